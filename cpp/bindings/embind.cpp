@@ -1,0 +1,91 @@
+// Embind registrations only: each function rebuilds core views from heap pointers and sizes, calls one core entry
+// and returns its Result. Validation with argument names, defaults and memory ownership live in web/src.
+#include <emscripten/bind.h>
+
+#include <cstdint>
+
+#include "build_info.h"
+#include "exact.h"
+#include "weights.h"
+
+namespace {
+
+using namespace ka;
+
+// Options as plain numbers; pointers are byte offsets into the wasm heap, 0 for "absent".
+struct CallOptions {
+  int32_t kernel = 0;
+  double scale = 1.0;
+  uintptr_t bandwidth = 0;  // float32 × M
+  int32_t heads = 1;
+  bool causal = false;
+  bool leaveOneOut = false;
+  uintptr_t keyPadding = 0;   // uint8 × J
+  uintptr_t generalMask = 0;  // uint8 × I·J
+  uintptr_t queryGroups = 0;  // int32 × I
+  uintptr_t keyGroups = 0;    // int32 × J
+  int32_t empty = 0;
+};
+
+struct CallResult {
+  int32_t status = 0;
+  double row = -1;
+  int32_t head = -1;
+};
+
+template <class T>
+T* ptr(uintptr_t p) { return reinterpret_cast<T*>(p); }
+
+Problem make_problem(uintptr_t q, uintptr_t k, uintptr_t v, int32_t I, int32_t J, int32_t M, int32_t D,
+                     const CallOptions& o) {
+  Problem p;
+  p.queries = {ptr<const float>(q), I, M, M};
+  p.keys = {ptr<const float>(k), J, M, M};
+  p.values = {ptr<const float>(v), J, D, D};
+  p.kernel = {KernelKind(o.kernel), o.scale, ptr<const float>(o.bandwidth)};
+  p.heads = o.heads;
+  p.masks = {o.causal, o.leaveOneOut, ptr<const uint8_t>(o.keyPadding), ptr<const uint8_t>(o.generalMask),
+             ptr<const int32_t>(o.queryGroups), ptr<const int32_t>(o.keyGroups)};
+  p.empty = EmptyPolicy(o.empty);
+  return p;
+}
+
+CallResult to_js(Result r) { return {int32_t(r.status), double(r.row), r.head}; }
+
+CallResult attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, int32_t I, int32_t J, int32_t M,
+                        int32_t D, CallOptions o) {
+  return to_js(attention(make_problem(q, k, v, I, J, M, D, o), Matrix{ptr<float>(out), I, D, D}));
+}
+
+CallResult weights_js(uintptr_t q, uintptr_t k, uintptr_t out, int32_t I, int32_t J, int32_t M, CallOptions o) {
+  return to_js(weights(make_problem(q, k, 0, I, J, M, 0, o), ptr<float>(out)));
+}
+
+std::string status_name_js(int32_t s) { return status_name(Status(s)); }
+std::string simd_name_js() { return simd_name(); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(kernel_attention) {
+  using namespace emscripten;
+  value_object<CallOptions>("CallOptions")
+      .field("kernel", &CallOptions::kernel)
+      .field("scale", &CallOptions::scale)
+      .field("bandwidth", &CallOptions::bandwidth)
+      .field("heads", &CallOptions::heads)
+      .field("causal", &CallOptions::causal)
+      .field("leaveOneOut", &CallOptions::leaveOneOut)
+      .field("keyPadding", &CallOptions::keyPadding)
+      .field("generalMask", &CallOptions::generalMask)
+      .field("queryGroups", &CallOptions::queryGroups)
+      .field("keyGroups", &CallOptions::keyGroups)
+      .field("empty", &CallOptions::empty);
+  value_object<CallResult>("CallResult")
+      .field("status", &CallResult::status)
+      .field("row", &CallResult::row)
+      .field("head", &CallResult::head);
+  function("_attention", &attention_js);
+  function("_weights", &weights_js);
+  function("_statusName", &status_name_js);
+  function("_simdName", &simd_name_js);
+}

@@ -1,0 +1,76 @@
+// Batch forms of the log-scores in kernels.h, for lanes of keys: init, one step per dimension, finish.
+// Each must agree with log_score<double> up to float32 rounding; tests/cpp/exact_test.cpp checks that.
+#pragma once
+#include <limits>
+#include <type_traits>
+
+#include "kernels.h"
+#include "simd.h"
+
+namespace ka {
+
+template <KernelKind K>
+struct BatchScore {
+  using B = simd::Batch;
+  static B init() { return B(0.0f); }
+
+  // Compact kernels read h_d itself (see compact_step); the others multiply by 1/h_d.
+  static constexpr bool kCompact = is_compact(K);
+  static float dimension_factor(float h) { return kCompact ? h : 1.0f / h; }
+
+  // q: the query's coordinate broadcast; k: this dimension of `kLanes` keys; f: dimension_factor(h_d) broadcast.
+  static B step(B acc, B q, B k, B f) {
+    if constexpr (K == KernelKind::Softmax) return xsimd::fma(q, k, acc);
+    if constexpr (kCompact) return compact_step(acc, q, k, f);
+    if constexpr (!kCompact && K != KernelKind::Softmax) {
+      const B t = (q - k) * f;
+      if constexpr (K == KernelKind::Laplacian) return acc + xsimd::abs(t);
+      return xsimd::fma(t, t, acc);  // Gaussian, Cauchy
+    }
+  }
+
+  // Near the edge of the support a compact kernel's log-weight is steep in |u|, so 1 - |u| must keep full relative
+  // accuracy: q - k is taken exactly as s + e (Knuth's TwoSum), and h - |q - k| = (h - |s|) - sign(s)·e, where
+  // h - |s| is exact near the edge (Sterbenz). One rounding remains, in the division by h.
+  static B compact_step(B acc, B q, B k, B h) {
+    const B s = q - k;
+    const B qv = s + k;
+    const B e = (q - qv) + (qv - s - k);
+    const B gap = (h - xsimd::abs(s)) - xsimd::select(s < B(0.0f), -e, e);  // h - |q - k|
+    const B minus_inf(-std::numeric_limits<float>::infinity());
+    if constexpr (K == KernelKind::Uniform) return xsimd::select(gap >= B(0.0f), acc, minus_inf);
+    const B one_minus_a = gap / h;
+    const B a = xsimd::abs(s) / h;
+    // Weights (1 - a)(1 + a) and ((1 - a)(1 + a + a²))³; log(0) = -inf marks "outside the support".
+    if constexpr (K == KernelKind::Epanechnikov)
+      return xsimd::select(gap > B(0.0f), acc + simd::log(one_minus_a * (B(1.0f) + a)), minus_inf);
+    return xsimd::select(gap > B(0.0f), xsimd::fma(B(3.0f), simd::log(one_minus_a * xsimd::fma(a, a + B(1.0f), B(1.0f))), acc),
+                         minus_inf);
+  }
+
+  static B finish(B acc, B scale) {
+    if constexpr (K == KernelKind::Softmax) return acc * scale;
+    if constexpr (K == KernelKind::Gaussian) return acc * B(-0.5f);
+    if constexpr (K == KernelKind::Laplacian) return -acc;
+    if constexpr (K == KernelKind::Cauchy) return -simd::log(acc + B(1.0f));
+    if constexpr (kCompact) return acc;
+  }
+};
+
+// Calls fn(std::integral_constant<KernelKind, K>{}) for the runtime kind, so each kernel gets its own hot loop.
+template <class Fn>
+auto with_kernel(KernelKind kind, Fn&& fn) {
+  using K = KernelKind;
+  switch (kind) {
+    case K::Gaussian: return fn(std::integral_constant<K, K::Gaussian>{});
+    case K::Laplacian: return fn(std::integral_constant<K, K::Laplacian>{});
+    case K::Cauchy: return fn(std::integral_constant<K, K::Cauchy>{});
+    case K::Epanechnikov: return fn(std::integral_constant<K, K::Epanechnikov>{});
+    case K::Tricube: return fn(std::integral_constant<K, K::Tricube>{});
+    case K::Uniform: return fn(std::integral_constant<K, K::Uniform>{});
+    case K::Softmax: break;
+  }
+  return fn(std::integral_constant<K, K::Softmax>{});
+}
+
+}  // namespace ka

@@ -1,0 +1,25 @@
+// A scratch buffer that reports allocation failure instead of aborting (wasm builds have no exceptions).
+#pragma once
+#include <cstdint>
+#include <cstdlib>
+
+namespace ka {
+
+template <class T>
+class Scratch {
+ public:
+  explicit Scratch(int64_t count) : data_(count > 0 ? static_cast<T*>(std::malloc(sizeof(T) * size_t(count))) : nullptr),
+                                    ok_(count <= 0 || data_ != nullptr) {}
+  ~Scratch() { std::free(data_); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+
+  bool ok() const { return ok_; }
+  T* get() const { return data_; }
+
+ private:
+  T* data_;
+  bool ok_;
+};
+
+}  // namespace ka

@@ -1,0 +1,81 @@
+// The SIMD pieces against plain scalar maths: exp_nonpositive against std::exp, batch scores against log_score<double>.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "cases.h"
+#include "kernels_simd.h"
+
+using namespace ka;
+
+TEST_CASE("exp_nonpositive is within 2e-7 relative of std::exp on [-87, 0] and flushes below") {
+  std::vector<float> xs = {0.0f, -0.0f, -1e-30f, -1e-7f, -0.5f, -0.6931472f, -1.0f, -10.0f, -80.0f, -87.0f, -87.29f};
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-87.0f, 0.0f);
+  for (int n = 0; n < 4000; ++n) xs.push_back(u(rng));
+  for (size_t n = 0; n + simd::kLanes <= xs.size(); n += simd::kLanes) {
+    alignas(64) float got[64];
+    simd::store(got, simd::exp_nonpositive(simd::load(&xs[n])));
+    for (int64_t l = 0; l < simd::kLanes; ++l) {
+      const double want = std::exp(double(xs[n + l]));
+      CAPTURE(xs[n + l]);
+      CHECK(std::fabs(got[l] - want) <= 2e-7 * want);
+    }
+  }
+  for (float x : {-87.4f, -100.0f, -1e30f, -INFINITY}) {
+    alignas(64) float got[64];
+    simd::store(got, simd::exp_nonpositive(simd::Batch(x)));
+    CAPTURE(x);
+    CHECK(got[0] == 0.0f);
+  }
+}
+
+TEST_CASE("batch scores equal log_score<double> up to float32 rounding for every kernel") {
+  using B = simd::Batch;
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  for (const KernelKind kind : testing::kKernels)
+    for (const int64_t M : testing::kDims) {
+      const size_t m = size_t(M);
+      std::vector<float> q(m), keys(m * size_t(simd::kLanes)), keys_t(m * size_t(simd::kLanes)), h(m), inv_h(m);
+      for (auto& x : q) x = unit(rng);
+      for (auto& x : keys) x = unit(rng);
+      for (int64_t d = 0; d < M; ++d) {
+        h[size_t(d)] = is_compact(kind) ? 1.9f : 0.5f * std::sqrt(float(M));
+        inv_h[size_t(d)] = with_kernel(kind, [&](auto k) { return BatchScore<k()>::dimension_factor(h[size_t(d)]); });
+        for (int64_t l = 0; l < simd::kLanes; ++l) keys_t[size_t(d * simd::kLanes + l)] = keys[size_t(l * M + d)];
+      }
+      const KernelSpec spec{kind, 0.3, h.data()};
+      alignas(64) float got[64];
+      with_kernel(kind, [&](auto k) {
+        B acc = BatchScore<k()>::init();
+        for (int64_t d = 0; d < M; ++d)
+          acc = BatchScore<k()>::step(acc, B(q[size_t(d)]), simd::load(&keys_t[size_t(d * simd::kLanes)]), B(inv_h[size_t(d)]));
+        simd::store(got, BatchScore<k()>::finish(acc, B(0.3f)));
+        return 0;
+      });
+      for (int64_t l = 0; l < simd::kLanes; ++l) {
+        const double want = log_score<double>(spec, q.data(), &keys[size_t(l * M)], M);
+        CAPTURE(int(kind)); CAPTURE(M); CAPTURE(l);
+        if (std::isinf(want)) CHECK(got[l] == want);
+        else CHECK(std::fabs(got[l] - want) <= 1e-5 * (1 + std::fabs(want)));
+      }
+    }
+}
+
+TEST_CASE("compact kernels are zero outside the support and uniform is one on its boundary") {
+  const float q[1] = {0.0f}, inside[1] = {0.5f}, edge[1] = {1.0f}, outside[1] = {1.5f}, h[1] = {1.0f};
+  for (const KernelKind kind : {KernelKind::Epanechnikov, KernelKind::Tricube, KernelKind::Uniform}) {
+    const KernelSpec spec{kind, 1.0, h};
+    CAPTURE(int(kind));
+    CHECK(std::isfinite(log_score<double>(spec, q, inside, 1)));
+    CHECK(log_score<double>(spec, q, outside, 1) == -INFINITY);
+  }
+  CHECK(log_score<double>({KernelKind::Uniform, 1.0, h}, q, edge, 1) == 0.0);
+  CHECK(log_score<double>({KernelKind::Epanechnikov, 1.0, h}, q, edge, 1) == -INFINITY);
+  CHECK(std::exp(log_score<double>({KernelKind::Epanechnikov, 1.0, h}, q, inside, 1)) == doctest::Approx(0.75));
+  CHECK(std::exp(log_score<double>({KernelKind::Tricube, 1.0, h}, q, inside, 1)) == doctest::Approx(std::pow(0.875, 3)));
+  CHECK(std::exp(log_score<double>({KernelKind::Cauchy, 1.0, h}, q, inside, 1)) == doctest::Approx(0.8));
+}

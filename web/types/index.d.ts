@@ -1,0 +1,94 @@
+// Types for kernel-attention: Nadaraya–Watson kernel smoothing and attention, one exact streaming engine in WebAssembly.
+//
+// Shapes: I queries (I×dim), J keys (J×dim), J values (J×D), all row-major and flattened.
+// D is values.length / J. With `heads: H`, dim and D are split evenly into H heads,
+// laid out [token][head][dim]; each head attends on its own slice.
+
+/** Any flat numeric array accepted as input. It is copied, never mutated or kept. */
+export type NumericArray = Float32Array | Float64Array | ArrayLike<number>;
+
+/**
+ * Kernel names. `softmax`: w = exp(scale · q·k). Distance kernels use u_d = (q_d − k_d) / h_d:
+ * `gaussian` exp(−½ Σ u_d²), `laplacian` exp(−Σ |u_d|), `cauchy` 1 / (1 + Σ u_d²);
+ * compact product kernels `epanechnikov` Π (1 − u_d²)₊, `tricube` Π (1 − |u_d|³)³₊, `uniform` Π 1[|u_d| ≤ 1].
+ */
+export type Kernel =
+  | 'softmax' | 'gaussian' | 'laplacian' | 'cauchy'
+  | 'epanechnikov' | 'tricube' | 'uniform';
+
+/**
+ * What a query with no admissible key returns (every key masked, or a compact kernel with no key in reach):
+ * `'nan'` a row of NaN (the default), `'zero'` a row of zeros, `'nearest'` the value of the highest-scoring key that the
+ * masks allow (nearest in u for distance kernels; exact ties average; a row of zeros if the masks allow no key at all),
+ * `'error'` throws a {@link KernelAttentionError} with code `'EmptyRow'`.
+ */
+export type EmptyPolicy = 'nan' | 'zero' | 'nearest' | 'error';
+
+/**
+ * `'loo'`: leave-one-out, query i ignores key i (needs I = J).
+ * A Uint8Array of length J: key padding, 1 = ignore that key for every query (torch's key_padding_mask convention).
+ * A Uint8Array of length I*J (row-major, query-major): 1 = query i ignores key j (torch's boolean attn_mask convention).
+ * When I = J, a length-J array is read as key padding.
+ */
+export type Mask = 'loo' | Uint8Array;
+
+/** A group id per query and per key: a query sees only the keys of its own group. */
+export interface Groups {
+  queries: Int32Array | ArrayLike<number>;
+  keys: Int32Array | ArrayLike<number>;
+}
+
+export interface WeightsOptions {
+  /** Columns per query and key row (M). Required unless the inputs make it obvious (it is never guessed). */
+  dim: number;
+  /** Default `'softmax'`. */
+  kernel?: Kernel;
+  /** Softmax only: multiplies q·k. Default 1/√(dim/heads). Finite. */
+  scale?: number;
+  /** Distance kernels only: one bandwidth, or one per dimension (length dim). Positive and finite. Default 1. */
+  bandwidth?: number | NumericArray;
+  mask?: Mask;
+  /** Key j is admissible for query i only if j ≤ i. Default false. */
+  causal?: boolean;
+  groups?: Groups;
+  /** Number of heads H; must divide dim (and D for `attention`). Default 1. */
+  heads?: number;
+  /** Default `'nan'`. */
+  empty?: EmptyPolicy;
+}
+
+export interface AttentionOptions extends WeightsOptions {}
+
+export interface KernelAttention {
+  /**
+   * f(q_i) = Σ_j w(q_i, k_j) v_j / Σ_j w(q_i, k_j), computed in float32 by a streaming engine that never forms the
+   * I×J matrix. Scores are shifted by their running maximum, so tiny bandwidths give the nearest key's value and huge
+   * softmax scores give the arg-max key's value instead of 0/0.
+   * @returns a new Float32Array of length I*D.
+   * @throws {KernelAttentionError} on any invalid argument (before any allocation), or `'EmptyRow'` with `empty: 'error'`.
+   */
+  attention(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions): Float32Array;
+  /**
+   * The normalised weight matrix, each row summing to 1 (empty rows follow `empty`).
+   * @returns a new Float32Array of length I*J, or H*I*J laid out [head][query][key] with `heads: H`.
+   */
+  weights(queries: NumericArray, keys: NumericArray, options: WeightsOptions): Float32Array;
+  /** The SIMD instruction set the core was compiled for, e.g. `'sse4.1'` (WebAssembly SIMD128). */
+  readonly simd: string;
+}
+
+export interface InitOptions {}
+
+/** Loads and compiles the WebAssembly module once; later calls return the same instance. */
+export function init(options?: InitOptions): Promise<KernelAttention>;
+
+export type ErrorCode =
+  | 'BadArgument' | 'BadShape' | 'NonFinite' | 'BadBandwidth' | 'EmptyRow' | 'OutOfMemory' | 'Internal';
+
+/** Thrown for any invalid input or failed computation; nothing is left allocated and the module keeps working. */
+export class KernelAttentionError extends Error {
+  /** Machine-readable reason. */
+  readonly code: ErrorCode;
+  /** The parameter at fault, e.g. `'keys'` or `'options.bandwidth'`, when there is one. */
+  readonly argument?: string;
+}
