@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the native core + doctest suite (build/native) and the WebAssembly module + wasm doctest suite (build/wasm).
+#   scripts/build.sh            both
+#   scripts/build.sh wasm       only the WebAssembly build (what the package and the demo need)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+jobs=$(nproc 2>/dev/null || echo 2)
+# emcc's JS optimizer needs Debian's acorn at -O1 and above (TOOLCHAIN.md §1).
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+
+if [[ $what == all || $what == native ]]; then
+  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/native -j "$jobs"
+fi
+if [[ $what == all || $what == wasm ]]; then
+  cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_TOOLCHAIN_FILE=/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake >/dev/null
+  cmake --build build/wasm -j "$jobs"
+fi

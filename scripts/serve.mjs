@@ -1,0 +1,121 @@
+// Static file server for the demo, the examples and the browser tests.
+import http from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url)).replace(/[\\/]$/, '');
+
+const contentTypes = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.csv': 'text/csv; charset=utf-8',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+};
+
+// Cross-origin isolation gives a fine-grained performance.now() and lets a threaded build use SharedArrayBuffer.
+const commonHeaders = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+};
+
+function send(res, status, body, headers = {}) {
+  res.writeHead(status, { ...commonHeaders, 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+async function handle(req, res) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    return send(res, 405, 'Method Not Allowed\n', { Allow: 'GET, HEAD' });
+  }
+  let pathname;
+  try {
+    pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+  } catch {
+    return send(res, 400, 'Bad Request\n');
+  }
+  if (pathname === '/') return send(res, 302, 'Found\n', { Location: '/web/demo/' });
+
+  const file = path.resolve(root, '.' + pathname);
+  if (pathname.includes('\0') || (file !== root && !file.startsWith(root + path.sep))) {
+    return send(res, 403, 'Forbidden\n');
+  }
+  // Keeps .git and other dot-folders of the checkout private.
+  if (path.relative(root, file).split(path.sep).some((part) => part.startsWith('.'))) {
+    return send(res, 404, 'Not Found\n');
+  }
+
+  let target = file;
+  try {
+    if ((await stat(target)).isDirectory()) {
+      // Relative URLs inside an index page only resolve against a trailing slash.
+      if (!pathname.endsWith('/')) {
+        const { search } = new URL(req.url, 'http://localhost');
+        return send(res, 301, 'Moved Permanently\n', { Location: encodeURI(pathname) + '/' + search });
+      }
+      target = path.join(target, 'index.html');
+    }
+    const body = await readFile(target);
+    res.writeHead(200, {
+      ...commonHeaders,
+      'Content-Type': contentTypes[path.extname(target).toLowerCase()] ?? 'application/octet-stream',
+      'Content-Length': body.length,
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  } catch (err) {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'EISDIR') return send(res, 404, 'Not Found\n');
+    send(res, 500, 'Internal Server Error\n');
+  }
+}
+
+function listen(server, port, host) {
+  return new Promise((resolve, reject) => {
+    const onError = (err) => { server.off('listening', onListening); reject(err); };
+    const onListening = () => { server.off('error', onError); resolve(); };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+/** Serves the repository root; resolves once listening. `port: 0` picks a free port. */
+export async function startServer({ port = 0, host = '127.0.0.1' } = {}) {
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch(() => { if (!res.headersSent) send(res, 500, 'Internal Server Error\n'); else res.destroy(); });
+  });
+  await listen(server, port, host);
+  const actualPort = server.address().port;
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${hostInUrl}:${actualPort}`,
+    close() {
+      return new Promise((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        // A browser's keep-alive connections would otherwise hold close() open.
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const wanted = Number(process.env.PORT ?? 8080);
+  let served;
+  try {
+    served = await startServer({ port: wanted });
+  } catch (err) {
+    if (err.code !== 'EADDRINUSE') throw err;
+    served = await startServer({ port: 0 });
+  }
+  console.log(`kernel-attention demo: ${served.url}/web/demo/`);
+  const stop = () => served.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

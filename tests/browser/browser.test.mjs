@@ -1,0 +1,237 @@
+// End-to-end checks in Debian's Chromium: the library page, the demo and the README's browser example.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const PAGE_TIMEOUT_MS = 30_000;
+const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
+
+let server;
+let browser;
+
+before(async () => {
+  // A missing browser must fail the run, not skip it, or CI would go green without testing anything.
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium, or scripts/setup.sh)`);
+  }
+  server = await startServer({ port: 0 });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: PAGE_TIMEOUT_MS });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const isFavicon = (url) => new URL(url, 'http://x').pathname === '/favicon.ico';
+
+/**
+ * Opens `path`, waits until `readyFn` is truthy in the page, and returns the page with every console error,
+ * page error and failed request seen so far (and later) in `problems`.
+ */
+async function openPage(path, readyFn) {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(PAGE_TIMEOUT_MS);
+  const problems = [];
+  // Any of these fails the wait at once: a failed module import never becomes a page error, only a hang.
+  let fail;
+  const failed = new Promise((_, reject) => { fail = reject; });
+  failed.catch(() => {});
+  const report = (problem, fatal) => {
+    problems.push(problem);
+    if (fatal) fail(new Error(problem));
+  };
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !isFavicon(msg.location().url || '')) {
+      report(`console.error: ${msg.text()} (${msg.location().url || 'no url'})`, false);
+    }
+  });
+  page.on('response', (res) => {
+    if (res.status() >= 400 && !isFavicon(res.url())) report(`HTTP ${res.status()} ${res.url()}`, true);
+  });
+  page.on('requestfailed', (req) => {
+    if (!isFavicon(req.url())) report(`request failed: ${req.url()} (${req.failure()?.errorText})`, true);
+  });
+  page.on('pageerror', (err) => report(`page error: ${err.stack || err.message}`, true));
+
+  const started = Date.now();
+  try {
+    await Promise.race([page.goto(server.url + path, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS }), failed]);
+    const left = Math.max(1, PAGE_TIMEOUT_MS - (Date.now() - started));
+    await Promise.race([page.waitForFunction(readyFn, null, { timeout: left }), failed]);
+  } catch (err) {
+    await page.close();
+    const hint = problems.some((p) => p.includes('/web/dist/')) ? '\n(web/dist/ is missing: run the wasm build first)' : '';
+    throw new Error(`${path} did not finish loading:\n${problems.length ? problems.join('\n') : err.message}${hint}`);
+  }
+  return { page, problems };
+}
+
+function assertNoProblems(problems) {
+  assert.deepEqual(problems, [], `browser reported errors:\n${problems.join('\n')}`);
+}
+
+const maxAbs = (a) => a.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+
+// Float64 reference: one query at a time, every key, no streaming, no float32 anywhere.
+function naiveAttention(queries, keys, values, { dim, kernel = 'softmax', bandwidth = 1, scale, empty = 'nan' }) {
+  const I = queries.length / dim;
+  const J = keys.length / dim;
+  const D = values.length / J;
+  const h = typeof bandwidth === 'number' ? Array(dim).fill(bandwidth) : Array.from(bandwidth);
+  const s = scale ?? 1 / Math.sqrt(dim);
+  const out = new Array(I * D).fill(0);
+  for (let i = 0; i < I; i++) {
+    const logw = [];
+    const dist2 = [];
+    for (let j = 0; j < J; j++) {
+      let dot = 0;
+      let sq = 0;
+      let abs = 0;
+      let prod = 1;
+      for (let d = 0; d < dim; d++) {
+        const q = queries[i * dim + d];
+        const k = keys[j * dim + d];
+        const u = (q - k) / h[d];
+        dot += q * k;
+        sq += u * u;
+        abs += Math.abs(u);
+        if (kernel === 'epanechnikov') prod *= Math.max(0, 1 - u * u);
+        if (kernel === 'tricube') prod *= Math.max(0, 1 - Math.abs(u) ** 3) ** 3;
+        if (kernel === 'uniform') prod *= Math.abs(u) <= 1 ? 1 : 0;
+      }
+      dist2.push(sq);
+      if (kernel === 'softmax') logw.push(s * dot);
+      else if (kernel === 'gaussian') logw.push(-0.5 * sq);
+      else if (kernel === 'laplacian') logw.push(-abs);
+      else if (kernel === 'cauchy') logw.push(-Math.log1p(sq));
+      else logw.push(prod > 0 ? Math.log(prod) : -Infinity);
+    }
+    const top = Math.max(...logw);
+    if (top === -Infinity) {
+      // Only compact kernels get here; 'nearest' averages the keys closest in u.
+      if (empty === 'nearest') {
+        const best = Math.min(...dist2);
+        const nearest = dist2.flatMap((d2, j) => (d2 === best ? [j] : []));
+        for (let c = 0; c < D; c++) {
+          out[i * D + c] = nearest.reduce((acc, j) => acc + values[j * D + c], 0) / nearest.length;
+        }
+      } else {
+        for (let c = 0; c < D; c++) out[i * D + c] = empty === 'zero' ? 0 : NaN;
+      }
+      continue;
+    }
+    let total = 0;
+    for (let j = 0; j < J; j++) {
+      const w = Math.exp(logw[j] - top);
+      total += w;
+      for (let c = 0; c < D; c++) out[i * D + c] += w * values[j * D + c];
+    }
+    for (let c = 0; c < D; c++) out[i * D + c] /= total;
+  }
+  return out;
+}
+
+function assertClose(actual, expected, tolerance, what) {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  let worst = 0;
+  let at = -1;
+  for (let i = 0; i < expected.length; i++) {
+    // NaN where a number is expected (or the reverse) counts as an infinite error; NaN where NaN is expected is exact.
+    const bothNaN = Number.isNaN(actual[i]) && Number.isNaN(expected[i]);
+    const err = bothNaN ? 0 : Math.abs(actual[i] - expected[i]);
+    const size = Number.isNaN(err) ? Infinity : err;
+    if (at < 0 || size > worst) { worst = size; at = i; }
+  }
+  assert.ok(worst <= tolerance, `${what}: |error| ${worst} at index ${at} (got ${actual[at]}, want ${expected[at]}) > ${tolerance}`);
+}
+
+test('library page: attention matches a float64 loop', { timeout: 2 * PAGE_TIMEOUT_MS }, async () => {
+  const { page, problems } = await openPage('/tests/browser/page.html', () => window.results);
+  try {
+    const results = await page.evaluate(() => window.results);
+    assert.equal(results.error, undefined, `page threw: ${results.error}`);
+    assert.equal(typeof results.simd, 'string');
+    for (const name of ['gaussian', 'softmax']) {
+      const r = results[name];
+      assert.ok(r.isFloat32Array, `${name}: attention must return a Float32Array`);
+      const expected = naiveAttention(r.queries, r.keys, r.values, r.options);
+      assertClose(r.out, expected, 1e-5 * maxAbs(r.values), name);
+    }
+    assertNoProblems(problems);
+  } finally {
+    await page.close();
+  }
+});
+
+test('demo: fit matches a float64 loop and follows the controls', { timeout: 2 * PAGE_TIMEOUT_MS }, async () => {
+  const { page, problems } = await openPage('/web/demo/', () => window.demoState?.ready || window.demoState?.error);
+  try {
+    const readState = () => page.evaluate(() => window.demoState);
+    const checkFit = (state, what) => {
+      assert.equal(state.error, undefined, `${what}: demo error ${state.error}`);
+      assert.ok(state.gridX.length >= 100, `${what}: grid too small`);
+      assert.equal(state.fit.length, state.gridX.length, `${what}: fit length`);
+      assert.equal(state.x.length, state.y.length, `${what}: sample length`);
+      const expected = naiveAttention(state.gridX, state.x, state.y,
+        { dim: 1, kernel: state.kernel, bandwidth: state.bandwidth, empty: 'nearest' });
+      assertClose(state.fit, expected, 1e-4 * maxAbs(state.y), what);
+    };
+
+    const first = await readState();
+    assert.equal(first.kernel, await page.inputValue('#kernel'));
+    checkFit(first, 'initial fit');
+
+    await page.locator('#bandwidth').fill('-1');
+    await page.waitForFunction((h) => window.demoState.bandwidth !== h, first.bandwidth);
+    const narrower = await readState();
+    assert.ok(Math.abs(narrower.bandwidth - 0.1) < 1e-9, `slider at -1 should give h = 0.1, got ${narrower.bandwidth}`);
+    assert.notDeepEqual(narrower.fit, first.fit, 'fit did not change with the bandwidth');
+    checkFit(narrower, 'after the bandwidth change');
+
+    // At h = 0.1 a few grid points have no sample in reach, so this also checks empty: 'nearest'.
+    await page.selectOption('#kernel', 'epanechnikov');
+    await page.waitForFunction(() => window.demoState.kernel === 'epanechnikov');
+    const compact = await readState();
+    assert.notDeepEqual(compact.fit, narrower.fit, 'fit did not change with the kernel');
+    checkFit(compact, 'after the kernel change');
+
+    // A blank or single-colour canvas means nothing was drawn.
+    const colours = await page.evaluate(() => {
+      const c = document.querySelector('canvas');
+      const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set();
+      for (let p = 0; p < data.length; p += 4) seen.add(data.slice(p, p + 4).join());
+      return seen.size;
+    });
+    assert.ok(colours > 3, `canvas looks empty (${colours} colours)`);
+
+    mkdirSync(OUT_DIR, { recursive: true });
+    await page.screenshot({ path: OUT_DIR + 'demo.png', fullPage: true });
+    assertNoProblems(problems);
+  } finally {
+    await page.close();
+  }
+});
+
+test('README browser example computes a kernel regression', { timeout: 2 * PAGE_TIMEOUT_MS }, async () => {
+  const { page, problems } = await openPage('/examples/browser.html', () => window.exampleResult);
+  try {
+    const r = await page.evaluate(() => window.exampleResult);
+    const expected = naiveAttention(r.at, r.x, r.y, { dim: 1, kernel: 'gaussian', bandwidth: r.bandwidth });
+    assertClose(r.fit, expected, 1e-5 * maxAbs(r.y), 'example');
+    const text = await page.textContent('#out');
+    assert.equal(text.trim().split('\n').length, r.at.length, `#out should show one line per query, got ${JSON.stringify(text)}`);
+    assertNoProblems(problems);
+  } finally {
+    await page.close();
+  }
+});

@@ -1,0 +1,53 @@
+// attention() and weights(): validate, copy in, run the exact engine, copy out, free.
+import { KernelAttentionError } from './errors.js';
+import { withHeap } from './heap.js';
+import { copyOptions, readCall } from './options.js';
+
+/** Turns a core Result into a thrown KernelAttentionError (or nothing when it is Ok). */
+export function checkResult(module, result) {
+  if (result.status === 0) return;
+  const code = module._statusName(result.status);
+  if (code === 'EmptyRow') {
+    throw new KernelAttentionError('EmptyRow',
+      `query ${result.row}${result.head > 0 ? ` (head ${result.head})` : ''} has no admissible key and \`options.empty\` is 'error'`,
+      'options.empty');
+  }
+  throw new KernelAttentionError(code, `the engine rejected the call (${code}); this is a bug if validation passed`);
+}
+
+export function makeAttention(module) {
+  return function attention(queries, keys, values, options) {
+    if (values === undefined) {
+      throw new KernelAttentionError('BadArgument', '`values` is required: attention(queries, keys, values, options)', 'values');
+    }
+    const call = readCall(queries, keys, values, options);
+    return withHeap(module, (heap) => {
+      const q = heap.f32(call.queries);
+      const k = heap.f32(call.keys);
+      const v = heap.f32(call.values);
+      const out = heap.alloc(call.I * call.D * 4);
+      const opts = copyOptions(heap, call);
+      checkResult(module, module._attention(q, k, v, out, call.I, call.J, call.M, call.D, opts));
+      return heap.readF32(out, call.I * call.D);
+    });
+  };
+}
+
+export function makeWeights(module) {
+  return function weights(queries, keys, options) {
+    const call = readCall(queries, keys, undefined, options);
+    const count = call.heads * call.I * call.J;
+    if (count * 4 > 2 ** 31) {
+      throw new KernelAttentionError('OutOfMemory',
+        `weights() would need ${count} floats (${(count * 4 / 2 ** 20).toFixed(0)} MiB), beyond the 2 GiB WebAssembly memory`, 'queries');
+    }
+    return withHeap(module, (heap) => {
+      const q = heap.f32(call.queries);
+      const k = heap.f32(call.keys);
+      const out = heap.alloc(count * 4);
+      const opts = copyOptions(heap, call);
+      checkResult(module, module._weights(q, k, out, call.I, call.J, call.M, opts));
+      return heap.readF32(out, count);
+    });
+  };
+}

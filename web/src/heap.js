@@ -1,0 +1,46 @@
+// The only module that touches the wasm heap: scoped allocation, copy in, copy out, free on every path.
+import { KernelAttentionError } from './errors.js';
+
+/**
+ * Runs body(heap) with a scoped allocator; everything it allocates is freed when body returns or throws.
+ * Heap views are re-read on every access because memory growth replaces (detaches) them.
+ */
+export function withHeap(module, body) {
+  const pointers = [];
+  const alloc = (bytes) => {
+    const ptr = module._malloc(Math.max(bytes, 8));
+    if (!ptr) {
+      throw new KernelAttentionError('OutOfMemory', `could not allocate ${bytes} bytes of WebAssembly memory`);
+    }
+    pointers.push(ptr);
+    return ptr;
+  };
+  const heap = {
+    alloc,
+    /** Copies numbers in as float32; returns the byte offset. */
+    f32(data) {
+      const ptr = alloc(data.length * 4);
+      module.HEAPF32.set(data, ptr >> 2);
+      return ptr;
+    },
+    u8(data) {
+      const ptr = alloc(data.length);
+      module.HEAPU8.set(data, ptr);
+      return ptr;
+    },
+    i32(data) {
+      const ptr = alloc(data.length * 4);
+      module.HEAP32.set(data, ptr >> 2);
+      return ptr;
+    },
+    /** A fresh Float32Array copy of n floats at ptr (never a view of the heap). */
+    readF32(ptr, n) {
+      return module.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n);
+    },
+  };
+  try {
+    return body(heap);
+  } finally {
+    for (const ptr of pointers) module._free(ptr);
+  }
+}

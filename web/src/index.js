@@ -1,0 +1,24 @@
+// Public entry: init() loads the WebAssembly core once and returns the API.
+import { makeAttention, makeWeights } from './attention.js';
+import { KernelAttentionError } from './errors.js';
+import { loadModule } from './loader.js';
+import { checkOptionNames } from './validate.js';
+
+export { KernelAttentionError };
+
+let instance = null;
+
+export async function init(options) {
+  checkOptionNames(options, []);
+  instance ??= loadModule().then((module) => Object.freeze({
+    attention: makeAttention(module),
+    weights: makeWeights(module),
+    simd: module._simdName(),
+  }));
+  try {
+    return await instance;
+  } catch (error) {
+    instance = null;  // a failed load may be retried
+    throw error;
+  }
+}

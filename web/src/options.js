@@ -1,0 +1,120 @@
+// Reads the options shared by attention() and weights() into the numbers the core takes.
+import { KernelAttentionError } from './errors.js';
+import {
+  bandwidths, boolean, checkOptionNames, EMPTY_POLICIES, groupIds, KERNELS, numericArray, oneOf,
+  positiveInteger, rowsOf,
+} from './validate.js';
+
+export const SHARED_OPTIONS = ['dim', 'kernel', 'scale', 'bandwidth', 'mask', 'causal', 'groups', 'heads', 'empty'];
+
+/**
+ * Validates queries, keys (and values when given) and options; returns the call description, or throws before
+ * anything is allocated.
+ */
+export function readCall(queries, keys, values, options, known = SHARED_OPTIONS) {
+  if (options === undefined) {
+    throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of queries and keys', 'options');
+  }
+  checkOptionNames(options, known);
+  const {
+    dim, kernel = 'softmax', scale, bandwidth, mask, causal = false, groups, heads = 1, empty = 'nan',
+  } = options;
+  positiveInteger(dim, 'options.dim');
+  numericArray(queries, 'queries');
+  numericArray(keys, 'keys');
+  const I = rowsOf(queries, dim, 'queries', 'options.dim');
+  const J = rowsOf(keys, dim, 'keys', 'options.dim');
+  if (J === 0) throw new KernelAttentionError('BadShape', '`keys` must hold at least one row; got an empty array', 'keys');
+
+  let D = 0;
+  if (values !== undefined) {
+    numericArray(values, 'values');
+    if (values.length === 0 || values.length % J !== 0) {
+      throw new KernelAttentionError('BadShape',
+        `\`values\` must have J·D entries for J = ${J} keys and some D ≥ 1; got length ${values.length}`, 'values');
+    }
+    D = values.length / J;
+  }
+
+  oneOf(kernel, KERNELS, 'options.kernel');
+  positiveInteger(heads, 'options.heads');
+  if (dim % heads !== 0) {
+    throw new KernelAttentionError('BadArgument', `\`options.heads\` = ${heads} must divide \`options.dim\` = ${dim}`, 'options.heads');
+  }
+  if (values !== undefined && D % heads !== 0) {
+    throw new KernelAttentionError('BadArgument',
+      `\`options.heads\` = ${heads} must divide the value width D = ${D} (values.length / J)`, 'options.heads');
+  }
+
+  let scaleValue = 0;
+  let bandwidthValue = null;
+  if (kernel === 'softmax') {
+    if (bandwidth !== undefined) {
+      throw new KernelAttentionError('BadArgument', "`options.bandwidth` applies to distance kernels, not 'softmax' (use `scale`)", 'options.bandwidth');
+    }
+    scaleValue = scale === undefined ? 1 / Math.sqrt(dim / heads) : scale;
+    if (typeof scaleValue !== 'number' || !Number.isFinite(Math.fround(scaleValue))) {
+      throw new KernelAttentionError('BadArgument',
+        `\`options.scale\` must be a finite number within float32 range; got ${String(scale)}`, 'options.scale');
+    }
+  } else {
+    if (scale !== undefined) {
+      throw new KernelAttentionError('BadArgument', `\`options.scale\` applies to 'softmax' only; kernel '${kernel}' uses \`bandwidth\``, 'options.scale');
+    }
+    bandwidthValue = bandwidths(bandwidth === undefined ? 1 : bandwidth, dim, 'options.bandwidth');
+  }
+
+  let leaveOneOut = false;
+  let keyPadding = null;
+  let general = null;
+  if (mask !== undefined) {
+    if (mask === 'loo') {
+      if (I !== J) {
+        throw new KernelAttentionError('BadShape', `\`options.mask\` 'loo' needs as many queries as keys; got I = ${I}, J = ${J}`, 'options.mask');
+      }
+      leaveOneOut = true;
+    } else if (mask instanceof Uint8Array && mask.length === J) {
+      keyPadding = mask;
+    } else if (mask instanceof Uint8Array && mask.length === I * J) {
+      general = mask;
+    } else {
+      throw new KernelAttentionError(mask instanceof Uint8Array ? 'BadShape' : 'BadArgument',
+        `\`options.mask\` must be 'loo', a Uint8Array of length J = ${J} (key padding) or I·J = ${I * J} (general); ` +
+        `got ${mask instanceof Uint8Array ? `Uint8Array of length ${mask.length}` : typeof mask === 'string' ? JSON.stringify(mask) : String(mask?.constructor?.name ?? mask)}`,
+        'options.mask');
+    }
+  }
+  boolean(causal, 'options.causal');
+
+  let queryGroups = null;
+  let keyGroups = null;
+  if (groups !== undefined) {
+    checkOptionNames(groups, ['queries', 'keys'], 'options.groups');
+    queryGroups = groupIds(groups.queries, I, 'options.groups.queries');
+    keyGroups = groupIds(groups.keys, J, 'options.groups.keys');
+  }
+  oneOf(empty, EMPTY_POLICIES, 'options.empty');
+
+  return {
+    queries, keys, values, I, J, M: dim, D,
+    kernel: KERNELS.indexOf(kernel), scale: scaleValue, bandwidth: bandwidthValue, heads,
+    causal, leaveOneOut, keyPadding, general, queryGroups, keyGroups, empty: EMPTY_POLICIES.indexOf(empty),
+  };
+}
+
+/** Copies the call's inputs into the heap; returns the CallOptions the bindings take. */
+export function copyOptions(heap, call) {
+  return {
+    kernel: call.kernel,
+    scale: call.scale,
+    bandwidth: call.bandwidth ? heap.f32(call.bandwidth) : 0,
+    heads: call.heads,
+    causal: call.causal,
+    leaveOneOut: call.leaveOneOut,
+    keyPadding: call.keyPadding ? heap.u8(call.keyPadding) : 0,
+    generalMask: call.general ? heap.u8(call.general) : 0,
+    queryGroups: call.queryGroups ? heap.i32(call.queryGroups) : 0,
+    keyGroups: call.keyGroups ? heap.i32(call.keyGroups) : 0,
+    empty: call.empty,
+  };
+}

@@ -1,0 +1,107 @@
+// Argument checks that run before any allocation: each failure names the argument, the expectation and the value.
+import { fail, KernelAttentionError } from './errors.js';
+
+export const KERNELS = ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
+export const EMPTY_POLICIES = ['nan', 'zero', 'nearest', 'error'];
+const FLOAT32_MAX = 3.4028234663852886e38;
+
+const isInteger = (x) => typeof x === 'number' && Number.isInteger(x);
+
+/** Rejects option names the function does not know (a typo must not be silently ignored). */
+export function checkOptionNames(options, known, where = 'options') {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options) || ArrayBuffer.isView(options)) {
+    fail('BadArgument', where, 'an object', options);
+  }
+  for (const name of Object.keys(options)) {
+    if (!known.includes(name)) {
+      const near = known.find((k) => k.toLowerCase() === name.toLowerCase() || k.startsWith(name.slice(0, 3)));
+      throw new KernelAttentionError('BadArgument',
+        `unknown option \`${where}.${name}\`${near ? ` (did you mean \`${near}\`?)` : ''}; known options: ${known.join(', ')}`,
+        `${where}.${name}`);
+    }
+  }
+  return options;
+}
+
+/**
+ * Checks a numeric array (Float32Array, Float64Array or array-like of numbers): every entry finite and within
+ * float32 range. Returns it unchanged; it is converted to float32 only when copied into the heap.
+ */
+export function numericArray(value, name) {
+  const ok = value instanceof Float32Array || value instanceof Float64Array ||
+    (Array.isArray(value)) || (ArrayBuffer.isView(value) && !(value instanceof DataView) && typeof value[0] !== 'bigint');
+  if (!ok) fail('BadArgument', name, 'a Float32Array, Float64Array or array of numbers', value);
+  if (ArrayBuffer.isView(value) && value.buffer.detached === true) {
+    fail('BadArgument', name, 'an array whose buffer is not detached (transferred)', value);
+  }
+  for (let n = 0; n < value.length; n++) {
+    const x = value[n];
+    if (typeof x !== 'number' || !Number.isFinite(x) || Math.abs(x) > FLOAT32_MAX) {
+      const what = typeof x !== 'number' ? `${x === undefined ? 'a hole or undefined' : typeof x}` : String(x);
+      throw new KernelAttentionError(typeof x === 'number' ? 'NonFinite' : 'BadArgument',
+        `\`${name}[${n}]\` must be a finite number within float32 range; got ${what}`, name);
+    }
+  }
+  return value;
+}
+
+export function positiveInteger(value, name) {
+  if (!isInteger(value) || value < 1) fail('BadArgument', name, 'a positive integer', value);
+  return value;
+}
+
+/** Rows of a flat row-major array with `cols` columns. */
+export function rowsOf(array, cols, name, colsName) {
+  if (array.length % cols !== 0) {
+    throw new KernelAttentionError('BadShape',
+      `\`${name}\` has length ${array.length}, which is not a multiple of \`${colsName}\` = ${cols}`, name);
+  }
+  return array.length / cols;
+}
+
+export function oneOf(value, allowed, name) {
+  if (!allowed.includes(value)) fail('BadArgument', name, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`, value);
+  return value;
+}
+
+export function boolean(value, name) {
+  if (typeof value !== 'boolean') fail('BadArgument', name, 'true or false', value);
+  return value;
+}
+
+/** Bandwidths as a Float32Array of length dim: one number for all dimensions, or one per dimension. */
+export function bandwidths(value, dim, name) {
+  const list = typeof value === 'number' ? new Array(dim).fill(value) : value;
+  if (typeof value !== 'number') {
+    if (!Array.isArray(value) && !(value instanceof Float32Array) && !(value instanceof Float64Array)) {
+      fail('BadArgument', name, `a positive number or an array of ${dim} positive numbers`, value);
+    }
+    if (value.length !== dim) fail('BadShape', name, `one bandwidth or ${dim} (one per dimension)`, value);
+  }
+  const out = new Float32Array(dim);
+  for (let d = 0; d < dim; d++) {
+    const h = list[d];
+    const f = Math.fround(h);
+    if (typeof h !== 'number' || !(h > 0) || !Number.isFinite(h) || !(f > 0) || !Number.isFinite(f)) {
+      throw new KernelAttentionError('BadBandwidth',
+        `\`${name}${typeof value === 'number' ? '' : `[${d}]`}\` must be a positive finite number within float32 range ` +
+        `(1.4e-45 to 3.4e38); got ${typeof h === 'number' ? h : typeof h}`, name);
+    }
+    out[d] = f;
+  }
+  return out;
+}
+
+/** Group ids as Int32Array of the given length. */
+export function groupIds(value, length, name) {
+  const ok = value instanceof Int32Array || Array.isArray(value) || ArrayBuffer.isView(value);
+  if (!ok || value.length !== length) fail(ok ? 'BadShape' : 'BadArgument', name, `an Int32Array or array of ${length} integers`, value);
+  for (let n = 0; n < length; n++) {
+    const g = value[n];
+    if (!isInteger(g) || g < -2147483648 || g > 2147483647) {
+      throw new KernelAttentionError('BadArgument', `\`${name}[${n}]\` must be a 32-bit integer; got ${String(g)}`, name);
+    }
+  }
+  return Int32Array.from(value);
+}
