@@ -39,6 +39,15 @@ inline void pack_tile(const Head& hd, int64_t first, int64_t count, KeyTile& til
   }
 }
 
+// Sets the scores of padding keys, and of keys the masks exclude for query i, to -inf.
+inline void mask_tile(const Head& hd, int64_t i, const KeyTile& tile, float* scores) {
+  const float minus_inf = -std::numeric_limits<float>::infinity();
+  std::fill(scores + tile.count, scores + tile.padded, minus_inf);
+  if (!hd.masks->any()) return;
+  for (int64_t c = 0; c < tile.count; ++c)
+    if (!hd.allows(i, tile.first + c)) scores[c] = minus_inf;
+}
+
 // scores[c] = log w(q, key first + c), with factors[d] = BatchScore<K>::dimension_factor(h_d), for c < padded; -inf for padding and for keys the masks exclude.
 template <KernelKind K>
 void score_tile(const Head& hd, int64_t i, const float* factors, const KeyTile& tile, float* scores) {
@@ -52,11 +61,7 @@ void score_tile(const Head& hd, int64_t i, const float* factors, const KeyTile& 
       acc = BatchScore<K>::step(acc, B(q[d]), simd::load(tile.keys_t + d * kKeyTile + c), B(factors[d]));
     simd::store(scores + c, BatchScore<K>::finish(acc, scale));
   }
-  const float minus_inf = -std::numeric_limits<float>::infinity();
-  std::fill(scores + tile.count, scores + tile.padded, minus_inf);
-  if (!hd.masks->any()) return;
-  for (int64_t c = 0; c < tile.count; ++c)
-    if (!hd.allows(i, tile.first + c)) scores[c] = minus_inf;
+  mask_tile(hd, i, tile, scores);
 }
 
 // Keys beyond this bound are inadmissible for every query of [first, first + count): the causal mask's cut.
