@@ -25,7 +25,7 @@ Result attention(const Problem& p, Matrix out) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
   if (out.rows != p.queries.rows || out.cols != p.values.cols || (out.rows > 0 && !out.data)) return {Status::BadShape};
   const int64_t dims = p.queries.cols / p.heads, width = p.values.cols / p.heads;
-  Workspace ws(dims, width, p.keys.rows);
+  Workspace ws(dims, width, p.queries.rows, p.keys.rows);
   if (!ws.ok()) return {Status::OutOfMemory};
   for (int32_t h = 0; h < p.heads; ++h) {
     const Head hd = head_of(p, h);

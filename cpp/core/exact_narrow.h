@@ -1,5 +1,8 @@
 // The narrow path of the exact engine: any kernel, any dimension, vectorised over keys. It serves small dimensions
 // (1-D and 2-D regression, where the work is exp-bound) and every distance kernel.
+//
+// Each tile's weights and weighted values are summed lane-wise in float32 registers, then added to the row's state
+// in double, so accuracy does not degrade with the number of keys.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -16,53 +19,106 @@ using simd::kLanes;
 // A row whose best score stays below this has lost weights to underflow (exp < e^-87 flushes to 0) and is redone.
 constexpr float kFixedShiftFloor = -40.0f;
 
-// Row state kept lane-wise between tiles: kLanes partial sums of weights and of each value column.
-// W is the value width when it is small enough to keep the sums in registers (1..4), or 0 for any width.
+// Sums of one tile for one query, kept lane-wise. W is the value width when small enough to keep the sums in
+// registers (1..4), or 0 for any width (the sums then live in `spill`, kLanes floats per value column).
 template <int W>
-struct Lanes {
-  static void add(const KeyTile& tile, const float* scores, const Batch& shift, int64_t width, float* lane_sum,
-                  float* lane_acc) {
-    constexpr int64_t kRegs = W > 0 ? W : 1;
-    Batch sum = simd::load(lane_sum);
-    Batch acc[kRegs];
-    if constexpr (W > 0)
-      for (int d = 0; d < W; ++d) acc[d] = simd::load(lane_acc + d * kLanes);
-    for (int64_t c = 0; c < tile.padded; c += kLanes) {
-      const Batch w = simd::exp_nonpositive(simd::load(scores + c) - shift);
-      sum += w;
-      if constexpr (W > 0) {
-        for (int d = 0; d < W; ++d) acc[d] = xsimd::fma(w, simd::load(tile.values_t + d * kKeyTile + c), acc[d]);
-      } else {
-        for (int64_t d = 0; d < width; ++d) {
-          float* a = lane_acc + d * kLanes;
-          simd::store(a, xsimd::fma(w, simd::load(tile.values_t + d * kKeyTile + c), simd::load(a)));
-        }
+struct TileSums {
+  static constexpr int kRegs = W > 0 ? W : 1;
+  Batch sum = Batch(0.0f);  // not Batch{0.0f}: braces list the lanes
+  Batch acc[kRegs];
+  float* spill;
+  int64_t width;
+
+  TileSums(float* spill_, int64_t width_) : spill(spill_), width(width_) {
+    for (auto& a : acc) a = Batch(0.0f);
+    if constexpr (W == 0) std::fill(spill, spill + width * kLanes, 0.0f);
+  }
+  void add(const Batch& w, const KeyTile& tile, int64_t c) {
+    sum += w;
+    if constexpr (W > 0) {
+      for (int d = 0; d < W; ++d) acc[d] = xsimd::fma(w, simd::load(tile.values_t + d * kKeyTile + c), acc[d]);
+    } else {
+      for (int64_t d = 0; d < width; ++d) {
+        float* a = spill + d * kLanes;
+        simd::store(a, xsimd::fma(w, simd::load(tile.values_t + d * kKeyTile + c), simd::load(a)));
       }
     }
-    simd::store(lane_sum, sum);
-    if constexpr (W > 0)
-      for (int d = 0; d < W; ++d) simd::store(lane_acc + d * kLanes, acc[d]);
+  }
+  void flush(double& row_sum, double* row_acc) const {
+    row_sum += simd::sum(sum);
+    if constexpr (W > 0) {
+      for (int d = 0; d < W; ++d) row_acc[d] += simd::sum(acc[d]);
+    } else {
+      for (int64_t d = 0; d < width; ++d) row_acc[d] += simd::sum(simd::load(spill + d * kLanes));
+    }
   }
 };
 
-inline float tile_max(const float* scores, int64_t padded) {
-  Batch m = simd::load(scores);
-  for (int64_t c = kLanes; c < padded; c += kLanes) m = xsimd::max(m, simd::load(scores + c));
-  return simd::max(m);
+// Fills bias[c] with 0 or -inf (padding, and keys the masks exclude for query i); false when no key of the tile is
+// excluded, so the caller can skip the bias. Leave-one-out and causal masks only touch the diagonal, so they are
+// checked by index rather than key by key.
+inline bool tile_bias(const Head& hd, int64_t i, const KeyTile& tile, float* bias) {
+  const Masks& m = *hd.masks;
+  const float minus_inf = -std::numeric_limits<float>::infinity();
+  const bool diagonal_only = !m.key_padding && !m.general && !m.query_groups;
+  const int64_t last = tile.first + tile.count - 1;
+  const bool touches_diagonal = i >= tile.first && i <= last;
+  if (tile.count == tile.padded && (!m.any() || (diagonal_only && !touches_diagonal && !(m.causal && last > i))))
+    return false;
+  std::fill(bias, bias + tile.count, 0.0f);
+  std::fill(bias + tile.count, bias + tile.padded, minus_inf);
+  if (diagonal_only) {
+    if (m.leave_one_out && touches_diagonal) bias[i - tile.first] = minus_inf;
+    if (m.causal)
+      for (int64_t c = std::max<int64_t>(0, i + 1 - tile.first); c < tile.count; ++c) bias[c] = minus_inf;
+  } else {
+    for (int64_t c = 0; c < tile.count; ++c)
+      if (!hd.allows(i, tile.first + c)) bias[c] = minus_inf;
+  }
+  return true;
 }
 
-// Running-maximum update (softmax, whose scores have no upper bound): rescale the lanes when the tile raises the max.
+// One tile for one query with a fixed shift of 0 (distance kernels, whose scores are <= 0): each batch of keys is
+// scored, weighted and accumulated in registers, without storing scores. Returns the best score of the tile.
+template <KernelKind K, int W>
+float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& tile, const float* bias, int64_t width,
+                float* spill, double& row_sum, double* row_acc) {
+  const int64_t dims = hd.queries.cols;
+  const float* q = hd.queries.row(i);
+  Batch top(-std::numeric_limits<float>::infinity());
+  TileSums<W> sums(spill, width);
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    Batch s = BatchScore<K>::init();
+    for (int64_t d = 0; d < dims; ++d)
+      s = BatchScore<K>::step(s, Batch(q[d]), simd::load(tile.keys_t + d * kKeyTile + c), Batch(factors[d]));
+    s = BatchScore<K>::finish(s, Batch(1.0f));
+    if (bias) s += simd::load(bias + c);
+    top = xsimd::max(top, s);
+    sums.add(simd::exp_nonpositive(s), tile, c);
+  }
+  sums.flush(row_sum, row_acc);
+  return simd::max(top);
+}
+
+// One tile for one query with a running maximum (softmax, whose scores have no upper bound). `scores` holds the
+// tile's scores; the row's double state is rescaled when the tile raises the maximum.
 template <int W>
-void add_running(const KeyTile& tile, const float* scores, int64_t width, float& max, float* lane_sum, float* lane_acc) {
-  const float top = tile_max(scores, tile.padded);
+void add_running(const KeyTile& tile, const float* scores, int64_t width, float* spill, float& max, double& row_sum,
+                 double* row_acc) {
+  Batch m = simd::load(scores);
+  for (int64_t c = kLanes; c < tile.padded; c += kLanes) m = xsimd::max(m, simd::load(scores + c));
+  const float top = simd::max(m);
   if (top == -std::numeric_limits<float>::infinity()) return;
   if (top > max) {
-    const Batch f(max == -std::numeric_limits<float>::infinity() ? 0.0f : std::exp(max - top));
-    simd::store(lane_sum, simd::load(lane_sum) * f);
-    for (int64_t d = 0; d < width; ++d) simd::store(lane_acc + d * kLanes, simd::load(lane_acc + d * kLanes) * f);
+    const double f = max == -std::numeric_limits<float>::infinity() ? 0.0 : std::exp(double(max) - top);
+    row_sum *= f;
+    for (int64_t d = 0; d < width; ++d) row_acc[d] *= f;
     max = top;
   }
-  Lanes<W>::add(tile, scores, Batch(max), width, lane_sum, lane_acc);
+  const Batch shift(max);
+  TileSums<W> sums(spill, width);
+  for (int64_t c = 0; c < tile.padded; c += kLanes) sums.add(simd::exp_nonpositive(simd::load(scores + c) - shift), tile, c);
+  sums.flush(row_sum, row_acc);
 }
 
 template <KernelKind K, int W>
@@ -75,44 +131,40 @@ Result run(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
   KeyTile tile{ws.keys_t.get(), ws.values_t.get()};
   float max[kQueryBlock];  // softmax: running maximum; distance kernels: best score seen (the shift stays 0)
   bool overflow[kQueryBlock];
+  double* const sum = ws.row_sum.get();
+  double* const acc = ws.block_acc.get();
   float* const scores = ws.scores.get();
+  const auto fused = simd::keep_out_of_line(&add_fused<K, W>);
+  const auto running = simd::keep_out_of_line(&add_running<W>);
 
   for (int64_t i0 = 0; i0 < I; i0 += kQueryBlock) {
     const int64_t rows = std::min(kQueryBlock, I - i0);
     std::fill(max, max + rows, -std::numeric_limits<float>::infinity());
     std::fill(overflow, overflow + rows, false);
-    std::fill(ws.lane_sum.get(), ws.lane_sum.get() + rows * kLanes, 0.0f);
-    std::fill(ws.lane_acc.get(), ws.lane_acc.get() + rows * width * kLanes, 0.0f);
+    std::fill(sum, sum + rows, 0.0);
+    std::fill(acc, acc + rows * width, 0.0);
 
     const int64_t end = key_end(hd, i0, rows);
     for (int64_t j0 = 0; j0 < end; j0 += kKeyTile) {
       pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
       for (int64_t r = 0; r < rows; ++r) {
         if (overflow[r]) continue;
-        score_tile<K>(hd, i0 + r, factors, tile, scores);
-        float* lane_sum = ws.lane_sum.get() + r * kLanes;
-        float* lane_acc = ws.lane_acc.get() + r * width * kLanes;
+        const int64_t i = i0 + r;
         if constexpr (kFixedShift) {
-          max[r] = std::max(max[r], tile_max(scores, tile.padded));
-          Lanes<W>::add(tile, scores, Batch(0.0f), width, lane_sum, lane_acc);
+          const float* bias = tile_bias(hd, i, tile, ws.bias.get()) ? ws.bias.get() : nullptr;
+          max[r] = std::max(max[r], fused(hd, i, factors, tile, bias, width, ws.spill.get(), sum[r], acc + r * width));
         } else {
+          score_tile<K>(hd, i, factors, tile, scores);
           if ((overflow[r] = overflowed(scores, tile.padded))) continue;
-          add_running<W>(tile, scores, width, max[r], lane_sum, lane_acc);
+          running(tile, scores, width, ws.spill.get(), max[r], sum[r], acc + r * width);
         }
       }
     }
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t i = i0 + r;
-      const float* lane_sum = ws.lane_sum.get() + r * kLanes;
-      const float* lane_acc = ws.lane_acc.get() + r * width * kLanes;
-      SoftmaxState<double> st{kFixedShift ? 0.0 : double(max[r]), 0.0, ws.row_acc.get(), width};
-      for (int64_t l = 0; l < kLanes; ++l) st.sum += lane_sum[l];
-      for (int64_t d = 0; d < width; ++d) {
-        double a = 0;
-        for (int64_t l = 0; l < kLanes; ++l) a += lane_acc[d * kLanes + l];
-        st.acc[d] = a;
-      }
-      bool redo = needs_double(overflow[r], max[r], is_compact(K));
+      SoftmaxState<double> st{kFixedShift ? 0.0 : double(max[r]), sum[r], ws.row_acc.get(), width};
+      std::copy(acc + r * width, acc + (r + 1) * width, st.acc);
+      bool redo = needs_double(overflow[r], max[r], is_compact(K)) || !finite_state(st);
       if (kFixedShift && max[r] > -std::numeric_limits<float>::infinity() && max[r] < kFixedShiftFloor) redo = true;
       const RowOutcome outcome = finish_row(hd, i, redo, st, ws, out.row(i) + head * width);
       if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, head};

@@ -114,51 +114,62 @@ float exponentiate(float* S, int64_t padded, float& max, float& tile_sum) {
 }  // namespace
 
 Result run_wide(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
-  const int64_t I = hd.queries.rows, dims = hd.queries.cols, width = hd.values.cols;
-  KeyTile tile{ws.keys_t.get(), nullptr};
+  const int64_t I = hd.queries.rows, J = hd.keys.rows, dims = hd.queries.cols, width = hd.values.cols;
   const float scale = float(hd.kernel.scale);
-  float max[kQueryBlock];
-  double sum[kQueryBlock];
-  bool overflow[kQueryBlock];
-  const float* q[kQueryBlock];
+  float* const max = ws.row_max.get();
+  double* const sum = ws.row_sum.get();
+  uint8_t* const overflow = ws.row_flag.get();
   float* const S = ws.scores.get();
-  float* const acc = ws.acc.get();
+  const auto acc = [&](int64_t i) { return out.row(i) + head * width; };  // value sums accumulate in place
+  std::fill(max, max + I, -std::numeric_limits<float>::infinity());
+  std::fill(sum, sum + I, 0.0);
+  std::fill(overflow, overflow + I, 0);
+  for (int64_t i = 0; i < I; ++i) std::fill(acc(i), acc(i) + width, 0.0f);
 
-  for (int64_t i0 = 0; i0 < I; i0 += kQueryBlock) {
-    const int64_t rows = std::min(kQueryBlock, I - i0);
-    for (int64_t r = 0; r < rows; ++r) q[r] = hd.queries.row(i0 + r);
-    std::fill(max, max + rows, -std::numeric_limits<float>::infinity());
-    std::fill(sum, sum + rows, 0.0);
-    std::fill(overflow, overflow + rows, false);
-    std::fill(acc, acc + rows * width, 0.0f);
-
-    const int64_t end = key_end(hd, i0, rows);
-    for (int64_t j0 = 0; j0 < end; j0 += kKeyTile) {
-      pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
-      dot_tile(q, rows, dims, scale, tile, S);
-      for (int64_t r = 0; r < rows; ++r) {
-        float* s = S + r * kKeyTile;
-        mask_tile(hd, i0 + r, tile, s);
-        if (overflow[r] || (overflow[r] = overflowed(s, tile.padded))) continue;
-        float tile_sum;
-        const float factor = exponentiate(s, tile.padded, max[r], tile_sum);
-        if (tile_sum == 0.0f) continue;
-        if (factor != 1.0f) {
-          sum[r] *= factor;
-          for (int64_t d = 0; d < width; ++d) acc[r * width + d] *= factor;
+  // Keys are packed once per chunk (it stays in L2) and every query block streams over it; the per-query
+  // online-softmax states live in max/sum and in the output rows between chunks.
+  const float* q[kQueryBlock];
+  const auto dot = simd::keep_out_of_line(&dot_tile);
+  const auto exp_tile = simd::keep_out_of_line(&exponentiate);
+  const auto add_values = simd::keep_out_of_line(&accumulate_values);
+  for (int64_t c0 = 0; c0 < J; c0 += kKeyChunk) {
+    const int64_t chunk = std::min(kKeyChunk, J - c0);
+    for (int64_t t = 0; t < chunk; t += kKeyTile) {
+      KeyTile tile{ws.keys_t.get() + t * dims, nullptr};
+      pack_tile(hd, c0 + t, std::min(kKeyTile, chunk - t), tile);
+    }
+    for (int64_t i0 = 0; i0 < I; i0 += kQueryBlock) {
+      const int64_t rows = std::min(kQueryBlock, I - i0);
+      const int64_t end = std::min(key_end(hd, i0, rows), c0 + chunk);
+      for (int64_t r = 0; r < rows; ++r) q[r] = hd.queries.row(i0 + r);
+      for (int64_t j0 = c0; j0 < end; j0 += kKeyTile) {
+        const KeyTile tile{ws.keys_t.get() + (j0 - c0) * dims, nullptr, j0, std::min(kKeyTile, end - j0),
+                           simd::round_up(std::min(kKeyTile, end - j0))};
+        dot(q, rows, dims, scale, tile, S);
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t i = i0 + r;
+          float* s = S + r * kKeyTile;
+          mask_tile(hd, i, tile, s);
+          if (overflow[i] || (overflow[i] = overflowed(s, tile.padded))) continue;
+          float tile_sum;
+          const float factor = exp_tile(s, tile.padded, max[i], tile_sum);
+          if (tile_sum == 0.0f) continue;
+          if (factor != 1.0f) {
+            sum[i] *= factor;
+            for (int64_t d = 0; d < width; ++d) acc(i)[d] *= factor;
+          }
+          sum[i] += tile_sum;
+          add_values(s, tile, hd.values, acc(i));
         }
-        sum[r] += tile_sum;
-        accumulate_values(s, tile, hd.values, acc + r * width);
       }
     }
-    for (int64_t r = 0; r < rows; ++r) {
-      SoftmaxState<double> st{max[r], sum[r], ws.row_acc.get(), width};
-      for (int64_t d = 0; d < width; ++d) st.acc[d] = acc[r * width + d];
-      const int64_t i = i0 + r;
-      const RowOutcome outcome = finish_row(hd, i, needs_double(overflow[r], max[r], false), st, ws,
-                                            out.row(i) + head * width);
-      if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, head};
-    }
+  }
+  for (int64_t i = 0; i < I; ++i) {
+    SoftmaxState<double> st{max[i], sum[i], ws.row_acc.get(), width};
+    for (int64_t d = 0; d < width; ++d) st.acc[d] = acc(i)[d];
+    const bool redo = needs_double(overflow[i], max[i], false) || !finite_state(st);
+    if (finish_row(hd, i, redo, st, ws, acc(i)) == RowOutcome::Error)
+      return {Status::EmptyRow, i, head};
   }
   return {};
 }

@@ -12,6 +12,7 @@ namespace ka {
 
 constexpr int64_t kKeyTile = 64;     // keys per tile (a multiple of every lane count)
 constexpr int64_t kQueryBlock = 16;  // queries that share one packed tile
+constexpr int64_t kKeyChunk = 512;   // keys packed at once by the wide path (128 KiB at 64 dimensions: stays in L2)
 
 struct KeyTile {
   float* keys_t = nullptr;    // dims × kKeyTile

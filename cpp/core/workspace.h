@@ -1,5 +1,7 @@
 // Scratch shared by the engine's paths for one call, and the one function that turns a row's state into its output.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "head.h"
@@ -12,19 +14,22 @@ namespace ka {
 
 struct Workspace {
   Scratch<float> keys_t, values_t, scores, bias, factors;
-  Scratch<float> lane_sum, lane_acc;  // narrow path: per query of the block, kLanes partial sums each
-  Scratch<float> acc;                 // wide path: per query of the block, `width` weighted value sums
+  Scratch<float> spill;               // narrow path: lane-wise tile sums of wide values
+  Scratch<double> block_acc;          // narrow path: value sums of the block's queries
+  Scratch<float> row_max;             // wide path: the online-softmax state of every query between key chunks
+  Scratch<double> row_sum;
+  Scratch<uint8_t> row_flag;
   Scratch<double> row_acc;
   Scratch<uint8_t> chosen;
 
-  Workspace(int64_t dims, int64_t width, int64_t num_keys)
-      : keys_t(dims * kKeyTile), values_t(width * kKeyTile), scores(kQueryBlock * kKeyTile), bias(kKeyTile),
-        factors(dims), lane_sum(kQueryBlock * simd::kLanes), lane_acc(kQueryBlock * width * simd::kLanes),
-        acc(kQueryBlock * width), row_acc(width), chosen(num_keys) {}
+  Workspace(int64_t dims, int64_t width, int64_t num_queries, int64_t num_keys)
+      : keys_t(dims * kKeyChunk), values_t(width * kKeyTile), scores(kQueryBlock * kKeyTile), bias(kKeyTile),
+        factors(dims), spill(width * simd::kLanes), block_acc(kQueryBlock * width),
+        row_max(num_queries), row_sum(std::max(num_queries, kQueryBlock)), row_flag(num_queries), row_acc(width), chosen(num_keys) {}
 
   bool ok() const {
-    return keys_t.ok() && values_t.ok() && scores.ok() && bias.ok() && factors.ok() && lane_sum.ok() &&
-           lane_acc.ok() && acc.ok() && row_acc.ok() && chosen.ok();
+    return keys_t.ok() && values_t.ok() && scores.ok() && bias.ok() && factors.ok() && spill.ok() &&
+           block_acc.ok() && row_max.ok() && row_sum.ok() && row_flag.ok() && row_acc.ok() && chosen.ok();
   }
 };
 
@@ -47,6 +52,14 @@ inline RowOutcome finish_row(const Head& hd, int64_t i, bool redo, SoftmaxState<
     out[d] = n ? float(a / double(n)) : 0.0f;  // no key allowed by the masks at all: zeros, as documented
   }
   return RowOutcome::Done;
+}
+
+// False when a value sum overflowed float32 (values near ±3.4e38): the row is then redone in double.
+inline bool finite_state(const SoftmaxState<double>& st) {
+  if (!std::isfinite(st.sum)) return false;
+  for (int64_t d = 0; d < st.width; ++d)
+    if (!std::isfinite(st.acc[d])) return false;
+  return true;
 }
 
 // Whether a row's float32 state must be recomputed in double (see docs/design.md, "Where float32 is not enough").

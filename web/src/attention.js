@@ -12,6 +12,9 @@ export function checkResult(module, result) {
       `query ${result.row}${result.head > 0 ? ` (head ${result.head})` : ''} has no admissible key and \`options.empty\` is 'error'`,
       'options.empty');
   }
+  if (code === 'OutOfMemory') {
+    throw new KernelAttentionError(code, 'the engine could not allocate its working memory (WebAssembly memory is limited to 2 GiB); use smaller inputs');
+  }
   throw new KernelAttentionError(code, `the engine rejected the call (${code}); this is a bug if validation passed`);
 }
 

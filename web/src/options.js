@@ -1,5 +1,5 @@
 // Reads the options shared by attention() and weights() into the numbers the core takes.
-import { KernelAttentionError } from './errors.js';
+import { describe, KernelAttentionError } from './errors.js';
 import {
   bandwidths, boolean, checkOptionNames, EMPTY_POLICIES, groupIds, KERNELS, numericArray, oneOf,
   positiveInteger, rowsOf,
@@ -55,7 +55,7 @@ export function readCall(queries, keys, values, options, known = SHARED_OPTIONS)
     scaleValue = scale === undefined ? 1 / Math.sqrt(dim / heads) : scale;
     if (typeof scaleValue !== 'number' || !Number.isFinite(Math.fround(scaleValue))) {
       throw new KernelAttentionError('BadArgument',
-        `\`options.scale\` must be a finite number within float32 range; got ${String(scale)}`, 'options.scale');
+        `\`options.scale\` must be a finite number within float32 range; got ${describe(scale)}`, 'options.scale');
     }
   } else {
     if (scale !== undefined) {
@@ -80,7 +80,7 @@ export function readCall(queries, keys, values, options, known = SHARED_OPTIONS)
     } else {
       throw new KernelAttentionError(mask instanceof Uint8Array ? 'BadShape' : 'BadArgument',
         `\`options.mask\` must be 'loo', a Uint8Array of length J = ${J} (key padding) or I·J = ${I * J} (general); ` +
-        `got ${mask instanceof Uint8Array ? `Uint8Array of length ${mask.length}` : typeof mask === 'string' ? JSON.stringify(mask) : String(mask?.constructor?.name ?? mask)}`,
+        `got ${describe(mask)}`,
         'options.mask');
     }
   }

@@ -1,9 +1,8 @@
 // Argument checks that run before any allocation: each failure names the argument, the expectation and the value.
-import { fail, KernelAttentionError } from './errors.js';
+import { describe, fail, KernelAttentionError } from './errors.js';
 
 export const KERNELS = ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
 export const EMPTY_POLICIES = ['nan', 'zero', 'nearest', 'error'];
-const FLOAT32_MAX = 3.4028234663852886e38;
 
 const isInteger = (x) => typeof x === 'number' && Number.isInteger(x);
 
@@ -15,7 +14,7 @@ export function checkOptionNames(options, known, where = 'options') {
   }
   for (const name of Object.keys(options)) {
     if (!known.includes(name)) {
-      const near = known.find((k) => k.toLowerCase() === name.toLowerCase() || k.startsWith(name.slice(0, 3)));
+      const near = name.length >= 3 && known.find((k) => k.toLowerCase() === name.toLowerCase() || k.startsWith(name.slice(0, 3)));
       throw new KernelAttentionError('BadArgument',
         `unknown option \`${where}.${name}\`${near ? ` (did you mean \`${near}\`?)` : ''}; known options: ${known.join(', ')}`,
         `${where}.${name}`);
@@ -29,21 +28,35 @@ export function checkOptionNames(options, known, where = 'options') {
  * float32 range. Returns it unchanged; it is converted to float32 only when copied into the heap.
  */
 export function numericArray(value, name) {
-  const ok = value instanceof Float32Array || value instanceof Float64Array ||
-    (Array.isArray(value)) || (ArrayBuffer.isView(value) && !(value instanceof DataView) && typeof value[0] !== 'bigint');
-  if (!ok) fail('BadArgument', name, 'a Float32Array, Float64Array or array of numbers', value);
-  if (ArrayBuffer.isView(value) && value.buffer.detached === true) {
+  const typed = ArrayBuffer.isView(value) && !(value instanceof DataView);
+  if (!Array.isArray(value) && !typed) fail('BadArgument', name, 'a Float32Array, Float64Array or array of numbers', value);
+  if (value instanceof BigInt64Array || value instanceof BigUint64Array) {
+    fail('BadArgument', name, 'a Float32Array, Float64Array or array of numbers (not BigInt)', value);
+  }
+  if (typed && isDetached(value.buffer)) {
     fail('BadArgument', name, 'an array whose buffer is not detached (transferred)', value);
   }
   for (let n = 0; n < value.length; n++) {
     const x = value[n];
-    if (typeof x !== 'number' || !Number.isFinite(x) || Math.abs(x) > FLOAT32_MAX) {
-      const what = typeof x !== 'number' ? `${x === undefined ? 'a hole or undefined' : typeof x}` : String(x);
+    if (typeof x !== 'number' || !Number.isFinite(Math.fround(x))) {
       throw new KernelAttentionError(typeof x === 'number' ? 'NonFinite' : 'BadArgument',
-        `\`${name}[${n}]\` must be a finite number within float32 range; got ${what}`, name);
+        `\`${name}[${n}]\` must be a finite number within float32 range; got ${x === undefined ? 'a hole or undefined' : describe(x)}`,
+        name);
     }
   }
   return value;
+}
+
+// Node 20 has no ArrayBuffer.prototype.detached; a view on a detached buffer cannot be created.
+function isDetached(buffer) {
+  if (typeof buffer.detached === 'boolean') return buffer.detached;
+  if (buffer.byteLength > 0 || typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer) return false;
+  try {
+    new Uint8Array(buffer);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 export function positiveInteger(value, name) {
@@ -74,7 +87,7 @@ export function boolean(value, name) {
 export function bandwidths(value, dim, name) {
   const list = typeof value === 'number' ? new Array(dim).fill(value) : value;
   if (typeof value !== 'number') {
-    if (!Array.isArray(value) && !(value instanceof Float32Array) && !(value instanceof Float64Array)) {
+    if (!Array.isArray(value) && !(ArrayBuffer.isView(value) && !(value instanceof DataView))) {
       fail('BadArgument', name, `a positive number or an array of ${dim} positive numbers`, value);
     }
     if (value.length !== dim) fail('BadShape', name, `one bandwidth or ${dim} (one per dimension)`, value);
@@ -86,7 +99,7 @@ export function bandwidths(value, dim, name) {
     if (typeof h !== 'number' || !(h > 0) || !Number.isFinite(h) || !(f > 0) || !Number.isFinite(f)) {
       throw new KernelAttentionError('BadBandwidth',
         `\`${name}${typeof value === 'number' ? '' : `[${d}]`}\` must be a positive finite number within float32 range ` +
-        `(1.4e-45 to 3.4e38); got ${typeof h === 'number' ? h : typeof h}`, name);
+        `(1.4e-45 to 3.4e38); got ${describe(h)}`, name);
     }
     out[d] = f;
   }
@@ -100,7 +113,7 @@ export function groupIds(value, length, name) {
   for (let n = 0; n < length; n++) {
     const g = value[n];
     if (!isInteger(g) || g < -2147483648 || g > 2147483647) {
-      throw new KernelAttentionError('BadArgument', `\`${name}[${n}]\` must be a 32-bit integer; got ${String(g)}`, name);
+      throw new KernelAttentionError('BadArgument', `\`${name}[${n}]\` must be a 32-bit integer; got ${describe(g)}`, name);
     }
   }
   return Int32Array.from(value);

@@ -4,8 +4,13 @@
 // D is values.length / J. With `heads: H`, dim and D are split evenly into H heads,
 // laid out [token][head][dim]; each head attends on its own slice.
 
-/** Any flat numeric array accepted as input. It is copied, never mutated or kept. */
-export type NumericArray = Float32Array | Float64Array | ArrayLike<number>;
+/**
+ * A flat numeric array: a plain array of numbers or any numeric typed array (BigInt arrays excluded), every entry
+ * finite and within float32 range. It is copied (converted to float32), never mutated or kept.
+ */
+export type NumericArray =
+  | Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array
+  | Int32Array | Uint32Array | readonly number[];
 
 /**
  * Kernel names. `softmax`: w = exp(scale · q·k). Distance kernels use u_d = (q_d − k_d) / h_d:
@@ -34,8 +39,8 @@ export type Mask = 'loo' | Uint8Array;
 
 /** A group id per query and per key: a query sees only the keys of its own group. */
 export interface Groups {
-  queries: Int32Array | ArrayLike<number>;
-  keys: Int32Array | ArrayLike<number>;
+  queries: Int32Array | readonly number[];
+  keys: Int32Array | readonly number[];
 }
 
 export interface WeightsOptions {
@@ -83,7 +88,7 @@ export interface InitOptions {}
 export function init(options?: InitOptions): Promise<KernelAttention>;
 
 export type ErrorCode =
-  | 'BadArgument' | 'BadShape' | 'NonFinite' | 'BadBandwidth' | 'EmptyRow' | 'OutOfMemory' | 'Internal';
+  | 'BadArgument' | 'BadShape' | 'NonFinite' | 'BadBandwidth' | 'EmptyRow' | 'OutOfMemory' | 'Unsupported';
 
 /** Thrown for any invalid input or failed computation; nothing is left allocated and the module keeps working. */
 export class KernelAttentionError extends Error {

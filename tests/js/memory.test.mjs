@@ -1,0 +1,190 @@
+// White-box: the API built on a module whose _malloc/_free are counted. Every call, successful or throwing, must leave
+// nothing allocated; validation errors must allocate nothing at all; memory growth must not break later calls.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import createKernelAttention from '../../web/dist/kernel_attention.mjs';
+import { makeAttention, makeWeights } from '../../web/src/attention.js';
+import { KernelAttentionError } from '../../web/src/errors.js';
+import { maxAbsDiff, mulberry32, randomFloat32, referenceAttention, referenceWeights } from './reference.mjs';
+
+const module = await createKernelAttention();
+
+// Emscripten's export stubs replace themselves with the raw wasm export on their first call, which would silently
+// drop a wrapper installed before that: call each once first.
+module._free(module._malloc(8));
+
+const realMalloc = module._malloc;
+const realFree = module._free;
+const live = new Set();
+const stats = { mallocs: 0, badFrees: 0, failNext: 0 };
+module._malloc = (bytes) => {
+  stats.mallocs++;
+  if (stats.failNext > 0 && --stats.failNext === 0) return 0;  // simulated out-of-memory on the chosen allocation
+  const ptr = realMalloc(bytes);
+  if (ptr) live.add(ptr);
+  return ptr;
+};
+module._free = (ptr) => {
+  if (!live.delete(ptr)) stats.badFrees++;
+  realFree(ptr);
+};
+
+const attention = makeAttention(module);
+const weights = makeWeights(module);
+
+function assertNothingLeft(what) {
+  assert.equal(live.size, 0, `${what}: ${live.size} allocations outstanding`);
+  assert.equal(stats.badFrees, 0, `${what}: free() of a pointer that was not allocated (or twice)`);
+}
+
+function assertMatches(got, want, what) {
+  const err = maxAbsDiff(got, want);
+  assert.ok(err <= 1e-5, `${what}: max error ${err}`);
+}
+
+const rand = mulberry32(2024);
+const KERNELS = ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
+
+/** A small valid call n (varied kernel, masks, heads, bandwidths) and its options. */
+function validCall(n) {
+  const I = 1 + (n % 7);
+  const J = 1 + ((n * 5) % 9);
+  const heads = n % 3 === 0 ? 2 : 1;
+  const dim = 2 * heads;
+  const kernel = KERNELS[n % KERNELS.length];
+  const options = { dim, kernel, heads, empty: ['nan', 'zero', 'nearest'][n % 3] };
+  if (kernel !== 'softmax') options.bandwidth = n % 2 ? 1.5 : randomFloat32(rand, dim, 0.5, 2);
+  if (n % 4 === 1) options.mask = Uint8Array.from({ length: J }, () => (rand() < 0.3 ? 1 : 0));
+  if (n % 4 === 2) options.mask = Uint8Array.from({ length: I * J }, () => (rand() < 0.3 ? 1 : 0));
+  if (n % 5 === 0) options.groups = { queries: Int32Array.from({ length: I }, (_, i) => i % 2), keys: Array.from({ length: J }, (_, j) => j % 2) };
+  if (n % 6 === 0) options.causal = true;
+  return { queries: randomFloat32(rand, I * dim), keys: randomFloat32(rand, J * dim), values: randomFloat32(rand, J * heads * 2), options };
+}
+
+test('1,000 successful calls leave no allocation outstanding and do not grow memory', () => {
+  const before = module.HEAPU8.length;
+  for (let n = 0; n < 1000; n++) {
+    const c = validCall(n);
+    const mallocs = stats.mallocs;
+    const out = n % 2 ? attention(c.queries, c.keys, c.values, c.options) : weights(c.queries, c.keys, c.options);
+    assert.ok(stats.mallocs > mallocs, 'the call allocated through module._malloc');
+    assertNothingLeft(`call ${n}`);
+    if (n % 50 === 0) {
+      const want = n % 2 ? referenceAttention(c.queries, c.keys, c.values, c.options) : referenceWeights(c.queries, c.keys, c.options);
+      assertMatches(out, want, `call ${n}`);
+    }
+  }
+  assert.equal(module.HEAPU8.length, before, 'wasm memory grew during small calls: a leak inside the core?');
+});
+
+// Calls that throw: validation errors (before any allocation) and EmptyRow (after allocation, from the engine).
+const THROWING = [
+  { expect: 'BadArgument', before: true, run: () => attention([0, 1], [0, 1], [1, 2], { dim: 1, heads: 2 }) },
+  { expect: 'BadShape', before: true, run: () => weights([0, 1, 2], [0, 1], { dim: 2 }) },
+  { expect: 'NonFinite', before: true, run: () => attention([0, NaN], [0, 1], [1, 2], { dim: 1 }) },
+  { expect: 'BadBandwidth', before: true, run: () => weights([0], [0], { dim: 1, kernel: 'gaussian', bandwidth: 0 }) },
+  { expect: 'BadArgument', before: true, run: () => attention([0], [0], [1], undefined) },
+  { expect: 'OutOfMemory', before: true, run: () => weights(new Float32Array(23171), new Float32Array(23171), { dim: 1 }) },
+  {
+    expect: 'EmptyRow', before: false,
+    run: () => attention([0, 1, 2], [0, 1, 2], [1, 2, 3], { dim: 1, mask: Uint8Array.from([0, 0, 0, 1, 1, 1, 0, 0, 0]), empty: 'error' }),
+  },
+  {
+    expect: 'EmptyRow', before: false,
+    run: () => weights([0, 5], [0, 1], { dim: 1, kernel: 'epanechnikov', groups: { queries: [0, 0], keys: [0, 1] }, empty: 'error', heads: 1 }),
+  },
+  {
+    expect: 'EmptyRow', before: false,
+    run: () => attention([0, 0, 0, 9], [0, 0], [1, 2], { dim: 2, heads: 2, kernel: 'uniform', empty: 'error' }),
+  },
+];
+
+test('1,000 calls that throw (validation and EmptyRow) leave nothing allocated; validation allocates nothing', () => {
+  for (let n = 0; n < 1000; n++) {
+    const row = THROWING[n % THROWING.length];
+    const mallocs = stats.mallocs;
+    assert.throws(row.run, (e) => e instanceof KernelAttentionError && e.code === row.expect, `row ${n % THROWING.length}`);
+    if (row.before) assert.equal(stats.mallocs, mallocs, `${row.expect} must be thrown before any allocation`);
+    else assert.ok(stats.mallocs > mallocs, 'EmptyRow is thrown after the inputs were copied in');
+    assertNothingLeft(`throwing call ${n} (${row.expect})`);
+  }
+  const c = validCall(3);
+  assertMatches(attention(c.queries, c.keys, c.values, c.options), referenceAttention(c.queries, c.keys, c.values, c.options), 'after errors');
+  assertNothingLeft('valid call after errors');
+});
+
+test('an allocation failure at any point throws OutOfMemory and frees what was already allocated', () => {
+  // Eight buffers to copy in: queries, keys, values, output, bandwidths, key padding, two group arrays.
+  const c = {
+    queries: randomFloat32(rand, 8), keys: randomFloat32(rand, 10), values: randomFloat32(rand, 15),
+    options: {
+      dim: 2, kernel: 'gaussian', bandwidth: [0.5, 2], mask: Uint8Array.from([0, 1, 0, 0, 0]),
+      groups: { queries: [0, 1, 0, 1], keys: [0, 0, 1, 1, 1] },
+    },
+  };
+  const mallocs = stats.mallocs;
+  attention(c.queries, c.keys, c.values, c.options);
+  const perCall = stats.mallocs - mallocs;
+  assert.ok(perCall >= 8, `expected eight allocations per call, saw ${perCall}`);
+  for (let k = 1; k <= perCall; k++) {
+    stats.failNext = k;
+    assert.throws(() => attention(c.queries, c.keys, c.values, c.options), { code: 'OutOfMemory' }, `allocation ${k} failing`);
+    assert.equal(stats.failNext, 0);
+    assertNothingLeft(`allocation ${k} failing`);
+  }
+  assertMatches(attention(c.queries, c.keys, c.values, c.options), referenceAttention(c.queries, c.keys, c.values, c.options), 'after failures');
+});
+
+test('weights of 3000×3000 grow memory; results stay correct and later calls re-read the heap views', () => {
+  const small = validCall(11);
+  const wantSmall = referenceAttention(small.queries, small.keys, small.values, small.options);
+  const buffer = module.HEAPU8.buffer;
+  const size = module.HEAPU8.length;
+
+  const x = randomFloat32(rand, 3000);
+  const w = weights(x, x, { dim: 1, kernel: 'gaussian', bandwidth: 0.01 });
+  assert.ok(module.HEAPU8.length > size, 'the large call grew wasm memory');
+  assert.notEqual(module.HEAPU8.buffer, buffer);
+  assert.equal(w.length, 9e6);
+  for (const i of [0, 1499, 2999]) {
+    assertMatches(w.subarray(i * 3000, (i + 1) * 3000), referenceWeights(x.subarray(i, i + 1), x, { dim: 1, kernel: 'gaussian', bandwidth: 0.01 }), `row ${i}`);
+  }
+  assertNothingLeft('large weights');
+
+  for (let n = 0; n < 20; n++) {
+    assertMatches(attention(small.queries, small.keys, small.values, small.options), wantSmall, `call ${n} after growth`);
+    const c = validCall(100 + n);
+    assertMatches(weights(c.queries, c.keys, c.options), referenceWeights(c.queries, c.keys, c.options), `weights ${n} after growth`);
+  }
+  assertNothingLeft('calls after growth');
+});
+
+test('memory grown inside the core during a call (large scratch) is read back through fresh views', () => {
+  // One query, one key, D = 300,000: the core's per-call scratch (16 queries × D × lanes floats) is far larger than
+  // the inputs, so wasm memory grows after the JS side has copied the inputs in and before it reads the output.
+  const D = 300000;
+  const values = randomFloat32(rand, D);
+  const size = module.HEAPU8.length;
+  const out = attention([0.5], [0.25], values, { dim: 1, kernel: 'laplacian' });
+  assert.ok(module.HEAPU8.length > size, 'memory grew during the call (if the core no longer needs scratch ∝ D, grow it another way)');
+  assertMatches(out, values, "one key");
+  assertNothingLeft('large scratch');
+});
+
+test('a value width too large for the core\'s scratch throws OutOfMemory and leaves nothing allocated', () => {
+  // D = 8.5 million: the core's per-call scratch (64 keys × D floats, and 16 queries × D × lanes) exceeds 2 GiB.
+  // Should the core stop needing scratch proportional to D, the call may succeed; it must then be correct.
+  const values = new Float32Array(8_500_000);
+  values[7] = 3;
+  let out = null;
+  try {
+    out = attention([0], [0], values, { dim: 1 });
+  } catch (e) {
+    assert.ok(e instanceof KernelAttentionError, String(e));
+    assert.equal(e.code, 'OutOfMemory');
+  }
+  if (out) assert.equal(out[7], 3);
+  assertNothingLeft('core OutOfMemory');
+  const c = validCall(7);
+  assertMatches(attention(c.queries, c.keys, c.values, c.options), referenceAttention(c.queries, c.keys, c.values, c.options), 'after OutOfMemory');
+});
