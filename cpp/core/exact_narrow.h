@@ -16,8 +16,9 @@ using simd::Batch;
 using simd::kLanes;
 
 // Distance-kernel scores are <= 0, so a fixed shift of 0 keeps every weight <= 1 without tracking a running maximum.
-// A row whose best score stays below this has lost weights to underflow (exp < e^-87 flushes to 0) and is redone.
-constexpr float kFixedShiftFloor = -40.0f;
+// A row whose best score (log2 units) stays below this may have lost weights to underflow (2^-126 flushes to 0)
+// and is redone; above it, the flushed weights are below 2^-68 of the best one.
+constexpr float kFixedShiftFloor = -58.0f;
 
 // Sums of one tile for one query, kept lane-wise. W is the value width when small enough to keep the sums in
 // registers (1..4), or 0 for any width (the sums then live in `spill`, kLanes floats per value column).
@@ -80,24 +81,63 @@ inline bool tile_bias(const Head& hd, int64_t i, const KeyTile& tile, float* bia
 
 // One tile for one query with a fixed shift of 0 (distance kernels, whose scores are <= 0): each batch of keys is
 // scored, weighted and accumulated in registers, without storing scores. Returns the best score of the tile.
-template <KernelKind K, int W>
+// DIMS (1, 2, or 0 for any) and W (1, or 0 for any) let the common regression shapes keep everything in registers.
+template <KernelKind K, int DIMS, int W>
 float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& tile, const float* bias, int64_t width,
                 float* spill, double& row_sum, double* row_acc) {
-  const int64_t dims = hd.queries.cols;
+  constexpr int kDims = DIMS > 0 ? DIMS : 1;
+  const int64_t dims = DIMS > 0 ? DIMS : hd.queries.cols;
   const float* q = hd.queries.row(i);
-  Batch top(-std::numeric_limits<float>::infinity());
-  TileSums<W> sums(spill, width);
+  Batch qb[kDims], fb[kDims];
+  for (int d = 0; d < kDims; ++d) {
+    qb[d] = Batch(q[d]);
+    fb[d] = Batch(factors[d]);
+  }
+  const simd::ExpConstants& ek = simd::exp_constants();
+  Batch top(-std::numeric_limits<float>::infinity()), sum(0.0f), acc(0.0f);
+  if constexpr (W == 0) std::fill(spill, spill + width * kLanes, 0.0f);
+  const float* keys = tile.keys_t;
+  const float* values = tile.values_t;
   for (int64_t c = 0; c < tile.padded; c += kLanes) {
     Batch s = BatchScore<K>::init();
-    for (int64_t d = 0; d < dims; ++d)
-      s = BatchScore<K>::step(s, Batch(q[d]), simd::load(tile.keys_t + d * kKeyTile + c), Batch(factors[d]));
+    if constexpr (DIMS > 0) {
+      for (int d = 0; d < DIMS; ++d) s = BatchScore<K>::step(s, qb[d], simd::load(keys + d * kKeyTile + c), fb[d]);
+    } else {
+      for (int64_t d = 0; d < dims; ++d)
+        s = BatchScore<K>::step(s, Batch(q[d]), simd::load(keys + d * kKeyTile + c), Batch(factors[d]));
+    }
     s = BatchScore<K>::finish(s, Batch(1.0f));
     if (bias) s += simd::load(bias + c);
     top = xsimd::max(top, s);
-    sums.add(simd::exp_nonpositive(s), tile, c);
+    const Batch w = simd::exp2_nonpositive(s, ek);
+    sum += w;
+    if constexpr (W == 1) {
+      acc = xsimd::fma(w, simd::load(values + c), acc);
+    } else {
+      for (int64_t d = 0; d < width; ++d) {
+        float* a = spill + d * kLanes;
+        simd::store(a, xsimd::fma(w, simd::load(values + d * kKeyTile + c), simd::load(a)));
+      }
+    }
   }
-  sums.flush(row_sum, row_acc);
+  row_sum += simd::sum(sum);
+  if constexpr (W == 1) {
+    row_acc[0] += simd::sum(acc);
+  } else {
+    for (int64_t d = 0; d < width; ++d) row_acc[d] += simd::sum(simd::load(spill + d * kLanes));
+  }
   return simd::max(top);
+}
+
+// Picks the add_fused instance for a head's dimension and value width.
+template <KernelKind K>
+auto fused_for(int64_t dims, int64_t width) {
+  using Fn = decltype(&add_fused<K, 0, 0>);
+  const bool one = width == 1;
+  Fn fn = dims == 1 ? (one ? &add_fused<K, 1, 1> : &add_fused<K, 1, 0>)
+        : dims == 2 ? (one ? &add_fused<K, 2, 1> : &add_fused<K, 2, 0>)
+                    : (one ? &add_fused<K, 0, 1> : &add_fused<K, 0, 0>);
+  return simd::keep_out_of_line(fn);
 }
 
 // One tile for one query with a running maximum (softmax, whose scores have no upper bound). `scores` holds the
@@ -110,14 +150,15 @@ void add_running(const KeyTile& tile, const float* scores, int64_t width, float*
   const float top = simd::max(m);
   if (top == -std::numeric_limits<float>::infinity()) return;
   if (top > max) {
-    const double f = max == -std::numeric_limits<float>::infinity() ? 0.0 : std::exp(double(max) - top);
+    const double f = max == -std::numeric_limits<float>::infinity() ? 0.0 : std::exp2(double(max) - top);
     row_sum *= f;
     for (int64_t d = 0; d < width; ++d) row_acc[d] *= f;
     max = top;
   }
   const Batch shift(max);
+  const simd::ExpConstants& ek = simd::exp_constants();
   TileSums<W> sums(spill, width);
-  for (int64_t c = 0; c < tile.padded; c += kLanes) sums.add(simd::exp_nonpositive(simd::load(scores + c) - shift), tile, c);
+  for (int64_t c = 0; c < tile.padded; c += kLanes) sums.add(simd::exp2_nonpositive(simd::load(scores + c) - shift, ek), tile, c);
   sums.flush(row_sum, row_acc);
 }
 
@@ -134,7 +175,7 @@ Result run(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
   double* const sum = ws.row_sum.get();
   double* const acc = ws.block_acc.get();
   float* const scores = ws.scores.get();
-  const auto fused = simd::keep_out_of_line(&add_fused<K, W>);
+  const auto fused = fused_for<K>(dims, width);
   const auto running = simd::keep_out_of_line(&add_running<W>);
 
   for (int64_t i0 = 0; i0 < I; i0 += kQueryBlock) {
@@ -162,7 +203,7 @@ Result run(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
     }
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t i = i0 + r;
-      SoftmaxState<double> st{kFixedShift ? 0.0 : double(max[r]), sum[r], ws.row_acc.get(), width};
+      SoftmaxState<double> st{kFixedShift ? 0.0 : max[r] * kLn2, sum[r], ws.row_acc.get(), width};
       std::copy(acc + r * width, acc + (r + 1) * width, st.acc);
       bool redo = needs_double(overflow[r], max[r], is_compact(K)) || !finite_state(st);
       if (kFixedShift && max[r] > -std::numeric_limits<float>::infinity() && max[r] < kFixedShiftFloor) redo = true;

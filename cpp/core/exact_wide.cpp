@@ -97,13 +97,14 @@ float exponentiate(float* S, int64_t padded, float& max, float& tile_sum) {
   if (tile_max == -std::numeric_limits<float>::infinity()) return 1.0f;
   float factor = 1.0f;
   if (tile_max > max) {
-    factor = max == -std::numeric_limits<float>::infinity() ? 0.0f : std::exp(max - tile_max);
+    factor = max == -std::numeric_limits<float>::infinity() ? 0.0f : std::exp2(max - tile_max);
     max = tile_max;
   }
   const Batch shift(max);
+  const simd::ExpConstants& ek = simd::exp_constants();
   Batch sum(0.0f);
   for (int64_t c = 0; c < padded; c += kLanes) {
-    const Batch w = simd::exp_nonpositive(simd::load(S + c) - shift);
+    const Batch w = simd::exp2_nonpositive(simd::load(S + c) - shift, ek);
     simd::store(S + c, w);
     sum += w;
   }
@@ -115,7 +116,7 @@ float exponentiate(float* S, int64_t padded, float& max, float& tile_sum) {
 
 Result run_wide(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
   const int64_t I = hd.queries.rows, J = hd.keys.rows, dims = hd.queries.cols, width = hd.values.cols;
-  const float scale = float(hd.kernel.scale);
+  const float scale = BatchScore<KernelKind::Softmax>::scale_factor(hd.kernel.scale);  // log2 units
   float* const max = ws.row_max.get();
   double* const sum = ws.row_sum.get();
   uint8_t* const overflow = ws.row_flag.get();
@@ -165,7 +166,7 @@ Result run_wide(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
     }
   }
   for (int64_t i = 0; i < I; ++i) {
-    SoftmaxState<double> st{max[i], sum[i], ws.row_acc.get(), width};
+    SoftmaxState<double> st{max[i] * kLn2, sum[i], ws.row_acc.get(), width};
     for (int64_t d = 0; d < width; ++d) st.acc[d] = acc(i)[d];
     const bool redo = needs_double(overflow[i], max[i], false) || !finite_state(st);
     if (finish_row(hd, i, redo, st, ws, acc(i)) == RowOutcome::Error)

@@ -1,6 +1,9 @@
 // Batch forms of the log-scores in kernels.h, for lanes of keys: init, one step per dimension, finish.
-// Each must agree with log_score<double> up to float32 rounding; tests/cpp/exact_test.cpp checks that.
+// They return log2 of the weight (the float paths exponentiate with exp2): log2(e) is folded into the bandwidth
+// factors and the softmax scale, so base 2 costs nothing. tests/cpp/kernels_test.cpp checks them against
+// log_score<double> / ln 2.
 #pragma once
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -9,14 +12,24 @@
 
 namespace ka {
 
+constexpr double kLog2e = 1.4426950408889634;
+
 template <KernelKind K>
 struct BatchScore {
   using B = simd::Batch;
   static B init() { return B(0.0f); }
 
-  // Compact kernels read h_d itself (see compact_step); the others multiply by 1/h_d.
+  // Compact kernels read h_d itself (see compact_step); the others multiply by a factor that also carries log2(e):
+  // the Gaussian's score is then -Σ t², the Laplacian's -Σ |t|, with no constant in the hot loop.
   static constexpr bool kCompact = is_compact(K);
-  static float dimension_factor(float h) { return kCompact ? h : 1.0f / h; }
+  static float dimension_factor(float h) {
+    if constexpr (kCompact) return h;
+    if constexpr (K == KernelKind::Gaussian) return float(std::sqrt(kLog2e / 2) / double(h));
+    if constexpr (K == KernelKind::Laplacian) return float(kLog2e / double(h));
+    return 1.0f / h;
+  }
+  // The softmax scale in log2 units.
+  static float scale_factor(double scale) { return float(scale * kLog2e); }
 
   // q: the query's coordinate broadcast; k: this dimension of `kLanes` keys; f: dimension_factor(h_d) broadcast.
   static B step(B acc, B q, B k, B f) {
@@ -41,18 +54,18 @@ struct BatchScore {
     if constexpr (K == KernelKind::Uniform) return xsimd::select(gap >= B(0.0f), acc, minus_inf);
     const B one_minus_a = gap / h;
     const B a = xsimd::abs(s) / h;
-    // Weights (1 - a)(1 + a) and ((1 - a)(1 + a + a²))³; log(0) = -inf marks "outside the support".
+    // Weights (1 - a)(1 + a) and ((1 - a)(1 + a + a²))³; log2(0) = -inf marks "outside the support".
     if constexpr (K == KernelKind::Epanechnikov)
-      return xsimd::select(gap > B(0.0f), acc + simd::log(one_minus_a * (B(1.0f) + a)), minus_inf);
-    return xsimd::select(gap > B(0.0f), xsimd::fma(B(3.0f), simd::log(one_minus_a * xsimd::fma(a, a + B(1.0f), B(1.0f))), acc),
+      return xsimd::select(gap > B(0.0f), acc + simd::log2(one_minus_a * (B(1.0f) + a)), minus_inf);
+    return xsimd::select(gap > B(0.0f), xsimd::fma(B(3.0f), simd::log2(one_minus_a * xsimd::fma(a, a + B(1.0f), B(1.0f))), acc),
                          minus_inf);
   }
 
   static B finish(B acc, B scale) {
     if constexpr (K == KernelKind::Softmax) return acc * scale;
-    if constexpr (K == KernelKind::Gaussian) return acc * B(-0.5f);
+    if constexpr (K == KernelKind::Gaussian) return -acc;
     if constexpr (K == KernelKind::Laplacian) return -acc;
-    if constexpr (K == KernelKind::Cauchy) return -simd::log(acc + B(1.0f));
+    if constexpr (K == KernelKind::Cauchy) return -simd::log2(acc + B(1.0f));
     if constexpr (kCompact) return acc;
   }
 };

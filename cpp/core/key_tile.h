@@ -49,13 +49,13 @@ inline void mask_tile(const Head& hd, int64_t i, const KeyTile& tile, float* sco
     if (!hd.allows(i, tile.first + c)) scores[c] = minus_inf;
 }
 
-// scores[c] = log w(q, key first + c), with factors[d] = BatchScore<K>::dimension_factor(h_d), for c < padded; -inf for padding and for keys the masks exclude.
+// scores[c] = log2 w(q, key first + c), with factors[d] = BatchScore<K>::dimension_factor(h_d), for c < padded; -inf for padding and for keys the masks exclude.
 template <KernelKind K>
 void score_tile(const Head& hd, int64_t i, const float* factors, const KeyTile& tile, float* scores) {
   using B = simd::Batch;
   const int64_t dims = hd.queries.cols;
   const float* q = hd.queries.row(i);
-  const B scale(float(hd.kernel.scale));
+  const B scale(BatchScore<K>::scale_factor(hd.kernel.scale));
   for (int64_t c = 0; c < tile.padded; c += simd::kLanes) {
     B acc = BatchScore<K>::init();
     for (int64_t d = 0; d < dims; ++d)
@@ -74,7 +74,7 @@ inline int64_t key_end(const Head& hd, int64_t first_query, int64_t query_count)
 // Float32 scores carry about 1e-7 relative error, so a row whose largest score exceeds this in magnitude (far-away
 // queries, vanishing bandwidths, huge softmax logits) could misweigh near-tied keys by more than ~1e-3; such rows,
 // rare in practice, are recomputed in double, where their limits (the nearest or arg-max key) come out exactly.
-constexpr float kFloatScoreLimit = 4096.0f;
+constexpr float kFloatScoreLimit = 4096.0f;  // in log2 units, like every float32 score
 
 // True when a score is NaN or +inf: float32 overflowed, and the row must be recomputed in double.
 inline bool overflowed(const float* scores, int64_t padded) {

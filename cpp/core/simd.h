@@ -5,6 +5,9 @@
 
 #include <xsimd/xsimd.hpp>
 
+// Hot helpers must be inlined into their loops; GCC otherwise calls exp through memory at -O3.
+#define KA_ALWAYS_INLINE inline __attribute__((always_inline))
+
 namespace ka::simd {
 
 using Batch = xsimd::batch<float>;
@@ -33,30 +36,44 @@ inline float max(Batch x) {
   return m;
 }
 
-// exp(x) for x <= 0 (including -inf -> 0), relative error about 1e-7. Cephes expf in base 2: x = n ln2 + g with
-// |g| <= ln2/2; n is rounded with the 1.5·2^23 magic add and 2^n built by shifting n into the exponent bits, so no
-// float-to-int conversion is needed (Emscripten 3.1.6 emulates that one lane at a time). Below -87.3 the result
-// would be subnormal and is flushed to 0; the engine never needs weights that small relative to the row maximum.
-inline Batch exp_nonpositive(Batch x) {
-  const Batch magic(12582912.0f);  // 1.5 * 2^23
-  const Batch lo(-87.3f);
-  const Batch xc = xsimd::max(x, lo);
-  const Batch shifted = xsimd::fma(xc, Batch(1.44269504088896341f), magic);
-  const Batch n = shifted - magic;
-  const Batch g = xsimd::fma(n, Batch(-0.693359375f), xc) + n * Batch(2.12194440e-4f);  // xc - n ln2, two-part ln2
-  Batch p(1.9875691500e-4f);
-  p = xsimd::fma(p, g, Batch(1.3981999507e-3f));
-  p = xsimd::fma(p, g, Batch(8.3334519073e-3f));
-  p = xsimd::fma(p, g, Batch(4.1665795894e-2f));
-  p = xsimd::fma(p, g, Batch(1.6666665459e-1f));
-  p = xsimd::fma(p, g, Batch(5.0000001201e-1f));
-  const Batch e = xsimd::fma(p, g * g, g) + Batch(1.0f);
-  // The low mantissa bits of `shifted` hold n + 2^22 (two's complement within the 23-bit field).
-  const IntBatch bits = xsimd::bitwise_cast<IntBatch>(shifted) - xsimd::bitwise_cast<IntBatch>(magic);
-  const Batch pow2n = xsimd::bitwise_cast<Batch>((bits + IntBatch(127)) << 23);
-  return xsimd::select(x < lo, Batch(0.0f), e * pow2n);
+// Constants of exp2_nonpositive, read from memory. Written inline, each would be a v128.const, which V8 builds in a
+// register with several instructions at every use; a broadcast load is one instruction.
+struct ExpConstants {
+  float magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer, kept in the low mantissa bits
+  float lo = -126.0f;         // 2^-126 is the smallest normal float
+  // 2^f on [-1/2, 1/2], degree 5, fitted for relative error (1.5e-7 with float32 coefficients).
+  float c[6] = {1.0000001192092896f, 0.6931469440460205f, 0.24022112786769867f, 0.05550713092088699f,
+                0.009675883688032627f, 0.0013277444522827864f};
+  int32_t bias = 127;
+};
+
+// The shared constants, behind a pointer the optimiser cannot fold back into inline constants. Fetch it once per
+// kernel call, outside the hot loop.
+inline const ExpConstants& exp_constants() {
+  static const ExpConstants constants;
+  return *keep_out_of_line(&constants);
 }
 
-inline Batch log(Batch x) { return xsimd::log(x); }
+// 2^x for x <= 0 (including -inf -> 0), relative error about 2e-7. The float paths of the engine keep scores in
+// log2 units (the kernels fold log2(e) into their factors), so this is their exp. x = n + f with |f| <= 1/2: n is
+// rounded with the 1.5·2^23 magic add and 2^n built by shifting n into the exponent bits, with no float-to-int
+// conversion (Emscripten 3.1.6 emulates that one lane at a time); 2^f is an Estrin-form polynomial, whose short
+// dependency chain matters more than its operation count here. Below -126 the result is flushed to 0.
+KA_ALWAYS_INLINE Batch exp2_nonpositive(Batch x, const ExpConstants& k) {
+  const Batch magic(k.magic), lo(k.lo);
+  const Batch xc = xsimd::max(x, lo);
+  const Batch shifted = xc + magic;
+  const Batch f = xc - (shifted - magic);
+  const Batch f2 = f * f;
+  const Batch a = xsimd::fma(Batch(k.c[5]), f, Batch(k.c[4]));
+  const Batch b = xsimd::fma(Batch(k.c[3]), f, Batch(k.c[2]));
+  const Batch c = xsimd::fma(Batch(k.c[1]), f, Batch(k.c[0]));
+  const Batch p = xsimd::fma(xsimd::fma(a, f2, b), f2, c);
+  const IntBatch n = xsimd::bitwise_cast<IntBatch>(shifted) - xsimd::bitwise_cast<IntBatch>(magic);
+  const Batch pow2n = xsimd::bitwise_cast<Batch>((n + IntBatch(k.bias)) << 23);
+  return xsimd::select(x < lo, Batch(0.0f), p * pow2n);
+}
+
+inline Batch log2(Batch x) { return xsimd::log2(x); }
 
 }  // namespace ka::simd

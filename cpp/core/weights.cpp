@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "key_tile.h"
 #include "online_softmax.h"
@@ -12,14 +13,14 @@
 namespace ka {
 namespace {
 
-// Normalises one row of scores into weights; false when the row is empty.
+// Normalises one row of scores (log2 units for float, natural logs for double) into weights; false when empty.
 template <class T>
 bool normalise(T* row, int64_t n) {
   T max = -std::numeric_limits<T>::infinity();
   for (int64_t j = 0; j < n; ++j) max = std::max(max, row[j]);
   if (!(max > -std::numeric_limits<T>::infinity())) return false;
   T sum = 0;
-  for (int64_t j = 0; j < n; ++j) sum += row[j] = std::exp(row[j] - max);
+  for (int64_t j = 0; j < n; ++j) sum += row[j] = std::is_same_v<T, float> ? std::exp2(row[j] - max) : std::exp(row[j] - max);
   for (int64_t j = 0; j < n; ++j) row[j] /= sum;
   return true;
 }

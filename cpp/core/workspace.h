@@ -12,6 +12,8 @@
 
 namespace ka {
 
+constexpr double kLn2 = 0.6931471805599453;  // float-path scores are log2; SoftmaxState<double> keeps natural logs
+
 struct Workspace {
   Scratch<float> keys_t, values_t, scores, bias, factors;
   Scratch<float> spill;               // narrow path: lane-wise tile sums of wide values
