@@ -6,6 +6,7 @@
 
 #include "build_info.h"
 #include "exact.h"
+#include "states.h"
 #include "weights.h"
 
 namespace {
@@ -61,6 +62,25 @@ CallResult weights_js(uintptr_t q, uintptr_t k, uintptr_t out, int32_t I, int32_
   return to_js(weights(make_problem(q, k, 0, I, J, M, 0, o), ptr<float>(out)));
 }
 
+States states_at(uintptr_t max, uintptr_t sum, uintptr_t acc, int32_t I, int32_t D, int32_t H) {
+  return {ptr<float>(max), ptr<float>(sum), Matrix{ptr<float>(acc), I, D, D}, H};
+}
+
+CallResult attention_states_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t max, uintptr_t sum, uintptr_t acc,
+                               int32_t I, int32_t J, int32_t M, int32_t D, CallOptions o) {
+  return to_js(attention_states(make_problem(q, k, v, I, J, M, D, o), states_at(max, sum, acc, I, D, o.heads)));
+}
+
+CallResult merge_states_js(uintptr_t max, uintptr_t sum, uintptr_t acc, uintptr_t max2, uintptr_t sum2, uintptr_t acc2,
+                           int32_t I, int32_t D, int32_t H) {
+  return to_js(merge_states(states_at(max, sum, acc, I, D, H), states_at(max2, sum2, acc2, I, D, H)));
+}
+
+CallResult finalize_states_js(uintptr_t max, uintptr_t sum, uintptr_t acc, int32_t I, int32_t D, int32_t H,
+                              int32_t empty, uintptr_t out) {
+  return to_js(finalize_states(states_at(max, sum, acc, I, D, H), EmptyPolicy(empty), Matrix{ptr<float>(out), I, D, D}));
+}
+
 std::string status_name_js(int32_t s) { return status_name(Status(s)); }
 std::string simd_name_js() { return simd_name(); }
 
@@ -86,6 +106,9 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("head", &CallResult::head);
   function("_attention", &attention_js);
   function("_weights", &weights_js);
+  function("_attentionStates", &attention_states_js);
+  function("_mergeStates", &merge_states_js);
+  function("_finalizeStates", &finalize_states_js);
   function("_statusName", &status_name_js);
   function("_simdName", &simd_name_js);
 }

@@ -3,6 +3,7 @@
 
 #include "exact_narrow.h"
 #include "exact_wide.h"
+#include "workspace.h"
 
 namespace ka {
 namespace {
@@ -21,12 +22,13 @@ Result run_head(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
 
 }  // namespace
 
-Result attention(const Problem& p, Matrix out) {
+Result run_exact(const Problem& p, Matrix out, const StateOut* states) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
   if (out.rows != p.queries.rows || out.cols != p.values.cols || (out.rows > 0 && !out.data)) return {Status::BadShape};
   const int64_t dims = p.queries.cols / p.heads, width = p.values.cols / p.heads;
   Workspace ws(dims, width, p.queries.rows, p.keys.rows);
   if (!ws.ok()) return {Status::OutOfMemory};
+  ws.states = states;
   for (int32_t h = 0; h < p.heads; ++h) {
     const Head hd = head_of(p, h);
     const Result r = with_kernel(p.kernel.kind, [&](auto kind) { return run_head<kind()>(hd, h, ws, out); });
@@ -34,5 +36,7 @@ Result attention(const Problem& p, Matrix out) {
   }
   return {};
 }
+
+Result attention(const Problem& p, Matrix out) { return run_exact(p, out, nullptr); }
 
 }  // namespace ka

@@ -12,4 +12,8 @@ namespace ka {
 // first such row (and head) in the Result, and the contents of `out` are unspecified.
 Result attention(const Problem& p, Matrix out);
 
+struct StateOut;
+// attention(), or with `states` the unnormalised per-query states (see states.h). Internal to the core.
+Result run_exact(const Problem& p, Matrix out, const StateOut* states);
+
 }  // namespace ka

@@ -207,7 +207,7 @@ Result run(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
       std::copy(acc + r * width, acc + (r + 1) * width, st.acc);
       bool redo = needs_double(overflow[r], max[r], is_compact(K)) || !finite_state(st);
       if (kFixedShift && max[r] > -std::numeric_limits<float>::infinity() && max[r] < kFixedShiftFloor) redo = true;
-      const RowOutcome outcome = finish_row(hd, i, redo, st, ws, out.row(i) + head * width);
+      const RowOutcome outcome = finish_row(hd, head, i, redo, st, ws, out.row(i) + head * width);
       if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, head};
     }
   }

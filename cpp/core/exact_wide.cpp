@@ -59,30 +59,39 @@ void dot_tile(const float* const* q, int64_t rows, int64_t dims, float scale, co
   }
 }
 
-// acc[0, width) += Σ_c p[c] · v_(first + c), vectorised over the value columns in chunks of 8 batches held in
-// registers while the keys stream past.
-void accumulate_values(const float* p, const KeyTile& tile, const ConstMatrix& values, float* acc) {
+// acc_r[0, width) += Σ_c p_r[c] · v_(first + c) for 4 rows at once: 4 rows × 2 batches of value columns stay in
+// registers while the keys stream past, so each value load feeds 4 multiply-adds.
+void accumulate_values4(const float* const* p, const KeyTile& tile, const ConstMatrix& values, float* const* acc) {
   const int64_t width = values.cols;
   int64_t b = 0;
-  for (; b + 8 * kLanes <= width; b += 8 * kLanes) {
-    Batch a[8];
-    for (int k = 0; k < 8; ++k) a[k] = simd::load(acc + b + k * kLanes);
-    for (int64_t c = 0; c < tile.count; ++c) {
-      const Batch w(p[c]);
-      const float* v = values.row(tile.first + c) + b;
-      for (int k = 0; k < 8; ++k) a[k] = xsimd::fma(w, simd::load(v + k * kLanes), a[k]);
+  for (; b + 2 * kLanes <= width; b += 2 * kLanes) {
+    Batch a00 = simd::load(acc[0] + b), a01 = simd::load(acc[0] + b + kLanes);
+    Batch a10 = simd::load(acc[1] + b), a11 = simd::load(acc[1] + b + kLanes);
+    Batch a20 = simd::load(acc[2] + b), a21 = simd::load(acc[2] + b + kLanes);
+    Batch a30 = simd::load(acc[3] + b), a31 = simd::load(acc[3] + b + kLanes);
+    const float* v = values.row(tile.first) + b;
+    for (int64_t c = 0; c < tile.count; ++c, v += values.stride) {
+      const Batch v0 = simd::load(v), v1 = simd::load(v + kLanes);
+      Batch w(p[0][c]);
+      a00 = xsimd::fma(w, v0, a00); a01 = xsimd::fma(w, v1, a01);
+      w = Batch(p[1][c]);
+      a10 = xsimd::fma(w, v0, a10); a11 = xsimd::fma(w, v1, a11);
+      w = Batch(p[2][c]);
+      a20 = xsimd::fma(w, v0, a20); a21 = xsimd::fma(w, v1, a21);
+      w = Batch(p[3][c]);
+      a30 = xsimd::fma(w, v0, a30); a31 = xsimd::fma(w, v1, a31);
     }
-    for (int k = 0; k < 8; ++k) simd::store(acc + b + k * kLanes, a[k]);
-  }
-  for (; b + kLanes <= width; b += kLanes) {
-    Batch a = simd::load(acc + b);
-    for (int64_t c = 0; c < tile.count; ++c) a = xsimd::fma(Batch(p[c]), simd::load(values.row(tile.first + c) + b), a);
-    simd::store(acc + b, a);
+    simd::store(acc[0] + b, a00); simd::store(acc[0] + b + kLanes, a01);
+    simd::store(acc[1] + b, a10); simd::store(acc[1] + b + kLanes, a11);
+    simd::store(acc[2] + b, a20); simd::store(acc[2] + b + kLanes, a21);
+    simd::store(acc[3] + b, a30); simd::store(acc[3] + b + kLanes, a31);
   }
   for (; b < width; ++b) {
-    float a = acc[b];
-    for (int64_t c = 0; c < tile.count; ++c) a += p[c] * values.row(tile.first + c)[b];
-    acc[b] = a;
+    for (int r = 0; r < 4; ++r) {
+      float a = acc[r][b];
+      for (int64_t c = 0; c < tile.count; ++c) a += p[r][c] * values.row(tile.first + c)[b];
+      acc[r][b] = a;
+    }
   }
 }
 
@@ -94,7 +103,10 @@ float exponentiate(float* S, int64_t padded, float& max, float& tile_sum) {
   for (int64_t c = kLanes; c < padded; c += kLanes) m = xsimd::max(m, simd::load(S + c));
   const float tile_max = simd::max(m);
   tile_sum = 0.0f;
-  if (tile_max == -std::numeric_limits<float>::infinity()) return 1.0f;
+  if (tile_max == -std::numeric_limits<float>::infinity()) {
+    std::fill(S, S + padded, 0.0f);  // no admissible key: zero weights for P·V
+    return 1.0f;
+  }
   float factor = 1.0f;
   if (tile_max > max) {
     factor = max == -std::numeric_limits<float>::infinity() ? 0.0f : std::exp2(max - tile_max);
@@ -112,6 +124,48 @@ float exponentiate(float* S, int64_t padded, float& max, float& tile_sum) {
   return factor;
 }
 
+// Everything one packed tile does to one block of queries: scores, masks, the online-softmax update and P·V.
+struct BlockState {
+  const float* const* q;  // the block's query rows
+  int64_t first, rows;    // global index of the first query, and how many
+  float* max;             // per query of the call (indexed globally), log2 units
+  double* sum;
+  uint8_t* overflow;
+  float* const* acc;      // per query of the block: its value sums (its output row)
+};
+
+void block_tile(const Head& hd, float scale, const KeyTile& tile, float* S, float* zeros, const BlockState& b) {
+  const int64_t width = hd.values.cols;
+  dot_tile(b.q, b.rows, hd.queries.cols, scale, tile, S);
+  for (int64_t r = 0; r < b.rows; ++r) {
+    const int64_t i = b.first + r;
+    float* s = S + r * kKeyTile;
+    mask_tile(hd, i, tile, s);
+    if (b.overflow[i] || (b.overflow[i] = overflowed(s, tile.padded))) {
+      std::fill(s, s + tile.padded, 0.0f);  // the row is redone in double; keep its sums finite meanwhile
+      continue;
+    }
+    float tile_sum;
+    const float factor = exponentiate(s, tile.padded, b.max[i], tile_sum);
+    if (factor != 1.0f) {
+      b.sum[i] *= factor;
+      for (int64_t d = 0; d < width; ++d) b.acc[r][d] *= factor;
+    }
+    b.sum[i] += tile_sum;
+  }
+  // P·V four rows at a time; a partial group borrows zero weights and a scratch row.
+  for (int64_t r0 = 0; r0 < b.rows; r0 += 4) {
+    const float* p[4];
+    float* acc[4];
+    for (int r = 0; r < 4; ++r) {
+      const bool real = r0 + r < b.rows;
+      p[r] = real ? S + (r0 + r) * kKeyTile : zeros;
+      acc[r] = real ? b.acc[r0 + r] : zeros + kKeyTile;
+    }
+    accumulate_values4(p, tile, hd.values, acc);
+  }
+}
+
 }  // namespace
 
 Result run_wide(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
@@ -120,19 +174,19 @@ Result run_wide(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
   float* const max = ws.row_max.get();
   double* const sum = ws.row_sum.get();
   uint8_t* const overflow = ws.row_flag.get();
-  float* const S = ws.scores.get();
   const auto acc = [&](int64_t i) { return out.row(i) + head * width; };  // value sums accumulate in place
   std::fill(max, max + I, -std::numeric_limits<float>::infinity());
   std::fill(sum, sum + I, 0.0);
   std::fill(overflow, overflow + I, 0);
   for (int64_t i = 0; i < I; ++i) std::fill(acc(i), acc(i) + width, 0.0f);
+  float* const zeros = ws.zeros.get();  // kKeyTile zero weights, then a scratch row of `width`
+  std::fill(zeros, zeros + kKeyTile + width, 0.0f);
+  const auto step = simd::keep_out_of_line(&block_tile);
 
   // Keys are packed once per chunk (it stays in L2) and every query block streams over it; the per-query
   // online-softmax states live in max/sum and in the output rows between chunks.
   const float* q[kQueryBlock];
-  const auto dot = simd::keep_out_of_line(&dot_tile);
-  const auto exp_tile = simd::keep_out_of_line(&exponentiate);
-  const auto add_values = simd::keep_out_of_line(&accumulate_values);
+  float* rows_acc[kQueryBlock];
   for (int64_t c0 = 0; c0 < J; c0 += kKeyChunk) {
     const int64_t chunk = std::min(kKeyChunk, J - c0);
     for (int64_t t = 0; t < chunk; t += kKeyTile) {
@@ -142,26 +196,15 @@ Result run_wide(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
     for (int64_t i0 = 0; i0 < I; i0 += kQueryBlock) {
       const int64_t rows = std::min(kQueryBlock, I - i0);
       const int64_t end = std::min(key_end(hd, i0, rows), c0 + chunk);
-      for (int64_t r = 0; r < rows; ++r) q[r] = hd.queries.row(i0 + r);
+      for (int64_t r = 0; r < rows; ++r) {
+        q[r] = hd.queries.row(i0 + r);
+        rows_acc[r] = acc(i0 + r);
+      }
+      const BlockState block{q, i0, rows, max, sum, overflow, rows_acc};
       for (int64_t j0 = c0; j0 < end; j0 += kKeyTile) {
-        const KeyTile tile{ws.keys_t.get() + (j0 - c0) * dims, nullptr, j0, std::min(kKeyTile, end - j0),
-                           simd::round_up(std::min(kKeyTile, end - j0))};
-        dot(q, rows, dims, scale, tile, S);
-        for (int64_t r = 0; r < rows; ++r) {
-          const int64_t i = i0 + r;
-          float* s = S + r * kKeyTile;
-          mask_tile(hd, i, tile, s);
-          if (overflow[i] || (overflow[i] = overflowed(s, tile.padded))) continue;
-          float tile_sum;
-          const float factor = exp_tile(s, tile.padded, max[i], tile_sum);
-          if (tile_sum == 0.0f) continue;
-          if (factor != 1.0f) {
-            sum[i] *= factor;
-            for (int64_t d = 0; d < width; ++d) acc(i)[d] *= factor;
-          }
-          sum[i] += tile_sum;
-          add_values(s, tile, hd.values, acc(i));
-        }
+        const int64_t count = std::min(kKeyTile, end - j0);
+        const KeyTile tile{ws.keys_t.get() + (j0 - c0) * dims, nullptr, j0, count, simd::round_up(count)};
+        step(hd, scale, tile, ws.scores.get(), zeros, block);
       }
     }
   }
@@ -169,8 +212,7 @@ Result run_wide(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
     SoftmaxState<double> st{max[i] * kLn2, sum[i], ws.row_acc.get(), width};
     for (int64_t d = 0; d < width; ++d) st.acc[d] = acc(i)[d];
     const bool redo = needs_double(overflow[i], max[i], false) || !finite_state(st);
-    if (finish_row(hd, i, redo, st, ws, acc(i)) == RowOutcome::Error)
-      return {Status::EmptyRow, i, head};
+    if (finish_row(hd, head, i, redo, st, ws, acc(i)) == RowOutcome::Error) return {Status::EmptyRow, i, head};
   }
   return {};
 }

@@ -14,35 +14,52 @@ namespace ka {
 
 constexpr double kLn2 = 0.6931471805599453;  // float-path scores are log2; SoftmaxState<double> keeps natural logs
 
+// Where attention_states() wants each row's unnormalised state instead of its output: max and sum per query and
+// head ([query][head]); the value sums go to the output row itself.
+struct StateOut {
+  float* max;
+  float* sum;
+  int32_t heads;
+};
+
 struct Workspace {
   Scratch<float> keys_t, values_t, scores, bias, factors;
   Scratch<float> spill;               // narrow path: lane-wise tile sums of wide values
   Scratch<double> block_acc;          // narrow path: value sums of the block's queries
+  Scratch<float> zeros;               // wide path: zero weights and a scratch row for partial groups of 4
   Scratch<float> row_max;             // wide path: the online-softmax state of every query between key chunks
   Scratch<double> row_sum;
   Scratch<uint8_t> row_flag;
   Scratch<double> row_acc;
   Scratch<uint8_t> chosen;
+  const StateOut* states = nullptr;  // set by attention_states()
 
   Workspace(int64_t dims, int64_t width, int64_t num_queries, int64_t num_keys)
       : keys_t(dims * kKeyChunk), values_t(width * kKeyTile), scores(kQueryBlock * kKeyTile), bias(kKeyTile),
         factors(dims), spill(width * simd::kLanes), block_acc(kQueryBlock * width),
-        row_max(num_queries), row_sum(std::max(num_queries, kQueryBlock)), row_flag(num_queries), row_acc(width), chosen(num_keys) {}
+        zeros(kKeyTile + width), row_max(num_queries), row_sum(std::max(num_queries, kQueryBlock)), row_flag(num_queries), row_acc(width), chosen(num_keys) {}
 
   bool ok() const {
     return keys_t.ok() && values_t.ok() && scores.ok() && bias.ok() && factors.ok() && spill.ok() &&
-           block_acc.ok() && row_max.ok() && row_sum.ok() && row_flag.ok() && row_acc.ok() && chosen.ok();
+           block_acc.ok() && zeros.ok() && row_max.ok() && row_sum.ok() && row_flag.ok() && row_acc.ok() && chosen.ok();
   }
 };
 
 // Writes row i of one head from its state `st` (max, sum and value sums; st.acc is ws.row_acc), or first
 // recomputes the row in double when `redo` (float32 overflow, underflow of every weight, or huge scores).
 // An empty row then follows the policy; Nearest averages the values of the nearest admissible keys.
-inline RowOutcome finish_row(const Head& hd, int64_t i, bool redo, SoftmaxState<double>& st, Workspace& ws,
-                             float* out) {
+inline RowOutcome finish_row(const Head& hd, int32_t head, int64_t i, bool redo, SoftmaxState<double>& st,
+                             Workspace& ws, float* out) {
   if (redo) {
     st.reset();
     accumulate_row(hd, i, st);
+  }
+  if (ws.states) {  // a partial state: no division and no empty-row policy yet (finalize_states decides)
+    const int64_t at = i * ws.states->heads + head;
+    ws.states->max[at] = float(st.empty() ? -std::numeric_limits<double>::infinity() : st.max);
+    ws.states->sum[at] = float(st.sum);
+    for (int64_t d = 0; d < st.width; ++d) out[d] = float(st.acc[d]);
+    return RowOutcome::Done;
   }
   const RowOutcome outcome = finalize(st, out, hd.empty);
   if (outcome != RowOutcome::NeedsNearest) return outcome;

@@ -8,10 +8,19 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path) => readFileSync(root + path, 'utf8');
 
-test('the README shows examples/node.mjs and examples/browser.html verbatim', () => {
+test('the README shows every file of examples/ verbatim', () => {
   const readme = read('README.md');
   assert.ok(readme.includes('```js\n' + read('examples/node.mjs').trimEnd() + '\n```'), 'README copy of examples/node.mjs is stale');
   assert.ok(readme.includes('```html\n' + read('examples/browser.html').trimEnd() + '\n```'), 'README copy of examples/browser.html is stale');
+  assert.ok(readme.includes('```js\n' + read('examples/shards.mjs').trimEnd() + '\n```'), 'README copy of examples/shards.mjs is stale');
+});
+
+test('the sharding example merges to the direct result', () => {
+  const output = execFileSync(process.execPath, [root + 'examples/shards.mjs'], { encoding: 'utf8' });
+  const merged = output.match(/^merged: (.*)$/m)[1];
+  const direct = output.match(/^direct: (.*)$/m)[1];
+  assert.equal(merged, direct);
+  assert.equal(merged.split(' ').length, 3);
 });
 
 test('the Node example runs and its fit follows sin(x)', () => {

@@ -2,6 +2,7 @@
 import { makeAttention, makeWeights } from './attention.js';
 import { KernelAttentionError } from './errors.js';
 import { loadModule } from './loader.js';
+import { makeStates } from './states.js';
 import { checkOptionNames } from './validate.js';
 
 export { KernelAttentionError };
@@ -13,6 +14,7 @@ export async function init(options) {
   instance ??= loadModule().then((module) => Object.freeze({
     attention: makeAttention(module),
     weights: makeWeights(module),
+    ...makeStates(module),
     simd: module._simdName(),
   }));
   try {

@@ -64,6 +64,26 @@ export interface WeightsOptions {
 
 export interface AttentionOptions extends WeightsOptions {}
 
+/**
+ * The unnormalised online-softmax state of every query over one shard of keys, for merging shards computed in other
+ * workers, processes or machines. Plain typed arrays: it survives `postMessage` and structured cloning.
+ * Per query i and head h (index i·heads + h): `max` the reference log-weight (natural log, -Infinity when no key of
+ * the shard was admissible), `sum` = Σ_j exp(s_ij − max), and in `acc` (I × width, each head's width/heads columns)
+ * Σ_j exp(s_ij − max) v_j.
+ */
+export interface AttentionState {
+  readonly queries: number;
+  readonly heads: number;
+  /** D, the number of value columns. */
+  readonly width: number;
+  readonly max: Float32Array;
+  readonly sum: Float32Array;
+  readonly acc: Float32Array;
+}
+
+/** Options of attentionState(): those of attention() except `empty`, which finalizeState() takes. */
+export type StateOptions = Omit<AttentionOptions, 'empty'>;
+
 export interface KernelAttention {
   /**
    * f(q_i) = Σ_j w(q_i, k_j) v_j / Σ_j w(q_i, k_j), computed in float32 by a streaming engine that never forms the
@@ -78,6 +98,22 @@ export interface KernelAttention {
    * @returns a new Float32Array of length I*J, or H*I*J laid out [head][query][key] with `heads: H`.
    */
   weights(queries: NumericArray, keys: NumericArray, options: WeightsOptions): Float32Array;
+  /**
+   * The partial state of every query over this shard of keys. Masks index keys within the shard (0 … J−1).
+   * Merging the states of disjoint shards and finalising gives attention() over all the keys, up to float32 rounding.
+   * @example
+   * const a = ka.attentionState(q, keys1, values1, { dim });
+   * const b = ka.attentionState(q, keys2, values2, { dim }); // e.g. in another worker
+   * const out = ka.finalizeState(ka.mergeStates(a, b));
+   */
+  attentionState(queries: NumericArray, keys: NumericArray, values: NumericArray, options: StateOptions): AttentionState;
+  /** Merges states of the same queries over disjoint key shards, in any order; returns a new state. */
+  mergeStates(...states: AttentionState[]): AttentionState;
+  /**
+   * out = acc / sum per query (Float32Array of length I·width). Queries no shard reached follow `empty`
+   * (`'nearest'` is not available here: the keys are not at hand).
+   */
+  finalizeState(state: AttentionState, options?: { empty?: Exclude<EmptyPolicy, 'nearest'> }): Float32Array;
   /** The SIMD instruction set the core was compiled for, e.g. `'sse4.1'` (WebAssembly SIMD128). */
   readonly simd: string;
 }

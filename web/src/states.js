@@ -1,0 +1,85 @@
+// Mergeable partial states: attentionState() per key shard, mergeStates() in any order, finalizeState() once.
+import { checkResult } from './attention.js';
+import { describe, fail, KernelAttentionError } from './errors.js';
+import { withHeap } from './heap.js';
+import { copyOptions, readCall, SHARED_OPTIONS } from './options.js';
+import { checkOptionNames, EMPTY_POLICIES, oneOf } from './validate.js';
+
+const STATE_OPTIONS = SHARED_OPTIONS.filter((name) => name !== 'empty');
+
+/** Checks that `state` is a state object as attentionState() returns it (possibly after a postMessage). */
+function readState(state, name) {
+  if (state === null || typeof state !== 'object') fail('BadArgument', name, 'a state from attentionState()', state);
+  const { queries, heads, width, max, sum, acc } = state;
+  const sizes = [queries, heads, width].every((n) => Number.isInteger(n) && n >= 0) && heads >= 1;
+  if (!sizes || !(max instanceof Float32Array) || !(sum instanceof Float32Array) || !(acc instanceof Float32Array) ||
+      max.length !== queries * heads || sum.length !== queries * heads || acc.length !== queries * width ||
+      width % heads !== 0) {
+    throw new KernelAttentionError('BadArgument',
+      `\`${name}\` must be a state from attentionState() ({ queries, heads, width, max, sum, acc }); got ${describe(state)}`, name);
+  }
+  return state;
+}
+
+function sameShape(a, b, name) {
+  if (a.queries !== b.queries || a.heads !== b.heads || a.width !== b.width) {
+    throw new KernelAttentionError('BadShape',
+      `\`${name}\` has ${b.queries} queries × ${b.width} values in ${b.heads} heads; the first state has ` +
+      `${a.queries} × ${a.width} in ${a.heads}`, name);
+  }
+}
+
+export function makeStates(module) {
+  function attentionState(queries, keys, values, options) {
+    if (values === undefined) {
+      throw new KernelAttentionError('BadArgument', '`values` is required: attentionState(queries, keys, values, options)', 'values');
+    }
+    const call = readCall(queries, keys, values, options, STATE_OPTIONS);
+    const rows = call.I * call.heads;
+    return withHeap(module, (heap) => {
+      const q = heap.f32(call.queries);
+      const k = heap.f32(call.keys);
+      const v = heap.f32(call.values);
+      const max = heap.alloc(rows * 4);
+      const sum = heap.alloc(rows * 4);
+      const acc = heap.alloc(call.I * call.D * 4);
+      const opts = copyOptions(heap, call);
+      checkResult(module, module._attentionStates(q, k, v, max, sum, acc, call.I, call.J, call.M, call.D, opts));
+      return {
+        queries: call.I, heads: call.heads, width: call.D,
+        max: heap.readF32(max, rows), sum: heap.readF32(sum, rows), acc: heap.readF32(acc, call.I * call.D),
+      };
+    });
+  }
+
+  function mergeStates(...states) {
+    if (states.length === 0) fail('BadArgument', 'states', 'at least one state', undefined);
+    const first = readState(states[0], 'states[0]');
+    states.forEach((s, n) => sameShape(first, readState(s, `states[${n}]`), `states[${n}]`));
+    const { queries: I, heads: H, width: D } = first;
+    return withHeap(module, (heap) => {
+      const max = heap.f32(first.max);
+      const sum = heap.f32(first.sum);
+      const acc = heap.f32(first.acc);
+      for (const s of states.slice(1)) {
+        checkResult(module, module._mergeStates(max, sum, acc, heap.f32(s.max), heap.f32(s.sum), heap.f32(s.acc), I, D, H));
+      }
+      return { queries: I, heads: H, width: D, max: heap.readF32(max, I * H), sum: heap.readF32(sum, I * H), acc: heap.readF32(acc, I * D) };
+    });
+  }
+
+  function finalizeState(state, options) {
+    readState(state, 'state');
+    const { empty = 'nan' } = checkOptionNames(options, ['empty']);
+    oneOf(empty, EMPTY_POLICIES.filter((p) => p !== 'nearest'), 'options.empty');
+    const { queries: I, heads: H, width: D } = state;
+    return withHeap(module, (heap) => {
+      const out = heap.alloc(I * D * 4);
+      checkResult(module, module._finalizeStates(heap.f32(state.max), heap.f32(state.sum), heap.f32(state.acc), I, D, H,
+        EMPTY_POLICIES.indexOf(empty), out));
+      return heap.readF32(out, I * D);
+    });
+  }
+
+  return { attentionState, mergeStates, finalizeState };
+}
