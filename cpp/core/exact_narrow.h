@@ -98,7 +98,31 @@ float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& 
   if constexpr (W == 0) std::fill(spill, spill + width * kLanes, 0.0f);
   const float* keys = tile.keys_t;
   const float* values = tile.values_t;
-  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+  int64_t c = 0;
+  if constexpr (DIMS == 1 && W == 1) {
+    // The 1-D regression case: two batches per step, whose exp chains are independent, so that even code issued in
+    // order keeps both multiply-add pipes busy.
+    Batch sum1(0.0f), acc1(0.0f);
+    for (; c + 2 * kLanes <= tile.padded; c += 2 * kLanes) {
+      Batch s0 = BatchScore<K>::step(BatchScore<K>::init(), qb[0], simd::load(keys + c), fb[0]);
+      Batch s1 = BatchScore<K>::step(BatchScore<K>::init(), qb[0], simd::load(keys + c + kLanes), fb[0]);
+      s0 = BatchScore<K>::finish(s0, Batch(1.0f));
+      s1 = BatchScore<K>::finish(s1, Batch(1.0f));
+      if (bias) {
+        s0 += simd::load(bias + c);
+        s1 += simd::load(bias + c + kLanes);
+      }
+      top = xsimd::max(top, xsimd::max(s0, s1));
+      const Batch w0 = simd::exp2_nonpositive(s0, ek), w1 = simd::exp2_nonpositive(s1, ek);
+      sum += w0;
+      sum1 += w1;
+      acc = xsimd::fma(w0, simd::load(values + c), acc);
+      acc1 = xsimd::fma(w1, simd::load(values + c + kLanes), acc1);
+    }
+    sum += sum1;
+    acc += acc1;
+  }
+  for (; c < tile.padded; c += kLanes) {
     Batch s = BatchScore<K>::init();
     if constexpr (DIMS > 0) {
       for (int d = 0; d < DIMS; ++d) s = BatchScore<K>::step(s, qb[d], simd::load(keys + d * kKeyTile + c), fb[d]);
