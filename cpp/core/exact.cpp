@@ -1,42 +1,73 @@
 // The exact engine's entry: checks the call, then runs each head on the path that suits its kernel and shape.
 #include "exact.h"
 
+#include <algorithm>
+#include <atomic>
+#include <utility>
+#include <vector>
+
 #include "exact_narrow.h"
 #include "exact_wide.h"
+#include "parallel.h"
 #include "workspace.h"
 
 namespace ka {
 namespace {
 
 template <KernelKind K>
-Result run_head(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
-  if (K == KernelKind::Softmax && hd.queries.cols >= kWideMinDims) return run_wide(hd, head, ws, out);
+Result run_head(const Head& hd, int32_t head, QueryRange range, Workspace& ws, Matrix out) {
+  if (K == KernelKind::Softmax && hd.queries.cols >= kWideMinDims) return run_wide(hd, head, range, ws, out);
   switch (hd.values.cols) {
-    case 1: return narrow::run<K, 1>(hd, head, ws, out);
-    case 2: return narrow::run<K, 2>(hd, head, ws, out);
-    case 3: return narrow::run<K, 3>(hd, head, ws, out);
-    case 4: return narrow::run<K, 4>(hd, head, ws, out);
-    default: return narrow::run<K, 0>(hd, head, ws, out);
+    case 1: return narrow::run<K, 1>(hd, head, range, ws, out);
+    case 2: return narrow::run<K, 2>(hd, head, range, ws, out);
+    case 3: return narrow::run<K, 3>(hd, head, range, ws, out);
+    case 4: return narrow::run<K, 4>(hd, head, range, ws, out);
+    default: return narrow::run<K, 0>(hd, head, range, ws, out);
   }
+}
+
+// Of two failures, the one a single thread would have met first (lowest head, then row): results and errors must
+// not depend on the number of threads.
+Result first_failure(const Result& a, const Result& b) {
+  if (a.status == Status::Ok) return b;
+  if (b.status == Status::Ok) return a;
+  return std::make_pair(a.head, a.row) <= std::make_pair(b.head, b.row) ? a : b;
 }
 
 }  // namespace
 
-Result run_exact(const Problem& p, Matrix out, const StateOut* states) {
+Result run_exact(const Problem& p, Matrix out, const StateOut* states, int32_t threads) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
   if (out.rows != p.queries.rows || out.cols != p.values.cols || (out.rows > 0 && !out.data)) return {Status::BadShape};
-  const int64_t dims = p.queries.cols / p.heads, width = p.values.cols / p.heads;
-  Workspace ws(dims, width, p.queries.rows, p.keys.rows);
-  if (!ws.ok()) return {Status::OutOfMemory};
-  ws.states = states;
-  for (int32_t h = 0; h < p.heads; ++h) {
-    const Head hd = head_of(p, h);
-    const Result r = with_kernel(p.kernel.kind, [&](auto kind) { return run_head<kind()>(hd, h, ws, out); });
-    if (r.status != Status::Ok) return r;
-  }
-  return {};
+  if (threads < 1) return {Status::BadArgument};
+  const int64_t I = p.queries.rows, dims = p.queries.cols / p.heads, width = p.values.cols / p.heads;
+  // Work is split into whole query blocks, so every row sees exactly the arithmetic of a single-thread run.
+  const int64_t blocks = (I + kQueryBlock - 1) / kQueryBlock;
+  const int64_t tasks = std::min<int64_t>(blocks, int64_t(threads) * 4);
+  const int64_t per_task = tasks ? (blocks + tasks - 1) / tasks * kQueryBlock : 0;
+  std::vector<Result> results(size_t(std::max<int64_t>(tasks, 1)) * size_t(p.heads));
+  std::atomic<bool> out_of_memory{false};
+  parallel_for(tasks, threads, [&](int64_t t) {
+    const QueryRange range{t * per_task, std::min(I, (t + 1) * per_task)};
+    if (range.first >= range.last) return;
+    Workspace ws(dims, width, range.last - range.first, p.keys.rows);
+    if (!ws.ok()) {
+      out_of_memory = true;
+      return;
+    }
+    ws.states = states;
+    for (int32_t h = 0; h < p.heads; ++h) {
+      const Head hd = head_of(p, h);
+      results[size_t(t * p.heads + h)] =
+          with_kernel(p.kernel.kind, [&](auto kind) { return run_head<kind()>(hd, h, range, ws, out); });
+    }
+  });
+  if (out_of_memory) return {Status::OutOfMemory};
+  Result first;
+  for (const Result& r : results) first = first_failure(first, r);
+  return first;
 }
 
-Result attention(const Problem& p, Matrix out) { return run_exact(p, out, nullptr); }
+Result attention(const Problem& p, Matrix out, int32_t threads) { return run_exact(p, out, nullptr, threads); }
 
 }  // namespace ka

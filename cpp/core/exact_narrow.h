@@ -187,9 +187,9 @@ void add_running(const KeyTile& tile, const float* scores, int64_t width, float*
 }
 
 template <KernelKind K, int W>
-Result run(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
+Result run(const Head& hd, int32_t head, QueryRange range, Workspace& ws, Matrix out) {
   constexpr bool kFixedShift = K != KernelKind::Softmax;
-  const int64_t I = hd.queries.rows, dims = hd.queries.cols, width = hd.values.cols;
+  const int64_t I = range.last, dims = hd.queries.cols, width = hd.values.cols;
   float* factors = ws.factors.get();
   for (int64_t d = 0; d < dims; ++d)
     factors[d] = K == KernelKind::Softmax ? 1.0f : BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
@@ -202,7 +202,7 @@ Result run(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
   const auto fused = fused_for<K>(dims, width);
   const auto running = simd::keep_out_of_line(&add_running<W>);
 
-  for (int64_t i0 = 0; i0 < I; i0 += kQueryBlock) {
+  for (int64_t i0 = range.first; i0 < I; i0 += kQueryBlock) {
     const int64_t rows = std::min(kQueryBlock, I - i0);
     std::fill(max, max + rows, -std::numeric_limits<float>::infinity());
     std::fill(overflow, overflow + rows, false);

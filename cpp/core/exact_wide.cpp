@@ -128,7 +128,7 @@ float exponentiate(float* S, int64_t padded, float& max, float& tile_sum) {
 struct BlockState {
   const float* const* q;  // the block's query rows
   int64_t first, rows;    // global index of the first query, and how many
-  float* max;             // per query of the call (indexed globally), log2 units
+  float* max;             // per query of the block, log2 units
   double* sum;
   uint8_t* overflow;
   float* const* acc;      // per query of the block: its value sums (its output row)
@@ -138,20 +138,19 @@ void block_tile(const Head& hd, float scale, const KeyTile& tile, float* S, floa
   const int64_t width = hd.values.cols;
   dot_tile(b.q, b.rows, hd.queries.cols, scale, tile, S);
   for (int64_t r = 0; r < b.rows; ++r) {
-    const int64_t i = b.first + r;
     float* s = S + r * kKeyTile;
-    mask_tile(hd, i, tile, s);
-    if (b.overflow[i] || (b.overflow[i] = overflowed(s, tile.padded))) {
+    mask_tile(hd, b.first + r, tile, s);
+    if (b.overflow[r] || (b.overflow[r] = overflowed(s, tile.padded))) {
       std::fill(s, s + tile.padded, 0.0f);  // the row is redone in double; keep its sums finite meanwhile
       continue;
     }
     float tile_sum;
-    const float factor = exponentiate(s, tile.padded, b.max[i], tile_sum);
+    const float factor = exponentiate(s, tile.padded, b.max[r], tile_sum);
     if (factor != 1.0f) {
-      b.sum[i] *= factor;
+      b.sum[r] *= factor;
       for (int64_t d = 0; d < width; ++d) b.acc[r][d] *= factor;
     }
-    b.sum[i] += tile_sum;
+    b.sum[r] += tile_sum;
   }
   // P·V four rows at a time; a partial group borrows zero weights and a scratch row.
   for (int64_t r0 = 0; r0 < b.rows; r0 += 4) {
@@ -168,13 +167,14 @@ void block_tile(const Head& hd, float scale, const KeyTile& tile, float* S, floa
 
 }  // namespace
 
-Result run_wide(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
-  const int64_t I = hd.queries.rows, J = hd.keys.rows, dims = hd.queries.cols, width = hd.values.cols;
+Result run_wide(const Head& hd, int32_t head, QueryRange range, Workspace& ws, Matrix out) {
+  const int64_t J = hd.keys.rows, dims = hd.queries.cols, width = hd.values.cols;
+  const int64_t first = range.first, I = range.last - range.first;  // state arrays are indexed from `first`
   const float scale = BatchScore<KernelKind::Softmax>::scale_factor(hd.kernel.scale);  // log2 units
   float* const max = ws.row_max.get();
   double* const sum = ws.row_sum.get();
   uint8_t* const overflow = ws.row_flag.get();
-  const auto acc = [&](int64_t i) { return out.row(i) + head * width; };  // value sums accumulate in place
+  const auto acc = [&](int64_t r) { return out.row(first + r) + head * width; };  // value sums accumulate in place
   std::fill(max, max + I, -std::numeric_limits<float>::infinity());
   std::fill(sum, sum + I, 0.0);
   std::fill(overflow, overflow + I, 0);
@@ -193,14 +193,14 @@ Result run_wide(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
       KeyTile tile{ws.keys_t.get() + t * dims, nullptr};
       pack_tile(hd, c0 + t, std::min(kKeyTile, chunk - t), tile);
     }
-    for (int64_t i0 = 0; i0 < I; i0 += kQueryBlock) {
-      const int64_t rows = std::min(kQueryBlock, I - i0);
+    for (int64_t b0 = 0; b0 < I; b0 += kQueryBlock) {
+      const int64_t rows = std::min(kQueryBlock, I - b0), i0 = first + b0;
       const int64_t end = std::min(key_end(hd, i0, rows), c0 + chunk);
       for (int64_t r = 0; r < rows; ++r) {
         q[r] = hd.queries.row(i0 + r);
-        rows_acc[r] = acc(i0 + r);
+        rows_acc[r] = acc(b0 + r);
       }
-      const BlockState block{q, i0, rows, max, sum, overflow, rows_acc};
+      const BlockState block{q, i0, rows, max + b0, sum + b0, overflow + b0, rows_acc};
       for (int64_t j0 = c0; j0 < end; j0 += kKeyTile) {
         const int64_t count = std::min(kKeyTile, end - j0);
         const KeyTile tile{ws.keys_t.get() + (j0 - c0) * dims, nullptr, j0, count, simd::round_up(count)};
@@ -208,11 +208,11 @@ Result run_wide(const Head& hd, int32_t head, Workspace& ws, Matrix out) {
       }
     }
   }
-  for (int64_t i = 0; i < I; ++i) {
-    SoftmaxState<double> st{max[i] * kLn2, sum[i], ws.row_acc.get(), width};
-    for (int64_t d = 0; d < width; ++d) st.acc[d] = acc(i)[d];
-    const bool redo = needs_double(overflow[i], max[i], false) || !finite_state(st);
-    if (finish_row(hd, head, i, redo, st, ws, acc(i)) == RowOutcome::Error) return {Status::EmptyRow, i, head};
+  for (int64_t r = 0; r < I; ++r) {
+    SoftmaxState<double> st{max[r] * kLn2, sum[r], ws.row_acc.get(), width};
+    for (int64_t d = 0; d < width; ++d) st.acc[d] = acc(r)[d];
+    const bool redo = needs_double(overflow[r], max[r], false) || !finite_state(st);
+    if (finish_row(hd, head, first + r, redo, st, ws, acc(r)) == RowOutcome::Error) return {Status::EmptyRow, first + r, head};
   }
   return {};
 }

@@ -22,6 +22,11 @@ struct StateOut {
   int32_t heads;
 };
 
+// Queries [first, last) of a call: the unit of work of one thread.
+struct QueryRange {
+  int64_t first, last;
+};
+
 struct Workspace {
   Scratch<float> keys_t, values_t, scores, bias, factors;
   Scratch<float> spill;               // narrow path: lane-wise tile sums of wide values
