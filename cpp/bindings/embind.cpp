@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "bandwidth.h"
 #include "build_info.h"
 #include "exact.h"
 #include "states.h"
@@ -81,6 +82,35 @@ CallResult finalize_states_js(uintptr_t max, uintptr_t sum, uintptr_t acc, int32
   return to_js(finalize_states(states_at(max, sum, acc, I, D, H), EmptyPolicy(empty), Matrix{ptr<float>(out), I, D, D}));
 }
 
+int32_t rule_of_thumb_js(uintptr_t x, int32_t n, int32_t dims, int32_t rule, uintptr_t h) {
+  return int32_t(rule_of_thumb(ConstMatrix{ptr<const float>(x), n, dims, dims}, Rule(rule), ptr<double>(h)));
+}
+
+struct SelectResult {
+  int32_t status = 0;
+  int32_t count = 0;  // CV evaluations on the curve
+};
+
+// h: dims doubles, in: the start, out: the choice; score: 1 double; curve: capacity × dims and capacity doubles.
+SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, int32_t kernel,
+                          bool per_dimension, uintptr_t h, uintptr_t score, uintptr_t curve_h, uintptr_t curve_score,
+                          int32_t capacity) {
+  CallOptions o;
+  o.kernel = kernel;
+  Problem p = make_problem(x, x, y, n, n, dims, width, o);
+  p.kernel.bandwidth = nullptr;
+  CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, 0};
+  const Result r = select_cv(p, per_dimension, ptr<double>(h), ptr<double>(score), &curve);
+  return {int32_t(r.status), curve.count};
+}
+
+int32_t cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, int32_t kernel, uintptr_t h,
+                    uintptr_t score) {
+  CallOptions o;
+  o.kernel = kernel;
+  return int32_t(cv_score(make_problem(x, x, y, n, n, dims, width, o), ptr<double>(h), ptr<double>(score)).status);
+}
+
 std::string status_name_js(int32_t s) { return status_name(Status(s)); }
 std::string simd_name_js() { return simd_name(); }
 
@@ -104,7 +134,13 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("status", &CallResult::status)
       .field("row", &CallResult::row)
       .field("head", &CallResult::head);
+  value_object<SelectResult>("SelectResult")
+      .field("status", &SelectResult::status)
+      .field("count", &SelectResult::count);
   function("_attention", &attention_js);
+  function("_ruleOfThumb", &rule_of_thumb_js);
+  function("_selectCv", &select_cv_js);
+  function("_cvScore", &cv_score_js);
   function("_weights", &weights_js);
   function("_attentionStates", &attention_states_js);
   function("_mergeStates", &merge_states_js);

@@ -23,6 +23,12 @@ export function withHeap(module, body) {
       module.HEAPF32.set(data, ptr >> 2);
       return ptr;
     },
+    /** Copies numbers in as float64 (8-byte aligned: malloc aligns to 8). */
+    f64(data) {
+      const ptr = alloc(data.length * 8);
+      module.HEAPF64.set(data, ptr >> 3);
+      return ptr;
+    },
     u8(data) {
       const ptr = alloc(data.length);
       module.HEAPU8.set(data, ptr);
@@ -36,6 +42,9 @@ export function withHeap(module, body) {
     /** A fresh Float32Array copy of n floats at ptr (never a view of the heap). */
     readF32(ptr, n) {
       return module.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n);
+    },
+    readF64(ptr, n) {
+      return module.HEAPF64.slice(ptr >> 3, (ptr >> 3) + n);
     },
   };
   try {

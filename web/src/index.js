@@ -1,5 +1,6 @@
 // Public entry: init() loads the WebAssembly core once and returns the API.
 import { makeAttention, makeWeights } from './attention.js';
+import { makeBandwidth } from './bandwidth.js';
 import { KernelAttentionError } from './errors.js';
 import { loadModule } from './loader.js';
 import { makeStates } from './states.js';
@@ -15,6 +16,7 @@ export async function init(options) {
     attention: makeAttention(module),
     weights: makeWeights(module),
     ...makeStates(module),
+    ...makeBandwidth(module),
     simd: module._simdName(),
   }));
   try {

@@ -84,6 +84,37 @@ export interface AttentionState {
 /** Options of attentionState(): those of attention() except `empty`, which finalizeState() takes. */
 export type StateOptions = Omit<AttentionOptions, 'empty'>;
 
+/** Distance kernels: every kernel but softmax. */
+export type DistanceKernel = Exclude<Kernel, 'softmax'>;
+
+export interface SelectBandwidthOptions {
+  /** Columns of x. */
+  dim: number;
+  /** Default `'gaussian'`. */
+  kernel?: DistanceKernel;
+  /** Only `'nadaraya-watson'` so far (the default). */
+  estimator?: 'nadaraya-watson';
+  /**
+   * `'cv'` (default): minimise the leave-one-out least-squares CV score over log h, starting from Scott's rule.
+   * `'scott'`: h_d = s_d · n^(−1/(dim+4)); `'silverman'`: h_d = 0.9 · min(s_d, IQR_d/1.349) · n^(−1/(dim+4)), with s_d the
+   * sample standard deviation (ddof 1) and IQR_d by linear interpolation; a zero spread falls back to the other
+   * measure, then to 1e-3·|mean_d|, then to 1.
+   */
+  method?: 'cv' | 'scott' | 'silverman';
+  /** `'cv'` only: a bandwidth per dimension by coordinate descent after the common scale. Default false. */
+  perDimension?: boolean;
+}
+
+export interface BandwidthSelection {
+  method: 'cv' | 'scott' | 'silverman';
+  /** One bandwidth per dimension, always positive and finite. */
+  bandwidth: Float64Array;
+  /** CV(h) = (1/n) Σ_i Σ_c (y_ic − f_{−i}(x_i)_c)² at the chosen bandwidth (also for the rules). */
+  score: number;
+  /** Every CV evaluation of the search in order (empty for the rules): bandwidths [eval][dim] and their scores. */
+  curve: { bandwidths: Float64Array; scores: Float64Array };
+}
+
 export interface KernelAttention {
   /**
    * f(q_i) = Σ_j w(q_i, k_j) v_j / Σ_j w(q_i, k_j), computed in float32 by a streaming engine that never forms the
@@ -114,6 +145,16 @@ export interface KernelAttention {
    * (`'nearest'` is not available here: the keys are not at hand).
    */
   finalizeState(state: AttentionState, options?: { empty?: Exclude<EmptyPolicy, 'nearest'> }): Float32Array;
+  /**
+   * Chooses a Nadaraya–Watson bandwidth for the sample x (n × dim) with values y (n × D).
+   * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
+   */
+  selectBandwidth(x: NumericArray, y: NumericArray, options: SelectBandwidthOptions): BandwidthSelection;
+  /**
+   * The leave-one-out least-squares CV score at a bandwidth: (1/n) Σ_i Σ_c (y_ic − f_{−i}(x_i)_c)², where f_{−i} is the
+   * Nadaraya–Watson estimate from every other point; Infinity when some point has no other point within reach.
+   */
+  cvScore(x: NumericArray, y: NumericArray, options: { dim: number; kernel?: DistanceKernel; bandwidth: number | NumericArray }): number;
   /** The SIMD instruction set the core was compiled for, e.g. `'sse4.1'` (WebAssembly SIMD128). */
   readonly simd: string;
 }

@@ -1,0 +1,178 @@
+// Rules of thumb and cross-validated bandwidths (Silverman 1986 §3.4.2; Scott 1992 §6.3; Härdle 1990 §5.1).
+#include "bandwidth.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "exact.h"
+#include "scratch.h"
+
+namespace ka {
+namespace {
+
+// The q-quantile with linear interpolation between order statistics (numpy's default, R's type 7).
+double quantile(const double* sorted, int64_t n, double q) {
+  const double at = q * double(n - 1);
+  const int64_t lo = int64_t(std::floor(at));
+  const int64_t hi = std::min(lo + 1, n - 1);
+  return sorted[lo] + (at - double(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Golden-section search for the minimum of f over [a, b] in log space, to a relative width `tol`.
+template <class F>
+double golden(F&& f, double a, double b, double tol) {
+  const double r = 0.6180339887498949;
+  double c = b - r * (b - a), d = a + r * (b - a);
+  double fc = f(c), fd = f(d);
+  while (b - a > tol) {
+    if (fc <= fd) {
+      b = d; d = c; fd = fc; c = b - r * (b - a); fc = f(c);
+    } else {
+      a = c; c = d; fc = fd; d = a + r * (b - a); fd = f(d);
+    }
+  }
+  return fc <= fd ? c : d;
+}
+
+}  // namespace
+
+Status rule_of_thumb(ConstMatrix x, Rule rule, double* h) {
+  const int64_t n = x.rows, dims = x.cols;
+  if (n < 2 || dims < 1 || !x.data || !h) return Status::BadShape;
+  Scratch<double> column(n);
+  if (!column.ok()) return Status::OutOfMemory;
+  const double factor = std::pow(double(n), -1.0 / double(dims + 4));
+  for (int64_t d = 0; d < dims; ++d) {
+    double mean = 0;
+    for (int64_t i = 0; i < n; ++i) mean += column.get()[i] = x.row(i)[d];
+    mean /= double(n);
+    double ss = 0;
+    for (int64_t i = 0; i < n; ++i) ss += (column.get()[i] - mean) * (column.get()[i] - mean);
+    const double sd = std::sqrt(ss / double(n - 1));
+    std::sort(column.get(), column.get() + n);
+    const double iqr = (quantile(column.get(), n, 0.75) - quantile(column.get(), n, 0.25)) / 1.349;
+    double spread = sd;
+    if (rule == Rule::Silverman) spread = 0.9 * (sd > 0 && iqr > 0 ? std::min(sd, iqr) : std::max(sd, iqr));
+    if (!(spread > 0)) spread = std::fabs(mean) > 0 ? std::fabs(mean) * 1e-3 : 1.0;
+    h[d] = spread * factor;
+  }
+  return Status::Ok;
+}
+
+Result cv_score(const Problem& p, const double* h, double* score) {
+  const int64_t n = p.queries.rows, dims = p.queries.cols, width = p.values.cols;
+  if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims) return {Status::BadShape};
+  Scratch<float> hf(dims), fit(n * width);
+  if (!hf.ok() || !fit.ok()) return {Status::OutOfMemory};
+  for (int64_t d = 0; d < dims; ++d) {
+    hf.get()[d] = float(h[d]);
+    if (!(hf.get()[d] > 0) || !std::isfinite(hf.get()[d])) {
+      *score = kInf;  // a bandwidth float32 cannot hold is never the minimiser
+      return {};
+    }
+  }
+  Problem q = p;
+  q.kernel.bandwidth = hf.get();
+  q.masks.leave_one_out = true;
+  q.empty = EmptyPolicy::NaN;
+  const Result r = attention(q, Matrix{fit.get(), n, width, width});
+  if (r.status != Status::Ok) return r;
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t c = 0; c < width; ++c) {
+      const double e = double(p.values.row(i)[c]) - double(fit.get()[i * width + c]);
+      sum += e * e;
+    }
+  *score = std::isnan(sum) ? kInf : sum / double(n);
+  return {};
+}
+
+Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve) {
+  const int64_t dims = p.queries.cols;
+  Scratch<double> start(dims), trial(dims);
+  if (!start.ok() || !trial.ok()) return {Status::OutOfMemory};
+  std::copy(h, h + dims, start.get());
+  Result failure;
+  // CV at start · exp(log_scale), recorded on the curve; NaN-free (+inf for empty neighbourhoods).
+  const auto evaluate = [&](const double* bandwidth) {
+    double s = kInf;
+    const Result r = cv_score(p, bandwidth, &s);
+    if (r.status != Status::Ok) failure = r;
+    if (curve && curve->count < curve->capacity) {
+      std::copy(bandwidth, bandwidth + dims, curve->bandwidths + int64_t(curve->count) * dims);
+      curve->scores[curve->count++] = s;
+    }
+    return s;
+  };
+  const auto at_scale = [&](double log_scale) {
+    for (int64_t d = 0; d < dims; ++d) trial.get()[d] = start.get()[d] * std::exp(log_scale);
+    return evaluate(trial.get());
+  };
+
+  // Coarse scan of the common scale by factors of 2 (extended outward while the best point sits at an end, up to
+  // 2^-12 … 2^10 of the start), then golden section between the best point's neighbours.
+  const double step = std::log(2.0);
+  int lo = -5, hi = 3;  // scan s = 2^k for k in [lo, hi]
+  double scores[32];
+  const auto score_at = [&](int k) -> double& { return scores[k + 12]; };
+  for (int k = lo; k <= hi; ++k) score_at(k) = at_scale(k * step);
+  if (failure.status != Status::Ok) return failure;
+  int best = lo;
+  for (int k = lo; k <= hi; ++k)
+    if (score_at(k) < score_at(best)) best = k;
+  while (best == lo && lo > -12 && std::isfinite(score_at(lo))) {
+    --lo;
+    score_at(lo) = at_scale(lo * step);
+    if (score_at(lo) < score_at(best)) best = lo;
+  }
+  while (best == hi && hi < 10) {
+    ++hi;
+    score_at(hi) = at_scale(hi * step);
+    if (score_at(hi) < score_at(best)) best = hi;
+  }
+  if (failure.status != Status::Ok) return failure;
+  const double log_scale = golden(at_scale, std::max(lo, best - 1) * step, std::min(hi, best + 1) * step, 0.01);
+  if (failure.status != Status::Ok) return failure;
+  for (int64_t d = 0; d < dims; ++d) h[d] = start.get()[d] * std::exp(log_scale);
+
+  if (per_dimension && dims > 1) {
+    // Coordinate descent: sweeps until a sweep improves CV by less than 1e-7 (relative), at most 12.
+    double current = kInf;
+    const Result r0 = cv_score(p, h, &current);
+    if (r0.status != Status::Ok) return r0;
+    for (int sweep = 0; sweep < 12; ++sweep) {
+      const double before = current;
+      for (int64_t d = 0; d < dims; ++d) {
+        std::copy(h, h + dims, trial.get());
+        const auto along = [&](double log_h) {
+          trial.get()[d] = std::exp(log_h);
+          return evaluate(trial.get());
+        };
+        // A minimum at the edge of the bracket (an irrelevant input wants an ever larger bandwidth) moves the
+        // bracket, up to 6 times; the first sweep looks within a factor 4, later ones within a factor 2.
+        const double reach = std::log(sweep == 0 ? 4.0 : 2.0), tol = 0.002;
+        double center = std::log(h[d]);
+        for (int moves = 0; moves < 6; ++moves) {
+          const double next = golden(along, center - reach, center + reach, tol);
+          const bool at_edge = std::fabs(std::fabs(next - center) - reach) < 2 * tol;
+          center = next;
+          if (!at_edge || failure.status != Status::Ok) break;
+        }
+        if (failure.status != Status::Ok) return failure;
+        trial.get()[d] = std::exp(center);
+        const double s = evaluate(trial.get());
+        if (s < current) {  // golden section can only improve on the coordinate; keep the old value otherwise
+          current = s;
+          h[d] = trial.get()[d];
+        }
+      }
+      if (!(current < before * (1 - 1e-7))) break;
+    }
+  }
+  return cv_score(p, h, score);
+}
+
+}  // namespace ka

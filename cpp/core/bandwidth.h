@@ -1,0 +1,42 @@
+// Bandwidth selection for the Nadaraya–Watson estimator: rules of thumb, and leave-one-out least-squares
+// cross-validation computed by the exact engine with the leave-one-out mask. Statistics on top: the engine knows
+// nothing of bandwidths being searched.
+#pragma once
+#include <cstdint>
+
+#include "problem.h"
+
+namespace ka {
+
+enum class Rule : int32_t { Scott, Silverman };
+
+// Per dimension d of the n × dims sample x, with s_d the sample standard deviation (ddof 1) and IQR_d the
+// interquartile range (linear interpolation between order statistics, numpy's default):
+//   Scott:     h_d = s_d · n^(−1/(dims+4))
+//   Silverman: h_d = 0.9 · min(s_d, IQR_d / 1.349) · n^(−1/(dims+4))
+// A zero spread falls back to the other measure (Silverman), then to |mean_d|·1e-3, then to 1, so h_d > 0 always.
+// n must be >= 2. Writes dims values into h.
+Status rule_of_thumb(ConstMatrix x, Rule rule, double* h);
+
+// CV(h) = (1/n) Σ_i Σ_c (y_ic − f_{−i}(x_i)_c)², f_{−i} the estimate at x_i from every other point. +inf when some
+// point has no other point in reach (compact kernels) — no bandwidth with empty neighbourhoods is ever chosen.
+// p.queries and p.keys must be the same sample; p.kernel.bandwidth is replaced by h (p.heads must be 1).
+Result cv_score(const Problem& p, const double* h, double* score);
+
+// The curve of every CV evaluation a search made, in order; `capacity` entries (dims bandwidths each).
+struct CvCurve {
+  double* bandwidths = nullptr;  // capacity × dims
+  double* scores = nullptr;      // capacity
+  int32_t capacity = 0;
+  int32_t count = 0;
+};
+
+// Minimises CV over log h, starting from h (dims values, e.g. a rule of thumb), and writes the minimiser back into h.
+// One common scale: h = s · h_start, s scanned over 1/32 … 8 by factors of 2 (extended outward, up to 2^-12 … 2^10,
+// while the best point is at an end), then golden-section refined between the best scan point's neighbours to 1 %.
+// Per dimension: then coordinate descent, each h_d by golden section within a factor 4 (later 2) of its current
+// value, the bracket moving while the minimum sits at its edge, sweeping until CV improves by less than 1e-7
+// (at most 12 sweeps). h stays positive and finite; `score` receives CV(h).
+Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve);
+
+}  // namespace ka
