@@ -43,7 +43,9 @@ Result run_exact(const Problem& p, Matrix out, const StateOut* states, int32_t t
   const int64_t I = p.queries.rows, dims = p.queries.cols / p.heads, width = p.values.cols / p.heads;
   // Work is split into whole query blocks, so every row sees exactly the arithmetic of a single-thread run.
   const int64_t blocks = (I + kQueryBlock - 1) / kQueryBlock;
-  const int64_t tasks = std::min<int64_t>(blocks, int64_t(threads) * 4);
+  // A few tasks per thread even out uneven rows (causal masks); each task packs the keys again, so one thread
+  // gets one task.
+  const int64_t tasks = std::min<int64_t>(blocks, threads == 1 ? 1 : int64_t(threads) * 4);
   const int64_t per_task = tasks ? (blocks + tasks - 1) / tasks * kQueryBlock : 0;
   std::vector<Result> results(size_t(std::max<int64_t>(tasks, 1)) * size_t(p.heads));
   std::atomic<bool> out_of_memory{false};
