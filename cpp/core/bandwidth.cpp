@@ -95,8 +95,12 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   Scratch<double> start(dims), trial(dims);
   if (!start.ok() || !trial.ok()) return {Status::OutOfMemory};
   std::copy(h, h + dims, start.get());
+  Scratch<double> best_h(dims);
+  if (!best_h.ok()) return {Status::OutOfMemory};
+  double best_score = kInf;
   Result failure;
-  // CV at start · exp(log_scale), recorded on the curve; NaN-free (+inf for empty neighbourhoods).
+  // CV at a bandwidth, recorded on the curve and kept when it is the best so far; NaN-free (+inf for empty
+  // neighbourhoods). The search returns the best point it evaluated, so no evaluation is repeated at the end.
   const auto evaluate = [&](const double* bandwidth) {
     double s = kInf;
     const Result r = cv_score(p, bandwidth, &s);
@@ -104,6 +108,10 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
     if (curve && curve->count < curve->capacity) {
       std::copy(bandwidth, bandwidth + dims, curve->bandwidths + int64_t(curve->count) * dims);
       curve->scores[curve->count++] = s;
+    }
+    if (s < best_score || best_score == kInf) {
+      best_score = s;
+      std::copy(bandwidth, bandwidth + dims, best_h.get());
     }
     return s;
   };
@@ -134,19 +142,16 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
     if (score_at(hi) < score_at(best)) best = hi;
   }
   if (failure.status != Status::Ok) return failure;
-  const double log_scale = golden(at_scale, std::max(lo, best - 1) * step, std::min(hi, best + 1) * step, 0.01);
+  golden(at_scale, std::max(lo, best - 1) * step, std::min(hi, best + 1) * step, 0.01);
   if (failure.status != Status::Ok) return failure;
-  for (int64_t d = 0; d < dims; ++d) h[d] = start.get()[d] * std::exp(log_scale);
+  std::copy(best_h.get(), best_h.get() + dims, h);
 
   if (per_dimension && dims > 1) {
     // Coordinate descent: sweeps until a sweep improves CV by less than 1e-7 (relative), at most 12.
-    double current = kInf;
-    const Result r0 = cv_score(p, h, &current);
-    if (r0.status != Status::Ok) return r0;
     for (int sweep = 0; sweep < 12; ++sweep) {
-      const double before = current;
+      const double before = best_score;
       for (int64_t d = 0; d < dims; ++d) {
-        std::copy(h, h + dims, trial.get());
+        std::copy(best_h.get(), best_h.get() + dims, trial.get());
         const auto along = [&](double log_h) {
           trial.get()[d] = std::exp(log_h);
           return evaluate(trial.get());
@@ -154,7 +159,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
         // A minimum at the edge of the bracket (an irrelevant input wants an ever larger bandwidth) moves the
         // bracket, up to 6 times; the first sweep looks within a factor 4, later ones within a factor 2.
         const double reach = std::log(sweep == 0 ? 4.0 : 2.0), tol = 0.002;
-        double center = std::log(h[d]);
+        double center = std::log(best_h.get()[d]);
         for (int moves = 0; moves < 6; ++moves) {
           const double next = golden(along, center - reach, center + reach, tol);
           const bool at_edge = std::fabs(std::fabs(next - center) - reach) < 2 * tol;
@@ -162,17 +167,13 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
           if (!at_edge || failure.status != Status::Ok) break;
         }
         if (failure.status != Status::Ok) return failure;
-        trial.get()[d] = std::exp(center);
-        const double s = evaluate(trial.get());
-        if (s < current) {  // golden section can only improve on the coordinate; keep the old value otherwise
-          current = s;
-          h[d] = trial.get()[d];
-        }
       }
-      if (!(current < before * (1 - 1e-7))) break;
+      if (!(best_score < before * (1 - 1e-7))) break;
     }
+    std::copy(best_h.get(), best_h.get() + dims, h);
   }
-  return cv_score(p, h, score);
+  *score = best_score;
+  return {};
 }
 
 }  // namespace ka
