@@ -1,0 +1,51 @@
+// How one table cell (a contender on a case) is timed. The same policy applies to every contender:
+// - one warm-up call (JIT tier-up, page faults, caches), then up to `maxRuns` timed calls within about `budget`
+//   seconds; the cell reports their median. A warm-up call longer than `budget` is the only, reported, run.
+// - a cell whose full run is estimated (from the same contender's previous, smaller case) to take longer than
+//   `skipAbove` seconds is not run in full: it runs on the first `rows` queries only, sized to take about
+//   `probeSeconds`, and reports "skipped (est. N s)" with the throughput of that probe. Every query costs the same
+//   (J keys each), so the time scales with the number of queries.
+//
+// A contender is { label, ceiling, threads, supports?(c), start() → note, load(c, rows) → { run() → seconds,
+// output() → rows × D numbers }, close?() }; `ceiling` names the ceiling row its throughput is compared with.
+export const policy = { budget: 1.5, maxRuns: 15, skipAbove: 10, probeSeconds: 1.5 };
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+
+/** Median of the timed calls after one warm-up; the warm-up alone if it took longer than the budget. */
+export async function timeCalls(run, { budget = policy.budget, maxRuns = policy.maxRuns } = {}) {
+  const first = await run();
+  if (first >= budget) return { seconds: first, runs: 1 };
+  const times = [];
+  const count = Math.min(maxRuns, Math.max(1, Math.floor(budget / first)));
+  for (let n = 0; n < count; n++) times.push(await run());
+  return { seconds: median(times), runs: times.length };
+}
+
+/**
+ * Measures contender `who` on case c. `previous` is this contender's result on the previous case of the same
+ * workload (or undefined); a partial run keeps at least `minRows` queries (the rows the error is checked on). Returns { rows, seconds (for those rows), runs, fullSeconds (estimated for all I rows),
+ * throughput (work per second in c.unit), output }.
+ */
+export async function measureCell(who, c, previous, minRows) {
+  let rows = c.I;
+  if (previous) {
+    const estimate = previous.fullSeconds * (c.work / previous.work);
+    if (estimate > policy.skipAbove) {
+      const wanted = Math.ceil((c.I * policy.probeSeconds) / estimate / 64) * 64;
+      rows = Math.min(c.I, Math.max(minRows, wanted));
+    }
+  }
+  const cell = await who.load(c, rows);
+  const { seconds, runs } = await timeCalls(cell.run);
+  const fullSeconds = (seconds * c.I) / rows;
+  return {
+    rows, seconds, runs, fullSeconds, work: c.work,
+    throughput: c.work / fullSeconds / c.perUnit,
+    output: await cell.output(),
+  };
+}

@@ -1,0 +1,111 @@
+// `npm run bench`: every contender on every case, one cell at a time (never two at once), then the tables on stdout
+// and in docs/benchmarks.md. The policy for each cell is in measure.mjs.
+//   node bench/run.mjs [--cases=A-1024,B-1000] [--no-write]   (a --cases run never writes the docs)
+import { fileURLToPath } from 'node:url';
+import { measureCeilings } from './ceiling.mjs';
+import { describeMachine, describeSource, watchOtherLoad } from './machine.mjs';
+import { measureCell } from './measure.mjs';
+import { kernelSmooth } from './peers/kernel-smooth.mjs';
+import { naiveJs } from './peers/naive.mjs';
+import { native } from './peers/native.mjs';
+import { ours } from './peers/ours.mjs';
+import { tfjsWasm } from './peers/tfjs.mjs';
+import { torch } from './peers/torch.mjs';
+import { renderReport, writeReport } from './report.mjs';
+import { attentionCase, checkedRows, naiveRows, regressionCase, relativeError } from './workloads.mjs';
+
+// One line per row of every table. The first is ours: the "ours ÷ this" column of every row refers to it.
+const contenders = [
+  ours(),
+  native('sse4.1'),
+  native('avx2'),
+  naiveJs(),
+  kernelSmooth(),
+  tfjsWasm(),
+  torch(1),
+  torch(2),
+];
+
+const caseMakers = [
+  () => attentionCase(1024),
+  () => attentionCase(4096),
+  () => regressionCase(1e3),
+  () => regressionCase(1e4),
+  () => regressionCase(1e5),
+];
+
+const args = process.argv.slice(2);
+const only = args.find((a) => a.startsWith('--cases='))?.slice('--cases='.length).split(',');
+const write = !only && !args.includes('--no-write');
+const log = (line) => process.stderr.write(`${line}\n`);
+const started = performance.now();
+const otherLoad = watchOtherLoad();
+
+const available = [];
+const notes = [];
+for (const who of contenders) {
+  try {
+    const note = await who.start();
+    available.push(who);
+    notes.push(`${who.label}: ${note || 'started'}`);
+  } catch (error) {
+    notes.push(`${who.label}: not available (${error.message.split('\n')[0]})`);
+  }
+  log(notes.at(-1));
+}
+
+const natives = available.filter((who) => who.probe);
+log('ceiling probes…');
+let ceilings = await measureCeilings(natives);  // again after every case: see ceiling.mjs
+
+const cases = [];
+const results = new Map();
+const previous = new Map();  // `${label} ${kind}` → that contender's result on the previous case of the workload
+for (const make of caseMakers) {
+  const c = make();
+  if (only && !only.includes(c.id)) continue;
+  cases.push(c);
+  const rows = checkedRows(c);
+  const reference = naiveRows(c, rows);
+  const cells = [];
+  for (const who of available) {
+    if (who.supports && !who.supports(c)) continue;
+    const key = `${who.label} ${c.kind}`;
+    try {
+      const result = await measureCell(who, c, previous.get(key), rows);
+      result.error = relativeError(c, reference, result.output);
+      delete result.output;
+      previous.set(key, result);
+      cells.push({ who, result });
+      log(`${c.id.padEnd(8)} ${who.label.padEnd(40)} ${result.seconds.toFixed(4)} s × ${result.runs}` +
+        `${result.rows < c.I ? ` on ${result.rows} rows` : ''}  ${result.throughput.toPrecision(3)} ${c.unit}` +
+        `  error ${result.error.toExponential(1)}`);
+    } catch (error) {
+      cells.push({ who, failure: error.message.split('\n')[0] });
+      log(`${c.id.padEnd(8)} ${who.label.padEnd(40)} failed: ${error.stack}`);
+    }
+  }
+  results.set(c.id, cells);
+  ceilings = await measureCeilings(natives, ceilings);
+}
+
+for (const who of available) await Promise.resolve(who.close?.()).catch(() => {});
+
+const markdown = renderReport({
+  command: 'npm run bench',
+  date: new Date().toISOString().slice(0, 10),
+  seconds: (performance.now() - started) / 1e3,
+  machine: [...describeMachine(), `other processes kept ${otherLoad().toFixed(2)} cores busy on average during the run`],
+  source: describeSource(),
+  notes,
+  ceilings,
+  cases,
+  results,
+  baseline: contenders[0],
+});
+console.log(markdown);
+if (write) {
+  const path = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
+  writeReport(path, markdown);
+  log(`written to ${path}`);
+}
