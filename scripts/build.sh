@@ -2,6 +2,7 @@
 # Builds the native core + doctest suite (build/native) and the WebAssembly module + wasm doctest suite (build/wasm).
 #   scripts/build.sh            both
 #   scripts/build.sh wasm       only the WebAssembly build (what the package and the demo need)
+#   scripts/build.sh sanitize   the native suite under AddressSanitizer + UBSan (build/sanitize)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -12,6 +13,10 @@ export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 if [[ $what == all || $what == native ]]; then
   cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/native -j "$jobs"
+fi
+if [[ $what == all || $what == sanitize ]]; then
+  cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKA_SANITIZE=ON >/dev/null
+  cmake --build build/sanitize -j "$jobs" --target ka_tests
 fi
 if [[ $what == all || $what == wasm ]]; then
   cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release \

@@ -27,7 +27,7 @@ const commonHeaders = {
 };
 
 function send(res, status, body, headers = {}) {
-  res.writeHead(status, { ...commonHeaders, 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+  res.writeHead(status, { ...commonHeaders, ...res.extraHeaders, 'Content-Type': 'text/plain; charset=utf-8', ...headers });
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
@@ -65,6 +65,7 @@ async function handle(req, res) {
     const body = await readFile(target);
     res.writeHead(200, {
       ...commonHeaders,
+      ...res.extraHeaders,
       'Content-Type': contentTypes[path.extname(target).toLowerCase()] ?? 'application/octet-stream',
       'Content-Length': body.length,
     });
@@ -85,9 +86,13 @@ function listen(server, port, host) {
   });
 }
 
-/** Serves the repository root; resolves once listening. `port: 0` picks a free port. */
-export async function startServer({ port = 0, host = '127.0.0.1' } = {}) {
+/**
+ * Serves the repository root; resolves once listening. `port: 0` picks a free port. `headers` are added to every
+ * response (e.g. a Content-Security-Policy for the strict-CSP test).
+ */
+export async function startServer({ port = 0, host = '127.0.0.1', headers = {} } = {}) {
   const server = http.createServer((req, res) => {
+    res.extraHeaders = headers;
     handle(req, res).catch(() => { if (!res.headersSent) send(res, 500, 'Internal Server Error\n'); else res.destroy(); });
   });
   await listen(server, port, host);
