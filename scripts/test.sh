@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test: the doctest suite natively, under ASan+UBSan and as wasm under Node (CTest), then the JS and
-# browser suites.
+# browser suites; the published types are checked against tests/types/consumer.ts (tsc --strict).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ctest --test-dir build/native --output-on-failure
 ctest --test-dir build/sanitize --output-on-failure
 ctest --test-dir build/wasm --output-on-failure
+npx tsc -p tests/types
 node --test --test-reporter=spec tests/js/ tests/browser/

@@ -1,0 +1,50 @@
+// A consumer of the published types (`kernel-attention` resolves to this package through its "exports").
+// `tsc -p tests/types` must pass, and each @ts-expect-error line must really be an error.
+import { init, KernelAttentionError } from 'kernel-attention';
+import type { AttentionState, BandwidthSelection, Kernel } from 'kernel-attention';
+
+async function main(): Promise<void> {
+  const ka = await init();
+  const q = new Float32Array(8), k = new Float32Array(12), v = [1, 2, 3];
+  const out: Float32Array = ka.attention(q, k, v, { dim: 4, heads: 2, causal: true, empty: 'zero' });
+  const w: Float32Array = ka.weights(q, k, { dim: 4, kernel: 'gaussian', bandwidth: [1, 2, 3, 4] });
+  const kernel: Kernel = 'epanechnikov';
+  ka.attention(q, k, v, { dim: 4, kernel, bandwidth: 0.5, mask: 'loo', groups: { queries: [0, 1], keys: new Int32Array(3) } });
+
+  const a: AttentionState = ka.attentionState(q, k, v, { dim: 4 });
+  const merged = ka.mergeStates(a, a);
+  const fin: Float32Array = ka.finalizeState(merged, { empty: 'error' });
+
+  const sel: BandwidthSelection = ka.selectBandwidth(k, v, { dim: 4, method: 'cv', perDimension: true });
+  const h: Float64Array = sel.bandwidth;
+  const cv: number = ka.cvScore(k, v, { dim: 4, bandwidth: h });
+
+  // @ts-expect-error: dim is required
+  ka.attention(q, k, v, {});
+  // @ts-expect-error: unknown kernel
+  ka.attention(q, k, v, { dim: 4, kernel: 'gausian' });
+  // @ts-expect-error: unknown empty policy
+  ka.attention(q, k, v, { dim: 4, empty: 'skip' });
+  // @ts-expect-error: nested arrays are not accepted
+  ka.attention([[1, 2]], k, v, { dim: 2 });
+  // @ts-expect-error: weights takes no values
+  ka.weights(q, k, v, { dim: 4 });
+  // @ts-expect-error: 'nearest' needs the keys; finalizeState does not offer it
+  ka.finalizeState(merged, { empty: 'nearest' });
+  // @ts-expect-error: bandwidth selection is for distance kernels
+  ka.selectBandwidth(k, v, { dim: 4, kernel: 'softmax' });
+  // @ts-expect-error: results are read-only typed arrays, not numbers
+  const wrong: number = ka.attention(q, k, v, { dim: 4 });
+
+  try {
+    ka.attention(q, k, v, { dim: 3 });
+  } catch (e) {
+    if (e instanceof KernelAttentionError) {
+      const code: string = e.code;
+      const argument: string | undefined = e.argument;
+      void code, argument;
+    }
+  }
+  void out, w, fin, cv, wrong;
+}
+void main;
