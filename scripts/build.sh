@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the native core + doctest suite (build/native) and the WebAssembly module + wasm doctest suite (build/wasm).
 #   scripts/build.sh            both
-#   scripts/build.sh wasm       only the WebAssembly build (what the package and the demo need)
+#   scripts/build.sh wasm       the WebAssembly module and the wasm doctest suite
+#   scripts/build.sh package    only the WebAssembly module (what the package, the demo and the benchmark need)
 #   scripts/build.sh sanitize   the native suite under AddressSanitizer + UBSan (build/sanitize)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,8 +19,12 @@ if [[ $what == all || $what == sanitize ]]; then
   cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKA_SANITIZE=ON >/dev/null
   cmake --build build/sanitize -j "$jobs" --target ka_tests
 fi
-if [[ $what == all || $what == wasm ]]; then
+if [[ $what == all || $what == wasm || $what == package ]]; then
   cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_TOOLCHAIN_FILE=/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake >/dev/null
-  cmake --build build/wasm -j "$jobs"
+  if [[ $what == package ]]; then
+    cmake --build build/wasm -j "$jobs" --target ka_wasm
+  else
+    cmake --build build/wasm -j "$jobs"
+  fi
 fi
