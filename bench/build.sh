@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds what `npm run bench` runs besides the package itself (scripts/build.sh wasm builds that):
+# Builds what `npm run bench` runs besides the package itself (scripts/build.sh package builds that):
 #   build/bench/native-sse4.1/ka_native_bench   the core natively at the WebAssembly SIMD width (SSE4.1, 4 floats)
 #   build/bench/native-avx2/ka_native_bench     the core natively with AVX2+FMA (8 floats)
 #   build/bench/wasm/ceiling.mjs                the WebAssembly SIMD ceiling probe, with the core's wasm flags
