@@ -21,20 +21,51 @@ double quantile(const double* sorted, int64_t n, double q) {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Golden-section search for the minimum of f over [a, b] in log space, to a relative width `tol`.
+// Brent's minimiser (Brent 1973, ch. 5) over [a, b]: parabolic steps through the three best points, golden-section
+// steps when a parabola is untrustworthy, until the bracket is narrower than `tol`. On the smooth, nearly
+// quadratic CV curve in log h it needs about half the evaluations of golden section alone. Returns the best x.
 template <class F>
-double golden(F&& f, double a, double b, double tol) {
-  const double r = 0.6180339887498949;
-  double c = b - r * (b - a), d = a + r * (b - a);
-  double fc = f(c), fd = f(d);
+double brent(F&& f, double a, double b, double tol) {
+  const double golden = 0.3819660112501051;  // 2 − φ
+  double x = a + golden * (b - a), w = x, v = x;
+  double fx = f(x), fw = fx, fv = fx;
+  double step = 0, last_step = 0;
   while (b - a > tol) {
-    if (fc <= fd) {
-      b = d; d = c; fd = fc; c = b - r * (b - a); fc = f(c);
+    const double mid = 0.5 * (a + b), eps = 0.25 * tol;
+    bool parabolic = false;
+    if (std::fabs(last_step) > eps) {
+      // Vertex of the parabola through (x, fx), (w, fw), (v, fv).
+      const double r = (x - w) * (fx - fv), q0 = (x - v) * (fx - fw);
+      double p = (x - v) * q0 - (x - w) * r, q = 2 * (q0 - r);
+      if (q > 0) p = -p;
+      q = std::fabs(q);
+      // Accept only a step that stays inside the bracket and shrinks faster than the one before last.
+      if (std::fabs(p) < std::fabs(0.5 * q * last_step) && p > q * (a - x) && p < q * (b - x)) {
+        last_step = step;
+        step = p / q;
+        parabolic = true;
+        if (x + step - a < 2 * eps || b - (x + step) < 2 * eps) step = x < mid ? eps : -eps;
+      }
+    }
+    if (!parabolic) {
+      last_step = (x < mid ? b : a) - x;
+      step = golden * last_step;
+    }
+    const double u = std::fabs(step) >= eps ? x + step : x + (step > 0 ? eps : -eps);
+    const double fu = f(u);
+    if (fu <= fx) {
+      (u < x ? b : a) = x;
+      v = w; fv = fw; w = x; fw = fx; x = u; fx = fu;
     } else {
-      a = c; c = d; fc = fd; d = a + r * (b - a); fd = f(d);
+      (u < x ? a : b) = u;
+      if (fu <= fw || w == x) {
+        v = w; fv = fw; w = u; fw = fu;
+      } else if (fu <= fv || v == x || v == w) {
+        v = u; fv = fu;
+      }
     }
   }
-  return fc <= fd ? c : d;
+  return x;
 }
 
 }  // namespace
@@ -121,7 +152,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   };
 
   // Coarse scan of the common scale by factors of 2 (extended outward while the best point sits at an end, up to
-  // 2^-12 … 2^10 of the start), then golden section between the best point's neighbours.
+  // 2^-12 … 2^10 of the start), then Brent's method between the best point's neighbours.
   const double step = std::log(2.0);
   int lo = -5, hi = 3;  // scan s = 2^k for k in [lo, hi]
   double scores[32];
@@ -142,7 +173,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
     if (score_at(hi) < score_at(best)) best = hi;
   }
   if (failure.status != Status::Ok) return failure;
-  golden(at_scale, std::max(lo, best - 1) * step, std::min(hi, best + 1) * step, 0.01);
+  brent(at_scale, std::max(lo, best - 1) * step, std::min(hi, best + 1) * step, 0.01);
   if (failure.status != Status::Ok) return failure;
   std::copy(best_h.get(), best_h.get() + dims, h);
 
@@ -161,7 +192,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
         const double reach = std::log(sweep == 0 ? 4.0 : 2.0), tol = 0.002;
         double center = std::log(best_h.get()[d]);
         for (int moves = 0; moves < 6; ++moves) {
-          const double next = golden(along, center - reach, center + reach, tol);
+          const double next = brent(along, center - reach, center + reach, tol);
           const bool at_edge = std::fabs(std::fabs(next - center) - reach) < 2 * tol;
           center = next;
           if (!at_edge || failure.status != Status::Ok) break;
