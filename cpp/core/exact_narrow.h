@@ -20,8 +20,9 @@ using simd::kLanes;
 // and is redone; above it, the flushed weights are below 2^-68 of the best one.
 constexpr float kFixedShiftFloor = -58.0f;
 
-// Sums of one tile for one query, kept lane-wise. W is the value width when small enough to keep the sums in
-// registers (1..4), or 0 for any width (the sums then live in `spill`, kLanes floats per value column).
+// Sums of one tile for one query, kept lane-wise and flushed into the row's double state. W is the value width when
+// small enough to keep the sums in registers (1..4), or 0 for any width (the sums then live in `spill`, kLanes
+// floats per value column).
 template <int W>
 struct TileSums {
   static constexpr int kRegs = W > 0 ? W : 1;
@@ -94,35 +95,9 @@ float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& 
     fb[d] = Batch(factors[d]);
   }
   const simd::ExpConstants& ek = simd::exp_constants();
-  Batch top(-std::numeric_limits<float>::infinity()), sum(0.0f), acc(0.0f);
-  if constexpr (W == 0) std::fill(spill, spill + width * kLanes, 0.0f);
   const float* keys = tile.keys_t;
-  const float* values = tile.values_t;
-  int64_t c = 0;
-  if constexpr (DIMS == 1 && W == 1) {
-    // The 1-D regression case: two batches per step, whose exp chains are independent, so that even code issued in
-    // order keeps both multiply-add pipes busy.
-    Batch sum1(0.0f), acc1(0.0f);
-    for (; c + 2 * kLanes <= tile.padded; c += 2 * kLanes) {
-      Batch s0 = BatchScore<K>::step(BatchScore<K>::init(), qb[0], simd::load(keys + c), fb[0]);
-      Batch s1 = BatchScore<K>::step(BatchScore<K>::init(), qb[0], simd::load(keys + c + kLanes), fb[0]);
-      s0 = BatchScore<K>::finish(s0, Batch(1.0f));
-      s1 = BatchScore<K>::finish(s1, Batch(1.0f));
-      if (bias) {
-        s0 += simd::load(bias + c);
-        s1 += simd::load(bias + c + kLanes);
-      }
-      top = xsimd::max(top, xsimd::max(s0, s1));
-      const Batch w0 = simd::exp2_nonpositive(s0, ek), w1 = simd::exp2_nonpositive(s1, ek);
-      sum += w0;
-      sum1 += w1;
-      acc = xsimd::fma(w0, simd::load(values + c), acc);
-      acc1 = xsimd::fma(w1, simd::load(values + c + kLanes), acc1);
-    }
-    sum += sum1;
-    acc += acc1;
-  }
-  for (; c < tile.padded; c += kLanes) {
+  // The log2 weights of keys [c, c + kLanes), masked by the bias when there is one.
+  const auto score = [&](int64_t c) {
     Batch s = BatchScore<K>::init();
     if constexpr (DIMS > 0) {
       for (int d = 0; d < DIMS; ++d) s = BatchScore<K>::step(s, qb[d], simd::load(keys + d * kKeyTile + c), fb[d]);
@@ -131,25 +106,29 @@ float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& 
         s = BatchScore<K>::step(s, Batch(q[d]), simd::load(keys + d * kKeyTile + c), Batch(factors[d]));
     }
     s = BatchScore<K>::finish(s, Batch(1.0f));
-    if (bias) s += simd::load(bias + c);
-    top = xsimd::max(top, s);
-    const Batch w = simd::exp2_nonpositive(s, ek);
-    sum += w;
-    if constexpr (W == 1) {
-      acc = xsimd::fma(w, simd::load(values + c), acc);
-    } else {
-      for (int64_t d = 0; d < width; ++d) {
-        float* a = spill + d * kLanes;
-        simd::store(a, xsimd::fma(w, simd::load(values + d * kKeyTile + c), simd::load(a)));
-      }
+    return bias ? s + simd::load(bias + c) : s;
+  };
+  Batch top(-std::numeric_limits<float>::infinity());
+  TileSums<W> sums(spill, width);
+  int64_t c = 0;
+  if constexpr (DIMS == 1 && W == 1) {
+    // The 1-D regression case: two batches per step into separate sums, whose exp chains are independent, so that
+    // even code issued in order keeps both multiply-add pipes busy.
+    TileSums<1> odd(spill, width);
+    for (; c + 2 * kLanes <= tile.padded; c += 2 * kLanes) {
+      const Batch s0 = score(c), s1 = score(c + kLanes);
+      top = xsimd::max(top, xsimd::max(s0, s1));
+      sums.add(simd::exp2_nonpositive(s0, ek), tile, c);
+      odd.add(simd::exp2_nonpositive(s1, ek), tile, c + kLanes);
     }
+    odd.flush(row_sum, row_acc);
   }
-  row_sum += simd::sum(sum);
-  if constexpr (W == 1) {
-    row_acc[0] += simd::sum(acc);
-  } else {
-    for (int64_t d = 0; d < width; ++d) row_acc[d] += simd::sum(simd::load(spill + d * kLanes));
+  for (; c < tile.padded; c += kLanes) {
+    const Batch s = score(c);
+    top = xsimd::max(top, s);
+    sums.add(simd::exp2_nonpositive(s, ek), tile, c);
   }
+  sums.flush(row_sum, row_acc);
   return simd::max(top);
 }
 

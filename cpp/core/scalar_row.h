@@ -2,8 +2,6 @@
 // SIMD engine computes, and the engine's fallback for rows whose float32 scores overflowed (in double every score
 // of float32 inputs is finite: |u| <= 2·FLT_MAX / FLT_TRUE_MIN ≈ 5e83, so u² stays far below DBL_MAX).
 #pragma once
-#include <vector>
-
 #include "head.h"
 #include "online_softmax.h"
 

@@ -1,7 +1,7 @@
 // attention() and weights(): validate, copy in, run the exact engine, copy out, free.
 import { KernelAttentionError } from './errors.js';
 import { withHeap } from './heap.js';
-import { copyOptions, readCall } from './options.js';
+import { copyCall, readCall, requireValues } from './options.js';
 
 /** Turns a core Result into a thrown KernelAttentionError (or nothing when it is Ok). */
 export function checkResult(module, result) {
@@ -20,16 +20,11 @@ export function checkResult(module, result) {
 
 export function makeAttention(module) {
   return function attention(queries, keys, values, options) {
-    if (values === undefined) {
-      throw new KernelAttentionError('BadArgument', '`values` is required: attention(queries, keys, values, options)', 'values');
-    }
+    requireValues(values, 'attention');
     const call = readCall(queries, keys, values, options);
     return withHeap(module, (heap) => {
-      const q = heap.f32(call.queries);
-      const k = heap.f32(call.keys);
-      const v = heap.f32(call.values);
+      const { q, k, v, options: opts } = copyCall(heap, call);
       const out = heap.alloc(call.I * call.D * 4);
-      const opts = copyOptions(heap, call);
       checkResult(module, module._attention(q, k, v, out, call.I, call.J, call.M, call.D, opts));
       return heap.readF32(out, call.I * call.D);
     });
@@ -45,10 +40,8 @@ export function makeWeights(module) {
         `weights() would need ${count} floats (${(count * 4 / 2 ** 20).toFixed(0)} MiB), beyond the 2 GiB WebAssembly memory`, 'queries');
     }
     return withHeap(module, (heap) => {
-      const q = heap.f32(call.queries);
-      const k = heap.f32(call.keys);
+      const { q, k, options: opts } = copyCall(heap, call);
       const out = heap.alloc(count * 4);
-      const opts = copyOptions(heap, call);
       checkResult(module, module._weights(q, k, out, call.I, call.J, call.M, opts));
       return heap.readF32(out, count);
     });

@@ -102,19 +102,34 @@ export function readCall(queries, keys, values, options, known = SHARED_OPTIONS)
   };
 }
 
-/** Copies the call's inputs into the heap; returns the CallOptions the bindings take. */
-export function copyOptions(heap, call) {
+/** Throws unless `values` was given to `fn` (its signature names the argument order in the message). */
+export function requireValues(values, fn) {
+  if (values === undefined) {
+    throw new KernelAttentionError('BadArgument', `\`values\` is required: ${fn}(queries, keys, values, options)`, 'values');
+  }
+}
+
+/**
+ * Copies the call's inputs into the heap: byte offsets of queries, keys and values (0 without values), and the
+ * CallOptions the bindings take.
+ */
+export function copyCall(heap, call) {
   return {
-    kernel: call.kernel,
-    scale: call.scale,
-    bandwidth: call.bandwidth ? heap.f32(call.bandwidth) : 0,
-    heads: call.heads,
-    causal: call.causal,
-    leaveOneOut: call.leaveOneOut,
-    keyPadding: call.keyPadding ? heap.u8(call.keyPadding) : 0,
-    generalMask: call.general ? heap.u8(call.general) : 0,
-    queryGroups: call.queryGroups ? heap.i32(call.queryGroups) : 0,
-    keyGroups: call.keyGroups ? heap.i32(call.keyGroups) : 0,
-    empty: call.empty,
+    q: heap.f32(call.queries),
+    k: heap.f32(call.keys),
+    v: call.values === undefined ? 0 : heap.f32(call.values),
+    options: {
+      kernel: call.kernel,
+      scale: call.scale,
+      bandwidth: call.bandwidth ? heap.f32(call.bandwidth) : 0,
+      heads: call.heads,
+      causal: call.causal,
+      leaveOneOut: call.leaveOneOut,
+      keyPadding: call.keyPadding ? heap.u8(call.keyPadding) : 0,
+      generalMask: call.general ? heap.u8(call.general) : 0,
+      queryGroups: call.queryGroups ? heap.i32(call.queryGroups) : 0,
+      keyGroups: call.keyGroups ? heap.i32(call.keyGroups) : 0,
+      empty: call.empty,
+    },
   };
 }

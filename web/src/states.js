@@ -2,7 +2,7 @@
 import { checkResult } from './attention.js';
 import { describe, fail, KernelAttentionError } from './errors.js';
 import { withHeap } from './heap.js';
-import { copyOptions, readCall, SHARED_OPTIONS } from './options.js';
+import { copyCall, readCall, requireValues, SHARED_OPTIONS } from './options.js';
 import { checkOptionNames, EMPTY_POLICIES, oneOf } from './validate.js';
 
 const STATE_OPTIONS = SHARED_OPTIONS.filter((name) => name !== 'empty');
@@ -31,19 +31,14 @@ function sameShape(a, b, name) {
 
 export function makeStates(module) {
   function attentionState(queries, keys, values, options) {
-    if (values === undefined) {
-      throw new KernelAttentionError('BadArgument', '`values` is required: attentionState(queries, keys, values, options)', 'values');
-    }
+    requireValues(values, 'attentionState');
     const call = readCall(queries, keys, values, options, STATE_OPTIONS);
     const rows = call.I * call.heads;
     return withHeap(module, (heap) => {
-      const q = heap.f32(call.queries);
-      const k = heap.f32(call.keys);
-      const v = heap.f32(call.values);
+      const { q, k, v, options: opts } = copyCall(heap, call);
       const max = heap.alloc(rows * 4);
       const sum = heap.alloc(rows * 4);
       const acc = heap.alloc(call.I * call.D * 4);
-      const opts = copyOptions(heap, call);
       checkResult(module, module._attentionStates(q, k, v, max, sum, acc, call.I, call.J, call.M, call.D, opts));
       return {
         queries: call.I, heads: call.heads, width: call.D,
