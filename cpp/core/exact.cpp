@@ -71,5 +71,6 @@ Result run_exact(const Problem& p, Matrix out, const StateOut* states, int32_t t
 }
 
 Result attention(const Problem& p, Matrix out, int32_t threads) { return run_exact(p, out, nullptr, threads); }
+Result attention(const Problem& p, Matrix out) { return run_exact(p, out, nullptr, p.threads); }
 
 }  // namespace ka

@@ -10,9 +10,11 @@ namespace ka {
 // overflows and the best key always has weight 1. Rows whose float32 scores overflow are recomputed in double.
 // A query with no admissible key follows p.empty; with EmptyPolicy::Error the call returns EmptyRow with the
 // first such row (and head) in the Result, and the contents of `out` are unspecified.
-// `threads` > 1 splits the queries over that many threads (where the build has threads); every output is
+// p.threads > 1 splits the queries over that many threads (where the build has threads); every output is
 // bit-identical to the single-thread result, whatever the thread count.
-Result attention(const Problem& p, Matrix out, int32_t threads = 1);
+Result attention(const Problem& p, Matrix out);
+// The same on `threads` threads instead of p.threads.
+Result attention(const Problem& p, Matrix out, int32_t threads);
 
 struct StateOut;
 // attention(), or with `states` the unnormalised per-query states (see states.h). Internal to the core.

@@ -1,4 +1,4 @@
-// The description of one call: inputs as views, kernel, masks, heads and the empty-row policy.
+// The description of one call: inputs as views, kernel, masks, heads, the empty-row policy and the thread count.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -43,6 +43,8 @@ struct Problem {
   int32_t heads = 1;
   Masks masks;
   EmptyPolicy empty = EmptyPolicy::NaN;
+  // Threads the engine may use (builds without threads use one). Outputs are bit-identical for every count.
+  int32_t threads = 1;
 };
 
 // Shape and option checks shared by every entry point (the JS layer checks first and names the argument;
@@ -67,6 +69,7 @@ inline Status check(const Problem& p, bool needs_values) {
       if (!(h > 0) || !std::isfinite(h)) return Status::BadArgument;
     }
   }
+  if (p.threads < 1) return Status::BadArgument;
   if (p.masks.leave_one_out && I != J) return Status::BadShape;
   if ((p.masks.query_groups == nullptr) != (p.masks.key_groups == nullptr)) return Status::BadArgument;
   return Status::Ok;

@@ -26,7 +26,7 @@ SoftmaxState<double> load(const States& s, int64_t i, int32_t h, double* acc) {
 Result attention_states(const Problem& p, States out) {
   if (out.heads != p.heads || (p.queries.rows > 0 && (!out.max || !out.sum))) return {Status::BadShape};
   const StateOut target{out.max, out.sum, out.heads};
-  return run_exact(p, out.acc, &target, 1);
+  return run_exact(p, out.acc, &target, p.threads);
 }
 
 Result merge_states(States into, const States& other) {

@@ -5,6 +5,7 @@
 
 #include "cases.h"
 #include "exact.h"
+#include "states.h"
 
 using namespace ka;
 using namespace ka::testing;
@@ -31,4 +32,27 @@ TEST_CASE("every thread count gives bit-identical outputs and the same first err
           CHECK(r.row == first.row);
         }
       }
+}
+
+TEST_CASE("Problem::threads is the thread count of attention() and attention_states(); results do not change") {
+  Case c(100, 70, 16, 4, KernelKind::Gaussian, MaskKind::Causal, 2, 99);
+  const size_t n = size_t(c.I * c.D), rows = size_t(c.I * 2);
+  std::vector<float> one(n), max1(rows), sum1(rows), acc1(n);
+  REQUIRE(attention(c.problem, Matrix{one.data(), c.I, c.D, c.D}).status == Status::Ok);
+  REQUIRE(attention_states(c.problem, States{max1.data(), sum1.data(), Matrix{acc1.data(), c.I, c.D, c.D}, 2}).status ==
+          Status::Ok);
+  for (const int32_t threads : {2, 4}) {
+    CAPTURE(threads);
+    c.problem.threads = threads;
+    std::vector<float> many(n, -7.0f), max(rows), sum(rows), acc(n);
+    REQUIRE(attention(c.problem, Matrix{many.data(), c.I, c.D, c.D}).status == Status::Ok);
+    CHECK(std::memcmp(one.data(), many.data(), n * sizeof(float)) == 0);
+    REQUIRE(attention_states(c.problem, States{max.data(), sum.data(), Matrix{acc.data(), c.I, c.D, c.D}, 2}).status ==
+            Status::Ok);
+    CHECK(std::memcmp(max1.data(), max.data(), rows * sizeof(float)) == 0);
+    CHECK(std::memcmp(sum1.data(), sum.data(), rows * sizeof(float)) == 0);
+    CHECK(std::memcmp(acc1.data(), acc.data(), n * sizeof(float)) == 0);
+  }
+  c.problem.threads = 0;
+  CHECK(attention(c.problem, Matrix{one.data(), c.I, c.D, c.D}).status == Status::BadArgument);
 }
