@@ -2,6 +2,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "kernels.h"
 #include "status.h"
@@ -61,7 +62,9 @@ inline Status check(const Problem& p, bool needs_values) {
   if (int32_t(p.kernel.kind) < 0 || int32_t(p.kernel.kind) > int32_t(KernelKind::Uniform)) return Status::BadArgument;
   if (int32_t(p.empty) < 0 || int32_t(p.empty) > int32_t(EmptyPolicy::Error)) return Status::BadArgument;
   if (p.kernel.kind == KernelKind::Softmax) {
-    if (!std::isfinite(p.kernel.scale)) return Status::BadArgument;
+    // Within float32 range (as the JS layer requires): then every double score scale·q·k of float32 inputs is
+    // finite (|q·k| <= M·FLT_MAX²), which the double rescue path relies on.
+    if (!(std::fabs(p.kernel.scale) <= std::numeric_limits<float>::max())) return Status::BadArgument;
   } else {
     if (!p.kernel.bandwidth) return Status::BadArgument;
     for (int64_t d = 0; d < M; ++d) {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "exact.h"
@@ -82,6 +83,26 @@ TEST_CASE("softmax scores near ±1e4 and beyond float32 give the arg-max key's v
   CHECK(out[0] == 1.0f);  // scores 1e4, -9.9e3, 3e3
   CHECK(out[1] == 2.0f);  // scores -1e4, 9.9e3, -3e3
   CHECK(out[2] == 1.0f);  // scores overflow float32: recomputed in double
+}
+
+TEST_CASE("a softmax scale beyond float32 range is refused; at FLT_MAX the arg-max key's value comes back") {
+  // Found by fuzz/fuzz_attention.cpp: scale 1.8e308 made the double scores scale·q·k overflow to ±inf, and rows of
+  // finite inputs came back NaN. Within float32 range every double score of float32 inputs is finite.
+  std::vector<float> q = {3e38f, -2.0f}, k = {3e38f, -3e38f, 1.0f}, v = {1.0f, 2.0f, 3.0f};
+  Problem p;
+  p.queries = {q.data(), 2, 1, 1};
+  p.keys = {k.data(), 3, 1, 1};
+  p.values = {v.data(), 3, 1, 1};
+  std::vector<float> out(2, -7.0f);
+  for (const double scale : {1e300, -1e300, 1e39, std::numeric_limits<double>::max()}) {
+    CAPTURE(scale);
+    p.kernel = {KernelKind::Softmax, scale, nullptr};
+    CHECK(attention(p, Matrix{out.data(), 2, 1, 1}).status == Status::BadArgument);
+  }
+  p.kernel = {KernelKind::Softmax, double(std::numeric_limits<float>::max()), nullptr};
+  REQUIRE(attention(p, Matrix{out.data(), 2, 1, 1}).status == Status::Ok);
+  CHECK(out[0] == 1.0f);  // q·k = 9e76 for key 0, the largest
+  CHECK(out[1] == 2.0f);  // q·k = 6e38 for key 1
 }
 
 TEST_CASE("a compact kernel with no key in reach follows the empty policy") {
