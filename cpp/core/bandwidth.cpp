@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "exact.h"
+#include "regression.h"
 #include "scratch.h"
 
 namespace ka {
@@ -93,7 +94,7 @@ Status rule_of_thumb(ConstMatrix x, Rule rule, double* h) {
   return Status::Ok;
 }
 
-Result cv_score(const Problem& p, const double* h, double* score) {
+Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion) {
   const int64_t n = p.queries.rows, dims = p.queries.cols, width = p.values.cols;
   if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims) return {Status::BadShape};
   Scratch<float> hf(dims), fit(n * width);
@@ -107,21 +108,36 @@ Result cv_score(const Problem& p, const double* h, double* score) {
   }
   Problem q = p;
   q.kernel.bandwidth = hf.get();
-  q.masks.leave_one_out = true;
   q.empty = EmptyPolicy::NaN;
-  const Result r = attention(q, Matrix{fit.get(), n, width, width});
+  const Fit f{q, criterion.estimator, criterion.observation_weights};
+  if (criterion.score == Score::AICc) {
+    FitSummary s;
+    const Result r = summarize_fit(f, 1, &s);
+    if (r.status != Status::Ok) return r;
+    *score = s.empty_rows ? kInf : aicc(s, n, width);
+    return {};
+  }
+  q.masks.leave_one_out = true;
+  // The unweighted Nadaraya–Watson fit is attention itself, whose engine is the fastest path.
+  const bool plain = criterion.estimator == Estimator::NadarayaWatson && !criterion.observation_weights;
+  const Result r = plain ? attention(q, Matrix{fit.get(), n, width, width})
+                         : local_fit(Fit{q, f.estimator, f.observation_weights}, FitOut{Matrix{fit.get(), n, width, width}});
   if (r.status != Status::Ok) return r;
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i)
+  double sum = 0, total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double omega = criterion.observation_weights ? criterion.observation_weights[i] : 1.0;
+    total += omega;
     for (int64_t c = 0; c < width; ++c) {
       const double e = double(p.values.row(i)[c]) - double(fit.get()[i * width + c]);
-      sum += e * e;
+      if (omega > 0) sum += omega * e * e;  // a zero-weight point does not count, even when its fit is empty
     }
-  *score = std::isnan(sum) ? kInf : sum / double(n);
+  }
+  *score = std::isnan(sum) || !(total > 0) ? kInf : sum / total;
   return {};
 }
 
-Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve) {
+Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
+                 const Criterion& criterion) {
   const int64_t dims = p.queries.cols;
   Scratch<double> start(dims), trial(dims);
   if (!start.ok() || !trial.ok()) return {Status::OutOfMemory};
@@ -134,7 +150,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // neighbourhoods). The search returns the best point it evaluated, so no evaluation is repeated at the end.
   const auto evaluate = [&](const double* bandwidth) {
     double s = kInf;
-    const Result r = cv_score(p, bandwidth, &s);
+    const Result r = cv_score(p, bandwidth, &s, criterion);
     if (r.status != Status::Ok) failure = r;
     if (curve && curve->count < curve->capacity) {
       std::copy(bandwidth, bandwidth + dims, curve->bandwidths + int64_t(curve->count) * dims);

@@ -1,10 +1,10 @@
-// Bandwidth selection for the Nadaraya–Watson estimator: rules of thumb, and leave-one-out least-squares
-// cross-validation computed by the exact engine with the leave-one-out mask. Statistics on top: the engine knows
-// nothing of bandwidths being searched.
+// Bandwidth selection for kernel regression: rules of thumb, leave-one-out least-squares cross-validation (the
+// exact engine with the leave-one-out mask) and AICc. Statistics on top: the engine knows nothing of bandwidths
+// being searched.
 #pragma once
 #include <cstdint>
 
-#include "problem.h"
+#include "local_fit.h"
 
 namespace ka {
 
@@ -18,10 +18,20 @@ enum class Rule : int32_t { Scott, Silverman };
 // n must be >= 2. Writes dims values into h.
 Status rule_of_thumb(ConstMatrix x, Rule rule, double* h);
 
-// CV(h) = (1/n) Σ_i Σ_c (y_ic − f_{−i}(x_i)_c)², f_{−i} the estimate at x_i from every other point. +inf when some
-// point has no other point in reach (compact kernels) — no bandwidth with empty neighbourhoods is ever chosen.
+// What a bandwidth is chosen for (the estimator, the observation weights) and judged by.
+enum class Score : int32_t { LeaveOneOut, AICc };
+struct Criterion {
+  Estimator estimator = Estimator::NadarayaWatson;
+  Score score = Score::LeaveOneOut;
+  const float* observation_weights = nullptr;  // n entries >= 0, or null for all ones
+};
+
+// LeaveOneOut: CV(h) = Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i, f_{−i} the estimate at x_i from every other
+// point (ω = 1 without observation weights). +inf when some point has no other point in reach (compact kernels):
+// no bandwidth with empty neighbourhoods is ever chosen.
+// AICc: aicc() of summarize_fit() (regression.h).
 // p.queries and p.keys must be the same sample; p.kernel.bandwidth is replaced by h (p.heads must be 1).
-Result cv_score(const Problem& p, const double* h, double* score);
+Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion = {});
 
 // The curve of every CV evaluation a search made, in order; `capacity` entries (dims bandwidths each).
 struct CvCurve {
@@ -31,12 +41,13 @@ struct CvCurve {
   int32_t count = 0;
 };
 
-// Minimises CV over log h, starting from h (dims values, e.g. a rule of thumb), and writes the minimiser back into h.
+// Minimises the criterion's score (CV or AICc) over log h, starting from h (dims values, e.g. a rule of thumb), and writes the minimiser back into h.
 // One common scale: h = s · h_start, s scanned over 1/32 … 8 by factors of 2 (extended outward, up to 2^-12 … 2^10,
 // while the best point is at an end), then refined by Brent's method between the best scan point's neighbours to 1 %.
 // Per dimension: then coordinate descent, each h_d by Brent's method within a factor 4 (later 2) of its current
 // value, the bracket moving while the minimum sits at its edge, sweeping until CV improves by less than 1e-7
 // (at most 12 sweeps). h stays positive and finite; `score` receives CV(h).
-Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve);
+Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
+                 const Criterion& criterion = {});
 
 }  // namespace ka

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bandwidth.h"
+#include "reference.h"
 
 using namespace ka;
 
@@ -129,5 +130,65 @@ TEST_CASE("the CV search returns the best point of its own curve, within the sca
         }
       }
     }
+  }
+}
+
+TEST_CASE("local-linear and weighted CV, and AICc, equal their float64 definitions") {
+  const Sample s(120, 2, 9);
+  std::vector<float> omega(120);
+  for (size_t i = 0; i < omega.size(); ++i) omega[i] = i % 7 == 0 ? 0.0f : 0.5f + float(i % 3);
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
+    for (const bool weighted : {false, true}) {
+      const std::vector<double> h = {0.15, 0.25};
+      const std::vector<float> hf = {0.15f, 0.25f};
+      Problem p = s.p;
+      p.kernel.bandwidth = hf.data();
+      const std::vector<float> none;
+      const std::vector<float>& w = weighted ? omega : none;
+      const int degree = est == Estimator::LocalLinear ? 1 : 0;
+      // Leave-one-out residuals from the equivalent kernel with key i masked out.
+      double cv_sum = 0, cv_total = 0, rss = 0, trace = 0, weight_total = 0;
+      Problem loo = p;
+      loo.masks.leave_one_out = true;
+      for (int64_t i = 0; i < 120; ++i) {
+        const double wi = weighted ? omega[size_t(i)] : 1.0;
+        const auto out = reference::local_weights(loo, i, degree, w).ell;
+        double f = 0;
+        for (int64_t j = 0; j < 120; ++j) f += out[size_t(j)] * s.y[size_t(j)];
+        cv_sum += wi * std::pow(s.y[size_t(i)] - f, 2);
+        cv_total += wi;
+        const auto in = reference::local_weights(p, i, degree, w).ell;
+        double g = 0;
+        for (int64_t j = 0; j < 120; ++j) g += in[size_t(j)] * s.y[size_t(j)];
+        rss += wi * std::pow(s.y[size_t(i)] - g, 2);
+        weight_total += wi;
+        trace += in[size_t(i)];
+      }
+      rss *= 120 / weight_total;
+      const Criterion cv{est, Score::LeaveOneOut, weighted ? omega.data() : nullptr};
+      const Criterion ic{est, Score::AICc, weighted ? omega.data() : nullptr};
+      double got_cv = 0, got_aicc = 0;
+      REQUIRE(cv_score(s.p, h.data(), &got_cv, cv).status == Status::Ok);
+      REQUIRE(cv_score(s.p, h.data(), &got_aicc, ic).status == Status::Ok);
+      CAPTURE(int(est)); CAPTURE(weighted);
+      CHECK(got_cv == doctest::Approx(cv_sum / cv_total).epsilon(1e-4));
+      CHECK(got_aicc == doctest::Approx(std::log(rss / 120) + (1 + trace / 120) / (1 - (trace + 2) / 120)).epsilon(1e-4));
+    }
+}
+
+TEST_CASE("the AICc search for local-linear returns the best point of its curve") {
+  const Sample s(200, 1, 13);
+  double h = 0, score = 0;
+  REQUIRE(rule_of_thumb(s.p.queries, Rule::Silverman, &h) == Status::Ok);
+  std::vector<double> bw(64), scores(64);
+  CvCurve curve{bw.data(), scores.data(), 64, 0};
+  REQUIRE(select_cv(s.p, false, &h, &score, &curve, {Estimator::LocalLinear, Score::AICc}).status == Status::Ok);
+  CHECK(h > 0);
+  const double best = *std::min_element(scores.begin(), scores.begin() + curve.count);
+  CHECK(score <= best + 1e-12 * std::fabs(best));
+  for (double f : {0.9, 1.1}) {
+    double nearby = 0, g = h * f;
+    REQUIRE(cv_score(s.p, &g, &nearby, {Estimator::LocalLinear, Score::AICc}).status == Status::Ok);
+    CHECK(score <= nearby + 1e-9);
   }
 }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "local_fit.h"
 #include "problem.h"
 
 namespace ka::reference {
@@ -75,4 +76,65 @@ inline std::vector<double> attention(const Problem& p) {
   return out;
 }
 
+// Local polynomial regression at query i, from the weighted least-squares definition: the normal equations
+// XᵀWX β = XᵀW y with X = [1, x_j − q_i] (unscaled, degree 1) or [1] (degree 0), with the documented guard of
+// local_fit.h (elimination pivots of the slopes raised to kPivotFloor times their diagonal; a slope without spread
+// dropped), solved by Gauss–Jordan elimination without row exchanges. `ell` is the equivalent kernel ℓ_j(q_i)
+// (f(q_i) = Σ_j ℓ_j y_j), empty when no key has positive weight; `conditioning` is the smallest ratio of a pivot
+// to its diagonal entry before the guard (near 0 for a nearly singular local design). `omega` may be empty.
+struct LocalWeights {
+  std::vector<double> ell;
+  double conditioning = 1;
+};
+
+inline LocalWeights local_weights(const Problem& p, int64_t i, int degree, const std::vector<float>& omega) {
+  const int64_t J = p.keys.rows, M = p.queries.cols;
+  const auto weight_of = [&](int64_t j) { return omega.empty() ? 1.0 : double(omega[size_t(j)]); };
+  std::vector<double> w(static_cast<size_t>(J), 0.0);
+  double max = -kInf;
+  for (int64_t j = 0; j < J; ++j)
+    if (p.masks.allows(i, j, J) && weight_of(j) > 0) max = std::max(max, log_weight(p, 0, i, j));
+  LocalWeights out;
+  if (max == -kInf) return out;
+  double total = 0;
+  for (int64_t j = 0; j < J; ++j)
+    if (p.masks.allows(i, j, J) && weight_of(j) > 0) total += w[size_t(j)] = std::exp(log_weight(p, 0, i, j) - max) * weight_of(j);
+  if (!(total > 0)) return out;
+  const auto x = [&](int64_t j, int64_t a) {
+    return a == 0 ? 1.0 : double(p.keys.row(j)[a - 1]) - double(p.queries.row(i)[a - 1]);
+  };
+  const int64_t P = degree == 1 ? 1 + M : 1, N = P + 1;  // augmented with the right-hand side e₁
+  std::vector<double> A(static_cast<size_t>(P * N), 0.0), diagonal(static_cast<size_t>(P));
+  for (int64_t a = 0; a < P; ++a) {
+    for (int64_t b = 0; b < P; ++b)
+      for (int64_t j = 0; j < J; ++j) A[size_t(a * N + b)] += w[size_t(j)] * x(j, a) * x(j, b);
+    A[size_t(a * N + P)] = a == 0 ? 1.0 : 0.0;
+    diagonal[size_t(a)] = A[size_t(a * N + a)];
+  }
+  std::vector<bool> dropped(static_cast<size_t>(P), false);
+  for (int64_t c = 0; c < P; ++c) {
+    double& pivot = A[size_t(c * N + c)];
+    if (c > 0) {
+      out.conditioning = std::min(out.conditioning, diagonal[size_t(c)] > 0 ? pivot / diagonal[size_t(c)] : 0.0);
+      if (!(diagonal[size_t(c)] > 0)) {
+        dropped[size_t(c)] = true;
+        continue;
+      }
+      pivot = std::max(pivot, kPivotFloor * diagonal[size_t(c)]);
+    }
+    for (int64_t r = 0; r < P; ++r) {
+      if (r == c || dropped[size_t(r)]) continue;
+      const double f = A[size_t(r * N + c)] / pivot;
+      for (int64_t k = c; k <= P; ++k) A[size_t(r * N + k)] -= f * A[size_t(c * N + k)];
+    }
+  }
+  out.ell.assign(static_cast<size_t>(J), 0.0);
+  for (int64_t j = 0; j < J; ++j) {
+    double v = 0;
+    for (int64_t a = 0; a < P; ++a)
+      if (!dropped[size_t(a)]) v += x(j, a) * A[size_t(a * N + P)] / A[size_t(a * N + a)];
+    out.ell[size_t(j)] = w[size_t(j)] * v;
+  }
+  return out;
+}
 }  // namespace ka::reference

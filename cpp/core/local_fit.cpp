@@ -1,0 +1,314 @@
+// The streaming local fit: per query, the weighted moments of the local design, shifted by a running maximum like
+// the online softmax, then a tiny solve in double. See local_fit.h for what is computed.
+#include "local_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "parallel.h"
+#include "workspace.h"
+
+namespace ka {
+namespace {
+
+using simd::Batch;
+using simd::kLanes;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The moments of one query, in units of 2^max: with z = [1, (x_j − q)/h] (local-linear) or z = [1] (NW),
+//   a = Σ w z zᵀ (p × p),   b = Σ w² z zᵀ (p × p, only when asked),   t = Σ w z yᵀ (p × width).
+struct Moments {
+  double max = -kInf;  // log2 units
+  bool redo = false;   // float32 was not enough: recompute the row in double
+  double* a;
+  double* b;
+  double* t;
+};
+
+struct Shape {
+  int64_t dims, width, p;  // p = 1 + dims (local-linear) or 1
+  bool with_b;
+};
+
+// Σ_c x[c]·y[c] over `padded` floats (a multiple of kLanes), two accumulators to halve the add chain.
+inline double dot(const float* x, const float* y, int64_t padded) {
+  Batch s0(0.0f), s1(0.0f);
+  int64_t c = 0;
+  for (; c + 2 * kLanes <= padded; c += 2 * kLanes) {
+    s0 = xsimd::fma(simd::load(x + c), simd::load(y + c), s0);
+    s1 = xsimd::fma(simd::load(x + c + kLanes), simd::load(y + c + kLanes), s1);
+  }
+  for (; c < padded; c += kLanes) s0 = xsimd::fma(simd::load(x + c), simd::load(y + c), s0);
+  return double(simd::sum(s0 + s1));
+}
+
+void rescale(Moments& m, const Shape& s, double new_max) {
+  const double f = m.max == -kInf ? 0.0 : std::exp2(m.max - new_max);
+  for (int64_t k = 0; k < s.p * s.p; ++k) m.a[k] *= f;
+  if (s.with_b)
+    for (int64_t k = 0; k < s.p * s.p; ++k) m.b[k] *= f * f;
+  for (int64_t k = 0; k < s.p * s.width; ++k) m.t[k] *= f;
+  m.max = new_max;
+}
+
+// Per-task scratch: one packed tile and the tile's weighted design columns.
+struct TileWork {
+  Scratch<float> keys_t, values_t, omega, scores, z, wz, factors, inv_h;
+  TileWork(int64_t dims, int64_t width)
+      : keys_t(dims * kKeyTile), values_t(width * kKeyTile), omega(kKeyTile), scores(kKeyTile),
+        z((dims + 1) * kKeyTile), wz((dims + 1) * kKeyTile), factors(dims), inv_h(dims) {}
+  bool ok() const {
+    return keys_t.ok() && values_t.ok() && omega.ok() && scores.ok() && z.ok() && wz.ok() && factors.ok() && inv_h.ok();
+  }
+};
+
+// Adds one packed tile to the moments of query i. z[0] holds ones; rows 1..dims of z are the scaled offsets.
+template <KernelKind K>
+void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, TileWork& w, Moments& m) {
+  float* scores = w.scores.get();
+  score_tile<K>(hd, i, w.factors.get(), tile, scores);
+  if (overflowed(scores, tile.padded)) {
+    m.redo = true;
+    return;
+  }
+  Batch top(-std::numeric_limits<float>::infinity());
+  for (int64_t c = 0; c < tile.padded; c += kLanes) top = xsimd::max(top, simd::load(scores + c));
+  const float tile_max = simd::max(top);
+  if (tile_max == -std::numeric_limits<float>::infinity()) return;
+  if (tile_max > m.max) rescale(m, s, tile_max);
+  const simd::ExpConstants& ek = simd::exp_constants();
+  const Batch shift(float(m.max));
+  float* z = w.z.get();
+  float* wz = w.wz.get();
+  const float* q = hd.queries.row(i);
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    const Batch weight = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek) * simd::load(w.omega.get() + c);
+    simd::store(wz + c, weight);
+    for (int64_t d = 1; d < s.p; ++d) {
+      // Centred at the query before any product, so float32 keeps the local design's relative accuracy.
+      const Batch u = (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - Batch(q[d - 1])) * Batch(w.inv_h.get()[d - 1]);
+      simd::store(z + d * kKeyTile + c, u);
+      simd::store(wz + d * kKeyTile + c, weight * u);
+    }
+  }
+  for (int64_t x = 0; x < s.p; ++x) {
+    for (int64_t y = x; y < s.p; ++y) {
+      m.a[x * s.p + y] += dot(wz + x * kKeyTile, z + y * kKeyTile, tile.padded);
+      if (s.with_b) m.b[x * s.p + y] += dot(wz + x * kKeyTile, wz + y * kKeyTile, tile.padded);
+    }
+    for (int64_t c = 0; c < s.width; ++c)
+      m.t[x * s.width + c] += dot(wz + x * kKeyTile, tile.values_t + c * kKeyTile, tile.padded);
+  }
+}
+
+// The same moments in double, key by key: for rows float32 could not hold (see add_tile's `redo`).
+void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shape& s, Moments& m) {
+  const int64_t J = hd.keys.rows;
+  const float* q = hd.queries.row(i);
+  double top = -kInf;
+  for (int64_t j = 0; j < J; ++j) {
+    if (!hd.allows(i, j) || omega[j] == 0) continue;
+    const double score = log_score<double>(hd.kernel, q, hd.keys.row(j), s.dims);
+    if (!(score <= top)) top = score;  // NaN sticks
+  }
+  std::fill(m.a, m.a + s.p * s.p, 0.0);
+  if (s.with_b) std::fill(m.b, m.b + s.p * s.p, 0.0);
+  std::fill(m.t, m.t + s.p * s.width, 0.0);
+  m.max = top / kLn2;
+  if (top == -kInf) return;
+  std::vector<double> z(size_t(s.p), 1.0);
+  for (int64_t j = 0; j < J; ++j) {
+    if (!hd.allows(i, j) || omega[j] == 0) continue;
+    const float* k = hd.keys.row(j);
+    const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) - top) * double(omega[j]);
+    for (int64_t d = 1; d < s.p; ++d) z[size_t(d)] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
+    for (int64_t x = 0; x < s.p; ++x) {
+      for (int64_t y = x; y < s.p; ++y) {
+        m.a[x * s.p + y] += w * z[size_t(x)] * z[size_t(y)];
+        if (s.with_b) m.b[x * s.p + y] += w * w * z[size_t(x)] * z[size_t(y)];
+      }
+      for (int64_t c = 0; c < s.width; ++c) m.t[x * s.width + c] += w * z[size_t(x)] * double(hd.values.row(j)[c]);
+    }
+  }
+}
+
+// g = A⁻¹ e₁ for the symmetric p × p matrix whose upper triangle is in `a`, by the modified Cholesky of
+// local_fit.h (see kPivotFloor). `l` receives the lower factor. A dropped direction c (no spread) gets g_c = 0.
+void first_column_of_inverse(const double* a, int64_t p, double* l, double* g) {
+  for (int64_t x = 0; x < p; ++x)
+    for (int64_t y = 0; y < p; ++y) l[x * p + y] = x <= y ? a[x * p + y] : a[y * p + x];
+  for (int64_t c = 0; c < p; ++c) {
+    double pivot = l[c * p + c];
+    for (int64_t k = 0; k < c; ++k) pivot -= l[c * p + k] * l[c * p + k];
+    if (c > 0) pivot = std::max(pivot, kPivotFloor * a[c * p + c]);
+    if (c > 0 && !(pivot > 0)) {  // no spread along c: drop it (a row and column of the identity)
+      for (int64_t k = 0; k < p; ++k) l[c * p + k] = l[k * p + c] = 0;
+      l[c * p + c] = 1;
+      continue;
+    }
+    l[c * p + c] = std::sqrt(pivot);
+    for (int64_t r = c + 1; r < p; ++r) {
+      double v = l[r * p + c];
+      for (int64_t k = 0; k < c; ++k) v -= l[r * p + k] * l[c * p + k];
+      l[r * p + c] = v / l[c * p + c];
+    }
+  }
+  // L y = e₁, then Lᵀ g = y.
+  for (int64_t r = 0; r < p; ++r) {
+    double v = r == 0 ? 1.0 : 0.0;
+    for (int64_t k = 0; k < r; ++k) v -= l[r * p + k] * g[k];
+    g[r] = v / l[r * p + r];
+  }
+  for (int64_t r = p - 1; r >= 0; --r) {
+    double v = g[r];
+    for (int64_t k = r + 1; k < p; ++k) v -= l[k * p + r] * g[k];
+    g[r] = v / l[r * p + r];
+  }
+}
+
+struct RowScratch {
+  Scratch<double> l, g, z;
+  Scratch<uint8_t> chosen;
+  RowScratch(int64_t p, int64_t J) : l(p * p), g(p), z(p), chosen(J) {}
+  bool ok() const { return l.ok() && g.ok() && z.ok() && chosen.ok(); }
+};
+
+// Writes query i's outputs from its moments. `log_omega` is ln of the factor the observation weights were divided by.
+RowOutcome finish(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega, double log_omega,
+                  const FitOut& out, RowScratch& r) {
+  const double s0 = m.a[0];
+  float* mean = out.mean.row(i);
+  if (s0 == 0) {
+    if (out.sum_sq_weights) out.sum_sq_weights[i] = std::numeric_limits<double>::quiet_NaN();
+    if (out.self_weight) out.self_weight[i] = std::numeric_limits<double>::quiet_NaN();
+    if (out.effective_keys) out.effective_keys[i] = 0;
+    if (out.log_denominator) out.log_denominator[i] = -kInf;
+    const RowOutcome outcome = apply_empty_policy(mean, s.width, hd.empty);
+    if (outcome != RowOutcome::NeedsNearest) return outcome;
+    const int64_t n = nearest_keys(hd, i, r.chosen.get());
+    for (int64_t c = 0; c < s.width; ++c) {
+      double sum = 0;
+      for (int64_t j = 0; j < hd.keys.rows; ++j)
+        if (r.chosen.get()[j]) sum += hd.values.row(j)[c];
+      mean[c] = n ? float(sum / double(n)) : 0.0f;
+    }
+    return RowOutcome::Done;
+  }
+  double* g = r.g.get();
+  first_column_of_inverse(m.a, s.p, r.l.get(), g);
+  for (int64_t c = 0; c < s.width; ++c) {
+    double v = 0;
+    for (int64_t x = 0; x < s.p; ++x) v += g[x] * m.t[x * s.width + c];
+    mean[c] = float(v);
+  }
+  if (out.sum_sq_weights) {  // gᵀ B g, B symmetric with its upper triangle stored
+    double v = 0;
+    for (int64_t x = 0; x < s.p; ++x)
+      for (int64_t y = 0; y < s.p; ++y) v += g[x] * g[y] * (x <= y ? m.b[x * s.p + y] : m.b[y * s.p + x]);
+    out.sum_sq_weights[i] = v;
+  }
+  if (out.self_weight) {  // ℓ_i(q_i) = w_ii gᵀ z_i
+    double v = 0;
+    if (hd.allows(i, i) && omega[i] != 0) {
+      const float* q = hd.queries.row(i);
+      const float* k = hd.keys.row(i);
+      double* z = r.z.get();
+      z[0] = 1;
+      for (int64_t d = 1; d < s.p; ++d) z[d] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
+      const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) - m.max * kLn2) * double(omega[i]);
+      for (int64_t x = 0; x < s.p; ++x) v += w * g[x] * z[x];
+    }
+    out.self_weight[i] = v;
+  }
+  if (out.effective_keys) out.effective_keys[i] = s0 * s0 / m.b[0];
+  if (out.log_denominator) out.log_denominator[i] = std::log(s0) + m.max * kLn2 + log_omega;
+  return RowOutcome::Done;
+}
+
+template <KernelKind K>
+Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, QueryRange range, const FitOut& out) {
+  TileWork w(s.dims, s.width);
+  RowScratch rs(s.p, hd.keys.rows);
+  const int64_t per_row = 2 * s.p * s.p + s.p * s.width;
+  Scratch<double> sums(kQueryBlock * per_row);
+  if (!w.ok() || !rs.ok() || !sums.ok()) return {Status::OutOfMemory};
+  for (int64_t d = 0; d < s.dims; ++d) {
+    w.factors.get()[d] = BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
+    w.inv_h.get()[d] = 1.0f / hd.kernel.bandwidth[d];
+  }
+  std::fill(w.z.get(), w.z.get() + kKeyTile, 1.0f);  // z₀ = 1
+  KeyTile tile{w.keys_t.get(), w.values_t.get()};
+  Moments rows[kQueryBlock];
+  for (int64_t i0 = range.first; i0 < range.last; i0 += kQueryBlock) {
+    const int64_t count = std::min(kQueryBlock, range.last - i0);
+    std::fill(sums.get(), sums.get() + kQueryBlock * per_row, 0.0);
+    for (int64_t r = 0; r < count; ++r) {
+      double* base = sums.get() + r * per_row;
+      rows[r] = Moments{-kInf, false, base, base + s.p * s.p, base + 2 * s.p * s.p};
+    }
+    const int64_t end = key_end(hd, i0, count);
+    for (int64_t j0 = 0; j0 < end; j0 += kKeyTile) {
+      pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
+      float* om = w.omega.get();
+      for (int64_t c = 0; c < tile.count; ++c) om[c] = omega[j0 + c];
+      std::fill(om + tile.count, om + tile.padded, 0.0f);
+      for (int64_t r = 0; r < count; ++r)
+        if (!rows[r].redo) add_tile<K>(hd, i0 + r, tile, s, w, rows[r]);
+    }
+    for (int64_t r = 0; r < count; ++r) {
+      Moments& m = rows[r];
+      const bool empty = !(m.max > -kInf);
+      if (m.redo || (empty && !is_compact(K)) || std::fabs(m.max) > kFloatScoreLimit)
+        accumulate_double(hd, i0 + r, omega, s, m);
+      if (finish(hd, i0 + r, s, m, omega, log_omega, out, rs) == RowOutcome::Error) return {Status::EmptyRow, i0 + r, 0};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result local_fit(const Fit& f, const FitOut& out, int32_t threads) {
+  const Problem& p = f.problem;
+  if (const Status st = check(p, true); st != Status::Ok) return {st};
+  if (p.heads != 1 || p.kernel.kind == KernelKind::Softmax || threads < 1) return {Status::BadArgument};
+  if (f.estimator != Estimator::NadarayaWatson && f.estimator != Estimator::LocalLinear) return {Status::BadArgument};
+  const int64_t I = p.queries.rows, J = p.keys.rows, dims = p.queries.cols, width = p.values.cols;
+  if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
+  if (out.self_weight && I != J) return {Status::BadShape};
+  // Observation weights divided by their maximum, so that float32 weight products cannot overflow.
+  Scratch<float> omega(J);
+  if (!omega.ok()) return {Status::OutOfMemory};
+  float top = 0;
+  for (int64_t j = 0; j < J; ++j) {
+    const float v = f.observation_weights ? f.observation_weights[j] : 1.0f;
+    if (!(v >= 0) || !std::isfinite(v)) return {Status::BadArgument};
+    top = std::max(top, v);
+  }
+  const float scale = top > 0 ? top : 1.0f;
+  for (int64_t j = 0; j < J; ++j) omega.get()[j] = f.observation_weights ? f.observation_weights[j] / scale : 1.0f;
+  const Shape s{dims, width, f.estimator == Estimator::LocalLinear ? 1 + dims : 1,
+                out.sum_sq_weights != nullptr || out.effective_keys != nullptr};
+  const Head hd = head_of(p, 0);
+
+  const int64_t blocks = (I + kQueryBlock - 1) / kQueryBlock;
+  const int64_t tasks = std::min<int64_t>(blocks, threads == 1 ? 1 : int64_t(threads) * 4);
+  const int64_t per_task = tasks ? (blocks + tasks - 1) / tasks * kQueryBlock : 0;
+  std::vector<Result> results(size_t(std::max<int64_t>(tasks, 1)));
+  parallel_for(tasks, threads, [&](int64_t t) {
+    const QueryRange range{t * per_task, std::min(I, (t + 1) * per_task)};
+    if (range.first >= range.last) return;
+    results[size_t(t)] = with_kernel(p.kernel.kind, [&](auto kind) {
+      return run<kind()>(hd, s, omega.get(), std::log(double(scale)), range, out);
+    });
+  });
+  // Tasks cover increasing query ranges, so the first failure in task order is the one a single thread meets.
+  for (const Result& r : results)
+    if (r.status != Status::Ok) return r;
+  return {};
+}
+
+}  // namespace ka

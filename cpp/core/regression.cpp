@@ -1,0 +1,51 @@
+#include "regression.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "scratch.h"
+
+namespace ka {
+
+Result summarize_fit(const Fit& f, int32_t threads, FitSummary* out) {
+  const Problem& p = f.problem;
+  const int64_t n = p.queries.rows, width = p.values.cols;
+  if (p.keys.rows != n || p.keys.cols != p.queries.cols) return {Status::BadShape};
+  Scratch<float> mean(n * width);
+  Scratch<double> sum_sq(n), self(n);
+  if (!mean.ok() || !sum_sq.ok() || !self.ok()) return {Status::OutOfMemory};
+  Fit g = f;
+  g.problem.masks = {};
+  g.problem.empty = EmptyPolicy::NaN;
+  const Result r = local_fit(g, FitOut{Matrix{mean.get(), n, width, width}, sum_sq.get(), self.get()}, threads);
+  if (r.status != Status::Ok) return r;
+  FitSummary s;
+  double weight_total = 0;
+  for (int64_t i = 0; i < n; ++i) weight_total += f.observation_weights ? f.observation_weights[i] : 1.0;
+  const double norm = weight_total > 0 ? double(n) / weight_total : 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(sum_sq.get()[i])) {
+      ++s.empty_rows;
+      continue;
+    }
+    const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
+    for (int64_t c = 0; c < width; ++c) {
+      const double e = double(p.values.row(i)[c]) - double(mean.get()[i * width + c]);
+      s.rss += omega * norm * e * e;
+    }
+    s.trace += self.get()[i];
+    s.trace_sq += sum_sq.get()[i];
+  }
+  s.sigma2 = s.rss / (double(width) * std::max(1.0, double(n) - 2 * s.trace + s.trace_sq));
+  *out = s;
+  return {};
+}
+
+double aicc(const FitSummary& s, int64_t n, int64_t width) {
+  const double nu = s.trace, nd = double(n);
+  if (!(nu + 2 < nd) || std::isnan(s.rss)) return std::numeric_limits<double>::infinity();
+  return std::log(s.rss / (nd * double(width))) + (1 + nu / nd) / (1 - (nu + 2) / nd);
+}
+
+}  // namespace ka

@@ -1,0 +1,240 @@
+// local_fit() against the float64 weighted-least-squares definition (reference::local_weights): estimates, Σℓ²,
+// the smoother's diagonal, effective keys and log-denominators, at tile-boundary sizes, with masks, observation
+// weights and several value columns; then the behaviours the estimator promises (linear trends reproduced,
+// degenerate designs, far queries, thread counts).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "cases.h"
+#include "local_fit.h"
+#include "reference.h"
+#include "regression.h"
+
+using namespace ka;
+using namespace ka::testing;
+
+namespace {
+
+struct Outputs {
+  std::vector<float> mean;
+  std::vector<double> sum_sq, self, eff, logden;
+  Outputs(int64_t I, int64_t D) : mean(size_t(I * D)), sum_sq(size_t(I)), self(size_t(I)), eff(size_t(I)), logden(size_t(I)) {}
+  FitOut view(int64_t I, int64_t D, bool with_self) {
+    return {Matrix{mean.data(), I, D, D}, sum_sq.data(), with_self ? self.data() : nullptr, eff.data(), logden.data()};
+  }
+};
+
+std::vector<float> random_weights(int64_t J, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 2.0f);
+  std::vector<float> w(static_cast<size_t>(J));
+  for (auto& x : w) x = u(rng) < 0.2f ? 0.0f : u(rng);  // some zero weights
+  return w;
+}
+
+// Checks every output of query i against the reference equivalent kernel.
+void check_row(const Case& c, const Outputs& o, int64_t i, int degree, const std::vector<float>& omega, bool with_self) {
+  const Problem& p = c.problem;
+  const auto ref = reference::local_weights(p, i, degree, omega);
+  const auto& ell = ref.ell;
+  CAPTURE(i);
+  if (ell.empty()) {
+    CHECK(std::isnan(o.mean[size_t(i * c.D)]));
+    CHECK(o.eff[size_t(i)] == 0);
+    return;
+  }
+  // A nearly singular local design (few keys in reach, all near a plane) leaves the slopes to float32 rounding,
+  // amplified up to 1/kPivotFloor² times where the guard acts: the estimate must stay sensible, not match to 1e-4.
+  const double tol = ref.conditioning > 0.1 ? 1e-4 : ref.conditioning > kPivotFloor ? 1e-2 : 5e-2;
+  CAPTURE(ref.conditioning);
+  for (int64_t d = 0; d < c.D; ++d) {
+    double want = 0, spread = 0;
+    for (int64_t j = 0; j < c.J; ++j) {
+      want += ell[size_t(j)] * p.values.row(j)[d];
+      spread += std::fabs(ell[size_t(j)] * p.values.row(j)[d]);
+    }
+    CHECK(std::fabs(o.mean[size_t(i * c.D + d)] - want) <= tol * (spread + 1e-2));
+  }
+  double sum_sq = 0, wsum = 0, wsq = 0, max = -1e300;
+  for (int64_t j = 0; j < c.J; ++j) sum_sq += ell[size_t(j)] * ell[size_t(j)];
+  CHECK(std::fabs(o.sum_sq[size_t(i)] - sum_sq) <= 10 * tol * sum_sq);
+  if (with_self) CHECK(std::fabs(o.self[size_t(i)] - ell[size_t(i)]) <= tol * (1 + std::fabs(ell[size_t(i)])));
+  // Effective keys and the log-denominator from the raw weights ω_j K.
+  for (int64_t j = 0; j < c.J; ++j)
+    if (p.masks.allows(i, j, c.J) && (omega.empty() || omega[size_t(j)] > 0))
+      max = std::max(max, reference::log_weight(p, 0, i, j));
+  for (int64_t j = 0; j < c.J; ++j) {
+    if (!p.masks.allows(i, j, c.J) || (!omega.empty() && !(omega[size_t(j)] > 0))) continue;
+    const double w = std::exp(reference::log_weight(p, 0, i, j) - max) * (omega.empty() ? 1.0 : omega[size_t(j)]);
+    wsum += w;
+    wsq += w * w;
+  }
+  CHECK(o.eff[size_t(i)] == doctest::Approx(wsum * wsum / wsq).epsilon(1e-4));
+  CHECK(o.logden[size_t(i)] == doctest::Approx(std::log(wsum) + max).epsilon(1e-5));
+}
+
+}  // namespace
+
+TEST_CASE("local_fit matches the weighted least-squares definition") {
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
+    for (const KernelKind kind : {KernelKind::Gaussian, KernelKind::Epanechnikov, KernelKind::Tricube, KernelKind::Cauchy})
+      for (const int64_t M : {1, 2, 3})
+        for (const int64_t J : {1, 5, 63, 64, 65, 130})
+          for (const bool weighted : {false, true})
+            for (const MaskKind mask : {MaskKind::None, MaskKind::LeaveOneOut}) {
+              const int64_t I = mask == MaskKind::LeaveOneOut ? J : 17, D = J % 2 ? 1 : 2;
+              Case c(I, J, M, D, kind, mask, 1, uint32_t(J * 7 + M * 3 + int(kind)));
+              if (mask == MaskKind::LeaveOneOut) c.problem.queries = c.problem.keys;
+              const auto omega = weighted ? random_weights(J, uint32_t(J)) : std::vector<float>{};
+              const bool with_self = I == J;
+              Outputs o(I, D);
+              const Fit f{c.problem, est, weighted ? omega.data() : nullptr};
+              CAPTURE(int(est)); CAPTURE(int(kind)); CAPTURE(M); CAPTURE(J); CAPTURE(weighted); CAPTURE(int(mask));
+              REQUIRE(local_fit(f, o.view(I, D, with_self)).status == Status::Ok);
+              for (int64_t i = 0; i < I; ++i) check_row(c, o, i, est == Estimator::LocalLinear ? 1 : 0, omega, with_self);
+            }
+}
+
+TEST_CASE("local-linear reproduces a linear trend exactly, where Nadaraya-Watson is biased at the edges") {
+  const int64_t n = 200;
+  std::vector<float> x(n), y(n);
+  for (int64_t i = 0; i < n; ++i) {
+    x[size_t(i)] = float(i) / float(n - 1);
+    y[size_t(i)] = 2 * x[size_t(i)] + 1;
+  }
+  const float h = 0.1f;
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, &h};
+  std::vector<float> ll(n), nw(n);
+  REQUIRE(local_fit({p, Estimator::LocalLinear}, {Matrix{ll.data(), n, 1, 1}}).status == Status::Ok);
+  REQUIRE(local_fit({p, Estimator::NadarayaWatson}, {Matrix{nw.data(), n, 1, 1}}).status == Status::Ok);
+  CHECK(std::fabs(ll[0] - 1.0f) < 1e-4);
+  CHECK(std::fabs(ll[n - 1] - 3.0f) < 1e-4);
+  CHECK(std::fabs(nw[0] - 1.0f) > 0.1);  // about 2·h·sqrt(2/π)
+}
+
+TEST_CASE("degenerate local designs fall back to Nadaraya-Watson instead of garbage") {
+  SUBCASE("one key in reach") {
+    std::vector<float> x = {0.0f, 10.0f, 20.0f}, y = {1.0f, 5.0f, -3.0f}, q = {0.3f, 19.5f};
+    const float h = 1.0f;
+    Problem p;
+    p.queries = {q.data(), 2, 1, 1};
+    p.keys = {x.data(), 3, 1, 1};
+    p.values = {y.data(), 3, 1, 1};
+    p.kernel = {KernelKind::Epanechnikov, 1.0, &h};
+    std::vector<float> out(2);
+    REQUIRE(local_fit({p, Estimator::LocalLinear}, {Matrix{out.data(), 2, 1, 1}}).status == Status::Ok);
+    CHECK(out[0] == doctest::Approx(1.0f));
+    CHECK(out[1] == doctest::Approx(-3.0f));
+  }
+  SUBCASE("a dimension with no spread") {
+    const int64_t n = 50;
+    std::vector<float> x(size_t(2 * n)), y(n);
+    for (int64_t i = 0; i < n; ++i) {
+      x[size_t(2 * i)] = float(i) / n;
+      x[size_t(2 * i + 1)] = 3.0f;  // constant column
+      y[size_t(i)] = 4 * x[size_t(2 * i)] - 1;
+    }
+    const float h[2] = {0.2f, 0.2f};
+    Problem p;
+    p.queries = p.keys = {x.data(), n, 2, 2};
+    p.values = {y.data(), n, 1, 1};
+    p.kernel = {KernelKind::Gaussian, 1.0, h};
+    std::vector<float> out(n);
+    REQUIRE(local_fit({p, Estimator::LocalLinear}, {Matrix{out.data(), n, 1, 1}}).status == Status::Ok);
+    for (int64_t i = 0; i < n; i += 7) CHECK(std::isfinite(out[size_t(i)]));
+  }
+}
+
+TEST_CASE("queries far from the data are fitted in double, and empty rows follow the policy") {
+  std::vector<float> x = {0.0f, 1.0f, 2.0f, 3.0f}, y = {1.0f, 3.0f, 5.0f, 7.0f}, q = {300.0f, -1e4f};
+  const float h = 0.5f;
+  Problem p;
+  p.queries = {q.data(), 2, 1, 1};
+  p.keys = {x.data(), 4, 1, 1};
+  p.values = {y.data(), 4, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, &h};
+  std::vector<float> nw(2), ll(2);
+  std::vector<double> logden(2);
+  REQUIRE(local_fit({p, Estimator::NadarayaWatson}, {Matrix{nw.data(), 2, 1, 1}, nullptr, nullptr, nullptr, logden.data()}).status == Status::Ok);
+  CHECK(nw[0] == doctest::Approx(7.0f));  // the nearest key, as the weights' limit
+  CHECK(nw[1] == doctest::Approx(1.0f));
+  CHECK(logden[0] == doctest::Approx(-0.5 * std::pow(297.0 / 0.5, 2)).epsilon(1e-6));
+  REQUIRE(local_fit({p, Estimator::LocalLinear}, {Matrix{ll.data(), 2, 1, 1}}).status == Status::Ok);
+  CHECK(std::isfinite(ll[0]));
+  p.kernel.kind = KernelKind::Uniform;
+  for (const EmptyPolicy policy : {EmptyPolicy::NaN, EmptyPolicy::Zero, EmptyPolicy::Nearest, EmptyPolicy::Error}) {
+    p.empty = policy;
+    const Result r = local_fit({p, Estimator::LocalLinear}, {Matrix{ll.data(), 2, 1, 1}});
+    CAPTURE(int(policy));
+    if (policy == EmptyPolicy::Error) {
+      CHECK(r.status == Status::EmptyRow);
+      CHECK(r.row == 0);
+      continue;
+    }
+    REQUIRE(r.status == Status::Ok);
+    if (policy == EmptyPolicy::NaN) CHECK(std::isnan(ll[0]));
+    if (policy == EmptyPolicy::Zero) CHECK(ll[0] == 0.0f);
+    if (policy == EmptyPolicy::Nearest) CHECK(ll[1] == 1.0f);
+  }
+}
+
+TEST_CASE("local_fit gives the same bytes for every thread count") {
+  Case c(300, 300, 2, 1, KernelKind::Gaussian, MaskKind::None, 1, 11);
+  Outputs one(300, 1);
+  REQUIRE(local_fit({c.problem, Estimator::LocalLinear}, one.view(300, 1, true), 1).status == Status::Ok);
+  for (const int32_t threads : {2, 3}) {
+    Outputs many(300, 1);
+    REQUIRE(local_fit({c.problem, Estimator::LocalLinear}, many.view(300, 1, true), threads).status == Status::Ok);
+    CHECK(std::memcmp(one.mean.data(), many.mean.data(), 300 * sizeof(float)) == 0);
+    CHECK(std::memcmp(one.sum_sq.data(), many.sum_sq.data(), 300 * sizeof(double)) == 0);
+  }
+}
+
+TEST_CASE("bad arguments are refused") {
+  Case c(10, 10, 1, 1, KernelKind::Gaussian, MaskKind::None, 1, 3);
+  std::vector<float> out(10);
+  Fit f{c.problem, Estimator::LocalLinear};
+  f.problem.kernel.kind = KernelKind::Softmax;
+  CHECK(local_fit(f, {Matrix{out.data(), 10, 1, 1}}).status == Status::BadArgument);
+  f = Fit{c.problem, Estimator(7)};
+  CHECK(local_fit(f, {Matrix{out.data(), 10, 1, 1}}).status == Status::BadArgument);
+  std::vector<float> bad(10, 1.0f);
+  bad[3] = -1.0f;
+  f = Fit{c.problem, Estimator::LocalLinear, bad.data()};
+  CHECK(local_fit(f, {Matrix{out.data(), 10, 1, 1}}).status == Status::BadArgument);
+  bad[3] = std::nanf("");
+  CHECK(local_fit(f, {Matrix{out.data(), 10, 1, 1}}).status == Status::BadArgument);
+}
+
+TEST_CASE("summarize_fit: the trace, tr(LᵀL) and residual variance of the smoother matrix") {
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    Case c(90, 90, 1, 1, KernelKind::Gaussian, MaskKind::None, 1, 5);
+    c.problem.queries = c.problem.keys;
+    FitSummary s;
+    REQUIRE(summarize_fit({c.problem, est}, 1, &s).status == Status::Ok);
+    double trace = 0, trace_sq = 0, rss = 0;
+    for (int64_t i = 0; i < 90; ++i) {
+      const auto ell = reference::local_weights(c.problem, i, est == Estimator::LocalLinear ? 1 : 0, {}).ell;
+      double fit = 0;
+      for (int64_t j = 0; j < 90; ++j) {
+        fit += ell[size_t(j)] * c.v[size_t(j)];
+        trace_sq += ell[size_t(j)] * ell[size_t(j)];
+      }
+      trace += ell[size_t(i)];
+      rss += std::pow(c.v[size_t(i)] - fit, 2);
+    }
+    CHECK(s.trace == doctest::Approx(trace).epsilon(1e-4));
+    CHECK(s.trace_sq == doctest::Approx(trace_sq).epsilon(1e-4));
+    CHECK(s.rss == doctest::Approx(rss).epsilon(1e-4));
+    CHECK(s.sigma2 == doctest::Approx(rss / (90 - 2 * trace + trace_sq)).epsilon(1e-4));
+    const double want_aicc = std::log(rss / 90) + (1 + trace / 90) / (1 - (trace + 2) / 90);
+    CHECK(aicc(s, 90, 1) == doctest::Approx(want_aicc).epsilon(1e-4));
+  }
+}
