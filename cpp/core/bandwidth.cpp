@@ -112,7 +112,7 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
   const Fit f{q, criterion.estimator, criterion.observation_weights};
   if (criterion.score == Score::AICc) {
     FitSummary s;
-    const Result r = summarize_fit(f, 1, &s);
+    const Result r = summarize_fit(f, &s);
     if (r.status != Status::Ok) return r;
     *score = s.empty_rows ? kInf : aicc(s, n, width);
     return {};

@@ -271,10 +271,11 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
 
 }  // namespace
 
-Result local_fit(const Fit& f, const FitOut& out, int32_t threads) {
+Result local_fit(const Fit& f, const FitOut& out) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return {st};
-  if (p.heads != 1 || p.kernel.kind == KernelKind::Softmax || threads < 1) return {Status::BadArgument};
+  if (p.heads != 1 || p.kernel.kind == KernelKind::Softmax) return {Status::BadArgument};
+  const int32_t threads = p.threads;
   if (f.estimator != Estimator::NadarayaWatson && f.estimator != Estimator::LocalLinear) return {Status::BadArgument};
   const int64_t I = p.queries.rows, J = p.keys.rows, dims = p.queries.cols, width = p.values.cols;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};

@@ -38,7 +38,7 @@ struct FitOut {
 constexpr double kPivotFloor = 1e-2;
 
 // Float32 SIMD scores and tile sums accumulated in double; rows whose float32 scores overflow or exceed
-// kFloatScoreLimit are recomputed in double. `threads` splits the queries; outputs do not depend on it.
-Result local_fit(const Fit& f, const FitOut& out, int32_t threads = 1);
+// kFloatScoreLimit are recomputed in double. p.threads splits the queries; outputs do not depend on it.
+Result local_fit(const Fit& f, const FitOut& out);
 
 }  // namespace ka

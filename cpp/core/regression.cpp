@@ -8,7 +8,7 @@
 
 namespace ka {
 
-Result summarize_fit(const Fit& f, int32_t threads, FitSummary* out) {
+Result summarize_fit(const Fit& f, FitSummary* out) {
   const Problem& p = f.problem;
   const int64_t n = p.queries.rows, width = p.values.cols;
   if (p.keys.rows != n || p.keys.cols != p.queries.cols) return {Status::BadShape};
@@ -18,7 +18,7 @@ Result summarize_fit(const Fit& f, int32_t threads, FitSummary* out) {
   Fit g = f;
   g.problem.masks = {};
   g.problem.empty = EmptyPolicy::NaN;
-  const Result r = local_fit(g, FitOut{Matrix{mean.get(), n, width, width}, sum_sq.get(), self.get()}, threads);
+  const Result r = local_fit(g, FitOut{Matrix{mean.get(), n, width, width}, sum_sq.get(), self.get()});
   if (r.status != Status::Ok) return r;
   FitSummary s;
   double weight_total = 0;

@@ -18,7 +18,7 @@ struct FitSummary {
 };
 
 // f.problem.queries must be f.problem.keys (the same rows); masks and f.problem.empty are ignored.
-Result summarize_fit(const Fit& f, int32_t threads, FitSummary* out);
+Result summarize_fit(const Fit& f, FitSummary* out);
 
 // AICc (Hurvich, Simonoff & Tsai 1998): ln σ̂² + (1 + ν/n) / (1 − (ν + 2)/n), with σ̂² = rss / (n·D) and ν = trace;
 // +inf when ν + 2 >= n (the fit interpolates), so such a bandwidth is never chosen.

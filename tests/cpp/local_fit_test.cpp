@@ -188,10 +188,11 @@ TEST_CASE("queries far from the data are fitted in double, and empty rows follow
 TEST_CASE("local_fit gives the same bytes for every thread count") {
   Case c(300, 300, 2, 1, KernelKind::Gaussian, MaskKind::None, 1, 11);
   Outputs one(300, 1);
-  REQUIRE(local_fit({c.problem, Estimator::LocalLinear}, one.view(300, 1, true), 1).status == Status::Ok);
+  REQUIRE(local_fit({c.problem, Estimator::LocalLinear}, one.view(300, 1, true)).status == Status::Ok);
   for (const int32_t threads : {2, 3}) {
     Outputs many(300, 1);
-    REQUIRE(local_fit({c.problem, Estimator::LocalLinear}, many.view(300, 1, true), threads).status == Status::Ok);
+    c.problem.threads = threads;
+    REQUIRE(local_fit({c.problem, Estimator::LocalLinear}, many.view(300, 1, true)).status == Status::Ok);
     CHECK(std::memcmp(one.mean.data(), many.mean.data(), 300 * sizeof(float)) == 0);
     CHECK(std::memcmp(one.sum_sq.data(), many.sum_sq.data(), 300 * sizeof(double)) == 0);
   }
@@ -218,7 +219,7 @@ TEST_CASE("summarize_fit: the trace, tr(LᵀL) and residual variance of the smoo
     Case c(90, 90, 1, 1, KernelKind::Gaussian, MaskKind::None, 1, 5);
     c.problem.queries = c.problem.keys;
     FitSummary s;
-    REQUIRE(summarize_fit({c.problem, est}, 1, &s).status == Status::Ok);
+    REQUIRE(summarize_fit({c.problem, est}, &s).status == Status::Ok);
     double trace = 0, trace_sq = 0, rss = 0;
     for (int64_t i = 0; i < 90; ++i) {
       const auto ell = reference::local_weights(c.problem, i, est == Estimator::LocalLinear ? 1 : 0, {}).ell;
