@@ -7,6 +7,8 @@
 #include "bandwidth.h"
 #include "build_info.h"
 #include "exact.h"
+#include "local_fit.h"
+#include "regression.h"
 #include "states.h"
 #include "weights.h"
 
@@ -86,29 +88,71 @@ int32_t rule_of_thumb_js(uintptr_t x, int32_t n, int32_t dims, int32_t rule, uin
   return int32_t(rule_of_thumb(ConstMatrix{ptr<const float>(x), n, dims, dims}, Rule(rule), ptr<double>(h)));
 }
 
-struct SelectResult {
-  int32_t status = 0;
-  int32_t count = 0;  // CV evaluations on the curve
+// Regression options as plain numbers (pointers are heap byte offsets, 0 for "absent").
+struct FitOptions {
+  int32_t kernel = 1;
+  int32_t estimator = 1;
+  uintptr_t bandwidth = 0;  // float32 × dims (selection ignores it)
+  uintptr_t weights = 0;    // float32 × n observation weights
+  int32_t empty = 0;
+  int32_t threads = 1;
 };
 
-// h: dims doubles, in: the start, out: the choice; score: 1 double; curve: capacity × dims and capacity doubles.
-SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, int32_t kernel,
-                          bool per_dimension, uintptr_t h, uintptr_t score, uintptr_t curve_h, uintptr_t curve_score,
-                          int32_t capacity) {
-  CallOptions o;
-  o.kernel = kernel;
-  Problem p = make_problem(x, x, y, n, n, dims, width, o);
-  p.kernel.bandwidth = nullptr;
+// The regression of y (n × width) on x (n × dims), evaluated at q (I × dims).
+Fit make_fit(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
+             const FitOptions& o) {
+  CallOptions c;
+  c.kernel = o.kernel;
+  c.bandwidth = o.bandwidth;
+  c.empty = o.empty;
+  Fit f{make_problem(q, x, y, I, n, dims, width, c), Estimator(o.estimator), ptr<const float>(o.weights)};
+  f.problem.threads = o.threads;
+  return f;
+}
+
+// mean: I × width floats; sum_sq, self, eff, logden: I doubles each, or 0 to skip (self needs q = x).
+CallResult local_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
+                        FitOptions o, uintptr_t mean, uintptr_t sum_sq, uintptr_t self, uintptr_t eff, uintptr_t logden) {
+  const FitOut out{Matrix{ptr<float>(mean), I, width, width}, ptr<double>(sum_sq), ptr<double>(self), ptr<double>(eff),
+                   ptr<double>(logden)};
+  return to_js(local_fit(make_fit(x, y, q, n, I, dims, width, o), out));
+}
+
+struct SummaryResult {
+  int32_t status = 0;
+  double rss = 0, trace = 0, traceSq = 0, sigma2 = 0, emptyRows = 0;
+};
+
+// column_sigma2: width doubles.
+SummaryResult fit_summary_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
+                             uintptr_t column_sigma2) {
+  FitSummary s;
+  const Result r = summarize_fit(make_fit(x, y, x, n, n, dims, width, o), &s, ptr<double>(column_sigma2));
+  return {int32_t(r.status), s.rss, s.trace, s.trace_sq, s.sigma2, double(s.empty_rows)};
+}
+
+struct SelectResult {
+  int32_t status = 0;
+  int32_t count = 0;  // criterion evaluations on the curve
+};
+
+// score_kind: 0 leave-one-out CV, 1 AICc. h: dims doubles, in: the start, out: the choice; score: 1 double;
+// curve: capacity × dims and capacity doubles.
+SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
+                          int32_t score_kind, bool per_dimension, uintptr_t h, uintptr_t score, uintptr_t curve_h,
+                          uintptr_t curve_score, int32_t capacity) {
+  const Fit f = make_fit(x, y, x, n, n, dims, width, o);
   CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, 0};
-  const Result r = select_cv(p, per_dimension, ptr<double>(h), ptr<double>(score), &curve);
+  const Criterion c{f.estimator, Score(score_kind), f.observation_weights};
+  const Result r = select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c);
   return {int32_t(r.status), curve.count};
 }
 
-int32_t cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, int32_t kernel, uintptr_t h,
-                    uintptr_t score) {
-  CallOptions o;
-  o.kernel = kernel;
-  return int32_t(cv_score(make_problem(x, x, y, n, n, dims, width, o), ptr<double>(h), ptr<double>(score)).status);
+int32_t cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
+                    int32_t score_kind, uintptr_t h, uintptr_t score) {
+  const Fit f = make_fit(x, y, x, n, n, dims, width, o);
+  const Criterion c{f.estimator, Score(score_kind), f.observation_weights};
+  return int32_t(cv_score(f.problem, ptr<double>(h), ptr<double>(score), c).status);
 }
 
 std::string status_name_js(int32_t s) { return status_name(Status(s)); }
@@ -134,6 +178,20 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("status", &CallResult::status)
       .field("row", &CallResult::row)
       .field("head", &CallResult::head);
+  value_object<FitOptions>("FitOptions")
+      .field("kernel", &FitOptions::kernel)
+      .field("estimator", &FitOptions::estimator)
+      .field("bandwidth", &FitOptions::bandwidth)
+      .field("weights", &FitOptions::weights)
+      .field("empty", &FitOptions::empty)
+      .field("threads", &FitOptions::threads);
+  value_object<SummaryResult>("SummaryResult")
+      .field("status", &SummaryResult::status)
+      .field("rss", &SummaryResult::rss)
+      .field("trace", &SummaryResult::trace)
+      .field("traceSq", &SummaryResult::traceSq)
+      .field("sigma2", &SummaryResult::sigma2)
+      .field("emptyRows", &SummaryResult::emptyRows);
   value_object<SelectResult>("SelectResult")
       .field("status", &SelectResult::status)
       .field("count", &SelectResult::count);
@@ -141,6 +199,8 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
   function("_ruleOfThumb", &rule_of_thumb_js);
   function("_selectCv", &select_cv_js);
   function("_cvScore", &cv_score_js);
+  function("_localFit", &local_fit_js);
+  function("_fitSummary", &fit_summary_js);
   function("_weights", &weights_js);
   function("_attentionStates", &attention_states_js);
   function("_mergeStates", &merge_states_js);

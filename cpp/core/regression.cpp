@@ -8,7 +8,7 @@
 
 namespace ka {
 
-Result summarize_fit(const Fit& f, FitSummary* out) {
+Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2) {
   const Problem& p = f.problem;
   const int64_t n = p.queries.rows, width = p.values.cols;
   if (p.keys.rows != n || p.keys.cols != p.queries.cols) return {Status::BadShape};
@@ -21,6 +21,7 @@ Result summarize_fit(const Fit& f, FitSummary* out) {
   const Result r = local_fit(g, FitOut{Matrix{mean.get(), n, width, width}, sum_sq.get(), self.get()});
   if (r.status != Status::Ok) return r;
   FitSummary s;
+  if (column_sigma2) std::fill(column_sigma2, column_sigma2 + width, 0.0);
   double weight_total = 0;
   for (int64_t i = 0; i < n; ++i) weight_total += f.observation_weights ? f.observation_weights[i] : 1.0;
   const double norm = weight_total > 0 ? double(n) / weight_total : 0.0;
@@ -33,11 +34,15 @@ Result summarize_fit(const Fit& f, FitSummary* out) {
     for (int64_t c = 0; c < width; ++c) {
       const double e = double(p.values.row(i)[c]) - double(mean.get()[i * width + c]);
       s.rss += omega * norm * e * e;
+      if (column_sigma2) column_sigma2[c] += omega * norm * e * e;
     }
     s.trace += self.get()[i];
     s.trace_sq += sum_sq.get()[i];
   }
-  s.sigma2 = s.rss / (double(width) * std::max(1.0, double(n) - 2 * s.trace + s.trace_sq));
+  const double dof = std::max(1.0, double(n) - 2 * s.trace + s.trace_sq);
+  s.sigma2 = s.rss / (double(width) * dof);
+  if (column_sigma2)
+    for (int64_t c = 0; c < width; ++c) column_sigma2[c] /= dof;
   *out = s;
   return {};
 }

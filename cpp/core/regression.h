@@ -18,7 +18,8 @@ struct FitSummary {
 };
 
 // f.problem.queries must be f.problem.keys (the same rows); masks and f.problem.empty are ignored.
-Result summarize_fit(const Fit& f, FitSummary* out);
+// `column_sigma2`, when given, receives D per-column noise variances rss_c / (n − 2ν + ν̃).
+Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2 = nullptr);
 
 // AICc (Hurvich, Simonoff & Tsai 1998): ln σ̂² + (1 + ν/n) / (1 − (ν + 2)/n), with σ̂² = rss / (n·D) and ν = trace;
 // +inf when ν + 2 >= n (the fit interpolates), so such a bandwidth is never chosen.

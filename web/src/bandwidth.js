@@ -1,4 +1,5 @@
-// selectBandwidth(): rules of thumb and leave-one-out cross-validation for the Nadaraya–Watson estimator.
+// selectBandwidth() and cvScore(): rules of thumb, leave-one-out cross-validation and AICc, for the Nadaraya–Watson
+// and local-linear estimators, with optional observation weights.
 import { checkResult } from './attention.js';
 import { KernelAttentionError } from './errors.js';
 import { withHeap } from './heap.js';
@@ -6,12 +7,13 @@ import {
   bandwidths, boolean, checkOptionNames, KERNELS, numericArray, oneOf, positiveInteger, rowsOf,
 } from './validate.js';
 
-const METHODS = ['cv', 'scott', 'silverman'];
-const ESTIMATORS = ['nadaraya-watson'];
+export const ESTIMATORS = ['nadaraya-watson', 'local-linear'];
+export const REGRESSION_KERNELS = KERNELS.filter((k) => k !== 'softmax');
+const METHODS = ['cv', 'aicc', 'scott', 'silverman'];
 const CURVE_CAPACITY = 256;
 
-/** Validates the sample shared by selectBandwidth() and cvScore(); returns n and the value width. */
-function readSample(x, y, dim) {
+/** Validates a regression sample (x: n × dim, y: n × D, optional weights: n); returns n and the value width D. */
+export function readSample(x, y, dim, weights) {
   positiveInteger(dim, 'options.dim');
   numericArray(x, 'x');
   numericArray(y, 'y');
@@ -20,23 +22,46 @@ function readSample(x, y, dim) {
   if (y.length === 0 || y.length % n !== 0) {
     throw new KernelAttentionError('BadShape', `\`y\` must have n·D entries for n = ${n} rows of x; got length ${y.length}`, 'y');
   }
+  if (weights !== undefined) {
+    numericArray(weights, 'options.weights');
+    if (weights.length !== n) {
+      throw new KernelAttentionError('BadShape', `\`options.weights\` must have one entry per row of x (${n}); got length ${weights.length}`, 'options.weights');
+    }
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      if (!(weights[i] >= 0)) {
+        throw new KernelAttentionError('BadArgument', `\`options.weights[${i}]\` must be >= 0; got ${weights[i]}`, 'options.weights');
+      }
+      total += weights[i];
+    }
+    if (!(total > 0)) throw new KernelAttentionError('BadArgument', '`options.weights` must not all be zero', 'options.weights');
+  }
   return { n, width: y.length / n };
 }
 
-export function makeBandwidth(module) {
+/** The core's FitOptions for a regression call; `weights` and `bandwidth` are heap offsets (0 when absent). */
+export function fitOptions({ kernel, estimator, weights = 0, bandwidth = 0, empty = 0, threads }) {
+  return {
+    kernel: KERNELS.indexOf(kernel), estimator: ESTIMATORS.indexOf(estimator), bandwidth, weights, empty, threads,
+  };
+}
+
+export function makeBandwidth(module, threads = 1) {
   function cvScore(x, y, options) {
     if (options === undefined) {
       throw new KernelAttentionError('BadArgument', '`options` is required: `{ dim, bandwidth }`', 'options');
     }
-    checkOptionNames(options, ['dim', 'kernel', 'bandwidth']);
-    const { dim, kernel = 'gaussian', bandwidth } = options;
-    const { n, width } = readSample(x, y, dim);
-    oneOf(kernel, KERNELS.filter((k) => k !== 'softmax'), 'options.kernel');
+    checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights']);
+    const { dim, kernel = 'gaussian', bandwidth, estimator = 'nadaraya-watson', weights } = options;
+    const { n, width } = readSample(x, y, dim, weights);
+    oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
+    oneOf(estimator, ESTIMATORS, 'options.estimator');
     if (bandwidth === undefined) throw new KernelAttentionError('BadArgument', '`options.bandwidth` is required', 'options.bandwidth');
     const h = Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth'));
     return withHeap(module, (heap) => {
       const score = heap.alloc(8);
-      checkResult(module, { status: module._cvScore(heap.f32(x), heap.f32(y), n, dim, width, KERNELS.indexOf(kernel), heap.f64(h), score) });
+      const o = fitOptions({ kernel, estimator, weights: weights ? heap.f32(weights) : 0, threads });
+      checkResult(module, { status: module._cvScore(heap.f32(x), heap.f32(y), n, dim, width, o, 0, heap.f64(h), score) });
       return heap.readF64(score, 1)[0];
     });
   }
@@ -45,33 +70,36 @@ export function makeBandwidth(module) {
     if (options === undefined) {
       throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
     }
-    checkOptionNames(options, ['dim', 'kernel', 'estimator', 'method', 'perDimension']);
-    const { dim, kernel = 'gaussian', estimator = 'nadaraya-watson', method = 'cv', perDimension = false } = options;
-    const { n, width } = readSample(x, y, dim);
-    oneOf(kernel, KERNELS.filter((k) => k !== 'softmax'), 'options.kernel');
+    checkOptionNames(options, ['dim', 'kernel', 'estimator', 'method', 'perDimension', 'weights']);
+    const {
+      dim, kernel = 'gaussian', estimator = 'nadaraya-watson', method = 'cv', perDimension = false, weights,
+    } = options;
+    const { n, width } = readSample(x, y, dim, weights);
+    oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
     oneOf(estimator, ESTIMATORS, 'options.estimator');
     oneOf(method, METHODS, 'options.method');
     boolean(perDimension, 'options.perDimension');
-    const kernelCode = KERNELS.indexOf(kernel);
 
     return withHeap(module, (heap) => {
       const xp = heap.f32(x);
       const yp = heap.f32(y);
+      const o = fitOptions({ kernel, estimator, weights: weights ? heap.f32(weights) : 0, threads });
       const h = heap.alloc(dim * 8);
       const score = heap.alloc(8);
       const rule = method === 'silverman' ? 1 : 0;
       checkResult(module, { status: module._ruleOfThumb(xp, n, dim, rule, h) });
+      const criterion = method === 'aicc' ? 1 : 0;
       let count = 0;
       let curveH = 0;
       let curveScore = 0;
-      if (method === 'cv') {
+      if (method === 'cv' || method === 'aicc') {
         curveH = heap.alloc(CURVE_CAPACITY * dim * 8);
         curveScore = heap.alloc(CURVE_CAPACITY * 8);
-        const r = module._selectCv(xp, yp, n, dim, width, kernelCode, perDimension, h, score, curveH, curveScore, CURVE_CAPACITY);
+        const r = module._selectCv(xp, yp, n, dim, width, o, criterion, perDimension, h, score, curveH, curveScore, CURVE_CAPACITY);
         checkResult(module, r);
         count = r.count;
       } else {
-        checkResult(module, { status: module._cvScore(xp, yp, n, dim, width, kernelCode, h, score) });
+        checkResult(module, { status: module._cvScore(xp, yp, n, dim, width, o, 0, h, score) });
       }
       return {
         method,

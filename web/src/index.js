@@ -3,6 +3,7 @@ import { makeAttention, makeWeights } from './attention.js';
 import { makeBandwidth } from './bandwidth.js';
 import { KernelAttentionError } from './errors.js';
 import { loadModule } from './loader.js';
+import { makeRegression } from './regression.js';
 import { makeStates } from './states.js';
 import { checkOptionNames } from './validate.js';
 
@@ -12,13 +13,17 @@ let instance = null;
 
 export async function init(options) {
   checkOptionNames(options, []);
-  instance ??= loadModule().then((module) => Object.freeze({
-    attention: makeAttention(module),
-    weights: makeWeights(module),
-    ...makeStates(module),
-    ...makeBandwidth(module),
-    simd: module._simdName(),
-  }));
+  instance ??= loadModule().then((module) => {
+    const bandwidth = makeBandwidth(module);
+    return Object.freeze({
+      attention: makeAttention(module),
+      weights: makeWeights(module),
+      ...makeStates(module),
+      ...bandwidth,
+      kernelRegression: makeRegression(module, 1, bandwidth.selectBandwidth),
+      simd: module._simdName(),
+    });
+  });
   try {
     return await instance;
   } catch (error) {

@@ -1,0 +1,143 @@
+// kernelRegression(): a fitted Nadaraya–Watson or local-linear model with its bandwidth choice, predictions and
+// pointwise confidence bands (docs/regression.md has the formulas).
+import { checkResult } from './attention.js';
+import { ESTIMATORS, fitOptions, readSample, REGRESSION_KERNELS } from './bandwidth.js';
+import { describe, KernelAttentionError } from './errors.js';
+import { withHeap } from './heap.js';
+import {
+  bandwidths, boolean, checkOptionNames, EMPTY_POLICIES, numericArray, oneOf, rowsOf,
+} from './validate.js';
+
+const RULES = ['cv', 'aicc', 'scott', 'silverman'];
+
+/**
+ * The standard normal quantile Φ⁻¹(p), 0 < p < 1: Acklam's rational approximation (relative error below 1.2e-9),
+ * enough for confidence levels.
+ */
+export function normalQuantile(p) {
+  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.3577518672690, -30.66479806614716, 2.506628277459239];
+  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const tail = (q) => (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  if (p < 0.02425) return tail(Math.sqrt(-2 * Math.log(p)));
+  if (p > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
+  const q = p - 0.5;
+  const r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+export function makeRegression(module, threads, selectBandwidth) {
+  return function kernelRegression(x, y, options) {
+    if (options === undefined) {
+      throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
+    }
+    checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension']);
+    const {
+      dim, kernel = 'gaussian', bandwidth = 'cv', estimator = 'local-linear', weights, empty = 'nan', perDimension = false,
+    } = options;
+    const { n, width } = readSample(x, y, dim, weights);
+    oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
+    oneOf(estimator, ESTIMATORS, 'options.estimator');
+    oneOf(empty, EMPTY_POLICIES, 'options.empty');
+    boolean(perDimension, 'options.perDimension');
+
+    // The model keeps float32 copies: later changes to the caller's arrays do not change it.
+    const data = { x: Float32Array.from(x), y: Float32Array.from(y), weights: weights && Float32Array.from(weights) };
+    let h;
+    let selection;
+    if (typeof bandwidth === 'string') {
+      oneOf(bandwidth, RULES, 'options.bandwidth');
+      const chosen = selectBandwidth(data.x, data.y, { dim, kernel, estimator, method: bandwidth, perDimension, weights: data.weights });
+      h = chosen.bandwidth;
+      selection = { method: bandwidth, score: chosen.score, curve: chosen.curve };
+    } else {
+      h = Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth'));
+      selection = { method: 'fixed', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } };
+    }
+    const h32 = Float32Array.from(h);
+    const emptyCode = EMPTY_POLICIES.indexOf(empty);
+
+    const summary = withHeap(module, (heap) => {
+      const sigma2 = heap.alloc(width * 8);
+      const o = fitOptions({ kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads });
+      const r = module._fitSummary(heap.f32(data.x), heap.f32(data.y), n, dim, width, o, sigma2);
+      checkResult(module, r);
+      return { trace: r.trace, sigma2: heap.readF64(sigma2, width) };
+    });
+
+    let disposed = false;
+    const live = () => {
+      if (disposed) throw new KernelAttentionError('Disposed', 'this kernelRegression model was disposed', 'model');
+    };
+
+    /** Runs the fit at xq; `extra` asks for Σℓ², effective keys and log-denominators. */
+    function fitAt(xq, extra) {
+      live();
+      numericArray(xq, 'xq');
+      const I = rowsOf(xq, dim, 'xq', 'options.dim');
+      return withHeap(module, (heap) => {
+        const o = fitOptions({
+          kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, empty: emptyCode, threads,
+        });
+        const mean = heap.alloc(I * width * 4);
+        const sumSq = extra ? heap.alloc(I * 8) : 0;
+        const eff = extra ? heap.alloc(I * 8) : 0;
+        const logden = extra ? heap.alloc(I * 8) : 0;
+        checkResult(module, module._localFit(heap.f32(data.x), heap.f32(data.y), heap.f32(xq), n, I, dim, width, o,
+          mean, sumSq, 0, eff, logden));
+        return {
+          I,
+          mean: heap.readF32(mean, I * width),
+          sumSq: extra && heap.readF64(sumSq, I),
+          effectiveKeys: extra && heap.readF64(eff, I),
+          logDenominator: extra && heap.readF64(logden, I),
+        };
+      });
+    }
+
+    const model = {
+      dim,
+      kernel,
+      estimator,
+      bandwidth: h,
+      selection,
+      effectiveDegreesOfFreedom: summary.trace,
+      residualVariance: summary.sigma2,
+      predict(xq) {
+        return fitAt(xq, false).mean;
+      },
+      predictInterval(xq, intervalOptions) {
+        checkOptionNames(intervalOptions, ['level'], 'intervalOptions');
+        const level = intervalOptions?.level ?? 0.95;
+        if (typeof level !== 'number' || !(level > 0 && level < 1)) {
+          throw new KernelAttentionError('BadArgument', `\`intervalOptions.level\` must be a number strictly between 0 and 1; got ${describe(level)}`,
+            'intervalOptions.level');
+        }
+        const fit = fitAt(xq, true);
+        const z = normalQuantile(0.5 + level / 2);
+        const stderr = new Float32Array(fit.I * width);
+        const lower = new Float32Array(fit.I * width);
+        const upper = new Float32Array(fit.I * width);
+        for (let i = 0; i < fit.I; i++) {
+          for (let c = 0; c < width; c++) {
+            const at = i * width + c;
+            const s = Math.sqrt(summary.sigma2[c] * fit.sumSq[i]);
+            stderr[at] = s;
+            lower[at] = fit.mean[at] - z * s;
+            upper[at] = fit.mean[at] + z * s;
+          }
+        }
+        return { mean: fit.mean, lower, upper, stderr, effectiveKeys: fit.effectiveKeys, logDenominator: fit.logDenominator };
+      },
+      dispose() {
+        disposed = true;
+        data.x = data.y = data.weights = null;
+      },
+    };
+    if (typeof Symbol.dispose === 'symbol') model[Symbol.dispose] = model.dispose;
+    return Object.freeze(model);
+  };
+}
