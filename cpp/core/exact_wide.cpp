@@ -9,9 +9,10 @@ namespace {
 
 using simd::Batch;
 using simd::kLanes;
+using Score = BatchScore<KernelKind::Softmax>;
 constexpr int64_t kMicroRows = 4;  // queries per register tile: 4 × 2 accumulators + 2 keys + 4 broadcasts <= 14
 
-// S[r][c] = scale · q_r · k_c for the block's rows (pointers in q) and the packed tile. Missing rows of the last
+// S[r][c] = scale · q_r · k_c (NaN where the float32 dot overflowed) for the block's rows (pointers in q) and the packed tile. Missing rows of the last
 // register tile repeat row 0 and are not stored.
 void dot_tile(const float* const* q, int64_t rows, int64_t dims, float scale, const KeyTile& tile, float* S) {
   const Batch s(scale);
@@ -39,8 +40,8 @@ void dot_tile(const float* const* q, int64_t rows, int64_t dims, float scale, co
       }
       const Batch rows_out[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
       for (int64_t r = 0; r < stored; ++r) {
-        simd::store(out + r * kKeyTile + c, rows_out[r][0] * s);
-        simd::store(out + r * kKeyTile + c + kLanes, rows_out[r][1] * s);
+        simd::store(out + r * kKeyTile + c, Score::overflow_to_nan(rows_out[r][0], s));
+        simd::store(out + r * kKeyTile + c + kLanes, Score::overflow_to_nan(rows_out[r][1], s));
       }
     }
     for (; c < tile.padded; c += kLanes) {
@@ -54,7 +55,7 @@ void dot_tile(const float* const* q, int64_t rows, int64_t dims, float scale, co
         a3 = xsimd::fma(Batch(q3[d]), k0, a3);
       }
       const Batch rows_out[4] = {a0, a1, a2, a3};
-      for (int64_t r = 0; r < stored; ++r) simd::store(out + r * kKeyTile + c, rows_out[r] * s);
+      for (int64_t r = 0; r < stored; ++r) simd::store(out + r * kKeyTile + c, Score::overflow_to_nan(rows_out[r], s));
     }
   }
 }

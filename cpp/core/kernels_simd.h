@@ -61,8 +61,13 @@ struct BatchScore {
                          minus_inf);
   }
 
+  // scale · dot, but NaN where the float32 dot overflowed (±inf): a tiny or zero scale would otherwise turn it into
+  // a false -inf (weight 0) or a finite score, where the true score scale · q·k is finite. NaN makes the row be
+  // redone in double (overflowed() in key_tile.h). acc - acc is 0 for a finite dot, so the product is unchanged.
+  static B overflow_to_nan(B dot, B scale) { return xsimd::fma(dot, scale, dot - dot); }
+
   static B finish(B acc, B scale) {
-    if constexpr (K == KernelKind::Softmax) return acc * scale;
+    if constexpr (K == KernelKind::Softmax) return overflow_to_nan(acc, scale);
     if constexpr (K == KernelKind::Gaussian) return -acc;
     if constexpr (K == KernelKind::Laplacian) return -acc;
     if constexpr (K == KernelKind::Cauchy) return -simd::log2(acc + B(1.0f));

@@ -82,7 +82,8 @@ inline bool overflowed(const float* scores, int64_t padded) {
   auto bad = B(0.0f) != B(0.0f);
   for (int64_t c = 0; c < padded; c += simd::kLanes) {
     const B s = simd::load(scores + c);
-    bad = bad | (s != s) | (s == B(std::numeric_limits<float>::infinity()));
+    // xsimd::isnan, not s != s: xsimd 8.1's AVX != is an ordered compare (_CMP_NEQ_OQ), false for NaN.
+    bad = bad | xsimd::isnan(s) | (s == B(std::numeric_limits<float>::infinity()));
   }
   return xsimd::any(bad);
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "exact.h"
+#include "weights.h"
 
 using namespace ka;
 
@@ -103,6 +104,34 @@ TEST_CASE("a softmax scale beyond float32 range is refused; at FLT_MAX the arg-m
   REQUIRE(attention(p, Matrix{out.data(), 2, 1, 1}).status == Status::Ok);
   CHECK(out[0] == 1.0f);  // q·k = 9e76 for key 0, the largest
   CHECK(out[1] == 2.0f);  // q·k = 6e38 for key 1
+}
+
+TEST_CASE("softmax dots beyond float32 range with a zero or tiny scale are weighed in double, on both paths") {
+  // Found by fuzz/fuzz_states.cpp: q·k = -4e38 overflows the float32 dot to -inf; a scale of 0 made its score NaN,
+  // which the AVX2 build did not see (xsimd 8.1's != is ordered), and a tiny scale made it -inf (weight 0), where
+  // the true scores scale·q·k are small and every key counts.
+  for (const int64_t M : {1, 8}) {  // the narrow path, and the wide one (head dimension >= 8)
+    std::vector<float> q(size_t(M), 0.0f), k(size_t(2 * M), 0.0f), v = {1.0f, 3.0f};
+    q[0] = 1e38f;
+    k[0] = 3.0f;                    // q·k = 3e38, within float32
+    k[size_t(M)] = -4.0f;           // q·k = -4e38, beyond
+    for (const double scale : {0.0, -0.0, 1e-40, -1e-40, 1e-300}) {
+      CAPTURE(M); CAPTURE(scale);
+      Problem p;
+      p.queries = {q.data(), 1, M, M};
+      p.keys = {k.data(), 2, M, M};
+      p.values = {v.data(), 2, 1, 1};
+      p.kernel = {KernelKind::Softmax, scale, nullptr};
+      const double w0 = std::exp(scale * 3e38), w1 = std::exp(scale * -4e38);
+      float out = -7.0f;
+      REQUIRE(attention(p, Matrix{&out, 1, 1, 1}).status == Status::Ok);
+      CHECK(out == doctest::Approx((w0 * 1 + w1 * 3) / (w0 + w1)).epsilon(1e-6));  // float32 output rounding
+      float w[2] = {-7.0f, -7.0f};
+      REQUIRE(weights(p, w).status == Status::Ok);
+      CHECK(w[0] == doctest::Approx(w0 / (w0 + w1)).epsilon(1e-6));
+      CHECK(w[1] == doctest::Approx(w1 / (w0 + w1)).epsilon(1e-6));
+    }
+  }
 }
 
 TEST_CASE("a compact kernel with no key in reach follows the empty policy") {
