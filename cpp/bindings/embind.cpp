@@ -57,8 +57,10 @@ Problem make_problem(uintptr_t q, uintptr_t k, uintptr_t v, int32_t I, int32_t J
 CallResult to_js(Result r) { return {int32_t(r.status), double(r.row), r.head}; }
 
 CallResult attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, int32_t I, int32_t J, int32_t M,
-                        int32_t D, CallOptions o) {
-  return to_js(attention(make_problem(q, k, v, I, J, M, D, o), Matrix{ptr<float>(out), I, D, D}));
+                        int32_t D, CallOptions o, int32_t threads) {
+  Problem p = make_problem(q, k, v, I, J, M, D, o);
+  p.threads = threads;
+  return to_js(attention(p, Matrix{ptr<float>(out), I, D, D}));
 }
 
 CallResult weights_js(uintptr_t q, uintptr_t k, uintptr_t out, int32_t I, int32_t J, int32_t M, CallOptions o) {
@@ -70,8 +72,10 @@ States states_at(uintptr_t max, uintptr_t sum, uintptr_t acc, int32_t I, int32_t
 }
 
 CallResult attention_states_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t max, uintptr_t sum, uintptr_t acc,
-                               int32_t I, int32_t J, int32_t M, int32_t D, CallOptions o) {
-  return to_js(attention_states(make_problem(q, k, v, I, J, M, D, o), states_at(max, sum, acc, I, D, o.heads)));
+                               int32_t I, int32_t J, int32_t M, int32_t D, CallOptions o, int32_t threads) {
+  Problem p = make_problem(q, k, v, I, J, M, D, o);
+  p.threads = threads;
+  return to_js(attention_states(p, states_at(max, sum, acc, I, D, o.heads)));
 }
 
 CallResult merge_states_js(uintptr_t max, uintptr_t sum, uintptr_t acc, uintptr_t max2, uintptr_t sum2, uintptr_t acc2,

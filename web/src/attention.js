@@ -18,14 +18,15 @@ export function checkResult(module, result) {
   throw new KernelAttentionError(code, `the engine rejected the call (${code}); this is a bug if validation passed`);
 }
 
-export function makeAttention(module) {
+/** attention() on `module`, running the engine on up to `threads` threads (results do not depend on it). */
+export function makeAttention(module, threads = 1) {
   return function attention(queries, keys, values, options) {
     requireValues(values, 'attention');
     const call = readCall(queries, keys, values, options);
     return withHeap(module, (heap) => {
       const { q, k, v, options: opts } = copyCall(heap, call);
       const out = heap.alloc(call.I * call.D * 4);
-      checkResult(module, module._attention(q, k, v, out, call.I, call.J, call.M, call.D, opts));
+      checkResult(module, module._attention(q, k, v, out, call.I, call.J, call.M, call.D, opts, threads));
       return heap.readF32(out, call.I * call.D);
     });
   };

@@ -1,33 +1,76 @@
-// Public entry: init() loads the WebAssembly core once and returns the API.
+// Public entry: init() loads a WebAssembly build (single-thread or pthreads) once and returns the API.
 import { makeAttention, makeWeights } from './attention.js';
 import { makeBandwidth } from './bandwidth.js';
-import { KernelAttentionError } from './errors.js';
-import { loadModule } from './loader.js';
+import { describe, KernelAttentionError } from './errors.js';
+import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, threadSupport } from './loader.js';
 import { makeRegression } from './regression.js';
 import { makeStates } from './states.js';
 import { checkOptionNames } from './validate.js';
 
 export { KernelAttentionError };
 
-let instance = null;
+// Most threads init() accepts, and the most 'auto' picks (beyond that, starting threads costs more than it saves
+// on typical calls; a larger explicit count is still honoured up to MAX_THREADS).
+const MAX_THREADS = 64;
+const AUTO_MAX_THREADS = 16;
 
-export async function init(options) {
-  checkOptionNames(options, []);
-  instance ??= loadModule().then((module) => {
-    const bandwidth = makeBandwidth(module);
+// One module per build, and one API object per (build, thread count) sharing it. Failed loads may be retried.
+const modules = new Map();
+const apis = new Map();
+
+function cached(map, key, make) {
+  if (!map.has(key)) {
+    const promise = make();
+    map.set(key, promise);
+    promise.catch(() => map.delete(key));
+  }
+  return map.get(key);
+}
+
+function readThreads(threads) {
+  if (threads === 'auto' || (Number.isInteger(threads) && threads >= 1 && threads <= MAX_THREADS)) return threads;
+  throw new KernelAttentionError('BadArgument',
+    `\`options.threads\` must be 'auto' or an integer from 1 to ${MAX_THREADS}; got ${describe(threads)}`, 'options.threads');
+}
+
+function api(build, threads) {
+  return cached(apis, `${build}:${threads}`, async () => {
+    const module = await cached(modules, build, build === 'threads' ? loadThreadsModule : loadModule);
+    if (build === 'threads') await ensureWorkers(module, threads - 1);
+    const bandwidth = makeBandwidth(module, threads);
     return Object.freeze({
-      attention: makeAttention(module),
+      attention: makeAttention(module, threads),
       weights: makeWeights(module),
-      ...makeStates(module),
+      ...makeStates(module, threads),
       ...bandwidth,
-      kernelRegression: makeRegression(module, 1, bandwidth.selectBandwidth),
+      kernelRegression: makeRegression(module, threads, bandwidth.selectBandwidth),
       simd: module._simdName(),
+      build,
+      threads,
     });
   });
+}
+
+/** 'auto': the pthreads build where it can run and blocking is allowed, with one thread per core; else one thread. */
+async function autoApi() {
+  const support = threadSupport();
+  const cores = Math.min(await hardwareThreads(), AUTO_MAX_THREADS);
+  if (!support.run || !support.auto || cores < 2) return api('single', 1);
   try {
-    return await instance;
-  } catch (error) {
-    instance = null;  // a failed load may be retried
-    throw error;
+    return await api('threads', cores);
+  } catch {
+    return api('single', 1);  // e.g. a bundle that left the worker script behind: still works, on one thread
   }
+}
+
+export async function init(options) {
+  const { threads = 'auto' } = checkOptionNames(options, ['threads']);
+  readThreads(threads);
+  if (threads === 'auto') return cached(apis, 'auto', autoApi);
+  if (threads === 1) return api('single', 1);
+  const support = threadSupport();
+  if (!support.run) {
+    throw new KernelAttentionError('Unsupported', `\`options.threads\` is ${threads}, but ${support.why}`, 'options.threads');
+  }
+  return api('threads', threads);
 }

@@ -29,7 +29,8 @@ function sameShape(a, b, name) {
   }
 }
 
-export function makeStates(module) {
+/** The partial-state functions on `module`; attentionState() runs on up to `threads` threads. */
+export function makeStates(module, threads = 1) {
   function attentionState(queries, keys, values, options) {
     requireValues(values, 'attentionState');
     const call = readCall(queries, keys, values, options, STATE_OPTIONS);
@@ -39,7 +40,7 @@ export function makeStates(module) {
       const max = heap.alloc(rows * 4);
       const sum = heap.alloc(rows * 4);
       const acc = heap.alloc(call.I * call.D * 4);
-      checkResult(module, module._attentionStates(q, k, v, max, sum, acc, call.I, call.J, call.M, call.D, opts));
+      checkResult(module, module._attentionStates(q, k, v, max, sum, acc, call.I, call.J, call.M, call.D, opts, threads));
       return {
         queries: call.I, heads: call.heads, width: call.D,
         max: heap.readF32(max, rows), sum: heap.readF32(sum, rows), acc: heap.readF32(acc, call.I * call.D),
