@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 
-#include "exact.h"
 #include "regression.h"
 #include "scratch.h"
 
@@ -69,6 +68,34 @@ double brent(F&& f, double a, double b, double tol) {
   return x;
 }
 
+// The sample in the order of its first coordinate: key tiles are then compact in space, so local_fit skips the
+// tiles far from each query. The scores are sums over points: the order changes only their rounding.
+struct SortedSample {
+  Scratch<int64_t> order;
+  Scratch<float> x, y, weights;
+  Problem problem;
+  Criterion criterion;
+
+  SortedSample(const Problem& p, const Criterion& c)
+      : order(p.keys.rows), x(p.keys.rows * p.keys.cols), y(p.values.rows * p.values.cols),
+        weights(c.observation_weights ? p.keys.rows : 0), problem(p), criterion(c) {
+    if (!ok()) return;
+    const int64_t n = p.keys.rows, dims = p.keys.cols, width = p.values.cols;
+    int64_t* idx = order.get();
+    for (int64_t i = 0; i < n; ++i) idx[i] = i;
+    std::stable_sort(idx, idx + n, [&](int64_t a, int64_t b) { return p.keys.row(a)[0] < p.keys.row(b)[0]; });
+    for (int64_t i = 0; i < n; ++i) {
+      std::copy(p.keys.row(idx[i]), p.keys.row(idx[i]) + dims, x.get() + i * dims);
+      std::copy(p.values.row(idx[i]), p.values.row(idx[i]) + width, y.get() + i * width);
+      if (c.observation_weights) weights.get()[i] = c.observation_weights[idx[i]];
+    }
+    problem.queries = problem.keys = {x.get(), n, dims, dims};
+    problem.values = {y.get(), n, width, width};
+    if (c.observation_weights) criterion.observation_weights = weights.get();
+  }
+  bool ok() const { return order.ok() && x.ok() && y.ok() && weights.ok(); }
+};
+
 }  // namespace
 
 Status rule_of_thumb(ConstMatrix x, Rule rule, double* h) {
@@ -106,10 +133,12 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
       return {};
     }
   }
-  Problem q = p;
+  const SortedSample sorted(p, criterion);
+  if (!sorted.ok()) return {Status::OutOfMemory};
+  Problem q = sorted.problem;
   q.kernel.bandwidth = hf.get();
   q.empty = EmptyPolicy::NaN;
-  const Fit f{q, criterion.estimator, criterion.observation_weights};
+  const Fit f{q, criterion.estimator, sorted.criterion.observation_weights};
   if (criterion.score == Score::AICc) {
     FitSummary s;
     const Result r = summarize_fit(f, &s);
@@ -118,17 +147,14 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
     return {};
   }
   q.masks.leave_one_out = true;
-  // The unweighted Nadaraya–Watson fit is attention itself, whose engine is the fastest path.
-  const bool plain = criterion.estimator == Estimator::NadarayaWatson && !criterion.observation_weights;
-  const Result r = plain ? attention(q, Matrix{fit.get(), n, width, width})
-                         : local_fit(Fit{q, f.estimator, f.observation_weights}, FitOut{Matrix{fit.get(), n, width, width}});
+  const Result r = local_fit(Fit{q, f.estimator, f.observation_weights}, FitOut{Matrix{fit.get(), n, width, width}});
   if (r.status != Status::Ok) return r;
   double sum = 0, total = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const double omega = criterion.observation_weights ? criterion.observation_weights[i] : 1.0;
+    const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
     total += omega;
     for (int64_t c = 0; c < width; ++c) {
-      const double e = double(p.values.row(i)[c]) - double(fit.get()[i * width + c]);
+      const double e = double(q.values.row(i)[c]) - double(fit.get()[i * width + c]);
       if (omega > 0) sum += omega * e * e;  // a zero-weight point does not count, even when its fit is empty
     }
   }

@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include "exact_narrow.h"
 #include "parallel.h"
-#include "workspace.h"
 
 namespace ka {
 namespace {
@@ -56,34 +56,23 @@ void rescale(Moments& m, const Shape& s, double new_max) {
 
 // Per-task scratch: one packed tile and the tile's weighted design columns.
 struct TileWork {
-  Scratch<float> keys_t, values_t, omega, scores, z, wz, factors, inv_h;
+  Scratch<float> keys_t, values_t, omega, scores, bias, z, wz, factors, inv_h;
   TileWork(int64_t dims, int64_t width)
-      : keys_t(dims * kKeyTile), values_t(width * kKeyTile), omega(kKeyTile), scores(kKeyTile),
+      : keys_t(dims * kKeyTile), values_t(width * kKeyTile), omega(kKeyTile), scores(kKeyTile), bias(kKeyTile),
         z((dims + 1) * kKeyTile), wz((dims + 1) * kKeyTile), factors(dims), inv_h(dims) {}
   bool ok() const {
-    return keys_t.ok() && values_t.ok() && omega.ok() && scores.ok() && z.ok() && wz.ok() && factors.ok() && inv_h.ok();
+    return keys_t.ok() && values_t.ok() && omega.ok() && scores.ok() && bias.ok() && z.ok() && wz.ok() &&
+           factors.ok() && inv_h.ok();
   }
 };
 
-// Adds one packed tile to the moments of query i. z[0] holds ones; rows 1..dims of z are the scaled offsets.
-template <KernelKind K>
-void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, TileWork& w, Moments& m) {
-  float* scores = w.scores.get();
-  score_tile<K>(hd, i, w.factors.get(), tile, scores);
-  if (overflowed(scores, tile.padded)) {
-    m.redo = true;
-    return;
-  }
-  Batch top(-std::numeric_limits<float>::infinity());
-  for (int64_t c = 0; c < tile.padded; c += kLanes) top = xsimd::max(top, simd::load(scores + c));
-  const float tile_max = simd::max(top);
-  if (tile_max == -std::numeric_limits<float>::infinity()) return;
-  if (tile_max > m.max) rescale(m, s, tile_max);
+// Adds the weights 2^(score − max) · ω of one tile and their products with the design and the values to the
+// moments, any shape: the weighted design columns go through w.z / w.wz, then one dot product per moment.
+void accumulate_any(const KeyTile& tile, const float* scores, const float* q, TileWork& w, const Shape& s, Moments& m) {
   const simd::ExpConstants& ek = simd::exp_constants();
   const Batch shift(float(m.max));
-  float* z = w.z.get();
+  float* z = w.z.get();  // z[0] holds ones; rows 1..dims are the scaled offsets
   float* wz = w.wz.get();
-  const float* q = hd.queries.row(i);
   for (int64_t c = 0; c < tile.padded; c += kLanes) {
     const Batch weight = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek) * simd::load(w.omega.get() + c);
     simd::store(wz + c, weight);
@@ -102,6 +91,91 @@ void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, Ti
     for (int64_t c = 0; c < s.width; ++c)
       m.t[x * s.width + c] += dot(wz + x * kKeyTile, tile.values_t + c * kKeyTile, tile.padded);
   }
+}
+
+// The same for the common shapes (P = 1 + dims ≤ 3 design columns, one value column), with every moment summed
+// in registers in a single pass over the tile.
+template <int P, bool WITH_B>
+void accumulate_fused(const KeyTile& tile, const float* scores, const float* q, TileWork& w, const Shape&, Moments& m) {
+  constexpr int kPairs = P * (P + 1) / 2;
+  const simd::ExpConstants& ek = simd::exp_constants();
+  const Batch shift(float(m.max));
+  Batch a[kPairs], b[kPairs], t[P], qb[P], ih[P];
+  for (int k = 0; k < kPairs; ++k) a[k] = b[k] = Batch(0.0f);
+  for (int x = 0; x < P; ++x) t[x] = Batch(0.0f);
+  for (int d = 1; d < P; ++d) {
+    qb[d] = Batch(q[d - 1]);
+    ih[d] = Batch(w.inv_h.get()[d - 1]);
+  }
+  const float* omega = w.omega.get();
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    Batch z[P], wz[P];
+    wz[0] = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek) * simd::load(omega + c);
+    for (int d = 1; d < P; ++d) {
+      z[d] = (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - qb[d]) * ih[d];
+      wz[d] = wz[0] * z[d];
+    }
+    const Batch y = simd::load(tile.values_t + c);
+    int k = 0;
+    for (int x = 0; x < P; ++x) {
+      for (int v = x; v < P; ++v, ++k) {
+        a[k] = v == 0 ? a[k] + wz[x] : xsimd::fma(wz[x], z[v], a[k]);
+        if constexpr (WITH_B) b[k] = xsimd::fma(wz[x], wz[v], b[k]);
+      }
+      t[x] = xsimd::fma(wz[x], y, t[x]);
+    }
+  }
+  int k = 0;
+  for (int x = 0; x < P; ++x) {
+    for (int v = x; v < P; ++v, ++k) {
+      m.a[x * P + v] += double(simd::sum(a[k]));
+      if constexpr (WITH_B) m.b[x * P + v] += double(simd::sum(b[k]));
+    }
+    m.t[x] += double(simd::sum(t[x]));
+  }
+}
+
+using Accumulate = void (*)(const KeyTile&, const float*, const float*, TileWork&, const Shape&, Moments&);
+
+Accumulate accumulate_for(const Shape& s) {
+  Accumulate fn = &accumulate_any;
+  if (s.width == 1) {
+    if (s.p == 1) fn = s.with_b ? &accumulate_fused<1, true> : &accumulate_fused<1, false>;
+    if (s.p == 2) fn = s.with_b ? &accumulate_fused<2, true> : &accumulate_fused<2, false>;
+    if (s.p == 3) fn = s.with_b ? &accumulate_fused<3, true> : &accumulate_fused<3, false>;
+  }
+  return simd::keep_out_of_line(fn);
+}
+
+// Adds one packed tile to the moments of query i: scores (masked through a bias row only where the tile needs one),
+// the running maximum, then `accumulate`.
+template <KernelKind K>
+void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, TileWork& w, Accumulate accumulate,
+              Moments& m) {
+  float* scores = w.scores.get();
+  const float* bias = narrow::tile_bias(hd, i, tile, w.bias.get()) ? w.bias.get() : nullptr;
+  const float* q = hd.queries.row(i);
+  const float* factors = w.factors.get();
+  Batch top(-std::numeric_limits<float>::infinity());
+  auto bad = top != top;
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    Batch score = BatchScore<K>::init();
+    for (int64_t d = 0; d < s.dims; ++d)
+      score = BatchScore<K>::step(score, Batch(q[d]), simd::load(tile.keys_t + d * kKeyTile + c), Batch(factors[d]));
+    score = BatchScore<K>::finish(score, Batch(1.0f));
+    if (bias) score = score + simd::load(bias + c);
+    simd::store(scores + c, score);
+    top = xsimd::max(top, score);
+    bad = bad | (score != score) | (score == Batch(std::numeric_limits<float>::infinity()));
+  }
+  if (xsimd::any(bad)) {  // NaN data, or float32 overflow: the row is redone in double
+    m.redo = true;
+    return;
+  }
+  const float tile_max = simd::max(top);
+  if (tile_max == -std::numeric_limits<float>::infinity()) return;
+  if (tile_max > m.max) rescale(m, s, tile_max);
+  accumulate(tile, scores, q, w, s, m);
 }
 
 // The same moments in double, key by key: for rows float32 could not hold (see add_tile's `redo`).
@@ -228,35 +302,110 @@ RowOutcome finish(const Head& hd, int64_t i, const Shape& s, const Moments& m, c
   return RowOutcome::Done;
 }
 
+// Keys whose log2 score is below the row's shift by more than this get weight exactly 0 (exp2_nonpositive flushes
+// below −126), so a tile whose best possible score is that low can be skipped without changing a bit of the result.
+constexpr float kSkipBelow = 128.0f;
+
+// Per key tile, dimension-major and padded to whole batches of tiles (dims × padded): the bounding box (lo, hi) and
+// the coordinates of the tile's middle key. A tile with a NaN key gets an unbounded box, so it is never skipped
+// and its NaN reaches the output.
+struct TileBoxes {
+  int64_t tiles, padded, dims;
+  Scratch<float> lo, hi, mid;
+  explicit TileBoxes(const Head& hd)
+      : tiles((hd.keys.rows + kKeyTile - 1) / kKeyTile), padded(simd::round_up(tiles)), dims(hd.keys.cols),
+        lo(padded * dims), hi(padded * dims), mid(padded * dims) {
+    if (!ok()) return;
+    const float inf = std::numeric_limits<float>::infinity();
+    for (int64_t d = 0; d < dims; ++d) {
+      std::fill(lo.get() + d * padded, lo.get() + (d + 1) * padded, 0.0f);
+      std::fill(hi.get() + d * padded, hi.get() + (d + 1) * padded, 0.0f);
+      std::fill(mid.get() + d * padded, mid.get() + (d + 1) * padded, 0.0f);
+      for (int64_t t = 0; t < tiles; ++t) {
+        float a = inf, b = -inf;
+        for (int64_t j = t * kKeyTile; j < std::min(hd.keys.rows, (t + 1) * kKeyTile); ++j) {
+          const float v = hd.keys.row(j)[d];
+          if (v != v) { a = -inf; b = inf; break; }
+          a = std::min(a, v);
+          b = std::max(b, v);
+        }
+        lo.get()[d * padded + t] = a;
+        hi.get()[d * padded + t] = b;
+        mid.get()[d * padded + t] = hd.keys.row(middle(t, hd.keys.rows))[d];
+      }
+    }
+  }
+  static int64_t middle(int64_t t, int64_t end) { return std::min(end - 1, t * kKeyTile + kKeyTile / 2); }
+  bool ok() const { return lo.ok() && hi.ok() && mid.ok(); }
+};
+
+// For query q and every tile: bound[t], the best score any point of the tile's box can have (the score at the box
+// point nearest to q), and mid[t], the score of the tile's middle key. Kernels decrease with each |u_d|, so the
+// nearest point scores highest.
 template <KernelKind K>
-Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, QueryRange range, const FitOut& out) {
+void tile_bounds(const float* q, const TileBoxes& boxes, const float* factors, float* bound, float* mid) {
+  for (int64_t t = 0; t < boxes.padded; t += kLanes) {
+    Batch b = BatchScore<K>::init(), m = BatchScore<K>::init();
+    for (int64_t d = 0; d < boxes.dims; ++d) {
+      const Batch qd(q[d]), f(factors[d]);
+      const int64_t at = d * boxes.padded + t;
+      const Batch nearest = xsimd::min(xsimd::max(qd, simd::load(boxes.lo.get() + at)), simd::load(boxes.hi.get() + at));
+      b = BatchScore<K>::step(b, qd, nearest, f);
+      m = BatchScore<K>::step(m, qd, simd::load(boxes.mid.get() + at), f);
+    }
+    simd::store(bound + t, BatchScore<K>::finish(b, Batch(1.0f)));
+    simd::store(mid + t, BatchScore<K>::finish(m, Batch(1.0f)));
+  }
+}
+
+template <KernelKind K>
+Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const TileBoxes& boxes,
+           QueryRange range, const FitOut& out) {
   TileWork w(s.dims, s.width);
   RowScratch rs(s.p, hd.keys.rows);
   const int64_t per_row = 2 * s.p * s.p + s.p * s.width;
   Scratch<double> sums(kQueryBlock * per_row);
-  if (!w.ok() || !rs.ok() || !sums.ok()) return {Status::OutOfMemory};
+  Scratch<float> bound(kQueryBlock * boxes.padded), mid(boxes.padded);
+  if (!w.ok() || !rs.ok() || !sums.ok() || !bound.ok() || !mid.ok()) return {Status::OutOfMemory};
   for (int64_t d = 0; d < s.dims; ++d) {
     w.factors.get()[d] = BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
     w.inv_h.get()[d] = 1.0f / hd.kernel.bandwidth[d];
   }
   std::fill(w.z.get(), w.z.get() + kKeyTile, 1.0f);  // z₀ = 1
   KeyTile tile{w.keys_t.get(), w.values_t.get()};
+  const Accumulate accumulate = accumulate_for(s);
   Moments rows[kQueryBlock];
   for (int64_t i0 = range.first; i0 < range.last; i0 += kQueryBlock) {
     const int64_t count = std::min(kQueryBlock, range.last - i0);
+    const int64_t end = key_end(hd, i0, count), tiles = (end + kKeyTile - 1) / kKeyTile;
     std::fill(sums.get(), sums.get() + kQueryBlock * per_row, 0.0);
     for (int64_t r = 0; r < count; ++r) {
+      const int64_t i = i0 + r;
       double* base = sums.get() + r * per_row;
-      rows[r] = Moments{-kInf, false, base, base + s.p * s.p, base + 2 * s.p * s.p};
+      // The shift starts at the best score of the tiles' middle keys that are admissible: a lower bound of the
+      // row's maximum, so that far tiles are skipped from the first one on.
+      tile_bounds<K>(hd.queries.row(i), boxes, w.factors.get(), bound.get() + r * boxes.padded, mid.get());
+      float start = -std::numeric_limits<float>::infinity();
+      for (int64_t t = 0; t < tiles; ++t) {
+        const int64_t j = TileBoxes::middle(t, hd.keys.rows);
+        if (mid.get()[t] > start && j < end && hd.allows(i, j) && omega[j] > 0) start = mid.get()[t];
+      }
+      rows[r] = Moments{double(start), false, base, base + s.p * s.p, base + 2 * s.p * s.p};
     }
-    const int64_t end = key_end(hd, i0, count);
-    for (int64_t j0 = 0; j0 < end; j0 += kKeyTile) {
+    const auto needs = [&](int64_t r, int64_t t) {
+      return !rows[r].redo && !(bound.get()[r * boxes.padded + t] < float(rows[r].max) - kSkipBelow);
+    };
+    for (int64_t t = 0; t < tiles; ++t) {
+      bool any = false;
+      for (int64_t r = 0; r < count && !any; ++r) any = needs(r, t);
+      if (!any) continue;
+      const int64_t j0 = t * kKeyTile;
       pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
       float* om = w.omega.get();
       for (int64_t c = 0; c < tile.count; ++c) om[c] = omega[j0 + c];
       std::fill(om + tile.count, om + tile.padded, 0.0f);
       for (int64_t r = 0; r < count; ++r)
-        if (!rows[r].redo) add_tile<K>(hd, i0 + r, tile, s, w, rows[r]);
+        if (needs(r, t)) add_tile<K>(hd, i0 + r, tile, s, w, accumulate, rows[r]);
     }
     for (int64_t r = 0; r < count; ++r) {
       Moments& m = rows[r];
@@ -294,6 +443,8 @@ Result local_fit(const Fit& f, const FitOut& out) {
   const Shape s{dims, width, f.estimator == Estimator::LocalLinear ? 1 + dims : 1,
                 out.sum_sq_weights != nullptr || out.effective_keys != nullptr};
   const Head hd = head_of(p, 0);
+  const TileBoxes boxes(hd);
+  if (!boxes.ok()) return {Status::OutOfMemory};
 
   const int64_t blocks = (I + kQueryBlock - 1) / kQueryBlock;
   const int64_t tasks = std::min<int64_t>(blocks, threads == 1 ? 1 : int64_t(threads) * 4);
@@ -303,7 +454,7 @@ Result local_fit(const Fit& f, const FitOut& out) {
     const QueryRange range{t * per_task, std::min(I, (t + 1) * per_task)};
     if (range.first >= range.last) return;
     results[size_t(t)] = with_kernel(p.kernel.kind, [&](auto kind) {
-      return run<kind()>(hd, s, omega.get(), std::log(double(scale)), range, out);
+      return run<kind()>(hd, s, omega.get(), std::log(double(scale)), boxes, range, out);
     });
   });
   // Tasks cover increasing query ranges, so the first failure in task order is the one a single thread meets.
