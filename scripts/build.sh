@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the native core + doctest suite (build/native) and the WebAssembly module + wasm doctest suite (build/wasm).
 #   scripts/build.sh            both
-#   scripts/build.sh wasm       the WebAssembly module and the wasm doctest suite
-#   scripts/build.sh package    only the WebAssembly module (what the package, the demo and the benchmark need)
+#   scripts/build.sh wasm       the WebAssembly modules and the wasm doctest suite
+#   scripts/build.sh package    only the WebAssembly modules, single-thread and pthreads (what the package, the demo and
+#                               the benchmark need)
 #   scripts/build.sh sanitize   the native suite under AddressSanitizer + UBSan (build/sanitize)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +24,7 @@ if [[ $what == all || $what == wasm || $what == package ]]; then
   cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_TOOLCHAIN_FILE=/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake >/dev/null
   if [[ $what == package ]]; then
-    cmake --build build/wasm -j "$jobs" --target ka_wasm
+    cmake --build build/wasm -j "$jobs" --target ka_wasm ka_wasm_threads ka_wasm_threads_node
   else
     cmake --build build/wasm -j "$jobs"
   fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the doctest suite natively, under ASan+UBSan and as wasm under Node (CTest), then the JS and
-# browser suites; the published types are checked against tests/types/consumer.ts (tsc --strict).
+# browser suites (the main JS suites on both WebAssembly builds); the published types are checked against
+# tests/types/consumer.ts (tsc --strict).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ctest --test-dir build/native --output-on-failure
@@ -8,3 +9,5 @@ ctest --test-dir build/sanitize --output-on-failure
 ctest --test-dir build/wasm --output-on-failure
 npx tsc -p tests/types
 node --test --test-reporter=spec tests/js/ tests/browser/
+# The JS suites above ran on init()'s default, the pthreads build in Node: rerun the main ones on the single-thread module.
+KA_TEST_THREADS=1 node --test --test-reporter=dot tests/js/api.test.mjs tests/js/fixtures.test.mjs

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { init } from '../../web/src/index.js';
+import { initOptions } from './build.mjs';
 
 const FIXTURES = ['statsmodels.json', 'torch.json'];
 
@@ -70,7 +71,7 @@ function checkCase(c, out) {
 for (const file of FIXTURES) {
   for (const c of load(file)) {
     test(`${file}: ${c.name}`, async () => {
-      const ka = await init();
+      const ka = await init(initOptions);
       const out = ka.attention(
         Float32Array.from(c.queries),
         Float32Array.from(c.keys),
