@@ -1,7 +1,7 @@
 // A consumer of the published types (`kernel-attention` resolves to this package through its "exports").
 // `tsc -p tests/types` must pass, and each @ts-expect-error line must really be an error.
 import { init, KernelAttentionError } from 'kernel-attention';
-import type { AttentionState, BandwidthSelection, Kernel } from 'kernel-attention';
+import type { AttentionState, BandwidthSelection, Kernel, KernelRegressionModel, PredictionInterval } from 'kernel-attention';
 
 async function main(): Promise<void> {
   const ka = await init();
@@ -17,7 +17,14 @@ async function main(): Promise<void> {
 
   const sel: BandwidthSelection = ka.selectBandwidth(k, v, { dim: 4, method: 'cv', perDimension: true });
   const h: Float64Array = sel.bandwidth;
-  const cv: number = ka.cvScore(k, v, { dim: 4, bandwidth: h });
+  const cv: number = ka.cvScore(k, v, { dim: 4, bandwidth: h, estimator: 'local-linear', weights: [1, 1, 2] });
+  ka.selectBandwidth(k, v, { dim: 4, method: 'aicc', estimator: 'local-linear' });
+
+  const model: KernelRegressionModel = ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv', weights: [1, 2, 1] });
+  const band: PredictionInterval = model.predictInterval(q, { level: 0.9 });
+  const edf: number = model.effectiveDegreesOfFreedom;
+  const fit: Float32Array = model.predict(q);
+  model.dispose();
 
   // @ts-expect-error: dim is required
   ka.attention(q, k, v, {});
@@ -33,6 +40,10 @@ async function main(): Promise<void> {
   ka.finalizeState(merged, { empty: 'nearest' });
   // @ts-expect-error: bandwidth selection is for distance kernels
   ka.selectBandwidth(k, v, { dim: 4, kernel: 'softmax' });
+  // @ts-expect-error: unknown estimator
+  ka.kernelRegression(k, v, { dim: 4, estimator: 'loess' });
+  // @ts-expect-error: the level is a number
+  model.predictInterval(q, { level: '95%' });
   // @ts-expect-error: results are read-only typed arrays, not numbers
   const wrong: number = ka.attention(q, k, v, { dim: 4 });
 
@@ -45,6 +56,6 @@ async function main(): Promise<void> {
       void code, argument;
     }
   }
-  void out, w, fin, cv, wrong;
+  void out, w, fin, cv, wrong, band, edf, fit;
 }
 void main;

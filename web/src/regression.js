@@ -29,6 +29,22 @@ export function normalQuantile(p) {
     (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
+/**
+ * The model's own float32 copy of the sample (later changes to the caller's arrays do not change it), in the order
+ * of the first coordinate: the engine then skips the key tiles far from each query.
+ */
+function sortedCopy(x, y, weights, n, dim, width) {
+  const x32 = Float32Array.from(x);
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => x32[a * dim] - x32[b * dim] || a - b);
+  const data = { x: new Float32Array(n * dim), y: new Float32Array(n * width), weights: weights && new Float32Array(n) };
+  order.forEach((from, to) => {
+    data.x.set(x32.subarray(from * dim, (from + 1) * dim), to * dim);
+    for (let c = 0; c < width; c++) data.y[to * width + c] = y[from * width + c];
+    if (weights) data.weights[to] = weights[from];
+  });
+  return data;
+}
+
 export function makeRegression(module, threads, selectBandwidth) {
   return function kernelRegression(x, y, options) {
     if (options === undefined) {
@@ -44,8 +60,7 @@ export function makeRegression(module, threads, selectBandwidth) {
     oneOf(empty, EMPTY_POLICIES, 'options.empty');
     boolean(perDimension, 'options.perDimension');
 
-    // The model keeps float32 copies: later changes to the caller's arrays do not change it.
-    const data = { x: Float32Array.from(x), y: Float32Array.from(y), weights: weights && Float32Array.from(weights) };
+    const data = sortedCopy(x, y, weights, n, dim, width);
     let h;
     let selection;
     if (typeof bandwidth === 'string') {

@@ -92,27 +92,95 @@ export interface SelectBandwidthOptions {
   dim: number;
   /** Default `'gaussian'`. */
   kernel?: DistanceKernel;
-  /** Only `'nadaraya-watson'` so far (the default). */
-  estimator?: 'nadaraya-watson';
+  /** The estimator the bandwidth is for. Default `'nadaraya-watson'` (kernelRegression's default is local-linear). */
+  estimator?: Estimator;
   /**
    * `'cv'` (default): minimise the leave-one-out least-squares CV score over log h, starting from Scott's rule.
+   * `'aicc'`: minimise AICc (Hurvich, Simonoff & Tsai 1998), ln σ̂² + (1 + ν/n) / (1 − (ν + 2)/n), ν = tr(L).
    * `'scott'`: h_d = s_d · n^(−1/(dim+4)); `'silverman'`: h_d = 0.9 · min(s_d, IQR_d/1.349) · n^(−1/(dim+4)), with s_d the
    * sample standard deviation (ddof 1) and IQR_d by linear interpolation; a zero spread falls back to the other
    * measure, then to 1e-3·|mean_d|, then to 1.
    */
-  method?: 'cv' | 'scott' | 'silverman';
-  /** `'cv'` only: a bandwidth per dimension by coordinate descent after the common scale. Default false. */
+  method?: SelectionMethod;
+  /** `'cv'` and `'aicc'`: a bandwidth per dimension by coordinate descent after the common scale. Default false. */
   perDimension?: boolean;
+  /** Observation weights ω_i ≥ 0 (n entries, not all zero): each point's kernel weight is multiplied by ω_i. */
+  weights?: NumericArray;
 }
 
+export type Estimator = 'nadaraya-watson' | 'local-linear';
+export type SelectionMethod = 'cv' | 'aicc' | 'scott' | 'silverman';
+
 export interface BandwidthSelection {
-  method: 'cv' | 'scott' | 'silverman';
+  method: SelectionMethod;
   /** One bandwidth per dimension, always positive and finite. */
   bandwidth: Float64Array;
-  /** CV(h) = (1/n) Σ_i Σ_c (y_ic − f_{−i}(x_i)_c)² at the chosen bandwidth (also for the rules). */
+  /**
+   * For `'aicc'` the AICc; otherwise the CV score Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i at the chosen
+   * bandwidth (ω = 1 without weights; also reported for the rules).
+   */
   score: number;
   /** Every CV evaluation of the search in order (empty for the rules): bandwidths [eval][dim] and their scores. */
   curve: { bandwidths: Float64Array; scores: Float64Array };
+}
+
+export interface KernelRegressionOptions {
+  /** Columns of x (1 for ordinary 1-D regression). */
+  dim: number;
+  /** Default `'gaussian'`. */
+  kernel?: DistanceKernel;
+  /**
+   * A number (all dimensions), one per dimension, or how to choose it: `'cv'` (default), `'aicc'`, `'scott'` or
+   * `'silverman'` (see {@link SelectBandwidthOptions.method}).
+   */
+  bandwidth?: number | NumericArray | SelectionMethod;
+  /**
+   * `'local-linear'` (default): the intercept of the weighted least-squares line (plane) around each query, free of
+   * Nadaraya–Watson's bias at the edges of the data and where x is unevenly spread. `'nadaraya-watson'`: the
+   * weighted mean.
+   */
+  estimator?: Estimator;
+  /** Observation weights ω_i ≥ 0 (n entries, not all zero). */
+  weights?: NumericArray;
+  /** What a query with no point within a compact kernel's reach gets. Default `'nan'`. */
+  empty?: EmptyPolicy;
+  /** With `bandwidth: 'cv' | 'aicc'`: one bandwidth per dimension. Default false. */
+  perDimension?: boolean;
+}
+
+export interface PredictionInterval {
+  /** f(x_q), I·D values. */
+  mean: Float32Array;
+  /** mean ∓ z·stderr with z the standard normal quantile of (1 + level)/2: a pointwise band for E[f̂(x_q)]. */
+  lower: Float32Array;
+  upper: Float32Array;
+  /** σ̂_c · sqrt(Σ_j ℓ_j(x_q)²), the linear smoother's standard error (it ignores smoothing bias). */
+  stderr: Float32Array;
+  /** Per query: (Σ_j w_j)² / Σ_j w_j², the number of points the estimate effectively rests on. */
+  effectiveKeys: Float64Array;
+  /** Per query: ln Σ_j w_j; very negative where the query is far from the data (extrapolation). */
+  logDenominator: Float64Array;
+}
+
+/** A fitted kernel regression; holds its own copy of the sample. */
+export interface KernelRegressionModel {
+  readonly dim: number;
+  readonly kernel: DistanceKernel;
+  readonly estimator: Estimator;
+  /** One bandwidth per dimension. */
+  readonly bandwidth: Float64Array;
+  /** How the bandwidth was chosen (`method: 'fixed'` and `score: null` when given). */
+  readonly selection: { method: SelectionMethod | 'fixed'; score: number | null; curve: { bandwidths: Float64Array; scores: Float64Array } };
+  /** ν = tr(L), the trace of the smoother matrix at the sample. */
+  readonly effectiveDegreesOfFreedom: number;
+  /** σ̂²_c = RSS_c / (n − 2ν + ν̃) per column of y, ν̃ = tr(LᵀL) (Wasserman 2006, eq. 5.86). */
+  readonly residualVariance: Float64Array;
+  /** Predictions at xq (I × dim): a new Float32Array of length I·D. */
+  predict(xq: NumericArray): Float32Array;
+  /** Predictions with pointwise standard errors and a confidence band (level default 0.95). */
+  predictInterval(xq: NumericArray, options?: { level?: number }): PredictionInterval;
+  /** Releases the model's data; idempotent. Later calls throw `'Disposed'`. */
+  dispose(): void;
 }
 
 export interface KernelAttention {
@@ -146,15 +214,28 @@ export interface KernelAttention {
    */
   finalizeState(state: AttentionState, options?: { empty?: Exclude<EmptyPolicy, 'nearest'> }): Float32Array;
   /**
-   * Chooses a Nadaraya–Watson bandwidth for the sample x (n × dim) with values y (n × D).
+   * Fits a Nadaraya–Watson or local-linear regression of y (n × D) on x (n × dim), choosing the bandwidth by
+   * leave-one-out cross-validation unless told otherwise.
+   * @example
+   * const model = ka.kernelRegression(x, y, { dim: 1 });
+   * const { mean, lower, upper } = model.predictInterval(grid);
+   * model.dispose();
+   * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
+   */
+  kernelRegression(x: NumericArray, y: NumericArray, options: KernelRegressionOptions): KernelRegressionModel;
+  /**
+   * Chooses a bandwidth for the sample x (n × dim) with values y (n × D).
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
    */
   selectBandwidth(x: NumericArray, y: NumericArray, options: SelectBandwidthOptions): BandwidthSelection;
   /**
-   * The leave-one-out least-squares CV score at a bandwidth: (1/n) Σ_i Σ_c (y_ic − f_{−i}(x_i)_c)², where f_{−i} is the
-   * Nadaraya–Watson estimate from every other point; Infinity when some point has no other point within reach.
+   * The leave-one-out least-squares CV score at a bandwidth: Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i, where f_{−i}
+   * is the estimate from every other point (ω = 1 without weights); Infinity when some point has no other point
+   * within reach.
    */
-  cvScore(x: NumericArray, y: NumericArray, options: { dim: number; kernel?: DistanceKernel; bandwidth: number | NumericArray }): number;
+  cvScore(x: NumericArray, y: NumericArray, options: {
+    dim: number; kernel?: DistanceKernel; bandwidth: number | NumericArray; estimator?: Estimator; weights?: NumericArray;
+  }): number;
   /** The SIMD instruction set the core was compiled for, e.g. `'sse4.1'` (WebAssembly SIMD128). */
   readonly simd: string;
 }
@@ -165,7 +246,7 @@ export interface InitOptions {}
 export function init(options?: InitOptions): Promise<KernelAttention>;
 
 export type ErrorCode =
-  | 'BadArgument' | 'BadShape' | 'NonFinite' | 'BadBandwidth' | 'EmptyRow' | 'OutOfMemory' | 'Unsupported';
+  | 'BadArgument' | 'BadShape' | 'NonFinite' | 'BadBandwidth' | 'EmptyRow' | 'OutOfMemory' | 'Unsupported' | 'Disposed';
 
 /** Thrown for any invalid input or failed computation; nothing is left allocated and the module keeps working. */
 export class KernelAttentionError extends Error {
