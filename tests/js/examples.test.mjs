@@ -13,6 +13,18 @@ test('the README shows every file of examples/ verbatim', () => {
   assert.ok(readme.includes('```js\n' + read('examples/node.mjs').trimEnd() + '\n```'), 'README copy of examples/node.mjs is stale');
   assert.ok(readme.includes('```html\n' + read('examples/browser.html').trimEnd() + '\n```'), 'README copy of examples/browser.html is stale');
   assert.ok(readme.includes('```js\n' + read('examples/shards.mjs').trimEnd() + '\n```'), 'README copy of examples/shards.mjs is stale');
+  assert.ok(readme.includes('```js\n' + read('examples/regression.mjs').trimEnd() + '\n```'), 'README copy of examples/regression.mjs is stale');
+});
+
+test('the regression example chooses a positive bandwidth and its bands follow the truth', () => {
+  const output = execFileSync(process.execPath, [root + 'examples/regression.mjs'], { encoding: 'utf8' });
+  assert.ok(Number(output.match(/^bandwidth (\S+)/m)[1]) > 0);
+  const rows = [...output.matchAll(/fit (\S+)\s+95% band \[(\S+), (\S+)\]\s+truth (\S+)/g)].map((m) => m.slice(1).map(Number));
+  assert.equal(rows.length, 5);
+  for (const [fit, lower, upper, truth] of rows) {
+    assert.ok(lower < fit && fit < upper, `fit ${fit} inside [${lower}, ${upper}]`);
+    assert.ok(Math.abs(fit - truth) < 0.2, `fit ${fit} near truth ${truth}`);
+  }
 });
 
 test('the sharding example merges to the direct result', () => {
