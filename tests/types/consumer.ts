@@ -5,6 +5,10 @@ import type { AttentionState, BandwidthSelection, Kernel, KernelRegressionModel,
 
 async function main(): Promise<void> {
   const ka = await init();
+  const threaded = await init({ threads: 2 });
+  const build: 'single' | 'threads' = threaded.build;
+  const threads: number = ka.threads;
+  await init({ threads: 'auto' });
   const q = new Float32Array(8), k = new Float32Array(12), v = [1, 2, 3];
   const out: Float32Array = ka.attention(q, k, v, { dim: 4, heads: 2, causal: true, empty: 'zero' });
   const w: Float32Array = ka.weights(q, k, { dim: 4, kernel: 'gaussian', bandwidth: [1, 2, 3, 4] });
@@ -44,6 +48,10 @@ async function main(): Promise<void> {
   ka.kernelRegression(k, v, { dim: 4, estimator: 'loess' });
   // @ts-expect-error: the level is a number
   model.predictInterval(q, { level: '95%' });
+  // @ts-expect-error: threads is 'auto' or a number
+  await init({ threads: 'max' });
+  // @ts-expect-error: the thread count is read-only
+  ka.threads = 4;
   // @ts-expect-error: results are read-only typed arrays, not numbers
   const wrong: number = ka.attention(q, k, v, { dim: 4 });
 
@@ -56,6 +64,6 @@ async function main(): Promise<void> {
       void code, argument;
     }
   }
-  void out, w, fin, cv, wrong, band, edf, fit;
+  void out, w, fin, cv, wrong, band, edf, fit, build, threads;
 }
 void main;

@@ -238,11 +238,34 @@ export interface KernelAttention {
   }): number;
   /** The SIMD instruction set the core was compiled for, e.g. `'sse4.1'` (WebAssembly SIMD128). */
   readonly simd: string;
+  /**
+   * The WebAssembly build in use: `'single'` (one thread, runs everywhere) or `'threads'` (pthreads on
+   * SharedArrayBuffer: Node, or cross-origin-isolated pages and workers).
+   */
+  readonly build: 'single' | 'threads';
+  /** How many threads attention(), attentionState(), kernelRegression(), selectBandwidth() and cvScore() run on. */
+  readonly threads: number;
 }
 
-export interface InitOptions {}
+export interface InitOptions {
+  /**
+   * `'auto'` (default): the pthreads build with one thread per core (at most 16) where it can run and may block —
+   * Node, or a Web Worker in a cross-origin-isolated page — and the single-thread build everywhere else (a page's main
+   * thread, pages without COOP/COEP, a pthreads load that fails).
+   * `1`: the single-thread build. An integer from 2 to 64: the pthreads build with that many threads; rejects with
+   * `'Unsupported'` (argument `'options.threads'`) where SharedArrayBuffer or cross-origin isolation is missing. On a
+   * page's main thread it works but joining threads busy-waits there; prefer a Worker.
+   * Results are bit-identical for every thread count. Idle pthreads workers do not keep Node running.
+   */
+  threads?: 'auto' | number;
+}
 
-/** Loads and compiles the WebAssembly module once; later calls return the same instance. */
+/**
+ * Loads and compiles a WebAssembly build once per build, and returns the API for the thread count; later calls with
+ * the same (resolved) thread count return the same frozen object.
+ * @throws {KernelAttentionError} `'BadArgument'` for an unknown option or a bad `threads`; `'Unsupported'` when
+ * WebAssembly SIMD, or the threads asked for, are not available.
+ */
 export function init(options?: InitOptions): Promise<KernelAttention>;
 
 export type ErrorCode =
