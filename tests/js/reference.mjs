@@ -190,3 +190,150 @@ export function referenceAttention(queries, keys, values, options) {
   }
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Kernel regression as a linear smoother, from the weighted least-squares definition (Fan & Gijbels 1996, §3.1):
+// at a query q the weight of sample j is w_j = ω_j K((q − x_j)/h) (ω the observation weights, ones when absent;
+// K the unnormalised kernel exp(log-weight) above). Nadaraya–Watson is the weighted mean, ℓ_j = w_j / Σ w. Local-linear
+// is the intercept of the weighted least-squares fit of y on z_j = [1, x_j − q]: with A = Σ_j w_j z_j z_jᵀ,
+// ℓ_j = e₁ᵀ A⁻¹ z_j w_j, solved here by Gaussian elimination with partial pivoting in float64. No guard: callers keep
+// to well-spread local designs (minPivotRatio reports how far from singular each one was).
+
+/** Solves A s = b in place (A p×p row-major, copied); returns s. Partial pivoting. */
+function solve(A, b, p) {
+  const a = Float64Array.from(A);
+  const s = Float64Array.from(b);
+  for (let c = 0; c < p; c++) {
+    let best = c;
+    for (let r = c + 1; r < p; r++) if (Math.abs(a[r * p + c]) > Math.abs(a[best * p + c])) best = r;
+    if (best !== c) {
+      for (let k = 0; k < p; k++) [a[c * p + k], a[best * p + k]] = [a[best * p + k], a[c * p + k]];
+      [s[c], s[best]] = [s[best], s[c]];
+    }
+    for (let r = c + 1; r < p; r++) {
+      const f = a[r * p + c] / a[c * p + c];
+      for (let k = c; k < p; k++) a[r * p + k] -= f * a[c * p + k];
+      s[r] -= f * s[c];
+    }
+  }
+  for (let c = p - 1; c >= 0; c--) {
+    let acc = s[c];
+    for (let k = c + 1; k < p; k++) acc -= a[c * p + k] * s[k];
+    s[c] = acc / a[c * p + c];
+  }
+  return s;
+}
+
+/** Smallest (Cholesky pivot / diagonal entry) over the slope directions of A (p×p, SPD): 1 = orthogonal design. */
+function slopePivotRatio(A, p) {
+  const l = new Float64Array(p * p);
+  let worst = 1;
+  for (let c = 0; c < p; c++) {
+    let pivot = A[c * p + c];
+    for (let k = 0; k < c; k++) pivot -= l[c * p + k] ** 2;
+    if (c > 0) worst = Math.min(worst, pivot / A[c * p + c]);
+    l[c * p + c] = Math.sqrt(Math.max(pivot, 0));
+    for (let r = c + 1; r < p; r++) {
+      let acc = A[r * p + c];
+      for (let k = 0; k < c; k++) acc -= l[r * p + k] * l[c * p + k];
+      l[r * p + c] = acc / l[c * p + c];
+    }
+  }
+  return worst;
+}
+
+/**
+ * The linear-smoother fit of y (n × D) on x (n × dim) at the queries xq (I × dim), in float64.
+ * options: { dim, kernel = 'gaussian', bandwidth (number or one per dimension), estimator = 'local-linear', weights }.
+ * Returns { mean (I×D), sumSq (Σ_j ℓ_j², I), effectiveKeys ((Σw)²/Σw², I), logDenominator (ln Σ w, I),
+ * ell (I×n, the smoother weights ℓ_j(q_i)), minPivotRatio }. Rows with no weight get NaN.
+ */
+export function referenceLocalFit(x, y, xq, options) {
+  const { dim, kernel = 'gaussian', bandwidth, estimator = 'local-linear', weights } = options;
+  const c = describeCall(xq, x, { dim, kernel, bandwidth });
+  const n = c.J;
+  const I = c.I;
+  const D = y.length / n;
+  const p = estimator === 'local-linear' ? dim + 1 : 1;
+  const out = {
+    mean: new Float64Array(I * D), sumSq: new Float64Array(I), effectiveKeys: new Float64Array(I),
+    logDenominator: new Float64Array(I), ell: new Float64Array(I * n), minPivotRatio: 1,
+  };
+  for (let i = 0; i < I; i++) {
+    const logw = new Float64Array(n);
+    let max = -Infinity;
+    for (let j = 0; j < n; j++) {
+      const omega = weights ? weights[j] : 1;
+      logw[j] = omega > 0 ? logWeight(c, xq, x, 0, i, j) + Math.log(omega) : -Infinity;
+      max = Math.max(max, logw[j]);
+    }
+    if (max === -Infinity) {
+      out.mean.fill(NaN, i * D, (i + 1) * D);
+      out.sumSq[i] = NaN;
+      out.logDenominator[i] = -Infinity;
+      continue;
+    }
+    const w = logw.map((l) => Math.exp(l - max));  // w_j / e^max: ℓ does not depend on the common factor
+    let s0 = 0;
+    let s2 = 0;
+    for (let j = 0; j < n; j++) {
+      s0 += w[j];
+      s2 += w[j] * w[j];
+    }
+    out.effectiveKeys[i] = (s0 * s0) / s2;
+    out.logDenominator[i] = max + Math.log(s0);
+    // z_j = [1, x_j − q] (or [1] for Nadaraya–Watson); A = Σ w z zᵀ; ℓ_j = w_j z_jᵀ A⁻¹ e₁.
+    const z = (j) => {
+      const v = new Float64Array(p);
+      v[0] = 1;
+      for (let d = 1; d < p; d++) v[d] = x[j * dim + d - 1] - xq[i * dim + d - 1];
+      return v;
+    };
+    const A = new Float64Array(p * p);
+    for (let j = 0; j < n; j++) {
+      if (w[j] === 0) continue;
+      const v = z(j);
+      for (let r = 0; r < p; r++) for (let k = 0; k < p; k++) A[r * p + k] += w[j] * v[r] * v[k];
+    }
+    if (p > 1) out.minPivotRatio = Math.min(out.minPivotRatio, slopePivotRatio(A, p));
+    const e1 = new Float64Array(p);
+    e1[0] = 1;
+    const g = solve(A, e1, p);
+    for (let j = 0; j < n; j++) {
+      if (w[j] === 0) continue;
+      const v = z(j);
+      let dot = 0;
+      for (let r = 0; r < p; r++) dot += g[r] * v[r];
+      const l = w[j] * dot;
+      out.ell[i * n + j] = l;
+      out.sumSq[i] += l * l;
+      for (let col = 0; col < D; col++) out.mean[i * D + col] += l * y[j * D + col];
+    }
+  }
+  return out;
+}
+
+/**
+ * The fit at its own sample and what the confidence bands need (cpp/core/regression.h's definitions, in float64):
+ * ν = tr L = Σ_i ℓ_i(x_i), ν̃ = tr LᵀL = Σ_i Σ_j ℓ_j(x_i)², rss_c = (n / Σω) Σ_i ω_i (y_ic − ŷ_ic)²,
+ * σ²_c = rss_c / max(1, n − 2ν + ν̃). Returns { trace, traceSq, rss (D), sigma2 (D) }.
+ */
+export function referenceFitSummary(x, y, options) {
+  const n = x.length / options.dim;
+  const D = y.length / n;
+  const fit = referenceLocalFit(x, y, x, options);
+  const { weights } = options;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += weights ? weights[i] : 1;
+  let trace = 0;
+  let traceSq = 0;
+  const rss = new Float64Array(D);
+  for (let i = 0; i < n; i++) {
+    trace += fit.ell[i * n + i];
+    traceSq += fit.sumSq[i];
+    const omega = weights ? weights[i] : 1;
+    for (let col = 0; col < D; col++) rss[col] += (omega * n / total) * (y[i * D + col] - fit.mean[i * D + col]) ** 2;
+  }
+  const dof = Math.max(1, n - 2 * trace + traceSq);
+  return { trace, traceSq, rss, sigma2: rss.map((r) => r / dof), minPivotRatio: fit.minPivotRatio };
+}

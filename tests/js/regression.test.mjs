@@ -1,0 +1,370 @@
+// kernelRegression, and cvScore / selectBandwidth with either estimator, against statsmodels 0.13.5
+// (tests/fixtures/statsmodels_regression.json), the documented rules of thumb, the float64 weighted-least-squares
+// reference in reference.mjs, and simulated data with a known truth.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { init, KernelAttentionError } from '../../web/src/index.js';
+import { mulberry32, referenceFitSummary, referenceLocalFit } from './reference.mjs';
+
+const ka = await init();
+const fixtures = JSON.parse(readFileSync(new URL('../fixtures/statsmodels_regression.json', import.meta.url), 'utf8'));
+const casesOf = (kind) => fixtures.cases.filter((c) => c.kind === kind);
+
+/** Largest |got − want| over the largest |want| (at least 1): the error relative to the data's scale. */
+function relativeError(got, want) {
+  assert.equal(got.length, want.length, 'length');
+  let scale = 1;
+  for (const w of want) scale = Math.max(scale, Math.abs(w));
+  let worst = 0;
+  for (let k = 0; k < want.length; k++) {
+    const err = Math.abs(got[k] - want[k]);
+    worst = Math.max(worst, Number.isNaN(err) ? Infinity : err);
+  }
+  return worst / scale;
+}
+
+/** |got − want| ≤ tol · |want| for every entry (want non-zero), with the worst entry in the message. */
+function assertRelative(got, want, tol, what) {
+  assert.equal(got.length, want.length, `${what}: length`);
+  for (let k = 0; k < want.length; k++) {
+    const err = Math.abs(got[k] - want[k]);
+    assert.ok(err <= tol * Math.abs(want[k]), `${what}[${k}]: got ${got[k]}, want ${want[k]} (relative error ${err / Math.abs(want[k])})`);
+  }
+}
+
+/** Standard normal draws from a seeded uniform stream (Box–Muller). */
+function normals(rand, n) {
+  const out = new Float64Array(n);
+  for (let k = 0; k < n; k += 2) {
+    const r = Math.sqrt(-2 * Math.log(1 - rand()));
+    const t = 2 * Math.PI * rand();
+    out[k] = r * Math.cos(t);
+    if (k + 1 < n) out[k + 1] = r * Math.sin(t);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// statsmodels conformance
+
+for (const c of casesOf('predict')) {
+  test(`${c.name}: ${c.estimator} predictions match statsmodels KernelReg(reg_type='${c.reg_type}') to 1e-4`, () => {
+    const model = ka.kernelRegression(c.x, c.y, { dim: c.dim, estimator: c.estimator, bandwidth: c.bandwidth });
+    assert.equal(model.selection.method, 'fixed');
+    assert.deepEqual(Array.from(model.bandwidth), c.bandwidth);
+    // Entry by entry (the engine runs float32 scores with double moments; seen: below 3e-6).
+    assertRelative(model.predict(c.queries), c.expected, 1e-4, 'prediction');
+    model.dispose();
+  });
+}
+
+for (const c of casesOf('cv')) {
+  test(`${c.name}: cvScore with ${c.estimator} equals statsmodels' cv_loo at every stored bandwidth (1e-4 relative)`, () => {
+    const got = c.cv.map(({ bandwidth }) => ka.cvScore(c.x, c.y, { dim: c.dim, estimator: c.estimator, bandwidth }));
+    assertRelative(got, c.cv.map((e) => e.score), 1e-4, 'cv');
+  });
+}
+
+for (const c of casesOf('cv_ls')) {
+  test(`${c.name}: the CV bandwidth kernelRegression picks (${c.estimator}) scores no worse than statsmodels' cv_ls`, () => {
+    const model = ka.kernelRegression(c.x, c.y, { dim: 1, estimator: c.estimator, bandwidth: 'cv' });
+    const h = model.bandwidth[0];
+    const sm = c.cv_ls;
+    assert.ok(h > 0 && Number.isFinite(h), `h = ${h}`);
+    assert.equal(model.selection.method, 'cv');
+    // Against statsmodels' own score at its optimum (float64, Nelder–Mead stopped at xtol = ftol = 1e-4).
+    assert.ok(model.selection.score <= sm.score * (1 + 1e-6),
+      `ours ${model.selection.score} at h = ${h}; statsmodels ${sm.score} at h = ${sm.bandwidth[0]}`);
+    // And like for like: our CV at statsmodels' optimum is no better than at ours, and the reported score is CV(h).
+    const atTheirs = ka.cvScore(c.x, c.y, { dim: 1, estimator: c.estimator, bandwidth: sm.bandwidth });
+    assert.ok(model.selection.score <= atTheirs * (1 + 1e-6), `ours ${model.selection.score}, ours at statsmodels' h ${atTheirs}`);
+    const again = ka.cvScore(c.x, c.y, { dim: 1, estimator: c.estimator, bandwidth: h });
+    assert.ok(Math.abs(again - model.selection.score) <= 1e-6 * again, `selection.score ${model.selection.score} vs cvScore ${again}`);
+    assert.ok(model.selection.curve.scores.length > 0);
+    assert.equal(model.selection.curve.bandwidths.length, model.selection.curve.scores.length);
+    model.dispose();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rules of thumb (cpp/core/bandwidth.h): s = sd (ddof 1), IQR by linear interpolation (numpy's default),
+// Scott h = s · n^(−1/(dims+4)), Silverman h = 0.9 · min(s, IQR/1.349) · n^(−1/(dims+4)); a zero spread falls back
+// to the other measure (Silverman), then |mean|·1e-3, then 1.
+
+function quantile(sorted, p) {
+  const at = p * (sorted.length - 1);
+  const lo = Math.floor(at);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  return sorted[lo] + (at - lo) * (sorted[hi] - sorted[lo]);
+}
+
+function ruleOfThumb(x, dim, rule) {
+  const n = x.length / dim;
+  const factor = n ** (-1 / (dim + 4));
+  return Array.from({ length: dim }, (_, d) => {
+    const col = Array.from({ length: n }, (_, i) => x[i * dim + d]);
+    const mean = col.reduce((a, b) => a + b, 0) / n;
+    const sd = Math.sqrt(col.reduce((a, v) => a + (v - mean) ** 2, 0) / (n - 1));
+    col.sort((a, b) => a - b);
+    const iqr = (quantile(col, 0.75) - quantile(col, 0.25)) / 1.349;
+    let spread = sd;
+    if (rule === 'silverman') spread = 0.9 * (sd > 0 && iqr > 0 ? Math.min(sd, iqr) : Math.max(sd, iqr));
+    if (!(spread > 0)) spread = Math.abs(mean) > 0 ? Math.abs(mean) * 1e-3 : 1;
+    return spread * factor;
+  });
+}
+
+test('Scott and Silverman bandwidths follow their documented formulas (1e-6), fallbacks included', () => {
+  const rand = mulberry32(7);
+  const samples = [];
+  for (const [dim, n] of [[1, 37], [2, 100], [3, 64]]) {
+    samples.push({ dim, x: Float32Array.from({ length: n * dim }, (_, k) => (rand() - 0.3) * (1 + 4 * (k % dim)) ** 2) });
+  }
+  // Heavy-tailed column (IQR/1.349 < sd), a column with IQR 0 but sd > 0, a constant column, a column of zeros.
+  const n = 50;
+  const x = new Float32Array(n * 4);
+  for (let i = 0; i < n; i++) {
+    x[i * 4] = Math.tan(Math.PI * (rand() - 0.5) * 0.98);
+    x[i * 4 + 1] = i % 10 === 0 ? 3 : 0;
+    x[i * 4 + 2] = 5;
+    x[i * 4 + 3] = 0;
+  }
+  samples.push({ dim: 4, x });
+  for (const { dim, x } of samples) {
+    const y = Float32Array.from({ length: x.length / dim }, (_, i) => Math.sin(i));
+    for (const rule of ['scott', 'silverman']) {
+      const want = ruleOfThumb(x, dim, rule);
+      assertRelative(ka.selectBandwidth(x, y, { dim, method: rule }).bandwidth, want, 1e-6, `${rule}, dim ${dim}`);
+      const model = ka.kernelRegression(x, y, { dim, estimator: 'nadaraya-watson', bandwidth: rule });
+      assertRelative(model.bandwidth, want, 1e-6, `kernelRegression ${rule}, dim ${dim}`);
+      assert.equal(model.selection.method, rule);
+    }
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Edge bias and coverage
+
+test('on y = 2x + 1 local-linear is exact and its edge error is at least 5× smaller than Nadaraya–Watson\'s', (t) => {
+  const n = 101;
+  const x = Float32Array.from({ length: n }, (_, i) => i / (n - 1));
+  const y = x.map((v) => 2 * v + 1);
+  const line = (v) => 2 * v + 1;
+  const fit = (estimator) => {
+    const model = ka.kernelRegression(x, y, { dim: 1, estimator, bandwidth: 0.1 });
+    return model.predict(x);
+  };
+  const nw = fit('nadaraya-watson');
+  const ll = fit('local-linear');
+  for (const i of [0, n - 1]) {
+    const eNw = Math.abs(nw[i] - line(x[i]));
+    const eLl = Math.abs(ll[i] - line(x[i]));
+    t.diagnostic(`x = ${x[i]}: |NW − f| = ${eNw.toExponential(3)}, |LL − f| = ${eLl.toExponential(3)}`);
+    assert.ok(eNw > 0.05, `NW should be biased at the edge (${eNw})`);
+    assert.ok(5 * eLl <= eNw, `edge ${i}: LL ${eLl} vs NW ${eNw}`);
+  }
+  for (let i = 0; i < n; i++) {
+    assert.ok(Math.abs(ll[i] - line(x[i])) <= 1e-5 * line(x[i]), `x = ${x[i]}: ${ll[i]} vs ${line(x[i])}`);
+  }
+});
+
+test('a CV-selected local-linear 95% band covers the true function at >= 85% of a grid (2,000 points, fixed seed)', (t) => {
+  const n = 2000;
+  const sigma = 0.3;
+  const f = (v) => Math.sin(2 * Math.PI * v) + 0.5 * v;
+  const rand = mulberry32(20240704);
+  const x = Float32Array.from({ length: n }, () => rand());
+  const noise = normals(rand, n);
+  const y = Float32Array.from(x, (v, i) => f(v) + sigma * noise[i]);
+  const model = ka.kernelRegression(x, y, { dim: 1, estimator: 'local-linear', bandwidth: 'cv' });
+  const grid = Float32Array.from({ length: 201 }, (_, k) => k / 200);
+  const band = model.predictInterval(grid, { level: 0.95 });
+  let covered = 0;
+  for (let k = 0; k < grid.length; k++) if (band.lower[k] <= f(grid[k]) && f(grid[k]) <= band.upper[k]) covered++;
+  const coverage = covered / grid.length;
+  const message = `coverage of the 95% band: ${(100 * coverage).toFixed(1)}% of ${grid.length} grid points ` +
+    `(h = ${model.bandwidth[0].toPrecision(4)}, ν = ${model.effectiveDegreesOfFreedom.toFixed(2)}, ` +
+    `σ̂ = ${Math.sqrt(model.residualVariance[0]).toFixed(4)}, true σ = ${sigma})`;
+  t.diagnostic(message);
+  console.log(message);
+  assert.ok(coverage >= 0.85, message);
+  // The noise variance estimate is close to the truth: its sampling error is about √(2/n) ≈ 3 %.
+  assert.ok(Math.abs(model.residualVariance[0] / sigma ** 2 - 1) < 0.15, message);
+  model.dispose();
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Against the float64 weighted-least-squares reference (reference.mjs)
+
+/** A small regression problem: n points in [0, 1]^dim (float32), D columns of y, optional weights. */
+function smallProblem(seed, { n, dim, D, weighted, zeros = 0 }) {
+  const rand = mulberry32(seed);
+  const x = Float32Array.from({ length: n * dim }, () => rand());
+  const y = new Float32Array(n * D);
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < D; c++) y[i * D + c] = Math.sin(3 * x[i * dim] + c) + (c + 1) * x[i * dim + dim - 1] + 0.2 * (rand() - 0.5);
+  }
+  let weights;
+  if (weighted) {
+    weights = Float32Array.from({ length: n }, () => 0.2 + 2.8 * rand());
+    for (let k = 0; k < zeros; k++) weights[(k * 7 + 3) % n] = 0;
+  }
+  const xq = Float32Array.from({ length: 9 * dim }, () => 0.1 + 0.8 * rand());
+  return { x, y, weights, xq };
+}
+
+const REFERENCE_CASES = [];
+for (const estimator of ['nadaraya-watson', 'local-linear']) {
+  for (const [n, dim, D, weighted, zeros] of [[7, 1, 1, false, 0], [23, 1, 2, true, 0], [60, 2, 2, true, 3], [40, 2, 1, false, 0], [60, 1, 1, true, 2]]) {
+    REFERENCE_CASES.push({ estimator, n, dim, D, weighted, zeros, h: dim === 1 ? 0.25 : [0.3, 0.4] });
+  }
+}
+
+for (const rc of REFERENCE_CASES) {
+  const label = `${rc.estimator}, n = ${rc.n}, dim ${rc.dim}, D = ${rc.D}${rc.weighted ? `, weighted (${rc.zeros} zeros)` : ''}`;
+  test(`${label}: predictions, bands, ν, σ², effective keys and log-denominators match the float64 reference`, () => {
+    const { x, y, weights, xq } = smallProblem(1000 + rc.n + rc.dim + rc.D, rc);
+    const h = typeof rc.h === 'number' ? Math.fround(rc.h) : rc.h.map(Math.fround);
+    const options = { dim: rc.dim, estimator: rc.estimator, bandwidth: h, weights };
+    const model = ka.kernelRegression(x, y, options);
+    const ref = referenceLocalFit(x, y, xq, options);
+    const summary = referenceFitSummary(x, y, options);
+    // The reference has no guard: it must be a case where local_fit.h's guard (pivot floor 1e-2) does not act.
+    assert.ok(ref.minPivotRatio > 0.05 && summary.minPivotRatio > 0.05, `designs too thin: ${ref.minPivotRatio}, ${summary.minPivotRatio}`);
+
+    const band = model.predictInterval(xq, { level: 0.9 });
+    // Means: float32 scores and outputs, double moments: 2e-5 of the data's scale.
+    assert.ok(relativeError(band.mean, ref.mean) <= 2e-5, `mean: ${relativeError(band.mean, ref.mean)}`);
+    assert.deepEqual(model.predict(xq), band.mean);
+    // Degrees of freedom and the noise variance per column: relative 1e-4.
+    assertRelative([model.effectiveDegreesOfFreedom], [summary.trace], 1e-4, 'effectiveDegreesOfFreedom');
+    assertRelative(model.residualVariance, summary.sigma2, 1e-4, 'residualVariance');
+    const I = xq.length / rc.dim;
+    const stderr = new Float64Array(I * rc.D);
+    const z = 1.6448536269514722;  // Φ⁻¹(0.95)
+    for (let i = 0; i < I; i++) {
+      for (let c = 0; c < rc.D; c++) stderr[i * rc.D + c] = Math.sqrt(summary.sigma2[c] * ref.sumSq[i]);
+    }
+    assertRelative(band.stderr, stderr, 1e-4, 'stderr');
+    assertRelative(band.upper.map((u, k) => u - band.mean[k]), stderr.map((s) => z * s), 1e-4, 'upper − mean');
+    assertRelative(band.mean.map((m, k) => m - band.lower[k]), stderr.map((s) => z * s), 1e-4, 'mean − lower');
+    assertRelative(band.effectiveKeys, ref.effectiveKeys, 1e-5, 'effectiveKeys');
+    for (let i = 0; i < I; i++) {
+      assert.ok(Math.abs(band.logDenominator[i] - ref.logDenominator[i]) <= 1e-5 * Math.max(1, Math.abs(ref.logDenominator[i])),
+        `logDenominator[${i}]: ${band.logDenominator[i]} vs ${ref.logDenominator[i]}`);
+    }
+    model.dispose();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Observation weights
+
+test('integer observation weights predict as duplicated rows do', () => {
+  const { x, y, xq } = smallProblem(55, { n: 40, dim: 2, D: 2, weighted: false });
+  const counts = Uint8Array.from({ length: 40 }, (_, i) => 1 + (i * 7) % 3);
+  const xd = [];
+  const yd = [];
+  counts.forEach((k, i) => {
+    for (let r = 0; r < k; r++) {
+      xd.push(x[2 * i], x[2 * i + 1]);
+      yd.push(y[2 * i], y[2 * i + 1]);
+    }
+  });
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    const weighted = ka.kernelRegression(x, y, { dim: 2, estimator, bandwidth: [0.2, 0.3], weights: Array.from(counts) });
+    const duplicated = ka.kernelRegression(xd, yd, { dim: 2, estimator, bandwidth: [0.2, 0.3] });
+    const a = weighted.predictInterval(xq);
+    const b = duplicated.predictInterval(xq);
+    assert.ok(relativeError(a.mean, b.mean) <= 1e-5, `${estimator}: ${relativeError(a.mean, b.mean)}`);
+    assert.ok(relativeError(a.logDenominator, b.logDenominator) <= 1e-5, `${estimator} logDenominator`);
+  }
+});
+
+test('zero observation weights equal dropping those rows (fit, bands, ν, CV score)', () => {
+  const { x, y, xq } = smallProblem(77, { n: 50, dim: 1, D: 2, weighted: false });
+  const dropped = (i) => i % 5 === 2;
+  const weights = Float64Array.from({ length: 50 }, (_, i) => (dropped(i) ? 0 : 1));
+  const keep = [...Array(50).keys()].filter((i) => !dropped(i));
+  const xk = keep.map((i) => x[i]);
+  const yk = keep.flatMap((i) => [y[2 * i], y[2 * i + 1]]);
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    const a = ka.kernelRegression(x, y, { dim: 1, estimator, bandwidth: 0.15, weights });
+    const b = ka.kernelRegression(xk, yk, { dim: 1, estimator, bandwidth: 0.15 });
+    const ia = a.predictInterval(xq);
+    const ib = b.predictInterval(xq);
+    assert.ok(relativeError(ia.mean, ib.mean) <= 1e-5, `${estimator} mean`);
+    assertRelative(ia.effectiveKeys, ib.effectiveKeys, 1e-5, `${estimator} effectiveKeys`);
+    assert.ok(relativeError(ia.logDenominator, ib.logDenominator) <= 1e-5, `${estimator} logDenominator`);
+    assertRelative([a.effectiveDegreesOfFreedom], [b.effectiveDegreesOfFreedom], 1e-5, `${estimator} ν`);
+    const cvA = ka.cvScore(x, y, { dim: 1, estimator, bandwidth: 0.15, weights });
+    const cvB = ka.cvScore(xk, yk, { dim: 1, estimator, bandwidth: 0.15 });
+    assertRelative([cvA], [cvB], 1e-5, `${estimator} cvScore`);
+  }
+});
+
+test('zero observation weights give the noise variance and standard errors of the sample without those rows', { todo: 'see the report: σ² counts zero-weight rows in n and ν̃' }, () => {
+  const { x, y, xq } = smallProblem(77, { n: 50, dim: 1, D: 2, weighted: false });
+  const dropped = (i) => i % 5 === 2;
+  const weights = Float64Array.from({ length: 50 }, (_, i) => (dropped(i) ? 0 : 1));
+  const keep = [...Array(50).keys()].filter((i) => !dropped(i));
+  const xk = keep.map((i) => x[i]);
+  const yk = keep.flatMap((i) => [y[2 * i], y[2 * i + 1]]);
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    const a = ka.kernelRegression(x, y, { dim: 1, estimator, bandwidth: 0.15, weights });
+    const b = ka.kernelRegression(xk, yk, { dim: 1, estimator, bandwidth: 0.15 });
+    assertRelative(a.residualVariance, b.residualVariance, 1e-5, `${estimator} residualVariance`);
+    assertRelative(a.predictInterval(xq).stderr, b.predictInterval(xq).stderr, 1e-5, `${estimator} stderr`);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Inputs, copies and lifetime
+
+test('inputs are never mutated, and the model does not see later changes to the caller\'s arrays', () => {
+  const { x, y, weights, xq } = smallProblem(99, { n: 30, dim: 2, D: 2, weighted: true });
+  const bandwidth = [0.3, 0.35];
+  const copies = structuredClone({ x, y, weights, xq, bandwidth });
+  const model = ka.kernelRegression(x, y, { dim: 2, bandwidth, weights });
+  const cv = ka.kernelRegression(x, y, { dim: 2, bandwidth: 'cv', weights, estimator: 'nadaraya-watson' });
+  ka.selectBandwidth(x, y, { dim: 2, method: 'aicc', estimator: 'local-linear', weights });
+  ka.cvScore(x, y, { dim: 2, bandwidth, estimator: 'local-linear', weights });
+  const before = model.predictInterval(xq);
+  const beforeCv = cv.predict(xq);
+  cv.predictInterval(xq, { level: 0.5 });
+  assert.deepEqual({ x, y, weights, xq, bandwidth }, copies);
+
+  // Scribble over everything the caller still holds, including the model's own bandwidth array.
+  x.fill(0.5);
+  y.fill(-3);
+  weights.fill(1e-3);
+  bandwidth.fill(100);
+  model.bandwidth.fill(1e-3);
+  const after = model.predictInterval(copies.xq);
+  assert.deepEqual(after, before);
+  assert.deepEqual(cv.predict(copies.xq), beforeCv);
+
+  // Plain arrays as input behave the same.
+  const plain = { x: Array.from(copies.x), y: Array.from(copies.y) };
+  const fromPlain = ka.kernelRegression(plain.x, plain.y, { dim: 2, bandwidth: copies.bandwidth, weights: Array.from(copies.weights) });
+  const want = fromPlain.predict(copies.xq);
+  plain.x.fill(0);
+  plain.y.fill(0);
+  assert.deepEqual(fromPlain.predict(copies.xq), want);
+  assert.deepEqual(want, before.mean);
+});
+
+test('dispose() is idempotent, and a disposed model throws Disposed', () => {
+  const { x, y, xq } = smallProblem(5, { n: 20, dim: 1, D: 1, weighted: false });
+  const model = ka.kernelRegression(x, y, { dim: 1, bandwidth: 0.2 });
+  assert.ok(model.predict(xq).every(Number.isFinite));
+  model.dispose();
+  model.dispose();
+  for (const call of [() => model.predict(xq), () => model.predictInterval(xq), () => model.predictInterval(xq, { level: 0.9 })]) {
+    assert.throws(call, (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model', String(call));
+  }
+  model.dispose();
+  // Other models and the module keep working.
+  assert.ok(ka.kernelRegression(x, y, { dim: 1, bandwidth: 0.2 }).predict(xq).every(Number.isFinite));
+});
