@@ -126,7 +126,7 @@ export function makeRegression(module, threads, selectBandwidth) {
       },
       predictInterval(xq, intervalOptions) {
         checkOptionNames(intervalOptions, ['level'], 'intervalOptions');
-        const level = intervalOptions?.level ?? 0.95;
+        const { level = 0.95 } = intervalOptions ?? {};  // only a missing level defaults: null is an error
         if (typeof level !== 'number' || !(level > 0 && level < 1)) {
           throw new KernelAttentionError('BadArgument', `\`intervalOptions.level\` must be a number strictly between 0 and 1; got ${describe(level)}`,
             'intervalOptions.level');
