@@ -191,3 +191,115 @@ test('init({ nope: 1 }) rejects with BadArgument, and init() still works', async
   await assert.rejects(init(5), { code: 'BadArgument', argument: 'options' });
   assert.equal(await init(), ka);
 });
+
+// ---------------------------------------------------------------------------------------------------------------
+// kernelRegression, model.predict / predictInterval, and selectBandwidth / cvScore with estimator and weights.
+
+// A valid regression sample: n = 5 points in dim 1, one column of y; a dim-2 sample for shape errors.
+const RX = [0, 0.2, 0.5, 0.7, 1];
+const RY = [1, 2, 1, 3, 2];
+const RX2 = [0, 0, 0.2, 1, 0.5, 0.4, 0.7, 0.9, 1, 0.1];
+const MODEL = ka.kernelRegression(RX, RY, { dim: 1, bandwidth: 0.3 });
+const MODEL2 = ka.kernelRegression(RX2, RY, { dim: 2, bandwidth: [0.4, 0.5], estimator: 'nadaraya-watson' });
+const RQ = [0.1, 0.6];
+const R_EXPECTED = MODEL.predictInterval(RQ);
+
+const fit = (options) => () => ka.kernelRegression(RX, RY, options);
+const select = (options) => () => ka.selectBandwidth(RX, RY, options);
+const cv = (options) => () => ka.cvScore(RX, RY, options);
+
+/** Bad observation weights, for every function that takes them (`call` builds the call from the weights). */
+const badWeights = (fn, call) => [
+  { name: `${fn}: a negative weight`, run: call([1, 1, -1, 1, 1]), code: 'BadArgument', argument: 'options.weights', says: 'options.weights[2]', says2: '-1' },
+  { name: `${fn}: a NaN weight`, run: call([1, NaN, 1, 1, 1]), code: 'NonFinite', argument: 'options.weights', says: 'options.weights[1]', says2: 'NaN' },
+  { name: `${fn}: an infinite weight`, run: call(Float64Array.from([1, 1, 1, Infinity, 1])), code: 'NonFinite', argument: 'options.weights', says: 'Infinity' },
+  { name: `${fn}: weights of the wrong length`, run: call([1, 1, 1]), code: 'BadShape', argument: 'options.weights', says: 'length 3' },
+  { name: `${fn}: all weights zero`, run: call(new Float32Array(5)), code: 'BadArgument', argument: 'options.weights', says: 'zero' },
+  { name: `${fn}: weights a string`, run: call('equal'), code: 'BadArgument', argument: 'options.weights', says: '"equal"' },
+  { name: `${fn}: weights a number`, run: call(1), code: 'BadArgument', argument: 'options.weights', says: 'got 1' },
+  { name: `${fn}: weights null`, run: call(null), code: 'BadArgument', argument: 'options.weights', says: 'null' },
+];
+
+const REGRESSION_ROWS = [
+  // kernelRegression: options, sample, choices
+  { name: 'kernelRegression: missing options', run: () => ka.kernelRegression(RX, RY), code: 'BadArgument', argument: 'options', says: 'required' },
+  { name: 'kernelRegression: options a number', run: fit(1), code: 'BadArgument', argument: 'options', says: 'got 1' },
+  { name: 'kernelRegression: unknown option (bandwith)', run: fit({ dim: 1, bandwith: 0.3 }), code: 'BadArgument', argument: 'options.bandwith', says: 'bandwidth' },
+  { name: 'kernelRegression: unknown option (method)', run: fit({ dim: 1, method: 'cv' }), code: 'BadArgument', argument: 'options.method', says: 'method' },
+  { name: 'kernelRegression: dim missing', run: fit({ bandwidth: 0.3 }), code: 'BadArgument', argument: 'options.dim', says: 'undefined' },
+  { name: "kernelRegression: dim '1'", run: fit({ dim: '1' }), code: 'BadArgument', argument: 'options.dim', says: '"1"' },
+  { name: 'kernelRegression: x null', run: () => ka.kernelRegression(null, RY, { dim: 1 }), code: 'BadArgument', argument: 'x', says: 'null' },
+  { name: 'kernelRegression: x a string', run: () => ka.kernelRegression('0,1', RY, { dim: 1 }), code: 'BadArgument', argument: 'x', says: '"0,1"' },
+  { name: 'kernelRegression: y undefined', run: () => ka.kernelRegression(RX, undefined, { dim: 1 }), code: 'BadArgument', argument: 'y', says: 'undefined' },
+  { name: 'kernelRegression: x length not a multiple of dim', run: () => ka.kernelRegression(RX, RY, { dim: 2 }), code: 'BadShape', argument: 'x', says: '5' },
+  { name: 'kernelRegression: one row of x', run: () => ka.kernelRegression([0], [1], { dim: 1 }), code: 'BadShape', argument: 'x', says: 'got 1' },
+  { name: 'kernelRegression: y not n·D long', run: () => ka.kernelRegression(RX, [1, 2, 3], { dim: 1 }), code: 'BadShape', argument: 'y', says: 'length 3' },
+  { name: 'kernelRegression: NaN in x', run: () => ka.kernelRegression([0, NaN, 0.5, 0.7, 1], RY, { dim: 1 }), code: 'NonFinite', argument: 'x', says: 'x[1]', says2: 'NaN' },
+  { name: 'kernelRegression: Infinity in y', run: () => ka.kernelRegression(RX, Float64Array.from([1, 2, Infinity, 3, 2]), { dim: 1 }), code: 'NonFinite', argument: 'y', says: 'y[2]' },
+  { name: 'kernelRegression: unknown estimator', run: fit({ dim: 1, estimator: 'local-cubic' }), code: 'BadArgument', argument: 'options.estimator', says: '"local-cubic"' },
+  { name: "kernelRegression: estimator 'lc' (statsmodels' name)", run: fit({ dim: 1, estimator: 'lc' }), code: 'BadArgument', argument: 'options.estimator', says: '"lc"' },
+  { name: 'kernelRegression: estimator a number', run: fit({ dim: 1, estimator: 1 }), code: 'BadArgument', argument: 'options.estimator', says: 'got 1' },
+  { name: 'kernelRegression: softmax kernel', run: fit({ dim: 1, kernel: 'softmax' }), code: 'BadArgument', argument: 'options.kernel', says: '"softmax"' },
+  { name: 'kernelRegression: unknown bandwidth rule', run: fit({ dim: 1, bandwidth: 'cv_ls' }), code: 'BadArgument', argument: 'options.bandwidth', says: '"cv_ls"' },
+  { name: 'kernelRegression: bandwidth 0', run: fit({ dim: 1, bandwidth: 0 }), code: 'BadBandwidth', argument: 'options.bandwidth', says: 'got 0' },
+  { name: 'kernelRegression: bandwidth −1', run: fit({ dim: 1, bandwidth: -1 }), code: 'BadBandwidth', argument: 'options.bandwidth', says: 'got -1' },
+  { name: 'kernelRegression: bandwidth NaN', run: fit({ dim: 1, bandwidth: NaN }), code: 'BadBandwidth', argument: 'options.bandwidth', says: 'NaN' },
+  { name: 'kernelRegression: two bandwidths for dim 1', run: fit({ dim: 1, bandwidth: [0.3, 0.3] }), code: 'BadShape', argument: 'options.bandwidth', says: 'length 2' },
+  { name: 'kernelRegression: bandwidth null', run: fit({ dim: 1, bandwidth: null }), code: 'BadArgument', argument: 'options.bandwidth', says: 'null' },
+  { name: 'kernelRegression: unknown empty policy', run: fit({ dim: 1, bandwidth: 0.3, empty: 'skip' }), code: 'BadArgument', argument: 'options.empty', says: '"skip"' },
+  { name: "kernelRegression: perDimension 'yes'", run: fit({ dim: 1, perDimension: 'yes' }), code: 'BadArgument', argument: 'options.perDimension', says: '"yes"' },
+  ...badWeights('kernelRegression', (weights) => fit({ dim: 1, bandwidth: 0.3, weights })),
+  ...badWeights('kernelRegression (cv)', (weights) => fit({ dim: 1, weights })),
+  // model.predict and model.predictInterval
+  { name: 'predict: xq missing', run: () => MODEL.predict(), code: 'BadArgument', argument: 'xq', says: 'undefined' },
+  { name: 'predict: xq a number', run: () => MODEL.predict(0.5), code: 'BadArgument', argument: 'xq', says: 'got 0.5' },
+  { name: 'predict: xq a string', run: () => MODEL.predict('0.5'), code: 'BadArgument', argument: 'xq', says: '"0.5"' },
+  { name: 'predict: NaN in xq', run: () => MODEL.predict([0.5, NaN]), code: 'NonFinite', argument: 'xq', says: 'xq[1]', says2: 'NaN' },
+  { name: 'predict: 1e39 in xq', run: () => MODEL.predict(Float64Array.from([1e39])), code: 'NonFinite', argument: 'xq', says: 'xq[0]' },
+  { name: 'predict: xq not a multiple of dim', run: () => MODEL2.predict([0.5, 0.5, 0.5]), code: 'BadShape', argument: 'xq', says: 'length 3' },
+  { name: 'predictInterval: xq null', run: () => MODEL.predictInterval(null), code: 'BadArgument', argument: 'xq', says: 'null' },
+  { name: 'predictInterval: xq not a multiple of dim', run: () => MODEL2.predictInterval([0.5]), code: 'BadShape', argument: 'xq', says: 'length 1' },
+  ...[[0, 'got 0'], [1, 'got 1'], [NaN, 'NaN'], ['0.9', '"0.9"'], [-0.5, '-0.5'], [1.5, '1.5'], [95, '95'], [Infinity, 'Infinity'], [null, 'null']].map(([level, says]) => ({
+    name: `predictInterval: level ${typeof level === 'string' ? `'${level}'` : level}`,
+    run: () => MODEL.predictInterval(RQ, { level }), code: 'BadArgument', argument: 'intervalOptions.level', says,
+  })),
+  { name: 'predictInterval: unknown option (lvl)', run: () => MODEL.predictInterval(RQ, { lvl: 0.9 }), code: 'BadArgument', argument: 'intervalOptions.lvl', says: 'level' },
+  { name: 'predictInterval: options a number', run: () => MODEL.predictInterval(RQ, 0.9), code: 'BadArgument', argument: 'intervalOptions', says: '0.9' },
+  { name: 'predictInterval: options null', run: () => MODEL.predictInterval(RQ, null), code: 'BadArgument', argument: 'intervalOptions', says: 'null' },
+  // selectBandwidth and cvScore: the new options
+  { name: 'selectBandwidth: unknown estimator', run: select({ dim: 1, estimator: 'loess' }), code: 'BadArgument', argument: 'options.estimator', says: '"loess"' },
+  { name: "selectBandwidth: method 'aic'", run: select({ dim: 1, method: 'aic' }), code: 'BadArgument', argument: 'options.method', says: '"aic"' },
+  { name: "selectBandwidth: method 'AICc'", run: select({ dim: 1, method: 'AICc' }), code: 'BadArgument', argument: 'options.method', says: '"AICc"' },
+  { name: 'selectBandwidth: unknown option (bandwidth)', run: select({ dim: 1, bandwidth: 0.3 }), code: 'BadArgument', argument: 'options.bandwidth', says: 'bandwidth' },
+  { name: 'selectBandwidth: unknown option (weight)', run: select({ dim: 1, weight: [1, 1, 1, 1, 1] }), code: 'BadArgument', argument: 'options.weight', says: 'weights' },
+  ...badWeights('selectBandwidth', (weights) => select({ dim: 1, method: 'aicc', estimator: 'local-linear', weights })),
+  { name: 'cvScore: unknown estimator', run: cv({ dim: 1, bandwidth: 0.3, estimator: 'LocalLinear' }), code: 'BadArgument', argument: 'options.estimator', says: '"LocalLinear"' },
+  { name: 'cvScore: unknown option (method)', run: cv({ dim: 1, bandwidth: 0.3, method: 'cv' }), code: 'BadArgument', argument: 'options.method', says: 'method' },
+  { name: 'cvScore: bandwidth a rule name', run: cv({ dim: 1, bandwidth: 'scott' }), code: 'BadArgument', argument: 'options.bandwidth', says: '"scott"' },
+  ...badWeights('cvScore', (weights) => cv({ dim: 1, bandwidth: 0.3, estimator: 'local-linear', weights })),
+];
+
+for (const row of REGRESSION_ROWS) {
+  test(`${row.name} throws ${row.code} for ${row.argument}, and the next valid call works`, () => {
+    assert.throws(row.run, (error) => {
+      assert.ok(error instanceof KernelAttentionError, `not a KernelAttentionError: ${error}`);
+      assert.equal(error.code, row.code, error.message);
+      assert.equal(error.argument, row.argument, error.message);
+      assert.ok(error.message.includes(row.argument), `message does not name ${row.argument}: ${error.message}`);
+      for (const part of [row.says, row.says2]) {
+        if (part !== undefined) assert.ok(error.message.includes(part), `message does not say ${part}: ${error.message}`);
+      }
+      return true;
+    });
+    assert.deepEqual(MODEL.predictInterval(RQ), R_EXPECTED);
+    assert.deepEqual(ka.kernelRegression(RX, RY, { dim: 1, bandwidth: 0.3 }).predict(RQ), R_EXPECTED.mean);
+  });
+}
+
+test('a disposed model throws Disposed for argument model, before anything else is checked', () => {
+  const model = ka.kernelRegression(RX, RY, { dim: 1, bandwidth: 0.3 });
+  model.dispose();
+  for (const run of [() => model.predict(RQ), () => model.predict('bad'), () => model.predictInterval(RQ, { level: 0.9 })]) {
+    assert.throws(run, (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model' && e.message.includes('dispose'));
+  }
+});
