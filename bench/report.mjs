@@ -60,20 +60,26 @@ function ceilingTable(ceilings) {
 }
 
 function summaryTable(cases, results, ceilings, baseline) {
+  // Our pthreads row (same ceiling as the baseline, more threads), if it ran: its speedup over one thread.
+  const isThreaded = (who) => who !== baseline && who.ceiling === baseline.ceiling && who.threads > 1;
+  const threadedWho = cases.flatMap((c) => results.get(c.id)).find((cell) => isThreaded(cell.who))?.who;
   const rows = cases.map((c) => {
     const r = results.get(c.id).find((cell) => cell.who === baseline)?.result;
-    if (!r) return [c.id, '—', '—', '—', '—'];
+    if (!r) return [c.id, '—', '—', '—', '—', ...(threadedWho ? ['—'] : [])];
     const flops = c.unit === 'GFLOP/s';
     const target = TARGETS[c.id];
+    const t = threadedWho && results.get(c.id).find((cell) => cell.who === threadedWho)?.result;
     return [
       c.id,
       `${throughput(r.throughput, c.unit)} ${c.unit}`,
       flops ? `${percent(r.throughput / ceilings.wasm.madd)} of mul+add, ${percent(r.throughput / ceilings.wasm.dot)} of dot` : '—',
       target ? `${throughput(target, c.unit)} ${c.unit}` : '—',
       target ? percent(r.throughput / target) : '—',
+      ...(threadedWho ? [t ? `${ratio(t.throughput / r.throughput)}×` : '—'] : []),
     ];
   });
-  return table(['case', baseline.label, 'ours ÷ wasm ceiling', 'target (TOOLCHAIN.md §11 prototype)', 'ours ÷ target'], rows);
+  return table(['case', baseline.label, 'ours ÷ wasm ceiling', 'target (TOOLCHAIN.md §11 prototype)', 'ours ÷ target',
+    ...(threadedWho ? [`${threadedWho.label} ÷ 1 thread`] : [])], rows);
 }
 
 /**

@@ -17,6 +17,7 @@ import { attentionCase, checkedRows, naiveRows, regressionCase, relativeError } 
 // One line per row of every table. The first is ours: the "ours ÷ this" column of every row refers to it.
 const contenders = [
   ours(),
+  ours({ label: 'ours: wasm SIMD, 2 threads', initOptions: { threads: 2 }, threads: 2 }),
   native('sse4.1'),
   native('avx2'),
   naiveJs(),
