@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(emscripten libxsimd-dev doctest-dev cmake g++ chromium)
+packages=(emscripten libxsimd-dev doctest-dev cmake g++ chromium clang libclang-rt-14-dev)  # the last two: libFuzzer
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
