@@ -4,8 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 import { makeAttention, makeWeights } from '../../web/src/attention.js';
+import { makeBandwidth } from '../../web/src/bandwidth.js';
+import { makeRegression } from '../../web/src/regression.js';
 import { KernelAttentionError } from '../../web/src/errors.js';
-import { maxAbsDiff, mulberry32, randomFloat32, referenceAttention, referenceWeights } from './reference.mjs';
+import { maxAbsDiff, mulberry32, randomFloat32, referenceAttention, referenceLocalFit, referenceWeights } from './reference.mjs';
 
 const module = await createKernelAttention();
 
@@ -187,4 +189,165 @@ test('a value width too large for the core\'s scratch throws OutOfMemory and lea
   assertNothingLeft('core OutOfMemory');
   const c = validCall(7);
   assertMatches(attention(c.queries, c.keys, c.values, c.options), referenceAttention(c.queries, c.keys, c.values, c.options), 'after OutOfMemory');
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// kernelRegression (fit, predict, predictInterval, dispose), selectBandwidth and cvScore, on their own module
+// instance so that its heap starts at the default size: a leak inside the core then shows as memory growth.
+
+const regression = await createKernelAttention();
+regression._free(regression._malloc(8));  // replace the export stubs first (see above)
+const regLive = new Set();
+const regStats = { mallocs: 0, badFrees: 0, failNext: 0 };
+{
+  const realRegMalloc = regression._malloc;
+  const realRegFree = regression._free;
+  regression._malloc = (bytes) => {
+    regStats.mallocs++;
+    if (regStats.failNext > 0 && --regStats.failNext === 0) return 0;
+    const ptr = realRegMalloc(bytes);
+    if (ptr) regLive.add(ptr);
+    return ptr;
+  };
+  regression._free = (ptr) => {
+    if (!regLive.delete(ptr)) regStats.badFrees++;
+    realRegFree(ptr);
+  };
+}
+const { selectBandwidth, cvScore } = makeBandwidth(regression, 1);
+const kernelRegression = makeRegression(regression, 1, selectBandwidth);
+
+function assertRegressionHeapClean(what) {
+  assert.equal(regLive.size, 0, `${what}: ${regLive.size} allocations outstanding`);
+  assert.equal(regStats.badFrees, 0, `${what}: free() of a pointer that was not allocated (or twice)`);
+}
+
+const BANDWIDTH_CHOICES = ['fixed', 'cv', 'scott', 'aicc', 'silverman', 'perDimension'];
+
+/** Regression call n: a small sample (dim 1 or 2, D 1 or 2, weights or not) and options covering every choice. */
+function regressionCall(n) {
+  const dim = 1 + (n % 2);
+  const D = 1 + ((n >> 1) % 2);
+  const rows = 4 + ((n * 7) % 37);
+  const x = randomFloat32(rand, rows * dim, 0, 1);
+  const y = randomFloat32(rand, rows * D);
+  const options = { dim, estimator: n % 3 === 0 ? 'nadaraya-watson' : 'local-linear' };
+  if (n % 4 === 1) options.weights = randomFloat32(rand, rows, 0, 2);
+  const choice = BANDWIDTH_CHOICES[n % BANDWIDTH_CHOICES.length];
+  if (choice === 'fixed') options.bandwidth = n % 5 ? 0.3 : randomFloat32(rand, dim, 0.2, 0.6);
+  else if (choice === 'perDimension') Object.assign(options, { bandwidth: 'cv', perDimension: true });
+  else options.bandwidth = choice;
+  if (n % 7 === 0) options.kernel = 'epanechnikov';
+  return { x, y, xq: randomFloat32(rand, 5 * dim, 0, 1), options };
+}
+
+test('300 regression fits with predictions, bands, selections and CV scores leave the heap at its baseline', () => {
+  const before = regression.HEAPU8.length;
+  for (let n = 0; n < 300; n++) {
+    const c = regressionCall(n);
+    const mallocs = regStats.mallocs;
+    const model = kernelRegression(c.x, c.y, c.options);
+    assertRegressionHeapClean(`fit ${n}`);
+    const mean = model.predict(c.xq);
+    const band = model.predictInterval(c.xq, { level: 0.8 });
+    assert.deepEqual(band.mean, mean);
+    model.dispose();
+    model.dispose();
+    assert.throws(() => model.predict(c.xq), { code: 'Disposed' });
+    const { dim, estimator, weights, kernel } = c.options;
+    const chosen = selectBandwidth(c.x, c.y, { dim, estimator, weights, kernel, method: ['cv', 'aicc', 'scott', 'silverman'][n % 4] });
+    const score = cvScore(c.x, c.y, { dim, estimator, weights, kernel, bandwidth: Array.from(chosen.bandwidth) });
+    assert.ok(regStats.mallocs > mallocs, 'the calls allocated through module._malloc');
+    assertRegressionHeapClean(`call ${n}`);
+    if (estimator === 'nadaraya-watson' && kernel === undefined) {
+      assert.ok(mean.every(Number.isFinite), `call ${n}: gaussian Nadaraya–Watson is defined everywhere`);
+      const want = referenceLocalFit(c.x, c.y, c.xq, { dim, estimator, weights, bandwidth: Array.from(model.bandwidth, Math.fround) }).mean;
+      assertMatches(mean, want, `call ${n}`);
+      assert.ok(Number.isFinite(score) && score >= 0, `call ${n}: CV score ${score}`);
+    }
+  }
+  assert.equal(regression.HEAPU8.length, before, 'wasm memory grew during small regression calls: a leak inside the core?');
+});
+
+test('regression calls that throw (validation, Disposed, EmptyRow) leave nothing allocated; validation allocates nothing', () => {
+  const x = [0, 0.1, 0.2, 0.8, 0.9, 1];
+  const y = [1, 2, 1, 2, 1, 2];
+  const model = kernelRegression(x, y, { dim: 1, bandwidth: 0.2 });
+  const strict = kernelRegression(x, y, { dim: 1, kernel: 'epanechnikov', bandwidth: 0.15, empty: 'error' });
+  const gone = kernelRegression(x, y, { dim: 1, bandwidth: 0.2 });
+  gone.dispose();
+  const rows = [
+    { expect: 'BadArgument', before: true, run: () => kernelRegression(x, y, { dim: 1, weights: [1, 1, -1, 1, 1, 1] }) },
+    { expect: 'BadArgument', before: true, run: () => kernelRegression(x, y, { dim: 1, weights: new Float32Array(6) }) },
+    { expect: 'NonFinite', before: true, run: () => kernelRegression(x, y, { dim: 1, weights: [1, NaN, 1, 1, 1, 1] }) },
+    { expect: 'BadShape', before: true, run: () => kernelRegression(x, y, { dim: 1, weights: [1, 1] }) },
+    { expect: 'BadArgument', before: true, run: () => kernelRegression(x, y, { dim: 1, estimator: 'loess' }) },
+    { expect: 'BadArgument', before: true, run: () => kernelRegression(x, y, { dim: 1, bandwidth: 'cv_ls' }) },
+    { expect: 'BadBandwidth', before: true, run: () => kernelRegression(x, y, { dim: 1, bandwidth: 0 }) },
+    { expect: 'BadArgument', before: true, run: () => model.predictInterval([0.5], { level: 1 }) },
+    { expect: 'BadArgument', before: true, run: () => model.predictInterval([0.5], { level: '0.9' }) },
+    { expect: 'NonFinite', before: true, run: () => model.predict([0.5, NaN]) },
+    { expect: 'Disposed', before: true, run: () => gone.predictInterval([0.5]) },
+    { expect: 'BadArgument', before: true, run: () => selectBandwidth(x, y, { dim: 1, estimator: 'local-linear', weights: [1, 1, 1, 1, 1, -1] }) },
+    { expect: 'BadArgument', before: true, run: () => cvScore(x, y, { dim: 1, bandwidth: 0.2, estimator: 'lc' }) },
+    { expect: 'EmptyRow', before: false, run: () => strict.predict([0.5]) },
+    { expect: 'EmptyRow', before: false, run: () => strict.predictInterval([0.05, 0.5]) },
+  ];
+  for (let n = 0; n < 600; n++) {
+    const row = rows[n % rows.length];
+    const mallocs = regStats.mallocs;
+    assert.throws(row.run, (e) => e instanceof KernelAttentionError && e.code === row.expect, `row ${n % rows.length}`);
+    if (row.before) assert.equal(regStats.mallocs, mallocs, `${row.expect} (row ${n % rows.length}) must be thrown before any allocation`);
+    else assert.ok(regStats.mallocs > mallocs, 'EmptyRow is thrown after the inputs were copied in');
+    assertRegressionHeapClean(`throwing call ${n} (${row.expect})`);
+  }
+  assert.deepEqual(model.predict([0.05, 0.5]), kernelRegression(x, y, { dim: 1, bandwidth: 0.2 }).predict([0.05, 0.5]));
+});
+
+test('an allocation failure at any point of a regression fit or band throws OutOfMemory and frees what was allocated', () => {
+  const c = regressionCall(1);  // local-linear, dim 2, weights, CV bandwidth
+  c.options.bandwidth = 'cv';
+  for (const step of ['fit', 'band', 'select', 'cv']) {
+    const model = step === 'fit' ? null : kernelRegression(c.x, c.y, c.options);
+    const run = {
+      fit: () => kernelRegression(c.x, c.y, c.options).bandwidth,
+      band: () => model.predictInterval(c.xq),
+      select: () => selectBandwidth(c.x, c.y, { dim: c.options.dim, estimator: 'local-linear', weights: c.options.weights, method: 'aicc' }),
+      cv: () => cvScore(c.x, c.y, { dim: c.options.dim, estimator: 'local-linear', weights: c.options.weights, bandwidth: 0.4 }),
+    }[step];
+    const want = run();
+    const mallocs = regStats.mallocs;
+    run();
+    const perCall = regStats.mallocs - mallocs;
+    assert.ok(perCall >= 3, `${step}: expected several allocations per call, saw ${perCall}`);
+    for (let k = 1; k <= perCall; k++) {
+      regStats.failNext = k;
+      assert.throws(run, { code: 'OutOfMemory' }, `${step}: allocation ${k} failing`);
+      assert.equal(regStats.failNext, 0);
+      assertRegressionHeapClean(`${step}: allocation ${k} failing`);
+    }
+    assert.deepEqual(run(), want, `${step}: the same answer after the failures`);
+    model?.dispose();
+  }
+});
+
+test('regression calls with large internal scratch (n = 600, D = 400) do not grow memory after the first', () => {
+  // The core's scratch for a fit summary and a band is proportional to n·D (about 1 MB here): were any of it leaked,
+  // 40 calls would need far more than the default 16 MiB heap and memory would grow.
+  const n = 600;
+  const D = 400;
+  const x = randomFloat32(rand, n, 0, 1);
+  const y = randomFloat32(rand, n * D);
+  const xq = randomFloat32(rand, n, 0, 1);
+  const run = () => {
+    const model = kernelRegression(x, y, { dim: 1, estimator: 'nadaraya-watson', bandwidth: 0.05 });
+    const band = model.predictInterval(xq);
+    model.dispose();
+    return cvScore(x, y, { dim: 1, estimator: 'local-linear', bandwidth: 0.05 }) + band.stderr[0];
+  };
+  const first = run();
+  const size = regression.HEAPU8.length;
+  for (let k = 0; k < 40; k++) assert.equal(run(), first);
+  assert.equal(regression.HEAPU8.length, size, 'wasm memory grew across identical large regression calls: a leak?');
+  assertRegressionHeapClean('large regression calls');
 });
