@@ -302,9 +302,10 @@ RowOutcome finish(const Head& hd, int64_t i, const Shape& s, const Moments& m, c
   return RowOutcome::Done;
 }
 
-// Keys whose log2 score is below the row's shift by more than this get weight exactly 0 (exp2_nonpositive flushes
-// below −126), so a tile whose best possible score is that low can be skipped without changing a bit of the result.
-constexpr float kSkipBelow = 128.0f;
+// A tile is skipped when its best possible score lies more than 25 + log2 J (log2 units) below the row's shift:
+// all skipped keys together then weigh less than 2^-25 of the largest weight, below float32's rounding of the sums,
+// so the result is unchanged to float32 precision. (Below 126, weights flush to exactly 0 anyway.)
+inline float skip_below(int64_t keys) { return std::min(126.0f, 25.0f + std::log2(float(std::max<int64_t>(keys, 1)))); }
 
 // Per key tile, dimension-major and padded to whole batches of tiles (dims × padded): the bounding box (lo, hi) and
 // the coordinates of the tile's middle key. A tile with a NaN key gets an unbounded box, so it is never skipped
@@ -375,6 +376,7 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
   KeyTile tile{w.keys_t.get(), w.values_t.get()};
   const Accumulate accumulate = accumulate_for(s);
   Moments rows[kQueryBlock];
+  const float skip = skip_below(hd.keys.rows);
   for (int64_t i0 = range.first; i0 < range.last; i0 += kQueryBlock) {
     const int64_t count = std::min(kQueryBlock, range.last - i0);
     const int64_t end = key_end(hd, i0, count), tiles = (end + kKeyTile - 1) / kKeyTile;
@@ -393,7 +395,7 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
       rows[r] = Moments{double(start), false, base, base + s.p * s.p, base + 2 * s.p * s.p};
     }
     const auto needs = [&](int64_t r, int64_t t) {
-      return !rows[r].redo && !(bound.get()[r * boxes.padded + t] < float(rows[r].max) - kSkipBelow);
+      return !rows[r].redo && !(bound.get()[r * boxes.padded + t] < float(rows[r].max) - skip);
     };
     for (int64_t t = 0; t < tiles; ++t) {
       bool any = false;
