@@ -1,6 +1,6 @@
 // `npm run bench`: every contender on every case, one cell at a time (never two at once), then the tables on stdout
 // and in docs/benchmarks.md. The policy for each cell is in measure.mjs.
-//   node bench/run.mjs [--cases=A-1024,B-1000] [--no-write]   (a --cases run never writes the docs)
+//   node bench/run.mjs [--cases=A-1024,B-1000,select] [--no-write]   (a --cases run never writes the docs)
 import { fileURLToPath } from 'node:url';
 import { measureCeilings } from './ceiling.mjs';
 import { describeMachine, describeSource, watchOtherLoad } from './machine.mjs';
@@ -12,6 +12,7 @@ import { ours } from './peers/ours.mjs';
 import { tfjsWasm } from './peers/tfjs.mjs';
 import { torch } from './peers/torch.mjs';
 import { renderReport, writeReport } from './report.mjs';
+import { benchSelection } from './selection.mjs';
 import { attentionCase, checkedRows, naiveRows, regressionCase, relativeError } from './workloads.mjs';
 
 // One line per row of every table. The first is ours: the "ours ÷ this" column of every row refers to it.
@@ -92,6 +93,13 @@ for (const make of caseMakers) {
 
 for (const who of available) await Promise.resolve(who.close?.()).catch(() => {});
 
+// Bandwidth selection against statsmodels (its own table; `--cases=select` runs only this).
+let selection = '';
+if (!only || only.includes('select')) {
+  log('bandwidth selection…');
+  selection = await benchSelection(log).catch((error) => `### Bandwidth selection\n\nfailed: ${error.message}`);
+}
+
 const markdown = renderReport({
   command: 'npm run bench',
   date: new Date().toISOString().slice(0, 10),
@@ -104,9 +112,10 @@ const markdown = renderReport({
   results,
   baseline: contenders[0],
 });
-console.log(markdown);
+const report = selection ? `${markdown}\n\n${selection}` : markdown;
+console.log(report);
 if (write) {
   const path = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-  writeReport(path, markdown);
+  writeReport(path, report);
   log(`written to ${path}`);
 }

@@ -2,7 +2,7 @@
 // The reference loops are also the "naive JS" contender: what one would write by hand, in float64, with no tricks.
 
 /** mulberry32: a seeded PRNG giving floats in [0, 1). */
-function mulberry32(seed) {
+export function mulberry32(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -14,7 +14,7 @@ function mulberry32(seed) {
 }
 
 /** Standard normal draws by Box–Muller (1 − u keeps log away from 0). */
-function normal(rand) {
+export function normal(rand) {
   return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 }
 
