@@ -3,13 +3,16 @@ import { KernelAttentionError } from './errors.js';
 import { withHeap } from './heap.js';
 import { copyCall, readCall, requireValues } from './options.js';
 
-/** Turns a core Result into a thrown KernelAttentionError (or nothing when it is Ok). */
-export function checkResult(module, result) {
+/**
+ * Turns a core Result into a thrown KernelAttentionError (or nothing when it is Ok). `firstRow` is the index of the
+ * call's first query within the user's queries (when they were passed in chunks).
+ */
+export function checkResult(module, result, firstRow = 0) {
   if (result.status === 0) return;
   const code = module._statusName(result.status);
   if (code === 'EmptyRow') {
     throw new KernelAttentionError('EmptyRow',
-      `query ${result.row}${result.head > 0 ? ` (head ${result.head})` : ''} has no admissible key and \`options.empty\` is 'error'`,
+      `query ${result.row + firstRow}${result.head > 0 ? ` (head ${result.head})` : ''} has no admissible key and \`options.empty\` is 'error'`,
       'options.empty');
   }
   if (code === 'OutOfMemory') {
@@ -18,19 +21,48 @@ export function checkResult(module, result) {
   throw new KernelAttentionError(code, `the engine rejected the call (${code}); this is a bug if validation passed`);
 }
 
+// Queries and outputs are copied in and out in chunks of about this many bytes, so the wasm heap holds the keys,
+// the values and one chunk: attention over 65,536 × 64 queries, keys and values needs 32 MiB of heap, not 64.
+const QUERY_CHUNK_BYTES = 4 << 20;
+
 /** attention() on `module`, running the engine on up to `threads` threads (results do not depend on it). */
 export function makeAttention(module, threads = 1) {
   return function attention(queries, keys, values, options) {
     requireValues(values, 'attention');
     const call = readCall(queries, keys, values, options);
+    // Rows are independent, so chunks give the same bytes; causal and leave-one-out masks index queries absolutely
+    // and are not chunked. Chunks are whole query blocks of the engine (16 rows).
+    const rows = Math.max(16, Math.floor(QUERY_CHUNK_BYTES / ((call.M + call.D) * 4) / 16) * 16);
+    if (call.I <= rows || call.causal || call.leaveOneOut) {
+      return withHeap(module, (heap) => {
+        const { q, k, v, options: opts } = copyCall(heap, call);
+        const out = heap.alloc(call.I * call.D * 4);
+        checkResult(module, module._attention(q, k, v, out, call.I, call.J, call.M, call.D, opts, threads));
+        return heap.readF32(out, call.I * call.D);
+      });
+    }
     return withHeap(module, (heap) => {
-      const { q, k, v, options: opts } = copyCall(heap, call);
-      const out = heap.alloc(call.I * call.D * 4);
-      checkResult(module, module._attention(q, k, v, out, call.I, call.J, call.M, call.D, opts, threads));
-      return heap.readF32(out, call.I * call.D);
+      const { k, v, options: opts } = copyCall(heap, { ...call, queries: [], general: null, queryGroups: null });
+      const q = heap.alloc(rows * call.M * 4);
+      const out = heap.alloc(rows * call.D * 4);
+      if (call.general) opts.generalMask = heap.alloc(rows * call.J);
+      if (call.queryGroups) opts.queryGroups = heap.alloc(rows * 4);
+      const result = new Float32Array(call.I * call.D);
+      for (let first = 0; first < call.I; first += rows) {
+        const count = Math.min(rows, call.I - first);
+        module.HEAPF32.set(rowsOf(call.queries, first * call.M, count * call.M), q >> 2);
+        if (call.general) module.HEAPU8.set(call.general.subarray(first * call.J, (first + count) * call.J), opts.generalMask);
+        if (call.queryGroups) module.HEAP32.set(call.queryGroups.subarray(first, first + count), opts.queryGroups >> 2);
+        checkResult(module, module._attention(q, k, v, out, count, call.J, call.M, call.D, opts, threads), first);
+        result.set(module.HEAPF32.subarray(out >> 2, (out >> 2) + count * call.D), first * call.D);
+      }
+      return result;
     });
   };
 }
+
+/** Entries [from, from + count) of a typed or plain array, without copying a typed one. */
+const rowsOf = (array, from, count) => (ArrayBuffer.isView(array) ? array.subarray(from, from + count) : array.slice(from, from + count));
 
 export function makeWeights(module) {
   return function weights(queries, keys, options) {
