@@ -368,3 +368,113 @@ test('dispose() is idempotent, and a disposed model throws Disposed', () => {
   // Other models and the module keep working.
   assert.ok(ka.kernelRegression(x, y, { dim: 1, bandwidth: 0.2 }).predict(xq).every(Number.isFinite));
 });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Invariances and documented contracts (docs/regression.md)
+
+test('scaling every observation weight by c changes nothing but the log-denominator (by ln c)', () => {
+  const { x, y, weights, xq } = smallProblem(31, { n: 40, dim: 2, D: 2, weighted: true });
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    for (const c of [1024, 2 ** -40, 1e30 / 3]) {
+      const scaled = Float64Array.from(weights, (w) => Math.fround(w * c) / c);  // the same float32 ratios as c·w
+      const base = ka.kernelRegression(x, y, { dim: 2, estimator, bandwidth: [0.25, 0.3], weights: scaled });
+      const big = ka.kernelRegression(x, y, { dim: 2, estimator, bandwidth: [0.25, 0.3], weights: scaled.map((w) => Math.fround(w * c)) });
+      const a = base.predictInterval(xq);
+      const b = big.predictInterval(xq);
+      const what = `${estimator}, c = ${c}`;
+      assert.ok(relativeError(b.mean, a.mean) <= 1e-6, `${what}: mean`);
+      assertRelative(b.stderr, a.stderr, 1e-5, `${what}: stderr`);
+      assertRelative(b.effectiveKeys, a.effectiveKeys, 1e-5, `${what}: effectiveKeys`);
+      assertRelative(big.residualVariance, base.residualVariance, 1e-5, `${what}: residualVariance`);
+      for (let i = 0; i < a.logDenominator.length; i++) {
+        const want = a.logDenominator[i] + Math.log(c);
+        assert.ok(Math.abs(b.logDenominator[i] - want) <= 1e-5 * Math.max(1, Math.abs(want)), `${what}: logDenominator[${i}] ${b.logDenominator[i]} vs ${want}`);
+      }
+      const cvA = ka.cvScore(x, y, { dim: 2, estimator, bandwidth: [0.25, 0.3], weights: scaled });
+      const cvB = ka.cvScore(x, y, { dim: 2, estimator, bandwidth: [0.25, 0.3], weights: scaled.map((w) => Math.fround(w * c)) });
+      assertRelative([cvB], [cvA], 1e-5, `${what}: cvScore`);
+    }
+  }
+});
+
+test('with D columns the CV score is the sum of the per-column scores; column c of an affine y is the affine fit', () => {
+  const { x, y } = smallProblem(41, { n: 45, dim: 1, D: 1, weighted: false });
+  const y2 = new Float32Array(90);
+  y.forEach((v, i) => {
+    y2[2 * i] = v;
+    y2[2 * i + 1] = Math.fround(4 * v - 1);
+  });
+  const xq = Float32Array.from({ length: 11 }, (_, k) => k / 10);
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    const both = ka.cvScore(x, y2, { dim: 1, estimator, bandwidth: 0.1 });
+    const first = ka.cvScore(x, y, { dim: 1, estimator, bandwidth: 0.1 });
+    const second = ka.cvScore(x, y2.filter((_, k) => k % 2 === 1), { dim: 1, estimator, bandwidth: 0.1 });
+    assertRelative([both], [first + second], 1e-5, `${estimator}: CV of two columns`);
+    const band = ka.kernelRegression(x, y2, { dim: 1, estimator, bandwidth: 0.1 }).predictInterval(xq);
+    for (let i = 0; i < xq.length; i++) {
+      // Σ_j ℓ_j = 1 for both estimators: the fit of 4y − 1 is 4·fit(y) − 1, its standard error 4·se(y).
+      assert.ok(Math.abs(band.mean[2 * i + 1] - (4 * band.mean[2 * i] - 1)) <= 2e-5 * 4, `${estimator}: mean at ${xq[i]}`);
+      assert.ok(Math.abs(band.stderr[2 * i + 1] - 4 * band.stderr[2 * i]) <= 1e-4 * band.stderr[2 * i + 1], `${estimator}: stderr at ${xq[i]}`);
+    }
+  }
+});
+
+test('the AICc score of the selected bandwidth is the documented formula, evaluated by the float64 reference', () => {
+  for (const [seed, estimator, weighted, D] of [[3, 'nadaraya-watson', false, 1], [4, 'local-linear', true, 2], [5, 'local-linear', false, 1]]) {
+    const { x, y, weights } = smallProblem(seed, { n: 60, dim: 1, D, weighted });
+    const chosen = ka.selectBandwidth(x, y, { dim: 1, estimator, weights, method: 'aicc' });
+    const h = Math.fround(chosen.bandwidth[0]);
+    const s = referenceFitSummary(x, y, { dim: 1, estimator, weights, bandwidth: h });
+    const n = 60;
+    const rss = s.rss.reduce((a, b) => a + b, 0);
+    const want = Math.log(rss / (n * D)) + (1 + s.trace / n) / (1 - (s.trace + 2) / n);
+    assert.ok(Math.abs(chosen.score - want) <= 1e-5 * Math.max(1, Math.abs(want)), `${estimator}: AICc ${chosen.score} vs ${want} at h = ${h}`);
+    assert.ok(chosen.curve.scores.every((v) => v >= chosen.score), 'the chosen point is the best evaluated');
+  }
+});
+
+test('the singular-design guard: keys on a line give the fit along the line; one key in reach gives its value', () => {
+  // 2-D keys on the line x₂ = 2x₁ with bandwidths (h, 2h): u₂ = u₁, so the product kernel is the 1-D kernel with
+  // bandwidth h/√2, and the slope across the line has no spread: local-linear must equal the 1-D fit.
+  const { x, y } = smallProblem(61, { n: 50, dim: 1, D: 1, weighted: false });
+  const line = new Float32Array(100);
+  x.forEach((v, i) => {
+    line[2 * i] = v;
+    line[2 * i + 1] = 2 * v;
+  });
+  const q = Float32Array.from({ length: 9 }, (_, k) => 0.1 + k / 10);
+  const qLine = Float32Array.from({ length: 18 }, (_, k) => (k % 2 ? 2 : 1) * q[k >> 1]);
+  const h = 0.15;
+  const alongLine = ka.kernelRegression(line, y, { dim: 2, estimator: 'local-linear', bandwidth: [h, 2 * h] }).predict(qLine);
+  const oneD = referenceLocalFit(x, y, q, { dim: 1, estimator: 'local-linear', bandwidth: Math.fround(h / Math.SQRT2) });
+  assert.ok(relativeError(alongLine, oneD.mean) <= 1e-3, `collinear design: ${relativeError(alongLine, oneD.mean)}`);
+
+  // One key within an Epanechnikov bandwidth: local-linear falls back to that key's value.
+  const xs = [0, 1, 2, 3];
+  const ys = [5, -1, 2, 7];
+  const fit = ka.kernelRegression(xs, ys, { dim: 1, estimator: 'local-linear', kernel: 'epanechnikov', bandwidth: 0.5 });
+  const got = fit.predictInterval([0.2, 1.1, 2.9]);
+  // Float32 rounding of the moments, amplified at most 1/kPivotFloor = 100 times by the guard: 1e-4 relative.
+  assertRelative(got.mean, [5, -1, 7], 1e-4, 'one key in reach');
+  assertRelative(got.effectiveKeys, [1, 1, 1], 1e-12, 'effective keys');
+  // Two keys in reach, query between them: the line through them ((0, 5)–(1, −1) at 0.5; (1, −1)–(2, 2) at 1.25).
+  const two = ka.kernelRegression(xs, ys, { dim: 1, estimator: 'local-linear', kernel: 'epanechnikov', bandwidth: 0.9 }).predict([0.5, 1.25]);
+  assert.ok(Math.abs(two[0] - 2) <= 1e-5 && Math.abs(two[1] + 0.25) <= 1e-5, `two keys: ${Array.from(two)}`);
+});
+
+test('a query with no point in reach follows the empty policy, with NaN stderr, 0 effective keys and −∞ log-denominator', () => {
+  const x = [0, 0.1, 0.2, 0.3];
+  const y = [1, 2, 3, 4];
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    for (const [empty, want] of [['nan', NaN], ['zero', 0], ['nearest', 4]]) {
+      const band = ka.kernelRegression(x, y, { dim: 1, estimator, kernel: 'uniform', bandwidth: 0.15, empty }).predictInterval([0.15, 2]);
+      assert.ok(Number.isFinite(band.mean[0]) && Number.isFinite(band.stderr[0]), `${estimator}, ${empty}: the covered query`);
+      assert.ok(Object.is(band.mean[1], want) || (Number.isNaN(want) && Number.isNaN(band.mean[1])), `${estimator}, ${empty}: mean ${band.mean[1]}`);
+      assert.ok(Number.isNaN(band.stderr[1]) && Number.isNaN(band.lower[1]) && Number.isNaN(band.upper[1]), `${estimator}, ${empty}: band`);
+      assert.equal(band.effectiveKeys[1], 0);
+      assert.equal(band.logDenominator[1], -Infinity);
+    }
+    assert.throws(() => ka.kernelRegression(x, y, { dim: 1, estimator, kernel: 'uniform', bandwidth: 0.15, empty: 'error' }).predict([2]),
+      (e) => e instanceof KernelAttentionError && e.code === 'EmptyRow');
+  }
+});
