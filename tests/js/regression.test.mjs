@@ -304,7 +304,10 @@ test('zero observation weights equal dropping those rows (fit, bands, ν, CV sco
   }
 });
 
-test('zero observation weights give the noise variance and standard errors of the sample without those rows', { todo: 'see the report: σ² counts zero-weight rows in n and ν̃' }, () => {
+// docs/regression.md says zero weights equal dropping rows, but summarize_fit counts zero-weight rows in n (in n/Σω and
+// in n − 2ν + ν̃) and adds their Σℓ² to ν̃, and AICc divides by that n: σ², stderr and AICc differ from the sample
+// without those rows (by 3 % here, 12 % with 1 row of 10). Marked todo until the core or the docs change.
+test('zero observation weights give the noise variance, standard errors and AICc of the sample without those rows', { todo: 'σ² and AICc count zero-weight rows in n and ν̃' }, () => {
   const { x, y, xq } = smallProblem(77, { n: 50, dim: 1, D: 2, weighted: false });
   const dropped = (i) => i % 5 === 2;
   const weights = Float64Array.from({ length: 50 }, (_, i) => (dropped(i) ? 0 : 1));
@@ -316,6 +319,9 @@ test('zero observation weights give the noise variance and standard errors of th
     const b = ka.kernelRegression(xk, yk, { dim: 1, estimator, bandwidth: 0.15 });
     assertRelative(a.residualVariance, b.residualVariance, 1e-5, `${estimator} residualVariance`);
     assertRelative(a.predictInterval(xq).stderr, b.predictInterval(xq).stderr, 1e-5, `${estimator} stderr`);
+    const aiccA = ka.selectBandwidth(x, y, { dim: 1, estimator, method: 'aicc', weights });
+    const aiccB = ka.selectBandwidth(xk, yk, { dim: 1, estimator, method: 'aicc' });
+    assertRelative([aiccA.score], [aiccB.score], 1e-5, `${estimator} AICc`);
   }
 });
 
