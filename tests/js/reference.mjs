@@ -314,26 +314,32 @@ export function referenceLocalFit(x, y, xq, options) {
 }
 
 /**
- * The fit at its own sample and what the confidence bands need (cpp/core/regression.h's definitions, in float64):
- * ν = tr L = Σ_i ℓ_i(x_i), ν̃ = tr LᵀL = Σ_i Σ_j ℓ_j(x_i)², rss_c = (n / Σω) Σ_i ω_i (y_ic − ŷ_ic)²,
- * σ²_c = rss_c / max(1, n − 2ν + ν̃). Returns { trace, traceSq, rss (D), sigma2 (D) }.
+ * The fit at its own sample and what the confidence bands need (cpp/core/regression.h's definitions, in float64),
+ * summed over the m observations with ω_i > 0 (a zero weight is the same as leaving the row out):
+ * ν = tr L = Σ_i ℓ_i(x_i), ν̃ = tr LᵀL = Σ_i Σ_j ℓ_j(x_i)², rss_c = (m / Σω) Σ_i ω_i (y_ic − ŷ_ic)²,
+ * σ²_c = rss_c / max(1, m − 2ν + ν̃). Returns { observations (m), trace, traceSq, rss (D), sigma2 (D) }.
  */
 export function referenceFitSummary(x, y, options) {
   const n = x.length / options.dim;
   const D = y.length / n;
   const fit = referenceLocalFit(x, y, x, options);
   const { weights } = options;
+  const omega = (i) => (weights ? weights[i] : 1);
   let total = 0;
-  for (let i = 0; i < n; i++) total += weights ? weights[i] : 1;
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    total += omega(i);
+    if (omega(i) > 0) m++;
+  }
   let trace = 0;
   let traceSq = 0;
   const rss = new Float64Array(D);
   for (let i = 0; i < n; i++) {
+    if (!(omega(i) > 0)) continue;
     trace += fit.ell[i * n + i];
     traceSq += fit.sumSq[i];
-    const omega = weights ? weights[i] : 1;
-    for (let col = 0; col < D; col++) rss[col] += (omega * n / total) * (y[i * D + col] - fit.mean[i * D + col]) ** 2;
+    for (let col = 0; col < D; col++) rss[col] += (omega(i) * m / total) * (y[i * D + col] - fit.mean[i * D + col]) ** 2;
   }
-  const dof = Math.max(1, n - 2 * trace + traceSq);
-  return { trace, traceSq, rss, sigma2: rss.map((r) => r / dof), minPivotRatio: fit.minPivotRatio };
+  const dof = Math.max(1, m - 2 * trace + traceSq);
+  return { observations: m, trace, traceSq, rss, sigma2: rss.map((r) => r / dof), minPivotRatio: fit.minPivotRatio };
 }

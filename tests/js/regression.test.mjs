@@ -68,21 +68,22 @@ for (const c of casesOf('cv')) {
 
 for (const c of casesOf('cv_ls')) {
   test(`${c.name}: the CV bandwidth kernelRegression picks (${c.estimator}) scores no worse than statsmodels' cv_ls`, () => {
-    const model = ka.kernelRegression(c.x, c.y, { dim: 1, estimator: c.estimator, bandwidth: 'cv' });
-    const h = model.bandwidth[0];
+    const options = { dim: c.dim, estimator: c.estimator };
+    const model = ka.kernelRegression(c.x, c.y, { ...options, bandwidth: 'cv', perDimension: c.dim > 1 });
+    const h = Array.from(model.bandwidth);
     const sm = c.cv_ls;
-    assert.ok(h > 0 && Number.isFinite(h), `h = ${h}`);
+    assert.ok(h.every((v) => v > 0 && Number.isFinite(v)), `h = ${h}`);
     assert.equal(model.selection.method, 'cv');
     // Against statsmodels' own score at its optimum (float64, Nelder–Mead stopped at xtol = ftol = 1e-4).
     assert.ok(model.selection.score <= sm.score * (1 + 1e-6),
-      `ours ${model.selection.score} at h = ${h}; statsmodels ${sm.score} at h = ${sm.bandwidth[0]}`);
+      `ours ${model.selection.score} at h = ${h}; statsmodels ${sm.score} at h = ${sm.bandwidth}`);
     // And like for like: our CV at statsmodels' optimum is no better than at ours, and the reported score is CV(h).
-    const atTheirs = ka.cvScore(c.x, c.y, { dim: 1, estimator: c.estimator, bandwidth: sm.bandwidth });
+    const atTheirs = ka.cvScore(c.x, c.y, { ...options, bandwidth: sm.bandwidth });
     assert.ok(model.selection.score <= atTheirs * (1 + 1e-6), `ours ${model.selection.score}, ours at statsmodels' h ${atTheirs}`);
-    const again = ka.cvScore(c.x, c.y, { dim: 1, estimator: c.estimator, bandwidth: h });
+    const again = ka.cvScore(c.x, c.y, { ...options, bandwidth: h });
     assert.ok(Math.abs(again - model.selection.score) <= 1e-6 * again, `selection.score ${model.selection.score} vs cvScore ${again}`);
     assert.ok(model.selection.curve.scores.length > 0);
-    assert.equal(model.selection.curve.bandwidths.length, model.selection.curve.scores.length);
+    assert.equal(model.selection.curve.bandwidths.length, c.dim * model.selection.curve.scores.length);
     model.dispose();
   });
 }
@@ -457,14 +458,14 @@ test('with D columns the CV score is the sum of the per-column scores; column c 
 });
 
 test('the AICc score of the selected bandwidth is the documented formula, evaluated by the float64 reference', () => {
-  for (const [seed, estimator, weighted, D] of [[3, 'nadaraya-watson', false, 1], [4, 'local-linear', true, 2], [5, 'local-linear', false, 1]]) {
-    const { x, y, weights } = smallProblem(seed, { n: 60, dim: 1, D, weighted });
+  for (const [seed, estimator, weighted, D] of [[3, 'nadaraya-watson', false, 1], [4, 'local-linear', true, 2], [5, 'local-linear', false, 1], [6, 'nadaraya-watson', true, 1]]) {
+    const { x, y, weights } = smallProblem(seed, { n: 60, dim: 1, D, weighted, zeros: seed === 6 ? 4 : 0 });
     const chosen = ka.selectBandwidth(x, y, { dim: 1, estimator, weights, method: 'aicc' });
     const h = Math.fround(chosen.bandwidth[0]);
     const s = referenceFitSummary(x, y, { dim: 1, estimator, weights, bandwidth: h });
-    const n = 60;
+    const m = s.observations;
     const rss = s.rss.reduce((a, b) => a + b, 0);
-    const want = Math.log(rss / (n * D)) + (1 + s.trace / n) / (1 - (s.trace + 2) / n);
+    const want = Math.log(rss / (m * D)) + (1 + s.trace / m) / (1 - (s.trace + 2) / m);
     assert.ok(Math.abs(chosen.score - want) <= 1e-5 * Math.max(1, Math.abs(want)), `${estimator}: AICc ${chosen.score} vs ${want} at h = ${h}`);
     assert.ok(chosen.curve.scores.every((v) => v >= chosen.score), 'the chosen point is the best evaluated');
   }
