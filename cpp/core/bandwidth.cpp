@@ -143,7 +143,7 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
     FitSummary s;
     const Result r = summarize_fit(f, &s);
     if (r.status != Status::Ok) return r;
-    *score = s.empty_rows ? kInf : aicc(s, n, width);
+    *score = s.empty_rows ? kInf : aicc(s, width);
     return {};
   }
   q.masks.leave_one_out = true;

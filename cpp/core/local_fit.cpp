@@ -157,7 +157,8 @@ void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, Ti
   const float* bias = narrow::tile_bias(hd, i, tile, w.bias.get()) ? w.bias.get() : nullptr;
   const float* q = hd.queries.row(i);
   const float* factors = w.factors.get();
-  Batch top(-std::numeric_limits<float>::infinity());
+  const Batch minus_inf(-std::numeric_limits<float>::infinity());
+  Batch top = minus_inf;
   auto bad = top != top;
   for (int64_t c = 0; c < tile.padded; c += kLanes) {
     Batch score = BatchScore<K>::init();
@@ -165,6 +166,8 @@ void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, Ti
       score = BatchScore<K>::step(score, Batch(q[d]), simd::load(tile.keys_t + d * kKeyTile + c), Batch(factors[d]));
     score = BatchScore<K>::finish(score, Batch(1.0f));
     if (bias) score = score + simd::load(bias + c);
+    // A key of zero observation weight is no observation: it must not set the shift (it would underflow the rest).
+    score = xsimd::select(simd::load(w.omega.get() + c) > Batch(0.0f), score, minus_inf);
     simd::store(scores + c, score);
     top = xsimd::max(top, score);
     bad = bad | (score != score) | (score == Batch(std::numeric_limits<float>::infinity()));

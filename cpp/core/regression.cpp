@@ -23,14 +23,19 @@ Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2) {
   FitSummary s;
   if (column_sigma2) std::fill(column_sigma2, column_sigma2 + width, 0.0);
   double weight_total = 0;
-  for (int64_t i = 0; i < n; ++i) weight_total += f.observation_weights ? f.observation_weights[i] : 1.0;
-  const double norm = weight_total > 0 ? double(n) / weight_total : 0.0;
   for (int64_t i = 0; i < n; ++i) {
+    const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
+    weight_total += omega;
+    s.observations += omega > 0;
+  }
+  const double norm = weight_total > 0 ? double(s.observations) / weight_total : 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
+    if (!(omega > 0)) continue;  // not an observation
     if (std::isnan(sum_sq.get()[i])) {
       ++s.empty_rows;
       continue;
     }
-    const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
     for (int64_t c = 0; c < width; ++c) {
       const double e = double(p.values.row(i)[c]) - double(mean.get()[i * width + c]);
       s.rss += omega * norm * e * e;
@@ -39,7 +44,7 @@ Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2) {
     s.trace += self.get()[i];
     s.trace_sq += sum_sq.get()[i];
   }
-  const double dof = std::max(1.0, double(n) - 2 * s.trace + s.trace_sq);
+  const double dof = std::max(1.0, double(s.observations) - 2 * s.trace + s.trace_sq);
   s.sigma2 = s.rss / (double(width) * dof);
   if (column_sigma2)
     for (int64_t c = 0; c < width; ++c) column_sigma2[c] /= dof;
@@ -47,10 +52,10 @@ Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2) {
   return {};
 }
 
-double aicc(const FitSummary& s, int64_t n, int64_t width) {
-  const double nu = s.trace, nd = double(n);
-  if (!(nu + 2 < nd) || std::isnan(s.rss)) return std::numeric_limits<double>::infinity();
-  return std::log(s.rss / (nd * double(width))) + (1 + nu / nd) / (1 - (nu + 2) / nd);
+double aicc(const FitSummary& s, int64_t width) {
+  const double nu = s.trace, m = double(s.observations);
+  if (!(nu + 2 < m) || std::isnan(s.rss)) return std::numeric_limits<double>::infinity();
+  return std::log(s.rss / (m * double(width))) + (1 + nu / m) / (1 - (nu + 2) / m);
 }
 
 }  // namespace ka

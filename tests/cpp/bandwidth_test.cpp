@@ -147,7 +147,8 @@ TEST_CASE("local-linear and weighted CV, and AICc, equal their float64 definitio
       const std::vector<float>& w = weighted ? omega : none;
       const int degree = est == Estimator::LocalLinear ? 1 : 0;
       // Leave-one-out residuals from the equivalent kernel with key i masked out.
-      double cv_sum = 0, cv_total = 0, rss = 0, trace = 0, weight_total = 0;
+      // AICc counts the m observations with ω > 0 (a zero weight is the same as leaving the row out).
+      double cv_sum = 0, cv_total = 0, rss = 0, trace = 0, weight_total = 0, m = 0;
       Problem loo = p;
       loo.masks.leave_one_out = true;
       for (int64_t i = 0; i < 120; ++i) {
@@ -162,9 +163,10 @@ TEST_CASE("local-linear and weighted CV, and AICc, equal their float64 definitio
         for (int64_t j = 0; j < 120; ++j) g += in[size_t(j)] * s.y[size_t(j)];
         rss += wi * std::pow(s.y[size_t(i)] - g, 2);
         weight_total += wi;
+        m += wi > 0;
         trace += in[size_t(i)];
       }
-      rss *= 120 / weight_total;
+      rss *= m / weight_total;
       const Criterion cv{est, Score::LeaveOneOut, weighted ? omega.data() : nullptr};
       const Criterion ic{est, Score::AICc, weighted ? omega.data() : nullptr};
       double got_cv = 0, got_aicc = 0;
@@ -172,7 +174,7 @@ TEST_CASE("local-linear and weighted CV, and AICc, equal their float64 definitio
       REQUIRE(cv_score(s.p, h.data(), &got_aicc, ic).status == Status::Ok);
       CAPTURE(int(est)); CAPTURE(weighted);
       CHECK(got_cv == doctest::Approx(cv_sum / cv_total).epsilon(1e-4));
-      CHECK(got_aicc == doctest::Approx(std::log(rss / 120) + (1 + trace / 120) / (1 - (trace + 2) / 120)).epsilon(1e-4));
+      CHECK(got_aicc == doctest::Approx(std::log(rss / m) + (1 + trace / m) / (1 - (trace + 2) / m)).epsilon(1e-4));
     }
 }
 

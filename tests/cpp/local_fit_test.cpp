@@ -237,7 +237,7 @@ TEST_CASE("summarize_fit: the trace, tr(LᵀL) and residual variance of the smoo
     CHECK(s.rss == doctest::Approx(rss).epsilon(1e-4));
     CHECK(s.sigma2 == doctest::Approx(rss / (90 - 2 * trace + trace_sq)).epsilon(1e-4));
     const double want_aicc = std::log(rss / 90) + (1 + trace / 90) / (1 - (trace + 2) / 90);
-    CHECK(aicc(s, 90, 1) == doctest::Approx(want_aicc).epsilon(1e-4));
+    CHECK(aicc(s, 1) == doctest::Approx(want_aicc).epsilon(1e-4));
   }
 }
 
@@ -276,4 +276,21 @@ TEST_CASE("sorted keys and small bandwidths: skipped tiles change nothing beyond
         CHECK(std::fabs(out[size_t(i)] - want) <= (ref.conditioning > 0.1 ? 1e-4 : 1e-2) * (spread + 1e-2));
       }
     }
+}
+
+TEST_CASE("a zero-weight key next to the query does not set the shift") {
+  // Without the rule, the zero-weight key's score would be the row's maximum and the real keys, 17 bandwidths away
+  // (2^-200 relative weight), would underflow to 0: an empty row instead of about the nearest real key's value.
+  std::vector<float> x = {0.0f, 0.83f, 0.9f}, y = {100.0f, 1.0f, 3.0f}, q = {0.0f}, omega = {0.0f, 1.0f, 1.0f};
+  const float h = 0.05f;
+  Problem p;
+  p.queries = {q.data(), 1, 1, 1};
+  p.keys = {x.data(), 3, 1, 1};
+  p.values = {y.data(), 3, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, &h};
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    float out = 0;
+    REQUIRE(local_fit({p, est, omega.data()}, {Matrix{&out, 1, 1, 1}}).status == Status::Ok);
+    CHECK(out == doctest::Approx(1.0f).epsilon(1e-3));
+  }
 }
