@@ -305,10 +305,7 @@ test('zero observation weights equal dropping those rows (fit, bands, ν, CV sco
   }
 });
 
-// docs/regression.md says zero weights equal dropping rows, but summarize_fit counts zero-weight rows in n (in n/Σω and
-// in n − 2ν + ν̃) and adds their Σℓ² to ν̃, and AICc divides by that n: σ², stderr and AICc differ from the sample
-// without those rows (by 3 % here, 12 % with 1 row of 10). Marked todo until the core or the docs change.
-test('zero observation weights give the noise variance, standard errors and AICc of the sample without those rows', { todo: 'σ² and AICc count zero-weight rows in n and ν̃' }, () => {
+test('zero observation weights give the noise variance, standard errors and AICc of the sample without those rows', () => {
   const { x, y, xq } = smallProblem(77, { n: 50, dim: 1, D: 2, weighted: false });
   const dropped = (i) => i % 5 === 2;
   const weights = Float64Array.from({ length: 50 }, (_, i) => (dropped(i) ? 0 : 1));
@@ -326,11 +323,9 @@ test('zero observation weights give the noise variance, standard errors and AICc
   }
 });
 
-// A zero-weight key sets the online-softmax shift (the running maximum of scores) although it has no weight: a query
-// at such a key and far from every weighted key then sees all real weights underflow in float32. Dropping the row,
-// or masking the key (attention with keyPadding), gives the right answer. Marked todo until the core takes the
-// shift from max(score + ln ω) over keys with ω > 0.
-test('a zero-weight key next to a query does not change its fit, band or CV score (weights underflow)', { todo: 'zero-weight keys set the shift' }, () => {
+// A zero-weight key must not set the online-softmax shift (the running maximum of scores): a query at such a key and
+// far from every weighted key would see all real weights underflow in float32 (fixed in b9fd627).
+test('a zero-weight key next to a query does not change its fit, band or CV score', () => {
   const options = { dim: 1, bandwidth: 0.5 };
   for (const estimator of ['nadaraya-watson', 'local-linear']) {
     // Query 0 sits on the zero-weight key; the weighted keys are 10 and 10.5 away (log-weights −200 and −220.5).
@@ -346,8 +341,14 @@ test('a zero-weight key next to a query does not change its fit, band or CV scor
     const cvB = ka.cvScore([0, 10, 10.5], [1, 2, 3], { ...options, estimator });
     assertRelative([cvA], [cvB], 1e-5, `${estimator}: cvScore`);
   }
-  // The same with a tiny positive weight: the weighted keys' float32 weights (e^−50 after the shift) survive, but their
-  // squares underflow, so Σw² and with it the effective keys (and Σℓ²) come out wrong.
+});
+
+// The same with a tiny positive weight: the key at the query (ω = 1e-30) sets the shift by its score alone, the
+// weighted keys' float32 weights (e^−50 below it) survive but their squares underflow, so Σw², the effective keys and
+// Σℓ² (the standard error) come out wrong. With the weighted keys 7 away, the tiny-weight key dominates (e^−69 against
+// e^−98) and its own square underflows: effective keys ∞ and stderr 0. Marked todo until the shift is the largest
+// score + ln ω rather than the largest score.
+test('a tiny observation weight next to a query does not spoil Σw² (effective keys, stderr)', { todo: 'the shift ignores ω' }, () => {
   const x = Float32Array.from([0, 5, 5.5]);
   const y = [1, 2, 3];
   const weights = Float32Array.from([1e-30, 1, 1]);
@@ -355,6 +356,11 @@ test('a zero-weight key next to a query does not change its fit, band or CV scor
   const got = ka.kernelRegression(x, y, options2).predictInterval([0]);
   const want = referenceLocalFit(x, y, [0], options2);
   assertRelative(got.effectiveKeys, want.effectiveKeys, 1e-5, 'effectiveKeys with a tiny weight');
+  const sigma2 = ka.kernelRegression(x, y, options2).residualVariance[0];
+  assertRelative(got.stderr, [Math.sqrt(sigma2 * want.sumSq[0])], 1e-4, 'stderr with a tiny weight');
+  const x7 = Float32Array.from([0, 7, 7.5]);
+  const got7 = ka.kernelRegression(x7, y, options2).predictInterval([0]);
+  assertRelative(got7.effectiveKeys, referenceLocalFit(x7, y, [0], options2).effectiveKeys, 1e-5, 'effectiveKeys, keys 7 away');
 });
 
 // ---------------------------------------------------------------------------------------------------------------
