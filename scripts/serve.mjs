@@ -4,7 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('..', import.meta.url)).replace(/[\\/]$/, '');
+const repoRoot = fileURLToPath(new URL('..', import.meta.url)).replace(/[\\/]$/, '');
 
 const contentTypes = {
   '.html': 'text/html; charset=utf-8',
@@ -32,6 +32,7 @@ function send(res, status, body, headers = {}) {
 }
 
 async function handle(req, res) {
+  const { root } = res;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return send(res, 405, 'Method Not Allowed\n', { Allow: 'GET, HEAD' });
   }
@@ -87,12 +88,14 @@ function listen(server, port, host) {
 }
 
 /**
- * Serves the repository root; resolves once listening. `port: 0` picks a free port. `headers` are added to every
- * response (e.g. a Content-Security-Policy for the strict-CSP test).
+ * Serves `root` (default: the repository root); resolves once listening. `port: 0` picks a free port. `headers` are
+ * added to every response (e.g. a Content-Security-Policy for the strict-CSP test).
  */
-export async function startServer({ port = 0, host = '127.0.0.1', headers = {} } = {}) {
+export async function startServer({ port = 0, host = '127.0.0.1', headers = {}, root = repoRoot } = {}) {
+  root = path.resolve(root);
   const server = http.createServer((req, res) => {
     res.extraHeaders = headers;
+    res.root = root;
     handle(req, res).catch(() => { if (!res.headersSent) send(res, 500, 'Internal Server Error\n'); else res.destroy(); });
   });
   await listen(server, port, host);

@@ -1,0 +1,263 @@
+// Proof it installs: `npm pack`, install the tarball with no network into a scratch project in a temporary directory,
+// then use it as users will: Node ESM, CommonJS, a plain HTML page with an import map, a module Web Worker in
+// Chromium and a Node worker_threads worker, each computing a known result checked against a float64 loop here.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+const execFileAsync = promisify(execFile);
+
+/** Runs a command; on failure the error shows its exit code and the tail of its stderr (emscripten prints whole lines). */
+async function run(file, args, options) {
+  try {
+    return await execFileAsync(file, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...options });
+  } catch (e) {
+    const tail = (text) => String(text ?? '').slice(-1500);
+    throw new Error(`${file} ${args.join(' ')} failed (exit ${e.code}):\n${tail(e.stderr) || tail(e.message)}`);
+  }
+}
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const TIMEOUT_MS = 60_000;
+
+// What the tarball must hold besides web/src and web/types: both WebAssembly builds, and nothing else of web/dist.
+const DIST = [
+  'web/dist/kernel_attention.mjs',
+  'web/dist/kernel_attention_threads.mjs',
+  'web/dist/kernel_attention_threads.worker.js',
+  'web/dist/node/kernel_attention_threads.js',
+  'web/dist/node/kernel_attention_threads.worker.js',
+  'web/dist/node/package.json',
+];
+const SHIPPABLE = [
+  /^package\.json$/, /^README\.md$/, /^CHANGELOG\.md$/, /^LICENSE$/,
+  /^web\/src\/[\w-]+\.c?js$/, /^web\/types\/[\w-]+\.d\.c?ts$/, /^cli\/[\w-]+\.mjs$/,
+];
+
+// The same computation in every consumer (pasted into each as source): a 1-D Gaussian kernel regression and a
+// softmax attention with 2 heads, on inputs made here so the test can recompute them.
+const COMPUTE = `
+function compute(ka) {
+  const x = Array.from({ length: 40 }, (_, i) => i / 8);
+  const y = x.map((t, i) => Math.sin(t) + 0.05 * Math.cos(11 * i));
+  const at = [0.3, 1.7, 2.9, 4.4];
+  const q = Array.from({ length: 3 * 4 }, (_, i) => Math.sin(0.7 * i));
+  const k = Array.from({ length: 5 * 4 }, (_, i) => Math.cos(0.3 * i));
+  const v = Array.from({ length: 5 * 4 }, (_, i) => i / 10 - 1);
+  return {
+    build: ka.build,
+    regression: { x, y, at, fit: Array.from(ka.attention(at, x, y, { dim: 1, kernel: 'gaussian', bandwidth: 0.3 })) },
+    attention: { q, k, v, out: Array.from(ka.attention(q, k, v, { dim: 4, heads: 2 })) },
+  };
+}
+`;
+
+const FILES = {
+  'package.json': JSON.stringify({ name: 'scratch', version: '1.0.0', private: true, type: 'module' }),
+  'esm.mjs': `import { init, KernelAttentionError } from 'kernel-attention';
+${COMPUTE}
+const error = await init({ threads: 0 }).then(() => null, (e) => e);
+const results = [compute(await init({ threads: 1 })), compute(await init())];
+console.log(JSON.stringify({ results, typed: error instanceof KernelAttentionError, code: error?.code }));
+`,
+  'cjs.cjs': `const { init } = require('kernel-attention');
+${COMPUTE}
+(async () => {
+  const ka = await init({ threads: 1 });
+  const error = await init({ threads: 0 }).then(() => null, (e) => e);
+  const { KernelAttentionError } = await import('kernel-attention');
+  console.log(JSON.stringify({ results: [compute(ka)], typed: error instanceof KernelAttentionError, code: error?.code, name: error?.name }));
+})();
+`,
+  'thread.mjs': `import { parentPort } from 'node:worker_threads';
+import { init } from 'kernel-attention';
+${COMPUTE}
+parentPort.postMessage(compute(await init()));
+`,
+  'node-worker.mjs': `import { Worker } from 'node:worker_threads';
+const worker = new Worker(new URL('./thread.mjs', import.meta.url));
+worker.once('message', (result) => { console.log(JSON.stringify({ results: [result] })); worker.terminate(); });
+worker.once('error', (e) => { console.error(e); process.exit(1); });
+`,
+  'index.html': `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>scratch</title><link rel="icon" href="data:,">
+<script type="importmap">{ "imports": { "kernel-attention": "./node_modules/kernel-attention/web/src/index.js" } }</script>
+</head>
+<body>
+<script type="module">
+import { init } from 'kernel-attention';
+${COMPUTE}
+window.results = [compute(await init())];
+const worker = new Worker('./web-worker.mjs', { type: 'module' });
+worker.onmessage = (e) => { window.workerResults = [e.data]; };
+worker.onerror = (e) => { window.workerResults = { error: e.message || 'worker failed to start' }; };
+</script>
+</body>
+</html>
+`,
+  // Import maps do not reach workers: a worker imports the package by URL.
+  'web-worker.mjs': `import { init } from './node_modules/kernel-attention/web/src/index.js';
+${COMPUTE}
+init().then((ka) => postMessage(compute(ka)), (e) => postMessage({ error: String(e && e.stack || e) }));
+`,
+};
+
+// ---- float64 references ----
+
+function referenceRegression({ x, y, at }, h) {
+  return at.map((q) => {
+    let num = 0;
+    let den = 0;
+    x.forEach((k, j) => {
+      const w = Math.exp(-0.5 * ((q - k) / h) ** 2);
+      num += w * y[j];
+      den += w;
+    });
+    return num / den;
+  });
+}
+
+function referenceAttention({ q, k, v }, dim, heads) {
+  const hd = dim / heads;
+  const I = q.length / dim;
+  const J = k.length / dim;
+  const out = [];
+  for (let i = 0; i < I; i++) {
+    for (let h = 0; h < heads; h++) {
+      const s = k.length && Array.from({ length: J }, (_, j) => {
+        let dot = 0;
+        for (let d = 0; d < hd; d++) dot += q[i * dim + h * hd + d] * k[j * dim + h * hd + d];
+        return dot / Math.sqrt(hd);
+      });
+      const top = Math.max(...s);
+      const w = s.map((t) => Math.exp(t - top));
+      const total = w.reduce((a, b) => a + b, 0);
+      for (let d = 0; d < hd; d++) out.push(w.reduce((acc, wj, j) => acc + wj * v[j * dim + h * hd + d], 0) / total);
+    }
+  }
+  return out;
+}
+
+function assertClose(got, want, tolerance, what) {
+  assert.equal(got.length, want.length, `${what}: length`);
+  got.forEach((g, i) => assert.ok(Math.abs(g - want[i]) <= tolerance, `${what}[${i}]: got ${g}, want ${want[i]}`));
+}
+
+function checkResults(results, what) {
+  assert.ok(Array.isArray(results) && results.length > 0, `${what}: no results (${JSON.stringify(results)})`);
+  for (const r of results) {
+    assert.equal(r.error, undefined, `${what}: ${r.error}`);
+    assert.ok(r.build === 'single' || r.build === 'threads', `${what}: build ${r.build}`);
+    assertClose(r.regression.fit, referenceRegression(r.regression, 0.3), 1e-5, `${what} (${r.build}) regression`);
+    assertClose(r.attention.out, referenceAttention(r.attention, 4, 2), 1e-5, `${what} (${r.build}) attention`);
+  }
+}
+
+// ---- the scratch project ----
+
+let dir;
+let app;
+let packed;
+
+before(async () => {
+  for (const file of DIST) {
+    if (!existsSync(root + file)) throw new Error(`${file} is missing: run scripts/build.sh package first`);
+  }
+  dir = mkdtempSync(join(tmpdir(), 'ka-pack-'));
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root });
+  packed = JSON.parse(stdout.slice(stdout.indexOf('[')))[0];
+  app = join(dir, 'app');
+  mkdirSync(app);
+  for (const [name, text] of Object.entries(FILES)) writeFileSync(join(app, name), text);
+  // --offline with an empty cache: anything that would need the registry fails instead of being fetched.
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', join(dir, 'cache'),
+    join(dir, packed.filename)], { cwd: app });
+});
+
+after(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const node = async (file) => JSON.parse((await run(process.execPath, [file], { cwd: app, timeout: TIMEOUT_MS })).stdout);
+
+test('the tarball holds what the package needs and nothing else', () => {
+  const files = packed.files.map((f) => f.path).sort();
+  for (const f of files) assert.ok(SHIPPABLE.some((re) => re.test(f)) || DIST.includes(f), `${f} should not be in the package`);
+  for (const f of [...DIST, 'package.json', 'web/src/index.js', 'web/src/index.cjs', 'web/types/index.d.ts']) {
+    assert.ok(files.includes(f), `${f} is missing from the package`);
+  }
+  // Every relative import of a shipped module is shipped too.
+  for (const f of files.filter((name) => /\.(c?js|mjs)$/.test(name) && name.startsWith('web/src/'))) {
+    const text = readFileSync(join(app, 'node_modules/kernel-attention', f), 'utf8');
+    for (const [, spec] of text.matchAll(/['"](\.{1,2}\/[^'"]+\.(?:c?js|mjs))['"]/g)) {
+      const target = new URL(spec, `file:///${f}`).pathname.slice(1);
+      assert.ok(files.includes(target), `${f} imports ${spec}, which is not in the package`);
+    }
+  }
+  const pkg = JSON.parse(readFileSync(join(app, 'node_modules/kernel-attention/package.json'), 'utf8'));
+  assert.equal(Object.keys(pkg.exports['.'])[0], 'types', '"types" must come first in "exports"');
+  assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'no runtime dependencies');
+  test.diagnostic?.(`tarball ${packed.size} B (gzip), unpacked ${packed.unpackedSize} B, ${files.length} files`);
+});
+
+test('Node ESM: import, both builds, typed errors', { timeout: TIMEOUT_MS }, async () => {
+  const out = await node('esm.mjs');
+  checkResults(out.results, 'ESM');
+  assert.deepEqual(out.results.map((r) => r.build), ['single', 'threads']);
+  assert.equal(out.typed, true);
+  assert.equal(out.code, 'BadArgument');
+});
+
+test('CommonJS: require() gives init() returning a Promise', { timeout: TIMEOUT_MS }, async () => {
+  const out = await node('cjs.cjs');
+  checkResults(out.results, 'CommonJS');
+  assert.deepEqual([out.typed, out.code, out.name], [true, 'BadArgument', 'KernelAttentionError']);
+});
+
+test('Node worker_threads worker', { timeout: TIMEOUT_MS }, async () => {
+  checkResults((await node('node-worker.mjs')).results, 'worker_threads');
+});
+
+test('Chromium: a plain page with an import map, and a module Web Worker', { timeout: 2 * TIMEOUT_MS }, async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium`);
+  const server = await startServer({ port: 0, root: app });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: TIMEOUT_MS });
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    // A failed module import is no page error, only a hang: any of these ends the wait at once.
+    let fail;
+    const failed = new Promise((_, reject) => { fail = reject; });
+    failed.catch(() => {});
+    const report = (problem) => { problems.push(problem.slice(0, 1500)); fail(new Error(problem.slice(0, 1500))); };
+    page.on('pageerror', (e) => report(`page error: ${e.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') report(`console.error: ${m.text()}`); });
+    page.on('response', (r) => { if (r.status() >= 400) report(`HTTP ${r.status()} ${r.url()}`); });
+    page.on('requestfailed', (r) => report(`request failed: ${r.url()}`));
+    try {
+      await Promise.race([page.goto(`${server.url}/index.html`), failed]);
+      await Promise.race([page.waitForFunction(() => window.results && window.workerResults, null, { timeout: TIMEOUT_MS }), failed]);
+    } catch (e) {
+      throw new Error(`the page did not finish: ${problems.join('\n') || e.message}`);
+    }
+    checkResults(await page.evaluate(() => window.results), 'page');
+    const worker = await page.evaluate(() => window.workerResults);
+    checkResults(worker, 'module Worker');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
