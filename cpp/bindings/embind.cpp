@@ -7,6 +7,7 @@
 #include "bandwidth.h"
 #include "build_info.h"
 #include "exact.h"
+#include "grid.h"
 #include "local_fit.h"
 #include "regression.h"
 #include "states.h"
@@ -100,6 +101,7 @@ struct FitOptions {
   uintptr_t weights = 0;    // float32 × n observation weights
   int32_t empty = 0;
   int32_t threads = 1;
+  double tolerance = 0;  // > 0: selection's leave-one-out CV may run on a grid (1-D)
 };
 
 // The regression of y (n × width) on x (n × dims), evaluated at q (I × dims).
@@ -122,6 +124,16 @@ CallResult local_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_
   return to_js(local_fit(make_fit(x, y, q, n, I, dims, width, o), out));
 }
 
+// The fit on a grid of `nodes` nodes (1-D); error: 1 double, the measured error estimate (0 to skip).
+CallResult grid_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t width, FitOptions o,
+                       int32_t nodes, uintptr_t mean, uintptr_t sum_sq, uintptr_t eff, uintptr_t logden, uintptr_t error) {
+  const FitOut out{Matrix{ptr<float>(mean), I, width, width}, ptr<double>(sum_sq), nullptr, ptr<double>(eff),
+                   ptr<double>(logden)};
+  return to_js(grid_local_fit(make_fit(x, y, q, n, I, 1, width, o), nodes, out, ptr<double>(error)));
+}
+
+double grid_nodes_js(double range, double h, double tolerance) { return double(grid_nodes(range, h, tolerance)); }
+
 struct SummaryResult {
   int32_t status = 0;
   double rss = 0, trace = 0, traceSq = 0, sigma2 = 0, emptyRows = 0;
@@ -131,7 +143,7 @@ struct SummaryResult {
 SummaryResult fit_summary_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
                              uintptr_t column_sigma2) {
   FitSummary s;
-  const Result r = summarize_fit(make_fit(x, y, x, n, n, dims, width, o), &s, ptr<double>(column_sigma2));
+  const Result r = summarize_fit(make_fit(x, y, x, n, n, dims, width, o), &s, ptr<double>(column_sigma2), o.tolerance);
   return {int32_t(r.status), s.rss, s.trace, s.trace_sq, s.sigma2, double(s.empty_rows)};
 }
 
@@ -147,7 +159,7 @@ SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int
                           uintptr_t curve_score, int32_t capacity) {
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
   CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, 0};
-  const Criterion c{f.estimator, Score(score_kind), f.observation_weights};
+  const Criterion c{f.estimator, Score(score_kind), f.observation_weights, o.tolerance};
   const Result r = select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c);
   return {int32_t(r.status), curve.count};
 }
@@ -155,7 +167,7 @@ SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int
 int32_t cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
                     int32_t score_kind, uintptr_t h, uintptr_t score) {
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
-  const Criterion c{f.estimator, Score(score_kind), f.observation_weights};
+  const Criterion c{f.estimator, Score(score_kind), f.observation_weights, o.tolerance};
   return int32_t(cv_score(f.problem, ptr<double>(h), ptr<double>(score), c).status);
 }
 
@@ -188,7 +200,8 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("bandwidth", &FitOptions::bandwidth)
       .field("weights", &FitOptions::weights)
       .field("empty", &FitOptions::empty)
-      .field("threads", &FitOptions::threads);
+      .field("threads", &FitOptions::threads)
+      .field("tolerance", &FitOptions::tolerance);
   value_object<SummaryResult>("SummaryResult")
       .field("status", &SummaryResult::status)
       .field("rss", &SummaryResult::rss)
@@ -205,6 +218,8 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
   function("_cvScore", &cv_score_js);
   function("_localFit", &local_fit_js);
   function("_fitSummary", &fit_summary_js);
+  function("_gridFit", &grid_fit_js);
+  function("_gridNodes", &grid_nodes_js);
   function("_weights", &weights_js);
   function("_attentionStates", &attention_states_js);
   function("_mergeStates", &merge_states_js);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "grid.h"
 #include "regression.h"
 #include "scratch.h"
 
@@ -69,17 +70,18 @@ double brent(F&& f, double a, double b, double tol) {
 }
 
 // The sample in the order of its first coordinate: key tiles are then compact in space, so local_fit skips the
-// tiles far from each query. The scores are sums over points: the order changes only their rounding.
+// tiles far from each query. The scores are sums over points: the order changes only their rounding. With
+// `sort` false, the sample as it is (the grid needs no order).
 struct SortedSample {
   Scratch<int64_t> order;
   Scratch<float> x, y, weights;
   Problem problem;
   Criterion criterion;
 
-  SortedSample(const Problem& p, const Criterion& c)
-      : order(p.keys.rows), x(p.keys.rows * p.keys.cols), y(p.values.rows * p.values.cols),
-        weights(c.observation_weights ? p.keys.rows : 0), problem(p), criterion(c) {
-    if (!ok()) return;
+  SortedSample(const Problem& p, const Criterion& c, bool sort)
+      : order(sort ? p.keys.rows : 0), x(sort ? p.keys.rows * p.keys.cols : 0), y(sort ? p.values.rows * p.values.cols : 0),
+        weights(sort && c.observation_weights ? p.keys.rows : 0), problem(p), criterion(c) {
+    if (!sort || !ok()) return;
     const int64_t n = p.keys.rows, dims = p.keys.cols, width = p.values.cols;
     int64_t* idx = order.get();
     for (int64_t i = 0; i < n; ++i) idx[i] = i;
@@ -133,7 +135,19 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
       return {};
     }
   }
-  const SortedSample sorted(p, criterion);
+  // Leave-one-out CV in 1-D may run on a grid, which needs no sorting; everything else runs exactly, on the sample
+  // sorted by its first coordinate.
+  int64_t nodes = 0;
+  if (criterion.score == Score::LeaveOneOut && criterion.grid_tolerance > 0 && dims == 1 &&
+      p.kernel.kind != KernelKind::Cauchy && n > 1) {
+    float lo = p.keys.row(0)[0], hi = lo;
+    for (int64_t i = 1; i < n; ++i) {
+      lo = std::min(lo, p.keys.row(i)[0]);
+      hi = std::max(hi, p.keys.row(i)[0]);
+    }
+    nodes = grid_nodes(double(hi) - double(lo), h[0], criterion.grid_tolerance);
+  }
+  const SortedSample sorted(p, criterion, nodes == 0);
   if (!sorted.ok()) return {Status::OutOfMemory};
   Problem q = sorted.problem;
   q.kernel.bandwidth = hf.get();
@@ -147,7 +161,9 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
     return {};
   }
   q.masks.leave_one_out = true;
-  const Result r = local_fit(Fit{q, f.estimator, f.observation_weights}, FitOut{Matrix{fit.get(), n, width, width}});
+  const Fit loo{q, f.estimator, f.observation_weights};
+  const FitOut into{Matrix{fit.get(), n, width, width}};
+  const Result r = nodes > 0 ? grid_local_fit(loo, nodes, into) : local_fit(loo, into);
   if (r.status != Status::Ok) return r;
   double sum = 0, total = 0;
   for (int64_t i = 0; i < n; ++i) {

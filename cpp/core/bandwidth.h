@@ -24,6 +24,9 @@ struct Criterion {
   Estimator estimator = Estimator::NadarayaWatson;
   Score score = Score::LeaveOneOut;
   const float* observation_weights = nullptr;  // n entries >= 0, or null for all ones
+  // > 0: leave-one-out CV in 1-D runs on a grid sized for this relative tolerance (grid.h) where one can reach it;
+  // 0: always exact. AICc is always exact.
+  double grid_tolerance = 0;
 };
 
 // LeaveOneOut: CV(h) = Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i, f_{−i} the estimate at x_i from every other

@@ -85,7 +85,8 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   if (const Status st = check(p, true); st != Status::Ok) return {st};
   const int64_t n = p.keys.rows, I = p.queries.rows, width = p.values.cols;
   const Masks& m = p.masks;
-  if (p.queries.cols != 1 || p.heads != 1 || p.kernel.kind == KernelKind::Softmax || out.self_weight ||
+  if (out.self_weight && I != n) return {Status::BadShape};
+  if (p.queries.cols != 1 || p.heads != 1 || p.kernel.kind == KernelKind::Softmax ||
       m.causal || m.key_padding || m.general || m.query_groups || nodes < 2 || nodes > kMaxGridNodes)
     return {Status::BadArgument};
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
@@ -217,10 +218,17 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     }
     if (out.effective_keys) out.effective_keys[i] = s0 * s0 / b0;
     if (out.log_denominator) out.log_denominator[i] = std::log(s0);
+    // ℓ_i(x_i) = ω_i K(0) gᵀ z_i with z_i = [1, 0]: query i is point i, at its own position.
+    if (out.self_weight) out.self_weight[i] = m.leave_one_out ? 0.0 : weight_of(i) * g.get()[0];
   }
   if (exact_count) {
     const Result r = exact_rows(f, exact.get(), exact_count, out);
     if (r.status != Status::Ok) return r;
+    if (out.self_weight)  // the exact fit of a single row has no smoother diagonal: such rows count as empty
+      for (int64_t k = 0; k < exact_count; ++k) {
+        out.self_weight[exact.get()[k]] = kNaN;
+        if (out.sum_sq_weights) out.sum_sq_weights[exact.get()[k]] = kNaN;
+      }
   }
   if (error_estimate) {
     // Exact fits of up to 64 queries spread through them, against what the grid gave.

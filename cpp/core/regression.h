@@ -20,8 +20,9 @@ struct FitSummary {
 };
 
 // f.problem.queries must be f.problem.keys (the same rows); masks and f.problem.empty are ignored.
-// `column_sigma2`, when given, receives D per-column noise variances rss_c / (m − 2ν + ν̃).
-Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2 = nullptr);
+// `column_sigma2`, when given, receives D per-column noise variances rss_c / (m − 2ν + ν̃). With grid_tolerance > 0,
+// a 1-D fit runs on a grid sized for it (grid.h) where one can reach it.
+Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2 = nullptr, double grid_tolerance = 0);
 
 // AICc (Hurvich, Simonoff & Tsai 1998): ln σ̂² + (1 + ν/m) / (1 − (ν + 2)/m), with σ̂² = rss / (m·D), ν = trace and
 // m = s.observations; +inf when ν + 2 >= m (the fit interpolates), so such a bandwidth is never chosen.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "grid.h"
+#include "regression.h"
 
 using namespace ka;
 
@@ -111,4 +112,23 @@ TEST_CASE("grid sizes follow the tolerance and refuse what they cannot reach") {
   CHECK(grid_nodes(1.0, 0.001, 1e-3) == int64_t(std::ceil(1.0 / (0.001 * std::sqrt(12e-3)))) + 1);
   CHECK(grid_nodes(1.0, 1e-7, 1e-3) == 0);
   CHECK(grid_nodes(1.0, 0.0, 1e-3) == 0);
+}
+
+TEST_CASE("fit statistics on a grid follow the exact ones") {
+  const Sample s(5000, 1, 4);
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    const float h = 0.03f;
+    Problem p;
+    p.keys = p.queries = {s.x.data(), 5000, 1, 1};
+    p.values = {s.y.data(), 5000, 1, 1};
+    p.kernel = {KernelKind::Gaussian, 1.0, &h};
+    FitSummary exact, grid;
+    REQUIRE(summarize_fit({p, est}, &exact).status == Status::Ok);
+    REQUIRE(summarize_fit({p, est}, &grid, nullptr, 1e-4).status == Status::Ok);
+    CAPTURE(int(est));
+    CHECK(grid.empty_rows == 0);
+    CHECK(grid.trace == doctest::Approx(exact.trace).epsilon(1e-2));
+    CHECK(grid.trace_sq == doctest::Approx(exact.trace_sq).epsilon(1e-2));
+    CHECK(grid.sigma2 == doctest::Approx(exact.sigma2).epsilon(1e-3));
+  }
 }

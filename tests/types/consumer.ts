@@ -25,6 +25,10 @@ async function main(): Promise<void> {
   ka.selectBandwidth(k, v, { dim: 4, method: 'aicc', estimator: 'local-linear' });
 
   const model: KernelRegressionModel = ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv', weights: [1, 2, 1] });
+  const binned = ka.kernelRegression(v, v, { dim: 1, method: 'grid', tolerance: 1e-4 });
+  const ran: 'exact' | 'grid' = binned.method;
+  const err: number = binned.predictInterval(v).errorEstimate;
+  ka.selectBandwidth(v, v, { dim: 1, approximation: 'auto' });
   const band: PredictionInterval = model.predictInterval(q, { level: 0.9 });
   const edf: number = model.effectiveDegreesOfFreedom;
   const fit: Float32Array = model.predict(q);
@@ -46,6 +50,8 @@ async function main(): Promise<void> {
   ka.selectBandwidth(k, v, { dim: 4, kernel: 'softmax' });
   // @ts-expect-error: unknown estimator
   ka.kernelRegression(k, v, { dim: 4, estimator: 'loess' });
+  // @ts-expect-error: no such approximation
+  ka.kernelRegression(v, v, { dim: 1, method: 'fft' });
   // @ts-expect-error: the level is a number
   model.predictInterval(q, { level: '95%' });
   // @ts-expect-error: threads is 'auto' or a number
@@ -64,6 +70,6 @@ async function main(): Promise<void> {
       void code, argument;
     }
   }
-  void out, w, fin, cv, wrong, band, edf, fit, build, threads;
+  void out, w, fin, cv, wrong, band, edf, fit, build, threads, ran, err;
 }
 void main;

@@ -40,10 +40,33 @@ export function readSample(x, y, dim, weights) {
 }
 
 /** The core's FitOptions for a regression call; `weights` and `bandwidth` are heap offsets (0 when absent). */
-export function fitOptions({ kernel, estimator, weights = 0, bandwidth = 0, empty = 0, threads }) {
+export function fitOptions({ kernel, estimator, weights = 0, bandwidth = 0, empty = 0, threads, tolerance = 0 }) {
   return {
-    kernel: KERNELS.indexOf(kernel), estimator: ESTIMATORS.indexOf(estimator), bandwidth, weights, empty, threads,
+    kernel: KERNELS.indexOf(kernel), estimator: ESTIMATORS.indexOf(estimator), bandwidth, weights, empty, threads, tolerance,
   };
+}
+
+export const APPROXIMATIONS = ['auto', 'exact', 'grid'];
+// 'auto' runs on a grid from this many points on (1-D): below it the exact O(n²) work takes well under a second.
+export const AUTO_GRID_POINTS = 20000;
+
+/**
+ * Which computation runs: 'exact' or 'grid'. The grid needs one dimension and a kernel with a finite reach (not
+ * Cauchy); asking for it otherwise is an error naming `name`.
+ */
+export function resolveApproximation(approximation, tolerance, { dim, kernel, n }, name) {
+  oneOf(approximation, APPROXIMATIONS, name);
+  const tolName = name.replace(/\.[^.]*$/, '.tolerance');
+  if (typeof tolerance !== 'number' || !(tolerance > 0 && tolerance < 1)) {
+    throw new KernelAttentionError('BadArgument', `\`${tolName}\` must be a number strictly between 0 and 1; got ${tolerance}`, tolName);
+  }
+  const possible = dim === 1 && kernel !== 'cauchy';
+  if (approximation === 'grid' && !possible) {
+    throw new KernelAttentionError('BadArgument',
+      `\`${name}\` 'grid' needs dim 1 and a kernel other than 'cauchy'; got dim ${dim}, kernel '${kernel}'`, name);
+  }
+  if (approximation === 'auto') return possible && n >= AUTO_GRID_POINTS ? 'grid' : 'exact';
+  return approximation;
 }
 
 export function makeBandwidth(module, threads = 1) {
@@ -51,16 +74,19 @@ export function makeBandwidth(module, threads = 1) {
     if (options === undefined) {
       throw new KernelAttentionError('BadArgument', '`options` is required: `{ dim, bandwidth }`', 'options');
     }
-    checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights']);
-    const { dim, kernel = 'gaussian', bandwidth, estimator = 'nadaraya-watson', weights } = options;
+    checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'approximation', 'tolerance']);
+    const {
+      dim, kernel = 'gaussian', bandwidth, estimator = 'nadaraya-watson', weights, approximation = 'auto', tolerance = 1e-3,
+    } = options;
     const { n, width } = readSample(x, y, dim, weights);
     oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
     oneOf(estimator, ESTIMATORS, 'options.estimator');
+    const grid = resolveApproximation(approximation, tolerance, { dim, kernel, n }, 'options.approximation') === 'grid';
     if (bandwidth === undefined) throw new KernelAttentionError('BadArgument', '`options.bandwidth` is required', 'options.bandwidth');
     const h = Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth'));
     return withHeap(module, (heap) => {
       const score = heap.alloc(8);
-      const o = fitOptions({ kernel, estimator, weights: weights ? heap.f32(weights) : 0, threads });
+      const o = fitOptions({ kernel, estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0 });
       checkResult(module, { status: module._cvScore(heap.f32(x), heap.f32(y), n, dim, width, o, 0, heap.f64(h), score) });
       return heap.readF64(score, 1)[0];
     });
@@ -70,20 +96,24 @@ export function makeBandwidth(module, threads = 1) {
     if (options === undefined) {
       throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
     }
-    checkOptionNames(options, ['dim', 'kernel', 'estimator', 'method', 'perDimension', 'weights']);
+    checkOptionNames(options, ['dim', 'kernel', 'estimator', 'method', 'perDimension', 'weights', 'approximation', 'tolerance']);
     const {
       dim, kernel = 'gaussian', estimator = 'nadaraya-watson', method = 'cv', perDimension = false, weights,
+      approximation = 'auto', tolerance = 1e-3,
     } = options;
     const { n, width } = readSample(x, y, dim, weights);
     oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
     oneOf(estimator, ESTIMATORS, 'options.estimator');
     oneOf(method, METHODS, 'options.method');
     boolean(perDimension, 'options.perDimension');
+    // Leave-one-out CV (the search, and the score reported for the rules) may run on a grid; AICc runs exactly.
+    const resolved = resolveApproximation(approximation, tolerance, { dim, kernel, n }, 'options.approximation');
+    const grid = resolved === 'grid' && method !== 'aicc';
 
     return withHeap(module, (heap) => {
       const xp = heap.f32(x);
       const yp = heap.f32(y);
-      const o = fitOptions({ kernel, estimator, weights: weights ? heap.f32(weights) : 0, threads });
+      const o = fitOptions({ kernel, estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0 });
       const h = heap.alloc(dim * 8);
       const score = heap.alloc(8);
       const rule = method === 'silverman' ? 1 : 0;
@@ -103,6 +133,7 @@ export function makeBandwidth(module, threads = 1) {
       }
       return {
         method,
+        approximation: grid ? 'grid' : 'exact',
         bandwidth: heap.readF64(h, dim),
         score: heap.readF64(score, 1)[0],
         curve: {

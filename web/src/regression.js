@@ -1,7 +1,7 @@
 // kernelRegression(): a fitted Nadaraya–Watson or local-linear model with its bandwidth choice, predictions and
 // pointwise confidence bands (docs/regression.md has the formulas).
 import { checkResult } from './attention.js';
-import { ESTIMATORS, fitOptions, readSample, REGRESSION_KERNELS } from './bandwidth.js';
+import { ESTIMATORS, fitOptions, readSample, REGRESSION_KERNELS, resolveApproximation } from './bandwidth.js';
 import { describe, KernelAttentionError } from './errors.js';
 import { withHeap } from './heap.js';
 import {
@@ -31,10 +31,12 @@ export function normalQuantile(p) {
 
 /**
  * The model's own float32 copy of the sample (later changes to the caller's arrays do not change it), in the order
- * of the first coordinate: the engine then skips the key tiles far from each query.
+ * of the first coordinate when `sort` (the exact engine then skips the key tiles far from each query; the grid
+ * needs no order).
  */
-function sortedCopy(x, y, weights, n, dim, width) {
+function ownCopy(x, y, weights, n, dim, width, sort) {
   const x32 = Float32Array.from(x);
+  if (!sort) return { x: x32, y: Float32Array.from(y), weights: weights && Float32Array.from(weights) };
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => x32[a * dim] - x32[b * dim] || a - b);
   const data = { x: new Float32Array(n * dim), y: new Float32Array(n * width), weights: weights && new Float32Array(n) };
   order.forEach((from, to) => {
@@ -50,22 +52,26 @@ export function makeRegression(module, threads, selectBandwidth) {
     if (options === undefined) {
       throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
     }
-    checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension']);
+    checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance']);
     const {
       dim, kernel = 'gaussian', bandwidth = 'cv', estimator = 'local-linear', weights, empty = 'nan', perDimension = false,
+      method = 'auto', tolerance = 1e-3,
     } = options;
     const { n, width } = readSample(x, y, dim, weights);
     oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
     oneOf(estimator, ESTIMATORS, 'options.estimator');
     oneOf(empty, EMPTY_POLICIES, 'options.empty');
     boolean(perDimension, 'options.perDimension');
+    const approximation = resolveApproximation(method, tolerance, { dim, kernel, n }, 'options.method');
 
-    const data = sortedCopy(x, y, weights, n, dim, width);
+    const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact');
     let h;
     let selection;
     if (typeof bandwidth === 'string') {
       oneOf(bandwidth, RULES, 'options.bandwidth');
-      const chosen = selectBandwidth(data.x, data.y, { dim, kernel, estimator, method: bandwidth, perDimension, weights: data.weights });
+      const chosen = selectBandwidth(data.x, data.y, {
+        dim, kernel, estimator, method: bandwidth, perDimension, weights: data.weights, approximation, tolerance,
+      });
       h = chosen.bandwidth;
       selection = { method: bandwidth, score: chosen.score, curve: chosen.curve };
     } else {
@@ -74,11 +80,25 @@ export function makeRegression(module, threads, selectBandwidth) {
     }
     const h32 = Float32Array.from(h);
     const emptyCode = EMPTY_POLICIES.indexOf(empty);
+    // Grid nodes for this bandwidth (0: the grid cannot reach the tolerance, so the model runs exactly).
+    let nodes = 0;
+    if (approximation === 'grid') {
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const v of data.x) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+      nodes = module._gridNodes(hi - lo, h[0], tolerance);
+    }
+    const options32 = (heap, extra = {}) => fitOptions({
+      kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads,
+      tolerance: nodes ? tolerance : 0, ...extra,
+    });
 
     const summary = withHeap(module, (heap) => {
       const sigma2 = heap.alloc(width * 8);
-      const o = fitOptions({ kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads });
-      const r = module._fitSummary(heap.f32(data.x), heap.f32(data.y), n, dim, width, o, sigma2);
+      const r = module._fitSummary(heap.f32(data.x), heap.f32(data.y), n, dim, width, options32(heap), sigma2);
       checkResult(module, r);
       return { trace: r.trace, sigma2: heap.readF64(sigma2, width) };
     });
@@ -88,27 +108,33 @@ export function makeRegression(module, threads, selectBandwidth) {
       if (disposed) throw new KernelAttentionError('Disposed', 'this kernelRegression model was disposed', 'model');
     };
 
-    /** Runs the fit at xq; `extra` asks for Σℓ², effective keys and log-denominators. */
+    /**
+     * Runs the fit at xq; `extra` asks for Σℓ², effective keys and log-denominators. On a grid, `errorEstimate` is
+     * the measured error of up to 64 of the rows against exact fits, relative to the range of y (0 when exact).
+     */
     function fitAt(xq, extra) {
       live();
       numericArray(xq, 'xq');
       const I = rowsOf(xq, dim, 'xq', 'options.dim');
       return withHeap(module, (heap) => {
-        const o = fitOptions({
-          kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, empty: emptyCode, threads,
-        });
+        const o = options32(heap, { empty: emptyCode });
         const mean = heap.alloc(I * width * 4);
         const sumSq = extra ? heap.alloc(I * 8) : 0;
         const eff = extra ? heap.alloc(I * 8) : 0;
         const logden = extra ? heap.alloc(I * 8) : 0;
-        checkResult(module, module._localFit(heap.f32(data.x), heap.f32(data.y), heap.f32(xq), n, I, dim, width, o,
-          mean, sumSq, 0, eff, logden));
+        const error = heap.alloc(8);
+        module.HEAPF64[error >> 3] = 0;
+        const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32(xq)];
+        checkResult(module, nodes
+          ? module._gridFit(xp, yp, qp, n, I, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
+          : module._localFit(xp, yp, qp, n, I, dim, width, o, mean, sumSq, 0, eff, logden));
         return {
           I,
           mean: heap.readF32(mean, I * width),
           sumSq: extra && heap.readF64(sumSq, I),
           effectiveKeys: extra && heap.readF64(eff, I),
           logDenominator: extra && heap.readF64(logden, I),
+          errorEstimate: heap.readF64(error, 1)[0],
         };
       });
     }
@@ -119,6 +145,8 @@ export function makeRegression(module, threads, selectBandwidth) {
       estimator,
       bandwidth: h,
       selection,
+      /** What predictions run on: 'exact', or 'grid' (1-D, binned; see docs/regression.md). */
+      method: nodes ? 'grid' : 'exact',
       effectiveDegreesOfFreedom: summary.trace,
       residualVariance: summary.sigma2,
       predict(xq) {
@@ -145,7 +173,10 @@ export function makeRegression(module, threads, selectBandwidth) {
             upper[at] = fit.mean[at] + z * s;
           }
         }
-        return { mean: fit.mean, lower, upper, stderr, effectiveKeys: fit.effectiveKeys, logDenominator: fit.logDenominator };
+        return {
+          mean: fit.mean, lower, upper, stderr, effectiveKeys: fit.effectiveKeys, logDenominator: fit.logDenominator,
+          errorEstimate: fit.errorEstimate,
+        };
       },
       dispose() {
         disposed = true;

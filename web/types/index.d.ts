@@ -106,13 +106,25 @@ export interface SelectBandwidthOptions {
   perDimension?: boolean;
   /** Observation weights ω_i ≥ 0 (n entries, not all zero): each point's kernel weight is multiplied by ω_i. */
   weights?: NumericArray;
+  /**
+   * How leave-one-out CV is computed: `'exact'`, `'grid'` (1-D, binned; not for `'cauchy'`), or `'auto'` (default:
+   * the grid from 20,000 points on in 1-D). AICc always runs exactly.
+   */
+  approximation?: Approximation;
+  /** The grid's relative tolerance (it sizes the grid), strictly between 0 and 1. Default 1e-3. */
+  tolerance?: number;
 }
+
+/** `'grid'`: linear binning and convolution, O(n + G·L) instead of O(n²); see docs/regression.md. */
+export type Approximation = 'auto' | 'exact' | 'grid';
 
 export type Estimator = 'nadaraya-watson' | 'local-linear';
 export type SelectionMethod = 'cv' | 'aicc' | 'scott' | 'silverman';
 
 export interface BandwidthSelection {
   method: SelectionMethod;
+  /** How the CV scores were computed. */
+  approximation: 'exact' | 'grid';
   /** One bandwidth per dimension, always positive and finite. */
   bandwidth: Float64Array;
   /**
@@ -146,6 +158,14 @@ export interface KernelRegressionOptions {
   empty?: EmptyPolicy;
   /** With `bandwidth: 'cv' | 'aicc'`: one bandwidth per dimension. Default false. */
   perDimension?: boolean;
+  /**
+   * `'exact'`, `'grid'` (1-D, binned: the sample is binned onto a grid once per call and the fit is a convolution;
+   * not for `'cauchy'`), or `'auto'` (default: the grid from 20,000 points on in 1-D). Used for the bandwidth search,
+   * the fit statistics and every prediction.
+   */
+  method?: Approximation;
+  /** The grid's relative tolerance (it sizes the grid), strictly between 0 and 1. Default 1e-3. */
+  tolerance?: number;
 }
 
 export interface PredictionInterval {
@@ -160,6 +180,11 @@ export interface PredictionInterval {
   effectiveKeys: Float64Array;
   /** Per query: ln Σ_j w_j; very negative where the query is far from the data (extrapolation). */
   logDenominator: Float64Array;
+  /**
+   * On a grid: max |grid − exact| over up to 64 of these queries (fitted exactly for the check), relative to the
+   * range of y. 0 when the model runs exactly.
+   */
+  errorEstimate: number;
 }
 
 /** A fitted kernel regression; holds its own copy of the sample. */
@@ -167,6 +192,8 @@ export interface KernelRegressionModel {
   readonly dim: number;
   readonly kernel: DistanceKernel;
   readonly estimator: Estimator;
+  /** What the model computes with: `'grid'` only where the grid reaches the tolerance at this bandwidth. */
+  readonly method: 'exact' | 'grid';
   /** One bandwidth per dimension. */
   readonly bandwidth: Float64Array;
   /** How the bandwidth was chosen (`method: 'fixed'` and `score: null` when given). */
@@ -235,6 +262,7 @@ export interface KernelAttention {
    */
   cvScore(x: NumericArray, y: NumericArray, options: {
     dim: number; kernel?: DistanceKernel; bandwidth: number | NumericArray; estimator?: Estimator; weights?: NumericArray;
+    approximation?: Approximation; tolerance?: number;
   }): number;
   /** The SIMD instruction set the core was compiled for, e.g. `'sse4.1'` (WebAssembly SIMD128). */
   readonly simd: string;
