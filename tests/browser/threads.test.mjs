@@ -54,6 +54,7 @@ test('cross-origin isolated: a module Worker gets the pthreads build, with the s
   { timeout: 2 * TIMEOUT_MS }, async () => {
     const { result, errors } = await report(isolated);
     assert.deepEqual(result.page, { build: 'single', threads: 1, isolated: true }, 'a page main thread never defaults to threads');
+    assert.deepEqual(result.main, { build: 'threads', threads: 2, same: true }, 'threads: 2 asked for on the main thread');
     const { worker } = result;
     assert.equal(worker.isolated, true);
     if (worker.cores > 1) assert.deepEqual([worker.build, worker.threads], ['threads', Math.min(worker.cores, 16)]);
