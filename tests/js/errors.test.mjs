@@ -225,7 +225,7 @@ const REGRESSION_ROWS = [
   { name: 'kernelRegression: missing options', run: () => ka.kernelRegression(RX, RY), code: 'BadArgument', argument: 'options', says: 'required' },
   { name: 'kernelRegression: options a number', run: fit(1), code: 'BadArgument', argument: 'options', says: 'got 1' },
   { name: 'kernelRegression: unknown option (bandwith)', run: fit({ dim: 1, bandwith: 0.3 }), code: 'BadArgument', argument: 'options.bandwith', says: 'bandwidth' },
-  { name: 'kernelRegression: unknown option (method)', run: fit({ dim: 1, method: 'cv' }), code: 'BadArgument', argument: 'options.method', says: 'method' },
+  { name: "kernelRegression: method 'cv' (a bandwidth rule goes in bandwidth)", run: fit({ dim: 1, method: 'cv' }), code: 'BadArgument', argument: 'options.method', says: 'method' },
   { name: 'kernelRegression: dim missing', run: fit({ bandwidth: 0.3 }), code: 'BadArgument', argument: 'options.dim', says: 'undefined' },
   { name: "kernelRegression: dim '1'", run: fit({ dim: '1' }), code: 'BadArgument', argument: 'options.dim', says: '"1"' },
   { name: 'kernelRegression: x null', run: () => ka.kernelRegression(null, RY, { dim: 1 }), code: 'BadArgument', argument: 'x', says: 'null' },
