@@ -1,0 +1,497 @@
+// The demo page's wiring: controls → workers → plots. The main thread never computes a fit: parsing runs in
+// parse-worker.js and every kernel-attention call in worker.js; this file only keeps state and draws.
+import { columnStats, generate, paddedRange } from './data.js';
+import { drawBars, drawFit, drawMatrix, drawSelection, drawSurface } from './plots.js';
+
+const THIN = 5;  // effective points below which support is called thin
+const $ = (id) => document.getElementById(id);
+const ui = {
+  example: $('example'), exampleN: $('example-n'), generate: $('generate'), file: $('file'), progress: $('progress'),
+  paste: $('paste'), usePaste: $('use-paste'), columns: $('columns'), x1: $('x1'), x2: $('x2'), ycol: $('ycol'),
+  dataStatus: $('data-status'), malformed: $('malformed'), kernel: $('kernel'), estimator: $('estimator'),
+  bandwidth: $('bandwidth'), bandwidthValue: $('bandwidth-value'), method: $('method'), choose: $('choose'),
+  band: $('band'), level: $('level'), plot: $('plot'), fitStatus: $('fit-status'), hoverStatus: $('hover-status'),
+  matrix: $('matrix'), bars: $('bars'), barsCaption: $('bars-caption'), selection: $('selection'),
+  selectionCaption: $('selection-caption'), identity: $('identity'), identityCaption: $('identity-caption'),
+  timings: $('timings'),
+};
+
+const state = {
+  data: null,          // { names, x, y, dim, source }
+  version: 0,          // bumped with every new data set; answers for older data are dropped
+  ratios: [1],         // h_d / h_1 (from the last selection, else the spread of each column)
+  fit: null,           // the last fit drawn (the worker's answer)
+  selection: null,
+  hoverRow: null,
+  timings: {},
+  worker: null,        // { build, threads, simd, isolated }
+  malformed: { count: 0, listed: [] },
+  error: null,
+};
+window.demoState = { ready: false, fitsDrawn: 0 };
+
+// ---- workers --------------------------------------------------------------------------------------------------
+
+/** A worker with request ids: call(op, payload) resolves with the answer to that request. */
+function channel(worker, onOther) {
+  let nextId = 1;
+  const waiting = new Map();
+  worker.onmessage = ({ data }) => {
+    const done = waiting.get(data.id);
+    if (!done || data.op === 'progress') { onOther?.(data); return; }
+    waiting.delete(data.id);
+    if (data.error) done.reject(new Error(data.error));
+    else done.resolve(data);
+  };
+  worker.onerror = (event) => fail(new Error(event.message || 'worker failed to start'));
+  return (op, payload = {}, transfer = []) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    waiting.set(id, { resolve, reject });
+    worker.postMessage({ id, op, ...payload }, transfer);
+  });
+}
+
+const compute = channel(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
+const parser = channel(new Worker(new URL('./parse-worker.js', import.meta.url)), (msg) => {
+  if (msg.op === 'progress') ui.progress.value = msg.fraction;
+});
+
+function fail(err) {
+  state.error = String(err && err.message || err);
+  ui.fitStatus.textContent = `Error: ${state.error}`;
+  ui.fitStatus.classList.add('error');
+  publish();
+}
+
+// ---- fitting: at most one request in flight; the newest settings wait, older ones are never sent ---------------
+
+let inFlight = false;
+let pending = null;
+let lastDrawn = 0;
+let requestSeq = 0;
+
+// h₁ exactly as chosen or dragged (the slider's steps would round a chosen bandwidth).
+let chosenH1 = null;
+const h1 = () => chosenH1 ?? 10 ** Number(ui.bandwidth.value);
+const bandwidthVector = () => state.ratios.map((r) => h1() * r);
+
+function requestFit(draft = false) {
+  if (!state.data) return;
+  pending = { seq: ++requestSeq, draft };
+  publish();
+  pump();
+}
+
+async function pump() {
+  if (inFlight || !pending) return;
+  const request = pending;
+  pending = null;
+  inFlight = true;
+  const version = state.version;
+  const settings = {
+    h: bandwidthVector(), kernel: ui.kernel.value, estimator: ui.estimator.value, level: Number(ui.level.value),
+    draft: request.draft,
+  };
+  const t0 = performance.now();
+  try {
+    const answer = await compute('fit', settings);
+    // Stale: the data changed meanwhile, or a newer answer is already on screen.
+    if (version === state.version && request.seq > lastDrawn) {
+      lastDrawn = request.seq;
+      state.fit = answer;
+      state.error = null;
+      ui.fitStatus.classList.remove('error');
+      state.timings = { ...state.timings, ...answer.timings, roundTrip: performance.now() - t0 };
+      if (state.hoverRow !== null) state.hoverRow = Math.min(state.hoverRow, answer.matrix.rows - 1);
+      window.demoState.fitsDrawn += 1;
+      scheduleDraw();
+    }
+  } catch (err) {
+    fail(err);
+  } finally {
+    inFlight = false;
+    publish();
+    pump();
+  }
+}
+
+async function chooseBandwidth() {
+  if (!state.data) return;
+  const version = state.version;
+  ui.selectionCaption.textContent = 'Choosing…';
+  try {
+    const chosen = await compute('select', { method: ui.method.value, kernel: ui.kernel.value, estimator: ui.estimator.value });
+    if (version !== state.version) return;
+    state.selection = chosen;
+    state.timings.select = chosen.ms;
+    state.ratios = chosen.bandwidth.map((h) => h / chosen.bandwidth[0]);
+    setSlider(chosen.bandwidth[0]);
+    const what = { cv: 'leave-one-out cross-validation', aicc: 'AICc', scott: "Scott's rule", silverman: "Silverman's rule" };
+    ui.selectionCaption.textContent = `${what[chosen.method]} on ${chosen.n.toLocaleString('en')} points chose ` +
+      `h = ${chosen.bandwidth.map((h) => h.toPrecision(3)).join(', ')}` +
+      (chosen.curve.scores.length ? ` after ${chosen.curve.scores.length} evaluations (solid line; dashed: the slider).` : '.');
+    requestFit(false);
+  } catch (err) {
+    fail(err);
+  }
+}
+
+function setSlider(h) {
+  const v = Math.log10(h);
+  if (v < Number(ui.bandwidth.min)) ui.bandwidth.min = String(Math.floor(v * 10) / 10);
+  if (v > Number(ui.bandwidth.max)) ui.bandwidth.max = String(Math.ceil(v * 10) / 10);
+  ui.bandwidth.value = String(v);
+  chosenH1 = h;
+  showBandwidth();
+}
+
+function showBandwidth() {
+  const text = bandwidthVector().map((h) => h.toPrecision(3)).join(', ');
+  ui.bandwidthValue.value = text;
+  ui.bandwidth.setAttribute('aria-valuetext', `h = ${text}`);
+}
+
+// ---- data -----------------------------------------------------------------------------------------------------
+
+/** Makes `data` current; with `choose`, the bandwidth is then chosen by the selected method. */
+async function setData(data, { choose = true } = {}) {
+  state.data = data;
+  state.version += 1;
+  state.fit = null;
+  state.selection = null;
+  state.hoverRow = null;
+  const stats = columnStats(data.x, data.dim);
+  state.ratios = stats.map((s) => s.sd / stats[0].sd);
+  const range = stats[0].max - stats[0].min || 1;
+  ui.bandwidth.min = String(Math.floor(Math.log10(range / 1000) * 10) / 10);
+  ui.bandwidth.max = String(Math.ceil(Math.log10(range * 2) * 10) / 10);
+  state.view = {
+    xDomain: [stats[0].min - 0.03 * range, stats[0].max + 0.03 * range],
+    yDomain: paddedRange(data.y),
+    box: stats.map((s) => [s.min - 0.02 * (s.max - s.min || 1), s.max + 0.02 * (s.max - s.min || 1)]),
+  };
+  const n = data.y.length;
+  const t0 = performance.now();
+  const info = await compute('data', { x: Float64Array.from(data.x), y: Float64Array.from(data.y), dim: data.dim });
+  state.timings = { ...state.timings, load: performance.now() - t0 };
+  state.sampleInfo = info;
+  ui.dataStatus.textContent = `${n.toLocaleString('en')} points, ${data.dim === 1 ? 'one input' : 'two inputs'} ` +
+    `(${data.names.join(', ')}) from ${data.source}.` +
+    (info.fitN < n ? ` Fits use a random ${info.fitN.toLocaleString('en')} of them.` : '') +
+    (info.draftN < info.fitN ? ` While the slider moves: ${info.draftN.toLocaleString('en')}, refined on release.` : '');
+  scheduleDraw();
+  if (choose) await chooseBandwidth();
+  else requestFit(false);
+}
+
+function useExample() {
+  const n = Math.max(2, Math.min(1_000_000, Math.round(Number(ui.exampleN.value)) || 300));
+  const data = generate(ui.example.value, n);
+  ui.columns.hidden = true;
+  showMalformed({ count: 0, listed: [] });
+  setData({ ...data, source: `the “${ui.example.selectedOptions[0].textContent}” example` });
+}
+
+let parsedSource = '';
+async function parse(source, name) {
+  ui.progress.hidden = false;
+  ui.progress.value = 0;
+  ui.dataStatus.textContent = `Reading ${name}…`;
+  try {
+    const table = await parser('parse', source);
+    ui.progress.hidden = true;
+    state.timings.parse = table.ms;
+    parsedSource = `${name} (${table.rows.toLocaleString('en')} rows)`;
+    fillColumns(table.names);
+    await selectColumns();
+  } catch (err) {
+    ui.progress.hidden = true;
+    ui.dataStatus.textContent = `Could not read ${name}: ${err.message}`;
+    window.demoState.parseError = err.message;
+  }
+}
+
+function fillColumns(names) {
+  const fill = (select, extra) => {
+    select.replaceChildren();
+    if (extra) select.append(new Option(extra, ''));
+    names.forEach((name, i) => select.append(new Option(name, String(i))));  // text, never HTML
+  };
+  fill(ui.x1);
+  fill(ui.x2, 'none');
+  fill(ui.ycol);
+  ui.x1.value = '0';
+  ui.x2.value = '';
+  ui.ycol.value = String(names.length - 1);
+  ui.columns.hidden = false;
+}
+
+async function selectColumns() {
+  const xColumns = [Number(ui.x1.value)];
+  if (ui.x2.value !== '' && ui.x2.value !== ui.x1.value) xColumns.push(Number(ui.x2.value));
+  const policy = document.querySelector('input[name="policy"]:checked').value;
+  const picked = await parser('select', { xColumns, yColumn: Number(ui.ycol.value), policy });
+  showMalformed(picked.malformed);
+  if (picked.rejected) {
+    ui.dataStatus.textContent = `Rejected ${parsedSource}: ${picked.malformed.count} malformed row(s). ` +
+      'Fix them, or choose “skip”.';
+    return;
+  }
+  if (picked.y.length < 2) {
+    ui.dataStatus.textContent = `${parsedSource}: fewer than two usable rows.`;
+    return;
+  }
+  await setData({ names: picked.names, x: picked.x, y: picked.y, dim: picked.dim, source: parsedSource });
+}
+
+function showMalformed(malformed) {
+  state.malformed = malformed;
+  ui.malformed.replaceChildren(...malformed.listed.map(({ line, reason }) => {
+    const li = document.createElement('li');
+    li.textContent = `line ${line}: ${reason}`;
+    return li;
+  }));
+  if (malformed.count > malformed.listed.length) {
+    const li = document.createElement('li');
+    li.textContent = `… and ${malformed.count - malformed.listed.length} more`;
+    ui.malformed.append(li);
+  }
+  if (malformed.count) {
+    const li = document.createElement('li');
+    li.className = 'summary';
+    li.textContent = `${malformed.count} malformed row(s)`;
+    ui.malformed.prepend(li);
+  }
+  publish();
+}
+
+function addPoint(event) {
+  const { data, view } = state;
+  if (!data || data.dim !== 1 || !state.scales) return;
+  const rect = ui.plot.getBoundingClientRect();
+  const x = state.scales.sx.invert(event.clientX - rect.left);
+  const y = state.scales.sy.invert(event.clientY - rect.top);
+  if (!(x >= view.xDomain[0] && x <= view.xDomain[1] && y >= view.yDomain[0] && y <= view.yDomain[1])) return;
+  const xs = new Float64Array(data.y.length + 1);
+  const ys = new Float64Array(data.y.length + 1);
+  xs.set(data.x);
+  ys.set(data.y);
+  xs[data.y.length] = x;
+  ys[data.y.length] = y;
+  const h = h1();
+  const source = data.source.endsWith(' and clicked points') ? data.source : `${data.source} and clicked points`;
+  setData({ ...data, x: xs, y: ys, source }, { choose: false });
+  setSlider(h);
+}
+
+// ---- drawing ----------------------------------------------------------------------------------------------------
+
+let drawQueued = false;
+function scheduleDraw() {
+  if (drawQueued) return;
+  drawQueued = true;
+  requestAnimationFrame(() => {
+    drawQueued = false;
+    draw();
+  });
+}
+
+function hovered() {
+  const { fit, hoverRow } = state;
+  if (!fit || hoverRow === null) return null;
+  const { matrix } = fit;
+  return { query: Array.from(matrix.queries.subarray(hoverRow * fit.dim, (hoverRow + 1) * fit.dim)), top: matrix.top[hoverRow] };
+}
+
+function draw() {
+  const { data, fit, view } = state;
+  if (!data) return;
+  const hover = hovered();
+  if (data.dim === 1) {
+    state.scales = drawFit(ui.plot, {
+      data, fit: fit && fit.dim === 1 ? fit : null, showBand: ui.band.checked, hover, thin: THIN, ...view,
+    });
+  } else {
+    state.scales = drawSurface(ui.plot, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, ...view });
+  }
+  state.matrixArea = drawMatrix(ui.matrix, fit?.matrix, state.hoverRow);
+  drawBars(ui.bars, fit?.matrix, state.hoverRow);
+  drawSelection(ui.selection, state.selection, h1());
+  if (fit) describeFit(fit);
+  describeHover(fit);
+  publish();
+}
+
+const ms = (t) => (t === undefined ? '–' : t < 1 ? `${t.toFixed(2)} ms` : `${t.toFixed(1)} ms`);
+
+function describeFit(fit) {
+  let thin = 0;
+  let minEff = Infinity;
+  for (const e of fit.effectiveKeys) {
+    if (e < THIN) thin++;
+    minEff = Math.min(minEff, e);
+  }
+  const name = fit.estimator === 'local-linear' ? 'Local-linear' : 'Nadaraya–Watson';
+  ui.fitStatus.textContent = `${name}, ${fit.kernel} kernel, h = ${Array.from(fit.h, (h) => h.toPrecision(3)).join(', ')}` +
+    ` on ${fit.n.toLocaleString('en')} points${fit.draft ? ' (draft while dragging)' : ''}: ` +
+    `${fit.edf.toFixed(1)} effective parameters, noise sd ${fit.sigma.toPrecision(3)}; ` +
+    `effective points per query ≥ ${minEff.toFixed(1)}` +
+    (thin ? `, ${thin} of ${fit.effectiveKeys.length} queries have fewer than ${THIN} (thin support).` : '.');
+
+  const { view } = fit;
+  const rows = ui.identity.tBodies[0];
+  const I = view.kernel.length;
+  const picks = [0, Math.floor(I / 4), Math.floor(I / 2), Math.floor((3 * I) / 4), I - 1];
+  rows.replaceChildren(...picks.map((i) => {
+    const tr = document.createElement('tr');
+    const q = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), (v) => v.toFixed(3)).join(', ');
+    for (const text of [q, view.kernel[i].toFixed(6), view.softmax[i].toFixed(6), Math.abs(view.kernel[i] - view.softmax[i]).toExponential(1)]) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.append(td);
+    }
+    return tr;
+  }));
+  ui.identityCaption.textContent = `Gaussian Nadaraya–Watson at the current h, both ways, over ${I.toLocaleString('en')} ` +
+    `queries: largest difference ${view.maxDiff.toExponential(2)} (float32).`;
+
+  const t = state.timings;
+  const lines = [
+    `parse (Papa Parse, in a Worker): ${ms(t.parse)}`,
+    `bandwidth choice: ${ms(t.select)}${state.selection ? ` (${state.selection.n.toLocaleString('en')} points)` : ''}`,
+    `fit (kernelRegression: noise variance and degrees of freedom over ${fit.n.toLocaleString('en')} points): ${ms(t.fit)}`,
+    `prediction and band at ${I.toLocaleString('en')} queries: ${ms(t.predict)}`,
+    `attention matrix (weights(), ${fit.matrix.rows} × ${fit.matrix.keys.toLocaleString('en')}): ${ms(t.weights)}`,
+    `Gaussian kernel attention: ${ms(t.attentionKernel)}; softmax attention with the augmented keys: ${ms(t.attentionSoftmax)}`,
+    `request → answer on the main thread: ${ms(t.roundTrip)}`,
+    state.worker ? `WebAssembly: ${state.worker.build === 'threads' ? `${state.worker.threads} threads` : 'one thread'}, ` +
+      `SIMD ${state.worker.simd}, page ${state.worker.isolated ? '' : 'not '}cross-origin isolated` : '',
+  ];
+  ui.timings.replaceChildren(...lines.filter(Boolean).map((text) => Object.assign(document.createElement('li'), { textContent: text })));
+}
+
+function describeHover(fit) {
+  const hover = hovered();
+  if (!fit || !hover) {
+    ui.hoverStatus.textContent = '';
+    ui.barsCaption.textContent = 'Hover a query (a row of the matrix, or the fit).';
+    return;
+  }
+  const i = fit.matrix.queryIndex[state.hoverRow];
+  const at = hover.query.map((v) => v.toFixed(3)).join(', ');
+  const band = ui.band.checked ? ` [${fit.lower[i].toFixed(3)}, ${fit.upper[i].toFixed(3)}]` : '';
+  ui.hoverStatus.textContent = `query ${at}: fit ${fit.mean[i].toFixed(4)}${band}, ` +
+    `${fit.effectiveKeys[i].toFixed(1)} effective points`;
+  const top = hover.top.slice(0, 3).map((k) => `${k.x.map((v) => v.toFixed(2)).join(', ')} (${k.w.toFixed(3)})`).join('; ');
+  ui.barsCaption.textContent = `Query ${at}: its weights over the keys (sum 1). Heaviest keys, circled on the fit: ${top}.`;
+}
+
+/** What the tests read: the numbers on screen, not pixels. */
+function publish() {
+  const { data, fit } = state;
+  Object.assign(window.demoState, {
+    ready: Boolean(data && fit && !fit.draft && !inFlight && !pending && fit.n !== undefined),
+    busy: inFlight || Boolean(pending),
+    error: state.error,
+    worker: state.worker,
+    names: data?.names,
+    dim: data?.dim,
+    n: data?.y.length,
+    x: data?.x,
+    y: data?.y,
+    fit: fit && {
+      n: fit.n, h: Array.from(fit.h), kernel: fit.kernel, estimator: fit.estimator, level: fit.level, draft: fit.draft,
+      queries: fit.queries, mean: fit.mean, lower: fit.lower, upper: fit.upper, effectiveKeys: fit.effectiveKeys,
+      maxDifference: fit.view.maxDiff, attentionKernel: fit.view.kernel, attentionSoftmax: fit.view.softmax,
+      matrix: fit.matrix,
+    },
+    selection: state.selection,
+    malformed: state.malformed,
+    hoverRow: state.hoverRow,
+    timings: state.timings,
+  });
+}
+
+// ---- events -----------------------------------------------------------------------------------------------------
+
+function hoverAt(event) {
+  const { fit, data } = state;
+  if (!fit || !state.scales) return;
+  const rect = ui.plot.getBoundingClientRect();
+  const px = event.clientX - rect.left;
+  const py = event.clientY - rect.top;
+  const { matrix } = fit;
+  let best = null;
+  let bestD = Infinity;
+  for (let r = 0; r < matrix.rows; r++) {
+    const dx = state.scales.sx(matrix.queries[r * fit.dim]) - px;
+    const dy = data.dim === 2 ? state.scales.sy(matrix.queries[r * 2 + 1]) - py : 0;
+    if (dx * dx + dy * dy < bestD) { bestD = dx * dx + dy * dy; best = r; }
+  }
+  setHover(best);
+}
+
+function setHover(row) {
+  if (row === state.hoverRow) return;
+  state.hoverRow = row;
+  scheduleDraw();
+}
+
+function hoverMatrix(event) {
+  const area = state.matrixArea;
+  if (!area || !state.fit) return;
+  const rect = ui.matrix.getBoundingClientRect();
+  const row = Math.floor(((event.clientY - rect.top - area.y) / area.h) * state.fit.matrix.rows);
+  setHover(row >= 0 && row < state.fit.matrix.rows ? row : null);
+}
+
+function wire() {
+  ui.generate.addEventListener('click', useExample);
+  ui.file.addEventListener('change', () => {
+    const file = ui.file.files[0];
+    if (file) parse({ file }, file.name);
+  });
+  ui.usePaste.addEventListener('click', () => parse({ text: ui.paste.value }, 'the pasted text'));
+  for (const select of [ui.x1, ui.x2, ui.ycol]) select.addEventListener('change', () => selectColumns());
+  for (const radio of document.querySelectorAll('input[name="policy"]')) radio.addEventListener('change', () => selectColumns());
+  document.addEventListener('dragover', (e) => e.preventDefault());
+  document.addEventListener('drop', (e) => {
+    e.preventDefault();
+    const file = e.dataTransfer?.files[0];
+    if (file) parse({ file }, file.name);
+  });
+
+  ui.bandwidth.addEventListener('input', () => { chosenH1 = null; showBandwidth(); requestFit(true); scheduleDraw(); });
+  ui.bandwidth.addEventListener('change', () => requestFit(false));
+  for (const control of [ui.kernel, ui.estimator, ui.level]) control.addEventListener('change', () => requestFit(false));
+  ui.band.addEventListener('change', scheduleDraw);
+  ui.choose.addEventListener('click', chooseBandwidth);
+  $('controls').addEventListener('submit', (e) => e.preventDefault());
+
+  ui.plot.addEventListener('mousemove', hoverAt);
+  ui.plot.addEventListener('click', addPoint);
+  ui.matrix.addEventListener('mousemove', hoverMatrix);
+  ui.matrix.tabIndex = 0;
+  ui.matrix.addEventListener('keydown', (e) => {
+    if (!state.fit || !['ArrowUp', 'ArrowDown'].includes(e.key)) return;
+    e.preventDefault();
+    const rows = state.fit.matrix.rows;
+    setHover(Math.max(0, Math.min(rows - 1, (state.hoverRow ?? -1) + (e.key === 'ArrowDown' ? 1 : -1))));
+  });
+  new ResizeObserver(scheduleDraw).observe(document.body);
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', scheduleDraw);
+}
+
+async function main() {
+  wire();
+  showBandwidth();
+  try {
+    state.worker = await compute('hello');
+  } catch (err) {
+    fail(err);
+    return;
+  }
+  useExample();
+}
+
+main();

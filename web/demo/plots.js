@@ -1,0 +1,349 @@
+// Canvas drawing for the demo: axes, the fit with its band, the 2-D surface, the attention matrix, weight bars and
+// the CV curve. Pure functions of what they are given; colours come from CSS custom properties.
+
+const PAD = { left: 48, right: 12, top: 10, bottom: 30 };
+
+/** Sizes the canvas for the device pixel ratio; returns its 2-D context in CSS pixels, or null when hidden. */
+export function prepare(canvas) {
+  const dpr = window.devicePixelRatio || 1;
+  const width = canvas.clientWidth;
+  const height = canvas.clientHeight;
+  if (!width || !height) return null;
+  const pw = Math.round(width * dpr);
+  const ph = Math.round(height * dpr);
+  if (canvas.width !== pw || canvas.height !== ph) {
+    canvas.width = pw;
+    canvas.height = ph;
+  }
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  ctx.font = '12px system-ui, sans-serif';
+  return { ctx, width, height };
+}
+
+const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+
+/** A linear (or log10) map from [d0, d1] to [r0, r1], with its inverse. */
+export function scale([d0, d1], [r0, r1], log = false) {
+  const f = log ? Math.log10 : (v) => v;
+  const a = f(d0);
+  const b = f(d1);
+  const map = (v) => r0 + ((f(v) - a) / (b - a || 1)) * (r1 - r0);
+  map.invert = (p) => {
+    const t = a + ((p - r0) / (r1 - r0)) * (b - a);
+    return log ? 10 ** t : t;
+  };
+  map.domain = [d0, d1];
+  return map;
+}
+
+/** Ticks at 1, 2 or 5 times a power of ten, about `count` of them, labelled with a true minus sign. */
+export function ticks(lo, hi, count) {
+  const raw = (hi - lo) / count || 1;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].find((m) => m * power >= raw) * power;
+  const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+    out.push({ value: v, label: (Math.abs(v) < step * 1e-9 ? 0 : v).toFixed(decimals).replace('-', '\u2212') });
+  }
+  return out;
+}
+
+function logTicks(lo, hi) {
+  const out = [];
+  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
+    for (const m of [1, 2, 5]) {
+      const v = m * 10 ** e;
+      if (v >= lo && v <= hi) out.push({ value: v, label: v.toPrecision(1).replace('-', '\u2212') });
+    }
+  }
+  return out;
+}
+
+/** The plot frame: scales for the inner area, grid lines, tick labels and axis titles. */
+export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, xTitle = '', yTitle = '' } = {}) {
+  const sx = scale(xDomain, [PAD.left, width - PAD.right], xLog);
+  const sy = scale(yDomain, [height - PAD.bottom, PAD.top]);
+  ctx.lineWidth = 1;
+  ctx.strokeStyle = css('--grid');
+  ctx.fillStyle = css('--muted');
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  for (const t of xLog ? logTicks(...xDomain) : ticks(...xDomain, 6)) {
+    const px = Math.round(sx(t.value)) + 0.5;
+    ctx.beginPath();
+    ctx.moveTo(px, PAD.top);
+    ctx.lineTo(px, height - PAD.bottom);
+    ctx.stroke();
+    ctx.fillText(t.label, px, height - PAD.bottom + 4);
+  }
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  for (const t of ticks(...yDomain, 4)) {
+    const py = Math.round(sy(t.value)) + 0.5;
+    ctx.beginPath();
+    ctx.moveTo(PAD.left, py);
+    ctx.lineTo(width - PAD.right, py);
+    ctx.stroke();
+    ctx.fillText(t.label, PAD.left - 5, py);
+  }
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'bottom';
+  if (xTitle) ctx.fillText(xTitle, width - PAD.right, height - 1);
+  ctx.save();
+  ctx.translate(11, PAD.top);
+  ctx.rotate(-Math.PI / 2);
+  ctx.textBaseline = 'middle';
+  if (yTitle) ctx.fillText(yTitle, 0, 0);
+  ctx.restore();
+  ctx.strokeStyle = css('--axis');
+  ctx.strokeRect(PAD.left + 0.5, PAD.top + 0.5, width - PAD.left - PAD.right - 1, height - PAD.top - PAD.bottom - 1);
+  return { sx, sy };
+}
+
+function clip(ctx, width, height) {
+  ctx.beginPath();
+  ctx.rect(PAD.left, PAD.top, width - PAD.left - PAD.right, height - PAD.top - PAD.bottom);
+  ctx.clip();
+}
+
+/** Points as small squares (fast for tens of thousands); at most `limit` of them, evenly strided. */
+function scatter(ctx, sx, sy, x, y, dim, color, limit = 50_000) {
+  const n = y.length;
+  const step = Math.max(1, Math.ceil(n / limit));
+  const r = n > 5000 ? 1 : 2;
+  ctx.fillStyle = color;
+  for (let i = 0; i < n; i += step) ctx.fillRect(sx(x[i * dim]) - r, sy(y[i]) - r, 2 * r, 2 * r);
+}
+
+/** A line through (xs[i], ys[i]); NaN breaks it. */
+function line(ctx, xs, ys, sx, sy) {
+  ctx.beginPath();
+  let pen = false;
+  for (let i = 0; i < ys.length; i++) {
+    if (!Number.isFinite(ys[i])) { pen = false; continue; }
+    if (pen) ctx.lineTo(sx(xs[i]), sy(ys[i]));
+    else ctx.moveTo(sx(xs[i]), sy(ys[i]));
+    pen = true;
+  }
+  ctx.stroke();
+}
+
+/**
+ * 1-D view: data, band, fit, thin-support shading (effective points below `thin`), and for a hovered query its
+ * position and its top keys.
+ */
+export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDomain }) {
+  const c = prepare(canvas);
+  if (!c) return null;
+  const { ctx, width, height } = c;
+  const { sx, sy } = frame(c, xDomain, yDomain, { xTitle: data.names[0], yTitle: data.names[data.names.length - 1] });
+  ctx.save();
+  clip(ctx, width, height);
+  scatter(ctx, sx, sy, data.x, data.y, 1, css('--point'));
+  if (fit) {
+    const q = fit.queries;
+    ctx.fillStyle = css('--thin');
+    for (let i = 0; i < q.length; i++) {
+      if (fit.effectiveKeys[i] < thin) {
+        const a = sx(i ? (q[i - 1] + q[i]) / 2 : q[i]);
+        const b = sx(i + 1 < q.length ? (q[i] + q[i + 1]) / 2 : q[i]);
+        ctx.fillRect(a, height - PAD.bottom - 6, b - a + 0.5, 6);
+      }
+    }
+    if (showBand) {
+      ctx.fillStyle = css('--band');
+      ctx.beginPath();
+      let open = false;
+      const close = (end) => {
+        for (let k = end; k >= 0 && Number.isFinite(fit.lower[k]); k--) ctx.lineTo(sx(q[k]), sy(fit.lower[k]));
+        ctx.closePath();
+      };
+      for (let i = 0; i < q.length; i++) {
+        const ok = Number.isFinite(fit.upper[i]) && Number.isFinite(fit.lower[i]);
+        if (ok && !open) { ctx.moveTo(sx(q[i]), sy(fit.upper[i])); open = true; } else if (ok) ctx.lineTo(sx(q[i]), sy(fit.upper[i]));
+        else if (open) { close(i - 1); open = false; }
+      }
+      if (open) close(q.length - 1);
+      ctx.fill();
+    }
+    ctx.strokeStyle = css('--curve');
+    ctx.lineWidth = 2;
+    ctx.lineJoin = 'round';
+    line(ctx, q, fit.mean, sx, sy);
+  }
+  if (hover) {
+    ctx.strokeStyle = css('--accent');
+    ctx.lineWidth = 1;
+    ctx.setLineDash([4, 3]);
+    ctx.beginPath();
+    ctx.moveTo(sx(hover.query[0]), PAD.top);
+    ctx.lineTo(sx(hover.query[0]), height - PAD.bottom);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    highlight(ctx, hover.top, (k) => sx(k.x[0]), (k) => sy(k.y));
+  }
+  ctx.restore();
+  return { sx, sy };
+}
+
+/** Rings around the top keys, sized by weight. */
+function highlight(ctx, top, px, py) {
+  if (!top.length) return;
+  const wMax = top[0].w || 1;
+  ctx.strokeStyle = css('--accent');
+  ctx.lineWidth = 2;
+  for (const k of top) {
+    ctx.beginPath();
+    ctx.arc(px(k), py(k), 3 + 7 * Math.sqrt(k.w / wMax), 0, 2 * Math.PI);
+    ctx.stroke();
+  }
+}
+
+/** A colour ramp (viridis-like) for t in [0, 1]. */
+export function ramp(t) {
+  const stops = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+  const u = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(u));
+  const f = u - i;
+  return stops[i].map((a, k) => Math.round(a + (stops[i + 1][k] - a) * f));
+}
+
+/** 2-D view: the fitted surface as a heat map over the query grid, the data on top, and the hovered query's keys. */
+export function drawSurface(canvas, { data, fit, hover, side, box, yDomain }) {
+  const c = prepare(canvas);
+  if (!c) return null;
+  const { ctx, width, height } = c;
+  const { sx, sy } = frame(c, box[0], box[1], { xTitle: data.names[0], yTitle: data.names[1] });
+  ctx.save();
+  clip(ctx, width, height);
+  const t = (v) => (v - yDomain[0]) / (yDomain[1] - yDomain[0]);
+  if (fit) {
+    const img = new ImageData(side, side);
+    for (let r = 0; r < side; r++) {
+      for (let col = 0; col < side; col++) {
+        const [R, G, B] = ramp(t(fit.mean[r * side + col]));
+        const p = ((side - 1 - r) * side + col) * 4;
+        img.data.set([R, G, B, Number.isFinite(fit.mean[r * side + col]) ? 255 : 0], p);
+      }
+    }
+    const tile = new OffscreenCanvas(side, side);
+    tile.getContext('2d').putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = true;
+    const q = fit.queries;
+    const x0 = sx(q[0]);
+    const x1 = sx(q[(side - 1) * 2]);
+    const y1 = sy(q[1]);
+    const y0 = sy(q[(side * side - 1) * 2 + 1]);
+    const cw = (x1 - x0) / (side - 1);
+    const ch = (y1 - y0) / (side - 1);
+    ctx.drawImage(tile, x0 - cw / 2, y0 - ch / 2, x1 - x0 + cw, y1 - y0 + ch);
+  }
+  const n = data.y.length;
+  const step = Math.max(1, Math.ceil(n / 20_000));
+  ctx.strokeStyle = css('--bg');
+  for (let i = 0; i < n; i += step) {
+    const [R, G, B] = ramp(t(data.y[i]));
+    ctx.fillStyle = `rgb(${R},${G},${B})`;
+    ctx.beginPath();
+    ctx.arc(sx(data.x[i * 2]), sy(data.x[i * 2 + 1]), n > 5000 ? 1.5 : 3, 0, 2 * Math.PI);
+    ctx.fill();
+    if (n <= 5000) ctx.stroke();
+  }
+  if (hover) {
+    ctx.fillStyle = css('--accent');
+    ctx.fillRect(sx(hover.query[0]) - 4, sy(hover.query[1]) - 4, 8, 8);
+    highlight(ctx, hover.top, (k) => sx(k.x[0]), (k) => sy(k.x[1]));
+  }
+  ctx.restore();
+  return { sx, sy };
+}
+
+/** The attention matrix: rows are queries, columns key bins in x order; weight → colour (square root for contrast). */
+export function drawMatrix(canvas, matrix, hoverRow) {
+  const c = prepare(canvas);
+  if (!c || !matrix) return null;
+  const { ctx, width, height } = c;
+  const { rows, bins, binned } = matrix;
+  const img = new ImageData(bins, rows);
+  for (let r = 0; r < rows; r++) {
+    let max = 0;
+    for (let b = 0; b < bins; b++) max = Math.max(max, binned[r * bins + b]);
+    for (let b = 0; b < bins; b++) {
+      const [R, G, B] = ramp(Math.sqrt(binned[r * bins + b] / (max || 1)));
+      img.data.set([R, G, B, 255], (r * bins + b) * 4);
+    }
+  }
+  const tile = new OffscreenCanvas(bins, rows);
+  tile.getContext('2d').putImageData(img, 0, 0);
+  const area = { x: 8, y: 6, w: width - 16, h: height - 26 };
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(tile, area.x, area.y, area.w, area.h);
+  ctx.fillStyle = css('--muted');
+  ctx.textBaseline = 'bottom';
+  ctx.textAlign = 'left';
+  ctx.fillText(`keys → (${matrix.keys.toLocaleString('en')} in ${bins} bins, by x)`, area.x, height - 2);
+  ctx.textAlign = 'right';
+  ctx.fillText(`↓ ${rows} queries`, width - 8, height - 2);
+  if (hoverRow !== null && hoverRow !== undefined) {
+    ctx.strokeStyle = css('--accent');
+    ctx.lineWidth = 2;
+    ctx.strokeRect(area.x, area.y + (hoverRow * area.h) / rows, area.w, area.h / rows);
+  }
+  return area;
+}
+
+/** One query's weights over the key bins as bars. */
+export function drawBars(canvas, matrix, row) {
+  const c = prepare(canvas);
+  if (!c || !matrix || row === null || row === undefined) return;
+  const { ctx, width, height } = c;
+  const { bins, binned, binStart } = matrix;
+  const weights = binned.subarray(row * bins, (row + 1) * bins);
+  let max = 0;
+  for (const w of weights) max = Math.max(max, w);
+  const { sx, sy } = frame(c, [binStart[0], binStart[bins]], [0, max || 1], { yTitle: 'weight' });
+  ctx.fillStyle = css('--curve');
+  for (let b = 0; b < bins; b++) {
+    const x0 = sx(binStart[b]);
+    const x1 = sx(binStart[b + 1]);
+    ctx.fillRect(x0, sy(weights[b]), Math.max(1, x1 - x0 - 0.5), sy(0) - sy(weights[b]));
+  }
+}
+
+/** The bandwidth search: score against h (log axis), the chosen h and the current h marked. */
+export function drawSelection(canvas, selection, currentH) {
+  const c = prepare(canvas);
+  if (!c || !selection || !selection.curve.scores.length) return;
+  const { ctx } = c;
+  const { bandwidths, scores } = selection.curve;
+  const dim = bandwidths.length / scores.length;
+  const points = Array.from(scores, (s, i) => ({ h: bandwidths[i * dim], s })).filter((p) => Number.isFinite(p.s))
+    .sort((a, b) => a.h - b.h);
+  if (!points.length) return;
+  const hs = points.map((p) => p.h).concat(currentH);
+  const lo = Math.min(...points.map((p) => p.s));
+  const hi = Math.max(...points.map((p) => p.s));
+  const { sx, sy } = frame(c, [Math.min(...hs) / 1.2, Math.max(...hs) * 1.2], [lo - 0.05 * (hi - lo || 1), hi + 0.05 * (hi - lo || 1)],
+    { xLog: true, xTitle: 'h', yTitle: selection.method === 'aicc' ? 'AICc' : 'CV score' });
+  ctx.strokeStyle = css('--curve');
+  ctx.fillStyle = css('--curve');
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  points.forEach((p, i) => (i ? ctx.lineTo(sx(p.h), sy(p.s)) : ctx.moveTo(sx(p.h), sy(p.s))));
+  ctx.stroke();
+  for (const p of points) ctx.fillRect(sx(p.h) - 2, sy(p.s) - 2, 4, 4);
+  const mark = (h, color, dash) => {
+    ctx.strokeStyle = color;
+    ctx.setLineDash(dash);
+    ctx.beginPath();
+    ctx.moveTo(sx(h), PAD.top);
+    ctx.lineTo(sx(h), c.height - PAD.bottom);
+    ctx.stroke();
+    ctx.setLineDash([]);
+  };
+  mark(selection.bandwidth[0], css('--fg'), []);
+  mark(currentH, css('--accent'), [4, 3]);
+}

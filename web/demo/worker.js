@@ -1,0 +1,177 @@
+// The demo's compute worker: every call into kernel-attention runs here, so the page's main thread only draws.
+// Messages are { id, op, ... }; each answer carries the id it answers.
+import { init } from '../src/index.js';
+
+const FIT_MAX = 50_000;     // points a fit uses (a seeded subsample beyond that)
+const DRAFT_MAX = 3_000;    // points a live fit uses while the slider is dragged
+const SELECT_MAX = 4_000;   // points the bandwidth search uses (each CV pass is O(n²))
+const CURVE_QUERIES = 300;  // 1-D: queries on a grid across the data
+const SURFACE_SIDE = 48;    // 2-D: SURFACE_SIDE² queries
+const MATRIX_QUERIES = 40;  // rows of the attention matrix
+const MATRIX_BINS = 200;    // its columns: keys, in x order, summed into at most this many bins
+const TOP_KEYS = 8;
+
+const kaReady = init();
+let sample = null;
+
+/** A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x). */
+function subsample({ x, y, n, dim }, max, seed) {
+  let rows = Array.from({ length: n }, (_, i) => i);
+  if (n > max) {
+    let s = seed >>> 0;
+    for (let i = 0; i < max; i++) {  // partial Fisher–Yates
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      const j = i + Math.floor((s / 2 ** 32) * (n - i));
+      [rows[i], rows[j]] = [rows[j], rows[i]];
+    }
+    rows = rows.slice(0, max);
+  }
+  rows.sort((a, b) => x[a * dim] - x[b * dim] || a - b);
+  const xs = new Float32Array(rows.length * dim);
+  const ys = new Float32Array(rows.length);
+  rows.forEach((r, i) => {
+    for (let d = 0; d < dim; d++) xs[i * dim + d] = x[r * dim + d];
+    ys[i] = y[r];
+  });
+  return { x: xs, y: ys, n: rows.length, dim };
+}
+
+function bounds({ x, n, dim }) {
+  return Array.from({ length: dim }, (_, d) => {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let i = 0; i < n; i++) {
+      lo = Math.min(lo, x[i * dim + d]);
+      hi = Math.max(hi, x[i * dim + d]);
+    }
+    const pad = (hi - lo || 1) * 0.02;
+    return [lo - pad, hi + pad];
+  });
+}
+
+/** Query points: a line of CURVE_QUERIES in 1-D, a SURFACE_SIDE² grid (row-major, x₂ outer) in 2-D. */
+function queryGrid(box) {
+  const at = ([lo, hi], m, i) => lo + ((hi - lo) * i) / (m - 1);
+  if (box.length === 1) return Float32Array.from({ length: CURVE_QUERIES }, (_, i) => at(box[0], CURVE_QUERIES, i));
+  const q = new Float32Array(SURFACE_SIDE * SURFACE_SIDE * 2);
+  for (let r = 0; r < SURFACE_SIDE; r++) {
+    for (let c = 0; c < SURFACE_SIDE; c++) {
+      q[(r * SURFACE_SIDE + c) * 2] = at(box[0], SURFACE_SIDE, c);
+      q[(r * SURFACE_SIDE + c) * 2 + 1] = at(box[1], SURFACE_SIDE, r);
+    }
+  }
+  return q;
+}
+
+const timed = (fn) => {
+  const t0 = performance.now();
+  const value = fn();
+  return [value, performance.now() - t0];
+};
+
+/**
+ * The Gaussian identity: exp(−|q − k|²/2h²) ∝ exp(q'·k') with q' = [(q − c)/h, 1] and k' = [(k − c)/h, −|(k − c)/h|²/2]
+ * (per-dimension h, centred at c to keep float32 accuracy), so softmax(Q'K'ᵀ)V is the Gaussian Nadaraya–Watson fit.
+ */
+function attentionView(ka, s, queries, h) {
+  const { dim, n } = s;
+  const c = Array.from({ length: dim }, (_, d) => s.x.reduce((acc, v, i) => (i % dim === d ? acc + v : acc), 0) / n);
+  const augment = (points, rows, last) => {
+    const out = new Float32Array(rows * (dim + 1));
+    for (let i = 0; i < rows; i++) {
+      let sq = 0;
+      for (let d = 0; d < dim; d++) {
+        const u = (points[i * dim + d] - c[d]) / h[d];
+        out[i * (dim + 1) + d] = u;
+        sq += u * u;
+      }
+      out[i * (dim + 1) + dim] = last(sq);
+    }
+    return out;
+  };
+  const I = queries.length / dim;
+  const [kernel, kernelMs] = timed(() => ka.attention(queries, s.x, s.y, { dim, kernel: 'gaussian', bandwidth: h }));
+  const [softmax, softmaxMs] = timed(() => ka.attention(augment(queries, I, () => 1), augment(s.x, n, (sq) => -sq / 2), s.y,
+    { dim: dim + 1, kernel: 'softmax', scale: 1 }));
+  let maxDiff = 0;
+  for (let i = 0; i < I; i++) maxDiff = Math.max(maxDiff, Math.abs(kernel[i] - softmax[i]));
+  return { kernel, softmax, maxDiff, centre: c, kernelMs, softmaxMs };
+}
+
+/** The queries × keys weight matrix for MATRIX_QUERIES queries, binned over keys, and each query's top keys. */
+function attentionMatrix(ka, s, queries, h, kernel) {
+  const { dim, n } = s;
+  const I = queries.length / dim;
+  const rows = Math.min(MATRIX_QUERIES, I);
+  const pick = Array.from({ length: rows }, (_, r) => Math.round((r * (I - 1)) / Math.max(1, rows - 1)));
+  const q = new Float32Array(rows * dim);
+  pick.forEach((i, r) => q.set(queries.subarray(i * dim, (i + 1) * dim), r * dim));
+  const [w, ms] = timed(() => ka.weights(q, s.x, { dim, kernel, bandwidth: h, empty: 'nearest' }));
+  const bins = Math.min(MATRIX_BINS, n);
+  const binned = new Float32Array(rows * bins);
+  const top = [];
+  for (let r = 0; r < rows; r++) {
+    const row = w.subarray(r * n, (r + 1) * n);
+    for (let j = 0; j < n; j++) binned[r * bins + Math.floor((j * bins) / n)] += row[j];
+    const best = [];
+    for (let j = 0; j < n; j++) {
+      if (best.length < TOP_KEYS || row[j] > best[best.length - 1].w) {
+        best.push({ j, w: row[j] });
+        best.sort((a, b) => b.w - a.w);
+        if (best.length > TOP_KEYS) best.pop();
+      }
+    }
+    top.push(best.map(({ j, w: weight }) => ({ x: Array.from(s.x.subarray(j * dim, (j + 1) * dim)), y: s.y[j], w: weight })));
+  }
+  const binStart = Float32Array.from({ length: bins + 1 }, (_, b) => s.x[Math.min(n - 1, Math.floor((b * n) / bins)) * dim]);
+  return { rows, bins, queryIndex: pick, queries: q, binned, top, binStart, keys: n, ms };
+}
+
+const handlers = {
+  hello(ka) {
+    return { build: ka.build, threads: ka.threads, simd: ka.simd, isolated: self.crossOriginIsolated === true };
+  },
+
+  data(ka, { x, y, dim }) {
+    const all = { x, y, n: y.length, dim };
+    const full = subsample(all, FIT_MAX, 1);
+    sample = { n: all.n, dim, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3) };
+    sample.queries = queryGrid(bounds(full));
+    return { n: all.n, fitN: full.n, draftN: sample.draft.n, selectN: sample.select.n };
+  },
+
+  select(ka, { method, kernel, estimator }) {
+    const s = sample.select;
+    const [chosen, ms] = timed(() => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, method }));
+    return { method, bandwidth: Array.from(chosen.bandwidth), score: chosen.score, curve: chosen.curve, n: s.n, ms };
+  },
+
+  fit(ka, { h, kernel, estimator, level, draft }) {
+    const s = draft ? sample.draft : sample.full;
+    const { dim } = s;
+    const queries = sample.queries;
+    const timings = {};
+    const [model, fitMs] = timed(() => ka.kernelRegression(s.x, s.y, { dim, kernel, estimator, bandwidth: h }));
+    timings.fit = fitMs;
+    const [band, bandMs] = timed(() => model.predictInterval(queries, { level }));
+    timings.predict = bandMs;
+    const fit = { edf: model.effectiveDegreesOfFreedom, sigma: Math.sqrt(model.residualVariance[0]) };
+    model.dispose();
+    const view = attentionView(ka, s, queries, h);
+    timings.attentionKernel = view.kernelMs;
+    timings.attentionSoftmax = view.softmaxMs;
+    const matrix = attentionMatrix(ka, s, queries, h, kernel);
+    timings.weights = matrix.ms;
+    return { n: s.n, dim, h, kernel, estimator, level, draft, queries, ...band, ...fit, view, matrix, timings };
+  },
+};
+
+self.onmessage = async ({ data }) => {
+  const ka = await kaReady.catch((err) => err);
+  try {
+    if (ka instanceof Error) throw ka;
+    postMessage({ id: data.id, op: data.op, ...handlers[data.op](ka, data) });
+  } catch (err) {
+    postMessage({ id: data.id, op: data.op, error: String(err && err.message || err) });
+  }
+};
