@@ -279,6 +279,38 @@ for (const rc of REFERENCE_CASES) {
   });
 }
 
+test('every kernel, at key-tile (64) and query-block (16) boundary sizes, matches the float64 reference', () => {
+  let checked = 0;
+  const kernels = ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
+  for (const [k, kernel] of kernels.entries()) {
+    for (const [n, I] of [[63, 15], [64, 16], [65, 17], [129, 16]]) {
+      for (const estimator of ['nadaraya-watson', 'local-linear']) {
+        const dim = 1 + ((n + k) % 2);
+        const rand = mulberry32(n * 31 + k);
+        const x = Float32Array.from({ length: n * dim }, () => rand());
+        const y = Float32Array.from({ length: n * 2 }, (_, j) => Math.sin(4 * x[(j >> 1) * dim]) + (j % 2) * x[(j >> 1) * dim + dim - 1] + 0.1 * rand());
+        const weights = n % 2 ? Float32Array.from({ length: n }, () => 0.5 + rand()) : undefined;
+        const xq = Float32Array.from({ length: I * dim }, () => 0.15 + 0.7 * rand());
+        const options = { dim, kernel, estimator, weights, bandwidth: Math.fround(kernel === 'uniform' || kernel === 'tricube' ? 0.45 : 0.3) };
+        const ref = referenceLocalFit(x, y, xq, options);
+        const summary = referenceFitSummary(x, y, options);
+        const what = `${kernel}, ${estimator}, n = ${n}, I = ${I}, dim ${dim}`;
+        assert.ok(ref.minPivotRatio > 0.05 && summary.minPivotRatio > 0.05, `${what}: designs too thin for the reference`);
+        const model = ka.kernelRegression(x, y, options);
+        const band = model.predictInterval(xq);
+        assert.ok(relativeError(band.mean, ref.mean) <= 2e-5, `${what}: mean ${relativeError(band.mean, ref.mean)}`);
+        assertRelative([model.effectiveDegreesOfFreedom], [summary.trace], 1e-4, `${what}: ν`);
+        assertRelative(model.residualVariance, summary.sigma2, 1e-4, `${what}: σ²`);
+        assertRelative(band.stderr, band.stderr.map((_, j) => Math.sqrt(summary.sigma2[j % 2] * ref.sumSq[j >> 1])), 1e-4, `${what}: stderr`);
+        assertRelative(band.effectiveKeys, ref.effectiveKeys, 1e-5, `${what}: effectiveKeys`);
+        assert.ok(relativeError(band.logDenominator, ref.logDenominator) <= 1e-5, `${what}: logDenominator`);
+        checked++;
+      }
+    }
+  }
+  assert.equal(checked, 48);
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // Observation weights
 
