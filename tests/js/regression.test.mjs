@@ -314,6 +314,28 @@ test('every kernel, at key-tile (64) and query-block (16) boundary sizes, matche
 // ---------------------------------------------------------------------------------------------------------------
 // Observation weights
 
+test('cvScore with observation weights and D = 2 equals the weighted leave-one-out score of the float64 reference', () => {
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    for (const [dim, n] of [[1, 40], [2, 60]]) {
+      const { x, y, weights } = smallProblem(200 + n, { n, dim, D: 2, weighted: true, zeros: 3 });
+      const bandwidth = dim === 1 ? Math.fround(0.2) : [Math.fround(0.3), Math.fround(0.35)];
+      // CV(h) = Σ_i ω_i Σ_c (y_ic − f₋ᵢ(x_i)_c)² / Σ_i ω_i, f₋ᵢ fitted with point i's weight set to zero.
+      let num = 0;
+      let den = 0;
+      for (let i = 0; i < n; i++) {
+        const without = Float32Array.from(weights, (w, j) => (j === i ? 0 : w));
+        const at = x.subarray(i * dim, (i + 1) * dim);
+        const fit = referenceLocalFit(x, y, at, { dim, estimator, bandwidth, weights: without });
+        assert.ok(estimator === 'nadaraya-watson' || fit.minPivotRatio > 0.05, `n = ${n}, i = ${i}: design too thin`);
+        for (let c = 0; c < 2; c++) num += weights[i] * (y[i * 2 + c] - fit.mean[c]) ** 2;
+        den += weights[i];
+      }
+      const got = ka.cvScore(x, y, { dim, estimator, bandwidth, weights });
+      assertRelative([got], [num / den], 1e-5, `${estimator}, dim ${dim}`);
+    }
+  }
+});
+
 test('integer observation weights predict as duplicated rows do', () => {
   const { x, y, xq } = smallProblem(55, { n: 40, dim: 2, D: 2, weighted: false });
   const counts = Uint8Array.from({ length: 40 }, (_, i) => 1 + (i * 7) % 3);
