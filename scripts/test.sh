@@ -8,7 +8,7 @@ ctest --test-dir build/native --output-on-failure
 ctest --test-dir build/sanitize --output-on-failure
 ctest --test-dir build/wasm --output-on-failure
 npx tsc -p tests/types
-node --test --test-reporter=spec tests/js/ tests/browser/ tests/package/
+node --test --test-reporter=spec tests/js/ tests/browser/ tests/package/ tests/cli/
 # The JS suites above ran on init()'s default, the pthreads build in Node: rerun the main ones on the single-thread module.
 KA_TEST_THREADS=1 node --test --test-reporter=dot tests/js/api.test.mjs tests/js/fixtures.test.mjs
 bash scripts/fuzz.sh  # libFuzzer harnesses of the core, KA_FUZZ_SECONDS (default 40) each, on a copy of fuzz/corpus

@@ -246,6 +246,17 @@ test('Node worker_threads worker', { timeout: TIMEOUT_MS }, async () => {
   checkResults((await node('node-worker.mjs')).results, 'worker_threads');
 });
 
+test('the kernel-attention command of the installed package (node_modules/.bin)', { timeout: TIMEOUT_MS }, async () => {
+  const x = Array.from({ length: 40 }, (_, i) => i / 8);
+  const y = x.map((t, i) => Math.sin(t) + 0.05 * Math.cos(11 * i));
+  const at = [0.3, 1.7, 2.9, 4.4];
+  writeFileSync(join(app, 'data.csv'), 'x,y\n' + x.map((t, i) => `${t},${y[i]}`).join('\n') + '\n');
+  writeFileSync(join(app, 'at.csv'), 'x\n' + at.join('\n') + '\n');
+  const { stdout } = await run(join(app, 'node_modules/.bin/kernel-attention'), ['predict', 'data.csv', '--x', 'x', '--y', 'y',
+    '--estimator', 'nadaraya-watson', '--bandwidth', '0.3', '--at', 'at.csv', '--format', 'json'], { cwd: app, timeout: TIMEOUT_MS });
+  assertClose(JSON.parse(stdout).map((r) => r.y), referenceRegression({ x, y, at }, 0.3), 1e-5, 'CLI predict');
+});
+
 /** Opens `path` under `root` in Chromium; resolves to the results of the page and of its module Worker. */
 async function resultsInChromium(root, path) {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium`);

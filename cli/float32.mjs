@@ -1,0 +1,31 @@
+// Reads a float32 array from a raw little-endian file or a .npy file (version 1–3, dtype <f4, C order).
+import { readFile } from 'node:fs/promises';
+import { UsageError } from './args.mjs';
+import { InputError } from './csv.mjs';
+
+const NPY_MAGIC = '\x93NUMPY';
+
+export async function readFloat32(file) {
+  let bytes;
+  try {
+    bytes = await readFile(file);
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  }
+  let offset = 0;
+  if (bytes.subarray(0, 6).toString('latin1') === NPY_MAGIC) {
+    const major = bytes[6];
+    const headerLength = major === 1 ? bytes.readUInt16LE(8) : bytes.readUInt32LE(8);
+    offset = (major === 1 ? 10 : 12) + headerLength;
+    const header = bytes.subarray(major === 1 ? 10 : 12, offset).toString('latin1');
+    const descr = /'descr':\s*'([^']*)'/.exec(header)?.[1];
+    if (descr !== '<f4' || /'fortran_order':\s*True/.test(header)) {
+      throw new InputError(file, 1, 1, `.npy must hold little-endian float32 ('<f4') in C order; got descr ${JSON.stringify(descr)}${/True/.test(header) ? ', Fortran order' : ''}`);
+    }
+  }
+  const length = bytes.length - offset;
+  if (length % 4 !== 0) throw new InputError(file, 1, 1, `${length} bytes of data is not a whole number of float32 values`);
+  const out = new Float32Array(length / 4);
+  new Uint8Array(out.buffer).set(bytes.subarray(offset));  // copied: the file's buffer may not be 4-byte aligned
+  return out;
+}

@@ -1,0 +1,171 @@
+// The `kernel-attention` command on sample files: each command's output against a float64 loop (or the API), every
+// --help, and malformed input reported as file:line:column with exit code 1 (2 for command-line mistakes).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { init } from '../../web/src/index.js';
+
+const CLI = fileURLToPath(new URL('../../cli/kernel-attention.mjs', import.meta.url));
+let dir;
+const at = (name) => join(dir, name);
+
+/** Runs the CLI; returns { code, stdout, stderr }. */
+function cli(...args) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function ok(...args) {
+  const r = cli(...args);
+  assert.equal(r.code, 0, `kernel-attention ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  assert.equal(r.stderr, '');
+  return r.stdout;
+}
+
+const parseCsv = (text) => text.trim().split('\n').map((line) => line.split(','));
+
+// 30 noisy samples of a curve; x in the first column, a text column between, y last.
+const X = Array.from({ length: 30 }, (_, i) => i / 29);
+const Y = X.map((t, i) => Math.sin(4 * t) + 0.2 * Math.sin(7.3 * i * i));
+
+function nadarayaWatson(xq, h) {
+  return xq.map((q) => {
+    let num = 0;
+    let den = 0;
+    X.forEach((k, j) => {
+      const w = Math.exp(-0.5 * ((q - k) / h) ** 2);
+      num += w * Y[j];
+      den += w;
+    });
+    return num / den;
+  });
+}
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ka-cli-'));
+  writeFileSync(at('sample.csv'), 'x,label,"the y"\n' + X.map((x, i) => `${x},"p, ${i}",${Y[i]}`).join('\r\n') + '\n');
+  writeFileSync(at('sample.tsv'), X.map((x, i) => `${x}\t${Y[i]}`).join('\n') + '\n');
+  writeFileSync(at('queries.tsv'), 'x\n0.1\n0.5\n0.77\n');
+  writeFileSync(at('bad-number.csv'), 'x,y\n0,1\n0.5,2\n1,2.x\n');
+  writeFileSync(at('ragged.csv'), 'x,y\n0,1\n0.5\n1,2\n');
+  writeFileSync(at('quote.csv'), 'x,y\n0,1\n0.5,"2\n');
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('fit prints the model (JSON and CSV) and matches the API', async () => {
+  const json = JSON.parse(ok('fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--format', 'json'));
+  const ka = await init({ threads: 1 });
+  const model = ka.kernelRegression(X, Y, { dim: 1 });
+  assert.equal(json.n, 30);
+  assert.equal(json.method, 'cv');
+  assert.ok(Math.abs(json.bandwidth[0] - model.bandwidth[0]) <= 1e-6 * model.bandwidth[0], `${json.bandwidth} vs ${model.bandwidth}`);
+  assert.ok(Math.abs(json.effectiveDegreesOfFreedom - model.effectiveDegreesOfFreedom) < 1e-6);
+  const csv = parseCsv(ok('fit', 'sample.csv', '--x', '1', '--y', '3', '--bandwidth', '0.2'));
+  assert.deepEqual(csv[0], ['name', 'value']);
+  assert.ok(Math.abs(Number(csv.find((r) => r[0] === 'bandwidth.x')[1]) - 0.2) < 1e-7);
+  assert.deepEqual(csv.find((r) => r[0] === 'method'), ['method', 'fixed']);
+});
+
+test('predict on a grid and at the rows of a TSV file follows a float64 loop', () => {
+  const grid = parseCsv(ok('predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--estimator', 'nadaraya-watson',
+    '--bandwidth', '0.1', '--grid', '5'));
+  assert.deepEqual(grid[0], ['x', 'the y']);
+  const xs = grid.slice(1).map((r) => Number(r[0]));
+  assert.deepEqual(xs, [0, 0.25, 0.5, 0.75, 1]);
+  const want = nadarayaWatson(xs, 0.1);
+  grid.slice(1).forEach((r, i) => assert.ok(Math.abs(Number(r[1]) - want[i]) < 1e-5, `grid ${i}: ${r[1]} vs ${want[i]}`));
+
+  const rows = JSON.parse(ok('predict', 'sample.tsv', '--x', '1', '--y', '2', '--estimator', 'nadaraya-watson',
+    '--bandwidth', '0.1', '--at', 'queries.tsv', '--at-x', 'x', '--level', '0.9', '--format', 'json'));
+  const wantAt = nadarayaWatson([0.1, 0.5, 0.77], 0.1);
+  assert.equal(rows.length, 3);
+  rows.forEach((r, i) => {
+    assert.ok(Math.abs(r.y1 - wantAt[i]) < 1e-5, `row ${i}: ${r.y1} vs ${wantAt[i]}`);
+    assert.ok(r['y1.lower'] < r.y1 && r.y1 < r['y1.upper'] && r['y1.stderr'] > 0);
+  });
+
+  ok('predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--grid', '3', '--output', 'out.json');
+  assert.equal(JSON.parse(readFileSync(at('out.json'), 'utf8')).length, 3);
+});
+
+test('select-bandwidth prints the chosen bandwidth and the CV curve', async () => {
+  const ka = await init({ threads: 1 });
+  const want = ka.selectBandwidth(X, Y, { dim: 1, estimator: 'local-linear' });  // the CLI's default, as kernelRegression's
+  const json = JSON.parse(ok('select-bandwidth', 'sample.csv', '--x', 'x', '--y', 'the y', '--format', 'json'));
+  assert.ok(Math.abs(json.bandwidth[0] - want.bandwidth[0]) <= 1e-6 * want.bandwidth[0]);
+  assert.equal(json.curve.length, want.curve.scores.length);
+  assert.ok(json.curve.length > 3);
+  const csv = parseCsv(ok('select-bandwidth', 'sample.csv', '--x', 'x', '--y', 'the y'));
+  assert.deepEqual(csv[0], ['bandwidth.x', 'score', 'chosen']);
+  const chosen = csv.slice(1).filter((r) => r[2] === '1');
+  assert.equal(chosen.length, 1);
+  assert.ok(Math.abs(Number(chosen[0][0]) - want.bandwidth[0]) <= 1e-6 * want.bandwidth[0]);
+  // The chosen score is the smallest on the curve.
+  assert.equal(Math.min(...csv.slice(1).map((r) => Number(r[1]))), Number(chosen[0][1]));
+});
+
+test('attention over raw float32 and .npy files follows a float64 loop', () => {
+  const dim = 4;
+  const q = Float32Array.from({ length: 3 * dim }, (_, i) => Math.sin(i));
+  const k = Float32Array.from({ length: 5 * dim }, (_, i) => Math.cos(0.5 * i));
+  const v = Float32Array.from({ length: 5 * 2 }, (_, i) => i / 3);
+  writeFileSync(at('q.f32'), q);
+  writeFileSync(at('k.f32'), k);
+  // v as .npy (version 1.0, '<f4', C order), its header padded to a multiple of 64 bytes as numpy writes it.
+  let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 2), }";
+  header += ' '.repeat(64 - ((10 + header.length + 1) % 64)) + '\n';
+  const npy = Buffer.concat([Buffer.from('\x93NUMPY\x01\x00', 'latin1'), Buffer.from(Uint16Array.of(header.length).buffer),
+    Buffer.from(header, 'latin1'), Buffer.from(v.buffer)]);
+  writeFileSync(at('v.npy'), npy);
+  const want = [];
+  for (let i = 0; i < 3; i++) {
+    const s = Array.from({ length: 5 }, (_, j) => {
+      let dot = 0;
+      for (let d = 0; d < dim; d++) dot += q[i * dim + d] * k[j * dim + d];
+      return dot / 2;
+    });
+    const w = s.map((x) => Math.exp(x - Math.max(...s)));
+    const total = w.reduce((a, b) => a + b);
+    for (let c = 0; c < 2; c++) want.push(w.reduce((a, wj, j) => a + wj * v[j * 2 + c], 0) / total);
+  }
+  const rows = JSON.parse(ok('attention', '--queries', 'q.f32', '--keys', 'k.f32', '--values', 'v.npy', '--dim', '4', '--format', 'json'));
+  rows.flat().forEach((o, i) => assert.ok(Math.abs(o - want[i]) < 1e-6, `${i}: ${o} vs ${want[i]}`));
+  ok('attention', '--queries', 'q.f32', '--keys', 'k.f32', '--values', 'v.npy', '--dim', '4', '--output', 'out.f32');
+  const raw = readFileSync(at('out.f32'));
+  assert.deepEqual(Array.from(new Float32Array(raw.buffer, raw.byteOffset, raw.length / 4)), rows.flat());
+});
+
+test('--help for every command', () => {
+  assert.match(ok('--help'), /Commands:/);
+  for (const command of ['fit', 'predict', 'select-bandwidth', 'attention']) {
+    assert.match(ok(command, '--help'), new RegExp(`^Usage: kernel-attention ${command} `));
+  }
+});
+
+test('malformed input: file:line:column and exit code 1; command-line mistakes: exit code 2; never a stack trace', () => {
+  const cases = [
+    [['fit', 'bad-number.csv', '--x', 'x', '--y', 'y'], 1, /^bad-number\.csv:4:3: column "y": expected a finite number; got "2\.x"\n$/],
+    [['predict', 'ragged.csv', '--x', 'x', '--y', 'y', '--grid', '3'], 1, /^ragged\.csv:3:4: expected 2 fields \(as on line 1\); got 1\n$/],
+    [['select-bandwidth', 'quote.csv', '--x', 'x', '--y', 'y'], 1, /^quote\.csv:3:5: unterminated quoted field\n$/],
+    [['fit', 'sample.csv', '--x', 'nope', '--y', 'the y'], 2, /no column "nope" in sample\.csv/],
+    [['fit', 'sample.csv', '--x', 'x'], 2, /--y is required/],
+    [['fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--kernel', 'gauss'], 2, /--kernel must be one of/],
+    [['predict', 'sample.csv', '--x', 'x', '--y', 'the y'], 2, /give one of --at FILE2 or --grid N/],
+    [['fit', 'missing.csv', '--x', 'x', '--y', 'y'], 2, /cannot read missing\.csv: no such file/],
+    [['fit', 'sample.csv', '--bogus'], 2, /Unknown option '--bogus'/],
+    [['frobnicate'], 2, /unknown command "frobnicate"/],
+    [['attention', '--queries', 'q.f32', '--keys', 'k.f32', '--values', 'v.npy', '--dim', '3'], 1, /kernel-attention: .*3/],
+  ];
+  for (const [args, code, pattern] of cases) {
+    const r = cli(...args);
+    assert.equal(r.code, code, `${args.join(' ')}: exit ${r.code} (${r.stderr})`);
+    assert.match(r.stderr, pattern, args.join(' '));
+    assert.doesNotMatch(r.stderr, /\n\s+at /, `${args.join(' ')} printed a stack trace`);
+    assert.equal(r.stdout, '');
+  }
+});
