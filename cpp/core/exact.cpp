@@ -36,11 +36,18 @@ Result first_failure(const Result& a, const Result& b) {
 
 }  // namespace
 
+// Multiply-adds (query × key × column pairs) below which a call does not start one more thread.
+constexpr int64_t kMinThreadWork = int64_t(1) << 20;
+
 Result run_exact(const Problem& p, Matrix out, const StateOut* states, int32_t threads) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
   if (out.rows != p.queries.rows || out.cols != p.values.cols || (out.rows > 0 && !out.data)) return {Status::BadShape};
   if (threads < 1) return {Status::BadArgument};
   const int64_t I = p.queries.rows, dims = p.queries.cols / p.heads, width = p.values.cols / p.heads;
+  // Every extra thread must get enough work to pay for its start (tens of microseconds natively, more in WebAssembly,
+  // where a pool worker is woken by a message): about a million multiply-adds. Results never depend on the count.
+  const int64_t work = I * p.keys.rows * (p.queries.cols + p.values.cols);
+  threads = int32_t(std::max<int64_t>(1, std::min<int64_t>(threads, work / kMinThreadWork)));
   // Work is split into whole query blocks, so every row sees exactly the arithmetic of a single-thread run.
   const int64_t blocks = (I + kQueryBlock - 1) / kQueryBlock;
   // A few tasks per thread even out uneven rows (causal masks); each task packs the keys again, so one thread

@@ -14,7 +14,8 @@ TEST_CASE("every thread count gives bit-identical outputs and the same first err
   for (const KernelKind kind : {KernelKind::Softmax, KernelKind::Gaussian, KernelKind::Epanechnikov})
     for (const MaskKind mask : {MaskKind::None, MaskKind::Causal, MaskKind::Groups})
       for (const int64_t M : {1, 16}) {
-        Case c(257, 300, M, 2, kind, mask, 1, uint32_t(int(kind) * 10 + int(mask) + M));
+        // Big enough (4000 × 300 × (M + 2) multiply-adds, at least 2^20 per thread) for the engine to start threads.
+        Case c(4000, 300, M, 2, kind, mask, 1, uint32_t(int(kind) * 10 + int(mask) + M));
         CAPTURE(int(kind)); CAPTURE(int(mask)); CAPTURE(M);
         std::vector<float> one(size_t(c.I * c.D));
         REQUIRE(attention(c.problem, Matrix{one.data(), c.I, c.D, c.D}, 1).status == Status::Ok);
@@ -35,7 +36,7 @@ TEST_CASE("every thread count gives bit-identical outputs and the same first err
 }
 
 TEST_CASE("Problem::threads is the thread count of attention() and attention_states(); results do not change") {
-  Case c(100, 70, 16, 4, KernelKind::Gaussian, MaskKind::Causal, 2, 99);
+  Case c(100, 1000, 16, 4, KernelKind::Gaussian, MaskKind::Causal, 2, 99);  // 2e6 multiply-adds: 2 threads start
   const size_t n = size_t(c.I * c.D), rows = size_t(c.I * 2);
   std::vector<float> one(n), max1(rows), sum1(rows), acc1(n);
   REQUIRE(attention(c.problem, Matrix{one.data(), c.I, c.D, c.D}).status == Status::Ok);

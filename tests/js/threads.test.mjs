@@ -68,9 +68,9 @@ test('attention: bytes do not depend on the thread count', () => {
   sameBytes('1-D gaussian', (ka) => ka.attention(at, xs, ys, { dim: 1, kernel: 'gaussian', bandwidth: 0.05 }));
   sameBytes('1-D epanechnikov, nearest', (ka) => ka.attention(at, xs.subarray(0, 40), ys.subarray(0, 40),
     { dim: 1, kernel: 'epanechnikov', bandwidth: 0.01, empty: 'nearest' }));
-  const q3 = randomFloat32(rand, 500 * 3);
-  const mask = Uint8Array.from({ length: 500 }, () => (rand() < 0.2 ? 1 : 0));
-  sameBytes('3-D laplacian, key padding', (ka) => ka.attention(q3, q3, ys.subarray(0, 1000),
+  const q3 = randomFloat32(rand, 1000 * 3);
+  const mask = Uint8Array.from({ length: 1000 }, () => (rand() < 0.2 ? 1 : 0));
+  sameBytes('3-D laplacian, key padding', (ka) => ka.attention(q3, q3, ys.subarray(0, 2000),
     { dim: 3, kernel: 'laplacian', bandwidth: [0.3, 0.5, 0.7], mask }));
   sameBytes('attentionState', (ka) => {
     const { max, sum, acc } = ka.attentionState(q, k, v, { dim: 64, heads: 2 });
@@ -78,17 +78,18 @@ test('attention: bytes do not depend on the thread count', () => {
   });
 });
 
+// Sizes: the engine starts a thread per 2^20 multiply-adds (n² · (dims + D) here), so these run on 2 and 4 threads.
 test('selectBandwidth and cvScore: bytes do not depend on the thread count', () => {
   const rand = mulberry32(11);
-  const x = randomFloat32(rand, 600, 0, 4);
+  const x = randomFloat32(rand, 1500, 0, 4);
   const y = Float32Array.from(x, (xi) => Math.sin(2 * xi) + 0.3 * (rand() - 0.5));
   sameBytes('cvScore', (ka) => ka.cvScore(x, y, { dim: 1, bandwidth: 0.2 }));
   sameBytes('selectBandwidth cv', (ka) => {
     const r = ka.selectBandwidth(x, y, { dim: 1 });
     return { bandwidth: r.bandwidth, score: r.score };
   });
-  const x2 = randomFloat32(rand, 800, -1, 1);
-  const y2 = randomFloat32(rand, 400);
+  const x2 = randomFloat32(rand, 1800, -1, 1);  // 900² · 3 multiply-adds a pass: up to 2 threads
+  const y2 = randomFloat32(rand, 900);
   sameBytes('selectBandwidth cv per dimension', (ka) => {
     const r = ka.selectBandwidth(x2, y2, { dim: 2, perDimension: true });
     return { bandwidth: r.bandwidth, score: r.score };
@@ -122,13 +123,13 @@ test('a script that computes on 2 threads exits by itself (idle pool workers do 
   const { code, stdout, stderr, ms } = await runScript(`
     import { init } from ${JSON.stringify(INDEX)};
     const ka = await init({ threads: 2 });
-    const x = Float32Array.from({ length: 4096 }, (_, i) => Math.sin(i));
+    const x = Float32Array.from({ length: 256 * 64 }, (_, i) => Math.sin(i));  // 256² · 128 multiply-adds: 2 threads
     const out = ka.attention(x, x, x, { dim: 64 });
     const cv = ka.cvScore(x, x, { dim: 1, bandwidth: 0.5 });
     console.log(ka.build, ka.threads, out.length, Number.isFinite(cv));
   `);
   assert.equal(code, 0, `exit code ${code} after ${ms} ms; stderr: ${stderr.slice(0, 2000)}`);
-  assert.equal(stdout.trim(), 'threads 2 4096 true');
+  assert.equal(stdout.trim(), 'threads 2 16384 true');
 });
 
 test('without SharedArrayBuffer, threads > 1 is Unsupported and the default falls back to one thread', async () => {

@@ -1,5 +1,6 @@
 // Runs in a module Worker: on a cross-origin-isolated page the pthreads build must give the single-thread build's
-// bytes for 2 and 4 threads; elsewhere threads > 1 must be refused and the default must be one thread.
+// bytes for 2 and 4 threads; elsewhere threads > 1 must be refused and the default must be one thread. Sizes are
+// big enough (at least 2^20 multiply-adds per thread) for the engine to start the threads.
 import { init } from '/web/src/index.js';
 
 /** Deterministic float32 inputs from a small linear congruential generator. */
@@ -24,8 +25,8 @@ const WORKLOADS = {
   'softmax M=D=64': (ka) => ka.attention(q, k, v, { dim: 64 }),
   'softmax causal, 4 heads': (ka) => ka.attention(q, q, q, { dim: 64, heads: 4, causal: true }),
   '1-D gaussian': (ka) => ka.attention(at, x, y, { dim: 1, kernel: 'gaussian', bandwidth: 0.05 }),
-  cvScore: (ka) => ka.cvScore(x.subarray(0, 600), y.subarray(0, 600), { dim: 1, bandwidth: 0.2 }),
-  'selectBandwidth cv': (ka) => ka.selectBandwidth(x.subarray(0, 600), y.subarray(0, 600), { dim: 1 }).bandwidth,
+  cvScore: (ka) => ka.cvScore(x.subarray(0, 1500), y.subarray(0, 1500), { dim: 1, bandwidth: 0.2 }),
+  'selectBandwidth cv': (ka) => ka.selectBandwidth(x.subarray(0, 1500), y.subarray(0, 1500), { dim: 1 }).bandwidth,
 };
 
 async function report() {
