@@ -271,7 +271,10 @@ export interface KernelAttention {
    * SharedArrayBuffer: Node, or cross-origin-isolated pages and workers).
    */
   readonly build: 'single' | 'threads';
-  /** How many threads attention(), attentionState(), kernelRegression(), selectBandwidth() and cvScore() run on. */
+  /**
+   * The most threads attention(), attentionState(), kernelRegression(), selectBandwidth() and cvScore() run on; a call
+   * starts one per 2²⁰ multiply-adds (I·J·(dim + D)) at most, so small calls stay on one.
+   */
   readonly threads: number;
 }
 
