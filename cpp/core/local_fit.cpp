@@ -57,12 +57,12 @@ void rescale(Moments& m, const Shape& s, double new_max) {
 
 // Per-task scratch: one packed tile and the tile's weighted design columns.
 struct TileWork {
-  Scratch<float> keys_t, values_t, omega, scores, bias, z, wz, factors, inv_h;
+  Scratch<float> keys_t, values_t, log_omega, scores, bias, z, wz, factors, inv_h;  // log_omega: log2 ω per key
   TileWork(int64_t dims, int64_t width)
-      : keys_t(dims * kKeyTile), values_t(width * kKeyTile), omega(kKeyTile), scores(kKeyTile), bias(kKeyTile),
+      : keys_t(dims * kKeyTile), values_t(width * kKeyTile), log_omega(kKeyTile), scores(kKeyTile), bias(kKeyTile),
         z((dims + 1) * kKeyTile), wz((dims + 1) * kKeyTile), factors(dims), inv_h(dims) {}
   bool ok() const {
-    return keys_t.ok() && values_t.ok() && omega.ok() && scores.ok() && bias.ok() && z.ok() && wz.ok() &&
+    return keys_t.ok() && values_t.ok() && log_omega.ok() && scores.ok() && bias.ok() && z.ok() && wz.ok() &&
            factors.ok() && inv_h.ok();
   }
 };
@@ -75,7 +75,7 @@ void accumulate_any(const KeyTile& tile, const float* scores, const float* q, Ti
   float* z = w.z.get();  // z[0] holds ones; rows 1..dims are the scaled offsets
   float* wz = w.wz.get();
   for (int64_t c = 0; c < tile.padded; c += kLanes) {
-    const Batch weight = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek) * simd::load(w.omega.get() + c);
+    const Batch weight = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek);
     simd::store(wz + c, weight);
     for (int64_t d = 1; d < s.p; ++d) {
       // Centred at the query before any product, so float32 keeps the local design's relative accuracy.
@@ -108,10 +108,9 @@ void accumulate_fused(const KeyTile& tile, const float* scores, const float* q, 
     qb[d] = Batch(q[d - 1]);
     ih[d] = Batch(w.inv_h.get()[d - 1]);
   }
-  const float* omega = w.omega.get();
   for (int64_t c = 0; c < tile.padded; c += kLanes) {
     Batch z[P], wz[P];
-    wz[0] = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek) * simd::load(omega + c);
+    wz[0] = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek);
     for (int d = 1; d < P; ++d) {
       z[d] = (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - qb[d]) * ih[d];
       wz[d] = wz[0] * z[d];
@@ -166,8 +165,9 @@ void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, Ti
       score = BatchScore<K>::step(score, Batch(q[d]), simd::load(tile.keys_t + d * kKeyTile + c), Batch(factors[d]));
     score = BatchScore<K>::finish(score, Batch(1.0f));
     if (bias) score = score + simd::load(bias + c);
-    // A key of zero observation weight is no observation: it must not set the shift (it would underflow the rest).
-    score = xsimd::select(simd::load(w.omega.get() + c) > Batch(0.0f), score, minus_inf);
+    // The observation weight joins the score as log2 ω, so the shift is the largest weight ω·K itself: a key of tiny
+    // or zero weight (log2 0 = −inf: no observation) cannot set it and underflow every other key.
+    score = score + simd::load(w.log_omega.get() + c);
     simd::store(scores + c, score);
     top = xsimd::max(top, score);
     bad = bad | (score != score) | (score == Batch(std::numeric_limits<float>::infinity()));
@@ -189,7 +189,7 @@ void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shap
   double top = -kInf;
   for (int64_t j = 0; j < J; ++j) {
     if (!hd.allows(i, j) || omega[j] == 0) continue;
-    const double score = log_score<double>(hd.kernel, q, hd.keys.row(j), s.dims);
+    const double score = log_score<double>(hd.kernel, q, hd.keys.row(j), s.dims) + std::log(double(omega[j]));
     if (!(score <= top)) top = score;  // NaN sticks
   }
   std::fill(m.a, m.a + s.p * s.p, 0.0);
@@ -201,7 +201,7 @@ void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shap
   for (int64_t j = 0; j < J; ++j) {
     if (!hd.allows(i, j) || omega[j] == 0) continue;
     const float* k = hd.keys.row(j);
-    const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) - top) * double(omega[j]);
+    const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) + std::log(double(omega[j])) - top);
     for (int64_t d = 1; d < s.p; ++d) z[size_t(d)] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
     for (int64_t x = 0; x < s.p; ++x) {
       for (int64_t y = x; y < s.p; ++y) {
@@ -360,7 +360,7 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
       float start = -std::numeric_limits<float>::infinity();
       for (int64_t t = 0; t < tiles; ++t) {
         const int64_t j = TileBoxes::middle(t, hd.keys.rows);
-        if (mid.get()[t] > start && j < end && hd.allows(i, j) && omega[j] > 0) start = mid.get()[t];
+        if (j < end && hd.allows(i, j) && omega[j] > 0) start = std::max(start, mid.get()[t] + std::log2(omega[j]));
       }
       rows[r] = Moments{double(start), false, base, base + s.p * s.p, base + 2 * s.p * s.p};
     }
@@ -373,9 +373,9 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
       if (!any) continue;
       const int64_t j0 = t * kKeyTile;
       pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
-      float* om = w.omega.get();
-      for (int64_t c = 0; c < tile.count; ++c) om[c] = omega[j0 + c];
-      std::fill(om + tile.count, om + tile.padded, 0.0f);
+      float* lw = w.log_omega.get();
+      for (int64_t c = 0; c < tile.count; ++c) lw[c] = std::log2(omega[j0 + c]);  // −inf for ω = 0
+      std::fill(lw + tile.count, lw + tile.padded, -std::numeric_limits<float>::infinity());
       for (int64_t r = 0; r < count; ++r)
         if (needs(r, t)) add_tile<K>(hd, i0 + r, tile, s, w, accumulate, rows[r]);
     }

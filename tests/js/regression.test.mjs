@@ -417,12 +417,12 @@ test('a zero-weight key next to a query does not change its fit, band or CV scor
   }
 });
 
-// The same with a tiny positive weight: the key at the query (ω = 1e-30) sets the shift by its score alone, the
-// weighted keys' float32 weights (e^−50 below it) survive but their squares underflow, so Σw², the effective keys and
-// Σℓ² (the standard error) come out wrong. With the weighted keys 7 away, the tiny-weight key dominates (e^−69 against
-// e^−98) and its own square underflows: effective keys ∞ and stderr 0. Marked todo until the shift is the largest
-// score + ln ω rather than the largest score.
-test('a tiny observation weight next to a query does not spoil Σw² (effective keys, stderr)', { todo: 'the shift ignores ω' }, () => {
+// The same with a tiny positive weight: if the key at the query (ω = 1e-30) set the shift by its score alone, the
+// weighted keys' float32 weights (e^−50 below it) would survive but their squares underflow, so Σw², the effective
+// keys and Σℓ² (the standard error) would come out wrong; with the weighted keys 7 away, the tiny-weight key dominates
+// (e^−69 against e^−98) and its own square would underflow: effective keys ∞ and stderr 0. The shift is the largest
+// score + log ω.
+test('a tiny observation weight next to a query does not spoil Σw² (effective keys, stderr)', () => {
   const x = Float32Array.from([0, 5, 5.5]);
   const y = [1, 2, 3];
   const weights = Float32Array.from([1e-30, 1, 1]);
