@@ -305,11 +305,11 @@ test('Chromium: a plain page with an import map, and a module Web Worker', { tim
 
 test('Vite: an app importing the package builds offline and runs in Chromium, page and Worker', { timeout: 2 * TIMEOUT_MS }, async () => {
   const { build } = await import('vite');
+  // The README's vite.config.js (worker.format 'es': the pthreads build's own workers are bundled too).
+  const { default: config } = await import('../../examples/vite.config.js');
   const out = join(dir, 'vite-dist');
-  // worker.format 'es': the pthreads build starts its workers with new Worker(new URL(…, import.meta.url)), which
-  // Vite bundles too, and its default 'iife' cannot hold that worker's dynamic import.
   await build({
-    root: join(app, 'vite-app'), configFile: false, logLevel: 'error', worker: { format: 'es' },
+    ...config, root: join(app, 'vite-app'), configFile: false, logLevel: 'error',
     build: { outDir: out, emptyOutDir: true, chunkSizeWarningLimit: 2000 },
   });
   checkBrowser(await resultsInChromium(out, '/index.html'), 'Vite');

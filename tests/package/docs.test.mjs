@@ -1,0 +1,107 @@
+// The README's worker, bundler and CLI examples are the files in examples/, verbatim, and each runs: the Node worker
+// and the shell session here, the module-Worker page in Chromium (the Vite config is used by pack.test.mjs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path) => readFileSync(root + path, 'utf8');
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync'];
+
+test('the README shows the worker, bundler and CLI examples verbatim', () => {
+  const readme = read('README.md');
+  for (const [file, lang] of [['examples/worker.mjs', 'js'], ['examples/worker.html', 'html'],
+    ['examples/node-worker.mjs', 'js'], ['examples/vite.config.js', 'js'], ['examples/cli.sh', 'sh'], ['examples/commonjs.cjs', 'js']]) {
+    assert.ok(readme.includes('```' + lang + '\n' + read(file).trimEnd() + '\n```'), `README copy of ${file} is stale`);
+  }
+});
+
+test('the worker_threads example fits cos(x)', () => {
+  const output = execFileSync(process.execPath, [root + 'examples/node-worker.mjs'], { encoding: 'utf8', timeout: 60_000 });
+  const fit = output.match(/^fit: (.*)$/m)[1].split(' ').map(Number);
+  const cos = output.match(/^cos: (.*)$/m)[1].split(' ').map(Number);
+  assert.equal(fit.length, 3);
+  fit.forEach((f, i) => assert.ok(Math.abs(f - cos[i]) < 0.01, `fit ${f} vs cos ${cos[i]}`));
+});
+
+test('the CommonJS example requires the package by name, fits, and sees the typed error by name', () => {
+  const output = execFileSync(process.execPath, [root + 'examples/commonjs.cjs'], { encoding: 'utf8', timeout: 60_000 });
+  const fit = output.match(/^fit: (.*)$/m)[1].split(' ').map(Number);
+  const want = [0.5, 1.5].map((q) => {
+    const w = [0, 1, 2].map((k) => Math.exp(-0.5 * ((q - k) / 0.5) ** 2));
+    return (w[1] * 1 + w[2] * 4) / (w[0] + w[1] + w[2]);
+  });
+  fit.forEach((f, i) => assert.ok(Math.abs(f - want[i]) < 1e-3, `fit ${f} vs ${want[i]}`));
+  assert.match(output, /^rejected: BadArgument$/m);
+});
+
+test('the CLI session runs and prints what its comments say', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ka-cli-example-'));
+  try {
+    // `kernel-attention` on PATH, as `npm install -g` or `npx` would provide it.
+    mkdirSync(join(dir, 'bin'));
+    symlinkSync(root + 'cli/kernel-attention.mjs', join(dir, 'bin/kernel-attention'));
+    mkdirSync(join(dir, 'examples'));
+    cpSync(root + 'examples/load.csv', join(dir, 'examples/load.csv'));
+    const r = spawnSync('bash', ['-e', root + 'examples/cli.sh'], {
+      cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines[0], 'bandwidth.hour,score,chosen');
+    const curve = lines.slice(1).filter((l) => /^[\d.e-]+,[\d.e-]+,[01]$/.test(l)).map((l) => l.split(',').map(Number));
+    assert.ok(curve.length > 5);
+    const chosen = curve.filter((c) => c[2] === 1);
+    assert.equal(chosen.length, 1);
+    assert.equal(chosen[0][1], Math.min(...curve.map((c) => c[1])));
+    const band = JSON.parse(lines.find((l) => l.startsWith('[')));
+    assert.deepEqual(band.map((p) => p.hour), [0, 4, 8, 12, 16, 20, 24]);
+    band.forEach((p) => assert.ok(p['load.lower'] < p.load && p.load < p['load.upper']));
+    assert.equal(JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8')).bandwidth[0], 1.5);
+    assert.match(r.stderr, /^examples\/load\.csv:2:\d+: column "site": expected a finite number; got "south"\n$/);
+    assert.equal(lines.at(-1), 'exit code 1');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the Web Worker example page fits in a module Worker', { timeout: 120_000 }, async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium`);
+  const server = await startServer({ port: 0 });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    await page.goto(`${server.url}/examples/worker.html`);
+    await page.waitForFunction(() => window.exampleResult || document.getElementById('out').textContent.includes('rror'),
+      null, { timeout: 60_000 }).catch((e) => { throw new Error(problems.join('\n') || e.message); });
+    const r = await page.evaluate(() => window.exampleResult);
+    assert.ok(r, `no result: ${problems.join('\n')}`);
+    const want = r.at.map((q) => {
+      let num = 0;
+      let den = 0;
+      r.x.forEach((k, j) => {
+        const w = Math.exp(-0.5 * ((q - k) / r.bandwidth) ** 2);
+        num += w * r.y[j];
+        den += w;
+      });
+      return num / den;
+    });
+    r.fit.forEach((f, i) => assert.ok(Math.abs(f - want[i]) < 1e-5, `fit ${f} vs ${want[i]}`));
+    assert.ok(r.build === 'threads' || r.build === 'single');
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
