@@ -72,3 +72,10 @@ test("'auto' picks the grid for large 1-D samples only, and 'grid' is refused wh
   // A bandwidth the grid cannot resolve at this tolerance: the model runs exactly.
   assert.equal(ka.kernelRegression(large.x, large.y, { dim: 1, bandwidth: 1e-7, method: 'grid' }).method, 'exact');
 });
+
+test("a criterion in kernelRegression's `method` gets a pointer to `bandwidth`; an all-infinite AICc curve is an error", () => {
+  assert.throws(() => ka.kernelRegression([0, 0.5, 1, 1.5], [0, 1, 0, 1], { dim: 1, method: 'cv' }),
+    (e) => e.code === 'BadArgument' && e.argument === 'options.method' && /bandwidth: 'cv'/.test(e.message));
+  assert.throws(() => ka.kernelRegression([0, 0.4, 1], [0, 0.5, 1], { dim: 1, bandwidth: 'aicc' }),
+    (e) => e.code === 'BadShape' && e.argument === 'x' && /AICc/.test(e.message));
+});

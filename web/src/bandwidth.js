@@ -55,6 +55,11 @@ export const AUTO_GRID_POINTS = 20000;
  * Cauchy); asking for it otherwise is an error naming `name`.
  */
 export function resolveApproximation(approximation, tolerance, { dim, kernel, n }, name) {
+  if (METHODS.includes(approximation)) {  // kernelRegression's `method` is how to compute, not how to choose h
+    throw new KernelAttentionError('BadArgument',
+      `\`${name}\` is how the fit is computed (${APPROXIMATIONS.map((a) => `'${a}'`).join(', ')}); ` +
+      `to choose the bandwidth by '${approximation}', pass \`bandwidth: '${approximation}'\``, name);
+  }
   oneOf(approximation, APPROXIMATIONS, name);
   const tolName = name.replace(/\.[^.]*$/, '.tolerance');
   if (typeof tolerance !== 'number' || !(tolerance > 0 && tolerance < 1)) {
@@ -130,6 +135,12 @@ export function makeBandwidth(module, threads = 1) {
         count = r.count;
       } else {
         checkResult(module, { status: module._cvScore(xp, yp, n, dim, width, o, 0, h, score) });
+      }
+      const best = heap.readF64(score, 1)[0];
+      if (count && !Number.isFinite(best)) {
+        throw new KernelAttentionError('BadShape', `no bandwidth gives a finite ${method === 'aicc' ? 'AICc' : 'CV score'} ` +
+          `for these ${n} points (${method === 'aicc' ? 'AICc needs more points than the fit\'s degrees of freedom + 2' :
+            'some point never has another within the kernel\'s reach'}); choose a bandwidth or use a rule`, 'x');
       }
       return {
         method,
