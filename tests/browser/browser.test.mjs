@@ -1,8 +1,7 @@
-// End-to-end checks in Debian's Chromium: the library page, the demo and the README's browser example.
+// End-to-end checks in Debian's Chromium: the library page and the README's browser example (the demo: demo.test.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
 
@@ -12,7 +11,6 @@ const CHROMIUM_ARGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 const PAGE_TIMEOUT_MS = 30_000;
-const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
 
 let server;
 let browser;
@@ -172,55 +170,7 @@ test('library page: attention matches a float64 loop', { timeout: 2 * PAGE_TIMEO
   }
 });
 
-test('demo: fit matches a float64 loop and follows the controls', { timeout: 2 * PAGE_TIMEOUT_MS }, async () => {
-  const { page, problems } = await openPage('/web/demo/', () => window.demoState?.ready || window.demoState?.error);
-  try {
-    const readState = () => page.evaluate(() => window.demoState);
-    const checkFit = (state, what) => {
-      assert.equal(state.error, undefined, `${what}: demo error ${state.error}`);
-      assert.ok(state.gridX.length >= 100, `${what}: grid too small`);
-      assert.equal(state.fit.length, state.gridX.length, `${what}: fit length`);
-      assert.equal(state.x.length, state.y.length, `${what}: sample length`);
-      const expected = naiveAttention(state.gridX, state.x, state.y,
-        { dim: 1, kernel: state.kernel, bandwidth: state.bandwidth, empty: 'nearest' });
-      assertClose(state.fit, expected, 1e-4 * maxAbs(state.y), what);
-    };
-
-    const first = await readState();
-    assert.equal(first.kernel, await page.inputValue('#kernel'));
-    checkFit(first, 'initial fit');
-
-    await page.locator('#bandwidth').fill('-1');
-    await page.waitForFunction((h) => window.demoState.bandwidth !== h, first.bandwidth);
-    const narrower = await readState();
-    assert.ok(Math.abs(narrower.bandwidth - 0.1) < 1e-9, `slider at -1 should give h = 0.1, got ${narrower.bandwidth}`);
-    assert.notDeepEqual(narrower.fit, first.fit, 'fit did not change with the bandwidth');
-    checkFit(narrower, 'after the bandwidth change');
-
-    // At h = 0.1 a few grid points have no sample in reach, so this also checks empty: 'nearest'.
-    await page.selectOption('#kernel', 'epanechnikov');
-    await page.waitForFunction(() => window.demoState.kernel === 'epanechnikov');
-    const compact = await readState();
-    assert.notDeepEqual(compact.fit, narrower.fit, 'fit did not change with the kernel');
-    checkFit(compact, 'after the kernel change');
-
-    // A blank or single-colour canvas means nothing was drawn.
-    const colours = await page.evaluate(() => {
-      const c = document.querySelector('canvas');
-      const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      const seen = new Set();
-      for (let p = 0; p < data.length; p += 4) seen.add(data.slice(p, p + 4).join());
-      return seen.size;
-    });
-    assert.ok(colours > 3, `canvas looks empty (${colours} colours)`);
-
-    mkdirSync(OUT_DIR, { recursive: true });
-    await page.screenshot({ path: OUT_DIR + 'demo.png', fullPage: true });
-    assertNoProblems(problems);
-  } finally {
-    await page.close();
-  }
-});
+// The demo page has its own file: demo.test.mjs.
 
 test('README browser example computes a kernel regression', { timeout: 2 * PAGE_TIMEOUT_MS }, async () => {
   const { page, problems } = await openPage('/examples/browser.html', () => window.exampleResult);

@@ -27,6 +27,7 @@ const state = {
   worker: null,        // { build, threads, simd, isolated }
   malformed: { count: 0, listed: [] },
   error: null,
+  layer: {},          // the cached point layer of the main plot
 };
 window.demoState = { ready: false, fitsDrawn: 0 };
 
@@ -51,7 +52,11 @@ function channel(worker, onOther) {
   });
 }
 
-const compute = channel(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }));
+// ?threads=N is passed on to the worker's init() (default 'auto': the pthreads build where the page is isolated).
+const workerUrl = new URL('./worker.js', import.meta.url);
+const threadsParam = new URLSearchParams(location.search).get('threads');
+if (threadsParam) workerUrl.searchParams.set('threads', threadsParam);
+const compute = channel(new Worker(workerUrl, { type: 'module' }));
 const parser = channel(new Worker(new URL('./parse-worker.js', import.meta.url)), (msg) => {
   if (msg.op === 'progress') ui.progress.value = msg.fraction;
 });
@@ -98,20 +103,27 @@ async function pump() {
     // Stale: the data changed meanwhile, or a newer answer is already on screen.
     if (version === state.version && request.seq > lastDrawn) {
       lastDrawn = request.seq;
+      if (!answer.view) Object.assign(answer, { view: state.fit?.view ?? null, matrix: state.fit?.matrix ?? null, viewH: state.fit?.viewH });
+      else answer.viewH = answer.h;
       state.fit = answer;
       state.error = null;
       ui.fitStatus.classList.remove('error');
       state.timings = { ...state.timings, ...answer.timings, roundTrip: performance.now() - t0 };
-      if (state.hoverRow !== null) state.hoverRow = Math.min(state.hoverRow, answer.matrix.rows - 1);
+      if (state.hoverRow !== null && answer.matrix) state.hoverRow = Math.min(state.hoverRow, answer.matrix.rows - 1);
       window.demoState.fitsDrawn += 1;
       scheduleDraw();
     }
   } catch (err) {
     fail(err);
   } finally {
-    inFlight = false;
-    publish();
-    pump();
+    // While dragging, the worker rests as long as it worked before taking the next request: on a two-core machine
+    // the page (and the browser drawing it) then gets a core back half the time.
+    const rest = request.draft ? Math.min(200, performance.now() - t0) : 0;
+    setTimeout(() => {
+      inFlight = false;
+      publish();
+      pump();
+    }, rest);
   }
 }
 
@@ -155,8 +167,8 @@ function showBandwidth() {
 
 /** Makes `data` current; with `choose`, the bandwidth is then chosen by the selected method. */
 async function setData(data, { choose = true } = {}) {
-  state.data = data;
   state.version += 1;
+  state.data = { ...data, version: state.version };
   state.fit = null;
   state.selection = null;
   state.hoverRow = null;
@@ -287,6 +299,7 @@ function addPoint(event) {
 // ---- drawing ----------------------------------------------------------------------------------------------------
 
 let drawQueued = false;
+const drawTimes = [];  // the last 200 draws (ms), for the responsiveness test
 function scheduleDraw() {
   if (drawQueued) return;
   drawQueued = true;
@@ -298,7 +311,7 @@ function scheduleDraw() {
 
 function hovered() {
   const { fit, hoverRow } = state;
-  if (!fit || hoverRow === null) return null;
+  if (!fit || !fit.matrix || hoverRow === null) return null;
   const { matrix } = fit;
   return { query: Array.from(matrix.queries.subarray(hoverRow * fit.dim, (hoverRow + 1) * fit.dim)), top: matrix.top[hoverRow] };
 }
@@ -306,20 +319,36 @@ function hovered() {
 function draw() {
   const { data, fit, view } = state;
   if (!data) return;
+  const t0 = performance.now();
   const hover = hovered();
   if (data.dim === 1) {
     state.scales = drawFit(ui.plot, {
-      data, fit: fit && fit.dim === 1 ? fit : null, showBand: ui.band.checked, hover, thin: THIN, ...view,
+      data, fit: fit && fit.dim === 1 ? fit : null, showBand: ui.band.checked, hover, thin: THIN, ...view, cache: state.layer,
     });
   } else {
-    state.scales = drawSurface(ui.plot, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, ...view });
+    state.scales = drawSurface(ui.plot, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, ...view, cache: state.layer });
   }
-  state.matrixArea = drawMatrix(ui.matrix, fit?.matrix, state.hoverRow);
-  drawBars(ui.bars, fit?.matrix, state.hoverRow);
-  drawSelection(ui.selection, state.selection, h1());
-  if (fit) describeFit(fit);
-  describeHover(fit);
+  // The smaller views are redrawn only when what they show changed (dragging changes only the fit and h).
+  if (changed('matrix', fit?.matrix, state.hoverRow, ui.matrix.clientWidth)) {
+    state.matrixArea = drawMatrix(ui.matrix, fit?.matrix, state.hoverRow);
+    drawBars(ui.bars, fit?.matrix, state.hoverRow);
+  }
+  if (changed('hover', fit, state.hoverRow, ui.band.checked)) describeHover(fit);
+  if (changed('selection', state.selection, h1(), ui.selection.clientWidth)) drawSelection(ui.selection, state.selection, h1());
+  if (fit && changed('text', fit)) describeFit(fit);
+  state.timings.draw = performance.now() - t0;
+  drawTimes.push(state.timings.draw);
+  if (drawTimes.length > 200) drawTimes.shift();
   publish();
+}
+
+const drawn = {};
+/** True when any of `inputs` differs from the last call with this name (identity comparison). */
+function changed(name, ...inputs) {
+  const last = drawn[name];
+  if (last && last.length === inputs.length && last.every((v, i) => v === inputs[i])) return false;
+  drawn[name] = inputs;
+  return true;
 }
 
 const ms = (t) => (t === undefined ? '–' : t < 1 ? `${t.toFixed(2)} ms` : `${t.toFixed(1)} ms`);
@@ -339,6 +368,11 @@ function describeFit(fit) {
     (thin ? `, ${thin} of ${fit.effectiveKeys.length} queries have fewer than ${THIN} (thin support).` : '.');
 
   const { view } = fit;
+  if (view && changed('identity', view)) describeIdentity(fit, view);
+  describeTimings(fit);
+}
+
+function describeIdentity(fit, view) {
   const rows = ui.identity.tBodies[0];
   const I = view.kernel.length;
   const picks = [0, Math.floor(I / 4), Math.floor(I / 2), Math.floor((3 * I) / 4), I - 1];
@@ -352,16 +386,19 @@ function describeFit(fit) {
     }
     return tr;
   }));
-  ui.identityCaption.textContent = `Gaussian Nadaraya–Watson at the current h, both ways, over ${I.toLocaleString('en')} ` +
+  ui.identityCaption.textContent = `Gaussian Nadaraya–Watson at h = ${fit.viewH.map((h) => h.toPrecision(3)).join(', ')}, both ways, over ${I.toLocaleString('en')} ` +
     `queries: largest difference ${view.maxDiff.toExponential(2)} (float32).`;
+}
 
+function describeTimings(fit) {
+  const I = fit.mean.length;
   const t = state.timings;
   const lines = [
     `parse (Papa Parse, in a Worker): ${ms(t.parse)}`,
     `bandwidth choice: ${ms(t.select)}${state.selection ? ` (${state.selection.n.toLocaleString('en')} points)` : ''}`,
     `fit (kernelRegression: noise variance and degrees of freedom over ${fit.n.toLocaleString('en')} points): ${ms(t.fit)}`,
     `prediction and band at ${I.toLocaleString('en')} queries: ${ms(t.predict)}`,
-    `attention matrix (weights(), ${fit.matrix.rows} × ${fit.matrix.keys.toLocaleString('en')}): ${ms(t.weights)}`,
+    fit.matrix ? `attention matrix (weights(), ${fit.matrix.rows} × ${fit.matrix.keys.toLocaleString('en')}): ${ms(t.weights)}` : '',
     `Gaussian kernel attention: ${ms(t.attentionKernel)}; softmax attention with the augmented keys: ${ms(t.attentionSoftmax)}`,
     `request → answer on the main thread: ${ms(t.roundTrip)}`,
     state.worker ? `WebAssembly: ${state.worker.build === 'threads' ? `${state.worker.threads} threads` : 'one thread'}, ` +
@@ -402,13 +439,14 @@ function publish() {
     fit: fit && {
       n: fit.n, h: Array.from(fit.h), kernel: fit.kernel, estimator: fit.estimator, level: fit.level, draft: fit.draft,
       queries: fit.queries, mean: fit.mean, lower: fit.lower, upper: fit.upper, effectiveKeys: fit.effectiveKeys,
-      maxDifference: fit.view.maxDiff, attentionKernel: fit.view.kernel, attentionSoftmax: fit.view.softmax,
+      maxDifference: fit.view?.maxDiff, attentionKernel: fit.view?.kernel, attentionSoftmax: fit.view?.softmax, viewH: fit.viewH,
       matrix: fit.matrix,
     },
     selection: state.selection,
     malformed: state.malformed,
     hoverRow: state.hoverRow,
     timings: state.timings,
+    drawTimes,
   });
 }
 
@@ -416,7 +454,7 @@ function publish() {
 
 function hoverAt(event) {
   const { fit, data } = state;
-  if (!fit || !state.scales) return;
+  if (!fit || !fit.matrix || !state.scales) return;
   const rect = ui.plot.getBoundingClientRect();
   const px = event.clientX - rect.left;
   const py = event.clientY - rect.top;
@@ -439,7 +477,7 @@ function setHover(row) {
 
 function hoverMatrix(event) {
   const area = state.matrixArea;
-  if (!area || !state.fit) return;
+  if (!area || !state.fit?.matrix) return;
   const rect = ui.matrix.getBoundingClientRect();
   const row = Math.floor(((event.clientY - rect.top - area.y) / area.h) * state.fit.matrix.rows);
   setHover(row >= 0 && row < state.fit.matrix.rows ? row : null);
@@ -473,13 +511,16 @@ function wire() {
   ui.matrix.addEventListener('mousemove', hoverMatrix);
   ui.matrix.tabIndex = 0;
   ui.matrix.addEventListener('keydown', (e) => {
-    if (!state.fit || !['ArrowUp', 'ArrowDown'].includes(e.key)) return;
+    if (!state.fit?.matrix || !['ArrowUp', 'ArrowDown'].includes(e.key)) return;
     e.preventDefault();
     const rows = state.fit.matrix.rows;
     setHover(Math.max(0, Math.min(rows - 1, (state.hoverRow ?? -1) + (e.key === 'ArrowDown' ? 1 : -1))));
   });
   new ResizeObserver(scheduleDraw).observe(document.body);
-  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', scheduleDraw);
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+    for (const name of Object.keys(drawn)) delete drawn[name];
+    scheduleDraw();
+  });
 }
 
 async function main() {

@@ -109,6 +109,22 @@ function clip(ctx, width, height) {
   ctx.clip();
 }
 
+/**
+ * A transparent layer the size of the canvas, painted once per `key` (data, size, scales, theme) and reused, so that
+ * tens of thousands of points cost one drawImage per frame while the fit changes.
+ */
+function layer(cache, key, { width, height }, paint) {
+  if (cache.key !== key) {
+    const dpr = window.devicePixelRatio || 1;
+    const canvas = new OffscreenCanvas(Math.round(width * dpr), Math.round(height * dpr));
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    paint(ctx);
+    Object.assign(cache, { key, canvas });
+  }
+  return cache.canvas;
+}
+
 /** Points as small squares (fast for tens of thousands); at most `limit` of them, evenly strided. */
 function scatter(ctx, sx, sy, x, y, dim, color, limit = 50_000) {
   const n = y.length;
@@ -135,14 +151,16 @@ function line(ctx, xs, ys, sx, sy) {
  * 1-D view: data, band, fit, thin-support shading (effective points below `thin`), and for a hovered query its
  * position and its top keys.
  */
-export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDomain }) {
+export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDomain, cache }) {
   const c = prepare(canvas);
   if (!c) return null;
   const { ctx, width, height } = c;
   const { sx, sy } = frame(c, xDomain, yDomain, { xTitle: data.names[0], yTitle: data.names[data.names.length - 1] });
   ctx.save();
   clip(ctx, width, height);
-  scatter(ctx, sx, sy, data.x, data.y, 1, css('--point'));
+  const color = css('--point');
+  ctx.drawImage(layer(cache, `${data.version}|${width}|${height}|${xDomain}|${yDomain}|${color}`, c,
+    (g) => scatter(g, sx, sy, data.x, data.y, 1, color)), 0, 0, width, height);
   if (fit) {
     const q = fit.queries;
     ctx.fillStyle = css('--thin');
@@ -212,7 +230,7 @@ export function ramp(t) {
 }
 
 /** 2-D view: the fitted surface as a heat map over the query grid, the data on top, and the hovered query's keys. */
-export function drawSurface(canvas, { data, fit, hover, side, box, yDomain }) {
+export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cache }) {
   const c = prepare(canvas);
   if (!c) return null;
   const { ctx, width, height } = c;
@@ -241,17 +259,20 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain }) {
     const ch = (y1 - y0) / (side - 1);
     ctx.drawImage(tile, x0 - cw / 2, y0 - ch / 2, x1 - x0 + cw, y1 - y0 + ch);
   }
-  const n = data.y.length;
-  const step = Math.max(1, Math.ceil(n / 20_000));
-  ctx.strokeStyle = css('--bg');
-  for (let i = 0; i < n; i += step) {
-    const [R, G, B] = ramp(t(data.y[i]));
-    ctx.fillStyle = `rgb(${R},${G},${B})`;
-    ctx.beginPath();
-    ctx.arc(sx(data.x[i * 2]), sy(data.x[i * 2 + 1]), n > 5000 ? 1.5 : 3, 0, 2 * Math.PI);
-    ctx.fill();
-    if (n <= 5000) ctx.stroke();
-  }
+  const edge = css('--bg');
+  ctx.drawImage(layer(cache, `${data.version}|${width}|${height}|${box}|${yDomain}|${edge}`, c, (g) => {
+    const n = data.y.length;
+    const step = Math.max(1, Math.ceil(n / 20_000));
+    g.strokeStyle = edge;
+    for (let i = 0; i < n; i += step) {
+      const [R, G, B] = ramp(t(data.y[i]));
+      g.fillStyle = `rgb(${R},${G},${B})`;
+      g.beginPath();
+      g.arc(sx(data.x[i * 2]), sy(data.x[i * 2 + 1]), n > 5000 ? 1.5 : 3, 0, 2 * Math.PI);
+      g.fill();
+      if (n <= 5000) g.stroke();
+    }
+  }), 0, 0, width, height);
   if (hover) {
     ctx.fillStyle = css('--accent');
     ctx.fillRect(sx(hover.query[0]) - 4, sy(hover.query[1]) - 4, 8, 8);

@@ -3,7 +3,7 @@
 import { init } from '../src/index.js';
 
 const FIT_MAX = 50_000;     // points a fit uses (a seeded subsample beyond that)
-const DRAFT_MAX = 3_000;    // points a live fit uses while the slider is dragged
+const DRAFT_MAX = 2_000;    // points a live fit uses while the slider is dragged
 const SELECT_MAX = 4_000;   // points the bandwidth search uses (each CV pass is O(n²))
 const CURVE_QUERIES = 300;  // 1-D: queries on a grid across the data
 const SURFACE_SIDE = 48;    // 2-D: SURFACE_SIDE² queries
@@ -11,7 +11,8 @@ const MATRIX_QUERIES = 40;  // rows of the attention matrix
 const MATRIX_BINS = 200;    // its columns: keys, in x order, summed into at most this many bins
 const TOP_KEYS = 8;
 
-const kaReady = init();
+const threads = new URLSearchParams(self.location.search).get('threads');
+const kaReady = init(threads ? { threads: threads === 'auto' ? 'auto' : Number(threads) } : {});
 let sample = null;
 
 /** A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x). */
@@ -157,11 +158,16 @@ const handlers = {
     timings.predict = bandMs;
     const fit = { edf: model.effectiveDegreesOfFreedom, sigma: Math.sqrt(model.residualVariance[0]) };
     model.dispose();
-    const view = attentionView(ka, s, queries, h);
-    timings.attentionKernel = view.kernelMs;
-    timings.attentionSoftmax = view.softmaxMs;
-    const matrix = attentionMatrix(ka, s, queries, h, kernel);
-    timings.weights = matrix.ms;
+    // While the slider is dragged only the curve and its band follow; the other views wait for the release.
+    let view = null;
+    let matrix = null;
+    if (!draft) {
+      view = attentionView(ka, s, queries, h);
+      timings.attentionKernel = view.kernelMs;
+      timings.attentionSoftmax = view.softmaxMs;
+      matrix = attentionMatrix(ka, s, queries, h, kernel);
+      timings.weights = matrix.ms;
+    }
     return { n: s.n, dim, h, kernel, estimator, level, draft, queries, ...band, ...fit, view, matrix, timings };
   },
 };
