@@ -20,7 +20,7 @@ async function run(file, args, options) {
     return await execFileAsync(file, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...options });
   } catch (e) {
     const tail = (text) => String(text ?? '').slice(-1500);
-    throw new Error(`${file} ${args.join(' ')} failed (exit ${e.code}):\n${tail(e.stderr) || tail(e.message)}`);
+    throw new Error(`${file} ${args.join(' ')} failed (exit ${e.code}):\n${tail(e.stdout)}\n${tail(e.stderr) || tail(e.message)}`);
   }
 }
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -111,6 +111,15 @@ worker.onerror = (e) => { window.workerResults = [{ error: e.message || 'worker 
   'web-worker.mjs': `import { init } from './node_modules/kernel-attention/web/src/index.js';
 ${COMPUTE}
 init().then((ka) => postMessage(compute(ka)), (e) => postMessage({ error: String(e && e.stack || e) }));
+`,
+  // A TypeScript consumer of the installed package's types, resolved through "exports" as Node would.
+  'consumer.ts': `import { init, KernelAttentionError, type KernelAttention } from 'kernel-attention';
+const ka: KernelAttention = await init({ threads: 1 });
+const out: Float32Array = ka.attention([0], [0], [1], { dim: 1 });
+const e: KernelAttentionError | null = null;
+// @ts-expect-error: dim is required
+ka.attention([0], [0], [1], {});
+export { out, e };
 `,
   // A Vite app: the package by its bare name on the page and in a module Worker that Vite bundles too.
   'vite-app/index.html': `<!doctype html>
@@ -244,6 +253,11 @@ test('CommonJS: require() gives init() returning a Promise', { timeout: TIMEOUT_
 
 test('Node worker_threads worker', { timeout: TIMEOUT_MS }, async () => {
   checkResults((await node('node-worker.mjs')).results, 'worker_threads');
+});
+
+test('TypeScript (strict, nodenext) finds the types through "exports" of the installed package', { timeout: TIMEOUT_MS }, async () => {
+  await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--target', 'es2022',
+    '--module', 'nodenext', '--moduleResolution', 'nodenext', 'consumer.ts'], { cwd: app, timeout: TIMEOUT_MS });
 });
 
 test('the kernel-attention command of the installed package (node_modules/.bin)', { timeout: TIMEOUT_MS }, async () => {
