@@ -172,6 +172,8 @@ async function setData(data, { choose = true } = {}) {
   state.fit = null;
   state.selection = null;
   state.hoverRow = null;
+  document.body.dataset.dim = String(data.dim);
+  ui.band.disabled = data.dim !== 1;
   const stats = columnStats(data.x, data.dim);
   state.ratios = stats.map((s) => s.sd / stats[0].sd);
   const range = stats[0].max - stats[0].min || 1;
@@ -326,7 +328,7 @@ function draw() {
       data, fit: fit && fit.dim === 1 ? fit : null, showBand: ui.band.checked, hover, thin: THIN, ...view, cache: state.layer,
     });
   } else {
-    state.scales = drawSurface(ui.plot, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, ...view, cache: state.layer });
+    state.scales = drawSurface(ui.plot, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, thin: THIN, ...view, cache: state.layer });
   }
   // The smaller views are redrawn only when what they show changed (dragging changes only the fit and h).
   if (changed('matrix', fit?.matrix, state.hoverRow, ui.matrix.clientWidth)) {

@@ -230,7 +230,7 @@ export function ramp(t) {
 }
 
 /** 2-D view: the fitted surface as a heat map over the query grid, the data on top, and the hovered query's keys. */
-export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cache }) {
+export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cache, thin }) {
   const c = prepare(canvas);
   if (!c) return null;
   const { ctx, width, height } = c;
@@ -244,7 +244,8 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cach
       for (let col = 0; col < side; col++) {
         const [R, G, B] = ramp(t(fit.mean[r * side + col]));
         const p = ((side - 1 - r) * side + col) * 4;
-        img.data.set([R, G, B, Number.isFinite(fit.mean[r * side + col]) ? 255 : 0], p);
+        const k = r * side + col;
+        img.data.set([R, G, B, !Number.isFinite(fit.mean[k]) ? 0 : fit.effectiveKeys[k] < thin ? 80 : 255], p);
       }
     }
     const tile = new OffscreenCanvas(side, side);
