@@ -40,7 +40,7 @@ after(async () => {
 });
 
 /** Opens the demo and waits for its first full fit; `problems` collects errors and requests to other origins. */
-async function openDemo() {
+async function openDemo(hash = '') {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(TIMEOUT_MS);
   const problems = [];
@@ -53,7 +53,7 @@ async function openDemo() {
   });
   page.on('response', (res) => { if (res.status() >= 400) problems.push(`HTTP ${res.status()} ${res.url()}`); });
   page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()}`));
-  await page.goto(`${server.url}/web/demo/`);
+  await page.goto(`${server.url}/web/demo/${hash}`);
   await waitForFit(page, problems);
   return { page, problems };
 }
@@ -136,6 +136,38 @@ test('demo: loads without errors or other origins; fit and attention view match 
     const surface = await page.evaluate(() => window.demoState.fit.maxDifference);
     assert.ok(surface < 1e-4, `2-D identity difference ${surface}`);
     await page.screenshot({ path: `${OUT_DIR}demo-surface.png`, fullPage: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('demo: settings come from the URL hash, and the downloaded CSV holds the plotted fit', { timeout: 2 * TIMEOUT_MS }, async () => {
+  const { page, problems } = await openDemo('#example=step&n=200&kernel=epanechnikov&estimator=nadaraya-watson&h=0.5&band=off');
+  try {
+    const s = await page.evaluate(() => {
+      const { fit, x, y } = window.demoState;
+      return { x: Array.from(x), y: Array.from(y), fit: { ...fit, queries: Array.from(fit.queries), mean: Array.from(fit.mean), matrix: null } };
+    });
+    assert.equal(s.x.length, 200);
+    assert.deepEqual([s.fit.kernel, s.fit.estimator, s.fit.h[0]], ['epanechnikov', 'nadaraya-watson', 0.5]);
+    // Epanechnikov Nadaraya–Watson in float64; every query of the example's grid has keys within h = 0.5.
+    for (const i of [0, 100, 149, 150, 299]) {
+      let sw = 0;
+      let swy = 0;
+      for (let j = 0; j < s.y.length; j++) {
+        const w = Math.max(0, 1 - ((s.fit.queries[i] - s.x[j]) / 0.5) ** 2);
+        sw += w;
+        swy += w * s.y[j];
+      }
+      assert.ok(Math.abs(s.fit.mean[i] - swy / sw) < 1e-4, `at ${s.fit.queries[i]}: ${s.fit.mean[i]} vs ${swy / sw}`);
+    }
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save-fit')]);
+    const csv = (await (await download.createReadStream()).toArray()).join('').trim().split('\n');
+    assert.equal(csv[0], 'x,fit,effective_points');
+    assert.equal(csv.length, s.fit.mean.length + 1);
+    assert.equal(Number(csv[150].split(',')[1]), s.fit.mean[149]);
+    assert.match(new URL(page.url()).hash, /h=0\.5\b/);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

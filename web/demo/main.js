@@ -1,6 +1,7 @@
 // The demo page's wiring: controls → workers → plots. The main thread never computes a fit: parsing runs in
 // parse-worker.js and every kernel-attention call in worker.js; this file only keeps state and draws.
-import { columnStats, generate, paddedRange } from './data.js';
+import { columnStats, EXAMPLES, generate, paddedRange } from './data.js';
+import { download, fitCsv, readSettings, settingsHash } from './export.js';
 import { drawBars, drawFit, drawMatrix, drawSelection, drawSurface } from './plots.js';
 
 const THIN = 5;  // effective points below which support is called thin
@@ -111,6 +112,7 @@ async function pump() {
       state.timings = { ...state.timings, ...answer.timings, roundTrip: performance.now() - t0 };
       if (state.hoverRow !== null && answer.matrix) state.hoverRow = Math.min(state.hoverRow, answer.matrix.rows - 1);
       window.demoState.fitsDrawn += 1;
+      if (!answer.draft) shareSettings();
       scheduleDraw();
     }
   } catch (err) {
@@ -165,8 +167,8 @@ function showBandwidth() {
 
 // ---- data -----------------------------------------------------------------------------------------------------
 
-/** Makes `data` current; with `choose`, the bandwidth is then chosen by the selected method. */
-async function setData(data, { choose = true } = {}) {
+/** Makes `data` current; the bandwidth is then `h` (h₁) if given, else chosen by the selected method. */
+async function setData(data, { h = null } = {}) {
   state.version += 1;
   state.data = { ...data, version: state.version };
   state.fit = null;
@@ -194,16 +196,20 @@ async function setData(data, { choose = true } = {}) {
     (info.fitN < n ? ` Fits use a random ${info.fitN.toLocaleString('en')} of them.` : '') +
     (info.draftN < info.fitN ? ` While the slider moves: ${info.draftN.toLocaleString('en')}, refined on release.` : '');
   scheduleDraw();
-  if (choose) await chooseBandwidth();
-  else requestFit(false);
+  if (h === null) {
+    await chooseBandwidth();
+  } else {
+    setSlider(h);
+    requestFit(false);
+  }
 }
 
-function useExample() {
+function useExample(h = null) {
   const n = Math.max(2, Math.min(1_000_000, Math.round(Number(ui.exampleN.value)) || 300));
   const data = generate(ui.example.value, n);
   ui.columns.hidden = true;
   showMalformed({ count: 0, listed: [] });
-  setData({ ...data, source: `the “${ui.example.selectedOptions[0].textContent}” example` });
+  setData({ ...data, example: { name: ui.example.value, n }, source: `the “${ui.example.selectedOptions[0].textContent}” example` }, { h });
 }
 
 let parsedSource = '';
@@ -292,10 +298,50 @@ function addPoint(event) {
   ys.set(data.y);
   xs[data.y.length] = x;
   ys[data.y.length] = y;
-  const h = h1();
   const source = data.source.endsWith(' and clicked points') ? data.source : `${data.source} and clicked points`;
-  setData({ ...data, x: xs, y: ys, source }, { choose: false });
-  setSlider(h);
+  setData({ ...data, x: xs, y: ys, example: null, source }, { h: h1() });
+}
+
+// ---- sharing and saving ----------------------------------------------------------------------------------------
+
+const SETTINGS = {
+  example: (v) => v in EXAMPLES,
+  n: (v) => /^\d+$/.test(v) && Number(v) >= 2 && Number(v) <= 1_000_000,
+  kernel: (v) => [...ui.kernel.options].some((o) => o.value === v),
+  estimator: (v) => [...ui.estimator.options].some((o) => o.value === v),
+  method: (v) => [...ui.method.options].some((o) => o.value === v),
+  level: (v) => [...ui.level.options].some((o) => o.value === v),
+  band: (v) => v === 'on' || v === 'off',
+  h: (v) => Number(v) > 0 && Number.isFinite(Number(v)),
+};
+
+/** The settings (never the data; the example's name and size only) go into the URL's hash, without a request. */
+function shareSettings() {
+  const settings = {
+    kernel: ui.kernel.value, estimator: ui.estimator.value, method: ui.method.value, level: ui.level.value,
+    band: ui.band.checked ? 'on' : 'off', h: Number(h1().toPrecision(6)),
+  };
+  const example = state.data?.example;
+  history.replaceState(null, '', settingsHash(example ? { example: example.name, n: example.n, ...settings } : settings));
+}
+
+function applySettings() {
+  const shared = readSettings(location.hash, SETTINGS);
+  if (shared.example) ui.example.value = shared.example;
+  if (shared.n) ui.exampleN.value = shared.n;
+  for (const key of ['kernel', 'estimator', 'method', 'level']) if (shared[key]) ui[key].value = shared[key];
+  if (shared.band) ui.band.checked = shared.band === 'on';
+  return shared.h ? Number(shared.h) : null;
+}
+
+function saveFit() {
+  const { fit, data } = state;
+  if (!fit) return;
+  download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1)], { type: 'text/csv' }), 'kernel-fit.csv');
+}
+
+function savePlot() {
+  ui.plot.toBlob((blob) => blob && download(blob, 'kernel-fit.png'));
 }
 
 // ---- drawing ----------------------------------------------------------------------------------------------------
@@ -486,7 +532,7 @@ function hoverMatrix(event) {
 }
 
 function wire() {
-  ui.generate.addEventListener('click', useExample);
+  ui.generate.addEventListener('click', () => useExample());
   ui.file.addEventListener('change', () => {
     const file = ui.file.files[0];
     if (file) parse({ file }, file.name);
@@ -504,8 +550,10 @@ function wire() {
   ui.bandwidth.addEventListener('input', () => { chosenH1 = null; showBandwidth(); requestFit(true); scheduleDraw(); });
   ui.bandwidth.addEventListener('change', () => requestFit(false));
   for (const control of [ui.kernel, ui.estimator, ui.level]) control.addEventListener('change', () => requestFit(false));
-  ui.band.addEventListener('change', scheduleDraw);
+  ui.band.addEventListener('change', () => { shareSettings(); scheduleDraw(); });
   ui.choose.addEventListener('click', chooseBandwidth);
+  $('save-fit').addEventListener('click', saveFit);
+  $('save-plot').addEventListener('click', savePlot);
   $('controls').addEventListener('submit', (e) => e.preventDefault());
 
   ui.plot.addEventListener('mousemove', hoverAt);
@@ -534,7 +582,7 @@ async function main() {
     fail(err);
     return;
   }
-  useExample();
+  useExample(applySettings());
 }
 
 main();
