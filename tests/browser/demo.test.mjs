@@ -174,7 +174,7 @@ test('demo: settings come from the URL hash, and the downloaded CSV holds the pl
   }
 });
 
-test('demo: a pasted CSV with malformed rows reports their line numbers; reject refuses the data', { timeout: 2 * TIMEOUT_MS }, async () => {
+test('demo: a pasted CSV with malformed rows reports their line numbers; reject refuses the data; TSV with two x columns', { timeout: 2 * TIMEOUT_MS }, async () => {
   const { page, problems } = await openDemo();
   try {
     const csv = ['time,temp', '1,10.5', '2,11', 'three,12', '4,13.5', '5,14,99', '', '6,15.5', '7,16', '8,18'].join('\n');
@@ -191,6 +191,14 @@ test('demo: a pasted CSV with malformed rows reports their line numbers; reject 
 
     await page.check('input[name="policy"][value="reject"]');
     await page.waitForFunction(() => /Rejected/.test(document.getElementById('data-status').textContent));
+
+    // Tab-separated, three columns: the first two as x gives a 2-D fit.
+    const tsv = ['u\tv\tw', '0\t0\t1', '1\t0\t2', '0\t1\t3', '1\t1\t4', '0.5\t0.5\t2.5', '0.2\t0.9\t3'].join('\n');
+    await page.fill('#paste', tsv);
+    await page.click('#use-paste');
+    await waitForFit(page, problems, 's.n === 6 && s.names.join() === "u,w"');
+    await page.selectOption('#x2', '1');
+    await waitForFit(page, problems, 's.dim === 2 && s.names.join() === "u,v,w"');
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
