@@ -142,7 +142,7 @@ test('demo: loads without errors or other origins; fit and attention view match 
   }
 });
 
-test('demo: settings come from the URL hash, and the downloaded CSV holds the plotted fit', { timeout: 2 * TIMEOUT_MS }, async () => {
+test('demo: settings come from the URL hash; the downloaded CSV holds the plotted fit; points are added and dragged', { timeout: 2 * TIMEOUT_MS }, async () => {
   const { page, problems } = await openDemo('#example=step&n=200&kernel=epanechnikov&estimator=nadaraya-watson&h=0.5&band=off');
   try {
     const s = await page.evaluate(() => {
@@ -168,6 +168,23 @@ test('demo: settings come from the URL hash, and the downloaded CSV holds the pl
     assert.equal(csv.length, s.fit.mean.length + 1);
     assert.equal(Number(csv[150].split(',')[1]), s.fit.mean[149]);
     assert.match(new URL(page.url()).hash, /h=0\.5\b/);
+
+    // A click adds a point; dragging it moves it; both refit at the same bandwidth.
+    const plot = page.locator('#plot');
+    const box = await plot.boundingBox();
+    const fits = await page.evaluate(() => window.demoState.fitsDrawn);
+    await plot.click({ position: { x: box.width * 0.5, y: box.height * 0.3 } });
+    await waitForFit(page, problems, 's.n === 201 && s.fitsDrawn > a', fits);
+    const added = await page.evaluate(() => [window.demoState.x[200], window.demoState.y[200]]);
+    const after = await plot.boundingBox();  // the click scrolled the plot into view
+    await page.mouse.move(after.x + after.width * 0.5, after.y + after.height * 0.3);
+    await page.mouse.down();
+    await page.mouse.move(after.x + after.width * 0.6, after.y + after.height * 0.6, { steps: 5 });
+    await page.mouse.up();
+    await waitForFit(page, problems, 's.n === 201 && s.x[200] !== a[0]', added);
+    const moved = await page.evaluate(() => [window.demoState.x[200], window.demoState.y[200], window.demoState.fit.h[0]]);
+    assert.ok(moved[0] > added[0] && moved[1] < added[1], `dragged point ${added} → ${moved}`);
+    assert.equal(moved[2], 0.5);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -285,7 +285,63 @@ function showMalformed(malformed) {
   publish();
 }
 
+/** Where the pointer is in data coordinates (1-D plot), or null outside the plot. */
+function pointerAt(event) {
+  const { data, view } = state;
+  if (!data || data.dim !== 1 || !state.scales) return null;
+  const rect = ui.plot.getBoundingClientRect();
+  const x = state.scales.sx.invert(event.clientX - rect.left);
+  const y = state.scales.sy.invert(event.clientY - rect.top);
+  const inside = x >= view.xDomain[0] && x <= view.xDomain[1] && y >= view.yDomain[0] && y <= view.yDomain[1];
+  return inside ? { x, y } : null;
+}
+
+// Dragging a point moves it on screen at once and refits when it is dropped.
+let dragging = null;
+let dragMoves = 0;
+
+function startDrag(event) {
+  const { data } = state;
+  if (!pointerAt(event)) return;
+  const rect = ui.plot.getBoundingClientRect();
+  const px = event.clientX - rect.left;
+  const py = event.clientY - rect.top;
+  let best = -1;
+  let bestD = 36;  // within 6 px
+  for (let i = 0; i < data.y.length; i++) {
+    const d = (state.scales.sx(data.x[i]) - px) ** 2 + (state.scales.sy(data.y[i]) - py) ** 2;
+    if (d < bestD) { bestD = d; best = i; }
+  }
+  if (best < 0) return;
+  dragging = { index: best, moved: false };
+  event.preventDefault();
+}
+
+function moveDrag(event) {
+  if (!dragging) return;
+  const at = pointerAt(event);
+  if (!at) return;
+  state.data.x[dragging.index] = at.x;
+  state.data.y[dragging.index] = at.y;
+  state.data.version = `${state.version}.${++dragMoves}`;  // repaints the point layer
+  dragging.moved = true;
+  scheduleDraw();
+}
+
+function endDrag() {
+  if (!dragging) return;
+  const { moved } = dragging;
+  dragging = null;
+  if (moved) {
+    ui.plot.dataset.dragged = '1';  // the click that ends a drag adds no point
+    setData({ ...state.data, example: null, source: withClicks(state.data.source) }, { h: h1() });
+  }
+}
+
+const withClicks = (source) => (source.endsWith(' and edited points') ? source : `${source} and edited points`);
+
 function addPoint(event) {
+  if (ui.plot.dataset.dragged) { delete ui.plot.dataset.dragged; return; }
   const { data, view } = state;
   if (!data || data.dim !== 1 || !state.scales) return;
   const rect = ui.plot.getBoundingClientRect();
@@ -298,8 +354,7 @@ function addPoint(event) {
   ys.set(data.y);
   xs[data.y.length] = x;
   ys[data.y.length] = y;
-  const source = data.source.endsWith(' and clicked points') ? data.source : `${data.source} and clicked points`;
-  setData({ ...data, x: xs, y: ys, example: null, source }, { h: h1() });
+  setData({ ...data, x: xs, y: ys, example: null, source: withClicks(data.source) }, { h: h1() });
 }
 
 // ---- sharing and saving ----------------------------------------------------------------------------------------
@@ -556,7 +611,9 @@ function wire() {
   $('save-plot').addEventListener('click', savePlot);
   $('controls').addEventListener('submit', (e) => e.preventDefault());
 
-  ui.plot.addEventListener('mousemove', hoverAt);
+  ui.plot.addEventListener('mousemove', (e) => (dragging ? moveDrag(e) : hoverAt(e)));
+  ui.plot.addEventListener('mousedown', startDrag);
+  window.addEventListener('mouseup', endDrag);
   ui.plot.addEventListener('click', addPoint);
   ui.matrix.addEventListener('mousemove', hoverMatrix);
   ui.matrix.tabIndex = 0;
