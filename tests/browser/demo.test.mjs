@@ -210,12 +210,15 @@ test('demo: a pasted CSV with malformed rows reports their line numbers; reject 
     await page.waitForFunction(() => /Rejected/.test(document.getElementById('data-status').textContent));
 
     // Tab-separated, three columns: the first two as x gives a 2-D fit.
-    const tsv = ['u\tv\tw', '0\t0\t1', '1\t0\t2', '0\t1\t3', '1\t1\t4', '0.5\t0.5\t2.5', '0.2\t0.9\t3'].join('\n');
+    const tsv = ['u\tv\t<b id="injected">w</b>', '0\t0\t1', '1\t0\t2', '0\t1\t3', '1\t1\t4', '0.5\t0.5\t2.5', '0.2\t0.9\t3'].join('\n');
     await page.fill('#paste', tsv);
     await page.click('#use-paste');
-    await waitForFit(page, problems, 's.n === 6 && s.names.join() === "u,w"');
+    await waitForFit(page, problems, 's.n === 6 && s.names.join() === "u,<b id=\\"injected\\">w</b>"');
+    // Column names are text, never HTML.
+    assert.equal(await page.locator('#injected').count(), 0);
+    assert.equal(await page.locator('#ycol option:checked').textContent(), '<b id="injected">w</b>');
     await page.selectOption('#x2', '1');
-    await waitForFit(page, problems, 's.dim === 2 && s.names.join() === "u,v,w"');
+    await waitForFit(page, problems, 's.dim === 2 && s.names.length === 3');
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
