@@ -18,8 +18,21 @@ function readState(state, name) {
     throw new KernelAttentionError('BadArgument',
       `\`${name}\` must be a state from attentionState() ({ queries, heads, width, max, sum, acc }); got ${describe(state)}`, name);
   }
+  // max may be ±Infinity (no admissible key; scores beyond float32) and acc may overflow, but a NaN max or a sum that
+  // is not a finite count ≥ 0 cannot come from attentionState() and would silently spoil the merge.
+  for (let n = 0; n < max.length; n++) {
+    if (Number.isNaN(max[n]) || !(sum[n] >= 0 && sum[n] < Infinity)) {
+      const [field, x] = Number.isNaN(max[n]) ? ['max', max[n]] : ['sum', sum[n]];
+      throw new KernelAttentionError(x < 0 ? 'BadArgument' : 'NonFinite',
+        `\`${name}.${field}[${n}]\` must be ${field === 'max' ? 'a number (not NaN)' : 'a finite number ≥ 0'}; got ${describe(x)}`, name);
+    }
+  }
   return state;
 }
+
+// The wasm memory holds at most 2 GiB: larger outputs are refused before allocating (a byte count past 2³² would
+// otherwise wrap when it reaches malloc).
+const MAX_BYTES = 2 ** 31;
 
 function sameShape(a, b, name) {
   if (a.queries !== b.queries || a.heads !== b.heads || a.width !== b.width) {
@@ -35,6 +48,12 @@ export function makeStates(module, threads = 1) {
     requireValues(values, 'attentionState');
     const call = readCall(queries, keys, values, options, STATE_OPTIONS);
     const rows = call.I * call.heads;
+    const floats = 2 * rows + call.I * call.D;
+    if (floats * 4 > MAX_BYTES) {
+      throw new KernelAttentionError('OutOfMemory',
+        `attentionState() would need ${floats} floats (${(floats / 2 ** 18).toFixed(0)} MiB) for I = ${call.I} \`queries\` ` +
+        `and D = ${call.D}, beyond the 2 GiB WebAssembly memory`, 'queries');
+    }
     return withHeap(module, (heap) => {
       const { q, k, v, options: opts } = copyCall(heap, call);
       const max = heap.alloc(rows * 4);
