@@ -33,7 +33,7 @@ export function required(values, name) {
   return values[name];
 }
 
-/** A finite number (or undefined when absent); `check` may narrow it (e.g. positive). */
+/** A finite number (undefined when absent), optionally required to be positive and/or an integer. */
 export function number(values, name, { positive = false, integer = false } = {}) {
   const text = values[name];
   if (text === undefined) return undefined;

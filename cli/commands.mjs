@@ -29,6 +29,11 @@ const SAMPLE_OPTIONS = {
   format: { type: 'string' }, output: { type: 'string' },
 };
 
+function dataFile(positionals) {
+  if (positionals[0] === undefined) throw new UsageError('the data file (FILE) is missing');
+  return positionals[0];
+}
+
 async function readText(file) {
   try {
     return await readFile(file, 'utf8');
@@ -101,7 +106,7 @@ Example: kernel-attention fit data.csv --x time --y level --bandwidth cv --forma
 async function fit(argv, api) {
   const { values, positionals } = parseCommand(argv, SAMPLE_OPTIONS, { positionals: 1 });
   if (values.help) return fitHelp;
-  const file = positionals[0] ?? required({}, 'FILE (the data file)');
+  const file = dataFile(positionals);
   const format = outputFormat(values);
   const s = await loadSample(file, values);
   const ka = await api();
@@ -144,7 +149,7 @@ async function predict(argv, api) {
     from: { type: 'string' }, to: { type: 'string' }, level: { type: 'string' },
   }, { positionals: 1 });
   if (values.help) return predictHelp;
-  const file = positionals[0] ?? required({}, 'FILE (the data file)');
+  const file = dataFile(positionals);
   if ((values.at === undefined) === (values.grid === undefined)) throw new UsageError('give one of --at FILE2 or --grid N');
   const format = outputFormat(values);
   const level = number(values, 'level');
@@ -205,7 +210,7 @@ async function selectBandwidth(argv, api) {
     ...SAMPLE_OPTIONS, method: { type: 'string' }, 'per-dimension': { type: 'boolean' },
   }, { positionals: 1 });
   if (values.help) return selectHelp;
-  const file = positionals[0] ?? required({}, 'FILE (the data file)');
+  const file = dataFile(positionals);
   if (values.bandwidth !== undefined) throw new UsageError('select-bandwidth takes --method, not --bandwidth');
   const format = outputFormat(values);
   const method = choice(values, 'method', RULES, 'cv');

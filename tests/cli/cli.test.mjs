@@ -154,6 +154,7 @@ test('malformed input: file:line:column and exit code 1; command-line mistakes: 
     [['select-bandwidth', 'quote.csv', '--x', 'x', '--y', 'y'], 1, /^quote\.csv:3:5: unterminated quoted field\n$/],
     [['fit', 'sample.csv', '--x', 'nope', '--y', 'the y'], 2, /no column "nope" in sample\.csv/],
     [['fit', 'sample.csv', '--x', 'x'], 2, /--y is required/],
+    [['fit', '--x', 'x', '--y', 'the y'], 2, /the data file \(FILE\) is missing/],
     [['fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--kernel', 'gauss'], 2, /--kernel must be one of/],
     [['predict', 'sample.csv', '--x', 'x', '--y', 'the y'], 2, /give one of --at FILE2 or --grid N/],
     [['fit', 'missing.csv', '--x', 'x', '--y', 'y'], 2, /cannot read missing\.csv: no such file/],
