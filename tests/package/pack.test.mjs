@@ -217,7 +217,7 @@ after(() => {
 
 const node = async (file) => JSON.parse((await run(process.execPath, [file], { cwd: app, timeout: TIMEOUT_MS })).stdout);
 
-test('the tarball holds what the package needs and nothing else', () => {
+test('the tarball holds what the package needs and nothing else', (t) => {
   const files = packed.files.map((f) => f.path).sort();
   for (const f of files) assert.ok(SHIPPABLE.some((re) => re.test(f)) || DIST.includes(f), `${f} should not be in the package`);
   for (const f of [...DIST, 'package.json', 'web/src/index.js', 'web/src/index.cjs', 'web/types/index.d.ts']) {
@@ -234,7 +234,10 @@ test('the tarball holds what the package needs and nothing else', () => {
   const pkg = JSON.parse(readFileSync(join(app, 'node_modules/kernel-attention/package.json'), 'utf8'));
   assert.equal(Object.keys(pkg.exports['.'])[0], 'types', '"types" must come first in "exports"');
   assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'no runtime dependencies');
-  test.diagnostic?.(`tarball ${packed.size} B (gzip), unpacked ${packed.unpackedSize} B, ${files.length} files`);
+  // A budget, so that a stray build output or test file cannot slip in unnoticed (0.49 MB and 2.0 MB in 0.1.0).
+  assert.ok(packed.size < 1_000_000, `the tarball is ${packed.size} bytes`);
+  assert.ok(packed.unpackedSize < 3_000_000, `the package unpacks to ${packed.unpackedSize} bytes`);
+  t.diagnostic(`tarball ${packed.size} B (gzip), unpacked ${packed.unpackedSize} B, ${files.length} files`);
 });
 
 test('Node ESM: import, both builds, typed errors', { timeout: TIMEOUT_MS }, async () => {
