@@ -490,7 +490,8 @@ function describeIdentity(fit, view) {
     return tr;
   }));
   ui.identityCaption.textContent = `Gaussian Nadaraya–Watson at h = ${fit.viewH.map((h) => h.toPrecision(3)).join(', ')}, both ways, over ${I.toLocaleString('en')} ` +
-    `queries: largest difference ${view.maxDiff.toExponential(2)} (float32).`;
+    `queries: largest difference ${view.maxDiff.toExponential(2)}. Both run in float32, and the rounding of |k|²/2h² ` +
+    'grows with (spread of x / h)², so very small bandwidths show larger differences.';
 }
 
 function describeTimings(fit) {
