@@ -227,7 +227,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
     score_at(lo) = at_scale(lo * step);
     if (score_at(lo) < score_at(best)) best = lo;
   }
-  while (best == hi && hi < 10) {
+  // Upward too while every score is infinite: compact kernels leave points without neighbours at small h.
+  while ((best == hi || !std::isfinite(score_at(best))) && hi < 10) {
     ++hi;
     score_at(hi) = at_scale(hi * step);
     if (score_at(hi) < score_at(best)) best = hi;

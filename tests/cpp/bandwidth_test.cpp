@@ -194,3 +194,25 @@ TEST_CASE("the AICc search for local-linear returns the best point of its curve"
     CHECK(score <= nearby + 1e-9);
   }
 }
+
+TEST_CASE("a scan whose every point leaves some point without neighbours extends to larger bandwidths") {
+  // 11 points in 2-D with a compact kernel: up to twice Scott's bandwidth some point has no other in reach (CV = +inf
+  // everywhere on the first scan), but larger bandwidths give finite scores.
+  // Ten points clustered near the origin and one at (1, 1): the lone point has no neighbour until h nears 1.
+  std::vector<float> x;
+  for (int i = 0; i < 10; ++i) x.insert(x.end(), {0.02f * float(i), 0.015f * float(i)});
+  x.insert(x.end(), {1.0f, 1.0f});
+  std::vector<float> y(11);
+  for (size_t i = 0; i < 11; ++i) y[i] = float(i % 3);
+  Problem p;
+  p.queries = p.keys = {x.data(), 11, 2, 2};
+  p.values = {y.data(), 11, 1, 1};
+  p.kernel = {KernelKind::Epanechnikov, 1.0, nullptr};
+  double h[2], score = 0;
+  REQUIRE(rule_of_thumb(p.queries, Rule::Scott, h) == Status::Ok);
+  double at_twice = 0, twice[2] = {2 * h[0], 2 * h[1]};
+  REQUIRE(cv_score(p, twice, &at_twice).status == Status::Ok);
+  CHECK(std::isinf(at_twice));  // the premise: the first scan sees no finite score
+  REQUIRE(select_cv(p, false, h, &score, nullptr).status == Status::Ok);
+  CHECK(std::isfinite(score));
+}

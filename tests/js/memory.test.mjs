@@ -228,7 +228,7 @@ const BANDWIDTH_CHOICES = ['fixed', 'cv', 'scott', 'aicc', 'silverman', 'perDime
 function regressionCall(n) {
   const dim = 1 + (n % 2);
   const D = 1 + ((n >> 1) % 2);
-  const rows = 4 + ((n * 7) % 37);
+  const rows = 8 + ((n * 7) % 37);  // AICc needs more points than the degrees of freedom + 2 (4 points in 2-D cannot)
   const x = randomFloat32(rand, rows * dim, 0, 1);
   const y = randomFloat32(rand, rows * D);
   const options = { dim, estimator: n % 3 === 0 ? 'nadaraya-watson' : 'local-linear' };
