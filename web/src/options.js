@@ -1,7 +1,7 @@
 // Reads the options shared by attention() and weights() into the numbers the core takes.
 import { describe, KernelAttentionError } from './errors.js';
 import {
-  bandwidths, boolean, checkOptionNames, EMPTY_POLICIES, groupIds, KERNELS, numericArray, oneOf,
+  bandwidths, boolean, checkOptionNames, EMPTY_POLICIES, groupIds, KERNELS, numericArray, oneOf, ownLength,
   positiveInteger, rowsOf,
 } from './validate.js';
 
@@ -20,15 +20,15 @@ export function readCall(queries, keys, values, options, known = SHARED_OPTIONS)
     dim, kernel = 'softmax', scale, bandwidth, mask, causal = false, groups, heads = 1, empty = 'nan',
   } = options;
   positiveInteger(dim, 'options.dim');
-  numericArray(queries, 'queries');
-  numericArray(keys, 'keys');
+  queries = numericArray(queries, 'queries');
+  keys = numericArray(keys, 'keys');
   const I = rowsOf(queries, dim, 'queries', 'options.dim');
   const J = rowsOf(keys, dim, 'keys', 'options.dim');
   if (J === 0) throw new KernelAttentionError('BadShape', '`keys` must hold at least one row; got an empty array', 'keys');
 
   let D = 0;
   if (values !== undefined) {
-    numericArray(values, 'values');
+    values = numericArray(values, 'values');
     if (values.length === 0 || values.length % J !== 0) {
       throw new KernelAttentionError('BadShape',
         `\`values\` must have J·D entries for J = ${J} keys and some D ≥ 1; got length ${values.length}`, 'values');
@@ -73,12 +73,12 @@ export function readCall(queries, keys, values, options, known = SHARED_OPTIONS)
         throw new KernelAttentionError('BadShape', `\`options.mask\` 'loo' needs as many queries as keys; got I = ${I}, J = ${J}`, 'options.mask');
       }
       leaveOneOut = true;
-    } else if (mask instanceof Uint8Array && mask.length === J) {
+    } else if (mask instanceof Uint8Array && ArrayBuffer.isView(mask) && ownLength(mask, 'options.mask') === J) {
       keyPadding = mask;
-    } else if (mask instanceof Uint8Array && mask.length === I * J) {
+    } else if (mask instanceof Uint8Array && ArrayBuffer.isView(mask) && mask.length === I * J) {
       general = mask;
     } else {
-      throw new KernelAttentionError(mask instanceof Uint8Array ? 'BadShape' : 'BadArgument',
+      throw new KernelAttentionError(mask instanceof Uint8Array && ArrayBuffer.isView(mask) ? 'BadShape' : 'BadArgument',
         `\`options.mask\` must be 'loo', a Uint8Array of length J = ${J} (key padding) or I·J = ${I * J} (general); ` +
         `got ${describe(mask)}`,
         'options.mask');

@@ -23,9 +23,23 @@ export function checkOptionNames(options, known, where = 'options') {
   return options;
 }
 
+// The length a typed array really has: a subclass may override `length`, but copies (TypedArray.prototype.set) use
+// the real one, so a shorter claimed length would overflow the allocation sized from it.
+const typedArrayLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'length').get;
+
+/** Throws unless the typed array `value` reports its real length (a subclass may override the getter). */
+export function ownLength(value, name) {
+  if (value.length !== typedArrayLength.call(value)) {
+    fail('BadArgument', name, `a typed array whose \`length\` is its own (${typedArrayLength.call(value)} entries)`, value);
+  }
+  return value.length;
+}
+
 /**
  * Checks a numeric array (Float32Array, Float64Array or array-like of numbers): every entry finite and within
- * float32 range. Returns it unchanged; it is converted to float32 only when copied into the heap.
+ * float32 range. Returns a typed array unchanged, and a plain array as a Float64Array of the entries read (each read
+ * once: a Proxy or getter cannot give the copy into the heap other values, or another length, than were checked);
+ * it is converted to float32 only when copied into the heap.
  */
 export function numericArray(value, name) {
   const typed = ArrayBuffer.isView(value) && !(value instanceof DataView);
@@ -36,15 +50,22 @@ export function numericArray(value, name) {
   if (typed && isDetached(value.buffer)) {
     fail('BadArgument', name, 'an array whose buffer is not detached (transferred)', value);
   }
-  for (let n = 0; n < value.length; n++) {
+  const length = typed ? ownLength(value, name) : value.length;
+  if (!typed && length > 2 ** 29) {  // no dense JS array is that long; its float32 copy would not fit the wasm memory
+    throw new KernelAttentionError('OutOfMemory',
+      `\`${name}\` has ${length} entries, beyond the 2 GiB WebAssembly memory (as float32)`, name);
+  }
+  const copy = typed ? null : new Float64Array(length);
+  for (let n = 0; n < length; n++) {
     const x = value[n];
     if (typeof x !== 'number' || !Number.isFinite(Math.fround(x))) {
       throw new KernelAttentionError(typeof x === 'number' ? 'NonFinite' : 'BadArgument',
         `\`${name}[${n}]\` must be a finite number within float32 range; got ${x === undefined ? 'a hole or undefined' : describe(x)}`,
         name);
     }
+    if (copy) copy[n] = x;
   }
-  return value;
+  return copy ?? value;
 }
 
 // Node 20 has no ArrayBuffer.prototype.detached; a view on a detached buffer cannot be created.
@@ -110,11 +131,13 @@ export function bandwidths(value, dim, name) {
 export function groupIds(value, length, name) {
   const ok = value instanceof Int32Array || Array.isArray(value) || ArrayBuffer.isView(value);
   if (!ok || value.length !== length) fail(ok ? 'BadShape' : 'BadArgument', name, `an Int32Array or array of ${length} integers`, value);
+  const ids = new Int32Array(length);  // the values checked, each read once
   for (let n = 0; n < length; n++) {
     const g = value[n];
     if (!isInteger(g) || g < -2147483648 || g > 2147483647) {
       throw new KernelAttentionError('BadArgument', `\`${name}[${n}]\` must be a 32-bit integer; got ${describe(g)}`, name);
     }
+    ids[n] = g;
   }
-  return Int32Array.from(value);
+  return ids;
 }
