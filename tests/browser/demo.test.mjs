@@ -175,13 +175,13 @@ test('demo: settings come from the URL hash; the downloaded CSV holds the plotte
     const fits = await page.evaluate(() => window.demoState.fitsDrawn);
     await plot.click({ position: { x: box.width * 0.5, y: box.height * 0.3 } });
     await waitForFit(page, problems, 's.n === 201 && s.fitsDrawn > a', fits);
-    const added = await page.evaluate(() => [window.demoState.x[200], window.demoState.y[200]]);
+    const added = await page.evaluate(() => [window.demoState.x[200], window.demoState.y[200], window.demoState.fitsDrawn]);
     const after = await plot.boundingBox();  // the click scrolled the plot into view
     await page.mouse.move(after.x + after.width * 0.5, after.y + after.height * 0.3);
     await page.mouse.down();
     await page.mouse.move(after.x + after.width * 0.6, after.y + after.height * 0.6, { steps: 5 });
     await page.mouse.up();
-    await waitForFit(page, problems, 's.n === 201 && s.x[200] !== a[0]', added);
+    await waitForFit(page, problems, 's.n === 201 && s.x[200] !== a[0] && s.fitsDrawn > a[2]', added);
     const moved = await page.evaluate(() => [window.demoState.x[200], window.demoState.y[200], window.demoState.fit.h[0]]);
     assert.ok(moved[0] > added[0] && moved[1] < added[1], `dragged point ${added} → ${moved}`);
     assert.equal(moved[2], 0.5);

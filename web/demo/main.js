@@ -1,6 +1,8 @@
 // The demo page's wiring: controls → workers → plots. The main thread never computes a fit: parsing runs in
 // parse-worker.js and every kernel-attention call in worker.js; this file only keeps state and draws.
 import { columnStats, EXAMPLES, generate, paddedRange } from './data.js';
+import { channel } from './channel.js';
+import { describeFit, describeHover, describeIdentity, describeTimings } from './describe.js';
 import { download, fitCsv, readSettings, settingsHash } from './export.js';
 import { drawBars, drawFit, drawMatrix, drawSelection, drawSurface } from './plots.js';
 
@@ -34,33 +36,13 @@ window.demoState = { ready: false, fitsDrawn: 0 };
 
 // ---- workers --------------------------------------------------------------------------------------------------
 
-/** A worker with request ids: call(op, payload) resolves with the answer to that request. */
-function channel(worker, onOther) {
-  let nextId = 1;
-  const waiting = new Map();
-  worker.onmessage = ({ data }) => {
-    const done = waiting.get(data.id);
-    if (!done || data.op === 'progress') { onOther?.(data); return; }
-    waiting.delete(data.id);
-    if (data.error) done.reject(new Error(data.error));
-    else done.resolve(data);
-  };
-  worker.onerror = (event) => fail(new Error(event.message || 'worker failed to start'));
-  return (op, payload = {}, transfer = []) => new Promise((resolve, reject) => {
-    const id = nextId++;
-    waiting.set(id, { resolve, reject });
-    worker.postMessage({ id, op, ...payload }, transfer);
-  });
-}
-
-// ?threads=N is passed on to the worker's init() (default 'auto': the pthreads build where the page is isolated).
 const workerUrl = new URL('./worker.js', import.meta.url);
 const threadsParam = new URLSearchParams(location.search).get('threads');
 if (threadsParam) workerUrl.searchParams.set('threads', threadsParam);
-const compute = channel(new Worker(workerUrl, { type: 'module' }));
+const compute = channel(new Worker(workerUrl, { type: 'module' }), null, (err) => fail(err));
 const parser = channel(new Worker(new URL('./parse-worker.js', import.meta.url)), (msg) => {
   if (msg.op === 'progress') ui.progress.value = msg.fraction;
-});
+}, (err) => fail(err));
 
 function fail(err) {
   state.error = String(err && err.message || err);
@@ -174,6 +156,7 @@ async function setData(data, { h = null } = {}) {
   state.fit = null;
   state.selection = null;
   state.hoverRow = null;
+  publish();
   document.body.dataset.dim = String(data.dim);
   ui.band.disabled = data.dim !== 1;
   const stats = columnStats(data.x, data.dim);
@@ -436,9 +419,13 @@ function draw() {
     state.matrixArea = drawMatrix(ui.matrix, fit?.matrix, state.hoverRow);
     drawBars(ui.bars, fit?.matrix, state.hoverRow);
   }
-  if (changed('hover', fit, state.hoverRow, ui.band.checked)) describeHover(fit);
+  if (changed('hover', fit, state.hoverRow, ui.band.checked)) describeHover(ui, fit, hover, state.hoverRow, ui.band.checked);
   if (changed('selection', state.selection, h1(), ui.selection.clientWidth)) drawSelection(ui.selection, state.selection, h1());
-  if (fit && changed('text', fit)) describeFit(fit);
+  if (fit && changed('text', fit)) {
+    describeFit(ui, fit, THIN);
+    if (fit.view && changed('identity', fit.view)) describeIdentity(ui, fit);
+    describeTimings(ui, fit, state);
+  }
   state.timings.draw = performance.now() - t0;
   drawTimes.push(state.timings.draw);
   if (drawTimes.length > 200) drawTimes.shift();
@@ -454,84 +441,11 @@ function changed(name, ...inputs) {
   return true;
 }
 
-const ms = (t) => (t === undefined ? '–' : t < 1 ? `${t.toFixed(2)} ms` : `${t.toFixed(1)} ms`);
-
-function describeFit(fit) {
-  let thin = 0;
-  let minEff = Infinity;
-  for (const e of fit.effectiveKeys) {
-    if (e < THIN) thin++;
-    minEff = Math.min(minEff, e);
-  }
-  const name = fit.estimator === 'local-linear' ? 'Local-linear' : 'Nadaraya–Watson';
-  ui.fitStatus.textContent = `${name}, ${fit.kernel} kernel, h = ${Array.from(fit.h, (h) => h.toPrecision(3)).join(', ')}` +
-    ` on ${fit.n.toLocaleString('en')} points${fit.draft ? ' (draft while dragging)' : ''}: ` +
-    `${fit.edf.toFixed(1)} effective parameters, noise sd ${fit.sigma.toPrecision(3)}; ` +
-    `effective points per query ≥ ${minEff.toFixed(1)}` +
-    (thin ? `, ${thin} of ${fit.effectiveKeys.length} queries have fewer than ${THIN} (thin support).` : '.');
-
-  const { view } = fit;
-  if (view && changed('identity', view)) describeIdentity(fit, view);
-  describeTimings(fit);
-}
-
-function describeIdentity(fit, view) {
-  const rows = ui.identity.tBodies[0];
-  const I = view.kernel.length;
-  const picks = [0, Math.floor(I / 4), Math.floor(I / 2), Math.floor((3 * I) / 4), I - 1];
-  rows.replaceChildren(...picks.map((i) => {
-    const tr = document.createElement('tr');
-    const q = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), (v) => v.toFixed(3)).join(', ');
-    for (const text of [q, view.kernel[i].toFixed(6), view.softmax[i].toFixed(6), Math.abs(view.kernel[i] - view.softmax[i]).toExponential(1)]) {
-      const td = document.createElement('td');
-      td.textContent = text;
-      tr.append(td);
-    }
-    return tr;
-  }));
-  ui.identityCaption.textContent = `Gaussian Nadaraya–Watson at h = ${fit.viewH.map((h) => h.toPrecision(3)).join(', ')}, both ways, over ${I.toLocaleString('en')} ` +
-    `queries: largest difference ${view.maxDiff.toExponential(2)}. Both run in float32, and the rounding of |k|²/2h² ` +
-    'grows with (spread of x / h)², so very small bandwidths show larger differences.';
-}
-
-function describeTimings(fit) {
-  const I = fit.mean.length;
-  const t = state.timings;
-  const lines = [
-    `parse (Papa Parse, in a Worker): ${ms(t.parse)}`,
-    `bandwidth choice: ${ms(t.select)}${state.selection ? ` (${state.selection.n.toLocaleString('en')} points)` : ''}`,
-    `fit (kernelRegression: noise variance and degrees of freedom over ${fit.n.toLocaleString('en')} points): ${ms(t.fit)}`,
-    `prediction and band at ${I.toLocaleString('en')} queries: ${ms(t.predict)}`,
-    fit.matrix ? `attention matrix (weights(), ${fit.matrix.rows} × ${fit.matrix.keys.toLocaleString('en')}): ${ms(t.weights)}` : '',
-    `Gaussian kernel attention: ${ms(t.attentionKernel)}; softmax attention with the augmented keys: ${ms(t.attentionSoftmax)}`,
-    `request → answer on the main thread: ${ms(t.roundTrip)}`,
-    state.worker ? `WebAssembly: ${state.worker.build === 'threads' ? `${state.worker.threads} threads` : 'one thread'}, ` +
-      `SIMD ${state.worker.simd}, page ${state.worker.isolated ? '' : 'not '}cross-origin isolated` : '',
-  ];
-  ui.timings.replaceChildren(...lines.filter(Boolean).map((text) => Object.assign(document.createElement('li'), { textContent: text })));
-}
-
-function describeHover(fit) {
-  const hover = hovered();
-  if (!fit || !hover) {
-    ui.hoverStatus.textContent = '';
-    ui.barsCaption.textContent = 'Hover a query (a row of the matrix, or the fit).';
-    return;
-  }
-  const i = fit.matrix.queryIndex[state.hoverRow];
-  const at = hover.query.map((v) => v.toFixed(3)).join(', ');
-  const band = ui.band.checked ? ` [${fit.lower[i].toFixed(3)}, ${fit.upper[i].toFixed(3)}]` : '';
-  ui.hoverStatus.textContent = `query ${at}: fit ${fit.mean[i].toFixed(4)}${band}, ` +
-    `${fit.effectiveKeys[i].toFixed(1)} effective points`;
-  const top = hover.top.slice(0, 3).map((k) => `${k.x.map((v) => v.toFixed(2)).join(', ')} (${k.w.toFixed(3)})`).join('; ');
-  ui.barsCaption.textContent = `Query ${at}: its weights over the keys (sum 1). Heaviest keys, circled on the fit: ${top}.`;
-}
-
 /** What the tests read: the numbers on screen, not pixels. */
 function publish() {
   const { data, fit } = state;
   Object.assign(window.demoState, {
-    ready: Boolean(data && fit && !fit.draft && !inFlight && !pending && fit.n !== undefined),
+    ready: Boolean(data && fit && !fit.draft && !inFlight && !pending && !dragging),
     busy: inFlight || Boolean(pending),
     error: state.error,
     worker: state.worker,
