@@ -13,7 +13,8 @@ export function describeFit(ui, fit, thinBelow) {
   }
   const name = fit.estimator === 'local-linear' ? 'Local-linear' : 'Nadaraya–Watson';
   ui.fitStatus.textContent = `${name}, ${fit.kernel} kernel, h = ${Array.from(fit.h, (h) => h.toPrecision(3)).join(', ')}` +
-    ` on ${fit.n.toLocaleString('en')} points${fit.draft ? ' (draft while dragging)' : ''}: ` +
+    ` on ${fit.n.toLocaleString('en')} points${fit.draft && fit.method !== 'grid' ? ' (draft while dragging)' : ''}, ` +
+    (fit.method === 'grid' ? `on a grid (error estimate ${fit.errorEstimate.toExponential(1)} of the range of y): ` : 'exactly: ') +
     `${fit.edf.toFixed(1)} effective parameters, noise sd ${fit.sigma.toPrecision(3)}; ` +
     `effective points per query ≥ ${minEff.toFixed(1)}` +
     (thin ? `, ${thin} of ${fit.effectiveKeys.length} queries have fewer than ${thinBelow} (thin support).` : '.');
@@ -47,7 +48,7 @@ export function describeTimings(ui, fit, { timings: t, selection, worker }) {
   const lines = [
     `parse (Papa Parse, in a Worker): ${ms(t.parse)}`,
     `bandwidth choice: ${ms(t.select)}${selection ? ` (${selection.n.toLocaleString('en')} points)` : ''}`,
-    `fit (kernelRegression: noise variance and degrees of freedom over ${fit.n.toLocaleString('en')} points): ${ms(t.fit)}`,
+    `fit (kernelRegression, ${fit.method}: noise variance and degrees of freedom over ${fit.n.toLocaleString('en')} points): ${ms(t.fit)}`,
     `prediction and band at ${I.toLocaleString('en')} queries: ${ms(t.predict)}`,
     fit.matrix ? `attention matrix (weights(), ${fit.matrix.rows} × ${fit.matrix.keys.toLocaleString('en')}): ${ms(t.weights)}` : '',
     `Gaussian kernel attention: ${ms(t.attentionKernel)}; softmax attention with the augmented keys: ${ms(t.attentionSoftmax)}`,

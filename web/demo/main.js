@@ -13,7 +13,7 @@ const ui = {
   paste: $('paste'), usePaste: $('use-paste'), columns: $('columns'), x1: $('x1'), x2: $('x2'), ycol: $('ycol'),
   dataStatus: $('data-status'), malformed: $('malformed'), kernel: $('kernel'), estimator: $('estimator'),
   bandwidth: $('bandwidth'), bandwidthValue: $('bandwidth-value'), method: $('method'), choose: $('choose'),
-  band: $('band'), level: $('level'), plot: $('plot'), fitStatus: $('fit-status'), hoverStatus: $('hover-status'),
+  band: $('band'), level: $('level'), fitMethod: $('fit-method'), plot: $('plot'), fitStatus: $('fit-status'), hoverStatus: $('hover-status'),
   matrix: $('matrix'), bars: $('bars'), barsCaption: $('bars-caption'), selection: $('selection'),
   selectionCaption: $('selection-caption'), identity: $('identity'), identityCaption: $('identity-caption'),
   timings: $('timings'),
@@ -78,7 +78,7 @@ async function pump() {
   const version = state.version;
   const settings = {
     h: bandwidthVector(), kernel: ui.kernel.value, estimator: ui.estimator.value, level: Number(ui.level.value),
-    draft: request.draft,
+    draft: request.draft, method: ui.fitMethod.value,
   };
   const t0 = performance.now();
   try {
@@ -116,7 +116,9 @@ async function chooseBandwidth() {
   const version = state.version;
   ui.selectionCaption.textContent = 'Choosing…';
   try {
-    const chosen = await compute('select', { method: ui.method.value, kernel: ui.kernel.value, estimator: ui.estimator.value });
+    const chosen = await compute('select', {
+      method: ui.method.value, kernel: ui.kernel.value, estimator: ui.estimator.value, approximation: ui.fitMethod.value,
+    });
     if (version !== state.version) return;
     state.selection = chosen;
     state.timings.select = chosen.ms;
@@ -176,7 +178,8 @@ async function setData(data, { h = null } = {}) {
   state.sampleInfo = info;
   ui.dataStatus.textContent = `${n.toLocaleString('en')} points, ${data.dim === 1 ? 'one input' : 'two inputs'} ` +
     `(${data.names.join(', ')}) from ${data.source}.` +
-    (info.fitN < n ? ` Fits use a random ${info.fitN.toLocaleString('en')} of them.` : '') +
+    (info.fitN < n ? ` Exact fits and the attention views use a random ${info.fitN.toLocaleString('en')} of them` +
+      (data.dim === 1 ? '; fits on the grid use all.' : '.') : '') +
     (info.draftN < info.fitN ? ` While the slider moves: ${info.draftN.toLocaleString('en')}, refined on release.` : '');
   scheduleDraw();
   if (h === null) {
@@ -349,6 +352,7 @@ const SETTINGS = {
   estimator: (v) => [...ui.estimator.options].some((o) => o.value === v),
   method: (v) => [...ui.method.options].some((o) => o.value === v),
   level: (v) => [...ui.level.options].some((o) => o.value === v),
+  fitMethod: (v) => [...ui.fitMethod.options].some((o) => o.value === v),
   band: (v) => v === 'on' || v === 'off',
   h: (v) => Number(v) > 0 && Number.isFinite(Number(v)),
 };
@@ -356,7 +360,8 @@ const SETTINGS = {
 /** The settings (never the data; the example's name and size only) go into the URL's hash, without a request. */
 function shareSettings() {
   const settings = {
-    kernel: ui.kernel.value, estimator: ui.estimator.value, method: ui.method.value, level: ui.level.value,
+    kernel: ui.kernel.value, estimator: ui.estimator.value, method: ui.method.value, fitMethod: ui.fitMethod.value,
+    level: ui.level.value,
     band: ui.band.checked ? 'on' : 'off', h: Number(h1().toPrecision(6)),
   };
   const example = state.data?.example;
@@ -367,7 +372,7 @@ function applySettings() {
   const shared = readSettings(location.hash, SETTINGS);
   if (shared.example) ui.example.value = shared.example;
   if (shared.n) ui.exampleN.value = shared.n;
-  for (const key of ['kernel', 'estimator', 'method', 'level']) if (shared[key]) ui[key].value = shared[key];
+  for (const key of ['kernel', 'estimator', 'method', 'level', 'fitMethod']) if (shared[key]) ui[key].value = shared[key];
   if (shared.band) ui.band.checked = shared.band === 'on';
   return shared.h ? Number(shared.h) : null;
 }
@@ -456,6 +461,7 @@ function publish() {
     y: data?.y,
     fit: fit && {
       n: fit.n, h: Array.from(fit.h), kernel: fit.kernel, estimator: fit.estimator, level: fit.level, draft: fit.draft,
+      method: fit.method, errorEstimate: fit.errorEstimate,
       queries: fit.queries, mean: fit.mean, lower: fit.lower, upper: fit.upper, effectiveKeys: fit.effectiveKeys,
       maxDifference: fit.view?.maxDiff, attentionKernel: fit.view?.kernel, attentionSoftmax: fit.view?.softmax, viewH: fit.viewH,
       matrix: fit.matrix,
@@ -519,7 +525,7 @@ function wire() {
 
   ui.bandwidth.addEventListener('input', () => { chosenH1 = null; showBandwidth(); requestFit(true); scheduleDraw(); });
   ui.bandwidth.addEventListener('change', () => requestFit(false));
-  for (const control of [ui.kernel, ui.estimator, ui.level]) control.addEventListener('change', () => requestFit(false));
+  for (const control of [ui.kernel, ui.estimator, ui.level, ui.fitMethod]) control.addEventListener('change', () => requestFit(false));
   ui.band.addEventListener('change', () => { shareSettings(); scheduleDraw(); });
   ui.choose.addEventListener('click', chooseBandwidth);
   $('save-fit').addEventListener('click', saveFit);

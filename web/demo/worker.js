@@ -2,7 +2,8 @@
 // Messages are { id, op, ... }; each answer carries the id it answers.
 import { init } from '../src/index.js';
 
-const FIT_MAX = 50_000;     // points a fit uses (a seeded subsample beyond that)
+const FIT_MAX = 50_000;     // points an exact fit and the attention views use (a seeded subsample beyond that)
+const GRID_FROM = 20_000;   // kernelRegression's method 'auto' bins 1-D samples onto a grid from this size on
 const DRAFT_MAX = 2_000;    // points a live fit uses while the slider is dragged
 const SELECT_MAX = 4_000;   // points the bandwidth search uses (each CV pass is O(n²))
 const CURVE_QUERIES = 300;  // 1-D: queries on a grid across the data
@@ -137,38 +138,43 @@ const handlers = {
     const all = { x, y, n: y.length, dim };
     const full = subsample(all, FIT_MAX, 1);
     sample = { n: all.n, dim, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3) };
+    // The grid needs no sort: every point, as float32, for 1-D fits on the grid.
+    sample.all = dim === 1 ? { x: Float32Array.from(x), y: Float32Array.from(y), n: all.n, dim } : full;
     sample.queries = queryGrid(bounds(full));
     return { n: all.n, fitN: full.n, draftN: sample.draft.n, selectN: sample.select.n };
   },
 
-  select(ka, { method, kernel, estimator }) {
+  select(ka, { method, kernel, estimator, approximation }) {
     const s = sample.select;
-    const [chosen, ms] = timed(() => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, method }));
+    const [chosen, ms] = timed(() => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, method, approximation }));
     return { method, bandwidth: Array.from(chosen.bandwidth), score: chosen.score, curve: chosen.curve, n: s.n, ms };
   },
 
-  fit(ka, { h, kernel, estimator, level, draft }) {
-    const s = draft ? sample.draft : sample.full;
+  fit(ka, { h, kernel, estimator, level, draft, method }) {
+    // On the grid (1-D) a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
+    const grid = sample.dim === 1 && (method === 'grid' || (method === 'auto' && sample.n >= GRID_FROM));
+    const s = grid ? sample.all : draft ? sample.draft : sample.full;
     const { dim } = s;
     const queries = sample.queries;
     const timings = {};
-    const [model, fitMs] = timed(() => ka.kernelRegression(s.x, s.y, { dim, kernel, estimator, bandwidth: h }));
+    const [model, fitMs] = timed(() => ka.kernelRegression(s.x, s.y, { dim, kernel, estimator, bandwidth: h, method }));
     timings.fit = fitMs;
     const [band, bandMs] = timed(() => model.predictInterval(queries, { level }));
     timings.predict = bandMs;
-    const fit = { edf: model.effectiveDegreesOfFreedom, sigma: Math.sqrt(model.residualVariance[0]) };
+    const fit = { edf: model.effectiveDegreesOfFreedom, sigma: Math.sqrt(model.residualVariance[0]), method: model.method };
+    const v = draft ? null : sample.full;  // the attention views run exactly, on at most FIT_MAX points
     model.dispose();
     // While the slider is dragged only the curve and its band follow; the other views wait for the release.
     let view = null;
     let matrix = null;
     if (!draft) {
-      view = attentionView(ka, s, queries, h);
+      view = attentionView(ka, v, queries, h);
       timings.attentionKernel = view.kernelMs;
       timings.attentionSoftmax = view.softmaxMs;
-      matrix = attentionMatrix(ka, s, queries, h, kernel);
+      matrix = attentionMatrix(ka, v, queries, h, kernel);
       timings.weights = matrix.ms;
     }
-    return { n: s.n, dim, h, kernel, estimator, level, draft, queries, ...band, ...fit, view, matrix, timings };
+    return { n: s.n, viewN: sample.full.n, dim, h, kernel, estimator, level, draft, queries, ...band, ...fit, view, matrix, timings };
   },
 };
 
