@@ -468,37 +468,14 @@ const TABLE = {
   },
 };
 
-// Cases whose bug is in a file this test's author may not change: each is reported (see the todo reason) and not
-// run when running it could corrupt or hang the module. Keys are `function: argument: case label`.
-const TODO = {
-  'weights: queries: I = J = 65,536: I·J = 2³² floats, beyond the wasm memory': 'attention.js makeWeights: the OutOfMemory message does not name `queries`, its argument',
-  'kernelRegression: options.tolerance: a symbol': 'bandwidth.js resolveApproximation formats `got ${tolerance}`: a Symbol throws a raw TypeError (use describe())',
-  'selectBandwidth: options.tolerance: a symbol': 'bandwidth.js resolveApproximation formats `got ${tolerance}`: a Symbol throws a raw TypeError (use describe())',
-  'cvScore: options.tolerance: a symbol': 'bandwidth.js resolveApproximation formats `got ${tolerance}`: a Symbol throws a raw TypeError (use describe())',
-};
-const PROXY_TODO = {
-  x: 'bandwidth.js readSample checks x with numericArray() but then reads x.length again (rowsOf) and copies x itself: use the checked copy numericArray() returns',
-  y: 'bandwidth.js readSample checks y with numericArray() but then reads y.length again and copies y itself: use the checked copy numericArray() returns',
-  'options.weights': 'bandwidth.js readSample checks the weights with numericArray() but then reads weights.length and entries again: use the checked copy numericArray() returns',
-  xq: 'regression.js fitAt checks xq with numericArray() but then reads xq.length again (rowsOf) and copies xq itself: use the checked copy numericArray() returns',
-};
+// Cases with a known bug elsewhere run as todo subtests, keyed `function: argument: case label` (none at present);
+// NOT_RUN lists calls that would corrupt or hang the module if their guard were missing (none at present: the
+// guards are tested below).
+const TODO = {};
+const PROXY_TODO = {};
 const todoFor = (name, argument, label) => TODO[`${name}: ${argument}: ${label}`] ??
   (label === 'a Proxy whose length grows after the first read' ? PROXY_TODO[argument] : undefined);
-
-// Not run at all: the call would write past a wrapped allocation or run for minutes.
-const NOT_RUN = {
-  attention: [{
-    label: "I = D = 65,536 with causal: true (one key): heap.alloc(I·D·4 = 2³⁴) wraps to malloc(0) in attention.js's unchunked path, and the engine writes 2³² floats past it",
-    todo: 'attention.js / heap.js: refuse I·D·4 beyond the wasm memory before allocating (heap.alloc could refuse any size > 2³¹)',
-  }, {
-    label: 'I = D = 65,536 without a mask (one key): the chunked path computes 2³² outputs into a 16 GiB Float32Array for minutes',
-    todo: 'attention.js: refuse an output beyond a typed array / memory limit before starting (issue 8, item 4)',
-  }],
-  predict: [{
-    label: 'a model with D = 65,536 columns of y, predicted at 65,536 points: mean of I·D·4 = 2³⁴ bytes wraps in heap.alloc; memory access out of bounds',
-    todo: 'regression.js fitAt / heap.js: refuse I·width·4 beyond the wasm memory before allocating (heap.alloc could refuse any size > 2³¹)',
-  }],
-};
+const NOT_RUN = {};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Running a case.
@@ -730,14 +707,28 @@ for (const [name, entry] of Object.entries(TABLE)) {
   });
 }
 
-test('a disposed model refuses predictInterval with a bad option as Disposed too (nothing else is checked first)', {
-  todo: 'regression.js predictInterval checks intervalOptions before fitAt() checks that the model is live: a typo or a bad level on a disposed model throws BadArgument',
-}, () => {
+test('a disposed model refuses predictInterval with a bad option as Disposed too (nothing else is checked first)', () => {
   const model = ka.kernelRegression(X, Y, REGRESSION);
   model.dispose();
   for (const options of [{ lvl: 0.9 }, { level: 2 }, 5]) {
     assert.throws(() => model.predictInterval(XQ, options), (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model');
   }
+});
+
+test('results beyond the 2 GiB memory are refused before anything is allocated (no wrapped 32-bit sizes)', () => {
+  // I = D = 65,536: 2³² output floats. Unchunked (causal) and chunked paths alike refuse, naming the queries.
+  const I = 65536;
+  const queries = new Float32Array(I);
+  const values = new Float32Array(I);  // one key with D = 65,536 columns
+  for (const causal of [false, true]) {
+    assert.throws(() => ka.attention(queries, [0], values, { dim: 1, causal }),
+      (e) => e instanceof KernelAttentionError && e.code === 'OutOfMemory' && e.argument === 'queries', `causal ${causal}`);
+  }
+  // A model whose y has 65,536 columns, predicted at 65,536 points.
+  const model = ka.kernelRegression([0, 1], new Float32Array(2 * I), { dim: 1, bandwidth: 0.5 });
+  assert.throws(() => model.predict(queries), (e) => e instanceof KernelAttentionError && e.code === 'OutOfMemory' && e.argument === 'xq');
+  assert.equal(model.predict([0.5]).length, I);  // and the module still works
+  model.dispose();
 });
 
 test('the matrix generates over a thousand cases', (t) => {

@@ -30,6 +30,7 @@ export function makeAttention(module, threads = 1) {
   return function attention(queries, keys, values, options) {
     requireValues(values, 'attention');
     const call = readCall(queries, keys, values, options);
+    tooLarge(call.I * call.D, 'attention()', 'queries', 'I·D');
     // Rows are independent, so chunks give the same bytes; causal and leave-one-out masks index queries absolutely
     // and are not chunked. Chunks are whole query blocks of the engine (16 rows).
     const rows = Math.max(16, Math.floor(QUERY_CHUNK_BYTES / ((call.M + call.D) * 4) / 16) * 16);
@@ -61,6 +62,18 @@ export function makeAttention(module, threads = 1) {
   };
 }
 
+/**
+ * Refuses, before anything is allocated, a result of `floats` float32 values beyond the 2 GiB WebAssembly memory
+ * (blamed on `argument`, whose row count makes it that large).
+ */
+export function tooLarge(floats, fn, argument, shape) {
+  if (floats * 4 > 2 ** 31) {
+    throw new KernelAttentionError('OutOfMemory',
+      `${fn} would return ${shape} = ${floats} floats (${(floats * 4 / 2 ** 20).toFixed(0)} MiB) for these \`${argument}\`, ` +
+      'beyond the 2 GiB WebAssembly memory', argument);
+  }
+}
+
 /** Entries [from, from + count) of a typed or plain array, without copying a typed one. */
 const rowsOf = (array, from, count) => (ArrayBuffer.isView(array) ? array.subarray(from, from + count) : array.slice(from, from + count));
 
@@ -68,10 +81,7 @@ export function makeWeights(module) {
   return function weights(queries, keys, options) {
     const call = readCall(queries, keys, undefined, options);
     const count = call.heads * call.I * call.J;
-    if (count * 4 > 2 ** 31) {
-      throw new KernelAttentionError('OutOfMemory',
-        `weights() would need ${count} floats (${(count * 4 / 2 ** 20).toFixed(0)} MiB), beyond the 2 GiB WebAssembly memory`, 'queries');
-    }
+    tooLarge(count, 'weights()', 'queries', 'H·I·J');
     return withHeap(module, (heap) => {
       const { q, k, options: opts } = copyCall(heap, call);
       const out = heap.alloc(count * 4);

@@ -1,7 +1,7 @@
 // selectBandwidth() and cvScore(): rules of thumb, leave-one-out cross-validation and AICc, for the Nadaraya–Watson
 // and local-linear estimators, with optional observation weights.
 import { checkResult } from './attention.js';
-import { KernelAttentionError } from './errors.js';
+import { describe, KernelAttentionError } from './errors.js';
 import { withHeap } from './heap.js';
 import {
   bandwidths, boolean, checkOptionNames, KERNELS, numericArray, oneOf, positiveInteger, rowsOf,
@@ -12,31 +12,35 @@ export const REGRESSION_KERNELS = KERNELS.filter((k) => k !== 'softmax');
 const METHODS = ['cv', 'aicc', 'scott', 'silverman'];
 const CURVE_CAPACITY = 256;
 
-/** Validates a regression sample (x: n × dim, y: n × D, optional weights: n); returns n and the value width D. */
+/**
+ * Validates a regression sample (x: n × dim, y: n × D, optional weights: n); returns n, the value width D and the
+ * checked arrays (numericArray's copies of plain arrays), which are what the caller must use from then on.
+ */
 export function readSample(x, y, dim, weights) {
   positiveInteger(dim, 'options.dim');
-  numericArray(x, 'x');
-  numericArray(y, 'y');
-  const n = rowsOf(x, dim, 'x', 'options.dim');
+  const xs = numericArray(x, 'x');
+  const ys = numericArray(y, 'y');
+  const n = rowsOf(xs, dim, 'x', 'options.dim');
   if (n < 2) throw new KernelAttentionError('BadShape', `\`x\` must hold at least 2 rows; got ${n}`, 'x');
-  if (y.length === 0 || y.length % n !== 0) {
-    throw new KernelAttentionError('BadShape', `\`y\` must have n·D entries for n = ${n} rows of x; got length ${y.length}`, 'y');
+  if (ys.length === 0 || ys.length % n !== 0) {
+    throw new KernelAttentionError('BadShape', `\`y\` must have n·D entries for n = ${n} rows of x; got length ${ys.length}`, 'y');
   }
+  let ws;
   if (weights !== undefined) {
-    numericArray(weights, 'options.weights');
-    if (weights.length !== n) {
-      throw new KernelAttentionError('BadShape', `\`options.weights\` must have one entry per row of x (${n}); got length ${weights.length}`, 'options.weights');
+    ws = numericArray(weights, 'options.weights');
+    if (ws.length !== n) {
+      throw new KernelAttentionError('BadShape', `\`options.weights\` must have one entry per row of x (${n}); got length ${ws.length}`, 'options.weights');
     }
     let total = 0;
     for (let i = 0; i < n; i++) {
-      if (!(weights[i] >= 0)) {
-        throw new KernelAttentionError('BadArgument', `\`options.weights[${i}]\` must be >= 0; got ${weights[i]}`, 'options.weights');
+      if (!(ws[i] >= 0)) {
+        throw new KernelAttentionError('BadArgument', `\`options.weights[${i}]\` must be >= 0; got ${ws[i]}`, 'options.weights');
       }
-      total += weights[i];
+      total += ws[i];
     }
     if (!(total > 0)) throw new KernelAttentionError('BadArgument', '`options.weights` must not all be zero', 'options.weights');
   }
-  return { n, width: y.length / n };
+  return { n, width: ys.length / n, x: xs, y: ys, weights: ws };
 }
 
 /** The core's FitOptions for a regression call; `weights` and `bandwidth` are heap offsets (0 when absent). */
@@ -63,7 +67,7 @@ export function resolveApproximation(approximation, tolerance, { dim, kernel, n 
   oneOf(approximation, APPROXIMATIONS, name);
   const tolName = name.replace(/\.[^.]*$/, '.tolerance');
   if (typeof tolerance !== 'number' || !(tolerance > 0 && tolerance < 1)) {
-    throw new KernelAttentionError('BadArgument', `\`${tolName}\` must be a number strictly between 0 and 1; got ${tolerance}`, tolName);
+    throw new KernelAttentionError('BadArgument', `\`${tolName}\` must be a number strictly between 0 and 1; got ${describe(tolerance)}`, tolName);
   }
   const possible = dim === 1 && kernel !== 'cauchy';
   if (approximation === 'grid' && !possible) {
@@ -80,10 +84,12 @@ export function makeBandwidth(module, threads = 1) {
       throw new KernelAttentionError('BadArgument', '`options` is required: `{ dim, bandwidth }`', 'options');
     }
     checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'approximation', 'tolerance']);
-    const {
+    let {
       dim, kernel = 'gaussian', bandwidth, estimator = 'nadaraya-watson', weights, approximation = 'auto', tolerance = 1e-3,
     } = options;
-    const { n, width } = readSample(x, y, dim, weights);
+    const sample = readSample(x, y, dim, weights);
+    const { n, width } = sample;
+    [x, y, weights] = [sample.x, sample.y, sample.weights];
     oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
     oneOf(estimator, ESTIMATORS, 'options.estimator');
     const grid = resolveApproximation(approximation, tolerance, { dim, kernel, n }, 'options.approximation') === 'grid';
@@ -102,11 +108,13 @@ export function makeBandwidth(module, threads = 1) {
       throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
     }
     checkOptionNames(options, ['dim', 'kernel', 'estimator', 'method', 'perDimension', 'weights', 'approximation', 'tolerance']);
-    const {
+    let {
       dim, kernel = 'gaussian', estimator = 'nadaraya-watson', method = 'cv', perDimension = false, weights,
       approximation = 'auto', tolerance = 1e-3,
     } = options;
-    const { n, width } = readSample(x, y, dim, weights);
+    const sample = readSample(x, y, dim, weights);
+    const { n, width } = sample;
+    [x, y, weights] = [sample.x, sample.y, sample.weights];
     oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
     oneOf(estimator, ESTIMATORS, 'options.estimator');
     oneOf(method, METHODS, 'options.method');

@@ -5,9 +5,16 @@ import { KernelAttentionError } from './errors.js';
  * Runs body(heap) with a scoped allocator; everything it allocates is freed when body returns or throws.
  * Heap views are re-read on every access because memory growth replaces (detaches) them.
  */
+const MAX_BYTES = 2 ** 31;
+
 export function withHeap(module, body) {
   const pointers = [];
   const alloc = (bytes) => {
+    // malloc takes a 32-bit size: a larger request would wrap around to a small block and be overrun.
+    if (!(bytes <= MAX_BYTES)) {
+      throw new KernelAttentionError('OutOfMemory',
+        `the call would need ${(bytes / 2 ** 20).toFixed(0)} MiB of WebAssembly memory in one block, beyond its 2 GiB`);
+    }
     const ptr = module._malloc(Math.max(bytes, 8));
     if (!ptr) {
       throw new KernelAttentionError('OutOfMemory', `could not allocate ${bytes} bytes of WebAssembly memory`);

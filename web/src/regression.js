@@ -1,6 +1,6 @@
 // kernelRegression(): a fitted Nadaraya–Watson or local-linear model with its bandwidth choice, predictions and
 // pointwise confidence bands (docs/regression.md has the formulas).
-import { checkResult } from './attention.js';
+import { checkResult, tooLarge } from './attention.js';
 import { ESTIMATORS, fitOptions, readSample, REGRESSION_KERNELS, resolveApproximation } from './bandwidth.js';
 import { describe, KernelAttentionError } from './errors.js';
 import { withHeap } from './heap.js';
@@ -53,11 +53,13 @@ export function makeRegression(module, threads, selectBandwidth) {
       throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
     }
     checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance']);
-    const {
+    let {
       dim, kernel = 'gaussian', bandwidth = 'cv', estimator = 'local-linear', weights, empty = 'nan', perDimension = false,
       method = 'auto', tolerance = 1e-3,
     } = options;
-    const { n, width } = readSample(x, y, dim, weights);
+    const sample = readSample(x, y, dim, weights);
+    const { n, width } = sample;
+    [x, y, weights] = [sample.x, sample.y, sample.weights];
     oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
     oneOf(estimator, ESTIMATORS, 'options.estimator');
     oneOf(empty, EMPTY_POLICIES, 'options.empty');
@@ -114,8 +116,9 @@ export function makeRegression(module, threads, selectBandwidth) {
      */
     function fitAt(xq, extra) {
       live();
-      numericArray(xq, 'xq');
+      xq = numericArray(xq, 'xq');
       const I = rowsOf(xq, dim, 'xq', 'options.dim');
+      tooLarge(I * width, 'predict()', 'xq', 'I·D');
       return withHeap(module, (heap) => {
         const o = options32(heap, { empty: emptyCode });
         const mean = heap.alloc(I * width * 4);
@@ -153,6 +156,7 @@ export function makeRegression(module, threads, selectBandwidth) {
         return fitAt(xq, false).mean;
       },
       predictInterval(xq, intervalOptions) {
+        live();
         checkOptionNames(intervalOptions, ['level'], 'intervalOptions');
         const { level = 0.95 } = intervalOptions ?? {};  // only a missing level defaults: null is an error
         if (typeof level !== 'number' || !(level > 0 && level < 1)) {

@@ -205,7 +205,7 @@ export interface KernelRegressionModel {
   /** Predictions at xq (I × dim): a new Float32Array of length I·D. */
   predict(xq: NumericArray): Float32Array;
   /** Predictions with pointwise standard errors and a confidence band (level default 0.95). */
-  predictInterval(xq: NumericArray, options?: { level?: number }): PredictionInterval;
+  predictInterval(xq: NumericArray, intervalOptions?: { level?: number }): PredictionInterval;
   /** Releases the model's data; idempotent. Later calls throw `'Disposed'`. */
   dispose(): void;
 }
