@@ -129,11 +129,13 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
   Scratch<float> hf(dims), fit(n * width);
   if (!hf.ok() || !fit.ok()) return {Status::OutOfMemory};
   for (int64_t d = 0; d < dims; ++d) {
-    hf.get()[d] = float(h[d]);
-    if (!(hf.get()[d] > 0) || !std::isfinite(hf.get()[d])) {
-      *score = kInf;  // a bandwidth float32 cannot hold is never the minimiser
+    // A bandwidth float32 cannot hold is never the minimiser (checked before converting: beyond FLT_MAX the
+    // conversion is undefined).
+    if (!(h[d] > 0) || !(h[d] <= double(std::numeric_limits<float>::max())) || !(float(h[d]) > 0)) {
+      *score = kInf;
       return {};
     }
+    hf.get()[d] = float(h[d]);
   }
   // Leave-one-out CV in 1-D may run on a grid, which needs no sorting; everything else runs exactly, on the sample
   // sorted by its first coordinate.
@@ -181,6 +183,8 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
                  const Criterion& criterion) {
   const int64_t dims = p.queries.cols;
+  for (int64_t d = 0; d < dims; ++d)
+    if (!(h[d] > 0) || !std::isfinite(h[d])) return {Status::BadArgument};  // the start must be a bandwidth
   Scratch<double> start(dims), trial(dims);
   if (!start.ok() || !trial.ok()) return {Status::OutOfMemory};
   std::copy(h, h + dims, start.get());

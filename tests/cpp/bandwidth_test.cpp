@@ -216,3 +216,16 @@ TEST_CASE("a scan whose every point leaves some point without neighbours extends
   REQUIRE(select_cv(p, false, h, &score, nullptr).status == Status::Ok);
   CHECK(std::isfinite(score));
 }
+
+TEST_CASE("the search refuses a start that is no bandwidth; CV at one float32 cannot hold is +inf") {
+  const Sample s(50, 1, 17);
+  for (const double bad : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
+    double h = bad, score = 0;
+    CHECK(select_cv(s.p, false, &h, &score, nullptr).status == Status::BadArgument);
+  }
+  for (const double beyond : {1e39, 1e-50}) {
+    double score = 0;
+    REQUIRE(cv_score(s.p, &beyond, &score).status == Status::Ok);
+    CHECK(std::isinf(score));
+  }
+}
