@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${KA_FUZZ_SECONDS:-40}
 harnesses=("$@")
-((${#harnesses[@]})) || harnesses=(attention weights states bandwidth)
+((${#harnesses[@]})) || harnesses=(attention weights states bandwidth regression)
 jobs=$(nproc 2>/dev/null || echo 2)
 
 CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKA_FUZZ=ON -DKA_BUILD_TESTS=OFF \
