@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (fuzz/, clang with -fsanitize=fuzzer,address,undefined, in build/fuzz) and runs
 # each for a bounded time over a scratch copy of its committed seed corpus; fails on the first finding.
-#   scripts/fuzz.sh                     every harness, KA_FUZZ_SECONDS (default 40) seconds each
+#   scripts/fuzz.sh                     every harness, KA_FUZZ_SECONDS (default 30) seconds each
 #   scripts/fuzz.sh attention states    only these
 #   KA_FUZZ_SECONDS=300 scripts/fuzz.sh a longer run (docs/reliability.md)
 # A finding leaves its input in build/fuzz/findings/<harness>/; reproduce with build/fuzz/fuzz/fuzz_<harness> FILE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${KA_FUZZ_SECONDS:-40}
+seconds=${KA_FUZZ_SECONDS:-30}
 harnesses=("$@")
 ((${#harnesses[@]})) || harnesses=(attention weights states bandwidth regression)
 jobs=$(nproc 2>/dev/null || echo 2)
