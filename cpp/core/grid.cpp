@@ -173,8 +173,11 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   if (!exact.ok() || !a.ok() || !b.ok() || !tt.ok() || !l.ok() || !g.ok() || !interp.ok()) return {Status::OutOfMemory};
   int64_t exact_count = 0;
   for (int64_t i = 0; i < I; ++i) {
-    const double t = (double(p.queries.row(i)[0]) - lo) / step + double(L);
-    if (!(t >= 0 && t <= double(E - 1))) {
+    // Beyond the data, a local-linear fit extrapolates, amplifying the moments' binning and interpolation errors:
+    // such queries (usually few) are computed exactly.
+    const double at = p.queries.row(i)[0];
+    const double t = (at - lo) / step + double(L);
+    if (!(at >= lo && at <= hi)) {
       exact.get()[exact_count++] = i;
       continue;
     }

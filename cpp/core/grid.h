@@ -20,7 +20,8 @@ int64_t grid_nodes(double range, double h, double tolerance);
 // dimension, a distance kernel, and of the masks at most leave_one_out (each sample point then loses its own
 // contribution, exactly, from the interpolated moments); `out.self_weight` needs the queries to be the sample. Queries
 // the grid cannot serve (outside the kernel's reach of every bin, or empty there) are computed exactly by local_fit,
-// so the empty-row policy and the far-query limits are those of the exact engine; their self_weight and
+// so the empty-row policy and the far-query limits are those of the exact engine; so are queries outside the range of
+// the sample, where local-linear extrapolation would amplify the grid's errors. Their self_weight and
 // sum_sq_weights are NaN when self_weight is asked for (summarize_fit then counts them as empty rows).
 //
 // `error_estimate`, when given, receives max_i |f_grid(q_i) − f_exact(q_i)| / (max y − min y) over up to 64 of the

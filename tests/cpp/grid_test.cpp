@@ -87,22 +87,23 @@ TEST_CASE("grid leave-one-out CV follows the exact CV") {
 
 TEST_CASE("queries the grid cannot serve are fitted exactly") {
   const Sample s(500, 1, 3);
-  std::vector<float> q = {5.0f, -3.0f, 0.5f};
+  std::vector<float> q = {5.0f, -3.0f, 0.5f, 1.02f};  // far, far, inside, just beyond the data (extrapolation)
   const float h = 0.02f;
   Problem p;
   p.keys = {s.x.data(), 500, 1, 1};
-  p.queries = {q.data(), 3, 1, 1};
+  p.queries = {q.data(), 4, 1, 1};
   p.values = {s.y.data(), 500, 1, 1};
   for (const KernelKind kind : {KernelKind::Gaussian, KernelKind::Uniform}) {
     p.kernel = {kind, 1.0, &h};
     p.empty = EmptyPolicy::Nearest;
-    std::vector<float> exact(3), grid(3);
-    REQUIRE(local_fit({p, Estimator::LocalLinear}, {Matrix{exact.data(), 3, 1, 1}}).status == Status::Ok);
-    REQUIRE(grid_local_fit({p, Estimator::LocalLinear}, 256, {Matrix{grid.data(), 3, 1, 1}}).status == Status::Ok);
+    std::vector<float> exact(4), grid(4);
+    REQUIRE(local_fit({p, Estimator::LocalLinear}, {Matrix{exact.data(), 4, 1, 1}}).status == Status::Ok);
+    REQUIRE(grid_local_fit({p, Estimator::LocalLinear}, 256, {Matrix{grid.data(), 4, 1, 1}}).status == Status::Ok);
     CAPTURE(int(kind));
     CHECK(grid[0] == exact[0]);
     CHECK(grid[1] == exact[1]);
     CHECK(std::fabs(grid[2] - exact[2]) < 0.05);
+    if (kind == KernelKind::Gaussian) CHECK(grid[3] == exact[3]);
   }
 }
 
