@@ -217,8 +217,9 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // 2^-12 … 2^10 of the start), then Brent's method between the best point's neighbours.
   const double step = std::log(2.0);
   // Scan s = 2^k for k in [lo, hi]. Rules of thumb are made for densities and usually oversmooth a regression, so
-  // the scan starts at 2·h_start and goes up only while the best point is there (large h cost the most).
-  int lo = -5, hi = 1;
+  // the scan stops at h_start and goes up only while the best point is there (large h cost the most: they reach
+  // every key).
+  int lo = -5, hi = 0;
   double scores[32];
   const auto score_at = [&](int k) -> double& { return scores[k + 12]; };
   for (int k = lo; k <= hi; ++k) score_at(k) = at_scale(k * step);

@@ -45,7 +45,7 @@ struct CvCurve {
 };
 
 // Minimises the criterion's score (CV or AICc) over log h, starting from h (dims values, e.g. a rule of thumb), and writes the minimiser back into h.
-// One common scale: h = s · h_start, s scanned over 1/32 … 2 by factors of 2 (extended outward, up to 2^-12 … 2^10,
+// One common scale: h = s · h_start, s scanned over 1/32 … 1 by factors of 2 (extended outward, up to 2^-12 … 2^10,
 // while the best point is at an end), then refined by Brent's method between the best scan point's neighbours to 1 %.
 // Per dimension: then coordinate descent, each h_d by Brent's method within a factor 4 (later 2) of its current
 // value, the bracket moving while the minimum sits at its edge, sweeping until CV improves by less than 1e-7
