@@ -111,7 +111,9 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   const double h = p.kernel.bandwidth[0];
   const double step = hi > lo ? (hi - lo) / double(nodes - 1) : h;
   const double reach = reach_of(p.kernel.kind);
-  const int64_t L = reach > 0 ? std::min<int64_t>(nodes, int64_t(std::ceil(reach * h / step))) : nodes;
+  // Taps per side, compared in double before converting (h/step can exceed any integer).
+  const double span = std::ceil(reach * h / step);
+  const int64_t L = reach > 0 && span < double(nodes) ? int64_t(span) : nodes;
   const int64_t E = nodes + 2 * L;  // output nodes: the grid extended by the kernel's reach on each side
   Scratch<double> count(nodes), count_sq(nodes), sums(nodes * width);
   Scratch<double> taps((2 * L + 1) * 5);
@@ -216,8 +218,9 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     }
     if (out.sum_sq_weights) {
       const double* gg = g.get();
-      out.sum_sq_weights[i] = p_cols == 2 ? gg[0] * gg[0] * b0 + 2 * gg[0] * gg[1] * v[4] + gg[1] * gg[1] * v[5]
-                                          : gg[0] * gg[0] * b0;
+      const double sum_sq = p_cols == 2 ? gg[0] * gg[0] * b0 + 2 * gg[0] * gg[1] * v[4] + gg[1] * gg[1] * v[5]
+                                        : gg[0] * gg[0] * b0;
+      out.sum_sq_weights[i] = sum_sq > 0 ? sum_sq : b0 / (s0 * s0);  // as in local_fit (local_fit.h)
     }
     if (out.effective_keys) out.effective_keys[i] = s0 * s0 / b0;
     if (out.log_denominator) out.log_denominator[i] = std::log(s0);

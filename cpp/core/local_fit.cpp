@@ -252,7 +252,7 @@ RowOutcome finish(const Head& hd, int64_t i, const Shape& s, const Moments& m, c
     double v = 0;
     for (int64_t x = 0; x < s.p; ++x)
       for (int64_t y = 0; y < s.p; ++y) v += g[x] * g[y] * (x <= y ? m.b[x * s.p + y] : m.b[y * s.p + x]);
-    out.sum_sq_weights[i] = v;
+    out.sum_sq_weights[i] = v > 0 ? v : m.b[0] / (s0 * s0);  // see local_fit.h, after kPivotFloor
   }
   if (out.self_weight) {  // ℓ_i(q_i) = w_ii gᵀ z_i
     double v = 0;

@@ -36,6 +36,9 @@ struct FitOut {
 // toward Nadaraya–Watson; and float32 rounding of the moments is amplified at most 1/kPivotFloor times. A direction
 // with no spread at all (zero diagonal) is dropped from the fit.
 constexpr double kPivotFloor = 1e-2;
+// Where the guard acts, gᵀ B g (Σℓ²) is a difference of large float32-rounded terms and can come out zero or negative:
+// it is then replaced by the Nadaraya–Watson value Σw² / (Σw)², the variance of the constant fit the guard pulls the
+// estimate toward, so a standard error is never zero or NaN.
 
 // Float32 SIMD scores and tile sums accumulated in double; rows whose float32 scores overflow or exceed
 // kFloatScoreLimit are recomputed in double. p.threads splits the queries; outputs do not depend on it.
