@@ -11,4 +11,4 @@ npx tsc -p tests/types
 node --test --test-reporter=spec tests/js/ tests/browser/ tests/package/ tests/cli/
 # The JS suites above ran on init()'s default, the pthreads build in Node: rerun the main ones on the single-thread module.
 KA_TEST_THREADS=1 node --test --test-reporter=dot tests/js/api.test.mjs tests/js/fixtures.test.mjs
-bash scripts/fuzz.sh  # libFuzzer harnesses of the core, KA_FUZZ_SECONDS (default 30) each, on a copy of fuzz/corpus
+bash scripts/fuzz.sh  # libFuzzer harnesses of the core: a fixed seed and number of runs each, on a copy of fuzz/corpus
