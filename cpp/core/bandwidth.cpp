@@ -139,16 +139,8 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
   }
   // Leave-one-out CV in 1-D may run on a grid, which needs no sorting; everything else runs exactly, on the sample
   // sorted by its first coordinate.
-  int64_t nodes = 0;
-  if (criterion.score == Score::LeaveOneOut && criterion.grid_tolerance > 0 && dims == 1 &&
-      p.kernel.kind != KernelKind::Cauchy && n > 1) {
-    float lo = p.keys.row(0)[0], hi = lo;
-    for (int64_t i = 1; i < n; ++i) {
-      lo = std::min(lo, p.keys.row(i)[0]);
-      hi = std::max(hi, p.keys.row(i)[0]);
-    }
-    nodes = grid_nodes(double(hi) - double(lo), h[0], criterion.grid_tolerance);
-  }
+  const int64_t nodes = criterion.score == Score::LeaveOneOut
+      ? grid_nodes(p.keys, p.kernel.kind, h[0], criterion.grid_tolerance) : 0;
   const SortedSample sorted(p, criterion, nodes == 0);
   if (!sorted.ok()) return {Status::OutOfMemory};
   Problem q = sorted.problem;

@@ -80,6 +80,16 @@ int64_t grid_nodes(double range, double h, double tolerance) {
   return std::max<int64_t>(64, int64_t(nodes));
 }
 
+int64_t grid_nodes(ConstMatrix x, KernelKind kind, double h, double tolerance) {
+  if (!(tolerance > 0) || x.cols != 1 || x.rows < 2 || kind == KernelKind::Cauchy) return 0;
+  float lo = x.row(0)[0], hi = lo;
+  for (int64_t i = 1; i < x.rows; ++i) {
+    lo = std::min(lo, x.row(i)[0]);
+    hi = std::max(hi, x.row(i)[0]);
+  }
+  return grid_nodes(double(hi) - double(lo), h, tolerance);
+}
+
 Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return {st};

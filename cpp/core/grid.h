@@ -15,6 +15,9 @@ namespace ka {
 // kMaxGridNodes. Returns 0 when that many nodes would not reach the tolerance: the caller should run exactly.
 constexpr int64_t kMaxGridNodes = int64_t(1) << 18;
 int64_t grid_nodes(double range, double h, double tolerance);
+// The same for a sample x (its keys): 0 unless tolerance > 0 and x has one column, at least 2 rows and a kernel with a
+// grid (not Cauchy); the range is that of x.
+int64_t grid_nodes(ConstMatrix x, KernelKind kind, double h, double tolerance);
 
 // The fit of local_fit(f, out), computed on a grid of `nodes` nodes over the range of f.problem.keys. Needs one
 // dimension, a distance kernel, and of the masks at most leave_one_out (each sample point then loses its own

@@ -20,15 +20,7 @@ Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, doubl
   g.problem.masks = {};
   g.problem.empty = EmptyPolicy::NaN;
   const FitOut fit{Matrix{mean.get(), n, width, width}, sum_sq.get(), self.get()};
-  int64_t nodes = 0;
-  if (grid_tolerance > 0 && p.keys.cols == 1 && p.kernel.kind != KernelKind::Cauchy && n > 1) {
-    float lo = p.keys.row(0)[0], hi = lo;
-    for (int64_t i = 1; i < n; ++i) {
-      lo = std::min(lo, p.keys.row(i)[0]);
-      hi = std::max(hi, p.keys.row(i)[0]);
-    }
-    nodes = grid_nodes(double(hi) - double(lo), p.kernel.bandwidth[0], grid_tolerance);
-  }
+  const int64_t nodes = grid_nodes(p.keys, p.kernel.kind, p.kernel.bandwidth[0], grid_tolerance);
   const Result r = nodes > 0 ? grid_local_fit(g, nodes, fit) : local_fit(g, fit);
   if (r.status != Status::Ok) return r;
   FitSummary s;
