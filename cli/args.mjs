@@ -1,5 +1,7 @@
 // Command-line parsing for the CLI: node:util parseArgs per command, then checks of values (numbers, choices, column
-// lists). Every mistake is a UsageError, which the CLI reports with a pointer to --help and exit code 2.
+// lists) and of the paths named (readInput, writeOutput). Every mistake is a UsageError, which the CLI reports with
+// exit code 2 and, unless it is a FileError (a path that is missing, a directory or unreadable), a pointer to --help.
+import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
 /** A mistake in the command line (exit code 2). */
@@ -59,4 +61,42 @@ export function columnList(values, name) {
   const list = required(values, name).split(',').map((s) => s.trim());
   if (list.some((s) => s === '')) throw new UsageError(`--${name}: empty column name in ${JSON.stringify(values[name])}`);
   return list;
+}
+
+/** A path the command line named that cannot be read or written; printed without the pointer to --help. */
+export class FileError extends UsageError {
+  constructor(message) {
+    super(message);
+    this.name = 'FileError';
+  }
+}
+
+// The system's words for the usual cases, so that the line says what is wrong with the path, not which call failed.
+const REASONS = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the name is too long',
+};
+const reason = (e) => REASONS[e.code] ?? e.message;
+
+/** The file's bytes (or text, with `encoding`); FileError names the path and the reason. */
+export async function readInput(file, encoding) {
+  try {
+    return await readFile(file, encoding);
+  } catch (e) {
+    throw new FileError(`cannot read ${file}: ${reason(e)}`);
+  }
+}
+
+/** Writes --output; FileError names the path and the reason. */
+export async function writeOutput(file, data) {
+  try {
+    await writeFile(file, data);
+  } catch (e) {
+    throw new FileError(`cannot write ${file}: ${reason(e)}`);
+  }
 }

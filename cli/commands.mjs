@@ -1,8 +1,7 @@
 // The CLI's commands: fit, predict, select-bandwidth and attention, each with its help text. Each takes its arguments
 // and `api` (a function resolving to init()'s API, called only once the input has been read and checked), and returns
 // its help text or writes its output; kernel-attention.mjs handles errors and exit codes.
-import { readFile, writeFile } from 'node:fs/promises';
-import { choice, columnList, number, parseCommand, required, UsageError } from './args.mjs';
+import { choice, columnList, number, parseCommand, readInput, required, UsageError, writeOutput } from './args.mjs';
 import { formatCsv, numericColumns, readTable, resolveColumns } from './csv.mjs';
 import { readFloat32 } from './float32.mjs';
 
@@ -34,13 +33,7 @@ function dataFile(positionals) {
   return positionals[0];
 }
 
-async function readText(file) {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
-  }
-}
+const readText = (file) => readInput(file, 'utf8');
 
 async function loadTable(file, values) {
   const delimiter = values.delimiter === '\\t' ? '\t' : values.delimiter;
@@ -86,7 +79,7 @@ function outputFormat(values) {
 
 /** Writes `text` to --output or stdout. */
 async function emit(values, text) {
-  if (values.output) await writeFile(values.output, text);
+  if (values.output) await writeOutput(values.output, text);
   else process.stdout.write(text);
 }
 
@@ -268,7 +261,7 @@ async function attention(argv, api) {
   const [q, k, v] = await Promise.all(['queries', 'keys', 'values'].map((name) => readFloat32(required(values, name))));
   const ka = await api();
   const out = ka.attention(q, k, v, options);
-  if (format === 'f32') return writeFile(values.output, new Uint8Array(out.buffer, out.byteOffset, out.byteLength));
+  if (format === 'f32') return writeOutput(values.output, new Uint8Array(out.buffer, out.byteOffset, out.byteLength));
   const J = k.length / dim;
   const D = v.length / J;
   const rows = Array.from({ length: out.length / D }, (_, i) => Array.from(out.subarray(i * D, (i + 1) * D)));

@@ -1,17 +1,11 @@
 // Reads a float32 array from a raw little-endian file or a .npy file (version 1–3, dtype <f4, C order).
-import { readFile } from 'node:fs/promises';
-import { UsageError } from './args.mjs';
+import { readInput } from './args.mjs';
 import { InputError } from './csv.mjs';
 
 const NPY_MAGIC = '\x93NUMPY';
 
 export async function readFloat32(file) {
-  let bytes;
-  try {
-    bytes = await readFile(file);
-  } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
-  }
+  const bytes = await readInput(file);
   let offset = 0;
   if (bytes.subarray(0, 6).toString('latin1') === NPY_MAGIC) {
     const major = bytes[6];

@@ -2,7 +2,7 @@
 // The `kernel-attention` command: fit, predict, select-bandwidth and attention (cli/commands.mjs). Input errors are
 // printed as `file:line:column: message` with exit code 1, command-line mistakes with exit code 2; never a stack trace
 // (set KA_DEBUG=1 to see one).
-import { UsageError } from './args.mjs';
+import { FileError, UsageError } from './args.mjs';
 import { COMMANDS } from './commands.mjs';
 import { InputError } from './csv.mjs';
 
@@ -34,7 +34,11 @@ async function main(argv) {
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (error) => {
   if (process.env.KA_DEBUG) console.error(error);
-  if (error instanceof UsageError) {
+  if (error instanceof FileError) {
+    // A path that cannot be used: --help would not help, so one line.
+    process.stderr.write(`kernel-attention: ${error.message}\n`);
+    process.exitCode = 2;
+  } else if (error instanceof UsageError) {
     const command = COMMANDS[process.argv[2]] ? ` ${process.argv[2]}` : '';
     process.stderr.write(`kernel-attention: ${error.message}\nTry 'kernel-attention${command} --help'.\n`);
     process.exitCode = 2;

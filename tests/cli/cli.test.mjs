@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -168,5 +168,38 @@ test('malformed input: file:line:column and exit code 1; command-line mistakes: 
     assert.match(r.stderr, pattern, args.join(' '));
     assert.doesNotMatch(r.stderr, /\n\s+at /, `${args.join(' ')} printed a stack trace`);
     assert.equal(r.stdout, '');
+  }
+});
+
+test('a path that is a directory or unreadable: one line on stderr, exit code 2 (as a missing file), nothing on stdout', () => {
+  mkdirSync(at('folder'));
+  const oneLine = (args, pattern, options) => {
+    const r = options ? spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000, ...options }) : cli(...args);
+    const what = `kernel-attention ${args.join(' ')}`;
+    assert.equal(r.status ?? r.code, 2, `${what}: exit ${r.status ?? r.code} (${r.stderr})`);
+    assert.match(r.stderr, pattern, what);
+    assert.equal(r.stderr.split('\n').length, 2, `${what}: more than one line: ${JSON.stringify(r.stderr)}`);
+    assert.equal(r.stdout, '', what);
+  };
+  oneLine(['fit', 'folder', '--x', 'x', '--y', 'y'], /^kernel-attention: cannot read folder: it is a directory\n$/);
+  oneLine(['fit', 'missing.csv', '--x', 'x', '--y', 'y'], /^kernel-attention: cannot read missing\.csv: no such file\n$/);
+  oneLine(['predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--at', 'folder'], /^kernel-attention: cannot read folder: it is a directory\n$/);
+  oneLine(['attention', '--queries', 'folder', '--keys', 'folder', '--values', 'folder', '--dim', '1'],
+    /^kernel-attention: cannot read folder: it is a directory\n$/);
+  oneLine(['fit', 'sample.csv/x.csv', '--x', 'x', '--y', 'y'], /^kernel-attention: cannot read sample\.csv\/x\.csv: a part of the path is not a directory\n$/);
+  oneLine(['fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--bandwidth', '0.2', '--output', 'folder'],
+    /^kernel-attention: cannot write folder: it is a directory\n$/);
+
+  // Unreadable: mode 000. root reads any file, so as root the CLI runs as nobody (uid 65534) on a folder it may enter.
+  const open = mkdtempSync(join(tmpdir(), 'ka-cli-perm-'));
+  try {
+    chmodSync(open, 0o755);
+    writeFileSync(join(open, 'secret.csv'), 'x,y\n0,1\n1,2\n');
+    chmodSync(join(open, 'secret.csv'), 0o000);
+    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    oneLine(['fit', 'secret.csv', '--x', 'x', '--y', 'y'], /^kernel-attention: cannot read secret\.csv: permission denied\n$/,
+      { cwd: open, ...asNobody });
+  } finally {
+    rmSync(open, { recursive: true, force: true });
   }
 });
