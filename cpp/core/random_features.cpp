@@ -1,0 +1,211 @@
+// Positive orthogonal random features (FAVOR+) for softmax and Gaussian attention; see random_features.h.
+#include "random_features.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "counter_rng.h"
+
+namespace ka {
+
+std::vector<double> feature_directions(int64_t m, int64_t d, uint64_t seed, int32_t head) {
+  const CounterRng rng(seed, uint64_t(head) + 1);
+  std::vector<double> w(size_t(m * d));
+  std::vector<double> block(size_t(d * d));
+  uint64_t draw = 0;
+  for (int64_t first = 0; first < m; first += d) {
+    for (double& g : block) g = rng.normal(draw++);
+    // Modified Gram–Schmidt on the rows (a Gaussian block is of full rank with probability 1).
+    for (int64_t r = 0; r < d; ++r) {
+      double* row = &block[size_t(r * d)];
+      for (int64_t s = 0; s < r; ++s) {
+        const double* prev = &block[size_t(s * d)];
+        double dot = 0;
+        for (int64_t c = 0; c < d; ++c) dot += row[c] * prev[c];
+        for (int64_t c = 0; c < d; ++c) row[c] -= dot * prev[c];
+      }
+      double norm = 0;
+      for (int64_t c = 0; c < d; ++c) norm += row[c] * row[c];
+      norm = std::sqrt(norm);
+      for (int64_t c = 0; c < d; ++c) row[c] = norm > 0 ? row[c] / norm : 0;
+    }
+    for (int64_t r = 0; r < d && first + r < m; ++r) {
+      double chi = 0;  // the length a Gaussian row would have
+      for (int64_t c = 0; c < d; ++c) {
+        const double g = rng.normal(draw++);
+        chi += g * g;
+      }
+      chi = std::sqrt(chi);
+      for (int64_t c = 0; c < d; ++c) w[size_t((first + r) * d + c)] = chi * block[size_t(r * d + c)];
+    }
+  }
+  return w;
+}
+
+namespace {
+
+// Key-side sums over the features in shifted form: z_r = Σ_k e^{ℓ_kr − shift}, S_r = Σ_k e^{ℓ_kr − shift} v_k.
+struct KeySums {
+  int64_t m, D;
+  std::vector<double> z, S;
+  double shift = -INFINITY;
+  std::vector<double> logs;  // scratch: one key block × m
+
+  KeySums(int64_t m_, int64_t D_) : m(m_), D(D_), z(size_t(m_), 0.0), S(size_t(m_ * D_), 0.0) {}
+
+  // Adds keys [first, last) of h.
+  void add(const HeadData& h, const std::vector<double>& w, int64_t first, int64_t last) {
+    const int64_t d = h.d, n = last - first;
+    logs.resize(size_t(n * m));
+    double top = -INFINITY;
+    for (int64_t j = first; j < last; ++j) {
+      const double* k = &h.k[size_t(j * d)];
+      double sq = 0;
+      for (int64_t c = 0; c < d; ++c) sq += k[c] * k[c];
+      const double base = h.bias[size_t(j)] - sq / 2;
+      double* l = &logs[size_t((j - first) * m)];
+      for (int64_t r = 0; r < m; ++r) {
+        const double* wr = &w[size_t(r * d)];
+        double dot = 0;
+        for (int64_t c = 0; c < d; ++c) dot += wr[c] * k[c];
+        l[r] = dot + base;
+        top = std::max(top, l[r]);
+      }
+    }
+    if (top > shift) {  // the max-shift identity: rescale what was summed under the old shift
+      const double f = std::isinf(shift) ? 0.0 : std::exp(shift - top);
+      for (double& x : z) x *= f;
+      for (double& x : S) x *= f;
+      shift = top;
+    }
+    for (int64_t j = first; j < last; ++j) {
+      const float* v = h.values.row(j);
+      const double* l = &logs[size_t((j - first) * m)];
+      for (int64_t r = 0; r < m; ++r) {
+        const double e = std::exp(l[r] - shift);
+        z[size_t(r)] += e;
+        double* s = &S[size_t(r * D)];
+        for (int64_t c = 0; c < D; ++c) s[c] += e * double(v[c]);
+      }
+    }
+  }
+};
+
+// Row i of head h from the key sums: the estimate into f (D), and Σ_c se² returned (NaN when the row cannot be
+// served: a zero or non-finite denominator).
+double query_row(const HeadData& h, const std::vector<double>& w, const KeySums& ks, int64_t i, double* a,
+                 double* f) {
+  const int64_t m = ks.m, D = ks.D, d = h.d;
+  const double* q = &h.q[size_t(i * d)];
+  double top = -INFINITY;
+  for (int64_t r = 0; r < m; ++r) {
+    const double* wr = &w[size_t(r * d)];
+    double dot = 0;
+    for (int64_t c = 0; c < d; ++c) dot += wr[c] * q[c];
+    a[r] = dot;
+    top = std::max(top, dot);
+  }
+  double den = 0;
+  for (int64_t c = 0; c < D; ++c) f[c] = 0;
+  for (int64_t r = 0; r < m; ++r) {
+    a[r] = std::exp(a[r] - top);
+    den += a[r] * ks.z[size_t(r)];
+    const double* s = &ks.S[size_t(r * D)];
+    for (int64_t c = 0; c < D; ++c) f[c] += a[r] * s[c];
+  }
+  if (!(den > 0) || !std::isfinite(den)) return NAN;
+  for (int64_t c = 0; c < D; ++c) f[c] /= den;
+  double var = 0;
+  for (int64_t r = 0; r < m; ++r) {
+    const double* s = &ks.S[size_t(r * D)];
+    const double zr = ks.z[size_t(r)];
+    for (int64_t c = 0; c < D; ++c) {
+      const double x = a[r] * (s[c] - f[c] * zr);
+      var += x * x;
+    }
+  }
+  return m > 1 ? var * double(m) / double(m - 1) / (den * den) : INFINITY;
+}
+
+// One head with m features: outputs into out's head columns; adds Σ se² to *var_sum; rows it cannot serve go to
+// *fallback.
+void run_head(const HeadData& h, const std::vector<double>& w, int64_t m, bool causal, Matrix out,
+              double* var_sum, std::vector<int64_t>* fallback) {
+  const int64_t D = h.values.cols;
+  KeySums ks(m, D);
+  std::vector<double> a(static_cast<size_t>(m)), f(static_cast<size_t>(D));
+  constexpr int64_t kKeyBlock = 64;
+  if (!causal) {
+    for (int64_t j = 0; j < h.J; j += kKeyBlock) ks.add(h, w, j, std::min(h.J, j + kKeyBlock));
+  }
+  int64_t added = 0;
+  for (int64_t i = 0; i < h.I; ++i) {
+    if (causal) {
+      const int64_t upto = std::min(i + 1, h.J);
+      if (added < upto) ks.add(h, w, added, upto);
+      added = upto;
+    }
+    const double var = query_row(h, w, ks, i, a.data(), f.data());
+    if (std::isnan(var)) {
+      fallback->push_back(i);
+      continue;
+    }
+    *var_sum += var;
+    for (int64_t c = 0; c < D; ++c) out.row(i)[c] = float(f[size_t(c)]);
+  }
+}
+
+}  // namespace
+
+Result random_features_attention(const Problem& p, const ApproxOptions& o, Matrix out, ApproxReport* report) {
+  Status s = check_approx(p, o);
+  if (s == Status::Ok && p.kernel.kind != KernelKind::Softmax && p.kernel.kind != KernelKind::Gaussian) {
+    s = Status::BadArgument;
+  }
+  if (s == Status::Ok && (o.count > kMaxFeatures || out.rows != p.queries.rows || out.cols != p.values.cols)) {
+    s = out.rows != p.queries.rows || out.cols != p.values.cols ? Status::BadShape : Status::BadArgument;
+  }
+  if (s != Status::Ok) return {s};
+  const int64_t I = p.queries.rows, D = p.values.cols / p.heads;
+  ApproxReport r;
+  if (I == 0) {
+    if (report) *report = r;
+    return {};
+  }
+  std::vector<HeadData> heads;
+  for (int32_t h = 0; h < p.heads; ++h) heads.push_back(head_data(p, h));
+  const double range = value_range(p);
+
+  auto run = [&](int64_t m) -> Result {
+    double var_sum = 0;
+    r.count = int32_t(m);
+    r.exact_rows = 0;
+    for (int32_t h = 0; h < p.heads; ++h) {
+      const std::vector<double> w = feature_directions(m, heads[size_t(h)].d, o.seed, h);
+      std::vector<int64_t> fallback;
+      const Matrix cols{out.data + h * D, I, D, out.stride};
+      run_head(heads[size_t(h)], w, m, p.masks.causal, cols, &var_sum, &fallback);
+      if (!fallback.empty()) {
+        std::vector<double> exact(fallback.size() * size_t(D));
+        const Result e = exact_rows(p, h, fallback, exact.data());
+        if (e.status != Status::Ok) return e;
+        for (size_t n = 0; n < fallback.size(); ++n)
+          for (int64_t c = 0; c < D; ++c) cols.row(fallback[n])[c] = float(exact[n * size_t(D) + size_t(c)]);
+        r.exact_rows += int64_t(fallback.size());
+      }
+    }
+    r.error_estimate = std::sqrt(var_sum / double(I * D * p.heads)) / range;
+    return {};
+  };
+
+  Result res = run(o.count > 0 ? o.count : kPilotFeatures);
+  if (res.status == Status::Ok && o.count == 0 && r.error_estimate > o.tolerance) {
+    const double ratio = r.error_estimate / o.tolerance;
+    const double want = std::ceil(kPilotFeatures * ratio * ratio * 1.2);
+    res = run(int64_t(std::min(want, double(kMaxFeatures))));
+  }
+  if (report) *report = r;
+  return res;
+}
+
+}  // namespace ka

@@ -1,0 +1,32 @@
+// Attention by positive orthogonal random features (Performer's FAVOR+: Choromanski et al., "Rethinking Attention
+// with Performers", ICLR 2021): exp(q̃·k̃) = E_w[φ_w(q̃) φ_w(k̃)] with φ_w(x) = exp(w·x − |x|²/2), w ~ N(0, I), so
+//   f(q) ≈ Σ_r φ_r(q̃) Σ_k e^{b_k} φ_r(k̃) v_k / Σ_r φ_r(q̃) Σ_k e^{b_k} φ_r(k̃),
+// costing O((I + J)·m·(d + D)) for m features instead of O(I·J·(d + D)). Softmax directly, the Gaussian kernel
+// through the key bias b_k = −|k̃|²/2 (approx.h). The directions come in blocks of d orthonormal rows (Gram–Schmidt
+// of a Gaussian block), each scaled by the norm of an independent Gaussian d-vector, which keeps every w ~ N(0, I)
+// marginally and lowers the variance. Exponents are shifted by their maximum (over keys and features on the key side,
+// over features per query), in double. The causal mask is served by prefix sums over the keys.
+#pragma once
+#include <vector>
+
+#include "approx.h"
+
+namespace ka {
+
+// out (I × D) as attention(p, out) would give, approximately. Supports the 'softmax' and 'gaussian' kernels, heads
+// and the causal mask (any other mask, or another kernel, is BadArgument). With o.count = 0 the number of features m
+// comes from o.tolerance: a pilot run with kPilotFeatures gives the error estimate e, and when e > tolerance the
+// call reruns with m = kPilotFeatures·(e/tolerance)²·1.2, at most kMaxFeatures. The error estimate is the delta
+// method's: per query and column, se² = m/(m−1) Σ_r (n_r − f̂ z_r)² / (Σ_r z_r)², the sample variance of the
+// per-feature numerator and denominator terms (features treated as independent, which orthogonal blocks are not: it
+// overestimates), reported as √(mean se²) / value_range(p). Rows whose denominator underflows are computed exactly.
+// The same seed gives the same bytes for any thread count; p.threads is not used (one thread).
+Result random_features_attention(const Problem& p, const ApproxOptions& o, Matrix out, ApproxReport* report);
+
+constexpr int32_t kPilotFeatures = 64;
+constexpr int32_t kMaxFeatures = 8192;
+
+// The m × d feature directions of head `head` under `seed` (exposed for tests: orthogonality within blocks).
+std::vector<double> feature_directions(int64_t m, int64_t d, uint64_t seed, int32_t head);
+
+}  // namespace ka
