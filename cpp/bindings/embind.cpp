@@ -9,6 +9,8 @@
 #include "exact.h"
 #include "grid.h"
 #include "local_fit.h"
+#include "nystrom.h"
+#include "random_features.h"
 #include "regression.h"
 #include "states.h"
 #include "weights.h"
@@ -171,6 +173,36 @@ int32_t cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t w
   return int32_t(cv_score(f.problem, ptr<double>(h), ptr<double>(score), c).status);
 }
 
+// Approximate attention (random_features.h, nystrom.h): method 1 random features, 2 Nyström.
+struct ApproxCall {
+  int32_t method = 1;
+  double tolerance = 1e-2;
+  double seed = 0;     // an integer in [0, 2^32)
+  int32_t count = 0;   // features or landmarks; 0: from the tolerance
+  int32_t sampling = 0;
+};
+
+struct ApproxResult {
+  int32_t status = 0;
+  int32_t count = 0;
+  double errorEstimate = 0;
+  double exactRows = 0;
+};
+
+ApproxResult approx_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, int32_t I, int32_t J, int32_t M,
+                                 int32_t D, CallOptions o, ApproxCall a) {
+  const Problem p = make_problem(q, k, v, I, J, M, D, o);
+  ApproxOptions opts;
+  opts.tolerance = a.tolerance;
+  opts.seed = uint64_t(a.seed);
+  opts.count = a.count;
+  opts.sampling = LandmarkSampling(a.sampling);
+  ApproxReport report;
+  const Matrix m{ptr<float>(out), I, D, D};
+  const Result r = a.method == 2 ? nystrom_attention(p, opts, m, &report) : random_features_attention(p, opts, m, &report);
+  return {int32_t(r.status), report.count, report.error_estimate, double(report.exact_rows)};
+}
+
 std::string status_name_js(int32_t s) { return status_name(Status(s)); }
 std::string simd_name_js() { return simd_name(); }
 
@@ -212,7 +244,19 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
   value_object<SelectResult>("SelectResult")
       .field("status", &SelectResult::status)
       .field("count", &SelectResult::count);
+  value_object<ApproxCall>("ApproxCall")
+      .field("method", &ApproxCall::method)
+      .field("tolerance", &ApproxCall::tolerance)
+      .field("seed", &ApproxCall::seed)
+      .field("count", &ApproxCall::count)
+      .field("sampling", &ApproxCall::sampling);
+  value_object<ApproxResult>("ApproxResult")
+      .field("status", &ApproxResult::status)
+      .field("count", &ApproxResult::count)
+      .field("errorEstimate", &ApproxResult::errorEstimate)
+      .field("exactRows", &ApproxResult::exactRows);
   function("_attention", &attention_js);
+  function("_approxAttention", &approx_attention_js);
   function("_ruleOfThumb", &rule_of_thumb_js);
   function("_selectCv", &select_cv_js);
   function("_cvScore", &cv_score_js);

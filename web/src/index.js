@@ -1,5 +1,5 @@
 // Public entry: init() loads a WebAssembly build (single-thread or pthreads) once and returns the API.
-import { makeAttention, makeWeights } from './attention.js';
+import { makeAttention, makeAttentionWithInfo, makeWeights } from './attention.js';
 import { makeBandwidth } from './bandwidth.js';
 import { describe, KernelAttentionError } from './errors.js';
 import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, threadSupport } from './loader.js';
@@ -40,6 +40,7 @@ function api(build, threads) {
     const bandwidth = makeBandwidth(module, threads);
     return Object.freeze({
       attention: makeAttention(module, threads),
+      attentionWithInfo: makeAttentionWithInfo(module, threads),
       weights: makeWeights(module),
       ...makeStates(module, threads),
       ...bandwidth,
