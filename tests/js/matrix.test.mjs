@@ -330,6 +330,34 @@ const attentionOptions = ({ empty = true, I = 3, J = 2 } = {}) => ({
   ...(empty ? { empty: { cases: () => enumCases(EMPTY), valid: () => 'zero', values: EMPTY } } : {}),
 });
 
+/** An integer from 1 to `most` (features, landmarks). */
+function countCases(most) {
+  return [...positiveIntegerCases(), { label: `${most + 1} (beyond the core's limit)`, value: most + 1, code: 'BadArgument' }];
+}
+
+/** An integer seed from 0 to 2³² − 1. */
+function seedCases() {
+  return [
+    ...wrongTypes(['number']),
+    ...[-1, 1.5, 2 ** 32, NaN, Infinity, -Infinity].map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
+    { label: "'3'", value: '3', code: 'BadArgument' },
+    { label: '-0 (is 0)', value: -0, ok: true, same: () => 0 },
+  ];
+}
+
+const APPROXIMATIONS = ['random-features', 'nystrom'];
+const METHODS = ['exact', ...APPROXIMATIONS];
+// The options of attention() and attentionWithInfo() beyond attentionOptions(); options that apply to one method are
+// refused with another (named), and the approximations refuse masks and groups (only causal) and some kernels.
+const methodOptions = () => ({
+  method: { cases: () => enumCases(METHODS, ['auto', 'grid']), valid: () => 'nystrom', values: METHODS },
+  tolerance: { cases: () => rangeCases(0, 1), valid: () => 0.05, context: { method: 'nystrom' } },
+  seed: { cases: seedCases, valid: () => 3, context: { method: 'random-features' } },
+  features: { cases: () => countCases(8192), valid: () => 16, context: { method: 'random-features' } },
+  landmarks: { cases: () => countCases(1024), valid: () => 2, context: { method: 'nystrom' } },
+  sampling: { cases: () => enumCases(['kmeans++', 'uniform']), valid: () => 'uniform', values: ['kmeans++', 'uniform'], context: { method: 'nystrom' } },
+});
+
 const regressionOptions = () => ({
   dim: { required: true, cases: positiveIntegerCases, valid: () => 2, sizeOf: ['x'] },
   kernel: { cases: () => enumCases(DISTANCE_KERNELS, ['softmax']), valid: () => 'epanechnikov', values: DISTANCE_KERNELS },
@@ -339,13 +367,38 @@ const regressionOptions = () => ({
   tolerance: { cases: () => rangeCases(0, 1), valid: () => 0.01 },
 });
 
+/** Combinations an approximation refuses: other masks, groups, kernels it cannot approximate, the wrong method's count. */
+function approximationCases(call) {
+  const args = (options) => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2, ...options } });
+  return [
+    ...APPROXIMATIONS.flatMap((method) => [
+      { label: `${method} with a key-padding mask`, args: args({ method, mask: Uint8Array.of(0, 1) }), code: 'BadArgument', argument: 'options.mask' },
+      { label: `${method} with groups`, args: args({ method, groups: { queries: [0, 0, 1], keys: [0, 1] } }), code: 'BadArgument', argument: 'options.groups' },
+      { label: `${method} with kernel 'uniform'`, args: args({ method, kernel: 'uniform' }), code: 'BadArgument', argument: 'options.method' },
+    ]),
+    { label: "random-features with kernel 'laplacian'", args: args({ method: 'random-features', kernel: 'laplacian' }), code: 'BadArgument', argument: 'options.method' },
+    { label: "features with method 'nystrom'", args: args({ method: 'nystrom', features: 8 }), code: 'BadArgument', argument: 'options.features' },
+    { label: "landmarks with method 'random-features'", args: args({ method: 'random-features', landmarks: 2 }), code: 'BadArgument', argument: 'options.landmarks' },
+    { label: "sampling with method 'exact'", args: args({ sampling: 'uniform' }), code: 'BadArgument', argument: 'options.sampling' },
+  ].map((c) => ({ ...c, call }));
+}
+
 const TABLE = {
   attention: {
     valid: () => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2 } }),
     call: (a) => ka.attention(a.queries, a.keys, a.values, a.options),
     arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 }, values: { cols: 2 } },
     optionsName: 'options', optionsRequired: true,
-    options: attentionOptions(),
+    options: { ...attentionOptions(), ...methodOptions() },
+    extra: () => approximationCases((a) => ka.attention(a.queries, a.keys, a.values, a.options)),
+  },
+  attentionWithInfo: {
+    valid: () => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2 } }),
+    call: (a) => ka.attentionWithInfo(a.queries, a.keys, a.values, a.options),
+    arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 }, values: { cols: 2 } },
+    optionsName: 'options', optionsRequired: true,
+    options: { ...attentionOptions(), ...methodOptions() },
+    extra: () => approximationCases((a) => ka.attentionWithInfo(a.queries, a.keys, a.values, a.options)),
   },
   weights: {
     valid: () => ({ queries: [...Q], keys: [...K], options: { dim: 2 } }),
