@@ -16,9 +16,13 @@ using simd::Batch;
 using simd::kLanes;
 
 // Distance-kernel scores are <= 0, so a fixed shift of 0 keeps every weight <= 1 without tracking a running maximum.
-// A row whose best score (log2 units) stays below this may have lost weights to underflow (2^-126 flushes to 0)
-// and is redone; above it, the flushed weights are below 2^-68 of the best one.
+// A row whose best score (log2 units) stays below this may have lost weights to underflow (exp2_nonpositive gives 0
+// from 2^-126.5 down) and is redone; above it, the flushed weights are below 2^-68 of the best one. Kernels that are
+// not compact skip the best score and test their sum of weights against 2^-58 instead: a sum above it has a weight
+// above 2^-89 (fewer than 2^31 keys), so the flushed ones are below 2^-37 of the sum, and its scores are far from
+// the float32 limit of needs_double.
 constexpr float kFixedShiftFloor = -58.0f;
+constexpr double kFixedShiftMinSum = 0x1p-58;
 
 // Sums of one tile for one query, kept lane-wise and flushed into the row's double state. W is the value width when
 // small enough to keep the sums in registers (1..4), or 0 for any width (the sums then live in `spill`, kLanes
@@ -81,11 +85,16 @@ inline bool tile_bias(const Head& hd, int64_t i, const KeyTile& tile, float* bia
 }
 
 // One tile for one query with a fixed shift of 0 (distance kernels, whose scores are <= 0): each batch of keys is
-// scored, weighted and accumulated in registers, without storing scores. Returns the best score of the tile.
+// scored, weighted and accumulated in registers, without storing scores. Returns the best score of the tile for
+// compact kernels, which need it (see run); the others return 0 and are checked by their sum of weights instead,
+// which keeps one more register free in the hot loop (V8 spills beyond about 15).
 // DIMS (1, 2, or 0 for any) and W (1, or 0 for any) let the common regression shapes keep everything in registers.
-template <KernelKind K, int DIMS, int W>
+// BIASED says whether the tile has a bias (padding or masked keys): a compile-time branch, since a run-time test in
+// the hot loop costs more than the rest of the step's bookkeeping.
+template <KernelKind K, int DIMS, int W, bool BIASED>
 float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& tile, const float* bias, int64_t width,
                 float* spill, double& row_sum, double* row_acc) {
+  constexpr bool kTrackTop = is_compact(K);
   constexpr int kDims = DIMS > 0 ? DIMS : 1;
   const int64_t dims = DIMS > 0 ? DIMS : hd.queries.cols;
   const float* q = hd.queries.row(i);
@@ -96,7 +105,7 @@ float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& 
   }
   const simd::ExpConstants& ek = simd::exp_constants();
   const float* keys = tile.keys_t;
-  // The log2 weights of keys [c, c + kLanes), masked by the bias when there is one.
+  // The log2 weights of keys [c, c + kLanes), masked by the bias when the tile has one.
   const auto score = [&](int64_t c) {
     Batch s = BatchScore<K>::init();
     if constexpr (DIMS > 0) {
@@ -106,18 +115,19 @@ float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& 
         s = BatchScore<K>::step(s, Batch(q[d]), simd::load(keys + d * kKeyTile + c), Batch(factors[d]));
     }
     s = BatchScore<K>::finish(s, Batch(1.0f));
-    return bias ? s + simd::load(bias + c) : s;
+    if constexpr (BIASED) s += simd::load(bias + c);
+    return s;
   };
   Batch top(-std::numeric_limits<float>::infinity());
   TileSums<W> sums(spill, width);
   int64_t c = 0;
   if constexpr (DIMS == 1 && W == 1) {
-    // The 1-D regression case: two batches per step into separate sums, whose exp chains are independent, so that
-    // even code issued in order keeps both multiply-add pipes busy.
+    // The 1-D regression case: two batches per step into separate sums, whose exp chains are independent: the
+    // chain is long (about 50 cycles) and the core keeps only a few steps in flight.
     TileSums<1> odd(spill, width);
     for (; c + 2 * kLanes <= tile.padded; c += 2 * kLanes) {
       const Batch s0 = score(c), s1 = score(c + kLanes);
-      top = xsimd::max(top, xsimd::max(s0, s1));
+      if constexpr (kTrackTop) top = xsimd::max(top, xsimd::max(s0, s1));
       sums.add(simd::exp2_nonpositive(s0, ek), tile, c);
       odd.add(simd::exp2_nonpositive(s1, ek), tile, c + kLanes);
     }
@@ -125,21 +135,21 @@ float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& 
   }
   for (; c < tile.padded; c += kLanes) {
     const Batch s = score(c);
-    top = xsimd::max(top, s);
+    if constexpr (kTrackTop) top = xsimd::max(top, s);
     sums.add(simd::exp2_nonpositive(s, ek), tile, c);
   }
   sums.flush(row_sum, row_acc);
-  return simd::max(top);
+  return kTrackTop ? simd::max(top) : 0.0f;
 }
 
-// Picks the add_fused instance for a head's dimension and value width.
-template <KernelKind K>
+// Picks the add_fused instances (without and with a bias) for a head's dimension and value width.
+template <KernelKind K, bool BIASED>
 auto fused_for(int64_t dims, int64_t width) {
-  using Fn = decltype(&add_fused<K, 0, 0>);
+  using Fn = decltype(&add_fused<K, 0, 0, BIASED>);
   const bool one = width == 1;
-  Fn fn = dims == 1 ? (one ? &add_fused<K, 1, 1> : &add_fused<K, 1, 0>)
-        : dims == 2 ? (one ? &add_fused<K, 2, 1> : &add_fused<K, 2, 0>)
-                    : (one ? &add_fused<K, 0, 1> : &add_fused<K, 0, 0>);
+  Fn fn = dims == 1 ? (one ? &add_fused<K, 1, 1, BIASED> : &add_fused<K, 1, 0, BIASED>)
+        : dims == 2 ? (one ? &add_fused<K, 2, 1, BIASED> : &add_fused<K, 2, 0, BIASED>)
+                    : (one ? &add_fused<K, 0, 1, BIASED> : &add_fused<K, 0, 0, BIASED>);
   return simd::keep_out_of_line(fn);
 }
 
@@ -178,7 +188,8 @@ Result run(const Head& hd, int32_t head, QueryRange range, Workspace& ws, Matrix
   double* const sum = ws.row_sum.get();
   double* const acc = ws.block_acc.get();
   float* const scores = ws.scores.get();
-  const auto fused = fused_for<K>(dims, width);
+  const auto fused = fused_for<K, false>(dims, width);
+  const auto fused_biased = fused_for<K, true>(dims, width);
   const auto running = simd::keep_out_of_line(&add_running<W>);
 
   for (int64_t i0 = range.first; i0 < I; i0 += kQueryBlock) {
@@ -196,7 +207,9 @@ Result run(const Head& hd, int32_t head, QueryRange range, Workspace& ws, Matrix
         const int64_t i = i0 + r;
         if constexpr (kFixedShift) {
           const float* bias = tile_bias(hd, i, tile, ws.bias.get()) ? ws.bias.get() : nullptr;
-          max[r] = std::max(max[r], fused(hd, i, factors, tile, bias, width, ws.spill.get(), sum[r], acc + r * width));
+          const float top = (bias ? fused_biased : fused)(hd, i, factors, tile, bias, width, ws.spill.get(), sum[r],
+                                                          acc + r * width);
+          if constexpr (is_compact(K)) max[r] = std::max(max[r], top);
         } else {
           score_tile<K>(hd, i, factors, tile, scores);
           if ((overflow[r] = overflowed(scores, tile.padded))) continue;
@@ -206,6 +219,8 @@ Result run(const Head& hd, int32_t head, QueryRange range, Workspace& ws, Matrix
     }
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t i = i0 + r;
+      if constexpr (kFixedShift && !is_compact(K))
+        max[r] = sum[r] >= kFixedShiftMinSum ? 0.0f : -std::numeric_limits<float>::infinity();
       SoftmaxState<double> st{kFixedShift ? 0.0 : max[r] * kLn2, sum[r], ws.row_acc.get(), width};
       std::copy(acc + r * width, acc + (r + 1) * width, st.acc);
       bool redo = needs_double(overflow[r], max[r], is_compact(K)) || !finite_state(st);

@@ -39,12 +39,13 @@ inline float max(Batch x) {
 // Constants of exp2_nonpositive, read from memory. Written inline, each would be a v128.const, which V8 builds in a
 // register with several instructions at every use; a broadcast load is one instruction.
 struct ExpConstants {
-  float magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer, kept in the low mantissa bits
-  float lo = -126.0f;         // 2^-126 is the smallest normal float
+  // 1.5·2^23 + 127: adding it rounds to an integer n and leaves n + 127, the biased exponent of 2^n, in the low
+  // mantissa bits, so 2^n is one shift away.
+  float magic = 12583039.0f;
+  float lo = -127.0f;  // clamped here, n + 127 = 0 and 2^n comes out as exactly 0
   // 2^f on [-1/2, 1/2], degree 5, fitted for relative error (1.5e-7 with float32 coefficients).
   float c[6] = {1.0000001192092896f, 0.6931469440460205f, 0.24022112786769867f, 0.05550713092088699f,
                 0.009675883688032627f, 0.0013277444522827864f};
-  int32_t bias = 127;
 };
 
 // The shared constants, behind a pointer the optimiser cannot fold back into inline constants. Fetch it once per
@@ -54,14 +55,15 @@ inline const ExpConstants& exp_constants() {
   return *keep_out_of_line(&constants);
 }
 
-// 2^x for x <= 0 (including -inf -> 0), relative error about 2e-7. The float paths of the engine keep scores in
-// log2 units (the kernels fold log2(e) into their factors), so this is their exp. x = n + f with |f| <= 1/2: n is
-// rounded with the 1.5·2^23 magic add and 2^n built by shifting n into the exponent bits, with no float-to-int
-// conversion (Emscripten 3.1.6 emulates that one lane at a time); 2^f is an Estrin-form polynomial, whose short
-// dependency chain matters more than its operation count here. Below -126 the result is flushed to 0.
+// 2^x for x <= 0 (including -inf -> 0), relative error about 2e-7 on [-126, 0]. The float paths of the engine keep
+// scores in log2 units (the kernels fold log2(e) into their factors), so this is their exp. x = n + f with
+// |f| <= 1/2: n is rounded with the magic add and 2^n built by shifting the biased exponent left by 23, with no
+// float-to-int conversion (Emscripten 3.1.6 emulates that one lane at a time) and no select; 2^f is an Estrin-form
+// polynomial, whose short dependency chain matters more than its operation count here. At or below -126.5 the
+// result is exactly 0 (just above, it is subnormal).
 KA_ALWAYS_INLINE Batch exp2_nonpositive(Batch x, const ExpConstants& k) {
-  const Batch magic(k.magic), lo(k.lo);
-  const Batch xc = xsimd::max(x, lo);
+  const Batch magic(k.magic);
+  const Batch xc = xsimd::max(x, Batch(k.lo));
   const Batch shifted = xc + magic;
   const Batch f = xc - (shifted - magic);
   const Batch f2 = f * f;
@@ -69,9 +71,7 @@ KA_ALWAYS_INLINE Batch exp2_nonpositive(Batch x, const ExpConstants& k) {
   const Batch b = xsimd::fma(Batch(k.c[3]), f, Batch(k.c[2]));
   const Batch c = xsimd::fma(Batch(k.c[1]), f, Batch(k.c[0]));
   const Batch p = xsimd::fma(xsimd::fma(a, f2, b), f2, c);
-  const IntBatch n = xsimd::bitwise_cast<IntBatch>(shifted) - xsimd::bitwise_cast<IntBatch>(magic);
-  const Batch pow2n = xsimd::bitwise_cast<Batch>((n + IntBatch(k.bias)) << 23);
-  return xsimd::select(x < lo, Batch(0.0f), p * pow2n);
+  return p * xsimd::bitwise_cast<Batch>(xsimd::bitwise_cast<IntBatch>(shifted) << 23);
 }
 
 inline Batch log2(Batch x) { return xsimd::log2(x); }
