@@ -62,7 +62,61 @@ export interface WeightsOptions {
   empty?: EmptyPolicy;
 }
 
-export interface AttentionOptions extends WeightsOptions {}
+/**
+ * How attention() computes: `'exact'` (the default) the streaming engine; `'random-features'` positive orthogonal
+ * random features (Performer's FAVOR+), for `'softmax'` and `'gaussian'`; `'nystrom'` the Nyström method with landmarks
+ * taken from the keys, for `'softmax'`, `'gaussian'`, `'laplacian'` and `'cauchy'`. Both approximations cost
+ * O((I + J)·m·(dim + D)) for m features or landmarks instead of O(I·J·(dim + D)), take the `causal` mask and heads but
+ * no other mask nor groups, and run on one thread. The default stays `'exact'` so that existing calls keep their
+ * results; see docs/approximations.md.
+ */
+export type AttentionMethod = 'exact' | 'random-features' | 'nystrom';
+
+/** How Nyström picks its landmarks among the keys: k-means++ seeding (default) or uniformly, both seeded. */
+export type LandmarkSampling = 'kmeans++' | 'uniform';
+
+export interface AttentionOptions extends WeightsOptions {
+  /** Default `'exact'`. */
+  method?: AttentionMethod;
+  /**
+   * The approximations' target: the root-mean-square error over the outputs relative to the range of the values
+   * (max − min over every value), strictly between 0 and 1. Sizes `features` / `landmarks` when they are not given.
+   * Default 1e-2 (the regression grid's default is 1e-3; random features converge as 1/√m, so 1e-3 would take 100×
+   * the features of 1e-2). Ignored by `'exact'`.
+   */
+  tolerance?: number;
+  /** Seed of the features, landmarks and held-out queries: an integer from 0 to 2³² − 1; the same seed gives the same bytes. Default 0. */
+  seed?: number;
+  /** `'random-features'` only: the number of features (1 … 8192), instead of choosing it from `tolerance`. */
+  features?: number;
+  /** `'nystrom'` only: the number of landmarks (1 … 1024; at most J are used), instead of choosing it from `tolerance`. */
+  landmarks?: number;
+  /** `'nystrom'` only. Default `'kmeans++'`. */
+  sampling?: LandmarkSampling;
+}
+
+/** attentionWithInfo()'s result: the output and what computed it. */
+export interface AttentionWithInfo {
+  /** What attention() returns with the same arguments: a new Float32Array of length I·D. */
+  output: Float32Array;
+  method: AttentionMethod;
+  /**
+   * Estimated root-mean-square error of `output` relative to the range of the values; 0 for `'exact'`.
+   * `'random-features'`: the delta-method standard error from the spread of the per-feature terms (treating the
+   * orthogonal features as independent, which tends to overestimate). `'nystrom'`: measured against the exact engine
+   * on up to 64 queries drawn by the seed.
+   */
+  errorEstimate: number;
+  /** `'random-features'`: the number of features used. */
+  features?: number;
+  /** `'nystrom'`: the number of landmarks used (per head; fewer than asked when the keys have fewer distinct points). */
+  landmarks?: number;
+  /**
+   * Query rows (summed over heads) the approximation could not serve and the exact engine computed instead: a
+   * random-feature denominator that underflowed, or a Nyström denominator ≤ 0 or mostly cancellation.
+   */
+  exactRows: number;
+}
 
 /**
  * The unnormalised online-softmax state of every query over one shard of keys, for merging shards computed in other
@@ -81,8 +135,8 @@ export interface AttentionState {
   readonly acc: Float32Array;
 }
 
-/** Options of attentionState(): those of attention() except `empty`, which finalizeState() takes. */
-export type StateOptions = Omit<AttentionOptions, 'empty'>;
+/** Options of attentionState(): those of weights() except `empty`, which finalizeState() takes (no `method`: states are exact). */
+export type StateOptions = Omit<WeightsOptions, 'empty'>;
 
 /** Distance kernels: every kernel but softmax. */
 export type DistanceKernel = Exclude<Kernel, 'softmax'>;
@@ -219,6 +273,15 @@ export interface KernelAttention {
    * @throws {KernelAttentionError} on any invalid argument (before any allocation), or `'EmptyRow'` with `empty: 'error'`.
    */
   attention(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions): Float32Array;
+  /**
+   * attention() with what computed it and, for the approximations, the error estimate.
+   * @example
+   * const { output, errorEstimate, features } = ka.attentionWithInfo(q, k, v, { dim, method: 'random-features', tolerance: 1e-2 });
+   * @throws {KernelAttentionError} as attention(); an option of the other method (`features` with `'nystrom'`), a mask
+   * other than `causal`, groups, or a kernel the method cannot approximate is `'BadArgument'` naming that option
+   * (`options.method` for the kernel).
+   */
+  attentionWithInfo(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions): AttentionWithInfo;
   /**
    * The normalised weight matrix, each row summing to 1 (empty rows follow `empty`).
    * @returns a new Float32Array of length I*J, or H*I*J laid out [head][query][key] with `heads: H`.
