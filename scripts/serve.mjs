@@ -26,8 +26,18 @@ const commonHeaders = {
   'Cache-Control': 'no-store',
 };
 
+/**
+ * The demo's Content-Security-Policy: scripts and workers from this origin only, WebAssembly compiled without eval,
+ * no inline script or style, nothing from elsewhere. A worker takes its policy from its own script's response, so the
+ * policy goes on everything the demo loads (web/ and node_modules/, where Papa Parse lives), not only on its page.
+ * Examples and test pages (examples/, tests/) keep their inline scripts and get none unless a test asks for one.
+ */
+export const DEMO_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
+// By the resolved path, so that no spelling of a URL (dot segments, escapes) reaches the demo's files without it.
+const withCsp = (relative) => ['web', 'node_modules'].includes(relative.split(path.sep)[0]);
+
 function send(res, status, body, headers = {}) {
-  res.writeHead(status, { ...commonHeaders, ...res.extraHeaders, 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+  res.writeHead(status, { ...commonHeaders, ...res.policy, ...res.extraHeaders, 'Content-Type': 'text/plain; charset=utf-8', ...headers });
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
@@ -48,6 +58,7 @@ async function handle(req, res) {
   if (pathname.includes('\0') || (file !== root && !file.startsWith(root + path.sep))) {
     return send(res, 403, 'Forbidden\n');
   }
+  if (withCsp(path.relative(root, file))) res.policy = { 'Content-Security-Policy': DEMO_CSP };
   // Keeps .git and other dot-folders of the checkout private.
   if (path.relative(root, file).split(path.sep).some((part) => part.startsWith('.'))) {
     return send(res, 404, 'Not Found\n');
@@ -66,6 +77,7 @@ async function handle(req, res) {
     const body = await readFile(target);
     res.writeHead(200, {
       ...commonHeaders,
+      ...res.policy,
       ...res.extraHeaders,
       'Content-Type': contentTypes[path.extname(target).toLowerCase()] ?? 'application/octet-stream',
       'Content-Length': body.length,

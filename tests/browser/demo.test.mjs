@@ -1,21 +1,15 @@
-// The demo page (web/demo) in Debian's Chromium: it loads with no error and no request to another origin, its fit
-// and its attention view match float64 loops, malformed CSV rows are reported by line, and dragging the bandwidth
-// slider over 100,000 points (fitted on the grid) leaves the main thread free (see LONG_TASK_MS).
+// The demo page (web/demo) in Debian's Chromium, served with its strict Content-Security-Policy: it loads with no
+// error, no CSP violation and no request to another origin, its fit and its attention view match float64 loops, its
+// plots export as SVG, malformed CSV rows are reported by line, and dragging the bandwidth slider over 100,000 points
+// (fitted on the grid) leaves the main thread free (see LONG_TASK_MS). Hostile input: demo-hostile.test.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { startServer } from '../../scripts/serve.mjs';
+import { assertClean, downloadText, launch, openDemo as open, parseSvgs, TIMEOUT_MS, waitForFit } from './demo-page.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-const TIMEOUT_MS = 30_000;
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
 // The issue asks for no main-thread task over 100 ms while dragging. Chromium's long tasks include the browser's own
 // painting and every pause of a CPU shared with the worker, and on a loaded 2-core machine (load average 10 while
@@ -25,50 +19,11 @@ const LONG_TASK_MS = 250;
 const MEDIAN_DRAW_MS = 16;
 const DRAG_POINTS = 100_000;
 
-let server;
-let browser;
+let session;
+before(async () => { session = await launch(); });
+after(async () => { await session?.close(); });
 
-before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (scripts/setup.sh)`);
-  server = await startServer({ port: 0 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: TIMEOUT_MS });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** Opens the demo and waits for its first full fit; `problems` collects errors and requests to other origins. */
-async function openDemo(hash = '') {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(TIMEOUT_MS);
-  const problems = [];
-  const origin = new URL(server.url).origin;
-  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`); });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('request', (req) => {
-    const url = new URL(req.url());
-    if (url.protocol !== 'data:' && url.origin !== origin) problems.push(`request to another origin: ${req.url()}`);
-  });
-  page.on('response', (res) => { if (res.status() >= 400) problems.push(`HTTP ${res.status()} ${res.url()}`); });
-  page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()}`));
-  await page.goto(`${server.url}/web/demo/${hash}`);
-  await waitForFit(page, problems);
-  return { page, problems };
-}
-
-async function waitForFit(page, problems, condition = 'true', arg = null) {
-  try {
-    await page.waitForFunction(
-      ([cond, a]) => window.demoState.error || (window.demoState.ready && new Function('s', 'a', `return ${cond}`)(window.demoState, a)),
-      [condition, arg]);
-  } catch (err) {
-    throw new Error(`demo did not finish a fit (${condition}): ${problems.join('\n') || err.message}`);
-  }
-  const error = await page.evaluate(() => window.demoState.error);
-  assert.equal(error, null, `demo error: ${error}`);
-}
+const openDemo = (hash) => open(session, hash);
 
 // Float64 references: the local-linear (Gaussian) fit and the Gaussian Nadaraya–Watson fit at one query.
 function localLinear(x, y, q, h) {
@@ -136,7 +91,14 @@ test('demo: loads without errors or other origins; fit and attention view match 
     const surface = await page.evaluate(() => window.demoState.fit.maxDifference);
     assert.ok(surface < 1e-4, `2-D identity difference ${surface}`);
     await page.screenshot({ path: `${OUT_DIR}demo-surface.png`, fullPage: true });
-    assert.deepEqual(problems, []);
+    // Its SVG: the heat map as an embedded PNG under vector axes, the data as vector circles.
+    const { text } = await downloadText(page, '#save-plot-svg');
+    const { surfaceSvg } = await parseSvgs(page, { surfaceSvg: text });
+    assert.equal(surfaceSvg.error, null);
+    assert.deepEqual(surfaceSvg.images, ['data:image/png;base64,']);
+    for (const label of ['x₁', 'x₂', '\u22122', '0', '2']) assert.ok(surfaceSvg.texts.includes(label), `no “${label}” in ${surfaceSvg.texts}`);
+    assert.ok(surfaceSvg.paths.filter((p) => /A/.test(p.d)).length >= 300, 'the data points are not vector circles');
+    await assertClean(page, problems);
   } finally {
     await page.close();
   }
@@ -162,8 +124,7 @@ test('demo: settings come from the URL hash; the downloaded CSV holds the plotte
       }
       assert.ok(Math.abs(s.fit.mean[i] - swy / sw) < 1e-4, `at ${s.fit.queries[i]}: ${s.fit.mean[i]} vs ${swy / sw}`);
     }
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save-fit')]);
-    const csv = (await (await download.createReadStream()).toArray()).join('').trim().split('\n');
+    const csv = (await downloadText(page, '#save-fit')).text.trim().split('\n');
     assert.equal(csv[0], 'x,fit,effective_points');
     assert.equal(csv.length, s.fit.mean.length + 1);
     assert.equal(Number(csv[150].split(',')[1]), s.fit.mean[149]);
@@ -185,7 +146,72 @@ test('demo: settings come from the URL hash; the downloaded CSV holds the plotte
     const moved = await page.evaluate(() => [window.demoState.x[200], window.demoState.y[200], window.demoState.fit.h[0]]);
     assert.ok(moved[0] > added[0] && moved[1] < added[1], `dragged point ${added} → ${moved}`);
     assert.equal(moved[2], 0.5);
-    assert.deepEqual(problems, []);
+    await assertClean(page, problems);
+  } finally {
+    await page.close();
+  }
+});
+
+test('demo: the fit, the attention matrix and the CV curve export as SVG (vector axes and paths) and PNG, with no CSP violation', { timeout: 2 * TIMEOUT_MS }, async () => {
+  const { page, problems } = await openDemo();  // the first fit's bandwidth is chosen by CV: all three plots are drawn
+  try {
+    const s = await page.evaluate(() => {
+      const { fit, selection } = window.demoState;
+      return { mean: Array.from(fit.mean), rows: fit.matrix.rows, scores: Array.from(selection.curve.scores).filter(Number.isFinite).length };
+    });
+    const files = {};
+    for (const [button, name] of [['#save-plot-svg', 'kernel-fit.svg'], ['#save-matrix-svg', 'attention-matrix.svg'],
+      ['#save-selection-svg', 'bandwidth-selection.svg']]) {
+      const download = await downloadText(page, button);
+      assert.equal(download.name, name);
+      assert.match(download.text, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" /);
+      files[name] = download.text;
+    }
+    const svg = await parseSvgs(page, files);
+    for (const [name, f] of Object.entries(svg)) {
+      assert.equal(f.error, null, `${name} is not well-formed: ${f.error}`);
+      assert.deepEqual([f.root, f.namespace, f.foreign], ['svg', 'http://www.w3.org/2000/svg', []], name);
+      assert.match(f.viewBox, /^0 0 \d+ \d+$/, name);
+    }
+    const curve = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--curve').trim());
+
+    // The fit: tick labels and axis titles as text, the frame, and the curve as one path of every query, its
+    // vertices an affine image of the plotted fit (the y scale) to within the file's 0.01 px rounding.
+    const plot = svg['kernel-fit.svg'];
+    assert.equal(plot.title, 'The data, the fitted curve and its confidence band');
+    for (const label of ['0', '2', '4', '6', '8', '10', 'x', 'y', '\u22121', '1']) assert.ok(plot.texts.includes(label), `no “${label}” in ${plot.texts}`);
+    const line = plot.paths.find((p) => p.stroke === curve && p.fill === 'none');
+    assert.ok(line, 'no stroked path in the curve colour');
+    const ys = [...line.d.matchAll(/[ML]([-\d.]+) ([-\d.]+)/g)].map((m) => Number(m[2]));
+    assert.equal(ys.length, s.mean.length);
+    const [i, j] = [0, s.mean.length - 1];
+    const slope = (ys[j] - ys[i]) / (s.mean[j] - s.mean[i]);
+    assert.ok(slope < 0, 'y grows upwards');
+    ys.forEach((y, k) => assert.ok(Math.abs(y - (ys[i] + slope * (s.mean[k] - s.mean[i]))) < 0.02, `vertex ${k}: ${y}`));
+    assert.ok(plot.paths.some((p) => p.fill === 'none' && /^M[\d.]+ [\d.]+L[\d.]+ [\d.]+L[\d.]+ [\d.]+L[\d.]+ [\d.]+Z$/.test(p.d)), 'no frame');
+    assert.ok(plot.paths.some((p) => p.fill !== 'none' && (p.d.match(/v/g) ?? []).length === 300), 'the 300 points are not one path of squares');
+
+    // The matrix: the heat map as an embedded PNG, its labels as text.
+    const matrix = svg['attention-matrix.svg'];
+    assert.deepEqual(matrix.images, ['data:image/png;base64,']);
+    assert.ok(matrix.texts.some((t) => /^keys → \(300 in \d+ bins, by x\)$/.test(t)), matrix.texts);
+    assert.ok(matrix.texts.includes(`↓ ${s.rows} queries`), matrix.texts);
+
+    // The CV curve: its axis titles, and one vertex per finite score.
+    const selection = svg['bandwidth-selection.svg'];
+    for (const label of ['h', 'CV score']) assert.ok(selection.texts.includes(label), `no “${label}” in ${selection.texts}`);
+    const cv = selection.paths.find((p) => p.stroke === curve && p.fill === 'none');
+    assert.equal((cv.d.match(/[ML]/g) ?? []).length, s.scores);
+
+    // PNG: the canvases' pixels.
+    for (const [button, name] of [['#save-plot', 'kernel-fit.png'], ['#save-matrix', 'attention-matrix.png'], ['#save-selection', 'bandwidth-selection.png']]) {
+      const download = await downloadText(page, button);
+      assert.equal(download.name, name);
+      assert.deepEqual([...download.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${name} is not a PNG`);
+    }
+    mkdirSync(OUT_DIR, { recursive: true });
+    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(OUT_DIR, name), text);
+    await assertClean(page, problems);
   } finally {
     await page.close();
   }
@@ -219,7 +245,7 @@ test('demo: a pasted CSV with malformed rows reports their line numbers; reject 
     assert.equal(await page.locator('#ycol option:checked').textContent(), '<b id="injected">w</b>');
     await page.selectOption('#x2', '1');
     await waitForFit(page, problems, 's.dim === 2 && s.names.length === 3');
-    assert.deepEqual(problems, []);
+    await assertClean(page, problems);
   } finally {
     await page.close();
   }
@@ -264,7 +290,7 @@ test('demo: a 1,000,000-row CSV file streams through the parser with progress an
     console.log(`# ${rows} rows: parsed in ${Math.round(parseMs)} ms, fitted on the grid ${Date.now() - started} ms after the upload (error estimate ${errorEstimate.toExponential(1)})`);
     assert.ok(progress.some((p) => p > 0 && p < 1), `no intermediate progress shown: ${progress}`);
     assert.equal(await page.evaluate(() => window.demoState.malformed.count), 0);
-    assert.deepEqual(problems, []);
+    await assertClean(page, problems);
   } finally {
     await page.close();
   }
@@ -305,7 +331,7 @@ test(`demo: dragging the bandwidth slider over ${DRAG_POINTS.toLocaleString('en'
       assert.ok(median <= MEDIAN_DRAW_MS, `median draw ${median} ms`);
       assert.ok(drawn >= 3, `only ${drawn} fits were drawn during a ${dragMs} ms drag`);
       assert.ok(longTasks.every((d) => d <= LONG_TASK_MS), `main-thread tasks over ${LONG_TASK_MS} ms: ${longTasks}`);
-      assert.deepEqual(problems, []);
+      await assertClean(page, problems);
     } finally {
       await page.close();
     }

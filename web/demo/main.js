@@ -5,8 +5,12 @@ import { channel } from './channel.js';
 import { describeFit, describeHover, describeIdentity, describeTimings } from './describe.js';
 import { download, fitCsv, readSettings, settingsHash } from './export.js';
 import { drawBars, drawFit, drawMatrix, drawSelection, drawSurface } from './plots.js';
+import { svgCanvas } from './svg.js';
 
 const THIN = 5;  // effective points below which support is called thin
+// Larger files are refused before a byte is read: every row is held in this tab's memory (the parse worker checks
+// lines of over 10 MB itself).
+const MAX_FILE_BYTES = 200e6;
 const $ = (id) => document.getElementById(id);
 const ui = {
   example: $('example'), exampleN: $('example-n'), generate: $('generate'), file: $('file'), progress: $('progress'),
@@ -32,16 +36,24 @@ const state = {
   error: null,
   layer: {},          // the cached point layer of the main plot
 };
-window.demoState = { ready: false, fitsDrawn: 0 };
+window.demoState = { ready: false, fitsDrawn: 0, cspViolations: [] };
+
+// What the page's Content-Security-Policy blocked, here and in the workers (they report theirs as messages): the
+// tests read it, and it names what a stricter server would break.
+const noteViolation = (v) => { window.demoState.cspViolations.push(v); };
+document.addEventListener('securitypolicyviolation', (e) => noteViolation(`page: ${e.violatedDirective} ${e.blockedURI}`));
 
 // ---- workers --------------------------------------------------------------------------------------------------
 
 const workerUrl = new URL('./worker.js', import.meta.url);
 const threadsParam = new URLSearchParams(location.search).get('threads');
 if (threadsParam) workerUrl.searchParams.set('threads', threadsParam);
-const compute = channel(new Worker(workerUrl, { type: 'module' }), null, (err) => fail(err));
+const compute = channel(new Worker(workerUrl, { type: 'module' }), (msg) => {
+  if (msg.op === 'csp') noteViolation(`compute worker: ${msg.violation}`);
+}, (err) => fail(err));
 const parser = channel(new Worker(new URL('./parse-worker.js', import.meta.url)), (msg) => {
   if (msg.op === 'progress') ui.progress.value = msg.fraction;
+  if (msg.op === 'csp') noteViolation(`parse worker: ${msg.violation}`);
 }, (err) => fail(err));
 
 function fail(err) {
@@ -176,6 +188,7 @@ async function setData(data, { h = null } = {}) {
   const info = await compute('data', { x: Float64Array.from(data.x), y: Float64Array.from(data.y), dim: data.dim });
   state.timings = { ...state.timings, load: performance.now() - t0 };
   state.sampleInfo = info;
+  ui.dataStatus.classList.remove('error');
   ui.dataStatus.textContent = `${n.toLocaleString('en')} points, ${data.dim === 1 ? 'one input' : 'two inputs'} ` +
     `(${data.names.join(', ')}) from ${data.source}.` +
     (info.fitN < n ? ` Exact fits and the attention views use a random ${info.fitN.toLocaleString('en')} of them` +
@@ -198,11 +211,26 @@ function useExample(h = null) {
   setData({ ...data, example: { name: ui.example.value, n }, source: `the “${ui.example.selectedOptions[0].textContent}” example` }, { h });
 }
 
+/** A problem with the visitor's data, shown where the data's status goes. */
+function dataError(message) {
+  ui.dataStatus.textContent = message;
+  ui.dataStatus.classList.add('error');
+  window.demoState.parseError = message;
+}
+
 let parsedSource = '';
 async function parse(source, name) {
+  const size = source.file ? source.file.size : source.text.length;
+  if (size > MAX_FILE_BYTES) {
+    dataError(`${name} is ${(size / 1e6).toFixed(0)} MB; the demo reads files of up to ${MAX_FILE_BYTES / 1e6} MB, since ` +
+      'it keeps every row in this tab. Use a sample of the rows here, or the kernel-attention command line for all of them.');
+    return;
+  }
   ui.progress.hidden = false;
   ui.progress.value = 0;
+  ui.dataStatus.classList.remove('error');
   ui.dataStatus.textContent = `Reading ${name}…`;
+  window.demoState.parseError = undefined;
   try {
     const table = await parser('parse', source);
     ui.progress.hidden = true;
@@ -212,8 +240,7 @@ async function parse(source, name) {
     await selectColumns();
   } catch (err) {
     ui.progress.hidden = true;
-    ui.dataStatus.textContent = `Could not read ${name}: ${err.message}`;
-    window.demoState.parseError = err.message;
+    dataError(`Could not read ${name}: ${err.message}`);
   }
 }
 
@@ -383,8 +410,20 @@ function saveFit() {
   download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1)], { type: 'text/csv' }), 'kernel-fit.csv');
 }
 
-function savePlot() {
-  ui.plot.toBlob((blob) => blob && download(blob, 'kernel-fit.png'));
+const PLOT_FILES = { plot: 'kernel-fit', matrix: 'attention-matrix', selection: 'bandwidth-selection' };
+
+/** Saves one plot as PNG (the canvas's pixels) or SVG (the same drawing redone as vectors, in the current colours). */
+function savePlot(name, format) {
+  const canvas = ui[name];
+  if (format === 'png') {
+    canvas.toBlob((blob) => blob && download(blob, `${PLOT_FILES[name]}.png`));
+    return;
+  }
+  const target = svgCanvas(canvas, {
+    title: canvas.getAttribute('aria-label'), background: getComputedStyle(document.documentElement).getPropertyValue('--bg').trim(),
+  });
+  paintPlot(name, target, {});
+  download(new Blob([target.svg()], { type: 'image/svg+xml' }), `${PLOT_FILES[name]}.svg`);
 }
 
 // ---- drawing ----------------------------------------------------------------------------------------------------
@@ -407,25 +446,31 @@ function hovered() {
   return { query: Array.from(matrix.queries.subarray(hoverRow * fit.dim, (hoverRow + 1) * fit.dim)), top: matrix.top[hoverRow] };
 }
 
-function draw() {
+/** Draws plot `name` (plot, matrix, selection) on `target`: its canvas, or svgCanvas's stand-in for an export. */
+function paintPlot(name, target, cache) {
   const { data, fit, view } = state;
+  if (name === 'matrix') return drawMatrix(target, fit?.matrix, state.hoverRow);
+  if (name === 'selection') return drawSelection(target, state.selection, h1());
+  if (!data) return null;
+  const hover = hovered();
+  return data.dim === 1
+    ? drawFit(target, { data, fit: fit && fit.dim === 1 ? fit : null, showBand: ui.band.checked, hover, thin: THIN, ...view, cache })
+    : drawSurface(target, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, thin: THIN, ...view, cache });
+}
+
+function draw() {
+  const { data, fit } = state;
   if (!data) return;
   const t0 = performance.now();
   const hover = hovered();
-  if (data.dim === 1) {
-    state.scales = drawFit(ui.plot, {
-      data, fit: fit && fit.dim === 1 ? fit : null, showBand: ui.band.checked, hover, thin: THIN, ...view, cache: state.layer,
-    });
-  } else {
-    state.scales = drawSurface(ui.plot, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, thin: THIN, ...view, cache: state.layer });
-  }
+  state.scales = paintPlot('plot', ui.plot, state.layer);
   // The smaller views are redrawn only when what they show changed (dragging changes only the fit and h).
   if (changed('matrix', fit?.matrix, state.hoverRow, ui.matrix.clientWidth)) {
-    state.matrixArea = drawMatrix(ui.matrix, fit?.matrix, state.hoverRow);
+    state.matrixArea = paintPlot('matrix', ui.matrix);
     drawBars(ui.bars, fit?.matrix, state.hoverRow);
   }
   if (changed('hover', fit, state.hoverRow, ui.band.checked)) describeHover(ui, fit, hover, state.hoverRow, ui.band.checked);
-  if (changed('selection', state.selection, h1(), ui.selection.clientWidth)) drawSelection(ui.selection, state.selection, h1());
+  if (changed('selection', state.selection, h1(), ui.selection.clientWidth)) paintPlot('selection', ui.selection);
   if (fit && changed('text', fit)) {
     describeFit(ui, fit, THIN);
     if (fit.view && changed('identity', fit.view)) describeIdentity(ui, fit);
@@ -529,7 +574,9 @@ function wire() {
   ui.band.addEventListener('change', () => { shareSettings(); scheduleDraw(); });
   ui.choose.addEventListener('click', chooseBandwidth);
   $('save-fit').addEventListener('click', saveFit);
-  $('save-plot').addEventListener('click', savePlot);
+  for (const button of document.querySelectorAll('button[data-plot]')) {
+    button.addEventListener('click', () => savePlot(button.dataset.plot, button.dataset.format));
+  }
   $('controls').addEventListener('submit', (e) => e.preventDefault());
 
   ui.plot.addEventListener('mousemove', (e) => (dragging ? moveDrag(e) : hoverAt(e)));

@@ -1,11 +1,12 @@
 // Canvas drawing for the demo: axes, the fit with its band, the 2-D surface, the attention matrix, weight bars and
-// the CV curve. Pure functions of what they are given; colours come from CSS custom properties.
+// the CV curve. Pure functions of what they are given; colours come from CSS custom properties. Each also draws into
+// svg.js's stand-in canvas, whose context records SVG: keep to the context calls it implements.
 
 const PAD = { left: 48, right: 12, top: 10, bottom: 30 };
 
 /** Sizes the canvas for the device pixel ratio; returns its 2-D context in CSS pixels, or null when hidden. */
 export function prepare(canvas) {
-  const dpr = window.devicePixelRatio || 1;
+  const dpr = canvas.pixelRatio || window.devicePixelRatio || 1;  // an SVG stand-in has its own (1)
   const width = canvas.clientWidth;
   const height = canvas.clientHeight;
   if (!width || !height) return null;
@@ -113,7 +114,12 @@ function clip(ctx, width, height) {
  * A transparent layer the size of the canvas, painted once per `key` (data, size, scales, theme) and reused, so that
  * tens of thousands of points cost one drawImage per frame while the fit changes.
  */
-function layer(cache, key, { width, height }, paint) {
+function layer(cache, key, { ctx, width, height }, paint) {
+  // Into SVG the points go as vectors, never as a raster; the caller then has nothing to copy.
+  if (ctx.vector) {
+    paint(ctx);
+    return null;
+  }
   if (cache.key !== key) {
     const dpr = window.devicePixelRatio || 1;
     const canvas = new OffscreenCanvas(Math.round(width * dpr), Math.round(height * dpr));
@@ -159,8 +165,9 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
   ctx.save();
   clip(ctx, width, height);
   const color = css('--point');
-  ctx.drawImage(layer(cache, `${data.version}|${width}|${height}|${xDomain}|${yDomain}|${color}`, c,
-    (g) => scatter(g, sx, sy, data.x, data.y, 1, color)), 0, 0, width, height);
+  const points = layer(cache, `${data.version}|${width}|${height}|${xDomain}|${yDomain}|${color}`, c,
+    (g) => scatter(g, sx, sy, data.x, data.y, 1, color));
+  if (points) ctx.drawImage(points, 0, 0, width, height);
   if (fit) {
     const q = fit.queries;
     ctx.fillStyle = css('--thin');
@@ -261,7 +268,7 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cach
     ctx.drawImage(tile, x0 - cw / 2, y0 - ch / 2, x1 - x0 + cw, y1 - y0 + ch);
   }
   const edge = css('--bg');
-  ctx.drawImage(layer(cache, `${data.version}|${width}|${height}|${box}|${yDomain}|${edge}`, c, (g) => {
+  const points = layer(cache, `${data.version}|${width}|${height}|${box}|${yDomain}|${edge}`, c, (g) => {
     const n = data.y.length;
     const step = Math.max(1, Math.ceil(n / 20_000));
     g.strokeStyle = edge;
@@ -273,7 +280,8 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cach
       g.fill();
       if (n <= 5000) g.stroke();
     }
-  }), 0, 0, width, height);
+  });
+  if (points) ctx.drawImage(points, 0, 0, width, height);
   if (hover) {
     ctx.fillStyle = css('--accent');
     ctx.fillRect(sx(hover.query[0]) - 4, sy(hover.query[1]) - 4, 8, 8);

@@ -12,6 +12,9 @@ const MATRIX_QUERIES = 40;  // rows of the attention matrix
 const MATRIX_BINS = 200;    // its columns: keys, in x order, summed into at most this many bins
 const TOP_KEYS = 8;
 
+// A worker's Content-Security-Policy violations fire here, not on the page's document: the page records them.
+self.addEventListener('securitypolicyviolation', (e) => postMessage({ op: 'csp', violation: `${e.violatedDirective} ${e.blockedURI}` }));
+
 const threads = new URLSearchParams(self.location.search).get('threads');
 const kaReady = init(threads ? { threads: threads === 'auto' ? 'auto' : Number(threads) } : {});
 let sample = null;
