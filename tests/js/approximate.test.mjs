@@ -3,6 +3,9 @@
 // bytes, causal runs match exact causal attention; bad options are typed errors naming the option, inputs stay
 // untouched, and every call frees what it allocated.
 import { test } from 'node:test';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 import { init, KernelAttentionError } from '../../web/src/index.js';
@@ -187,4 +190,16 @@ test('approximate calls, successful or refused, leave no allocation outstanding'
   }
   assert.equal(live.size, 0);
   assert.equal(module.HEAPU8.length, before, 'wasm memory grew across small approximate calls: a leak in the core?');
+});
+
+test('docs/approximations.md shows examples/approximations.mjs verbatim, and it runs with its estimates near the measured errors', () => {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const example = readFileSync(root + 'examples/approximations.mjs', 'utf8');
+  assert.ok(readFileSync(root + 'docs/approximations.md', 'utf8').includes('```js\n' + example.trimEnd() + '\n```'), 'stale copy');
+  const output = execFileSync(process.execPath, [root + 'examples/approximations.mjs'], { encoding: 'utf8' });
+  const rows = [...output.matchAll(/^(\S+): (\d+) \w+, estimated error (\S+), measured (\S+)$/gm)];
+  assert.deepEqual(rows.map((r) => r[1]), ['random-features', 'nystrom']);
+  for (const [, , , estimate, measured] of rows) {
+    assert.ok(Number(measured) < 1e-2 && Number(estimate) < 3 * Number(measured) && Number(estimate) > Number(measured) / 3, output);
+  }
 });
