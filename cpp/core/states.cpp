@@ -25,8 +25,17 @@ SoftmaxState<double> load(const States& s, int64_t i, int32_t h, double* acc) {
 
 Result attention_states(const Problem& p, States out) {
   if (out.heads != p.heads || (p.queries.rows > 0 && (!out.max || !out.sum))) return {Status::BadShape};
-  const StateOut target{out.max, out.sum, out.heads};
-  return run_exact(p, out.acc, &target, p.threads);
+  const int64_t n = p.queries.rows * out.heads;
+  Scratch<double> max(n), sum(n);
+  if (!max.ok() || !sum.ok()) return {Status::OutOfMemory};
+  const StateOut target{max.get(), sum.get(), out.heads};
+  const Result r = run_exact(p, out.acc, &target, p.threads);
+  if (r.status != Status::Ok) return r;
+  for (int64_t at = 0; at < n; ++at) {
+    out.max[at] = float(max.get()[at]);
+    out.sum[at] = float(sum.get()[at]);
+  }
+  return r;
 }
 
 Result merge_states(States into, const States& other) {

@@ -14,6 +14,8 @@ struct MatrixView {
   T* row(int64_t i) const { return data + i * stride; }
   // Columns [first, first + count) of every row.
   MatrixView columns(int64_t first, int64_t count) const { return {data + first, rows, count, stride}; }
+  // Rows [first, first + count).
+  MatrixView row_range(int64_t first, int64_t count) const { return {data + first * stride, count, cols, stride}; }
 };
 
 using ConstMatrix = MatrixView<const float>;

@@ -14,11 +14,12 @@ namespace ka {
 
 constexpr double kLn2 = 0.6931471805599453;  // float-path scores are log2; SoftmaxState<double> keeps natural logs
 
-// Where attention_states() wants each row's unnormalised state instead of its output: max and sum per query and
-// head ([query][head]); the value sums go to the output row itself.
+// Where a caller wants each row's unnormalised state instead of its output: max and sum per query and head
+// ([query][head]), in double so that merging states loses nothing to a rounded max; the value sums go to the output
+// row itself.
 struct StateOut {
-  float* max;
-  float* sum;
+  double* max;
+  double* sum;
   int32_t heads;
 };
 
@@ -59,10 +60,10 @@ inline RowOutcome finish_row(const Head& hd, int32_t head, int64_t i, bool redo,
     st.reset();
     accumulate_row(hd, i, st);
   }
-  if (ws.states) {  // a partial state: no division and no empty-row policy yet (finalize_states decides)
+  if (ws.states) {  // a partial state: no division and no empty-row policy yet (whoever merges it decides)
     const int64_t at = i * ws.states->heads + head;
-    ws.states->max[at] = float(st.empty() ? -std::numeric_limits<double>::infinity() : st.max);
-    ws.states->sum[at] = float(st.sum);
+    ws.states->max[at] = st.empty() ? -std::numeric_limits<double>::infinity() : st.max;
+    ws.states->sum[at] = st.sum;
     for (int64_t d = 0; d < st.width; ++d) out[d] = float(st.acc[d]);
     return RowOutcome::Done;
   }

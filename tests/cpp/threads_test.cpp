@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cases.h"
+#include "reference.h"
 #include "exact.h"
 #include "states.h"
 
@@ -56,4 +57,54 @@ TEST_CASE("Problem::threads is the thread count of attention() and attention_sta
   }
   c.problem.threads = 0;
   CHECK(attention(c.problem, Matrix{one.data(), c.I, c.D, c.D}).status == Status::BadArgument);
+}
+
+TEST_CASE("few queries over many keys: keys cut into shards, bit-identical for every thread count, float64-accurate") {
+  // 40 queries (3 blocks) over 50,000 keys: 6 shards of about 8,300 keys, merged in shard order.
+  for (const KernelKind kind : {KernelKind::Softmax, KernelKind::Gaussian, KernelKind::Epanechnikov})
+    for (const int64_t M : {1, 16}) {
+      CAPTURE(int(kind)); CAPTURE(M);
+      Case c(40, 50000, M, 3, kind, MaskKind::None, 1, uint32_t(int(kind) * 7 + M));
+      const std::vector<double> want = reference::attention(c.problem);
+      double scale = 0;
+      for (float x : c.v) scale = std::max(scale, double(std::fabs(x)));
+      std::vector<float> one(size_t(c.I * c.D));
+      REQUIRE(attention(c.problem, Matrix{one.data(), c.I, c.D, c.D}, 1).status == Status::Ok);
+      CHECK(max_error(one, want) <= 1e-5 * scale);
+      for (const int32_t threads : {2, 3, 8}) {
+        CAPTURE(threads);
+        std::vector<float> many(size_t(c.I * c.D), -7.0f);
+        REQUIRE(attention(c.problem, Matrix{many.data(), c.I, c.D, c.D}, threads).status == Status::Ok);
+        CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
+      }
+      // The partial states of the same call finalize to the same output.
+      std::vector<float> max(size_t(c.I)), sum(size_t(c.I)), acc(size_t(c.I * c.D)), fin(size_t(c.I * c.D));
+      const States s{max.data(), sum.data(), Matrix{acc.data(), c.I, c.D, c.D}, 1};
+      REQUIRE(attention_states(c.problem, s).status == Status::Ok);
+      REQUIRE(finalize_states(s, EmptyPolicy::NaN, Matrix{fin.data(), c.I, c.D, c.D}).status == Status::Ok);
+      CHECK(max_error(fin, want) <= 1e-5 * scale);
+    }
+}
+
+TEST_CASE("sharded keys: empty rows follow the policy, Nearest included, as a single pass would") {
+  // A compact kernel whose support around the far queries holds no key.
+  Case c(8, 40000, 1, 2, KernelKind::Epanechnikov, MaskKind::None, 1, 5);
+  c.bandwidth[0] = 0.01f;
+  for (int64_t i = 0; i < c.I; i += 2) c.q[size_t(i)] = 5.0f + float(i);  // far outside [-1, 1]
+  std::vector<float> out(size_t(c.I * c.D));
+  c.problem.empty = EmptyPolicy::Error;
+  const Result r = attention(c.problem, Matrix{out.data(), c.I, c.D, c.D}, 2);
+  CHECK(r.status == Status::EmptyRow);
+  CHECK(r.row == 0);
+  c.problem.empty = EmptyPolicy::Nearest;
+  REQUIRE(attention(c.problem, Matrix{out.data(), c.I, c.D, c.D}, 2).status == Status::Ok);
+  int64_t nearest = 0;  // the largest key is the nearest to every far query
+  for (int64_t j = 1; j < c.J; ++j)
+    if (c.k[size_t(j)] > c.k[size_t(nearest)]) nearest = j;
+  for (int64_t i = 0; i < c.I; i += 2)
+    for (int64_t d = 0; d < c.D; ++d) CHECK(out[size_t(i * c.D + d)] == c.v[size_t(nearest * c.D + d)]);
+  c.problem.empty = EmptyPolicy::NaN;
+  REQUIRE(attention(c.problem, Matrix{out.data(), c.I, c.D, c.D}, 3).status == Status::Ok);
+  CHECK(std::isnan(out[0]));
+  CHECK_FALSE(std::isnan(out[size_t(c.D)]));
 }
