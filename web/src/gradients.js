@@ -1,0 +1,52 @@
+// attentionGradients(): the exact engine's forward pass and its backward pass (cpp/core/backward.h) in one call.
+import { KernelAttentionError } from './errors.js';
+import { withHeap } from './heap.js';
+import { checkResult, tooLarge } from './attention.js';
+import { copyCall, readCall, requireValues, SHARED_OPTIONS } from './options.js';
+import { KERNELS, numericArray } from './validate.js';
+
+/** attentionGradients() on `module`; the forward runs on up to `threads` threads, the backward on one. */
+export function makeAttentionGradients(module, threads = 1) {
+  return function attentionGradients(queries, keys, values, dOut, options) {
+    requireValues(values, 'attentionGradients');
+    if (dOut === undefined) {
+      throw new KernelAttentionError('BadArgument',
+        '`dOut` is required: attentionGradients(queries, keys, values, dOut, options), the gradient of the loss with respect to the output (I·D entries)',
+        'dOut');
+    }
+    const call = readCall(queries, keys, values, options, SHARED_OPTIONS);
+    if (call.kernel === KERNELS.indexOf('uniform')) {
+      throw new KernelAttentionError('BadArgument',
+        "`options.kernel` 'uniform' has no gradient (its output is piecewise constant in the queries, keys and bandwidth); use 'epanechnikov' or 'tricube'",
+        'options.kernel');
+    }
+    const dout = numericArray(dOut, 'dOut');
+    if (dout.length !== call.I * call.D) {
+      throw new KernelAttentionError('BadShape',
+        `\`dOut\` must have I·D = ${call.I}·${call.D} = ${call.I * call.D} entries (the shape of the output); got length ${dout.length}`, 'dOut');
+    }
+    tooLarge(call.I * (call.D + call.M), 'attentionGradients()', 'queries', 'I·(D + dim)');
+    tooLarge(call.J * (call.D + call.M), 'attentionGradients()', 'keys', 'J·(D + dim)');
+    const softmax = call.kernel === KERNELS.indexOf('softmax');
+    return withHeap(module, (heap) => {
+      const { q, k, v, options: opts } = copyCall(heap, call);
+      const dO = heap.f32(dout);
+      const out = heap.alloc(call.I * call.D * 4);
+      const dq = heap.alloc(call.I * call.M * 4);
+      const dk = heap.alloc(call.J * call.M * 4);
+      const dv = heap.alloc(call.J * call.D * 4);
+      const dtheta = heap.alloc((softmax ? 1 : call.M) * 4);
+      checkResult(module, module._attentionGradients(q, k, v, dO, out, dq, dk, dv, dtheta, call.I, call.J, call.M, call.D,
+        opts, threads));
+      const result = {
+        output: heap.readF32(out, call.I * call.D),
+        dq: heap.readF32(dq, call.I * call.M),
+        dk: heap.readF32(dk, call.J * call.M),
+        dv: heap.readF32(dv, call.J * call.D),
+      };
+      if (softmax) result.dScale = heap.readF32(dtheta, 1)[0];
+      else result.dLogBandwidth = heap.readF32(dtheta, call.M);
+      return result;
+    });
+  };
+}
