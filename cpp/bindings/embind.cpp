@@ -103,7 +103,7 @@ struct FitOptions {
   uintptr_t weights = 0;    // float32 × n observation weights
   int32_t empty = 0;
   int32_t threads = 1;
-  double tolerance = 0;  // > 0: selection's leave-one-out CV may run on a grid (1-D)
+  double tolerance = 0;  // > 0: selection's leave-one-out CV may run on a grid (1-D, 2-D)
 };
 
 // The regression of y (n × width) on x (n × dims), evaluated at q (I × dims).
@@ -126,15 +126,20 @@ CallResult local_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_
   return to_js(local_fit(make_fit(x, y, q, n, I, dims, width, o), out));
 }
 
-// The fit on a grid of `nodes` nodes (1-D); error: 1 double, the measured error estimate (0 to skip).
-CallResult grid_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t width, FitOptions o,
-                       int32_t nodes, uintptr_t mean, uintptr_t sum_sq, uintptr_t eff, uintptr_t logden, uintptr_t error) {
+// The fit on a grid of `nodes` nodes per axis (1-D or 2-D); error: 1 double, the measured error estimate (0 to skip).
+CallResult grid_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
+                       FitOptions o, int32_t nodes, uintptr_t mean, uintptr_t sum_sq, uintptr_t eff, uintptr_t logden,
+                       uintptr_t error) {
   const FitOut out{Matrix{ptr<float>(mean), I, width, width}, ptr<double>(sum_sq), nullptr, ptr<double>(eff),
                    ptr<double>(logden)};
-  return to_js(grid_local_fit(make_fit(x, y, q, n, I, 1, width, o), nodes, out, ptr<double>(error)));
+  return to_js(grid_local_fit(make_fit(x, y, q, n, I, dims, width, o), nodes, out, ptr<double>(error)));
 }
 
-double grid_nodes_js(double range, double h, double tolerance) { return double(grid_nodes(range, h, tolerance)); }
+// Grid nodes per axis for the sample x (n × dims) at o's kernel, bandwidths and tolerance; 0: run exactly.
+double grid_nodes_js(uintptr_t x, int32_t n, int32_t dims, FitOptions o) {
+  return double(grid_nodes(ConstMatrix{ptr<const float>(x), n, dims, dims}, KernelKind(o.kernel),
+                           ptr<const float>(o.bandwidth), o.tolerance));
+}
 
 struct SummaryResult {
   int32_t status = 0;

@@ -137,10 +137,10 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
     }
     hf.get()[d] = float(h[d]);
   }
-  // Leave-one-out CV in 1-D may run on a grid, which needs no sorting; everything else runs exactly, on the sample
-  // sorted by its first coordinate.
+  // Leave-one-out CV in 1-D or 2-D may run on a grid, which needs no sorting; everything else runs exactly, on the
+  // sample sorted by its first coordinate.
   const int64_t nodes = criterion.score == Score::LeaveOneOut
-      ? grid_nodes(p.keys, p.kernel.kind, h[0], criterion.grid_tolerance) : 0;
+      ? grid_nodes(p.keys, p.kernel.kind, hf.get(), criterion.grid_tolerance) : 0;
   const SortedSample sorted(p, criterion, nodes == 0);
   if (!sorted.ok()) return {Status::OutOfMemory};
   Problem q = sorted.problem;

@@ -133,3 +133,85 @@ TEST_CASE("fit statistics on a grid follow the exact ones") {
     CHECK(grid.sigma2 == doctest::Approx(exact.sigma2).epsilon(1e-3));
   }
 }
+
+TEST_CASE("2-D grid fits (separable product-kernel convolutions) are within their tolerance of the exact fit") {
+  // y = sin(4 x₁) + cos(3 x₂) + noise on the unit square, per-dimension bandwidths.
+  const int64_t n = 5000, I = 300;
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> noise(0.0f, 0.2f);
+  std::vector<float> x(static_cast<size_t>(n * 2)), y(static_cast<size_t>(n)), q(static_cast<size_t>(I * 2));
+  for (int64_t j = 0; j < n; ++j) {
+    x[size_t(2 * j)] = u(rng);
+    x[size_t(2 * j + 1)] = u(rng);
+    y[size_t(j)] = std::sin(4.0f * x[size_t(2 * j)]) + std::cos(3.0f * x[size_t(2 * j + 1)]) + noise(rng);
+  }
+  for (auto& v : q) v = 0.02f + 0.96f * u(rng);
+  const float h[2] = {0.06f, 0.09f};
+  for (const KernelKind kind : {KernelKind::Gaussian, KernelKind::Epanechnikov})
+    for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+      Problem p;
+      p.keys = {x.data(), n, 2, 2};
+      p.queries = {q.data(), I, 2, 2};
+      p.values = {y.data(), n, 1, 1};
+      p.kernel = {kind, 1.0, h};
+      const int64_t nodes = grid_nodes(p.keys, kind, h, 1e-3);
+      REQUIRE(nodes > 0);
+      const size_t rows = static_cast<size_t>(I);
+      std::vector<float> exact(rows), grid(rows);
+      std::vector<double> sum_sq_exact(rows), sum_sq_grid(rows), eff_exact(rows), eff_grid(rows);
+      REQUIRE(local_fit({p, est}, {Matrix{exact.data(), I, 1, 1}, sum_sq_exact.data(), nullptr, eff_exact.data()}).status ==
+              Status::Ok);
+      double estimate = -1;
+      REQUIRE(grid_local_fit({p, est}, nodes, {Matrix{grid.data(), I, 1, 1}, sum_sq_grid.data(), nullptr, eff_grid.data()},
+                             &estimate).status == Status::Ok);
+      CAPTURE(int(kind)); CAPTURE(int(est)); CAPTURE(nodes);
+      const double err = max_diff(exact, grid) / 4.0;  // y spans about 4
+      CHECK(err < 5e-3);
+      CHECK(estimate >= 0);
+      CHECK(estimate <= 2 * err + 1e-6);
+      for (int64_t i = 0; i < I; i += 30) {
+        CHECK(sum_sq_grid[size_t(i)] == doctest::Approx(sum_sq_exact[size_t(i)]).epsilon(3e-2));
+        CHECK(eff_grid[size_t(i)] == doctest::Approx(eff_exact[size_t(i)]).epsilon(3e-2));
+      }
+      // Leave-one-out on the sample itself: each point's own weight comes off exactly.
+      p.queries = p.keys;
+      p.masks.leave_one_out = true;
+      std::vector<float> loo_exact(static_cast<size_t>(n)), loo_grid(static_cast<size_t>(n));
+      REQUIRE(local_fit({p, est}, {Matrix{loo_exact.data(), n, 1, 1}}).status == Status::Ok);
+      REQUIRE(grid_local_fit({p, est}, nodes, {Matrix{loo_grid.data(), n, 1, 1}}).status == Status::Ok);
+      double cv_exact = 0, cv_grid = 0;
+      for (size_t i = 0; i < size_t(n); ++i) {
+        cv_exact += std::pow(y[i] - loo_exact[i], 2);
+        cv_grid += std::pow(y[i] - loo_grid[i], 2);
+      }
+      CHECK(cv_grid == doctest::Approx(cv_exact).epsilon(5e-3));
+    }
+}
+
+TEST_CASE("2-D grids: queries outside the sample's box run exactly; sizes and refusals") {
+  std::vector<float> x = {0, 0, 1, 0, 0, 1, 1, 1, 0.5f, 0.5f, 0.2f, 0.7f}, y = {1, 2, 3, 4, 5, 6};
+  std::vector<float> q = {3.0f, 0.5f, 0.5f, -2.0f, 0.5f, 0.5f};
+  const float h[2] = {0.3f, 0.3f};
+  Problem p;
+  p.keys = {x.data(), 6, 2, 2};
+  p.queries = {q.data(), 3, 2, 2};
+  p.values = {y.data(), 6, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, h};
+  std::vector<float> exact(3), grid(3);
+  REQUIRE(local_fit({p, Estimator::LocalLinear}, {Matrix{exact.data(), 3, 1, 1}}).status == Status::Ok);
+  REQUIRE(grid_local_fit({p, Estimator::LocalLinear}, 128, {Matrix{grid.data(), 3, 1, 1}}).status == Status::Ok);
+  CHECK(grid[0] == exact[0]);
+  CHECK(grid[1] == exact[1]);
+  CHECK(std::fabs(grid[2] - exact[2]) < 0.05);
+  // One count per axis; 2-D grids share kMaxGridNodes between the axes.
+  const ConstMatrix box = p.keys;
+  CHECK(grid_nodes(box, KernelKind::Gaussian, h, 1e-3) == 64);
+  const float narrow[2] = {0.3f, 0.002f};
+  CHECK(grid_nodes(box, KernelKind::Gaussian, narrow, 1e-3) == 0);  // 4,565² nodes would exceed kMaxGridNodes
+  CHECK(grid_nodes(box, KernelKind::Cauchy, h, 1e-3) == 0);
+  CHECK(grid_local_fit({p, Estimator::LocalLinear}, 600, {Matrix{grid.data(), 3, 1, 1}}).status == Status::BadArgument);
+  std::vector<float> x3(18, 0.5f), q3(3, 0.5f);
+  const float h3[3] = {0.3f, 0.3f, 0.3f};
+  CHECK(grid_nodes(ConstMatrix{x3.data(), 6, 3, 3}, KernelKind::Gaussian, h3, 1e-3) == 0);  // 3-D: no grid
+}

@@ -199,6 +199,7 @@ test('init({ nope: 1 }) rejects with BadArgument, and init() still works', async
 const RX = [0, 0.2, 0.5, 0.7, 1];
 const RY = [1, 2, 1, 3, 2];
 const RX2 = [0, 0, 0.2, 1, 0.5, 0.4, 0.7, 0.9, 1, 0.1];
+const RX3 = [0, 0, 0, 0.2, 1, 0.3, 0.5, 0.4, 0.8, 0.7, 0.9, 0.1, 1, 0.1, 0.6];
 const MODEL = ka.kernelRegression(RX, RY, { dim: 1, bandwidth: 0.3 });
 const MODEL2 = ka.kernelRegression(RX2, RY, { dim: 2, bandwidth: [0.4, 0.5], estimator: 'nadaraya-watson' });
 const RQ = [0.1, 0.6];
@@ -227,7 +228,7 @@ const REGRESSION_ROWS = [
   { name: 'kernelRegression: unknown option (bandwith)', run: fit({ dim: 1, bandwith: 0.3 }), code: 'BadArgument', argument: 'options.bandwith', says: 'bandwidth' },
   { name: "kernelRegression: method 'cv' (a bandwidth rule goes in bandwidth)", run: fit({ dim: 1, method: 'cv' }), code: 'BadArgument', argument: 'options.method', says: 'method' },
   { name: "kernelRegression: method 'fft'", run: fit({ dim: 1, method: 'fft' }), code: 'BadArgument', argument: 'options.method', says: '"fft"' },
-  { name: "kernelRegression: method 'grid' in 2-D", run: () => ka.kernelRegression(RX2, RY, { dim: 2, method: 'grid' }), code: 'BadArgument', argument: 'options.method', says: 'dim 1' },
+  { name: "kernelRegression: method 'grid' in 3-D", run: () => ka.kernelRegression(RX3, RY, { dim: 3, method: 'grid' }), code: 'BadArgument', argument: 'options.method', says: 'dim 1 or 2' },
   { name: "kernelRegression: method 'grid' with cauchy", run: fit({ dim: 1, kernel: 'cauchy', method: 'grid' }), code: 'BadArgument', argument: 'options.method', says: 'cauchy' },
   { name: 'kernelRegression: tolerance 0', run: fit({ dim: 1, tolerance: 0 }), code: 'BadArgument', argument: 'options.tolerance', says: 'got 0' },
   { name: 'kernelRegression: tolerance 1', run: fit({ dim: 1, tolerance: 1 }), code: 'BadArgument', argument: 'options.tolerance', says: 'got 1' },
@@ -235,7 +236,7 @@ const REGRESSION_ROWS = [
   { name: 'kernelRegression: tolerance NaN', run: fit({ dim: 1, tolerance: NaN }), code: 'BadArgument', argument: 'options.tolerance', says: 'NaN' },
   { name: "selectBandwidth: approximation 'fast'", run: select({ dim: 1, approximation: 'fast' }), code: 'BadArgument', argument: 'options.approximation', says: '"fast"' },
   { name: 'selectBandwidth: tolerance -1', run: select({ dim: 1, tolerance: -1 }), code: 'BadArgument', argument: 'options.tolerance', says: '-1' },
-  { name: "cvScore: approximation 'grid' in 2-D", run: () => ka.cvScore(RX2, RY, { dim: 2, bandwidth: 0.3, approximation: 'grid' }), code: 'BadArgument', argument: 'options.approximation', says: 'dim 1' },
+  { name: "cvScore: approximation 'grid' in 3-D", run: () => ka.cvScore(RX3, RY, { dim: 3, bandwidth: 0.3, approximation: 'grid' }), code: 'BadArgument', argument: 'options.approximation', says: 'dim 1 or 2' },
   { name: 'kernelRegression: dim missing', run: fit({ bandwidth: 0.3 }), code: 'BadArgument', argument: 'options.dim', says: 'undefined' },
   { name: "kernelRegression: dim '1'", run: fit({ dim: '1' }), code: 'BadArgument', argument: 'options.dim', says: '"1"' },
   { name: 'kernelRegression: x null', run: () => ka.kernelRegression(null, RY, { dim: 1 }), code: 'BadArgument', argument: 'x', says: 'null' },

@@ -50,15 +50,17 @@ test('the CV search on a grid lands where the exact search does', () => {
   }
 });
 
-test("'auto' picks the grid for large 1-D samples only, and 'grid' is refused where it cannot run", () => {
+test("'auto' picks the grid for large 1-D and 2-D samples only, and 'grid' is refused where it cannot run", () => {
   const small = sample(500, 3);
   assert.equal(ka.kernelRegression(small.x, small.y, { dim: 1, bandwidth: 0.05 }).method, 'exact');
   const large = sample(25000, 4);
   assert.equal(ka.kernelRegression(large.x, large.y, { dim: 1, bandwidth: 0.05 }).method, 'grid');
   assert.equal(ka.selectBandwidth(large.x, large.y, { dim: 1 }).approximation, 'grid');
-  const x2 = Float32Array.from({ length: 200 }, (_, i) => (i * 0.37) % 1);
-  assert.throws(() => ka.kernelRegression(x2, small.y.subarray(0, 100), { dim: 2, bandwidth: 0.1, method: 'grid' }),
+  const x3 = Float32Array.from({ length: 300 }, (_, i) => (i * 0.37) % 1);
+  assert.throws(() => ka.kernelRegression(x3, small.y.subarray(0, 100), { dim: 3, bandwidth: 0.1, method: 'grid' }),
     (e) => e.code === 'BadArgument' && e.argument === 'options.method');
+  const plane = Float32Array.from({ length: 50000 }, (_, i) => (i * 0.618034) % 1);
+  assert.equal(ka.kernelRegression(plane, large.y, { dim: 2, bandwidth: 0.1 }).method, 'grid');
   assert.throws(() => ka.kernelRegression(small.x, small.y, { dim: 1, kernel: 'cauchy', method: 'grid' }),
     (e) => e.code === 'BadArgument' && e.argument === 'options.method');
   assert.throws(() => ka.kernelRegression(small.x, small.y, { dim: 1, method: 'fft' }),
@@ -78,4 +80,29 @@ test("a criterion in kernelRegression's `method` gets a pointer to `bandwidth`; 
     (e) => e.code === 'BadArgument' && e.argument === 'options.method' && /bandwidth: 'cv'/.test(e.message));
   assert.throws(() => ka.kernelRegression([0, 0.4, 1], [0, 0.5, 1], { dim: 1, bandwidth: 'aicc' }),
     (e) => e.code === 'BadShape' && e.argument === 'x' && /AICc/.test(e.message));
+});
+
+test('2-D grid fits follow the exact 2-D fits within the tolerance, with leave-one-out CV on the grid', () => {
+  // y = sin(4 x₁) + cos(3 x₂) + noise on the unit square, both estimators, per-dimension bandwidths.
+  let s = 17;
+  const r = () => (s = (s * 16807) % 2147483647) / 2147483647;
+  const n = 4000;
+  const x = Float32Array.from({ length: 2 * n }, r);
+  const y = Float32Array.from({ length: n }, (_, j) => Math.sin(4 * x[2 * j]) + Math.cos(3 * x[2 * j + 1]) + 0.2 * (r() - 0.5));
+  const xq = Float32Array.from({ length: 400 }, () => 0.02 + 0.96 * r());
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    const options = { dim: 2, estimator, bandwidth: [0.06, 0.09], tolerance: 1e-3 };
+    const exact = ka.kernelRegression(x, y, { ...options, method: 'exact' });
+    const binned = ka.kernelRegression(x, y, { ...options, method: 'grid' });
+    assert.equal(binned.method, 'grid');
+    const a = exact.predictInterval(xq);
+    const b = binned.predictInterval(xq);
+    let worst = 0;
+    for (let i = 0; i < a.mean.length; i++) worst = Math.max(worst, Math.abs(a.mean[i] - b.mean[i]));
+    assert.ok(worst / 2.4 < 5e-3, `${estimator}: ${worst}`);  // y spans about 2.4
+    assert.ok(b.errorEstimate > 0 && b.errorEstimate <= 2 * worst / 2.4 + 1e-6, `${estimator}: estimate ${b.errorEstimate}`);
+    const cvExact = ka.cvScore(x, y, { dim: 2, estimator, bandwidth: [0.06, 0.09], approximation: 'exact' });
+    const cvGrid = ka.cvScore(x, y, { dim: 2, estimator, bandwidth: [0.06, 0.09], approximation: 'grid' });
+    assert.ok(Math.abs(cvGrid - cvExact) <= 5e-3 * cvExact, `${estimator}: CV ${cvGrid} vs ${cvExact}`);
+  }
 });

@@ -363,7 +363,7 @@ const regressionOptions = () => ({
   kernel: { cases: () => enumCases(DISTANCE_KERNELS, ['softmax']), valid: () => 'epanechnikov', values: DISTANCE_KERNELS },
   estimator: { cases: () => enumCases(ESTIMATORS, ['lc', 'll']), valid: () => 'local-linear', values: ESTIMATORS },
   weights: { cases: () => weightCases([1, 2, 1, 1, 0.5]), valid: () => [1, 2, 1, 1, 0.5] },
-  approximation: { cases: () => enumCases(['auto', 'exact'], ['grid', 'fast']), valid: () => 'exact', values: ['auto', 'exact'] },
+  approximation: { cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']), valid: () => 'exact', values: ['auto', 'exact', 'grid'] },
   tolerance: { cases: () => rangeCases(0, 1), valid: () => 0.01 },
 });
 
@@ -468,7 +468,7 @@ const TABLE = {
       },
       empty: { cases: () => enumCases(EMPTY), valid: () => 'zero', values: EMPTY },
       perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { bandwidth: 'cv' } },
-      method: { cases: () => enumCases(['auto', 'exact'], ['grid', ...RULES]), valid: () => 'exact', values: approximation.values },
+      method: { cases: () => enumCases(['auto', 'exact', 'grid'], RULES), valid: () => 'exact', values: approximation.values },
     }))(regressionOptions()),
   },
   selectBandwidth: {

@@ -51,12 +51,12 @@ export function fitOptions({ kernel, estimator, weights = 0, bandwidth = 0, empt
 }
 
 export const APPROXIMATIONS = ['auto', 'exact', 'grid'];
-// 'auto' runs on a grid from this many points on (1-D): below it the exact O(n²) work takes well under a second.
+// 'auto' runs on a grid from this many points on (1-D, 2-D): below it the exact O(n²) work takes well under a second.
 export const AUTO_GRID_POINTS = 20000;
 
 /**
- * Which computation runs: 'exact' or 'grid'. The grid needs one dimension and a kernel with a finite reach (not
- * Cauchy); asking for it otherwise is an error naming `name`.
+ * Which computation runs: 'exact' or 'grid'. The grid needs one or two dimensions and a product kernel with a finite
+ * reach (not Cauchy); asking for it otherwise is an error naming `name`.
  */
 export function resolveApproximation(approximation, tolerance, { dim, kernel, n }, name) {
   if (METHODS.includes(approximation)) {  // kernelRegression's `method` is how to compute, not how to choose h
@@ -69,10 +69,10 @@ export function resolveApproximation(approximation, tolerance, { dim, kernel, n 
   if (typeof tolerance !== 'number' || !(tolerance > 0 && tolerance < 1)) {
     throw new KernelAttentionError('BadArgument', `\`${tolName}\` must be a number strictly between 0 and 1; got ${describe(tolerance)}`, tolName);
   }
-  const possible = dim === 1 && kernel !== 'cauchy';
+  const possible = (dim === 1 || dim === 2) && kernel !== 'cauchy';
   if (approximation === 'grid' && !possible) {
     throw new KernelAttentionError('BadArgument',
-      `\`${name}\` 'grid' needs dim 1 and a kernel other than 'cauchy'; got dim ${dim}, kernel '${kernel}'`, name);
+      `\`${name}\` 'grid' needs dim 1 or 2 and a kernel other than 'cauchy'; got dim ${dim}, kernel '${kernel}'`, name);
   }
   if (approximation === 'auto') return possible && n >= AUTO_GRID_POINTS ? 'grid' : 'exact';
   return approximation;

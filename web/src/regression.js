@@ -85,13 +85,9 @@ export function makeRegression(module, threads, selectBandwidth) {
     // Grid nodes for this bandwidth (0: the grid cannot reach the tolerance, so the model runs exactly).
     let nodes = 0;
     if (approximation === 'grid') {
-      let lo = Infinity;
-      let hi = -Infinity;
-      for (const v of data.x) {
-        lo = Math.min(lo, v);
-        hi = Math.max(hi, v);
-      }
-      nodes = module._gridNodes(hi - lo, h[0], tolerance);
+      nodes = withHeap(module, (heap) => module._gridNodes(heap.f32(data.x), n, dim, fitOptions({
+        kernel, estimator, bandwidth: heap.f32(h32), threads, tolerance,
+      })));
     }
     const options32 = (heap, extra = {}) => fitOptions({
       kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads,
@@ -129,7 +125,7 @@ export function makeRegression(module, threads, selectBandwidth) {
         module.HEAPF64[error >> 3] = 0;
         const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32(xq)];
         checkResult(module, nodes
-          ? module._gridFit(xp, yp, qp, n, I, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
+          ? module._gridFit(xp, yp, qp, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
           : module._localFit(xp, yp, qp, n, I, dim, width, o, mean, sumSq, 0, eff, logden));
         return {
           I,

@@ -161,8 +161,8 @@ export interface SelectBandwidthOptions {
   /** Observation weights ω_i ≥ 0 (n entries, not all zero): each point's kernel weight is multiplied by ω_i. */
   weights?: NumericArray;
   /**
-   * How leave-one-out CV is computed: `'exact'`, `'grid'` (1-D, binned; not for `'cauchy'`), or `'auto'` (default:
-   * the grid from 20,000 points on in 1-D). AICc always runs exactly.
+   * How leave-one-out CV is computed: `'exact'`, `'grid'` (1-D and 2-D, binned; not for `'cauchy'`), or `'auto'` (default:
+   * the grid from 20,000 points on in 1-D and 2-D). AICc always runs exactly.
    */
   approximation?: Approximation;
   /** The grid's relative tolerance (it sizes the grid), strictly between 0 and 1. Default 1e-3. */
@@ -213,8 +213,8 @@ export interface KernelRegressionOptions {
   /** With `bandwidth: 'cv' | 'aicc'`: one bandwidth per dimension. Default false. */
   perDimension?: boolean;
   /**
-   * `'exact'`, `'grid'` (1-D, binned: the sample is binned onto a grid once per call and the fit is a convolution;
-   * not for `'cauchy'`), or `'auto'` (default: the grid from 20,000 points on in 1-D). Used for the bandwidth search,
+   * `'exact'`, `'grid'` (1-D and 2-D, binned: the sample is binned onto a grid once per call and the fit is a convolution;
+   * not for `'cauchy'`), or `'auto'` (default: the grid from 20,000 points on in 1-D and 2-D). Used for the bandwidth search,
    * the fit statistics and every prediction.
    */
   method?: Approximation;
