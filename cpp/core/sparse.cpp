@@ -82,49 +82,62 @@ void add_run(const Query& qr, int64_t b, int64_t e, RowSums& rs) {
   const int64_t dims = DIMS > 0 ? DIMS : g.dims;
   const float* keys = g.keys_t.data();
   const float* vals = g.values_t.data();
-  const int64_t stride = g.stride;
+  const int64_t stride = g.stride, width = qr.width;
+  const bool masked = qr.masked;
   const simd::ExpConstants& ek = simd::exp_constants();
   constexpr int kRegs = W > 0 ? W : 1;
   const float minus_inf = -std::numeric_limits<float>::infinity();
   alignas(64) float bias[kLanes];
-  Batch top(minus_inf);
+  Batch top(minus_inf), qb[kSparseMaxDims], fb[kSparseMaxDims];
+  for (int64_t d = 0; d < dims; ++d) {
+    qb[d] = Batch(qr.q[d]);
+    fb[d] = Batch(qr.factors[d]);
+  }
   rs.kept += e - b;
-  for (int64_t c0 = b; c0 < e; c0 += kFlushKeys) {
-    const int64_t c1 = std::min(e, c0 + kFlushKeys);
-    Batch sum(0.0f), sq(0.0f), acc[kRegs];
-    for (auto& a : acc) a = Batch(0.0f);
-    if constexpr (W == 0) std::fill(qr.spill, qr.spill + qr.width * kLanes, 0.0f);
-    for (int64_t c = c0; c < c1; c += kLanes) {
-      Batch s = BatchScore<K>::init();
-      for (int64_t d = 0; d < dims; ++d)
-        s = BatchScore<K>::step(s, Batch(qr.q[d]), simd::load(keys + d * stride + c), Batch(qr.factors[d]));
-      s = BatchScore<K>::finish(s, Batch(1.0f));
-      if (qr.masked || c + kLanes > c1) {
-        for (int64_t l = 0; l < kLanes; ++l) {
-          const int64_t j = c + l;
-          bias[l] = j < c1 && (!qr.masked || qr.hd->allows(qr.i, g.order[size_t(j)])) ? 0.0f : minus_inf;
-        }
-        s += Batch::load_aligned(bias);
+  // One batch of keys [c, c + kLanes) into one set of lane sums; lanes at or past c1, or masked, weigh 0.
+  const auto step = [&](int64_t c, int64_t c1, Batch& sum, Batch& sq, Batch* acc) {
+    Batch s = BatchScore<K>::init();
+    for (int64_t d = 0; d < dims; ++d) s = BatchScore<K>::step(s, qb[d], simd::load(keys + d * stride + c), fb[d]);
+    s = BatchScore<K>::finish(s, Batch(1.0f));
+    if (masked || c + kLanes > c1) {
+      for (int64_t l = 0; l < kLanes; ++l) {
+        const int64_t j = c + l;
+        bias[l] = j < c1 && (!masked || qr.hd->allows(qr.i, g.order[size_t(j)])) ? 0.0f : minus_inf;
       }
-      if constexpr (is_compact(K)) top = xsimd::max(top, s);
-      const Batch w = simd::exp2_nonpositive(s, ek);
-      sum += w;
-      sq = xsimd::fma(w, w, sq);
-      if constexpr (W > 0) {
-        for (int d = 0; d < W; ++d) acc[d] = xsimd::fma(w, simd::load(vals + d * stride + c), acc[d]);
-      } else {
-        for (int64_t d = 0; d < qr.width; ++d) {
-          float* a = qr.spill + d * kLanes;
-          simd::store(a, xsimd::fma(w, simd::load(vals + d * stride + c), simd::load(a)));
-        }
+      s += Batch::load_aligned(bias);
+    }
+    if constexpr (is_compact(K)) top = xsimd::max(top, s);
+    const Batch w = simd::exp2_nonpositive(s, ek);
+    sum += w;
+    sq = xsimd::fma(w, w, sq);
+    if constexpr (W > 0) {
+      for (int d = 0; d < W; ++d) acc[d] = xsimd::fma(w, simd::load(vals + d * stride + c), acc[d]);
+    } else {
+      for (int64_t d = 0; d < width; ++d) {
+        float* a = qr.spill + d * kLanes;
+        simd::store(a, xsimd::fma(w, simd::load(vals + d * stride + c), simd::load(a)));
       }
     }
-    rs.sum += simd::sum(sum);
-    rs.sum_sq += simd::sum(sq);
+  };
+  for (int64_t c0 = b; c0 < e; c0 += kFlushKeys) {
+    const int64_t c1 = std::min(e, c0 + kFlushKeys);
+    Batch sum(0.0f), sq(0.0f), acc[kRegs], sum2(0.0f), sq2(0.0f), acc2[kRegs];
+    for (int r = 0; r < kRegs; ++r) acc[r] = acc2[r] = Batch(0.0f);
+    if constexpr (W == 0) std::fill(qr.spill, qr.spill + width * kLanes, 0.0f);
+    int64_t c = c0;
+    // Two batches per step into separate sums: their exp chains (long, about 50 cycles) then overlap.
+    if constexpr (W > 0)
+      for (; c + 2 * kLanes <= c1; c += 2 * kLanes) {
+        step(c, c1, sum, sq, acc);
+        step(c + kLanes, c1, sum2, sq2, acc2);
+      }
+    for (; c < c1; c += kLanes) step(c, c1, sum, sq, acc);
+    rs.sum += simd::sum(sum + sum2);
+    rs.sum_sq += simd::sum(sq + sq2);
     if constexpr (W > 0) {
-      for (int d = 0; d < W; ++d) rs.acc[d] += simd::sum(acc[d]);
+      for (int d = 0; d < W; ++d) rs.acc[d] += simd::sum(acc[d] + acc2[d]);
     } else {
-      for (int64_t d = 0; d < qr.width; ++d) rs.acc[d] += simd::sum(simd::load(qr.spill + d * kLanes));
+      for (int64_t d = 0; d < width; ++d) rs.acc[d] += simd::sum(simd::load(qr.spill + d * kLanes));
     }
   }
   if constexpr (is_compact(K)) rs.top = std::max(rs.top, simd::max(top));
@@ -176,6 +189,27 @@ double outside_gap(const CellGrid& g, const Position& p, const int64_t* lo, cons
   return gap;
 }
 
+// The smallest ν of the keys [b, e) (unmasked), in float32 lanes: +inf lanes pad the tail.
+template <KernelKind K>
+float nearest_in_run(const CellGrid& g, const Position& p, int64_t b, int64_t e) {
+  Batch best(INFINITY);
+  const float pad[2 * kLanes] = {0, 0, 0, 0, 0, 0, 0, 0, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+                                 INFINITY, INFINITY};
+  for (int64_t c = b; c < e; c += kLanes) {
+    Batch nu(0.0f);
+    for (int64_t d = 0; d < g.dims; ++d) {
+      const int a = int(A - g.dims + d);
+      const Batch t = (Batch(float(p.u[a])) - simd::load(g.keys_t.data() + d * g.stride + c) * Batch(float(g.inv_h[a])));
+      nu = Norm<K>::kSquared ? xsimd::fma(t, t, nu) : nu + xsimd::abs(t);
+    }
+    if (c + kLanes > e) nu += simd::load(pad + 8 - (e - c));  // lanes past e: +inf (kLanes <= 8)
+    best = xsimd::min(best, nu);
+  }
+  alignas(64) float lanes[kLanes];
+  best.store_aligned(lanes);
+  return *std::min_element(lanes, lanes + kLanes);
+}
+
 // The smallest ν over admissible keys (exponential kernels), by rings of cells around the query's cell, stopping
 // when no key outside the rings searched can be nearer. +inf when no key is admissible.
 template <KernelKind K>
@@ -198,8 +232,14 @@ double nearest_norm(const Query& qr, const Position& p) {
             continue;
           }
           const int64_t id = g.id(c0, c1, c2);
-          for (int64_t s = g.start[size_t(id)]; s < g.start[size_t(id + 1)]; ++s) {
-            if (qr.masked && !hd.allows(qr.i, g.order[size_t(s)])) continue;
+          const int64_t b = g.start[size_t(id)], e = g.start[size_t(id + 1)];
+          if (!qr.masked) {  // in float32 lanes; rounded up a little, which only widens the radius
+            const float nu = nearest_in_run<K>(g, p, b, e);
+            if (nu < INFINITY) best = std::min(best, double(nu) * (1 + 1e-5) + 1e-30);
+            continue;
+          }
+          for (int64_t s = b; s < e; ++s) {
+            if (!hd.allows(qr.i, g.order[size_t(s)])) continue;
             double nu = 0;
             for (int64_t d = 0; d < g.dims; ++d) {
               const int a = int(A - g.dims + d);
