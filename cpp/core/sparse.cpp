@@ -44,6 +44,12 @@ struct Norm {
     return (1 + best) / tolerance - 1;
   }
   static double extent(double nu) { return kSquared ? std::sqrt(std::max(nu, 0.0)) : nu; }  // distance along one axis
+  // A radius at which the weights are `excess` (> 1) times smaller relative to those at `nu`, with some margin.
+  static double widen(double nu, double excess) {
+    if constexpr (K == KernelKind::Gaussian) return nu + 2 * std::log(excess) + 2;
+    if constexpr (K == KernelKind::Laplacian) return nu + std::log(excess) + 1;
+    return (1 + nu) * excess * 2 - 1;
+  }
 };
 
 // The reach at best = 0 in u units, which sizes the cells: about four cells across it.
@@ -193,8 +199,8 @@ double outside_gap(const CellGrid& g, const Position& p, const int64_t* lo, cons
 template <KernelKind K>
 float nearest_in_run(const CellGrid& g, const Position& p, int64_t b, int64_t e) {
   Batch best(INFINITY);
-  const float pad[2 * kLanes] = {0, 0, 0, 0, 0, 0, 0, 0, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
-                                 INFINITY, INFINITY};
+  const float pad[16] = {0, 0, 0, 0, 0, 0, 0, 0, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+                        INFINITY, INFINITY};
   for (int64_t c = b; c < e; c += kLanes) {
     Batch nu(0.0f);
     for (int64_t d = 0; d < g.dims; ++d) {
@@ -277,17 +283,8 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
     }
   }
   RowSums rs{0, 0, acc, -std::numeric_limits<float>::infinity(), 0};
-  std::fill(acc, acc + qr.width, 0.0);
   int64_t lo[A] = {0, 0, 0}, hi[A] = {0, 0, 0};
   bool any = kCompact || best < kInf;
-  for (int a = 0; a < A && any; ++a) {
-    lo[a] = g.cell_of(a, p.u[a] - extent - g.slack);
-    hi[a] = g.cell_of(a, p.u[a] + extent + g.slack);
-    if (a >= A - g.dims) {  // a query beyond the grid by more than the reach sees no cell on this axis
-      const double first = g.origin[a], last = g.origin[a] + double(g.n[a]) * g.width[a];
-      if (p.u[a] + extent + g.slack < first || p.u[a] - extent - g.slack > last) any = false;
-    }
-  }
   // Runs along the last axis; exponential kernels narrow each run to the cells within the radius.
   const auto each_run = [&](auto&& fn) {
     if (!any) return;
@@ -315,22 +312,87 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
       default: add_run<K, 3, W>(qr, b, e, rs); break;
     }
   };
-  each_run(dims_add);
-  kept_keys += rs.kept;
-
   // Exponential kernels: the largest weight has log2 score smax_log2 (the nearest admissible key). Rows whose
   // weights sit near float32's underflow are redone in double over the same keys, as the exact engine does.
   const double smax = kCompact ? 0 : N::log_w(best);
-  const bool underflow = kCompact ? (rs.top > -std::numeric_limits<float>::infinity() && rs.top < kUnderflowFloor)
-                                  : (best < kInf && smax / kLn2 < double(kUnderflowFloor));
-  SoftmaxState<double> st{0.0, rs.sum, acc, qr.width};
-  double sum_sq = rs.sum_sq;
-  if (underflow) {
-    st.reset();
-    sum_sq = 0;
-    each_run([&](int64_t b, int64_t e) { add_run_double(qr, b, e, st, sum_sq); });
+  SoftmaxState<double> st{0.0, 0.0, acc, qr.width};
+  double sum_sq = 0, dropped = 0;
+  // The bound on the skipped mass relative to the kept mass, from the cells outside the visited ones.
+  const auto dropped_bound = [&]() {
+    // Skipped keys: those in the box's cells beyond the radius (weight ratio <= that at the radius), then shells
+    // of cells outside the box, each bounded by its distance from the query; counts include masked keys.
+    // Cells of the box beyond the radius, each at its own distance (the gaps bound every key's from below).
+    double bound = 0;
+    for (int64_t c0 = lo[0]; c0 <= hi[0]; ++c0) {
+      const double n0 = N::of(g.gap(0, c0, p.u[0]));
+      for (int64_t c1 = lo[1]; c1 <= hi[1]; ++c1) {
+        const double n01 = n0 + N::of(g.gap(1, c1, p.u[1]));
+        const double rest = radius_nu - n01;
+        const double e2 = N::extent(rest);
+        const int64_t a2 = rest < 0 ? hi[2] + 1 : std::max(lo[2], g.cell_of(2, p.u[2] - e2 - g.slack));
+        const int64_t b2 = rest < 0 ? hi[2] : std::min(hi[2], g.cell_of(2, p.u[2] + e2 + g.slack));
+        for (int64_t c2 = lo[2]; c2 <= hi[2]; ++c2) {
+          if (c2 >= a2 && c2 <= b2) continue;
+          const int64_t id = g.id(c0, c1, c2);
+          const int64_t n = g.start[size_t(id + 1)] - g.start[size_t(id)];
+          if (n) bound += double(n) * std::exp(N::log_w(n01 + N::of(g.gap(2, c2, p.u[2]))) - smax);
+        }
+      }
+    }
+    const int64_t in_box = g.count(lo, hi);
+    int64_t inner_lo[A], inner_hi[A];
+    std::copy(lo, lo + A, inner_lo);
+    std::copy(hi, hi + A, inner_hi);
+    int64_t inner = in_box;
+    for (int64_t grow = 1;; grow = grow < 4 ? grow + 1 : grow * 2) {  // one cell at a time near the radius
+      const double gap = outside_gap(g, p, inner_lo, inner_hi);
+      if (gap == kInf) break;
+      int64_t out_lo[A], out_hi[A];
+      for (int a = 0; a < A; ++a) {
+        out_lo[a] = std::max<int64_t>(0, lo[a] - grow);
+        out_hi[a] = std::min(g.n[a] - 1, hi[a] + grow);
+      }
+      const int64_t outer = g.count(out_lo, out_hi);
+      bound += double(outer - inner) * std::exp(N::log_w(N::of(gap)) - smax);
+      inner = outer;
+      std::copy(out_lo, out_lo + A, inner_lo);
+      std::copy(out_hi, out_hi + A, inner_hi);
+    }
+    // kept mass in units of the largest weight: Σw / w_max = sum · e^(max − smax)
+    return bound / (st.sum * std::exp(st.max - smax));
+  };
+  // The radius is widened (at most four times) until the bound is within the tolerance too: then every output is
+  // within tolerance × range(v) of the exact one, not only each skipped key below tolerance × the largest weight.
+  for (int round = 0;; ++round) {
+    rs = RowSums{0, 0, acc, -std::numeric_limits<float>::infinity(), 0};
+    std::fill(acc, acc + qr.width, 0.0);
+    any = kCompact || best < kInf;
+    for (int a = 0; a < A && any; ++a) {
+      lo[a] = g.cell_of(a, p.u[a] - extent - g.slack);
+      hi[a] = g.cell_of(a, p.u[a] + extent + g.slack);
+      if (a >= A - g.dims) {  // a query beyond the grid by more than the reach sees no cell on this axis
+        const double first = g.origin[a], last = g.origin[a] + double(g.n[a]) * g.width[a];
+        if (p.u[a] + extent + g.slack < first || p.u[a] - extent - g.slack > last) any = false;
+      }
+    }
+    each_run(dims_add);
+    const bool underflow = kCompact ? (rs.top > -std::numeric_limits<float>::infinity() && rs.top < kUnderflowFloor)
+                                    : (best < kInf && smax / kLn2 < double(kUnderflowFloor));
+    st = SoftmaxState<double>{0.0, rs.sum, acc, qr.width};
+    sum_sq = rs.sum_sq;
+    if (underflow) {
+      st.reset();
+      sum_sq = 0;
+      each_run([&](int64_t b, int64_t e) { add_run_double(qr, b, e, st, sum_sq); });
+    }
+    if (kCompact && !(rs.top > -std::numeric_limits<float>::infinity()) && !underflow) st.sum = 0;  // nothing in reach
+    if (kCompact || st.empty()) break;
+    dropped = dropped_bound();
+    if (dropped <= o.tolerance || round == 4) break;
+    radius_nu = N::widen(radius_nu, dropped / o.tolerance);
+    extent = N::extent(radius_nu);
   }
-  if (kCompact && !(rs.top > -std::numeric_limits<float>::infinity()) && !underflow) st.sum = 0;  // nothing in reach
+  kept_keys += rs.kept;  // the final round's keys: kept + skipped = I·J per head
   float* out = so.out.row(qr.i) + head * qr.width;
   RowResult rr;
   if (st.empty()) {
@@ -349,49 +411,7 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
     }
   } else {
     finalize(st, out, hd.empty);
-    if constexpr (!kCompact) {
-      // Skipped keys: those in the box's cells beyond the radius (weight ratio <= that at the radius), then shells
-      // of cells outside the box, each bounded by its distance from the query; counts include masked keys.
-      // Cells of the box beyond the radius, each at its own distance (the gaps bound every key's from below).
-      double bound = 0;
-      for (int64_t c0 = lo[0]; c0 <= hi[0]; ++c0) {
-        const double n0 = N::of(g.gap(0, c0, p.u[0]));
-        for (int64_t c1 = lo[1]; c1 <= hi[1]; ++c1) {
-          const double n01 = n0 + N::of(g.gap(1, c1, p.u[1]));
-          const double rest = radius_nu - n01;
-          const double e2 = N::extent(rest);
-          const int64_t a2 = rest < 0 ? hi[2] + 1 : std::max(lo[2], g.cell_of(2, p.u[2] - e2 - g.slack));
-          const int64_t b2 = rest < 0 ? hi[2] : std::min(hi[2], g.cell_of(2, p.u[2] + e2 + g.slack));
-          for (int64_t c2 = lo[2]; c2 <= hi[2]; ++c2) {
-            if (c2 >= a2 && c2 <= b2) continue;
-            const int64_t id = g.id(c0, c1, c2);
-            const int64_t n = g.start[size_t(id + 1)] - g.start[size_t(id)];
-            if (n) bound += double(n) * std::exp(N::log_w(n01 + N::of(g.gap(2, c2, p.u[2]))) - smax);
-          }
-        }
-      }
-      const int64_t in_box = g.count(lo, hi);
-      int64_t inner_lo[A], inner_hi[A];
-      std::copy(lo, lo + A, inner_lo);
-      std::copy(hi, hi + A, inner_hi);
-      int64_t inner = in_box;
-      for (int64_t grow = 1;; grow = grow < 4 ? grow + 1 : grow * 2) {  // one cell at a time near the radius
-        const double gap = outside_gap(g, p, inner_lo, inner_hi);
-        if (gap == kInf) break;
-        int64_t out_lo[A], out_hi[A];
-        for (int a = 0; a < A; ++a) {
-          out_lo[a] = std::max<int64_t>(0, lo[a] - grow);
-          out_hi[a] = std::min(g.n[a] - 1, hi[a] + grow);
-        }
-        const int64_t outer = g.count(out_lo, out_hi);
-        bound += double(outer - inner) * std::exp(N::log_w(N::of(gap)) - smax);
-        inner = outer;
-        std::copy(out_lo, out_lo + A, inner_lo);
-        std::copy(out_hi, out_hi + A, inner_hi);
-      }
-      // kept mass in units of the largest weight: Σw / w_max = sum · e^(max − smax)
-      rr.dropped = bound / (st.sum * std::exp(st.max - smax));
-    }
+    rr.dropped = dropped;
   }
   const int64_t at = qr.i;
   if (so.dropped) so.dropped[at * heads + head] = rr.dropped;
