@@ -1,10 +1,10 @@
-// attention() by random features or Nyström: reads the method options and runs the core's approximation.
+// attention() by random features, Nyström or certified sparsity: reads the method options and runs the core's method.
 import { describe, fail, KernelAttentionError } from './errors.js';
 import { withHeap } from './heap.js';
 import { copyCall } from './options.js';
 import { KERNELS, oneOf } from './validate.js';
 
-export const METHODS = ['exact', 'random-features', 'nystrom'];
+export const METHODS = ['exact', 'random-features', 'nystrom', 'sparse'];
 export const SAMPLINGS = ['kmeans++', 'uniform'];
 /** Options of attention() beyond those it shares with weights() and attentionState(). */
 export const METHOD_OPTIONS = ['method', 'tolerance', 'seed', 'features', 'landmarks', 'sampling'];
@@ -12,7 +12,15 @@ export const METHOD_OPTIONS = ['method', 'tolerance', 'seed', 'features', 'landm
 // The core's limits (random_features.h kMaxFeatures, nystrom.h kMaxLandmarks).
 const MAX_FEATURES = 8192;
 const MAX_LANDMARKS = 1024;
-const KERNELS_OF = { 'random-features': ['softmax', 'gaussian'], nystrom: ['softmax', 'gaussian', 'laplacian', 'cauchy'] };
+const KERNELS_OF = {
+  'random-features': ['softmax', 'gaussian'],
+  nystrom: ['softmax', 'gaussian', 'laplacian', 'cauchy'],
+  sparse: ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'],
+};
+/** Dimensions per head the sparse method's cell grid serves (sparse.h kSparseMaxDims). */
+export const SPARSE_MAX_DIMS = 3;
+/** The sparse method's default tolerance (a weight ratio; the other methods' is an RMS error target, 1e-2). */
+export const SPARSE_TOLERANCE = 1e-3;
 
 function countOption(value, method, needs, most, name) {
   if (value === undefined) return 0;
@@ -29,8 +37,9 @@ function countOption(value, method, needs, most, name) {
  */
 export function readMethod(options, call) {
   const kernelName = KERNELS[call.kernel];
-  const { method = 'exact', tolerance = 1e-2, seed = 0, features, landmarks, sampling } = options;
+  const { method = 'exact', seed = 0, features, landmarks, sampling } = options;
   oneOf(method, METHODS, 'options.method');
+  const tolerance = options.tolerance === undefined ? (method === 'sparse' ? SPARSE_TOLERANCE : 1e-2) : options.tolerance;
   if (typeof tolerance !== 'number' || !(tolerance > 0 && tolerance < 1)) {
     fail('BadArgument', 'options.tolerance', 'a number strictly between 0 and 1', tolerance);
   }
@@ -49,6 +58,10 @@ export function readMethod(options, call) {
         `\`options.method\` '${method}' approximates the kernels ${KERNELS_OF[method].map((k) => `'${k}'`).join(', ')}; ` +
         `got kernel '${kernelName}'`, 'options.method');
     }
+    if (method === 'sparse') {
+      readSparse(call);
+      return { method, tolerance, seed, count: 0, sampling: 0 };
+    }
     const masked = call.leaveOneOut || call.keyPadding !== null || call.general !== null;
     for (const [name, present] of [['mask', masked], ['groups', call.queryGroups !== null]]) {
       if (present) {
@@ -61,12 +74,50 @@ export function readMethod(options, call) {
   return { method, tolerance, seed, count, sampling: SAMPLINGS.indexOf(sampling ?? 'kmeans++') };
 }
 
+/** What method 'sparse' refuses: more than 3 dimensions per head, a general mask, groups. */
+function readSparse(call) {
+  const perHead = call.M / call.heads;
+  if (perHead > SPARSE_MAX_DIMS) {
+    throw new KernelAttentionError('BadArgument',
+      `method 'sparse' needs at most ${SPARSE_MAX_DIMS} dimensions per head (\`options.dim\` / \`options.heads\`); got ${perHead}`, 'options.dim');
+  }
+  for (const [name, present] of [['mask', call.general !== null], ['groups', call.queryGroups !== null]]) {
+    if (present) {
+      throw new KernelAttentionError('BadArgument',
+        `\`options.${name}\` is not available with method 'sparse' (causal, leaveOneOut and keyPadding are); use method 'exact'`,
+        `options.${name}`);
+    }
+  }
+}
+
+/**
+ * Certified sparse attention of `call` (method 'sparse'): { output, method, errorEstimate, droppedMass (Float64Array
+ * I·H: per query and head, a bound on the skipped weight relative to the kept weight; NaN for an empty row),
+ * keptKeys, skippedKeys, exactRows: 0 }. kernelRegression's sparse model calls the core through sparse.js instead.
+ */
+export function sparseAttention(module, call, tolerance, checkResult, threads = 1) {
+  return withHeap(module, (heap) => {
+    const { q, k, v, options: opts } = copyCall(heap, call);
+    const out = heap.alloc(call.I * call.D * 4);
+    const dropped = heap.alloc(call.I * call.heads * 8);
+    const result = module._sparseAttention(q, k, v, out, call.I, call.J, call.M, call.D, opts, tolerance, threads,
+      dropped, 0, 0, 0);
+    checkResult(module, result);
+    return {
+      output: heap.readF32(out, call.I * call.D), method: 'sparse', errorEstimate: result.errorEstimate,
+      droppedMass: heap.readF64(dropped, call.I * call.heads), keptKeys: result.keptKeys, skippedKeys: result.skippedKeys,
+      exactRows: 0,
+    };
+  });
+}
+
 /**
  * The approximate attention of `call` by `how` (from readMethod): { output (a new Float32Array of I·D), method,
  * errorEstimate, features or landmarks, exactRows }. `checkResult` turns the core's Result into a thrown error
  * (attention.js's, passed in to keep the modules free of an import cycle).
  */
 export function approximateAttention(module, call, how, checkResult) {
+  if (how.method === 'sparse') return sparseAttention(module, call, how.tolerance, checkResult);
   return withHeap(module, (heap) => {
     const { q, k, v, options: opts } = copyCall(heap, call);
     const out = heap.alloc(call.I * call.D * 4);
