@@ -24,6 +24,7 @@ export function describeFit(ui, fit, thinBelow) {
 /** The identity table: a few queries, the Gaussian kernel fit and softmax(Q′K′ᵀ)V side by side. */
 export function describeIdentity(ui, fit) {
   const { view } = fit;
+  const approxOutput = view.approx && !view.approx.error ? view.approx.output : null;
   const rows = ui.identity.tBodies[0];
   const I = view.kernel.length;
   const picks = [0, Math.floor(I / 4), Math.floor(I / 2), Math.floor((3 * I) / 4), I - 1];
@@ -35,11 +36,39 @@ export function describeIdentity(ui, fit) {
       td.textContent = text;
       tr.append(td);
     }
+    const approx = document.createElement('td');
+    approx.hidden = !approxOutput;
+    approx.textContent = approxOutput ? approxOutput[i].toFixed(6) : '';
+    tr.append(approx);
     return tr;
   }));
+  ui.approxHead.hidden = !approxOutput;
+  ui.approxHead.textContent = view.approx ? METHOD_NAMES[view.approx.method] : '';
+  ui.approxStatus.classList.toggle('error', Boolean(view.approx?.error));
+  ui.approxStatus.textContent = describeApprox(view.approx, view.kernelMs);
   ui.identityCaption.textContent = `Gaussian Nadaraya–Watson at h = ${fit.viewH.map((h) => h.toPrecision(3)).join(', ')}, both ways, over ${I.toLocaleString('en')} ` +
     `queries: largest difference ${view.maxDiff.toExponential(2)}. Both run in float32, and the rounding of |k|²/2h² ` +
     'grows with (spread of x / h)², so very small bandwidths show larger differences.';
+}
+
+const METHOD_NAMES = { 'random-features': 'random features', nystrom: 'Nyström' };
+const sci = (v) => v.toExponential(1);
+
+/** Which approximation ran, with how many features or landmarks, its estimated and its measured error, and its time. */
+function describeApprox(approx, exactMs) {
+  if (!approx) return '';
+  const name = METHOD_NAMES[approx.method];
+  if (approx.error) return `${name} (tolerance ${approx.tolerance}) refused: ${approx.error}`;
+  return `${name[0].toUpperCase()}${name.slice(1)}, ${approx.count} ${approx.countName} (tolerance ${approx.tolerance}, ` +
+    `seed ${approx.seed}${approx.exactRows ? `, ${approx.exactRows} queries recomputed exactly` : ''}): ` +
+    `estimated error ${sci(approx.errorEstimate)}; measured against the exact fit: RMS ${sci(approx.rmsRelative)} ` +
+    `of the range of y, largest difference ${sci(approx.maxDiff)}` +
+    // The estimate is a statistic of the run itself; where the measured error is over 10× above it, say so.
+    (approx.rmsRelative > 10 * approx.errorEstimate
+      ? ` (${Math.round(approx.rmsRelative / Math.max(approx.errorEstimate, 1e-300)).toLocaleString('en')}× the estimate: ` +
+        'it is not to be trusted for this data and bandwidth)'
+      : '') +
+    `; ${ms(approx.ms)} (exact: ${ms(exactMs)}).`;
 }
 
 /** How long each step took, and which WebAssembly build ran them. */
@@ -52,6 +81,8 @@ export function describeTimings(ui, fit, { timings: t, selection, worker }) {
     `prediction and band at ${I.toLocaleString('en')} queries: ${ms(t.predict)}`,
     fit.matrix ? `attention matrix (weights(), ${fit.matrix.rows} × ${fit.matrix.keys.toLocaleString('en')}): ${ms(t.weights)}` : '',
     `Gaussian kernel attention: ${ms(t.attentionKernel)}; softmax attention with the augmented keys: ${ms(t.attentionSoftmax)}`,
+    fit.view?.approx && !fit.view.approx.error ? `the same by ${METHOD_NAMES[fit.view.approx.method]} ` +
+      `(attentionWithInfo, ${fit.view.approx.count} ${fit.view.approx.countName}): ${ms(fit.view.approx.ms)}` : '',
     `request → answer on the main thread: ${ms(t.roundTrip)}`,
     worker ? `WebAssembly: ${worker.build === 'threads' ? `${worker.threads} threads` : 'one thread'}, ` +
       `SIMD ${worker.simd}, page ${worker.isolated ? '' : 'not '}cross-origin isolated` : '',

@@ -20,7 +20,8 @@ const ui = {
   band: $('band'), level: $('level'), fitMethod: $('fit-method'), plot: $('plot'), fitStatus: $('fit-status'), hoverStatus: $('hover-status'),
   matrix: $('matrix'), bars: $('bars'), barsCaption: $('bars-caption'), selection: $('selection'),
   selectionCaption: $('selection-caption'), identity: $('identity'), identityCaption: $('identity-caption'),
-  timings: $('timings'),
+  timings: $('timings'), attentionMethod: $('attention-method'), tolerance: $('tolerance'),
+  approxHead: $('approx-head'), approxStatus: $('approx-status'),
 };
 
 const state = {
@@ -91,6 +92,7 @@ async function pump() {
   const settings = {
     h: bandwidthVector(), kernel: ui.kernel.value, estimator: ui.estimator.value, level: Number(ui.level.value),
     draft: request.draft, method: ui.fitMethod.value,
+    attentionMethod: ui.attentionMethod.value, tolerance: Number(ui.tolerance.value),
   };
   const t0 = performance.now();
   try {
@@ -380,6 +382,8 @@ const SETTINGS = {
   method: (v) => [...ui.method.options].some((o) => o.value === v),
   level: (v) => [...ui.level.options].some((o) => o.value === v),
   fitMethod: (v) => [...ui.fitMethod.options].some((o) => o.value === v),
+  attention: (v) => [...ui.attentionMethod.options].some((o) => o.value === v),
+  tolerance: (v) => [...ui.tolerance.options].some((o) => o.value === v),
   band: (v) => v === 'on' || v === 'off',
   h: (v) => Number(v) > 0 && Number.isFinite(Number(v)),
 };
@@ -388,7 +392,7 @@ const SETTINGS = {
 function shareSettings() {
   const settings = {
     kernel: ui.kernel.value, estimator: ui.estimator.value, method: ui.method.value, fitMethod: ui.fitMethod.value,
-    level: ui.level.value,
+    level: ui.level.value, attention: ui.attentionMethod.value, tolerance: ui.tolerance.value,
     band: ui.band.checked ? 'on' : 'off', h: Number(h1().toPrecision(6)),
   };
   const example = state.data?.example;
@@ -401,6 +405,9 @@ function applySettings() {
   if (shared.n) ui.exampleN.value = shared.n;
   for (const key of ['kernel', 'estimator', 'method', 'level', 'fitMethod']) if (shared[key]) ui[key].value = shared[key];
   if (shared.band) ui.band.checked = shared.band === 'on';
+  if (shared.attention) ui.attentionMethod.value = shared.attention;
+  if (shared.tolerance) ui.tolerance.value = shared.tolerance;
+  ui.tolerance.disabled = ui.attentionMethod.value === 'exact';
   return shared.h ? Number(shared.h) : null;
 }
 
@@ -509,6 +516,7 @@ function publish() {
       method: fit.method, errorEstimate: fit.errorEstimate,
       queries: fit.queries, mean: fit.mean, lower: fit.lower, upper: fit.upper, effectiveKeys: fit.effectiveKeys,
       maxDifference: fit.view?.maxDiff, attentionKernel: fit.view?.kernel, attentionSoftmax: fit.view?.softmax, viewH: fit.viewH,
+      approximation: fit.view?.approx ?? null,
       matrix: fit.matrix,
     },
     selection: state.selection,
@@ -572,6 +580,8 @@ function wire() {
   ui.bandwidth.addEventListener('change', () => requestFit(false));
   for (const control of [ui.kernel, ui.estimator, ui.level, ui.fitMethod]) control.addEventListener('change', () => requestFit(false));
   ui.band.addEventListener('change', () => { shareSettings(); scheduleDraw(); });
+  ui.attentionMethod.addEventListener('change', () => { ui.tolerance.disabled = ui.attentionMethod.value === 'exact'; });
+  for (const control of [ui.attentionMethod, ui.tolerance]) control.addEventListener('change', () => requestFit(false));
   ui.choose.addEventListener('click', chooseBandwidth);
   $('save-fit').addEventListener('click', saveFit);
   for (const button of document.querySelectorAll('button[data-plot]')) {
