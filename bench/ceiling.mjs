@@ -4,6 +4,8 @@
 // The run measures them before, between and after its cases and keeps the best figure of each: a ceiling is the best
 // the machine did, and this VM's speed drifts by tens of per cent from one minute to the next.
 
+import { Worker } from 'node:worker_threads';
+
 // Calls per measurement: about 0.05 s each at the speeds measured here.
 const calls = { dot: 100000, madd: 10000 };
 
@@ -21,6 +23,41 @@ const measure = async (probe) => ({
   madd: await median5((n) => probe('madd', n), calls.madd),
 });
 
+// The wasm mul+add probe on `threads` worker threads at once, each with its own instance, started together: the
+// sum of their medians. Against `threads` × the one-thread figure it says whether this machine's cores share their
+// floating-point units (as SMT siblings do), which bounds what threads can gain on multiply-add-bound work.
+const together = `
+  import { workerData, parentPort } from 'node:worker_threads';
+  const { default: createCeiling } = await import(workerData.url);
+  const m = await createCeiling();
+  m._ceiling_madd(workerData.calls);  // warm-up: V8 tiers the kernel up
+  const flags = new Int32Array(workerData.flags);
+  Atomics.add(flags, 0, 1);
+  Atomics.wait(flags, 1, 0);  // until every worker is ready
+  const g = [];
+  for (let n = 0; n < 5; n++) g.push(m._ceiling_madd(workerData.calls));
+  parentPort.postMessage(g.sort((a, b) => a - b)[2]);
+`;
+
+async function maddTogether(threads) {
+  const flags = new SharedArrayBuffer(8);
+  const url = new URL('../build/bench/wasm/ceiling.mjs', import.meta.url).href;
+  const workers = Array.from({ length: threads }, () => new Worker(together, {
+    eval: true, type: 'module', workerData: { url, calls: calls.madd, flags },
+  }));
+  const results = workers.map((w) => new Promise((resolve, reject) => {
+    w.once('message', resolve);
+    w.once('error', reject);
+  }));
+  const view = new Int32Array(flags);
+  while (Atomics.load(view, 0) < threads) await new Promise((resolve) => setTimeout(resolve, 5));
+  Atomics.store(view, 1, 1);
+  Atomics.notify(view, 1);
+  const gflops = await Promise.all(results);
+  await Promise.all(workers.map((w) => w.terminate()));
+  return gflops.reduce((a, b) => a + b, 0);
+}
+
 /**
  * natives: native contenders; `ceiling` names their flavour and probe(name, calls) runs a probe in their binary.
  * With `earlier` (a previous result), each figure is the larger of the earlier and the new one.
@@ -29,10 +66,11 @@ export async function measureCeilings(natives, earlier = {}) {
   wasm ??= import('../build/bench/wasm/ceiling.mjs').then(({ default: createCeiling }) => createCeiling());
   const m = await wasm;
   const result = { wasm: await measure((name, n) => (name === 'dot' ? m._ceiling_dot(n) : m._ceiling_madd(n))) };
+  result.wasm.madd2 = await maddTogether(2);
   for (const who of natives) result[who.ceiling] = await measure((name, n) => who.probe(name, n));
   for (const [key, now] of Object.entries(result)) {
     const before = earlier[key] ?? now;
-    result[key] = { dot: Math.max(before.dot, now.dot), madd: Math.max(before.madd, now.madd) };
+    result[key] = Object.fromEntries(Object.keys(now).map((probe) => [probe, Math.max(before[probe] ?? 0, now[probe])]));
   }
   return result;
 }

@@ -52,11 +52,15 @@ function caseTable(c, cells, ceilings, baseline) {
 function ceilingTable(ceilings) {
   const platforms = [['wasm', 'wasm SIMD128'], ['sse4.1', 'native SSE4.1'], ['avx2', 'native AVX2']]
     .filter(([key]) => ceilings[key]);
-  const row = (name, probe) => [name, ...platforms.map(([key]) => sig(ceilings[key][probe]))];
-  return table(['probe (GFLOP/s, 1 thread)', ...platforms.map(([, title]) => title)], [
+  const row = (name, probe) => [name, ...platforms.map(([key]) => (ceilings[key][probe] ? sig(ceilings[key][probe]) : '—'))];
+  const rows = [
     row('dot: two 2048-float arrays in L1, 4 accumulators', 'dot'),
     row('mul+add: 12 independent chains (no-FMA peak)', 'madd'),
-  ]);
+  ];
+  if (ceilings.wasm?.madd2) {
+    rows.push(row(`mul+add on 2 threads at once, summed (${ratio(ceilings.wasm.madd2 / ceilings.wasm.madd)}× one thread)`, 'madd2'));
+  }
+  return table(['probe (GFLOP/s)', ...platforms.map(([, title]) => title)], rows);
 }
 
 function summaryTable(cases, results, ceilings, baseline) {
