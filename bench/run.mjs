@@ -19,6 +19,7 @@ import { attentionCase, checkedRows, naiveRows, regressionCase, relativeError } 
 const contenders = [
   ours(),
   ours({ label: 'ours: wasm SIMD, 2 threads', initOptions: { threads: 2 }, threads: 2 }),
+  ours({ label: 'ours: attentionAsync + onProgress, 1 thread', progress: true }),
   native('sse4.1'),
   native('avx2'),
   naiveJs(),

@@ -4,6 +4,7 @@
 import { choice, columnList, number, parseCommand, readInput, required, UsageError, writeOutput } from './args.mjs';
 import { formatCsv, numericColumns, readTable, resolveColumns } from './csv.mjs';
 import { readFloat32 } from './float32.mjs';
+import { progressBar } from './progress.mjs';
 
 const KERNELS = ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
 const ESTIMATORS = ['local-linear', 'nadaraya-watson'];
@@ -20,13 +21,24 @@ const SAMPLE_HELP = `
 const OUTPUT_HELP = `
   --format F          csv or json (default: json when --output ends in .json, else csv)
   --output FILE       write there instead of to stdout
+  -q, --quiet         no progress bar (one is drawn on stderr when it is a terminal)
   -h, --help          this help`;
 
 const SAMPLE_OPTIONS = {
   x: { type: 'string' }, y: { type: 'string' }, kernel: { type: 'string' }, estimator: { type: 'string' },
   bandwidth: { type: 'string' }, delimiter: { type: 'string' }, 'no-header': { type: 'boolean' },
-  format: { type: 'string' }, output: { type: 'string' },
+  format: { type: 'string' }, output: { type: 'string' }, quiet: { type: 'boolean', short: 'q' },
 };
+
+/** Runs `work(onProgress)` with a progress bar labelled `label` on stderr (see progress.mjs), erased at the end. */
+async function withProgress(label, values, work) {
+  const bar = progressBar(label, { quiet: Boolean(values.quiet) });
+  try {
+    return await work(bar.onProgress);
+  } finally {
+    bar.done();
+  }
+}
 
 function dataFile(positionals) {
   if (positionals[0] === undefined) throw new UsageError('the data file (FILE) is missing');
@@ -103,7 +115,8 @@ async function fit(argv, api) {
   const format = outputFormat(values);
   const s = await loadSample(file, values);
   const ka = await api();
-  const model = ka.kernelRegression(s.x, s.y, regressionOptions(values, s.dim));
+  const model = await withProgress('fit', values,
+    (onProgress) => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }));
   const summary = {
     file, n: s.n, x: s.xNames, y: s.yNames, kernel: model.kernel, estimator: model.estimator,
     bandwidth: Array.from(model.bandwidth, round), method: model.selection.method,
@@ -167,9 +180,11 @@ async function predict(argv, api) {
   }
 
   const ka = await api();
-  const model = ka.kernelRegression(s.x, s.y, regressionOptions(values, s.dim));
+  const model = await withProgress('fit', values,
+    (onProgress) => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }));
   const width = s.yNames.length;
-  const result = level === undefined ? { mean: model.predict(xq) } : model.predictInterval(xq, { level });
+  const result = await withProgress('predict', values, async (onProgress) => (level === undefined
+    ? { mean: await model.predictAsync(xq, { onProgress }) } : model.predictIntervalAsync(xq, { level, onProgress })));
   model.dispose();
   const I = xq.length / s.dim;
   const header = [...s.xNames, ...s.yNames.flatMap((y) => (level === undefined ? [y] : [y, `${y}.lower`, `${y}.upper`, `${y}.stderr`]))];
@@ -210,7 +225,9 @@ async function selectBandwidth(argv, api) {
   const s = await loadSample(file, values);
   const { kernel, estimator } = regressionOptions(values, s.dim);
   const ka = await api();
-  const r = ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, method, perDimension: Boolean(values['per-dimension']) });
+  const r = await withProgress('select-bandwidth', values, (onProgress) => ka.selectBandwidthAsync(s.x, s.y, {
+    dim: s.dim, kernel, estimator, method, perDimension: Boolean(values['per-dimension']), onProgress,
+  }));
   const bandwidth = Array.from(r.bandwidth, round);
   const curve = Array.from(r.curve.scores, (score, k) => ({
     bandwidth: Array.from(r.curve.bandwidths.subarray(k * s.dim, (k + 1) * s.dim), round), score: round(score),
@@ -239,6 +256,7 @@ J×M, V has J×D) or .npy files of float32. Prints the I×D result.
   --causal            query i sees keys 0 … i only
   --format F          csv (one row per query), json (array of rows) or f32 (raw float32; needs --output)
   --output FILE       write there instead of to stdout
+  -q, --quiet         no progress bar (one is drawn on stderr when it is a terminal)
   -h, --help          this help
 
 Example: kernel-attention attention --queries q.f32 --keys k.f32 --values v.f32 --dim 64 --heads 4 --format f32 --output out.f32`;
@@ -247,7 +265,7 @@ async function attention(argv, api) {
   const { values } = parseCommand(argv, {
     queries: { type: 'string' }, keys: { type: 'string' }, values: { type: 'string' }, dim: { type: 'string' },
     heads: { type: 'string' }, kernel: { type: 'string' }, scale: { type: 'string' }, bandwidth: { type: 'string' },
-    causal: { type: 'boolean' }, format: { type: 'string' }, output: { type: 'string' },
+    causal: { type: 'boolean' }, format: { type: 'string' }, output: { type: 'string' }, quiet: { type: 'boolean', short: 'q' },
   });
   if (values.help) return attentionHelp;
   const dim = number({ dim: required(values, 'dim') }, 'dim', { positive: true, integer: true });
@@ -260,7 +278,7 @@ async function attention(argv, api) {
   if (values.bandwidth !== undefined) options.bandwidth = number(values, 'bandwidth', { positive: true });
   const [q, k, v] = await Promise.all(['queries', 'keys', 'values'].map((name) => readFloat32(required(values, name))));
   const ka = await api();
-  const out = ka.attention(q, k, v, options);
+  const out = await withProgress('attention', values, (onProgress) => ka.attentionAsync(q, k, v, { ...options, onProgress }));
   if (format === 'f32') return writeOutput(values.output, new Uint8Array(out.buffer, out.byteOffset, out.byteLength));
   const J = k.length / dim;
   const D = v.length / J;

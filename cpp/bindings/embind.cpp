@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "backward.h"
 #include "bandwidth.h"
 #include "build_info.h"
 #include "exact.h"
@@ -12,6 +13,7 @@
 #include "nystrom.h"
 #include "random_features.h"
 #include "regression.h"
+#include "sparse.h"
 #include "states.h"
 #include "weights.h"
 
@@ -64,6 +66,17 @@ CallResult attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, in
   Problem p = make_problem(q, k, v, I, J, M, D, o);
   p.threads = threads;
   return to_js(attention(p, Matrix{ptr<float>(out), I, D, D}));
+}
+
+// The forward pass and the backward pass (backward.h): out I×D, dq I×M, dk J×M, dv J×D, dtheta 1 (softmax) or M.
+CallResult attention_gradients_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t dout, uintptr_t out, uintptr_t dq,
+                                  uintptr_t dk, uintptr_t dv, uintptr_t dtheta, int32_t I, int32_t J, int32_t M,
+                                  int32_t D, CallOptions o, int32_t threads) {
+  Problem p = make_problem(q, k, v, I, J, M, D, o);
+  p.threads = threads;
+  const Gradients g{Matrix{ptr<float>(dq), I, M, M}, Matrix{ptr<float>(dk), J, M, M}, Matrix{ptr<float>(dv), J, D, D},
+                    ptr<float>(dtheta)};
+  return to_js(attention_gradients(p, ConstMatrix{ptr<const float>(dout), I, D, D}, g, Matrix{ptr<float>(out), I, D, D}));
 }
 
 CallResult weights_js(uintptr_t q, uintptr_t k, uintptr_t out, int32_t I, int32_t J, int32_t M, CallOptions o) {
@@ -160,14 +173,19 @@ struct SelectResult {
 };
 
 // score_kind: 0 leave-one-out CV, 1 AICc. h: dims doubles, in: the start, out: the choice; score: 1 double;
-// curve: capacity × dims and capacity doubles.
+// curve: capacity × dims and capacity doubles, whose first `recorded` entries are replayed (CvCurve: resuming).
+// stop_at > 0: the search stops (Cancelled) once it has made stop_at evaluations, so that JS can yield to its event
+// loop and resume it; 0: it runs to the end.
+bool stop_at_count(void* stop_at, int32_t evaluations) { return evaluations < *static_cast<int32_t*>(stop_at); }
+
 SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
                           int32_t score_kind, bool per_dimension, uintptr_t h, uintptr_t score, uintptr_t curve_h,
-                          uintptr_t curve_score, int32_t capacity) {
+                          uintptr_t curve_score, int32_t capacity, int32_t recorded, int32_t stop_at) {
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
-  CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, 0};
+  CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, recorded};
   const Criterion c{f.estimator, Score(score_kind), f.observation_weights, o.tolerance};
-  const Result r = select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c);
+  const SearchProgress progress{stop_at > 0 ? &stop_at_count : nullptr, &stop_at};
+  const Result r = select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c, progress);
   return {int32_t(r.status), curve.count};
 }
 
@@ -206,6 +224,29 @@ ApproxResult approx_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_
   const Matrix m{ptr<float>(out), I, D, D};
   const Result r = a.method == 2 ? nystrom_attention(p, opts, m, &report) : random_features_attention(p, opts, m, &report);
   return {int32_t(r.status), report.count, report.error_estimate, double(report.exact_rows)};
+}
+
+// Certified sparse attention (sparse.h). dropped: I×H doubles; sum_sq, eff, logden: I doubles (heads 1); 0 to skip.
+struct SparseResult {
+  int32_t status = 0;
+  double row = -1;
+  int32_t head = -1;
+  double errorEstimate = 0, maxDropped = 0, keptKeys = 0, skippedKeys = 0;
+};
+
+SparseResult sparse_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, int32_t I, int32_t J, int32_t M,
+                                 int32_t D, CallOptions o, double tolerance, int32_t threads, uintptr_t dropped,
+                                 uintptr_t sum_sq, uintptr_t eff, uintptr_t logden) {
+  Problem p = make_problem(q, k, v, I, J, M, D, o);
+  p.threads = threads;
+  SparseOptions opts;
+  opts.tolerance = tolerance;
+  const SparseOut so{Matrix{ptr<float>(out), I, D, D}, ptr<double>(dropped), ptr<double>(sum_sq), ptr<double>(eff),
+                     ptr<double>(logden)};
+  SparseReport rep;
+  const Result r = sparse_attention(p, opts, so, &rep);
+  return {int32_t(r.status), double(r.row), r.head, rep.error_estimate, rep.max_dropped, double(rep.kept_keys),
+          double(rep.skipped_keys)};
 }
 
 std::string status_name_js(int32_t s) { return status_name(Status(s)); }
@@ -262,6 +303,15 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("exactRows", &ApproxResult::exactRows);
   function("_attention", &attention_js);
   function("_approxAttention", &approx_attention_js);
+  value_object<SparseResult>("SparseResult")
+      .field("status", &SparseResult::status)
+      .field("row", &SparseResult::row)
+      .field("head", &SparseResult::head)
+      .field("errorEstimate", &SparseResult::errorEstimate)
+      .field("maxDropped", &SparseResult::maxDropped)
+      .field("keptKeys", &SparseResult::keptKeys)
+      .field("skippedKeys", &SparseResult::skippedKeys);
+  function("_sparseAttention", &sparse_attention_js);
   function("_ruleOfThumb", &rule_of_thumb_js);
   function("_selectCv", &select_cv_js);
   function("_cvScore", &cv_score_js);
@@ -270,6 +320,7 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
   function("_gridFit", &grid_fit_js);
   function("_gridNodes", &grid_nodes_js);
   function("_weights", &weights_js);
+  function("_attentionGradients", &attention_gradients_js);
   function("_attentionStates", &attention_states_js);
   function("_mergeStates", &merge_states_js);
   function("_finalizeStates", &finalize_states_js);

@@ -173,7 +173,7 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
 }
 
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
-                 const Criterion& criterion) {
+                 const Criterion& criterion, const SearchProgress& progress) {
   const int64_t dims = p.queries.cols;
   for (int64_t d = 0; d < dims; ++d)
     if (!(h[d] > 0) || !std::isfinite(h[d])) return {Status::BadArgument};  // the start must be a bandwidth
@@ -184,15 +184,32 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   if (!best_h.ok()) return {Status::OutOfMemory};
   double best_score = kInf;
   Result failure;
+  // Evaluations a resumed search takes from the curve (CvCurve), and the evaluations made so far.
+  const int32_t recorded = curve ? std::clamp(curve->count, 0, curve->capacity) : 0;
+  int32_t evaluations = 0;
   // CV at a bandwidth, recorded on the curve and kept when it is the best so far; NaN-free (+inf for empty
   // neighbourhoods). The search returns the best point it evaluated, so no evaluation is repeated at the end.
+  // After a failure (or a cancellation) nothing more is evaluated: the loops run out on +inf and the search returns.
   const auto evaluate = [&](const double* bandwidth) {
+    if (failure.status != Status::Ok) return kInf;
     double s = kInf;
-    const Result r = cv_score(p, bandwidth, &s, criterion);
-    if (r.status != Status::Ok) failure = r;
-    if (curve && curve->count < curve->capacity) {
-      std::copy(bandwidth, bandwidth + dims, curve->bandwidths + int64_t(curve->count) * dims);
-      curve->scores[curve->count++] = s;
+    if (evaluations < recorded) {
+      const double* was = curve->bandwidths + int64_t(evaluations) * dims;
+      if (!std::equal(bandwidth, bandwidth + dims, was)) {
+        failure = {Status::BadArgument};  // not the same search: the curve is of other inputs
+        return kInf;
+      }
+      s = curve->scores[evaluations++];
+    } else {
+      const Result r = cv_score(p, bandwidth, &s, criterion);
+      if (r.status != Status::Ok) failure = r;
+      if (curve && curve->count < curve->capacity) {
+        std::copy(bandwidth, bandwidth + dims, curve->bandwidths + int64_t(curve->count) * dims);
+        curve->scores[curve->count++] = s;
+      }
+      ++evaluations;
+      if (failure.status == Status::Ok && progress.after_evaluation && !progress.after_evaluation(progress.context, evaluations))
+        failure = {Status::Cancelled};
     }
     if (s < best_score || best_score == kInf) {
       best_score = s;
@@ -233,7 +250,6 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   if (failure.status != Status::Ok) return failure;
   brent(at_scale, std::max(lo, best - 1) * step, std::min(hi, best + 1) * step, 0.01);
   if (failure.status != Status::Ok) return failure;
-  std::copy(best_h.get(), best_h.get() + dims, h);
 
   if (per_dimension && dims > 1) {
     // Coordinate descent: sweeps until a sweep improves CV by less than 1e-7 (relative), at most 12.
@@ -259,8 +275,9 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
       }
       if (!(best_score < before * (1 - 1e-7))) break;
     }
-    std::copy(best_h.get(), best_h.get() + dims, h);
   }
+  // h is written only now: a cancelled search leaves it as the start, so that it can be resumed.
+  std::copy(best_h.get(), best_h.get() + dims, h);
   *score = best_score;
   return {};
 }

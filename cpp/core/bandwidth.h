@@ -37,11 +37,25 @@ struct Criterion {
 Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion = {});
 
 // The curve of every CV evaluation a search made, in order; `capacity` entries (dims bandwidths each).
+// Resuming: the `count` entries it holds when select_cv starts are taken as the first evaluations of an earlier
+// run of the same search (same problem, criterion and start), which a progress hook stopped. The search is
+// deterministic, so it retraces them, taking each score from the curve instead of evaluating it again (a bandwidth
+// that differs from the recorded one, bit for bit, is BadArgument: the inputs changed), and goes on from there.
+// Start with count = 0 for a fresh search.
 struct CvCurve {
   double* bandwidths = nullptr;  // capacity × dims
   double* scores = nullptr;      // capacity
   int32_t capacity = 0;
   int32_t count = 0;
+};
+
+// Progress of a search: after each new criterion evaluation, `after_evaluation(context, evaluations)` is called with
+// the number made so far (replayed ones included: 1, 2, …). Returning false stops the search before its next
+// evaluation: select_cv then returns Status::Cancelled, and the curve holds every evaluation made (resumable, see
+// CvCurve). A plain function pointer and context: no allocation, and nothing is called when it is null.
+struct SearchProgress {
+  bool (*after_evaluation)(void* context, int32_t evaluations) = nullptr;
+  void* context = nullptr;
 };
 
 // Minimises the criterion's score (CV or AICc) over log h, starting from h (dims values, e.g. a rule of thumb), and writes the minimiser back into h.
@@ -50,7 +64,8 @@ struct CvCurve {
 // Per dimension: then coordinate descent, each h_d by Brent's method within a factor 4 (later 2) of its current
 // value, the bracket moving while the minimum sits at its edge, sweeping until CV improves by less than 1e-7
 // (at most 12 sweeps). h stays positive and finite; `score` receives CV(h).
+// `progress` may stop the search between evaluations (Cancelled; h and score are then left alone).
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
-                 const Criterion& criterion = {});
+                 const Criterion& criterion = {}, const SearchProgress& progress = {});
 
 }  // namespace ka

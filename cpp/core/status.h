@@ -10,6 +10,7 @@ enum class Status : int32_t {
   BadShape,     // sizes that do not fit together
   EmptyRow,     // a query had no admissible key and the policy is EmptyPolicy::Error
   OutOfMemory,  // a scratch allocation failed
+  Cancelled,    // a progress hook asked a long call to stop (bandwidth.h's SearchProgress)
 };
 
 // Outcome of a call: the status and, for EmptyRow, the first query (and head) that had no admissible key.
@@ -26,6 +27,7 @@ inline const char* status_name(Status s) {
     case Status::BadShape: return "BadShape";
     case Status::EmptyRow: return "EmptyRow";
     case Status::OutOfMemory: return "OutOfMemory";
+    case Status::Cancelled: return "Cancelled";
   }
   return "Unknown";
 }

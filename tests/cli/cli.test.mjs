@@ -203,3 +203,51 @@ test('a path that is a directory or unreadable: one line on stderr, exit code 2 
     rmSync(open, { recursive: true, force: true });
   }
 });
+
+/** Runs the CLI with extra environment variables (KA_PROGRESS=1 draws the bar as on a terminal). */
+function cliWith(env, ...args) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('a progress bar on stderr for fit, predict, select-bandwidth and attention when stderr is a terminal (KA_PROGRESS=1 here), not with --quiet or KA_PROGRESS=0', () => {
+  const q = new Float32Array(Array.from({ length: 3000 * 8 }, (_, i) => Math.sin(i)));
+  writeFileSync(at('bar-q.f32'), q);
+  writeFileSync(at('bar-v.f32'), q.subarray(0, 3000 * 4));
+  const runs = {
+    fit: ['fit', 'sample.csv', '--x', 'x', '--y', 'the y'],
+    predict: ['predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--grid', '21'],
+    'select-bandwidth': ['select-bandwidth', 'sample.csv', '--x', 'x', '--y', 'the y'],
+    attention: ['attention', '--queries', 'bar-q.f32', '--keys', 'bar-q.f32', '--values', 'bar-v.f32', '--dim', '8', '--causal'],
+  };
+  for (const [label, args] of Object.entries(runs)) {
+    const plain = cliWith({ KA_PROGRESS: '0' }, ...args);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(plain.stderr, '', `${label}: a bar with KA_PROGRESS=0`);
+    const drawn = cliWith({ KA_PROGRESS: '1' }, ...args);
+    assert.equal(drawn.code, 0, drawn.stderr);
+    assert.equal(drawn.stdout, plain.stdout, `${label}: the bar changed the output`);
+    const frames = drawn.stderr.split('\r').filter(Boolean);
+    const bar = label === 'predict' ? 'fit' : label;
+    assert.ok(frames.some((f) => f.startsWith(`${bar} [`)), `${label}: no bar in ${JSON.stringify(drawn.stderr)}`);
+    assert.match(frames.filter((f) => f.startsWith(`${bar} [`)).at(-1), /\[#{30}\] 100% \((\d+)\/\1\)$/, `${label}: the bar does not end full`);
+    assert.ok(drawn.stderr.endsWith('\r\x1b[2K'), `${label}: the bar is not erased at the end`);
+    const quiet = cliWith({ KA_PROGRESS: '1' }, ...args, '--quiet');
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.equal(quiet.stderr, '', `${label}: a bar despite --quiet`);
+  }
+});
+
+test('the progress bar is drawn when the stream is a TTY and is not otherwise (a fake stream)', async () => {
+  const { progressBar } = await import('../../cli/progress.mjs');
+  for (const [isTTY, env, quiet, expect] of [[true, {}, false, true], [false, {}, false, false], [undefined, {}, false, false],
+    [true, { KA_PROGRESS: '0' }, false, false], [true, {}, true, false], [false, { KA_PROGRESS: '1' }, false, true]]) {
+    let text = '';
+    const bar = progressBar('work', { quiet, env, stream: { isTTY, write: (s) => { text += s; } } });
+    bar.onProgress?.({ done: 1, total: 4 });
+    bar.onProgress?.({ done: 4, total: 4 });
+    bar.done();
+    assert.equal(text.includes('work [###'), expect, `isTTY ${isTTY}, ${JSON.stringify(env)}, quiet ${quiet}: ${JSON.stringify(text)}`);
+    if (expect) assert.ok(text.includes('100% (4/4)') && text.endsWith('\r\x1b[2K'), text);
+  }
+});

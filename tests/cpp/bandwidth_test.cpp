@@ -229,3 +229,60 @@ TEST_CASE("the search refuses a start that is no bandwidth; CV at one float32 ca
     CHECK(std::isinf(score));
   }
 }
+
+TEST_CASE("a progress hook sees every evaluation, cancels the search, and a resumed search ends where an uninterrupted one does") {
+  for (const bool per_dimension : {false, true}) {
+    CAPTURE(per_dimension);
+    const Sample s(200, per_dimension ? 2 : 1, 11);
+    const int64_t dims = s.p.queries.cols;
+    const size_t cap = 256;
+    std::vector<double> start(static_cast<size_t>(dims));
+    REQUIRE(rule_of_thumb(s.p.queries, Rule::Scott, start.data()) == Status::Ok);
+
+    // Uninterrupted, with a hook that only counts: it is called once per evaluation, with 1, 2, 3, ...
+    std::vector<int32_t> seen;
+    const auto record = [](void* ctx, int32_t n) {
+      static_cast<std::vector<int32_t>*>(ctx)->push_back(n);
+      return true;
+    };
+    std::vector<double> h = start, bw(cap * size_t(dims)), scores(cap);
+    CvCurve curve{bw.data(), scores.data(), int32_t(cap), 0};
+    double score = 0;
+    REQUIRE(select_cv(s.p, per_dimension, h.data(), &score, &curve, {}, {record, &seen}).status == Status::Ok);
+    REQUIRE(curve.count > 9);
+    REQUIRE(seen.size() == size_t(curve.count));
+    for (size_t e = 0; e < seen.size(); ++e) CHECK(seen[e] == int32_t(e + 1));
+
+    // Stopped after every single new evaluation and resumed from the curve: the same evaluations, bandwidth and score.
+    std::vector<double> h2 = start, bw2(cap * size_t(dims)), scores2(cap);
+    CvCurve curve2{bw2.data(), scores2.data(), int32_t(cap), 0};
+    double score2 = -1;
+    int32_t calls = 0;
+    for (;; ++calls) {
+      REQUIRE(calls <= curve.count + 1);
+      struct Budget { int32_t stop_at; } budget{curve2.count + 1};
+      const auto pause = [](void* ctx, int32_t n) { return n < static_cast<Budget*>(ctx)->stop_at; };
+      const int32_t before = curve2.count;
+      const Result r = select_cv(s.p, per_dimension, h2.data(), &score2, &curve2, {}, {pause, &budget});
+      if (r.status == Status::Ok) break;
+      REQUIRE(r.status == Status::Cancelled);
+      CHECK(curve2.count == before + 1);       // exactly one new evaluation per call
+      CHECK(score2 == -1);                     // a cancelled search leaves h and score alone
+      CHECK(std::equal(h2.begin(), h2.end(), start.begin()));
+    }
+    CHECK(calls >= curve.count - 1);
+    CHECK(curve2.count == curve.count);
+    CHECK(std::equal(bw.begin(), bw.begin() + curve.count * dims, bw2.begin()));
+    CHECK(std::equal(scores.begin(), scores.begin() + curve.count, scores2.begin()));
+    CHECK(std::equal(h.begin(), h.end(), h2.begin()));
+    CHECK(score2 == score);
+
+    // A curve from other inputs is refused, not silently replayed.
+    std::vector<double> h3 = start;
+    for (auto& v : h3) v *= 1.5;
+    std::vector<double> bw3 = bw, scores3 = scores;
+    CvCurve curve3{bw3.data(), scores3.data(), int32_t(cap), 3};
+    double score3 = 0;
+    CHECK(select_cv(s.p, per_dimension, h3.data(), &score3, &curve3).status == Status::BadArgument);
+  }
+}

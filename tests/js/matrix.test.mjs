@@ -29,6 +29,7 @@ const V = [1, 2, 3, 4];
 const X = [0, 0, 0.2, 1, 0.5, 0.4, 0.7, 0.9, 1, 0.1];
 const Y = [1, 2, 1, 3, 2];
 const XQ = [0.1, 0.2, 0.6, 0.5];
+const DOUT = [0.5, -1, 0.25, 2, -0.75, 1];  // dL/dOut of attentionGradients(): I·D = 3·2
 const REGRESSION = { dim: 2, bandwidth: [0.4, 0.5] };
 const MODEL = ka.kernelRegression(X, Y, REGRESSION);
 const STATE_A = ka.attentionState(Q, K.slice(0, 2), V.slice(0, 2), { dim: 2 });
@@ -368,6 +369,16 @@ const regressionOptions = () => ({
 });
 
 /** Combinations an approximation refuses: other masks, groups, kernels it cannot approximate, the wrong method's count. */
+// The async siblings' `signal` (an AbortSignal, duck-typed) and `onProgress` (a function).
+const controlOptions = () => ({
+  signal: {
+    cases: () => [...wrongTypes(['object']), ...[['null', null], ['an empty object', {}], ['{ aborted: false } (no addEventListener)', { aborted: false }]]
+      .map(([label, value]) => ({ label, value, code: 'BadArgument' }))],
+    valid: () => new AbortController().signal,
+  },
+  onProgress: { cases: () => wrongTypes(['function']), valid: () => () => {} },
+});
+
 function approximationCases(call) {
   const args = (options) => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2, ...options } });
   return [
@@ -380,6 +391,15 @@ function approximationCases(call) {
     { label: "features with method 'nystrom'", args: args({ method: 'nystrom', features: 8 }), code: 'BadArgument', argument: 'options.features' },
     { label: "landmarks with method 'random-features'", args: args({ method: 'random-features', landmarks: 2 }), code: 'BadArgument', argument: 'options.landmarks' },
     { label: "sampling with method 'exact'", args: args({ sampling: 'uniform' }), code: 'BadArgument', argument: 'options.sampling' },
+    // 'sparse' (its kernels are the distance kernels, so the valid call's softmax is refused): what it serves and refuses.
+    ...DISTANCE_KERNELS.map((kernel) => (
+      { label: `sparse with kernel '${kernel}'`, args: args({ method: 'sparse', kernel, bandwidth: 0.5, tolerance: 0.01 }), ok: 'runs' })),
+    { label: 'sparse with causal and a key-padding mask', args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, causal: true, mask: Uint8Array.of(0, 1) }), ok: 'runs' },
+    { label: "sparse with kernel 'softmax'", args: args({ method: 'sparse' }), code: 'BadArgument', argument: 'options.method' },
+    { label: 'sparse with dim 4', args: { queries: [1, 2, 3, 4], keys: [1, 2, 3, 4], values: [1], options: { dim: 4, method: 'sparse', kernel: 'gaussian', bandwidth: 1 } }, code: 'BadArgument', argument: 'options.dim' },
+    { label: 'sparse with a general mask', args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, mask: new Uint8Array(6) }), code: 'BadArgument', argument: 'options.mask' },
+    { label: 'sparse with groups', args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, groups: { queries: [0, 0, 1], keys: [0, 1] } }), code: 'BadArgument', argument: 'options.groups' },
+    { label: 'sparse with tolerance 1', args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, tolerance: 1 }), code: 'BadArgument', argument: 'options.tolerance' },
   ].map((c) => ({ ...c, call }));
 }
 
@@ -399,6 +419,27 @@ const TABLE = {
     optionsName: 'options', optionsRequired: true,
     options: { ...attentionOptions(), ...methodOptions() },
     extra: () => approximationCases((a) => ka.attentionWithInfo(a.queries, a.keys, a.values, a.options)),
+  },
+  // queries are not in `arrays`: with no queries the output has no rows, and it is dOut (6 entries) that no longer
+  // fits; their other cases are the standard ones (extra).
+  attentionGradients: {
+    valid: () => ({ queries: [...Q], keys: [...K], values: [...V], dOut: [...DOUT], options: { dim: 2 } }),
+    call: (a) => ka.attentionGradients(a.queries, a.keys, a.values, a.dOut, a.options),
+    arrays: { keys: { cols: 2 }, values: { cols: 2 }, dOut: { cols: 2 } },
+    optionsName: 'options', optionsRequired: true,
+    options: {
+      ...attentionOptions(),
+      kernel: { cases: () => enumCases(KERNELS.slice(0, -1), ['uniform']), valid: () => 'gaussian', values: KERNELS.slice(0, -1) },
+    },
+    extra: () => [
+      ...numericArrayCases([...Q], { cols: 2, empty: 'BadShape' }).map((c) => ({
+        ...c, label: `queries: ${c.label}`,
+        args: { queries: c.value, keys: [...K], values: [...V], dOut: [...DOUT], options: { dim: 2 } },
+        argument: ['empty', 'an empty Float32Array'].includes(c.label) ? 'dOut' : 'queries',
+      })),
+      { label: 'no queries and an empty dOut', args: { queries: [], keys: [...K], values: [...V], dOut: [], options: { dim: 2 } }, ok: 'runs' },
+      { label: 'dOut missing', args: { queries: [...Q], keys: [...K], values: [...V], dOut: undefined, options: { dim: 2 } }, code: 'BadArgument', argument: 'dOut' },
+    ],
   },
   weights: {
     valid: () => ({ queries: [...Q], keys: [...K], options: { dim: 2 } }),
@@ -470,6 +511,16 @@ const TABLE = {
       perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { bandwidth: 'cv' } },
       method: { cases: () => enumCases(['auto', 'exact', 'grid'], RULES), valid: () => 'exact', values: approximation.values },
     }))(regressionOptions()),
+    extra: () => {
+      const sparse = (options) => ({ x: [...X], y: [...Y], options: { ...REGRESSION, bandwidth: [...REGRESSION.bandwidth], method: 'sparse', ...options } });
+      const call = (a) => ka.kernelRegression(a.x, a.y, a.options);  // the entry's result() predicts and disposes
+      return [
+        { label: "method 'sparse' with Nadaraya–Watson", args: sparse({ estimator: 'nadaraya-watson' }), call, ok: 'runs' },
+        { label: "method 'sparse' with local-linear (the default)", args: sparse({}), call, code: 'BadArgument', argument: 'options.method' },
+        { label: "method 'sparse' with weights", args: sparse({ estimator: 'nadaraya-watson', weights: [1, 1, 1, 1, 1] }), call, code: 'BadArgument', argument: 'options.weights' },
+        { label: "method 'sparse' with tolerance 0", args: sparse({ estimator: 'nadaraya-watson', tolerance: 0 }), call, code: 'BadArgument', argument: 'options.tolerance' },
+      ];
+    },
   },
   selectBandwidth: {
     valid: () => ({ x: [...X], y: [...Y], options: { dim: 2, method: 'scott' } }),
@@ -507,19 +558,58 @@ const TABLE = {
     optionsName: 'intervalOptions', optionsRequired: false,
     options: { level: { cases: () => rangeCases(0, 1), valid: () => 0.5 } },
   },
+  // The async siblings: their sync function's arguments, `signal` and `onProgress` added to its options object;
+  // they must refuse, accept and compute exactly as it does (the bytes are compared with their own valid call).
+  attentionAsync: {
+    valid: () => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2 } }),
+    call: (a) => ka.attentionAsync(a.queries, a.keys, a.values, a.options),
+    arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 }, values: { cols: 2 } },
+    optionsName: 'options', optionsRequired: true,
+    options: { ...attentionOptions(), ...methodOptions(), ...controlOptions() },
+    extra: () => approximationCases((a) => ka.attentionAsync(a.queries, a.keys, a.values, a.options)),
+  },
+  predictAsync: {
+    model: true,
+    valid: () => ({ xq: [...XQ], options: undefined }),
+    call: (a) => MODEL.predictAsync(a.xq, a.options),
+    arrays: { xq: { cols: 2, empty: 'ok' } },
+    optionsName: 'options', optionsRequired: false,
+    options: controlOptions(),
+  },
+  predictIntervalAsync: {
+    model: true,
+    valid: () => ({ xq: [...XQ], intervalOptions: undefined }),
+    call: (a) => MODEL.predictIntervalAsync(a.xq, a.intervalOptions),
+    arrays: { xq: { cols: 2, empty: 'ok' } },
+    optionsName: 'intervalOptions', optionsRequired: false,
+    options: { level: { cases: () => rangeCases(0, 1), valid: () => 0.5 }, ...controlOptions() },
+  },
   dispose: {
     model: true,
     // dispose() takes nothing and is idempotent; a disposed model refuses everything with Disposed naming `model`.
-    special: () => {
+    special: async () => {
       const model = ka.kernelRegression(X, Y, REGRESSION);
       model.dispose();
       model.dispose('ignored', 1);
       for (const run of [() => model.predict(XQ), () => model.predictInterval(XQ), () => model.predict(null), () => model.predictInterval(null, { level: 0.9 })]) {
         assert.throws(run, (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model');
       }
+      for (const run of [() => model.predictAsync(XQ), () => model.predictIntervalAsync(null, { level: 0.9 })]) {
+        await assert.rejects(run, (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model');
+      }
     },
   },
 };
+
+// kernelRegressionAsync and selectBandwidthAsync: the sync entries with async calls and the control options (their
+// extra cases call the sync functions, so they stay with those).
+for (const [name, call] of [
+  ['kernelRegressionAsync', (a) => ka.kernelRegressionAsync(a.x, a.y, a.options)],
+  ['selectBandwidthAsync', (a) => ka.selectBandwidthAsync(a.x, a.y, a.options)],
+]) {
+  const { extra, ...sync } = TABLE[name.replace('Async', '')];
+  TABLE[name] = { ...sync, call, options: { ...sync.options, ...controlOptions() } };
+}
 
 // Cases with a known bug elsewhere run as todo subtests, keyed `function: argument: case label` (none at present);
 // NOT_RUN lists calls that would corrupt or hang the module if their guard were missing (none at present: the
@@ -574,7 +664,9 @@ function bytesOf(value, out = []) {
 }
 
 const resultBytes = (entry, value) => bytesOf(entry.result ? entry.result(value) : value).join(' ');
-const BASELINE = Object.fromEntries(Object.entries(TABLE).filter(([, e]) => !e.special).map(([name, e]) => [name, resultBytes(e, e.call(e.valid()))]));
+// Every call is awaited: the async siblings (attentionAsync, …) return promises; a plain value awaits as itself.
+const BASELINE = {};
+for (const [name, e] of Object.entries(TABLE)) if (!e.special) BASELINE[name] = resultBytes(e, await e.call(e.valid()));
 
 /**
  * Runs one case: `args` (every input of the call, snapshot before and after), `run` (the call), and the expectation:
@@ -582,13 +674,13 @@ const BASELINE = Object.fromEntries(Object.entries(TABLE).filter(([, e]) => !e.s
  * documented code) naming `argument` (a name or a list of acceptable names). Then the function's valid call must
  * give the bytes it gave before.
  */
-function check(name, entry, { args, run, ok, code, argument, reference }) {
+async function check(name, entry, { args, run, ok, code, argument, reference }) {
   const before = snapshot(args);
   let result;
   let error;
   try {
     armed = true;
-    result = run(args);
+    result = await run(args);
   } catch (e) {
     error = e;
   } finally {
@@ -596,7 +688,7 @@ function check(name, entry, { args, run, ok, code, argument, reference }) {
   }
   if (ok) {
     assert.equal(error, undefined, `expected to succeed, threw ${error}`);
-    if (ok === true) assert.ok(resultBytes(entry, result) === reference(), 'an accepted form gives other bytes than the plain valid call');
+    if (ok === true) assert.ok(resultBytes(entry, result) === await reference(), 'an accepted form gives other bytes than the plain valid call');
     else if (entry.result) entry.result(result);
   } else {
     assert.ok(error !== undefined, 'did not throw');
@@ -608,7 +700,7 @@ function check(name, entry, { args, run, ok, code, argument, reference }) {
     assert.ok(error.message.includes(error.argument), `the message does not name ${error.argument}: ${error.message}`);
   }
   assert.deepStrictEqual(snapshot(args), before, 'an input changed');
-  assert.ok(resultBytes(entry, entry.call(entry.valid())) === BASELINE[name], 'the valid call afterwards gives other bytes');
+  assert.ok(resultBytes(entry, await entry.call(entry.valid())) === BASELINE[name], 'the valid call afterwards gives other bytes');
 }
 
 /** Every generated case of a function: [argumentLabel, case, args, run, argument, reference]. */
@@ -647,20 +739,20 @@ function generate(name, entry) {
     // each option: its generated values, in the context it needs
     for (const [option, spec] of Object.entries(entry.options)) {
       const context = { ...baseOptions(), ...spec.context };
-      const reference = () => resultBytes(entry, entry.call(withOptions({ ...context, [option]: spec.valid() })));
+      const reference = async () => resultBytes(entry, await entry.call(withOptions({ ...context, [option]: spec.valid() })));
       const argument = `${where}.${option}`;
       if (spec.required) {
         const { [option]: _, ...without } = context;
         push(option, { label: 'missing', code: 'BadArgument' }, withOptions(without), argument, reference);
       } else {
-        const defaults = () => {
+        const defaults = async () => {
           const { [option]: _, ...without } = context;
-          return resultBytes(entry, entry.call(withOptions(without)));
+          return resultBytes(entry, await entry.call(withOptions(without)));
         };
         push(option, { label: 'undefined (the default)', ok: true }, withOptions({ ...context, [option]: undefined }), argument, defaults);
       }
       for (const c of spec.cases()) {
-        const same = c.same === undefined ? reference : () => resultBytes(entry, entry.call(withOptions({ ...context, [option]: c.same() })));
+        const same = c.same === undefined ? reference : async () => resultBytes(entry, await entry.call(withOptions({ ...context, [option]: c.same() })));
         push(option, c, withOptions({ ...context, [option]: c.value }), argument, same);
       }
       // sizes the arrays' lengths do not fit can only be seen as a shape mismatch of an array they size
@@ -693,11 +785,11 @@ test('every function of the API object and of a model has an entry in the table,
 
 for (const [name, entry] of Object.entries(TABLE)) {
   if (!entry.optionsName) continue;
-  test(`${name}: the table's options are exactly the options it accepts, and each accepts its valid values`, () => {
+  test(`${name}: the table's options are exactly the options it accepts, and each accepts its valid values`, async () => {
     const where = entry.optionsName;
     const args = entry.valid();
     args[where] = { ...args[where], zzProbe: 1 };
-    assert.throws(() => entry.call(args), (error) => {
+    await assert.rejects(async () => entry.call(args), (error) => {
       assert.ok(error instanceof KernelAttentionError, String(error));
       assert.equal(error.argument, `${where}.zzProbe`);
       const known = /known options: (.*)$/.exec(error.message)?.[1].split(', ');
@@ -709,7 +801,7 @@ for (const [name, entry] of Object.entries(TABLE)) {
         const probe = entry.valid();
         probe[where] = { ...probe[where], ...spec.context, [option]: value };
         try {
-          const result = entry.call(probe);
+          const result = await entry.call(probe);
           if (entry.result) entry.result(result);
         } catch (error) {
           assert.fail(`${name} with ${where}.${option} = ${describe(value)} threw ${error.code}: ${error.message}`);
@@ -733,7 +825,7 @@ for (const [name, entry] of Object.entries(TABLE)) {
   test(`${name}: ${cases.length} generated bad and accepted inputs`, async (t) => {
     for (const [group, list] of groups) {
       const todos = [];
-      await t.test(`${group}: ${list.length} cases`, () => {
+      await t.test(`${group}: ${list.length} cases`, async () => {
         const failures = [];
         for (const { c, args, run, argument, reference } of list) {
           const expect = c.ok ? (c.ok === true ? 'accepted, same bytes' : 'accepted') : `${c.code ?? 'an error'} for ${[argument].flat().join(' or ')}`;
@@ -745,7 +837,7 @@ for (const [name, entry] of Object.entries(TABLE)) {
             continue;
           }
           try {
-            go();
+            await go();
           } catch (error) {
             failures.push(`${label}: ${error.message.split('\n')[0]}`);
           }

@@ -121,6 +121,16 @@ const e: KernelAttentionError | null = null;
 ka.attention([0], [0], [1], {});
 export { out, e };
 `,
+  // A TypeScript consumer compiled to CommonJS: require() resolves through the "require" condition to index.d.cts.
+  'consumer-cjs.cts': `import ka = require('kernel-attention');
+import type { KernelAttention } from 'kernel-attention';
+export async function main(): Promise<Float32Array> {
+  const api: KernelAttention = await ka.init({ threads: 1 });
+  // @ts-expect-error: the CommonJS entry has no error class at run time
+  void ka.KernelAttentionError;
+  return api.attentionAsync([0], [0], [1], { dim: 1, onProgress: ({ done, total }) => done / total });
+}
+`,
   // A Vite app: the package by its bare name on the page and in a module Worker that Vite bundles too.
   'vite-app/index.html': `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>vite</title><link rel="icon" href="data:,"></head>
@@ -220,7 +230,7 @@ const node = async (file) => JSON.parse((await run(process.execPath, [file], { c
 test('the tarball holds what the package needs and nothing else', (t) => {
   const files = packed.files.map((f) => f.path).sort();
   for (const f of files) assert.ok(SHIPPABLE.some((re) => re.test(f)) || DIST.includes(f), `${f} should not be in the package`);
-  for (const f of [...DIST, 'package.json', 'web/src/index.js', 'web/src/index.cjs', 'web/types/index.d.ts']) {
+  for (const f of [...DIST, 'package.json', 'web/src/index.js', 'web/src/index.cjs', 'web/types/index.d.ts', 'web/types/index.d.cts']) {
     assert.ok(files.includes(f), `${f} is missing from the package`);
   }
   // Every relative import of a shipped module is shipped too.
@@ -232,7 +242,11 @@ test('the tarball holds what the package needs and nothing else', (t) => {
     }
   }
   const pkg = JSON.parse(readFileSync(join(app, 'node_modules/kernel-attention/package.json'), 'utf8'));
-  assert.equal(Object.keys(pkg.exports['.'])[0], 'types', '"types" must come first in "exports"');
+  for (const [condition, target] of Object.entries(pkg.exports['.'])) {
+    assert.equal(Object.keys(target)[0], 'types', `"types" must come first in the "${condition}" condition of "exports"`);
+    assert.ok(files.includes(target.types.slice(2)) && files.includes(target.default.slice(2)), `"${condition}" points at files that ship`);
+  }
+  assert.match(pkg.exports['.'].require.types, /\.d\.cts$/, 'CommonJS consumers get CommonJS types');
   assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'no runtime dependencies');
   // A budget, so that a stray build output or test file cannot slip in unnoticed (0.49 MB and 2.0 MB in 0.1.0).
   assert.ok(packed.size < 1_000_000, `the tarball is ${packed.size} bytes`);
@@ -260,7 +274,7 @@ test('Node worker_threads worker', { timeout: TIMEOUT_MS }, async () => {
 
 test('TypeScript (strict, nodenext) finds the types through "exports" of the installed package', { timeout: TIMEOUT_MS }, async () => {
   await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--target', 'es2022',
-    '--module', 'nodenext', '--moduleResolution', 'nodenext', 'consumer.ts'], { cwd: app, timeout: TIMEOUT_MS });
+    '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2022,dom', 'consumer.ts', 'consumer-cjs.cts'], { cwd: app, timeout: TIMEOUT_MS });
 });
 
 test('the kernel-attention command of the installed package (node_modules/.bin)', { timeout: TIMEOUT_MS }, async () => {

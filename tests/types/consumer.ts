@@ -26,7 +26,7 @@ async function main(): Promise<void> {
 
   const model: KernelRegressionModel = ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv', weights: [1, 2, 1] });
   const binned = ka.kernelRegression(v, v, { dim: 1, method: 'grid', tolerance: 1e-4 });
-  const ran: 'exact' | 'grid' = binned.method;
+  const ran: 'exact' | 'grid' | 'sparse' = binned.method;
   const err: number = binned.predictInterval(v).errorEstimate;
   ka.selectBandwidth(v, v, { dim: 1, approximation: 'auto' });
   const band: PredictionInterval = model.predictInterval(q, { level: 0.9 });

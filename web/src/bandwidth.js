@@ -2,7 +2,8 @@
 // and local-linear estimators, with optional observation weights.
 import { checkResult } from './attention.js';
 import { describe, KernelAttentionError } from './errors.js';
-import { withHeap } from './heap.js';
+import { openHeap, withHeap } from './heap.js';
+import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
 import {
   bandwidths, boolean, checkOptionNames, KERNELS, numericArray, oneOf, positiveInteger, rowsOf,
 } from './validate.js';
@@ -103,44 +104,74 @@ export function makeBandwidth(module, threads = 1) {
     });
   }
 
-  function selectBandwidth(x, y, options) {
+  const SELECT_OPTIONS = ['dim', 'kernel', 'estimator', 'method', 'perDimension', 'weights', 'approximation', 'tolerance'];
+
+  /** Validates selectBandwidth's arguments (with `known` option names); returns what the search needs. */
+  function readSelection(x, y, options, known) {
     if (options === undefined) {
       throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
     }
-    checkOptionNames(options, ['dim', 'kernel', 'estimator', 'method', 'perDimension', 'weights', 'approximation', 'tolerance']);
-    let {
+    checkOptionNames(options, known);
+    const {
       dim, kernel = 'gaussian', estimator = 'nadaraya-watson', method = 'cv', perDimension = false, weights,
       approximation = 'auto', tolerance = 1e-3,
     } = options;
     const sample = readSample(x, y, dim, weights);
-    const { n, width } = sample;
-    [x, y, weights] = [sample.x, sample.y, sample.weights];
     oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
     oneOf(estimator, ESTIMATORS, 'options.estimator');
     oneOf(method, METHODS, 'options.method');
     boolean(perDimension, 'options.perDimension');
     // Leave-one-out CV (the search, and the score reported for the rules) may run on a grid; AICc runs exactly.
-    const resolved = resolveApproximation(approximation, tolerance, { dim, kernel, n }, 'options.approximation');
+    const resolved = resolveApproximation(approximation, tolerance, { dim, kernel, n: sample.n }, 'options.approximation');
     const grid = resolved === 'grid' && method !== 'aicc';
+    return { ...sample, dim, kernel, estimator, method, perDimension, grid, tolerance };
+  }
 
-    return withHeap(module, (heap) => {
+  /**
+   * The selection as a generator: each criterion evaluation of a CV/AICc search is one step (the core's search is
+   * stopped after it by its progress hook and resumed from its curve, bandwidth.h), yielding `{ done, total }`
+   * evaluations; `total` is an estimate until the last step. Without `stepwise` the search runs in one call.
+   */
+  function* selectionSteps(s, stepwise) {
+    const { n, dim, width, x, y, weights, method, grid, tolerance } = s;
+    const heap = openHeap(module);
+    try {
       const xp = heap.f32(x);
       const yp = heap.f32(y);
-      const o = fitOptions({ kernel, estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0 });
+      const o = fitOptions({ kernel: s.kernel, estimator: s.estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0 });
       const h = heap.alloc(dim * 8);
       const score = heap.alloc(8);
       const rule = method === 'silverman' ? 1 : 0;
       checkResult(module, { status: module._ruleOfThumb(xp, n, dim, rule, h) });
       const criterion = method === 'aicc' ? 1 : 0;
       let count = 0;
+      let capacity = CURVE_CAPACITY;
       let curveH = 0;
       let curveScore = 0;
       if (method === 'cv' || method === 'aicc') {
-        curveH = heap.alloc(CURVE_CAPACITY * dim * 8);
-        curveScore = heap.alloc(CURVE_CAPACITY * 8);
-        const r = module._selectCv(xp, yp, n, dim, width, o, criterion, perDimension, h, score, curveH, curveScore, CURVE_CAPACITY);
-        checkResult(module, r);
-        count = r.count;
+        curveH = heap.alloc(capacity * dim * 8);
+        curveScore = heap.alloc(capacity * 8);
+        // Typical evaluations: a scan of 6 to 8 points and about 10 of Brent's, then, per dimension, as many again each.
+        const estimate = 18 + (s.perDimension && dim > 1 ? 18 * dim : 0);
+        for (;;) {
+          if (stepwise && count + 1 > capacity) {
+            // A resumed search replays its whole curve: it must hold every evaluation.
+            const [bigger, biggerScore] = [heap.alloc(2 * capacity * dim * 8), heap.alloc(2 * capacity * 8)];
+            module.HEAPF64.copyWithin(bigger >> 3, curveH >> 3, (curveH >> 3) + count * dim);
+            module.HEAPF64.copyWithin(biggerScore >> 3, curveScore >> 3, (curveScore >> 3) + count);
+            [curveH, curveScore, capacity] = [bigger, biggerScore, 2 * capacity];
+          }
+          const r = module._selectCv(xp, yp, n, dim, width, o, criterion, s.perDimension, h, score, curveH, curveScore,
+            capacity, count, stepwise ? count + 1 : 0);
+          const paused = stepwise && module._statusName(r.status) === 'Cancelled' && r.count > count;
+          if (!paused) {
+            checkResult(module, r);
+            count = r.count;
+            break;
+          }
+          count = r.count;
+          yield { done: count, total: Math.max(estimate, count + 1) };
+        }
       } else {
         checkResult(module, { status: module._cvScore(xp, yp, n, dim, width, o, 0, h, score) });
       }
@@ -150,18 +181,37 @@ export function makeBandwidth(module, threads = 1) {
           `for these ${n} points (${method === 'aicc' ? 'AICc needs more points than the fit\'s degrees of freedom + 2' :
             'some point never has another within the kernel\'s reach'}); choose a bandwidth or use a rule`, 'x');
       }
-      return {
+      const shown = Math.min(count, CURVE_CAPACITY);  // the curve holds the first 256 evaluations
+      const result = {
         method,
         approximation: grid ? 'grid' : 'exact',
         bandwidth: heap.readF64(h, dim),
-        score: heap.readF64(score, 1)[0],
+        score: best,
         curve: {
-          bandwidths: count ? heap.readF64(curveH, count * dim) : new Float64Array(0),
-          scores: count ? heap.readF64(curveScore, count) : new Float64Array(0),
+          bandwidths: shown ? heap.readF64(curveH, shown * dim) : new Float64Array(0),
+          scores: shown ? heap.readF64(curveScore, shown) : new Float64Array(0),
         },
       };
-    });
+      if (stepwise) yield { done: Math.max(count, 1), total: Math.max(count, 1) };
+      return result;
+    } finally {
+      heap.free();
+    }
   }
 
-  return { selectBandwidth, cvScore };
+  function selectBandwidth(x, y, options) {
+    return drive(selectionSteps(readSelection(x, y, options, SELECT_OPTIONS), false), null);
+  }
+
+  /**
+   * selectBandwidth() one criterion evaluation at a time, reporting `{ done, total }` evaluations to
+   * `options.onProgress` and yielding to the event loop between them, so that `options.signal` can stop it.
+   * Resolves to the result selectBandwidth() returns, byte for byte.
+   */
+  async function selectBandwidthAsync(x, y, options) {
+    const s = readSelection(x, y, options, [...SELECT_OPTIONS, ...CONTROL_OPTIONS]);
+    return drive(selectionSteps(s, true), readControl(options));
+  }
+
+  return { selectBandwidth, selectBandwidthAsync, cvScore };
 }

@@ -8,7 +8,20 @@ import { KernelAttentionError } from './errors.js';
 const MAX_BYTES = 2 ** 31;
 
 export function withHeap(module, body) {
-  const pointers = [];
+  const heap = openHeap(module);
+  try {
+    return body(heap);
+  } finally {
+    heap.free();
+  }
+}
+
+/**
+ * The scoped allocator of withHeap, for work that spans several steps (a generator, an async call): the caller
+ * must call free() on every path (in a `finally`); free() is idempotent.
+ */
+export function openHeap(module) {
+  let pointers = [];
   const alloc = (bytes) => {
     // malloc takes a 32-bit size: a larger request would wrap around to a small block and be overrun.
     if (!(bytes <= MAX_BYTES)) {
@@ -53,10 +66,10 @@ export function withHeap(module, body) {
     readF64(ptr, n) {
       return module.HEAPF64.slice(ptr >> 3, (ptr >> 3) + n);
     },
+    free() {
+      for (const ptr of pointers) module._free(ptr);
+      pointers = [];
+    },
   };
-  try {
-    return body(heap);
-  } finally {
-    for (const ptr of pointers) module._free(ptr);
-  }
+  return heap;
 }

@@ -1,9 +1,10 @@
 // Public entry: init() loads a WebAssembly build (single-thread or pthreads) once and returns the API.
-import { makeAttention, makeAttentionWithInfo, makeWeights } from './attention.js';
+import { makeAttention, makeAttentionAsync, makeAttentionWithInfo, makeWeights } from './attention.js';
 import { makeBandwidth } from './bandwidth.js';
 import { describe, KernelAttentionError } from './errors.js';
+import { makeAttentionGradients } from './gradients.js';
 import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, threadSupport } from './loader.js';
-import { makeRegression } from './regression.js';
+import { makeRegression, makeRegressionAsync } from './regression.js';
 import { makeStates } from './states.js';
 import { checkOptionNames } from './validate.js';
 
@@ -40,11 +41,14 @@ function api(build, threads) {
     const bandwidth = makeBandwidth(module, threads);
     return Object.freeze({
       attention: makeAttention(module, threads),
+      attentionAsync: makeAttentionAsync(module, threads),
       attentionWithInfo: makeAttentionWithInfo(module, threads),
       weights: makeWeights(module),
+      attentionGradients: makeAttentionGradients(module, threads),
       ...makeStates(module, threads),
       ...bandwidth,
       kernelRegression: makeRegression(module, threads, bandwidth.selectBandwidth),
+      kernelRegressionAsync: makeRegressionAsync(module, threads, bandwidth.selectBandwidthAsync),
       simd: module._simdName(),
       build,
       threads,

@@ -3,7 +3,9 @@
 import { checkResult, tooLarge } from './attention.js';
 import { ESTIMATORS, fitOptions, readSample, REGRESSION_KERNELS, resolveApproximation } from './bandwidth.js';
 import { describe, KernelAttentionError } from './errors.js';
-import { withHeap } from './heap.js';
+import { openHeap, withHeap } from './heap.js';
+import { readSparseRegression, sparseFit } from './sparse.js';
+import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
 import {
   bandwidths, boolean, checkOptionNames, EMPTY_POLICIES, numericArray, oneOf, rowsOf,
 } from './validate.js';
@@ -47,143 +49,230 @@ function ownCopy(x, y, weights, n, dim, width, sort) {
   return data;
 }
 
+const REGRESSION_OPTIONS = ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance'];
+
+/** kernelRegression() on `module`; `selectBandwidth` chooses the bandwidth when one is asked for by name. */
 export function makeRegression(module, threads, selectBandwidth) {
   return function kernelRegression(x, y, options) {
-    if (options === undefined) {
-      throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
-    }
-    checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance']);
-    let {
-      dim, kernel = 'gaussian', bandwidth = 'cv', estimator = 'local-linear', weights, empty = 'nan', perDimension = false,
-      method = 'auto', tolerance = 1e-3,
-    } = options;
-    const sample = readSample(x, y, dim, weights);
-    const { n, width } = sample;
-    [x, y, weights] = [sample.x, sample.y, sample.weights];
-    oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
-    oneOf(estimator, ESTIMATORS, 'options.estimator');
-    oneOf(empty, EMPTY_POLICIES, 'options.empty');
-    boolean(perDimension, 'options.perDimension');
-    const approximation = resolveApproximation(method, tolerance, { dim, kernel, n }, 'options.method');
-
-    const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact');
-    let h;
-    let selection;
-    if (typeof bandwidth === 'string') {
-      oneOf(bandwidth, RULES, 'options.bandwidth');
-      const chosen = selectBandwidth(data.x, data.y, {
-        dim, kernel, estimator, method: bandwidth, perDimension, weights: data.weights, approximation, tolerance,
-      });
-      h = chosen.bandwidth;
-      selection = { method: bandwidth, score: chosen.score, curve: chosen.curve };
-    } else {
-      h = Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth'));
-      selection = { method: 'fixed', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } };
-    }
-    const h32 = Float32Array.from(h);
-    const emptyCode = EMPTY_POLICIES.indexOf(empty);
-    // Grid nodes for this bandwidth (0: the grid cannot reach the tolerance, so the model runs exactly).
-    let nodes = 0;
-    if (approximation === 'grid') {
-      nodes = withHeap(module, (heap) => module._gridNodes(heap.f32(data.x), n, dim, fitOptions({
-        kernel, estimator, bandwidth: heap.f32(h32), threads, tolerance,
-      })));
-    }
-    const options32 = (heap, extra = {}) => fitOptions({
-      kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads,
-      tolerance: nodes ? tolerance : 0, ...extra,
-    });
-
-    const summary = withHeap(module, (heap) => {
-      const sigma2 = heap.alloc(width * 8);
-      const r = module._fitSummary(heap.f32(data.x), heap.f32(data.y), n, dim, width, options32(heap), sigma2);
-      checkResult(module, r);
-      return { trace: r.trace, sigma2: heap.readF64(sigma2, width) };
-    });
-
-    let disposed = false;
-    const live = () => {
-      if (disposed) throw new KernelAttentionError('Disposed', 'this kernelRegression model was disposed', 'model');
-    };
-
-    /**
-     * Runs the fit at xq; `extra` asks for Σℓ², effective keys and log-denominators. On a grid, `errorEstimate` is
-     * the measured error of up to 64 of the rows against exact fits, relative to the range of y (0 when exact).
-     */
-    function fitAt(xq, extra) {
-      live();
-      xq = numericArray(xq, 'xq');
-      const I = rowsOf(xq, dim, 'xq', 'options.dim');
-      tooLarge(I * width, 'predict()', 'xq', 'I·D');
-      return withHeap(module, (heap) => {
-        const o = options32(heap, { empty: emptyCode });
-        const mean = heap.alloc(I * width * 4);
-        const sumSq = extra ? heap.alloc(I * 8) : 0;
-        const eff = extra ? heap.alloc(I * 8) : 0;
-        const logden = extra ? heap.alloc(I * 8) : 0;
-        const error = heap.alloc(8);
-        module.HEAPF64[error >> 3] = 0;
-        const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32(xq)];
-        checkResult(module, nodes
-          ? module._gridFit(xp, yp, qp, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
-          : module._localFit(xp, yp, qp, n, I, dim, width, o, mean, sumSq, 0, eff, logden));
-        return {
-          I,
-          mean: heap.readF32(mean, I * width),
-          sumSq: extra && heap.readF64(sumSq, I),
-          effectiveKeys: extra && heap.readF64(eff, I),
-          logDenominator: extra && heap.readF64(logden, I),
-          errorEstimate: heap.readF64(error, 1)[0],
-        };
-      });
-    }
-
-    const model = {
-      dim,
-      kernel,
-      estimator,
-      bandwidth: h,
-      selection,
-      /** What predictions run on: 'exact', or 'grid' (1-D, binned; see docs/regression.md). */
-      method: nodes ? 'grid' : 'exact',
-      effectiveDegreesOfFreedom: summary.trace,
-      residualVariance: summary.sigma2,
-      predict(xq) {
-        return fitAt(xq, false).mean;
-      },
-      predictInterval(xq, intervalOptions) {
-        live();
-        checkOptionNames(intervalOptions, ['level'], 'intervalOptions');
-        const { level = 0.95 } = intervalOptions ?? {};  // only a missing level defaults: null is an error
-        if (typeof level !== 'number' || !(level > 0 && level < 1)) {
-          throw new KernelAttentionError('BadArgument', `\`intervalOptions.level\` must be a number strictly between 0 and 1; got ${describe(level)}`,
-            'intervalOptions.level');
-        }
-        const fit = fitAt(xq, true);
-        const z = normalQuantile(0.5 + level / 2);
-        const stderr = new Float32Array(fit.I * width);
-        const lower = new Float32Array(fit.I * width);
-        const upper = new Float32Array(fit.I * width);
-        for (let i = 0; i < fit.I; i++) {
-          for (let c = 0; c < width; c++) {
-            const at = i * width + c;
-            const s = Math.sqrt(summary.sigma2[c] * fit.sumSq[i]);
-            stderr[at] = s;
-            lower[at] = fit.mean[at] - z * s;
-            upper[at] = fit.mean[at] + z * s;
-          }
-        }
-        return {
-          mean: fit.mean, lower, upper, stderr, effectiveKeys: fit.effectiveKeys, logDenominator: fit.logDenominator,
-          errorEstimate: fit.errorEstimate,
-        };
-      },
-      dispose() {
-        disposed = true;
-        data.x = data.y = data.weights = null;
-      },
-    };
-    if (typeof Symbol.dispose === 'symbol') model[Symbol.dispose] = model.dispose;
-    return Object.freeze(model);
+    const p = readRegression(x, y, options, REGRESSION_OPTIONS);
+    const { h, selection } = p.chosen ?? fromSelection(p, selectBandwidth(p.data.x, p.data.y, selectionOptions(p)));
+    return buildModel(module, threads, p, h, selection);
   };
+}
+
+/**
+ * kernelRegressionAsync() on `module`: kernelRegression() with the bandwidth search run by `selectBandwidthAsync`
+ * (one step per criterion evaluation) and the fit summary as a last step; `options.onProgress` receives
+ * `{ done, total }` steps (total is an estimate until the search ends) and `options.signal` stops it between steps.
+ */
+export function makeRegressionAsync(module, threads, selectBandwidthAsync) {
+  return async function kernelRegressionAsync(x, y, options) {
+    const p = readRegression(x, y, options, [...REGRESSION_OPTIONS, ...CONTROL_OPTIONS]);
+    const { signal, onProgress } = readControl(options);
+    throwIfAborted(signal);
+    let steps = 0;
+    let chosen = p.chosen;
+    if (!chosen) {
+      // The search's own last report (done === total) is left out: the summary's step follows.
+      const report = onProgress && (({ done, total }) => done < total && onProgress({ done, total: total + 1 }));
+      const selection = await selectBandwidthAsync(p.data.x, p.data.y, { ...selectionOptions(p), signal, onProgress: report });
+      chosen = fromSelection(p, selection);
+      steps = Math.max(selection.curve.scores.length, 1);
+      await nextTask();
+      throwIfAborted(signal);
+    }
+    const model = buildModel(module, threads, p, chosen.h, chosen.selection);
+    if (onProgress) onProgress({ done: steps + 1, total: steps + 1 });
+    return model;
+  };
+}
+
+/** Validates kernelRegression's arguments; the model's own copy of the sample; the bandwidth when it is given. */
+function readRegression(x, y, options, known) {
+  if (options === undefined) {
+    throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
+  }
+  checkOptionNames(options, known);
+  let {
+    dim, kernel = 'gaussian', bandwidth = 'cv', estimator = 'local-linear', weights, empty = 'nan', perDimension = false,
+    method = 'auto', tolerance = 1e-3,
+  } = options;
+  const sample = readSample(x, y, dim, weights);
+  const { n, width } = sample;
+  [x, y, weights] = [sample.x, sample.y, sample.weights];
+  oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
+  oneOf(estimator, ESTIMATORS, 'options.estimator');
+  oneOf(empty, EMPTY_POLICIES, 'options.empty');
+  boolean(perDimension, 'options.perDimension');
+  const sparse = readSparseRegression({ method, dim, estimator, weights });  // searches and summaries run exactly
+  const approximation = resolveApproximation(sparse ? 'exact' : method, tolerance, { dim, kernel, n }, 'options.method');
+  let chosen = null;
+  if (typeof bandwidth === 'string') oneOf(bandwidth, RULES, 'options.bandwidth');
+  else {
+    chosen = {
+      h: Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth')),
+      selection: { method: 'fixed', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
+    };
+  }
+  const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact');
+  return { n, width, dim, kernel, estimator, empty, perDimension, approximation, tolerance, bandwidth, data, chosen, sparse };
+}
+
+const selectionOptions = (p) => ({
+  dim: p.dim, kernel: p.kernel, estimator: p.estimator, method: p.bandwidth, perDimension: p.perDimension,
+  weights: p.data.weights, approximation: p.approximation, tolerance: p.tolerance,
+});
+const fromSelection = (p, chosen) => ({ h: chosen.bandwidth, selection: { method: p.bandwidth, score: chosen.score, curve: chosen.curve } });
+
+// Multiply-adds per step of predictAsync (as attentionAsync's steps, attention.js).
+const STEP_WORK = 2 ** 25;
+
+function buildModel(module, threads, p, h, selection) {
+  const { n, width, dim, kernel, estimator, empty, approximation, tolerance, data, sparse } = p;
+  const h32 = Float32Array.from(h);
+  const emptyCode = EMPTY_POLICIES.indexOf(empty);
+  // Grid nodes for this bandwidth (0: the grid cannot reach the tolerance, so the model runs exactly).
+  let nodes = 0;
+  if (approximation === 'grid') {
+    nodes = withHeap(module, (heap) => module._gridNodes(heap.f32(data.x), n, dim, fitOptions({
+      kernel, estimator, bandwidth: heap.f32(h32), threads, tolerance,
+    })));
+  }
+  const options32 = (heap, extra = {}) => fitOptions({
+    kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads,
+    tolerance: nodes ? tolerance : 0, ...extra,
+  });
+
+  const summary = withHeap(module, (heap) => {
+    const sigma2 = heap.alloc(width * 8);
+    const r = module._fitSummary(heap.f32(data.x), heap.f32(data.y), n, dim, width, options32(heap), sigma2);
+    checkResult(module, r);
+    return { trace: r.trace, sigma2: heap.readF64(sigma2, width) };
+  });
+
+  let disposed = false;
+  const live = () => {
+    if (disposed) throw new KernelAttentionError('Disposed', 'this kernelRegression model was disposed', 'model');
+  };
+
+  /**
+   * The fit at xq as a generator of steps; `extra` asks for Σℓ², effective keys and log-denominators. On a grid,
+   * `errorEstimate` is the measured error of up to 64 of the rows against exact fits, relative to the range of y (0
+   * when exact). `stepwise`: exact fits run in steps of query rows (rows are independent, so the bytes are those of
+   * one call), each yielding `{ done, total }` rows; a grid fit is one step (its error estimate is of the whole call).
+   */
+  function* fitSteps(xq, extra, stepwise) {
+    live();
+    xq = numericArray(xq, 'xq');
+    const I = rowsOf(xq, dim, 'xq', 'options.dim');
+    tooLarge(I * width, 'predict()', 'xq', 'I·D');
+    const step = stepwise && !nodes ? Math.max(16, Math.round(STEP_WORK / (n * (dim + width) * (estimator === 'local-linear' ? dim + 1 : 1)) / 16) * 16) : I;
+    const heap = openHeap(module);
+    try {
+      const o = options32(heap, { empty: emptyCode });
+      const mean = heap.alloc(I * width * 4);
+      const sumSq = extra ? heap.alloc(I * 8) : 0;
+      const eff = extra ? heap.alloc(I * 8) : 0;
+      const logden = extra ? heap.alloc(I * 8) : 0;
+      const error = heap.alloc(8);
+      module.HEAPF64[error >> 3] = 0;
+      const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32(xq)];
+      for (let first = 0; first < I || first === 0; first += step) {
+        const count = Math.min(step, I - first);
+        const at = (ptr, bytes) => (ptr ? ptr + first * bytes : 0);
+        checkResult(module, sparse
+          ? sparseFit(module, {
+            xp, yp, qp: at(qp, dim * 4), n, count, dim, width, kernel, bandwidth: o.bandwidth, empty: emptyCode, tolerance,
+            threads, mean: at(mean, width * 4), sumSq: at(sumSq, 8), eff: at(eff, 8), logden: at(logden, 8), error: extra ? error : 0,
+          })
+          : nodes
+          ? module._gridFit(xp, yp, qp, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
+          : module._localFit(xp, yp, at(qp, dim * 4), n, count, dim, width, o, at(mean, width * 4), at(sumSq, 8), 0,
+            at(eff, 8), at(logden, 8)), first);
+        if (stepwise) yield { done: first + count, total: I };
+        if (I === 0) break;
+      }
+      return {
+        I,
+        mean: heap.readF32(mean, I * width),
+        sumSq: extra && heap.readF64(sumSq, I),
+        effectiveKeys: extra && heap.readF64(eff, I),
+        logDenominator: extra && heap.readF64(logden, I),
+        errorEstimate: heap.readF64(error, 1)[0],
+      };
+    } finally {
+      heap.free();
+    }
+  }
+
+  /** Reads predictInterval's level (only a missing one defaults: null is an error). */
+  function readLevel(intervalOptions, known) {
+    checkOptionNames(intervalOptions, known, 'intervalOptions');
+    const { level = 0.95 } = intervalOptions ?? {};
+    if (typeof level !== 'number' || !(level > 0 && level < 1)) {
+      throw new KernelAttentionError('BadArgument', `\`intervalOptions.level\` must be a number strictly between 0 and 1; got ${describe(level)}`,
+        'intervalOptions.level');
+    }
+    return level;
+  }
+
+  function interval(fit, level) {
+    const z = normalQuantile(0.5 + level / 2);
+    const stderr = new Float32Array(fit.I * width);
+    const lower = new Float32Array(fit.I * width);
+    const upper = new Float32Array(fit.I * width);
+    for (let i = 0; i < fit.I; i++) {
+      for (let c = 0; c < width; c++) {
+        const at = i * width + c;
+        const s = Math.sqrt(summary.sigma2[c] * fit.sumSq[i]);
+        stderr[at] = s;
+        lower[at] = fit.mean[at] - z * s;
+        upper[at] = fit.mean[at] + z * s;
+      }
+    }
+    return {
+      mean: fit.mean, lower, upper, stderr, effectiveKeys: fit.effectiveKeys, logDenominator: fit.logDenominator,
+      errorEstimate: fit.errorEstimate,
+    };
+  }
+
+  const model = {
+    dim,
+    kernel,
+    estimator,
+    bandwidth: h,
+    selection,
+    /** What predictions run on: 'exact', or 'grid' (1-D, binned; see docs/regression.md). */
+    method: sparse ? 'sparse' : nodes ? 'grid' : 'exact',
+    effectiveDegreesOfFreedom: summary.trace,
+    residualVariance: summary.sigma2,
+    predict(xq) {
+      return drive(fitSteps(xq, false, false), null).mean;
+    },
+    predictInterval(xq, intervalOptions) {
+      live();
+      const level = readLevel(intervalOptions, ['level']);
+      return interval(drive(fitSteps(xq, true, false), null), level);
+    },
+    /** predict() in steps of query rows: `options.onProgress` gets `{ done, total }` rows, `options.signal` stops it. */
+    async predictAsync(xq, options) {
+      live();
+      checkOptionNames(options, CONTROL_OPTIONS);
+      const control = readControl(options);
+      return (await drive(fitSteps(xq, false, true), control)).mean;
+    },
+    /** predictInterval() in steps, as predictAsync(); `intervalOptions` adds `signal` and `onProgress` to `level`. */
+    async predictIntervalAsync(xq, intervalOptions) {
+      live();
+      const level = readLevel(intervalOptions, ['level', ...CONTROL_OPTIONS]);
+      const control = readControl(intervalOptions, 'intervalOptions');
+      return interval(await drive(fitSteps(xq, true, true), control), level);
+    },
+    dispose() {
+      disposed = true;
+      data.x = data.y = data.weights = null;
+    },
+  };
+  if (typeof Symbol.dispose === 'symbol') model[Symbol.dispose] = model.dispose;
+  return Object.freeze(model);
 }

@@ -67,10 +67,14 @@ export interface WeightsOptions {
  * random features (Performer's FAVOR+), for `'softmax'` and `'gaussian'`; `'nystrom'` the Nyström method with landmarks
  * taken from the keys, for `'softmax'`, `'gaussian'`, `'laplacian'` and `'cauchy'`. Both approximations cost
  * O((I + J)·m·(dim + D)) for m features or landmarks instead of O(I·J·(dim + D)), take the `causal` mask and heads but
- * no other mask nor groups, and run on one thread. The default stays `'exact'` so that existing calls keep their
+ * no other mask nor groups, and run on one thread. `'sparse'` (certified sparsity, up to 3 dimensions per head, the
+ * distance kernels) visits only the keys that can matter through a cell grid over the keys: exact for the compact
+ * kernels, and for `'gaussian'`, `'laplacian'` and `'cauchy'` it skips keys whose weight is provably below
+ * `tolerance` × the query's largest weight, with a per-query bound on the skipped mass (`droppedMass`); it takes the
+ * causal, leave-one-out and key-padding masks. The default stays `'exact'` so that existing calls keep their
  * results; see docs/approximations.md.
  */
-export type AttentionMethod = 'exact' | 'random-features' | 'nystrom';
+export type AttentionMethod = 'exact' | 'random-features' | 'nystrom' | 'sparse';
 
 /** How Nyström picks its landmarks among the keys: k-means++ seeding (default) or uniformly, both seeded. */
 export type LandmarkSampling = 'kmeans++' | 'uniform';
@@ -82,7 +86,8 @@ export interface AttentionOptions extends WeightsOptions {
    * The approximations' target: the root-mean-square error over the outputs relative to the range of the values
    * (max − min over every value), strictly between 0 and 1. Sizes `features` / `landmarks` when they are not given.
    * Default 1e-2 (the regression grid's default is 1e-3; random features converge as 1/√m, so 1e-3 would take 100×
-   * the features of 1e-2). Ignored by `'exact'`.
+   * the features of 1e-2). Ignored by `'exact'`. For `'sparse'` it is a weight ratio instead (default 1e-3): keys whose
+   * weight is provably below tolerance × the query's largest weight are skipped.
    */
   tolerance?: number;
   /** Seed of the features, landmarks and held-out queries: an integer from 0 to 2³² − 1; the same seed gives the same bytes. Default 0. */
@@ -104,9 +109,20 @@ export interface AttentionWithInfo {
    * Estimated root-mean-square error of `output` relative to the range of the values; 0 for `'exact'`.
    * `'random-features'`: the delta-method standard error from the spread of the per-feature terms (treating the
    * orthogonal features as independent, which tends to overestimate). `'nystrom'`: measured against the exact engine
-   * on up to 64 queries drawn by the seed.
+   * on up to 64 queries drawn by the seed. `'sparse'`: a guaranteed bound (beyond float32 rounding), not an RMS:
+   * every output is within errorEstimate × the range of the values of the exact result; it is the largest
+   * droppedMass / (1 + droppedMass), and 0 for the compact kernels. The radius widens (at most four times) until each
+   * row's droppedMass is within `tolerance`, so in practice errorEstimate ≤ tolerance.
    */
   errorEstimate: number;
+  /**
+   * `'sparse'`: per query and head (I·H, query-major), an upper bound on the weight of the skipped keys divided by the
+   * weight of the kept ones; 0 when nothing was skipped (always, for compact kernels); NaN for an empty row.
+   */
+  droppedMass?: Float64Array;
+  /** `'sparse'`: (query, key) pairs scored and pairs never looked at, summed over heads. */
+  keptKeys?: number;
+  skippedKeys?: number;
   /** `'random-features'`: the number of features used. */
   features?: number;
   /** `'nystrom'`: the number of landmarks used (per head; fewer than asked when the keys have fewer distinct points). */
@@ -116,6 +132,29 @@ export interface AttentionWithInfo {
    * random-feature denominator that underflowed, or a Nyström denominator ≤ 0 or mostly cancellation.
    */
   exactRows: number;
+}
+
+/**
+ * What attentionGradients() returns: the forward output and the gradients of a loss L with respect to every input,
+ * given dL/dOut. The float32 arrays have the shapes of the inputs (row-major).
+ */
+export interface AttentionGradients {
+  /** attention() with the same arguments (up to float32 rounding): I·D entries. */
+  output: Float32Array;
+  /** dL/dqueries: I·dim entries. */
+  dq: Float32Array;
+  /** dL/dkeys: J·dim entries. */
+  dk: Float32Array;
+  /** dL/dvalues: J·D entries. */
+  dv: Float32Array;
+  /** Softmax only: dL/d`scale` (one number: the heads share the scale). */
+  dScale?: number;
+  /**
+   * Distance kernels only: dL/d(log h_d) per dimension (dim entries), the gradient with respect to the natural log of
+   * each dimension's bandwidth (given as one number, it is still one entry per dimension: sum them for dL/d log h).
+   * dL/dh_d = dLogBandwidth[d] / h_d.
+   */
+  dLogBandwidth?: Float32Array;
 }
 
 /**
@@ -215,10 +254,15 @@ export interface KernelRegressionOptions {
   /**
    * `'exact'`, `'grid'` (1-D and 2-D, binned: the sample is binned onto a grid once per call and the fit is a convolution;
    * not for `'cauchy'`), or `'auto'` (default: the grid from 20,000 points on in 1-D and 2-D). Used for the bandwidth search,
-   * the fit statistics and every prediction.
+   * the fit statistics and every prediction. `'sparse'` (Nadaraya–Watson only, up to 3 dimensions, no `weights`): the
+   * predictions visit only the points that can matter (certified sparsity, as attention()'s `'sparse'`); the bandwidth
+   * search and the fit statistics run exactly.
    */
-  method?: Approximation;
-  /** The grid's relative tolerance (it sizes the grid), strictly between 0 and 1. Default 1e-3. */
+  method?: Approximation | 'sparse';
+  /**
+   * The grid's relative tolerance (it sizes the grid), strictly between 0 and 1. Default 1e-3. With `'sparse'`, the
+   * weight ratio below which points are skipped.
+   */
   tolerance?: number;
 }
 
@@ -236,9 +280,37 @@ export interface PredictionInterval {
   logDenominator: Float64Array;
   /**
    * On a grid: max |grid − exact| over up to 64 of these queries (fitted exactly for the check), relative to the
-   * range of y. 0 when the model runs exactly.
+   * range of y. 0 when the model runs exactly. With `'sparse'`: a guaranteed bound on |sparse − exact| over these
+   * queries relative to the range of y (beyond float32 rounding; 0 for compact kernels).
    */
   errorEstimate: number;
+}
+
+/** How far an async call has got: `done` of `total` steps (query rows, or criterion evaluations of a search). */
+export interface Progress {
+  /** Steps finished: an integer from 1 that never decreases (a search's last report repeats it with `total` = `done`). */
+  done: number;
+  /**
+   * All the steps: fixed for query rows; for a bandwidth search an estimate that can grow while the search extends,
+   * equal to `done` in the last report.
+   */
+  total: number;
+}
+
+/**
+ * Progress and cancellation, for the async functions. The work runs in steps (about 2²⁵ multiply-adds of query rows,
+ * or one criterion evaluation of a bandwidth search); between steps the call reports progress and yields a macrotask
+ * to the event loop, so that timers, messages and the page's own `abort()` get to run.
+ */
+export interface AsyncOptions {
+  /**
+   * Stops the call at the next step: it rejects with `signal.reason` (a `DOMException` named `'AbortError'` unless
+   * `abort(reason)` gave another) and frees all its WebAssembly memory. An aborted signal rejects before any work; an
+   * abort after the call settled changes nothing.
+   */
+  signal?: AbortSignal;
+  /** Called after each step; an exception it throws rejects the call (with memory freed). */
+  onProgress?: (progress: Progress) => void;
 }
 
 /** A fitted kernel regression; holds its own copy of the sample. */
@@ -247,7 +319,7 @@ export interface KernelRegressionModel {
   readonly kernel: DistanceKernel;
   readonly estimator: Estimator;
   /** What the model computes with: `'grid'` only where the grid reaches the tolerance at this bandwidth. */
-  readonly method: 'exact' | 'grid';
+  readonly method: 'exact' | 'grid' | 'sparse';
   /** One bandwidth per dimension. */
   readonly bandwidth: Float64Array;
   /** How the bandwidth was chosen (`method: 'fixed'` and `score: null` when given). */
@@ -260,6 +332,13 @@ export interface KernelRegressionModel {
   predict(xq: NumericArray): Float32Array;
   /** Predictions with pointwise standard errors and a confidence band (level default 0.95). */
   predictInterval(xq: NumericArray, intervalOptions?: { level?: number }): PredictionInterval;
+  /**
+   * predict() in steps of query rows (an exact fit; a grid fit is one step), with progress in rows and
+   * cancellation; resolves to predict()'s bytes.
+   */
+  predictAsync(xq: NumericArray, options?: AsyncOptions): Promise<Float32Array>;
+  /** predictInterval() in steps, as predictAsync(); resolves to predictInterval()'s bytes. */
+  predictIntervalAsync(xq: NumericArray, intervalOptions?: { level?: number } & AsyncOptions): Promise<PredictionInterval>;
   /** Releases the model's data; idempotent. Later calls throw `'Disposed'`. */
   dispose(): void;
 }
@@ -282,6 +361,36 @@ export interface KernelAttention {
    * (`options.method` for the kernel).
    */
   attentionWithInfo(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions): AttentionWithInfo;
+  /**
+   * The backward pass of the exact engine (FlashAttention-style: the weights are recomputed from each row's saved
+   * log-sum-exp, never forming the I×J matrix): given `dOut` = dL/dOut (I·D entries, the output's shape), the
+   * gradients of L with respect to the queries, keys, values and the kernel's parameter, with attention()'s options
+   * (every kernel but `'uniform'`, masks, groups, heads, `empty`; `method` is not accepted). Rows with no admissible key
+   * contribute nothing under `'nan'` and `'zero'`; under `'nearest'` only the nearest keys' values receive dOut / n.
+   * The laplacian's gradient at q_d = k_d is taken as 0; compact kernels' at the edge of the support as its inside.
+   * Sums run in double: the gradients agree with a float64 backward to about 1e-7 of their scale. The forward runs
+   * on the API's threads, the backward on one.
+   * @example
+   * // One gradient step on the log-bandwidth of a leave-one-out Nadaraya–Watson fit.
+   * const options = { dim: 1, kernel: 'gaussian', bandwidth: h, mask: 'loo' };
+   * const fit = ka.attention(x, x, y, options);
+   * const { dLogBandwidth } = ka.attentionGradients(x, x, y, fit.map((f, i) => 2 * (f - y[i]) / n), options);
+   * h *= Math.exp(-0.1 * dLogBandwidth[0]);
+   * @throws {KernelAttentionError} as attention(); `'BadArgument'` naming `dOut` when it is missing or not numeric,
+   * `'BadShape'` when its length is not I·D, `'NonFinite'` for NaN or ±Infinity in it; `'BadArgument'` naming
+   * `options.kernel` for `'uniform'` (piecewise constant: no gradient).
+   */
+  attentionGradients(queries: NumericArray, keys: NumericArray, values: NumericArray, dOut: NumericArray, options: WeightsOptions): AttentionGradients;
+  /**
+   * attention() in steps of query rows, reporting `{ done, total }` rows and stoppable by `options.signal`; resolves
+   * to attention()'s bytes (an approximation runs in one step).
+   * @example
+   * const controller = new AbortController();
+   * const out = await ka.attentionAsync(q, k, v, { dim, signal: controller.signal, onProgress: ({ done, total }) => bar(done / total) });
+   * @throws {KernelAttentionError} (as a rejection) as attention(); `'BadArgument'` for a `signal` that is not an
+   * AbortSignal or an `onProgress` that is not a function. Rejects with `signal.reason` when aborted.
+   */
+  attentionAsync(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions & AsyncOptions): Promise<Float32Array>;
   /**
    * The normalised weight matrix, each row summing to 1 (empty rows follow `empty`).
    * @returns a new Float32Array of length I*J, or H*I*J laid out [head][query][key] with `heads: H`.
@@ -314,10 +423,21 @@ export interface KernelAttention {
    */
   kernelRegression(x: NumericArray, y: NumericArray, options: KernelRegressionOptions): KernelRegressionModel;
   /**
+   * kernelRegression() with the bandwidth search run one evaluation per step (as selectBandwidthAsync()) and the fit
+   * summary as the last step; resolves to the model kernelRegression() returns.
+   */
+  kernelRegressionAsync(x: NumericArray, y: NumericArray, options: KernelRegressionOptions & AsyncOptions): Promise<KernelRegressionModel>;
+  /**
    * Chooses a bandwidth for the sample x (n × dim) with values y (n × D).
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
    */
   selectBandwidth(x: NumericArray, y: NumericArray, options: SelectBandwidthOptions): BandwidthSelection;
+  /**
+   * selectBandwidth() one criterion evaluation per step (the core's search is paused by its progress hook and
+   * resumed, docs/design.md); `total` is an estimate until the search ends. Resolves to selectBandwidth()'s result,
+   * byte for byte (the curve holds the first 256 evaluations).
+   */
+  selectBandwidthAsync(x: NumericArray, y: NumericArray, options: SelectBandwidthOptions & AsyncOptions): Promise<BandwidthSelection>;
   /**
    * The leave-one-out least-squares CV score at a bandwidth: Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i, where f_{−i}
    * is the estimate from every other point (ω = 1 without weights); Infinity when some point has no other point
