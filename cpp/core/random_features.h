@@ -19,12 +19,16 @@ namespace ka {
 // call reruns with m = kPilotFeatures·(e/tolerance)²·1.2, at most kMaxFeatures. The error estimate is the delta
 // method's: per query and column, se² = m/(m−1) Σ_r (n_r − f̂ z_r)² / (Σ_r z_r)², the sample variance of the
 // per-feature numerator and denominator terms (features treated as independent, which orthogonal blocks are not: it
-// overestimates), reported as √(mean se²) / value_range(p). Rows whose denominator underflows are computed exactly.
+// overestimates), as √(mean se²) / value_range(p); the reported estimate is the larger of that and the RMS error
+// measured on up to kHeldOutSample queries drawn by the seed and fitted exactly (the sample variance misses heavy
+// tails). Rows whose denominator underflows are computed exactly.
 // The same seed gives the same bytes for any thread count; p.threads is not used (one thread).
 Result random_features_attention(const Problem& p, const ApproxOptions& o, Matrix out, ApproxReport* report);
 
 constexpr int32_t kPilotFeatures = 64;
 constexpr int32_t kMaxFeatures = 8192;
+constexpr int64_t kHeldOutSample = 64;
+constexpr uint64_t kHeldOutStream = 3000;  // sample_rows' stream for that sample (Nyström's is 2000)
 
 // The m × d feature directions of head `head` under `seed` (exposed for tests: orthogonality within blocks).
 std::vector<double> feature_directions(int64_t m, int64_t d, uint64_t seed, int32_t head);
