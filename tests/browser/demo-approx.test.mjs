@@ -115,9 +115,11 @@ test('demo: the attention view runs by Nyström and random features, shows metho
       checkReported(features);
       assert.equal(features.head.text, 'random features');
       assert.match(features.status, /^Random features, \d+ features \(tolerance 0\.03, seed 1\b/);
-      // Here (the data 20 bandwidths wide) the features' weights are heavy-tailed and the run's own variance estimate
-      // misses most of the error: the page says so rather than showing the estimate alone.
-      assert.ok(features.approx.rmsRelative > 10 * features.approx.errorEstimate, features.status);
+      // Here (the data 20 bandwidths wide) the features' weights are heavy-tailed and their own variance misses most
+      // of the error; the library's estimate includes the error measured on held-out queries, so it tracks the
+      // measured error and the page has nothing to call out.
+      assert.ok(features.approx.rmsRelative <= 3 * features.approx.errorEstimate, features.status);
+      assert.doesNotMatch(features.status, /not to be trusted/);
       const params = new URLSearchParams(features.hash.slice(1));
       assert.deepEqual([params.get('attention'), params.get('tolerance'), params.get('h')], ['random-features', '0.03', '0.5']);
       console.log(`# random features, ${features.approx.count} features: estimate ${features.approx.errorEstimate.toExponential(2)}, ` +
