@@ -1,10 +1,13 @@
 // The pthreads build in Debian's Chromium: in a module Worker on a cross-origin-isolated page it is the default and
 // gives the single-thread build's bytes; without isolation threads > 1 are refused and everything runs on one thread.
+// Determinism: repeated calls give the same bytes, and Chromium's single-thread bytes are Node's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
+import { init } from '../../web/src/index.js';
+import { WORKLOADS, digest } from './threads/workloads.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const TIMEOUT_MS = 60_000;
@@ -13,6 +16,24 @@ const NOT_ISOLATED = { 'Cross-Origin-Opener-Policy': 'unsafe-none', 'Cross-Origi
 let isolated;
 let plain;
 let browser;
+
+/** The single-thread build's digests of every workload, computed here in Node. */
+async function nodeDigests() {
+  const ka = await init({ threads: 1 });
+  const out = {};
+  for (const [name, run] of Object.entries(WORKLOADS)) out[name] = await digest(run(ka));
+  return out;
+}
+
+/** Chromium's single-thread outputs: each the same on a second call, and byte for byte Node's. */
+async function checkSingle(single) {
+  const node = await nodeDigests();
+  assert.deepEqual(Object.keys(single).sort(), Object.keys(node).sort());
+  for (const [name, { digest: chromium, repeat }] of Object.entries(single)) {
+    assert.equal(repeat, true, `${name}: a second call in Chromium gave other bytes`);
+    assert.equal(chromium, node[name], `${name}: Chromium's single-thread bytes differ from Node's`);
+  }
+}
 
 before(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (scripts/setup.sh)`);
@@ -59,7 +80,8 @@ test('cross-origin isolated: a module Worker gets the pthreads build, with the s
     assert.equal(worker.isolated, true);
     if (worker.cores > 1) assert.deepEqual([worker.build, worker.threads], ['threads', Math.min(worker.cores, 16)]);
     assert.deepEqual(result.builds, [['single', 1], ['threads', 2], ['threads', 4]]);
-    assert.ok(Object.keys(result.workloads).length >= 5);
+    assert.ok(Object.keys(result.workloads).length >= 7);
+    await checkSingle(result.single);
     for (const [name, { length, same }] of Object.entries(result.workloads)) {
       assert.ok(length > 0, `${name}: empty result`);
       assert.deepEqual(same, [true, true], `${name}: bytes on [2, 4] threads equal the single-thread build's`);
@@ -75,5 +97,6 @@ test('not isolated: threads > 1 is Unsupported naming options.threads, and the d
     assert.equal(result.refused?.code, 'Unsupported');
     assert.equal(result.refused.argument, 'options.threads');
     assert.match(result.refused.message, /cross-origin isolated/);
+    await checkSingle(result.single);
     assert.deepEqual(errors, []);
   });
