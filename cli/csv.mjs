@@ -132,10 +132,15 @@ export function numericColumns(table, columns) {
   return out;
 }
 
-/** Formats a table as CSV (fields with a comma, quote or newline are quoted). */
+/**
+ * Formats a table as CSV (fields with a comma, quote or newline are quoted). Text that a spreadsheet would run as a
+ * formula (a leading =, +, -, @, tab or carriage return: column names come from the user's file) gets a leading
+ * single quote, as OWASP advises against CSV injection; numbers are written as numbers.
+ */
 export function formatCsv(header, rows) {
   const cell = (v) => {
-    const s = typeof v === 'number' ? String(v) : String(v ?? '');
+    let s = typeof v === 'number' ? String(v) : String(v ?? '');
+    if (typeof v !== 'number' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
     return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
   };
   return [header, ...rows].map((r) => r.map(cell).join(',')).join('\n') + '\n';

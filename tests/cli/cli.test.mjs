@@ -140,6 +140,15 @@ test('attention over raw float32 and .npy files follows a float64 loop', () => {
   assert.deepEqual(Array.from(new Float32Array(raw.buffer, raw.byteOffset, raw.length / 4)), rows.flat());
 });
 
+test('CSV output neutralises column names a spreadsheet would run as formulas; numbers stay numbers', () => {
+  writeFileSync(at('formula.csv'), '"=HYPERLINK(""http://x"",""y"")",@x,+y\n' + X.map((x, i) => `${-x},${x},${Y[i]}`).join('\n') + '\n');
+  const out = ok('predict', 'formula.csv', '--x', '1', '--y', '3', '--bandwidth', '0.5', '--grid', '2');
+  const [head, ...rows] = out.trim().split('\n');
+  assert.equal(head, `"'=HYPERLINK(""http://x"",""y"")",'+y`);
+  assert.ok(rows.length > 0 && rows.every((r) => r.split(',').every((c) => Number.isFinite(Number(c)))), rows.join('\n'));
+  assert.ok(rows.some((r) => r.split(',').some((c) => c.startsWith('-'))), 'a negative number keeps its minus sign');
+});
+
 test('--help for every command', () => {
   assert.match(ok('--help'), /Commands:/);
   for (const command of ['fit', 'predict', 'select-bandwidth', 'attention']) {
