@@ -1,6 +1,7 @@
-// The demo's attention view by an approximation (random features, Nyström) in Debian's Chromium: the method chosen
-// runs (attentionWithInfo in the compute worker), the page shows which method ran with its count, its error estimate,
-// its measured difference from the exact fit and its time, and the method and tolerance round-trip through the URL.
+// The demo's attention view by an approximation (random features, Nyström, certified sparsity) in Debian's Chromium:
+// the method chosen runs (attentionWithInfo in the compute worker), the page shows which method ran with its count,
+// its error estimate, its measured difference from the exact fit and its time, and the method and tolerance
+// round-trip through the URL.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -68,9 +69,10 @@ function checkReported(v) {
     assert.equal(cells[4].text, v.approx.output[picks[r]].toFixed(6));
   });
   assert.equal(v.head.hidden, false);
-  assert.ok(v.status.includes(`estimated error ${v.approx.errorEstimate.toExponential(1)}`), v.status);
+  const estimate = v.approx.method === 'sparse' ? 'guaranteed error ≤' : 'estimated error';
+  assert.ok(v.status.includes(`${estimate} ${v.approx.errorEstimate.toExponential(1)}`), v.status);
   assert.ok(v.status.includes(`largest difference ${v.approx.maxDiff.toExponential(1)}`), v.status);
-  assert.ok(v.status.includes(`${v.approx.count} ${v.approx.countName}`), v.status);
+  assert.ok(v.status.includes(`${v.approx.count.toLocaleString('en')} ${v.approx.countName}`), v.status);
   // A measured error over 10× the estimate is called out.
   assert.equal(/× the estimate: it is not to be trusted/.test(v.status), v.approx.rmsRelative > 10 * v.approx.errorEstimate, v.status);
 }
@@ -133,6 +135,19 @@ test('demo: the attention view runs by Nyström and random features, shows metho
       assert.deepEqual([shared.approx.count, shared.approx.tolerance], [features.approx.count, 0.03]);
       assert.deepEqual(shared.approx.output, features.approx.output);
 
+      // Certified sparsity: nothing drawn at random, and its estimate is a bound that the measured error stays under.
+      await page.selectOption('#attention-method', 'sparse');
+      await waitForFit(page, problems, 's.fit.approximation && s.fit.approximation.method === "sparse"');
+      const sparse = await readView(page);
+      assert.deepEqual(sparse.controls, { method: 'sparse', tolerance: '0.03', toleranceDisabled: false });
+      checkReported(sparse);
+      assert.equal(sparse.head.text, 'certified sparsity');
+      assert.match(sparse.status, /^Certified sparsity, [\d,]+ of [\d,]+ weights kept \(tolerance 0\.03\): guaranteed error ≤/);
+      assert.ok(sparse.approx.count < sparse.x.length * sparse.queries.length, `${sparse.status}: nothing was skipped`);
+      const sparseRange = Math.max(...sparse.y) - Math.min(...sparse.y);
+      assert.ok(sparse.approx.maxDiff / sparseRange <= sparse.approx.errorEstimate + 1e-5, sparse.status);
+      console.log(`# certified sparsity: ${sparse.status}`);
+
       // Back to exact: no approximation runs, its column and line go, the tolerance is disabled.
       await page.selectOption('#attention-method', 'exact');
       await waitForFit(page, problems, 's.fit.approximation === null && /attention=exact/.test(location.hash)');
@@ -149,7 +164,7 @@ test('demo: the attention view runs by Nyström and random features, shows metho
   });
 
 test('demo: an unknown attention method or tolerance in the URL is ignored (exact, 0.01); Nyström runs on a 2-D surface', { timeout: 3 * TIMEOUT_MS }, async () => {
-  const { page, problems } = await openDemo('#example=surface&n=500&attention=sparse&tolerance=0.5');
+  const { page, problems } = await openDemo('#example=surface&n=500&attention=fast-multipole&tolerance=0.5');
   try {
     const v = await page.evaluate(() => ({
       approx: window.demoState.fit.approximation, method: document.getElementById('attention-method').value,

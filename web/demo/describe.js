@@ -51,7 +51,7 @@ export function describeIdentity(ui, fit) {
     'grows with (spread of x / h)², so very small bandwidths show larger differences.';
 }
 
-const METHOD_NAMES = { 'random-features': 'random features', nystrom: 'Nyström' };
+const METHOD_NAMES = { 'random-features': 'random features', nystrom: 'Nyström', sparse: 'certified sparsity' };
 const sci = (v) => v.toExponential(1);
 
 /** Which approximation ran, with how many features or landmarks, its estimated and its measured error, and its time. */
@@ -59,9 +59,11 @@ function describeApprox(approx, exactMs) {
   if (!approx) return '';
   const name = METHOD_NAMES[approx.method];
   if (approx.error) return `${name} (tolerance ${approx.tolerance}) refused: ${approx.error}`;
-  return `${name[0].toUpperCase()}${name.slice(1)}, ${approx.count} ${approx.countName} (tolerance ${approx.tolerance}, ` +
-    `seed ${approx.seed}${approx.exactRows ? `, ${approx.exactRows} queries recomputed exactly` : ''}): ` +
-    `estimated error ${sci(approx.errorEstimate)}; measured against the exact fit: RMS ${sci(approx.rmsRelative)} ` +
+  // Certified sparsity draws nothing at random, and its estimate is a guaranteed bound.
+  const sparse = approx.method === 'sparse';
+  return `${name[0].toUpperCase()}${name.slice(1)}, ${approx.count.toLocaleString('en')} ${approx.countName} (tolerance ${approx.tolerance}` +
+    `${sparse ? '' : `, seed ${approx.seed}`}${approx.exactRows ? `, ${approx.exactRows} queries recomputed exactly` : ''}): ` +
+    `${sparse ? 'guaranteed error ≤' : 'estimated error'} ${sci(approx.errorEstimate)}; measured against the exact fit: RMS ${sci(approx.rmsRelative)} ` +
     `of the range of y, largest difference ${sci(approx.maxDiff)}` +
     // The estimate is a statistic of the run itself; where the measured error is over 10× above it, say so.
     (approx.rmsRelative > 10 * approx.errorEstimate

@@ -13,9 +13,7 @@ const MATRIX_BINS = 200;    // its columns: keys, in x order, summed into at mos
 const TOP_KEYS = 8;
 // The attention view's approximations (docs/approximations.md): one fixed seed, so a shared URL shows the same draw.
 const APPROX_SEED = 1;
-const APPROX_METHODS = ['random-features', 'nystrom'];
-// The sparse method (kernelRegression and attention, issue 5 item 4) is not offered yet: its bindings are not wired
-// into every build. When they are, 'sparse' joins APPROX_METHODS (and index.html's #attention-method) as is.
+const APPROX_METHODS = ['random-features', 'nystrom', 'sparse'];
 
 // A worker's Content-Security-Policy violations fire here, not on the page's document: the page records them.
 self.addEventListener('securitypolicyviolation', (e) => postMessage({ op: 'csp', violation: `${e.violatedDirective} ${e.blockedURI}` }));
@@ -110,8 +108,9 @@ function attentionView(ka, s, queries, h) {
 
 /**
  * The same Gaussian fit by an approximation of attention (random features or Nyström, which work through the same
- * identity internally), measured against the exact kernel fit: largest and RMS difference, relative to the range of y
- * as the library's error estimate is. A refusal (too few keys, …) comes back as `error`, and the rest of the fit stands.
+ * identity internally, or certified sparsity, which skips the keys out of reach), measured against the exact kernel
+ * fit: largest and RMS difference, relative to the range of y as the library's error estimate is. A refusal (too few
+ * keys, …) comes back as `error`, and the rest of the fit stands.
  */
 function approximateView(ka, s, queries, h, exact, { method, tolerance }) {
   const options = { dim: s.dim, kernel: 'gaussian', bandwidth: h, method, tolerance, seed: APPROX_SEED };
@@ -135,7 +134,9 @@ function approximateView(ka, s, queries, h, exact, { method, tolerance }) {
   }
   return {
     method: run.method, tolerance, seed: APPROX_SEED, output: run.output, errorEstimate: run.errorEstimate,
-    count: run.features ?? run.landmarks, countName: run.features !== undefined ? 'features' : 'landmarks',
+    ...(run.method === 'sparse'
+      ? { count: run.keptKeys, countName: `of ${(run.keptKeys + run.skippedKeys).toLocaleString('en')} weights kept` }
+      : { count: run.features ?? run.landmarks, countName: run.features !== undefined ? 'features' : 'landmarks' }),
     exactRows: run.exactRows, maxDiff, rmsRelative: Math.sqrt(sq / exact.length) / range, range, ms,
   };
 }
