@@ -170,6 +170,7 @@ SummaryResult fit_summary_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, 
 struct SelectResult {
   int32_t status = 0;
   int32_t count = 0;  // criterion evaluations on the curve
+  int32_t iterations = 0;  // select_cv_gradient_js: accepted L-BFGS steps
 };
 
 // score_kind: 0 leave-one-out CV, 1 AICc. h: dims doubles, in: the start, out: the choice; score: 1 double;
@@ -187,6 +188,24 @@ SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int
   const SearchProgress progress{stop_at > 0 ? &stop_at_count : nullptr, &stop_at};
   const Result r = select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c, progress);
   return {int32_t(r.status), curve.count};
+}
+
+// The gradient search (select_cv_gradient): rank 0 diagonal, r > 0 a metric L written to transform (r × dims
+// doubles); curve_grad: capacity × (dims or r·dims) doubles, replayed with the curve like select_cv_js's.
+SelectResult select_cv_gradient_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
+                                   int32_t rank, uintptr_t transform, int32_t max_iterations, uintptr_t h,
+                                   uintptr_t score, uintptr_t curve_h, uintptr_t curve_score, uintptr_t curve_grad,
+                                   int32_t capacity, int32_t recorded, int32_t stop_at) {
+  const Fit f = make_fit(x, y, x, n, n, dims, width, o);
+  CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, recorded, ptr<double>(curve_grad)};
+  const Criterion c{f.estimator, Score::LeaveOneOut, f.observation_weights, 0};
+  const SearchProgress progress{stop_at > 0 ? &stop_at_count : nullptr, &stop_at};
+  GradientSearch search;
+  search.rank = rank;
+  search.transform = ptr<double>(transform);
+  search.max_iterations = max_iterations;
+  const Result r = select_cv_gradient(f.problem, ptr<double>(h), ptr<double>(score), &curve, c, progress, &search);
+  return {int32_t(r.status), curve.count, search.iterations};
 }
 
 int32_t cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
@@ -289,7 +308,8 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("emptyRows", &SummaryResult::emptyRows);
   value_object<SelectResult>("SelectResult")
       .field("status", &SelectResult::status)
-      .field("count", &SelectResult::count);
+      .field("count", &SelectResult::count)
+      .field("iterations", &SelectResult::iterations);
   value_object<ApproxCall>("ApproxCall")
       .field("method", &ApproxCall::method)
       .field("tolerance", &ApproxCall::tolerance)
@@ -314,6 +334,7 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
   function("_sparseAttention", &sparse_attention_js);
   function("_ruleOfThumb", &rule_of_thumb_js);
   function("_selectCv", &select_cv_js);
+  function("_selectCvGradient", &select_cv_gradient_js);
   function("_cvScore", &cv_score_js);
   function("_localFit", &local_fit_js);
   function("_fitSummary", &fit_summary_js);

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
+#include "backward_wide.h"
 #include "exact.h"
 #include "head.h"
 #include "kernels_simd.h"
@@ -178,12 +180,50 @@ void row_statistics(const Head& hd, int64_t i, const double* h, ConstMatrix dout
   delta = pd / z;
 }
 
+// The scale gradient of softmax row i in double, Σ_j P_ij (dP_ij − D_i) q_i·k_j, for rows of the float32 path whose
+// float32 sum was not accurate enough (backward_wide.h).
+double row_theta(const Head& hd, int64_t i, double L, ConstMatrix dout) {
+  constexpr KernelKind K = KernelKind::Softmax;
+  double delta = 0, dot = 0, theta = 0;
+  row_statistics<K>(hd, i, nullptr, dout, L, delta);
+  if (L == -kInf) return 0;
+  const int64_t m = hd.queries.cols, width = hd.values.cols;
+  const float* dO = dout.row(i);
+  for (int64_t j = 0; j < hd.keys.rows; ++j) {
+    if (!hd.allows(i, j)) continue;
+    const double P = std::exp(pair_score<K>(hd.queries.row(i), hd.keys.row(j), nullptr, m, hd.kernel.scale, dot) - L);
+    const float* v = hd.values.row(j);
+    double dP = 0;
+    for (int64_t d = 0; d < width; ++d) dP += double(dO[d]) * double(v[d]);
+    theta += P * (dP - delta) * dot;
+  }
+  return theta;
+}
+
+// Whether query i has at least two admissible keys. With one, dS_ij = 0 exactly (P = 1, D_i = dP_ij), which the
+// double path reproduces and float32 would not (its dP and D round differently): rows of I×1 problems, the first
+// row under a causal mask.
+bool several_keys(const Head& hd, int64_t i) {
+  if (!hd.masks->any()) return hd.keys.rows > 1;
+  int count = 0;
+  for (int64_t j = 0; j < hd.keys.rows && count < 2; ++j) count += hd.allows(i, j);
+  return count >= 2;
+}
+
+// The double path for the rows of one head that `skip` does not mark (null: every row); marked rows are left to
+// backward_wide() and contribute nothing here.
 template <KernelKind K>
 Result backward_head(const Head& hd, int32_t head, const double* h, const double* lse, int32_t heads,
-                     ConstMatrix dout, const RowData& rows, const HeadGrads& g, uint8_t* chosen) {
+                     ConstMatrix dout, const RowData& rows, const HeadGrads& g, uint8_t* chosen, const uint8_t* skip) {
   const int64_t I = hd.queries.rows, width = hd.values.cols;
+  bool any = false;
   for (int64_t i = 0; i < I; ++i) {
     double L = lse[i * heads + head], delta = 0;
+    if (skip && skip[i]) {
+      rows.lse[i] = -kInf;
+      rows.delta[i] = 0;
+      continue;
+    }
     if (!(L > -kInf)) {
       rows.lse[i] = -kInf;
       rows.delta[i] = 0;
@@ -193,13 +233,14 @@ Result backward_head(const Head& hd, int32_t head, const double* h, const double
     row_statistics<K>(hd, i, h, dout, L, delta);
     rows.lse[i] = L;
     rows.delta[i] = delta;
+    any = any || L > -kInf;
   }
-  if (hd.masks->any()) backward_tiles<K, true>(hd, h, hd.kernel.scale, dout, rows, g);
-  else backward_tiles<K, false>(hd, h, hd.kernel.scale, dout, rows, g);
+  if (any && hd.masks->any()) backward_tiles<K, true>(hd, h, hd.kernel.scale, dout, rows, g);
+  else if (any) backward_tiles<K, false>(hd, h, hd.kernel.scale, dout, rows, g);
   if (hd.empty != EmptyPolicy::Nearest) return {};
   // Empty rows under Nearest return the mean of the nearest keys' values: only those values receive gradient.
   for (int64_t i = 0; i < I; ++i) {
-    if (rows.lse[i] > -kInf) continue;
+    if (rows.lse[i] > -kInf || (skip && skip[i])) continue;
     const int64_t n = nearest_keys(hd, i, chosen);
     if (n == 0) continue;
     for (int64_t j = 0; j < hd.keys.rows; ++j)
@@ -251,36 +292,67 @@ Result attention_forward(const Problem& p, Matrix out, double* lse) {
   return {};
 }
 
-Result attention_backward(const Problem& p, const double* lse, ConstMatrix dout, Gradients grads) {
-  if (const Status s = check(p, true); s != Status::Ok) return {s};
-  if (p.kernel.kind == KernelKind::Uniform) return {Status::BadArgument};
+namespace {
+
+// attention_backward() given the forward's output `out` (I × D) for the float32 path's D_i = dO_i·O_i; `out` may be
+// empty when no head takes that path.
+Result backward(const Problem& p, const double* lse, ConstMatrix dout, Gradients grads, ConstMatrix out) {
   const int64_t I = p.queries.rows, J = p.keys.rows, M = p.queries.cols, D = p.values.cols, H = p.heads;
   const int64_t m = M / H, width = D / H;
-  if (dout.rows != I || dout.cols != D) return {Status::BadShape};
-  if (I > 0 && (!dout.data || !lse)) return {Status::BadShape};
-  if (!fits(grads.queries, I, M) || !fits(grads.keys, J, M) || !fits(grads.values, J, D)) return {Status::BadShape};
   const bool softmax = p.kernel.kind == KernelKind::Softmax;
+  const bool wide = softmax && out.rows == I && I > 0;
   Scratch<double> dq(I * m), dk(J * m), dv(J * width), dtheta(m), row_lse(I), delta(I), bandwidth(m);
-  Scratch<uint8_t> chosen(J);
+  Scratch<uint8_t> chosen(J), on(wide ? I : 0);
+  Scratch<float> lse2(wide ? I : 0), delta2(wide ? I : 0);
   if (!dq.ok() || !dk.ok() || !dv.ok() || !dtheta.ok() || !row_lse.ok() || !delta.ok() || !bandwidth.ok() ||
-      !chosen.ok())
+      !chosen.ok() || !on.ok() || !lse2.ok() || !delta2.ok())
     return {Status::OutOfMemory};
-  double scale_grad = 0;
-  for (int32_t h = 0; h < p.heads; ++h) {
-    const Head hd = head_of(p, h);
+  const auto zero = [&] {
     std::fill(dq.get(), dq.get() + I * m, 0.0);
     std::fill(dk.get(), dk.get() + J * m, 0.0);
     std::fill(dv.get(), dv.get() + J * width, 0.0);
     std::fill(dtheta.get(), dtheta.get() + m, 0.0);
+  };
+  double scale_grad = 0;
+  ScaleGradient wide_theta;                       // the float32 rows' share of dL/d scale
+  std::vector<uint8_t> wide_heads(size_t(H), 0);  // heads whose float32 rows went through backward_wide()
+  for (int32_t h = 0; h < p.heads; ++h) {
+    const Head hd = head_of(p, h);
+    zero();
     if (!softmax)
       for (int64_t d = 0; d < m; ++d) bandwidth.get()[d] = double(hd.kernel.bandwidth[d]);
     const RowData rows{row_lse.get(), delta.get()};
     const HeadGrads g{dq.get(), dk.get(), dv.get(), dtheta.get()};
     const ConstMatrix dout_h = dout.columns(h * width, width);
-    const Result r = with_kernel(p.kernel.kind, [&](auto kind) {
-      return backward_head<kind()>(hd, h, bandwidth.get(), lse, p.heads, dout_h, rows, g, chosen.get());
-    });
+    // Softmax rows whose scores float32 resolves go to backward_wide(); the rest (empty rows, huge logits) stay here.
+    bool any_wide = false;
+    if (wide)
+      for (int64_t i = 0; i < I; ++i) {
+        const double L = lse[i * H + h];
+        on.get()[i] = backward_row_in_float(L) && several_keys(hd, i);
+        any_wide = any_wide || on.get()[i];
+        lse2.get()[i] = float(L * kLog2e);
+        double dO_O = 0;
+        for (int64_t d = 0; d < width; ++d) dO_O += double(dout_h.row(i)[d]) * double(out.row(i)[h * width + d]);
+        delta2.get()[i] = float(dO_O);
+      }
+    const auto run_double = [&](const uint8_t* skip) {
+      return with_kernel(p.kernel.kind, [&](auto kind) {
+        return backward_head<kind()>(hd, h, bandwidth.get(), lse, p.heads, dout_h, rows, g, chosen.get(), skip);
+      });
+    };
+    Result r = run_double(any_wide ? on.get() : nullptr);
     if (r.status != Status::Ok) return r;
+    if (any_wide) {
+      const WideRows in{on.get(), lse2.get(), delta2.get()};
+      const WideOutcome w = backward_wide(hd, dout_h, in, dq.get(), dk.get(), dv.get(), wide_theta);
+      if (w == WideOutcome::OutOfMemory) return {Status::OutOfMemory};
+      if (w == WideOutcome::Done) wide_heads[size_t(h)] = 1;
+      if (w == WideOutcome::Fallback) {  // rare (float32 overflow, or D too coarse): the whole head in double
+        zero();
+        if (r = run_double(nullptr); r.status != Status::Ok) return r;
+      }
+    }
     for (int64_t i = 0; i < grads.queries.rows; ++i)
       for (int64_t d = 0; d < m; ++d) grads.queries.row(i)[h * m + d] = float(dq.get()[i * m + d]);
     for (int64_t j = 0; j < grads.keys.rows; ++j)
@@ -291,8 +363,49 @@ Result attention_backward(const Problem& p, const double* lse, ConstMatrix dout,
     else if (grads.kernel)
       for (int64_t d = 0; d < m; ++d) grads.kernel[h * m + d] = float(dtheta.get()[d]);
   }
-  if (softmax && grads.kernel) grads.kernel[0] = float(scale_grad);
+  if (softmax && grads.kernel) {
+    // The float32 rows' dθ, unless its estimated rounding error is too large a part of the total (its terms
+    // cancelled): then those rows' dθ again, in double.
+    double theta = wide_theta.value;
+    if (wide_theta.error() > kScaleGradientTolerance * std::fabs(scale_grad + theta)) {
+      theta = 0;
+      for (int32_t h = 0; h < p.heads; ++h) {
+        if (!wide_heads[size_t(h)]) continue;
+        const Head hd = head_of(p, h);
+        const ConstMatrix dout_h = dout.columns(h * width, width);
+        for (int64_t i = 0; i < I; ++i) {
+          const double L = lse[i * H + h];
+          if (backward_row_in_float(L) && several_keys(hd, i)) theta += row_theta(hd, i, L, dout_h);
+        }
+      }
+    }
+    grads.kernel[0] = float(scale_grad + theta);
+  }
   return {};
+}
+
+Status check_backward(const Problem& p, const double* lse, ConstMatrix dout, const Gradients& grads) {
+  if (const Status s = check(p, true); s != Status::Ok) return s;
+  if (p.kernel.kind == KernelKind::Uniform) return Status::BadArgument;
+  const int64_t I = p.queries.rows, J = p.keys.rows, M = p.queries.cols, D = p.values.cols;
+  if (dout.rows != I || dout.cols != D) return Status::BadShape;
+  if (I > 0 && (!dout.data || !lse)) return Status::BadShape;
+  if (!fits(grads.queries, I, M) || !fits(grads.keys, J, M) || !fits(grads.values, J, D)) return Status::BadShape;
+  return Status::Ok;
+}
+
+}  // namespace
+
+Result attention_backward(const Problem& p, const double* lse, ConstMatrix dout, Gradients grads) {
+  if (const Status s = check_backward(p, lse, dout, grads); s != Status::Ok) return {s};
+  if (p.kernel.kind != KernelKind::Softmax) return backward(p, lse, dout, grads, ConstMatrix{});
+  // The float32 path takes D_i = dO_i·O_i from the output, which this entry is not given: one forward pass more.
+  const int64_t I = p.queries.rows, D = p.values.cols;
+  Scratch<float> out(I * D);
+  if (!out.ok()) return {Status::OutOfMemory};
+  if (I > 0 && attention(p, Matrix{out.get(), I, D, D}).status != Status::Ok)
+    return backward(p, lse, dout, grads, ConstMatrix{});  // an empty row under EmptyPolicy::Error: double path reports it
+  return backward(p, lse, dout, grads, ConstMatrix{out.get(), I, D, D});
 }
 
 Result attention_gradients(const Problem& p, ConstMatrix dout, Gradients grads, Matrix out) {
@@ -304,7 +417,8 @@ Result attention_gradients(const Problem& p, ConstMatrix dout, Gradients grads, 
   if (!lse.ok() || !own.ok()) return {Status::OutOfMemory};
   if (out.rows == 0) out = Matrix{own.get(), I, D, D};
   if (const Result r = attention_forward(p, out, lse.get()); r.status != Status::Ok) return r;
-  return attention_backward(p, lse.get(), dout, grads);
+  if (const Status s = check_backward(p, lse.get(), dout, grads); s != Status::Ok) return {s};
+  return backward(p, lse.get(), dout, grads, ConstMatrix{out.data, out.rows, out.cols, out.stride});
 }
 
 }  // namespace ka

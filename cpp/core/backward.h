@@ -35,13 +35,16 @@ Result attention_forward(const Problem& p, Matrix out, double* lse);
 // zero almost everywhere and does not exist at the jumps). Every mask and head count of the forward is supported.
 // Rows with no admissible key: under EmptyPolicy::NaN and Zero the output is a constant and contributes nothing;
 // under Nearest it is the mean of the nearest keys' values, so only dV receives dO_i / n; Error returns EmptyRow.
-// Accuracy: scores and all sums in double from the float32 inputs. D_i = dO_i·O_i is computed as Σ_j P_ij dO_i·v_j
-// in a first pass over each row's keys, shifted by the saved lse (which that pass also corrects to the exact double
-// log-sum-exp), rather than from the float32 output: see row_statistics() in backward.cpp for why.
+// Accuracy: softmax rows run in float32 SIMD (backward_wide.h; D_i from the output, which this entry recomputes
+// with one forward pass since it is not given it), every other row and kernel in double from the float32 inputs,
+// with D_i = Σ_j P_ij dO_i·v_j from a first pass that also corrects the saved lse (row_statistics() in backward.cpp).
+// Either way the gradients match a float64 backward to 1e-5 of each tensor's largest entry (docs/design.md, "The
+// backward pass", says which rows take which path and why).
 // Memory: O((I + J)·(M + D)) doubles of accumulators, never I×J. Single-threaded (p.threads is not used).
 Result attention_backward(const Problem& p, const double* lse, ConstMatrix dout, Gradients grads);
 
-// Both passes in one call; out (I × D) receives the forward's output, or may be empty (then scratch is used).
+// Both passes in one call; out (I × D) receives the forward's output, or may be empty (then scratch is used). The
+// float32 softmax path takes D_i from that output, so this costs one forward pass less than the two entries above.
 Result attention_gradients(const Problem& p, ConstMatrix dout, Gradients grads, Matrix out);
 
 }  // namespace ka

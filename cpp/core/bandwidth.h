@@ -43,10 +43,13 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
 // that differs from the recorded one, bit for bit, is BadArgument: the inputs changed), and goes on from there.
 // Start with count = 0 for a fresh search.
 struct CvCurve {
-  double* bandwidths = nullptr;  // capacity × dims
+  double* bandwidths = nullptr;  // capacity × dims (select_cv_gradient with a metric: capacity × rank·dims, L)
   double* scores = nullptr;      // capacity
   int32_t capacity = 0;
   int32_t count = 0;
+  // select_cv_gradient only: capacity × (dims, or rank·dims) gradients, NaN where the line search rejected the point
+  // before its gradient was computed; resuming needs them (select_cv ignores this).
+  double* gradients = nullptr;
 };
 
 // Progress of a search: after each new criterion evaluation, `after_evaluation(context, evaluations)` is called with
@@ -67,5 +70,37 @@ struct SearchProgress {
 // `progress` may stop the search between evaluations (Cancelled; h and score are then left alone).
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
                  const Criterion& criterion = {}, const SearchProgress& progress = {});
+
+// The options and outcome of select_cv_gradient.
+struct GradientSearch {
+  // 0: the diagonal metric, one bandwidth per dimension, u_d = (q_d − k_d)/h_d. r >= 1: a linear metric
+  // u = L(q − k), L an r × dims matrix (row-major in `transform`, which receives it), with unit bandwidths.
+  int32_t rank = 0;
+  double* transform = nullptr;  // rank × dims; the search starts from its first min(rank, dims) rows of diag(1/h)
+  int32_t max_iterations = 100;
+  double gradient_tolerance = 1e-5;     // stop when max |projected ∂CV/∂θ| <= this · CV
+  double improvement_tolerance = 1e-9;  // stop when an iteration lowers CV by less than this, relatively
+  int32_t iterations = 0;               // out: accepted L-BFGS steps
+};
+
+// The box of the diagonal search: log h_d stays within log(h_start,d) ± log(kBandwidthBox), so an irrelevant
+// dimension (whose CV keeps falling as h_d → ∞) ends at 1000 × its start instead of running off to infinity.
+constexpr double kBandwidthBox = 1e3;
+
+// Minimises leave-one-out CV (Criterion's LeaveOneOut score, always exact: grid_tolerance is ignored) of the
+// Nadaraya–Watson estimator by L-BFGS (lbfgs.h) on its exact gradient, starting from h (dims values, e.g. a rule of
+// thumb) and writing the result back into h. The variables θ are log h_d (rank 0: projected steps within the box
+// kBandwidthBox of the start) or the entries of L (rank r, unbounded). Each evaluation runs attention_forward() on
+// the sample with the leave-one-out mask (f_{−i}(x_i) for every i, and the loss); an accepted point then runs
+// attention_backward() with dOut_i = 2 (f_{−i}(x_i) − y_i) / n, whose kernel gradient is ∂CV/∂log h
+// (rank 0), or whose query and key gradients on x' = L x give ∂CV/∂L = Σ_i (dq'_i + dk'_i) x_iᵀ (queries and keys
+// are the same sample). Stops on a small projected gradient, a small relative improvement, max_iterations, or a
+// line search that finds no decrease. Writes into h the best point evaluated (rank r: h_d = 1/‖L e_d‖, the
+// bandwidth the metric has along axis d), into `score` its CV as the forward computes it (cv_score() agrees to
+// float32 rounding), and records every evaluation on `curve` (resumable as select_cv's, with `gradients`).
+// `progress` is called after each new evaluation and may stop the search (Cancelled; h and score left alone).
+// BadArgument: local-linear, AICc, observation weights, the uniform kernel (no gradient) or p.heads != 1.
+Result select_cv_gradient(const Problem& p, double* h, double* score, CvCurve* curve, const Criterion& criterion,
+                          const SearchProgress& progress, GradientSearch* search);
 
 }  // namespace ka

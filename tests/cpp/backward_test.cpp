@@ -408,3 +408,60 @@ TEST_CASE("the uniform kernel and bad shapes are refused") {
   const Gradients only_values{{}, {}, {dv.data(), 6, 1, 1}, nullptr};
   CHECK(attention_gradients(g.problem, ConstMatrix{dO.data(), 5, 1, 1}, only_values, Matrix{}).status == Status::Ok);
 }
+
+// The float32 softmax path (backward_wide.cpp) at its own edges: 64-query blocks and 64-key tiles (63, 64, 65,
+// 129), head dimensions 8 and 64 (one or two heads), widths that are not whole batches, causal and padding masks.
+TEST_CASE("the float32 softmax backward matches the reference at its block and tile edges") {
+  double worst = 0;
+  for (const MaskKind mask : {MaskKind::None, MaskKind::Causal, MaskKind::KeyPadding})
+    for (const int32_t heads : {1, 2})
+      for (const int64_t m : {8, 64})
+        for (const int64_t I : {1, 63, 65, 129})
+          for (const int64_t J : {2, 64, 65, 129}) {
+            const int64_t M = m * heads, D = heads * (m == 8 ? 3 : 64);
+            if (I * J * M > 2 * kMaxWork) continue;
+            const Case c(I, J, M, D, KernelKind::Softmax, mask, heads, seed_of(int64_t(mask), heads * 100 + m, I, J));
+            CAPTURE(int(mask)); CAPTURE(heads); CAPTURE(m); CAPTURE(I); CAPTURE(J);
+            const double e = compare(c, seed_of(I, J, m, 5));
+            worst = std::max(worst, e);
+            CHECK(e <= kTolerance);
+          }
+  MESSAGE("worst relative error vs the float64 reference backward (float32 softmax path): " << worst);
+}
+
+TEST_CASE("softmax rows with huge logits or overflowing dots take the double path beside float32 rows") {
+  // Some queries scaled up 40×: their logits (~±100) exceed the float32 path's limit (32 in log2 units), so those
+  // rows go to the double path while the others stay in float32; both feed the same dK and dV.
+  Case c(70, 67, 16, 8, KernelKind::Softmax, MaskKind::None, 2, 31);
+  for (int64_t i = 0; i < c.I; i += 7)
+    for (int64_t d = 0; d < c.M; ++d) c.q[size_t(i * c.M + d)] *= 40.0f;
+  CHECK(compare(c, 6) <= kTolerance);
+  // One query whose float32 dots overflow (|q·k| > 3.4e38): the forward redoes its row in double, and the backward
+  // its head (a float32 NaN score is only seen inside the pass).
+  Case o(20, 9, 8, 8, KernelKind::Softmax, MaskKind::Causal, 1, 32);
+  for (int64_t d = 0; d < o.M; ++d) o.q[size_t(3 * o.M + d)] *= 1e38f;
+  o.problem.kernel.scale = 1e-38;
+  CHECK(compare(o, 7) <= kTolerance);
+}
+
+TEST_CASE("the float32 path stays accurate with large shared dots and nearly uniform dP") {
+  // Queries and keys share a large common coordinate (dots of up to 64 around a spread of ~1) and the values a common
+  // offset, so dP_ij = dO_i·v_j varies little across keys: dS_ij = P_ij (dP_ij − D_i) is small while D_i = dO_i·O_i
+  // from the float32 output errs by ~1e-7·|D_i|. Summed naively, dθ = Σ dS_ij dot_ij picks up −Σ_i δ_i Σ_j P_ij dot_ij
+  // and dQ_i picks up −scale·δ_i Σ_j P_ij k_j (amplified by the keys' offset); backward_wide.cpp cancels δ_i in dθ
+  // exactly and sends rows where it could matter for dQ to the double path.
+  double worst = 0;
+  for (const float value_offset : {0.0f, 1.0f, 2.0f})
+    for (const float offset : {2.0f, 6.0f, 8.0f}) {
+      Case c(96, 80, 16, 16, KernelKind::Softmax, MaskKind::None, 1, 33);
+      for (int64_t n = 0; n < c.I * c.M; ++n) c.q[size_t(n)] = n % c.M == 0 ? offset : 0.3f * c.q[size_t(n)];
+      for (int64_t n = 0; n < c.J * c.M; ++n) c.k[size_t(n)] = n % c.M == 0 ? offset : c.k[size_t(n)];
+      for (auto& v : c.v) v += value_offset;
+      c.problem.kernel.scale = 14.0 / double(offset * offset);  // mean logit 14 (20 in log2 units)
+      CAPTURE(value_offset); CAPTURE(offset);
+      const double e = compare(c, 8);
+      worst = std::max(worst, e);
+      CHECK(e <= kTolerance);
+    }
+  MESSAGE("worst relative error with shared offsets: " << worst);
+}
