@@ -379,6 +379,82 @@ const controlOptions = () => ({
   onProgress: { cases: () => wrongTypes(['function']), valid: () => () => {} },
 });
 
+// attentionPooling()'s own options: a positive number (learningRate, epsilon), Adam's betas, the projections.
+function positiveNumberCases() {
+  return [
+    ...wrongTypes(['number']),
+    ...[0, -0, -1, NaN, Infinity, -Infinity].map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
+    { label: "'0.1'", value: '0.1', code: 'BadArgument' },
+    { label: '[0.1]', value: [0.1], code: 'BadArgument' },
+    { label: 'new Number(0.1)', value: new Number(0.1), code: 'BadArgument' },
+  ];
+}
+
+function betasCases() {
+  return [
+    ...wrongTypes(['object']),
+    { label: 'null', value: null, code: 'BadArgument' },
+    { label: 'an empty object', value: {}, code: 'BadArgument' },
+    ...[[0.9], [0.5, 0.9, 0.99], []].map((value) => ({ label: describe(value), value, code: 'BadShape' })),
+    ...[[1, 0.9], [0.5, 1], [-0.1, 0.9], [NaN, 0.9], [0.5, Infinity], ['0.5', 0.9], [0.5, undefined], [[0.5], 0.9]].map((value) => (
+      { label: describe(value), value, code: 'BadArgument' })),
+    { label: 'a hole', value: withHole([0.5, 0.9], 0), code: 'BadArgument' },
+    { label: 'a DataView', value: new DataView(new ArrayBuffer(16)), code: 'BadArgument' },
+    { label: 'a BigInt64Array', value: BigInt64Array.of(1n, 2n), code: 'BadArgument' },
+    { label: 'a Float64Array', value: Float64Array.of(0.5, 0.9), ok: true },
+    { label: 'a Float64Array view at a byte offset into a NaN-filled buffer', value: offsetView([0.5, 0.9], Float64Array), ok: true },
+    { label: 'a Float32Array (0.9 rounded to float32)', value: Float32Array.of(0.5, 0.9), ok: 'runs' },
+  ];
+}
+
+function projectionCases() {
+  const rank = (c) => ({ ...c, label: `rank ${c.label}`, value: { rank: c.value }, argument: 'options.projections.rank' });
+  const seed = (c) => ({ ...c, label: `seed ${c.label}`, value: { rank: 2, seed: c.value }, argument: 'options.projections.seed' });
+  return [
+    ...wrongTypes(['object']),
+    { label: 'null', value: null, code: 'BadArgument' },
+    { label: 'an array', value: [2], code: 'BadArgument' },
+    { label: '{} (no rank)', value: {}, code: 'BadArgument', argument: 'options.projections.rank' },
+    { label: 'an unknown key (ranks)', value: { ranks: 2 }, code: 'BadArgument', argument: 'options.projections.ranks' },
+    ...positiveIntegerCases().map(rank),
+    rank({ label: '2²⁴ (Wq and Wk of dim·rank = 2²⁵ entries)', value: 2 ** 24, code: 'BadArgument' }),
+    ...seedCases().map((c) => (c.ok ? { ...seed(c), same: () => ({ rank: 2, seed: 0 }) } : seed(c))),
+    ...booleanCases().map((c) => ({ ...c, label: `shared ${c.label}`, value: { rank: 2, shared: c.value }, argument: 'options.projections.shared' })),
+    { label: 'shared (one W, a learned metric)', value: { rank: 2, shared: true }, ok: 'runs' },
+  ];
+}
+
+/**
+ * forward() and backward() of a pooling made fresh per case: the standard refusals of each array and of forward()'s
+ * options (only refusals: an accepted case's result would be read as a pooling; pooling.test.mjs has the rest).
+ */
+function poolingCallCases() {
+  const pooled = (run) => (a) => {
+    const pooling = ka.attentionPooling({ dim: 2, projections: { rank: 2 } });
+    try {
+      return run(pooling, a);
+    } finally {
+      pooling.dispose();
+    }
+  };
+  const forward = pooled((p, a) => p.forward(a.queries, a.keys, a.values, a.options));
+  const backward = pooled((p, a) => {
+    p.forward(Q, K, V);
+    return p.backward(a.dOut);
+  });
+  const valid = () => ({ queries: [...Q], keys: [...K], values: [...V], options: undefined });
+  const refusals = (base, spec) => numericArrayCases(base, spec).filter((c) => !c.ok);
+  return [
+    ...['queries', 'keys', 'values'].flatMap((arg) => refusals(valid()[arg], { cols: 2, empty: arg === 'queries' ? 'ok' : 'BadShape' }).map((c) => (
+      { label: `forward ${arg}: ${c.label}`, args: { ...valid(), [arg]: c.value }, call: forward, code: c.code, argument: arg }))),
+    ...refusals([...DOUT], { cols: 2 }).map((c) => ({ label: `backward dOut: ${c.label}`, args: { dOut: c.value }, call: backward, code: c.code, argument: 'dOut' })),
+    ...[['a factory option (bandwidth)', { bandwidth: 1 }, 'options.bandwidth'], ['null', null, 'options'], ["'loo'", 'loo', 'options'],
+      ['mask LOO', { mask: 'LOO' }, 'options.mask'], ['causal 1', { causal: 1 }, 'options.causal'], ["empty 'skip'", { empty: 'skip' }, 'options.empty']]
+      .map(([label, options, argument]) => ({ label: `forward options: ${label}`, args: { ...valid(), options }, call: forward, code: 'BadArgument', argument })),
+    { label: 'backward before any forward', args: { dOut: [...DOUT] }, call: pooled((p, a) => p.backward(a.dOut)), code: 'BadArgument', argument: 'pooling' },
+  ];
+}
+
 function approximationCases(call) {
   const args = (options) => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2, ...options } });
   return [
@@ -440,6 +516,33 @@ const TABLE = {
       { label: 'no queries and an empty dOut', args: { queries: [], keys: [...K], values: [...V], dOut: [], options: { dim: 2 } }, ok: 'runs' },
       { label: 'dOut missing', args: { queries: [...Q], keys: [...K], values: [...V], dOut: undefined, options: { dim: 2 } }, code: 'BadArgument', argument: 'dOut' },
     ],
+  },
+  // The factory's options; `result` trains one step on the valid data and reads everything back (forward() and
+  // backward() get their refusals in `extra`).
+  attentionPooling: {
+    valid: () => ({ options: { dim: 2 } }),
+    call: (a) => ka.attentionPooling(a.options),
+    result: (pooling) => {
+      const output = pooling.forward(Q, K, V);
+      const inputs = pooling.backward(DOUT);
+      const gradients = pooling.gradients;
+      pooling.step();
+      const read = { output, inputs, gradients, parameters: pooling.parameters };
+      pooling.dispose();
+      return read;
+    },
+    optionsName: 'options', optionsRequired: true,
+    options: {
+      dim: { required: true, cases: positiveIntegerCases, valid: () => 2 },
+      kernel: { cases: () => enumCases(KERNELS.slice(0, -1), ['uniform']), valid: () => 'softmax', values: KERNELS.slice(0, -1) },
+      scale: { cases: finiteNumberCases, valid: () => -0, context: { kernel: 'softmax' } },
+      bandwidth: { cases: () => bandwidthCases(2), valid: () => [0.4, 0.5] },
+      projections: { cases: projectionCases, valid: () => ({ rank: 3, seed: 1 }) },
+      learningRate: { cases: positiveNumberCases, valid: () => 0.1 },
+      betas: { cases: betasCases, valid: () => [0.5, 0.9] },
+      epsilon: { cases: positiveNumberCases, valid: () => 1e-3 },
+    },
+    extra: poolingCallCases,
   },
   weights: {
     valid: () => ({ queries: [...Q], keys: [...K], options: { dim: 2 } }),
@@ -529,8 +632,28 @@ const TABLE = {
     optionsName: 'options', optionsRequired: true,
     options: {
       ...regressionOptions(),
-      method: { cases: () => enumCases(RULES, ['AICc', 'aic', 'fixed']), valid: () => 'cv', values: RULES },
+      method: { cases: () => enumCases(RULES, ['AICc', 'aic', 'fixed', 'gradient']), valid: () => 'cv', values: [...RULES, 'cv-gradient'] },
       perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { method: 'cv' } },
+      metric: {
+        cases: () => enumCases(['diagonal', 'full'], ['ard', 'low-rank']), valid: () => 'full', values: ['diagonal', 'full'],
+        context: { method: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
+      },
+      maxIterations: {
+        cases: positiveIntegerCases, valid: () => 3, context: { method: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
+      },
+    },
+    // What method 'cv-gradient' refuses, and its options with other methods: each names the option.
+    extra: () => {
+      const gradient = (options) => ({ x: [...X], y: [...Y], options: { dim: 2, method: 'cv-gradient', ...options } });
+      return [
+        { label: "method 'cv-gradient'", args: gradient({}), ok: 'runs' },
+        { label: "method 'cv-gradient' with local-linear", args: gradient({ estimator: 'local-linear' }), code: 'BadArgument', argument: 'options.estimator' },
+        { label: "method 'cv-gradient' with kernel 'uniform'", args: gradient({ kernel: 'uniform' }), code: 'BadArgument', argument: 'options.kernel' },
+        { label: "method 'cv-gradient' with weights", args: gradient({ weights: [1, 1, 1, 1, 1] }), code: 'BadArgument', argument: 'options.weights' },
+        { label: "method 'cv-gradient' with approximation 'grid'", args: gradient({ approximation: 'grid' }), code: 'BadArgument', argument: 'options.approximation' },
+        { label: "metric 'full' with method 'cv'", args: gradient({ method: 'cv', metric: 'full' }), code: 'BadArgument', argument: 'options.metric' },
+        { label: "maxIterations with method 'scott'", args: gradient({ method: 'scott', maxIterations: 5 }), code: 'BadArgument', argument: 'options.maxIterations' },
+      ];
     },
   },
   cvScore: {

@@ -35,3 +35,12 @@ test('a kernelRegression model has exactly the members the types declare, and th
   for (const name of declared) assert.ok(new RegExp(`\\.${name}\\b`).test(apiSection), `README's API section does not mention .${name}`);
   model.dispose();
 });
+
+test('an attentionPooling has exactly the members the types declare, and the README names each', async () => {
+  const ka = await init({ threads: 1 });
+  const pooling = ka.attentionPooling({ dim: 1 });
+  const declared = members('AttentionPooling');
+  assert.deepEqual(Object.keys(pooling).sort(), declared);
+  for (const name of declared) assert.ok(new RegExp(`\\.${name}\\b`).test(apiSection), `README's API section does not mention .${name}`);
+  pooling.dispose();
+});

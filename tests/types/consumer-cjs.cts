@@ -2,7 +2,7 @@
 // through the "require" condition of "exports". `tsc -p tests/types` must pass, and each @ts-expect-error line must
 // really be an error.
 import ka = require('kernel-attention');
-import type { KernelAttention, KernelAttentionError, KernelRegressionModel, Progress } from 'kernel-attention';
+import type { AttentionPooling, KernelAttention, KernelAttentionError, KernelRegressionModel, Progress } from 'kernel-attention';
 
 async function main(): Promise<void> {
   const api: KernelAttention = await ka.init({ threads: 1 });
@@ -15,6 +15,10 @@ async function main(): Promise<void> {
   const model: KernelRegressionModel = await api.kernelRegressionAsync([0, 1, 2], [1, 2, 3], { dim: 1, onProgress: ({ done, total }) => done / total });
   const again: Float32Array = await model.predictAsync([0.5], { signal: controller.signal });
   model.dispose();
+  const pooling: AttentionPooling = api.attentionPooling({ dim: 1, bandwidth: 5, learningRate: 0.1 });
+  pooling.backward(pooling.forward([0, 1, 2], [0, 1, 2], [1, 2, 3], { mask: 'loo' }));
+  pooling.step();
+  pooling.dispose();
   try {
     api.attention([0], [0], [1], { dim: 2 });
   } catch (error) {

@@ -1,7 +1,9 @@
 // A consumer of the published types (`kernel-attention` resolves to this package through its "exports").
 // `tsc -p tests/types` must pass, and each @ts-expect-error line must really be an error.
 import { init, KernelAttentionError } from 'kernel-attention';
-import type { AttentionState, BandwidthSelection, Kernel, KernelRegressionModel, PredictionInterval } from 'kernel-attention';
+import type {
+  AttentionPooling, AttentionState, BandwidthSelection, Kernel, KernelRegressionModel, PredictionInterval,
+} from 'kernel-attention';
 
 async function main(): Promise<void> {
   const ka = await init();
@@ -23,6 +25,13 @@ async function main(): Promise<void> {
   const h: Float64Array = sel.bandwidth;
   const cv: number = ka.cvScore(k, v, { dim: 4, bandwidth: h, estimator: 'local-linear', weights: [1, 1, 2] });
   ka.selectBandwidth(k, v, { dim: 4, method: 'aicc', estimator: 'local-linear' });
+  const learnedMetric = ka.selectBandwidth(k, v, { dim: 4, method: 'cv-gradient', metric: 'full', maxIterations: 50 });
+  const metricL: Float64Array | undefined = learnedMetric.transform;
+  void metricL;
+  // @ts-expect-error: the metric is 'diagonal' or 'full'
+  ka.selectBandwidth(k, v, { dim: 4, method: 'cv-gradient', metric: 'ard' });
+  // @ts-expect-error: kernelRegression's bandwidth rules do not include the gradient search
+  ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv-gradient' });
 
   const model: KernelRegressionModel = ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv', weights: [1, 2, 1] });
   const binned = ka.kernelRegression(v, v, { dim: 1, method: 'grid', tolerance: 1e-4 });
@@ -33,6 +42,16 @@ async function main(): Promise<void> {
   const edf: number = model.effectiveDegreesOfFreedom;
   const fit: Float32Array = model.predict(q);
   model.dispose();
+
+  const pooling: AttentionPooling = ka.attentionPooling({ dim: 4, bandwidth: [1, 2], projections: { rank: 2, seed: 3 }, learningRate: 0.1, betas: [0.8, 0.99] });
+  const pooled: Float32Array = pooling.forward(q, k, v, { mask: 'loo', empty: 'zero' });
+  const { dq, dk, dv } = pooling.backward(pooled);
+  pooling.step();
+  pooling.zeroGrad();
+  const learned: Float64Array | undefined = pooling.parameters.bandwidth;
+  const scaled: number | undefined = ka.attentionPooling({ dim: 4, kernel: 'softmax', scale: 0.5 }).gradients.scale;
+  const metric: Float64Array | undefined = ka.attentionPooling({ dim: 4, projections: { rank: 2, shared: true } }).parameters.W;
+  pooling.dispose();
 
   // @ts-expect-error: dim is required
   ka.attention(q, k, v, {});
@@ -54,6 +73,14 @@ async function main(): Promise<void> {
   ka.kernelRegression(v, v, { dim: 1, method: 'fft' });
   // @ts-expect-error: the level is a number
   model.predictInterval(q, { level: '95%' });
+  // @ts-expect-error: uniform cannot be trained
+  ka.attentionPooling({ dim: 1, kernel: 'uniform' });
+  // @ts-expect-error: betas are two numbers
+  ka.attentionPooling({ dim: 1, betas: 0.9 });
+  // @ts-expect-error: the masks belong to forward(), not to the pooling
+  ka.attentionPooling({ dim: 1, mask: 'loo' });
+  // @ts-expect-error: the parameters are read-only
+  pooling.parameters = {};
   // @ts-expect-error: threads is 'auto' or a number
   await init({ threads: 'max' });
   // @ts-expect-error: the thread count is read-only
@@ -70,6 +97,6 @@ async function main(): Promise<void> {
       void code, argument;
     }
   }
-  void out, w, fin, cv, wrong, band, edf, fit, build, threads, ran, err;
+  void out, w, fin, cv, wrong, band, edf, fit, build, threads, ran, err, dq, dk, dv, learned, scaled, metric;
 }
 void main;

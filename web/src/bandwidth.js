@@ -11,6 +11,9 @@ import {
 export const ESTIMATORS = ['nadaraya-watson', 'local-linear'];
 export const REGRESSION_KERNELS = KERNELS.filter((k) => k !== 'softmax');
 const METHODS = ['cv', 'aicc', 'scott', 'silverman'];
+// selectBandwidth's methods: also 'cv-gradient', L-BFGS on the exact CV gradient (bandwidth.h, select_cv_gradient).
+const SELECT_METHODS = [...METHODS, 'cv-gradient'];
+export const METRICS = ['diagonal', 'full'];
 const CURVE_CAPACITY = 256;
 
 /**
@@ -79,6 +82,19 @@ export function resolveApproximation(approximation, tolerance, { dim, kernel, n 
   return approximation;
 }
 
+/** Per evaluation of a metric search (count matrices L, rank × dim), the bandwidth along each axis: 1/‖L e_d‖. */
+function columnScales(transforms, count, rank, dim) {
+  const out = new Float64Array(count * dim);
+  for (let e = 0; e < count; e++) {
+    for (let d = 0; d < dim; d++) {
+      let norm = 0;
+      for (let r = 0; r < rank; r++) norm += transforms[(e * rank + r) * dim + d] ** 2;
+      out[e * dim + d] = 1 / Math.sqrt(norm);
+    }
+  }
+  return out;
+}
+
 export function makeBandwidth(module, threads = 1) {
   function cvScore(x, y, options) {
     if (options === undefined) {
@@ -104,7 +120,9 @@ export function makeBandwidth(module, threads = 1) {
     });
   }
 
-  const SELECT_OPTIONS = ['dim', 'kernel', 'estimator', 'method', 'perDimension', 'weights', 'approximation', 'tolerance'];
+  const SELECT_OPTIONS = [
+    'dim', 'kernel', 'estimator', 'method', 'perDimension', 'weights', 'approximation', 'tolerance', 'metric', 'maxIterations',
+  ];
 
   /** Validates selectBandwidth's arguments (with `known` option names); returns what the search needs. */
   function readSelection(x, y, options, known) {
@@ -114,17 +132,104 @@ export function makeBandwidth(module, threads = 1) {
     checkOptionNames(options, known);
     const {
       dim, kernel = 'gaussian', estimator = 'nadaraya-watson', method = 'cv', perDimension = false, weights,
-      approximation = 'auto', tolerance = 1e-3,
+      approximation = 'auto', tolerance = 1e-3, metric = 'diagonal', maxIterations = 100,
     } = options;
     const sample = readSample(x, y, dim, weights);
     oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
     oneOf(estimator, ESTIMATORS, 'options.estimator');
-    oneOf(method, METHODS, 'options.method');
+    oneOf(method, SELECT_METHODS, 'options.method');
     boolean(perDimension, 'options.perDimension');
+    oneOf(metric, METRICS, 'options.metric');
+    positiveInteger(maxIterations, 'options.maxIterations');
     // Leave-one-out CV (the search, and the score reported for the rules) may run on a grid; AICc runs exactly.
     const resolved = resolveApproximation(approximation, tolerance, { dim, kernel, n: sample.n }, 'options.approximation');
-    const grid = resolved === 'grid' && method !== 'aicc';
-    return { ...sample, dim, kernel, estimator, method, perDimension, grid, tolerance };
+    const gradient = method === 'cv-gradient';
+    if (gradient) checkGradientSearch({ estimator, kernel, weights, approximation });
+    else {
+      for (const [name, value, fallback] of [['metric', metric, 'diagonal'], ['maxIterations', maxIterations, 100]]) {
+        if (value !== fallback) {
+          throw new KernelAttentionError('BadArgument', `\`options.${name}\` applies to method 'cv-gradient' only; got method '${method}'`, `options.${name}`);
+        }
+      }
+    }
+    const grid = resolved === 'grid' && method !== 'aicc' && !gradient;
+    return { ...sample, dim, kernel, estimator, method, perDimension, grid, tolerance, metric, maxIterations };
+  }
+
+  /** What the gradient search (select_cv_gradient) cannot do, each an error naming its option. */
+  function checkGradientSearch({ estimator, kernel, weights, approximation }) {
+    const refuse = (name, why) => { throw new KernelAttentionError('BadArgument', `\`options.${name}\` ${why}`, `options.${name}`); };
+    if (estimator !== 'nadaraya-watson') refuse('estimator', `must be 'nadaraya-watson' for method 'cv-gradient' (its gradient is that of the Nadaraya–Watson CV); got '${estimator}'`);
+    if (kernel === 'uniform') refuse('kernel', "'uniform' has no gradient (its CV is piecewise constant in h); use 'epanechnikov' or 'tricube' with method 'cv-gradient'");
+    if (weights !== undefined) refuse('weights', "are not supported by method 'cv-gradient'; use method 'cv' with `perDimension: true`");
+    if (approximation === 'grid') refuse('approximation', "'grid' is not available to method 'cv-gradient', which runs exactly");
+  }
+
+  /**
+   * The gradient search as a generator, one step per CV evaluation, paused and resumed as the CV search below is
+   * (its curve also holds each evaluation's gradient, which the replay needs).
+   */
+  function* gradientSteps(s, stepwise) {
+    const { n, dim, width, x, y, metric, maxIterations } = s;
+    const rank = metric === 'full' ? dim : 0;
+    const params = rank ? rank * dim : dim;
+    const heap = openHeap(module);
+    try {
+      const xp = heap.f32(x);
+      const yp = heap.f32(y);
+      const o = fitOptions({ kernel: s.kernel, estimator: s.estimator, threads });
+      const h = heap.alloc(dim * 8);
+      const score = heap.alloc(8);
+      const transform = rank ? heap.alloc(params * 8) : 0;
+      checkResult(module, { status: module._ruleOfThumb(xp, n, dim, 0, h) });
+      let count = 0;
+      let iterations = 0;
+      let capacity = CURVE_CAPACITY;
+      let curve = [heap.alloc(capacity * params * 8), heap.alloc(capacity * 8), heap.alloc(capacity * params * 8)];
+      const estimate = 15 + 4 * params;  // typical evaluations: a little more than one per L-BFGS iteration
+      for (;;) {
+        if (count + 1 > capacity) {
+          // A resumed search replays its whole curve (and a search without pauses must record it to report it).
+          const bigger = [heap.alloc(2 * capacity * params * 8), heap.alloc(2 * capacity * 8), heap.alloc(2 * capacity * params * 8)];
+          [params, 1, params].forEach((per, k) => module.HEAPF64.copyWithin(bigger[k] >> 3, curve[k] >> 3, (curve[k] >> 3) + count * per));
+          [curve, capacity] = [bigger, 2 * capacity];
+        }
+        // Without pauses the search stops at the curve's capacity and resumes with a bigger one.
+        const r = module._selectCvGradient(xp, yp, n, dim, width, o, rank, transform, maxIterations, h, score,
+          curve[0], curve[1], curve[2], capacity, count, stepwise ? count + 1 : capacity);
+        const paused = module._statusName(r.status) === 'Cancelled' && r.count > count;
+        count = r.count;
+        iterations = r.iterations;
+        if (!paused) {
+          checkResult(module, r);
+          break;
+        }
+        if (stepwise) yield { done: count, total: Math.max(estimate, count + 1) };
+      }
+      const best = heap.readF64(score, 1)[0];
+      if (!Number.isFinite(best)) {
+        throw new KernelAttentionError('BadShape', `no bandwidth gives a finite CV score for these ${n} points ` +
+          '(some point never has another within the kernel\'s reach); choose a bandwidth or use a rule', 'x');
+      }
+      const values = heap.readF64(curve[0], count * params);
+      const result = {
+        method: 'cv-gradient',
+        approximation: 'exact',
+        bandwidth: heap.readF64(h, dim),
+        score: best,
+        curve: { bandwidths: rank ? columnScales(values, count, rank, dim) : values, scores: heap.readF64(curve[1], count) },
+        metric,
+        iterations,
+      };
+      if (rank) {
+        result.transform = heap.readF64(transform, params);
+        result.curve.transforms = values;
+      }
+      if (stepwise) yield { done: Math.max(count, 1), total: Math.max(count, 1) };
+      return result;
+    } finally {
+      heap.free();
+    }
   }
 
   /**
@@ -199,8 +304,10 @@ export function makeBandwidth(module, threads = 1) {
     }
   }
 
+  const steps = (s, stepwise) => (s.method === 'cv-gradient' ? gradientSteps(s, stepwise) : selectionSteps(s, stepwise));
+
   function selectBandwidth(x, y, options) {
-    return drive(selectionSteps(readSelection(x, y, options, SELECT_OPTIONS), false), null);
+    return drive(steps(readSelection(x, y, options, SELECT_OPTIONS), false), null);
   }
 
   /**
@@ -210,7 +317,7 @@ export function makeBandwidth(module, threads = 1) {
    */
   async function selectBandwidthAsync(x, y, options) {
     const s = readSelection(x, y, options, [...SELECT_OPTIONS, ...CONTROL_OPTIONS]);
-    return drive(selectionSteps(s, true), readControl(options));
+    return drive(steps(s, true), readControl(options));
   }
 
   return { selectBandwidth, selectBandwidthAsync, cvScore };

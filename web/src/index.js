@@ -4,6 +4,7 @@ import { makeBandwidth } from './bandwidth.js';
 import { describe, KernelAttentionError } from './errors.js';
 import { makeAttentionGradients } from './gradients.js';
 import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, threadSupport } from './loader.js';
+import { makeAttentionPooling } from './pooling.js';
 import { makeRegression, makeRegressionAsync } from './regression.js';
 import { makeStates } from './states.js';
 import { checkOptionNames } from './validate.js';
@@ -39,12 +40,15 @@ function api(build, threads) {
     const module = await cached(modules, build, build === 'threads' ? loadThreadsModule : loadModule);
     if (build === 'threads') await ensureWorkers(module, threads - 1);
     const bandwidth = makeBandwidth(module, threads);
+    const attention = makeAttention(module, threads);
+    const attentionGradients = makeAttentionGradients(module, threads);
     return Object.freeze({
-      attention: makeAttention(module, threads),
+      attention,
       attentionAsync: makeAttentionAsync(module, threads),
       attentionWithInfo: makeAttentionWithInfo(module, threads),
       weights: makeWeights(module),
-      attentionGradients: makeAttentionGradients(module, threads),
+      attentionGradients,
+      attentionPooling: makeAttentionPooling(attention, attentionGradients),
       ...makeStates(module, threads),
       ...bandwidth,
       kernelRegression: makeRegression(module, threads, bandwidth.selectBandwidth),

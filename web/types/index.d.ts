@@ -157,6 +157,100 @@ export interface AttentionGradients {
   dLogBandwidth?: Float32Array;
 }
 
+/** A trainable kernel: one of attentionGradients()' kernels ('uniform' is piecewise constant in its bandwidth). */
+export type TrainableKernel = Exclude<Kernel, 'uniform'>;
+
+/** attentionPooling()'s options: the layer's shape, its starting parameters and Adam's settings. */
+export interface AttentionPoolingOptions {
+  /** Columns of the queries and keys given to forward(). */
+  dim: number;
+  /** Default `'gaussian'`. */
+  kernel?: TrainableKernel;
+  /**
+   * Distance kernels only: the starting bandwidth, read as float32. One number: one bandwidth shared by every
+   * dimension is learned; an array: one per dimension of the space the kernel sees (`dim`, or `projections.rank`).
+   * Positive and finite. Default 1 (shared). It is learned as its natural log (so it stays positive).
+   */
+  bandwidth?: number | NumericArray;
+  /** Softmax only: the starting scale, read as float32. Default 1/√(dim), or 1/√(rank) with projections. */
+  scale?: number;
+  /**
+   * Learn query and key projections Wq, Wk (dim × rank each, row-major): the kernel sees queries·Wq and keys·Wk; with
+   * `shared: true` one W for both (for a distance kernel a learned metric: it sees |(q − k)·W|). They start uniform in
+   * ±1/√dim, drawn from `seed` (an integer from 0 to 2³² − 1, default 0). dim·rank ≤ 2²⁴.
+   */
+  projections?: { rank: number; seed?: number; shared?: boolean };
+  /** Adam's step size. Positive. Default 1e-3. */
+  learningRate?: number;
+  /** Adam's decay rates of the first and second moments, each in [0, 1). Default [0.9, 0.999]. */
+  betas?: readonly [number, number] | Float64Array | Float32Array;
+  /** Adam's ε, added to √v̂. Positive. Default 1e-8. */
+  epsilon?: number;
+}
+
+/** The masks of one forward() call, as attention() takes them (I = J for `'loo'`). */
+export interface PoolingForwardOptions {
+  mask?: Mask;
+  causal?: boolean;
+  groups?: Groups;
+  /** Default `'nan'`. */
+  empty?: EmptyPolicy;
+}
+
+/**
+ * The parameters of an attention pooling (copies), or their accumulated gradients: `logBandwidth` (one entry when
+ * shared, else one per dimension) for a distance kernel, `scale` for softmax; `Wq` and `Wk` (dim × rank, row-major)
+ * with projections, or `W` with a shared one. `bandwidth` (= exp(logBandwidth)) is given with the parameters only.
+ */
+export interface AttentionPoolingParameters {
+  logBandwidth?: Float64Array;
+  bandwidth?: Float64Array;
+  scale?: number;
+  Wq?: Float64Array;
+  Wk?: Float64Array;
+  W?: Float64Array;
+}
+
+/**
+ * A trainable attention pooling (as the parametric Nadaraya–Watson regression of Dive into Deep Learning):
+ * parameters in float64 in JS, forward and backward by the exact engine, Adam. It holds no WebAssembly memory.
+ * @example
+ * const pooling = ka.attentionPooling({ dim: 1, kernel: 'gaussian', bandwidth: 5, learningRate: 0.1 });
+ * for (let epoch = 0; epoch < 30; epoch++) {
+ *   const fit = pooling.forward(x, x, y, { mask: 'loo' });
+ *   pooling.backward(fit.map((f, i) => 2 * (f - y[i]) / n));  // dL/dfit of the mean squared error
+ *   pooling.step();
+ * }
+ * const [h] = pooling.parameters.bandwidth;
+ */
+export interface AttentionPooling {
+  readonly dim: number;
+  readonly kernel: TrainableKernel;
+  /** Copies of the current parameters. */
+  readonly parameters: AttentionPoolingParameters;
+  /** Copies of the gradients accumulated by backward() since the last step() or zeroGrad() (no `bandwidth`). */
+  readonly gradients: AttentionPoolingParameters;
+  /**
+   * attention() of the queries (I × dim) over the keys (J × dim) and values (J × D) with the current parameters: a new
+   * Float32Array of I·D. Copies of the inputs, the options and the parameters used are kept for backward() (until the
+   * next forward() or dispose()).
+   */
+  forward(queries: NumericArray, keys: NumericArray, values: NumericArray, options?: PoolingForwardOptions): Float32Array;
+  /**
+   * Differentiates the latest forward() (its inputs and the parameters it ran with, even after a step()) given
+   * dOut = dL/dOut (I·D entries): adds the parameters' gradients to `gradients`, and returns the gradients with respect
+   * to the forward's inputs (new Float32Arrays of their shapes). Each call adds again.
+   * @throws {KernelAttentionError} `'BadArgument'` naming `pooling` before any forward(); as attentionGradients() for dOut.
+   */
+  backward(dOut: NumericArray): { dq: Float32Array; dk: Float32Array; dv: Float32Array };
+  /** One Adam step (bias-corrected) on every parameter with the accumulated gradients; then zeroes them. */
+  step(): void;
+  /** Zeroes the accumulated gradients. */
+  zeroGrad(): void;
+  /** Drops what the pooling keeps; idempotent. Every later use (the getters too) throws `'Disposed'` naming `pooling`. */
+  dispose(): void;
+}
+
 /**
  * The unnormalised online-softmax state of every query over one shard of keys, for merging shards computed in other
  * workers, processes or machines. Plain typed arrays: it survives `postMessage` and structured cloning.
@@ -193,10 +287,22 @@ export interface SelectBandwidthOptions {
    * `'scott'`: h_d = s_d · n^(−1/(dim+4)); `'silverman'`: h_d = 0.9 · min(s_d, IQR_d/1.349) · n^(−1/(dim+4)), with s_d the
    * sample standard deviation (ddof 1) and IQR_d by linear interpolation; a zero spread falls back to the other
    * measure, then to 1e-3·|mean_d|, then to 1.
+   * `'cv-gradient'`: minimise the same CV score by L-BFGS on its exact gradient (the attention backward pass), one
+   * log-bandwidth per dimension from Scott's rule, each kept within 1e-3 … 1e3 times its start (an irrelevant input's
+   * bandwidth grows to the top of that box); Nadaraya–Watson only, not with `'uniform'`, `weights` or
+   * `approximation: 'grid'` (each a `'BadArgument'` naming that option). Always per dimension, always exact.
    */
-  method?: SelectionMethod;
+  method?: SelectBandwidthMethod;
   /** `'cv'` and `'aicc'`: a bandwidth per dimension by coordinate descent after the common scale. Default false. */
   perDimension?: boolean;
+  /**
+   * `'cv-gradient'` only: `'diagonal'` (default), one bandwidth per dimension, u_d = (q_d − k_d)/h_d; `'full'`, a
+   * learned linear metric u = L(q − k) (L dim × dim, starting at diag(1/h_Scott), unbounded): the result's
+   * `transform`.
+   */
+  metric?: 'diagonal' | 'full';
+  /** `'cv-gradient'` only: the most L-BFGS iterations (accepted steps). Default 100. */
+  maxIterations?: number;
   /** Observation weights ω_i ≥ 0 (n entries, not all zero): each point's kernel weight is multiplied by ω_i. */
   weights?: NumericArray;
   /**
@@ -213,20 +319,35 @@ export type Approximation = 'auto' | 'exact' | 'grid';
 
 export type Estimator = 'nadaraya-watson' | 'local-linear';
 export type SelectionMethod = 'cv' | 'aicc' | 'scott' | 'silverman';
+/** selectBandwidth's methods: kernelRegression's, and the gradient search `'cv-gradient'`. */
+export type SelectBandwidthMethod = SelectionMethod | 'cv-gradient';
 
 export interface BandwidthSelection {
-  method: SelectionMethod;
+  method: SelectBandwidthMethod;
   /** How the CV scores were computed. */
   approximation: 'exact' | 'grid';
-  /** One bandwidth per dimension, always positive and finite. */
+  /** One bandwidth per dimension, always positive and finite (with `metric: 'full'`, see `transform`). */
   bandwidth: Float64Array;
   /**
    * For `'aicc'` the AICc; otherwise the CV score Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i at the chosen
    * bandwidth (ω = 1 without weights; also reported for the rules).
    */
   score: number;
-  /** Every CV evaluation of the search in order (empty for the rules): bandwidths [eval][dim] and their scores. */
-  curve: { bandwidths: Float64Array; scores: Float64Array };
+  /**
+   * Every CV evaluation of the search in order (empty for the rules): bandwidths [eval][dim] and their scores. For
+   * `'cv-gradient'` one entry per evaluation, line-search trials included; with `metric: 'full'` the bandwidths are
+   * each L's 1/‖L e_d‖ and `transforms` [eval][dim·dim] holds the L themselves.
+   */
+  curve: { bandwidths: Float64Array; scores: Float64Array; transforms?: Float64Array };
+  /** `'cv-gradient'` only: the metric searched. */
+  metric?: 'diagonal' | 'full';
+  /** `'cv-gradient'` only: the L-BFGS iterations (accepted steps) made. */
+  iterations?: number;
+  /**
+   * `'cv-gradient'` with `metric: 'full'`: the learned L (dim × dim, row-major), u = L(q − k) with unit bandwidths;
+   * `bandwidth` is then 1/‖L e_d‖, the metric's length scale along axis d (Infinity for an axis it ignores).
+   */
+  transform?: Float64Array;
 }
 
 export interface KernelRegressionOptions {
@@ -381,6 +502,13 @@ export interface KernelAttention {
    * `options.kernel` for `'uniform'` (piecewise constant: no gradient).
    */
   attentionGradients(queries: NumericArray, keys: NumericArray, values: NumericArray, dOut: NumericArray, options: WeightsOptions): AttentionGradients;
+  /**
+   * A trainable attention pooling: the kernel's bandwidth (or softmax's scale), optionally query and key projections,
+   * learned by Adam from the gradients of attentionGradients(); see {@link AttentionPooling}.
+   * @throws {KernelAttentionError} `'BadArgument'` for an unknown option or a bad value (naming it), `'BadShape'` for a
+   * bandwidth array or `betas` of the wrong length, `'BadBandwidth'` for a bandwidth that is not positive and finite.
+   */
+  attentionPooling(options: AttentionPoolingOptions): AttentionPooling;
   /**
    * attention() in steps of query rows, reporting `{ done, total }` rows and stoppable by `options.signal`; resolves
    * to attention()'s bytes (an approximation runs in one step).
