@@ -16,7 +16,7 @@ const ui = {
   example: $('example'), exampleN: $('example-n'), generate: $('generate'), file: $('file'), progress: $('progress'),
   paste: $('paste'), usePaste: $('use-paste'), columns: $('columns'), x1: $('x1'), x2: $('x2'), ycol: $('ycol'),
   dataStatus: $('data-status'), malformed: $('malformed'), kernel: $('kernel'), estimator: $('estimator'),
-  bandwidth: $('bandwidth'), bandwidthValue: $('bandwidth-value'), method: $('method'), choose: $('choose'),
+  bandwidth: $('bandwidth'), bandwidthValue: $('bandwidth-value'), method: $('method'), choose: $('choose'), learn: $('learn'),
   band: $('band'), level: $('level'), fitMethod: $('fit-method'), plot: $('plot'), fitStatus: $('fit-status'), hoverStatus: $('hover-status'),
   matrix: $('matrix'), bars: $('bars'), barsCaption: $('bars-caption'), selection: $('selection'),
   selectionCaption: $('selection-caption'), identity: $('identity'), identityCaption: $('identity-caption'),
@@ -127,6 +127,7 @@ async function pump() {
 
 async function chooseBandwidth() {
   if (!state.data) return;
+  learning = null;
   const version = state.version;
   ui.selectionCaption.textContent = 'Choosing…';
   try {
@@ -145,6 +146,49 @@ async function chooseBandwidth() {
     requestFit(false);
   } catch (err) {
     fail(err);
+  }
+}
+
+// "Learn h": gradient descent on the leave-one-out loss, one Adam step per round trip to the worker, the fit and the
+// attention matrix redrawn as h moves and the loss drawn against h in the selection plot. The button stops it.
+const LEARN_STEPS = 60;
+const LEARN_STALL = 1e-4;  // stop once ten steps improved the loss by less than this fraction
+let learning = null;       // { version } while a run is going; set to null to stop it
+
+async function learnBandwidth() {
+  if (!state.data) return;
+  if (learning) {
+    learning = null;
+    return;
+  }
+  const run = { version: state.version };
+  learning = run;
+  ui.learn.textContent = 'Stop';
+  const what = `Gradient descent (Adam on log h) on the leave-one-out loss of ${ui.kernel.selectedOptions[0].textContent} ` +
+    'attention pooling (Nadaraya–Watson)';
+  try {
+    const { n } = await compute('learnStart', { h: bandwidthVector(), kernel: ui.kernel.value });
+    const curve = { bandwidths: [], scores: [] };
+    for (let step = 1; step <= LEARN_STEPS && learning === run && state.version === run.version; step++) {
+      const { h, loss, next } = await compute('learnStep', {});
+      if (learning !== run || state.version !== run.version) break;
+      curve.bandwidths.push(...h);
+      curve.scores.push(loss);
+      state.selection = { method: 'learn', bandwidth: h, score: loss, curve, n };
+      state.ratios = next.map((v) => v / next[0]);
+      setSlider(next[0]);
+      ui.selectionCaption.textContent = `${what} on ${n.toLocaleString('en')} points: step ${step}, loss ${loss.toPrecision(4)} ` +
+        `at h = ${h.map((v) => v.toPrecision(3)).join(', ')}.`;
+      requestFit(false);
+      const s = curve.scores;
+      if (s.length > 10 && s.at(-11) - s.at(-1) < LEARN_STALL * s.at(-11)) break;
+    }
+  } catch (err) {
+    ui.selectionCaption.textContent = `${what}: ${String(err && err.message || err)}`;
+  } finally {
+    if (learning === run) learning = null;
+    ui.learn.textContent = 'Learn h';
+    publish();
   }
 }
 
@@ -502,7 +546,7 @@ function changed(name, ...inputs) {
 function publish() {
   const { data, fit } = state;
   Object.assign(window.demoState, {
-    ready: Boolean(data && fit && !fit.draft && !inFlight && !pending && !dragging),
+    ready: Boolean(data && fit && !fit.draft && !inFlight && !pending && !dragging && !learning),
     busy: inFlight || Boolean(pending),
     error: state.error,
     worker: state.worker,
@@ -520,6 +564,7 @@ function publish() {
       matrix: fit.matrix,
     },
     selection: state.selection,
+    learning: Boolean(learning),
     malformed: state.malformed,
     hoverRow: state.hoverRow,
     timings: state.timings,
@@ -576,13 +621,14 @@ function wire() {
     if (file) parse({ file }, file.name);
   });
 
-  ui.bandwidth.addEventListener('input', () => { chosenH1 = null; showBandwidth(); requestFit(true); scheduleDraw(); });
+  ui.bandwidth.addEventListener('input', () => { learning = null; chosenH1 = null; showBandwidth(); requestFit(true); scheduleDraw(); });
   ui.bandwidth.addEventListener('change', () => requestFit(false));
   for (const control of [ui.kernel, ui.estimator, ui.level, ui.fitMethod]) control.addEventListener('change', () => requestFit(false));
   ui.band.addEventListener('change', () => { shareSettings(); scheduleDraw(); });
   ui.attentionMethod.addEventListener('change', () => { ui.tolerance.disabled = ui.attentionMethod.value === 'exact'; });
   for (const control of [ui.attentionMethod, ui.tolerance]) control.addEventListener('change', () => requestFit(false));
   ui.choose.addEventListener('click', chooseBandwidth);
+  ui.learn.addEventListener('click', learnBandwidth);
   $('save-fit').addEventListener('click', saveFit);
   for (const button of document.querySelectorAll('button[data-plot]')) {
     button.addEventListener('click', () => savePlot(button.dataset.plot, button.dataset.format));

@@ -357,7 +357,7 @@ export function drawSelection(canvas, selection, currentH) {
   const lo = Math.min(...points.map((p) => p.s));
   const hi = Math.max(...points.map((p) => p.s));
   const { sx, sy } = frame(c, [Math.min(...hs) / 1.2, Math.max(...hs) * 1.2], [lo - 0.05 * (hi - lo || 1), hi + 0.05 * (hi - lo || 1)],
-    { xLog: true, xTitle: 'h', yTitle: selection.method === 'aicc' ? 'AICc' : 'CV score' });
+    { xLog: true, xTitle: 'h', yTitle: { aicc: 'AICc', learn: 'leave-one-out loss' }[selection.method] ?? 'CV score' });
   ctx.strokeStyle = css('--curve');
   ctx.fillStyle = css('--curve');
   ctx.lineWidth = 1.5;

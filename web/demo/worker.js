@@ -11,6 +11,7 @@ const SURFACE_SIDE = 48;    // 2-D: SURFACE_SIDE² queries
 const MATRIX_QUERIES = 40;  // rows of the attention matrix
 const MATRIX_BINS = 200;    // its columns: keys, in x order, summed into at most this many bins
 const TOP_KEYS = 8;
+const LEARNING_RATE = 0.1;  // Adam's step on log h: h moves by up to about 10 % a step
 // The attention view's approximations (docs/approximations.md): one fixed seed, so a shared URL shows the same draw.
 const APPROX_SEED = 1;
 const APPROX_METHODS = ['random-features', 'nystrom', 'sparse'];
@@ -21,6 +22,7 @@ self.addEventListener('securitypolicyviolation', (e) => postMessage({ op: 'csp',
 const threads = new URLSearchParams(self.location.search).get('threads');
 const kaReady = init(threads ? { threads: threads === 'auto' ? 'auto' : Number(threads) } : {});
 let sample = null;
+let learner = null;  // the attention pooling that "Learn h" trains (learnStart … learnStep)
 
 /** A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x). */
 function subsample({ x, y, n, dim }, max, seed) {
@@ -176,6 +178,8 @@ const handlers = {
   },
 
   data(ka, { x, y, dim }) {
+    learner?.dispose();
+    learner = null;
     const all = { x, y, n: y.length, dim };
     const full = subsample(all, FIT_MAX, 1);
     sample = { n: all.n, dim, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3) };
@@ -189,6 +193,27 @@ const handlers = {
     const s = sample.select;
     const [chosen, ms] = timed(() => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, method, approximation }));
     return { method, bandwidth: Array.from(chosen.bandwidth), score: chosen.score, curve: chosen.curve, n: s.n, ms };
+  },
+
+  // "Learn h": Adam on the log-bandwidths (one per input) of attention pooling over the draft sample, each point's
+  // keys the others (leave-one-out), so the loss is Nadaraya–Watson's leave-one-out CV score at the current h.
+  learnStart(ka, { h, kernel }) {
+    learner?.dispose();
+    learner = null;
+    learner = ka.attentionPooling({ dim: sample.dim, kernel, bandwidth: h, learningRate: LEARNING_RATE });
+    return { n: sample.draft.n };
+  },
+
+  /** One step: the loss at the current h, then the gradient and Adam's update; returns both bandwidths. */
+  learnStep() {
+    const { x, y, n } = sample.draft;
+    const h = Array.from(learner.parameters.bandwidth);
+    const fit = learner.forward(x, x, y, { mask: 'loo' });
+    let loss = 0;
+    for (let i = 0; i < n; i++) loss += (fit[i] - y[i]) ** 2;
+    learner.backward(fit.map((f, i) => (2 * (f - y[i])) / n));
+    learner.step();
+    return { h, loss: loss / n, next: Array.from(learner.parameters.bandwidth) };
   },
 
   fit(ka, { h, kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2 }) {
