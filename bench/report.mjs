@@ -9,9 +9,9 @@ const END = '<!-- bench:end -->';
 // of machine. Shown as targets next to ours.
 const TARGETS = { 'A-4096': 39, 'B-10000': 1.2e9 };
 
-const sig = (x, digits = 3) => Number(x.toPrecision(digits)).toLocaleString('en', { maximumFractionDigits: 6 });
+export const sig = (x, digits = 3) => Number(x.toPrecision(digits)).toLocaleString('en', { maximumFractionDigits: 6 });
 
-function time(seconds) {
+export function time(seconds) {
   if (seconds >= 1) return `${sig(seconds)} s`;
   if (seconds >= 1e-3) return `${sig(seconds * 1e3)} ms`;
   return `${sig(seconds * 1e6)} µs`;
@@ -21,7 +21,7 @@ const throughput = (x, unit) => (unit === 'GFLOP/s' ? sig(x) : x.toExponential(2
 const percent = (x) => `${sig(100 * x, 2)} %`;
 const ratio = (x) => sig(x, 2);
 
-function table(header, rows) {
+export function table(header, rows) {
   const line = (cells) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }

@@ -1,7 +1,9 @@
 // `npm run bench`: every contender on every case, one cell at a time (never two at once), then the tables on stdout
-// and in docs/benchmarks.md. The policy for each cell is in measure.mjs.
-//   node bench/run.mjs [--cases=A-1024,B-1000,select] [--no-write]   (a --cases run never writes the docs)
+// and in docs/benchmarks.md; then the approximations (approximations.mjs, also runnable alone) into
+// docs/benchmarks-approximations.md. The policy for each cell is in measure.mjs.
+//   node bench/run.mjs [--cases=A-1024,B-1000,select,approx,progress,backward] [--no-write]   (a --cases run never writes the docs)
 import { fileURLToPath } from 'node:url';
+import { approximationsSection } from './approximations.mjs';
 import { measureCeilings } from './ceiling.mjs';
 import { describeMachine, describeSource, watchOtherLoad } from './machine.mjs';
 import { measureCell } from './measure.mjs';
@@ -11,15 +13,16 @@ import { native } from './peers/native.mjs';
 import { ours } from './peers/ours.mjs';
 import { tfjsWasm } from './peers/tfjs.mjs';
 import { torch } from './peers/torch.mjs';
-import { renderReport, writeReport } from './report.mjs';
+import { renderReport, table, writeReport } from './report.mjs';
 import { benchSelection } from './selection.mjs';
+import { benchBackward } from './backward.mjs';
+import { benchProgress } from './progress.mjs';
 import { attentionCase, checkedRows, naiveRows, regressionCase, relativeError } from './workloads.mjs';
 
 // One line per row of every table. The first is ours: the "ours ÷ this" column of every row refers to it.
 const contenders = [
   ours(),
   ours({ label: 'ours: wasm SIMD, 2 threads', initOptions: { threads: 2 }, threads: 2 }),
-  ours({ label: 'ours: attentionAsync + onProgress, 1 thread', progress: true }),
   native('sse4.1'),
   native('avx2'),
   naiveJs(),
@@ -40,13 +43,16 @@ const caseMakers = [
 const args = process.argv.slice(2);
 const only = args.find((a) => a.startsWith('--cases='))?.slice('--cases='.length).split(',');
 const write = !only && !args.includes('--no-write');
+// The exact engine's tables run unless --cases names only the separate sections (select, approx).
+const sections = ['select', 'approx', 'progress', 'backward'];
+const runCases = !only || only.some((id) => !sections.includes(id));
 const log = (line) => process.stderr.write(`${line}\n`);
 const started = performance.now();
 const otherLoad = watchOtherLoad();
 
 const available = [];
 const notes = [];
-for (const who of contenders) {
+for (const who of runCases ? contenders : []) {
   try {
     const note = await who.start();
     available.push(who);
@@ -58,8 +64,8 @@ for (const who of contenders) {
 }
 
 const natives = available.filter((who) => who.probe);
-log('ceiling probes…');
-let ceilings = await measureCeilings(natives);  // again after every case: see ceiling.mjs
+if (runCases) log('ceiling probes…');
+let ceilings = runCases ? await measureCeilings(natives) : {};  // again after every case: see ceiling.mjs
 
 const cases = [];
 const results = new Map();
@@ -101,7 +107,21 @@ if (!only || only.includes('select')) {
   selection = await benchSelection(log).catch((error) => `### Bandwidth selection\n\nfailed: ${error.message}`);
 }
 
-const markdown = renderReport({
+// Progress reporting's cost (issue 8) and the backward pass against the forward (issue 9): each times its two calls
+// side by side on one thread (`--cases=progress`, `--cases=backward` run only these).
+const extra = [];
+if (!only || only.includes('progress')) {
+  log('progress reporting…');
+  extra.push(await benchProgress(log).catch((error) => `### Progress reporting\n\nfailed: ${error.message}`));
+}
+if (!only || only.includes('backward')) {
+  log('backward pass…');
+  extra.push(await benchBackward().then(({ header, rows }) => ['### Backward pass: attentionGradients against attention()', '',
+    'Softmax, one thread; the backward alone is the difference of the two medians (issue 9 asks for at most 2.5× the forward).', '',
+    table(header, rows)].join('\n')).catch((error) => `### Backward pass\n\nfailed: ${error.message}`));
+}
+
+const markdown = runCases && renderReport({
   command: 'npm run bench',
   date: new Date().toISOString().slice(0, 10),
   seconds: (performance.now() - started) / 1e3,
@@ -113,10 +133,19 @@ const markdown = renderReport({
   results,
   baseline: contenders[0],
 });
-const report = selection ? `${markdown}\n\n${selection}` : markdown;
-console.log(report);
+const report = [markdown, selection, ...extra].filter(Boolean).join('\n\n');
+if (report) console.log(report);
 if (write) {
   const path = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
   writeReport(path, report);
   log(`written to ${path}`);
+}
+
+// The approximations (issue 5, item 7): their own page and figures, docs/benchmarks-approximations.md.
+if (!only || only.includes('approx')) {
+  log('approximations…');
+  await approximationsSection({ command: 'npm run bench', write, log }).catch((error) => {
+    log(`approximations failed: ${error.stack}`);
+    process.exitCode = 1;
+  });
 }
