@@ -5,7 +5,7 @@
  * `initOptions` go to init() and `options` into every call, so a build or method variant is one more line. The
  * default is the single-thread build (init()'s own default would pick the pthreads build in Node).
  */
-export function ours({ label = 'ours: wasm SIMD, 1 thread', initOptions = { threads: 1 }, options = {}, threads = 1, progress = false } = {}) {
+export function ours({ label = 'ours: wasm SIMD, 1 thread', initOptions = { threads: 1 }, options = {}, threads = 1 } = {}) {
   let ka;
   return {
     label,
@@ -26,9 +26,7 @@ export function ours({ label = 'ours: wasm SIMD, 1 thread', initOptions = { thre
       return {
         async run() {
           const start = performance.now();
-          // progress: attentionAsync in steps, reporting to a callback and yielding to the event loop between them
-          // (what issue 8 wants under 2 % of the synchronous call).
-          out = progress ? await ka.attentionAsync(q, c.k, c.v, { ...callOptions, onProgress: () => {} }) : ka.attention(q, c.k, c.v, callOptions);
+          out = ka.attention(q, c.k, c.v, callOptions);
           return (performance.now() - start) / 1e3;
         },
         output: () => out,
