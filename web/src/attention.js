@@ -81,9 +81,10 @@ const STEP_WORK = 2 ** 25;
 // The engine cuts the keys into shards for calls with fewer than 4 query blocks (exact.cpp): steps of at least
 // this many rows keep every step unsharded where attention()'s call over the same rows is, so the bytes agree.
 const UNSHARDED_ROWS = 64;
-// Each step packs the keys again (J·M floats, once per call of the engine): at 256 rows or more a step's packing is
-// under 0.5 % of its multiply-adds. (npm run bench measured 8 % at 64-row steps on attention 4096².)
-const MIN_STEP_ROWS = 256;
+// Each step is one call of the engine, which packs the keys again (J·M floats) and sets up its blocks: a cost per
+// call of a fixed fraction of J·M, so its share of a step depends on the step's rows alone, not on J. Measured side
+// by side (bench/progress.mjs, attention 4096², M = D = 64): 8 % at 64-row steps, 3–4 % at 256; hence 1,024 rows.
+const MIN_STEP_ROWS = 1024;
 
 /**
  * attention()'s exact engine as a generator of steps: each step runs some query rows and yields `{ done, total }`
