@@ -248,7 +248,7 @@ test('the tarball holds what the package needs and nothing else', (t) => {
   }
   assert.match(pkg.exports['.'].require.types, /\.d\.cts$/, 'CommonJS consumers get CommonJS types');
   assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'no runtime dependencies');
-  // A budget, so that a stray build output or test file cannot slip in unnoticed (0.89 MB and 3.55 MB in 0.1.0).
+  // A budget, so that a stray build output or test file cannot slip in unnoticed (0.94 MB and 3.69 MB in 0.1.0 on 2026-12-03).
   assert.ok(packed.size < 1_200_000, `the tarball is ${packed.size} bytes`);
   assert.ok(packed.unpackedSize < 4_500_000, `the package unpacks to ${packed.unpackedSize} bytes`);
   t.diagnostic(`tarball ${packed.size} B (gzip), unpacked ${packed.unpackedSize} B, ${files.length} files`);
