@@ -3,39 +3,20 @@
 // halve, and every epoch's loss must be the one Node prints (the builds give the same bytes everywhere).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { startServer } from '../../scripts/serve.mjs';
+import { launch } from './demo-page.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const PAGE_TIMEOUT_MS = 60_000;
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-let server;
-let browser;
-
-before(async () => {
-  // A missing browser must fail the run, not skip it.
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium, or scripts/setup.sh)`);
-  }
-  server = await startServer({ port: 0 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: PAGE_TIMEOUT_MS });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+// Debian's Chromium and the project's server (a missing browser fails the run, not skips it).
+let session;
+before(async () => { session = await launch(); });
+after(async () => { await session?.close(); });
 
 test('the attention-pooling example trains in the page and its loss at least halves', { timeout: 2 * PAGE_TIMEOUT_MS }, async () => {
-  const page = await browser.newPage();
+  const page = await session.browser.newPage();
   page.setDefaultTimeout(PAGE_TIMEOUT_MS);
   const problems = [];
   const isFavicon = (url) => new URL(url, 'http://x').pathname === '/favicon.ico';
@@ -47,7 +28,7 @@ test('the attention-pooling example trains in the page and its loss at least hal
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.stack || err.message}`));
   try {
-    await page.goto(`${server.url}/tests/browser/pooling.html`, { waitUntil: 'load' });
+    await page.goto(`${session.server.url}/tests/browser/pooling.html`, { waitUntil: 'load' });
     await page.waitForFunction(() => window.poolingResult).catch((err) => {
       throw new Error(`the page did not finish:\n${problems.join('\n') || err.message}`);
     });
