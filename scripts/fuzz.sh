@@ -8,9 +8,11 @@
 # A finding leaves its input in build/fuzz/findings/<harness>/; reproduce with build/fuzz/fuzz/fuzz_<harness> FILE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# CI (npm test) replays exactly what ran clean here: a fixed seed and a fixed number of executions per harness,
-# about 10–50 s each on 2 cores. A run with the same seed is a prefix of any longer one, so CI cannot stop on a
-# finding nobody has seen; exploring further (longer, or KA_FUZZ_SEED=0) is a developer's run.
+# CI (npm test) runs a fixed seed and a fixed number of executions per harness, about 10–50 s each on 2 cores.
+# That is not an exact replay: the harnesses run the engine on 2 threads, and coverage from threaded code (which
+# thread takes which task, racy counter increments) varies with scheduling, so the mutations drift between runs and
+# CI can meet an input no earlier run did. Such a finding is real: its Base64 is in the log. Exploring further
+# (longer, or KA_FUZZ_SEED=0) is a developer's run.
 seed=${KA_FUZZ_SEED:-1}
 declare -A RUNS=([attention]=5000 [weights]=6500 [states]=3000 [bandwidth]=7000 [regression]=1800)
 harnesses=("$@")
