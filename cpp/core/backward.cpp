@@ -272,7 +272,7 @@ Result attention_forward(const Problem& p, Matrix out, double* lse) {
       const double z = sums.get()[at];
       float* row = out.row(i) + h * width;
       if (z > 0) {
-        for (int64_t d = 0; d < width; ++d) row[d] = float(double(row[d]) / z);
+        for (int64_t d = 0; d < width; ++d) row[d] = mean_to_float(double(row[d]) / z);
         lse[at] += std::log(z);
         continue;
       }

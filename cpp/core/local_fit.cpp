@@ -246,7 +246,7 @@ RowOutcome finish(const Head& hd, int64_t i, const Shape& s, const Moments& m, c
   for (int64_t c = 0; c < s.width; ++c) {
     double v = 0;
     for (int64_t x = 0; x < s.p; ++x) v += g[x] * m.t[x * s.width + c];
-    mean[c] = float(v);
+    mean[c] = s.p == 1 ? mean_to_float(v) : float(v);  // Nadaraya–Watson is a weighted mean (online_softmax.h)
   }
   if (out.sum_sq_weights) {  // gᵀ B g, B symmetric with its upper triangle stored
     double v = 0;

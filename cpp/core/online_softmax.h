@@ -72,11 +72,20 @@ inline RowOutcome apply_empty_policy(float* out, int64_t width, EmptyPolicy poli
   return RowOutcome::Error;
 }
 
+// A weighted mean a / z as float32. The mean of finite float32 values lies within float32 range, but a carries the
+// float32 tile sums' rounding (~2^-24 relative), so a mean of values at ±FLT_MAX can come out just beyond it: such a
+// quotient is clamped to ±FLT_MAX instead of rounding to ±inf. Infinite and NaN quotients (from infinite or NaN
+// values) pass through.
+inline float mean_to_float(double mean) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  return float(std::isfinite(mean) ? std::clamp(mean, -kMax, kMax) : mean);
+}
+
 // Writes the row's result a / z, or applies the empty-row policy.
 template <class T>
 RowOutcome finalize(const SoftmaxState<T>& st, float* out, EmptyPolicy policy) {
   if (st.empty()) return apply_empty_policy(out, st.width, policy);
-  for (int64_t d = 0; d < st.width; ++d) out[d] = float(st.acc[d] / st.sum);
+  for (int64_t d = 0; d < st.width; ++d) out[d] = mean_to_float(double(st.acc[d]) / double(st.sum));
   return RowOutcome::Done;
 }
 

@@ -61,6 +61,25 @@ TEST_CASE("far-away queries give the nearest key for the Gaussian and an exponen
   CHECK(lap.run()[0] == doctest::Approx(a / z).epsilon(1e-5));
 }
 
+TEST_CASE("a mean of values at FLT_MAX stays finite: the weighted sums' float32 rounding does not overflow it") {
+  // Two keys valued FLT_MAX: the float32 sum a = Σ w·v rounds by up to 2^-24 of itself, so a / z could land beyond
+  // FLT_MAX, and about a fifth of these queries came back inf (found by fuzz_attention).
+  constexpr float kMax = std::numeric_limits<float>::max();
+  std::vector<float> q;
+  for (int i = 0; i <= 600; ++i) q.push_back(-3.0f + 0.01f * float(i));
+  for (KernelKind kind : {KernelKind::Gaussian, KernelKind::Laplacian, KernelKind::Cauchy}) {
+    OneD c(q, {0.0f, 0.073f}, {kMax, kMax}, kind, 0.3f);
+    const auto out = c.run();
+    int overflowed = 0;
+    for (size_t i = 0; i < q.size(); ++i) {
+      overflowed += !std::isfinite(out[i]);
+      CHECK(double(out[i]) == doctest::Approx(double(kMax)).epsilon(2e-7));  // within a's float32 rounding
+    }
+    CAPTURE(int(kind));
+    CHECK(overflowed == 0);
+  }
+}
+
 TEST_CASE("exact ties average, duplicate keys average, and one key gives its value") {
   OneD tie({0.5f}, {0.0f, 1.0f}, {2.0f, 4.0f}, KernelKind::Gaussian, 1e-6f);
   CHECK(tie.run()[0] == doctest::Approx(3.0f));
