@@ -33,18 +33,17 @@ double pair_score(const float* q, const float* k, const double* h, int64_t m, do
   }
   double acc = 0;
   for (int64_t d = 0; d < m; ++d) {
+    if constexpr (is_compact(K)) {
+      const SupportGap<double> g(double(q[d]), double(k[d]), h[d]);
+      if (K == KernelKind::Uniform ? !(g.gap >= 0) : !(g.gap > 0)) return -kInf;
+      const double one_minus_a = g.gap / h[d];
+      if constexpr (K == KernelKind::Epanechnikov) acc += std::log(one_minus_a * (1 + g.a));
+      if constexpr (K == KernelKind::Tricube) acc += 3 * std::log(one_minus_a * (1 + g.a + g.a * g.a));
+      continue;
+    }
     const double u = (double(q[d]) - double(k[d])) / h[d];
-    const double a = std::abs(u);
     if constexpr (K == KernelKind::Gaussian || K == KernelKind::Cauchy) acc += u * u;
-    if constexpr (K == KernelKind::Laplacian) acc += a;
-    if constexpr (K == KernelKind::Epanechnikov) {
-      if (!(a < 1)) return -kInf;
-      acc += std::log((1 - a) * (1 + a));
-    }
-    if constexpr (K == KernelKind::Tricube) {
-      if (!(a < 1)) return -kInf;
-      acc += 3 * std::log((1 - a) * (1 + a + a * a));
-    }
+    if constexpr (K == KernelKind::Laplacian) acc += std::abs(u);
   }
   if constexpr (K == KernelKind::Gaussian) return -acc / 2;
   if constexpr (K == KernelKind::Laplacian) return -acc;

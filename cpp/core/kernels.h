@@ -20,6 +20,20 @@ struct KernelSpec {
   const float* bandwidth = nullptr;  // `dims` entries, all > 0 and finite
 };
 
+// A compact kernel's support test along one dimension, exactly as the SIMD path takes it (compact_step in
+// kernels_simd.h): gap = h − |q − k| with q − k taken exactly as s + e (TwoSum), so a key at the edge is inside or
+// outside whichever path computes it (u = (q − k)/h rounds: 1e30 + 4 over 1e30 is 1). a = |q − k|/h.
+template <class T>
+struct SupportGap {
+  T gap, a;
+  SupportGap(T q, T k, T h) {
+    const T s = q - k, qv = s + k;
+    const T e = (q - qv) + (qv - s - k);
+    gap = (h - std::abs(s)) - (s < 0 ? -e : e);
+    a = std::abs(s) / h;
+  }
+};
+
 // log w(q, k) over `dims` dimensions, evaluated in T (double for the reference and rescue paths).
 // Product kernels across dimensions become sums of logs, so no product can underflow to a false zero.
 template <class T>
@@ -32,24 +46,20 @@ T log_score(const KernelSpec& kern, const float* q, const float* k, int64_t dims
   }
   T acc = 0;
   for (int64_t d = 0; d < dims; ++d) {
+    if (is_compact(kern.kind)) {
+      const SupportGap<T> g(T(q[d]), T(k[d]), T(kern.bandwidth[d]));
+      if (kern.kind == KernelKind::Uniform ? !(g.gap >= 0) : !(g.gap > 0)) return -inf;
+      const T one_minus_a = g.gap / T(kern.bandwidth[d]);
+      if (kern.kind == KernelKind::Epanechnikov) acc += std::log(one_minus_a * (1 + g.a));
+      if (kern.kind == KernelKind::Tricube) acc += 3 * std::log(one_minus_a * (1 + g.a + g.a * g.a));
+      continue;
+    }
     const T u = (T(q[d]) - T(k[d])) / T(kern.bandwidth[d]);
-    const T a = std::abs(u);
     switch (kern.kind) {
       case KernelKind::Gaussian:
       case KernelKind::Cauchy: acc += u * u; break;
-      case KernelKind::Laplacian: acc += a; break;
-      case KernelKind::Epanechnikov:
-        if (!(a < 1)) return -inf;
-        acc += std::log((1 - a) * (1 + a));
-        break;
-      case KernelKind::Tricube:
-        if (!(a < 1)) return -inf;
-        acc += 3 * std::log((1 - a) * (1 + a + a * a));
-        break;
-      case KernelKind::Uniform:
-        if (!(a <= 1)) return -inf;
-        break;
-      case KernelKind::Softmax: break;
+      case KernelKind::Laplacian: acc += std::abs(u); break;
+      default: break;
     }
   }
   switch (kern.kind) {

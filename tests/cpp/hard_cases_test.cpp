@@ -153,6 +153,25 @@ TEST_CASE("softmax dots beyond float32 range with a zero or tiny scale are weigh
   }
 }
 
+TEST_CASE("a compact kernel's support edge is decided exactly, in float32 SIMD and in double alike") {
+  // q = h = 1e30: the key at 0 lies on the edge (|q − k| = h, inside the uniform kernel's closed support), the key
+  // at −4 just beyond it (|q − k| = h + 4), although (q − k)/h rounds to 1 for both. The double path used to take
+  // that rounded u and admit the far key, so a call's answer depended on which path ran (found by fuzz_states).
+  const float far = 1e30f;
+  const KernelSpec uniform{KernelKind::Uniform, 1.0, &far};
+  const float on_edge = 0.0f, beyond = -4.0f;
+  CHECK(log_score<double>(uniform, &far, &on_edge, 1) == 0.0);
+  CHECK(log_score<double>(uniform, &far, &beyond, 1) == -std::numeric_limits<double>::infinity());
+  CHECK(log_score<float>(uniform, &far, &beyond, 1) == -std::numeric_limits<float>::infinity());
+  for (KernelKind kind : {KernelKind::Epanechnikov, KernelKind::Tricube}) {  // open support: the edge is outside
+    const KernelSpec compact{kind, 1.0, &far};
+    CHECK(log_score<double>(compact, &far, &on_edge, 1) == -std::numeric_limits<double>::infinity());
+  }
+  // The engine agrees: only the key on the edge counts (the SIMD path), alone or beside the other.
+  OneD both({far}, {beyond, on_edge}, {5.0f, 1.0f}, KernelKind::Uniform, far);
+  CHECK(both.run()[0] == 1.0f);
+}
+
 TEST_CASE("a compact kernel with no key in reach follows the empty policy") {
   OneD c({0.5f, 5.0f}, {0.0f, 1.0f, 9.0f}, {2.0f, 4.0f, 8.0f}, KernelKind::Epanechnikov, 1.0f);
   auto out = c.run();
