@@ -5,6 +5,7 @@
 // direct result within the rounding the float32 reference log-weight m allows.
 #include "decode.h"
 #include "exact.h"
+#include "exact_narrow.h"
 #include "states.h"
 
 using namespace ka;
@@ -160,8 +161,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int64_t i = 0; i < I; ++i)
     for (int32_t h = 0; h < H; ++h) {
       // Each shard's weights are relative to its own m, stored as float32: a relative error up to |m|·2^-24 in
-      // each shard's share, on top of the rounding of z and a.
-      const float m = s.sum[size_t(i * H + h)] > 0 ? std::fabs(s.max[size_t(i * H + h)]) : 0.0f;
+      // each shard's share, on top of the rounding of z and a. The float32 scores themselves err by ~|s|·2^-24,
+      // and a distance kernel's narrow path shifts by a fixed 0, storing m = 0 for scores down to
+      // narrow::kFixedShiftFloor (−58 in log2 units): there |s|, not m, sets the error.
+      const size_t at = size_t(i * H + h);
+      float m = c.p.kernel.kind == KernelKind::Softmax ? 0.0f : -narrow::kFixedShiftFloor;
+      for (const OwnedStates* st : {&s, &a, &b})
+        if (st->sum[at] > 0) m = std::max(m, std::fabs(st->max[at]));
       const int64_t width = D / H;
       for (int64_t d = h * width; d < (h + 1) * width; ++d) {
         if (!a_fits(c, d)) continue;
@@ -174,7 +180,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           std::fprintf(stderr, "admitted keys:");
           for (int64_t j = 0; j < J; ++j)
             if (c.allows(i, j)) std::fprintf(stderr, " %lld", (long long)j);
-          const size_t at = size_t(i * H + h), ad = size_t(i * (D + pad) + d);
+          const size_t ad = size_t(i * (D + pad) + d);
           std::fprintf(stderr, "\nstates (m, z, a): direct (%g, %g, %g) first (%g, %g, %g) second (%g, %g, %g)\n", s.max[at],
                        s.sum[at], s.acc[ad], a.max[at], a.sum[at], a.acc[ad], b.max[at], b.sum[at], b.acc[ad]);
           KA_FUZZ_CHECK(false);
