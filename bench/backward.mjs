@@ -1,23 +1,29 @@
 // The backward pass against the forward (issue 9: "backward ≤ 2.5× forward" on attention I = J = 4096, M = D = 64):
 // ka.attentionGradients (forward + backward, one call) and ka.attention on the same inputs through the public API,
-// each the median of a few runs on one WebAssembly thread. The backward's own cost is the difference of the two.
+// each the median of 7 runs alternating between the two, on one WebAssembly thread. The backward's own cost is the
+// difference of the two.
 // Exports benchBackward() → { header, rows } for a Markdown table (report.mjs's table()); run alone with
 //   node bench/backward.mjs [n]
 import { fileURLToPath } from 'node:url';
 import { sig, table, time } from './report.mjs';
 import { attentionCase, mulberry32, normal } from './workloads.mjs';
 
-/** Median seconds of `runs` calls after one warm-up call. */
-function median(fn, runs) {
-  fn();
-  const times = [];
+/**
+ * Median seconds of each of `fns` over `runs` rounds, after one warm-up call each. The calls alternate within a
+ * round (in turned order every other round), so a slow stretch of the machine falls on both alike.
+ */
+function medians(fns, runs) {
+  for (const fn of fns) fn();
+  const times = fns.map(() => []);
   for (let r = 0; r < runs; r++) {
-    const t = performance.now();
-    fn();
-    times.push((performance.now() - t) / 1e3);
+    const order = fns.map((_, k) => (r % 2 ? fns.length - 1 - k : k));
+    for (const k of order) {
+      const t = performance.now();
+      fns[k]();
+      times[k].push((performance.now() - t) / 1e3);
+    }
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return times.map((x) => x.sort((a, b) => a - b)[Math.floor(x.length / 2)]);
 }
 
 /**
@@ -25,7 +31,7 @@ function median(fn, runs) {
  * `ka`: an initialised API (init({ threads: 1 }) when omitted). Returns { header, rows, ratios } where rows are the
  * Markdown table's cells and ratios { gradients, backward } the two quotients by the forward's time.
  */
-export async function benchBackward({ n = 4096, runs = 5, ka } = {}) {
+export async function benchBackward({ n = 4096, runs = 7, ka } = {}) {
   if (!ka) {
     const { init } = await import('../web/src/index.js');
     ka = await init({ threads: 1 });
@@ -34,8 +40,10 @@ export async function benchBackward({ n = 4096, runs = 5, ka } = {}) {
   const rand = mulberry32(9);
   const dOut = Float32Array.from({ length: n * c.D }, () => normal(rand));
   const options = { dim: c.M };  // softmax, scale 1/√M
-  const forward = median(() => ka.attention(c.q, c.k, c.v, options), runs);
-  const gradients = median(() => ka.attentionGradients(c.q, c.k, c.v, dOut, options), runs);
+  const [forward, gradients] = medians([
+    () => ka.attention(c.q, c.k, c.v, options),
+    () => ka.attentionGradients(c.q, c.k, c.v, dOut, options),
+  ], runs);
   const backward = gradients - forward;
   const ratios = { gradients: gradients / forward, backward: backward / forward };
   const header = ['call (wasm SIMD, 1 thread)', `time, I = J = ${n}, M = D = ${c.M}`, '÷ forward'];

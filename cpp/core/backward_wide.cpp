@@ -27,8 +27,8 @@
 // bound is too large a part of it (backward.cpp).
 //
 // Precision: every product is float32; sums along a tile (64 keys, or the 64 queries of a block) stay in float32 and
-// go into the double accumulators after each tile (dQ) or each block (dK, dV), so no float32 sum runs over more
-// than 64 terms.
+// go into the double accumulators after every kFlushEvery tiles (dQ) or blocks (dK, dV), so no float32 sum runs
+// over more than 256 terms.
 #include "backward_wide.h"
 
 #include <algorithm>
@@ -48,8 +48,12 @@ using tiles::accumulate_rows4;
 using tiles::dot_tile;
 
 // Queries per block: each tile's dK and dV rows are loaded and stored once per block, so longer blocks amortise
-// that; 64 is also the longest float32 sum of dK and dV before they go to double.
+// that.
 constexpr int64_t kRows = 64;
+// Float32 partial sums go to the double accumulators after this many blocks (dK, dV) or key tiles (dQ): sums of at
+// most 4 · 64 = 256 terms, whose rounding (~16 · 2^-24 relative, as a random walk) stays far below the 1e-5 the
+// gradients are held to, while the conversions to double, one per entry, cost a quarter of flushing every time.
+constexpr int64_t kFlushEvery = 4;
 // The scale gradient is a sum over all I·J pairs that can cancel to far below its terms (it is a covariance per
 // row, and rows add with either sign); float32 terms carry ~1e-7 of each row's |terms|. The rows' bounds E_i
 // (row_weights) add as a random walk; times this constant they bound dθ's error (over the test suite, natively
@@ -65,7 +69,7 @@ struct Tiles {
   float* values_t; // width × kKeyTile
   float* p;        // kRows × kKeyTile: scores, then P
   float* ds;       // kRows × kKeyTile: dP, then dS
-  float* dq;       // kRows × m
+  float* dq;       // rows of I rounded up to 4, × m: every query's dQ over the key tiles since the last flush
   float* dk;       // kKeyTile × m
   float* dv;       // kKeyTile × width
 };
@@ -134,8 +138,7 @@ void row_weights(const Head& hd, int64_t i, const KeyTile& tile, float lse2, flo
 }
 
 void block_tile(const Head& hd, float scale2, const KeyTile& keys, const KeyTile& values, ConstMatrix dout,
-                const Tiles& t, const Block& b, double* dq) {
-  const double scale = hd.kernel.scale;
+                const Tiles& t, const Block& b) {
   const int64_t m = hd.queries.cols, width = hd.values.cols, padded = keys.padded;
   dot_tile(b.q, b.rows, m, scale2, keys, t.p);
   dot_tile(b.o, b.rows, width, 1.0f, values, t.ds);
@@ -162,26 +165,21 @@ void block_tile(const Head& hd, float scale2, const KeyTile& keys, const KeyTile
     float* ak[4] = {t.dk + c * m, t.dk + (c + 1) * m, t.dk + (c + 2) * m, t.dk + (c + 3) * m};
     accumulate_rows4(ws, kKeyTile, b.rows, q0, hd.queries.stride, m, ak);
   }
-  // dQ += dS·K over the tile's keys, in float32 for this tile and then into the double rows (scaled there).
-  std::fill(t.dq, t.dq + groups * m, 0.0f);
+  // dQ += dS·K over the tile's keys, in float32 (scaled when flushed).
   const float* k0 = hd.keys.row(keys.first);
+  float* dq = t.dq + b.first * m;
   for (int64_t r = 0; r < groups; r += 4) {
     const float* ws[4] = {t.ds + r * kKeyTile, t.ds + (r + 1) * kKeyTile, t.ds + (r + 2) * kKeyTile,
                           t.ds + (r + 3) * kKeyTile};
-    float* aq[4] = {t.dq + r * m, t.dq + (r + 1) * m, t.dq + (r + 2) * m, t.dq + (r + 3) * m};
+    float* aq[4] = {dq + r * m, dq + (r + 1) * m, dq + (r + 2) * m, dq + (r + 3) * m};
     accumulate_rows4(ws, 1, keys.count, k0, hd.keys.stride, m, aq);
-  }
-  for (int64_t r = 0; r < b.rows; ++r) {
-    double* row = dq + (b.first + r) * m;
-    const float* part = t.dq + r * m;
-    for (int64_t d = 0; d < m; ++d) row[d] += scale * double(part[d]);
   }
 }
 
-// acc[first + c][·] += scale · part[c][·] for the tile's keys, and part back to zero.
-void flush(float* part, int64_t count, int64_t cols, double scale, double* acc) {
+// acc[c][·] += scale · part[c][·] for `count` rows, and part's `rows` rows (count and the padding) back to zero.
+void flush(float* part, int64_t count, int64_t rows, int64_t cols, double scale, double* acc) {
   for (int64_t n = 0; n < count * cols; ++n) acc[n] += scale * double(part[n]);
-  std::fill(part, part + kKeyTile * cols, 0.0f);
+  std::fill(part, part + rows * cols, 0.0f);
 }
 
 // |mean of the keys| / RMS spread about it: how far the keys sit from the origin in units of their spread.
@@ -215,12 +213,14 @@ WideOutcome backward_wide(const Head& hd, ConstMatrix dout, const WideRows& rows
   const float scale2 = BatchScore<KernelKind::Softmax>::scale_factor(scale);
   // dθ is read back from scores as dot = S / scale2; a scale so small that scores would be subnormal cannot carry it.
   if (!(std::fabs(scale2) >= 1e-20f)) return WideOutcome::Fallback;
+  const int64_t I4 = (I + 3) / 4 * 4;  // block_tile writes whole register tiles of 4 rows
   Scratch<float> keys_t(m * kKeyTile), values_t(width * kKeyTile), p(kRows * kKeyTile),
-      ds(kRows * kKeyTile), dq_t(kRows * m), dk_t(kKeyTile * m), dv_t(kKeyTile * width);
+      ds(kRows * kKeyTile), dq_t(I4 * m), dk_t(kKeyTile * m), dv_t(kKeyTile * width);
   Scratch<double> sums(kRowSums * I);
   if (!keys_t.ok() || !values_t.ok() || !p.ok() || !ds.ok() || !dq_t.ok() || !dk_t.ok() || !dv_t.ok() || !sums.ok())
     return WideOutcome::OutOfMemory;
   std::fill(sums.get(), sums.get() + kRowSums * I, 0.0);
+  std::fill(dq_t.get(), dq_t.get() + I4 * m, 0.0f);
   std::fill(dk_t.get(), dk_t.get() + kKeyTile * m, 0.0f);
   std::fill(dv_t.get(), dv_t.get() + kKeyTile * width, 0.0f);
   const Tiles t{keys_t.get(), values_t.get(), p.get(), ds.get(), dq_t.get(), dk_t.get(), dv_t.get()};
@@ -234,6 +234,7 @@ WideOutcome backward_wide(const Head& hd, ConstMatrix dout, const WideRows& rows
     const KeyTile values{values_t.get(), nullptr, keys.first, keys.count, keys.padded};
     // Causal: keys from j0 on are admissible only for queries i >= j0.
     const int64_t start = hd.masks->causal ? j0 / kRows * kRows : 0;
+    int64_t pending = 0;  // blocks in t.dk and t.dv since their last flush
     for (int64_t b0 = start; b0 < I; b0 += kRows) {
       const int64_t n = std::min(kRows, I - b0);
       bool any = false;
@@ -243,10 +244,18 @@ WideOutcome backward_wide(const Head& hd, ConstMatrix dout, const WideRows& rows
         any = any || rows.on[b0 + r];
       }
       if (!any) continue;
-      step(hd, scale2, keys, values, dout, t, Block{q, o, b0, n, &rows, sums.get(), &bad}, dq);
-      flush(t.dk, keys.count, m, scale, dk + j0 * m);
-      flush(t.dv, keys.count, width, 1.0, dv + j0 * width);
+      step(hd, scale2, keys, values, dout, t, Block{q, o, b0, n, &rows, sums.get(), &bad});
+      if (++pending == kFlushEvery || b0 + kRows >= I) {
+        flush(t.dk, keys.count, kKeyTile, m, scale, dk + j0 * m);
+        flush(t.dv, keys.count, kKeyTile, width, 1.0, dv + j0 * width);
+        pending = 0;
+      }
     }
+    if (pending) {  // the last blocks were skipped (no row on)
+      flush(t.dk, keys.count, kKeyTile, m, scale, dk + j0 * m);
+      flush(t.dv, keys.count, kKeyTile, width, 1.0, dv + j0 * width);
+    }
+    if ((j0 / kKeyTile + 1) % kFlushEvery == 0 || j0 + kKeyTile >= J) flush(t.dq, I, I4, m, scale, dq);
   }
   if (bad) return WideOutcome::Fallback;
   // C_i / Z_i = D*_i − D_i, the error of D_i, enters dQ and dK to first order (see the file comment); keys sharing

@@ -416,8 +416,8 @@ TEST_CASE("the float32 softmax backward matches the reference at its block and t
   for (const MaskKind mask : {MaskKind::None, MaskKind::Causal, MaskKind::KeyPadding})
     for (const int32_t heads : {1, 2})
       for (const int64_t m : {8, 64})
-        for (const int64_t I : {1, 63, 65, 129})
-          for (const int64_t J : {2, 64, 65, 129}) {
+        for (const int64_t I : {1, 63, 65, 129, 257})    // 257: past the float32 flush of dK, dV (4 blocks)
+          for (const int64_t J : {2, 64, 65, 129, 257}) {  // and of dQ (4 tiles)
             const int64_t M = m * heads, D = heads * (m == 8 ? 3 : 64);
             if (I * J * M > 2 * kMaxWork) continue;
             const Case c(I, J, M, D, KernelKind::Softmax, mask, heads, seed_of(int64_t(mask), heads * 100 + m, I, J));
