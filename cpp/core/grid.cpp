@@ -200,6 +200,9 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     return {Status::OutOfMemory};
   std::fill(count.get(), count.get() + cells, 0.0);
   std::fill(count_sq.get(), count_sq.get() + cells, 0.0);
+  // The Σ K²·ω² moments serve only the standard errors and effective keys (not a CV score): skipped otherwise.
+  const bool squares = out.sum_sq_weights || out.effective_keys;
+  if (!squares) std::fill(moments.get(), moments.get() + out_cells * stride, 0.0);
   std::fill(sums.get(), sums.get() + cells * width, 0.0);
 
   // Linear binning of ω, ω² and ω·y: each point spreads over the 2 (1-D) or 4 (2-D) nodes around it.
@@ -217,7 +220,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
         const double share = (c1 ? frac[0] : 1 - frac[0]) * (dims == 2 ? (c2 ? frac[1] : 1 - frac[1]) : 1.0);
         const int64_t cell = (g[0] + c1) + x1.nodes * (g[1] + c2);
         count.get()[cell] += w * share;
-        count_sq.get()[cell] += w * w * share;
+        if (squares) count_sq.get()[cell] += w * w * share;
         for (int64_t col = 0; col < width; ++col) sums.get()[cell * width + col] += w * double(p.values.row(j)[col]) * share;
       }
   }
@@ -245,7 +248,8 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   for (int64_t k = 0; k < powers_2; ++k) {
     const Power pw = power_at(k);
     convolve(count.get(), x1, x2, tap(0, false, pw.a), tap2(false, pw.b), across.get(), mom + k, stride);
-    convolve(count_sq.get(), x1, x2, tap(0, true, pw.a), tap2(true, pw.b), across.get(), mom + powers_2 + k, stride);
+    if (squares)
+      convolve(count_sq.get(), x1, x2, tap(0, true, pw.a), tap2(true, pw.b), across.get(), mom + powers_2 + k, stride);
   }
   for (int64_t col = 0; col < width; ++col) {
     for (int64_t c = 0; c < cells; ++c) column.get()[c] = sums.get()[c * width + col];
@@ -308,7 +312,8 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     }
     for (int64_t r = 0; r < p_cols; ++r)
       for (int64_t c = 0; c < p_cols; ++c) a.get()[r * p_cols + c] = S[product_power(r, c)];
-    first_column_of_inverse(a.get(), p_cols, l.get(), g.get());
+    if (p_cols == 1) g.get()[0] = 1 / S[0];  // Nadaraya–Watson, inline: once per query, the hot path of grid CV
+    else first_column_of_inverse(a.get(), p_cols, l.get(), g.get());
     const double* gg = g.get();
     float* mean = out.mean.row(i);
     for (int64_t col = 0; col < width; ++col) {

@@ -10,8 +10,12 @@
 namespace ka {
 
 // g = A⁻¹ e₁ for the symmetric p × p matrix whose upper triangle is in `a`, by the modified Cholesky of
-// local_fit.h (see kPivotFloor). `l` receives the lower factor. A dropped direction c (no spread) gets g_c = 0.
+// local_fit.h (see kPivotFloor). `l` is scratch for the lower factor. A dropped direction c (no spread) gets g_c = 0.
 inline void first_column_of_inverse(const double* a, int64_t p, double* l, double* g) {
+  if (p == 1) {  // Nadaraya–Watson: 1/a, without the factor's square root (a hot path of grid CV: one per point)
+    g[0] = 1 / a[0];
+    return;
+  }
   for (int64_t x = 0; x < p; ++x)
     for (int64_t y = 0; y < p; ++y) l[x * p + y] = x <= y ? a[x * p + y] : a[y * p + x];
   for (int64_t c = 0; c < p; ++c) {
