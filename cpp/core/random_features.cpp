@@ -198,30 +198,56 @@ Result random_features_attention(const Problem& p, const ApproxOptions& o, Matri
     return {};
   };
 
-  Result res = run(o.count > 0 ? o.count : kPilotFeatures);
-  if (res.status == Status::Ok && o.count == 0 && r.error_estimate > o.tolerance) {
-    const double ratio = r.error_estimate / o.tolerance;
-    const double want = std::ceil(kPilotFeatures * ratio * ratio * 1.2);
-    res = run(int64_t(std::min(want, double(kMaxFeatures))));
-  }
-  if (res.status != Status::Ok) return res;
   // The features' own variance sizes them, but it can miss by orders of magnitude when the feature weights are
   // heavy-tailed (the demo's sine example: 3.8e-3 reported, an RMS error of 0.34 of the range measured). The
   // reported estimate is therefore at least the RMS error measured on up to kHeldOutSample queries drawn by the
-  // seed and fitted exactly.
+  // seed and fitted exactly, and a count chosen from the tolerance grows while that measured error exceeds it.
   const std::vector<int64_t> sample = sample_rows(I, kHeldOutSample, o.seed, kHeldOutStream);
-  std::vector<double> exact(sample.size() * size_t(D));
-  double sum = 0;
+  std::vector<double> exact(sample.size() * size_t(D) * size_t(p.heads));
   for (int32_t h = 0; h < p.heads; ++h) {
-    const Result e = exact_rows(p, h, sample, exact.data());
+    const Result e = exact_rows(p, h, sample, exact.data() + size_t(h) * sample.size() * size_t(D));
     if (e.status != Status::Ok) return e;
-    for (size_t n = 0; n < sample.size(); ++n)
-      for (int64_t c = 0; c < D; ++c) {
-        const double d = double(out.row(sample[n])[h * D + c]) - exact[n * size_t(D) + size_t(c)];
-        sum += d * d;
-      }
   }
-  const double measured = std::sqrt(sum / double(sample.size() * size_t(D) * size_t(p.heads))) / range;
+  const auto held_out_error = [&] {
+    double sum = 0;
+    for (int32_t h = 0; h < p.heads; ++h)
+      for (size_t n = 0; n < sample.size(); ++n)
+        for (int64_t c = 0; c < D; ++c) {
+          const double want = exact[(size_t(h) * sample.size() + n) * size_t(D) + size_t(c)];
+          const double d = double(out.row(sample[n])[h * D + c]) - want;
+          sum += d * d;
+        }
+    return std::sqrt(sum / double(sample.size() * size_t(D) * size_t(p.heads))) / range;
+  };
+  // m for an error e where m features gave `error`: the error falls as 1/√m, and 1.2 is margin.
+  const auto grown = [&](double error) {
+    const double ratio = error / o.tolerance;
+    return int64_t(std::min(std::ceil(double(r.count) * ratio * ratio * 1.2), double(kMaxFeatures)));
+  };
+
+  Result res = run(o.count > 0 ? o.count : kPilotFeatures);
+  if (res.status == Status::Ok && o.count == 0 && r.error_estimate > o.tolerance) res = run(grown(r.error_estimate));
+  if (res.status != Status::Ok) return res;
+  double measured = held_out_error();
+  // Heavy tails fall slower than 1/√m: at least doubling, a few rounds, up to kMaxFeatures, and no further once a
+  // round gains less than a tenth (tails so heavy that more features do not help: the estimate says so). The
+  // result is the run with the smallest measured error (a run is reproducible: same seed, same count, same bytes).
+  int64_t best_count = r.count;
+  double best = measured, best_variance = r.error_estimate;
+  for (int round = 0; round < 4 && o.count == 0 && measured > o.tolerance && r.count < kMaxFeatures; ++round) {
+    if (res = run(std::max(grown(measured), std::min<int64_t>(2 * int64_t(r.count), kMaxFeatures)));
+        res.status != Status::Ok)
+      return res;
+    const double before = measured;
+    measured = held_out_error();
+    if (measured < best) best_count = r.count, best = measured, best_variance = r.error_estimate;
+    if (!(measured < 0.9 * before)) break;
+  }
+  if (r.count != best_count) {
+    if (res = run(best_count); res.status != Status::Ok) return res;
+    measured = best;
+    r.error_estimate = best_variance;
+  }
   r.error_estimate = std::max(r.error_estimate, measured);
   if (report) *report = r;
   return res;

@@ -116,7 +116,7 @@ test('demo: the attention view runs by Nyström and random features, shows metho
       assert.ok(features.approx.count >= 1 && features.approx.count <= 8192, `${features.approx.count} features`);
       checkReported(features);
       assert.equal(features.head.text, 'random features');
-      assert.match(features.status, /^Random features, \d+ features \(tolerance 0\.03, seed 1\b/);
+      assert.match(features.status, /^Random features, [\d,]+ features \(tolerance 0\.03, seed 1\b/);
       // Here (the data 20 bandwidths wide) the features' weights are heavy-tailed and their own variance misses most
       // of the error; the library's estimate includes the error measured on held-out queries, so it tracks the
       // measured error and the page has nothing to call out.
