@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh                     every harness: a fixed number of executions (RUNS below) with seed 1
 #   scripts/fuzz.sh attention states    only these
 #   KA_FUZZ_SECONDS=300 scripts/fuzz.sh each for that many seconds instead (docs/reliability.md)
-#   KA_FUZZ_SEED=0 scripts/fuzz.sh      libFuzzer picks a seed (explores beyond what CI replays)
+#   KA_FUZZ_SEED=0 scripts/fuzz.sh      libFuzzer picks a seed (explores beyond what CI runs)
 # A finding leaves its input in build/fuzz/findings/<harness>/; reproduce with build/fuzz/fuzz/fuzz_<harness> FILE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
