@@ -34,11 +34,9 @@ double pair_score(const float* q, const float* k, const double* h, int64_t m, do
   double acc = 0;
   for (int64_t d = 0; d < m; ++d) {
     if constexpr (is_compact(K)) {
-      const SupportGap<double> g(double(q[d]), double(k[d]), h[d]);
-      if (K == KernelKind::Uniform ? !(g.gap >= 0) : !(g.gap > 0)) return -kInf;
-      const double one_minus_a = g.gap / h[d];
-      if constexpr (K == KernelKind::Epanechnikov) acc += std::log(one_minus_a * (1 + g.a));
-      if constexpr (K == KernelKind::Tricube) acc += 3 * std::log(one_minus_a * (1 + g.a + g.a * g.a));
+      const double f = compact_log_factor<double>(K, double(q[d]), double(k[d]), h[d]);
+      if (f == -kInf) return -kInf;
+      acc += f;
       continue;
     }
     const double u = (double(q[d]) - double(k[d])) / h[d];

@@ -20,19 +20,21 @@ struct KernelSpec {
   const float* bandwidth = nullptr;  // `dims` entries, all > 0 and finite
 };
 
-// A compact kernel's support test along one dimension, exactly as the SIMD path takes it (compact_step in
-// kernels_simd.h): gap = h − |q − k| with q − k taken exactly as s + e (TwoSum), so a key at the edge is inside or
-// outside whichever path computes it (u = (q − k)/h rounds: 1e30 + 4 over 1e30 is 1). a = |q − k|/h.
+// A compact kernel's log-weight along one dimension (−inf outside its support), with the support decided exactly as
+// the SIMD path decides it (compact_step in kernels_simd.h): gap = h − |q − k| with q − k taken exactly as s + e
+// (TwoSum), so a key at the edge is inside or outside whichever path computes it (u = (q − k)/h rounds: 1e30 + 4
+// over 1e30 is 1). The uniform kernel's support is closed, the others' open.
 template <class T>
-struct SupportGap {
-  T gap, a;
-  SupportGap(T q, T k, T h) {
-    const T s = q - k, qv = s + k;
-    const T e = (q - qv) + (qv - s - k);
-    gap = (h - std::abs(s)) - (s < 0 ? -e : e);
-    a = std::abs(s) / h;
-  }
-};
+T compact_log_factor(KernelKind kind, T q, T k, T h) {
+  const T s = q - k, qv = s + k;
+  const T e = (q - qv) + (qv - s - k);
+  const T gap = (h - std::abs(s)) - (s < 0 ? -e : e);
+  if (kind == KernelKind::Uniform ? !(gap >= 0) : !(gap > 0)) return -std::numeric_limits<T>::infinity();
+  const T one_minus_a = gap / h, a = std::abs(s) / h;
+  if (kind == KernelKind::Epanechnikov) return std::log(one_minus_a * (1 + a));
+  if (kind == KernelKind::Tricube) return 3 * std::log(one_minus_a * (1 + a + a * a));
+  return 0;
+}
 
 // log w(q, k) over `dims` dimensions, evaluated in T (double for the reference and rescue paths).
 // Product kernels across dimensions become sums of logs, so no product can underflow to a false zero.
@@ -47,11 +49,9 @@ T log_score(const KernelSpec& kern, const float* q, const float* k, int64_t dims
   T acc = 0;
   for (int64_t d = 0; d < dims; ++d) {
     if (is_compact(kern.kind)) {
-      const SupportGap<T> g(T(q[d]), T(k[d]), T(kern.bandwidth[d]));
-      if (kern.kind == KernelKind::Uniform ? !(g.gap >= 0) : !(g.gap > 0)) return -inf;
-      const T one_minus_a = g.gap / T(kern.bandwidth[d]);
-      if (kern.kind == KernelKind::Epanechnikov) acc += std::log(one_minus_a * (1 + g.a));
-      if (kern.kind == KernelKind::Tricube) acc += 3 * std::log(one_minus_a * (1 + g.a + g.a * g.a));
+      const T f = compact_log_factor<T>(kern.kind, T(q[d]), T(k[d]), T(kern.bandwidth[d]));
+      if (f == -inf) return -inf;
+      acc += f;
       continue;
     }
     const T u = (T(q[d]) - T(k[d])) / T(kern.bandwidth[d]);
