@@ -128,7 +128,7 @@ test('bad method options are typed errors naming the option; inputs are left as 
   const { q, k, v } = problem({ I: 4, J: 6, dim: 2, D: 1, seed: 7 });
   const copies = [q.slice(), k.slice(), v.slice()];
   const cases = [
-    [{ method: 'auto' }, 'options.method'],
+    [{ method: 'auto', features: 8 }, 'options.features'],
     [{ method: 'performer' }, 'options.method'],
     [{ method: 'random-features', kernel: 'laplacian' }, 'options.method'],
     [{ method: 'nystrom', kernel: 'epanechnikov' }, 'options.method'],

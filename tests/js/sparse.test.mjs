@@ -91,6 +91,44 @@ test('sparse skips most keys for narrow bandwidths and none for wide ones', () =
   assert.ok(maxAbsDiff(wide.output, ka.attention(q, k, v, { dim: 2, kernel: 'gaussian', bandwidth: 50 })) <= 2e-6);
 });
 
+test("method 'auto' runs sparse where few keys are in reach of a query and the call is large, else exact, and says which", () => {
+  // I·J = 2²⁰, the smallest call 'auto' indexes; keys span about 2 per dimension.
+  const { q, k, v } = problem({ I: 1024, J: 1024, dim: 2, D: 2, seed: 60 });
+  const sparseCases = [
+    [{ dim: 2, kernel: 'gaussian', bandwidth: 0.02 }, 1e-3],
+    [{ dim: 2, kernel: 'laplacian', bandwidth: [0.01, 0.03] }, 1e-5],
+    [{ dim: 2, heads: 2, kernel: 'epanechnikov', bandwidth: 0.1 }, undefined],  // 1 dimension per head: a share of 0.1
+    [{ dim: 1, kernel: 'gaussian', bandwidth: 0.005, causal: true }, 1e-2],
+  ];
+  for (const [options, tolerance] of sparseCases) {
+    const qq = options.dim === 1 ? q.subarray(0, 1024) : q;
+    const kk = options.dim === 1 ? k.subarray(0, 1024) : k;
+    const run = ka.attentionWithInfo(qq, kk, v, { ...options, method: 'auto', ...(tolerance ? { tolerance } : {}) });
+    const label = JSON.stringify(options);
+    assert.equal(run.method, 'sparse', label);
+    // Within the guarantee against the float64 reference (values span about 2), at the default 1e-3 when not given.
+    const bound = run.errorEstimate;
+    assert.ok(bound <= (tolerance ?? 1e-3), `${label}: ${bound}`);
+    const err = maxAbsDiff(run.output, referenceAttention(qq, kk, v, options)) / 2;
+    assert.ok(err <= bound + 1e-5, `${label}: error ${err} above the bound ${bound}`);
+    assert.deepEqual(ka.attention(qq, kk, v, { ...options, method: 'auto', ...(tolerance ? { tolerance } : {}) }), run.output);
+  }
+  const exactCases = [
+    { dim: 2 },  // softmax: no certificate
+    { dim: 2, kernel: 'cauchy', bandwidth: 0.001 },  // its tail reaches every key
+    { dim: 2, kernel: 'gaussian', bandwidth: 0.5 },  // most keys within reach
+    { dim: 2, kernel: 'gaussian', bandwidth: 0.02, mask: Uint8Array.from({ length: 1024 * 1024 }, (_, n) => n % 7 === 0) },
+  ];
+  for (const options of exactCases) {
+    const run = ka.attentionWithInfo(q, k, v, { ...options, method: 'auto' });
+    assert.equal(run.method, 'exact', JSON.stringify(options).slice(0, 80));
+    assert.deepEqual(run.output, ka.attention(q, k, v, options));
+  }
+  // Fewer pairs than 2²⁰: exact, whatever the bandwidth.
+  const few = ka.attentionWithInfo(q.subarray(0, 2 * 1000), k, v, { dim: 2, kernel: 'gaussian', bandwidth: 0.02, method: 'auto' });
+  assert.equal(few.method, 'exact');
+});
+
 test('empty rows follow options.empty as in the exact engine; error names options.empty', () => {
   const k = [0, 1, 2, 3];
   const v = [1, 2, 3, 4];

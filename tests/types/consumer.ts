@@ -16,6 +16,10 @@ async function main(): Promise<void> {
   const w: Float32Array = ka.weights(q, k, { dim: 4, kernel: 'gaussian', bandwidth: [1, 2, 3, 4] });
   const kernel: Kernel = 'epanechnikov';
   ka.attention(q, k, v, { dim: 4, kernel, bandwidth: 0.5, mask: 'loo', groups: { queries: [0, 1], keys: new Int32Array(3) } });
+  const chosen = ka.attentionWithInfo(q, k, v, { dim: 2, kernel: 'gaussian', bandwidth: 0.1, method: 'auto', tolerance: 1e-4 });
+  // @ts-expect-error: attentionWithInfo reports the method that ran, never 'auto'
+  const notAuto: 'auto' = chosen.method;
+  void notAuto;
 
   const a: AttentionState = ka.attentionState(q, k, v, { dim: 4 });
   const merged = ka.mergeStates(a, a);

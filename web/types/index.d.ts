@@ -80,14 +80,20 @@ export type AttentionMethod = 'exact' | 'random-features' | 'nystrom' | 'sparse'
 export type LandmarkSampling = 'kmeans++' | 'uniform';
 
 export interface AttentionOptions extends WeightsOptions {
-  /** Default `'exact'`. */
-  method?: AttentionMethod;
+  /**
+   * Default `'exact'`. `'auto'` runs `'sparse'` (its `tolerance`, default 1e-3, applies) when the kernel is
+   * `'gaussian'`, `'laplacian'` or compact, there are at most 3 dimensions per head, no general mask nor groups,
+   * I·J ≥ 2²⁰, and at most 15 % of the keys' bounding box lies within the kernel's reach of a query; otherwise
+   * `'exact'`. It never picks random features or Nyström, whose error is only estimated. attentionWithInfo's
+   * `method` says which ran.
+   */
+  method?: AttentionMethod | 'auto';
   /**
    * The approximations' target: the root-mean-square error over the outputs relative to the range of the values
    * (max − min over every value), strictly between 0 and 1. Sizes `features` / `landmarks` when they are not given.
    * Default 1e-2 (the regression grid's default is 1e-3; random features converge as 1/√m, so 1e-3 would take 100×
-   * the features of 1e-2). Ignored by `'exact'`. For `'sparse'` it is a weight ratio instead (default 1e-3): keys whose
-   * weight is provably below tolerance × the query's largest weight are skipped.
+   * the features of 1e-2). Ignored by `'exact'`. For `'sparse'` and `'auto'` it is a weight ratio instead (default
+   * 1e-3): keys whose weight is provably below tolerance × the query's largest weight are skipped.
    */
   tolerance?: number;
   /** Seed of the features, landmarks and held-out queries: an integer from 0 to 2³² − 1; the same seed gives the same bytes. Default 0. */
