@@ -15,6 +15,7 @@
 #include "regression.h"
 #include "sparse.h"
 #include "states.h"
+#include "top_k.h"
 #include "weights.h"
 
 namespace {
@@ -268,6 +269,15 @@ SparseResult sparse_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_
           double(rep.skipped_keys)};
 }
 
+SparseResult top_k_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, int32_t I, int32_t J, int32_t M,
+                                int32_t D, CallOptions o, int32_t top_k, uintptr_t dropped) {
+  SparseReport rep;
+  const Result r = top_k_attention(make_problem(q, k, v, I, J, M, D, o), top_k,
+                                   SparseOut{Matrix{ptr<float>(out), I, D, D}, ptr<double>(dropped)}, &rep);
+  return {int32_t(r.status), double(r.row), r.head, rep.error_estimate, rep.max_dropped, double(rep.kept_keys),
+          double(rep.skipped_keys)};
+}
+
 std::string status_name_js(int32_t s) { return status_name(Status(s)); }
 std::string simd_name_js() { return simd_name(); }
 
@@ -332,6 +342,7 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("keptKeys", &SparseResult::keptKeys)
       .field("skippedKeys", &SparseResult::skippedKeys);
   function("_sparseAttention", &sparse_attention_js);
+  function("_topKAttention", &top_k_attention_js);
   function("_ruleOfThumb", &rule_of_thumb_js);
   function("_selectCv", &select_cv_js);
   function("_selectCvGradient", &select_cv_gradient_js);

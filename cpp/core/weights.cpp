@@ -36,32 +36,33 @@ bool double_row(const Head& hd, int64_t i, double* scores, float* out) {
   return true;
 }
 
+// Rows [first, last) of head `head`'s weights into out (row i at out + (i − first)·J).
 template <KernelKind K>
-Result run_head(const Head& hd, int32_t head, float* out) {
-  const int64_t I = hd.queries.rows, J = hd.keys.rows, dims = hd.queries.cols;
+Result run_rows(const Head& hd, int32_t head, int64_t first, int64_t last, float* out) {
+  const int64_t J = hd.keys.rows, dims = hd.queries.cols;
   Scratch<float> keys_t(dims * kKeyTile), factors(dims);
   Scratch<double> row(J);
   Scratch<uint8_t> chosen(J);
   if (!keys_t.ok() || !factors.ok() || !row.ok() || !chosen.ok()) return {Status::OutOfMemory};
   for (int64_t d = 0; d < dims; ++d) factors.get()[d] = K == KernelKind::Softmax ? 1.0f : BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
   KeyTile tile{keys_t.get(), nullptr};
-  float* const base = out + int64_t(head) * I * J;
+  const auto row_of = [&](int64_t i) { return out + (i - first) * J; };
 
-  for (int64_t i0 = 0; i0 < I; i0 += kQueryBlock) {
-    const int64_t rows = std::min(kQueryBlock, I - i0);
+  for (int64_t i0 = first; i0 < last; i0 += kQueryBlock) {
+    const int64_t rows = std::min(kQueryBlock, last - i0);
     const int64_t end = key_end(hd, i0, rows);
     for (int64_t r = 0; r < rows; ++r)
-      std::fill(base + (i0 + r) * J + end, base + (i0 + r + 1) * J, -std::numeric_limits<float>::infinity());
+      std::fill(row_of(i0 + r) + end, row_of(i0 + r) + J, -std::numeric_limits<float>::infinity());
     for (int64_t j0 = 0; j0 < end; j0 += kKeyTile) {
       pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
       alignas(64) float scores[kKeyTile];
       for (int64_t r = 0; r < rows; ++r) {
         score_tile<K>(hd, i0 + r, factors.get(), tile, scores);
-        std::copy(scores, scores + tile.count, base + (i0 + r) * J + j0);
+        std::copy(scores, scores + tile.count, row_of(i0 + r) + j0);
       }
     }
     for (int64_t i = i0; i < i0 + rows; ++i) {
-      float* w = base + i * J;
+      float* w = row_of(i);
       const float top = J ? *std::max_element(w, w + J) : -INFINITY;
       const bool bad = std::any_of(w, w + J, [](float s) { return std::isnan(s) || s == INFINITY; }) ||
                        (std::isfinite(top) && std::fabs(top) > kFloatScoreLimit);
@@ -88,10 +89,20 @@ Result weights(const Problem& p, float* out) {
   q.values = {nullptr, J, 0, 0};
   for (int32_t h = 0; h < p.heads; ++h) {
     const Head hd = head_of(q, h);
-    const Result r = with_kernel(p.kernel.kind, [&](auto kind) { return run_head<kind()>(hd, h, out); });
+    const Result r = with_kernel(p.kernel.kind, [&](auto kind) { return run_rows<kind()>(hd, h, 0, I, out + h * I * J); });
     if (r.status != Status::Ok) return r;
   }
   return {};
+}
+
+Result weight_rows(const Problem& p, int32_t head, int64_t first, int64_t last, float* out) {
+  if (const Status s = check(p, false); s != Status::Ok) return {s};
+  if (head < 0 || head >= p.heads || first < 0 || last < first || last > p.queries.rows) return {Status::BadArgument};
+  if (last > first && p.keys.rows > 0 && !out) return {Status::BadShape};
+  Problem q = p;
+  q.values = {nullptr, p.keys.rows, 0, 0};
+  const Head hd = head_of(q, head);
+  return with_kernel(p.kernel.kind, [&](auto kind) { return run_rows<kind()>(hd, head, first, last, out); });
 }
 
 }  // namespace ka

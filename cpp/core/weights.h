@@ -9,4 +9,8 @@ namespace ka {
 // (zeros when the masks allow no key), or EmptyRow. Same preconditions and overflow handling as attention().
 Result weights(const Problem& p, float* out);
 
+// Rows [first, last) of head `head` of that matrix, into out ((last − first)·J floats, row-major): what weights()
+// writes there, for callers that stream over query rows.
+Result weight_rows(const Problem& p, int32_t head, int64_t first, int64_t last, float* out);
+
 }  // namespace ka

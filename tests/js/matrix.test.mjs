@@ -331,7 +331,7 @@ const attentionOptions = ({ empty = true, I = 3, J = 2 } = {}) => ({
   ...(empty ? { empty: { cases: () => enumCases(EMPTY), valid: () => 'zero', values: EMPTY } } : {}),
 });
 
-/** An integer from 1 to `most` (features, landmarks). */
+/** An integer from 1 to `most` (features, landmarks, topK). */
 function countCases(most) {
   return [...positiveIntegerCases(), { label: `${most + 1} (beyond the core's limit)`, value: most + 1, code: 'BadArgument' }];
 }
@@ -347,16 +347,18 @@ function seedCases() {
 }
 
 const APPROXIMATIONS = ['random-features', 'nystrom'];
-const METHODS = ['exact', ...APPROXIMATIONS];
+// 'auto' runs exact on the valid call (softmax); 'sparse' refuses softmax and 'top-k' needs topK (approximationCases).
+const METHODS = ['exact', ...APPROXIMATIONS, 'auto'];
 // The options of attention() and attentionWithInfo() beyond attentionOptions(); options that apply to one method are
 // refused with another (named), and the approximations refuse masks and groups (only causal) and some kernels.
 const methodOptions = () => ({
-  method: { cases: () => enumCases(METHODS, ['auto', 'grid']), valid: () => 'nystrom', values: METHODS },
+  method: { cases: () => enumCases(METHODS, ['grid', 'topk']), valid: () => 'nystrom', values: METHODS },
   tolerance: { cases: () => rangeCases(0, 1), valid: () => 0.05, context: { method: 'nystrom' } },
   seed: { cases: seedCases, valid: () => 3, context: { method: 'random-features' } },
   features: { cases: () => countCases(8192), valid: () => 16, context: { method: 'random-features' } },
   landmarks: { cases: () => countCases(1024), valid: () => 2, context: { method: 'nystrom' } },
   sampling: { cases: () => enumCases(['kmeans++', 'uniform']), valid: () => 'uniform', values: ['kmeans++', 'uniform'], context: { method: 'nystrom' } },
+  topK: { required: true, cases: () => countCases(2 ** 31 - 1), valid: () => 2, context: { method: 'top-k' } },  // required by 'top-k'
 });
 
 const regressionOptions = () => ({
@@ -476,6 +478,12 @@ function approximationCases(call) {
     { label: 'sparse with a general mask', args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, mask: new Uint8Array(6) }), code: 'BadArgument', argument: 'options.mask' },
     { label: 'sparse with groups', args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, groups: { queries: [0, 0, 1], keys: [0, 1] } }), code: 'BadArgument', argument: 'options.groups' },
     { label: 'sparse with tolerance 1', args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, tolerance: 1 }), code: 'BadArgument', argument: 'options.tolerance' },
+    // 'top-k': every kernel, mask and groups; topK required there and refused elsewhere.
+    ...['softmax', ...DISTANCE_KERNELS].map((kernel) => (
+      { label: `top-k with kernel '${kernel}'`, args: args({ method: 'top-k', topK: 1, kernel, ...(kernel === 'softmax' ? {} : { bandwidth: 0.5 }) }), ok: 'runs' })),
+    { label: 'top-k with a general mask and groups', args: args({ method: 'top-k', topK: 1, mask: new Uint8Array(6), groups: { queries: [0, 0, 1], keys: [0, 1] } }), ok: 'runs' },
+    { label: "method 'top-k' without topK", args: args({ method: 'top-k' }), code: 'BadArgument', argument: 'options.topK' },
+    { label: "topK with method 'nystrom'", args: args({ method: 'nystrom', topK: 2 }), code: 'BadArgument', argument: 'options.topK' },
   ].map((c) => ({ ...c, call }));
 }
 

@@ -20,6 +20,8 @@ async function main(): Promise<void> {
   // @ts-expect-error: attentionWithInfo reports the method that ran, never 'auto'
   const notAuto: 'auto' = chosen.method;
   void notAuto;
+  const kept: Float64Array | undefined = ka.attentionWithInfo(q, k, v, { dim: 4, method: 'top-k', topK: 8, causal: true }).droppedMass;
+  void kept;
 
   const a: AttentionState = ka.attentionState(q, k, v, { dim: 4 });
   const merged = ka.mergeStates(a, a);

@@ -1,22 +1,25 @@
-// attention() by random features, Nyström or certified sparsity: reads the method options (resolving 'auto') and runs
-// the core's method.
+// attention() by random features, Nyström, certified sparsity or top-k: reads the method options (resolving 'auto')
+// and runs the core's method.
 import { describe, fail, KernelAttentionError } from './errors.js';
 import { withHeap } from './heap.js';
 import { copyCall } from './options.js';
 import { KERNELS, oneOf } from './validate.js';
 
-export const METHODS = ['exact', 'random-features', 'nystrom', 'sparse', 'auto'];
+export const METHODS = ['exact', 'random-features', 'nystrom', 'sparse', 'top-k', 'auto'];
 export const SAMPLINGS = ['kmeans++', 'uniform'];
 /** Options of attention() beyond those it shares with weights() and attentionState(). */
-export const METHOD_OPTIONS = ['method', 'tolerance', 'seed', 'features', 'landmarks', 'sampling'];
+export const METHOD_OPTIONS = ['method', 'tolerance', 'seed', 'features', 'landmarks', 'sampling', 'topK'];
 
 // The core's limits (random_features.h kMaxFeatures, nystrom.h kMaxLandmarks).
 const MAX_FEATURES = 8192;
 const MAX_LANDMARKS = 1024;
+// top_k_attention's k is an int32 (k ≥ J keeps every key).
+const MAX_TOP_K = 2 ** 31 - 1;
 const KERNELS_OF = {
   'random-features': ['softmax', 'gaussian'],
   nystrom: ['softmax', 'gaussian', 'laplacian', 'cauchy'],
   sparse: ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'],
+  'top-k': KERNELS,
 };
 /** Dimensions per head the sparse method's cell grid serves (sparse.h kSparseMaxDims). */
 export const SPARSE_MAX_DIMS = 3;
@@ -51,7 +54,7 @@ function countOption(value, method, needs, most, name) {
  */
 export function readMethod(options, call) {
   const kernelName = KERNELS[call.kernel];
-  const { seed = 0, features, landmarks, sampling } = options;
+  const { seed = 0, features, landmarks, sampling, topK } = options;
   let { method = 'exact' } = options;
   oneOf(method, METHODS, 'options.method');
   const tolerance = options.tolerance === undefined ? (method === 'sparse' || method === 'auto' ? SPARSE_TOLERANCE : 1e-2) : options.tolerance;
@@ -61,7 +64,11 @@ export function readMethod(options, call) {
   if (method === 'auto') method = chooseMethod(call, kernelName, tolerance);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) fail('BadArgument', 'options.seed', 'an integer from 0 to 2³² − 1', seed);
   const count = countOption(features, method, 'random-features', MAX_FEATURES, 'options.features') ||
-    countOption(landmarks, method, 'nystrom', MAX_LANDMARKS, 'options.landmarks');
+    countOption(landmarks, method, 'nystrom', MAX_LANDMARKS, 'options.landmarks') ||
+    countOption(topK, method, 'top-k', MAX_TOP_K, 'options.topK');
+  if (method === 'top-k' && !count) {
+    throw new KernelAttentionError('BadArgument', "method 'top-k' needs `options.topK`, the number of keys each query keeps", 'options.topK');
+  }
   if (sampling !== undefined) {
     if (method !== 'nystrom') {
       throw new KernelAttentionError('BadArgument', `\`options.sampling\` applies to method 'nystrom'; got method '${method}'`, 'options.sampling');
@@ -78,6 +85,7 @@ export function readMethod(options, call) {
       readSparse(call);
       return { method, tolerance, seed, count: 0, sampling: 0 };
     }
+    if (method === 'top-k') return { method, tolerance, seed, count, sampling: 0 };  // every mask, group and kernel
     const masked = call.leaveOneOut || call.keyPadding !== null || call.general !== null;
     for (const [name, present] of [['mask', masked], ['groups', call.queryGroups !== null]]) {
       if (present) {
@@ -166,12 +174,33 @@ export function sparseAttention(module, call, tolerance, checkResult, threads = 
 }
 
 /**
+ * Top-k attention of `call` (method 'top-k', k = `topK`): { output, method, errorEstimate, droppedMass (Float64Array
+ * I·H: per query and head, the weight dropped relative to the weight kept; NaN for an empty row), keptKeys,
+ * skippedKeys, exactRows: 0 }.
+ */
+function topKAttention(module, call, topK, checkResult) {
+  return withHeap(module, (heap) => {
+    const { q, k, v, options: opts } = copyCall(heap, call);
+    const out = heap.alloc(call.I * call.D * 4);
+    const dropped = heap.alloc(call.I * call.heads * 8);
+    const result = module._topKAttention(q, k, v, out, call.I, call.J, call.M, call.D, opts, topK, dropped);
+    checkResult(module, result);
+    return {
+      output: heap.readF32(out, call.I * call.D), method: 'top-k', errorEstimate: result.errorEstimate,
+      droppedMass: heap.readF64(dropped, call.I * call.heads), keptKeys: result.keptKeys, skippedKeys: result.skippedKeys,
+      exactRows: 0,
+    };
+  });
+}
+
+/**
  * The approximate attention of `call` by `how` (from readMethod): { output (a new Float32Array of I·D), method,
  * errorEstimate, features or landmarks, exactRows }. `checkResult` turns the core's Result into a thrown error
  * (attention.js's, passed in to keep the modules free of an import cycle).
  */
 export function approximateAttention(module, call, how, checkResult) {
   if (how.method === 'sparse') return sparseAttention(module, call, how.tolerance, checkResult);
+  if (how.method === 'top-k') return topKAttention(module, call, how.count, checkResult);
   return withHeap(module, (heap) => {
     const { q, k, v, options: opts } = copyCall(heap, call);
     const out = heap.alloc(call.I * call.D * 4);

@@ -71,10 +71,12 @@ export interface WeightsOptions {
  * distance kernels) visits only the keys that can matter through a cell grid over the keys: exact for the compact
  * kernels, and for `'gaussian'`, `'laplacian'` and `'cauchy'` it skips keys whose weight is provably below
  * `tolerance` × the query's largest weight, with a per-query bound on the skipped mass (`droppedMass`); it takes the
- * causal, leave-one-out and key-padding masks. The default stays `'exact'` so that existing calls keep their
- * results; see docs/approximations.md.
+ * causal, leave-one-out and key-padding masks. `'top-k'` keeps each query's `topK` largest weights, renormalised
+ * (another model rather than an approximation: every kernel, mask, group and head count; one thread), and reports
+ * how far that is from full attention as `'sparse'` does. The default stays `'exact'` so that existing calls keep
+ * their results; see docs/approximations.md.
  */
-export type AttentionMethod = 'exact' | 'random-features' | 'nystrom' | 'sparse';
+export type AttentionMethod = 'exact' | 'random-features' | 'nystrom' | 'sparse' | 'top-k';
 
 /** How Nyström picks its landmarks among the keys: k-means++ seeding (default) or uniformly, both seeded. */
 export type LandmarkSampling = 'kmeans++' | 'uniform';
@@ -104,6 +106,11 @@ export interface AttentionOptions extends WeightsOptions {
   landmarks?: number;
   /** `'nystrom'` only. Default `'kmeans++'`. */
   sampling?: LandmarkSampling;
+  /**
+   * `'top-k'` only, and required there: how many keys each query keeps (an integer ≥ 1; k ≥ J keeps every key with a
+   * nonzero weight). Ties at the k-th weight go to the lower key index.
+   */
+  topK?: number;
 }
 
 /** attentionWithInfo()'s result: the output and what computed it. */
@@ -118,15 +125,17 @@ export interface AttentionWithInfo {
    * on up to 64 queries drawn by the seed. `'sparse'`: a guaranteed bound (beyond float32 rounding), not an RMS:
    * every output is within errorEstimate × the range of the values of the exact result; it is the largest
    * droppedMass / (1 + droppedMass), and 0 for the compact kernels. The radius widens (at most four times) until each
-   * row's droppedMass is within `tolerance`, so in practice errorEstimate ≤ tolerance.
+   * row's droppedMass is within `tolerance`, so in practice errorEstimate ≤ tolerance. `'top-k'`: the same bound of
+   * its distance from full attention, from the weight it dropped.
    */
   errorEstimate: number;
   /**
    * `'sparse'`: per query and head (I·H, query-major), an upper bound on the weight of the skipped keys divided by the
    * weight of the kept ones; 0 when nothing was skipped (always, for compact kernels); NaN for an empty row.
+   * `'top-k'`: that ratio itself (the weight of the keys beyond the k-th over the weight of the k kept).
    */
   droppedMass?: Float64Array;
-  /** `'sparse'`: (query, key) pairs scored and pairs never looked at, summed over heads. */
+  /** `'sparse'` and `'top-k'`: (query, key) pairs kept and pairs left out, summed over heads. */
   keptKeys?: number;
   skippedKeys?: number;
   /** `'random-features'`: the number of features used. */
