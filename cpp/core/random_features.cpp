@@ -1,4 +1,5 @@
-// Positive orthogonal random features (FAVOR+) for softmax and Gaussian attention; see random_features.h.
+// Positive orthogonal random features (FAVOR+) for softmax and Gaussian attention, random Fourier features for the
+// Laplacian and Cauchy kernels; see random_features.h.
 #include "random_features.h"
 
 #include <algorithm>
@@ -42,9 +43,29 @@ std::vector<double> feature_directions(int64_t m, int64_t d, uint64_t seed, int3
   return w;
 }
 
+Features fourier_features(int64_t m, int64_t d, uint64_t seed, int32_t head, KernelKind kind) {
+  const CounterRng rng(seed, uint64_t(head) + 1);
+  Features f{std::vector<double>(size_t(m * d)), std::vector<double>(size_t(m))};
+  uint64_t draw = 0;
+  for (int64_t r = 0; r < m; ++r) {
+    // Cauchy: 1/(1 + |u|²) = E_t[exp(−t|u|²)] over t ~ Exp(1), a Gaussian of variance 1/(2t) in each frequency.
+    const double spread = kind == KernelKind::Cauchy ? std::sqrt(-2.0 * std::log(rng.uniform(draw++))) : 1.0;
+    for (int64_t c = 0; c < d; ++c)
+      f.w[size_t(r * d + c)] = kind == KernelKind::Cauchy ? spread * rng.normal(draw++)
+                                                         : std::tan(3.141592653589793 * (rng.uniform(draw++) - 0.5));
+    f.phase[size_t(r)] = 6.283185307179586 * rng.uniform(draw++);
+  }
+  return f;
+}
+
 namespace {
 
-// Key-side sums over the features in shifted form: z_r = Σ_k e^{ℓ_kr − shift}, S_r = Σ_k e^{ℓ_kr − shift} v_k.
+// The feature of direction r at x̃: exp(w_r·x̃ + base − shift) for FAVOR+ (base and shift from the caller), and
+// cos(w_r·x̃ + phase_r) for Fourier features, whose products average to the kernel without any shift.
+bool is_fourier(KernelKind kind) { return kind == KernelKind::Laplacian || kind == KernelKind::Cauchy; }
+
+// Key-side sums over the features: z_r = Σ_k φ_r(k̃), S_r = Σ_k φ_r(k̃) v_k; for FAVOR+ in shifted form,
+// φ_r(k̃) = e^{ℓ_kr − shift}.
 struct KeySums {
   int64_t m, D;
   std::vector<double> z, S;
@@ -54,7 +75,9 @@ struct KeySums {
   KeySums(int64_t m_, int64_t D_) : m(m_), D(D_), z(size_t(m_), 0.0), S(size_t(m_ * D_), 0.0) {}
 
   // Adds keys [first, last) of h.
-  void add(const HeadData& h, const std::vector<double>& w, int64_t first, int64_t last) {
+  void add(const HeadData& h, const Features& f, bool fourier, int64_t first, int64_t last) {
+    if (fourier) return add_fourier(h, f, first, last);
+    const std::vector<double>& w = f.w;
     const int64_t d = h.d, n = last - first;
     logs.resize(size_t(n * m));
     double top = -INFINITY;
@@ -81,26 +104,40 @@ struct KeySums {
     for (int64_t j = first; j < last; ++j) {
       const float* v = h.values.row(j);
       const double* l = &logs[size_t((j - first) * m)];
+      for (int64_t r = 0; r < m; ++r) accumulate(r, std::exp(l[r] - shift), v);
+    }
+  }
+
+  void add_fourier(const HeadData& h, const Features& f, int64_t first, int64_t last) {
+    const int64_t d = h.d;
+    for (int64_t j = first; j < last; ++j) {
+      const double* k = &h.k[size_t(j * d)];
       for (int64_t r = 0; r < m; ++r) {
-        const double e = std::exp(l[r] - shift);
-        z[size_t(r)] += e;
-        double* s = &S[size_t(r * D)];
-        for (int64_t c = 0; c < D; ++c) s[c] += e * double(v[c]);
+        const double* wr = &f.w[size_t(r * d)];
+        double dot = f.phase[size_t(r)];
+        for (int64_t c = 0; c < d; ++c) dot += wr[c] * k[c];
+        accumulate(r, std::cos(dot), h.values.row(j));
       }
     }
+  }
+
+  void accumulate(int64_t r, double e, const float* v) {
+    z[size_t(r)] += e;
+    double* s = &S[size_t(r * D)];
+    for (int64_t c = 0; c < D; ++c) s[c] += e * double(v[c]);
   }
 };
 
 // Row i of head h from the key sums: the estimate into f (D), and Σ_c se² returned (NaN when the row cannot be
 // served: a zero or non-finite denominator).
-double query_row(const HeadData& h, const std::vector<double>& w, const KeySums& ks, int64_t i, double* a,
+double query_row(const HeadData& h, const Features& features, bool fourier, const KeySums& ks, int64_t i, double* a,
                  double* f) {
   const int64_t m = ks.m, D = ks.D, d = h.d;
   const double* q = &h.q[size_t(i * d)];
   double top = -INFINITY;
   for (int64_t r = 0; r < m; ++r) {
-    const double* wr = &w[size_t(r * d)];
-    double dot = 0;
+    const double* wr = &features.w[size_t(r * d)];
+    double dot = fourier ? features.phase[size_t(r)] : 0.0;
     for (int64_t c = 0; c < d; ++c) dot += wr[c] * q[c];
     a[r] = dot;
     top = std::max(top, dot);
@@ -108,11 +145,12 @@ double query_row(const HeadData& h, const std::vector<double>& w, const KeySums&
   double den = 0;
   for (int64_t c = 0; c < D; ++c) f[c] = 0;
   for (int64_t r = 0; r < m; ++r) {
-    a[r] = std::exp(a[r] - top);
+    a[r] = fourier ? std::cos(a[r]) : std::exp(a[r] - top);
     den += a[r] * ks.z[size_t(r)];
     const double* s = &ks.S[size_t(r * D)];
     for (int64_t c = 0; c < D; ++c) f[c] += a[r] * s[c];
   }
+  // A Fourier estimate of the denominator can be ≤ 0, or so small that the ratio is noise: such rows go exact.
   if (!(den > 0) || !std::isfinite(den)) return NAN;
   for (int64_t c = 0; c < D; ++c) f[c] /= den;
   double var = 0;
@@ -129,23 +167,23 @@ double query_row(const HeadData& h, const std::vector<double>& w, const KeySums&
 
 // One head with m features: outputs into out's head columns; adds Σ se² to *var_sum; rows it cannot serve go to
 // *fallback.
-void run_head(const HeadData& h, const std::vector<double>& w, int64_t m, bool causal, Matrix out,
+void run_head(const HeadData& h, const Features& w, bool fourier, int64_t m, bool causal, Matrix out,
               double* var_sum, std::vector<int64_t>* fallback) {
   const int64_t D = h.values.cols;
   KeySums ks(m, D);
   std::vector<double> a(static_cast<size_t>(m)), f(static_cast<size_t>(D));
   constexpr int64_t kKeyBlock = 64;
   if (!causal) {
-    for (int64_t j = 0; j < h.J; j += kKeyBlock) ks.add(h, w, j, std::min(h.J, j + kKeyBlock));
+    for (int64_t j = 0; j < h.J; j += kKeyBlock) ks.add(h, w, fourier, j, std::min(h.J, j + kKeyBlock));
   }
   int64_t added = 0;
   for (int64_t i = 0; i < h.I; ++i) {
     if (causal) {
       const int64_t upto = std::min(i + 1, h.J);
-      if (added < upto) ks.add(h, w, added, upto);
+      if (added < upto) ks.add(h, w, fourier, added, upto);
       added = upto;
     }
-    const double var = query_row(h, w, ks, i, a.data(), f.data());
+    const double var = query_row(h, w, fourier, ks, i, a.data(), f.data());
     if (std::isnan(var)) {
       fallback->push_back(i);
       continue;
@@ -159,7 +197,8 @@ void run_head(const HeadData& h, const std::vector<double>& w, int64_t m, bool c
 
 Result random_features_attention(const Problem& p, const ApproxOptions& o, Matrix out, ApproxReport* report) {
   Status s = check_approx(p, o);
-  if (s == Status::Ok && p.kernel.kind != KernelKind::Softmax && p.kernel.kind != KernelKind::Gaussian) {
+  const KernelKind kind = p.kernel.kind;
+  if (s == Status::Ok && kind != KernelKind::Softmax && kind != KernelKind::Gaussian && !is_fourier(kind)) {
     s = Status::BadArgument;
   }
   if (s == Status::Ok && (o.count > kMaxFeatures || out.rows != p.queries.rows || out.cols != p.values.cols)) {
@@ -181,10 +220,12 @@ Result random_features_attention(const Problem& p, const ApproxOptions& o, Matri
     r.count = int32_t(m);
     r.exact_rows = 0;
     for (int32_t h = 0; h < p.heads; ++h) {
-      const std::vector<double> w = feature_directions(m, heads[size_t(h)].d, o.seed, h);
+      const bool fourier = is_fourier(kind);
+      const Features w = fourier ? fourier_features(m, heads[size_t(h)].d, o.seed, h, kind)
+                                 : Features{feature_directions(m, heads[size_t(h)].d, o.seed, h), {}};
       std::vector<int64_t> fallback;
       const Matrix cols{out.data + h * D, I, D, out.stride};
-      run_head(heads[size_t(h)], w, m, p.masks.causal, cols, &var_sum, &fallback);
+      run_head(heads[size_t(h)], w, fourier, m, p.masks.causal, cols, &var_sum, &fallback);
       if (!fallback.empty()) {
         std::vector<double> exact(fallback.size() * size_t(D));
         const Result e = exact_rows(p, h, fallback, exact.data());

@@ -6,6 +6,12 @@
 // of a Gaussian block), each scaled by the norm of an independent Gaussian d-vector, which keeps every w ~ N(0, I)
 // marginally and lowers the variance. Exponents are shifted by their maximum (over keys and features on the key side,
 // over features per query), in double. The causal mask is served by prefix sums over the keys.
+// The Laplacian and Cauchy kernels take random Fourier features instead (Rahimi & Recht, NIPS 2007): a
+// shift-invariant kernel is E_w[cos(w·q̃ + b) cos(w·k̃ + b)]·2 for w drawn from its spectral density and b uniform
+// on [0, 2π): for the Laplacian Π exp(−|u_c|), w_c standard Cauchy; for the Cauchy kernel 1/(1 + |u|²), w ~ N(0, 2t·I)
+// with t ~ Exp(1). These features are signed, so an estimated denominator can come out ≤ 0: such rows are computed
+// exactly (exact_rows), and where the kernel's mass near a query is small against the features' noise the error is
+// large; the estimate and the held-out error below report it.
 #pragma once
 #include <vector>
 
@@ -13,8 +19,8 @@
 
 namespace ka {
 
-// out (I × D) as attention(p, out) would give, approximately. Supports the 'softmax' and 'gaussian' kernels, heads
-// and the causal mask (any other mask, or another kernel, is BadArgument). With o.count = 0 the number of features m
+// out (I × D) as attention(p, out) would give, approximately. Supports the 'softmax', 'gaussian', 'laplacian' and
+// 'cauchy' kernels, heads and the causal mask (any other mask, or another kernel, is BadArgument). With o.count = 0 the number of features m
 // comes from o.tolerance: a pilot run with kPilotFeatures gives the error estimate e, and when e > tolerance the
 // call reruns with m = kPilotFeatures·(e/tolerance)²·1.2, at most kMaxFeatures; then, while the error measured on
 // the held-out queries (below) exceeds the tolerance, m grows the same way from it (at least doubling, at most 4
@@ -35,5 +41,12 @@ constexpr uint64_t kHeldOutStream = 3000;  // sample_rows' stream for that sampl
 
 // The m × d feature directions of head `head` under `seed` (exposed for tests: orthogonality within blocks).
 std::vector<double> feature_directions(int64_t m, int64_t d, uint64_t seed, int32_t head);
+
+// Frequencies w (m × d) and, for Fourier features, phases (m) of one head.
+struct Features {
+  std::vector<double> w, phase;
+};
+// The Fourier features of the Laplacian or Cauchy kernel for head `head` under `seed` (exposed for tests).
+Features fourier_features(int64_t m, int64_t d, uint64_t seed, int32_t head, KernelKind kind);
 
 }  // namespace ka

@@ -71,6 +71,24 @@ test('random features serve the Gaussian kernel with heads and per-dimension ban
   assert.ok(tight.errorEstimate > 0.5 * err && tight.errorEstimate < 2 * err, `estimate ${tight.errorEstimate} vs ${err}`);
 });
 
+test('random Fourier features serve the Laplacian and Cauchy kernels: the error shrinks as the features grow', () => {
+  const { q, k, v } = problem({ I: 60, J: 200, dim: 2, D: 2, seed: 4 });
+  for (const kernel of ['laplacian', 'cauchy']) {
+    const base = { dim: 2, kernel, bandwidth: [0.4, 0.6] };
+    const want = referenceAttention(q, k, v, base);
+    const errors = [32, 512, 8192].map((features) => {
+      const run = ka.attentionWithInfo(q, k, v, { ...base, method: 'random-features', features, seed: 5 });
+      assert.equal(run.features, features);
+      const err = relativeRms(run.output, want, v);
+      assert.ok(run.errorEstimate >= 0.5 * err, `${kernel}, ${features} features: estimate ${run.errorEstimate} vs error ${err}`);
+      return err;
+    });
+    // 16× the features each step: a quarter of the error in the limit (1/√m).
+    assert.ok(errors[1] < errors[0] / 2 && errors[2] < errors[1] / 2, `${kernel}: ${errors}`);
+    assert.ok(errors[2] < 5e-3, `${kernel}: ${errors}`);
+  }
+});
+
 test('Nyström: the error shrinks as the landmarks grow, the held-out estimate tracks it, every kernel it takes', () => {
   const { q, k, v } = problem({ I: 150, J: 300, dim: 4, D: 3, seed: 3 });
   for (const [kernel, extra] of [['gaussian', { bandwidth: 0.8 }], ['softmax', {}], ['laplacian', { bandwidth: 1.5 }], ['cauchy', { bandwidth: 0.8 }]]) {
@@ -130,7 +148,7 @@ test('bad method options are typed errors naming the option; inputs are left as 
   const cases = [
     [{ method: 'auto', features: 8 }, 'options.features'],
     [{ method: 'performer' }, 'options.method'],
-    [{ method: 'random-features', kernel: 'laplacian' }, 'options.method'],
+    [{ method: 'random-features', kernel: 'tricube' }, 'options.method'],
     [{ method: 'nystrom', kernel: 'epanechnikov' }, 'options.method'],
     [{ method: 'nystrom', mask: Uint8Array.of(0, 1, 0, 0, 0, 0) }, 'options.mask'],
     [{ method: 'random-features', mask: 'loo' }, 'options.mask', { I: 6 }],

@@ -16,7 +16,7 @@ const MAX_LANDMARKS = 1024;
 // top_k_attention's k is an int32 (k ≥ J keeps every key).
 const MAX_TOP_K = 2 ** 31 - 1;
 const KERNELS_OF = {
-  'random-features': ['softmax', 'gaussian'],
+  'random-features': ['softmax', 'gaussian', 'laplacian', 'cauchy'],
   nystrom: ['softmax', 'gaussian', 'laplacian', 'cauchy'],
   sparse: ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'],
   'top-k': KERNELS,

@@ -64,7 +64,8 @@ export interface WeightsOptions {
 
 /**
  * How attention() computes: `'exact'` (the default) the streaming engine; `'random-features'` positive orthogonal
- * random features (Performer's FAVOR+), for `'softmax'` and `'gaussian'`; `'nystrom'` the Nyström method with landmarks
+ * random features (Performer's FAVOR+), for `'softmax'` and `'gaussian'`, and random Fourier features for
+ * `'laplacian'` and `'cauchy'`; `'nystrom'` the Nyström method with landmarks
  * taken from the keys, for `'softmax'`, `'gaussian'`, `'laplacian'` and `'cauchy'`. Both approximations cost
  * O((I + J)·m·(dim + D)) for m features or landmarks instead of O(I·J·(dim + D)), take the `causal` mask and heads but
  * no other mask nor groups, and run on one thread. `'sparse'` (certified sparsity, up to 3 dimensions per head, the
