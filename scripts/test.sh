@@ -4,9 +4,10 @@
 # tests/types/consumer.ts (tsc --strict).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ctest --test-dir build/native --output-on-failure
-ctest --test-dir build/sanitize --output-on-failure
-ctest --test-dir build/wasm --output-on-failure
+jobs=$(nproc 2>/dev/null || echo 2)
+ctest --test-dir build/native --output-on-failure -j "$jobs"
+ctest --test-dir build/sanitize --output-on-failure -j "$jobs"
+ctest --test-dir build/wasm --output-on-failure -j "$jobs"
 npx tsc -p tests/types
 node --test --test-reporter=spec tests/js/ tests/browser/ tests/package/ tests/cli/
 # The JS suites above ran on init()'s default, the pthreads build in Node: rerun the main ones on the single-thread module.
