@@ -126,20 +126,34 @@ Status rule_of_thumb(ConstMatrix x, Rule rule, double* h) {
   return Status::Ok;
 }
 
-Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion) {
+namespace {
+
+// h as the float32 bandwidth the engine reads; false where float32 cannot hold it (such a bandwidth is never the
+// minimiser; checked before converting: beyond FLT_MAX the conversion is undefined).
+bool float_bandwidth(double h, float* hf) {
+  if (!(h > 0) || !(h <= double(std::numeric_limits<float>::max())) || !(float(h) > 0)) return false;
+  *hf = float(h);
+  return true;
+}
+
+// The sample of p as GridCv takes it; a tolerance of 0 (no grid asked for, or a criterion the grid does not
+// compute) makes the GridCv decline every bandwidth at no cost.
+GridCv search_grid(const Problem& p, const Criterion& criterion) {
+  const bool grid = criterion.score == Score::LeaveOneOut && p.queries.cols == 1;
+  return GridCv(Fit{p, criterion.estimator, criterion.observation_weights}, grid ? criterion.grid_tolerance : 0.0);
+}
+
+// cv_score without GridCv: exactly, or (2-D, or a sample GridCv declines) by grid_local_fit per evaluation.
+Result cv_score_direct(const Problem& p, const double* h, double* score, const Criterion& criterion) {
   const int64_t n = p.queries.rows, dims = p.queries.cols, width = p.values.cols;
   if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims) return {Status::BadShape};
   Scratch<float> hf(dims), fit(n * width);
   if (!hf.ok() || !fit.ok()) return {Status::OutOfMemory};
-  for (int64_t d = 0; d < dims; ++d) {
-    // A bandwidth float32 cannot hold is never the minimiser (checked before converting: beyond FLT_MAX the
-    // conversion is undefined).
-    if (!(h[d] > 0) || !(h[d] <= double(std::numeric_limits<float>::max())) || !(float(h[d]) > 0)) {
+  for (int64_t d = 0; d < dims; ++d)
+    if (!float_bandwidth(h[d], hf.get() + d)) {
       *score = kInf;
       return {};
     }
-    hf.get()[d] = float(h[d]);
-  }
   // Leave-one-out CV in 1-D or 2-D may run on a grid, which needs no sorting; everything else runs exactly, on the
   // sample sorted by its first coordinate.
   const int64_t nodes = criterion.score == Score::LeaveOneOut
@@ -175,6 +189,24 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
   return {};
 }
 
+// CV(h) on the search's grid where it serves h, else by cv_score_direct.
+Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score, const Criterion& criterion) {
+  float hf;
+  if (grid.suits() && float_bandwidth(h[0], &hf)) {
+    bool served = false;
+    const Result r = grid.score(hf, score, &served);
+    if (served || r.status != Status::Ok) return r;
+  }
+  return cv_score_direct(p, h, score, criterion);
+}
+
+}  // namespace
+
+Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion) {
+  GridCv grid = search_grid(p, criterion);
+  return cv_score_with(grid, p, h, score, criterion);
+}
+
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
                  const Criterion& criterion, const SearchProgress& progress) {
   const int64_t dims = p.queries.cols;
@@ -190,6 +222,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // Evaluations a resumed search takes from the curve (CvCurve), and the evaluations made so far.
   const int32_t recorded = curve ? std::clamp(curve->count, 0, curve->capacity) : 0;
   int32_t evaluations = 0;
+  // Leave-one-out CV in 1-D: one grid for the whole search, binned once.
+  GridCv grid = search_grid(p, criterion);
   // CV at a bandwidth, recorded on the curve and kept when it is the best so far; NaN-free (+inf for empty
   // neighbourhoods). The search returns the best point it evaluated, so no evaluation is repeated at the end.
   // After a failure (or a cancellation) nothing more is evaluated: the loops run out on +inf and the search returns.
@@ -204,7 +238,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
       }
       s = curve->scores[evaluations++];
     } else {
-      const Result r = cv_score(p, bandwidth, &s, criterion);
+      const Result r = cv_score_with(grid, p, bandwidth, &s, criterion);
       if (r.status != Status::Ok) failure = r;
       if (curve && curve->count < curve->capacity) {
         std::copy(bandwidth, bandwidth + dims, curve->bandwidths + int64_t(curve->count) * dims);

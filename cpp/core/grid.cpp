@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "local_solve.h"
 #include "scratch.h"
+#include "simd.h"
 
 namespace ka {
 namespace {
@@ -27,25 +29,24 @@ double reach_of(KernelKind kind) {
 // (a query beyond the data, an isolated point in leave-one-out) the row is computed exactly.
 constexpr double kServedShare = 1e-10;
 
-// Runs local_fit on a subset of the queries (`rows`, `count` of them), writing their outputs into `out`. With
-// leave-one-out, each row runs alone with its own key masked by key padding.
-Result exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& out) {
+// Runs local_fit on a subset of the queries (`rows`, `count` of them), writing row r's outputs into entry r of
+// `into` (count rows; any pointer but mean.data may be null). With leave-one-out, each row runs alone with its own
+// key masked by key padding.
+Result fit_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& into) {
   const Problem& p = f.problem;
   const int64_t dims = p.queries.cols, width = p.values.cols;
   const bool loo = p.masks.leave_one_out;
-  Scratch<float> q(count * dims), mean(count * width);
-  Scratch<double> sum_sq(count), eff(count), logden(count);
+  Scratch<float> q(count * dims);
   Scratch<uint8_t> padding(loo ? p.keys.rows : 0);
-  if (!q.ok() || !mean.ok() || !sum_sq.ok() || !eff.ok() || !logden.ok() || !padding.ok()) return {Status::OutOfMemory};
+  if (!q.ok() || !padding.ok()) return {Status::OutOfMemory};
   for (int64_t r = 0; r < count; ++r) std::copy(p.queries.row(rows[r]), p.queries.row(rows[r]) + dims, q.get() + r * dims);
   Fit sub = f;
-  sub.problem.queries = {q.get(), count, dims, dims};
   sub.problem.masks.leave_one_out = false;
+  const auto at = [](double* v, int64_t first) { return v ? v + first : nullptr; };
   const auto run = [&](int64_t first, int64_t n) {
-    Fit one = sub;
-    one.problem.queries = {q.get() + first * dims, n, dims, dims};
-    return local_fit(one, FitOut{Matrix{mean.get() + first * width, n, width, width}, sum_sq.get() + first,
-                                 nullptr, eff.get() + first, logden.get() + first});
+    sub.problem.queries = {q.get() + first * dims, n, dims, dims};
+    return local_fit(sub, FitOut{Matrix{into.mean.row(first), n, width, into.mean.stride}, at(into.sum_sq_weights, first),
+                                 nullptr, at(into.effective_keys, first), at(into.log_denominator, first)});
   };
   if (loo) {
     std::fill(padding.get(), padding.get() + p.keys.rows, uint8_t(0));
@@ -56,16 +57,27 @@ Result exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut
       padding.get()[rows[r]] = 0;
       if (res.status != Status::Ok) return {res.status, res.status == Status::EmptyRow ? rows[r] : -1, 0};
     }
-  } else {
-    const Result res = run(0, count);
-    if (res.status != Status::Ok) return {res.status, res.row >= 0 ? rows[res.row] : -1, 0};
+    return {};
   }
-  for (int64_t r = 0; r < count; ++r) {
-    const int64_t i = rows[r];
-    std::copy(mean.get() + r * width, mean.get() + (r + 1) * width, out.mean.row(i));
-    if (out.sum_sq_weights) out.sum_sq_weights[i] = sum_sq.get()[r];
-    if (out.effective_keys) out.effective_keys[i] = eff.get()[r];
-    if (out.log_denominator) out.log_denominator[i] = logden.get()[r];
+  const Result res = run(0, count);
+  if (res.status != Status::Ok) return {res.status, res.row >= 0 ? rows[res.row] : -1, 0};
+  return {};
+}
+
+// fit_rows, with each row's outputs written in its own place in `out`.
+Result exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& out) {
+  const int64_t width = f.problem.values.cols;
+  Scratch<float> mean(count * width);
+  Scratch<double> sum_sq(count), eff(count), logden(count);
+  if (!mean.ok() || !sum_sq.ok() || !eff.ok() || !logden.ok()) return {Status::OutOfMemory};
+  const Result r = fit_rows(f, rows, count, {Matrix{mean.get(), count, width, width}, sum_sq.get(), nullptr, eff.get(), logden.get()});
+  if (r.status != Status::Ok) return r;
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t i = rows[k];
+    std::copy(mean.get() + k * width, mean.get() + (k + 1) * width, out.mean.row(i));
+    if (out.sum_sq_weights) out.sum_sq_weights[i] = sum_sq.get()[k];
+    if (out.effective_keys) out.effective_keys[i] = eff.get()[k];
+    if (out.log_denominator) out.log_denominator[i] = logden.get()[k];
   }
   return {};
 }
@@ -107,6 +119,13 @@ struct Axis {
   double lo = 0, hi = 0, step = 1, h = 1;
   int64_t nodes = 1, L = 0, E = 1;
 };
+
+// The 1-D profile of a product kernel of bandwidth h at an offset (rounded to float32, as the exact engine sees it).
+double kernel_weight(KernelKind kind, float h, double offset) {
+  const float zero = 0.0f, at = float(offset);
+  const KernelSpec unit{kind, 1.0, &h};
+  return std::exp(log_score<double>(unit, &at, &zero, 1));
+}
 
 // A monomial u₁^a · u₂^b of the offsets between a sample point and an output node.
 struct Power {
@@ -230,12 +249,9 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   const int64_t tap_len = std::max(x1.L, x2.L) * 2 + 1;
   const auto tap = [&](int64_t d, bool squared, int a) { return taps.get() + ((d * 2 + squared) * 3 + a) * tap_len; };
   for (int64_t d = 0; d < dims; ++d) {
-    const float hf = float(axis[d].h), zero = 0.0f;
-    const KernelSpec unit{p.kernel.kind, 1.0, &hf};
     for (int64_t m2 = -axis[d].L; m2 <= axis[d].L; ++m2) {
       const double u = double(m2) * axis[d].step / axis[d].h;
-      const float at = float(double(m2) * axis[d].step);
-      const double k = std::exp(log_score<double>(unit, &at, &zero, 1));
+      const double k = kernel_weight(p.kernel.kind, float(axis[d].h), double(m2) * axis[d].step);
       for (int a = 0; a < 3; ++a) {
         tap(d, false, a)[m2 + axis[d].L] = k * std::pow(u, a);
         tap(d, true, a)[m2 + axis[d].L] = k * k * std::pow(u, a);
@@ -369,6 +385,446 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
       }
     *error_estimate = I ? worst / (y_hi > y_lo ? y_hi - y_lo : 1.0) : 0.0;
   }
+  return {};
+}
+
+// ---- Leave-one-out CV over a bandwidth search (GridCv) ----
+
+namespace {
+
+// Linear binning on step 2s from linear binning on step s (`cells` coarse cells, 2·cells fine ones), exactly: a
+// point φ ∈ [0, 1) of a fine step past node 2j gives f[2j] 1 − φ and f[2j+1] φ, and on the coarse grid, at j + φ/2,
+// c[j] 1 − φ/2 and c[j+1] φ/2; past node 2j + 1 likewise. So c[j] = f[2j] + ½(f[2j−1] + f[2j+1]). `c` may be `f`
+// (c[j] is written after the last read of f[j]).
+void halve_bins(const double* f, int64_t cells, double* c) {
+  double before = 0;  // f[2j − 1]
+  for (int64_t j = 0; j < cells; ++j) {
+    const double after = f[2 * j + 1], at = f[2 * j];
+    c[j] = at + 0.5 * (before + after);
+    before = after;
+  }
+  c[cells] = f[2 * cells] + 0.5 * before;
+}
+
+// log2 of the cells of the grid GridCv sorts and bins on: kMaxGridNodes cells, so every grid_nodes count fits in a
+// grid of 2^k + 1 nodes derived from it (k ≤ kFinestLevel).
+constexpr int kFinestLevel = 18;
+static_assert(int64_t(1) << kFinestLevel == kMaxGridNodes);
+
+// Rows whose grid moments the leave-one-out subtraction leaves too small are fitted exactly, this many at a time.
+constexpr int64_t kExactBatch = 256;
+// The sorting and binning passes run over blocks of this many points or cells, each a call of its own: under
+// WebAssembly, V8 optimises a function only between calls (simd::keep_out_of_line).
+constexpr int64_t kBlock = int64_t(1) << 16;
+
+// Where x falls on a grid of `cells` cells from lo, t = (x − lo)·scale nodes along: its cell, and t.
+struct Cells {
+  double lo, scale;
+  int64_t cells;
+  double at(float x) const { return (double(x) - lo) * scale; }
+  int64_t of(float x) const { return std::min(cells - 1, int64_t(at(x))); }
+};
+
+// Counts the points [first, end) with ω > 0 into count[cell + 1].
+void count_cells(const Cells& grid, const Fit& f, int64_t first, int64_t end, int64_t* count) {
+  const ConstMatrix keys = f.problem.keys;
+  const float* omega = f.observation_weights;
+  for (int64_t i = first; i < end; ++i)
+    if (!omega || omega[i] != 0) ++count[grid.of(keys.row(i)[0]) + 1];
+}
+
+// The sorted points: x, y (width per point) and ω (null without observation weights).
+struct SortedPoints {
+  float* x;
+  float* y;
+  float* w;
+  int64_t width;
+  void swap(int64_t a, int64_t b) const {
+    std::swap(x[a], x[b]);
+    for (int64_t c = 0; c < width; ++c) std::swap(y[a * width + c], y[b * width + c]);
+    if (w) std::swap(w[a], w[b]);
+  }
+};
+
+// Points to move: x_i = x[i·x_stride], y_ic = y[i·y_stride + c], ω_i = w[i] (w null: all ones).
+struct Source {
+  const float* x;
+  int64_t x_stride;
+  const float* y;
+  int64_t y_stride;
+  const float* w;
+};
+
+// Moves the points [first, end) of `from` with ω > 0 to `into`, point i to place next[key(x_i)]++. Weighted and
+// Width (0: any) are constants, for loops without overhead in the common cases.
+template <bool Weighted, int64_t Width, class Key>
+void scatter(const Source& from, int64_t first, int64_t end, const Key& key, int64_t* next, const SortedPoints& into) {
+  const int64_t width = Width ? Width : into.width;
+  const float* x = from.x;
+  const float* y = from.y;
+  const float* w = from.w;
+  const int64_t x_stride = from.x_stride, y_stride = from.y_stride;
+  float* to_x = into.x;
+  float* to_y = into.y;
+  float* to_w = into.w;
+  for (int64_t i = first; i < end; ++i) {
+    if (Weighted && w[i] == 0) continue;
+    const float at = x[i * x_stride];
+    const int64_t k = next[key(at)]++;
+    to_x[k] = at;
+    for (int64_t c = 0; c < width; ++c) to_y[k * width + c] = y[i * y_stride + c];
+    if (Weighted) to_w[k] = w[i];
+  }
+}
+
+template <class Key>
+void scatter(const Source& from, int64_t first, int64_t end, const Key& key, int64_t* next, const SortedPoints& into) {
+  if (from.w) into.width == 1 ? scatter<true, 1>(from, first, end, key, next, into) : scatter<true, 0>(from, first, end, key, next, into);
+  else into.width == 1 ? scatter<false, 1>(from, first, end, key, next, into) : scatter<false, 0>(from, first, end, key, next, into);
+}
+
+// The sort is a radix sort in two steps, each touching few memory pages at a time (a single scatter over tens of
+// thousands of cells thrashed the TLB: 50 ns a point at 10⁷): first the points [first, end) with ω > 0 are moved
+// to the run of their bucket, a group of 2^`low_bits` cells (next[b]: bucket b's next free place) …
+void place_in_buckets(const Cells& grid, int low_bits, const Fit& f, int64_t first, int64_t end, int64_t* next,
+                      const SortedPoints& into) {
+  const Problem& p = f.problem;
+  const Source from{p.keys.data, p.keys.stride, p.values.data, p.values.stride, f.observation_weights};
+  const Cells local = grid;
+  scatter(from, first, end, [&](float x) { return local.of(x) >> low_bits; }, next, into);
+}
+
+// … then each bucket, in cache, is sorted by cell (cells [first, end), cell g's run starting at start[g]; `next`
+// is scratch for `end − first` cells): through `spare` (room for `room` points) when the bucket fits there, else in
+// place, where each swap puts one point in its final place (a chain of dependent steps, several times slower).
+void sort_bucket(const Cells& grid, const int64_t* start, int64_t first, int64_t end, int64_t* next,
+                 const SortedPoints& points, const SortedPoints& spare, int64_t room) {
+  std::copy(start + first, start + end, next);
+  const int64_t base = start[first], count = start[end] - base, width = points.width;
+  if (count <= room) {
+    std::copy(points.x + base, points.x + base + count, spare.x);
+    std::copy(points.y + base * width, points.y + (base + count) * width, spare.y);
+    if (points.w) std::copy(points.w + base, points.w + base + count, spare.w);
+    const Cells local = grid;
+    scatter(Source{spare.x, 1, spare.y, width, points.w ? spare.w : nullptr}, 0, count,
+            [&](float x) { return local.of(x) - first; }, next, points);
+    return;
+  }
+  for (int64_t g = first; g < end; ++g)
+    for (int64_t& k = next[g - first]; k < start[g + 1];) {
+      const int64_t c = grid.of(points.x[k]);
+      if (c == g) ++k;
+      else points.swap(k, next[c - first]++);
+    }
+}
+
+// A bucket sorted through a spare buffer holds at most this many points (a bucket of clustered data can hold them
+// all; it is sorted in place instead).
+constexpr int64_t kSpareRoom = int64_t(1) << 17;
+
+// Linear binning of the sorted points of cells [first, end): Σω into bins[0 … cells], Σω·y of column c into
+// bins[(1 + c)·(cells + 1) …]; each cell's shares summed before they are added to its two nodes.
+void bin_cells(const Cells& grid, const int64_t* start, const float* x, const float* y, const float* w, int64_t width,
+               int64_t first, int64_t end, double* bins) {
+  const int64_t nodes = grid.cells + 1;
+  for (int64_t g = first; g < end; ++g)
+    for (int64_t channel = 0; channel <= width; ++channel) {
+      double left = 0, right = 0;
+      for (int64_t k = start[g]; k < start[g + 1]; ++k) {
+        const double r = grid.at(x[k]) - double(g);
+        const double v = (w ? double(w[k]) : 1.0) * (channel ? double(y[k * width + channel - 1]) : 1.0);
+        left += v * (1 - r);
+        right += v * r;
+      }
+      bins[channel * nodes + g] += left;
+      bins[channel * nodes + g + 1] += right;
+    }
+}
+
+// The sorted points of one cell of the grid being scored and its moments, each a line across the cell:
+// moment k = at[k] + u·slope[k] at u = (x − lo)·scale − e ∈ [0, 1] (S_a for a < 1 + 2·Linear, then per column
+// T_a for a < 1 + Linear).
+struct CellPass {
+  const double* at;
+  const double* slope;
+  double lo, scale, e;
+  const float* x;
+  const float* y;  // width per point
+  const float* w;  // null without observation weights
+  int64_t count, width;
+  double served_above;  // a point's leave-one-out S₀ must exceed this for the grid to serve it
+};
+
+// The local-linear fit T₀/S₀ + q(qT₀ − T₁)/π, q = S₁/S₀, from the moments: first_column_of_inverse for 2 × 2 in
+// closed form, with its pivot floor π = max(S₂ − qS₁, kPivotFloor·S₂) and no slope where π is not positive.
+inline double linear_fit(double s0, double s1, double s2, double t0, double t1) {
+  const double q = s1 / s0, pivot = std::max(s2 - q * s1, kPivotFloor * s2);
+  return t0 / s0 + (pivot > 0 ? q * (q * t0 - t1) / pivot : 0.0);
+}
+
+// Adds ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² to *sum over the cell's points, each fit from the moments at x_i less the
+// point's own weight ω_i at offset 0, stopping at the first point the grid cannot serve. Returns the points done
+// (count, or that point's place). Width 0: any number of columns, else exactly that many (a constant).
+template <bool Linear, bool Weighted, int64_t Width>
+int64_t cell_residuals(const CellPass& c, double* sum) {
+  constexpr int64_t s_count = Linear ? 3 : 1, t_count = Linear ? 2 : 1;
+  const int64_t width = Width ? Width : c.width, count = c.count;
+  const double* at = c.at;
+  const double* slope = c.slope;
+  const double lo = c.lo, scale = c.scale, e = c.e, served_above = c.served_above;
+  double acc = 0;
+  int64_t i = 0;
+  for (; i < count; ++i) {
+    const double w = Weighted ? double(c.w[i]) : 1.0;
+    const double u = (double(c.x[i]) - lo) * scale - e;
+    const double s0 = at[0] + u * slope[0] - w;
+    if (!(s0 > served_above)) break;
+    for (int64_t col = 0; col < width; ++col) {
+      const int64_t k = s_count + col * t_count;
+      const double y = double(c.y[i * width + col]), t0 = at[k] + u * slope[k] - w * y;
+      const double fit = Linear ? linear_fit(s0, at[1] + u * slope[1], at[2] + u * slope[2], t0, at[k + 1] + u * slope[k + 1])
+                                : t0 / s0;
+      acc += w * (y - fit) * (y - fit);
+    }
+  }
+  *sum += acc;
+  return i;
+}
+
+// cell_residuals for one column, several points at a time (batches of doubles), the scalar loop taking over at the
+// first batch with a point the grid cannot serve and for the last few points.
+template <bool Linear, bool Weighted>
+int64_t cell_residuals_batched(const CellPass& c, double* sum) {
+  using D = xsimd::batch<double>;
+  constexpr int64_t lanes = int64_t(D::size);
+  const double* at = c.at;
+  const double* slope = c.slope;
+  const D lo(c.lo), scale(c.scale), e(c.e), served_above(c.served_above), one(1.0), floor(kPivotFloor), zero(0.0);
+  const D s0_at(at[0]), s0_slope(slope[0]), t0_at(at[Linear ? 3 : 1]), t0_slope(slope[Linear ? 3 : 1]);
+  const D s1_at(Linear ? at[1] : 0), s1_slope(Linear ? slope[1] : 0), s2_at(Linear ? at[2] : 0),
+      s2_slope(Linear ? slope[2] : 0), t1_at(Linear ? at[4] : 0), t1_slope(Linear ? slope[4] : 0);
+  D acc(0.0);
+  int64_t i = 0;
+  for (; i + lanes <= c.count; i += lanes) {
+    const D x = D::load_unaligned(c.x + i), y = D::load_unaligned(c.y + i);
+    const D w = Weighted ? D::load_unaligned(c.w + i) : one;
+    const D u = (x - lo) * scale - e;
+    const D s0 = xsimd::fma(u, s0_slope, s0_at) - w;
+    if (!xsimd::all(s0 > served_above)) break;
+    const D t0 = xsimd::fma(u, t0_slope, t0_at) - w * y;
+    D fit;
+    if (Linear) {
+      const D s1 = xsimd::fma(u, s1_slope, s1_at), s2 = xsimd::fma(u, s2_slope, s2_at);
+      const D t1 = xsimd::fma(u, t1_slope, t1_at);
+      const D q = s1 / s0, pivot = xsimd::max(s2 - q * s1, floor * s2);
+      fit = t0 / s0 + xsimd::select(pivot > zero, q * (q * t0 - t1) / pivot, zero);
+    } else {
+      fit = t0 / s0;
+    }
+    const D r = y - fit;
+    acc = xsimd::fma(w * r, r, acc);
+  }
+  *sum += xsimd::hadd(acc);
+  CellPass rest = c;
+  rest.x += i;
+  rest.y += i;
+  if (Weighted) rest.w += i;
+  rest.count -= i;
+  return i + cell_residuals<Linear, Weighted, 1>(rest, sum);
+}
+
+using CellKernel = int64_t(const CellPass&, double*);
+
+template <bool Linear, bool Weighted>
+CellKernel* cell_kernel(int64_t width) {
+  return width == 1 ? &cell_residuals_batched<Linear, Weighted> : &cell_residuals<Linear, Weighted, 0>;
+}
+
+}  // namespace
+
+GridCv::GridCv(const Fit& f, double tolerance) : fit_(f), tolerance_(tolerance) {
+  Problem& p = fit_.problem;
+  const Masks& m = p.masks;
+  p.kernel.bandwidth = &h_;
+  if (!(tolerance > 0) || p.queries.cols != 1 || p.heads != 1 || p.keys.rows < 2 || p.queries.data != p.keys.data ||
+      p.queries.rows != p.keys.rows || p.queries.stride != p.keys.stride || m.causal || m.key_padding || m.general ||
+      m.query_groups || p.kernel.kind == KernelKind::Cauchy || p.kernel.kind == KernelKind::Softmax ||
+      check(p, true) != Status::Ok)
+    return;
+  const int64_t n = p.keys.rows;
+  const float* omega = f.observation_weights;
+  float lo = p.keys.row(0)[0], hi = lo;
+  for (int64_t j = 0; j < n; ++j) {
+    const float x = p.keys.row(j)[0];
+    if (!std::isfinite(x)) return;  // the exact engine knows what NaN or infinite keys give
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+    const double w = omega ? double(omega[j]) : 1.0;
+    if (!(w >= 0) || !std::isfinite(w)) return;  // grid_local_fit refuses them (BadArgument)
+    total_ += w;
+    counted_ += w > 0;
+  }
+  lo_ = lo;
+  range_ = double(hi) - double(lo);
+  p.masks.leave_one_out = true;
+  p.empty = EmptyPolicy::NaN;
+  suits_ = range_ > 0;
+}
+
+Result GridCv::sort_and_bin() {
+  const Problem& p = fit_.problem;
+  const int64_t n = p.keys.rows, width = p.values.cols, cells = int64_t(1) << kFinestLevel;
+  const bool weighted = fit_.observation_weights;
+  const int low_bits = kFinestLevel - 8;  // 256 buckets
+  const int64_t buckets = cells >> low_bits;
+  const int64_t room = std::min(counted_, kSpareRoom);
+  Scratch<int64_t> next(std::max(buckets, int64_t(1) << low_bits));
+  Scratch<float> spare_x(room), spare_y(room * width), spare_w(weighted ? room : 0);
+  if (!start_.reset_zeroed(cells + 1) || !next.ok() || !x_.reset_zeroed(counted_) || !y_.reset_zeroed(counted_ * width) ||
+      !w_.reset_zeroed(weighted ? counted_ : 0) || !bins_.reset_zeroed((1 + width) * (cells + 1)) || !spare_x.ok() ||
+      !spare_y.ok() || !spare_w.ok())
+    return {Status::OutOfMemory};
+  const Cells grid{lo_, double(cells) / range_, cells};
+  const SortedPoints points{x_.get(), y_.get(), w_.get(), width}, spare{spare_x.get(), spare_y.get(), spare_w.get(), width};
+  int64_t* start = start_.get();
+  const auto count = simd::keep_out_of_line(&count_cells);
+  const auto place = simd::keep_out_of_line(&place_in_buckets);
+  const auto sort = simd::keep_out_of_line(&sort_bucket);
+  const auto bin = simd::keep_out_of_line(&bin_cells);
+  for (int64_t i = 0; i < n; i += kBlock) count(grid, fit_, i, std::min(n, i + kBlock), start);
+  for (int64_t g = 0; g < cells; ++g) start[g + 1] += start[g];
+  for (int64_t b = 0; b < buckets; ++b) next.get()[b] = start[b << low_bits];
+  for (int64_t i = 0; i < n; i += kBlock) place(grid, low_bits, fit_, i, std::min(n, i + kBlock), next.get(), points);
+  for (int64_t b = 0; b < buckets; ++b)
+    sort(grid, start, b << low_bits, (b + 1) << low_bits, next.get(), points, spare, room);
+  for (int64_t g = 0; g < cells; g += kBlock)
+    bin(grid, start, x_.get(), y_.get(), w_.get(), width, g, std::min(cells, g + kBlock), bins_.get());
+  sorted_ = true;
+  return {};
+}
+
+Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum) {
+  if (count == 0 || std::isnan(*sum)) return {};  // a row is already empty: the score is +inf whatever these give
+  const Problem& p = fit_.problem;
+  const int64_t n = p.keys.rows, width = p.values.cols;
+  const float* omega = fit_.observation_weights;
+  Scratch<int64_t> rows(count);
+  Scratch<float> fits(count * width);
+  if (!rows.ok() || !fits.ok()) return {Status::OutOfMemory};
+  // The sorted points keep no index into the sample (4 bytes a point saved): each row is the first point with the
+  // same x, y and ω, whose leave-one-out fit is the same. The scan costs less than the exact fit of the row.
+  const auto same = [](float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  for (int64_t r = 0; r < count; ++r) {
+    const int64_t k = sorted[r];
+    const float* y = y_.get() + k * width;
+    int64_t i = 0;
+    while (i < n && !(same(p.keys.row(i)[0], x_.get()[k]) && (!omega || omega[i] == w_.get()[k]) &&
+                      std::equal(y, y + width, p.values.row(i), same)))
+      ++i;
+    rows.get()[r] = i;
+  }
+  const Result r = fit_rows(fit_, rows.get(), count, FitOut{Matrix{fits.get(), count, width, width}});
+  if (r.status != Status::Ok) return r;
+  for (int64_t k = 0; k < count; ++k)
+    for (int64_t c = 0; c < width; ++c) {
+      const double e = double(p.values.row(rows.get()[k])[c]) - double(fits.get()[k * width + c]);
+      *sum += (omega ? double(omega[rows.get()[k]]) : 1.0) * e * e;
+    }
+  return {};
+}
+
+Result GridCv::score(float h, double* score, bool* served) {
+  *served = false;
+  if (!suits_) return {};
+  const int64_t wanted = grid_nodes(range_, double(h), tolerance_);
+  if (wanted == 0) return {};  // no grid reaches the tolerance: the caller runs exactly
+  int level = 6;  // at least grid_nodes' 64 nodes; more only make the grid more accurate
+  while ((int64_t(1) << level) + 1 < wanted) ++level;
+  if (!sorted_)
+    if (const Result r = sort_and_bin(); r.status != Status::Ok) return r;
+  *served = true;
+  h_ = h;
+
+  const Problem& p = fit_.problem;
+  const int64_t width = p.values.cols, cells = int64_t(1) << level, nodes = cells + 1, channels = 1 + width;
+  const bool linear = fit_.estimator == Estimator::LocalLinear;
+  const int64_t s_count = linear ? 3 : 1, t_count = linear ? 2 : 1, stride = s_count + width * t_count;
+  Axis x;
+  x.lo = lo_;
+  x.hi = lo_ + range_;
+  x.step = range_ / double(cells);
+  x.h = double(h);
+  x.nodes = nodes;
+  const double span = std::ceil(reach_of(p.kernel.kind) * x.h / x.step);  // in double: h/step may exceed any integer
+  x.L = span < double(nodes) ? int64_t(span) : nodes;
+  x.E = nodes + 2 * x.L;
+
+  // The bins at this level: the sorted grid's, or halved from them (the first halving out of place).
+  const int64_t fine_nodes = (int64_t(1) << kFinestLevel) + 1, room = level < kFinestLevel ? fine_nodes / 2 + 1 : 0;
+  Scratch<double> coarse(channels * room), taps(s_count * (2 * x.L + 1)), across(x.E), moments(x.E * stride),
+      slopes(cells * stride);
+  if (!coarse.ok() || !taps.ok() || !across.ok() || !moments.ok() || !slopes.ok()) return {Status::OutOfMemory};
+  const double* bins = bins_.get();
+  int64_t bin_stride = fine_nodes;
+  if (level < kFinestLevel) {
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      double* into = coarse.get() + ch * room;
+      halve_bins(bins + ch * fine_nodes, (fine_nodes - 1) / 2, into);
+      for (int64_t fine_cells = (fine_nodes - 1) / 2; fine_cells > cells; fine_cells /= 2)
+        halve_bins(into, fine_cells / 2, into);
+    }
+    bins = coarse.get();
+    bin_stride = room;
+  }
+
+  // Taps K(u)·uᵃ at u = m·step/h, m = −L … L, and the moments S_a (channel Σω) and T_a (channels Σω·y).
+  const int64_t tap_len = 2 * x.L + 1;
+  for (int64_t m = -x.L; m <= x.L; ++m) {
+    const double u = double(m) * x.step / x.h, k = kernel_weight(p.kernel.kind, h, double(m) * x.step);
+    for (int64_t a = 0; a < s_count; ++a) taps.get()[a * tap_len + m + x.L] = k * std::pow(u, double(a));
+  }
+  const double one = 1.0;
+  for (int64_t a = 0; a < s_count; ++a)
+    convolve(bins, x, Axis{}, taps.get() + a * tap_len, &one, across.get(), moments.get() + a, stride);
+  for (int64_t c = 0; c < width; ++c)
+    for (int64_t a = 0; a < t_count; ++a)
+      convolve(bins + (1 + c) * bin_stride, x, Axis{}, taps.get() + a * tap_len, &one, across.get(),
+               moments.get() + s_count + c * t_count + a, stride);
+  const double* at_node = moments.get() + x.L * stride;  // the sample's nodes: L … L + cells of the output
+  for (int64_t k = 0; k < cells * stride; ++k) slopes.get()[k] = at_node[k + stride] - at_node[k];
+
+  // The points, cell by cell (a cell of this grid is a run of the sorted grid's); those the grid cannot serve
+  // are fitted exactly, kExactBatch at a time.
+  const bool weighted = fit_.observation_weights;
+  CellKernel* kernel = simd::keep_out_of_line(
+      linear ? (weighted ? cell_kernel<true, true>(width) : cell_kernel<true, false>(width))
+             : (weighted ? cell_kernel<false, true>(width) : cell_kernel<false, false>(width)));
+  const int shift = kFinestLevel - level;
+  const int64_t* start = start_.get();
+  double sum = 0;
+  int64_t pending[kExactBatch], waiting = 0;
+  CellPass c{nullptr, nullptr, lo_, double(cells) / range_, 0, nullptr, nullptr, nullptr, 0, width,
+             kServedShare * total_};
+  for (int64_t e = 0; e < cells; ++e) {
+    c.at = at_node + e * stride;
+    c.slope = slopes.get() + e * stride;
+    c.e = double(e);
+    for (int64_t k = start[e << shift], end = start[(e + 1) << shift]; k < end;) {
+      c.x = x_.get() + k;
+      c.y = y_.get() + k * width;
+      c.w = weighted ? w_.get() + k : nullptr;
+      c.count = end - k;
+      k += kernel(c, &sum);
+      if (k == end) break;
+      pending[waiting++] = k++;  // a point the grid cannot serve
+      if (waiting == kExactBatch) {
+        if (const Result r = exact_rows_into(pending, waiting, &sum); r.status != Status::Ok) return r;
+        waiting = 0;
+      }
+    }
+  }
+  if (const Result r = exact_rows_into(pending, waiting, &sum); r.status != Status::Ok) return r;
+  *score = std::isnan(sum) || !(total_ > 0) ? std::numeric_limits<double>::infinity() : sum / total_;
   return {};
 }
 
