@@ -1,5 +1,5 @@
 // libFuzzer harness for bandwidth selection (bandwidth.h): rule_of_thumb, cv_score and select_cv on small samples,
-// for both estimators, both scores (leave-one-out CV, AICc) and with or without observation weights.
+// for both estimators, both scores (leave-one-out CV, AICc), with or without observation weights and on a grid or not.
 // Invariants: the rules give positive finite bandwidths for finite data; a score is never NaN, CV is never negative,
 // a bandwidth float32 cannot hold scores +inf, and invalid observation weights are BadArgument; from a positive
 // finite start, the search returns a positive finite bandwidth whose score is the one it reports and no larger than
@@ -66,6 +66,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     start_ok = start_ok && hd > 0 && std::isfinite(hd);
   }
+  // Half the time no grid (as before this byte was read); else a grid tolerance, which leave-one-out CV in 1-D (one
+  // GridCv per search or call) and 2-D (per evaluation) take up where the grid reaches it.
+  const uint8_t grid = in.byte();
+  static const double tolerances[] = {1e-3, 1e-2, 0.1, 1e-5};
+  criterion.grid_tolerance = grid < 128 ? 0.0 : tolerances[grid % 4];
 
   if (what == 1) {
     double score = -1;

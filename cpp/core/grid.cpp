@@ -25,6 +25,18 @@ double reach_of(KernelKind kind) {
   }
 }
 
+// Whether the convolutions on `nodes` nodes per axis (spacing `step`, bandwidth h along that axis) cost less than
+// the exact fit of the sample at itself: per channel, per axis, (nodes + 2L)·(2L + 1) taps for every node of the
+// other axes, L the kernel's reach in nodes, against n² pairs, each of which costs an exp and the same sums per
+// channel (kExactPairTaps taps' worth). A wide kernel on a fine grid (a tiny tolerance, a heavy tail) on a small
+// sample can cost more on the grid: billions of taps for a few dozen points.
+constexpr double kExactPairTaps = 4;
+bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n) {
+  const double taps = std::min(double(nodes), std::ceil(reach_of(kind) * h / step));
+  const double per_axis = (double(nodes) + 2 * taps) * (2 * taps + 1) * std::pow(double(nodes), double(dims - 1));
+  return double(dims) * per_axis <= kExactPairTaps * double(n) * double(n);
+}
+
 // The weights the grid serves a row with must carry at least this share of the sample's total weight; below it
 // (a query beyond the data, an isolated point in leave-one-out) the row is computed exactly.
 constexpr double kServedShare = 1e-10;
@@ -98,17 +110,22 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
       kind == KernelKind::Softmax || !h)
     return 0;
   int64_t nodes = 0;
+  double range[kMaxGridDims] = {0, 0};
   for (int64_t d = 0; d < dims; ++d) {
     float lo = x.row(0)[d], hi = lo;
     for (int64_t i = 1; i < x.rows; ++i) {
       lo = std::min(lo, x.row(i)[d]);
       hi = std::max(hi, x.row(i)[d]);
     }
-    const int64_t axis = grid_nodes(double(hi) - double(lo), double(h[d]), tolerance);
+    range[d] = double(hi) - double(lo);
+    const int64_t axis = grid_nodes(range[d], double(h[d]), tolerance);
     if (axis == 0) return 0;
     nodes = std::max(nodes, axis);
   }
-  return dims == 2 && nodes * nodes > kMaxGridNodes ? 0 : nodes;
+  if (dims == 2 && nodes * nodes > kMaxGridNodes) return 0;
+  for (int64_t d = 0; d < dims; ++d)
+    if (range[d] > 0 && !grid_pays(kind, nodes, dims, double(h[d]), range[d] / double(nodes - 1), x.rows)) return 0;
+  return nodes;
 }
 
 namespace {
@@ -740,13 +757,15 @@ Result GridCv::score(float h, double* score, bool* served) {
   if (wanted == 0) return {};  // no grid reaches the tolerance: the caller runs exactly
   int level = 6;  // at least grid_nodes' 64 nodes; more only make the grid more accurate
   while ((int64_t(1) << level) + 1 < wanted) ++level;
+  const int64_t cells = int64_t(1) << level;
+  if (!grid_pays(fit_.problem.kernel.kind, cells + 1, 1, double(h), range_ / double(cells), counted_)) return {};
   if (!sorted_)
     if (const Result r = sort_and_bin(); r.status != Status::Ok) return r;
   *served = true;
   h_ = h;
 
   const Problem& p = fit_.problem;
-  const int64_t width = p.values.cols, cells = int64_t(1) << level, nodes = cells + 1, channels = 1 + width;
+  const int64_t width = p.values.cols, nodes = cells + 1, channels = 1 + width;
   const bool linear = fit_.estimator == Estimator::LocalLinear;
   const int64_t s_count = linear ? 3 : 1, t_count = linear ? 2 : 1, stride = s_count + width * t_count;
   Axis x;

@@ -21,8 +21,9 @@ constexpr int64_t kMaxGridDims = 2;
 int64_t grid_nodes(double range, double h, double tolerance);
 // Nodes per axis for a sample x (its keys) and bandwidths h (one per column): the most any axis needs, the same
 // count along both axes in 2-D; 0 unless tolerance > 0, x has 1 or 2 columns and at least 2 rows, the kernel has a
-// grid (a distance kernel other than Cauchy, which is not a product over dimensions) and the grid stays within
-// kMaxGridNodes.
+// grid (a distance kernel other than Cauchy, which is not a product over dimensions), the grid stays within
+// kMaxGridNodes, and its convolutions cost less than the exact fit of the sample at itself (a kernel wide against a
+// fine grid, on a small sample, runs exactly; grid.cpp's grid_pays).
 int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance);
 
 // The fit of local_fit(f, out), computed on a grid of `nodes` nodes per axis over the bounding box of

@@ -100,6 +100,23 @@ TEST_CASE("the CV score equals a float64 leave-one-out loop") {
   }
 }
 
+TEST_CASE("a grid tolerance with a key-padding mask: CV runs exactly instead of refusing (found by fuzz_bandwidth)") {
+  for (const int64_t dims : {1, 2}) {
+    Sample s(60, dims, 8);
+    std::vector<uint8_t> padding(60, 0);
+    for (size_t j = 0; j < padding.size(); j += 7) padding[j] = 1;
+    s.p.masks.key_padding = padding.data();
+    const std::vector<double> h(size_t(dims), 0.1);
+    Criterion exact, grid;
+    grid.grid_tolerance = 1e-2;
+    double want = 0, got = -1;
+    REQUIRE(cv_score(s.p, h.data(), &want, exact).status == Status::Ok);
+    REQUIRE(cv_score(s.p, h.data(), &got, grid).status == Status::Ok);
+    CAPTURE(dims);
+    CHECK(got == want);
+  }
+}
+
 TEST_CASE("the CV search returns the best point of its own curve, within the scan, and positive") {
   for (const bool per_dimension : {false, true}) {
     const Sample s(300, per_dimension ? 2 : 1, 7);

@@ -206,9 +206,13 @@ TEST_CASE("2-D grids: queries outside the sample's box run exactly; sizes and re
   CHECK(grid[0] == exact[0]);
   CHECK(grid[1] == exact[1]);
   CHECK(std::fabs(grid[2] - exact[2]) < 0.05);
-  // One count per axis; 2-D grids share kMaxGridNodes between the axes.
-  const ConstMatrix box = p.keys;
+  // One count per axis; 2-D grids share kMaxGridNodes between the axes. 2,000 points on the unit square, where the
+  // grid costs less than the exact fit; on the 6 points above it does not, so they run exactly.
+  std::vector<float> many(4000);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = float((i * 7919) % 1000) / 999.0f;
+  const ConstMatrix box{many.data(), 2000, 2, 2};
   CHECK(grid_nodes(box, KernelKind::Gaussian, h, 1e-3) == 64);
+  CHECK(grid_nodes(p.keys, KernelKind::Gaussian, h, 1e-3) == 0);
   const float narrow[2] = {0.3f, 0.002f};
   CHECK(grid_nodes(box, KernelKind::Gaussian, narrow, 1e-3) == 0);  // 4,565² nodes would exceed kMaxGridNodes
   CHECK(grid_nodes(box, KernelKind::Cauchy, h, 1e-3) == 0);
