@@ -41,6 +41,48 @@ bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double st
 // (a query beyond the data, an isolated point in leave-one-out) the row is computed exactly.
 constexpr double kServedShare = 1e-10;
 
+// The binning, sorting and per-point passes run over blocks of this many points or cells, each a call of its own:
+// under WebAssembly, V8 optimises a function only between calls (simd::keep_out_of_line).
+constexpr int64_t kBlock = int64_t(1) << 16;
+
+// The smallest and largest entries of column d of keys [first, end) into *lo and *hi (which hold those of the
+// entries before), and *finite false if any is NaN or infinite.
+void column_range(ConstMatrix keys, int64_t d, int64_t first, int64_t end, float* lo, float* hi, bool* finite) {
+  float l = *lo, h = *hi, check = 0;
+  for (int64_t j = first; j < end; ++j) {
+    const float x = keys.row(j)[d];
+    l = std::min(l, x);
+    h = std::max(h, x);
+    check += x - x;  // NaN for a NaN or infinite x, and then for the sum
+  }
+  *lo = l;
+  *hi = h;
+  *finite = *finite && check == 0;
+}
+
+// Linear binning of points [first, end) of a 1-D sample on the axis from lo, step apart (nodes of them), without
+// Σω² (a fit or a CV score needs none): each point's weight and ω·y go to the two nodes around it, in proportion to
+// its distance to them. Width 0: any number of value columns, else exactly that many (a constant).
+template <int64_t Width>
+void bin_line(double lo, double step, int64_t nodes, ConstMatrix keys, ConstMatrix values, const float* omega,
+              int64_t first, int64_t end, double* count, double* sums) {
+  const int64_t width = Width ? Width : values.cols, last = nodes - 2;
+  const double scale = 1.0 / step;
+  for (int64_t j = first; j < end; ++j) {
+    const double t = (double(keys.row(j)[0]) - lo) * scale;  // ≥ 0: lo is the smallest key
+    const int64_t g = std::min(last, int64_t(t));
+    const double right = t - double(g), w = omega ? double(omega[j]) : 1.0;
+    count[g] += w * (1 - right);
+    count[g + 1] += w * right;
+    const float* y = values.row(j);
+    for (int64_t c = 0; c < width; ++c) {
+      const double wy = w * double(y[c]);
+      sums[g * width + c] += wy * (1 - right);
+      sums[(g + 1) * width + c] += wy * right;
+    }
+  }
+}
+
 // Runs local_fit on a subset of the queries (`rows`, `count` of them), writing row r's outputs into entry r of
 // `into` (count rows; any pointer but mean.data may be null). With leave-one-out, each row runs alone with its own
 // key masked by key padding.
@@ -198,17 +240,16 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   double total = 0;
   for (int64_t d = 0; d < dims; ++d) {
     Axis& a = axis[d];
-    a.lo = std::numeric_limits<double>::infinity();
-    a.hi = -a.lo;
-    for (int64_t j = 0; j < n; ++j) {
-      const double x = p.keys.row(j)[d];
-      if (!std::isfinite(x)) {  // NaN or infinite keys: the exact engine knows what they give
-        if (error_estimate) *error_estimate = 0;
-        return local_fit(f, out);
-      }
-      a.lo = std::min(a.lo, x);
-      a.hi = std::max(a.hi, x);
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    bool finite = true;
+    const auto range = simd::keep_out_of_line(&column_range);
+    for (int64_t j = 0; j < n; j += kBlock) range(p.keys, d, j, std::min(n, j + kBlock), &lo, &hi, &finite);
+    if (!finite) {  // NaN or infinite keys: the exact engine knows what they give
+      if (error_estimate) *error_estimate = 0;
+      return local_fit(f, out);
     }
+    a.lo = lo;
+    a.hi = hi;
     a.h = p.kernel.bandwidth[d];
     a.nodes = nodes;
     a.step = a.hi > a.lo ? (a.hi - a.lo) / double(nodes - 1) : a.h;
@@ -218,7 +259,10 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     a.L = reach > 0 && span < double(nodes) ? int64_t(span) : nodes;
     a.E = nodes + 2 * a.L;
   }
-  for (int64_t j = 0; j < n; ++j) total += weight_of(j);
+  if (omega)
+    for (int64_t j = 0; j < n; ++j) total += double(omega[j]);
+  else
+    total = double(n);
   const Axis& x1 = axis[0];
   const Axis x2 = dims == 2 ? axis[1] : Axis{};
 
@@ -241,8 +285,14 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   if (!squares) std::fill(moments.get(), moments.get() + out_cells * stride, 0.0);
   std::fill(sums.get(), sums.get() + cells * width, 0.0);
 
-  // Linear binning of ω, ω² and ω·y: each point spreads over the 2 (1-D) or 4 (2-D) nodes around it.
-  for (int64_t j = 0; j < n; ++j) {
+  // Linear binning of ω, ω² and ω·y: each point spreads over the 2 (1-D) or 4 (2-D) nodes around it; in 1-D without
+  // ω² by bin_line, in blocks.
+  if (dims == 1 && !squares) {
+    const auto bin = simd::keep_out_of_line(width == 1 ? &bin_line<1> : &bin_line<0>);
+    for (int64_t j = 0; j < n; j += kBlock)
+      bin(x1.lo, x1.step, x1.nodes, p.keys, p.values, omega, j, std::min(n, j + kBlock), count.get(), sums.get());
+  }
+  for (int64_t j = 0; j < (dims == 1 && !squares ? 0 : n); ++j) {
     int64_t g[kMaxGridDims] = {0, 0};
     double frac[kMaxGridDims] = {0, 0};
     for (int64_t d = 0; d < dims; ++d) {
@@ -430,9 +480,6 @@ static_assert(int64_t(1) << kFinestLevel == kMaxGridNodes);
 
 // Rows whose grid moments the leave-one-out subtraction leaves too small are fitted exactly, this many at a time.
 constexpr int64_t kExactBatch = 256;
-// The sorting and binning passes run over blocks of this many points or cells, each a call of its own: under
-// WebAssembly, V8 optimises a function only between calls (simd::keep_out_of_line).
-constexpr int64_t kBlock = int64_t(1) << 16;
 
 // Where x falls on a grid of `cells` cells from lo, t = (x − lo)·scale nodes along: its cell, and t.
 struct Cells {
