@@ -22,8 +22,9 @@ namespace ka {
 // out (I × D) as attention(p, out) would give, approximately. Supports the 'softmax', 'gaussian', 'laplacian' and
 // 'cauchy' kernels, heads and the causal mask (any other mask, or another kernel, is BadArgument). With o.count = 0 the number of features m
 // comes from o.tolerance: a pilot run with kPilotFeatures gives the error estimate e, and when e > tolerance the
-// call reruns with m = kPilotFeatures·(e/tolerance)²·1.2, at most kMaxFeatures; then, while the error measured on
-// the held-out queries (below) exceeds the tolerance, m grows the same way from it (at least doubling, at most 4
+// call reruns with m = kPilotFeatures·(e/tolerance)²·1.2, at most kMaxFeatures; then, when the error measured on
+// the held-out queries (below) exceeds twice the tolerance, and while it exceeds the tolerance, m grows the same way
+// from it (at least doubling, at most 4
 // more runs, up to kMaxFeatures, stopping once a run cuts that error by less than a tenth: heavy tails fall slower
 // than 1/√m, or not at all), and the run with the smallest held-out error is the result. The error estimate is the delta
 // method's: per query and column, se² = m/(m−1) Σ_r (n_r − f̂ z_r)² / (Σ_r z_r)², the sample variance of the
