@@ -7,10 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 import { init, KernelAttentionError } from '../../web/src/index.js';
 import { makeAttention } from '../../web/src/attention.js';
 import { initOptions } from './build.mjs';
+import { countedModule } from './counted.mjs';
 import { maxAbsDiff, mulberry32, randomFloat32, referenceAttention } from './reference.mjs';
 
 const ka = await init(initOptions);
@@ -185,19 +185,7 @@ test('bad method options are typed errors naming the option; inputs are left as 
 });
 
 test('approximate calls, successful or refused, leave no allocation outstanding', async () => {
-  const module = await createKernelAttention();
-  module._free(module._malloc(8));  // replace Emscripten's export stubs before wrapping them
-  const { _malloc: malloc, _free: free } = module;
-  const live = new Set();
-  module._malloc = (bytes) => {
-    const ptr = malloc(bytes);
-    live.add(ptr);
-    return ptr;
-  };
-  module._free = (ptr) => {
-    assert.ok(live.delete(ptr), 'free of a pointer not allocated');
-    free(ptr);
-  };
+  const { module, live, stats } = await countedModule();
   const attention = makeAttention(module);
   const { q, k, v } = problem({ I: 40, J: 60, dim: 4, D: 2, seed: 8 });
   const before = module.HEAPU8.length;
@@ -207,6 +195,7 @@ test('approximate calls, successful or refused, leave no allocation outstanding'
     assert.throws(() => attention(q, k, v, { dim: 4, method, kernel: 'uniform' }), KernelAttentionError);
   }
   assert.equal(live.size, 0);
+  assert.equal(stats.badFrees, 0, 'free of a pointer not allocated');
   assert.equal(module.HEAPU8.length, before, 'wasm memory grew across small approximate calls: a leak in the core?');
 });
 

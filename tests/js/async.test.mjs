@@ -5,34 +5,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MessageChannel } from 'node:worker_threads';
-import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 import { init, KernelAttentionError } from '../../web/src/index.js';
 import { makeAttention, makeAttentionAsync } from '../../web/src/attention.js';
 import { makeBandwidth } from '../../web/src/bandwidth.js';
 import { makeRegression, makeRegressionAsync } from '../../web/src/regression.js';
 import { initOptions } from './build.mjs';
 import { mulberry32, randomFloat32 } from './reference.mjs';
+import { countedModule } from './counted.mjs';
 
 const ka = await init(initOptions);
 const rand = mulberry32(808);
 
-// A module whose _malloc/_free are counted (as in memory.test.mjs): the white-box API on it must leave nothing.
-const module = await createKernelAttention();
-module._free(module._malloc(8));  // the export stubs replace themselves on their first call: wrap after it
-const live = new Set();
-let badFrees = 0;
-{
-  const [malloc, free] = [module._malloc, module._free];
-  module._malloc = (bytes) => {
-    const ptr = malloc(bytes);
-    if (ptr) live.add(ptr);
-    return ptr;
-  };
-  module._free = (ptr) => {
-    if (!live.delete(ptr)) badFrees++;
-    free(ptr);
-  };
-}
+// A module whose _malloc/_free are counted (counted.mjs): the white-box API on it must leave nothing.
+const { module, live, stats } = await countedModule();
 const counted = {
   attention: makeAttention(module),
   attentionAsync: makeAttentionAsync(module),
@@ -43,7 +28,7 @@ counted.kernelRegressionAsync = makeRegressionAsync(module, 1, counted.selectBan
 
 function assertNothingLeft(what) {
   assert.equal(live.size, 0, `${what}: ${live.size} wasm allocations outstanding`);
-  assert.equal(badFrees, 0, `${what}: free() of a pointer that was not allocated (or twice)`);
+  assert.equal(stats.badFrees, 0, `${what}: free() of a pointer that was not allocated (or twice)`);
 }
 
 const bytes = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex');

@@ -4,32 +4,15 @@
 // more than ~170 bytes a call would need more than the 16 MiB the module starts with).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 import { makeAttention, makeWeights } from '../../web/src/attention.js';
 import { makeBandwidth } from '../../web/src/bandwidth.js';
 import { makeRegression } from '../../web/src/regression.js';
 import { KernelAttentionError } from '../../web/src/errors.js';
+import { countedModule } from './counted.mjs';
 
 const CALLS = 100_000;
 
-const module = await createKernelAttention();
-// Emscripten's export stubs replace themselves with the raw export on their first call: call each once first.
-module._free(module._malloc(8));
-const realMalloc = module._malloc;
-const realFree = module._free;
-const live = new Set();
-const stats = { mallocs: 0, badFrees: 0, failNext: 0 };
-module._malloc = (bytes) => {
-  stats.mallocs++;
-  if (stats.failNext > 0 && --stats.failNext === 0) return 0;  // a simulated out-of-memory
-  const ptr = realMalloc(bytes);
-  if (ptr) live.add(ptr);
-  return ptr;
-};
-module._free = (ptr) => {
-  if (!live.delete(ptr)) stats.badFrees++;
-  realFree(ptr);
-};
+const { module, live, stats } = await countedModule();
 
 const attention = makeAttention(module, 1);
 const weights = makeWeights(module);

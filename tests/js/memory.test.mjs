@@ -2,34 +2,14 @@
 // nothing allocated; validation errors must allocate nothing at all; memory growth must not break later calls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 import { makeAttention, makeWeights } from '../../web/src/attention.js';
 import { makeBandwidth } from '../../web/src/bandwidth.js';
 import { makeRegression } from '../../web/src/regression.js';
 import { KernelAttentionError } from '../../web/src/errors.js';
 import { maxAbsDiff, mulberry32, randomFloat32, referenceAttention, referenceLocalFit, referenceWeights } from './reference.mjs';
+import { countedModule } from './counted.mjs';
 
-const module = await createKernelAttention();
-
-// Emscripten's export stubs replace themselves with the raw wasm export on their first call, which would silently
-// drop a wrapper installed before that: call each once first.
-module._free(module._malloc(8));
-
-const realMalloc = module._malloc;
-const realFree = module._free;
-const live = new Set();
-const stats = { mallocs: 0, badFrees: 0, failNext: 0 };
-module._malloc = (bytes) => {
-  stats.mallocs++;
-  if (stats.failNext > 0 && --stats.failNext === 0) return 0;  // simulated out-of-memory on the chosen allocation
-  const ptr = realMalloc(bytes);
-  if (ptr) live.add(ptr);
-  return ptr;
-};
-module._free = (ptr) => {
-  if (!live.delete(ptr)) stats.badFrees++;
-  realFree(ptr);
-};
+const { module, live, stats } = await countedModule();
 
 const attention = makeAttention(module);
 const weights = makeWeights(module);
@@ -195,25 +175,7 @@ test('a value width too large for the core\'s scratch throws OutOfMemory and lea
 // kernelRegression (fit, predict, predictInterval, dispose), selectBandwidth and cvScore, on their own module
 // instance so that its heap starts at the default size: a leak inside the core then shows as memory growth.
 
-const regression = await createKernelAttention();
-regression._free(regression._malloc(8));  // replace the export stubs first (see above)
-const regLive = new Set();
-const regStats = { mallocs: 0, badFrees: 0, failNext: 0 };
-{
-  const realRegMalloc = regression._malloc;
-  const realRegFree = regression._free;
-  regression._malloc = (bytes) => {
-    regStats.mallocs++;
-    if (regStats.failNext > 0 && --regStats.failNext === 0) return 0;
-    const ptr = realRegMalloc(bytes);
-    if (ptr) regLive.add(ptr);
-    return ptr;
-  };
-  regression._free = (ptr) => {
-    if (!regLive.delete(ptr)) regStats.badFrees++;
-    realRegFree(ptr);
-  };
-}
+const { module: regression, live: regLive, stats: regStats } = await countedModule();
 const { selectBandwidth, cvScore } = makeBandwidth(regression, 1);
 const kernelRegression = makeRegression(regression, 1, selectBandwidth);
 

@@ -7,10 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 import { init, KernelAttentionError } from '../../web/src/index.js';
 import { makeAttentionWithInfo } from '../../web/src/attention.js';
 import { initOptions } from './build.mjs';
+import { countedModule } from './counted.mjs';
 import { maxAbsDiff, mulberry32, randomFloat32, referenceAttention, referenceLocalFit } from './reference.mjs';
 
 const ka = await init(initOptions);
@@ -204,19 +204,7 @@ test('kernelRegression with method sparse: Nadaraya–Watson within the reported
 });
 
 test('sparse calls free everything they allocate (success and refusal)', async () => {
-  const module = await createKernelAttention();
-  module._free(module._malloc(8));  // replace Emscripten's export stubs before wrapping them
-  const { _malloc: malloc, _free: free } = module;
-  const live = new Set();
-  module._malloc = (bytes) => {
-    const ptr = malloc(bytes);
-    live.add(ptr);
-    return ptr;
-  };
-  module._free = (ptr) => {
-    assert.ok(live.delete(ptr), 'free of a pointer not allocated');
-    free(ptr);
-  };
+  const { module, live, stats } = await countedModule();
   const withInfo = makeAttentionWithInfo(module);
   const { q, k, v } = problem({ I: 40, J: 60, dim: 2, D: 2, seed: 8 });
   const before = module.HEAPU8.length;
@@ -225,6 +213,7 @@ test('sparse calls free everything they allocate (success and refusal)', async (
     assert.throws(() => withInfo(q, k, v, { dim: 2, kernel: 'uniform', bandwidth: 0.01, empty: 'error', method: 'sparse' }), KernelAttentionError);
   }
   assert.equal(live.size, 0);
+  assert.equal(stats.badFrees, 0, 'free of a pointer not allocated');
   assert.equal(module.HEAPU8.length, before, 'wasm memory grew across small sparse calls: a leak in the core?');
 });
 

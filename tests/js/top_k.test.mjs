@@ -3,10 +3,10 @@
 // to the lower key index; bad options are typed errors naming the option, inputs stay untouched, memory is freed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 import { init, KernelAttentionError } from '../../web/src/index.js';
 import { makeAttentionWithInfo } from '../../web/src/attention.js';
 import { initOptions } from './build.mjs';
+import { countedModule } from './counted.mjs';
 import { maxAbsDiff, mulberry32, randomFloat32, referenceAttention, referenceWeights } from './reference.mjs';
 
 const ka = await init(initOptions);
@@ -124,23 +124,12 @@ test("method 'top-k': bad options are typed errors naming the option; inputs sta
     (e) => e.code === 'EmptyRow' && e.argument === 'options.empty');
   assert.deepEqual([q, k, v], copies);
 
-  const module = await createKernelAttention();
-  module._free(module._malloc(8));  // replace Emscripten's export stubs before wrapping them
-  const { _malloc: malloc, _free: free } = module;
-  const live = new Set();
-  module._malloc = (bytes) => {
-    const ptr = malloc(bytes);
-    live.add(ptr);
-    return ptr;
-  };
-  module._free = (ptr) => {
-    assert.ok(live.delete(ptr), 'free of a pointer not allocated');
-    free(ptr);
-  };
+  const { module, live, stats } = await countedModule();
   const withInfo = makeAttentionWithInfo(module);
   for (let n = 0; n < 20; n++) {
     withInfo(q, k, v, { dim: 2, heads: 1 + (n % 2), causal: n % 3 === 0, method: 'top-k', topK: 1 + (n % 4) });
     assert.throws(() => withInfo(q, k, v, { dim: 2, kernel: 'uniform', bandwidth: 1e-3, empty: 'error', method: 'top-k', topK: 2 }), KernelAttentionError);
   }
   assert.equal(live.size, 0);
+  assert.equal(stats.badFrees, 0, 'free of a pointer not allocated');
 });
