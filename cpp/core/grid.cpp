@@ -291,24 +291,26 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     const auto bin = simd::keep_out_of_line(width == 1 ? &bin_line<1> : &bin_line<0>);
     for (int64_t j = 0; j < n; j += kBlock)
       bin(x1.lo, x1.step, x1.nodes, p.keys, p.values, omega, j, std::min(n, j + kBlock), count.get(), sums.get());
-  }
-  for (int64_t j = 0; j < (dims == 1 && !squares ? 0 : n); ++j) {
-    int64_t g[kMaxGridDims] = {0, 0};
-    double frac[kMaxGridDims] = {0, 0};
-    for (int64_t d = 0; d < dims; ++d) {
-      const double t = (double(p.keys.row(j)[d]) - axis[d].lo) / axis[d].step;
-      g[d] = std::min<int64_t>(axis[d].nodes - 2, int64_t(std::floor(t)));
-      frac[d] = t - double(g[d]);
-    }
-    const double w = weight_of(j);
-    for (int c2 = 0; c2 < (dims == 2 ? 2 : 1); ++c2)
-      for (int c1 = 0; c1 < 2; ++c1) {
-        const double share = (c1 ? frac[0] : 1 - frac[0]) * (dims == 2 ? (c2 ? frac[1] : 1 - frac[1]) : 1.0);
-        const int64_t cell = (g[0] + c1) + x1.nodes * (g[1] + c2);
-        count.get()[cell] += w * share;
-        if (squares) count_sq.get()[cell] += w * w * share;
-        for (int64_t col = 0; col < width; ++col) sums.get()[cell * width + col] += w * double(p.values.row(j)[col]) * share;
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t g[kMaxGridDims] = {0, 0};
+      double frac[kMaxGridDims] = {0, 0};
+      for (int64_t d = 0; d < dims; ++d) {
+        const double t = (double(p.keys.row(j)[d]) - axis[d].lo) / axis[d].step;
+        g[d] = std::min<int64_t>(axis[d].nodes - 2, int64_t(std::floor(t)));
+        frac[d] = t - double(g[d]);
       }
+      const double w = weight_of(j);
+      for (int c2 = 0; c2 < (dims == 2 ? 2 : 1); ++c2)
+        for (int c1 = 0; c1 < 2; ++c1) {
+          const double share = (c1 ? frac[0] : 1 - frac[0]) * (dims == 2 ? (c2 ? frac[1] : 1 - frac[1]) : 1.0);
+          const int64_t cell = (g[0] + c1) + x1.nodes * (g[1] + c2);
+          count.get()[cell] += w * share;
+          if (squares) count_sq.get()[cell] += w * w * share;
+          for (int64_t col = 0; col < width; ++col)
+            sums.get()[cell * width + col] += w * double(p.values.row(j)[col]) * share;
+        }
+    }
   }
 
   // Taps per axis: K(u)·uᵃ and K(u)²·uᵃ (a = 0, 1, 2) at u = m·step/h, m = −L … L, for the 1-D profile K of
@@ -717,12 +719,12 @@ GridCv::GridCv(const Fit& f, double tolerance) : fit_(f), tolerance_(tolerance) 
     return;
   const int64_t n = p.keys.rows;
   const float* omega = f.observation_weights;
-  float lo = p.keys.row(0)[0], hi = lo;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  bool finite = true;
+  const auto range = simd::keep_out_of_line(&column_range);
+  for (int64_t j = 0; j < n; j += kBlock) range(p.keys, 0, j, std::min(n, j + kBlock), &lo, &hi, &finite);
+  if (!finite) return;  // the exact engine knows what NaN or infinite keys give
   for (int64_t j = 0; j < n; ++j) {
-    const float x = p.keys.row(j)[0];
-    if (!std::isfinite(x)) return;  // the exact engine knows what NaN or infinite keys give
-    lo = std::min(lo, x);
-    hi = std::max(hi, x);
     const double w = omega ? double(omega[j]) : 1.0;
     if (!(w >= 0) || !std::isfinite(w)) return;  // grid_local_fit refuses them (BadArgument)
     total_ += w;

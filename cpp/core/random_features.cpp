@@ -63,12 +63,12 @@ namespace {
 // See the growth rounds in random_features_attention.
 constexpr double kGrowthMargin = 2;
 
-// The feature of direction r at x̃: exp(w_r·x̃ + base − shift) for FAVOR+ (base and shift from the caller), and
-// cos(w_r·x̃ + phase_r) for Fourier features, whose products average to the kernel without any shift.
+// The kernels served by Fourier features (the others by FAVOR+).
 bool is_fourier(KernelKind kind) { return kind == KernelKind::Laplacian || kind == KernelKind::Cauchy; }
 
-// Key-side sums over the features: z_r = Σ_k φ_r(k̃), S_r = Σ_k φ_r(k̃) v_k; for FAVOR+ in shifted form,
-// φ_r(k̃) = e^{ℓ_kr − shift}.
+// Key-side sums over the features: z_r = Σ_k φ_r(k̃), S_r = Σ_k φ_r(k̃) v_k. The feature of direction r at x̃ is
+// exp(w_r·x̃ + b − shift) for FAVOR+ (sums in shifted form), cos(w_r·x̃ + phase_r) for Fourier features (Features
+// with phases), whose products average to the kernel without any shift.
 struct KeySums {
   int64_t m, D;
   std::vector<double> z, S;
@@ -78,8 +78,8 @@ struct KeySums {
   KeySums(int64_t m_, int64_t D_) : m(m_), D(D_), z(size_t(m_), 0.0), S(size_t(m_ * D_), 0.0) {}
 
   // Adds keys [first, last) of h.
-  void add(const HeadData& h, const Features& f, bool fourier, int64_t first, int64_t last) {
-    if (fourier) return add_fourier(h, f, first, last);
+  void add(const HeadData& h, const Features& f, int64_t first, int64_t last) {
+    if (!f.phase.empty()) return add_fourier(h, f, first, last);
     const std::vector<double>& w = f.w;
     const int64_t d = h.d, n = last - first;
     logs.resize(size_t(n * m));
@@ -133,8 +133,8 @@ struct KeySums {
 
 // Row i of head h from the key sums: the estimate into f (D), and Σ_c se² returned (NaN when the row cannot be
 // served: a zero or non-finite denominator).
-double query_row(const HeadData& h, const Features& features, bool fourier, const KeySums& ks, int64_t i, double* a,
-                 double* f) {
+double query_row(const HeadData& h, const Features& features, const KeySums& ks, int64_t i, double* a, double* f) {
+  const bool fourier = !features.phase.empty();
   const int64_t m = ks.m, D = ks.D, d = h.d;
   const double* q = &h.q[size_t(i * d)];
   double top = -INFINITY;
@@ -170,23 +170,23 @@ double query_row(const HeadData& h, const Features& features, bool fourier, cons
 
 // One head with m features: outputs into out's head columns; adds Σ se² to *var_sum; rows it cannot serve go to
 // *fallback.
-void run_head(const HeadData& h, const Features& w, bool fourier, int64_t m, bool causal, Matrix out,
+void run_head(const HeadData& h, const Features& w, int64_t m, bool causal, Matrix out,
               double* var_sum, std::vector<int64_t>* fallback) {
   const int64_t D = h.values.cols;
   KeySums ks(m, D);
   std::vector<double> a(static_cast<size_t>(m)), f(static_cast<size_t>(D));
   constexpr int64_t kKeyBlock = 64;
   if (!causal) {
-    for (int64_t j = 0; j < h.J; j += kKeyBlock) ks.add(h, w, fourier, j, std::min(h.J, j + kKeyBlock));
+    for (int64_t j = 0; j < h.J; j += kKeyBlock) ks.add(h, w, j, std::min(h.J, j + kKeyBlock));
   }
   int64_t added = 0;
   for (int64_t i = 0; i < h.I; ++i) {
     if (causal) {
       const int64_t upto = std::min(i + 1, h.J);
-      if (added < upto) ks.add(h, w, fourier, added, upto);
+      if (added < upto) ks.add(h, w, added, upto);
       added = upto;
     }
-    const double var = query_row(h, w, fourier, ks, i, a.data(), f.data());
+    const double var = query_row(h, w, ks, i, a.data(), f.data());
     if (std::isnan(var)) {
       fallback->push_back(i);
       continue;
@@ -223,12 +223,11 @@ Result random_features_attention(const Problem& p, const ApproxOptions& o, Matri
     r.count = int32_t(m);
     r.exact_rows = 0;
     for (int32_t h = 0; h < p.heads; ++h) {
-      const bool fourier = is_fourier(kind);
-      const Features w = fourier ? fourier_features(m, heads[size_t(h)].d, o.seed, h, kind)
-                                 : Features{feature_directions(m, heads[size_t(h)].d, o.seed, h), {}};
+      const Features w = is_fourier(kind) ? fourier_features(m, heads[size_t(h)].d, o.seed, h, kind)
+                                          : Features{feature_directions(m, heads[size_t(h)].d, o.seed, h), {}};
       std::vector<int64_t> fallback;
       const Matrix cols{out.data + h * D, I, D, out.stride};
-      run_head(heads[size_t(h)], w, fourier, m, p.masks.causal, cols, &var_sum, &fallback);
+      run_head(heads[size_t(h)], w, m, p.masks.causal, cols, &var_sum, &fallback);
       if (!fallback.empty()) {
         std::vector<double> exact(fallback.size() * size_t(D));
         const Result e = exact_rows(p, h, fallback, exact.data());

@@ -43,7 +43,7 @@ constexpr uint64_t kHeldOutStream = 3000;  // sample_rows' stream for that sampl
 // The m × d feature directions of head `head` under `seed` (exposed for tests: orthogonality within blocks).
 std::vector<double> feature_directions(int64_t m, int64_t d, uint64_t seed, int32_t head);
 
-// Frequencies w (m × d) and, for Fourier features, phases (m) of one head.
+// Frequencies w (m × d) and, for Fourier features, phases (m; empty for FAVOR+'s directions) of one head.
 struct Features {
   std::vector<double> w, phase;
 };
