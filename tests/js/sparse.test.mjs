@@ -91,7 +91,7 @@ test('sparse skips most keys for narrow bandwidths and none for wide ones', () =
   assert.ok(maxAbsDiff(wide.output, ka.attention(q, k, v, { dim: 2, kernel: 'gaussian', bandwidth: 50 })) <= 2e-6);
 });
 
-test("method 'auto' runs sparse where few keys are in reach of a query and the call is large, else exact, and says which", () => {
+test("method 'auto', the default, runs sparse where few keys are in reach of a query and the call is large, else exact, and says which", () => {
   // I·J = 2²⁰, the smallest call 'auto' indexes; keys span about 2 per dimension.
   const { q, k, v } = problem({ I: 1024, J: 1024, dim: 2, D: 2, seed: 60 });
   const sparseCases = [
@@ -111,7 +111,8 @@ test("method 'auto' runs sparse where few keys are in reach of a query and the c
     assert.ok(bound <= (tolerance ?? 1e-3), `${label}: ${bound}`);
     const err = maxAbsDiff(run.output, referenceAttention(qq, kk, v, options)) / 2;
     assert.ok(err <= bound + 1e-5, `${label}: error ${err} above the bound ${bound}`);
-    assert.deepEqual(ka.attention(qq, kk, v, { ...options, method: 'auto', ...(tolerance ? { tolerance } : {}) }), run.output);
+    // No method is 'auto'.
+    assert.deepEqual(ka.attention(qq, kk, v, { ...options, ...(tolerance ? { tolerance } : {}) }), run.output, label);
   }
   const exactCases = [
     { dim: 2 },  // softmax: no certificate
@@ -122,7 +123,7 @@ test("method 'auto' runs sparse where few keys are in reach of a query and the c
   for (const options of exactCases) {
     const run = ka.attentionWithInfo(q, k, v, { ...options, method: 'auto' });
     assert.equal(run.method, 'exact', JSON.stringify(options).slice(0, 80));
-    assert.deepEqual(run.output, ka.attention(q, k, v, options));
+    assert.deepEqual(run.output, ka.attention(q, k, v, { ...options, method: 'exact' }));
   }
   // Fewer pairs than 2²⁰: exact, whatever the bandwidth.
   const few = ka.attentionWithInfo(q.subarray(0, 2 * 1000), k, v, { dim: 2, kernel: 'gaussian', bandwidth: 0.02, method: 'auto' });

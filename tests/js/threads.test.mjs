@@ -72,6 +72,11 @@ test('attention: bytes do not depend on the thread count', () => {
   const mask = Uint8Array.from({ length: 1000 }, () => (rand() < 0.2 ? 1 : 0));
   sameBytes('3-D laplacian, key padding', (ka) => ka.attention(q3, q3, ys.subarray(0, 2000),
     { dim: 3, kernel: 'laplacian', bandwidth: [0.3, 0.5, 0.7], mask }));
+  // 'auto' (the default) runs certified sparsity on this one (I·J ≥ 2²⁰, few keys in reach), on every thread.
+  const far = randomFloat32(rand, 1024 * 2, -1, 1);
+  const sparse = (ka) => ka.attentionWithInfo(far, far, ys.subarray(0, 1024), { dim: 2, kernel: 'gaussian', bandwidth: 0.01 });
+  assert.equal(sparse(apis[2]).method, 'sparse');
+  sameBytes('2-D gaussian by auto (sparse)', (ka) => sparse(ka).output);
   sameBytes('attentionState', (ka) => {
     const { max, sum, acc } = ka.attentionState(q, k, v, { dim: 64, heads: 2 });
     return { max, sum, acc };

@@ -55,13 +55,12 @@ function countOption(value, method, needs, most, name) {
 export function readMethod(options, call) {
   const kernelName = KERNELS[call.kernel];
   const { seed = 0, features, landmarks, sampling, topK } = options;
-  let { method = 'exact' } = options;
+  let { method = 'auto' } = options;
   oneOf(method, METHODS, 'options.method');
   const tolerance = options.tolerance === undefined ? (method === 'sparse' || method === 'auto' ? SPARSE_TOLERANCE : 1e-2) : options.tolerance;
   if (typeof tolerance !== 'number' || !(tolerance > 0 && tolerance < 1)) {
     fail('BadArgument', 'options.tolerance', 'a number strictly between 0 and 1', tolerance);
   }
-  if (method === 'auto') method = chooseMethod(call, kernelName, tolerance);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) fail('BadArgument', 'options.seed', 'an integer from 0 to 2³² − 1', seed);
   const count = countOption(features, method, 'random-features', MAX_FEATURES, 'options.features') ||
     countOption(landmarks, method, 'nystrom', MAX_LANDMARKS, 'options.landmarks') ||
@@ -75,6 +74,8 @@ export function readMethod(options, call) {
     }
     oneOf(sampling, SAMPLINGS, 'options.sampling');
   }
+  // Resolved after the options above, whose messages name the method the caller asked for.
+  if (method === 'auto') method = chooseMethod(call, kernelName, tolerance);
   if (method !== 'exact') {
     if (!KERNELS_OF[method].includes(kernelName)) {
       throw new KernelAttentionError('BadArgument',
@@ -198,8 +199,8 @@ function topKAttention(module, call, topK, checkResult) {
  * errorEstimate, features or landmarks, exactRows }. `checkResult` turns the core's Result into a thrown error
  * (attention.js's, passed in to keep the modules free of an import cycle).
  */
-export function approximateAttention(module, call, how, checkResult) {
-  if (how.method === 'sparse') return sparseAttention(module, call, how.tolerance, checkResult);
+export function approximateAttention(module, call, how, checkResult, threads = 1) {
+  if (how.method === 'sparse') return sparseAttention(module, call, how.tolerance, checkResult, threads);
   if (how.method === 'top-k') return topKAttention(module, call, how.count, checkResult);
   return withHeap(module, (heap) => {
     const { q, k, v, options: opts } = copyCall(heap, call);

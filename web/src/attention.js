@@ -36,18 +36,18 @@ export function makeAttention(module, threads = 1) {
     const call = readCall(queries, keys, values, options, ATTENTION_OPTIONS);
     tooLarge(call.I * call.D, 'attention()', 'queries', 'I·D');
     const how = readMethod(options, call);
-    return how.method === 'exact' ? exactAttention(module, threads, call) : approximateAttention(module, call, how, checkResult).output;
+    return how.method === 'exact' ? exactAttention(module, threads, call) : approximateAttention(module, call, how, checkResult, threads).output;
   };
 }
 
-/** attentionWithInfo() on `module`: attention() with what ran and its error estimate (approximations run on one thread). */
+/** attentionWithInfo() on `module`: attention() with what ran and its error estimate (sparse on `threads`, the other approximations on one). */
 export function makeAttentionWithInfo(module, threads = 1) {
   return function attentionWithInfo(queries, keys, values, options) {
     requireValues(values, 'attentionWithInfo');
     const call = readCall(queries, keys, values, options, ATTENTION_OPTIONS);
     tooLarge(call.I * call.D, 'attentionWithInfo()', 'queries', 'I·D');
     const how = readMethod(options, call);
-    if (how.method !== 'exact') return approximateAttention(module, call, how, checkResult);
+    if (how.method !== 'exact') return approximateAttention(module, call, how, checkResult, threads);
     return { output: exactAttention(module, threads, call), method: 'exact', errorEstimate: 0, exactRows: 0 };
   };
 }
@@ -66,7 +66,7 @@ export function makeAttentionAsync(module, threads = 1) {
     const control = readControl(options);
     if (how.method !== 'exact') {
       return drive((function* approximate() {
-        const { output } = approximateAttention(module, call, how, checkResult);
+        const { output } = approximateAttention(module, call, how, checkResult, threads);
         yield { done: call.I, total: call.I };
         return output;
       })(), control);

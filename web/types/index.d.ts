@@ -63,7 +63,7 @@ export interface WeightsOptions {
 }
 
 /**
- * How attention() computes: `'exact'` (the default) the streaming engine; `'random-features'` positive orthogonal
+ * How attention() computes: `'exact'` the streaming engine; `'random-features'` positive orthogonal
  * random features (Performer's FAVOR+), for `'softmax'` and `'gaussian'`, and random Fourier features for
  * `'laplacian'` and `'cauchy'`; `'nystrom'` the Nyström method with landmarks
  * taken from the keys, for `'softmax'`, `'gaussian'`, `'laplacian'` and `'cauchy'`. Both approximations cost
@@ -74,8 +74,8 @@ export interface WeightsOptions {
  * `tolerance` × the query's largest weight, with a per-query bound on the skipped mass (`droppedMass`); it takes the
  * causal, leave-one-out and key-padding masks. `'top-k'` keeps each query's `topK` largest weights, renormalised
  * (another model rather than an approximation: every kernel, mask, group and head count; one thread), and reports
- * how far that is from full attention as `'sparse'` does. The default stays `'exact'` so that existing calls keep
- * their results; see docs/approximations.md.
+ * how far that is from full attention as `'sparse'` does. The default, `'auto'`, picks between `'sparse'` and
+ * `'exact'` ({@link AttentionOptions.method}); see docs/approximations.md.
  */
 export type AttentionMethod = 'exact' | 'random-features' | 'nystrom' | 'sparse' | 'top-k';
 
@@ -84,7 +84,7 @@ export type LandmarkSampling = 'kmeans++' | 'uniform';
 
 export interface AttentionOptions extends WeightsOptions {
   /**
-   * Default `'exact'`. `'auto'` runs `'sparse'` (its `tolerance`, default 1e-3, applies) when the kernel is
+   * Default `'auto'`: it runs `'sparse'` (its `tolerance`, default 1e-3, applies) when the kernel is
    * `'gaussian'`, `'laplacian'` or compact, there are at most 3 dimensions per head, no general mask nor groups,
    * I·J ≥ 2²⁰, and at most 15 % of the keys' bounding box lies within the kernel's reach of a query; otherwise
    * `'exact'`. It never picks random features or Nyström, whose error is only estimated. attentionWithInfo's
