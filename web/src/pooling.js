@@ -191,7 +191,8 @@ export function makeAttentionPooling(attention, attentionGradients) {
       const qp = projection ? project(q, I, dim, Wq, m) : q;
       const kp = projection ? project(k, J, dim, Wk, m) : k;
       const call = { dim: m, kernel, ...kernelOptions(), mask, causal, groups, empty };
-      const output = attention(qp, kp, v, call);
+      // Exact, as the backward pass differentiates it (attention()'s default 'auto' may run sparse on large 1-D data).
+      const output = attention(qp, kp, v, { ...call, method: 'exact' });
       // What backward() needs, checked by attention() above; the masks and groups copied, so later edits do not count.
       call.mask = mask instanceof Uint8Array ? mask.slice() : mask;
       if (groups !== undefined) call.groups = { queries: Int32Array.from(groups.queries), keys: Int32Array.from(groups.keys) };
