@@ -9,8 +9,9 @@ template <class T>
 class Scratch {
  public:
   Scratch() = default;
-  explicit Scratch(int64_t count) : data_(count > 0 ? static_cast<T*>(std::malloc(sizeof(T) * size_t(count))) : nullptr),
-                                    ok_(count <= 0 || data_ != nullptr) {}
+  explicit Scratch(int64_t count)
+      : data_(count > 0 && fits(count) ? static_cast<T*>(std::malloc(sizeof(T) * size_t(count))) : nullptr),
+        ok_(count <= 0 || data_ != nullptr) {}
   ~Scratch() { std::free(data_); }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
@@ -25,6 +26,10 @@ class Scratch {
   T* get() const { return data_; }
 
  private:
+  // Whether the byte count fits a size_t: 32 bits in WebAssembly, where a larger product would wrap around to a
+  // small allocation that the caller then overruns.
+  static bool fits(int64_t count) { return uint64_t(count) <= SIZE_MAX / sizeof(T); }
+
   T* data_ = nullptr;
   bool ok_ = true;
 };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "exact.h"
+#include "scratch.h"
 #include "weights.h"
 
 using namespace ka;
@@ -208,4 +209,14 @@ TEST_CASE("nearest respects the masks, and a query the masks leave no key gets z
   REQUIRE(attention(p, Matrix{out.data(), 2, 1, 1}).status == Status::Ok);
   CHECK(out[0] == 0.0f);
   CHECK(out[1] == 0.0f);
+}
+
+TEST_CASE("scratch whose byte count exceeds size_t fails instead of wrapping around to a small buffer") {
+  // 2^62 floats are 2^64 bytes: 0 after the wrap, which malloc would hand out. In WebAssembly (32-bit size_t) the
+  // same happened from 4 GiB on: a value width of 8.5 million overran a 100 MB buffer.
+  ka::Scratch<float> huge(int64_t(1) << 62);
+  CHECK_FALSE(huge.ok());
+  CHECK(huge.get() == nullptr);
+  ka::Scratch<double> fine(16);
+  CHECK(fine.ok());
 }
