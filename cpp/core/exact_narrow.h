@@ -42,11 +42,11 @@ struct TileSums {
   void add(const Batch& w, const KeyTile& tile, int64_t c) {
     sum += w;
     if constexpr (W > 0) {
-      for (int d = 0; d < W; ++d) acc[d] = xsimd::fma(w, simd::load(tile.values_t + d * kKeyTile + c), acc[d]);
+      for (int d = 0; d < W; ++d) acc[d] = xsimd::fma(w, simd::load(tile.values_t + d * tile.stride + c), acc[d]);
     } else {
       for (int64_t d = 0; d < width; ++d) {
         float* a = spill + d * kLanes;
-        simd::store(a, xsimd::fma(w, simd::load(tile.values_t + d * kKeyTile + c), simd::load(a)));
+        simd::store(a, xsimd::fma(w, simd::load(tile.values_t + d * tile.stride + c), simd::load(a)));
       }
     }
   }
@@ -109,10 +109,10 @@ float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& 
   const auto score = [&](int64_t c) {
     Batch s = BatchScore<K>::init();
     if constexpr (DIMS > 0) {
-      for (int d = 0; d < DIMS; ++d) s = BatchScore<K>::step(s, qb[d], simd::load(keys + d * kKeyTile + c), fb[d]);
+      for (int d = 0; d < DIMS; ++d) s = BatchScore<K>::step(s, qb[d], simd::load(keys + d * tile.stride + c), fb[d]);
     } else {
       for (int64_t d = 0; d < dims; ++d)
-        s = BatchScore<K>::step(s, Batch(q[d]), simd::load(keys + d * kKeyTile + c), Batch(factors[d]));
+        s = BatchScore<K>::step(s, Batch(q[d]), simd::load(keys + d * tile.stride + c), Batch(factors[d]));
     }
     s = BatchScore<K>::finish(s, Batch(1.0f));
     if constexpr (BIASED) s += simd::load(bias + c);
@@ -191,7 +191,7 @@ Result run_block(const Head& hd, int32_t head, int64_t i0, int64_t rows, const B
                  Matrix out) {
   constexpr bool kFixedShift = K != KernelKind::Softmax;
   const int64_t width = hd.values.cols;
-  KeyTile tile{ws.keys_t.get(), ws.values_t.get()};
+  KeyTile tile{ws.keys_t.get(), ws.values_t.get(), 0, 0, 0, kNarrowTile};
   float max[kQueryBlock];  // softmax: running maximum; distance kernels: best score seen (the shift stays 0)
   bool overflow[kQueryBlock];
   double* const sum = ws.row_sum.get();
@@ -203,8 +203,8 @@ Result run_block(const Head& hd, int32_t head, int64_t i0, int64_t rows, const B
   std::fill(acc, acc + rows * width, 0.0);
 
   const int64_t end = key_end(hd, i0, rows);
-  for (int64_t j0 = 0; j0 < end; j0 += kKeyTile) {
-    pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
+  for (int64_t j0 = 0; j0 < end; j0 += kNarrowTile) {
+    pack_tile(hd, j0, std::min(kNarrowTile, end - j0), tile);
     for (int64_t r = 0; r < rows; ++r) {
       if (overflow[r]) continue;
       const int64_t i = i0 + r;

@@ -23,7 +23,7 @@ using simd::kLanes;
 constexpr int A = CellGrid::kAxes;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kLn2 = 0.6931471805599453;
-constexpr int64_t kFlushKeys = 64;        // float32 lane sums go to double every 64 keys, as the exact engine's tiles
+constexpr int64_t kFlushKeys = 64;        // float32 lane sums go to double every 64 keys
 constexpr float kUnderflowFloor = -58.0f;  // log2: below it a row is redone in double (exact_narrow.h's floor)
 
 // The kernel as a function of a "norm" ν of u = (q − k)/h: Σu² (gaussian, cauchy) or Σ|u| (laplacian). Compact

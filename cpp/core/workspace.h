@@ -28,6 +28,8 @@ struct QueryRange {
   int64_t first, last;
 };
 
+static_assert(kNarrowTile <= kKeyChunk && kNarrowTile <= kQueryBlock * kKeyTile, "keys_t and scores hold a narrow tile");
+
 struct Workspace {
   Scratch<float> keys_t, values_t, scores, bias, factors;
   Scratch<float> spill;               // narrow path: lane-wise tile sums of wide values
@@ -41,7 +43,7 @@ struct Workspace {
   const StateOut* states = nullptr;  // set by attention_states()
 
   Workspace(int64_t dims, int64_t width, int64_t num_queries, int64_t num_keys)
-      : keys_t(dims * kKeyChunk), values_t(width * kKeyTile), scores(kQueryBlock * kKeyTile), bias(kKeyTile),
+      : keys_t(dims * kKeyChunk), values_t(width * kNarrowTile), scores(kQueryBlock * kKeyTile), bias(kNarrowTile),
         factors(dims), spill(width * simd::kLanes), block_acc(kQueryBlock * width),
         zeros(kKeyTile + width), row_max(num_queries), row_sum(std::max(num_queries, kQueryBlock)), row_flag(num_queries), row_acc(width), chosen(num_keys) {}
 
