@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "fft.h"
 #include "local_solve.h"
 #include "scratch.h"
 #include "simd.h"
@@ -25,21 +26,54 @@ double reach_of(KernelKind kind) {
   }
 }
 
+// The cost of convolving `rows` rows of `nodes` bins by 2L + 1 taps, in multiply-adds (the unit of the direct
+// sum's inner loop, about 1 ns natively): directly, nodes·(2L + 1) per row (each bin meets each tap once); by FFT,
+// per pair of rows (one complex transform: rows a and b as its real and imaginary parts, fft.h) a forward and an
+// inverse transform of N = the power of two ≥ nodes + 2L points, and once per call the filter's transform.
+// Measured natively (g++ 12 -O3 -mavx2, fft.cpp against convolve's loop, a timing driver, 2026-12-03): a row pair
+// costs 2.3–5.3 multiply-adds per N·log₂N (≈ 3.5 typical; the most at 16,384+ nodes with few taps, where the
+// direct loop wins anyway) and the filter's transform about 1.5. The crossover is then near L ≈ 20 taps a side at
+// 64–4,096 nodes (at 1,024 nodes: L = 32 gave 42.7 µs a row directly against 20.6 µs a row by FFT; L = 8, 7.1
+// against 18.8): a Gaussian grid at tolerance 1e-3 (L ≈ 71) and any Laplacian one run by FFT, compact kernels
+// (L ≈ 9) directly.
+constexpr double kFftPairCost = 3.5, kFftFilterCost = 1.5;
+double direct_cost(double rows, double nodes, double L) { return rows * nodes * (2 * L + 1); }
+double fft_cost(double rows, double nodes, double L) {
+  const double n = double(convolution_size(int64_t(nodes), 2 * int64_t(L) + 1));
+  return (kFftPairCost * std::ceil(rows / 2) + kFftFilterCost) * n * std::log2(n);
+}
+bool fft_pays(double rows, double nodes, double L) { return fft_cost(rows, nodes, L) < direct_cost(rows, nodes, L); }
+
 // Whether the convolutions on `nodes` nodes per axis (spacing `step`, bandwidth h along that axis) cost less than
-// the exact fit of the sample at itself: per channel, per axis, (nodes + 2L)·(2L + 1) taps for every node of the
-// other axes, L the kernel's reach in nodes, against n² pairs, each of which costs an exp and the same sums per
-// channel (kExactPairTaps taps' worth). A wide kernel on a fine grid (a tiny tolerance, a heavy tail) on a small
-// sample can cost more on the grid: billions of taps for a few dozen points.
-constexpr double kExactPairTaps = 4;
+// the exact fit of the sample at itself: per channel, the cheaper of the direct sum and the FFT for each pass (a
+// 2-D grid's first pass has `nodes` rows, its second the first's nodes + 2L outputs), L the kernel's reach in
+// nodes, against n² pairs, each of which costs an exp and the same sums per channel (kExactPairTaps taps' worth:
+// the exact engine's float32 SIMD pair costs about what a double tap does, ~1 ns). A kernel wide against a fine
+// grid on a few thousand points can cost more on the grid, even by FFT: a 2-D Laplacian grid of 193² nodes for
+// 2,000 points took 16 ms (local-linear 134 ms) where the exact fit takes 4 (6.4) before the second pass was counted
+// and this was 4.
+constexpr double kExactPairTaps = 1;
 bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n) {
   const double taps = std::min(double(nodes), std::ceil(reach_of(kind) * h / step));
-  const double per_axis = (double(nodes) + 2 * taps) * (2 * taps + 1) * std::pow(double(nodes), double(dims - 1));
-  return double(dims) * per_axis <= kExactPairTaps * double(n) * double(n);
+  const auto pass = [&](double rows) {
+    return std::min(direct_cost(rows, double(nodes), taps), fft_cost(rows, double(nodes), taps));
+  };
+  const double cost = dims == 2 ? pass(double(nodes)) + pass(double(nodes) + 2 * taps) : pass(1);
+  return cost <= kExactPairTaps * double(n) * double(n);
 }
 
 // The weights the grid serves a row with must carry at least this share of the sample's total weight; below it
-// (a query beyond the data, an isolated point in leave-one-out) the row is computed exactly.
+// (a query beyond the data, an isolated point in leave-one-out) the row is computed exactly. The direct sums round
+// relative to a row's own terms. An FFT rounds relative to the largest output of the whole line it transforms,
+// at every node, empty ones too: about 1e-16·log₂N of it (measured up to 2e-15 of Σ|bins|·max|tap| at N = 8,192),
+// and the moments' largest outputs are at most the total weight (the taps peak at K(0) = 1). A served row's S₀ then
+// rounds by at most ~2e-5 of itself (typically far less: the errors of a transform add like a random walk), as do
+// its T's relative to max |y| (hence Nadaraya–Watson's fit). A negative or NaN S₀ (FFT noise where there is no
+// weight) fails the same test. Local-linear amplifies its moments' errors up to 1/kPivotFloor = 100 times
+// (local_fit.h): by FFT it asks 100 times the share for the same bound. Rows below 1e-8 of the total are those with
+// hardly a neighbour within a few bandwidths, so few of them run exactly (at 10⁷ points: S₀ < 0.1).
 constexpr double kServedShare = 1e-10;
+double served_share(bool by_fft, bool linear) { return by_fft && linear ? kServedShare / kPivotFloor : kServedShare; }
 
 // The binning, sorting and per-point passes run over blocks of this many points or cells, each a call of its own:
 // under WebAssembly, V8 optimises a function only between calls (simd::keep_out_of_line).
@@ -173,10 +207,12 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
 namespace {
 
 // One axis of the grid: input nodes at lo + g·step (g < nodes), output nodes extended by the kernel's reach of L
-// taps on each side (E = nodes + 2L), offsets measured in bandwidths, u = m·step/h.
+// taps on each side (E = nodes + 2L), offsets measured in bandwidths, u = m·step/h; `fft`: convolve runs this
+// axis's pass by FFT (fft_pays for the rows it has).
 struct Axis {
   double lo = 0, hi = 0, step = 1, h = 1;
   int64_t nodes = 1, L = 0, E = 1;
+  bool fft = false;
 };
 
 // The 1-D profile of a product kernel of bandwidth h at an offset (rounded to float32, as the exact engine sees it).
@@ -193,18 +229,70 @@ struct Power {
 // Degree 0, then 1, then 2 (the 2-D list; a 1-D grid uses the entries with b = 0).
 constexpr Power kPowers[] = {{0, 0}, {1, 0}, {0, 1}, {2, 0}, {1, 1}, {0, 2}};
 
+// What convolve needs for the passes it runs by FFT, kept from call to call of one fit or score: the twiddles
+// (planned for the largest transform so far), a filter's spectrum and work buffers, and the reversed taps.
+struct FftWork {
+  Fft fft;
+  RowConvolution rows;
+  Scratch<double> reversed;
+  int64_t reversed_room = 0;
+
+  // Prepares rows for lines of `nodes` bins by these 2L + 1 taps. convolve correlates (out[e] reads
+  // in[e − L + m]·tap[L + m]); the FFT convolves, so it takes the taps reversed (K(u)·uᵃ is odd for odd a).
+  Status prepare(const double* tap, int64_t L, int64_t nodes) {
+    const int64_t taps = 2 * L + 1;
+    if (taps > reversed_room) {
+      if (!reversed.reset_zeroed(taps)) return Status::OutOfMemory;
+      reversed_room = taps;
+    }
+    std::reverse_copy(tap, tap + taps, reversed.get());
+    if (const Status st = fft.plan(convolution_size(nodes, taps)); st != Status::Ok) return st;
+    return rows.prepare(fft, reversed.get(), taps, nodes);
+  }
+};
+
 // out[(e₁ + E₁·e₂)·stride] = Σ_m₁ Σ_m₂ tap1[m₁] tap2[m₂] in[(e₁ − L₁ + m₁) + G₁·(e₂ − L₂ + m₂)]: the separable
 // convolution of a binned array with a product kernel's taps, axis 1 then axis 2 (`across`, E₁ × G₂, holds the
-// first pass). A 1-D grid has an axis 2 of one node and no taps.
-void convolve(const double* in, const Axis& x1, const Axis& x2, const double* tap1, const double* tap2,
-              double* across, double* out, int64_t stride) {
-  for (int64_t g2 = 0; g2 < x2.nodes; ++g2)
-    for (int64_t e = 0; e < x1.E; ++e) {
-      const int64_t m_lo = std::max(-x1.L, x1.L - e), m_hi = std::min(x1.L, x1.nodes - 1 - e + x1.L);
-      double acc = 0;
-      for (int64_t m = m_lo; m <= m_hi; ++m) acc += tap1[m + x1.L] * in[e - x1.L + m + x1.nodes * g2];
-      across[e + x1.E * g2] = acc;
+// first pass), each pass directly or by FFT as its Axis says (FFT rows in pairs; axis 2's columns read `across` with
+// stride E₁ and write `out` with stride E₁·stride). A 1-D grid has an axis 2 of one node and no taps; there, a
+// second array in_b (may be null) is convolved by the same taps into out_b, in the same transforms.
+Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* tap1, const double* tap2,
+                double* across, double* out, int64_t stride, FftWork* work, const double* in_b = nullptr,
+                double* out_b = nullptr) {
+  const bool flat = x2.nodes == 1 && x2.L == 0;
+  if (flat && x1.fft) {  // 1-D: straight into out, in and in_b as one complex line (tap2 is the single 1)
+    if (const Status st = work->prepare(tap1, x1.L, x1.nodes); st != Status::Ok) return st;
+    work->rows.apply(in, in_b, 1, out, out_b, stride);
+    return Status::Ok;
+  }
+  if (in_b) {
+    if (const Status st = convolve(in_b, x1, x2, tap1, tap2, across, out_b, stride, work); st != Status::Ok) return st;
+  }
+  if (x1.fft) {
+    if (const Status st = work->prepare(tap1, x1.L, x1.nodes); st != Status::Ok) return st;
+    for (int64_t g2 = 0; g2 < x2.nodes; g2 += 2) {
+      const bool pair = g2 + 1 < x2.nodes;
+      work->rows.apply(in + x1.nodes * g2, pair ? in + x1.nodes * (g2 + 1) : nullptr, 1, across + x1.E * g2,
+                       pair ? across + x1.E * (g2 + 1) : nullptr, 1);
     }
+  } else {
+    for (int64_t g2 = 0; g2 < x2.nodes; ++g2)
+      for (int64_t e = 0; e < x1.E; ++e) {
+        const int64_t m_lo = std::max(-x1.L, x1.L - e), m_hi = std::min(x1.L, x1.nodes - 1 - e + x1.L);
+        double acc = 0;
+        for (int64_t m = m_lo; m <= m_hi; ++m) acc += tap1[m + x1.L] * in[e - x1.L + m + x1.nodes * g2];
+        across[e + x1.E * g2] = acc;
+      }
+  }
+  if (x2.fft) {
+    if (const Status st = work->prepare(tap2, x2.L, x2.nodes); st != Status::Ok) return st;
+    for (int64_t e1 = 0; e1 < x1.E; e1 += 2) {
+      const bool pair = e1 + 1 < x1.E;
+      work->rows.apply(across + e1, pair ? across + e1 + 1 : nullptr, x1.E, out + e1 * stride,
+                       pair ? out + (e1 + 1) * stride : nullptr, x1.E * stride);
+    }
+    return Status::Ok;
+  }
   for (int64_t e2 = 0; e2 < x2.E; ++e2) {
     const int64_t m_lo = std::max(-x2.L, x2.L - e2), m_hi = std::min(x2.L, x2.nodes - 1 - e2 + x2.L);
     for (int64_t e1 = 0; e1 < x1.E; ++e1) {
@@ -213,6 +301,7 @@ void convolve(const double* in, const Axis& x1, const Axis& x2, const double* ta
       out[(e1 + x1.E * e2) * stride] = acc;
     }
   }
+  return Status::Ok;
 }
 
 }  // namespace
@@ -259,10 +348,21 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     a.L = reach > 0 && span < double(nodes) ? int64_t(span) : nodes;
     a.E = nodes + 2 * a.L;
   }
+  // Which passes run by FFT: axis 1 has G₂ rows (in 1-D, two lines that share taps share a transform), axis 2 E₁.
+  if (dims == 2) {
+    axis[0].fft = fft_pays(double(axis[1].nodes), double(axis[0].nodes), double(axis[0].L));
+    axis[1].fft = fft_pays(double(axis[0].E), double(axis[1].nodes), double(axis[1].L));
+  } else {
+    axis[0].fft = fft_pays(2, double(axis[0].nodes), double(axis[0].L));
+  }
+  double total_sq = 0;  // Σω²: the scale of the Σ K²·ω² moments' FFT rounding
   if (omega)
-    for (int64_t j = 0; j < n; ++j) total += double(omega[j]);
+    for (int64_t j = 0; j < n; ++j) {
+      total += double(omega[j]);
+      total_sq += double(omega[j]) * double(omega[j]);
+    }
   else
-    total = double(n);
+    total = total_sq = double(n);
   const Axis& x1 = axis[0];
   const Axis x2 = dims == 2 ? axis[1] : Axis{};
 
@@ -273,10 +373,10 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   const auto power_at = [&](int64_t k) { return dims == 2 ? kPowers[k] : Power{int(k), 0}; };
   const int64_t stride = 2 * powers_2 + width * powers_1;
   const int64_t cells = x1.nodes * x2.nodes, out_cells = x1.E * x2.E;
-  Scratch<double> count(cells), count_sq(cells), sums(cells * width), column(cells), across(x1.E * x2.nodes);
+  Scratch<double> count(cells), count_sq(cells), sums(cells * width), columns(cells * width), across(x1.E * x2.nodes);
   Scratch<double> taps(kMaxGridDims * 6 * (std::max(x1.L, x2.L) * 2 + 1));
   Scratch<double> moments(out_cells * stride);
-  if (!count.ok() || !count_sq.ok() || !sums.ok() || !column.ok() || !across.ok() || !taps.ok() || !moments.ok())
+  if (!count.ok() || !count_sq.ok() || !sums.ok() || !columns.ok() || !across.ok() || !taps.ok() || !moments.ok())
     return {Status::OutOfMemory};
   std::fill(count.get(), count.get() + cells, 0.0);
   std::fill(count_sq.get(), count_sq.get() + cells, 0.0);
@@ -330,20 +430,35 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   const double one = 1.0;
   const auto tap2 = [&](bool squared, int b) { return dims == 2 ? tap(1, squared, b) : &one; };
   double* mom = moments.get();
+  for (int64_t col = 0; col < width; ++col)
+    for (int64_t c = 0; c < cells; ++c) columns.get()[col * cells + c] = sums.get()[c * width + col];
+  const auto column = [&](int64_t col) { return columns.get() + col * cells; };
+  const auto t_moment = [&](int64_t col, int64_t k) { return mom + 2 * powers_2 + col * powers_1 + k; };
+  // Σ K·ω·uᵏ with Σ K·ω·y·uᵏ of column 0 (the same taps: one transform in 1-D), then the other columns in pairs.
+  FftWork work;
   for (int64_t k = 0; k < powers_2; ++k) {
     const Power pw = power_at(k);
-    convolve(count.get(), x1, x2, tap(0, false, pw.a), tap2(false, pw.b), across.get(), mom + k, stride);
+    const bool pair = k < powers_1 && width > 0;
+    if (const Status st = convolve(count.get(), x1, x2, tap(0, false, pw.a), tap2(false, pw.b), across.get(), mom + k,
+                                   stride, &work, pair ? column(0) : nullptr, pair ? t_moment(0, k) : nullptr);
+        st != Status::Ok)
+      return {st};
     if (squares)
-      convolve(count_sq.get(), x1, x2, tap(0, true, pw.a), tap2(true, pw.b), across.get(), mom + powers_2 + k, stride);
+      if (const Status st = convolve(count_sq.get(), x1, x2, tap(0, true, pw.a), tap2(true, pw.b), across.get(),
+                                     mom + powers_2 + k, stride, &work);
+          st != Status::Ok)
+        return {st};
   }
-  for (int64_t col = 0; col < width; ++col) {
-    for (int64_t c = 0; c < cells; ++c) column.get()[c] = sums.get()[c * width + col];
+  for (int64_t col = 1; col < width; col += 2)
     for (int64_t k = 0; k < powers_1; ++k) {
       const Power pw = power_at(k);
-      convolve(column.get(), x1, x2, tap(0, false, pw.a), tap2(false, pw.b), across.get(),
-               mom + 2 * powers_2 + col * powers_1 + k, stride);
+      const bool pair = col + 1 < width;
+      if (const Status st = convolve(column(col), x1, x2, tap(0, false, pw.a), tap2(false, pw.b), across.get(),
+                                     t_moment(col, k), stride, &work, pair ? column(col + 1) : nullptr,
+                                     pair ? t_moment(col + 1, k) : nullptr);
+          st != Status::Ok)
+        return {st};
     }
-  }
 
   // Each query: interpolated moments, leave-one-out correction, the same solve as the exact fit.
   // The moment of the sum of two powers (for A and B): powers of degree 1 are entries 1 … dims of kPowers.
@@ -356,6 +471,9 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   Scratch<double> a(p_cols * p_cols), l(p_cols * p_cols), g(p_cols), interp(stride);
   if (!exact.ok() || !a.ok() || !l.ok() || !g.ok() || !interp.ok()) return {Status::OutOfMemory};
   int64_t exact_count = 0;
+  // By FFT, the Σ K²·ω² moments round relative to Σω² (their taps peak at 1), as S's do relative to the total.
+  const bool by_fft = x1.fft || x2.fft;
+  const double share = served_share(by_fft, linear);
   for (int64_t i = 0; i < I; ++i) {
     // Beyond the data, a local-linear fit extrapolates, amplifying the moments' binning and interpolation errors:
     // such queries (usually few) are computed exactly.
@@ -391,7 +509,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
       for (int64_t col = 0; col < width; ++col) T[col * powers_1] -= w * double(p.values.row(i)[col]);
     }
     const double s0 = S[0], b0 = B[0];
-    if (!(s0 > kServedShare * total)) {
+    if (!(s0 > share * total) || (by_fft && squares && !(b0 > share * total_sq))) {
       exact.get()[exact_count++] = i;
       continue;
     }
@@ -826,6 +944,7 @@ Result GridCv::score(float h, double* score, bool* served) {
   const double span = std::ceil(reach_of(p.kernel.kind) * x.h / x.step);  // in double: h/step may exceed any integer
   x.L = span < double(nodes) ? int64_t(span) : nodes;
   x.E = nodes + 2 * x.L;
+  x.fft = fft_pays(2, double(nodes), double(x.L));  // S_a and T_a of column 0 share a transform
 
   // The bins at this level: the sorted grid's, or halved from them (the first halving out of place).
   const int64_t fine_nodes = (int64_t(1) << kFinestLevel) + 1, room = level < kFinestLevel ? fine_nodes / 2 + 1 : 0;
@@ -852,12 +971,24 @@ Result GridCv::score(float h, double* score, bool* served) {
     for (int64_t a = 0; a < s_count; ++a) taps.get()[a * tap_len + m + x.L] = k * std::pow(u, double(a));
   }
   const double one = 1.0;
-  for (int64_t a = 0; a < s_count; ++a)
-    convolve(bins, x, Axis{}, taps.get() + a * tap_len, &one, across.get(), moments.get() + a, stride);
-  for (int64_t c = 0; c < width; ++c)
-    for (int64_t a = 0; a < t_count; ++a)
-      convolve(bins + (1 + c) * bin_stride, x, Axis{}, taps.get() + a * tap_len, &one, across.get(),
-               moments.get() + s_count + c * t_count + a, stride);
+  FftWork work;
+  const auto t_bins = [&](int64_t c) { return bins + (1 + c) * bin_stride; };
+  const auto t_moment = [&](int64_t c, int64_t a) { return moments.get() + s_count + c * t_count + a; };
+  for (int64_t a = 0; a < s_count; ++a) {  // S_a with T_a of column 0 (the same taps), then the other columns in pairs
+    const bool pair = a < t_count;
+    if (const Status st = convolve(bins, x, Axis{}, taps.get() + a * tap_len, &one, across.get(), moments.get() + a,
+                                   stride, &work, pair ? t_bins(0) : nullptr, pair ? t_moment(0, a) : nullptr);
+        st != Status::Ok)
+      return {st};
+  }
+  for (int64_t c = 1; c < width; c += 2)
+    for (int64_t a = 0; a < t_count; ++a) {
+      const bool pair = c + 1 < width;
+      if (const Status st = convolve(t_bins(c), x, Axis{}, taps.get() + a * tap_len, &one, across.get(), t_moment(c, a),
+                                     stride, &work, pair ? t_bins(c + 1) : nullptr, pair ? t_moment(c + 1, a) : nullptr);
+          st != Status::Ok)
+        return {st};
+    }
   const double* at_node = moments.get() + x.L * stride;  // the sample's nodes: L … L + cells of the output
   for (int64_t k = 0; k < cells * stride; ++k) slopes.get()[k] = at_node[k + stride] - at_node[k];
 
@@ -872,7 +1003,7 @@ Result GridCv::score(float h, double* score, bool* served) {
   double sum = 0;
   int64_t pending[kExactBatch], waiting = 0;
   CellPass c{nullptr, nullptr, lo_, double(cells) / range_, 0, nullptr, nullptr, nullptr, 0, width,
-             kServedShare * total_};
+             served_share(x.fft, linear) * total_};
   for (int64_t e = 0; e < cells; ++e) {
     c.at = at_node + e * stride;
     c.slope = slopes.get() + e * stride;

@@ -2,8 +2,9 @@
 // onto a regular grid, the moments the estimator needs (Σw·zᵏ up to degree 2, Σw·y·zᵏ up to degree 1 and, for
 // standard errors, Σw²·zᵏ) are discrete convolutions of the bins with the sampled kernel — separable in 2-D, since
 // the distance kernels are products over dimensions — and each query reads them by (bi)linear interpolation between
-// grid nodes. Cost O(n + G·L + I) for G nodes and a kernel L nodes wide per axis, instead of O(n·I): what makes a
-// bandwidth slider live and leave-one-out CV on a million points cheap.
+// grid nodes. Cost O(n + G·min(L, log G) + I) for G nodes and a kernel L nodes wide per axis (each pass of the
+// convolutions is a direct sum or an FFT, fft.h, whichever costs less), instead of O(n·I): what makes a bandwidth
+// slider live and leave-one-out CV on a million points cheap.
 #pragma once
 #include <cstdint>
 

@@ -10,6 +10,7 @@
 
 #include "bandwidth.h"
 #include "grid.h"
+#include "reference.h"
 #include "regression.h"
 
 using namespace ka;
@@ -366,5 +367,155 @@ TEST_CASE("a search on the grid finds the exact CV minimiser") {
     CAPTURE(int(est));
     CHECK(h_grid == doctest::Approx(h_exact).epsilon(2e-2));
     CHECK(cv_grid == doctest::Approx(cv_exact).epsilon(1e-3));
+  }
+}
+
+namespace {
+
+// Float64 fits from the weighted least-squares definition (reference.h): degree 0 (Nadaraya–Watson) or 1.
+std::vector<double> reference_fit(const Problem& p, Estimator est) {
+  std::vector<double> fit(static_cast<size_t>(p.queries.rows));
+  for (int64_t i = 0; i < p.queries.rows; ++i) {
+    const auto lw = reference::local_weights(p, i, est == Estimator::LocalLinear ? 1 : 0, {});
+    double f = 0;
+    for (int64_t j = 0; j < p.keys.rows; ++j) f += lw.ell[size_t(j)] * double(p.values.row(j)[0]);
+    fit[size_t(i)] = f;
+  }
+  return fit;
+}
+
+// What the grid's convolutions cost per channel by direct sums (the nodes·(2L + 1) multiply-adds per row of each
+// pass), against the exact fit's 4 taps' worth per pair: above it, the grid pays only by FFT.
+bool direct_sums_cost_more(int64_t nodes, int64_t dims, double reach, double h, double step, int64_t n) {
+  const double L = std::min(double(nodes), std::ceil(reach * h / step));
+  return double(dims) * std::pow(double(nodes), double(dims)) * (2 * L + 1) > double(n) * double(n);
+}
+
+}  // namespace
+
+TEST_CASE("a wide kernel on a fine 1-D grid runs on the grid by FFT and matches a float64 fit") {
+  // Laplacian (taps to 30 h) at tolerance 1e-5: thousands of taps a side, which sent the sample to the exact engine
+  // before the FFT. A gap in the data [0.3, 0.7] holds queries with no weight within 20 bandwidths: there the FFT's
+  // rounding is all there is (S₀ ≈ ±1e-15·n, either sign), and those rows must be computed exactly.
+  const int64_t n = 2000, I = 300;
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> noise(0.0f, 0.2f);
+  std::vector<float> x(static_cast<size_t>(n)), y(static_cast<size_t>(n)), q(static_cast<size_t>(I));
+  for (size_t j = 0; j < x.size(); ++j) {
+    const float t = u(rng);
+    x[j] = t < 0.5f ? 0.6f * t : 0.4f + 0.6f * t;
+    y[j] = std::sin(6.0f * x[j]) + x[j] + noise(rng);
+  }
+  for (size_t i = 0; i < q.size(); ++i) q[i] = float(i) / float(I - 1);
+  const float lo = *std::min_element(x.begin(), x.end()), hi = *std::max_element(x.begin(), x.end());
+  const float h = 0.005f;
+  const double tolerance = 1e-5;
+  Problem p;
+  p.keys = {x.data(), n, 1, 1};
+  p.queries = {q.data(), I, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Laplacian, 1.0, &h};
+  const int64_t nodes = grid_nodes(p.keys, KernelKind::Laplacian, &h, tolerance);
+  REQUIRE(nodes > 0);  // the grid pays: by FFT
+  CHECK(direct_sums_cost_more(nodes, 1, 30.0, h, (double(hi) - double(lo)) / double(nodes - 1), n));
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    std::vector<float> exact(static_cast<size_t>(I)), grid(static_cast<size_t>(I));
+    REQUIRE(local_fit({p, est}, {Matrix{exact.data(), I, 1, 1}}).status == Status::Ok);
+    double estimate = -1;
+    REQUIRE(grid_local_fit({p, est}, nodes, {Matrix{grid.data(), I, 1, 1}}, &estimate).status == Status::Ok);
+    const std::vector<double> ref = reference_fit(p, est);
+    double worst = 0;
+    int gap_rows = 0;
+    for (size_t i = 0; i < size_t(I); ++i) {
+      CAPTURE(int(est));
+      CAPTURE(q[i]);
+      if (q[i] > 0.4f && q[i] < 0.6f) {  // 20+ bandwidths from any point: fitted exactly, bit for bit
+        CHECK(grid[i] == exact[i]);
+        ++gap_rows;
+      } else if (q[i] >= lo && q[i] <= hi) {
+        worst = std::max(worst, std::fabs(double(grid[i]) - ref[i]));
+      }
+    }
+    CAPTURE(int(est));
+    CHECK(gap_rows > 40);
+    CHECK(worst / 3.0 < 5e-5);  // y spans about 3; measured 1.0e-5 (the tolerance)
+    CHECK(estimate >= 0);
+    CHECK(estimate < 5e-5);
+  }
+}
+
+TEST_CASE("a wide kernel on a 2-D grid runs on the grid by FFT and matches a float64 fit") {
+  // Laplacian at tolerance 1e-4 with h = 0.15: the taps span the whole grid (L = nodes) along both axes. 20,000
+  // points: for 2,000 the exact fit costs less than even the FFT passes (grid_pays).
+  const int64_t n = 20000, I = 150;
+  std::mt19937 rng(22);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> noise(0.0f, 0.2f);
+  std::vector<float> x(static_cast<size_t>(n * 2)), y(static_cast<size_t>(n)), q(static_cast<size_t>(I * 2));
+  for (int64_t j = 0; j < n; ++j) {
+    x[size_t(2 * j)] = u(rng);
+    x[size_t(2 * j + 1)] = u(rng);
+    y[size_t(j)] = std::sin(4.0f * x[size_t(2 * j)]) + std::cos(3.0f * x[size_t(2 * j + 1)]) + noise(rng);
+  }
+  for (auto& v : q) v = 0.02f + 0.96f * u(rng);
+  const float h[2] = {0.15f, 0.15f};
+  const double tolerance = 1e-4;
+  Problem p;
+  p.keys = {x.data(), n, 2, 2};
+  p.queries = {q.data(), I, 2, 2};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Laplacian, 1.0, h};
+  const int64_t nodes = grid_nodes(p.keys, KernelKind::Laplacian, h, tolerance);
+  REQUIRE(nodes > 0);
+  double range = 0;
+  for (int d = 0; d < 2; ++d) {
+    float lo = 1, hi = 0;
+    for (int64_t j = 0; j < n; ++j) lo = std::min(lo, x[size_t(2 * j + d)]), hi = std::max(hi, x[size_t(2 * j + d)]);
+    range = std::max(range, double(hi) - double(lo));
+  }
+  // Taps over the whole grid (L = nodes: 194 a side): both passes run by FFT (fft_pays); the direct sums would
+  // cost about 6e7 multiply-adds per channel here, the transforms about 1.5e7.
+  CHECK(30.0 * h[0] / (range / double(nodes - 1)) > double(nodes));
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    std::vector<float> grid(static_cast<size_t>(I));
+    double estimate = -1;
+    REQUIRE(grid_local_fit({p, est}, nodes, {Matrix{grid.data(), I, 1, 1}}, &estimate).status == Status::Ok);
+    const std::vector<double> ref = reference_fit(p, est);
+    double worst = 0;
+    for (size_t i = 0; i < size_t(I); ++i) worst = std::max(worst, std::fabs(double(grid[i]) - ref[i]));
+    CAPTURE(int(est));
+    CAPTURE(nodes);
+    CHECK(worst / 4.0 < 3e-4);  // y spans about 4; measured 3.8e-5 and 8.9e-5
+    CHECK(estimate >= 0);
+    CHECK(estimate < 3e-4);
+  }
+}
+
+TEST_CASE("GridCv with a wide kernel scores on the grid by FFT, close to the exact CV score") {
+  const int64_t n = 2000;
+  Sample s(n, 1, 23);
+  s.x[0] = 1.5f;  // 25 bandwidths beyond the rest at h = 0.02: its leave-one-out S₀ is FFT noise, fitted exactly
+  const float h0 = 1.0f;
+  Problem p;
+  p.keys = p.queries = {s.x.data(), n, 1, 1};
+  p.values = {s.y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Laplacian, 1.0, &h0};
+  const double tolerance = 1e-5;
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    GridCv grid({p, est, nullptr}, tolerance);
+    REQUIRE(grid.suits());
+    for (const double h : {0.02, 0.1}) {
+      double score = 0, exact = 0;
+      bool served = false;
+      REQUIRE(grid.score(float(h), &score, &served).status == Status::Ok);
+      CAPTURE(int(est));
+      CAPTURE(h);
+      REQUIRE(served);
+      // 8,193 nodes over the range 1.5 at h = 0.02: ~5,000 taps a side, more than the exact fit by direct sums.
+      if (h == 0.02) CHECK(direct_sums_cost_more(8193, 1, 30.0, h, 1.5 / 8192, n));
+      REQUIRE(cv_score(p, &h, &exact, {est, Score::LeaveOneOut, nullptr, 0}).status == Status::Ok);
+      CHECK(score == doctest::Approx(exact).epsilon(3e-4));  // measured 2e-5 to 8e-5
+    }
   }
 }

@@ -1,0 +1,126 @@
+// The FFT convolution (cpp/core/fft.h) against a naive double loop: full linear convolutions of odd and even
+// lengths, one tap, more taps than entries, two different rows in one transform, strided input and output.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "fft.h"
+
+using namespace ka;
+
+namespace {
+
+// c[k] = Σ_j f[j]·a[k − j], k < length + taps − 1.
+std::vector<double> naive_convolution(const std::vector<double>& a, const std::vector<double>& f) {
+  std::vector<double> c(a.size() + f.size() - 1, 0.0);
+  for (size_t k = 0; k < c.size(); ++k)
+    for (size_t j = 0; j < f.size(); ++j)
+      if (k >= j && k - j < a.size()) c[k] += f[j] * a[k - j];
+  return c;
+}
+
+std::vector<double> random_row(size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 3.0);
+  std::vector<double> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+// max |got − want| / max |want|.
+double relative_error(const std::vector<double>& got, const std::vector<double>& want) {
+  double err = 0, scale = 0;
+  for (size_t k = 0; k < want.size(); ++k) {
+    err = std::max(err, std::fabs(got[k] - want[k]));
+    scale = std::max(scale, std::fabs(want[k]));
+  }
+  return err / scale;
+}
+
+}  // namespace
+
+TEST_CASE("FFT convolution of two rows at once matches the naive loop") {
+  std::mt19937 rng(7);
+  Fft fft;
+  RowConvolution conv;
+  // (length, taps): odd and even lengths, one tap, taps longer than the row, sizes at and past a power of two.
+  const int lengths[][2] = {{1, 1}, {2, 1}, {7, 3}, {8, 5}, {9, 1}, {16, 17}, {33, 64}, {5, 40}, {100, 7}, {255, 2},
+                            {256, 1}, {1000, 301}, {3, 1024}};
+  for (const auto& lt : lengths) {
+    const size_t length = size_t(lt[0]), taps = size_t(lt[1]);
+    const auto a = random_row(length, rng), b = random_row(length, rng), f = random_row(taps, rng);
+    REQUIRE(fft.plan(convolution_size(int64_t(length), int64_t(taps))) == Status::Ok);
+    REQUIRE(conv.prepare(fft, f.data(), int64_t(taps), int64_t(length)) == Status::Ok);
+    const size_t out = length + taps - 1;
+    std::vector<double> got_a(out, -99.0), got_b(out, -99.0), alone(out, -99.0);
+    conv.apply(a.data(), b.data(), 1, got_a.data(), got_b.data(), 1);
+    conv.apply(b.data(), nullptr, 1, alone.data(), nullptr, 1);
+    CAPTURE(length);
+    CAPTURE(taps);
+    CHECK(relative_error(got_a, naive_convolution(a, f)) < 1e-13);
+    CHECK(relative_error(got_b, naive_convolution(b, f)) < 1e-13);
+    CHECK(relative_error(alone, naive_convolution(b, f)) < 1e-13);
+  }
+}
+
+TEST_CASE("FFT convolution reads and writes with strides, and one plan serves smaller transforms") {
+  std::mt19937 rng(8);
+  const size_t length = 37, taps = 12, out = length + taps - 1;
+  const int64_t in_stride = 3, out_stride = 5;
+  const auto a = random_row(length, rng), b = random_row(length, rng), f = random_row(taps, rng);
+  // The two rows interleaved in one strided array (a at 0, b at 1, stride 3), outputs interleaved likewise.
+  std::vector<double> in(length * in_stride, 1e300), got(out * out_stride, -99.0);
+  for (size_t j = 0; j < length; ++j) {
+    in[j * in_stride] = a[j];
+    in[j * in_stride + 1] = b[j];
+  }
+  Fft fft;
+  REQUIRE(fft.plan(4096) == Status::Ok);  // larger than this convolution needs
+  REQUIRE(fft.size() == 4096);
+  RowConvolution conv;
+  REQUIRE(conv.prepare(fft, f.data(), int64_t(taps), int64_t(length)) == Status::Ok);
+  conv.apply(in.data(), in.data() + 1, in_stride, got.data(), got.data() + 2, out_stride);
+  std::vector<double> got_a(out), got_b(out);
+  for (size_t k = 0; k < out; ++k) {
+    got_a[k] = got[k * out_stride];
+    got_b[k] = got[k * out_stride + 2];
+    CHECK(got[k * out_stride + 1] == -99.0);  // untouched between the outputs
+  }
+  CHECK(relative_error(got_a, naive_convolution(a, f)) < 1e-13);
+  CHECK(relative_error(got_b, naive_convolution(b, f)) < 1e-13);
+  // A plan too small for the convolution is refused, not overrun.
+  Fft small;
+  REQUIRE(small.plan(32) == Status::Ok);
+  CHECK(conv.prepare(small, f.data(), int64_t(taps), int64_t(length)) == Status::BadArgument);
+}
+
+TEST_CASE("FFT transform: a forward then inverse transform returns n times the input; an impulse is flat") {
+  std::mt19937 rng(9);
+  Fft fft;
+  REQUIRE(fft.plan(1 << 12) == Status::Ok);
+  for (const int64_t n : {1, 2, 4, 8, 64, 1024, 4096}) {
+    std::vector<double> z(size_t(2 * n)), keep;
+    for (auto& v : z) v = std::uniform_real_distribution<double>(-1, 1)(rng);
+    keep = z;
+    fft.transform(z.data(), n, false);
+    fft.transform(z.data(), n, true);
+    double err = 0;
+    for (size_t k = 0; k < z.size(); ++k) err = std::max(err, std::fabs(z[k] / double(n) - keep[k]));
+    CAPTURE(n);
+    CHECK(err < 1e-14);
+    // X_k of x = δ₁ is e^{−2πik/n}: checks each twiddle's angle and sign, not only that the inverse undoes them.
+    std::fill(z.begin(), z.end(), 0.0);
+    if (n > 1) {
+      z[2] = 1;
+      fft.transform(z.data(), n, false);
+      double worst = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        const double angle = -2 * std::acos(-1.0) * double(k) / double(n);
+        worst = std::max({worst, std::fabs(z[size_t(2 * k)] - std::cos(angle)), std::fabs(z[size_t(2 * k + 1)] - std::sin(angle))});
+      }
+      CHECK(worst < 1e-14);
+    }
+  }
+}
