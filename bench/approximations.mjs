@@ -80,10 +80,10 @@ function warmUp(ka) {
   const a = attentionCase(512);
   const x2 = Float32Array.from({ length: 4000 }, mulberry32(8));
   for (let n = 0; n < 3; n++) {
-    ka.attention(q, x, y, { dim: 1, kernel: 'gaussian', bandwidth: 0.01 });
+    ka.attention(q, x, y, { dim: 1, kernel: 'gaussian', bandwidth: 0.01, method: 'exact' });
     ka.attention(q, x, y, { dim: 1, kernel: 'gaussian', bandwidth: 0.01, method: 'sparse' });
     ka.attention(x2, x2, y, { dim: 2, kernel: 'gaussian', bandwidth: 0.01, method: 'sparse' });
-    ka.attention(x2, x2, y, { dim: 2, kernel: 'gaussian', bandwidth: 0.01 });
+    ka.attention(x2, x2, y, { dim: 2, kernel: 'gaussian', bandwidth: 0.01, method: 'exact' });
     ka.kernelRegression(x, y, { dim: 1, estimator: 'nadaraya-watson', bandwidth: 0.01, method: 'grid' }).predict(q);
     ka.selectBandwidth(x, y, { dim: 1, approximation: 'grid' });
     for (const method of ['exact', 'random-features', 'nystrom']) ka.attention(a.q, a.k, a.v, { dim: a.M, method, seed: 1 });
@@ -119,7 +119,7 @@ async function gridAgainstFastKde(ka, log) {
   // Accuracy: the grid fit against the exact engine at 1,000 queries over all keys; fast-kde's density against a
   // float64 sum at 64 of its nodes (keys within 9 bandwidths: beyond, a Gaussian weight is below 3e-18).
   const grid = model.predict(q);
-  const exact = once(() => ka.attention(q, x, y, { dim: 1, kernel: 'gaussian', bandwidth: h }));
+  const exact = once(() => ka.attention(q, x, y, { dim: 1, kernel: 'gaussian', bandwidth: h, method: 'exact' }));
   const yRange = extent(y).range;
   const gridError = difference(grid, exact.result).max / yRange;
   const sorted = Float32Array.from(x).sort();
@@ -182,7 +182,7 @@ function uniformWeightsError(c, exact) {
 
 async function randomFeaturesAttention(ka, log) {
   const c = attentionCase(16384);
-  const options = { dim: c.M };
+  const options = { dim: c.M, method: 'exact' };
   const first = once(() => ka.attention(c.q, c.k, c.v, options));
   const second = once(() => ka.attention(c.q, c.k, c.v, options));
   const exactSeconds = (first.seconds + second.seconds) / 2;
@@ -216,7 +216,7 @@ async function sparseRegression2d(ka, log) {
   const range = Math.max(extent(x, 2, 0).range, extent(x, 2, 1).range);
   const h = 0.01 * range;
   const tolerance = 1e-3;
-  const options = { dim: 2, kernel: 'gaussian', bandwidth: h };
+  const options = { dim: 2, kernel: 'gaussian', bandwidth: h, method: 'exact' };  // attention's default 'auto' would run sparse
   const sparse = await measure(() => ka.attentionWithInfo(q, x, y, { ...options, method: 'sparse', tolerance }));
   const s = sparse.result;
   let worst = 0;
@@ -241,7 +241,7 @@ async function sparseRegression2d(ka, log) {
 // default knob; `order`: the exponent of n its cost grows with at a fixed h (the estimate that skips a cell uses the
 // larger of it and the measured one). RF and Nyström report their feature / landmark count.
 const METHODS_1D = [
-  { name: 'exact', order: 2, run: (ka, d, h) => ({ output: ka.attention(d.q, d.x, d.y, { dim: 1, kernel: 'gaussian', bandwidth: h }) }) },
+  { name: 'exact', order: 2, run: (ka, d, h) => ({ output: ka.attention(d.q, d.x, d.y, { dim: 1, kernel: 'gaussian', bandwidth: h, method: 'exact' }) }) },
   {
     name: 'grid', order: 1,
     run: (ka, d, h, tolerance = GRID_TOLERANCE) => {
@@ -330,7 +330,7 @@ async function timeVersusError(ka, log) {
 
   const c = attentionCase(4096);
   const vRange = extent(c.v).range;
-  const exactA = await measure(() => ka.attention(c.q, c.k, c.v, { dim: c.M }), { budget: 1, maxRuns: 3 });
+  const exactA = await measure(() => ka.attention(c.q, c.k, c.v, { dim: c.M, method: 'exact' }), { budget: 1, maxRuns: 3 });
   const baselineA = uniformWeightsError(c, exactA.result) / vRange;
   const attention = [];
   for (const [name, method, option] of [['random features', 'random-features', 'features'], ['Nyström', 'nystrom', 'landmarks']]) {
@@ -459,7 +459,7 @@ function render(a, b, c, d, vsN, vsError) {
   ]), '', `Grid minimiser against exact on the subsample: ${sig(100 * b.gap, 2)} % apart.`);
 
   parts.push('', '### (c) Attention, I = J = 16,384, M = D = 64, softmax', '',
-    'Workload A of docs/benchmarks.md at 16,384 (q, k, v standard normal, scale 1/√M). Exact: `attention(q, k, v, { dim: 64 })`, ' +
+    'Workload A of docs/benchmarks.md at 16,384 (q, k, v standard normal, scale 1/√M). Exact: `attention(q, k, v, { dim: 64, method: \'exact\' })`, ' +
     `run twice (${c.exactRuns.map(time).join(', ')}; the mean is the reference time). The approximations: ` +
     '`attentionWithInfo(…, { method, tolerance: 1e-2, seed: 1 })`, median after a warm-up. "Measured" is the RMS over ' +
     'all I·D outputs against the exact output, relative to the range of v (the unit of `errorEstimate`).', '',

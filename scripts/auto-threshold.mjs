@@ -22,7 +22,7 @@ for (const [dim, I, J] of [[1, 4000, 50000], [2, 4000, 50000], [3, 2000, 50000]]
   const y = Float32Array.from({ length: J }, random);
   for (const kernel of Object.keys(REACH)) {
     for (const h of [0.003, 0.01, 0.03, 0.1, 0.3]) {
-      const options = { dim, kernel, bandwidth: h };
+      const options = { dim, kernel, bandwidth: h, method: 'exact' };
       const share = Math.min(1, 2 * REACH[kernel] * h) ** dim;
       ka.attention(q.subarray(0, 64 * dim), x, y, options);  // warm-up
       const exact = time(() => ka.attention(q, x, y, options));

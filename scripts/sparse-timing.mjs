@@ -16,7 +16,7 @@ function time(fn) {
 for (const [dim, kernel, h] of [[1, 'gaussian', 0.01], [1, 'epanechnikov', 0.01], [2, 'gaussian', 0.01], [2, 'epanechnikov', 0.01]]) {
   const x = Float32Array.from({ length: n * dim }, random);
   const y = Float32Array.from({ length: n }, (_, i) => Math.sin(6 * x[i * dim]) + (dim === 2 ? Math.cos(4 * x[i * dim + 1]) : 0));
-  const options = { dim, kernel, bandwidth: h };
+  const options = { dim, kernel, bandwidth: h, method: 'exact' };
   const exact = time(() => ka.attention(x, x, y, options));
   const sparse = time(() => ka.attentionWithInfo(x, x, y, { ...options, method: 'sparse', tolerance: 1e-3 }));
   const model = ka.kernelRegression(x, y, { ...options, estimator: 'nadaraya-watson', method: 'exact' });
