@@ -245,7 +245,7 @@ async function selectBandwidth(argv, api) {
 
 const attentionHelp = `Usage: kernel-attention attention --queries Q --keys K --values V --dim M [options]
 
-Scaled dot-product (or kernel) attention over raw little-endian float32 files (row-major; Q has I×M floats, K has
+Exact scaled dot-product (or kernel) attention over raw little-endian float32 files (row-major; Q has I×M floats, K has
 J×M, V has J×D) or .npy files of float32. Prints the I×D result.
   --queries Q, --keys K, --values V   the input files
   --dim M             the width of a query/key row
@@ -273,7 +273,10 @@ async function attention(argv, api) {
   const format = choice(values, 'format', ['csv', 'json', 'f32'],
     values.output?.toLowerCase().endsWith('.json') ? 'json' : values.output?.toLowerCase().endsWith('.f32') ? 'f32' : 'csv');
   if (format === 'f32' && !values.output) throw new UsageError('--format f32 needs --output FILE');
-  const options = { dim, heads, kernel: choice(values, 'kernel', ['softmax', ...KERNELS], 'softmax'), causal: Boolean(values.causal) };
+  // Exact, as the help says: the library's default 'auto' may skip keys within its tolerance on large low-dimensional calls.
+  const options = {
+    dim, heads, kernel: choice(values, 'kernel', ['softmax', ...KERNELS], 'softmax'), causal: Boolean(values.causal), method: 'exact',
+  };
   if (values.scale !== undefined) options.scale = number(values, 'scale');
   if (values.bandwidth !== undefined) options.bandwidth = number(values, 'bandwidth', { positive: true });
   const [q, k, v] = await Promise.all(['queries', 'keys', 'values'].map((name) => readFloat32(required(values, name))));
