@@ -137,19 +137,31 @@ TEST_CASE("fit statistics on a grid follow the exact ones") {
   }
 }
 
-TEST_CASE("2-D grid fits (separable product-kernel convolutions) are within their tolerance of the exact fit") {
-  // y = sin(4 x₁) + cos(3 x₂) + noise on the unit square, per-dimension bandwidths.
-  const int64_t n = 5000, I = 300;
-  std::mt19937 rng(4);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  std::normal_distribution<float> noise(0.0f, 0.2f);
-  std::vector<float> x(static_cast<size_t>(n * 2)), y(static_cast<size_t>(n)), q(static_cast<size_t>(I * 2));
-  for (int64_t j = 0; j < n; ++j) {
-    x[size_t(2 * j)] = u(rng);
-    x[size_t(2 * j + 1)] = u(rng);
-    y[size_t(j)] = std::sin(4.0f * x[size_t(2 * j)]) + std::cos(3.0f * x[size_t(2 * j + 1)]) + noise(rng);
+namespace {
+
+// y = sin(4 x₁) + cos(3 x₂) + N(0, 0.2²) at n points uniform on the unit square, and I queries inside it.
+struct Surface {
+  std::vector<float> x, y, q;
+  Surface(int64_t n, int64_t I, unsigned seed) : x(size_t(n * 2)), y(size_t(n)), q(size_t(I * 2)) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    std::normal_distribution<float> noise(0.0f, 0.2f);
+    for (int64_t j = 0; j < n; ++j) {
+      x[size_t(2 * j)] = u(rng);
+      x[size_t(2 * j + 1)] = u(rng);
+      y[size_t(j)] = std::sin(4.0f * x[size_t(2 * j)]) + std::cos(3.0f * x[size_t(2 * j + 1)]) + noise(rng);
+    }
+    for (auto& v : q) v = 0.02f + 0.96f * u(rng);
   }
-  for (auto& v : q) v = 0.02f + 0.96f * u(rng);
+};
+
+}  // namespace
+
+TEST_CASE("2-D grid fits (separable product-kernel convolutions) are within their tolerance of the exact fit") {
+  // Per-dimension bandwidths.
+  const int64_t n = 5000, I = 300;
+  Surface s(n, I, 4);
+  std::vector<float>&x = s.x, &y = s.y, &q = s.q;
   const float h[2] = {0.06f, 0.09f};
   for (const KernelKind kind : {KernelKind::Gaussian, KernelKind::Epanechnikov})
     for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
@@ -449,16 +461,8 @@ TEST_CASE("a wide kernel on a 2-D grid runs on the grid by FFT and matches a flo
   // Laplacian at tolerance 1e-4 with h = 0.15: the taps span the whole grid (L = nodes) along both axes. 20,000
   // points: for 2,000 the exact fit costs less than even the FFT passes (grid_pays).
   const int64_t n = 20000, I = 150;
-  std::mt19937 rng(22);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  std::normal_distribution<float> noise(0.0f, 0.2f);
-  std::vector<float> x(static_cast<size_t>(n * 2)), y(static_cast<size_t>(n)), q(static_cast<size_t>(I * 2));
-  for (int64_t j = 0; j < n; ++j) {
-    x[size_t(2 * j)] = u(rng);
-    x[size_t(2 * j + 1)] = u(rng);
-    y[size_t(j)] = std::sin(4.0f * x[size_t(2 * j)]) + std::cos(3.0f * x[size_t(2 * j + 1)]) + noise(rng);
-  }
-  for (auto& v : q) v = 0.02f + 0.96f * u(rng);
+  Surface s(n, I, 22);
+  std::vector<float>&x = s.x, &y = s.y, &q = s.q;
   const float h[2] = {0.15f, 0.15f};
   const double tolerance = 1e-4;
   Problem p;
