@@ -199,8 +199,12 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
     nodes = std::max(nodes, axis);
   }
   if (dims == 2 && nodes * nodes > kMaxGridNodes) return 0;
-  for (int64_t d = 0; d < dims; ++d)
-    if (range[d] > 0 && !grid_pays(kind, nodes, dims, double(h[d]), range[d] / double(nodes - 1), x.rows)) return 0;
+  // Every axis, a flat one too: grid_local_fit spaces its nodes by h (and convolves them) when all points share
+  // that coordinate, which a 64² grid of 30 taps a side did for 6 points, thousands of times in a search.
+  for (int64_t d = 0; d < dims; ++d) {
+    const double step = range[d] > 0 ? range[d] / double(nodes - 1) : double(h[d]);
+    if (!grid_pays(kind, nodes, dims, double(h[d]), step, x.rows)) return 0;
+  }
   return nodes;
 }
 

@@ -118,6 +118,16 @@ TEST_CASE("grid sizes follow the tolerance and refuse what they cannot reach") {
   CHECK(grid_nodes(1.0, 0.0, 1e-3) == 0);
 }
 
+TEST_CASE("a sample flat along an axis still costs that axis: six equal 2-D points run exactly, not on a 64² grid") {
+  // grid_local_fit spaces a flat axis's nodes by h; a Laplacian then has 30 taps a side on 64 nodes per axis.
+  const float x[12] = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+  const float h[2] = {1e-3f, 1e-3f};
+  CHECK(grid_nodes(ConstMatrix{x, 6, 2, 2}, KernelKind::Laplacian, h, 1e-3) == 0);
+  // Many points make the same grid worth it.
+  std::vector<float> many(20000 * 2, 0.5f);
+  CHECK(grid_nodes(ConstMatrix{many.data(), 20000, 2, 2}, KernelKind::Laplacian, h, 1e-3) == 64);
+}
+
 TEST_CASE("fit statistics on a grid follow the exact ones") {
   const Sample s(5000, 1, 4);
   for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
