@@ -191,7 +191,8 @@ Result run_block(const Head& hd, int32_t head, int64_t i0, int64_t rows, const B
                  Matrix out) {
   constexpr bool kFixedShift = K != KernelKind::Softmax;
   const int64_t width = hd.values.cols;
-  KeyTile tile{ws.keys_t.get(), ws.values_t.get(), 0, 0, 0, kNarrowTile};
+  KeyTile tile{ws.keys_t.get(), ws.values_t.get()};
+  tile.stride = kNarrowTile;
   float max[kQueryBlock];  // softmax: running maximum; distance kernels: best score seen (the shift stays 0)
   bool overflow[kQueryBlock];
   double* const sum = ws.row_sum.get();

@@ -44,8 +44,8 @@ struct SparseReport {
 // Empty rows (no admissible key in the support of a compact kernel, or none at all) follow p.empty as in the exact
 // engine; EmptyPolicy::Error returns EmptyRow with the first such row (lowest head, then row). Kept keys are scored,
 // exponentiated and summed as the exact engine's narrow path does (float32 SIMD, flushed into double every 64 keys
-// here, every 256 there; rows whose weights would underflow are redone in double), so compact kernels match it up to float32
-// summation order. Memory: O(J) per head for the index (keys sorted by cell, transposed), never I×J.
+// here, every 256 there; rows whose weights would underflow are redone in double), so compact kernels match it up to
+// float32 summation order. Memory: O(J) per head for the index (keys sorted by cell, transposed), never I×J.
 // p.threads splits the queries; outputs do not depend on it. `report` may be null.
 Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOut& out, SparseReport* report);
 
