@@ -105,8 +105,10 @@ float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& 
   }
   const simd::ExpConstants& ek = simd::exp_constants();
   const float* keys = tile.keys_t;
-  // The log2 weights of keys [c, c + kLanes), masked by the bias when the tile has one.
-  const auto score = [&](int64_t c) {
+  // The log2 weights of keys [c, c + kLanes), masked by the bias when the tile has one: compact kernels as scores
+  // (<= 0), whose best one run() needs; the others as costs (-score >= 0), which exp2_neg takes without a negation on
+  // the chain (it equals exp2_nonpositive of the score bit for bit).
+  const auto exponent = [&](int64_t c) {
     Batch s = BatchScore<K>::init();
     if constexpr (DIMS > 0) {
       for (int d = 0; d < DIMS; ++d) s = BatchScore<K>::step(s, qb[d], simd::load(keys + d * tile.stride + c), fb[d]);
@@ -114,29 +116,38 @@ float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& 
       for (int64_t d = 0; d < dims; ++d)
         s = BatchScore<K>::step(s, Batch(q[d]), simd::load(keys + d * tile.stride + c), Batch(factors[d]));
     }
-    s = BatchScore<K>::finish(s, Batch(1.0f));
-    if constexpr (BIASED) s += simd::load(bias + c);
+    if constexpr (BatchScore<K>::kHasCost) {
+      s = BatchScore<K>::cost(s);
+      if constexpr (BIASED) s -= simd::load(bias + c);
+    } else {
+      s = BatchScore<K>::finish(s, Batch(1.0f));
+      if constexpr (BIASED) s += simd::load(bias + c);
+    }
     return s;
+  };
+  const auto weigh = [&](const Batch& e) {
+    if constexpr (BatchScore<K>::kHasCost) return simd::exp2_neg(e, ek);
+    return simd::exp2_nonpositive(e, ek);
   };
   Batch top(-std::numeric_limits<float>::infinity());
   TileSums<W> sums(spill, width);
   int64_t c = 0;
   if constexpr (DIMS == 1 && W == 1) {
     // The 1-D regression case: two batches per step into separate sums, whose exp chains are independent: the
-    // chain is long (about 50 cycles) and the core keeps only a few steps in flight.
+    // chain is long (about 45 cycles) and the core keeps only a few steps in flight.
     TileSums<1> odd(spill, width);
     for (; c + 2 * kLanes <= tile.padded; c += 2 * kLanes) {
-      const Batch s0 = score(c), s1 = score(c + kLanes);
-      if constexpr (kTrackTop) top = xsimd::max(top, xsimd::max(s0, s1));
-      sums.add(simd::exp2_nonpositive(s0, ek), tile, c);
-      odd.add(simd::exp2_nonpositive(s1, ek), tile, c + kLanes);
+      const Batch e0 = exponent(c), e1 = exponent(c + kLanes);
+      if constexpr (kTrackTop) top = xsimd::max(top, xsimd::max(e0, e1));
+      sums.add(weigh(e0), tile, c);
+      odd.add(weigh(e1), tile, c + kLanes);
     }
     odd.flush(row_sum, row_acc);
   }
   for (; c < tile.padded; c += kLanes) {
-    const Batch s = score(c);
-    if constexpr (kTrackTop) top = xsimd::max(top, s);
-    sums.add(simd::exp2_nonpositive(s, ek), tile, c);
+    const Batch e = exponent(c);
+    if constexpr (kTrackTop) top = xsimd::max(top, e);
+    sums.add(weigh(e), tile, c);
   }
   sums.flush(row_sum, row_acc);
   return kTrackTop ? simd::max(top) : 0.0f;

@@ -17,7 +17,8 @@ constexpr double kLog2e = 1.4426950408889634;
 template <KernelKind K>
 struct BatchScore {
   using B = simd::Batch;
-  static B init() { return B(0.0f); }
+  // -0, the exact identity of addition, so the compiler drops the first step's add (it may not drop one of +0).
+  static B init() { return B(-0.0f); }
 
   // Compact kernels read h_d itself (see compact_step); the others multiply by a factor that also carries log2(e):
   // the Gaussian's score is then -Σ t², the Laplacian's -Σ |t|, with no constant in the hot loop.
@@ -68,10 +69,16 @@ struct BatchScore {
 
   static B finish(B acc, B scale) {
     if constexpr (K == KernelKind::Softmax) return overflow_to_nan(acc, scale);
-    if constexpr (K == KernelKind::Gaussian) return -acc;
-    if constexpr (K == KernelKind::Laplacian) return -acc;
-    if constexpr (K == KernelKind::Cauchy) return -simd::log2(acc + B(1.0f));
     if constexpr (kCompact) return acc;
+    if constexpr (kHasCost) return -cost(acc);
+  }
+
+  // The kernels that are neither softmax nor compact also have a cost form, -finish(acc) = -log2 w >= 0, which
+  // simd::exp2_neg takes without a negation on the dependency chain.
+  static constexpr bool kHasCost = !kCompact && K != KernelKind::Softmax;
+  static B cost(B acc) {
+    if constexpr (K == KernelKind::Cauchy) return simd::log2(acc + B(1.0f));
+    return acc;  // Gaussian, Laplacian
   }
 };
 

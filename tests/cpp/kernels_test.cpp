@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -29,6 +30,26 @@ TEST_CASE("exp2_nonpositive is within 3e-7 relative of std::exp2 on [-126, 0] an
     simd::store(got, simd::exp2_nonpositive(simd::Batch(x), simd::exp_constants()));
     CAPTURE(x);
     CHECK(got[0] == 0.0f);
+  }
+}
+
+// The distance kernels' narrow path takes costs y = -x >= 0 to exp2_neg, and its results must not depend on which of
+// the two it took (the wide path and the sparse one use exp2_nonpositive): equal bits, so the accuracy above holds.
+TEST_CASE("exp2_neg(y) has the bits of exp2_nonpositive(-y) for y >= 0, +inf included") {
+  std::vector<float> ys = {0.0f, 1e-30f, 1e-7f, 0.5f, 0.49999997f, 0.5000001f, 1.0f, 10.0f, 125.5f, 126.0f,
+                           126.5f, 126.51f, 127.0f, 127.5f, 150.0f, 1e30f, INFINITY, 3.0f};
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(0.0f, 130.0f);
+  for (int n = 0; n < 4000; ++n) ys.push_back(u(rng));
+  for (size_t n = 0; n + simd::kLanes <= ys.size(); n += simd::kLanes) {
+    alignas(64) float got[64], want[64];
+    const simd::Batch y = simd::load(&ys[n]);
+    simd::store(got, simd::exp2_neg(y, simd::exp_constants()));
+    simd::store(want, simd::exp2_nonpositive(-y, simd::exp_constants()));
+    for (int64_t l = 0; l < simd::kLanes; ++l) {
+      CAPTURE(ys[n + l]);
+      CHECK(std::memcmp(&got[l], &want[l], sizeof(float)) == 0);
+    }
   }
 }
 
