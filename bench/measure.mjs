@@ -1,6 +1,9 @@
 // How one table cell (a contender on a case) is timed. The same policy applies to every contender:
-// - one warm-up call (JIT tier-up, page faults, caches), then up to `maxRuns` timed calls within about `budget`
-//   seconds; the cell reports their median. A warm-up call longer than `budget` is the only, reported, run.
+// - warm-up calls (JIT tier-up, page faults, caches) until they have taken `warmup` seconds or `maxWarmups` were made,
+//   then up to `maxRuns` timed calls within about `budget` seconds; the cell reports their median. A first call
+//   longer than `budget` is the only, reported, run. One warm-up was not enough for calls of a millisecond or two:
+//   V8 tiers wasm functions up once they have run for a while, so 1-D regression at 10^3 x 10^3 timed 1.25 ms after
+//   one warm-up, 1.2 ms after twenty and 0.93 ms after 0.3 s of them (native: 0.81 ms).
 // - a cell whose full run is estimated (from the same contender's previous, smaller case) to take longer than
 //   `skipAbove` seconds is not run in full: it runs on the first `rows` queries only, sized to take about
 //   `probeSeconds`, and reports "skipped (est. N s)" with the throughput of that probe. Every query costs the same
@@ -8,7 +11,7 @@
 //
 // A contender is { label, ceiling, threads, supports?(c), start() → note, load(c, rows) → { run() → seconds,
 // output() → rows × D numbers }, close?() }; `ceiling` names the ceiling row its throughput is compared with.
-export const policy = { budget: 1.5, maxRuns: 15, skipAbove: 10, probeSeconds: 1.5 };
+export const policy = { warmup: 0.3, maxWarmups: 1000, budget: 1.5, maxRuns: 15, skipAbove: 10, probeSeconds: 1.5 };
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -16,12 +19,14 @@ const median = (xs) => {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 };
 
-/** Median of the timed calls after one warm-up; the warm-up alone if it took longer than the budget. */
+/** Median of the timed calls after the warm-up; the first call alone if it took longer than the budget. */
 export async function timeCalls(run, { budget = policy.budget, maxRuns = policy.maxRuns } = {}) {
   const first = await run();
   if (first >= budget) return { seconds: first, runs: 1 };
+  let warm = first, last = first;
+  for (let n = 1; n < policy.maxWarmups && warm < policy.warmup; n++) warm += last = await run();
   const times = [];
-  const count = Math.min(maxRuns, Math.max(1, Math.floor(budget / first)));
+  const count = Math.min(maxRuns, Math.max(1, Math.floor(budget / last)));
   for (let n = 0; n < count; n++) times.push(await run());
   return { seconds: median(times), runs: times.length };
 }
