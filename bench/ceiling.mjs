@@ -5,6 +5,7 @@
 // the machine did, and this VM's speed drifts by tens of per cent from one minute to the next.
 
 import { Worker } from 'node:worker_threads';
+import { useAll, useOne } from './affinity.mjs';
 
 // Calls per measurement: about 0.05 s each at the speeds measured here.
 const calls = { dot: 100000, madd: 10000 };
@@ -17,6 +18,14 @@ async function median5(gflops, count) {
 }
 
 let wasm;  // the probe module, instantiated once
+const wasmProbe = () => (wasm ??= import('../build/bench/wasm/ceiling.mjs').then(({ default: create }) => create()));
+
+/** The wasm dot probe, median of 3 after a warm-up: short (~0.15 s), for affinity.mjs's choice of vCPU. */
+export async function quickDot() {
+  const m = await wasmProbe();
+  m._ceiling_dot(calls.dot);
+  return [0, 1, 2].map(() => m._ceiling_dot(calls.dot)).sort((a, b) => a - b)[1];
+}
 
 const measure = async (probe) => ({
   dot: await median5((n) => probe('dot', n), calls.dot),
@@ -60,14 +69,16 @@ async function maddTogether(threads) {
 
 /**
  * natives: native contenders; `ceiling` names their flavour and probe(name, calls) runs a probe in their binary.
+ * The one-thread probes run pinned to affinity.mjs's vCPU, as the one-thread cells do; returns with every vCPU allowed.
  * With `earlier` (a previous result), each figure is the larger of the earlier and the new one.
  */
 export async function measureCeilings(natives, earlier = {}) {
-  wasm ??= import('../build/bench/wasm/ceiling.mjs').then(({ default: createCeiling }) => createCeiling());
-  const m = await wasm;
+  const m = await wasmProbe();
+  useOne();
   const result = { wasm: await measure((name, n) => (name === 'dot' ? m._ceiling_dot(n) : m._ceiling_madd(n))) };
-  result.wasm.madd2 = await maddTogether(2);
   for (const who of natives) result[who.ceiling] = await measure((name, n) => who.probe(name, n));
+  useAll();  // before the workers start: a new thread takes the affinity of the one that creates it
+  result.wasm.madd2 = await maddTogether(2);
   for (const [key, now] of Object.entries(result)) {
     const before = earlier[key] ?? now;
     result[key] = Object.fromEntries(Object.keys(now).map((probe) => [probe, Math.max(before[probe] ?? 0, now[probe])]));

@@ -4,7 +4,8 @@
 //   node bench/run.mjs [--cases=A-1024,B-1000,select,approx,progress,backward] [--no-write]   (a --cases run never writes the docs)
 import { fileURLToPath } from 'node:url';
 import { approximationsSection } from './approximations.mjs';
-import { measureCeilings } from './ceiling.mjs';
+import { chooseCpu, useAll, useOne } from './affinity.mjs';
+import { measureCeilings, quickDot } from './ceiling.mjs';
 import { describeMachine, describeSource, watchOtherLoad } from './machine.mjs';
 import { measureCell } from './measure.mjs';
 import { kernelSmooth } from './peers/kernel-smooth.mjs';
@@ -48,6 +49,7 @@ const sections = ['select', 'approx', 'progress', 'backward'];
 const runCases = !only || only.some((id) => !sections.includes(id));
 const log = (line) => process.stderr.write(`${line}\n`);
 const started = performance.now();
+const machine = describeMachine();  // before any pinning narrows what the process sees
 const otherLoad = watchOtherLoad();
 
 const available = [];
@@ -64,6 +66,8 @@ for (const who of runCases ? contenders : []) {
 }
 
 const natives = available.filter((who) => who.probe);
+const pinning = runCases ? await chooseCpu(quickDot) : undefined;
+if (pinning) log(pinning);
 if (runCases) log('ceiling probes…');
 let ceilings = runCases ? await measureCeilings(natives) : {};  // again after every case: see ceiling.mjs
 
@@ -81,6 +85,8 @@ for (const make of caseMakers) {
     if (who.supports && !who.supports(c)) continue;
     const key = `${who.label} ${c.kind}`;
     try {
+      if (who.threads > 1) useAll();
+      else useOne();
       const result = await measureCell(who, c, previous.get(key), rows);
       result.error = relativeError(c, reference, result.output);
       delete result.output;
@@ -110,6 +116,7 @@ if (!only || only.includes('select')) {
 // Progress reporting's cost (issue 8) and the backward pass against the forward (issue 9): each times its two calls
 // side by side on one thread (`--cases=progress`, `--cases=backward` run only these).
 const extra = [];
+useOne();  // these sections and the approximations run on one thread
 if (!only || only.includes('progress')) {
   log('progress reporting…');
   extra.push(await benchProgress(log).catch((error) => `### Progress reporting\n\nfailed: ${error.message}`));
@@ -125,7 +132,8 @@ const markdown = runCases && renderReport({
   command: 'npm run bench',
   date: new Date().toISOString().slice(0, 10),
   seconds: (performance.now() - started) / 1e3,
-  machine: [...describeMachine(), `other processes kept ${otherLoad().toFixed(2)} cores busy on average during the run`],
+  machine: [...machine, `other processes kept ${otherLoad().toFixed(2)} cores busy on average during the run`,
+    pinning],
   source: describeSource(),
   notes,
   ceilings,
