@@ -1,7 +1,9 @@
 // How one table cell (a contender on a case) is timed. The same policy applies to every contender:
 // - warm-up calls (JIT tier-up, page faults, caches) until they have taken `warmup` seconds or `maxWarmups` were made,
-//   then up to `maxRuns` timed calls within about `budget` seconds; the cell reports their median. A first call
-//   longer than `budget` is the only, reported, run. One warm-up was not enough for calls of a millisecond or two:
+//   then up to `maxRuns` timed calls within about `budget` seconds; the cell reports their median. After a first call
+//   longer than `budget`, one more call is the only, reported, run: a first call pays one-time costs (tfjs-backend-
+//   wasm's first attention 4,096² took 3 s, its next ones 0.85 s) and would be reported in some runs and not in
+//   others, as its length fell either side of the budget. One warm-up was not enough for calls of a millisecond or two:
 //   V8 tiers wasm functions up once they have run for a while, so 1-D regression at 10^3 x 10^3 timed 1.25 ms after
 //   one warm-up, 1.2 ms after twenty and 0.93 ms after 0.3 s of them (native: 0.81 ms).
 // - a cell whose full run is estimated (from the same contender's previous, smaller case) to take longer than
@@ -19,10 +21,10 @@ const median = (xs) => {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 };
 
-/** Median of the timed calls after the warm-up; the first call alone if it took longer than the budget. */
+/** Median of the timed calls after the warm-up; the second call alone if the first took longer than the budget. */
 export async function timeCalls(run, { budget = policy.budget, maxRuns = policy.maxRuns } = {}) {
   const first = await run();
-  if (first >= budget) return { seconds: first, runs: 1 };
+  if (first >= budget) return { seconds: await run(), runs: 1 };
   let warm = first, last = first;
   for (let n = 1; n < policy.maxWarmups && warm < policy.warmup; n++) warm += last = await run();
   const times = [];
