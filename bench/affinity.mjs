@@ -1,9 +1,10 @@
 // Which vCPUs the benchmark's threads may run on. A VM's vCPUs need not be equal: on the 2-vCPU machine of
 // docs/benchmarks.md (2026-12-04), pinned with taskset, vCPU 0 ran attention 4,096² at 24.5 GFLOP/s and vCPU 1 at
-// 36, the wasm dot probe at 19 and 25, while the scheduler put the one-thread calls on either. So every one-thread
-// cell runs with the whole process tree (this process and its children, every thread of each) pinned to one vCPU,
-// the one where the dot probe is fastest, and cells with more threads get all of them back. Linux only (taskset, from
-// util-linux); elsewhere pinning is skipped and the report says so.
+// 36, the wasm dot probe at 19 and 25, while the scheduler put the one-thread calls on either (twenty minutes later
+// both ran attention at 35-37). So every one-thread cell runs with the whole process tree (this process and its
+// children, every thread of each) pinned to one vCPU, the one where a short probe runs fastest, and cells with more
+// threads get all of them back. Linux only (taskset, from util-linux); elsewhere pinning is skipped and the report
+// says so.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -51,8 +52,9 @@ export const useAll = () => pin(all);
  * Pins to each allowed vCPU in turn, runs `gflops()` there (a short probe) and keeps the fastest for useOne().
  * Returns the sentence for the report.
  */
-export async function chooseCpu(gflops) {
+export async function chooseCpu(gflops, probeName) {
   if (!all) return 'one-thread cells not pinned (taskset not available)';
+  await gflops();  // warm-up on any vCPU, so that the first one measured does not pay for tier-up
   const speeds = [];
   for (const cpu of all) {
     pin([cpu]);
@@ -62,5 +64,5 @@ export async function chooseCpu(gflops) {
   chosen = [all[best]];
   useAll();
   const list = all.map((cpu, n) => `${cpu}: ${speeds[n].toFixed(1)}`).join(', ');
-  return `one-thread cells pinned to vCPU ${all[best]}, the fastest at the wasm dot probe (GFLOP/s per vCPU: ${list})`;
+  return `one-thread cells pinned to vCPU ${all[best]}, the fastest at ${probeName} (GFLOP/s per vCPU: ${list})`;
 }

@@ -20,13 +20,6 @@ async function median5(gflops, count) {
 let wasm;  // the probe module, instantiated once
 const wasmProbe = () => (wasm ??= import('../build/bench/wasm/ceiling.mjs').then(({ default: create }) => create()));
 
-/** The wasm dot probe, median of 3 after a warm-up: short (~0.15 s), for affinity.mjs's choice of vCPU. */
-export async function quickDot() {
-  const m = await wasmProbe();
-  m._ceiling_dot(calls.dot);
-  return [0, 1, 2].map(() => m._ceiling_dot(calls.dot)).sort((a, b) => a - b)[1];
-}
-
 const measure = async (probe) => ({
   dot: await median5((n) => probe('dot', n), calls.dot),
   madd: await median5((n) => probe('madd', n), calls.madd),

@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { approximationsSection } from './approximations.mjs';
 import { chooseCpu, useAll, useOne } from './affinity.mjs';
-import { measureCeilings, quickDot } from './ceiling.mjs';
+import { measureCeilings } from './ceiling.mjs';
 import { describeMachine, describeSource, watchOtherLoad } from './machine.mjs';
 import { measureCell } from './measure.mjs';
 import { kernelSmooth } from './peers/kernel-smooth.mjs';
@@ -66,7 +66,24 @@ for (const who of runCases ? contenders : []) {
 }
 
 const natives = available.filter((who) => who.probe);
-const pinning = runCases ? await chooseCpu(quickDot) : undefined;
+
+// The probe that picks the vCPU for one-thread cells (affinity.mjs): workload A at 1,024² on our single-thread build,
+// median of 5 calls. The L1 dot probe missed a difference between the vCPUs that this workload showed (1.47×).
+function attentionProbe() {
+  const c = attentionCase(1024);
+  let ka;
+  return async () => {
+    ka ??= await (await import('../web/src/index.js')).init({ threads: 1 });
+    const seconds = [];
+    for (let n = 0; n < 5; n++) {
+      const start = performance.now();
+      ka.attention(c.q, c.k, c.v, { dim: c.M, method: 'exact' });
+      seconds.push((performance.now() - start) / 1e3);
+    }
+    return c.work / seconds.sort((a, b) => a - b)[2] / 1e9;
+  };
+}
+const pinning = runCases ? await chooseCpu(attentionProbe(), 'attention 1,024² (ours, 1 thread)') : undefined;
 if (pinning) log(pinning);
 if (runCases) log('ceiling probes…');
 let ceilings = runCases ? await measureCeilings(natives) : {};  // again after every case: see ceiling.mjs
