@@ -59,23 +59,28 @@ inline const ExpConstants& exp_constants() {
   return *keep_out_of_line(&constants);
 }
 
+// p(t) · 2^n for |t| <= 1/2, where p is the degree-5 polynomial with coefficients c in Estrin form (its short
+// dependency chain matters more than its operation count here) and `shifted` holds n + 127 in its low mantissa bits,
+// so that 2^n is one shift away: the common tail of exp2_nonpositive and exp2_neg.
+KA_ALWAYS_INLINE Batch polynomial_times_pow2(Batch t, const float (&c)[6], Batch shifted) {
+  const Batch t2 = t * t;
+  const Batch a = xsimd::fma(Batch(c[5]), t, Batch(c[4]));
+  const Batch b = xsimd::fma(Batch(c[3]), t, Batch(c[2]));
+  const Batch c01 = xsimd::fma(Batch(c[1]), t, Batch(c[0]));
+  const Batch p = xsimd::fma(xsimd::fma(a, t2, b), t2, c01);
+  return p * xsimd::bitwise_cast<Batch>(xsimd::bitwise_cast<IntBatch>(shifted) << 23);
+}
+
 // 2^x for x <= 0 (including -inf -> 0), relative error about 2e-7 on [-126, 0]. The float paths of the engine keep
 // scores in log2 units (the kernels fold log2(e) into their factors), so this is their exp. x = n + f with
 // |f| <= 1/2: n is rounded with the magic add and 2^n built by shifting the biased exponent left by 23, with no
-// float-to-int conversion (Emscripten 3.1.6 emulates that one lane at a time) and no select; 2^f is an Estrin-form
-// polynomial, whose short dependency chain matters more than its operation count here. At or below -126.5 the
-// result is exactly 0 (just above, it is subnormal).
+// float-to-int conversion (Emscripten 3.1.6 emulates that one lane at a time) and no select; 2^f is the polynomial.
+// At or below -126.5 the result is exactly 0 (just above, it is subnormal).
 KA_ALWAYS_INLINE Batch exp2_nonpositive(Batch x, const ExpConstants& k) {
   const Batch magic(k.magic);
   const Batch xc = xsimd::max(x, Batch(k.lo));
   const Batch shifted = xc + magic;
-  const Batch f = xc - (shifted - magic);
-  const Batch f2 = f * f;
-  const Batch a = xsimd::fma(Batch(k.c[5]), f, Batch(k.c[4]));
-  const Batch b = xsimd::fma(Batch(k.c[3]), f, Batch(k.c[2]));
-  const Batch c = xsimd::fma(Batch(k.c[1]), f, Batch(k.c[0]));
-  const Batch p = xsimd::fma(xsimd::fma(a, f2, b), f2, c);
-  return p * xsimd::bitwise_cast<Batch>(xsimd::bitwise_cast<IntBatch>(shifted) << 23);
+  return polynomial_times_pow2(xc - (shifted - magic), k.c, shifted);
 }
 
 // 2^-y for y >= 0 (including +inf -> 0): exp2_nonpositive(-y) bit for bit, for a caller whose argument is naturally
@@ -85,13 +90,7 @@ KA_ALWAYS_INLINE Batch exp2_neg(Batch y, const ExpConstants& k) {
   const Batch magic(k.magic);
   const Batch yc = xsimd::min(y, Batch(k.hi));
   const Batch shifted = magic - yc;
-  const Batch g = yc + (shifted - magic);
-  const Batch g2 = g * g;
-  const Batch a = xsimd::fma(Batch(k.c_neg[5]), g, Batch(k.c_neg[4]));
-  const Batch b = xsimd::fma(Batch(k.c_neg[3]), g, Batch(k.c_neg[2]));
-  const Batch c = xsimd::fma(Batch(k.c_neg[1]), g, Batch(k.c_neg[0]));
-  const Batch p = xsimd::fma(xsimd::fma(a, g2, b), g2, c);
-  return p * xsimd::bitwise_cast<Batch>(xsimd::bitwise_cast<IntBatch>(shifted) << 23);
+  return polynomial_times_pow2(yc + (shifted - magic), k.c_neg, shifted);
 }
 
 inline Batch log2(Batch x) { return xsimd::log2(x); }
