@@ -15,7 +15,7 @@
 // output() → rows × D numbers }, close?() }; `ceiling` names the ceiling row its throughput is compared with.
 export const policy = { warmup: 0.3, maxWarmups: 1000, budget: 1.5, maxRuns: 15, skipAbove: 10, probeSeconds: 1.5 };
 
-const median = (xs) => {
+export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;

@@ -7,7 +7,7 @@ import { approximationsSection } from './approximations.mjs';
 import { chooseCpu, useAll, useOne } from './affinity.mjs';
 import { measureCeilings } from './ceiling.mjs';
 import { describeMachine, describeSource, watchOtherLoad } from './machine.mjs';
-import { measureCell } from './measure.mjs';
+import { measureCell, median } from './measure.mjs';
 import { kernelSmooth } from './peers/kernel-smooth.mjs';
 import { naiveJs } from './peers/naive.mjs';
 import { native } from './peers/native.mjs';
@@ -67,23 +67,19 @@ for (const who of runCases ? contenders : []) {
 
 const natives = available.filter((who) => who.probe);
 
-// The probe that picks the vCPU for one-thread cells (affinity.mjs): workload A at 1,024² on our single-thread build,
-// median of 5 calls. The L1 dot probe missed a difference between the vCPUs that this workload showed (1.47×).
-function attentionProbe() {
+// The probe that picks the vCPU for one-thread cells (affinity.mjs): workload A at 1,024² through our single-thread
+// contender, median of 5 calls. The L1 dot probe missed a difference between the vCPUs that this workload showed (1.47×).
+async function attentionProbe(who) {
   const c = attentionCase(1024);
-  let ka;
+  const cell = await who.load(c, c.I);
   return async () => {
-    ka ??= await (await import('../web/src/index.js')).init({ threads: 1 });
     const seconds = [];
-    for (let n = 0; n < 5; n++) {
-      const start = performance.now();
-      ka.attention(c.q, c.k, c.v, { dim: c.M, method: 'exact' });
-      seconds.push((performance.now() - start) / 1e3);
-    }
-    return c.work / seconds.sort((a, b) => a - b)[2] / 1e9;
+    for (let n = 0; n < 5; n++) seconds.push(await cell.run());
+    return c.work / median(seconds) / 1e9;
   };
 }
-const pinning = runCases ? await chooseCpu(attentionProbe(), 'attention 1,024² (ours, 1 thread)') : undefined;
+const ours1 = available.includes(contenders[0]) && contenders[0];
+const pinning = runCases && ours1 && await chooseCpu(await attentionProbe(ours1), `attention 1,024² (${ours1.label})`);
 if (pinning) log(pinning);
 if (runCases) log('ceiling probes…');
 let ceilings = runCases ? await measureCeilings(natives) : {};  // again after every case: see ceiling.mjs
@@ -150,7 +146,7 @@ const markdown = runCases && renderReport({
   date: new Date().toISOString().slice(0, 10),
   seconds: (performance.now() - started) / 1e3,
   machine: [...machine, `other processes kept ${otherLoad().toFixed(2)} cores busy on average during the run`,
-    pinning],
+    pinning || 'one-thread cells not pinned'],
   source: describeSource(),
   notes,
   ceilings,
