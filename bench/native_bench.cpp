@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "build_info.h"
+#include "base/build_info.h"
 #include "ceiling_kernels.h"
-#include "exact.h"
+#include "engine/exact.h"
 
 namespace {
 

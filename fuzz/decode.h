@@ -14,7 +14,7 @@
 #include <limits>
 #include <vector>
 
-#include "problem.h"
+#include "engine/problem.h"
 
 namespace fuzz {
 

@@ -3,7 +3,7 @@
 // padding is untouched; with finite inputs every output lies within [min, max] of the values its masks admit (a
 // convex combination), is 0 or NaN only where the policy says so, and is finite unless the policy is NaN.
 #include "decode.h"
-#include "exact.h"
+#include "engine/exact.h"
 
 using namespace ka;
 

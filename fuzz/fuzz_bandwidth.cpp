@@ -6,7 +6,7 @@
 // any point it recorded on its curve.
 #include <cfloat>
 
-#include "bandwidth.h"
+#include "stats/bandwidth.h"
 #include "decode.h"
 
 using namespace ka;

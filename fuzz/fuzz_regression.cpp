@@ -8,9 +8,9 @@
 #include <cstring>
 
 #include "decode.h"
-#include "grid.h"
-#include "local_fit.h"
-#include "regression.h"
+#include "methods/grid/grid.h"
+#include "engine/local_fit.h"
+#include "stats/regression.h"
 
 using namespace ka;
 

@@ -4,9 +4,9 @@
 // masks that depend on absolute key indices, two shards merge in either order to the same values, and finalise to the
 // direct result within the rounding the float32 reference log-weight m allows.
 #include "decode.h"
-#include "exact.h"
-#include "exact_narrow.h"
-#include "states.h"
+#include "engine/exact.h"
+#include "engine/exact_narrow.h"
+#include "engine/states.h"
 
 using namespace ka;
 

@@ -5,8 +5,8 @@
 // alone, and gives NaN, zeros or a value within the range of the values of the keys with nonzero weight, as the
 // weights' row is NaN, zero or neither; its dropped mass is ≥ 0 (NaN for a NaN row).
 #include "decode.h"
-#include "top_k.h"
-#include "weights.h"
+#include "methods/top_k.h"
+#include "engine/weights.h"
 
 using namespace ka;
 

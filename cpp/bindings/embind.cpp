@@ -4,19 +4,19 @@
 
 #include <cstdint>
 
-#include "backward.h"
-#include "bandwidth.h"
-#include "build_info.h"
-#include "exact.h"
-#include "grid.h"
-#include "local_fit.h"
-#include "nystrom.h"
-#include "random_features.h"
-#include "regression.h"
-#include "sparse.h"
-#include "states.h"
-#include "top_k.h"
-#include "weights.h"
+#include "gradients/backward.h"
+#include "stats/bandwidth.h"
+#include "base/build_info.h"
+#include "engine/exact.h"
+#include "methods/grid/grid.h"
+#include "engine/local_fit.h"
+#include "methods/nystrom.h"
+#include "methods/random_features.h"
+#include "stats/regression.h"
+#include "methods/sparse.h"
+#include "engine/states.h"
+#include "methods/top_k.h"
+#include "engine/weights.h"
 
 namespace {
 

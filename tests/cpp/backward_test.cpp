@@ -8,7 +8,7 @@
 #include <functional>
 #include <random>
 
-#include "backward.h"
+#include "gradients/backward.h"
 #include "cases.h"
 #include "reference.h"
 

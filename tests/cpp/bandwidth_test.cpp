@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "bandwidth.h"
+#include "stats/bandwidth.h"
 #include "reference.h"
 
 using namespace ka;

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "problem.h"
+#include "engine/problem.h"
 
 namespace ka::testing {
 

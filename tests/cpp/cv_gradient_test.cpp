@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "bandwidth.h"
-#include "lbfgs.h"
+#include "stats/bandwidth.h"
+#include "stats/lbfgs.h"
 
 using namespace ka;
 

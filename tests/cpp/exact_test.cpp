@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "cases.h"
-#include "exact.h"
+#include "engine/exact.h"
 #include "reference.h"
 
 using namespace ka;

@@ -1,4 +1,4 @@
-// The FFT convolution (cpp/core/fft.h) against a naive double loop: full linear convolutions of odd and even
+// The FFT convolution (cpp/core/methods/grid/fft.h) against a naive double loop: full linear convolutions of odd and even
 // lengths, one tap, more taps than entries, two different rows in one transform, strided input and output.
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "fft.h"
+#include "methods/grid/fft.h"
 
 using namespace ka;
 

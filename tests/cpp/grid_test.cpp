@@ -8,10 +8,10 @@
 #include <random>
 #include <vector>
 
-#include "bandwidth.h"
-#include "grid.h"
+#include "stats/bandwidth.h"
+#include "methods/grid/grid.h"
 #include "reference.h"
-#include "regression.h"
+#include "stats/regression.h"
 
 using namespace ka;
 

@@ -6,9 +6,9 @@
 #include <limits>
 #include <vector>
 
-#include "exact.h"
-#include "scratch.h"
-#include "weights.h"
+#include "engine/exact.h"
+#include "base/scratch.h"
+#include "engine/weights.h"
 
 using namespace ka;
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cases.h"
-#include "kernels_simd.h"
+#include "kernel/kernels_simd.h"
 
 using namespace ka;
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "cases.h"
-#include "local_fit.h"
+#include "engine/local_fit.h"
 #include "reference.h"
-#include "regression.h"
+#include "stats/regression.h"
 
 using namespace ka;
 using namespace ka::testing;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cases.h"
-#include "nystrom.h"
+#include "methods/nystrom.h"
 #include "reference.h"
 
 using namespace ka;

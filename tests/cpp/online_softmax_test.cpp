@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "online_softmax.h"
+#include "engine/online_softmax.h"
 
 using namespace ka;
 

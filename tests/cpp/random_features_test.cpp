@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "cases.h"
-#include "counter_rng.h"
-#include "random_features.h"
+#include "base/counter_rng.h"
+#include "methods/random_features.h"
 #include "reference.h"
 
 using namespace ka;

@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "local_fit.h"
-#include "problem.h"
+#include "engine/local_fit.h"
+#include "engine/problem.h"
 
 namespace ka::reference {
 

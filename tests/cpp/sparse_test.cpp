@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cases.h"
-#include "exact.h"
+#include "engine/exact.h"
 #include "reference.h"
-#include "sparse.h"
+#include "methods/sparse.h"
 
 using namespace ka;
 using ka::testing::Case;

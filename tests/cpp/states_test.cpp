@@ -4,9 +4,9 @@
 #include <memory>
 
 #include "cases.h"
-#include "exact.h"
+#include "engine/exact.h"
 #include "reference.h"
-#include "states.h"
+#include "engine/states.h"
 
 using namespace ka;
 using namespace ka::testing;

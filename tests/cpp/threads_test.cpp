@@ -5,8 +5,8 @@
 
 #include "cases.h"
 #include "reference.h"
-#include "exact.h"
-#include "states.h"
+#include "engine/exact.h"
+#include "engine/states.h"
 
 using namespace ka;
 using namespace ka::testing;

@@ -10,7 +10,7 @@
 
 #include "cases.h"
 #include "reference.h"
-#include "top_k.h"
+#include "methods/top_k.h"
 
 using namespace ka;
 using ka::testing::Case;

@@ -3,7 +3,7 @@
 
 #include "cases.h"
 #include "reference.h"
-#include "weights.h"
+#include "engine/weights.h"
 
 using namespace ka;
 using namespace ka::testing;

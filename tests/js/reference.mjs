@@ -314,7 +314,7 @@ export function referenceLocalFit(x, y, xq, options) {
 }
 
 /**
- * The fit at its own sample and what the confidence bands need (cpp/core/regression.h's definitions, in float64),
+ * The fit at its own sample and what the confidence bands need (cpp/core/stats/regression.h's definitions, in float64),
  * summed over the m observations with ω_i > 0 (a zero weight is the same as leaving the row out):
  * ν = tr L = Σ_i ℓ_i(x_i), ν̃ = tr LᵀL = Σ_i Σ_j ℓ_j(x_i)², rss_c = (m / Σω) Σ_i ω_i (y_ic − ŷ_ic)²,
  * σ²_c = rss_c / max(1, m − 2ν + ν̃). Returns { observations (m), trace, traceSq, rss (D), sigma2 (D) }.

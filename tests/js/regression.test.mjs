@@ -89,7 +89,7 @@ for (const c of casesOf('cv_ls')) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Rules of thumb (cpp/core/bandwidth.h): s = sd (ddof 1), IQR by linear interpolation (numpy's default),
+// Rules of thumb (cpp/core/stats/bandwidth.h): s = sd (ddof 1), IQR by linear interpolation (numpy's default),
 // Scott h = s · n^(−1/(dims+4)), Silverman h = 0.9 · min(s, IQR/1.349) · n^(−1/(dims+4)); a zero spread falls back
 // to the other measure (Silverman), then |mean|·1e-3, then 1.
 

@@ -1,4 +1,4 @@
-// attentionGradients(): the exact engine's forward pass and its backward pass (cpp/core/backward.h) in one call.
+// attentionGradients(): the exact engine's forward pass and its backward pass (cpp/core/gradients/backward.h) in one call.
 import { KernelAttentionError } from './errors.js';
 import { withHeap } from './heap.js';
 import { checkResult, tooLarge } from './attention.js';

@@ -1,9 +1,0 @@
-#include "build_info.h"
-
-#include "simd.h"
-
-namespace ka {
-
-const char* simd_name() { return xsimd::default_arch::name(); }
-
-}  // namespace ka

@@ -1,0 +1,438 @@
+// The streaming local fit: per query, the weighted moments of the local design, shifted by a running maximum like
+// the online softmax, then a tiny solve in double. See local_fit.h for what is computed.
+#include "engine/local_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "engine/exact_narrow.h"
+#include "engine/local_solve.h"
+#include "base/parallel.h"
+
+namespace ka {
+namespace {
+
+using simd::Batch;
+using simd::kLanes;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The moments of one query, in units of 2^max: with z = [1, (x_j − q)/h] (local-linear) or z = [1] (NW),
+//   a = Σ w z zᵀ (p × p),   b = Σ w² z zᵀ (p × p, only when asked),   t = Σ w z yᵀ (p × width).
+struct Moments {
+  double max = -kInf;  // log2 units
+  bool redo = false;   // float32 was not enough: recompute the row in double
+  double* a;
+  double* b;
+  double* t;
+};
+
+struct Shape {
+  int64_t dims, width, p;  // p = 1 + dims (local-linear) or 1
+  bool with_b;
+};
+
+// Σ_c x[c]·y[c] over `padded` floats (a multiple of kLanes), two accumulators to halve the add chain.
+inline double dot(const float* x, const float* y, int64_t padded) {
+  Batch s0(0.0f), s1(0.0f);
+  int64_t c = 0;
+  for (; c + 2 * kLanes <= padded; c += 2 * kLanes) {
+    s0 = xsimd::fma(simd::load(x + c), simd::load(y + c), s0);
+    s1 = xsimd::fma(simd::load(x + c + kLanes), simd::load(y + c + kLanes), s1);
+  }
+  for (; c < padded; c += kLanes) s0 = xsimd::fma(simd::load(x + c), simd::load(y + c), s0);
+  return double(simd::sum(s0 + s1));
+}
+
+void rescale(Moments& m, const Shape& s, double new_max) {
+  const double f = m.max == -kInf ? 0.0 : std::exp2(m.max - new_max);
+  for (int64_t k = 0; k < s.p * s.p; ++k) m.a[k] *= f;
+  if (s.with_b)
+    for (int64_t k = 0; k < s.p * s.p; ++k) m.b[k] *= f * f;
+  for (int64_t k = 0; k < s.p * s.width; ++k) m.t[k] *= f;
+  m.max = new_max;
+}
+
+// Per-task scratch: one packed tile and the tile's weighted design columns.
+struct TileWork {
+  Scratch<float> keys_t, values_t, log_omega, scores, bias, z, wz, factors, inv_h;  // log_omega: log2 ω per key
+  TileWork(int64_t dims, int64_t width)
+      : keys_t(dims * kKeyTile), values_t(width * kKeyTile), log_omega(kKeyTile), scores(kKeyTile), bias(kKeyTile),
+        z((dims + 1) * kKeyTile), wz((dims + 1) * kKeyTile), factors(dims), inv_h(dims) {}
+  bool ok() const {
+    return keys_t.ok() && values_t.ok() && log_omega.ok() && scores.ok() && bias.ok() && z.ok() && wz.ok() &&
+           factors.ok() && inv_h.ok();
+  }
+};
+
+// Adds the weights 2^(score − max) · ω of one tile and their products with the design and the values to the
+// moments, any shape: the weighted design columns go through w.z / w.wz, then one dot product per moment.
+void accumulate_any(const KeyTile& tile, const float* scores, const float* q, TileWork& w, const Shape& s, Moments& m) {
+  const simd::ExpConstants& ek = simd::exp_constants();
+  const Batch shift(float(m.max));
+  float* z = w.z.get();  // z[0] holds ones; rows 1..dims are the scaled offsets
+  float* wz = w.wz.get();
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    const Batch weight = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek);
+    simd::store(wz + c, weight);
+    for (int64_t d = 1; d < s.p; ++d) {
+      // Centred at the query before any product, so float32 keeps the local design's relative accuracy.
+      const Batch u = (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - Batch(q[d - 1])) * Batch(w.inv_h.get()[d - 1]);
+      simd::store(z + d * kKeyTile + c, u);
+      simd::store(wz + d * kKeyTile + c, weight * u);
+    }
+  }
+  for (int64_t x = 0; x < s.p; ++x) {
+    for (int64_t y = x; y < s.p; ++y) {
+      m.a[x * s.p + y] += dot(wz + x * kKeyTile, z + y * kKeyTile, tile.padded);
+      if (s.with_b) m.b[x * s.p + y] += dot(wz + x * kKeyTile, wz + y * kKeyTile, tile.padded);
+    }
+    for (int64_t c = 0; c < s.width; ++c)
+      m.t[x * s.width + c] += dot(wz + x * kKeyTile, tile.values_t + c * kKeyTile, tile.padded);
+  }
+}
+
+// The same for the common shapes (P = 1 + dims ≤ 3 design columns, one value column), with every moment summed
+// in registers in a single pass over the tile.
+template <int P, bool WITH_B>
+void accumulate_fused(const KeyTile& tile, const float* scores, const float* q, TileWork& w, const Shape&, Moments& m) {
+  constexpr int kPairs = P * (P + 1) / 2;
+  const simd::ExpConstants& ek = simd::exp_constants();
+  const Batch shift(float(m.max));
+  Batch a[kPairs], b[kPairs], t[P], qb[P], ih[P];
+  for (int k = 0; k < kPairs; ++k) a[k] = b[k] = Batch(0.0f);
+  for (int x = 0; x < P; ++x) t[x] = Batch(0.0f);
+  for (int d = 1; d < P; ++d) {
+    qb[d] = Batch(q[d - 1]);
+    ih[d] = Batch(w.inv_h.get()[d - 1]);
+  }
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    Batch z[P], wz[P];
+    wz[0] = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek);
+    for (int d = 1; d < P; ++d) {
+      z[d] = (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - qb[d]) * ih[d];
+      wz[d] = wz[0] * z[d];
+    }
+    const Batch y = simd::load(tile.values_t + c);
+    int k = 0;
+    for (int x = 0; x < P; ++x) {
+      for (int v = x; v < P; ++v, ++k) {
+        a[k] = v == 0 ? a[k] + wz[x] : xsimd::fma(wz[x], z[v], a[k]);
+        if constexpr (WITH_B) b[k] = xsimd::fma(wz[x], wz[v], b[k]);
+      }
+      t[x] = xsimd::fma(wz[x], y, t[x]);
+    }
+  }
+  int k = 0;
+  for (int x = 0; x < P; ++x) {
+    for (int v = x; v < P; ++v, ++k) {
+      m.a[x * P + v] += double(simd::sum(a[k]));
+      if constexpr (WITH_B) m.b[x * P + v] += double(simd::sum(b[k]));
+    }
+    m.t[x] += double(simd::sum(t[x]));
+  }
+}
+
+using Accumulate = void (*)(const KeyTile&, const float*, const float*, TileWork&, const Shape&, Moments&);
+
+Accumulate accumulate_for(const Shape& s) {
+  Accumulate fn = &accumulate_any;
+  if (s.width == 1) {
+    if (s.p == 1) fn = s.with_b ? &accumulate_fused<1, true> : &accumulate_fused<1, false>;
+    if (s.p == 2) fn = s.with_b ? &accumulate_fused<2, true> : &accumulate_fused<2, false>;
+    if (s.p == 3) fn = s.with_b ? &accumulate_fused<3, true> : &accumulate_fused<3, false>;
+  }
+  return simd::keep_out_of_line(fn);
+}
+
+// Adds one packed tile to the moments of query i: scores (masked through a bias row only where the tile needs one),
+// the running maximum, then `accumulate`.
+template <KernelKind K>
+void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, TileWork& w, Accumulate accumulate,
+              Moments& m) {
+  float* scores = w.scores.get();
+  const float* bias = narrow::tile_bias(hd, i, tile, w.bias.get()) ? w.bias.get() : nullptr;
+  const float* q = hd.queries.row(i);
+  const float* factors = w.factors.get();
+  const Batch minus_inf(-std::numeric_limits<float>::infinity());
+  Batch top = minus_inf;
+  auto bad = top != top;
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    Batch score = BatchScore<K>::init();
+    for (int64_t d = 0; d < s.dims; ++d)
+      score = BatchScore<K>::step(score, Batch(q[d]), simd::load(tile.keys_t + d * kKeyTile + c), Batch(factors[d]));
+    score = BatchScore<K>::finish(score, Batch(1.0f));
+    if (bias) score = score + simd::load(bias + c);
+    // The observation weight joins the score as log2 ω, so the shift is the largest weight ω·K itself: a key of tiny
+    // or zero weight (log2 0 = −inf: no observation) cannot set it and underflow every other key.
+    score = score + simd::load(w.log_omega.get() + c);
+    simd::store(scores + c, score);
+    top = xsimd::max(top, score);
+    bad = bad | (score != score) | (score == Batch(std::numeric_limits<float>::infinity()));
+  }
+  if (xsimd::any(bad)) {  // NaN data, or float32 overflow: the row is redone in double
+    m.redo = true;
+    return;
+  }
+  const float tile_max = simd::max(top);
+  if (tile_max == -std::numeric_limits<float>::infinity()) return;
+  if (tile_max > m.max) rescale(m, s, tile_max);
+  accumulate(tile, scores, q, w, s, m);
+}
+
+// The same moments in double, key by key: for rows float32 could not hold (see add_tile's `redo`).
+void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shape& s, Moments& m) {
+  const int64_t J = hd.keys.rows;
+  const float* q = hd.queries.row(i);
+  double top = -kInf;
+  for (int64_t j = 0; j < J; ++j) {
+    if (!hd.allows(i, j) || omega[j] == 0) continue;
+    const double score = log_score<double>(hd.kernel, q, hd.keys.row(j), s.dims) + std::log(double(omega[j]));
+    if (!(score <= top)) top = score;  // NaN sticks
+  }
+  std::fill(m.a, m.a + s.p * s.p, 0.0);
+  if (s.with_b) std::fill(m.b, m.b + s.p * s.p, 0.0);
+  std::fill(m.t, m.t + s.p * s.width, 0.0);
+  m.max = top / kLn2;
+  if (top == -kInf) return;
+  std::vector<double> z(size_t(s.p), 1.0);
+  for (int64_t j = 0; j < J; ++j) {
+    if (!hd.allows(i, j) || omega[j] == 0) continue;
+    const float* k = hd.keys.row(j);
+    const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) + std::log(double(omega[j])) - top);
+    for (int64_t d = 1; d < s.p; ++d) z[size_t(d)] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
+    for (int64_t x = 0; x < s.p; ++x) {
+      for (int64_t y = x; y < s.p; ++y) {
+        m.a[x * s.p + y] += w * z[size_t(x)] * z[size_t(y)];
+        if (s.with_b) m.b[x * s.p + y] += w * w * z[size_t(x)] * z[size_t(y)];
+      }
+      for (int64_t c = 0; c < s.width; ++c) m.t[x * s.width + c] += w * z[size_t(x)] * double(hd.values.row(j)[c]);
+    }
+  }
+}
+
+struct RowScratch {
+  Scratch<double> l, g, z;
+  Scratch<uint8_t> chosen;
+  RowScratch(int64_t p, int64_t J) : l(p * p), g(p), z(p), chosen(J) {}
+  bool ok() const { return l.ok() && g.ok() && z.ok() && chosen.ok(); }
+};
+
+// Writes query i's outputs from its moments. `log_omega` is ln of the factor the observation weights were divided by.
+RowOutcome finish(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega, double log_omega,
+                  const FitOut& out, RowScratch& r) {
+  const double s0 = m.a[0];
+  float* mean = out.mean.row(i);
+  if (s0 == 0) {
+    if (out.sum_sq_weights) out.sum_sq_weights[i] = std::numeric_limits<double>::quiet_NaN();
+    if (out.self_weight) out.self_weight[i] = std::numeric_limits<double>::quiet_NaN();
+    if (out.effective_keys) out.effective_keys[i] = 0;
+    if (out.log_denominator) out.log_denominator[i] = -kInf;
+    const RowOutcome outcome = apply_empty_policy(mean, s.width, hd.empty);
+    if (outcome != RowOutcome::NeedsNearest) return outcome;
+    const int64_t n = nearest_keys(hd, i, r.chosen.get());
+    for (int64_t c = 0; c < s.width; ++c) {
+      double sum = 0;
+      for (int64_t j = 0; j < hd.keys.rows; ++j)
+        if (r.chosen.get()[j]) sum += hd.values.row(j)[c];
+      mean[c] = n ? float(sum / double(n)) : 0.0f;
+    }
+    return RowOutcome::Done;
+  }
+  double* g = r.g.get();
+  first_column_of_inverse(m.a, s.p, r.l.get(), g);
+  for (int64_t c = 0; c < s.width; ++c) {
+    double v = 0;
+    for (int64_t x = 0; x < s.p; ++x) v += g[x] * m.t[x * s.width + c];
+    mean[c] = s.p == 1 ? mean_to_float(v) : float(v);  // Nadaraya–Watson is a weighted mean (online_softmax.h)
+  }
+  if (out.sum_sq_weights) {  // gᵀ B g, B symmetric with its upper triangle stored
+    double v = 0;
+    for (int64_t x = 0; x < s.p; ++x)
+      for (int64_t y = 0; y < s.p; ++y) v += g[x] * g[y] * (x <= y ? m.b[x * s.p + y] : m.b[y * s.p + x]);
+    out.sum_sq_weights[i] = v > 0 ? v : m.b[0] / (s0 * s0);  // see local_fit.h, after kPivotFloor
+  }
+  if (out.self_weight) {  // ℓ_i(q_i) = w_ii gᵀ z_i
+    double v = 0;
+    if (hd.allows(i, i) && omega[i] != 0) {
+      const float* q = hd.queries.row(i);
+      const float* k = hd.keys.row(i);
+      double* z = r.z.get();
+      z[0] = 1;
+      for (int64_t d = 1; d < s.p; ++d) z[d] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
+      const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) - m.max * kLn2) * double(omega[i]);
+      for (int64_t x = 0; x < s.p; ++x) v += w * g[x] * z[x];
+    }
+    out.self_weight[i] = v;
+  }
+  if (out.effective_keys) out.effective_keys[i] = s0 * s0 / m.b[0];
+  if (out.log_denominator) out.log_denominator[i] = std::log(s0) + m.max * kLn2 + log_omega;
+  return RowOutcome::Done;
+}
+
+// A tile is skipped when its best possible score lies more than 25 + log2 J (log2 units) below the row's shift:
+// all skipped keys together then weigh less than 2^-25 of the largest weight, below float32's rounding of the sums,
+// so the result is unchanged to float32 precision. (Below 126, weights flush to exactly 0 anyway.)
+inline float skip_below(int64_t keys) { return std::min(126.0f, 25.0f + std::log2(float(std::max<int64_t>(keys, 1)))); }
+
+// Per key tile, dimension-major and padded to whole batches of tiles (dims × padded): the bounding box (lo, hi) and
+// the coordinates of the tile's middle key. A tile with a NaN key gets an unbounded box, so it is never skipped
+// and its NaN reaches the output.
+struct TileBoxes {
+  int64_t tiles, padded, dims;
+  Scratch<float> lo, hi, mid;
+  explicit TileBoxes(const Head& hd)
+      : tiles((hd.keys.rows + kKeyTile - 1) / kKeyTile), padded(simd::round_up(tiles)), dims(hd.keys.cols),
+        lo(padded * dims), hi(padded * dims), mid(padded * dims) {
+    if (!ok()) return;
+    const float inf = std::numeric_limits<float>::infinity();
+    for (int64_t d = 0; d < dims; ++d) {
+      std::fill(lo.get() + d * padded, lo.get() + (d + 1) * padded, 0.0f);
+      std::fill(hi.get() + d * padded, hi.get() + (d + 1) * padded, 0.0f);
+      std::fill(mid.get() + d * padded, mid.get() + (d + 1) * padded, 0.0f);
+      for (int64_t t = 0; t < tiles; ++t) {
+        float a = inf, b = -inf;
+        for (int64_t j = t * kKeyTile; j < std::min(hd.keys.rows, (t + 1) * kKeyTile); ++j) {
+          const float v = hd.keys.row(j)[d];
+          if (v != v) { a = -inf; b = inf; break; }
+          a = std::min(a, v);
+          b = std::max(b, v);
+        }
+        lo.get()[d * padded + t] = a;
+        hi.get()[d * padded + t] = b;
+        mid.get()[d * padded + t] = hd.keys.row(middle(t, hd.keys.rows))[d];
+      }
+    }
+  }
+  static int64_t middle(int64_t t, int64_t end) { return std::min(end - 1, t * kKeyTile + kKeyTile / 2); }
+  bool ok() const { return lo.ok() && hi.ok() && mid.ok(); }
+};
+
+// For query q and every tile: bound[t], the best score any point of the tile's box can have (the score at the box
+// point nearest to q), and mid[t], the score of the tile's middle key. Kernels decrease with each |u_d|, so the
+// nearest point scores highest.
+template <KernelKind K>
+void tile_bounds(const float* q, const TileBoxes& boxes, const float* factors, float* bound, float* mid) {
+  for (int64_t t = 0; t < boxes.padded; t += kLanes) {
+    Batch b = BatchScore<K>::init(), m = BatchScore<K>::init();
+    for (int64_t d = 0; d < boxes.dims; ++d) {
+      const Batch qd(q[d]), f(factors[d]);
+      const int64_t at = d * boxes.padded + t;
+      const Batch nearest = xsimd::min(xsimd::max(qd, simd::load(boxes.lo.get() + at)), simd::load(boxes.hi.get() + at));
+      b = BatchScore<K>::step(b, qd, nearest, f);
+      m = BatchScore<K>::step(m, qd, simd::load(boxes.mid.get() + at), f);
+    }
+    simd::store(bound + t, BatchScore<K>::finish(b, Batch(1.0f)));
+    simd::store(mid + t, BatchScore<K>::finish(m, Batch(1.0f)));
+  }
+}
+
+template <KernelKind K>
+Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const TileBoxes& boxes,
+           QueryRange range, const FitOut& out) {
+  TileWork w(s.dims, s.width);
+  RowScratch rs(s.p, hd.keys.rows);
+  const int64_t per_row = 2 * s.p * s.p + s.p * s.width;
+  Scratch<double> sums(kQueryBlock * per_row);
+  Scratch<float> bound(kQueryBlock * boxes.padded), mid(boxes.padded);
+  if (!w.ok() || !rs.ok() || !sums.ok() || !bound.ok() || !mid.ok()) return {Status::OutOfMemory};
+  for (int64_t d = 0; d < s.dims; ++d) {
+    w.factors.get()[d] = BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
+    w.inv_h.get()[d] = 1.0f / hd.kernel.bandwidth[d];
+  }
+  std::fill(w.z.get(), w.z.get() + kKeyTile, 1.0f);  // z₀ = 1
+  KeyTile tile{w.keys_t.get(), w.values_t.get()};
+  const Accumulate accumulate = accumulate_for(s);
+  Moments rows[kQueryBlock];
+  const float skip = skip_below(hd.keys.rows);
+  for (int64_t i0 = range.first; i0 < range.last; i0 += kQueryBlock) {
+    const int64_t count = std::min(kQueryBlock, range.last - i0);
+    const int64_t end = key_end(hd, i0, count), tiles = (end + kKeyTile - 1) / kKeyTile;
+    std::fill(sums.get(), sums.get() + kQueryBlock * per_row, 0.0);
+    for (int64_t r = 0; r < count; ++r) {
+      const int64_t i = i0 + r;
+      double* base = sums.get() + r * per_row;
+      // The shift starts at the best score of the tiles' middle keys that are admissible: a lower bound of the
+      // row's maximum, so that far tiles are skipped from the first one on.
+      tile_bounds<K>(hd.queries.row(i), boxes, w.factors.get(), bound.get() + r * boxes.padded, mid.get());
+      float start = -std::numeric_limits<float>::infinity();
+      for (int64_t t = 0; t < tiles; ++t) {
+        const int64_t j = TileBoxes::middle(t, hd.keys.rows);
+        if (j < end && hd.allows(i, j) && omega[j] > 0) start = std::max(start, mid.get()[t] + std::log2(omega[j]));
+      }
+      rows[r] = Moments{double(start), false, base, base + s.p * s.p, base + 2 * s.p * s.p};
+    }
+    const auto needs = [&](int64_t r, int64_t t) {
+      return !rows[r].redo && !(bound.get()[r * boxes.padded + t] < float(rows[r].max) - skip);
+    };
+    for (int64_t t = 0; t < tiles; ++t) {
+      bool any = false;
+      for (int64_t r = 0; r < count && !any; ++r) any = needs(r, t);
+      if (!any) continue;
+      const int64_t j0 = t * kKeyTile;
+      pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
+      float* lw = w.log_omega.get();
+      for (int64_t c = 0; c < tile.count; ++c) lw[c] = std::log2(omega[j0 + c]);  // −inf for ω = 0
+      std::fill(lw + tile.count, lw + tile.padded, -std::numeric_limits<float>::infinity());
+      for (int64_t r = 0; r < count; ++r)
+        if (needs(r, t)) add_tile<K>(hd, i0 + r, tile, s, w, accumulate, rows[r]);
+    }
+    for (int64_t r = 0; r < count; ++r) {
+      Moments& m = rows[r];
+      const bool empty = !(m.max > -kInf);
+      if (m.redo || (empty && !is_compact(K)) || std::fabs(m.max) > kFloatScoreLimit)
+        accumulate_double(hd, i0 + r, omega, s, m);
+      if (finish(hd, i0 + r, s, m, omega, log_omega, out, rs) == RowOutcome::Error) return {Status::EmptyRow, i0 + r, 0};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result local_fit(const Fit& f, const FitOut& out) {
+  const Problem& p = f.problem;
+  if (const Status st = check(p, true); st != Status::Ok) return {st};
+  if (p.heads != 1 || p.kernel.kind == KernelKind::Softmax) return {Status::BadArgument};
+  const int32_t threads = p.threads;
+  if (f.estimator != Estimator::NadarayaWatson && f.estimator != Estimator::LocalLinear) return {Status::BadArgument};
+  const int64_t I = p.queries.rows, J = p.keys.rows, dims = p.queries.cols, width = p.values.cols;
+  if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
+  if (out.self_weight && I != J) return {Status::BadShape};
+  // Observation weights divided by their maximum, so that float32 weight products cannot overflow.
+  Scratch<float> omega(J);
+  if (!omega.ok()) return {Status::OutOfMemory};
+  float top = 0;
+  for (int64_t j = 0; j < J; ++j) {
+    const float v = f.observation_weights ? f.observation_weights[j] : 1.0f;
+    if (!(v >= 0) || !std::isfinite(v)) return {Status::BadArgument};
+    top = std::max(top, v);
+  }
+  const float scale = top > 0 ? top : 1.0f;
+  for (int64_t j = 0; j < J; ++j) omega.get()[j] = f.observation_weights ? f.observation_weights[j] / scale : 1.0f;
+  const Shape s{dims, width, f.estimator == Estimator::LocalLinear ? 1 + dims : 1,
+                out.sum_sq_weights != nullptr || out.effective_keys != nullptr};
+  const Head hd = head_of(p, 0);
+  const TileBoxes boxes(hd);
+  if (!boxes.ok()) return {Status::OutOfMemory};
+
+  const int64_t blocks = (I + kQueryBlock - 1) / kQueryBlock;
+  const int64_t tasks = std::min<int64_t>(blocks, threads == 1 ? 1 : int64_t(threads) * 4);
+  const int64_t per_task = tasks ? (blocks + tasks - 1) / tasks * kQueryBlock : 0;
+  std::vector<Result> results(size_t(std::max<int64_t>(tasks, 1)));
+  parallel_for(tasks, threads, [&](int64_t t) {
+    const QueryRange range{t * per_task, std::min(I, (t + 1) * per_task)};
+    if (range.first >= range.last) return;
+    results[size_t(t)] = with_kernel(p.kernel.kind, [&](auto kind) {
+      return run<kind()>(hd, s, omega.get(), std::log(double(scale)), boxes, range, out);
+    });
+  });
+  // Tasks cover increasing query ranges, so the first failure in task order is the one a single thread meets.
+  for (const Result& r : results)
+    if (r.status != Status::Ok) return r;
+  return {};
+}
+
+}  // namespace ka

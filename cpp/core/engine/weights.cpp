@@ -1,0 +1,108 @@
+// The explicit weight matrix: each row's scores are written in place, then shifted, exponentiated and normalised.
+#include "engine/weights.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "engine/key_tile.h"
+#include "engine/online_softmax.h"
+#include "engine/scalar_row.h"
+#include "base/scratch.h"
+
+namespace ka {
+namespace {
+
+// Normalises one row of scores (log2 units for float, natural logs for double) into weights; false when empty.
+template <class T>
+bool normalise(T* row, int64_t n) {
+  T max = -std::numeric_limits<T>::infinity();
+  for (int64_t j = 0; j < n; ++j) max = std::max(max, row[j]);
+  if (!(max > -std::numeric_limits<T>::infinity())) return false;
+  T sum = 0;
+  for (int64_t j = 0; j < n; ++j) sum += row[j] = std::is_same_v<T, float> ? std::exp2(row[j] - max) : std::exp(row[j] - max);
+  for (int64_t j = 0; j < n; ++j) row[j] /= sum;
+  return true;
+}
+
+// Row i recomputed in double, for rows whose float32 scores overflowed or underflowed.
+bool double_row(const Head& hd, int64_t i, double* scores, float* out) {
+  const int64_t J = hd.keys.rows;
+  for (int64_t j = 0; j < J; ++j)
+    scores[j] = hd.allows(i, j) ? log_score<double>(hd.kernel, hd.queries.row(i), hd.keys.row(j), hd.queries.cols)
+                                : -std::numeric_limits<double>::infinity();
+  if (!normalise(scores, J)) return false;
+  for (int64_t j = 0; j < J; ++j) out[j] = float(scores[j]);
+  return true;
+}
+
+// Rows [first, last) of head `head`'s weights into out (row i at out + (i − first)·J).
+template <KernelKind K>
+Result run_rows(const Head& hd, int32_t head, int64_t first, int64_t last, float* out) {
+  const int64_t J = hd.keys.rows, dims = hd.queries.cols;
+  Scratch<float> keys_t(dims * kKeyTile), factors(dims);
+  Scratch<double> row(J);
+  Scratch<uint8_t> chosen(J);
+  if (!keys_t.ok() || !factors.ok() || !row.ok() || !chosen.ok()) return {Status::OutOfMemory};
+  for (int64_t d = 0; d < dims; ++d) factors.get()[d] = K == KernelKind::Softmax ? 1.0f : BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
+  KeyTile tile{keys_t.get(), nullptr};
+  const auto row_of = [&](int64_t i) { return out + (i - first) * J; };
+
+  for (int64_t i0 = first; i0 < last; i0 += kQueryBlock) {
+    const int64_t rows = std::min(kQueryBlock, last - i0);
+    const int64_t end = key_end(hd, i0, rows);
+    for (int64_t r = 0; r < rows; ++r)
+      std::fill(row_of(i0 + r) + end, row_of(i0 + r) + J, -std::numeric_limits<float>::infinity());
+    for (int64_t j0 = 0; j0 < end; j0 += kKeyTile) {
+      pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
+      alignas(64) float scores[kKeyTile];
+      for (int64_t r = 0; r < rows; ++r) {
+        score_tile<K>(hd, i0 + r, factors.get(), tile, scores);
+        std::copy(scores, scores + tile.count, row_of(i0 + r) + j0);
+      }
+    }
+    for (int64_t i = i0; i < i0 + rows; ++i) {
+      float* w = row_of(i);
+      const float top = J ? *std::max_element(w, w + J) : -INFINITY;
+      const bool bad = std::any_of(w, w + J, [](float s) { return std::isnan(s) || s == INFINITY; }) ||
+                       (std::isfinite(top) && std::fabs(top) > kFloatScoreLimit);
+      if (!bad && normalise(w, J)) continue;
+      if ((bad || !is_compact(K)) && double_row(hd, i, row.get(), w)) continue;
+      const RowOutcome outcome = apply_empty_policy(w, J, hd.empty);
+      if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, head};
+      if (outcome == RowOutcome::NeedsNearest) {
+        const int64_t n = nearest_keys(hd, i, chosen.get());  // no key allowed by the masks: zeros, as documented
+        for (int64_t j = 0; j < J; ++j) w[j] = chosen.get()[j] ? float(1.0 / double(n)) : 0.0f;
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result weights(const Problem& p, float* out) {
+  if (const Status s = check(p, false); s != Status::Ok) return {s};
+  const int64_t I = p.queries.rows, J = p.keys.rows;
+  if (I > 0 && J > 0 && !out) return {Status::BadShape};
+  Problem q = p;
+  q.values = {nullptr, J, 0, 0};
+  for (int32_t h = 0; h < p.heads; ++h) {
+    const Head hd = head_of(q, h);
+    const Result r = with_kernel(p.kernel.kind, [&](auto kind) { return run_rows<kind()>(hd, h, 0, I, out + h * I * J); });
+    if (r.status != Status::Ok) return r;
+  }
+  return {};
+}
+
+Result weight_rows(const Problem& p, int32_t head, int64_t first, int64_t last, float* out) {
+  if (const Status s = check(p, false); s != Status::Ok) return {s};
+  if (head < 0 || head >= p.heads || first < 0 || last < first || last > p.queries.rows) return {Status::BadArgument};
+  if (last > first && p.keys.rows > 0 && !out) return {Status::BadShape};
+  Problem q = p;
+  q.values = {nullptr, p.keys.rows, 0, 0};
+  const Head hd = head_of(q, head);
+  return with_kernel(p.kernel.kind, [&](auto kind) { return run_rows<kind()>(hd, head, first, last, out); });
+}
+
+}  // namespace ka

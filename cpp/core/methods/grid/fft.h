@@ -1,0 +1,57 @@
+// A small radix-2 complex FFT in double, and linear convolution of real rows by one real filter on top of it: what
+// the grid's convolutions (grid.cpp) use when the kernel is wide against the grid, where the direct sum's
+// nodes·(2L + 1) multiply-adds per row exceed a few N·log₂N (N the transform size). No dependency, no exception:
+// buffers come from Scratch and a failed allocation is Status::OutOfMemory.
+#pragma once
+#include <cstdint>
+
+#include "base/scratch.h"
+#include "base/status.h"
+
+namespace ka {
+
+// Transforms of power-of-two sizes up to size(): the twiddles e^{−2πik/size()}, k < size()/2, computed once (each
+// from cos/sin, not by recurrence, so they carry one rounding each); a smaller transform reads every (size()/n)-th.
+class Fft {
+ public:
+  // Plans for transforms of up to `size` points (rounded up to a power of two); keeps the current twiddles when
+  // they already serve that size. OutOfMemory (and no plan) when they cannot be had.
+  Status plan(int64_t size);
+  int64_t size() const { return size_; }
+  // In place, on n complex values (re, im interleaved; n a power of two, 1 ≤ n ≤ size()):
+  // X_k = Σ_j x_j e^{∓2πijk/n}, − forward and + inverse. The inverse does not divide by n.
+  void transform(double* data, int64_t n, bool inverse) const;
+
+ private:
+  int64_t size_ = 0;
+  Scratch<double> twiddles_;  // (cos, sin) of 2πk/size_ for k < size_/2
+};
+
+// The transform size for a linear convolution of `length` entries by `taps` taps: the smallest power of two
+// ≥ length + taps − 1, so that the circular convolution does not wrap.
+int64_t convolution_size(int64_t length, int64_t taps);
+
+// Linear convolution of real rows of one length by one real filter. Two rows go through one complex transform, as
+// its real and imaginary parts: the filter is real, so the real part of the product's inverse is row a * filter
+// and the imaginary part row b * filter, for the price of one row.
+class RowConvolution {
+ public:
+  // The filter (`taps` entries, copied) for rows of `length` entries, with `fft` planned to at least
+  // convolution_size(length, taps); `fft` must outlive the calls to apply. Reuses the buffers of an earlier prepare
+  // when they are large enough. OutOfMemory when they cannot be had.
+  Status prepare(const Fft& fft, const double* filter, int64_t taps, int64_t length);
+  // out_a[k·out_stride] = Σ_j filter[j]·a[(k − j)·in_stride] for 0 ≤ k < length + taps − 1 (the full linear
+  // convolution; a is 0 outside its `length` entries), and the same of b into out_b. b and out_b may be null (a
+  // alone, at the same cost). Rounding: about 1e-16·log₂N of the largest |a|·|filter| sums, at every k, including
+  // those the exact sum leaves 0.
+  void apply(const double* a, const double* b, int64_t in_stride, double* out_a, double* out_b,
+             int64_t out_stride);
+
+ private:
+  const Fft* fft_ = nullptr;
+  int64_t n_ = 0, length_ = 0, out_length_ = 0, capacity_ = 0;
+  Scratch<double> spectrum_;  // the filter's transform, divided by n_ (the inverse's missing factor)
+  Scratch<double> work_;      // the transform of one row pair
+};
+
+}  // namespace ka

@@ -1,0 +1,84 @@
+// Binned local-polynomial regression in 1-D and 2-D (Wand 1994; Fan & Marron 1994): the sample is linearly binned
+// onto a regular grid, the moments the estimator needs (Σw·zᵏ up to degree 2, Σw·y·zᵏ up to degree 1 and, for
+// standard errors, Σw²·zᵏ) are discrete convolutions of the bins with the sampled kernel — separable in 2-D, since
+// the distance kernels are products over dimensions — and each query reads them by (bi)linear interpolation between
+// grid nodes. Cost O(n + G·min(L, log G) + I) for G nodes and a kernel L nodes wide per axis (each pass of the
+// convolutions is a direct sum or an FFT, fft.h, whichever costs less), instead of O(n·I): what makes a bandwidth
+// slider live and leave-one-out CV on a million points cheap.
+#pragma once
+#include <cstdint>
+
+#include "engine/local_fit.h"
+#include "base/scratch.h"
+
+namespace ka {
+
+// Grid nodes along one axis for a sample spread over `range` and bandwidth h at relative tolerance `tolerance`: a
+// node spacing of about h·sqrt(12·tolerance) (binning and interpolation errors are O((spacing/h)²)), at least 64
+// nodes and at most kMaxGridNodes. Returns 0 when that many nodes would not reach the tolerance: the caller should
+// run exactly.
+constexpr int64_t kMaxGridNodes = int64_t(1) << 18;  // per grid: along the axis in 1-D, in all in 2-D
+constexpr int64_t kMaxGridDims = 2;
+int64_t grid_nodes(double range, double h, double tolerance);
+// Nodes per axis for a sample x (its keys) and bandwidths h (one per column): the most any axis needs, the same
+// count along both axes in 2-D; 0 unless tolerance > 0, x has 1 or 2 columns and at least 2 rows, the kernel has a
+// grid (a distance kernel other than Cauchy, which is not a product over dimensions), the grid stays within
+// kMaxGridNodes, and its convolutions cost less than the exact fit of the sample at itself (a kernel wide against a
+// fine grid, on a small sample, runs exactly; grid.cpp's grid_pays).
+int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance);
+
+// The fit of local_fit(f, out), computed on a grid of `nodes` nodes per axis over the bounding box of
+// f.problem.keys. Needs 1 or 2 dimensions, a distance kernel other than Cauchy, and of the masks at most leave_one_out (each sample point then loses its own
+// contribution, exactly, from the interpolated moments); `out.self_weight` needs the queries to be the sample. Queries
+// the grid cannot serve (outside the kernel's reach of every bin, or empty there) are computed exactly by local_fit,
+// so the empty-row policy and the far-query limits are those of the exact engine; so are queries outside the bounding
+// box of the sample, where local-linear extrapolation would amplify the grid's errors. Their self_weight and
+// sum_sq_weights are NaN when self_weight is asked for (summarize_fit then counts them as empty rows).
+//
+// `error_estimate`, when given, receives max_i |f_grid(q_i) − f_exact(q_i)| / (max y − min y) over up to 64 of the
+// queries spread evenly through them (exact fits of those rows), or 0 when there are no queries.
+Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate = nullptr);
+
+// Leave-one-out CV of one 1-D sample at many bandwidths (a bandwidth search), on grids of 2^k + 1 nodes over the
+// sample's range. The points are sorted by their cell on the finest grid, of kMaxGridNodes cells, and linearly binned
+// there, once; a coarser grid's bins are derived from those exactly (halve_bins), and its cells are runs of the
+// finest ones. The grid of a bandwidth is therefore a function of the sample and the bandwidth alone: a score does
+// not depend on which bandwidths were scored before it (a search resumed in steps gives the bytes of one call). An evaluation then costs O(G·L) for the convolutions plus one sequential pass over the points, cell by cell,
+// that reads each cell's moments as lines across it, removes each point's own weight and sums the squared
+// residuals. Rows the grid cannot serve are fitted exactly, as grid_local_fit does (kServedShare). The sorted copy
+// costs 8 bytes a point (12 with observation weights) and, at 10⁷ points natively, about 0.25 s once; it makes a
+// pass about 8× cheaper than reading the moments in sample order (≈ 10 ms instead of ≈ 80). 2-D samples keep, for
+// now, the per-evaluation path (cv_score through grid_local_fit).
+class GridCv {
+ public:
+  // `f`: the sample as keys and queries (the same view), 1-D, one head, no masks but leave-one-out, any estimator
+  // and observation weights; its views must outlive this object. `tolerance` as in grid_nodes.
+  GridCv(const Fit& f, double tolerance);
+
+  // Whether the sample suits the grid: finite keys spanning a range, valid weights, a kernel with a grid and
+  // tolerance > 0. If not, every score() declines.
+  bool suits() const { return suits_; }
+  // The leave-one-out CV score of bandwidth h as cv_score defines it (+inf when a counted row is empty or the sum
+  // is NaN), with *served true; *served false (and nothing computed) when no grid reaches the tolerance at h.
+  Result score(float h, double* score, bool* served);
+
+ private:
+  Result sort_and_bin();
+  // Adds ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² of the exact fits of these sorted points to *sum.
+  Result exact_rows_into(const int64_t* sorted, int64_t count, double* sum);
+
+  Fit fit_;
+  double tolerance_;
+  float h_ = 1;  // fit_'s bandwidth
+  bool suits_ = false;
+  double lo_ = 0, range_ = 0, total_ = 0;
+  int64_t counted_ = 0;  // points with ω > 0: the only ones a score reads
+  bool sorted_ = false;  // the points are sorted and binned (on the first score that a grid serves)
+  // The counted points in cell order (cell g holds start_[g] … start_[g+1] − 1): x, y (the row of each), ω (only
+  // with observation weights); and the bins of that grid, channel-major: Σω, then Σω·y per column.
+  Scratch<int64_t> start_;
+  Scratch<float> x_, y_, w_;
+  Scratch<double> bins_;
+};
+
+}  // namespace ka
