@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
-# emcc's JS optimizer needs Debian's acorn at -O1 and above (TOOLCHAIN.md §1).
+# emcc's JS optimizer needs Debian's acorn at -O1 and above (docs/toolchain.md, "Setup").
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 common=(-DCMAKE_BUILD_TYPE=Release -DKA_BUILD_TESTS=OFF -DKA_BUILD_BENCH=ON)
 

@@ -4,9 +4,9 @@
 //   dot:  two L1-resident arrays of 2048 floats, 4 batch accumulators (loads and multiply+add per element pair).
 //   madd: 12 independent chains x = x·a + b, a separate multiply and add each (no FMA: WebAssembly SIMD has none),
 //         enough chains to cover the 2 × 3-cycle latency at 2 multiply+add pairs per cycle; 12 chains + 2 constants
-//         stay within the ~15 SIMD registers V8 gives (TOOLCHAIN.md §11).
+//         stay within the ~15 SIMD registers V8 gives (docs/toolchain.md, "What fast loops need in V8").
 // Both kernels are called many times through a volatile function pointer: binaryen's inliner ignores `noinline`, and a
-// kernel inlined into a caller that runs once stays in V8's baseline tier (TOOLCHAIN.md §10, §11).
+// kernel inlined into a caller that runs once stays in V8's baseline tier (docs/toolchain.md, "What fast loops need in V8").
 #pragma once
 #include <chrono>
 

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 jobs=$(nproc 2>/dev/null || echo 2)
-# emcc's JS optimizer needs Debian's acorn at -O1 and above (TOOLCHAIN.md §1).
+# emcc's JS optimizer needs Debian's acorn at -O1 and above (docs/toolchain.md, "Setup").
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 
 if [[ $what == all || $what == native ]]; then

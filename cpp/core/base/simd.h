@@ -16,7 +16,7 @@ constexpr int64_t kLanes = int64_t(Batch::size);
 
 // Calls a hot per-tile kernel through a pointer the optimiser cannot see through, so it stays a function of its own.
 // Under WebAssembly, V8 tiers a function up to optimised code only between calls; a kernel inlined into a caller
-// that runs once per call would stay in the baseline compiler, at about a third of the speed (TOOLCHAIN.md §11).
+// that runs once per call would stay in the baseline compiler, at about a third of the speed (docs/toolchain.md, "What fast loops need in V8").
 template <class F>
 F* keep_out_of_line(F* fn) {
   F* volatile ptr = fn;
