@@ -337,6 +337,7 @@ function clearData(message) {
   renderWarnings();
   dataError(message);
   shareSettings();
+  publish();
 }
 
 const isDataset = (value) => value.startsWith('data:') && Object.hasOwn(DATASETS, value.slice(5));
