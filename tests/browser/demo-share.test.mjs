@@ -289,3 +289,89 @@ test('demo: on a phone (390 × 844) the plot is in the first screen, every contr
     await page.close();
   }
 });
+
+test('demo: axis titles, tick labels, title and legend of the exported figures never overlap, on each 1-D data set', { timeout: 3 * TIMEOUT_MS }, async () => {
+  const { page, problems } = await openDemo(session);
+  try {
+    for (const name of ['nile', 'co2', 'engel', 'sunspots', 'elnino']) {
+      await page.selectOption('#example', `data:${name}`);
+      await waitForFit(page, problems, 's.dataset === a', name);
+      for (const button of ['#save-plot-svg', '#save-selection-svg']) {
+        const { text } = await downloadText(page, button);
+        // Laid out by the browser (the file put into the page as inline SVG), each text's box on screen.
+        const overlaps = await page.evaluate((svgText) => {
+          const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
+          const svg = document.importNode(doc.documentElement, true);
+          document.body.append(svg);
+          const boxes = [...svg.querySelectorAll('text')].map((t) => ({ text: t.textContent, r: t.getBoundingClientRect() }));
+          svg.remove();
+          const out = [];
+          for (let i = 0; i < boxes.length; i++) {
+            for (let j = i + 1; j < boxes.length; j++) {
+              const [a, b] = [boxes[i].r, boxes[j].r];
+              if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) out.push(`${boxes[i].text} × ${boxes[j].text}`);
+            }
+          }
+          return out;
+        }, text);
+        assert.deepEqual(overlaps, [], `${name} ${button}`);
+      }
+    }
+    await assertClean(page, problems);
+  } finally {
+    await page.close();
+  }
+});
+
+test('tick labels: log axes read 10, 20, 100; steps keep their precision; a true minus; no exception on extreme ranges', async () => {
+  const { logLabel, tickLabel, ticks } = await import('../../web/demo/plots.js');
+  assert.deepEqual([1, 2, 5, 10, 20, 100, 0.05, 200000].map(logLabel), ['1', '2', '5', '10', '20', '100', '0.05', '200000']);
+  assert.deepEqual([1e-7, 2e-9, 1e6, 5e12].map(logLabel), ['10⁻⁷', '2×10⁻⁹', '10⁶', '5×10¹²']);
+  assert.deepEqual(ticks(-1, 1, 4).map((t) => t.label), ['\u22121.0', '\u22120.5', '0.0', '0.5', '1.0']);
+  assert.deepEqual(ticks(1871, 1970, 5).map((t) => t.label), ['1880', '1900', '1920', '1940', '1960']);
+  assert.equal(tickLabel(250000, 50000), '250,000');
+  assert.equal(tickLabel(3e-300, 1e-300), '3×10⁻³⁰⁰');
+  assert.deepEqual(ticks(1e-300, 1e-300 + 1e-310, 4).length <= 50, true);
+  assert.deepEqual(ticks(0, Infinity, 4), []);
+});
+
+test('demo: contrast on the panel background, light and dark themes: text 4.5:1 (muted, errors), plot marks 3:1', { timeout: 2 * TIMEOUT_MS }, async () => {
+  const { page, problems } = await openDemo(session, '', { wait: false });
+  try {
+    // WCAG 2 relative luminance and contrast ratio, of the colour as composed over the panel (alpha included).
+    const luminance = ([r, g, b]) => [r, g, b].map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4))
+      .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+    const ratio = (a, b) => {
+      const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+      return (hi + 0.05) / (lo + 0.05);
+    };
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const colours = await page.evaluate(() => {
+        const style = getComputedStyle(document.documentElement);
+        const ctx = new OffscreenCanvas(1, 1).getContext('2d', { willReadFrequently: true });
+        const over = (name) => {
+          ctx.globalCompositeOperation = 'copy';
+          ctx.fillStyle = style.getPropertyValue('--panel').trim();
+          ctx.fillRect(0, 0, 1, 1);
+          ctx.globalCompositeOperation = 'source-over';
+          if (name) {
+            ctx.fillStyle = style.getPropertyValue(name).trim();
+            ctx.fillRect(0, 0, 1, 1);
+          }
+          return Array.from(ctx.getImageData(0, 0, 1, 1).data.slice(0, 3));
+        };
+        const names = ['--muted', '--error', '--fg', '--point', '--curve', '--band-edge', '--thin', '--axis'];
+        return { panel: over(null), ...Object.fromEntries(names.map((n) => [n, over(n)])) };
+      });
+      for (const name of ['--muted', '--error', '--fg']) assert.ok(ratio(colours[name], colours.panel) >= 4.5, `${scheme} ${name}: ${ratio(colours[name], colours.panel).toFixed(2)}`);
+      for (const name of ['--point', '--curve', '--band-edge', '--thin', '--axis']) {
+        assert.ok(ratio(colours[name], colours.panel) >= 3, `${scheme} ${name}: ${ratio(colours[name], colours.panel).toFixed(2)}`);
+      }
+    }
+    await waitForFit(page, problems);
+    await assertClean(page, problems);
+  } finally {
+    await page.close();
+  }
+});
