@@ -268,8 +268,13 @@ function showBandwidth() {
 // ---- data -----------------------------------------------------------------------------------------------------
 
 /** Makes `data` current; the bandwidth is then `h` (h₁) if given, else chosen by the selected method. */
-async function setData(data, { h = null, hBy = null } = {}) {
+async function setData(data, { h = null, hBy = null, edit = false } = {}) {
   state.version += 1;
+  // Undo steps belong to the data they edit: other data starts a new history.
+  if (!edit) {
+    state.undo = [];
+    ui.undo.disabled = true;
+  }
   state.data = { ...data, version: state.version };
   state.fit = null;
   state.selection = null;
@@ -521,7 +526,7 @@ function endDrag() {
     const y = Float64Array.from(state.data.y);
     [x[index], y[index]] = before;
     remember({ ...state.data, x, y });
-    setData({ ...state.data, example: null, dataset: null, source: withClicks(state.data.source) }, { h: h1() });
+    setData({ ...state.data, example: null, dataset: null, source: withClicks(state.data.source) }, { h: h1(), edit: true });
   }
 }
 
@@ -535,7 +540,7 @@ function remember(data) {
 function undo() {
   const data = state.undo.pop();
   ui.undo.disabled = !state.undo.length;
-  if (data) setData(data, { h: h1() });
+  if (data) setData(data, { h: h1(), edit: true });
 }
 
 const withClicks = (source) => (source.endsWith(' and edited points') ? source : `${source} and edited points`);
@@ -560,7 +565,7 @@ function addPoint(event) {
   xs[data.y.length] = x;
   ys[data.y.length] = y;
   remember(data);
-  setData({ ...data, x: xs, y: ys, example: null, dataset: null, source: withClicks(data.source) }, { h: h1() });
+  setData({ ...data, x: xs, y: ys, example: null, dataset: null, source: withClicks(data.source) }, { h: h1(), edit: true });
 }
 
 // ---- sharing and saving ----------------------------------------------------------------------------------------
