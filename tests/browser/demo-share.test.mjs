@@ -375,3 +375,14 @@ test('demo: contrast on the panel background, light and dark themes: text 4.5:1 
     await page.close();
   }
 });
+
+test('demo: a link whose data is cut short or corrupt says so and shows an example', { timeout: 2 * TIMEOUT_MS }, async () => {
+  const { page, problems } = await openDemo(session, '#data=AbCdEfGh&kernel=tricube');
+  try {
+    assert.match(await page.textContent('#link-note'), /^This link’s data could not be used: its data does not unpack \(was the link cut short\?\)\. An example is shown instead\.$/);
+    assert.deepEqual(await page.evaluate(() => [window.demoState.n, window.demoState.fit.kernel]), [300, 'tricube']);
+    await assertClean(page, problems);
+  } finally {
+    await page.close();
+  }
+});
