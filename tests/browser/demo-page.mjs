@@ -24,9 +24,10 @@ export async function launch() {
  * Opens the demo and waits for its first full fit. `problems` collects errors, requests to other origins, failed
  * requests, dialogs (alert() from injected markup) and the Content-Security-Policy violations the document reports,
  * seen by a listener of the test's own (the page's workers report theirs to demoState.cspViolations; see assertClean).
+ * `pageOptions` go to browser.newPage (a phone's viewport and touch, say).
  */
-export async function openDemo({ server, browser }, hash = '', { wait = true } = {}) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+export async function openDemo({ server, browser }, hash = '', { wait = true, pageOptions = {} } = {}) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...pageOptions });
   page.setDefaultTimeout(TIMEOUT_MS);
   const problems = [];
   const origin = new URL(server.url).origin;

@@ -133,12 +133,21 @@ test('demo: settings come from the URL hash; the downloaded CSV holds the plotte
     const csv = (await downloadText(page, '#save-fit')).text.trim().split('\n');
     assert.equal(csv[0], 'x,fit,effective_points');
     assert.equal(csv.length, s.fit.mean.length + 1);
-    assert.equal(Number(csv[150].split(',')[1]), s.fit.mean[149]);
+    // Printed as the shortest decimal that reads back as the same float32 (no float32 noise such as 1869.02001953125).
+    assert.equal(Math.fround(Number(csv[150].split(',')[1])), s.fit.mean[149]);
+    for (const line of csv.slice(1)) for (const field of line.split(',').slice(0, 2)) assert.ok(field.replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '').length <= 9, line);
     assert.match(new URL(page.url()).hash, /h=0\.5\b/);
 
-    // A click adds a point; dragging it moves it; both refit at the same bandwidth.
+    // A click (or tap) on the plot inspects the nearest query and adds nothing.
     const plot = page.locator('#plot');
     const box = await plot.boundingBox();
+    await plot.click({ position: { x: box.width * 0.3, y: box.height * 0.5 } });
+    await page.waitForFunction(() => window.demoState.hoverRow !== null);
+    assert.equal(await page.evaluate(() => window.demoState.n), 200);
+    assert.match(await page.textContent('#hover-status'), /^query /);
+
+    // In "add and move points" mode a click adds a point; dragging it moves it; both refit at the same bandwidth.
+    await page.check('#add-mode');
     const fits = await page.evaluate(() => window.demoState.fitsDrawn);
     await plot.click({ position: { x: box.width * 0.5, y: box.height * 0.3 } });
     await waitForFit(page, problems, 's.n === 201 && s.fitsDrawn > a', fits);
@@ -152,6 +161,14 @@ test('demo: settings come from the URL hash; the downloaded CSV holds the plotte
     const moved = await page.evaluate(() => [window.demoState.x[200], window.demoState.y[200], window.demoState.fit.h[0]]);
     assert.ok(moved[0] > added[0] && moved[1] < added[1], `dragged point ${added} → ${moved}`);
     assert.equal(moved[2], 0.5);
+
+    // Undo takes back the move, then the added point.
+    await page.click('#undo');
+    await waitForFit(page, problems, 's.n === 201 && s.x[200] === a[0] && s.y[200] === a[1]', added);
+    await page.click('#undo');
+    await waitForFit(page, problems, 's.n === 200');
+    assert.deepEqual(await page.evaluate(() => Array.from(window.demoState.x)), s.x);
+    assert.equal(await page.locator('#undo').isDisabled(), true);
     await assertClean(page, problems);
   } finally {
     await page.close();

@@ -92,18 +92,22 @@ export function describeTimings(ui, fit, { timings: t, selection, worker }) {
   ui.timings.replaceChildren(...lines.filter(Boolean).map((text) => Object.assign(document.createElement('li'), { textContent: text })));
 }
 
-/** The hovered query (`hover`: its coordinates and top keys; row `row` of the matrix): its fit and its weights. */
-export function describeHover(ui, fit, hover, row, showBand) {
+/**
+ * The inspected query (`hover`: its coordinates and top keys; row `row` of the matrix): its fit and its weights.
+ * Until one is hovered or tapped (`inspected` false) the bars show the middle query and the caption says so.
+ */
+export function describeHover(ui, fit, hover, row, showBand, inspected = true) {
   if (!fit || !hover) {
     ui.hoverStatus.textContent = '';
-    ui.barsCaption.textContent = 'Hover a query (a row of the matrix, or the fit).';
+    ui.barsCaption.textContent = 'Hover or tap a query (a row of the matrix, or the fit).';
     return;
   }
   const i = fit.matrix.queryIndex[row];
   const at = hover.query.map((v) => v.toFixed(3)).join(', ');
   const band = showBand ? ` [${fit.lower[i].toFixed(3)}, ${fit.upper[i].toFixed(3)}]` : '';
-  ui.hoverStatus.textContent = `query ${at}: fit ${fit.mean[i].toFixed(4)}${band}, ` +
-    `${fit.effectiveKeys[i].toFixed(1)} effective points`;
+  ui.hoverStatus.textContent = inspected ? `query ${at}: fit ${fit.mean[i].toFixed(4)}${band}, ` +
+    `${fit.effectiveKeys[i].toFixed(1)} effective points` : '';
   const top = hover.top.slice(0, 3).map((k) => `${k.x.map((v) => v.toFixed(2)).join(', ')} (${k.w.toFixed(3)})`).join('; ');
-  ui.barsCaption.textContent = `Query ${at}: its weights over the keys (sum 1). Heaviest keys, circled on the fit: ${top}.`;
+  ui.barsCaption.textContent = `${inspected ? 'Query' : 'The middle query,'} ${at}: its weights over the keys (sum 1). ` +
+    `Heaviest keys${inspected ? ', circled on the fit' : ''}: ${top}.${inspected ? '' : ' Hover or tap the fit for another query.'}`;
 }

@@ -1,5 +1,5 @@
-// What leaves the demo, by the visitor's hand only: the fitted values as CSV, plots as PNG or SVG (svg.js), and the
-// settings (never the data) in the URL's hash so a view can be shared.
+// What leaves the demo, by the visitor's hand only: the fitted values as CSV (on the grid and at the observations),
+// and the settings in the URL's hash so a view can be shared (share.js adds small data to it).
 
 // A number as JavaScript writes one (String(x)): a spreadsheet reads it as that number, even with a leading minus.
 const NUMBER = /^[+-]?(Infinity|(\d+\.?\d*|\.\d+)(e[+-]?\d+)?)$/i;
@@ -15,17 +15,56 @@ export function csvField(value) {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** The fit at its queries as CSV text: x column(s), fit, and the band when it is shown. */
+/**
+ * A float32 result (the engine computes in float32) as the shortest decimal that reads back as the same float32:
+ * 1869.02, not 1869.02001953125.
+ */
+export function float32Text(v) {
+  if (!Number.isFinite(v)) return String(v);
+  const f = Math.fround(v);
+  for (let p = 1; p < 9; p++) {
+    const s = String(Number(f.toPrecision(p)));
+    if (Math.fround(Number(s)) === f) return s;
+  }
+  return String(Number(f.toPrecision(9)));
+}
+
+const decimals = (text) => {
+  const m = /\.(\d+)(e([+-]\d+))?$/i.exec(text) ?? /(e([+-]\d+))$/i.exec(text);
+  if (!m) return 0;
+  return Math.max(0, (m[1] && !m[1].startsWith('e') ? m[1].length : 0) - Number(m[3] ?? m[2] ?? 0));
+};
+
+/** The fit at its queries (a grid over the data) as CSV text: x column(s), fit, the band when it is shown. */
 export function fitCsv(fit, names, withBand) {
   const xNames = names.slice(0, fit.dim);
   const head = [...xNames, 'fit', ...(withBand ? [`lower_${fit.level}`, `upper_${fit.level}`] : []), 'effective_points'];
   const lines = [head.map(csvField).join(',')];
   const I = fit.mean.length;
   for (let i = 0; i < I; i++) {
-    const row = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), String);
-    row.push(String(fit.mean[i]));
-    if (withBand) row.push(String(fit.lower[i]), String(fit.upper[i]));
+    const row = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), float32Text);
+    row.push(float32Text(fit.mean[i]));
+    if (withBand) row.push(float32Text(fit.lower[i]), float32Text(fit.upper[i]));
     row.push(fit.effectiveKeys[i].toFixed(3));
+    lines.push(row.map(csvField).join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The fit at the observations as CSV text: the data as read (float64, so the file's own digits), the fit, the
+ * residual y − fit (to the digits of y and the fit, no further) and, when shown, the band.
+ */
+export function observationsCsv({ x, y, dim, names }, { mean, lower, upper, level }, withBand) {
+  const head = [...names.slice(0, dim), names[dim], 'fit', 'residual', ...(withBand ? [`lower_${level}`, `upper_${level}`] : [])];
+  const lines = [head.map(csvField).join(',')];
+  for (let i = 0; i < y.length; i++) {
+    const row = Array.from(x.subarray(i * dim, (i + 1) * dim), String);
+    const yText = String(y[i]);
+    const fitText = float32Text(mean[i]);
+    const places = Math.min(20, Math.max(decimals(yText), decimals(fitText)));
+    row.push(yText, fitText, Number.isFinite(mean[i]) ? String(Number((y[i] - Number(fitText)).toFixed(places))) : 'NaN');
+    if (withBand) row.push(float32Text(lower[i]), float32Text(upper[i]));
     lines.push(row.map(csvField).join(','));
   }
   return `${lines.join('\n')}\n`;

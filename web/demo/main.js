@@ -3,9 +3,12 @@
 import { columnStats, EXAMPLES, generate, paddedRange } from './data.js';
 import { channel } from './channel.js';
 import { describeFit, describeHover, describeIdentity, describeTimings } from './describe.js';
-import { download, fitCsv, readSettings, settingsHash } from './export.js';
+import { download, fitCsv, observationsCsv, readSettings, settingsHash } from './export.js';
+import { figure } from './figure.js';
 import { drawBars, drawFit, drawMatrix, drawSelection, drawSurface } from './plots.js';
-import { svgCanvas } from './svg.js';
+import { LINK_DATA_LIMIT, packData, unpackData } from './share.js';
+import { DATASETS } from './data/datasets.js';
+import { checkColumns } from './checks.js';
 
 const THIN = 5;  // effective points below which support is called thin
 // Larger files are refused before a byte is read: every row is held in this tab's memory (the parse worker checks
@@ -21,7 +24,9 @@ const ui = {
   matrix: $('matrix'), bars: $('bars'), barsCaption: $('bars-caption'), selection: $('selection'),
   selectionCaption: $('selection-caption'), identity: $('identity'), identityCaption: $('identity-caption'),
   timings: $('timings'), attentionMethod: $('attention-method'), tolerance: $('tolerance'),
-  approxHead: $('approx-head'), approxStatus: $('approx-status'),
+  approxHead: $('approx-head'), approxStatus: $('approx-status'), exampleSource: $('example-source'), addMode: $('add-mode'),
+  undo: $('undo'), hNote: $('h-note'), hNoteText: $('h-note-text'), rechoose: $('rechoose'), fitWarnings: $('fit-warnings'),
+  shareStatus: $('share-status'), saveStatus: $('save-status'), linkNote: $('link-note'),
 };
 
 const state = {
@@ -36,6 +41,8 @@ const state = {
   malformed: { count: 0, listed: [] },
   error: null,
   layer: {},          // the cached point layer of the main plot
+  hSource: null,       // how h was set: { by: a rule, 'learn', 'hand' or 'link', kernel, estimator }
+  undo: [],            // the data before each point added or moved (newest last)
 };
 window.demoState = { ready: false, fitsDrawn: 0, cspViolations: [] };
 
@@ -57,10 +64,21 @@ const parser = channel(new Worker(new URL('./parse-worker.js', import.meta.url))
   if (msg.op === 'csp') noteViolation(`parse worker: ${msg.violation}`);
 }, (err) => fail(err));
 
+/** Shows `message` in `element` as an error (styled, and announced at once), or clears the error styling. */
+function showError(element, message) {
+  element.textContent = message;
+  element.classList.add('error');
+  element.setAttribute('role', 'alert');
+}
+function clearError(element) {
+  element.classList.remove('error');
+  element.removeAttribute('role');
+}
+
 function fail(err) {
   state.error = String(err && err.message || err);
-  ui.fitStatus.textContent = `Error: ${state.error}`;
-  ui.fitStatus.classList.add('error');
+  showError(ui.fitStatus, `Error: ${state.error}`);
+  if (/^Choosing/.test(ui.selectionCaption.textContent)) ui.selectionCaption.textContent = 'No bandwidth was chosen (see the error above).';
   publish();
 }
 
@@ -104,7 +122,7 @@ async function pump() {
       else answer.viewH = answer.h;
       state.fit = answer;
       state.error = null;
-      ui.fitStatus.classList.remove('error');
+      clearError(ui.fitStatus);
       state.timings = { ...state.timings, ...answer.timings, roundTrip: performance.now() - t0 };
       if (state.hoverRow !== null && answer.matrix) state.hoverRow = Math.min(state.hoverRow, answer.matrix.rows - 1);
       window.demoState.fitsDrawn += 1;
@@ -125,27 +143,66 @@ async function pump() {
   }
 }
 
+const RULES = { cv: 'leave-one-out cross-validation', aicc: 'AICc', scott: "Scott's rule", silverman: "Silverman's rule" };
+const kernelName = (kernel) => [...ui.kernel.options].find((o) => o.value === kernel)?.textContent ?? kernel;
+const estimatorName = (estimator) => (estimator === 'local-linear' ? 'local-linear' : 'Nadaraya–Watson');
+let chooseSeq = 0;
+
 async function chooseBandwidth() {
   if (!state.data) return;
   learning = null;
   const version = state.version;
-  ui.selectionCaption.textContent = 'Choosing…';
+  const seq = ++chooseSeq;
+  const settings = { method: ui.method.value, kernel: ui.kernel.value, estimator: ui.estimator.value, approximation: ui.fitMethod.value };
+  ui.selectionCaption.textContent = `Choosing h for the ${kernelName(settings.kernel)} kernel (${estimatorName(settings.estimator)}) ` +
+    `by ${RULES[settings.method]}…`;
+  state.choosing = true;
+  publish();
   try {
-    const chosen = await compute('select', {
-      method: ui.method.value, kernel: ui.kernel.value, estimator: ui.estimator.value, approximation: ui.fitMethod.value,
-    });
-    if (version !== state.version) return;
+    const chosen = await compute('select', settings);
+    // Dropped when the data changed or a newer choice was asked for meanwhile (another kernel, rule or estimator).
+    if (version !== state.version || seq !== chooseSeq) return;
     state.selection = chosen;
     state.timings.select = chosen.ms;
     state.ratios = chosen.bandwidth.map((h) => h / chosen.bandwidth[0]);
+    state.hSource = { by: chosen.method, kernel: chosen.kernel, estimator: chosen.estimator };
     setSlider(chosen.bandwidth[0]);
-    const what = { cv: 'leave-one-out cross-validation', aicc: 'AICc', scott: "Scott's rule", silverman: "Silverman's rule" };
-    ui.selectionCaption.textContent = `${what[chosen.method]} on ${chosen.n.toLocaleString('en')} points chose ` +
-      `h = ${chosen.bandwidth.map((h) => h.toPrecision(3)).join(', ')}` +
-      (chosen.curve.scores.length ? ` after ${chosen.curve.scores.length} evaluations (solid line; dashed: the slider).` : '.');
+    describeSelection();
     requestFit(false);
   } catch (err) {
+    if (seq !== chooseSeq) return;
+    ui.selectionCaption.textContent = `No bandwidth was chosen: ${String(err && err.message || err)}`;
     fail(err);
+  } finally {
+    if (seq === chooseSeq) state.choosing = false;
+    publish();
+  }
+}
+
+/** The selection caption, from the selection and the slider: never about a kernel or h no longer shown. */
+function describeSelection() {
+  const chosen = state.selection;
+  if (!chosen || chosen.method === 'learn') return;
+  const hs = chosen.bandwidth.map((h) => h.toPrecision(3)).join(', ');
+  const moved = Math.abs(Math.log(h1() / chosen.bandwidth[0])) > 1e-6;
+  ui.selectionCaption.textContent = `${RULES[chosen.method]} for the ${kernelName(chosen.kernel)} kernel ` +
+    `(${estimatorName(chosen.estimator)}) on ${chosen.n.toLocaleString('en')} points chose h = ${hs}` +
+    (chosen.curve.scores.length ? ` after ${chosen.curve.scores.length} evaluations (solid line; dashed: the slider).`
+      : ': a formula of the data’s spread, with no search to plot.') +
+    (moved ? ` The slider now holds h = ${bandwidthVector().map((h) => h.toPrecision(3)).join(', ')}.` : '');
+  showHNote();
+}
+
+/** "h was chosen for another kernel": shown when h was set by hand or by a link for other settings than those now. */
+function showHNote() {
+  const source = state.hSource;
+  const stale = Boolean(state.data && source && ['hand', 'link'].includes(source.by) &&
+    (source.kernel !== ui.kernel.value || source.estimator !== ui.estimator.value));
+  ui.hNote.hidden = !stale;
+  if (stale) {
+    ui.hNoteText.textContent = `h = ${h1().toPrecision(3)} was ${source.by === 'link' ? 'given by the link' : 'set by hand'} ` +
+      `with the ${kernelName(source.kernel)} kernel (${estimatorName(source.estimator)}); it was not chosen for the ` +
+      `${kernelName(ui.kernel.value)} kernel (${estimatorName(ui.estimator.value)}).`;
   }
 }
 
@@ -175,6 +232,7 @@ async function learnBandwidth() {
       curve.bandwidths.push(...h);
       curve.scores.push(loss);
       state.selection = { method: 'learn', bandwidth: h, score: loss, curve, n };
+      state.hSource = { by: 'learn', kernel: ui.kernel.value, estimator: ui.estimator.value };
       state.ratios = next.map((v) => v / next[0]);
       setSlider(next[0]);
       ui.selectionCaption.textContent = `${what} on ${n.toLocaleString('en')} points: step ${step}, loss ${loss.toPrecision(4)} ` +
@@ -210,12 +268,20 @@ function showBandwidth() {
 // ---- data -----------------------------------------------------------------------------------------------------
 
 /** Makes `data` current; the bandwidth is then `h` (h₁) if given, else chosen by the selected method. */
-async function setData(data, { h = null } = {}) {
+async function setData(data, { h = null, hBy = null, edit = false } = {}) {
   state.version += 1;
+  // Undo steps belong to the data they edit: other data starts a new history.
+  if (!edit) {
+    state.undo = [];
+    ui.undo.disabled = true;
+  }
   state.data = { ...data, version: state.version };
   state.fit = null;
   state.selection = null;
   state.hoverRow = null;
+  if (hBy) state.hSource = { by: hBy, kernel: ui.kernel.value, estimator: ui.estimator.value };
+  clearError(ui.dataStatus);
+  shareData();
   publish();
   document.body.dataset.dim = String(data.dim);
   ui.band.disabled = data.dim !== 1;
@@ -234,7 +300,7 @@ async function setData(data, { h = null } = {}) {
   const info = await compute('data', { x: Float64Array.from(data.x), y: Float64Array.from(data.y), dim: data.dim });
   state.timings = { ...state.timings, load: performance.now() - t0 };
   state.sampleInfo = info;
-  ui.dataStatus.classList.remove('error');
+  clearError(ui.dataStatus);
   ui.dataStatus.textContent = `${n.toLocaleString('en')} points, ${data.dim === 1 ? 'one input' : 'two inputs'} ` +
     `(${data.names.join(', ')}) from ${data.source}.` +
     (info.fitN < n ? ` Exact fits and the attention views use a random ${info.fitN.toLocaleString('en')} of them` +
@@ -245,22 +311,75 @@ async function setData(data, { h = null } = {}) {
     await chooseBandwidth();
   } else {
     setSlider(h);
+    showHNote();
+    describeSelection();
     requestFit(false);
   }
 }
 
-function useExample(h = null) {
-  const n = Math.max(2, Math.min(1_000_000, Math.round(Number(ui.exampleN.value)) || 300));
-  const data = generate(ui.example.value, n);
-  ui.columns.hidden = true;
-  showMalformed({ count: 0, listed: [] });
-  setData({ ...data, example: { name: ui.example.value, n }, source: `the “${ui.example.selectedOptions[0].textContent}” example` }, { h });
+/**
+ * Forgets the current data, fit and views after a failed load, so that nothing on screen belongs to another data
+ * set than the one the menus name, and says what to change (`message`, an error).
+ */
+function clearData(message) {
+  state.version += 1;  // answers still on their way are dropped
+  Object.assign(state, { data: null, fit: null, selection: null, hoverRow: null, undo: [] });
+  learning = null;
+  pending = null;
+  for (const canvas of [ui.plot, ui.matrix, ui.bars, ui.selection]) canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+  for (const name of Object.keys(drawn)) delete drawn[name];
+  state.layer = {};
+  clearError(ui.fitStatus);
+  ui.fitStatus.textContent = 'No fit: no data is loaded.';
+  ui.hoverStatus.textContent = '';
+  ui.selectionCaption.textContent = '';
+  ui.barsCaption.textContent = '';
+  ui.identity.tBodies[0].replaceChildren();
+  ui.identityCaption.textContent = '';
+  ui.approxStatus.textContent = '';
+  ui.timings.replaceChildren();
+  ui.hNote.hidden = true;
+  ui.undo.disabled = true;
+  renderWarnings();
+  dataError(message);
+  shareSettings();
+  publish();
 }
 
-/** A problem with the visitor's data, shown where the data's status goes. */
+const isDataset = (value) => value.startsWith('data:') && Object.hasOwn(DATASETS, value.slice(5));
+
+/** The chosen example: a simulated one of `example-n` points, or a built-in real data set. */
+function useExample(h = null, hBy = null) {
+  const value = ui.example.value;
+  ui.columns.hidden = true;
+  showMalformed({ count: 0, listed: [] });
+  if (isDataset(value)) {
+    const name = value.slice(5);
+    const set = DATASETS[name];
+    const x = new Float64Array(set.rows.length * set.dim);
+    const y = new Float64Array(set.rows.length);
+    set.rows.forEach((row, i) => {
+      x.set(row.slice(0, set.dim), i * set.dim);
+      y[i] = row[set.dim];
+    });
+    setData({ names: set.names, x, y, dim: set.dim, dataset: name, source: `the “${set.label}” data set` }, { h, hBy });
+    return;
+  }
+  const n = Math.max(2, Math.min(1_000_000, Math.round(Number(ui.exampleN.value)) || 300));
+  const data = generate(value, n);
+  setData({ ...data, example: { name: value, n }, source: `the “${ui.example.selectedOptions[0].textContent}” example` }, { h, hBy });
+}
+
+function showExampleSource() {
+  const value = ui.example.value;
+  const set = isDataset(value) ? DATASETS[value.slice(5)] : null;
+  ui.exampleN.disabled = Boolean(set);
+  ui.exampleSource.textContent = set ? `${set.rows.length} rows. ${set.source}` : 'Simulated: a seeded random sample of the size you set.';
+}
+
+/** A problem with the visitor's data, shown where the data's status goes, as an error. */
 function dataError(message) {
-  ui.dataStatus.textContent = message;
-  ui.dataStatus.classList.add('error');
+  showError(ui.dataStatus, message);
   window.demoState.parseError = message;
 }
 
@@ -274,7 +393,7 @@ async function parse(source, name) {
   }
   ui.progress.hidden = false;
   ui.progress.value = 0;
-  ui.dataStatus.classList.remove('error');
+  clearError(ui.dataStatus);
   ui.dataStatus.textContent = `Reading ${name}…`;
   window.demoState.parseError = undefined;
   try {
@@ -286,7 +405,9 @@ async function parse(source, name) {
     await selectColumns();
   } catch (err) {
     ui.progress.hidden = true;
-    dataError(`Could not read ${name}: ${err.message}`);
+    ui.columns.hidden = true;
+    for (const select of [ui.x1, ui.x2, ui.ycol]) select.replaceChildren();
+    clearData(`Could not read ${name}: ${err.message}`);
   }
 }
 
@@ -311,13 +432,21 @@ async function selectColumns() {
   const policy = document.querySelector('input[name="policy"]:checked').value;
   const picked = await parser('select', { xColumns, yColumn: Number(ui.ycol.value), policy });
   showMalformed(picked.malformed);
+  // The menus keep the new file's columns (pick others there); the old data and its fit go.
   if (picked.rejected) {
-    ui.dataStatus.textContent = `Rejected ${parsedSource}: ${picked.malformed.count} malformed row(s). ` +
-      'Fix them, or choose “skip”.';
+    clearData(`Rejected ${parsedSource}: ${picked.malformed.count} malformed row(s), listed below. ` +
+      'Fix them, choose “skip”, or pick other columns.');
     return;
   }
   if (picked.y.length < 2) {
-    ui.dataStatus.textContent = `${parsedSource}: fewer than two usable rows.`;
+    clearData(`${parsedSource}: fewer than two usable rows with these columns` +
+      (picked.malformed.count ? ` (${picked.malformed.count} malformed, listed below)` : '') +
+      '. Pick other columns for x and y, or fix the rows listed.');
+    return;
+  }
+  const problem = checkColumns(picked);
+  if (problem) {
+    clearData(`${parsedSource}: ${problem}`);
     return;
   }
   await setData({ names: picked.names, x: picked.x, y: picked.y, dim: picked.dim, source: parsedSource });
@@ -361,7 +490,7 @@ let dragMoves = 0;
 
 function startDrag(event) {
   const { data } = state;
-  if (!pointerAt(event)) return;
+  if (!ui.addMode.checked || !pointerAt(event)) return;
   const rect = ui.plot.getBoundingClientRect();
   const px = event.clientX - rect.left;
   const py = event.clientY - rect.top;
@@ -372,7 +501,7 @@ function startDrag(event) {
     if (d < bestD) { bestD = d; best = i; }
   }
   if (best < 0) return;
-  dragging = { index: best, moved: false };
+  dragging = { index: best, moved: false, before: [data.x[best], data.y[best]] };
   event.preventDefault();
 }
 
@@ -389,18 +518,40 @@ function moveDrag(event) {
 
 function endDrag() {
   if (!dragging) return;
-  const { moved } = dragging;
+  const { moved, index, before } = dragging;
   dragging = null;
   if (moved) {
     ui.plot.dataset.dragged = '1';  // the click that ends a drag adds no point
-    setData({ ...state.data, example: null, source: withClicks(state.data.source) }, { h: h1() });
+    const x = Float64Array.from(state.data.x);
+    const y = Float64Array.from(state.data.y);
+    [x[index], y[index]] = before;
+    remember({ ...state.data, x, y });
+    setData({ ...state.data, example: null, dataset: null, source: withClicks(state.data.source) }, { h: h1(), edit: true });
   }
+}
+
+/** Keeps `data` (as it was before an edit) for Undo; at most 50 steps. */
+function remember(data) {
+  state.undo.push(data);
+  if (state.undo.length > 50) state.undo.shift();
+  ui.undo.disabled = false;
+}
+
+function undo() {
+  const data = state.undo.pop();
+  ui.undo.disabled = !state.undo.length;
+  if (data) setData(data, { h: h1(), edit: true });
 }
 
 const withClicks = (source) => (source.endsWith(' and edited points') ? source : `${source} and edited points`);
 
+/** A click or tap on the plot: adds a point in "add and move points" mode, else inspects the nearest query. */
 function addPoint(event) {
   if (ui.plot.dataset.dragged) { delete ui.plot.dataset.dragged; return; }
+  if (!ui.addMode.checked) {
+    hoverAt(event);
+    return;
+  }
   const { data, view } = state;
   if (!data || data.dim !== 1 || !state.scales) return;
   const rect = ui.plot.getBoundingClientRect();
@@ -413,13 +564,16 @@ function addPoint(event) {
   ys.set(data.y);
   xs[data.y.length] = x;
   ys[data.y.length] = y;
-  setData({ ...data, x: xs, y: ys, example: null, source: withClicks(data.source) }, { h: h1() });
+  remember(data);
+  setData({ ...data, x: xs, y: ys, example: null, dataset: null, source: withClicks(data.source) }, { h: h1(), edit: true });
 }
 
 // ---- sharing and saving ----------------------------------------------------------------------------------------
 
 const SETTINGS = {
-  example: (v) => v in EXAMPLES,
+  example: (v) => Object.hasOwn(EXAMPLES, v),
+  dataset: (v) => Object.hasOwn(DATASETS, v),
+  data: (v) => v === 'none' || /^[A-Za-z0-9_-]+$/.test(v),
   n: (v) => /^\d+$/.test(v) && Number(v) >= 2 && Number(v) <= 1_000_000,
   kernel: (v) => [...ui.kernel.options].some((o) => o.value === v),
   estimator: (v) => [...ui.estimator.options].some((o) => o.value === v),
@@ -432,27 +586,89 @@ const SETTINGS = {
   h: (v) => Number(v) > 0 && Number.isFinite(Number(v)),
 };
 
-/** The settings (never the data; the example's name and size only) go into the URL's hash, without a request. */
+/**
+ * Packs the current data for links (async: CompressionStream) unless it is an example or a built-in data set, which
+ * a link names instead; `state.data.packed` is then the packed text, or null when the data is too large for a link.
+ */
+function shareData() {
+  const data = state.data;
+  if (!data || data.example || data.dataset) return;
+  data.packing = packData(data).then((packed) => {
+    data.packed = packed;
+    if (state.data === data) shareSettings();
+  }, () => {
+    data.packed = null;
+    if (state.data === data) shareSettings();
+  });
+}
+
+/**
+ * The settings go into the URL's hash, without a request, with the data: an example's name and size, a built-in
+ * set's name, the visitor's own data when it packs into LINK_DATA_LIMIT characters, else `data=none`, which the page
+ * opening the link reports. The line under the fit says which.
+ */
 function shareSettings() {
   const settings = {
     kernel: ui.kernel.value, estimator: ui.estimator.value, method: ui.method.value, fitMethod: ui.fitMethod.value,
     level: ui.level.value, attention: ui.attentionMethod.value, tolerance: ui.tolerance.value,
     band: ui.band.checked ? 'on' : 'off', h: Number(h1().toPrecision(6)),
   };
-  const example = state.data?.example;
-  history.replaceState(null, '', settingsHash(example ? { example: example.name, n: example.n, ...settings } : settings));
+  const data = state.data;
+  let which = {};
+  let status;
+  if (!data) {
+    which = { data: 'none' };
+    status = 'No data is loaded: a link to this page holds only the settings.';
+  } else if (data.example) {
+    which = { example: data.example.name, n: data.example.n };
+    status = 'The address bar holds this view (the example and the settings): copy it to share it.';
+  } else if (data.dataset) {
+    which = { dataset: data.dataset };
+    status = 'The address bar holds this view (the data set and the settings): copy it to share it.';
+  } else if (data.packed === undefined) {
+    which = { data: 'none' };
+    status = 'Packing the data for a link…';
+  } else if (data.packed) {
+    which = { data: data.packed };
+    status = `The address bar holds this view with your data (packed into ${data.packed.length.toLocaleString('en')} characters ` +
+      'after the #, which the browser never sends to a server): copy it to share it.';
+  } else {
+    which = { data: 'none' };
+    status = `Your data stays behind: packed, it would take over ${LINK_DATA_LIMIT.toLocaleString('en')} characters, too many for ` +
+      'a link. A link to this view holds only the settings; send the file itself along with it.';
+  }
+  ui.shareStatus.textContent = status;
+  window.demoState.shareStatus = status;
+  history.replaceState(null, '', settingsHash({ ...which, ...settings }));
 }
 
-function applySettings() {
+/** Applies the link's settings; returns what to load: { h, data?, note? } (data from the link, or a note on it). */
+async function applySettings() {
   const shared = readSettings(location.hash, SETTINGS);
   if (shared.example) ui.example.value = shared.example;
+  if (shared.dataset) ui.example.value = `data:${shared.dataset}`;
   if (shared.n) ui.exampleN.value = shared.n;
   for (const key of ['kernel', 'estimator', 'method', 'level', 'fitMethod']) if (shared[key]) ui[key].value = shared[key];
   if (shared.band) ui.band.checked = shared.band === 'on';
   if (shared.attention) ui.attentionMethod.value = shared.attention;
   if (shared.tolerance) ui.tolerance.value = shared.tolerance;
   ui.tolerance.disabled = ui.attentionMethod.value === 'exact';
-  return shared.h ? Number(shared.h) : null;
+  const h = shared.h ? Number(shared.h) : null;
+  if (shared.data === 'none') {
+    return { h: null, note: 'This link was shared without its data (too large for a link, or none was loaded), so ' +
+      'an example is shown instead, with a bandwidth chosen for it. Open the same file to see the shared fit.' };
+  }
+  if (shared.data) {
+    try {
+      const data = await unpackData(shared.data);
+      const problem = checkColumns(data);
+      if (problem) throw new Error(problem);
+      return { h, data: { ...data, source: 'the link' } };
+    } catch (err) {
+      return { h: null, note: `This link’s data could not be used: ${err.message}. An example is shown instead.` };
+    }
+  }
+  return { h };
 }
 
 function saveFit() {
@@ -461,20 +677,59 @@ function saveFit() {
   download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1)], { type: 'text/csv' }), 'kernel-fit.csv');
 }
 
+/** The fit, residuals and (when shown) band at every observation, computed by the worker at the fit's settings. */
+async function saveObservations() {
+  const { fit, data } = state;
+  if (!fit || fit.draft) return;
+  ui.saveStatus.textContent = 'Computing the fit at the observations…';
+  clearError(ui.saveStatus);
+  try {
+    const at = await compute('observations', { h: Array.from(fit.h), kernel: fit.kernel, estimator: fit.estimator, level: fit.level, method: ui.fitMethod.value });
+    if (state.data !== data) return;
+    download(new Blob([observationsCsv(data, at, ui.band.checked && data.dim === 1)], { type: 'text/csv' }), 'kernel-fit-observations.csv');
+    ui.saveStatus.textContent = '';
+  } catch (err) {
+    showError(ui.saveStatus, `Not saved: ${err.message}.`);
+  }
+}
+
 const PLOT_FILES = { plot: 'kernel-fit', matrix: 'attention-matrix', selection: 'bandwidth-selection' };
 
-/** Saves one plot as PNG (the canvas's pixels) or SVG (the same drawing redone as vectors, in the current colours). */
-function savePlot(name, format) {
+/** What an exported figure says about the fit: estimator, kernel, h, method (and how h was set), the level. */
+function figureParams() {
+  const { fit } = state;
+  if (!fit) return '';
+  const how = { cv: 'chosen by leave-one-out CV', aicc: 'chosen by AICc', scott: "Scott's rule", silverman: "Silverman's rule",
+    learn: 'learnt by gradient descent', hand: 'set by hand', link: 'from a link' }[state.hSource?.by] ?? '';
+  return `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, h = ${fit.h.map((h) => h.toPrecision(3)).join(', ')}` +
+    `${how ? ` (${how})` : ''}, method ${fit.method}, ${fit.n.toLocaleString('en')} points` +
+    (fit.dim === 1 && ui.band.checked ? `, ${Math.round(fit.level * 100)} % band` : '');
+}
+
+/** Saves one plot as PNG or SVG: an opaque figure with title, parameters and legend, without hover marks. */
+async function savePlot(name, format) {
   const canvas = ui[name];
-  if (format === 'png') {
-    canvas.toBlob((blob) => blob && download(blob, `${PLOT_FILES[name]}.png`));
-    return;
+  const style = getComputedStyle(document.documentElement);
+  const color = (v) => style.getPropertyValue(v).trim();
+  const { data } = state;
+  if (!data) return;
+  const subject = `${data.names[data.dim]} on ${data.names.slice(0, data.dim).join(' and ')}`;
+  const titles = {
+    plot: `Kernel regression of ${subject}`, matrix: `Attention weights of the fit of ${subject}`,
+    selection: `Choosing h for the fit of ${subject}`,
+  };
+  let legend = [];
+  if (name === 'plot' && data.dim === 1) {
+    legend = [{ kind: 'point', color: color('--point'), label: 'data' }, { kind: 'line', color: color('--curve'), label: 'fit' }];
+    if (ui.band.checked) legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label: 'confidence band' });
+    legend.push({ kind: 'bar', color: color('--thin'), label: `thin support (< ${THIN} effective points)` });
   }
-  const target = svgCanvas(canvas, {
-    title: canvas.getAttribute('aria-label'), background: getComputedStyle(document.documentElement).getPropertyValue('--bg').trim(),
-  });
-  paintPlot(name, target, {});
-  download(new Blob([target.svg()], { type: 'image/svg+xml' }), `${PLOT_FILES[name]}.svg`);
+  const spec = {
+    title: `${titles[name]} (${data.source})`, description: canvas.getAttribute('aria-label'), params: figureParams(), legend,
+    colors: { bg: color('--bg'), fg: color('--fg'), muted: color('--muted') },
+  };
+  const blob = await figure(canvas, format, spec, (target) => paintPlot(name, target, {}, { hover: false }));
+  download(blob, `${PLOT_FILES[name]}.${format}`);
 }
 
 // ---- drawing ----------------------------------------------------------------------------------------------------
@@ -490,20 +745,23 @@ function scheduleDraw() {
   });
 }
 
-function hovered() {
-  const { fit, hoverRow } = state;
-  if (!fit || !fit.matrix || hoverRow === null) return null;
+/** The inspected query (hovered, tapped or picked by keys) or, with `orMiddle`, the middle one until then. */
+function hovered(orMiddle = false) {
+  const { fit } = state;
+  if (!fit || !fit.matrix) return null;
+  const hoverRow = state.hoverRow ?? (orMiddle ? Math.floor(fit.matrix.rows / 2) : null);
+  if (hoverRow === null) return null;
   const { matrix } = fit;
-  return { query: Array.from(matrix.queries.subarray(hoverRow * fit.dim, (hoverRow + 1) * fit.dim)), top: matrix.top[hoverRow] };
+  return { row: hoverRow, query: Array.from(matrix.queries.subarray(hoverRow * fit.dim, (hoverRow + 1) * fit.dim)), top: matrix.top[hoverRow] };
 }
 
-/** Draws plot `name` (plot, matrix, selection) on `target`: its canvas, or svgCanvas's stand-in for an export. */
-function paintPlot(name, target, cache) {
+/** Draws plot `name` (plot, matrix, selection) on `target`: its canvas, or a stand-in for an export (no hover marks). */
+function paintPlot(name, target, cache, { hover: withHover = true } = {}) {
   const { data, fit, view } = state;
-  if (name === 'matrix') return drawMatrix(target, fit?.matrix, state.hoverRow);
+  if (name === 'matrix') return drawMatrix(target, fit?.matrix, withHover ? state.hoverRow : null);
   if (name === 'selection') return drawSelection(target, state.selection, h1());
   if (!data) return null;
-  const hover = hovered();
+  const hover = withHover ? hovered() : null;
   return data.dim === 1
     ? drawFit(target, { data, fit: fit && fit.dim === 1 ? fit : null, showBand: ui.band.checked, hover, thin: THIN, ...view, cache })
     : drawSurface(target, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, thin: THIN, ...view, cache });
@@ -513,15 +771,24 @@ function draw() {
   const { data, fit } = state;
   if (!data) return;
   const t0 = performance.now();
-  const hover = hovered();
+  // Until a query is inspected, the bars show the middle one rather than an empty box.
+  const shown = hovered(true);
   state.scales = paintPlot('plot', ui.plot, state.layer);
   // The smaller views are redrawn only when what they show changed (dragging changes only the fit and h).
   if (changed('matrix', fit?.matrix, state.hoverRow, ui.matrix.clientWidth)) {
     state.matrixArea = paintPlot('matrix', ui.matrix);
-    drawBars(ui.bars, fit?.matrix, state.hoverRow);
+    drawBars(ui.bars, fit?.matrix, shown?.row ?? null);
   }
-  if (changed('hover', fit, state.hoverRow, ui.band.checked)) describeHover(ui, fit, hover, state.hoverRow, ui.band.checked);
-  if (changed('selection', state.selection, h1(), ui.selection.clientWidth)) paintPlot('selection', ui.selection);
+  if (changed('hover', fit, state.hoverRow, ui.band.checked)) describeHover(ui, fit, shown, shown?.row ?? null, ui.band.checked, state.hoverRow !== null);
+  if (changed('selection', state.selection, h1(), ui.selection.clientWidth)) {
+    // A rule (Scott, Silverman) has no search curve: no empty box for it.
+    const curve = Boolean(state.selection?.curve?.scores.length);
+    ui.selection.hidden = !curve;
+    for (const id of ['save-selection', 'save-selection-svg']) $(id).disabled = !curve;
+    if (curve) paintPlot('selection', ui.selection);
+    describeSelection();
+  }
+  if (fit && changed('warnings', fit, state.selection)) renderWarnings();
   if (fit && changed('text', fit)) {
     describeFit(ui, fit, THIN);
     if (fit.view && changed('identity', fit.view)) describeIdentity(ui, fit);
@@ -542,11 +809,32 @@ function changed(name, ...inputs) {
   return true;
 }
 
+/**
+ * The library's warnings on the fit and on the bandwidth choice (interpolating, precision, guard), listed next to the
+ * fit; nothing when the results carry none (or no `warnings` field at all).
+ */
+function renderWarnings() {
+  const seen = new Set();
+  const items = [...(state.fit?.warnings ?? []), ...(state.selection?.warnings ?? [])].filter((w) => {
+    const key = `${w.code}|${w.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  ui.fitWarnings.replaceChildren(...items.map((w) => {
+    const li = document.createElement('li');
+    li.textContent = w.message;
+    li.dataset.code = w.code;
+    return li;
+  }));
+  ui.fitWarnings.hidden = !items.length;
+}
+
 /** What the tests read: the numbers on screen, not pixels. */
 function publish() {
   const { data, fit } = state;
   Object.assign(window.demoState, {
-    ready: Boolean(data && fit && !fit.draft && !inFlight && !pending && !dragging && !learning),
+    ready: Boolean(data && fit && !fit.draft && !inFlight && !pending && !dragging && !learning && !state.choosing),
     busy: inFlight || Boolean(pending),
     error: state.error,
     worker: state.worker,
@@ -561,8 +849,10 @@ function publish() {
       queries: fit.queries, mean: fit.mean, lower: fit.lower, upper: fit.upper, effectiveKeys: fit.effectiveKeys,
       maxDifference: fit.view?.maxDiff, attentionKernel: fit.view?.kernel, attentionSoftmax: fit.view?.softmax, viewH: fit.viewH,
       approximation: fit.view?.approx ?? null,
-      matrix: fit.matrix,
+      matrix: fit.matrix, warnings: fit.warnings,
     },
+    hSource: state.hSource,
+    dataset: data?.dataset ?? null,
     selection: state.selection,
     learning: Boolean(learning),
     malformed: state.malformed,
@@ -621,15 +911,39 @@ function wire() {
     if (file) parse({ file }, file.name);
   });
 
-  ui.bandwidth.addEventListener('input', () => { learning = null; chosenH1 = null; showBandwidth(); requestFit(true); scheduleDraw(); });
+  ui.example.addEventListener('change', () => { showExampleSource(); useExample(); });
+  ui.bandwidth.addEventListener('input', () => {
+    learning = null;
+    chosenH1 = null;
+    state.hSource = { by: 'hand', kernel: ui.kernel.value, estimator: ui.estimator.value };
+    showBandwidth();
+    requestFit(true);
+    scheduleDraw();
+  });
   ui.bandwidth.addEventListener('change', () => requestFit(false));
-  for (const control of [ui.kernel, ui.estimator, ui.level, ui.fitMethod]) control.addEventListener('change', () => requestFit(false));
+  // A bandwidth chosen by a rule was chosen for one kernel and estimator: choose again for the new ones. One set by
+  // hand (or by a link) stays, with a note that it was not chosen for them.
+  for (const control of [ui.kernel, ui.estimator]) {
+    control.addEventListener('change', () => {
+      if (state.hSource && !['hand', 'link'].includes(state.hSource.by)) {
+        chooseBandwidth();
+      } else {
+        showHNote();
+        requestFit(false);
+      }
+    });
+  }
+  ui.method.addEventListener('change', () => chooseBandwidth());
+  ui.rechoose.addEventListener('click', () => chooseBandwidth());
+  for (const control of [ui.level, ui.fitMethod]) control.addEventListener('change', () => requestFit(false));
   ui.band.addEventListener('change', () => { shareSettings(); scheduleDraw(); });
   ui.attentionMethod.addEventListener('change', () => { ui.tolerance.disabled = ui.attentionMethod.value === 'exact'; });
   for (const control of [ui.attentionMethod, ui.tolerance]) control.addEventListener('change', () => requestFit(false));
   ui.choose.addEventListener('click', chooseBandwidth);
   ui.learn.addEventListener('click', learnBandwidth);
   $('save-fit').addEventListener('click', saveFit);
+  $('save-observations').addEventListener('click', saveObservations);
+  ui.undo.addEventListener('click', undo);
   for (const button of document.querySelectorAll('button[data-plot]')) {
     button.addEventListener('click', () => savePlot(button.dataset.plot, button.dataset.format));
   }
@@ -654,7 +968,16 @@ function wire() {
   });
 }
 
+/** The built-in data sets join the example menu, after the simulated examples. */
+function listDatasets() {
+  const group = document.createElement('optgroup');
+  group.label = 'Real data (public domain)';
+  for (const [name, set] of Object.entries(DATASETS)) group.append(new Option(set.label, `data:${name}`));
+  ui.example.append(group);
+}
+
 async function main() {
+  listDatasets();
   wire();
   showBandwidth();
   try {
@@ -663,7 +986,18 @@ async function main() {
     fail(err);
     return;
   }
-  useExample(applySettings());
+  const link = await applySettings();
+  showExampleSource();
+  if (link.data) {
+    setData(link.data, { h: link.h, hBy: link.h === null ? null : 'link' });
+  } else {
+    await useExample(link.h, link.h === null ? null : 'link');
+    if (link.note) {
+      ui.linkNote.textContent = link.note;
+      ui.linkNote.hidden = false;
+      window.demoState.linkNote = link.note;
+    }
+  }
 }
 
 main();

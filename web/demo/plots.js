@@ -2,7 +2,6 @@
 // the CV curve. Pure functions of what they are given; colours come from CSS custom properties. Each also draws into
 // svg.js's stand-in canvas, whose context records SVG: keep to the context calls it implements.
 
-const PAD = { left: 48, right: 12, top: 10, bottom: 30 };
 
 /** Sizes the canvas for the device pixel ratio; returns its 2-D context in CSS pixels, or null when hidden. */
 export function prepare(canvas) {
@@ -19,7 +18,7 @@ export function prepare(canvas) {
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, width, height);
-  ctx.font = '12px system-ui, sans-serif';
+  ctx.font = `${FONT}px system-ui, sans-serif`;
   return { ctx, width, height };
 }
 
@@ -39,17 +38,49 @@ export function scale([d0, d1], [r0, r1], log = false) {
   return map;
 }
 
-/** Ticks at 1, 2 or 5 times a power of ten, about `count` of them, labelled with a true minus sign. */
+const SUPERSCRIPT = { '-': '\u207b', 0: '\u2070', 1: '\u00b9', 2: '\u00b2', 3: '\u00b3', 4: '\u2074', 5: '\u2075', 6: '\u2076', 7: '\u2077', 8: '\u2078', 9: '\u2079' };
+
+/** v as m×10ⁿ (three significant digits at most), for values no fixed notation writes briefly. */
+function scientific(v) {
+  if (v === 0) return '0';
+  const e = Math.floor(Math.log10(Math.abs(v)));
+  const m = Number((v / 10 ** e).toPrecision(3));
+  const power = `10${[...String(e)].map((c) => SUPERSCRIPT[c]).join('')}`;
+  return m === 1 ? power : `${m}\u00d7${power}`;
+}
+
+/** A tick label at the precision of the tick step, with a true minus sign; thousands grouped from 100,000 on. */
+export function tickLabel(v, step) {
+  if (Math.abs(v) < Math.abs(step) * 1e-9) v = 0;
+  const a = Math.abs(step);
+  let s;
+  if (a >= 1e-4 && a < 1e12 && Math.abs(v) < 1e12) {
+    const decimals = Math.max(0, -Math.floor(Math.log10(a) + 1e-9));
+    s = Math.abs(v) >= 1e5 ? v.toLocaleString('en', { minimumFractionDigits: decimals, maximumFractionDigits: decimals }) : v.toFixed(decimals);
+  } else {
+    s = scientific(v);
+  }
+  return s.replace('-', '\u2212');
+}
+
+/** Ticks at 1, 2 or 5 times a power of ten, about `count` of them (none for a range no float can step through). */
 export function ticks(lo, hi, count) {
   const raw = (hi - lo) / count || 1;
+  if (!Number.isFinite(raw) || !Number.isFinite(lo)) return [];
   const power = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].find((m) => m * power >= raw) * power;
-  const decimals = Math.max(0, -Math.floor(Math.log10(step)));
   const out = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
-    out.push({ value: v, label: (Math.abs(v) < step * 1e-9 ? 0 : v).toFixed(decimals).replace('-', '\u2212') });
+  const first = Math.ceil(lo / step);
+  for (let k = first; k * step <= hi + step * 1e-9 && out.length < 50; k++) {
+    if (!(k * step > (k - 1) * step)) break;  // a step below the values' resolution
+    out.push({ value: k * step, label: tickLabel(k * step, step) });
   }
   return out;
+}
+
+/** A log-axis label: 10, 20, 0.05 as numbers are written; beyond 10⁻⁴ … 10⁶ as powers of ten. */
+export function logLabel(v) {
+  return (v >= 1e-4 && v < 1e6 ? String(Number(v.toPrecision(1))) : scientific(v)).replace('-', '\u2212');
 }
 
 function logTicks(lo, hi) {
@@ -57,56 +88,69 @@ function logTicks(lo, hi) {
   for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
     for (const m of [1, 2, 5]) {
       const v = m * 10 ** e;
-      if (v >= lo && v <= hi) out.push({ value: v, label: v.toPrecision(1).replace('-', '\u2212') });
+      if (v >= lo && v <= hi) out.push({ value: v, label: logLabel(v) });
     }
   }
   return out;
 }
 
-/** The plot frame: scales for the inner area, grid lines, tick labels and axis titles. */
-export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, xTitle = '', yTitle = '' } = {}) {
-  const sx = scale(xDomain, [PAD.left, width - PAD.right], xLog);
-  const sy = scale(yDomain, [height - PAD.bottom, PAD.top]);
+const FONT = 12;  // px, the plots' text
+
+/**
+ * The plot frame: scales for the inner area, grid lines, tick labels and axis titles. The left margin is measured
+ * from the widest y tick label, so the y title (turned, at the far left) never overlaps a label; the x title sits
+ * centred under the x labels. Returns the scales and the margins (`pad`).
+ */
+export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, xTitle = '', yTitle = '', right = 12, top = 10 } = {}) {
+  const yTicks = ticks(...yDomain, Math.max(2, Math.min(6, Math.floor(height / 60))));
+  let labelWidth = 0;
+  for (const t of yTicks) labelWidth = Math.max(labelWidth, ctx.measureText(t.label).width);
+  const pad = { left: Math.ceil((yTitle ? FONT + 6 : 2) + labelWidth + 7), right, top, bottom: xTitle ? 36 : 22 };
+  const sx = scale(xDomain, [pad.left, width - pad.right], xLog);
+  const sy = scale(yDomain, [height - pad.bottom, pad.top]);
   ctx.lineWidth = 1;
   ctx.strokeStyle = css('--grid');
   ctx.fillStyle = css('--muted');
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
-  for (const t of xLog ? logTicks(...xDomain) : ticks(...xDomain, 6)) {
+  const xCount = Math.max(2, Math.min(8, Math.floor((width - pad.left - pad.right) / 80)));
+  for (const t of xLog ? logTicks(...xDomain) : ticks(...xDomain, xCount)) {
     const px = Math.round(sx(t.value)) + 0.5;
     ctx.beginPath();
-    ctx.moveTo(px, PAD.top);
-    ctx.lineTo(px, height - PAD.bottom);
+    ctx.moveTo(px, pad.top);
+    ctx.lineTo(px, height - pad.bottom);
     ctx.stroke();
-    ctx.fillText(t.label, px, height - PAD.bottom + 4);
+    ctx.fillText(t.label, px, height - pad.bottom + 4);
   }
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
-  for (const t of ticks(...yDomain, 4)) {
+  for (const t of yTicks) {
     const py = Math.round(sy(t.value)) + 0.5;
     ctx.beginPath();
-    ctx.moveTo(PAD.left, py);
-    ctx.lineTo(width - PAD.right, py);
+    ctx.moveTo(pad.left, py);
+    ctx.lineTo(width - pad.right, py);
     ctx.stroke();
-    ctx.fillText(t.label, PAD.left - 5, py);
+    ctx.fillText(t.label, pad.left - 5, py);
   }
-  ctx.textAlign = 'right';
+  ctx.textAlign = 'center';
   ctx.textBaseline = 'bottom';
-  if (xTitle) ctx.fillText(xTitle, width - PAD.right, height - 1);
-  ctx.save();
-  ctx.translate(11, PAD.top);
-  ctx.rotate(-Math.PI / 2);
-  ctx.textBaseline = 'middle';
-  if (yTitle) ctx.fillText(yTitle, 0, 0);
-  ctx.restore();
+  if (xTitle) ctx.fillText(xTitle, (pad.left + width - pad.right) / 2, height - 1);
+  if (yTitle) {
+    ctx.save();
+    ctx.translate(2, (pad.top + height - pad.bottom) / 2);
+    ctx.rotate(-Math.PI / 2);
+    ctx.textBaseline = 'top';
+    ctx.fillText(yTitle, 0, 0);
+    ctx.restore();
+  }
   ctx.strokeStyle = css('--axis');
-  ctx.strokeRect(PAD.left + 0.5, PAD.top + 0.5, width - PAD.left - PAD.right - 1, height - PAD.top - PAD.bottom - 1);
-  return { sx, sy };
+  ctx.strokeRect(pad.left + 0.5, pad.top + 0.5, width - pad.left - pad.right - 1, height - pad.top - pad.bottom - 1);
+  return { sx, sy, pad };
 }
 
-function clip(ctx, width, height) {
+function clip(ctx, width, height, pad) {
   ctx.beginPath();
-  ctx.rect(PAD.left, PAD.top, width - PAD.left - PAD.right, height - PAD.top - PAD.bottom);
+  ctx.rect(pad.left, pad.top, width - pad.left - pad.right, height - pad.top - pad.bottom);
   ctx.clip();
 }
 
@@ -136,8 +180,49 @@ function scatter(ctx, sx, sy, x, y, dim, color, limit = 50_000) {
   const n = y.length;
   const step = Math.max(1, Math.ceil(n / limit));
   const r = n > 5000 ? 1 : 2;
+  if (n > 5000 && ctx.canvas instanceof OffscreenCanvas) {
+    scatterPixels(ctx, sx, sy, x, y, dim, color, step, r);
+    return;
+  }
   ctx.fillStyle = color;
   for (let i = 0; i < n; i += step) ctx.fillRect(sx(x[i * dim]) - r, sy(y[i]) - r, 2 * r, 2 * r);
+}
+
+/** `color` (any CSS colour) as [r, g, b] bytes and an alpha in [0, 1], read back from a 1-pixel canvas. */
+function rgba(color) {
+  const ctx = new OffscreenCanvas(1, 1).getContext('2d', { willReadFrequently: true });
+  ctx.fillStyle = color;
+  ctx.fillRect(0, 0, 1, 1);
+  const [r, g, b, a] = ctx.getImageData(0, 0, 1, 1).data;
+  return [r, g, b, a / 255];
+}
+
+/**
+ * scatter() for many points, written as pixels into the layer: tens of thousands of fillRect calls took over 100 ms
+ * of the main thread on a loaded 2-core machine. Overlaps compose as fillRect's would (alpha over alpha, one colour).
+ */
+function scatterPixels(ctx, sx, sy, x, y, dim, color, step, r) {
+  const { width: W, height: H } = ctx.canvas;
+  const k = ctx.getTransform().a;  // device pixels per CSS pixel
+  const [R, G, B, A] = rgba(color);
+  const cover = new Float32Array(W * H);
+  const half = r * k;
+  for (let i = 0; i < y.length; i += step) {
+    const cx = sx(x[i * dim]) * k;
+    const cy = sy(y[i]) * k;
+    const x0 = Math.max(0, Math.round(cx - half));
+    const x1 = Math.min(W, Math.round(cx + half));
+    const y1 = Math.min(H, Math.round(cy + half));
+    for (let py = Math.max(0, Math.round(cy - half)); py < y1; py++) {
+      for (let px = x0; px < x1; px++) cover[py * W + px] += A * (1 - cover[py * W + px]);
+    }
+  }
+  const image = ctx.createImageData(W, H);
+  const out = new Uint32Array(image.data.buffer);
+  // Little-endian RGBA bytes as one 32-bit word per pixel (every browser this page runs in is little-endian).
+  const rgb = R | (G << 8) | (B << 16);
+  for (let p = 0; p < cover.length; p++) if (cover[p] > 0) out[p] = (rgb | (Math.round(cover[p] * 255) << 24)) >>> 0;
+  ctx.putImageData(image, 0, 0);
 }
 
 /** A line through (xs[i], ys[i]); NaN breaks it. */
@@ -161,9 +246,9 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
   const c = prepare(canvas);
   if (!c) return null;
   const { ctx, width, height } = c;
-  const { sx, sy } = frame(c, xDomain, yDomain, { xTitle: data.names[0], yTitle: data.names[data.names.length - 1] });
+  const { sx, sy, pad } = frame(c, xDomain, yDomain, { xTitle: data.names[0], yTitle: data.names[data.names.length - 1] });
   ctx.save();
-  clip(ctx, width, height);
+  clip(ctx, width, height, pad);
   const color = css('--point');
   const points = layer(cache, `${data.version}|${width}|${height}|${xDomain}|${yDomain}|${color}`, c,
     (g) => scatter(g, sx, sy, data.x, data.y, 1, color));
@@ -175,7 +260,7 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
       if (fit.effectiveKeys[i] < thin) {
         const a = sx(i ? (q[i - 1] + q[i]) / 2 : q[i]);
         const b = sx(i + 1 < q.length ? (q[i] + q[i + 1]) / 2 : q[i]);
-        ctx.fillRect(a, height - PAD.bottom - 6, b - a + 0.5, 6);
+        ctx.fillRect(a, height - pad.bottom - 6, b - a + 0.5, 6);
       }
     }
     if (showBand) {
@@ -193,6 +278,11 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
       }
       if (open) close(q.length - 1);
       ctx.fill();
+      // The band's edges carry its contrast (a light fill alone would not reach 3:1 against the background).
+      ctx.strokeStyle = css('--band-edge');
+      ctx.lineWidth = 1;
+      line(ctx, q, fit.lower, sx, sy);
+      line(ctx, q, fit.upper, sx, sy);
     }
     ctx.strokeStyle = css('--curve');
     ctx.lineWidth = 2;
@@ -204,14 +294,14 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
     ctx.lineWidth = 1;
     ctx.setLineDash([4, 3]);
     ctx.beginPath();
-    ctx.moveTo(sx(hover.query[0]), PAD.top);
-    ctx.lineTo(sx(hover.query[0]), height - PAD.bottom);
+    ctx.moveTo(sx(hover.query[0]), pad.top);
+    ctx.lineTo(sx(hover.query[0]), height - pad.bottom);
     ctx.stroke();
     ctx.setLineDash([]);
     highlight(ctx, hover.top, (k) => sx(k.x[0]), (k) => sy(k.y));
   }
   ctx.restore();
-  return { sx, sy };
+  return { sx, sy, pad };
 }
 
 /** Rings around the top keys, sized by weight. */
@@ -236,14 +326,42 @@ export function ramp(t) {
   return stops[i].map((a, k) => Math.round(a + (stops[i + 1][k] - a) * f));
 }
 
+/** The heat map's key: the colour ramp from yDomain[0] (bottom) to yDomain[1], with tick values and y's name. */
+function colourScale(ctx, { x, top, bottom }, yDomain, name) {
+  const steps = 64;
+  const h = (bottom - top) / steps;
+  for (let k = 0; k < steps; k++) {
+    const [R, G, B] = ramp((k + 0.5) / steps);
+    ctx.fillStyle = `rgb(${R},${G},${B})`;
+    ctx.fillRect(x, bottom - (k + 1) * h, 12, h + 0.5);
+  }
+  const sy = scale(yDomain, [bottom, top]);
+  ctx.fillStyle = css('--muted');
+  ctx.strokeStyle = css('--axis');
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  for (const t of ticks(...yDomain, Math.max(2, Math.floor((bottom - top) / 50)))) {
+    const py = Math.round(sy(t.value)) + 0.5;
+    ctx.beginPath();
+    ctx.moveTo(x + 12, py);
+    ctx.lineTo(x + 15, py);
+    ctx.stroke();
+    ctx.fillText(t.label, x + 17, py);
+  }
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'bottom';
+  if (name) ctx.fillText(name, x + 40, top - 4);
+}
+
 /** 2-D view: the fitted surface as a heat map over the query grid, the data on top, and the hovered query's keys. */
 export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cache, thin }) {
   const c = prepare(canvas);
   if (!c) return null;
   const { ctx, width, height } = c;
-  const { sx, sy } = frame(c, box[0], box[1], { xTitle: data.names[0], yTitle: data.names[1] });
+  const { sx, sy, pad } = frame(c, box[0], box[1], { xTitle: data.names[0], yTitle: data.names[1], right: 70, top: 24 });
+  colourScale(ctx, { x: width - 58, top: pad.top, bottom: height - pad.bottom }, yDomain, data.names[2]);
   ctx.save();
-  clip(ctx, width, height);
+  clip(ctx, width, height, pad);
   const t = (v) => (v - yDomain[0]) / (yDomain[1] - yDomain[0]);
   if (fit) {
     const img = new ImageData(side, side);
@@ -288,7 +406,7 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cach
     highlight(ctx, hover.top, (k) => sx(k.x[0]), (k) => sy(k.x[1]));
   }
   ctx.restore();
-  return { sx, sy };
+  return { sx, sy, pad };
 }
 
 /** The attention matrix: rows are queries, columns key bins in x order; weight → colour (square root for contrast). */
@@ -356,7 +474,7 @@ export function drawSelection(canvas, selection, currentH) {
   const hs = points.map((p) => p.h).concat(currentH);
   const lo = Math.min(...points.map((p) => p.s));
   const hi = Math.max(...points.map((p) => p.s));
-  const { sx, sy } = frame(c, [Math.min(...hs) / 1.2, Math.max(...hs) * 1.2], [lo - 0.05 * (hi - lo || 1), hi + 0.05 * (hi - lo || 1)],
+  const { sx, sy, pad } = frame(c, [Math.min(...hs) / 1.2, Math.max(...hs) * 1.2], [lo - 0.05 * (hi - lo || 1), hi + 0.05 * (hi - lo || 1)],
     { xLog: true, xTitle: 'h', yTitle: { aicc: 'AICc', learn: 'leave-one-out loss' }[selection.method] ?? 'CV score' });
   ctx.strokeStyle = css('--curve');
   ctx.fillStyle = css('--curve');
@@ -369,8 +487,8 @@ export function drawSelection(canvas, selection, currentH) {
     ctx.strokeStyle = color;
     ctx.setLineDash(dash);
     ctx.beginPath();
-    ctx.moveTo(sx(h), PAD.top);
-    ctx.lineTo(sx(h), c.height - PAD.bottom);
+    ctx.moveTo(sx(h), pad.top);
+    ctx.lineTo(sx(h), c.height - pad.bottom);
     ctx.stroke();
     ctx.setLineDash([]);
   };

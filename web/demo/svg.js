@@ -11,6 +11,8 @@ function paint(kind, color) {
   return m ? { [kind]: `rgb(${m[1]},${m[2]},${m[3]})`, [`${kind}-opacity`]: m[4] } : { [kind]: color };
 }
 
+let measurer = null;
+
 const ANCHOR = { left: 'start', start: 'start', center: 'middle', right: 'end', end: 'end' };
 const BASELINE = { top: 'hanging', hanging: 'hanging', middle: 'central', bottom: 'text-after-edge', ideographic: 'text-after-edge' };
 
@@ -124,6 +126,13 @@ class SvgContext {
     this.group = this.el('g', { 'clip-path': `url(#${id})` });
   }
 
+  // Text is measured as the screen would draw it, so margins come out the same in the file.
+  measureText(text) {
+    measurer ??= new OffscreenCanvas(1, 1).getContext('2d');
+    measurer.font = this.font;
+    return measurer.measureText(text);
+  }
+
   fillText(text, x, y) {
     this.flush();
     const [, size = '12', family = 'sans-serif'] = /([\d.]+)px\s+(.*)/.exec(this.font) ?? [];
@@ -156,9 +165,7 @@ class SvgContext {
  * A stand-in for `canvas` (same CSS size, pixel ratio 1) for the draw functions of plots.js; `.svg()` gives the file's
  * text. The elements live in a separate XML document, which loads nothing (no image is fetched while recording).
  */
-export function svgCanvas(canvas, { title = '', background = '' } = {}) {
-  const width = canvas.clientWidth;
-  const height = canvas.clientHeight;
+export function svgCanvas(canvas, { title = '', background = '', width = canvas.clientWidth, height = canvas.clientHeight } = {}) {
   const doc = document.implementation.createDocument(SVG, 'svg', null);
   const root = doc.documentElement;
   for (const [key, value] of Object.entries({ width, height, viewBox: `0 0 ${width} ${height}` })) root.setAttribute(key, value);

@@ -54,8 +54,8 @@ function bounds({ x, n, dim }) {
       lo = Math.min(lo, x[i * dim + d]);
       hi = Math.max(hi, x[i * dim + d]);
     }
-    const pad = (hi - lo || 1) * 0.02;
-    return [lo - pad, hi + pad];
+    // The grid runs from the first observation to the last: no fitted value beyond the data.
+    return hi > lo ? [lo, hi] : [lo - 1, hi + 1];
   });
 }
 
@@ -172,6 +172,9 @@ function attentionMatrix(ka, s, queries, h, kernel) {
   return { rows, bins, queryIndex: pick, queries: q, binned, top, binStart, keys: n, ms };
 }
 
+/** The library's `warnings` ({ code, message }), when the result carries them (older builds do not). */
+const warningsOf = (result) => (Array.isArray(result?.warnings) ? result.warnings.map(({ code, message }) => ({ code, message })) : undefined);
+
 const handlers = {
   hello(ka) {
     return { build: ka.build, threads: ka.threads, simd: ka.simd, isolated: self.crossOriginIsolated === true };
@@ -181,8 +184,9 @@ const handlers = {
     learner?.dispose();
     learner = null;
     const all = { x, y, n: y.length, dim };
+    sample = null;
     const full = subsample(all, FIT_MAX, 1);
-    sample = { n: all.n, dim, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3) };
+    sample = { n: all.n, dim, x64: x, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3) };
     // The grid needs no sort: every point, as float32, for 1-D fits on the grid.
     sample.all = dim === 1 ? { x: Float32Array.from(x), y: Float32Array.from(y), n: all.n, dim } : full;
     sample.queries = queryGrid(bounds(full));
@@ -192,7 +196,26 @@ const handlers = {
   select(ka, { method, kernel, estimator, approximation }) {
     const s = sample.select;
     const [chosen, ms] = timed(() => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, method, approximation }));
-    return { method, bandwidth: Array.from(chosen.bandwidth), score: chosen.score, curve: chosen.curve, n: s.n, ms };
+    return {
+      method, kernel, estimator, bandwidth: Array.from(chosen.bandwidth), score: chosen.score, curve: chosen.curve, n: s.n, ms,
+      warnings: warningsOf(chosen),
+    };
+  },
+
+  /** The fit (same settings and sample as `fit`) at every observation, for the CSV export. */
+  observations(ka, { h, kernel, estimator, level, method }) {
+    const grid = sample.dim === 1 && (method === 'grid' || (method === 'auto' && sample.n >= GRID_FROM));
+    if (!grid && sample.n > FIT_MAX) {
+      throw new Error(`the fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points, or on the ` +
+        `grid (1-D); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`);
+    }
+    const s = grid ? sample.all : sample.full;
+    const model = ka.kernelRegression(s.x, s.y, { dim: s.dim, kernel, estimator, bandwidth: h, method });
+    try {
+      return { ...model.predictInterval(Float32Array.from(sample.x64), { level }), level };
+    } finally {
+      model.dispose();
+    }
   },
 
   // "Learn h": Adam on the log-bandwidths (one per input) of attention pooling over the draft sample, each point's
@@ -227,7 +250,10 @@ const handlers = {
     timings.fit = fitMs;
     const [band, bandMs] = timed(() => model.predictInterval(queries, { level }));
     timings.predict = bandMs;
-    const fit = { edf: model.effectiveDegreesOfFreedom, sigma: Math.sqrt(model.residualVariance[0]), method: model.method };
+    const fit = {
+      edf: model.effectiveDegreesOfFreedom, sigma: Math.sqrt(model.residualVariance[0]), method: model.method,
+      warnings: warningsOf(model),
+    };
     const v = draft ? null : sample.full;  // the attention views run exactly, on at most FIT_MAX points
     model.dispose();
     // While the slider is dragged only the curve and its band follow; the other views wait for the release.

@@ -1,0 +1,48 @@
+// What the engine (float32) cannot take, checked per column before any fit, with a message that names the column
+// and the fix: values beyond float32's range, below its normal range, or an x whose spread it cannot resolve.
+
+const FLOAT32_MAX = 3.4028234663852886e38;
+const FLOAT32_MIN_NORMAL = 1.1754943508222875e-38;
+const sci = (v) => v.toExponential(2).replace('e', '×10^').replace('+', '');
+
+/**
+ * Why column `name` (values at `offset`, every `stride`) cannot go to the engine, which computes in float32, or null.
+ * x also needs a spread float32 can resolve: otherwise every point would sit at one float32 value.
+ */
+export function float32Problem(values, name, { offset = 0, stride = 1, isX = false } = {}) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  let maxAbs = 0;
+  for (let i = offset; i < values.length; i += stride) {
+    const v = values[i];
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+    maxAbs = Math.max(maxAbs, Math.abs(v));
+  }
+  if (maxAbs > FLOAT32_MAX) {
+    return `“${name}” holds ${sci(lo < -FLOAT32_MAX ? lo : hi)}, beyond ±3.4×10^38, the largest float32 (the engine computes in ` +
+      'float32): divide the column by a power of ten before loading it.';
+  }
+  if (maxAbs > 0 && maxAbs < FLOAT32_MIN_NORMAL) {
+    return `“${name}” holds only values below 1.2×10^-38 in size (largest ${sci(maxAbs)}), under float32’s range (the engine ` +
+      'computes in float32): multiply the column by a power of ten before loading it.';
+  }
+  if (isX && hi > lo) {
+    const a = Math.fround(lo);
+    const b = Math.fround(hi);
+    if (!(b - a > Math.max(Math.abs(a), Math.abs(b)) * 2 ** -16)) {
+      return `“${name}” spans only ${sci(hi - lo)} around ${sci(lo)}, finer than float32 resolves at that size (the engine ` +
+        'computes in float32): subtract its first value, or rescale it, before loading it.';
+    }
+  }
+  return null;
+}
+
+/** The first float32 problem of data's columns (x first), or null. */
+export function checkColumns({ names, x, y, dim }) {
+  for (let d = 0; d < dim; d++) {
+    const problem = float32Problem(x, names[d], { offset: d, stride: dim, isX: true });
+    if (problem) return problem;
+  }
+  return float32Problem(y, names[dim]);
+}
