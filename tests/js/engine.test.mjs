@@ -25,6 +25,7 @@ test('the kernel table lists the kernels the API documents, in the core order, o
   assert.deepEqual(engine.emptyPolicies, ['nan', 'zero', 'nearest', 'error']);
   assert.deepEqual(engine.estimators, ['nadaraya-watson', 'local-linear']);
   assert.deepEqual(engine.samplings, ['kmeans++', 'uniform']);
+  assert.deepEqual(engine.selections, ['cv', 'aicc', 'scott', 'silverman']);
 });
 
 test('the limits are the core constants the option messages quote', () => {

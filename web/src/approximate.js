@@ -71,9 +71,9 @@ export function readMethod(engine, options, call) {
     }
     if (method === 'sparse') {
       readSparse(engine, call);
-      return { method, tolerance, seed, count: 0, sampling: 0 };
+      return { method, tolerance, seed, count: 0, sampling: null };
     }
-    if (method === 'top-k') return { method, tolerance, seed, count, sampling: 0 };  // every mask, group and kernel
+    if (method === 'top-k') return { method, tolerance, seed, count, sampling: null };  // every mask, group and kernel
     const masked = call.leaveOneOut || call.keyPadding !== null || call.general !== null;
     for (const [name, present] of [['mask', masked], ['groups', call.queryGroups !== null]]) {
       if (present) {

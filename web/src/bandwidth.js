@@ -9,9 +9,9 @@ import {
 
 /** The kernels a regression takes: those with a bandwidth (the core's kernel traits). */
 export const regressionKernels = (engine) => engine.kernels.filter((k) => k.distance).map((k) => k.name);
-const METHODS = ['cv', 'aicc', 'scott', 'silverman'];
-// selectBandwidth's methods: also 'cv-gradient', L-BFGS on the exact CV gradient (bandwidth.h, select_cv_gradient).
-const SELECT_METHODS = [...METHODS, 'cv-gradient'];
+// selectBandwidth's methods: the core's criteria and rules (engine.selections), and 'cv-gradient', L-BFGS on the exact
+// CV gradient (bandwidth.h, select_cv_gradient).
+const selectMethods = (engine) => [...engine.selections, 'cv-gradient'];
 export const METRICS = ['diagonal', 'full'];
 const CURVE_CAPACITY = 256;
 
@@ -60,7 +60,7 @@ export const AUTO_GRID_POINTS = 20000;
  * a finite reach (not Cauchy: the core's kernel traits); asking for it otherwise is an error naming `name`.
  */
 export function resolveApproximation(engine, approximation, tolerance, { dim, kernel, n }, name) {
-  if (METHODS.includes(approximation)) {  // kernelRegression's `method` is how to compute, not how to choose h
+  if (engine.selections.includes(approximation)) {  // kernelRegression's `method` is how to compute, not how to choose h
     throw new KernelAttentionError('BadArgument',
       `\`${name}\` is how the fit is computed (${APPROXIMATIONS.map((a) => `'${a}'`).join(', ')}); ` +
       `to choose the bandwidth by '${approximation}', pass \`bandwidth: '${approximation}'\``, name);
@@ -139,7 +139,7 @@ export function makeBandwidth(engine, threads = 1) {
     const sample = readSample(x, y, dim, weights);
     oneOf(kernel, kernels, 'options.kernel');
     oneOf(estimator, engine.estimators, 'options.estimator');
-    oneOf(method, SELECT_METHODS, 'options.method');
+    oneOf(method, selectMethods(engine), 'options.method');
     boolean(perDimension, 'options.perDimension');
     oneOf(metric, METRICS, 'options.metric');
     positiveInteger(maxIterations, 'options.maxIterations');

@@ -35,6 +35,8 @@ function createEngine(module) {
     emptyPolicies: Object.freeze(namesOf(EmptyPolicy)),
     estimators: Object.freeze(namesOf(Estimator)),
     samplings: Object.freeze(namesOf(LandmarkSampling)),
+    /** How a bandwidth is chosen: the criteria a search minimises ('cv', 'aicc'), then the rules ('scott', 'silverman'). */
+    selections: Object.freeze([...namesOf(Score), ...namesOf(Rule)]),
     /** The core's limits (random_features.h, nystrom.h, sparse.h, grid.h). */
     limits: Object.freeze({
       maxFeatures: module.maxFeatures, maxLandmarks: module.maxLandmarks, sparseMaxDims: module.sparseMaxDims,

@@ -1,4 +1,4 @@
-// Reads the options shared by attention() and weights() into the numbers the core takes.
+// Reads the options shared by attention() and weights() into the call description the engine (engine.js) takes.
 import { describe, KernelAttentionError } from './errors.js';
 import {
   bandwidths, boolean, checkOptionNames, groupIds, numericArray, oneOf, ownLength, positiveInteger, rowsOf,

@@ -9,8 +9,6 @@ import {
   bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf,
 } from './validate.js';
 
-const RULES = ['cv', 'aicc', 'scott', 'silverman'];
-
 /**
  * The standard normal quantile Φ⁻¹(p), 0 < p < 1: Acklam's rational approximation (relative error below 1.2e-9),
  * enough for confidence levels.
@@ -106,7 +104,7 @@ function readRegression(engine, x, y, options, known) {
   const sparse = readSparseRegression(engine, { method, dim, estimator, weights });  // searches and summaries run exactly
   const approximation = resolveApproximation(engine, sparse ? 'exact' : method, tolerance, { dim, kernel, n }, 'options.method');
   let chosen = null;
-  if (typeof bandwidth === 'string') oneOf(bandwidth, RULES, 'options.bandwidth');
+  if (typeof bandwidth === 'string') oneOf(bandwidth, engine.selections, 'options.bandwidth');
   else {
     chosen = {
       h: Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth')),
