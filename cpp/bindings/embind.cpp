@@ -1,13 +1,17 @@
 // Embind registrations only: each function rebuilds core views from heap pointers and sizes, calls one core entry
-// and returns its Result. Validation with argument names, defaults and memory ownership live in web/src.
+// and returns its Result. The core's enums cross as embind enums named as JS names them (options.kernel 'gaussian' is
+// KernelKind.gaussian), and what each kernel supports, with the core's limits, is read from here once
+// (web/src/engine.js, the only caller). Validation with argument names, defaults and memory ownership live in web/src.
 #include <emscripten/bind.h>
 
 #include <cstdint>
+#include <string>
 
 #include "gradients/backward.h"
 #include "stats/bandwidth.h"
 #include "base/build_info.h"
 #include "engine/exact.h"
+#include "kernel/traits.h"
 #include "methods/grid/grid.h"
 #include "engine/local_fit.h"
 #include "methods/nystrom.h"
@@ -24,7 +28,7 @@ using namespace ka;
 
 // Options as plain numbers; pointers are byte offsets into the wasm heap, 0 for "absent".
 struct CallOptions {
-  int32_t kernel = 0;
+  KernelKind kernel = KernelKind::Softmax;
   double scale = 1.0;
   uintptr_t bandwidth = 0;  // float32 × M
   int32_t heads = 1;
@@ -34,11 +38,11 @@ struct CallOptions {
   uintptr_t generalMask = 0;  // uint8 × I·J
   uintptr_t queryGroups = 0;  // int32 × I
   uintptr_t keyGroups = 0;    // int32 × J
-  int32_t empty = 0;
+  EmptyPolicy empty = EmptyPolicy::NaN;
 };
 
 struct CallResult {
-  int32_t status = 0;
+  Status status = Status::Ok;
   double row = -1;
   int32_t head = -1;
 };
@@ -52,15 +56,15 @@ Problem make_problem(uintptr_t q, uintptr_t k, uintptr_t v, int32_t I, int32_t J
   p.queries = {ptr<const float>(q), I, M, M};
   p.keys = {ptr<const float>(k), J, M, M};
   p.values = {ptr<const float>(v), J, D, D};
-  p.kernel = {KernelKind(o.kernel), o.scale, ptr<const float>(o.bandwidth)};
+  p.kernel = {o.kernel, o.scale, ptr<const float>(o.bandwidth)};
   p.heads = o.heads;
   p.masks = {o.causal, o.leaveOneOut, ptr<const uint8_t>(o.keyPadding), ptr<const uint8_t>(o.generalMask),
              ptr<const int32_t>(o.queryGroups), ptr<const int32_t>(o.keyGroups)};
-  p.empty = EmptyPolicy(o.empty);
+  p.empty = o.empty;
   return p;
 }
 
-CallResult to_js(Result r) { return {int32_t(r.status), double(r.row), r.head}; }
+CallResult to_js(Result r) { return {r.status, double(r.row), r.head}; }
 
 CallResult attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, int32_t I, int32_t J, int32_t M,
                         int32_t D, CallOptions o, int32_t threads) {
@@ -101,21 +105,21 @@ CallResult merge_states_js(uintptr_t max, uintptr_t sum, uintptr_t acc, uintptr_
 }
 
 CallResult finalize_states_js(uintptr_t max, uintptr_t sum, uintptr_t acc, int32_t I, int32_t D, int32_t H,
-                              int32_t empty, uintptr_t out) {
-  return to_js(finalize_states(states_at(max, sum, acc, I, D, H), EmptyPolicy(empty), Matrix{ptr<float>(out), I, D, D}));
+                              EmptyPolicy empty, uintptr_t out) {
+  return to_js(finalize_states(states_at(max, sum, acc, I, D, H), empty, Matrix{ptr<float>(out), I, D, D}));
 }
 
-int32_t rule_of_thumb_js(uintptr_t x, int32_t n, int32_t dims, int32_t rule, uintptr_t h) {
-  return int32_t(rule_of_thumb(ConstMatrix{ptr<const float>(x), n, dims, dims}, Rule(rule), ptr<double>(h)));
+Status rule_of_thumb_js(uintptr_t x, int32_t n, int32_t dims, Rule rule, uintptr_t h) {
+  return rule_of_thumb(ConstMatrix{ptr<const float>(x), n, dims, dims}, rule, ptr<double>(h));
 }
 
 // Regression options as plain numbers (pointers are heap byte offsets, 0 for "absent").
 struct FitOptions {
-  int32_t kernel = 1;
-  int32_t estimator = 1;
+  KernelKind kernel = KernelKind::Gaussian;
+  Estimator estimator = Estimator::LocalLinear;
   uintptr_t bandwidth = 0;  // float32 × dims (selection ignores it)
   uintptr_t weights = 0;    // float32 × n observation weights
-  int32_t empty = 0;
+  EmptyPolicy empty = EmptyPolicy::NaN;
   int32_t threads = 1;
   double tolerance = 0;  // > 0: selection's leave-one-out CV may run on a grid (1-D, 2-D)
 };
@@ -127,7 +131,7 @@ Fit make_fit(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_
   c.kernel = o.kernel;
   c.bandwidth = o.bandwidth;
   c.empty = o.empty;
-  Fit f{make_problem(q, x, y, I, n, dims, width, c), Estimator(o.estimator), ptr<const float>(o.weights)};
+  Fit f{make_problem(q, x, y, I, n, dims, width, c), o.estimator, ptr<const float>(o.weights)};
   f.problem.threads = o.threads;
   return f;
 }
@@ -151,12 +155,12 @@ CallResult grid_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t
 
 // Grid nodes per axis for the sample x (n × dims) at o's kernel, bandwidths and tolerance; 0: run exactly.
 double grid_nodes_js(uintptr_t x, int32_t n, int32_t dims, FitOptions o) {
-  return double(grid_nodes(ConstMatrix{ptr<const float>(x), n, dims, dims}, KernelKind(o.kernel),
+  return double(grid_nodes(ConstMatrix{ptr<const float>(x), n, dims, dims}, o.kernel,
                            ptr<const float>(o.bandwidth), o.tolerance));
 }
 
 struct SummaryResult {
-  int32_t status = 0;
+  Status status = Status::Ok;
   double rss = 0, trace = 0, traceSq = 0, sigma2 = 0, emptyRows = 0;
 };
 
@@ -165,30 +169,30 @@ SummaryResult fit_summary_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, 
                              uintptr_t column_sigma2) {
   FitSummary s;
   const Result r = summarize_fit(make_fit(x, y, x, n, n, dims, width, o), &s, ptr<double>(column_sigma2), o.tolerance);
-  return {int32_t(r.status), s.rss, s.trace, s.trace_sq, s.sigma2, double(s.empty_rows)};
+  return {r.status, s.rss, s.trace, s.trace_sq, s.sigma2, double(s.empty_rows)};
 }
 
 struct SelectResult {
-  int32_t status = 0;
+  Status status = Status::Ok;
   int32_t count = 0;  // criterion evaluations on the curve
   int32_t iterations = 0;  // select_cv_gradient_js: accepted L-BFGS steps
 };
 
-// score_kind: 0 leave-one-out CV, 1 AICc. h: dims doubles, in: the start, out: the choice; score: 1 double;
+// h: dims doubles, in: the start, out: the choice; score: 1 double;
 // curve: capacity × dims and capacity doubles, whose first `recorded` entries are replayed (CvCurve: resuming).
 // stop_at > 0: the search stops (Cancelled) once it has made stop_at evaluations, so that JS can yield to its event
 // loop and resume it; 0: it runs to the end.
 bool stop_at_count(void* stop_at, int32_t evaluations) { return evaluations < *static_cast<int32_t*>(stop_at); }
 
 SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
-                          int32_t score_kind, bool per_dimension, uintptr_t h, uintptr_t score, uintptr_t curve_h,
+                          Score score_kind, bool per_dimension, uintptr_t h, uintptr_t score, uintptr_t curve_h,
                           uintptr_t curve_score, int32_t capacity, int32_t recorded, int32_t stop_at) {
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
   CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, recorded};
-  const Criterion c{f.estimator, Score(score_kind), f.observation_weights, o.tolerance};
+  const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance};
   const SearchProgress progress{stop_at > 0 ? &stop_at_count : nullptr, &stop_at};
   const Result r = select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c, progress);
-  return {int32_t(r.status), curve.count};
+  return {r.status, curve.count};
 }
 
 // The gradient search (select_cv_gradient): rank 0 diagonal, r > 0 a metric L written to transform (r × dims
@@ -206,49 +210,63 @@ SelectResult select_cv_gradient_js(uintptr_t x, uintptr_t y, int32_t n, int32_t 
   search.transform = ptr<double>(transform);
   search.max_iterations = max_iterations;
   const Result r = select_cv_gradient(f.problem, ptr<double>(h), ptr<double>(score), &curve, c, progress, &search);
-  return {int32_t(r.status), curve.count, search.iterations};
+  return {r.status, curve.count, search.iterations};
 }
 
-int32_t cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
-                    int32_t score_kind, uintptr_t h, uintptr_t score) {
+Status cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o, Score score_kind,
+                   uintptr_t h, uintptr_t score) {
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
-  const Criterion c{f.estimator, Score(score_kind), f.observation_weights, o.tolerance};
-  return int32_t(cv_score(f.problem, ptr<double>(h), ptr<double>(score), c).status);
+  const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance};
+  return cv_score(f.problem, ptr<double>(h), ptr<double>(score), c).status;
 }
 
-// Approximate attention (random_features.h, nystrom.h): method 1 random features, 2 Nyström.
+// Approximate attention (random_features.h, nystrom.h).
 struct ApproxCall {
-  int32_t method = 1;
   double tolerance = 1e-2;
   double seed = 0;     // an integer in [0, 2^32)
   int32_t count = 0;   // features or landmarks; 0: from the tolerance
-  int32_t sampling = 0;
+  LandmarkSampling sampling = LandmarkSampling::KMeansPlusPlus;
 };
 
 struct ApproxResult {
-  int32_t status = 0;
+  Status status = Status::Ok;
   int32_t count = 0;
   double errorEstimate = 0;
   double exactRows = 0;
 };
 
-ApproxResult approx_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, int32_t I, int32_t J, int32_t M,
-                                 int32_t D, CallOptions o, ApproxCall a) {
-  const Problem p = make_problem(q, k, v, I, J, M, D, o);
+ApproxOptions approx_options(const ApproxCall& a) {
   ApproxOptions opts;
   opts.tolerance = a.tolerance;
   opts.seed = uint64_t(a.seed);
   opts.count = a.count;
-  opts.sampling = LandmarkSampling(a.sampling);
+  opts.sampling = a.sampling;
+  return opts;
+}
+
+ApproxResult to_js(Result r, const ApproxReport& report) {
+  return {r.status, report.count, report.error_estimate, double(report.exact_rows)};
+}
+
+ApproxResult random_features_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, int32_t I, int32_t J,
+                                          int32_t M, int32_t D, CallOptions o, ApproxCall a) {
   ApproxReport report;
-  const Matrix m{ptr<float>(out), I, D, D};
-  const Result r = a.method == 2 ? nystrom_attention(p, opts, m, &report) : random_features_attention(p, opts, m, &report);
-  return {int32_t(r.status), report.count, report.error_estimate, double(report.exact_rows)};
+  const Result r = random_features_attention(make_problem(q, k, v, I, J, M, D, o), approx_options(a),
+                                             Matrix{ptr<float>(out), I, D, D}, &report);
+  return to_js(r, report);
+}
+
+ApproxResult nystrom_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, int32_t I, int32_t J, int32_t M,
+                                  int32_t D, CallOptions o, ApproxCall a) {
+  ApproxReport report;
+  const Result r = nystrom_attention(make_problem(q, k, v, I, J, M, D, o), approx_options(a),
+                                     Matrix{ptr<float>(out), I, D, D}, &report);
+  return to_js(r, report);
 }
 
 // Certified sparse attention (sparse.h). dropped: I×H doubles; sum_sq, eff, logden: I doubles (heads 1); 0 to skip.
 struct SparseResult {
-  int32_t status = 0;
+  Status status = Status::Ok;
   double row = -1;
   int32_t head = -1;
   double errorEstimate = 0, maxDropped = 0, keptKeys = 0, skippedKeys = 0;
@@ -265,7 +283,7 @@ SparseResult sparse_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_
                      ptr<double>(logden)};
   SparseReport rep;
   const Result r = sparse_attention(p, opts, so, &rep);
-  return {int32_t(r.status), double(r.row), r.head, rep.error_estimate, rep.max_dropped, double(rep.kept_keys),
+  return {r.status, double(r.row), r.head, rep.error_estimate, rep.max_dropped, double(rep.kept_keys),
           double(rep.skipped_keys)};
 }
 
@@ -274,17 +292,72 @@ SparseResult top_k_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t
   SparseReport rep;
   const Result r = top_k_attention(make_problem(q, k, v, I, J, M, D, o), top_k,
                                    SparseOut{Matrix{ptr<float>(out), I, D, D}, ptr<double>(dropped)}, &rep);
-  return {int32_t(r.status), double(r.row), r.head, rep.error_estimate, rep.max_dropped, double(rep.kept_keys),
+  return {r.status, double(r.row), r.head, rep.error_estimate, rep.max_dropped, double(rep.kept_keys),
           double(rep.skipped_keys)};
 }
 
-std::string status_name_js(int32_t s) { return status_name(Status(s)); }
+// kernel_traits (traits.h) as JS reads it.
+struct KernelTraitsJs {
+  std::string name;
+  bool distance, compact, heavyTail, gradient, grid, randomFeatures, nystrom, sparse;
+};
+
+KernelTraitsJs kernel_traits_js(KernelKind k) {
+  const KernelTraits& t = kernel_traits(k);
+  return {t.name, t.distance, t.compact, t.heavy_tail, t.gradient, t.grid, t.random_features, t.nystrom, t.sparse};
+}
+
 std::string simd_name_js() { return simd_name(); }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kernel_attention) {
   using namespace emscripten;
+  enum_<Status>("Status")
+      .value("Ok", Status::Ok)
+      .value("BadArgument", Status::BadArgument)
+      .value("BadShape", Status::BadShape)
+      .value("EmptyRow", Status::EmptyRow)
+      .value("OutOfMemory", Status::OutOfMemory)
+      .value("Cancelled", Status::Cancelled);
+  enum_<KernelKind>("KernelKind")
+      .value("softmax", KernelKind::Softmax)
+      .value("gaussian", KernelKind::Gaussian)
+      .value("laplacian", KernelKind::Laplacian)
+      .value("cauchy", KernelKind::Cauchy)
+      .value("epanechnikov", KernelKind::Epanechnikov)
+      .value("tricube", KernelKind::Tricube)
+      .value("uniform", KernelKind::Uniform);
+  enum_<EmptyPolicy>("EmptyPolicy")
+      .value("nan", EmptyPolicy::NaN)
+      .value("zero", EmptyPolicy::Zero)
+      .value("nearest", EmptyPolicy::Nearest)
+      .value("error", EmptyPolicy::Error);
+  enum_<Estimator>("Estimator")
+      .value("nadaraya-watson", Estimator::NadarayaWatson)
+      .value("local-linear", Estimator::LocalLinear);
+  enum_<Rule>("Rule").value("scott", Rule::Scott).value("silverman", Rule::Silverman);
+  enum_<Score>("Score").value("cv", Score::LeaveOneOut).value("aicc", Score::AICc);
+  enum_<LandmarkSampling>("LandmarkSampling")
+      .value("kmeans++", LandmarkSampling::KMeansPlusPlus)
+      .value("uniform", LandmarkSampling::Uniform);
+  value_object<KernelTraitsJs>("KernelTraits")
+      .field("name", &KernelTraitsJs::name)
+      .field("distance", &KernelTraitsJs::distance)
+      .field("compact", &KernelTraitsJs::compact)
+      .field("heavyTail", &KernelTraitsJs::heavyTail)
+      .field("gradient", &KernelTraitsJs::gradient)
+      .field("grid", &KernelTraitsJs::grid)
+      .field("randomFeatures", &KernelTraitsJs::randomFeatures)
+      .field("nystrom", &KernelTraitsJs::nystrom)
+      .field("sparse", &KernelTraitsJs::sparse);
+  function("_kernelTraits", &kernel_traits_js);
+  function("_sparseReach", &sparse_reach);
+  constant("kernelCount", kKernelCount);
+  constant("maxFeatures", kMaxFeatures);
+  constant("maxLandmarks", kMaxLandmarks);
+  constant("sparseMaxDims", int32_t(kSparseMaxDims));
+  constant("maxGridDims", int32_t(kMaxGridDims));
   value_object<CallOptions>("CallOptions")
       .field("kernel", &CallOptions::kernel)
       .field("scale", &CallOptions::scale)
@@ -321,7 +394,6 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("count", &SelectResult::count)
       .field("iterations", &SelectResult::iterations);
   value_object<ApproxCall>("ApproxCall")
-      .field("method", &ApproxCall::method)
       .field("tolerance", &ApproxCall::tolerance)
       .field("seed", &ApproxCall::seed)
       .field("count", &ApproxCall::count)
@@ -332,7 +404,8 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("errorEstimate", &ApproxResult::errorEstimate)
       .field("exactRows", &ApproxResult::exactRows);
   function("_attention", &attention_js);
-  function("_approxAttention", &approx_attention_js);
+  function("_randomFeaturesAttention", &random_features_attention_js);
+  function("_nystromAttention", &nystrom_attention_js);
   value_object<SparseResult>("SparseResult")
       .field("status", &SparseResult::status)
       .field("row", &SparseResult::row)
@@ -356,6 +429,5 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
   function("_attentionStates", &attention_states_js);
   function("_mergeStates", &merge_states_js);
   function("_finalizeStates", &finalize_states_js);
-  function("_statusName", &status_name_js);
   function("_simdName", &simd_name_js);
 }

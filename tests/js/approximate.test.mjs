@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
+import { makeEngine } from '../../web/src/engine.js';
 import { init, KernelAttentionError } from '../../web/src/index.js';
 import { makeAttention } from '../../web/src/attention.js';
 import { initOptions } from './build.mjs';
@@ -186,7 +187,7 @@ test('bad method options are typed errors naming the option; inputs are left as 
 
 test('approximate calls, successful or refused, leave no allocation outstanding', async () => {
   const { module, live, stats } = await countedModule();
-  const attention = makeAttention(module);
+  const attention = makeAttention(makeEngine(module));
   const { q, k, v } = problem({ I: 40, J: 60, dim: 4, D: 2, seed: 8 });
   const before = module.HEAPU8.length;
   for (let n = 0; n < 60; n++) {

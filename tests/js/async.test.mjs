@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MessageChannel } from 'node:worker_threads';
+import { makeEngine } from '../../web/src/engine.js';
 import { init, KernelAttentionError } from '../../web/src/index.js';
 import { makeAttention, makeAttentionAsync } from '../../web/src/attention.js';
 import { makeBandwidth } from '../../web/src/bandwidth.js';
@@ -19,12 +20,12 @@ const rand = mulberry32(808);
 // A module whose _malloc/_free are counted (counted.mjs): the white-box API on it must leave nothing.
 const { module, live, stats } = await countedModule();
 const counted = {
-  attention: makeAttention(module),
-  attentionAsync: makeAttentionAsync(module),
-  ...makeBandwidth(module, 1),
+  attention: makeAttention(makeEngine(module)),
+  attentionAsync: makeAttentionAsync(makeEngine(module)),
+  ...makeBandwidth(makeEngine(module), 1),
 };
-counted.kernelRegression = makeRegression(module, 1, counted.selectBandwidth);
-counted.kernelRegressionAsync = makeRegressionAsync(module, 1, counted.selectBandwidthAsync);
+counted.kernelRegression = makeRegression(makeEngine(module), 1, counted.selectBandwidth);
+counted.kernelRegressionAsync = makeRegressionAsync(makeEngine(module), 1, counted.selectBandwidthAsync);
 
 function assertNothingLeft(what) {
   assert.equal(live.size, 0, `${what}: ${live.size} wasm allocations outstanding`);

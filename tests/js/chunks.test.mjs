@@ -3,11 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import createKernelAttention from '../../web/dist/kernel_attention.mjs';
+import { makeEngine } from '../../web/src/engine.js';
 import { makeAttention } from '../../web/src/attention.js';
 import { maxAbsDiff, mulberry32, randomFloat32, referenceAttention } from './reference.mjs';
 
 const module = await createKernelAttention();
-const attention = makeAttention(module);
+const attention = makeAttention(makeEngine(module));
 const MiB = 2 ** 20;
 const heapMiB = () => module.HEAP8.length / MiB;
 

@@ -4,6 +4,7 @@
 // more than ~170 bytes a call would need more than the 16 MiB the module starts with).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { makeEngine } from '../../web/src/engine.js';
 import { makeAttention, makeWeights } from '../../web/src/attention.js';
 import { makeBandwidth } from '../../web/src/bandwidth.js';
 import { makeRegression } from '../../web/src/regression.js';
@@ -14,10 +15,10 @@ const CALLS = 100_000;
 
 const { module, live, stats } = await countedModule();
 
-const attention = makeAttention(module, 1);
-const weights = makeWeights(module);
-const { selectBandwidth, cvScore } = makeBandwidth(module, 1);
-const kernelRegression = makeRegression(module, 1, selectBandwidth);
+const attention = makeAttention(makeEngine(module), 1);
+const weights = makeWeights(makeEngine(module));
+const { selectBandwidth, cvScore } = makeBandwidth(makeEngine(module), 1);
+const kernelRegression = makeRegression(makeEngine(module), 1, selectBandwidth);
 
 const x = Float32Array.from({ length: 24 }, (_, i) => i / 23);
 const y = x.map((t) => Math.sin(5 * t));

@@ -2,6 +2,7 @@
 // nothing allocated; validation errors must allocate nothing at all; memory growth must not break later calls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { makeEngine } from '../../web/src/engine.js';
 import { makeAttention, makeWeights } from '../../web/src/attention.js';
 import { makeBandwidth } from '../../web/src/bandwidth.js';
 import { makeRegression } from '../../web/src/regression.js';
@@ -11,8 +12,8 @@ import { countedModule } from './counted.mjs';
 
 const { module, live, stats } = await countedModule();
 
-const attention = makeAttention(module);
-const weights = makeWeights(module);
+const attention = makeAttention(makeEngine(module));
+const weights = makeWeights(makeEngine(module));
 
 function assertNothingLeft(what) {
   assert.equal(live.size, 0, `${what}: ${live.size} allocations outstanding`);
@@ -176,8 +177,8 @@ test('a value width too large for the core\'s scratch throws OutOfMemory and lea
 // instance so that its heap starts at the default size: a leak inside the core then shows as memory growth.
 
 const { module: regression, live: regLive, stats: regStats } = await countedModule();
-const { selectBandwidth, cvScore } = makeBandwidth(regression, 1);
-const kernelRegression = makeRegression(regression, 1, selectBandwidth);
+const { selectBandwidth, cvScore } = makeBandwidth(makeEngine(regression), 1);
+const kernelRegression = makeRegression(makeEngine(regression), 1, selectBandwidth);
 
 function assertRegressionHeapClean(what) {
   assert.equal(regLive.size, 0, `${what}: ${regLive.size} allocations outstanding`);

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
+import { makeEngine } from '../../web/src/engine.js';
 import { init, KernelAttentionError } from '../../web/src/index.js';
 import { makeAttentionWithInfo } from '../../web/src/attention.js';
 import { initOptions } from './build.mjs';
@@ -206,7 +207,7 @@ test('kernelRegression with method sparse: Nadaraya–Watson within the reported
 
 test('sparse calls free everything they allocate (success and refusal)', async () => {
   const { module, live, stats } = await countedModule();
-  const withInfo = makeAttentionWithInfo(module);
+  const withInfo = makeAttentionWithInfo(makeEngine(module));
   const { q, k, v } = problem({ I: 40, J: 60, dim: 2, D: 2, seed: 8 });
   const before = module.HEAPU8.length;
   for (let n = 0; n < 40; n++) {

@@ -3,6 +3,7 @@
 // to the lower key index; bad options are typed errors naming the option, inputs stay untouched, memory is freed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { makeEngine } from '../../web/src/engine.js';
 import { init, KernelAttentionError } from '../../web/src/index.js';
 import { makeAttentionWithInfo } from '../../web/src/attention.js';
 import { initOptions } from './build.mjs';
@@ -125,7 +126,7 @@ test("method 'top-k': bad options are typed errors naming the option; inputs sta
   assert.deepEqual([q, k, v], copies);
 
   const { module, live, stats } = await countedModule();
-  const withInfo = makeAttentionWithInfo(module);
+  const withInfo = makeAttentionWithInfo(makeEngine(module));
   for (let n = 0; n < 20; n++) {
     withInfo(q, k, v, { dim: 2, heads: 1 + (n % 2), causal: n % 3 === 0, method: 'top-k', topK: 1 + (n % 4) });
     assert.throws(() => withInfo(q, k, v, { dim: 2, kernel: 'uniform', bandwidth: 1e-3, empty: 'error', method: 'top-k', topK: 2 }), KernelAttentionError);

@@ -1,18 +1,17 @@
 // selectBandwidth() and cvScore(): rules of thumb, leave-one-out cross-validation and AICc, for the Nadaraya–Watson
 // and local-linear estimators, with optional observation weights.
-import { checkResult } from './attention.js';
-import { describe, KernelAttentionError } from './errors.js';
-import { openHeap, withHeap } from './heap.js';
+import { checkResult, describe, KernelAttentionError } from './errors.js';
+import { smoothCompact } from './gradients.js';
 import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
 import {
-  bandwidths, boolean, checkOptionNames, KERNELS, numericArray, oneOf, positiveInteger, rowsOf,
+  bandwidths, boolean, checkOptionNames, numericArray, oneOf, positiveInteger, rowsOf,
 } from './validate.js';
 
-export const ESTIMATORS = ['nadaraya-watson', 'local-linear'];
-export const REGRESSION_KERNELS = KERNELS.filter((k) => k !== 'softmax');
-const METHODS = ['cv', 'aicc', 'scott', 'silverman'];
-// selectBandwidth's methods: also 'cv-gradient', L-BFGS on the exact CV gradient (bandwidth.h, select_cv_gradient).
-const SELECT_METHODS = [...METHODS, 'cv-gradient'];
+/** The kernels a regression takes: those with a bandwidth (the core's kernel traits). */
+export const regressionKernels = (engine) => engine.kernels.filter((k) => k.distance).map((k) => k.name);
+// selectBandwidth's methods: the core's criteria and rules (engine.selections), and 'cv-gradient', L-BFGS on the exact
+// CV gradient (bandwidth.h, select_cv_gradient).
+const selectMethods = (engine) => [...engine.selections, 'cv-gradient'];
 export const METRICS = ['diagonal', 'full'];
 const CURVE_CAPACITY = 256;
 
@@ -47,11 +46,9 @@ export function readSample(x, y, dim, weights) {
   return { n, width: ys.length / n, x: xs, y: ys, weights: ws };
 }
 
-/** The core's FitOptions for a regression call; `weights` and `bandwidth` are heap offsets (0 when absent). */
-export function fitOptions({ kernel, estimator, weights = 0, bandwidth = 0, empty = 0, threads, tolerance = 0 }) {
-  return {
-    kernel: KERNELS.indexOf(kernel), estimator: ESTIMATORS.indexOf(estimator), bandwidth, weights, empty, threads, tolerance,
-  };
+/** The engine's FitOptions for a regression call; `weights` and `bandwidth` are heap offsets (0 when absent). */
+export function fitOptions({ kernel, estimator, weights = 0, bandwidth = 0, empty = 'nan', threads, tolerance = 0 }) {
+  return { kernel, estimator, bandwidth, weights, empty, threads, tolerance };
 }
 
 export const APPROXIMATIONS = ['auto', 'exact', 'grid'];
@@ -59,11 +56,11 @@ export const APPROXIMATIONS = ['auto', 'exact', 'grid'];
 export const AUTO_GRID_POINTS = 20000;
 
 /**
- * Which computation runs: 'exact' or 'grid'. The grid needs one or two dimensions and a product kernel with a finite
- * reach (not Cauchy); asking for it otherwise is an error naming `name`.
+ * Which computation runs: 'exact' or 'grid'. The grid needs at most the core's grid dimensions (2) and a kernel with
+ * a finite reach (not Cauchy: the core's kernel traits); asking for it otherwise is an error naming `name`.
  */
-export function resolveApproximation(approximation, tolerance, { dim, kernel, n }, name) {
-  if (METHODS.includes(approximation)) {  // kernelRegression's `method` is how to compute, not how to choose h
+export function resolveApproximation(engine, approximation, tolerance, { dim, kernel, n }, name) {
+  if (engine.selections.includes(approximation)) {  // kernelRegression's `method` is how to compute, not how to choose h
     throw new KernelAttentionError('BadArgument',
       `\`${name}\` is how the fit is computed (${APPROXIMATIONS.map((a) => `'${a}'`).join(', ')}); ` +
       `to choose the bandwidth by '${approximation}', pass \`bandwidth: '${approximation}'\``, name);
@@ -73,10 +70,14 @@ export function resolveApproximation(approximation, tolerance, { dim, kernel, n 
   if (typeof tolerance !== 'number' || !(tolerance > 0 && tolerance < 1)) {
     throw new KernelAttentionError('BadArgument', `\`${tolName}\` must be a number strictly between 0 and 1; got ${describe(tolerance)}`, tolName);
   }
-  const possible = (dim === 1 || dim === 2) && kernel !== 'cauchy';
+  const { maxGridDims } = engine.limits;
+  const possible = dim <= maxGridDims && engine.kernel(kernel).grid;
   if (approximation === 'grid' && !possible) {
+    const dims = Array.from({ length: maxGridDims }, (_, d) => d + 1);
+    const dimsText = dims.length > 1 ? `${dims.slice(0, -1).join(', ')} or ${dims.at(-1)}` : `${dims[0]}`;
+    const others = engine.kernels.filter((k) => k.distance && !k.grid).map((k) => `'${k.name}'`).join(', ');
     throw new KernelAttentionError('BadArgument',
-      `\`${name}\` 'grid' needs dim 1 or 2 and a kernel other than 'cauchy'; got dim ${dim}, kernel '${kernel}'`, name);
+      `\`${name}\` 'grid' needs dim ${dimsText} and a kernel other than ${others}; got dim ${dim}, kernel '${kernel}'`, name);
   }
   if (approximation === 'auto') return possible && n >= AUTO_GRID_POINTS ? 'grid' : 'exact';
   return approximation;
@@ -95,7 +96,8 @@ function columnScales(transforms, count, rank, dim) {
   return out;
 }
 
-export function makeBandwidth(module, threads = 1) {
+export function makeBandwidth(engine, threads = 1) {
+  const kernels = regressionKernels(engine);
   function cvScore(x, y, options) {
     if (options === undefined) {
       throw new KernelAttentionError('BadArgument', '`options` is required: `{ dim, bandwidth }`', 'options');
@@ -107,15 +109,15 @@ export function makeBandwidth(module, threads = 1) {
     const sample = readSample(x, y, dim, weights);
     const { n, width } = sample;
     [x, y, weights] = [sample.x, sample.y, sample.weights];
-    oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
-    oneOf(estimator, ESTIMATORS, 'options.estimator');
-    const grid = resolveApproximation(approximation, tolerance, { dim, kernel, n }, 'options.approximation') === 'grid';
+    oneOf(kernel, kernels, 'options.kernel');
+    oneOf(estimator, engine.estimators, 'options.estimator');
+    const grid = resolveApproximation(engine, approximation, tolerance, { dim, kernel, n }, 'options.approximation') === 'grid';
     if (bandwidth === undefined) throw new KernelAttentionError('BadArgument', '`options.bandwidth` is required', 'options.bandwidth');
     const h = Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth'));
-    return withHeap(module, (heap) => {
+    return engine.withHeap((heap) => {
       const score = heap.alloc(8);
       const o = fitOptions({ kernel, estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0 });
-      checkResult(module, { status: module._cvScore(heap.f32(x), heap.f32(y), n, dim, width, o, 0, heap.f64(h), score) });
+      checkResult(engine.cvScore(heap.f32(x), heap.f32(y), n, dim, width, o, 'cv', heap.f64(h), score));
       return heap.readF64(score, 1)[0];
     });
   }
@@ -135,14 +137,14 @@ export function makeBandwidth(module, threads = 1) {
       approximation = 'auto', tolerance = 1e-3, metric = 'diagonal', maxIterations = 100,
     } = options;
     const sample = readSample(x, y, dim, weights);
-    oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
-    oneOf(estimator, ESTIMATORS, 'options.estimator');
-    oneOf(method, SELECT_METHODS, 'options.method');
+    oneOf(kernel, kernels, 'options.kernel');
+    oneOf(estimator, engine.estimators, 'options.estimator');
+    oneOf(method, selectMethods(engine), 'options.method');
     boolean(perDimension, 'options.perDimension');
     oneOf(metric, METRICS, 'options.metric');
     positiveInteger(maxIterations, 'options.maxIterations');
     // Leave-one-out CV (the search, and the score reported for the rules) may run on a grid; AICc runs exactly.
-    const resolved = resolveApproximation(approximation, tolerance, { dim, kernel, n: sample.n }, 'options.approximation');
+    const resolved = resolveApproximation(engine, approximation, tolerance, { dim, kernel, n: sample.n }, 'options.approximation');
     const gradient = method === 'cv-gradient';
     if (gradient) checkGradientSearch({ estimator, kernel, weights, approximation });
     else {
@@ -160,7 +162,9 @@ export function makeBandwidth(module, threads = 1) {
   function checkGradientSearch({ estimator, kernel, weights, approximation }) {
     const refuse = (name, why) => { throw new KernelAttentionError('BadArgument', `\`options.${name}\` ${why}`, `options.${name}`); };
     if (estimator !== 'nadaraya-watson') refuse('estimator', `must be 'nadaraya-watson' for method 'cv-gradient' (its gradient is that of the Nadaraya–Watson CV); got '${estimator}'`);
-    if (kernel === 'uniform') refuse('kernel', "'uniform' has no gradient (its CV is piecewise constant in h); use 'epanechnikov' or 'tricube' with method 'cv-gradient'");
+    if (!engine.kernel(kernel).gradient) {
+      refuse('kernel', `'${kernel}' has no gradient (its CV is piecewise constant in h); use ${smoothCompact(engine)} with method 'cv-gradient'`);
+    }
     if (weights !== undefined) refuse('weights', "are not supported by method 'cv-gradient'; use method 'cv' with `perDimension: true`");
     if (approximation === 'grid') refuse('approximation', "'grid' is not available to method 'cv-gradient', which runs exactly");
   }
@@ -173,7 +177,7 @@ export function makeBandwidth(module, threads = 1) {
     const { n, dim, width, x, y, metric, maxIterations } = s;
     const rank = metric === 'full' ? dim : 0;
     const params = rank ? rank * dim : dim;
-    const heap = openHeap(module);
+    const heap = engine.openHeap();
     try {
       const xp = heap.f32(x);
       const yp = heap.f32(y);
@@ -181,7 +185,7 @@ export function makeBandwidth(module, threads = 1) {
       const h = heap.alloc(dim * 8);
       const score = heap.alloc(8);
       const transform = rank ? heap.alloc(params * 8) : 0;
-      checkResult(module, { status: module._ruleOfThumb(xp, n, dim, 0, h) });
+      checkResult(engine.ruleOfThumb(xp, n, dim, 'scott', h));
       let count = 0;
       let iterations = 0;
       let capacity = CURVE_CAPACITY;
@@ -191,17 +195,17 @@ export function makeBandwidth(module, threads = 1) {
         if (count + 1 > capacity) {
           // A resumed search replays its whole curve (and a search without pauses must record it to report it).
           const bigger = [heap.alloc(2 * capacity * params * 8), heap.alloc(2 * capacity * 8), heap.alloc(2 * capacity * params * 8)];
-          [params, 1, params].forEach((per, k) => module.HEAPF64.copyWithin(bigger[k] >> 3, curve[k] >> 3, (curve[k] >> 3) + count * per));
+          [params, 1, params].forEach((per, k) => heap.moveF64(bigger[k], curve[k], count * per));
           [curve, capacity] = [bigger, 2 * capacity];
         }
         // Without pauses the search stops at the curve's capacity and resumes with a bigger one.
-        const r = module._selectCvGradient(xp, yp, n, dim, width, o, rank, transform, maxIterations, h, score,
+        const r = engine.selectCvGradient(xp, yp, n, dim, width, o, rank, transform, maxIterations, h, score,
           curve[0], curve[1], curve[2], capacity, count, stepwise ? count + 1 : capacity);
-        const paused = module._statusName(r.status) === 'Cancelled' && r.count > count;
+        const paused = r.status === 'Cancelled' && r.count > count;
         count = r.count;
         iterations = r.iterations;
         if (!paused) {
-          checkResult(module, r);
+          checkResult(r);
           break;
         }
         if (stepwise) yield { done: count, total: Math.max(estimate, count + 1) };
@@ -239,16 +243,15 @@ export function makeBandwidth(module, threads = 1) {
    */
   function* selectionSteps(s, stepwise) {
     const { n, dim, width, x, y, weights, method, grid, tolerance } = s;
-    const heap = openHeap(module);
+    const heap = engine.openHeap();
     try {
       const xp = heap.f32(x);
       const yp = heap.f32(y);
       const o = fitOptions({ kernel: s.kernel, estimator: s.estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0 });
       const h = heap.alloc(dim * 8);
       const score = heap.alloc(8);
-      const rule = method === 'silverman' ? 1 : 0;
-      checkResult(module, { status: module._ruleOfThumb(xp, n, dim, rule, h) });
-      const criterion = method === 'aicc' ? 1 : 0;
+      checkResult(engine.ruleOfThumb(xp, n, dim, method === 'silverman' ? 'silverman' : 'scott', h));
+      const criterion = method === 'aicc' ? 'aicc' : 'cv';
       let count = 0;
       let capacity = CURVE_CAPACITY;
       let curveH = 0;
@@ -262,15 +265,15 @@ export function makeBandwidth(module, threads = 1) {
           if (stepwise && count + 1 > capacity) {
             // A resumed search replays its whole curve: it must hold every evaluation.
             const [bigger, biggerScore] = [heap.alloc(2 * capacity * dim * 8), heap.alloc(2 * capacity * 8)];
-            module.HEAPF64.copyWithin(bigger >> 3, curveH >> 3, (curveH >> 3) + count * dim);
-            module.HEAPF64.copyWithin(biggerScore >> 3, curveScore >> 3, (curveScore >> 3) + count);
+            heap.moveF64(bigger, curveH, count * dim);
+            heap.moveF64(biggerScore, curveScore, count);
             [curveH, curveScore, capacity] = [bigger, biggerScore, 2 * capacity];
           }
-          const r = module._selectCv(xp, yp, n, dim, width, o, criterion, s.perDimension, h, score, curveH, curveScore,
+          const r = engine.selectCv(xp, yp, n, dim, width, o, criterion, s.perDimension, h, score, curveH, curveScore,
             capacity, count, stepwise ? count + 1 : 0);
-          const paused = stepwise && module._statusName(r.status) === 'Cancelled' && r.count > count;
+          const paused = stepwise && r.status === 'Cancelled' && r.count > count;
           if (!paused) {
-            checkResult(module, r);
+            checkResult(r);
             count = r.count;
             break;
           }
@@ -278,7 +281,7 @@ export function makeBandwidth(module, threads = 1) {
           yield { done: count, total: Math.max(estimate, count + 1) };
         }
       } else {
-        checkResult(module, { status: module._cvScore(xp, yp, n, dim, width, o, 0, h, score) });
+        checkResult(engine.cvScore(xp, yp, n, dim, width, o, 'cv', h, score));
       }
       const best = heap.readF64(score, 1)[0];
       if (count && !Number.isFinite(best)) {

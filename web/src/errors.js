@@ -30,3 +30,22 @@ export function describe(value) {
 export function fail(code, argument, expected, received) {
   throw new KernelAttentionError(code, `\`${argument}\` must be ${expected}; got ${describe(received)}`, argument);
 }
+
+/**
+ * Turns a core result (engine.js: `status` is the Status name) into a thrown KernelAttentionError, or nothing when it
+ * is 'Ok'. `firstRow` is the index of the call's first query within the user's queries (when they were passed in
+ * chunks).
+ */
+export function checkResult(result, firstRow = 0) {
+  const code = result.status;
+  if (code === 'Ok') return;
+  if (code === 'EmptyRow') {
+    throw new KernelAttentionError('EmptyRow',
+      `query ${result.row + firstRow}${result.head > 0 ? ` (head ${result.head})` : ''} has no admissible key and \`options.empty\` is 'error'`,
+      'options.empty');
+  }
+  if (code === 'OutOfMemory') {
+    throw new KernelAttentionError(code, 'the engine could not allocate its working memory (WebAssembly memory is limited to 2 GiB); use smaller inputs');
+  }
+  throw new KernelAttentionError(code, `the engine rejected the call (${code}); this is a bug if validation passed`);
+}

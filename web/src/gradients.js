@@ -1,12 +1,11 @@
 // attentionGradients(): the exact engine's forward pass and its backward pass (cpp/core/gradients/backward.h) in one call.
-import { KernelAttentionError } from './errors.js';
-import { withHeap } from './heap.js';
-import { checkResult, tooLarge } from './attention.js';
+import { checkResult, KernelAttentionError } from './errors.js';
+import { tooLarge } from './attention.js';
 import { copyCall, readCall, requireValues, SHARED_OPTIONS } from './options.js';
-import { KERNELS, numericArray } from './validate.js';
+import { numericArray } from './validate.js';
 
-/** attentionGradients() on `module`; the forward runs on up to `threads` threads, the backward on one. */
-export function makeAttentionGradients(module, threads = 1) {
+/** attentionGradients() on `engine` (engine.js); the forward runs on up to `threads` threads, the backward on one. */
+export function makeAttentionGradients(engine, threads = 1) {
   return function attentionGradients(queries, keys, values, dOut, options) {
     requireValues(values, 'attentionGradients');
     if (dOut === undefined) {
@@ -14,10 +13,12 @@ export function makeAttentionGradients(module, threads = 1) {
         '`dOut` is required: attentionGradients(queries, keys, values, dOut, options), the gradient of the loss with respect to the output (I·D entries)',
         'dOut');
     }
-    const call = readCall(queries, keys, values, options, SHARED_OPTIONS);
-    if (call.kernel === KERNELS.indexOf('uniform')) {
+    const call = readCall(engine, queries, keys, values, options, SHARED_OPTIONS);
+    const kernel = engine.kernel(call.kernel);
+    if (!kernel.gradient) {
       throw new KernelAttentionError('BadArgument',
-        "`options.kernel` 'uniform' has no gradient (its output is piecewise constant in the queries, keys and bandwidth); use 'epanechnikov' or 'tricube'",
+        `\`options.kernel\` '${kernel.name}' has no gradient (its output is piecewise constant in the queries, keys and bandwidth); ` +
+        `use ${smoothCompact(engine)}`,
         'options.kernel');
     }
     const dout = numericArray(dOut, 'dOut');
@@ -27,8 +28,9 @@ export function makeAttentionGradients(module, threads = 1) {
     }
     tooLarge(call.I * (call.D + call.M), 'attentionGradients()', 'queries', 'I·(D + dim)');
     tooLarge(call.J * (call.D + call.M), 'attentionGradients()', 'keys', 'J·(D + dim)');
-    const softmax = call.kernel === KERNELS.indexOf('softmax');
-    return withHeap(module, (heap) => {
+    // Softmax's one parameter is its scale; a distance kernel's, a log-bandwidth per dimension.
+    const softmax = !kernel.distance;
+    return engine.withHeap((heap) => {
       const { q, k, v, options: opts } = copyCall(heap, call);
       const dO = heap.f32(dout);
       const out = heap.alloc(call.I * call.D * 4);
@@ -36,7 +38,7 @@ export function makeAttentionGradients(module, threads = 1) {
       const dk = heap.alloc(call.J * call.M * 4);
       const dv = heap.alloc(call.J * call.D * 4);
       const dtheta = heap.alloc((softmax ? 1 : call.M) * 4);
-      checkResult(module, module._attentionGradients(q, k, v, dO, out, dq, dk, dv, dtheta, call.I, call.J, call.M, call.D,
+      checkResult(engine.attentionGradients(q, k, v, dO, out, dq, dk, dv, dtheta, call.I, call.J, call.M, call.D,
         opts, threads));
       const result = {
         output: heap.readF32(out, call.I * call.D),
@@ -49,4 +51,10 @@ export function makeAttentionGradients(module, threads = 1) {
       return result;
     });
   };
+}
+
+/** The compact kernels that have a gradient, for messages: "'epanechnikov' or 'tricube'". */
+export function smoothCompact(engine) {
+  const names = engine.kernels.filter((k) => k.compact && k.gradient).map((k) => `'${k.name}'`);
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('');
 }

@@ -1,4 +1,5 @@
-// The only module that touches the wasm heap: scoped allocation, copy in, copy out, free on every path.
+// With engine.js, the only code that touches the module: this file owns the wasm heap (scoped allocation, copy in,
+// copy out, free on every path), engine.js the calls into the core. The API modules see neither `module` nor HEAP*.
 import { KernelAttentionError } from './errors.js';
 
 /**
@@ -58,6 +59,31 @@ export function openHeap(module) {
       const ptr = alloc(data.length * 4);
       module.HEAP32.set(data, ptr >> 2);
       return ptr;
+    },
+    /** Copies float32 data into the n floats at ptr (already allocated). */
+    setF32(ptr, data) {
+      module.HEAPF32.set(data, ptr >> 2);
+    },
+    setU8(ptr, data) {
+      module.HEAPU8.set(data, ptr);
+    },
+    setI32(ptr, data) {
+      module.HEAP32.set(data, ptr >> 2);
+    },
+    /** The double at ptr, and setting it. */
+    getF64(ptr) {
+      return module.HEAPF64[ptr >> 3];
+    },
+    setF64(ptr, value) {
+      module.HEAPF64[ptr >> 3] = value;
+    },
+    /** Moves n doubles from `from` to `to` (both allocated). */
+    moveF64(to, from, n) {
+      module.HEAPF64.copyWithin(to >> 3, from >> 3, (from >> 3) + n);
+    },
+    /** Copies n floats at ptr into `target` from index `at` (no intermediate copy). */
+    readF32Into(ptr, n, target, at) {
+      target.set(module.HEAPF32.subarray(ptr >> 2, (ptr >> 2) + n), at);
     },
     /** A fresh Float32Array copy of n floats at ptr (never a view of the heap). */
     readF32(ptr, n) {

@@ -3,6 +3,7 @@ import { makeAttention, makeAttentionAsync, makeAttentionWithInfo, makeWeights }
 import { makeBandwidth } from './bandwidth.js';
 import { describe, KernelAttentionError } from './errors.js';
 import { makeAttentionGradients } from './gradients.js';
+import { makeEngine } from './engine.js';
 import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, threadSupport } from './loader.js';
 import { makeAttentionPooling } from './pooling.js';
 import { makeRegression, makeRegressionAsync } from './regression.js';
@@ -39,21 +40,23 @@ function api(build, threads) {
   return cached(apis, `${build}:${threads}`, async () => {
     const module = await cached(modules, build, build === 'threads' ? loadThreadsModule : loadModule);
     if (build === 'threads') await ensureWorkers(module, threads - 1);
-    const bandwidth = makeBandwidth(module, threads);
-    const attention = makeAttention(module, threads);
-    const attentionGradients = makeAttentionGradients(module, threads);
+    // The module's one caller, with the core's kernel table and limits read once.
+    const engine = makeEngine(module);
+    const bandwidth = makeBandwidth(engine, threads);
+    const attention = makeAttention(engine, threads);
+    const attentionGradients = makeAttentionGradients(engine, threads);
     return Object.freeze({
       attention,
-      attentionAsync: makeAttentionAsync(module, threads),
-      attentionWithInfo: makeAttentionWithInfo(module, threads),
-      weights: makeWeights(module),
+      attentionAsync: makeAttentionAsync(engine, threads),
+      attentionWithInfo: makeAttentionWithInfo(engine, threads),
+      weights: makeWeights(engine),
       attentionGradients,
-      attentionPooling: makeAttentionPooling(attention, attentionGradients),
-      ...makeStates(module, threads),
+      attentionPooling: makeAttentionPooling(engine, attention, attentionGradients),
+      ...makeStates(engine, threads),
       ...bandwidth,
-      kernelRegression: makeRegression(module, threads, bandwidth.selectBandwidth),
-      kernelRegressionAsync: makeRegressionAsync(module, threads, bandwidth.selectBandwidthAsync),
-      simd: module._simdName(),
+      kernelRegression: makeRegression(engine, threads, bandwidth.selectBandwidth),
+      kernelRegressionAsync: makeRegressionAsync(engine, threads, bandwidth.selectBandwidthAsync),
+      simd: engine.simdName(),
       build,
       threads,
     });

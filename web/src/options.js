@@ -1,17 +1,16 @@
-// Reads the options shared by attention() and weights() into the numbers the core takes.
+// Reads the options shared by attention() and weights() into the call description the engine (engine.js) takes.
 import { describe, KernelAttentionError } from './errors.js';
 import {
-  bandwidths, boolean, checkOptionNames, EMPTY_POLICIES, groupIds, KERNELS, numericArray, oneOf, ownLength,
-  positiveInteger, rowsOf,
+  bandwidths, boolean, checkOptionNames, groupIds, numericArray, oneOf, ownLength, positiveInteger, rowsOf,
 } from './validate.js';
 
 export const SHARED_OPTIONS = ['dim', 'kernel', 'scale', 'bandwidth', 'mask', 'causal', 'groups', 'heads', 'empty'];
 
 /**
- * Validates queries, keys (and values when given) and options; returns the call description, or throws before
- * anything is allocated.
+ * Validates queries, keys (and values when given) and options against what `engine`'s core supports; returns the
+ * call description, or throws before anything is allocated.
  */
-export function readCall(queries, keys, values, options, known = SHARED_OPTIONS) {
+export function readCall(engine, queries, keys, values, options, known = SHARED_OPTIONS) {
   if (options === undefined) {
     throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of queries and keys', 'options');
   }
@@ -36,7 +35,7 @@ export function readCall(queries, keys, values, options, known = SHARED_OPTIONS)
     D = values.length / J;
   }
 
-  oneOf(kernel, KERNELS, 'options.kernel');
+  oneOf(kernel, engine.kernels.map((k) => k.name), 'options.kernel');
   positiveInteger(heads, 'options.heads');
   if (dim % heads !== 0) {
     throw new KernelAttentionError('BadArgument', `\`options.heads\` = ${heads} must divide \`options.dim\` = ${dim}`, 'options.heads');
@@ -48,9 +47,9 @@ export function readCall(queries, keys, values, options, known = SHARED_OPTIONS)
 
   let scaleValue = 0;
   let bandwidthValue = null;
-  if (kernel === 'softmax') {
+  if (!engine.kernel(kernel).distance) {
     if (bandwidth !== undefined) {
-      throw new KernelAttentionError('BadArgument', "`options.bandwidth` applies to distance kernels, not 'softmax' (use `scale`)", 'options.bandwidth');
+      throw new KernelAttentionError('BadArgument', `\`options.bandwidth\` applies to distance kernels, not '${kernel}' (use \`scale\`)`, 'options.bandwidth');
     }
     scaleValue = scale === undefined ? 1 / Math.sqrt(dim / heads) : scale;
     if (typeof scaleValue !== 'number' || !Number.isFinite(Math.fround(scaleValue))) {
@@ -59,7 +58,8 @@ export function readCall(queries, keys, values, options, known = SHARED_OPTIONS)
     }
   } else {
     if (scale !== undefined) {
-      throw new KernelAttentionError('BadArgument', `\`options.scale\` applies to 'softmax' only; kernel '${kernel}' uses \`bandwidth\``, 'options.scale');
+      const scaled = engine.kernels.filter((k) => !k.distance).map((k) => `'${k.name}'`).join(', ');
+      throw new KernelAttentionError('BadArgument', `\`options.scale\` applies to ${scaled} only; kernel '${kernel}' uses \`bandwidth\``, 'options.scale');
     }
     bandwidthValue = bandwidths(bandwidth === undefined ? 1 : bandwidth, dim, 'options.bandwidth');
   }
@@ -93,12 +93,12 @@ export function readCall(queries, keys, values, options, known = SHARED_OPTIONS)
     queryGroups = groupIds(groups.queries, I, 'options.groups.queries');
     keyGroups = groupIds(groups.keys, J, 'options.groups.keys');
   }
-  oneOf(empty, EMPTY_POLICIES, 'options.empty');
+  oneOf(empty, engine.emptyPolicies, 'options.empty');
 
   return {
     queries, keys, values, I, J, M: dim, D,
-    kernel: KERNELS.indexOf(kernel), scale: scaleValue, bandwidth: bandwidthValue, heads,
-    causal, leaveOneOut, keyPadding, general, queryGroups, keyGroups, empty: EMPTY_POLICIES.indexOf(empty),
+    kernel, scale: scaleValue, bandwidth: bandwidthValue, heads,
+    causal, leaveOneOut, keyPadding, general, queryGroups, keyGroups, empty,
   };
 }
 
@@ -111,7 +111,7 @@ export function requireValues(values, fn) {
 
 /**
  * Copies the call's inputs into the heap: byte offsets of queries, keys and values (0 without values), and the
- * CallOptions the bindings take.
+ * CallOptions the engine takes.
  */
 export function copyCall(heap, call) {
   return {

@@ -8,7 +8,8 @@
 // attentionGradients()' dLogBandwidth (summed when shared) or dScale, and Wq's is queriesᵀ·dq', Wk's keysᵀ·dk' (W's
 // their sum).
 import { describe, fail, KernelAttentionError } from './errors.js';
-import { bandwidths, boolean, checkOptionNames, KERNELS, numericArray, oneOf, positiveInteger, rowsOf } from './validate.js';
+import { smoothCompact } from './gradients.js';
+import { bandwidths, boolean, checkOptionNames, numericArray, oneOf, positiveInteger, rowsOf } from './validate.js';
 
 export const POOLING_OPTIONS = ['dim', 'kernel', 'bandwidth', 'scale', 'projections', 'learningRate', 'betas', 'epsilon'];
 export const FORWARD_OPTIONS = ['mask', 'causal', 'groups', 'empty'];
@@ -98,8 +99,8 @@ function projectBack(x, rows, cols, W, rank, dy, dW) {
   return dx;
 }
 
-/** attentionPooling() over the API's attention() and attentionGradients(). */
-export function makeAttentionPooling(attention, attentionGradients) {
+/** attentionPooling() over the API's attention() and attentionGradients(), for the kernels `engine` knows. */
+export function makeAttentionPooling(engine, attention, attentionGradients) {
   return function attentionPooling(options) {
     if (options === undefined) {
       throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of queries and keys', 'options');
@@ -109,15 +110,16 @@ export function makeAttentionPooling(attention, attentionGradients) {
       dim, kernel = 'gaussian', bandwidth, scale, projections, learningRate = 1e-3, betas = [0.9, 0.999], epsilon = 1e-8,
     } = options;
     positiveInteger(dim, 'options.dim');
-    oneOf(kernel, KERNELS, 'options.kernel');
-    if (kernel === 'uniform') {
+    oneOf(kernel, engine.kernels.map((k) => k.name), 'options.kernel');
+    const traits = engine.kernel(kernel);
+    if (!traits.gradient) {
       throw new KernelAttentionError('BadArgument',
-        "`options.kernel` 'uniform' cannot be trained (its output is piecewise constant in the bandwidth); use 'epanechnikov' or 'tricube'",
+        `\`options.kernel\` '${kernel}' cannot be trained (its output is piecewise constant in the bandwidth); use ${smoothCompact(engine)}`,
         'options.kernel');
     }
     const projection = readProjections(projections, dim);
     const m = projection ? projection.rank : dim;  // the dimension the kernel sees
-    const softmax = kernel === 'softmax';
+    const softmax = !traits.distance;  // trains a scale, not bandwidths
 
     // The kernel's parameter, read as float32 as attention() reads it: softmax's scale, or the log-bandwidths (one
     // shared when `bandwidth` is a number, else one per dimension of the space the kernel sees).

@@ -1,16 +1,13 @@
 // kernelRegression(): a fitted Nadaraya–Watson or local-linear model with its bandwidth choice, predictions and
 // pointwise confidence bands (docs/regression.md has the formulas).
-import { checkResult, tooLarge } from './attention.js';
-import { ESTIMATORS, fitOptions, readSample, REGRESSION_KERNELS, resolveApproximation } from './bandwidth.js';
-import { describe, KernelAttentionError } from './errors.js';
-import { openHeap, withHeap } from './heap.js';
+import { tooLarge } from './attention.js';
+import { fitOptions, readSample, regressionKernels, resolveApproximation } from './bandwidth.js';
+import { checkResult, describe, KernelAttentionError } from './errors.js';
 import { readSparseRegression, sparseFit } from './sparse.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
 import {
-  bandwidths, boolean, checkOptionNames, EMPTY_POLICIES, numericArray, oneOf, rowsOf,
+  bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf,
 } from './validate.js';
-
-const RULES = ['cv', 'aicc', 'scott', 'silverman'];
 
 /**
  * The standard normal quantile Φ⁻¹(p), 0 < p < 1: Acklam's rational approximation (relative error below 1.2e-9),
@@ -51,23 +48,23 @@ function ownCopy(x, y, weights, n, dim, width, sort) {
 
 const REGRESSION_OPTIONS = ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance'];
 
-/** kernelRegression() on `module`; `selectBandwidth` chooses the bandwidth when one is asked for by name. */
-export function makeRegression(module, threads, selectBandwidth) {
+/** kernelRegression() on `engine` (engine.js); `selectBandwidth` chooses the bandwidth when one is asked for by name. */
+export function makeRegression(engine, threads, selectBandwidth) {
   return function kernelRegression(x, y, options) {
-    const p = readRegression(x, y, options, REGRESSION_OPTIONS);
+    const p = readRegression(engine, x, y, options, REGRESSION_OPTIONS);
     const { h, selection } = p.chosen ?? fromSelection(p, selectBandwidth(p.data.x, p.data.y, selectionOptions(p)));
-    return buildModel(module, threads, p, h, selection);
+    return buildModel(engine, threads, p, h, selection);
   };
 }
 
 /**
- * kernelRegressionAsync() on `module`: kernelRegression() with the bandwidth search run by `selectBandwidthAsync`
+ * kernelRegressionAsync() on `engine`: kernelRegression() with the bandwidth search run by `selectBandwidthAsync`
  * (one step per criterion evaluation) and the fit summary as a last step; `options.onProgress` receives
  * `{ done, total }` steps (total is an estimate until the search ends) and `options.signal` stops it between steps.
  */
-export function makeRegressionAsync(module, threads, selectBandwidthAsync) {
+export function makeRegressionAsync(engine, threads, selectBandwidthAsync) {
   return async function kernelRegressionAsync(x, y, options) {
-    const p = readRegression(x, y, options, [...REGRESSION_OPTIONS, ...CONTROL_OPTIONS]);
+    const p = readRegression(engine, x, y, options, [...REGRESSION_OPTIONS, ...CONTROL_OPTIONS]);
     const { signal, onProgress } = readControl(options);
     throwIfAborted(signal);
     let steps = 0;
@@ -81,14 +78,14 @@ export function makeRegressionAsync(module, threads, selectBandwidthAsync) {
       await nextTask();
       throwIfAborted(signal);
     }
-    const model = buildModel(module, threads, p, chosen.h, chosen.selection);
+    const model = buildModel(engine, threads, p, chosen.h, chosen.selection);
     if (onProgress) onProgress({ done: steps + 1, total: steps + 1 });
     return model;
   };
 }
 
 /** Validates kernelRegression's arguments; the model's own copy of the sample; the bandwidth when it is given. */
-function readRegression(x, y, options, known) {
+function readRegression(engine, x, y, options, known) {
   if (options === undefined) {
     throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
   }
@@ -100,14 +97,14 @@ function readRegression(x, y, options, known) {
   const sample = readSample(x, y, dim, weights);
   const { n, width } = sample;
   [x, y, weights] = [sample.x, sample.y, sample.weights];
-  oneOf(kernel, REGRESSION_KERNELS, 'options.kernel');
-  oneOf(estimator, ESTIMATORS, 'options.estimator');
-  oneOf(empty, EMPTY_POLICIES, 'options.empty');
+  oneOf(kernel, regressionKernels(engine), 'options.kernel');
+  oneOf(estimator, engine.estimators, 'options.estimator');
+  oneOf(empty, engine.emptyPolicies, 'options.empty');
   boolean(perDimension, 'options.perDimension');
-  const sparse = readSparseRegression({ method, dim, estimator, weights });  // searches and summaries run exactly
-  const approximation = resolveApproximation(sparse ? 'exact' : method, tolerance, { dim, kernel, n }, 'options.method');
+  const sparse = readSparseRegression(engine, { method, dim, estimator, weights });  // searches and summaries run exactly
+  const approximation = resolveApproximation(engine, sparse ? 'exact' : method, tolerance, { dim, kernel, n }, 'options.method');
   let chosen = null;
-  if (typeof bandwidth === 'string') oneOf(bandwidth, RULES, 'options.bandwidth');
+  if (typeof bandwidth === 'string') oneOf(bandwidth, engine.selections, 'options.bandwidth');
   else {
     chosen = {
       h: Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth')),
@@ -127,14 +124,13 @@ const fromSelection = (p, chosen) => ({ h: chosen.bandwidth, selection: { method
 // Multiply-adds per step of predictAsync (as attentionAsync's steps, attention.js).
 const STEP_WORK = 2 ** 25;
 
-function buildModel(module, threads, p, h, selection) {
+function buildModel(engine, threads, p, h, selection) {
   const { n, width, dim, kernel, estimator, empty, approximation, tolerance, data, sparse } = p;
   const h32 = Float32Array.from(h);
-  const emptyCode = EMPTY_POLICIES.indexOf(empty);
   // Grid nodes for this bandwidth (0: the grid cannot reach the tolerance, so the model runs exactly).
   let nodes = 0;
   if (approximation === 'grid') {
-    nodes = withHeap(module, (heap) => module._gridNodes(heap.f32(data.x), n, dim, fitOptions({
+    nodes = engine.withHeap((heap) => engine.gridNodes(heap.f32(data.x), n, dim, fitOptions({
       kernel, estimator, bandwidth: heap.f32(h32), threads, tolerance,
     })));
   }
@@ -143,10 +139,10 @@ function buildModel(module, threads, p, h, selection) {
     tolerance: nodes ? tolerance : 0, ...extra,
   });
 
-  const summary = withHeap(module, (heap) => {
+  const summary = engine.withHeap((heap) => {
     const sigma2 = heap.alloc(width * 8);
-    const r = module._fitSummary(heap.f32(data.x), heap.f32(data.y), n, dim, width, options32(heap), sigma2);
-    checkResult(module, r);
+    const r = engine.fitSummary(heap.f32(data.x), heap.f32(data.y), n, dim, width, options32(heap), sigma2);
+    checkResult(r);
     return { trace: r.trace, sigma2: heap.readF64(sigma2, width) };
   });
 
@@ -167,27 +163,27 @@ function buildModel(module, threads, p, h, selection) {
     const I = rowsOf(xq, dim, 'xq', 'options.dim');
     tooLarge(I * width, 'predict()', 'xq', 'I·D');
     const step = stepwise && !nodes ? Math.max(16, Math.round(STEP_WORK / (n * (dim + width) * (estimator === 'local-linear' ? dim + 1 : 1)) / 16) * 16) : I;
-    const heap = openHeap(module);
+    const heap = engine.openHeap();
     try {
-      const o = options32(heap, { empty: emptyCode });
+      const o = options32(heap, { empty });
       const mean = heap.alloc(I * width * 4);
       const sumSq = extra ? heap.alloc(I * 8) : 0;
       const eff = extra ? heap.alloc(I * 8) : 0;
       const logden = extra ? heap.alloc(I * 8) : 0;
       const error = heap.alloc(8);
-      module.HEAPF64[error >> 3] = 0;
+      heap.setF64(error, 0);
       const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32(xq)];
       for (let first = 0; first < I || first === 0; first += step) {
         const count = Math.min(step, I - first);
         const at = (ptr, bytes) => (ptr ? ptr + first * bytes : 0);
-        checkResult(module, sparse
-          ? sparseFit(module, {
-            xp, yp, qp: at(qp, dim * 4), n, count, dim, width, kernel, bandwidth: o.bandwidth, empty: emptyCode, tolerance,
+        checkResult(sparse
+          ? sparseFit(engine, heap, {
+            xp, yp, qp: at(qp, dim * 4), n, count, dim, width, kernel, bandwidth: o.bandwidth, empty, tolerance,
             threads, mean: at(mean, width * 4), sumSq: at(sumSq, 8), eff: at(eff, 8), logden: at(logden, 8), error: extra ? error : 0,
           })
           : nodes
-          ? module._gridFit(xp, yp, qp, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
-          : module._localFit(xp, yp, at(qp, dim * 4), n, count, dim, width, o, at(mean, width * 4), at(sumSq, 8), 0,
+          ? engine.gridFit(xp, yp, qp, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
+          : engine.localFit(xp, yp, at(qp, dim * 4), n, count, dim, width, o, at(mean, width * 4), at(sumSq, 8), 0,
             at(eff, 8), at(logden, 8)), first);
         if (stepwise) yield { done: first + count, total: I };
         if (I === 0) break;

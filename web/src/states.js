@@ -1,9 +1,7 @@
 // Mergeable partial states: attentionState() per key shard, mergeStates() in any order, finalizeState() once.
-import { checkResult } from './attention.js';
-import { describe, fail, KernelAttentionError } from './errors.js';
-import { withHeap } from './heap.js';
+import { checkResult, describe, fail, KernelAttentionError } from './errors.js';
 import { copyCall, readCall, requireValues, SHARED_OPTIONS } from './options.js';
-import { checkOptionNames, EMPTY_POLICIES, oneOf } from './validate.js';
+import { checkOptionNames, oneOf } from './validate.js';
 
 const STATE_OPTIONS = SHARED_OPTIONS.filter((name) => name !== 'empty');
 
@@ -42,11 +40,11 @@ function sameShape(a, b, name) {
   }
 }
 
-/** The partial-state functions on `module`; attentionState() runs on up to `threads` threads. */
-export function makeStates(module, threads = 1) {
+/** The partial-state functions on `engine` (engine.js); attentionState() runs on up to `threads` threads. */
+export function makeStates(engine, threads = 1) {
   function attentionState(queries, keys, values, options) {
     requireValues(values, 'attentionState');
-    const call = readCall(queries, keys, values, options, STATE_OPTIONS);
+    const call = readCall(engine, queries, keys, values, options, STATE_OPTIONS);
     const rows = call.I * call.heads;
     const floats = 2 * rows + call.I * call.D;
     if (floats * 4 > MAX_BYTES) {
@@ -54,12 +52,12 @@ export function makeStates(module, threads = 1) {
         `attentionState() would need ${floats} floats (${(floats / 2 ** 18).toFixed(0)} MiB) for I = ${call.I} \`queries\` ` +
         `and D = ${call.D}, beyond the 2 GiB WebAssembly memory`, 'queries');
     }
-    return withHeap(module, (heap) => {
+    return engine.withHeap((heap) => {
       const { q, k, v, options: opts } = copyCall(heap, call);
       const max = heap.alloc(rows * 4);
       const sum = heap.alloc(rows * 4);
       const acc = heap.alloc(call.I * call.D * 4);
-      checkResult(module, module._attentionStates(q, k, v, max, sum, acc, call.I, call.J, call.M, call.D, opts, threads));
+      checkResult(engine.attentionStates(q, k, v, max, sum, acc, call.I, call.J, call.M, call.D, opts, threads));
       return {
         queries: call.I, heads: call.heads, width: call.D,
         max: heap.readF32(max, rows), sum: heap.readF32(sum, rows), acc: heap.readF32(acc, call.I * call.D),
@@ -72,12 +70,12 @@ export function makeStates(module, threads = 1) {
     const first = readState(states[0], 'states[0]');
     states.forEach((s, n) => sameShape(first, readState(s, `states[${n}]`), `states[${n}]`));
     const { queries: I, heads: H, width: D } = first;
-    return withHeap(module, (heap) => {
+    return engine.withHeap((heap) => {
       const max = heap.f32(first.max);
       const sum = heap.f32(first.sum);
       const acc = heap.f32(first.acc);
       for (const s of states.slice(1)) {
-        checkResult(module, module._mergeStates(max, sum, acc, heap.f32(s.max), heap.f32(s.sum), heap.f32(s.acc), I, D, H));
+        checkResult(engine.mergeStates(max, sum, acc, heap.f32(s.max), heap.f32(s.sum), heap.f32(s.acc), I, D, H));
       }
       return { queries: I, heads: H, width: D, max: heap.readF32(max, I * H), sum: heap.readF32(sum, I * H), acc: heap.readF32(acc, I * D) };
     });
@@ -86,12 +84,12 @@ export function makeStates(module, threads = 1) {
   function finalizeState(state, options) {
     readState(state, 'state');
     const { empty = 'nan' } = checkOptionNames(options, ['empty']);
-    oneOf(empty, EMPTY_POLICIES.filter((p) => p !== 'nearest'), 'options.empty');
+    // 'nearest' needs the keys, which a state no longer has.
+    oneOf(empty, engine.emptyPolicies.filter((p) => p !== 'nearest'), 'options.empty');
     const { queries: I, heads: H, width: D } = state;
-    return withHeap(module, (heap) => {
+    return engine.withHeap((heap) => {
       const out = heap.alloc(I * D * 4);
-      checkResult(module, module._finalizeStates(heap.f32(state.max), heap.f32(state.sum), heap.f32(state.acc), I, D, H,
-        EMPTY_POLICIES.indexOf(empty), out));
+      checkResult(engine.finalizeStates(heap.f32(state.max), heap.f32(state.sum), heap.f32(state.acc), I, D, H, empty, out));
       return heap.readF32(out, I * D);
     });
   }

@@ -1,9 +1,6 @@
 // Argument checks that run before any allocation: each failure names the argument, the expectation and the value.
 import { describe, fail, KernelAttentionError } from './errors.js';
 
-export const KERNELS = ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
-export const EMPTY_POLICIES = ['nan', 'zero', 'nearest', 'error'];
-
 const isInteger = (x) => typeof x === 'number' && Number.isInteger(x);
 
 /** Rejects option names the function does not know (a typo must not be silently ignored). */

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernel/kernels_simd.h"
+#include "kernel/traits.h"
 #include "engine/online_softmax.h"
 #include "base/parallel.h"
 #include "engine/scalar_row.h"
@@ -51,16 +52,6 @@ struct Norm {
     return (1 + nu) * excess * 2 - 1;
   }
 };
-
-// The reach at best = 0 in u units, which sizes the cells: about four cells across it.
-double reach(KernelKind k, double tolerance) {
-  switch (k) {
-    case KernelKind::Gaussian: return std::sqrt(-2 * std::log(tolerance));
-    case KernelKind::Laplacian: return -std::log(tolerance);
-    case KernelKind::Cauchy: return std::sqrt(1 / tolerance - 1);
-    default: return 1;
-  }
-}
 
 // Per-row sums: float32 lanes, flushed into double.
 struct RowSums {
@@ -467,7 +458,8 @@ Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOu
   if (J > std::numeric_limits<int32_t>::max()) return {Status::BadShape};
   SparseReport rep;
   Result first;
-  const double cell = reach(p.kernel.kind, o.tolerance) / 4;
+  // The reach at best = 0 in u units (traits.h) sizes the cells: about four cells across it.
+  const double cell = sparse_reach(p.kernel.kind, o.tolerance) / 4;
   CellGrid g;
   for (int32_t h = 0; h < H && first.status == Status::Ok; ++h) {
     const Head hd = head_of(p, h);

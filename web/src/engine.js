@@ -1,0 +1,91 @@
+// The one caller of the WebAssembly module: one function per binding (cpp/bindings/embind.cpp), taking heap offsets
+// and sizes as the binding does and option objects whose enumerated fields are the JS names ('gaussian', 'nan',
+// 'local-linear'), which become the core's embind enums here. Results come back with `status` as the Status name
+// ('Ok', 'EmptyRow', …) for errors.js's checkResult. What each kernel supports and the core's limits are read once,
+// from the core. With heap.js (memory), this is the only code that touches `module`.
+import { openHeap, withHeap } from './heap.js';
+
+const engines = new WeakMap();
+
+/** The names of an embind enum, in the core's order (the enum object also holds `values`, its map by number). */
+const namesOf = (enumType) => Object.keys(enumType).filter((name) => name !== 'values');
+
+/** The engine over `module`, made once per module. */
+export function makeEngine(module) {
+  if (!engines.has(module)) engines.set(module, createEngine(module));
+  return engines.get(module);
+}
+
+function createEngine(module) {
+  const { Status, KernelKind, EmptyPolicy, Estimator, Rule, Score, LandmarkSampling } = module;
+  const statusNames = new Map(namesOf(Status).map((name) => [Status[name], name]));
+  const named = (result) => ({ ...result, status: statusNames.get(result.status) });
+  const status = (s) => ({ status: statusNames.get(s) });
+  const callOptions = (o) => ({ ...o, kernel: KernelKind[o.kernel], empty: EmptyPolicy[o.empty] });
+  const fitOptions = (o) => ({ ...o, kernel: KernelKind[o.kernel], estimator: Estimator[o.estimator], empty: EmptyPolicy[o.empty] });
+  const approxCall = (a) => ({ ...a, sampling: LandmarkSampling[a.sampling] });
+
+  // kernel_traits (cpp/core/kernel/traits.h), in KernelKind order.
+  const kernels = namesOf(KernelKind).map((name) => Object.freeze(module._kernelTraits(KernelKind[name])));
+
+  return Object.freeze({
+    /** Per kernel: { name, distance, compact, heavyTail, gradient, grid, randomFeatures, nystrom, sparse }. */
+    kernels: Object.freeze(kernels),
+    kernel: (name) => kernels.find((k) => k.name === name),
+    emptyPolicies: Object.freeze(namesOf(EmptyPolicy)),
+    estimators: Object.freeze(namesOf(Estimator)),
+    samplings: Object.freeze(namesOf(LandmarkSampling)),
+    /** How a bandwidth is chosen: the criteria a search minimises ('cv', 'aicc'), then the rules ('scott', 'silverman'). */
+    selections: Object.freeze([...namesOf(Score), ...namesOf(Rule)]),
+    /** The core's limits (random_features.h, nystrom.h, sparse.h, grid.h). */
+    limits: Object.freeze({
+      maxFeatures: module.maxFeatures, maxLandmarks: module.maxLandmarks, sparseMaxDims: module.sparseMaxDims,
+      maxGridDims: module.maxGridDims,
+    }),
+    /** In bandwidths, where `kernel`'s weight falls to `tolerance` of its peak (traits.h, sparse_reach). */
+    sparseReach: (kernel, tolerance) => module._sparseReach(KernelKind[kernel], tolerance),
+    simdName: () => module._simdName(),
+
+    withHeap: (body) => withHeap(module, body),
+    openHeap: () => openHeap(module),
+
+    attention: (q, k, v, out, I, J, M, D, o, threads) =>
+      named(module._attention(q, k, v, out, I, J, M, D, callOptions(o), threads)),
+    weights: (q, k, out, I, J, M, o) => named(module._weights(q, k, out, I, J, M, callOptions(o))),
+    attentionGradients: (q, k, v, dout, out, dq, dk, dv, dtheta, I, J, M, D, o, threads) =>
+      named(module._attentionGradients(q, k, v, dout, out, dq, dk, dv, dtheta, I, J, M, D, callOptions(o), threads)),
+    attentionStates: (q, k, v, max, sum, acc, I, J, M, D, o, threads) =>
+      named(module._attentionStates(q, k, v, max, sum, acc, I, J, M, D, callOptions(o), threads)),
+    mergeStates: (max, sum, acc, max2, sum2, acc2, I, D, H) =>
+      named(module._mergeStates(max, sum, acc, max2, sum2, acc2, I, D, H)),
+    finalizeStates: (max, sum, acc, I, D, H, empty, out) =>
+      named(module._finalizeStates(max, sum, acc, I, D, H, EmptyPolicy[empty], out)),
+    randomFeaturesAttention: (q, k, v, out, I, J, M, D, o, a) =>
+      named(module._randomFeaturesAttention(q, k, v, out, I, J, M, D, callOptions(o), approxCall(a))),
+    nystromAttention: (q, k, v, out, I, J, M, D, o, a) =>
+      named(module._nystromAttention(q, k, v, out, I, J, M, D, callOptions(o), approxCall(a))),
+    sparseAttention: (q, k, v, out, I, J, M, D, o, tolerance, threads, dropped, sumSq, eff, logden) =>
+      named(module._sparseAttention(q, k, v, out, I, J, M, D, callOptions(o), tolerance, threads, dropped, sumSq, eff, logden)),
+    topKAttention: (q, k, v, out, I, J, M, D, o, topK, dropped) =>
+      named(module._topKAttention(q, k, v, out, I, J, M, D, callOptions(o), topK, dropped)),
+    /** `rule`: 'scott' or 'silverman'. */
+    ruleOfThumb: (x, n, dim, rule, h) => status(module._ruleOfThumb(x, n, dim, Rule[rule], h)),
+    /** `score`: 'cv' (leave-one-out) or 'aicc'. */
+    selectCv: (x, y, n, dim, width, o, score, perDimension, h, best, curveH, curveScore, capacity, recorded, stopAt) =>
+      named(module._selectCv(x, y, n, dim, width, fitOptions(o), Score[score], perDimension, h, best, curveH, curveScore,
+        capacity, recorded, stopAt)),
+    selectCvGradient: (x, y, n, dim, width, o, rank, transform, maxIterations, h, best, curveH, curveScore, curveGrad,
+      capacity, recorded, stopAt) =>
+      named(module._selectCvGradient(x, y, n, dim, width, fitOptions(o), rank, transform, maxIterations, h, best, curveH,
+        curveScore, curveGrad, capacity, recorded, stopAt)),
+    cvScore: (x, y, n, dim, width, o, score, h, out) =>
+      status(module._cvScore(x, y, n, dim, width, fitOptions(o), Score[score], h, out)),
+    localFit: (x, y, q, n, I, dim, width, o, mean, sumSq, self, eff, logden) =>
+      named(module._localFit(x, y, q, n, I, dim, width, fitOptions(o), mean, sumSq, self, eff, logden)),
+    fitSummary: (x, y, n, dim, width, o, sigma2) => named(module._fitSummary(x, y, n, dim, width, fitOptions(o), sigma2)),
+    gridFit: (x, y, q, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, error) =>
+      named(module._gridFit(x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error)),
+    /** Grid nodes per axis for this sample, kernel, bandwidth and tolerance; 0: run exactly. */
+    gridNodes: (x, n, dim, o) => module._gridNodes(x, n, dim, fitOptions(o)),
+  });
+}
