@@ -59,8 +59,7 @@ export function createDecoder(encoding) {
       return decoder.decode(swapped, { stream });
     } catch {
       throw new KernelAttentionError('BadInput', `the bytes after byte ${offset.toLocaleString('en')} are not valid ` +
-        `${encoding.toUpperCase()}, though the start of the file is: choose the encoding (encoding: 'latin1', ` +
-        `or --encoding latin1 on the command line)`, 'encoding');
+        `${encoding.toUpperCase()}, though the start of the file is: set \`encoding\` to 'latin1'`, 'encoding');
     } finally {
       offset += bytes.length;
     }

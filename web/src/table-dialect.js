@@ -68,6 +68,7 @@ export const delimiterName = (d) => SHOWN[d] ?? JSON.stringify(d);
  * specific. A single column when none splits. Blank lines never count, whatever their place.
  */
 export function detectDelimiter(lines) {
+  if (lines.length === 0) return null;
   let best = { delimiter: ',', score: [-1, -1] };
   for (const delimiter of DELIMITERS) {
     const rows = lines.map((line) => splitLine(line, delimiter) ?? [line]);
@@ -100,12 +101,12 @@ export function detectDecimal(cells, where) {
   }
   if (seen.dot !== null && seen.comma !== null) {
     throw new KernelAttentionError('BadInput', `the numbers use both decimal marks (${JSON.stringify(seen.dot)} and ` +
-      `${JSON.stringify(seen.comma)}${where}): choose the decimal mark (decimal: '.' or ',')`, 'decimal');
+      `${JSON.stringify(seen.comma)}${where}): set \`decimal\` to '.' or ','`, 'decimal');
   }
   if (seen.comma !== null) return ',';
   if (seen.dot !== null || seen.ambiguous === null || !seen.ambiguous.includes(',')) return '.';
   throw new KernelAttentionError('BadInput', `cannot tell whether ${JSON.stringify(seen.ambiguous)}${where} has a ` +
-    `decimal comma or a thousands separator: choose the decimal mark (decimal: ',' or '.')`, 'decimal');
+    `decimal comma or a thousands separator: set \`decimal\` to ',' or '.'`, 'decimal');
 }
 
 /**

@@ -56,8 +56,8 @@ function checkOptions(o) {
  * Options: `encoding` ('auto' | 'utf-8' | 'latin1' | 'utf-16le' | 'utf-16be'), `delimiter` ('auto', 'whitespace' or
  * one character), `decimal` ('auto' | '.' | ','), `header` ('auto' | true | false), `comment` (a line starting with it
  * is skipped; default '#', null for none), `dateOrder` ('auto' | 'day-first' | 'month-first', for nn/nn/yyyy),
- * `columns` (a function of the header's names, or 'column 1' … without one, returning the 0-based indices of the
- * columns to keep; default all), `maxColumns` (more fields in the first row is refused).
+ * `columns` (a function of the header's names, or 'column 1' … without one, and `{ header }`, returning the 0-based
+ * indices of the columns to keep; default all), `maxColumns` (more fields in the first row is refused).
  */
 export class TableReader {
   constructor({ encoding = 'auto', delimiter = 'auto', decimal = 'auto', header = 'auto', comment = '#',
@@ -200,7 +200,7 @@ export class TableReader {
       }
       this.width = cells.length;
       this.names = d.header ? cells.map((c, k) => c.trim() || `column ${k + 1}`) : cells.map((_, k) => `column ${k + 1}`);
-      const keep = this.options.columns ? this.options.columns(this.names.slice()) : this.names.map((_, k) => k);
+      const keep = this.options.columns ? this.options.columns(this.names.slice(), { header: d.header }) : this.names.map((_, k) => k);
       this.keep = keep;
       this.columns = keep.map(() => new Growing(Float64Array));
       this.lines = new Growing(Uint32Array);
@@ -218,8 +218,9 @@ export class TableReader {
       let v = NaN;
       if (cell !== undefined && !isMissing(cell)) {
         const kind = d.kinds[c] ?? { kind: 'number' };
-        if (kind.kind === 'number') v = parseNumber(cell, d.decimal);
-        else if (kind.kind !== 'text') v = parseDate(cell, kind.dayFirst)?.value ?? NaN;
+        // A text column's numbers are still read, without a problem for each label.
+        if (kind.kind === 'number' || kind.kind === 'text') v = parseNumber(cell, d.decimal);
+        else v = parseDate(cell, kind.dayFirst)?.value ?? NaN;
         if (Number.isNaN(v) && kind.kind !== 'text') {
           const expected = kind.kind === 'number' ? 'a number' : `a ${kind.kind}`;
           this.problem(r, { column: c, reason: `expected ${expected}; got ${JSON.stringify(cell.length > 40 ? cell.slice(0, 40) + '…' : cell)}`, line, text });
@@ -299,9 +300,9 @@ export function readTable(input, options) {
 }
 
 /**
- * The rows to use for the columns `used` (indices into `table.keep`'s order): every row when `missing` is 'skip'
- * drops those with a missing value or a problem in a used column, listed in `skipped` (`{ row, line, column, reason }`,
- * `column` a name or null). With 'error', the first such row throws a KernelAttentionError naming its line and column.
+ * The rows to use for the columns `used` (indices into `table.keep`'s order). With `missing` 'skip', the rows with a missing value or a problem in a used column, listed in `skipped` (`{ row, line, position, column,
+ * reason, missing }`: `column` a name or null, `position` the field's 1-based character or null, `missing` true for an
+ * empty or NA cell, false for a cell that is not a value or a row with the wrong number of fields) are left out. With 'error', the first such row throws a KernelAttentionError naming its line and column.
  */
 export function selectRows(table, used, { missing = 'skip' } = {}) {
   if (missing !== 'skip' && missing !== 'error') fail('missing', `\`missing\` must be 'skip' or 'error'; got ${JSON.stringify(missing)}`);
@@ -312,20 +313,20 @@ export function selectRows(table, used, { missing = 'skip' } = {}) {
     const problems = table.problems.get(r);
     if (problems) {
       const p = problems.find((q) => q.column < 0 || used.some((k) => table.keep[k] === q.column));
-      if (p) why = { row: r, line: p.line, position: p.position, column: p.column < 0 ? null : table.names[p.column], reason: p.reason };
+      if (p) why = { row: r, line: p.line, position: p.position, column: p.column < 0 ? null : table.names[p.column], reason: p.reason, missing: false };
     }
     if (!why) {
       const k = used.find((u) => Number.isNaN(table.columns[u][r]));
       if (k !== undefined) {
         const name = table.names[table.keep[k]];
         why = { row: r, line: table.lines[r], position: null, column: name,
-          reason: table.kinds[k] === 'text' ? 'not a number (a text column)' : 'missing value' };
+          reason: table.kinds[k] === 'text' ? 'not a number (a text column)' : 'missing value', missing: table.kinds[k] !== 'text' };
       }
     }
     if (!why) rows.push(r);
     else if (missing === 'error') {
       throw new KernelAttentionError('BadInput', `line ${why.line}${why.column === null ? '' : `, column ${JSON.stringify(why.column)}`}: ` +
-        `${why.reason}${why.reason === 'missing value' ? " (missing: 'skip' drops such rows)" : ''}`, 'input');
+        `${why.reason}${why.missing ? " (\`missing\`: 'skip' drops such rows)" : ''}`, 'input');
     } else skipped.push(why);
   }
   return { rows: Uint32Array.from(rows), skipped };
