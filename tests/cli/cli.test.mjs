@@ -158,9 +158,9 @@ test('--help for every command', () => {
 
 test('malformed input: file:line:column and exit code 1; command-line mistakes: exit code 2; never a stack trace', () => {
   const cases = [
-    [['fit', 'bad-number.csv', '--x', 'x', '--y', 'y'], 1, /^bad-number\.csv:4:3: column "y": expected a finite number; got "2\.x"\n$/],
-    [['predict', 'ragged.csv', '--x', 'x', '--y', 'y', '--grid', '3'], 1, /^ragged\.csv:3:4: expected 2 fields \(as on line 1\); got 1\n$/],
-    [['select-bandwidth', 'quote.csv', '--x', 'x', '--y', 'y'], 1, /^quote\.csv:3:5: unterminated quoted field\n$/],
+    [['fit', 'bad-number.csv', '--x', 'x', '--y', 'y'], 1, /^bad-number\.csv:4:3: column "y": expected a number; got "2\.x"\n$/],
+    [['predict', 'ragged.csv', '--x', 'x', '--y', 'y', '--grid', '3'], 1, /^ragged\.csv:3: expected 2 fields \(as in the first row\); got 1\n$/],
+    [['select-bandwidth', 'quote.csv', '--x', 'x', '--y', 'y'], 1, /^quote\.csv: line 3: a quoted field is not closed/],
     [['fit', 'sample.csv', '--x', 'nope', '--y', 'the y'], 2, /no column "nope" in sample\.csv/],
     [['fit', 'sample.csv', '--x', 'x'], 2, /--y is required/],
     [['fit', '--x', 'x', '--y', 'the y'], 2, /the data file \(FILE\) is missing/],

@@ -211,7 +211,7 @@ export class TableReader {
     const r = this.rows++;
     this.lines.push(line);
     if (cells.length !== this.width) {
-      this.problem(r, { column: -1, reason: `${cells.length} fields, expected ${this.width}`, line, text });
+      this.problem(r, { column: -1, reason: `expected ${this.width} fields (as in the first row); got ${cells.length}`, line, text });
     }
     this.keep.forEach((c, k) => {
       const cell = cells[c];
@@ -255,7 +255,7 @@ export class TableReader {
       problems.set(row, list.map(({ column, reason, line, text }) => {
         const starts = [];
         splitLine(text, d.delimiter, starts);
-        return { column, reason, line, position: column < 0 ? 1 : text.lastIndexOf('\n', starts[column]) < 0
+        return { column, reason, line, position: column < 0 ? null : text.lastIndexOf('\n', starts[column]) < 0
           ? starts[column] + 1 : starts[column] - text.lastIndexOf('\n', starts[column]) };
       }));
     }
