@@ -45,7 +45,7 @@ export function number(values, name, { positive = false, integer = false } = {})
   if (text === undefined) return undefined;
   const value = parseNumber(text);
   if (!Number.isFinite(value) || (positive && !(value > 0)) || (integer && !Number.isInteger(value))) {
-    const kind = `${positive ? 'a positive ' : 'a '}${integer ? 'integer' : 'number'}`;
+    const kind = `${positive ? 'a positive ' : integer ? 'an ' : 'a '}${integer ? 'integer' : 'number'}`;
     throw new UsageError(`--${name} must be ${kind}; got ${JSON.stringify(text)}`);
   }
   return value;
