@@ -14,6 +14,7 @@ import { isMissing, parseDate, parseNumber } from './table-values.js';
 export { isMissing, parseDate, parseNumber } from './table-values.js';
 
 const SAMPLE_BYTES = 1 << 16;
+const PLAIN = /^-?\d+(?:\.\d+)?$/;
 const SAMPLE_LINES = 1000;
 
 /** A Float64Array (or Uint32Array) that grows by doubling; `array()` is a copy of exactly the values pushed. */
@@ -57,12 +58,13 @@ function checkOptions(o) {
  * one character), `decimal` ('auto' | '.' | ','), `header` ('auto' | true | false), `comment` (a line starting with it
  * is skipped; default '#', null for none), `dateOrder` ('auto' | 'day-first' | 'month-first', for nn/nn/yyyy),
  * `columns` (a function of the header's names, or 'column 1' … without one, and `{ header }`, returning the 0-based
- * indices of the columns to keep; default all), `maxColumns` (more fields in the first row is refused).
+ * indices of the columns to keep; default all), `maxColumns` (more fields in the first row is refused), `previewRows`
+ * (how many data rows `preview` holds as text; default 10).
  */
 export class TableReader {
   constructor({ encoding = 'auto', delimiter = 'auto', decimal = 'auto', header = 'auto', comment = '#',
-    dateOrder = 'auto', columns, maxColumns = Infinity } = {}) {
-    this.options = { encoding, delimiter, decimal, header, comment, dateOrder, columns, maxColumns };
+    dateOrder = 'auto', columns, maxColumns = Infinity, previewRows = 10 } = {}) {
+    this.options = { encoding, delimiter, decimal, header, comment, dateOrder, columns, maxColumns, previewRows };
     checkOptions(this.options);
     this.head = [];  // chunks before the encoding is known
     this.headBytes = 0;
@@ -142,7 +144,7 @@ export class TableReader {
       this.record.text += '\n' + text;
       text = this.record.text;
       line = this.record.line;
-    } else if (text.trim() === '') { this.counts.blank++; return; }
+    } else if (text === '' || /^\s*$/.test(text)) { this.counts.blank++; return; }
     else if (this.options.comment && text.trimStart().startsWith(this.options.comment)) { this.counts.comments++; return; }
     const cells = splitLine(text, this.dialect.delimiter);
     if (cells === null) {
@@ -196,7 +198,7 @@ export class TableReader {
     const d = this.dialect;
     if (!this.names) {
       if (cells.length > this.options.maxColumns) {
-        fail('input', `line ${line} has ${cells.length.toLocaleString('en')} fields; at most ${this.options.maxColumns} columns are read`);
+        fail('maxColumns', `line ${line} has ${cells.length.toLocaleString('en')} fields; at most ${this.options.maxColumns} columns are read`);
       }
       this.width = cells.length;
       this.names = d.header ? cells.map((c, k) => c.trim() || `column ${k + 1}`) : cells.map((_, k) => `column ${k + 1}`);
@@ -206,17 +208,22 @@ export class TableReader {
       this.lines = new Growing(Uint32Array);
       this.problems = new Map();  // row → [{ column, reason, text, position }] (column -1: the whole row)
       this.problemCount = 0;
+      this.preview = [];
       if (d.header) return;
     }
     const r = this.rows++;
     this.lines.push(line);
+    if (r < this.options.previewRows) this.preview.push(cells.map((c) => c.trim()));
     if (cells.length !== this.width) {
       this.problem(r, { column: -1, reason: `expected ${this.width} fields (as in the first row); got ${cells.length}`, line, text });
     }
+    const plain = d.decimal === '.';
     this.keep.forEach((c, k) => {
       const cell = cells[c];
       let v = NaN;
-      if (cell !== undefined && !isMissing(cell)) {
+      // The common case first: a plain number in a number column.
+      if (plain && d.kinds[c]?.kind === 'number' && PLAIN.test(cell)) v = Number(cell);
+      else if (cell !== undefined && !isMissing(cell)) {
         const kind = d.kinds[c] ?? { kind: 'number' };
         // A text column's numbers are still read, without a problem for each label.
         if (kind.kind === 'number' || kind.kind === 'text') v = parseNumber(cell, d.decimal);
@@ -268,6 +275,7 @@ export class TableReader {
       lines: this.lines.array(),
       rows: this.rows,
       problems,
+      preview: this.preview,
       settings: {
         encoding: this.encoding,
         delimiter: delimiterName(d.delimiter),
@@ -288,10 +296,14 @@ export class TableReader {
 
 /**
  * Reads a whole table from bytes (Uint8Array / ArrayBuffer) or text: `{ names, keep, columns, kinds, lines, rows,
- * problems, settings }`. `columns[k]` is a Float64Array of column `keep[k]` (NaN where a cell is missing or not a
+ * problems, preview, settings }`. `columns[k]` is a Float64Array of column `keep[k]` (NaN where a cell is missing or not a
  * value; dates and times in seconds), `kinds[k]` its kind, `lines[r]` the 1-based line where row r starts, `problems`
  * a Map from row to `[{ column, reason, line, position }]` (column -1: a row with the wrong number of fields; position:
- * the 1-based character where the field starts). Options as TableReader's.
+ * the 1-based character where the field starts, null for a whole row), `preview` the first data rows' cells as text,
+ * and `settings` what was detected: `{ encoding, delimiter ('comma', 'tab', 'semicolon', 'bar', 'whitespace' or the
+ * character given), decimal, thousands (the digit-group separator seen, or null), header, commentLines, blankLines,
+ * kinds (per column of the file: 'number' | 'date' | 'time' | 'text'), dateColumns (their indices), dateOrder
+ * ('day-first' | 'month-first' | null), dateOrderGuessed }`. Options as TableReader's.
  */
 export function readTable(input, options) {
   const reader = new TableReader(options);
