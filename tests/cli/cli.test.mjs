@@ -158,7 +158,7 @@ test('--help for every command', () => {
 
 test('malformed input: file:line:column and exit code 1; command-line mistakes: exit code 2; never a stack trace', () => {
   const cases = [
-    [['fit', 'bad-number.csv', '--x', 'x', '--y', 'y'], 1, /^bad-number\.csv:4:3: column "y": expected a number; got "2\.x"\n$/],
+    [['fit', 'bad-number.csv', '--x', 'x', '--y', 'y'], 1, /^bad-number\.csv:4:3: column "y": expected a finite number; got "2\.x"\n$/],
     [['predict', 'ragged.csv', '--x', 'x', '--y', 'y', '--grid', '3'], 1, /^ragged\.csv:3: expected 2 fields \(as in the first row\); got 1\n$/],
     [['select-bandwidth', 'quote.csv', '--x', 'x', '--y', 'y'], 1, /^quote\.csv: line 3: a quoted field is not closed/],
     [['fit', 'sample.csv', '--x', 'nope', '--y', 'the y'], 2, /no column "nope" in sample\.csv/],
@@ -312,11 +312,11 @@ test('--missing skip drops rows with empty or NA cells in the columns used; the 
 test('strict numbers in cells and flags: 0x10, 1e and 12abc are refused where they are', () => {
   writeFileSync(at('hex.csv'), 'x,y\n0,1\n0x10,2\n1,3\n2,4\n');
   const cases = [
-    [['fit', 'hex.csv', '--x', 'x', '--y', 'y'], 1, /^hex\.csv:3:1: column "x": expected a number; got "0x10"\n$/],
+    [['fit', 'hex.csv', '--x', 'x', '--y', 'y'], 1, /^hex\.csv:3:1: column "x": expected a finite number; got "0x10"\n$/],
     [['fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--bandwidth', '0x10'], 2, /--bandwidth must be/],
     [['predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--grid', '1e'], 2, /--grid must be an integer; got "1e"/],
     [['predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--grid', '12abc'], 2, /--grid must be an integer; got "12abc"/],
-    [['fit', 'hex.csv', '--x', 'x', '--y', 'y', '--missing', 'skip'], 1, /expected a number; got "0x10"/],
+    [['fit', 'hex.csv', '--x', 'x', '--y', 'y', '--missing', 'skip'], 1, /expected a finite number; got "0x10"/],
   ];
   for (const [args, code, pattern] of cases) {
     const r = cli(...args);

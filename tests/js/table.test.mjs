@@ -142,6 +142,9 @@ test('a co2-like file with empty and NA cells: missing values skipped or reporte
 
 test('1e-300 and 1e300 are read as written (float64)', () => {
   assert.deepEqual(columns(read('extremes.csv')), [[1e-300, 2e-300, 3e-300], [1e300, -1e300, 5]]);
+  const beyond = readTable('x,y\n1,1e400\n2,3\n');
+  assert.deepEqual(columns(beyond)[1], [NaN, 3], 'beyond float64 is no number');
+  assert.match(beyond.problems.get(0)[0].reason, /expected a finite number; got "1e400"/);
 });
 
 test('strict numbers: 0x10, 1e and 12abc are not numbers; each is a problem at its line and character', () => {
@@ -149,8 +152,8 @@ test('strict numbers: 0x10, 1e and 12abc are not numbers; each is a problem at i
   assert.deepEqual(columns(t), [[1, 2, 3, 4, 5, 6], [NaN, NaN, NaN, 5, 6, 7]]);
   const { skipped } = selectRows(t, [0, 1]);
   assert.deepEqual(skipped.map((s) => [s.line, s.position, s.missing, s.reason]), [
-    [2, 3, false, 'expected a number; got "0x10"'], [3, 3, false, 'expected a number; got "1e"'],
-    [4, 3, false, 'expected a number; got "12abc"']]);
+    [2, 3, false, 'expected a finite number; got "0x10"'], [3, 3, false, 'expected a finite number; got "1e"'],
+    [4, 3, false, 'expected a finite number; got "12abc"']]);
   for (const s of ['0x10', '1e', '12abc', 'Infinity', '1.2.3', '--1', '']) assert.ok(Number.isNaN(parseNumber(s)), s);
 });
 

@@ -96,7 +96,7 @@ function describe(column, reason, missing) {
   }
   if (missing) return `${quoted(column)} is missing`;
   const got = /; (got .*)$/.exec(reason)?.[1];
-  const what = /^expected an? (\w+)/.exec(reason)?.[1] ?? 'number';
+  const what = /^expected an? (?:finite )?(\w+)/.exec(reason)?.[1] ?? 'number';
   return `${quoted(column)} is not a ${what}${got ? `: ${got}` : ''}`;
 }
 

@@ -15,6 +15,7 @@ export { isMissing, parseDate, parseNumber } from './table-values.js';
 
 const SAMPLE_BYTES = 1 << 16;
 const PLAIN = /^-?\d+(?:\.\d+)?$/;
+const MAX_STORED = 1000;
 const SAMPLE_LINES = 1000;
 
 /** A Float64Array (or Uint32Array) that grows by doubling; `array()` is a copy of exactly the values pushed. */
@@ -208,6 +209,7 @@ export class TableReader {
       this.lines = new Growing(Uint32Array);
       this.problems = new Map();  // row → [{ column, reason, text, position }] (column -1: the whole row)
       this.problemCount = 0;
+      this.unreadable = [];  // per column: cells that are neither values nor missing
       this.preview = [];
       if (d.header) return;
     }
@@ -225,12 +227,17 @@ export class TableReader {
       if (plain && d.kinds[c]?.kind === 'number' && PLAIN.test(cell)) v = Number(cell);
       else if (cell !== undefined && !isMissing(cell)) {
         const kind = d.kinds[c] ?? { kind: 'number' };
-        // A text column's numbers are still read, without a problem for each label.
+        // A text column's numbers are still read.
         if (kind.kind === 'number' || kind.kind === 'text') v = parseNumber(cell, d.decimal);
         else v = parseDate(cell, kind.dayFirst)?.value ?? NaN;
-        if (Number.isNaN(v) && kind.kind !== 'text') {
-          const expected = kind.kind === 'number' ? 'a number' : `a ${kind.kind}`;
-          this.problem(r, { column: c, reason: `expected ${expected}; got ${JSON.stringify(cell.length > 40 ? cell.slice(0, 40) + '…' : cell)}`, line, text });
+        if (!Number.isFinite(v)) {
+          v = NaN;
+          // Where each cell of a text column is a problem, the first MAX_STORED per column are kept with their place.
+          const seen = (this.unreadable[c] = (this.unreadable[c] ?? 0) + 1);
+          if (seen <= MAX_STORED) {
+            const expected = kind.kind === 'date' || kind.kind === 'time' ? `a ${kind.kind}` : 'a finite number';
+            this.problem(r, { column: c, reason: `expected ${expected}; got ${JSON.stringify(cell.length > 40 ? cell.slice(0, 40) + '…' : cell)}`, line, text });
+          }
         }
       }
       this.columns[k].push(v);
@@ -331,6 +338,7 @@ export function selectRows(table, used, { missing = 'skip' } = {}) {
       const k = used.find((u) => Number.isNaN(table.columns[u][r]));
       if (k !== undefined) {
         const name = table.names[table.keep[k]];
+        // Unreadable cells past the first 1,000 of a text column are not stored: they are the column's kind.
         why = { row: r, line: table.lines[r], position: null, column: name,
           reason: table.kinds[k] === 'text' ? 'not a number (a text column)' : 'missing value', missing: table.kinds[k] !== 'text' };
       }
