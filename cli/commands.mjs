@@ -24,8 +24,8 @@ const SAMPLE_HELP = `
   --decimal M         the decimal mark, . or , (default: detected; a file where it is unclear is refused)
   --encoding E        utf-8, latin1, utf-16le or utf-16be (default: detected from the bytes)
   --date-order O      day-first or month-first, for dates like 03/04/1958 (default: detected, else day-first)
-  --no-header         the first row is data (default: it is a header when a cell is text above values)
-FILE may be - for stdin. Lines starting with # are skipped. Digit groups (1,234.5), U+2212 minus, and dates or times
+  --no-header         the first row is data (default: it is a header when a cell is text above values)`;
+const READING_NOTE = `FILE may be - for stdin. Lines starting with # are skipped. Digit groups (1,234.5), U+2212 minus, and dates or times
 (1958-03-29, 1958-03-29T12:00, 29/03/1958, 19-Sep-03, Mar 1958, 12:30) are read; a date column used as --x is fitted
 in seconds (the bandwidth is in seconds) and printed as ISO 8601.`;
 const OUTPUT_HELP = `
@@ -170,6 +170,8 @@ chosen), its CV score, the effective degrees of freedom and the residual varianc
 ${SAMPLE_HELP}
 ${OUTPUT_HELP}
 
+${READING_NOTE}
+
 Example: kernel-attention fit data.csv --x time --y level --bandwidth cv --format json`;
 
 async function fit(argv, api) {
@@ -210,6 +212,8 @@ ${SAMPLE_HELP}
   --from A, --to B    the grid's ends (default: the smallest and largest x)
   --level L           add <y>.lower, <y>.upper and <y>.stderr columns for a band of level L (e.g. 0.95)
 ${OUTPUT_HELP}
+
+${READING_NOTE}
 
 Example: kernel-attention predict data.csv --x time --y level --grid 101 --level 0.95 --output fit.csv`;
 
@@ -284,6 +288,8 @@ ${SAMPLE_HELP.replace(/\n  --bandwidth.*/, '')}
   --method M          ${RULES.join(', ')} (default cv)
   --per-dimension     search one bandwidth per x column (default: one shared bandwidth, scaled per column)
 ${OUTPUT_HELP}
+
+${READING_NOTE}
 
 Example: kernel-attention select-bandwidth data.csv --x time --y level --method aicc`;
 
