@@ -119,6 +119,8 @@ test('encodings: a Latin-1 header, UTF-16 LE and BE by their mark, UTF-8 with a 
   assert.deepEqual(t.names, ['Température', 'Pression']);
   assert.equal(t.settings.encoding, 'latin1');
   assert.deepEqual(columns(t), [[12, 14], [1013, 1009]]);
+  // Bytes 0x80–0x9F as Windows writes them: 0x80 is €, 0x96 is –.
+  assert.deepEqual(readTable(Uint8Array.of(0x80, 0x2c, 0x96, 0x78, 0x0a, 0x31, 0x2c, 0x32, 0x0a)).names, ['€', '–x']);
   for (const [name, encoding] of [['utf16le.csv', 'utf-16le'], ['utf16be.csv', 'utf-16be'], ['utf8-bom.csv', 'utf-8-bom']]) {
     const u = read(name);
     assert.equal(u.settings.encoding, encoding, name);

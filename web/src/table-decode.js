@@ -30,11 +30,13 @@ export function detectEncoding(head, final) {
   }
 }
 
-// Latin-1 maps each byte to the code point of the same number (TextDecoder's 'latin1' label is windows-1252 instead).
+// Latin-1 maps each byte to the code point of the same number, except 0x80–0x9F (control codes in ISO-8859-1), read
+// as windows-1252 (€, ‘’, “”, –, …) as browsers read a file labelled Latin-1: Windows writes those bytes for them.
+const CP1252 = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 function latin1(bytes) {
   let s = '';
   for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
-  return s;
+  return /[\x80-\x9f]/.test(s) ? s.replace(/[\x80-\x9f]/g, (c) => CP1252[c.charCodeAt(0) - 0x80]) : s;
 }
 
 /**
