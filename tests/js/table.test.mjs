@@ -76,6 +76,11 @@ test('19-Sep-03, Mar 1958, 29/03/1958 and times of day', () => {
   assert.deepEqual(columns(readTable('d,v\n03/04/1958,1\n05/04/1958,2\n', { dateOrder: 'month-first' }))[0],
     [day(1958, 3, 4), day(1958, 5, 4)]);
   assert.deepEqual(columns(readTable('d,v\n03/14/1958,1\n05/04/1958,2\n'))[0], [day(1958, 3, 14), day(1958, 5, 4)]);
+  // As statsmodels' co2.csv (yyyymmdd under a header saying date), elec_equip.csv (Jan-1-1995) and danish data (1974Q1).
+  assert.deepEqual(columns(readTable('date,co2\n19580329,316.1\n19580405,317.3\n'))[0], [day(1958, 3, 29), day(1958, 4, 5)]);
+  assert.deepEqual(columns(readTable('id,v\n19580329,1\n19580405,2\n'))[0], [19580329, 19580405], 'elsewhere a number');
+  assert.deepEqual(columns(readTable('DATE,v\nJan-1-1995,66.19\nFeb-1-1995,65.15\n'))[0], [day(1995, 1, 1), day(1995, 2, 1)]);
+  assert.deepEqual(columns(readTable('period,v\n1974Q1,1\n1974Q4,2\n'))[0], [day(1974, 1, 1), day(1974, 10, 1)]);
   const t = read('times.csv');
   assert.deepEqual(columns(t)[0], [12.5 * 3600, 12.75 * 3600, 13 * 3600 + 30]);
   assert.deepEqual(t.kinds, ['time', 'number']);

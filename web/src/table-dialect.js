@@ -1,7 +1,7 @@
 // The dialect of a table for table.js: splitting a line into fields, and detecting from a sample of lines the
 // delimiter, the decimal mark, whether the first row is a header, and each column's kind (number, date, time, text).
 import { KernelAttentionError } from './errors.js';
-import { decimalEvidence, isMissing, parseDate, parseNumber } from './table-values.js';
+import { decimalEvidence, isMissing, parseCompactDate, parseDate, parseNumber } from './table-values.js';
 
 /** The delimiters tried, most specific first; 'whitespace' is any run of spaces and tabs. */
 export const DELIMITERS = ['\t', ';', ',', '|', 'whitespace'];
@@ -111,10 +111,15 @@ export function detectDecimal(cells, where) {
 
 /**
  * The kind of one column from its sample cells: 'number', 'date' or 'time' (whichever reads most of its non-missing
- * cells; ties go to number), else 'text'. For dates, also `dayFirst` (nn/nn/yyyy read day first unless some cell
+ * cells; ties go to number), else 'text'. A column named like a date (`date`, `Date`, `DATE_obs`) whose every value is
+ * a valid yyyymmdd (19580329) is a date column with `compact` set. For dates, also `dayFirst` (nn/nn/yyyy read day
+ * first unless some cell
  * only reads month first), `ordered` (some cell has that form) and `guessed` (every such cell read both ways).
  */
-export function columnKind(cells, decimal) {
+export function columnKind(cells, decimal, name = '') {
+  if (/date/i.test(name) && cells.some((c) => !isMissing(c)) && cells.every((c) => isMissing(c) || parseCompactDate(c))) {
+    return { kind: 'date', compact: true };
+  }
   let numbers = 0;
   let dates = 0;
   let times = 0;
@@ -146,10 +151,10 @@ export function columnKind(cells, decimal) {
 }
 
 /**
- * Whether `first` (the first row's cells) is a header: some cell is not a value while its column holds values in
- * the rows below (or there are no rows below). A first row of values, or text above text (labels), is data.
+ * Whether `first` (the first row's cells) is a header: some cell is text (not a value, not missing). A headerless file
+ * whose first column holds labels is read with a header of its first row, shown as the column names; `header: false`
+ * reads it. The converse mistake, a header of years above text (`Country,1960,1961`) read as data, would go unseen.
  */
-export function detectHeader(first, rows) {
-  return first.some((cell, c) => !valueLike(cell) &&
-    (rows.length === 0 || rows.some((r) => c < r.length && !isMissing(r[c]) && valueLike(r[c]))));
+export function detectHeader(first) {
+  return first.some((cell) => !valueLike(cell));
 }

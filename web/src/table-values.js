@@ -60,7 +60,9 @@ const TIME = '(\\d{1,2}):(\\d{2})(?::(\\d{2}(?:\\.\\d+)?))?';
 const ISO = new RegExp(`^(\\d{4})-(\\d{2})(?:-(\\d{2})(?:[T ]${TIME}(Z|[+-]\\d{2}:?\\d{2})?)?)?$`);
 const NUMERIC = new RegExp(`^(\\d{1,2})([/.-])(\\d{1,2})\\2(\\d{4})(?:[T ]${TIME})?$`);
 const DAY_MON_YEAR = /^(\d{1,2})[-/ ]([A-Za-z]{3,9})\.?[-/ ](\d{4}|\d{2})$/;
-const MON_DAY_YEAR = /^([A-Za-z]{3,9})\.? (\d{1,2}),? (\d{4})$/;
+const MON_DAY_YEAR = /^([A-Za-z]{3,9})\.?[- ](\d{1,2}),?[- ](\d{4})$/;
+const QUARTER = /^(\d{4})[- ]?[Qq]([1-4])$/;
+const COMPACT = /^(\d{4})(\d{2})(\d{2})$/;
 const MON_YEAR = /^([A-Za-z]{3,9})\.?[-/ ](\d{4})$/;
 const TIME_ONLY = new RegExp(`^${TIME}$`);
 
@@ -80,7 +82,7 @@ function utcSeconds(y, mo, d, hh = '0', mm = '0', ss = '0') {
  * times of day alone are seconds since midnight. `order` is 'day-first' or 'month-first' for `nn/nn/yyyy` forms
  * (and `nn.nn.yyyy`, `nn-nn-yyyy`): `dayFirst` says which to use, and `order` is null for every other form.
  * Forms: 1958-03-29, 1958-03, 1958-03-29T12:00(:00)(Z|+01:00), 29/03/1958 (12:00), 19-Sep-03, 19 Sep 2003,
- * Mar 29, 1958, Mar 1958, March 1958, 12:30, 12:30:15.
+ * Mar 29, 1958, Jan-1-1995, Mar 1958, March 1958, 1974Q1 (the quarter's first day), 12:30, 12:30:15.
  */
 export function parseDate(cell, dayFirst = true) {
   const s = cell.trim();
@@ -106,10 +108,22 @@ export function parseDate(cell, dayFirst = true) {
   if ((m = DAY_MON_YEAR.exec(s))) [d, mo, y] = [Number(m[1]), month(m[2]), fullYear(m[3])];
   else if ((m = MON_DAY_YEAR.exec(s))) [mo, d, y] = [month(m[1]), Number(m[2]), Number(m[3])];
   else if ((m = MON_YEAR.exec(s))) [mo, d, y] = [month(m[1]), 1, Number(m[2])];
+  else if ((m = QUARTER.exec(s))) [mo, d, y] = [3 * Number(m[2]) - 2, 1, Number(m[1])];
   else if ((m = TIME_ONLY.exec(s))) {
     const v = utcSeconds(1970, 1, 1, m[1], m[2], m[3]);
     return Number.isNaN(v) ? null : { kind: 'time', value: v, order: null };
   } else return null;
   const v = mo ? utcSeconds(y, mo, d) : NaN;
+  return Number.isNaN(v) ? null : { kind: 'date', value: v, order: null };
+}
+
+/**
+ * A date written as the number yyyymmdd (19580329), in seconds as parseDate's, or null. Read so only for a column whose
+ * header says it holds dates (see columnKind): elsewhere 19580329 is a number.
+ */
+export function parseCompactDate(cell) {
+  const m = COMPACT.exec(cell.trim());
+  if (!m) return null;
+  const v = utcSeconds(Number(m[1]), Number(m[2]), Number(m[3]));
   return Number.isNaN(v) ? null : { kind: 'date', value: v, order: null };
 }

@@ -9,7 +9,7 @@
 import { KernelAttentionError } from './errors.js';
 import { createDecoder, detectEncoding, ENCODINGS } from './table-decode.js';
 import { columnKind, delimiterName, detectDecimal, detectDelimiter, detectHeader, DELIMITERS, splitLine } from './table-dialect.js';
-import { isMissing, parseDate, parseNumber } from './table-values.js';
+import { isMissing, parseCompactDate, parseDate, parseNumber } from './table-values.js';
 
 export { isMissing, parseDate, parseNumber } from './table-values.js';
 
@@ -177,14 +177,14 @@ export class TableReader {
     const texts = (votes.length ? votes : records).map((r) => r.text);
     const delimiter = o.delimiter !== 'auto' ? (o.delimiter === ' ' ? 'whitespace' : o.delimiter) : detectDelimiter(texts) ?? ',';
     const rows = texts.map((t) => splitLine(t, delimiter) ?? [t]);
-    const header = o.header === 'auto' ? rows.length > 0 && detectHeader(rows[0], rows.slice(1)) : o.header;
+    const header = o.header === 'auto' ? rows.length > 0 && detectHeader(rows[0]) : o.header;
     const data = header ? rows.slice(1) : rows;
     const where = ` in the first ${data.length} rows`;
     const decimal = o.decimal !== 'auto' ? o.decimal : delimiter === ',' && !texts.some((t) => t.includes('"')) ? '.'
       : detectDecimal(data.flat().filter((c) => /^[\s\d+\-\u2212.,'\u00a0\u202f]+$/.test(c)), where);
     if (decimal === delimiter) fail('decimal', `the decimal mark cannot be the delimiter (${JSON.stringify(delimiter)})`);
     const width = rows.length ? rows[0].length : 0;
-    const kinds = Array.from({ length: width }, (_, c) => columnKind(data.map((r) => r[c] ?? ''), decimal));
+    const kinds = Array.from({ length: width }, (_, c) => columnKind(data.map((r) => r[c] ?? ''), decimal, header ? rows[0][c] : ''));
     if (o.dateOrder !== 'auto') for (const k of kinds) if (k.kind === 'date') Object.assign(k, { dayFirst: o.dateOrder === 'day-first', guessed: false });
     const group = data.flat().map((c) => /^\s*[-+\u2212]?[1-9]\d{0,2}([., '\u00a0\u202f])\d{3}/.exec(c)?.[1])
       .find((g) => g !== undefined && g !== decimal && !Number.isNaN(parseNumber(`1${g}000`, decimal)));
@@ -229,7 +229,7 @@ export class TableReader {
         const kind = d.kinds[c] ?? { kind: 'number' };
         // A text column's numbers are still read.
         if (kind.kind === 'number' || kind.kind === 'text') v = parseNumber(cell, d.decimal);
-        else v = parseDate(cell, kind.dayFirst)?.value ?? NaN;
+        else v = (kind.compact ? parseCompactDate(cell) : parseDate(cell, kind.dayFirst))?.value ?? NaN;
         if (!Number.isFinite(v)) {
           v = NaN;
           // Where each cell of a text column is a problem, the first MAX_STORED per column are kept with their place.
