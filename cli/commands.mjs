@@ -106,7 +106,7 @@ async function loadSample(file, values) {
 }
 
 // The API's names for its arguments, as this command line's flags.
-const API_FLAGS = { q: '--queries', k: '--keys', v: '--values', queries: '--queries', keys: '--keys', values: '--values' };
+const API_FLAGS = { q: '--queries', k: '--keys', v: '--values', queries: '--queries', keys: '--keys', values: '--values', x: '--x', y: '--y' };
 
 /**
  * Runs `call` and rewords a KernelAttentionError for the command line: option names become flags (`options.dim` →

@@ -17,6 +17,7 @@ const SAMPLE_BYTES = 1 << 16;
 const PLAIN = /^-?\d+(?:\.\d+)?$/;
 const MAX_STORED = 1000;
 const SAMPLE_LINES = 1000;
+const DELIMITER_VOTES = 200;
 
 /** A Float64Array (or Uint32Array) that grows by doubling; `array()` is a copy of exactly the values pushed. */
 class Growing {
@@ -175,7 +176,9 @@ export class TableReader {
     // An unfinished sample's last record may be cut short; leave it out of the votes.
     const votes = (final ? records : records.slice(0, -1)).slice(0, SAMPLE_LINES);
     const texts = (votes.length ? votes : records).map((r) => r.text);
-    const delimiter = o.delimiter !== 'auto' ? (o.delimiter === ' ' ? 'whitespace' : o.delimiter) : detectDelimiter(texts) ?? ',';
+    // Each candidate delimiter reads every cell of the lines it is shown: 200 lines are enough to vote.
+    const delimiter = o.delimiter !== 'auto' ? (o.delimiter === ' ' ? 'whitespace' : o.delimiter)
+      : detectDelimiter(texts.slice(0, DELIMITER_VOTES)) ?? ',';
     const rows = texts.map((t) => splitLine(t, delimiter) ?? [t]);
     const header = o.header === 'auto' ? rows.length > 0 && detectHeader(rows[0]) : o.header;
     const data = header ? rows.slice(1) : rows;
