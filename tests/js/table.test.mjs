@@ -191,6 +191,13 @@ test('input in chunks of any size reads as one piece, even splitting CRLF and UT
     assert.deepEqual(t.names, ['température', 'y ; 2'], `chunks of ${size}`);
     assert.deepEqual(columns(t), columns(whole), `chunks of ${size}`);
   }
+  // A quoted line break split across chunks, byte by byte.
+  const quoted = new TextEncoder().encode('name,v\r\n"two\r\nlines, é",2\r\nx,3\r\n');
+  const r = new TableReader();
+  for (let i = 0; i < quoted.length; i++) r.push(quoted.subarray(i, i + 1));
+  const t = r.end();
+  assert.deepEqual(t.preview, [['two\nlines, é', '2'], ['x', '3']]);
+  assert.deepEqual(Array.from(t.lines), [2, 4]);
 });
 
 test('only the columns asked for are kept; memory follows them, not the file (about 40 MB of 10 columns)', () => {
