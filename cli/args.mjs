@@ -3,6 +3,7 @@
 // exit code 2 and, unless it is a FileError (a path that is missing, a directory or unreadable), a pointer to --help.
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { parseNumber } from '../web/src/table-values.js';
 
 /** A mistake in the command line (exit code 2). */
 export class UsageError extends Error {
@@ -35,13 +36,16 @@ export function required(values, name) {
   return values[name];
 }
 
-/** A finite number (undefined when absent), optionally required to be positive and/or an integer. */
+/**
+ * A finite number (undefined when absent), optionally required to be positive and/or an integer. Read strictly, as
+ * table cells are: `0x10`, `1e` and `12abc` are not numbers.
+ */
 export function number(values, name, { positive = false, integer = false } = {}) {
   const text = values[name];
   if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || (positive && !(value > 0)) || (integer && !Number.isInteger(value))) {
-    const kind = `${positive ? 'a positive ' : 'a '}${integer ? 'integer' : 'number'}`;
+  const value = parseNumber(text);
+  if (!Number.isFinite(value) || (positive && !(value > 0)) || (integer && !Number.isInteger(value))) {
+    const kind = `${positive ? 'a positive ' : integer ? 'an ' : 'a '}${integer ? 'integer' : 'number'}`;
     throw new UsageError(`--${name} must be ${kind}; got ${JSON.stringify(text)}`);
   }
   return value;
@@ -81,19 +85,28 @@ const REASONS = {
   ELOOP: 'too many symbolic links',
   ENAMETOOLONG: 'the name is too long',
 };
-const reason = (e) => REASONS[e.code] ?? e.message;
+export const reason = (e) => REASONS[e.code] ?? e.message;
 
-/** The file's bytes (or text, with `encoding`); FileError names the path and the reason. */
-export async function readInput(file, encoding) {
+/** The file's bytes (`-`: all of stdin); FileError names the path and the reason. */
+export async function readInput(file) {
+  if (file === '-') {
+    const parts = [];
+    for await (const chunk of process.stdin) parts.push(chunk);
+    return Buffer.concat(parts);
+  }
   try {
-    return await readFile(file, encoding);
+    return await readFile(file);
   } catch (e) {
     throw new FileError(`cannot read ${file}: ${reason(e)}`);
   }
 }
 
-/** Writes --output; FileError names the path and the reason. */
+/** Writes --output (`-`: stdout); FileError names the path and the reason. */
 export async function writeOutput(file, data) {
+  if (file === '-') {
+    process.stdout.write(data);
+    return;
+  }
   try {
     await writeFile(file, data);
   } catch (e) {

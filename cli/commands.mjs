@@ -2,7 +2,9 @@
 // and `api` (a function resolving to init()'s API, called only once the input has been read and checked), and returns
 // its help text or writes its output; kernel-attention.mjs handles errors and exit codes.
 import { choice, columnList, number, parseCommand, readInput, required, UsageError, writeOutput } from './args.mjs';
-import { formatCsv, numericColumns, readTable, resolveColumns } from './csv.mjs';
+import { KernelAttentionError } from '../web/src/errors.js';
+import { parseDate, parseNumber } from '../web/src/table-values.js';
+import { formatCsv, InputError, readColumns } from './csv.mjs';
 import { readFloat32 } from './float32.mjs';
 import { progressBar } from './progress.mjs';
 
@@ -16,17 +18,26 @@ const SAMPLE_HELP = `
   --kernel K          ${KERNELS.join(', ')} (default gaussian)
   --estimator E       local-linear (default) or nadaraya-watson
   --bandwidth H       a number, one per x column (comma-separated), or a rule: ${RULES.join(', ')} (default cv)
-  --delimiter D       the field separator (default: tab for .tsv files or tab-only first lines, else comma)
-  --no-header         the first row is data (default: it is a header when any field is not a number)`;
+  --missing M         skip (drop rows with an empty, NA or NaN cell in the columns used) or error (default)
+  --delimiter D       the field separator: one character, tab or whitespace (default: detected among comma,
+                      tab, semicolon, bar and whitespace)
+  --decimal M         the decimal mark, . or , (default: detected; a file where it is unclear is refused)
+  --encoding E        utf-8, latin1, utf-16le or utf-16be (default: detected from the bytes)
+  --date-order O      day-first or month-first, for dates like 03/04/1958 (default: detected, else day-first)
+  --no-header         the first row is data (default: it is a header when a cell is text above values)`;
+const READING_NOTE = `FILE may be - for stdin. Lines starting with # are skipped. Digit groups (1,234.5), U+2212 minus, and dates or times
+(1958-03-29, 1958-03-29T12:00, 29/03/1958, 19-Sep-03, Mar 1958, 12:30) are read; a date column used as --x is fitted
+in seconds (the bandwidth is in seconds) and printed as ISO 8601.`;
 const OUTPUT_HELP = `
   --format F          csv or json (default: json when --output ends in .json, else csv)
-  --output FILE       write there instead of to stdout
+  --output FILE       write there instead of to stdout (- is stdout)
   -q, --quiet         no progress bar (one is drawn on stderr when it is a terminal)
   -h, --help          this help`;
 
 const SAMPLE_OPTIONS = {
   x: { type: 'string' }, y: { type: 'string' }, kernel: { type: 'string' }, estimator: { type: 'string' },
   bandwidth: { type: 'string' }, delimiter: { type: 'string' }, 'no-header': { type: 'boolean' },
+  missing: { type: 'string' }, decimal: { type: 'string' }, encoding: { type: 'string' }, 'date-order': { type: 'string' },
   format: { type: 'string' }, output: { type: 'string' }, quiet: { type: 'boolean', short: 'q' },
 };
 
@@ -45,31 +56,84 @@ function dataFile(positionals) {
   return positionals[0];
 }
 
-const readText = (file) => readInput(file, 'utf8');
-
-async function loadTable(file, values) {
-  const delimiter = values.delimiter === '\\t' ? '\t' : values.delimiter;
-  if (delimiter !== undefined && delimiter.length !== 1) throw new UsageError(`--delimiter must be one character; got ${JSON.stringify(values.delimiter)}`);
-  return readTable(await readText(file), file, { delimiter, header: values['no-header'] ? false : 'auto' });
+/** The reader's options from the flags. */
+function readerOptions(values) {
+  const named = { '\\t': '\t', tab: '\t', whitespace: 'whitespace', space: 'whitespace' };
+  const delimiter = named[values.delimiter] ?? values.delimiter ?? 'auto';
+  if (delimiter !== 'auto' && delimiter !== 'whitespace' && (delimiter.length !== 1 || /["\r\n]/.test(delimiter))) {
+    throw new UsageError(`--delimiter must be one character (not a quote or line break), tab or whitespace; got ${JSON.stringify(values.delimiter)}`);
+  }
+  return {
+    delimiter,
+    header: values['no-header'] ? false : 'auto',
+    missing: choice(values, 'missing', ['skip', 'error'], 'error'),
+    decimal: choice(values, 'decimal', ['.', ',']) ?? 'auto',
+    encoding: choice(values, 'encoding', ['utf-8', 'latin1', 'utf-16le', 'utf-16be']) ?? 'auto',
+    dateOrder: choice(values, 'date-order', ['day-first', 'month-first']) ?? 'auto',
+  };
 }
 
-/** The sample of a CSV: x (n × dim), y (n × width), and the column names for output. */
+// Dates and times are fitted as seconds from the middle of their range, which float32 (the engine's type) holds more
+// finely than seconds since 1970; printed back as ISO 8601 (times of day as hh:mm:ss).
+const DATE_KINDS = new Set(['date', 'time']);
+function formatter(kind) {
+  if (kind === 'date') return (v) => new Date(Math.round(v * 1000)).toISOString().replace(/T00:00:00\.000Z$/, '').replace(/\.000Z$/, 'Z');
+  if (kind === 'time') return (v) => new Date(Math.round(v * 1000)).toISOString().slice(11, 19);
+  return round;
+}
+
+/** The sample of a file: x (n × dim, dates centred), y (n × width), the column names and x's formats for output. */
 async function loadSample(file, values) {
-  const table = await loadTable(file, values);
-  const xCols = resolveColumns(table, columnList(values, 'x'), '--x');
-  const yCols = resolveColumns(table, columnList(values, 'y'), '--y');
-  const name = (c, prefix, k) => (table.names ? table.names[c] : `${prefix}${k + 1}`);
+  const t = await readColumns(file, { '--x': columnList(values, 'x'), '--y': columnList(values, 'y') }, readerOptions(values));
+  const x = t.groups['--x'];
+  const y = t.groups['--y'];
+  const dim = x.columns.length;
+  const name = (c, prefix, k) => (t.header ? t.names[c] : `${prefix}${k + 1}`);
+  const kinds = x.columns.map((c) => t.settings.kinds[c]);
+  const centre = kinds.map((kind, d) => {
+    if (!DATE_KINDS.has(kind)) return 0;
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let i = d; i < x.data.length; i += dim) { lo = Math.min(lo, x.data[i]); hi = Math.max(hi, x.data[i]); }
+    return Math.round((lo + hi) / 2);
+  });
+  for (let i = 0; i < x.data.length; i++) x.data[i] -= centre[i % dim];
   return {
-    table, xCols,
-    x: numericColumns(table, xCols), y: numericColumns(table, yCols), n: table.rows.length,
-    dim: xCols.length, xNames: xCols.map((c, k) => name(c, 'x', k)), yNames: yCols.map((c, k) => name(c, 'y', k)),
+    file, header: t.header, xCols: x.columns, x: x.data, y: y.data, n: t.n, dim, lines: t.lines, kinds, centre,
+    xNames: x.columns.map((c, k) => name(c, 'x', k)), yNames: y.columns.map((c, k) => name(c, 'y', k)),
+    formats: kinds.map((kind, d) => { const f = formatter(kind); return (v) => f(v + centre[d]); }),
   };
+}
+
+// The API's names for its arguments, as this command line's flags.
+const API_FLAGS = { q: '--queries', k: '--keys', v: '--values', queries: '--queries', keys: '--keys', values: '--values', x: '--x', y: '--y' };
+
+/**
+ * Runs `call` and rewords a KernelAttentionError for the command line: option names become flags (`options.dim` →
+ * --dim), and an element of x or y (`x[12]`) becomes the line and column of `s`'s file it came from.
+ */
+async function apiCall(call, s) {
+  try {
+    return await call();
+  } catch (e) {
+    if (!(e instanceof KernelAttentionError)) throw e;
+    const at = s && /^`([xy])\[(\d+)\]`/.exec(e.message);
+    if (at) {
+      const names = at[1] === 'x' ? s.xNames : s.yNames;
+      const row = Math.floor(Number(at[2]) / names.length);
+      const value = e.message.replace(/^`[xy]\[\d+\]`\s*/, '');
+      throw new InputError(s.file, s.lines[row], null, `column ${JSON.stringify(names[Number(at[2]) % names.length])}: the value ${value}`);
+    }
+    e.message = e.message.replace(/`options\.(\w+)`/g, (_, name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)
+      .replace(/`(\w+)`/g, (all, name) => API_FLAGS[name] ?? all);
+    throw e;
+  }
 }
 
 function bandwidthOption(values, dim) {
   const text = values.bandwidth ?? 'cv';
   if (RULES.includes(text)) return text;
-  const list = text.split(',').map(Number);
+  const list = text.split(',').map((h) => parseNumber(h));
   if (list.some((h) => !(h > 0) || !Number.isFinite(h)) || (list.length !== 1 && list.length !== dim)) {
     throw new UsageError(`--bandwidth must be ${RULES.join(', ')}, a positive number, or ${dim} of them; got ${JSON.stringify(text)}`);
   }
@@ -91,7 +155,7 @@ function outputFormat(values) {
 
 /** Writes `text` to --output or stdout. */
 async function emit(values, text) {
-  if (values.output) await writeOutput(values.output, text);
+  if (values.output && values.output !== '-') await writeOutput(values.output, text);
   else process.stdout.write(text);
 }
 
@@ -106,6 +170,8 @@ chosen), its CV score, the effective degrees of freedom and the residual varianc
 ${SAMPLE_HELP}
 ${OUTPUT_HELP}
 
+${READING_NOTE}
+
 Example: kernel-attention fit data.csv --x time --y level --bandwidth cv --format json`;
 
 async function fit(argv, api) {
@@ -116,7 +182,7 @@ async function fit(argv, api) {
   const s = await loadSample(file, values);
   const ka = await api();
   const model = await withProgress('fit', values,
-    (onProgress) => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }));
+    (onProgress) => apiCall(() => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }), s));
   const summary = {
     file, n: s.n, x: s.xNames, y: s.yNames, kernel: model.kernel, estimator: model.estimator,
     bandwidth: Array.from(model.bandwidth, round), method: model.selection.method,
@@ -147,6 +213,8 @@ ${SAMPLE_HELP}
   --level L           add <y>.lower, <y>.upper and <y>.stderr columns for a band of level L (e.g. 0.95)
 ${OUTPUT_HELP}
 
+${READING_NOTE}
+
 Example: kernel-attention predict data.csv --x time --y level --grid 101 --level 0.95 --output fit.csv`;
 
 async function predict(argv, api) {
@@ -162,34 +230,44 @@ async function predict(argv, api) {
   if (level !== undefined && !(level > 0 && level < 1)) throw new UsageError(`--level must be between 0 and 1; got ${values.level}`);
   const grid = number(values, 'grid', { integer: true });
   if (grid !== undefined && grid < 2) throw new UsageError(`--grid must be an integer ≥ 2; got ${values.grid}`);
+  if (file === '-' && values.at === '-') throw new UsageError('FILE and --at cannot both be - (stdin)');
   const s = await loadSample(file, values);
 
   let xq;
   if (grid !== undefined) {
     if (s.dim !== 1) throw new UsageError(`--grid needs exactly one --x column; got ${s.dim} (use --at for more)`);
-    const lo = number(values, 'from') ?? s.x.reduce((a, b) => Math.min(a, b));
-    const hi = number(values, 'to') ?? s.x.reduce((a, b) => Math.max(a, b));
+    // --from and --to are numbers; for a date column they are read as dates too.
+    const end = (name) => {
+      if (values[name] === undefined || !DATE_KINDS.has(s.kinds[0])) return number(values, name);
+      const d = parseDate(values[name]);
+      if (!d) throw new UsageError(`--${name} must be a date or time like the column's; got ${JSON.stringify(values[name])}`);
+      return d.value - s.centre[0];
+    };
+    const lo = end('from') ?? s.x.reduce((a, b) => Math.min(a, b));
+    const hi = end('to') ?? s.x.reduce((a, b) => Math.max(a, b));
     xq = Float64Array.from({ length: grid }, (_, i) => lo + ((hi - lo) * i) / (grid - 1));
   } else {
-    const at = await loadTable(values.at, values);
-    const specs = values['at-x'] ? columnList(values, 'at-x')
-      : at.names && s.table.names ? s.xNames : s.xCols.map((c) => String(c + 1));
-    const cols = resolveColumns(at, specs, '--at-x');
+    const specs = values['at-x'] ? columnList(values, 'at-x') : null;
+    const at = await readColumns(values.at, {
+      '--at-x': (found) => specs ?? (found.header && s.header ? s.xNames : s.xCols.map((c) => String(c + 1))),
+    }, readerOptions(values));
+    const cols = at.groups['--at-x'].columns;
     if (cols.length !== s.dim) throw new UsageError(`--at-x names ${cols.length} columns; --x has ${s.dim}`);
-    xq = numericColumns(at, cols);
+    xq = at.groups['--at-x'].data;
+    for (let i = 0; i < xq.length; i++) xq[i] -= s.centre[i % s.dim];
   }
 
   const ka = await api();
   const model = await withProgress('fit', values,
-    (onProgress) => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }));
+    (onProgress) => apiCall(() => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }), s));
   const width = s.yNames.length;
-  const result = await withProgress('predict', values, async (onProgress) => (level === undefined
-    ? { mean: await model.predictAsync(xq, { onProgress }) } : model.predictIntervalAsync(xq, { level, onProgress })));
+  const result = await withProgress('predict', values, (onProgress) => apiCall(async () => (level === undefined
+    ? { mean: await model.predictAsync(xq, { onProgress }) } : model.predictIntervalAsync(xq, { level, onProgress }))));
   model.dispose();
   const I = xq.length / s.dim;
   const header = [...s.xNames, ...s.yNames.flatMap((y) => (level === undefined ? [y] : [y, `${y}.lower`, `${y}.upper`, `${y}.stderr`]))];
   const rows = Array.from({ length: I }, (_, i) => [
-    ...Array.from(xq.subarray(i * s.dim, (i + 1) * s.dim), round),
+    ...Array.from(xq.subarray(i * s.dim, (i + 1) * s.dim), (v, d) => s.formats[d](v)),
     ...s.yNames.flatMap((_, c) => {
       const at = i * width + c;
       return level === undefined ? [round(result.mean[at])]
@@ -211,6 +289,8 @@ ${SAMPLE_HELP.replace(/\n  --bandwidth.*/, '')}
   --per-dimension     search one bandwidth per x column (default: one shared bandwidth, scaled per column)
 ${OUTPUT_HELP}
 
+${READING_NOTE}
+
 Example: kernel-attention select-bandwidth data.csv --x time --y level --method aicc`;
 
 async function selectBandwidth(argv, api) {
@@ -225,9 +305,9 @@ async function selectBandwidth(argv, api) {
   const s = await loadSample(file, values);
   const { kernel, estimator } = regressionOptions(values, s.dim);
   const ka = await api();
-  const r = await withProgress('select-bandwidth', values, (onProgress) => ka.selectBandwidthAsync(s.x, s.y, {
+  const r = await withProgress('select-bandwidth', values, (onProgress) => apiCall(() => ka.selectBandwidthAsync(s.x, s.y, {
     dim: s.dim, kernel, estimator, method, perDimension: Boolean(values['per-dimension']), onProgress,
-  }));
+  }), s));
   const bandwidth = Array.from(r.bandwidth, round);
   const curve = Array.from(r.curve.scores, (score, k) => ({
     bandwidth: Array.from(r.curve.bandwidths.subarray(k * s.dim, (k + 1) * s.dim), round), score: round(score),
@@ -243,19 +323,20 @@ async function selectBandwidth(argv, api) {
 
 // ---- attention ----
 
-const attentionHelp = `Usage: kernel-attention attention --queries Q --keys K --values V --dim M [options]
+const attentionHelp = `Usage: kernel-attention attention --queries Q --keys K --values V [--dim M] [options]
 
 Exact scaled dot-product (or kernel) attention over raw little-endian float32 files (row-major; Q has I×M floats, K has
 J×M, V has J×D) or .npy files of float32. Prints the I×D result.
-  --queries Q, --keys K, --values V   the input files
-  --dim M             the width of a query/key row
+  --queries Q, --keys K, --values V   the input files (one of them may be - for stdin); a 2-D .npy file's shape
+                      gives its rows and width, a 1-D one is a flat list like a raw file
+  --dim M             the width of a query/key row (needed unless Q or K is a 2-D .npy file; must match it)
   --heads H           split M and D into H heads (default 1)
   --kernel K          softmax (default), ${KERNELS.join(', ')}
   --scale S           softmax only (default 1/√(M/H))
   --bandwidth H       distance kernels only (default 1)
   --causal            query i sees keys 0 … i only
   --format F          csv (one row per query), json (array of rows) or f32 (raw float32; needs --output)
-  --output FILE       write there instead of to stdout
+  --output FILE       write there instead of to stdout (- is stdout, also for f32)
   -q, --quiet         no progress bar (one is drawn on stderr when it is a terminal)
   -h, --help          this help
 
@@ -268,23 +349,41 @@ async function attention(argv, api) {
     causal: { type: 'boolean' }, format: { type: 'string' }, output: { type: 'string' }, quiet: { type: 'boolean', short: 'q' },
   });
   if (values.help) return attentionHelp;
-  const dim = number({ dim: required(values, 'dim') }, 'dim', { positive: true, integer: true });
+  const names = ['queries', 'keys', 'values'];
+  const files = names.map((name) => required(values, name));
+  if (files.filter((f) => f === '-').length > 1) throw new UsageError('only one of --queries, --keys and --values can be - (stdin)');
   const heads = number(values, 'heads', { positive: true, integer: true }) ?? 1;
   const format = choice(values, 'format', ['csv', 'json', 'f32'],
     values.output?.toLowerCase().endsWith('.json') ? 'json' : values.output?.toLowerCase().endsWith('.f32') ? 'f32' : 'csv');
-  if (format === 'f32' && !values.output) throw new UsageError('--format f32 needs --output FILE');
+  if (format === 'f32' && !values.output) throw new UsageError('--format f32 needs --output FILE (or --output - for stdout)');
+  const kernel = choice(values, 'kernel', ['softmax', ...KERNELS], 'softmax');
+  const scale = number(values, 'scale');
+  const bandwidth = number(values, 'bandwidth', { positive: true });
+  let dim = number(values, 'dim', { positive: true, integer: true });
+  const [q, k, v] = await Promise.all(files.map((f) => readFloat32(f)));
+  // A 2-D .npy file says its rows and width: --dim must agree with it, or is taken from it.
+  const shown = (a) => `(${a.shape.join(', ')})`;
+  for (const [name, a] of [['queries', q], ['keys', k]]) {
+    if (a.shape?.length !== 2) continue;
+    if (dim === undefined) dim = a.shape[1];
+    else if (dim !== a.shape[1]) {
+      throw new UsageError(`--dim ${dim} does not match --${name} ${a.file}, of shape ${shown(a)}: rows of ${a.shape[1]}`);
+    }
+  }
+  if (dim === undefined) throw new UsageError('--dim is required (unless --queries or --keys is a 2-D .npy file)');
+  if (v.shape?.length === 2 && k.data.length % dim === 0 && v.shape[0] !== k.data.length / dim) {
+    throw new InputError(v.file, null, null, `--values has shape ${shown(v)}: ${v.shape[0]} rows, for ${k.data.length / dim} keys`);
+  }
   // Exact, as the help says: the library's default 'auto' may skip keys within its tolerance on large low-dimensional calls.
-  const options = {
-    dim, heads, kernel: choice(values, 'kernel', ['softmax', ...KERNELS], 'softmax'), causal: Boolean(values.causal), method: 'exact',
-  };
-  if (values.scale !== undefined) options.scale = number(values, 'scale');
-  if (values.bandwidth !== undefined) options.bandwidth = number(values, 'bandwidth', { positive: true });
-  const [q, k, v] = await Promise.all(['queries', 'keys', 'values'].map((name) => readFloat32(required(values, name))));
+  const options = { dim, heads, kernel, causal: Boolean(values.causal), method: 'exact' };
+  if (scale !== undefined) options.scale = scale;
+  if (bandwidth !== undefined) options.bandwidth = bandwidth;
   const ka = await api();
-  const out = await withProgress('attention', values, (onProgress) => ka.attentionAsync(q, k, v, { ...options, onProgress }));
+  const out = await withProgress('attention', values,
+    (onProgress) => apiCall(() => ka.attentionAsync(q.data, k.data, v.data, { ...options, onProgress })));
   if (format === 'f32') return writeOutput(values.output, new Uint8Array(out.buffer, out.byteOffset, out.byteLength));
-  const J = k.length / dim;
-  const D = v.length / J;
+  const J = k.data.length / dim;
+  const D = v.data.length / J;
   const rows = Array.from({ length: out.length / D }, (_, i) => Array.from(out.subarray(i * D, (i + 1) * D)));
   if (format === 'json') return emit(values, JSON.stringify(rows) + '\n');
   return emit(values, formatCsv(Array.from({ length: D }, (_, d) => `out${d + 1}`), rows));

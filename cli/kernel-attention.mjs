@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `kernel-attention` command: fit, predict, select-bandwidth and attention (cli/commands.mjs). Input errors are
 // printed as `file:line:column: message` with exit code 1, command-line mistakes with exit code 2; never a stack trace
-// (set KA_DEBUG=1 to see one).
+// (set KA_DEBUG=1 to see one). A reader that stops early (`… | head -1`) ends the command quietly, with exit code 0.
+import { readFileSync } from 'node:fs';
 import { FileError, UsageError } from './args.mjs';
 import { COMMANDS } from './commands.mjs';
 import { InputError } from './csv.mjs';
@@ -11,13 +12,26 @@ const HELP = `Usage: kernel-attention COMMAND [options]   (kernel-attention COMM
 Commands:
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(18)}${c.summary}`).join('\n')}
 
-Columns are named by the file's header or by 1-based index; output is CSV or JSON, to stdout or --output FILE.`;
+Columns are named by the file's header or by 1-based index; output is CSV or JSON, to stdout or --output FILE.
+A data file may be - (stdin). kernel-attention --version prints the version.`;
+
+// The reader of stdout went away (a closed pipe): what it wanted has been written, so this is no failure.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  process.stderr.write(`kernel-attention: cannot write to stdout: ${error.message}\n`);
+  process.exit(1);
+});
 
 async function main(argv) {
   const [name, ...rest] = argv;
   if (name === undefined) {
     process.stderr.write(HELP + '\n');
     return 2;
+  }
+  if (name === '--version' || name === '-V') {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    process.stdout.write(`kernel-attention ${version}\n`);
+    return 0;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(HELP + '\n');

@@ -59,7 +59,7 @@ if (threadsParam) workerUrl.searchParams.set('threads', threadsParam);
 const compute = channel(new Worker(workerUrl, { type: 'module' }), (msg) => {
   if (msg.op === 'csp') noteViolation(`compute worker: ${msg.violation}`);
 }, (err) => fail(err));
-const parser = channel(new Worker(new URL('./parse-worker.js', import.meta.url)), (msg) => {
+const parser = channel(new Worker(new URL('./parse-worker.js', import.meta.url), { type: 'module' }), (msg) => {
   if (msg.op === 'progress') ui.progress.value = msg.fraction;
   if (msg.op === 'csp') noteViolation(`parse worker: ${msg.violation}`);
 }, (err) => fail(err));
