@@ -2,7 +2,9 @@
 // parse-worker.js and every kernel-attention call in worker.js; this file only keeps state and draws.
 import { columnStats, EXAMPLES, generate, paddedRange } from './data.js';
 import { channel } from './channel.js';
-import { describeFit, describeHover, describeIdentity, describeTimings } from './describe.js';
+import { describeFit, describeHover, describeIdentity, describeTimings, hText } from './describe.js';
+import { axesOf, centreDates } from './axes.js';
+import { labelFor, readOptions, resetReading, showReading, showRefusal, wireReading } from './reading.js';
 import { download, fitCsv, observationsCsv, readSettings, settingsHash } from './export.js';
 import { figure } from './figure.js';
 import { drawBars, drawFit, drawMatrix, drawSelection, drawSurface } from './plots.js';
@@ -183,13 +185,14 @@ async function chooseBandwidth() {
 function describeSelection() {
   const chosen = state.selection;
   if (!chosen || chosen.method === 'learn') return;
-  const hs = chosen.bandwidth.map((h) => h.toPrecision(3)).join(', ');
+  const axes = state.data?.axes;
+  const hs = hText(chosen.bandwidth, axes);
   const moved = Math.abs(Math.log(h1() / chosen.bandwidth[0])) > 1e-6;
   ui.selectionCaption.textContent = `${RULES[chosen.method]} for the ${kernelName(chosen.kernel)} kernel ` +
     `(${estimatorName(chosen.estimator)}) on ${chosen.n.toLocaleString('en')} points chose h = ${hs}` +
     (chosen.curve.scores.length ? ` after ${chosen.curve.scores.length} evaluations (solid line; dashed: the slider).`
       : ': a formula of the data’s spread, with no search to plot.') +
-    (moved ? ` The slider now holds h = ${bandwidthVector().map((h) => h.toPrecision(3)).join(', ')}.` : '');
+    (moved ? ` The slider now holds h = ${hText(bandwidthVector(), axes)}.` : '');
   showHNote();
 }
 
@@ -200,7 +203,7 @@ function showHNote() {
     (source.kernel !== ui.kernel.value || source.estimator !== ui.estimator.value));
   ui.hNote.hidden = !stale;
   if (stale) {
-    ui.hNoteText.textContent = `h = ${h1().toPrecision(3)} was ${source.by === 'link' ? 'given by the link' : 'set by hand'} ` +
+    ui.hNoteText.textContent = `h = ${hText([h1()], state.data?.axes)} was ${source.by === 'link' ? 'given by the link' : 'set by hand'} ` +
       `with the ${kernelName(source.kernel)} kernel (${estimatorName(source.estimator)}); it was not chosen for the ` +
       `${kernelName(ui.kernel.value)} kernel (${estimatorName(ui.estimator.value)}).`;
   }
@@ -236,7 +239,7 @@ async function learnBandwidth() {
       state.ratios = next.map((v) => v / next[0]);
       setSlider(next[0]);
       ui.selectionCaption.textContent = `${what} on ${n.toLocaleString('en')} points: step ${step}, loss ${loss.toPrecision(4)} ` +
-        `at h = ${h.map((v) => v.toPrecision(3)).join(', ')}.`;
+        `at h = ${hText(h, state.data?.axes)}.`;
       requestFit(false);
       const s = curve.scores;
       if (s.length > 10 && s.at(-11) - s.at(-1) < LEARN_STALL * s.at(-11)) break;
@@ -260,7 +263,7 @@ function setSlider(h) {
 }
 
 function showBandwidth() {
-  const text = bandwidthVector().map((h) => h.toPrecision(3)).join(', ');
+  const text = hText(bandwidthVector(), state.data?.axes);
   ui.bandwidthValue.value = text;
   ui.bandwidth.setAttribute('aria-valuetext', `h = ${text}`);
 }
@@ -275,7 +278,9 @@ async function setData(data, { h = null, hBy = null, edit = false } = {}) {
     state.undo = [];
     ui.undo.disabled = true;
   }
-  state.data = { ...data, version: state.version };
+  // Date and time columns arrive centred (selectColumns); their axes write them as dates again.
+  state.data = { ...data, axes: axesOf(data.x, data.dim, data.xKinds, data.centres), version: state.version };
+  showBandwidth();
   state.fit = null;
   state.selection = null;
   state.hoverRow = null;
@@ -352,6 +357,7 @@ const isDataset = (value) => value.startsWith('data:') && Object.hasOwn(DATASETS
 function useExample(h = null, hBy = null) {
   const value = ui.example.value;
   ui.columns.hidden = true;
+  $('reading').hidden = true;
   showMalformed({ count: 0, listed: [] });
   if (isDataset(value)) {
     const name = value.slice(5);
@@ -384,7 +390,12 @@ function dataError(message) {
 }
 
 let parsedSource = '';
-async function parse(source, name) {
+let lastRead = null;  // { source, name } of the last file or text read: the reading menus read it again
+
+/** Reads `source` ({ file } or { text }) named `name`; `again`: the same source with the reading menus' settings. */
+async function parse(source, name, { again = false } = {}) {
+  if (!again) resetReading();
+  lastRead = { source, name };
   const size = source.file ? source.file.size : source.text.length;
   if (size > MAX_FILE_BYTES) {
     dataError(`${name} is ${(size / 1e6).toFixed(0)} MB; the demo reads files of up to ${MAX_FILE_BYTES / 1e6} MB, since ` +
@@ -396,10 +407,14 @@ async function parse(source, name) {
   clearError(ui.dataStatus);
   ui.dataStatus.textContent = `Reading ${name}…`;
   window.demoState.parseError = undefined;
+  window.demoState.parseArgument = null;
   try {
-    const table = await parser('parse', source);
+    const pasted = source.text !== undefined;
+    const table = await parser('parse', { ...source, options: readOptions(pasted) });
     ui.progress.hidden = true;
     state.timings.parse = table.ms;
+    showReading(table, pasted);
+    window.demoState.reading = { names: table.names, settings: table.settings, preview: table.preview };
     parsedSource = `${name} (${table.rows.toLocaleString('en')} rows)`;
     fillColumns(table.names);
     await selectColumns();
@@ -407,7 +422,12 @@ async function parse(source, name) {
     ui.progress.hidden = true;
     ui.columns.hidden = true;
     for (const select of [ui.x1, ui.x2, ui.ycol]) select.replaceChildren();
-    clearData(`Could not read ${name}: ${err.message}`);
+    // A refusal that a reading setting fixes names it, and that menu gets the focus.
+    window.demoState.reading = null;
+    window.demoState.parseArgument = err.argument ?? null;
+    clearData(`Could not read ${name}: ${err.message}${/[.)]$/.test(err.message) ? '' : '.'}` +
+      (err.argument && labelFor(err.argument) !== err.argument ? ` Change “${labelFor(err.argument)}” under “How the file was read”.` : ''));
+    showRefusal(err.argument);
   }
 }
 
@@ -444,12 +464,15 @@ async function selectColumns() {
       '. Pick other columns for x and y, or fix the rows listed.');
     return;
   }
+  // Dates and times (seconds) are centred here, in float64, before the compute worker makes float32 of them.
+  const dates = picked.xKinds?.some((k) => k === 'date' || k === 'time');
+  const centred = dates ? { xKinds: picked.xKinds, centres: centreDates(picked.x, picked.dim, picked.xKinds) } : {};
   const problem = checkColumns(picked);
   if (problem) {
     clearData(`${parsedSource}: ${problem}`);
     return;
   }
-  await setData({ names: picked.names, x: picked.x, y: picked.y, dim: picked.dim, source: parsedSource });
+  await setData({ names: picked.names, x: picked.x, y: picked.y, dim: picked.dim, source: parsedSource, ...centred });
 }
 
 function showMalformed(malformed) {
@@ -674,7 +697,7 @@ async function applySettings() {
 function saveFit() {
   const { fit, data } = state;
   if (!fit) return;
-  download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1)], { type: 'text/csv' }), 'kernel-fit.csv');
+  download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1, data.axes)], { type: 'text/csv' }), 'kernel-fit.csv');
 }
 
 /** The fit, residuals and (when shown) band at every observation, computed by the worker at the fit's settings. */
@@ -701,7 +724,7 @@ function figureParams() {
   if (!fit) return '';
   const how = { cv: 'chosen by leave-one-out CV', aicc: 'chosen by AICc', scott: "Scott's rule", silverman: "Silverman's rule",
     learn: 'learnt by gradient descent', hand: 'set by hand', link: 'from a link' }[state.hSource?.by] ?? '';
-  return `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, h = ${fit.h.map((h) => h.toPrecision(3)).join(', ')}` +
+  return `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, h = ${hText(fit.h, state.data.axes)}` +
     `${how ? ` (${how})` : ''}, method ${fit.method}, ${fit.n.toLocaleString('en')} points` +
     (fit.dim === 1 && ui.band.checked ? `, ${Math.round(fit.level * 100)} % band` : '');
 }
@@ -777,9 +800,9 @@ function draw() {
   // The smaller views are redrawn only when what they show changed (dragging changes only the fit and h).
   if (changed('matrix', fit?.matrix, state.hoverRow, ui.matrix.clientWidth)) {
     state.matrixArea = paintPlot('matrix', ui.matrix);
-    drawBars(ui.bars, fit?.matrix, shown?.row ?? null);
+    drawBars(ui.bars, fit?.matrix, shown?.row ?? null, data.axes?.[0]);
   }
-  if (changed('hover', fit, state.hoverRow, ui.band.checked)) describeHover(ui, fit, shown, shown?.row ?? null, ui.band.checked, state.hoverRow !== null);
+  if (changed('hover', fit, state.hoverRow, ui.band.checked)) describeHover(ui, fit, shown, shown?.row ?? null, ui.band.checked, state.hoverRow !== null, data.axes);
   if (changed('selection', state.selection, h1(), ui.selection.clientWidth)) {
     // A rule (Scott, Silverman) has no search curve: no empty box for it.
     const curve = Boolean(state.selection?.curve?.scores.length);
@@ -790,8 +813,8 @@ function draw() {
   }
   if (fit && changed('warnings', fit, state.selection)) renderWarnings();
   if (fit && changed('text', fit)) {
-    describeFit(ui, fit, THIN);
-    if (fit.view && changed('identity', fit.view)) describeIdentity(ui, fit);
+    describeFit(ui, fit, THIN, data.axes);
+    if (fit.view && changed('identity', fit.view)) describeIdentity(ui, fit, data.axes);
     describeTimings(ui, fit, state);
   }
   state.timings.draw = performance.now() - t0;
@@ -902,6 +925,7 @@ function wire() {
     if (file) parse({ file }, file.name);
   });
   ui.usePaste.addEventListener('click', () => parse({ text: ui.paste.value }, 'the pasted text'));
+  wireReading(() => { if (lastRead) parse(lastRead.source, lastRead.name, { again: true }); });
   for (const select of [ui.x1, ui.x2, ui.ycol]) select.addEventListener('change', () => selectColumns());
   for (const radio of document.querySelectorAll('input[name="policy"]')) radio.addEventListener('change', () => selectColumns());
   document.addEventListener('dragover', (e) => e.preventDefault());

@@ -101,8 +101,9 @@ const FONT = 12;  // px, the plots' text
  * from the widest y tick label, so the y title (turned, at the far left) never overlaps a label; the x title sits
  * centred under the x labels. Returns the scales and the margins (`pad`).
  */
-export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, xTitle = '', yTitle = '', right = 12, top = 10 } = {}) {
-  const yTicks = ticks(...yDomain, Math.max(2, Math.min(6, Math.floor(height / 60))));
+export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, xTitle = '', yTitle = '', right = 12, top = 10, xAxis = null, yAxis = null } = {}) {
+  const yCount = Math.max(2, Math.min(6, Math.floor(height / 60)));
+  const yTicks = yAxis ? yAxis.ticks(...yDomain, yCount) : ticks(...yDomain, yCount);
   let labelWidth = 0;
   for (const t of yTicks) labelWidth = Math.max(labelWidth, ctx.measureText(t.label).width);
   const pad = { left: Math.ceil((yTitle ? FONT + 6 : 2) + labelWidth + 7), right, top, bottom: xTitle ? 36 : 22 };
@@ -113,8 +114,9 @@ export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, 
   ctx.fillStyle = css('--muted');
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
-  const xCount = Math.max(2, Math.min(8, Math.floor((width - pad.left - pad.right) / 80)));
-  for (const t of xLog ? logTicks(...xDomain) : ticks(...xDomain, xCount)) {
+  // Dates and clock times are wider labels than most numbers: fewer of them.
+  const xCount = Math.max(2, Math.min(8, Math.floor((width - pad.left - pad.right) / (xAxis && xAxis.kind !== 'number' ? 120 : 80))));
+  for (const t of xLog ? logTicks(...xDomain) : xAxis ? xAxis.ticks(...xDomain, xCount) : ticks(...xDomain, xCount)) {
     const px = Math.round(sx(t.value)) + 0.5;
     ctx.beginPath();
     ctx.moveTo(px, pad.top);
@@ -246,7 +248,7 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
   const c = prepare(canvas);
   if (!c) return null;
   const { ctx, width, height } = c;
-  const { sx, sy, pad } = frame(c, xDomain, yDomain, { xTitle: data.names[0], yTitle: data.names[data.names.length - 1] });
+  const { sx, sy, pad } = frame(c, xDomain, yDomain, { xTitle: data.names[0], yTitle: data.names[data.names.length - 1], xAxis: data.axes?.[0] });
   ctx.save();
   clip(ctx, width, height, pad);
   const color = css('--point');
@@ -358,7 +360,7 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cach
   const c = prepare(canvas);
   if (!c) return null;
   const { ctx, width, height } = c;
-  const { sx, sy, pad } = frame(c, box[0], box[1], { xTitle: data.names[0], yTitle: data.names[1], right: 70, top: 24 });
+  const { sx, sy, pad } = frame(c, box[0], box[1], { xTitle: data.names[0], yTitle: data.names[1], right: 70, top: 24, xAxis: data.axes?.[0], yAxis: data.axes?.[1] });
   colourScale(ctx, { x: width - 58, top: pad.top, bottom: height - pad.bottom }, yDomain, data.names[2]);
   ctx.save();
   clip(ctx, width, height, pad);
@@ -443,8 +445,8 @@ export function drawMatrix(canvas, matrix, hoverRow) {
   return area;
 }
 
-/** One query's weights over the key bins as bars. */
-export function drawBars(canvas, matrix, row) {
+/** One query's weights over the key bins as bars (`xAxis`: how x is written, see axes.js). */
+export function drawBars(canvas, matrix, row, xAxis = null) {
   const c = prepare(canvas);
   if (!c || !matrix || row === null || row === undefined) return;
   const { ctx, width, height } = c;
@@ -452,7 +454,7 @@ export function drawBars(canvas, matrix, row) {
   const weights = binned.subarray(row * bins, (row + 1) * bins);
   let max = 0;
   for (const w of weights) max = Math.max(max, w);
-  const { sx, sy } = frame(c, [binStart[0], binStart[bins]], [0, max || 1], { yTitle: 'weight' });
+  const { sx, sy } = frame(c, [binStart[0], binStart[bins]], [0, max || 1], { yTitle: 'weight', xAxis });
   ctx.fillStyle = css('--curve');
   for (let b = 0; b < bins; b++) {
     const x0 = sx(binStart[b]);
