@@ -103,6 +103,42 @@ test('demo: an ISO-dated file plots with dates on x, is fitted on centred second
     const grid = (await downloadText(page, '#save-fit')).text.trim().split('\n');
     assert.equal(grid[1].split(',')[0], '1958-03-29');
     assert.equal(grid.at(-1).split(',')[0], '1958-04-19T06:30:15Z');
+
+    // A link carries the dates' kind and centre: the opened link plots the same centred seconds as dates.
+    const hash = await page.evaluate(() => location.hash);
+    const x = await page.evaluate(() => Array.from(window.demoState.x));
+    const shared = await openDemo(session, hash);
+    try {
+      assert.deepEqual(await shared.page.evaluate(() => Array.from(window.demoState.x)), x);
+      assert.match(await shared.page.locator('#bandwidth-value').textContent(), /^\d+(\.\d+)? days$/);
+      const svg = (await parseSvgs(shared.page, { svg: (await downloadText(shared.page, '#save-plot-svg')).text })).svg;
+      assert.ok(svg.texts.filter((t) => /^1958-\d{2}-\d{2}$/.test(t)).length >= 2, svg.texts.join(' | '));
+      await assertClean(shared.page, shared.problems);
+    } finally {
+      await shared.page.close();
+    }
+    await assertClean(page, problems);
+  } finally {
+    await page.close();
+  }
+});
+
+test('demo: times of day plot as clock times and h reads in minutes', { timeout: 2 * TIMEOUT_MS }, async () => {
+  const { page, problems } = await openDemo(session, '#estimator=nadaraya-watson&kernel=gaussian&method=scott');
+  try {
+    // tests/fixtures/files/times.csv: 12:30, 12:45, 13:00:30 as seconds since midnight, centred on a whole second.
+    await page.setInputFiles('#file', `${FILES}times.csv`);
+    await waitForFit(page, problems, 's.n === 3');
+    const seconds = [12.5 * 3600, 12.75 * 3600, 13 * 3600 + 30];
+    const x = await page.evaluate(() => Array.from(window.demoState.x));
+    const centre = seconds[0] - x[0];
+    assert.ok(Number.isInteger(centre) && Math.abs(centre - (seconds[0] + seconds[2]) / 2) <= 0.5, `centre ${centre}`);
+    assert.deepEqual(x, seconds.map((t) => t - centre));
+    assert.match(await page.locator('#bandwidth-value').textContent(), /^\d+(\.\d+)? min$/);
+    const svg = (await parseSvgs(page, { svg: (await downloadText(page, '#save-plot-svg')).text })).svg;
+    assert.ok(svg.texts.filter((t) => /^1[23]:\d{2}$/.test(t)).length >= 2, svg.texts.join(' | '));
+    const obs = (await downloadText(page, '#save-observations')).text.trim().split('\n');
+    assert.deepEqual(obs.slice(1).map((l) => l.split(',')[0]), ['12:30', '12:45', '13:00:30']);
     await assertClean(page, problems);
   } finally {
     await page.close();
