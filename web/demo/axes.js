@@ -99,10 +99,22 @@ export function duration(h) {
   return `${p(h / YEAR)} years`;
 }
 
+// Round durations for a log axis of h: seconds, minutes, hours, days, years.
+const DURATIONS = [1, 2, 5, 10, 30].concat([1, 2, 5, 10, 30].map((m) => m * MINUTE), [1, 2, 6, 12].map((h) => h * HOUR),
+  [1, 2, 5, 10, 20, 50, 100, 200].map((d) => d * DAY), [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].map((y) => y * YEAR));
+
+/** Ticks for a log axis of durations over [lo, hi] seconds, labelled as durations; every other one when crowded. */
+function durationTicks(lo, hi) {
+  let out = DURATIONS.filter((t) => t >= lo && t <= hi);
+  while (out.length > 7) out = out.filter((_, i) => i % 2 === 0);
+  return out.map((value) => ({ value, label: duration(value) }));
+}
+
 /**
  * The axis of an x column: `kind` 'number', 'date' (seconds since 1970) or 'time' (seconds since midnight), fitted as
  * value − `centre`. Its methods take the fitted (centred) value: `ticks(lo, hi, count)`, `text(v)` (hover, tables:
- * to the resolution of the column's `span`), `csv(v)` (exports: ISO dates; whole seconds), `h(h)` (a bandwidth).
+ * to the resolution of the column's `span`), `csv(v)` (exports: ISO dates; whole seconds), `h(h)` (a bandwidth), and
+ * for dates and times `hTicks(lo, hi)` (a log axis of h, as durations).
  */
 export function axis(kind = 'number', centre = 0, span = 0) {
   if (kind !== 'date' && kind !== 'time') {
@@ -129,6 +141,7 @@ export function axis(kind = 'number', centre = 0, span = 0) {
       return new Date(s * 1000).toISOString().replace('.000Z', 'Z');
     },
     h: duration,
+    hTicks: durationTicks,
   };
 }
 

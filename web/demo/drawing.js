@@ -30,7 +30,7 @@ function hovered(orMiddle = false) {
 export function paintPlot(name, target, cache, { hover: withHover = true } = {}) {
   const { data, fit, view } = state;
   if (name === 'matrix') return drawMatrix(target, fit?.matrix, withHover ? state.hoverRow : null);
-  if (name === 'selection') return drawSelection(target, state.selection, h1());
+  if (name === 'selection') return drawSelection(target, state.selection, h1(), data?.axes?.[0]);
   if (!data) return null;
   const hover = withHover ? hovered() : null;
   return data.dim === 1

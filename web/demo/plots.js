@@ -116,13 +116,16 @@ export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, 
   ctx.textBaseline = 'top';
   // Dates and clock times are wider labels than most numbers: fewer of them.
   const xCount = Math.max(2, Math.min(8, Math.floor((width - pad.left - pad.right) / (xAxis && xAxis.kind !== 'number' ? 120 : 80))));
-  for (const t of xLog ? logTicks(...xDomain) : xAxis ? xAxis.ticks(...xDomain, xCount) : ticks(...xDomain, xCount)) {
+  const xTicks = xLog ? (xAxis?.hTicks ?? logTicks)(...xDomain) : xAxis ? xAxis.ticks(...xDomain, xCount) : ticks(...xDomain, xCount);
+  for (const t of xTicks) {
     const px = Math.round(sx(t.value)) + 0.5;
     ctx.beginPath();
     ctx.moveTo(px, pad.top);
     ctx.lineTo(px, height - pad.bottom);
     ctx.stroke();
-    ctx.fillText(t.label, px, height - pad.bottom + 4);
+    // A label at the edge (100 days, 2021-07) is moved inside the canvas rather than cut.
+    const half = ctx.measureText(t.label).width / 2;
+    ctx.fillText(t.label, Math.min(Math.max(px, half), width - half), height - pad.bottom + 4);
   }
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
@@ -463,8 +466,8 @@ export function drawBars(canvas, matrix, row, xAxis = null) {
   }
 }
 
-/** The bandwidth search: score against h (log axis), the chosen h and the current h marked. */
-export function drawSelection(canvas, selection, currentH) {
+/** The bandwidth search: score against h (log axis; `hAxis`, a date or time axis, labels it as durations), the chosen h and the current h marked. */
+export function drawSelection(canvas, selection, currentH, hAxis = null) {
   const c = prepare(canvas);
   if (!c || !selection || !selection.curve.scores.length) return;
   const { ctx } = c;
@@ -477,7 +480,7 @@ export function drawSelection(canvas, selection, currentH) {
   const lo = Math.min(...points.map((p) => p.s));
   const hi = Math.max(...points.map((p) => p.s));
   const { sx, sy, pad } = frame(c, [Math.min(...hs) / 1.2, Math.max(...hs) * 1.2], [lo - 0.05 * (hi - lo || 1), hi + 0.05 * (hi - lo || 1)],
-    { xLog: true, xTitle: 'h', yTitle: { aicc: 'AICc', learn: 'leave-one-out loss' }[selection.method] ?? 'CV score' });
+    { xLog: true, xTitle: 'h', xAxis: hAxis, yTitle: { aicc: 'AICc', learn: 'leave-one-out loss' }[selection.method] ?? 'CV score' });
   ctx.strokeStyle = css('--curve');
   ctx.fillStyle = css('--curve');
   ctx.lineWidth = 1.5;
