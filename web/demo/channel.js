@@ -11,7 +11,8 @@ export function channel(worker, onOther, onError) {
     const done = waiting.get(data.id);
     if (!done || data.op === 'progress') { onOther?.(data); return; }
     waiting.delete(data.id);
-    if (data.error) done.reject(new Error(data.error));
+    // `argument` names the setting that would fix a refusal (the reader's option, say): the page focuses it.
+    if (data.error) done.reject(Object.assign(new Error(data.error), data.argument ? { argument: data.argument } : {}));
     else done.resolve(data);
   };
   worker.onerror = (event) => onError(new Error(event.message || 'worker failed to start'));

@@ -1,10 +1,20 @@
 // The demo's text panels: the fit's status line, the identity table, the timings and the hovered query. Text only
 // (textContent), never HTML.
 
+import { axis } from './axes.js';
+
+const PLAIN = axis();
+/** How dimension d of x is written (`axes` from the page's data; plain numbers when absent). */
+const axisOf = (axes, d) => axes?.[d] ?? PLAIN;
+/** A bandwidth vector in each dimension's units: 0.32, or 3.2 days on a date axis. */
+export const hText = (h, axes) => Array.from(h, (v, d) => axisOf(axes, d).h(v)).join(', ');
+/** A point of x as text, each coordinate in its axis' terms. */
+const xText = (values, axes) => Array.from(values, (v, d) => axisOf(axes, d).text(v)).join(', ');
+
 const ms = (t) => (t === undefined ? '–' : t < 1 ? `${t.toFixed(2)} ms` : `${t.toFixed(1)} ms`);
 
 /** The status line under the fit: estimator, h, sample, degrees of freedom, noise, and where support is thin. */
-export function describeFit(ui, fit, thinBelow) {
+export function describeFit(ui, fit, thinBelow, axes) {
   let thin = 0;
   let minEff = Infinity;
   for (const e of fit.effectiveKeys) {
@@ -12,7 +22,7 @@ export function describeFit(ui, fit, thinBelow) {
     minEff = Math.min(minEff, e);
   }
   const name = fit.estimator === 'local-linear' ? 'Local-linear' : 'Nadaraya–Watson';
-  ui.fitStatus.textContent = `${name}, ${fit.kernel} kernel, h = ${Array.from(fit.h, (h) => h.toPrecision(3)).join(', ')}` +
+  ui.fitStatus.textContent = `${name}, ${fit.kernel} kernel, h = ${hText(fit.h, axes)}` +
     ` on ${fit.n.toLocaleString('en')} points${fit.draft && fit.method !== 'grid' ? ' (draft while dragging)' : ''}, ` +
     (fit.method === 'grid' ? `on a grid (error estimate ${fit.errorEstimate.toExponential(1)} of the range of y): ` : 'exactly: ') +
     `${fit.edf.toFixed(1)} effective parameters, noise sd ${fit.sigma.toPrecision(3)}; ` +
@@ -22,7 +32,7 @@ export function describeFit(ui, fit, thinBelow) {
 }
 
 /** The identity table: a few queries, the Gaussian kernel fit and softmax(Q′K′ᵀ)V side by side. */
-export function describeIdentity(ui, fit) {
+export function describeIdentity(ui, fit, axes) {
   const { view } = fit;
   const approxOutput = view.approx && !view.approx.error ? view.approx.output : null;
   const rows = ui.identity.tBodies[0];
@@ -30,7 +40,7 @@ export function describeIdentity(ui, fit) {
   const picks = [0, Math.floor(I / 4), Math.floor(I / 2), Math.floor((3 * I) / 4), I - 1];
   rows.replaceChildren(...picks.map((i) => {
     const tr = document.createElement('tr');
-    const q = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), (v) => v.toFixed(3)).join(', ');
+    const q = xText(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), axes);
     for (const text of [q, view.kernel[i].toFixed(6), view.softmax[i].toFixed(6), Math.abs(view.kernel[i] - view.softmax[i]).toExponential(1)]) {
       const td = document.createElement('td');
       td.textContent = text;
@@ -46,7 +56,7 @@ export function describeIdentity(ui, fit) {
   ui.approxHead.textContent = view.approx ? METHOD_NAMES[view.approx.method] : '';
   ui.approxStatus.classList.toggle('error', Boolean(view.approx?.error));
   ui.approxStatus.textContent = describeApprox(view.approx, view.kernelMs);
-  ui.identityCaption.textContent = `Gaussian Nadaraya–Watson at h = ${fit.viewH.map((h) => h.toPrecision(3)).join(', ')}, both ways, over ${I.toLocaleString('en')} ` +
+  ui.identityCaption.textContent = `Gaussian Nadaraya–Watson at h = ${hText(fit.viewH, axes)}, both ways, over ${I.toLocaleString('en')} ` +
     `queries: largest difference ${view.maxDiff.toExponential(2)}. Both run in float32, and the rounding of |k|²/2h² ` +
     'grows with (spread of x / h)², so very small bandwidths show larger differences.';
 }
@@ -77,7 +87,7 @@ function describeApprox(approx, exactMs) {
 export function describeTimings(ui, fit, { timings: t, selection, worker }) {
   const I = fit.mean.length;
   const lines = [
-    `parse (Papa Parse, in a Worker): ${ms(t.parse)}`,
+    `parse (the package's table reader, in a Worker): ${ms(t.parse)}`,
     `bandwidth choice: ${ms(t.select)}${selection ? ` (${selection.n.toLocaleString('en')} points)` : ''}`,
     `fit (kernelRegression, ${fit.method}: noise variance and degrees of freedom over ${fit.n.toLocaleString('en')} points): ${ms(t.fit)}`,
     `prediction and band at ${I.toLocaleString('en')} queries: ${ms(t.predict)}`,
@@ -96,18 +106,18 @@ export function describeTimings(ui, fit, { timings: t, selection, worker }) {
  * The inspected query (`hover`: its coordinates and top keys; row `row` of the matrix): its fit and its weights.
  * Until one is hovered or tapped (`inspected` false) the bars show the middle query and the caption says so.
  */
-export function describeHover(ui, fit, hover, row, showBand, inspected = true) {
+export function describeHover(ui, fit, hover, row, showBand, inspected = true, axes = null) {
   if (!fit || !hover) {
     ui.hoverStatus.textContent = '';
     ui.barsCaption.textContent = 'Hover or tap a query (a row of the matrix, or the fit).';
     return;
   }
   const i = fit.matrix.queryIndex[row];
-  const at = hover.query.map((v) => v.toFixed(3)).join(', ');
+  const at = xText(hover.query, axes);
   const band = showBand ? ` [${fit.lower[i].toFixed(3)}, ${fit.upper[i].toFixed(3)}]` : '';
   ui.hoverStatus.textContent = inspected ? `query ${at}: fit ${fit.mean[i].toFixed(4)}${band}, ` +
     `${fit.effectiveKeys[i].toFixed(1)} effective points` : '';
-  const top = hover.top.slice(0, 3).map((k) => `${k.x.map((v) => v.toFixed(2)).join(', ')} (${k.w.toFixed(3)})`).join('; ');
+  const top = hover.top.slice(0, 3).map((k) => `${axes ? xText(k.x, axes) : k.x.map((v) => v.toFixed(2)).join(', ')} (${k.w.toFixed(3)})`).join('; ');
   ui.barsCaption.textContent = `${inspected ? 'Query' : 'The middle query,'} ${at}: its weights over the keys (sum 1). ` +
     `Heaviest keys${inspected ? ', circled on the fit' : ''}: ${top}.${inspected ? '' : ' Hover or tap the fit for another query.'}`;
 }

@@ -35,14 +35,20 @@ const decimals = (text) => {
   return Math.max(0, (m[1] && !m[1].startsWith('e') ? m[1].length : 0) - Number(m[3] ?? m[2] ?? 0));
 };
 
-/** The fit at its queries (a grid over the data) as CSV text: x column(s), fit, the band when it is shown. */
-export function fitCsv(fit, names, withBand) {
+/** x's coordinate d as CSV text: a date or time column (axes.js) as ISO text, else `number(v)`. */
+const xField = (axes, d, v, number) => (axes?.[d]?.csv ? axes[d].csv(v) : number(v));
+
+/**
+ * The fit at its queries (a grid over the data) as CSV text: x column(s), fit, the band when it is shown. `axes`
+ * (optional) says which x columns are dates or times, written back as such.
+ */
+export function fitCsv(fit, names, withBand, axes = null) {
   const xNames = names.slice(0, fit.dim);
   const head = [...xNames, 'fit', ...(withBand ? [`lower_${fit.level}`, `upper_${fit.level}`] : []), 'effective_points'];
   const lines = [head.map(csvField).join(',')];
   const I = fit.mean.length;
   for (let i = 0; i < I; i++) {
-    const row = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), float32Text);
+    const row = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), (v, d) => xField(axes, d, v, float32Text));
     row.push(float32Text(fit.mean[i]));
     if (withBand) row.push(float32Text(fit.lower[i]), float32Text(fit.upper[i]));
     row.push(fit.effectiveKeys[i].toFixed(3));
@@ -52,14 +58,14 @@ export function fitCsv(fit, names, withBand) {
 }
 
 /**
- * The fit at the observations as CSV text: the data as read (float64, so the file's own digits), the fit, the
+ * The fit at the observations as CSV text: the data as read (float64, so the file's own digits; dates as dates), the fit, the
  * residual y − fit (to the digits of y and the fit, no further) and, when shown, the band.
  */
-export function observationsCsv({ x, y, dim, names }, { mean, lower, upper, level }, withBand) {
+export function observationsCsv({ x, y, dim, names, axes }, { mean, lower, upper, level }, withBand) {
   const head = [...names.slice(0, dim), names[dim], 'fit', 'residual', ...(withBand ? [`lower_${level}`, `upper_${level}`] : [])];
   const lines = [head.map(csvField).join(',')];
   for (let i = 0; i < y.length; i++) {
-    const row = Array.from(x.subarray(i * dim, (i + 1) * dim), String);
+    const row = Array.from(x.subarray(i * dim, (i + 1) * dim), (v, d) => xField(axes, d, v, String));
     const yText = String(y[i]);
     const fitText = float32Text(mean[i]);
     const places = Math.min(20, Math.max(decimals(yText), decimals(fitText)));

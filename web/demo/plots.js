@@ -101,8 +101,9 @@ const FONT = 12;  // px, the plots' text
  * from the widest y tick label, so the y title (turned, at the far left) never overlaps a label; the x title sits
  * centred under the x labels. Returns the scales and the margins (`pad`).
  */
-export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, xTitle = '', yTitle = '', right = 12, top = 10 } = {}) {
-  const yTicks = ticks(...yDomain, Math.max(2, Math.min(6, Math.floor(height / 60))));
+export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, xTitle = '', yTitle = '', right = 12, top = 10, xAxis = null, yAxis = null } = {}) {
+  const yCount = Math.max(2, Math.min(6, Math.floor(height / 60)));
+  const yTicks = yAxis ? yAxis.ticks(...yDomain, yCount) : ticks(...yDomain, yCount);
   let labelWidth = 0;
   for (const t of yTicks) labelWidth = Math.max(labelWidth, ctx.measureText(t.label).width);
   const pad = { left: Math.ceil((yTitle ? FONT + 6 : 2) + labelWidth + 7), right, top, bottom: xTitle ? 36 : 22 };
@@ -113,14 +114,18 @@ export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, 
   ctx.fillStyle = css('--muted');
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
-  const xCount = Math.max(2, Math.min(8, Math.floor((width - pad.left - pad.right) / 80)));
-  for (const t of xLog ? logTicks(...xDomain) : ticks(...xDomain, xCount)) {
+  // Dates and clock times are wider labels than most numbers: fewer of them.
+  const xCount = Math.max(2, Math.min(8, Math.floor((width - pad.left - pad.right) / (xAxis && xAxis.kind !== 'number' ? 120 : 80))));
+  const xTicks = xLog ? (xAxis?.hTicks ?? logTicks)(...xDomain) : xAxis ? xAxis.ticks(...xDomain, xCount) : ticks(...xDomain, xCount);
+  for (const t of xTicks) {
     const px = Math.round(sx(t.value)) + 0.5;
     ctx.beginPath();
     ctx.moveTo(px, pad.top);
     ctx.lineTo(px, height - pad.bottom);
     ctx.stroke();
-    ctx.fillText(t.label, px, height - pad.bottom + 4);
+    // A label at the edge (100 days, 2021-07) is moved inside the canvas rather than cut.
+    const half = ctx.measureText(t.label).width / 2;
+    ctx.fillText(t.label, Math.min(Math.max(px, half), width - half), height - pad.bottom + 4);
   }
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
@@ -246,7 +251,7 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
   const c = prepare(canvas);
   if (!c) return null;
   const { ctx, width, height } = c;
-  const { sx, sy, pad } = frame(c, xDomain, yDomain, { xTitle: data.names[0], yTitle: data.names[data.names.length - 1] });
+  const { sx, sy, pad } = frame(c, xDomain, yDomain, { xTitle: data.names[0], yTitle: data.names[data.names.length - 1], xAxis: data.axes?.[0] });
   ctx.save();
   clip(ctx, width, height, pad);
   const color = css('--point');
@@ -358,7 +363,7 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cach
   const c = prepare(canvas);
   if (!c) return null;
   const { ctx, width, height } = c;
-  const { sx, sy, pad } = frame(c, box[0], box[1], { xTitle: data.names[0], yTitle: data.names[1], right: 70, top: 24 });
+  const { sx, sy, pad } = frame(c, box[0], box[1], { xTitle: data.names[0], yTitle: data.names[1], right: 70, top: 24, xAxis: data.axes?.[0], yAxis: data.axes?.[1] });
   colourScale(ctx, { x: width - 58, top: pad.top, bottom: height - pad.bottom }, yDomain, data.names[2]);
   ctx.save();
   clip(ctx, width, height, pad);
@@ -443,8 +448,8 @@ export function drawMatrix(canvas, matrix, hoverRow) {
   return area;
 }
 
-/** One query's weights over the key bins as bars. */
-export function drawBars(canvas, matrix, row) {
+/** One query's weights over the key bins as bars (`xAxis`: how x is written, see axes.js). */
+export function drawBars(canvas, matrix, row, xAxis = null) {
   const c = prepare(canvas);
   if (!c || !matrix || row === null || row === undefined) return;
   const { ctx, width, height } = c;
@@ -452,7 +457,7 @@ export function drawBars(canvas, matrix, row) {
   const weights = binned.subarray(row * bins, (row + 1) * bins);
   let max = 0;
   for (const w of weights) max = Math.max(max, w);
-  const { sx, sy } = frame(c, [binStart[0], binStart[bins]], [0, max || 1], { yTitle: 'weight' });
+  const { sx, sy } = frame(c, [binStart[0], binStart[bins]], [0, max || 1], { yTitle: 'weight', xAxis });
   ctx.fillStyle = css('--curve');
   for (let b = 0; b < bins; b++) {
     const x0 = sx(binStart[b]);
@@ -461,8 +466,8 @@ export function drawBars(canvas, matrix, row) {
   }
 }
 
-/** The bandwidth search: score against h (log axis), the chosen h and the current h marked. */
-export function drawSelection(canvas, selection, currentH) {
+/** The bandwidth search: score against h (log axis; `hAxis`, a date or time axis, labels it as durations), the chosen h and the current h marked. */
+export function drawSelection(canvas, selection, currentH, hAxis = null) {
   const c = prepare(canvas);
   if (!c || !selection || !selection.curve.scores.length) return;
   const { ctx } = c;
@@ -475,7 +480,7 @@ export function drawSelection(canvas, selection, currentH) {
   const lo = Math.min(...points.map((p) => p.s));
   const hi = Math.max(...points.map((p) => p.s));
   const { sx, sy, pad } = frame(c, [Math.min(...hs) / 1.2, Math.max(...hs) * 1.2], [lo - 0.05 * (hi - lo || 1), hi + 0.05 * (hi - lo || 1)],
-    { xLog: true, xTitle: 'h', yTitle: { aicc: 'AICc', learn: 'leave-one-out loss' }[selection.method] ?? 'CV score' });
+    { xLog: true, xTitle: 'h', xAxis: hAxis, yTitle: { aicc: 'AICc', learn: 'leave-one-out loss' }[selection.method] ?? 'CV score' });
   ctx.strokeStyle = css('--curve');
   ctx.fillStyle = css('--curve');
   ctx.lineWidth = 1.5;

@@ -21,12 +21,13 @@ function fromBase64url(text) {
 }
 
 /**
- * `data` ({ names, x, y, dim }) packed for a link, or null when the packed text would pass LINK_DATA_LIMIT. Numbers
- * are written as JavaScript writes a float64 (shortest round trip), so the link reproduces them exactly.
+ * `data` ({ names, x, y, dim, xKinds?, centres? }) packed for a link, or null when the packed text would pass
+ * LINK_DATA_LIMIT. Numbers are written as JavaScript writes a float64 (shortest round trip), so the link reproduces
+ * them exactly; date and time columns keep their kind and centre (axes.js), so they plot as dates again.
  */
-export async function packData({ names, x, y, dim }) {
+export async function packData({ names, x, y, dim, xKinds, centres }) {
   if (y.length > MAX_ROWS) return null;
-  const lines = [JSON.stringify({ names, dim })];
+  const lines = [JSON.stringify(xKinds ? { names, dim, xKinds, centres } : { names, dim })];
   for (let i = 0; i < y.length; i++) lines.push([...x.subarray(i * dim, (i + 1) * dim), y[i]].join(','));
   const stream = new Blob([lines.join('\n')]).stream().pipeThrough(new CompressionStream('deflate-raw'));
   const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
@@ -66,8 +67,13 @@ export async function unpackData(packed) {
   } catch {
     meta = null;
   }
-  const { names, dim } = meta ?? {};
+  const { names, dim, xKinds, centres } = meta ?? {};
   if (![1, 2].includes(dim) || !Array.isArray(names) || names.length !== dim + 1 || !names.every((n) => typeof n === 'string')) {
+    throw new Error('its data has no valid header');
+  }
+  const dates = xKinds !== undefined;
+  if (dates && !(Array.isArray(xKinds) && xKinds.length === dim && xKinds.every((k) => ['number', 'date', 'time'].includes(k)) &&
+    Array.isArray(centres) && centres.length === dim && centres.every(Number.isFinite))) {
     throw new Error('its data has no valid header');
   }
   if (rows.length < 2 || rows.length > MAX_ROWS) throw new Error(`its data has ${rows.length} rows`);
@@ -79,5 +85,5 @@ export async function unpackData(packed) {
     x.set(fields.slice(0, dim), i * dim);
     y[i] = fields[dim];
   });
-  return { names: names.map((n) => n.slice(0, 200)), x, y, dim };
+  return { names: names.map((n) => n.slice(0, 200)), x, y, dim, ...(dates ? { xKinds, centres } : {}) };
 }

@@ -1,0 +1,138 @@
+// Drawing: the main plot and the smaller views, redrawn in one animation frame after each change, each only when
+// what it shows changed; the text panels; and the inspected (hovered or tapped) query.
+import { describeFit, describeHover, describeIdentity, describeTimings } from './describe.js';
+import { describeSelection, h1 } from './fitting.js';
+import { drawBars, drawFit, drawMatrix, drawSelection, drawSurface } from './plots.js';
+import { drawTimes, publish, state, THIN } from './state.js';
+import { $, ui } from './ui.js';
+
+let drawQueued = false;
+export function scheduleDraw() {
+  if (drawQueued) return;
+  drawQueued = true;
+  requestAnimationFrame(() => {
+    drawQueued = false;
+    draw();
+  });
+}
+
+/** The inspected query (hovered, tapped or picked by keys) or, with `orMiddle`, the middle one until then. */
+function hovered(orMiddle = false) {
+  const { fit } = state;
+  if (!fit || !fit.matrix) return null;
+  const hoverRow = state.hoverRow ?? (orMiddle ? Math.floor(fit.matrix.rows / 2) : null);
+  if (hoverRow === null) return null;
+  const { matrix } = fit;
+  return { row: hoverRow, query: Array.from(matrix.queries.subarray(hoverRow * fit.dim, (hoverRow + 1) * fit.dim)), top: matrix.top[hoverRow] };
+}
+
+/** Draws plot `name` (plot, matrix, selection) on `target`: its canvas, or a stand-in for an export (no hover marks). */
+export function paintPlot(name, target, cache, { hover: withHover = true } = {}) {
+  const { data, fit, view } = state;
+  if (name === 'matrix') return drawMatrix(target, fit?.matrix, withHover ? state.hoverRow : null);
+  if (name === 'selection') return drawSelection(target, state.selection, h1(), data?.axes?.[0]);
+  if (!data) return null;
+  const hover = withHover ? hovered() : null;
+  return data.dim === 1
+    ? drawFit(target, { data, fit: fit && fit.dim === 1 ? fit : null, showBand: ui.band.checked, hover, thin: THIN, ...view, cache })
+    : drawSurface(target, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, thin: THIN, ...view, cache });
+}
+
+function draw() {
+  const { data, fit } = state;
+  if (!data) return;
+  const t0 = performance.now();
+  // Until a query is inspected, the bars show the middle one rather than an empty box.
+  const shown = hovered(true);
+  state.scales = paintPlot('plot', ui.plot, state.layer);
+  // The smaller views are redrawn only when what they show changed (dragging changes only the fit and h).
+  if (changed('matrix', fit?.matrix, state.hoverRow, ui.matrix.clientWidth)) {
+    state.matrixArea = paintPlot('matrix', ui.matrix);
+    drawBars(ui.bars, fit?.matrix, shown?.row ?? null, data.axes?.[0]);
+  }
+  if (changed('hover', fit, state.hoverRow, ui.band.checked)) describeHover(ui, fit, shown, shown?.row ?? null, ui.band.checked, state.hoverRow !== null, data.axes);
+  if (changed('selection', state.selection, h1(), ui.selection.clientWidth)) {
+    // A rule (Scott, Silverman) has no search curve: no empty box for it.
+    const curve = Boolean(state.selection?.curve?.scores.length);
+    ui.selection.hidden = !curve;
+    for (const id of ['save-selection', 'save-selection-svg']) $(id).disabled = !curve;
+    if (curve) paintPlot('selection', ui.selection);
+    describeSelection();
+  }
+  if (fit && changed('warnings', fit, state.selection)) renderWarnings();
+  if (fit && changed('text', fit)) {
+    describeFit(ui, fit, THIN, data.axes);
+    if (fit.view && changed('identity', fit.view)) describeIdentity(ui, fit, data.axes);
+    describeTimings(ui, fit, state);
+  }
+  state.timings.draw = performance.now() - t0;
+  drawTimes.push(state.timings.draw);
+  if (drawTimes.length > 200) drawTimes.shift();
+  publish();
+}
+
+const drawn = {};
+/** True when any of `inputs` differs from the last call with this name (identity comparison). */
+function changed(name, ...inputs) {
+  const last = drawn[name];
+  if (last && last.length === inputs.length && last.every((v, i) => v === inputs[i])) return false;
+  drawn[name] = inputs;
+  return true;
+}
+
+/**
+ * The library's warnings on the fit and on the bandwidth choice (interpolating, precision, guard), listed next to the
+ * fit; nothing when the results carry none (or no `warnings` field at all).
+ */
+export function renderWarnings() {
+  const seen = new Set();
+  const items = [...(state.fit?.warnings ?? []), ...(state.selection?.warnings ?? [])].filter((w) => {
+    const key = `${w.code}|${w.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  ui.fitWarnings.replaceChildren(...items.map((w) => {
+    const li = document.createElement('li');
+    li.textContent = w.message;
+    li.dataset.code = w.code;
+    return li;
+  }));
+  ui.fitWarnings.hidden = !items.length;
+}
+
+export function hoverAt(event) {
+  const { fit, data } = state;
+  if (!fit || !fit.matrix || !state.scales) return;
+  const rect = ui.plot.getBoundingClientRect();
+  const px = event.clientX - rect.left;
+  const py = event.clientY - rect.top;
+  const { matrix } = fit;
+  let best = null;
+  let bestD = Infinity;
+  for (let r = 0; r < matrix.rows; r++) {
+    const dx = state.scales.sx(matrix.queries[r * fit.dim]) - px;
+    const dy = data.dim === 2 ? state.scales.sy(matrix.queries[r * 2 + 1]) - py : 0;
+    if (dx * dx + dy * dy < bestD) { bestD = dx * dx + dy * dy; best = r; }
+  }
+  setHover(best);
+}
+
+export function setHover(row) {
+  if (row === state.hoverRow) return;
+  state.hoverRow = row;
+  scheduleDraw();
+}
+
+export function hoverMatrix(event) {
+  const area = state.matrixArea;
+  if (!area || !state.fit?.matrix) return;
+  const rect = ui.matrix.getBoundingClientRect();
+  const row = Math.floor(((event.clientY - rect.top - area.y) / area.h) * state.fit.matrix.rows);
+  setHover(row >= 0 && row < state.fit.matrix.rows ? row : null);
+}
+
+/** Forgets what was drawn, so that the next draw repaints every view (new data, another colour theme). */
+export function forgetDrawn() {
+  for (const name of Object.keys(drawn)) delete drawn[name];
+}

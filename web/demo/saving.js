@@ -1,0 +1,71 @@
+// What the visitor downloads: the fit as CSV (on the grid, and at the observations, computed by the worker), and each
+// plot as an opaque, titled PNG or SVG figure with its legend and parameters and without hover marks.
+import { paintPlot } from './drawing.js';
+import { download, fitCsv, observationsCsv } from './export.js';
+import { figure } from './figure.js';
+import { estimatorName, kernelName } from './fitting.js';
+import { hText } from './describe.js';
+import { state, THIN } from './state.js';
+import { clearError, showError, ui } from './ui.js';
+import { compute } from './workers.js';
+
+export function saveFit() {
+  const { fit, data } = state;
+  if (!fit) return;
+  download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1, data.axes)], { type: 'text/csv' }), 'kernel-fit.csv');
+}
+
+/** The fit, residuals and (when shown) band at every observation, computed by the worker at the fit's settings. */
+export async function saveObservations() {
+  const { fit, data } = state;
+  if (!fit || fit.draft) return;
+  ui.saveStatus.textContent = 'Computing the fit at the observations…';
+  clearError(ui.saveStatus);
+  try {
+    const at = await compute('observations', { h: Array.from(fit.h), kernel: fit.kernel, estimator: fit.estimator, level: fit.level, method: ui.fitMethod.value });
+    if (state.data !== data) return;
+    download(new Blob([observationsCsv(data, at, ui.band.checked && data.dim === 1)], { type: 'text/csv' }), 'kernel-fit-observations.csv');
+    ui.saveStatus.textContent = '';
+  } catch (err) {
+    showError(ui.saveStatus, `Not saved: ${err.message}.`);
+  }
+}
+
+const PLOT_FILES = { plot: 'kernel-fit', matrix: 'attention-matrix', selection: 'bandwidth-selection' };
+
+/** What an exported figure says about the fit: estimator, kernel, h, method (and how h was set), the level. */
+function figureParams() {
+  const { fit } = state;
+  if (!fit) return '';
+  const how = { cv: 'chosen by leave-one-out CV', aicc: 'chosen by AICc', scott: "Scott's rule", silverman: "Silverman's rule",
+    learn: 'learnt by gradient descent', hand: 'set by hand', link: 'from a link' }[state.hSource?.by] ?? '';
+  return `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, h = ${hText(fit.h, state.data.axes)}` +
+    `${how ? ` (${how})` : ''}, method ${fit.method}, ${fit.n.toLocaleString('en')} points` +
+    (fit.dim === 1 && ui.band.checked ? `, ${Math.round(fit.level * 100)} % band` : '');
+}
+
+/** Saves one plot as PNG or SVG: an opaque figure with title, parameters and legend, without hover marks. */
+export async function savePlot(name, format) {
+  const canvas = ui[name];
+  const style = getComputedStyle(document.documentElement);
+  const color = (v) => style.getPropertyValue(v).trim();
+  const { data } = state;
+  if (!data) return;
+  const subject = `${data.names[data.dim]} on ${data.names.slice(0, data.dim).join(' and ')}`;
+  const titles = {
+    plot: `Kernel regression of ${subject}`, matrix: `Attention weights of the fit of ${subject}`,
+    selection: `Choosing h for the fit of ${subject}`,
+  };
+  let legend = [];
+  if (name === 'plot' && data.dim === 1) {
+    legend = [{ kind: 'point', color: color('--point'), label: 'data' }, { kind: 'line', color: color('--curve'), label: 'fit' }];
+    if (ui.band.checked) legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label: 'confidence band' });
+    legend.push({ kind: 'bar', color: color('--thin'), label: `thin support (< ${THIN} effective points)` });
+  }
+  const spec = {
+    title: `${titles[name]} (${data.source})`, description: canvas.getAttribute('aria-label'), params: figureParams(), legend,
+    colors: { bg: color('--bg'), fg: color('--fg'), muted: color('--muted') },
+  };
+  const blob = await figure(canvas, format, spec, (target) => paintPlot(name, target, {}, { hover: false }));
+  download(blob, `${PLOT_FILES[name]}.${format}`);
+}
