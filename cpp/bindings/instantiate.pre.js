@@ -19,8 +19,16 @@ if (!Module['instantiateWasm']) Module['instantiateWasm'] = function (imports, r
       .then(function (fs) { return fs.readFile(/^file:/.test(url) ? new URL(url) : url); })
       .then(function (bytes) { return WebAssembly.instantiate(bytes, imports); });
   } else {
-    instantiated = fetch(url, { credentials: 'same-origin' }).then(function (response) {
-      if (!response.ok) throw new Error('HTTP ' + response.status + ' for ' + url);
+    // Where a bundler did not copy the file to the loader's URL (esbuild), the app may have put it next to the module.
+    var fallback = Module['wasmUrl'] && url !== wasmBinaryFile ? wasmBinaryFile : null;
+    var get = function (from) {
+      return fetch(from, { credentials: 'same-origin' }).then(function (response) {
+        if (response.status === 404 && fallback && from !== fallback) return get(fallback);
+        if (!response.ok) throw new Error('HTTP ' + response.status + ' for ' + from);
+        return response;
+      });
+    };
+    instantiated = get(url).then(function (response) {
       if (typeof WebAssembly.instantiateStreaming !== 'function') {
         return response.arrayBuffer().then(function (bytes) { return WebAssembly.instantiate(bytes, imports); });
       }
