@@ -1,5 +1,5 @@
 // Certified sparse attention: `node examples/sparse.mjs` after `npm run build:wasm`.
-import { init } from '../web/src/index.js';
+import { init } from 'kernel-attention';
 
 const ka = await init();
 

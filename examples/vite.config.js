@@ -1,6 +1,7 @@
-// vite.config.js for an app that imports kernel-attention. The pthreads build starts its workers with
-// `new Worker(new URL('….worker.js', import.meta.url))`, which Vite bundles as a worker too; that worker loads the
-// module with a dynamic import(), which Vite's default worker format ('iife') cannot hold: use ES module workers.
+// vite.config.js for an app whose own Web Worker imports kernel-attention (the pthreads build runs there). An app
+// that uses the package on the page only needs no configuration. Vite's dev server pre-bundles dependencies, which
+// moves the package away from its .wasm and worker files: exclude it.
 export default {
   worker: { format: 'es' },
+  optimizeDeps: { exclude: ['kernel-attention'] },
 };
