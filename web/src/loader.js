@@ -48,7 +48,8 @@ function loadFailed(what, cause) {
  */
 function factoryOptions(locate, wasmUrl, failure) {
   const options = { onLoadError: (error) => { failure.error = error; } };
-  if (locate) options.locateFile = (name, prefix) => sameOriginWorker(name, locate(name, prefix));
+  // In Node only the .wasm moves: the worker is the Node build's own CommonJS file, beside its module.
+  if (locate) options.locateFile = (name, prefix) => (isNode && !name.endsWith('.wasm') ? prefix + name : sameOriginWorker(name, locate(name, prefix)));
   else if (wasmUrl) options.wasmUrl = wasmUrl;
   return options;
 }
