@@ -1,6 +1,6 @@
-// vite.config.js for an app whose own Web Worker imports kernel-attention (the pthreads build runs there). An app
-// that uses the package on the page only needs no configuration. Vite's dev server pre-bundles dependencies, which
-// moves the package away from its .wasm and worker files: exclude it.
+// vite.config.js for an app that imports kernel-attention. `vite build` of an app that uses the package on the page
+// only needs none of it; the dev server pre-bundles dependencies away from the package's .wasm files (exclude it),
+// and an app whose own Web Worker imports the package (the pthreads build runs there) needs ES module workers.
 export default {
   worker: { format: 'es' },
   optimizeDeps: { exclude: ['kernel-attention'] },

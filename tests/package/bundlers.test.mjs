@@ -6,12 +6,14 @@
 // - threads.html runs it in a module Worker (with the configuration the README documents): the pthreads build where
 //   the bundler supports it;
 // - the same with the pthreads worker file deleted from the bundle: one thread, and no uncaught error;
-// - no bundle holds a second copy of the engine (at most one module per build, one .wasm per build).
+// - no bundle holds a second copy of the engine (at most one module per build, one .wasm per build);
+// - Vite's dev server, with the README's vite.config.js (optimizeDeps.exclude): the page and the Worker.
 // KA_UPDATE_DOCS=1 writes the sizes into docs/package.md (between the bundler-sizes markers).
 // Skipped, with a message, only when the npm registry cannot be reached.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,11 +121,45 @@ for (const name of CONSUMERS) {
     checkResults(missing.results, `${name} worker without the pthreads worker file`);
     assert.equal(missing.results[0].build, 'single');
 
+    if (name.startsWith('vite')) await checkDevServer(project, name);
+
     const versions = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies;
     sizes.push({ name, versions, download, threadsBuild: threads.results[0].build, threadsDownload, total: built.page.total });
     t.diagnostic(`${name}: page ${kB(download)} kB gzip (whole bundle ${kB(built.page.total)} kB); Worker: ` +
       `${threads.results[0].build} build, ${kB(threadsDownload)} kB`);
   });
+}
+
+/** Vite's dev server with the README's vite.config.js (dev.mjs in the fixture): the page and the Worker both compute. */
+async function checkDevServer(project, name) {
+  cpSync(join(root, 'examples/vite.config.js'), join(project, 'vite.config.js'));
+  const child = spawn(process.execPath, ['dev.mjs'], { cwd: project, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      child.stdout.once('data', (chunk) => resolve(String(chunk).trim()));
+      child.once('exit', (code) => reject(new Error(`${name}: the dev server exited (${code})`)));
+    });
+    for (const [path, build] of [['page.html', 'single'], ['threads.html', 'threads']]) {
+      const page = await browser.newPage();
+      const problems = [];
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      page.on('console', (m) => { if (m.type() === 'error') problems.push(`console.error: ${m.text().slice(0, 500)}`); });
+      try {
+        await page.goto(url + path);
+        await page.waitForFunction(() => window.results, null, { timeout: 60_000 });
+        const results = await page.evaluate(() => window.results);
+        checkResults(results, `${name} dev server ${path}`);
+        if (build === 'single' || (await page.evaluate(() => navigator.hardwareConcurrency)) >= 2) {
+          assert.equal(results[0].build, build, `${name} dev server ${path}`);
+        }
+        assert.deepEqual(problems, [], `${name} dev server ${path}`);
+      } finally {
+        await page.close();
+      }
+    }
+  } finally {
+    child.kill();
+  }
 }
 
 function writeDocs() {

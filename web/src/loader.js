@@ -173,14 +173,9 @@ export async function loadThreadsModule(locate) {
         factoryOptions(locate, new URL('../dist/kernel_attention_threads.wasm', import.meta.url).href, failure), failure);
     }
     const { default: factory } = await import('../dist/kernel_attention_threads.mjs');
-    const module = await create(factory,
+    // (It throws before fetching the .wasm where a bundler made import.meta.url a file: URL: threads_es.pre.js.)
+    return await create(factory,
       factoryOptions(locate, new URL('../dist/kernel_attention_threads.wasm', import.meta.url).href, failure), failure);
-    // Each pthread's worker imports the module by its URL (cpp/bindings/threads_es.pre.js). A bundler that replaced
-    // import.meta.url with the file's path at build time (webpack 5) leaves nothing a browser can import.
-    if (/^file:/.test(module.mainScriptUrlOrBlob ?? '') && globalThis.location?.protocol !== 'file:') {
-      throw new Error('the bundler replaced import.meta.url with a file: URL, so pthreads workers cannot import the module');
-    }
-    return module;
   } catch (cause) {
     throw loadFailed('pthreads WebAssembly module', cause);
   }
