@@ -1,5 +1,5 @@
 // Approximate attention with a reported error: `node examples/approximations.mjs` after `npm run build:wasm`.
-import { init } from 'kernel-attention';
+import { init } from '../web/src/index.js';
 
 const ka = await init();
 

@@ -3,7 +3,7 @@
 // are the other training points (leave-one-out); the loss is the mean squared error; Adam learns the log-bandwidth
 // (the book learns w = 1/h by SGD; the log keeps h positive, and Adam's steps do not depend on the gradient's scale).
 // In a page, `import('./attention-pooling.mjs')` runs the same training and gives its `losses` and `bandwidth`.
-import { init } from 'kernel-attention';
+import { init } from '../web/src/index.js';
 
 const ka = await init();
 

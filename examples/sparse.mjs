@@ -1,5 +1,5 @@
 // Certified sparse attention: `node examples/sparse.mjs` after `npm run build:wasm`.
-import { init } from 'kernel-attention';
+import { init } from '../web/src/index.js';
 
 const ka = await init();
 
