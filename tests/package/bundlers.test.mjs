@@ -126,7 +126,8 @@ for (const name of CONSUMERS) {
     const versions = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies;
     sizes.push({ name, versions, download, threadsBuild: threads.results[0].build, threadsDownload, total: built.page.total });
     t.diagnostic(`${name}: page ${kB(download)} kB gzip (whole bundle ${kB(built.page.total)} kB); Worker: ` +
-      `${threads.results[0].build} build, ${kB(threadsDownload)} kB`);
+      `${threads.results[0].build} build, ${kB(threadsDownload)} kB; without the pthreads worker file, init() took ` +
+      `${Math.round(missing.results[0].initMs)} ms`);
   });
 }
 
