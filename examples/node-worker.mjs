@@ -1,6 +1,6 @@
 // Kernel regression in a Node worker_threads worker, so the main thread stays free: `node examples/node-worker.mjs`.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { init } from '../web/src/index.js';
+import { init } from 'kernel-attention';
 
 if (isMainThread) {
   const x = Float64Array.from({ length: 1000 }, (_, i) => i / 100);

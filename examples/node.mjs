@@ -1,5 +1,5 @@
-// Kernel regression and attention from Node: run with `node examples/node.mjs` after `npm run build:wasm`.
-import { init } from '../web/src/index.js';
+// Kernel regression and attention from Node, after `npm install kernel-attention`: `node examples/node.mjs`.
+import { init } from 'kernel-attention';
 
 const ka = await init();
 

@@ -1,5 +1,5 @@
 // Kernel regression with a chosen bandwidth and a confidence band: `node examples/regression.mjs`.
-import { init } from '../web/src/index.js';
+import { init } from 'kernel-attention';
 
 const ka = await init();
 

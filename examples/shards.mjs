@@ -1,5 +1,5 @@
 // Sharding keys: each shard's partial state can be computed anywhere (a Worker, another process), then merged.
-import { init } from '../web/src/index.js';
+import { init } from 'kernel-attention';
 
 const ka = await init();
 

@@ -1,6 +1,7 @@
-// vite.config.js for an app that imports kernel-attention. The pthreads build starts its workers with
-// `new Worker(new URL('….worker.js', import.meta.url))`, which Vite bundles as a worker too; that worker loads the
-// module with a dynamic import(), which Vite's default worker format ('iife') cannot hold: use ES module workers.
+// vite.config.js for an app that imports kernel-attention. `vite build` of an app that uses the package on the page
+// only needs none of it; the dev server pre-bundles dependencies away from the package's .wasm files (exclude it),
+// and an app whose own Web Worker imports the package (the pthreads build runs there) needs ES module workers.
 export default {
   worker: { format: 'es' },
+  optimizeDeps: { exclude: ['kernel-attention'] },
 };

@@ -34,14 +34,16 @@ const TIMEOUT_MS = 60_000;
 // What the tarball must hold besides web/src and web/types: both WebAssembly builds, and nothing else of web/dist.
 const DIST = [
   'web/dist/kernel_attention.mjs',
+  'web/dist/kernel_attention.wasm',
   'web/dist/kernel_attention_threads.mjs',
+  'web/dist/kernel_attention_threads.wasm',
   'web/dist/kernel_attention_threads.worker.js',
   'web/dist/node/kernel_attention_threads.js',
   'web/dist/node/kernel_attention_threads.worker.js',
   'web/dist/node/package.json',
 ];
 const SHIPPABLE = [
-  /^package\.json$/, /^README\.md$/, /^CHANGELOG\.md$/, /^LICENSE$/,
+  /^package\.json$/, /^README\.md$/, /^CHANGELOG\.md$/, /^LICENSE$/, /^docs\/[\w-]+\.(md|svg)$/,
   /^web\/src\/[\w-]+\.c?js$/, /^web\/types\/[\w-]+\.d\.c?ts$/, /^cli\/[\w-]+\.mjs$/,
 ];
 
@@ -211,7 +213,11 @@ before(async () => {
     if (!existsSync(root + file)) throw new Error(`${file} is missing: run scripts/build.sh package first`);
   }
   dir = mkdtempSync(join(tmpdir(), 'ka-pack-'));
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root });
+  // The web/dist/ that is there (checked above): prepack would otherwise rebuild it (tests/package/clone.test.mjs
+  // packs through prepack from a clean clone).
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
+    cwd: root, env: { ...process.env, KA_PREPACK_USE_DIST: '1' },
+  });
   packed = JSON.parse(stdout.slice(stdout.indexOf('[')))[0];
   app = join(dir, 'app');
   mkdirSync(join(app, 'vite-app'), { recursive: true });
@@ -230,7 +236,7 @@ const node = async (file) => JSON.parse((await run(process.execPath, [file], { c
 test('the tarball holds what the package needs and nothing else', (t) => {
   const files = packed.files.map((f) => f.path).sort();
   for (const f of files) assert.ok(SHIPPABLE.some((re) => re.test(f)) || DIST.includes(f), `${f} should not be in the package`);
-  for (const f of [...DIST, 'package.json', 'web/src/index.js', 'web/src/index.cjs', 'web/types/index.d.ts', 'web/types/index.d.cts']) {
+  for (const f of [...DIST, 'package.json', 'CHANGELOG.md', 'docs/package.md', 'web/src/index.js', 'web/src/index.cjs', 'web/types/index.d.ts', 'web/types/index.d.cts']) {
     assert.ok(files.includes(f), `${f} is missing from the package`);
   }
   // Every relative import of a shipped module is shipped too.
@@ -344,4 +350,10 @@ test('Vite: an app importing the package builds offline and runs in Chromium, pa
     build: { outDir: out, emptyOutDir: true, chunkSizeWarningLimit: 2000 },
   });
   checkBrowser(await resultsInChromium(out, '/index.html'), 'Vite');
+});
+
+test('the Node pthreads build needs no .wasm of its own: emcc wrote the same bytes for both pthreads builds', () => {
+  // web/src/loader.js gives the Node build the browsers' .wasm, and only that one ships.
+  const node = readFileSync(join(root, 'web/dist/node/kernel_attention_threads.wasm'));
+  assert.ok(node.equals(readFileSync(join(root, 'web/dist/kernel_attention_threads.wasm'))));
 });

@@ -1,6 +1,6 @@
 // A consumer of the published types (`kernel-attention` resolves to this package through its "exports").
 // `tsc -p tests/types` must pass, and each @ts-expect-error line must really be an error.
-import { init, KernelAttentionError } from 'kernel-attention';
+import { init, KernelAttentionError, setThreads } from 'kernel-attention';
 import type {
   AttentionPooling, AttentionState, BandwidthSelection, Kernel, KernelRegressionModel, PredictionInterval,
 } from 'kernel-attention';
@@ -11,6 +11,14 @@ async function main(): Promise<void> {
   const build: 'single' | 'threads' = threaded.build;
   const threads: number = ka.threads;
   await init({ threads: 'auto' });
+  await init({ locateFile: (name) => new URL(name, 'https://cdn.example/ka/'), threads: 1 });
+  await init({ wasmPaths: '/assets/' });
+  // @ts-expect-error: locateFile is a function
+  await init({ locateFile: '/assets/' });
+  const previous: 'auto' | number = setThreads(2);
+  setThreads(previous);
+  // @ts-expect-error: a thread count, not a string of one
+  setThreads('2');
   const q = new Float32Array(8), k = new Float32Array(12), v = [1, 2, 3];
   const out: Float32Array = ka.attention(q, k, v, { dim: 4, heads: 2, causal: true, empty: 'zero' });
   const w: Float32Array = ka.weights(q, k, { dim: 4, kernel: 'gaussian', bandwidth: [1, 2, 3, 4] });
@@ -47,7 +55,16 @@ async function main(): Promise<void> {
   const band: PredictionInterval = model.predictInterval(q, { level: 0.9 });
   const edf: number = model.effectiveDegreesOfFreedom;
   const fit: Float32Array = model.predict(q);
+  // Results own a plain ArrayBuffer (TypeScript ≥ 5.7): they fit where a SharedArrayBuffer-backed array would not.
+  const blob = new Blob([model.predict(q), ka.attention(q, k, v, { dim: 4 })]);
+  void blob;
   model.dispose();
+  {
+    using scoped = ka.kernelRegression(v, v, { dim: 1, bandwidth: 0.5 });
+    void scoped.predict([1]);
+    using scopedPooling = ka.attentionPooling({ dim: 1 });
+    void scopedPooling;
+  }
 
   const pooling: AttentionPooling = ka.attentionPooling({ dim: 4, bandwidth: [1, 2], projections: { rank: 2, seed: 3 }, learningRate: 0.1, betas: [0.8, 0.99] });
   const pooled: Float32Array = pooling.forward(q, k, v, { mask: 'loo', empty: 'zero' });

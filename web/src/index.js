@@ -4,7 +4,7 @@ import { makeBandwidth } from './bandwidth.js';
 import { describe, KernelAttentionError } from './errors.js';
 import { makeAttentionGradients } from './gradients.js';
 import { makeEngine } from './engine.js';
-import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, threadSupport } from './loader.js';
+import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, readLocate, threadSupport } from './loader.js';
 import { makeAttentionPooling } from './pooling.js';
 import { makeRegression, makeRegressionAsync } from './regression.js';
 import { makeStates } from './states.js';
@@ -36,9 +36,12 @@ function readThreads(threads) {
     `\`options.threads\` must be 'auto' or an integer from 1 to ${MAX_THREADS}; got ${describe(threads)}`, 'options.threads');
 }
 
+// Where the .wasm files are (init's locateFile / wasmPaths): used by the first init() that loads each build.
+let locate;
+
 function api(build, threads) {
   return cached(apis, `${build}:${threads}`, async () => {
-    const module = await cached(modules, build, build === 'threads' ? loadThreadsModule : loadModule);
+    const module = await cached(modules, build, () => (build === 'threads' ? loadThreadsModule : loadModule)(locate));
     if (build === 'threads') await ensureWorkers(module, threads - 1);
     // The module's one caller, with the core's kernel table and limits read once.
     const engine = makeEngine(module);
@@ -65,7 +68,7 @@ function api(build, threads) {
 
 /** 'auto': the pthreads build where it can run and blocking is allowed, with one thread per core; else one thread. */
 async function autoApi() {
-  const support = threadSupport();
+  const support = await threadSupport();
   const cores = Math.min(await hardwareThreads(), AUTO_MAX_THREADS);
   if (!support.run || !support.auto || cores < 2) return api('single', 1);
   try {
@@ -75,12 +78,41 @@ async function autoApi() {
   }
 }
 
+// The thread count init() uses when its options do not say (setThreads; in Node also the environment variable
+// KERNEL_ATTENTION_THREADS, which worker_threads workers inherit, so it holds for the whole process).
+let defaultThreads = 'auto';
+let environmentRead = false;
+function readEnvironmentThreads() {
+  environmentRead = true;
+  const text = typeof process === 'object' ? process.env?.KERNEL_ATTENTION_THREADS : undefined;
+  if (text === undefined || text === '') return;
+  const threads = text === 'auto' ? text : /^[1-9]\d*$/.test(text) ? Number(text) : text;
+  try {
+    defaultThreads = readThreads(threads);
+  } catch {
+    throw new KernelAttentionError('BadArgument',
+      `the environment variable KERNEL_ATTENTION_THREADS must be 'auto' or an integer from 1 to ${MAX_THREADS}; got ${JSON.stringify(text)}`,
+      'KERNEL_ATTENTION_THREADS');
+  }
+}
+
+/** Sets the thread count of later init() calls that do not pass `threads` ('auto' or 1–64); returns the old one. */
+export function setThreads(threads) {
+  environmentRead = true;
+  const old = defaultThreads;
+  defaultThreads = readThreads(threads);
+  return old;
+}
+
 export async function init(options) {
-  const { threads = 'auto' } = checkOptionNames(options, ['threads']);
+  if (!environmentRead) readEnvironmentThreads();
+  const { threads = defaultThreads, locateFile, wasmPaths } = checkOptionNames(options, ['threads', 'locateFile', 'wasmPaths']);
   readThreads(threads);
+  const located = readLocate({ locateFile, wasmPaths });
+  if (located) locate = located;
   if (threads === 'auto') return cached(apis, 'auto', autoApi);
   if (threads === 1) return api('single', 1);
-  const support = threadSupport();
+  const support = await threadSupport();
   if (!support.run) {
     throw new KernelAttentionError('Unsupported', `\`options.threads\` is ${threads}, but ${support.why}`, 'options.threads');
   }

@@ -1,17 +1,21 @@
-// The only module that knows how the WebAssembly is found and compiled. The build embeds the wasm in one ES module
-// (see docs/design.md), so loading needs no URL, fetch or file access in Node, browsers, workers or bundlers.
-// The pthreads build (docs/design.md, Threads) is an ES module for cross-origin-isolated browser scopes and a
-// CommonJS module for Node; both are loaded only when asked for, so the single-thread path never pulls them in.
-import createKernelAttention from '../dist/kernel_attention.mjs';
+// The only module that knows how the WebAssembly is found and compiled (docs/package.md, Loading). Each build is an ES
+// module plus a separate .wasm, imported only once init() has chosen it, so an app downloads one build: the
+// single-thread one, or the pthreads one (an ES module for cross-origin-isolated browser scopes, CommonJS for Node).
+// The .wasm is compiled while it downloads (cpp/bindings/instantiate.pre.js); `new URL(…, import.meta.url)` below is
+// the pattern bundlers recognise to copy it, and `locateFile` / `wasmPaths` point elsewhere (a CDN).
 import { KernelAttentionError } from './errors.js';
 
 // Held in variables so that bundlers do not try to resolve Node built-ins for browser bundles.
 const nodeModuleSpecifier = 'node:module';
 const nodeOsSpecifier = 'node:os';
+const nodeWorkerSpecifier = 'node:worker_threads';
 const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 const isBrowserWorker = typeof WorkerGlobalScope === 'function' && globalThis instanceof WorkerGlobalScope;
-// Workers that do not start within this time (a missing worker.js, a blocked URL) make the threaded load fail.
-const WORKER_START_MS = 20000;
+// A backstop only: a worker that fails to load reports an error event at once (the loader listens for it). This bounds
+// a worker that neither loads nor fails (a server that never answers).
+const WORKER_START_MS = 10000;
+
+const THREADS_WORKER = 'kernel_attention_threads.worker.js';
 
 // The smallest module that uses a SIMD128 instruction: () -> v128 { i8x16.splat(i32.const 0) }.
 const simdProbe = new Uint8Array([
@@ -37,11 +41,72 @@ function loadFailed(what, cause) {
   return error;
 }
 
-/** The single-thread SIMD module (a fresh instance per call). */
-export async function loadModule() {
-  checkWebAssembly();
+/**
+ * The factory options for one build: where its .wasm (and worker.js) are. A user's `locateFile(name, prefix)` decides
+ * for every file; otherwise the .wasm is the URL the bundler resolved (`wasmUrl`) and Emscripten finds worker.js
+ * through its own `new URL(…, import.meta.url)`. `onLoadError` lets the pre-js report the real cause.
+ */
+function factoryOptions(locate, wasmUrl, failure) {
+  const options = { onLoadError: (error) => { failure.error = error; } };
+  // In Node only the .wasm moves: the worker is the Node build's own CommonJS file, beside its module.
+  if (locate) options.locateFile = (name, prefix) => (isNode && !name.endsWith('.wasm') ? prefix + name : sameOriginWorker(name, locate(name, prefix)));
+  else if (wasmUrl) options.wasmUrl = wasmUrl;
+  return options;
+}
+
+// A classic Worker cannot be constructed from another origin (a CDN): start it from a same-origin blob that imports
+// the script instead. The script still needs CORS headers, as any cross-origin module does.
+function sameOriginWorker(name, url) {
+  if (name !== THREADS_WORKER || isNode || typeof location !== 'object') return url;
+  const absolute = new URL(url, location.href);
+  if (absolute.origin === location.origin) return url;
+  return URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(absolute.href)});`], { type: 'text/javascript' }));
+}
+
+/**
+ * Reads `init()`'s loading options into one `locateFile(name, prefix)`, or undefined for the default places.
+ * `wasmPaths` (a URL or path prefix ending in '/', as onnxruntime-web and tfjs-backend-wasm take) is shorthand for
+ * `locateFile: (name) => wasmPaths + name`.
+ */
+export function readLocate({ locateFile, wasmPaths }) {
+  if (locateFile !== undefined && wasmPaths !== undefined) {
+    throw new KernelAttentionError('BadArgument', '`options.locateFile` and `options.wasmPaths` say the same thing: pass one',
+      'options.wasmPaths');
+  }
+  if (locateFile !== undefined) {
+    if (typeof locateFile !== 'function') {
+      throw new KernelAttentionError('BadArgument',
+        `\`options.locateFile\` must be a function (name, prefix) => URL; got ${typeof locateFile}`, 'options.locateFile');
+    }
+    return (name, prefix) => String(locateFile(name, prefix));
+  }
+  if (wasmPaths !== undefined) {
+    if (typeof wasmPaths !== 'string' && !(wasmPaths instanceof URL)) {
+      throw new KernelAttentionError('BadArgument',
+        `\`options.wasmPaths\` must be a string or URL (the folder holding the .wasm files); got ${typeof wasmPaths}`,
+        'options.wasmPaths');
+    }
+    const prefix = String(wasmPaths).endsWith('/') ? String(wasmPaths) : `${wasmPaths}/`;
+    return (name) => prefix + name;
+  }
+  return undefined;
+}
+
+async function create(factory, options, failure) {
   try {
-    return await createKernelAttention();
+    return await factory(options);
+  } catch (cause) {
+    throw failure.error ?? cause;
+  }
+}
+
+/** The single-thread SIMD module (a fresh instance per call); `locate` as readLocate returns. */
+export async function loadModule(locate) {
+  checkWebAssembly();
+  const failure = {};
+  try {
+    const { default: factory } = await import('../dist/kernel_attention.mjs');
+    return await create(factory, factoryOptions(locate, new URL('../dist/kernel_attention.wasm', import.meta.url).href, failure), failure);
   } catch (cause) {
     throw loadFailed('WebAssembly module', cause);
   }
@@ -49,11 +114,18 @@ export async function loadModule() {
 
 /**
  * Where the pthreads module can run: `run` (SharedArrayBuffer and blocking waits are available: Node, or a
- * cross-origin-isolated page or worker), `auto` (it is also a good default: Node, or such a worker; a page's main
- * thread cannot block, so joining threads there busy-waits), and `why` not, for messages.
+ * cross-origin-isolated page or worker), `auto` (it is also a good default: Node's main thread, or such a browser
+ * worker; a page's main thread cannot block, so joining threads there busy-waits; a Node worker_threads worker is
+ * usually one of several the app already runs in parallel), and `why` not, for messages.
  */
-export function threadSupport() {
-  if (isNode) return { run: typeof SharedArrayBuffer === 'function', auto: true, why: 'SharedArrayBuffer is missing' };
+export async function threadSupport() {
+  if (isNode) {
+    const { isMainThread } = await import(nodeWorkerSpecifier);
+    return {
+      run: typeof SharedArrayBuffer === 'function', auto: isMainThread,
+      why: isMainThread ? 'SharedArrayBuffer is missing' : 'a worker_threads worker shares the cores with its siblings',
+    };
+  }
   if (typeof SharedArrayBuffer !== 'function' || globalThis.crossOriginIsolated !== true) {
     return {
       run: false, auto: false,
@@ -87,20 +159,23 @@ function unrefWorkers(module) {
   if (isNode) for (const worker of module.PThread.unusedWorkers) worker.unref();
 }
 
-/** The pthreads module (a fresh instance per call), with its worker pool started. */
-export async function loadThreadsModule() {
+/** The pthreads module (a fresh instance per call, no workers yet: ensureWorkers starts them). */
+export async function loadThreadsModule(locate) {
   checkWebAssembly();
+  const failure = {};
   try {
-    let create;
     if (isNode) {
       const { createRequire } = await import(nodeModuleSpecifier);
-      create = createRequire(import.meta.url)('../dist/node/kernel_attention_threads.js');
-    } else {
-      create = (await import('../dist/kernel_attention_threads.mjs')).default;
+      const factory = createRequire(import.meta.url)('../dist/node/kernel_attention_threads.js');
+      // Both pthreads builds link the same objects with the same flags but for the JavaScript environment, so their
+      // .wasm files are byte-identical (tests/package/pack.test.mjs checks it) and only the browsers' one ships.
+      return await create(factory,
+        factoryOptions(locate, new URL('../dist/kernel_attention_threads.wasm', import.meta.url).href, failure), failure);
     }
-    const module = await withTimeout(create(), 'the pthreads worker pool');
-    unrefWorkers(module);
-    return module;
+    const { default: factory } = await import('../dist/kernel_attention_threads.mjs');
+    // (It throws before fetching the .wasm where a bundler made import.meta.url a file: URL: threads_es.pre.js.)
+    return await create(factory,
+      factoryOptions(locate, new URL('../dist/kernel_attention_threads.wasm', import.meta.url).href, failure), failure);
   } catch (cause) {
     throw loadFailed('pthreads WebAssembly module', cause);
   }
@@ -109,18 +184,40 @@ export async function loadThreadsModule() {
 /**
  * Grows the module's worker pool to at least `count` workers, all loaded: a thread can only start synchronously on a
  * worker that is already running (a new Worker needs its creator's event loop, which a blocked join never yields).
+ * A worker that fails to load (its file missing from a bundle, blocked by a policy) rejects at once, and its error
+ * event is handled here rather than by Emscripten, which would rethrow it as an uncaught error.
  */
 export async function ensureWorkers(module, count) {
   const { PThread } = module;
   const loading = [];
+  const added = [];
   while (PThread.unusedWorkers.length + PThread.runningWorkers.length < count) {
     PThread.allocateUnusedWorker();
     const worker = PThread.unusedWorkers[PThread.unusedWorkers.length - 1];
-    loading.push(new Promise((resolve) => PThread.loadWasmModuleToWorker(worker, resolve)));
+    added.push(worker);
+    let restore;
+    const loaded = new Promise((resolve, reject) => {
+      PThread.loadWasmModuleToWorker(worker, resolve);
+      const own = worker.onerror;  // set by loadWasmModuleToWorker
+      restore = () => { worker.onerror = own; };
+      worker.onerror = (event) => {
+        event?.preventDefault?.();
+        reject(new Error(`a pthreads worker failed to load${event?.message ? `: ${event.message}` : ''}` +
+          (event?.filename ? ` (${event.filename})` : ` (is ${THREADS_WORKER} served next to the module?)`)));
+      };
+    });
+    // Once loaded, errors are Emscripten's again (a crash inside a running thread).
+    loading.push(loaded.then(restore));
   }
   try {
     await withTimeout(Promise.all(loading), 'a pthreads worker');
   } catch (cause) {
+    // Drop the workers that did not load, so that a later call does not pick a dead one.
+    for (const worker of added) {
+      const at = PThread.unusedWorkers.indexOf(worker);
+      if (at >= 0) PThread.unusedWorkers.splice(at, 1);
+      worker.terminate();
+    }
     throw loadFailed('pthreads worker pool', cause);
   } finally {
     unrefWorkers(module);

@@ -1,4 +1,8 @@
+/// <reference lib="esnext.disposable" />
 // Types for kernel-attention: Nadaraya–Watson kernel smoothing and attention, one exact streaming engine in WebAssembly.
+// TypeScript ≥ 5.7: results are typed Float32Array<ArrayBuffer> / Float64Array<ArrayBuffer> (generic typed arrays came
+// in 5.7), so that they fit where a non-shared buffer is required (`new Blob([fit])`, BufferSource); models and poolings
+// are Disposable (`using`), whose types come from the esnext.disposable lib referenced below.
 //
 // Shapes: I queries (I×dim), J keys (J×dim), J values (J×D), all row-major and flattened.
 // D is values.length / J. With `heads: H`, dim and D are split evenly into H heads,
@@ -44,7 +48,7 @@ export interface Groups {
 }
 
 export interface WeightsOptions {
-  /** Columns per query and key row (M). Required unless the inputs make it obvious (it is never guessed). */
+  /** Columns per query and key row (M). Always required: it is never guessed from the inputs' lengths. */
   dim: number;
   /** Default `'softmax'`. */
   kernel?: Kernel;
@@ -117,7 +121,7 @@ export interface AttentionOptions extends WeightsOptions {
 /** attentionWithInfo()'s result: the output and what computed it. */
 export interface AttentionWithInfo {
   /** What attention() returns with the same arguments: a new Float32Array of length I·D. */
-  output: Float32Array;
+  output: Float32Array<ArrayBuffer>;
   method: AttentionMethod;
   /**
    * Estimated root-mean-square error of `output` relative to the range of the values; 0 for `'exact'`.
@@ -135,7 +139,7 @@ export interface AttentionWithInfo {
    * weight of the kept ones; 0 when nothing was skipped (always, for compact kernels); NaN for an empty row.
    * `'top-k'`: that ratio itself (the weight of the keys beyond the k-th over the weight of the k kept).
    */
-  droppedMass?: Float64Array;
+  droppedMass?: Float64Array<ArrayBuffer>;
   /** `'sparse'` and `'top-k'`: (query, key) pairs kept and pairs left out, summed over heads. */
   keptKeys?: number;
   skippedKeys?: number;
@@ -156,13 +160,13 @@ export interface AttentionWithInfo {
  */
 export interface AttentionGradients {
   /** attention() with the same arguments (up to float32 rounding): I·D entries. */
-  output: Float32Array;
+  output: Float32Array<ArrayBuffer>;
   /** dL/dqueries: I·dim entries. */
-  dq: Float32Array;
+  dq: Float32Array<ArrayBuffer>;
   /** dL/dkeys: J·dim entries. */
-  dk: Float32Array;
+  dk: Float32Array<ArrayBuffer>;
   /** dL/dvalues: J·D entries. */
-  dv: Float32Array;
+  dv: Float32Array<ArrayBuffer>;
   /** Softmax only: dL/d`scale` (one number: the heads share the scale). */
   dScale?: number;
   /**
@@ -170,7 +174,7 @@ export interface AttentionGradients {
    * each dimension's bandwidth (given as one number, it is still one entry per dimension: sum them for dL/d log h).
    * dL/dh_d = dLogBandwidth[d] / h_d.
    */
-  dLogBandwidth?: Float32Array;
+  dLogBandwidth?: Float32Array<ArrayBuffer>;
 }
 
 /** A trainable kernel: one of attentionGradients()' kernels ('uniform' is piecewise constant in its bandwidth). */
@@ -219,12 +223,12 @@ export interface PoolingForwardOptions {
  * with projections, or `W` with a shared one. `bandwidth` (= exp(logBandwidth)) is given with the parameters only.
  */
 export interface AttentionPoolingParameters {
-  logBandwidth?: Float64Array;
-  bandwidth?: Float64Array;
+  logBandwidth?: Float64Array<ArrayBuffer>;
+  bandwidth?: Float64Array<ArrayBuffer>;
   scale?: number;
-  Wq?: Float64Array;
-  Wk?: Float64Array;
-  W?: Float64Array;
+  Wq?: Float64Array<ArrayBuffer>;
+  Wk?: Float64Array<ArrayBuffer>;
+  W?: Float64Array<ArrayBuffer>;
 }
 
 /**
@@ -251,20 +255,22 @@ export interface AttentionPooling {
    * Float32Array of I·D. Copies of the inputs, the options and the parameters used are kept for backward() (until the
    * next forward() or dispose()).
    */
-  forward(queries: NumericArray, keys: NumericArray, values: NumericArray, options?: PoolingForwardOptions): Float32Array;
+  forward(queries: NumericArray, keys: NumericArray, values: NumericArray, options?: PoolingForwardOptions): Float32Array<ArrayBuffer>;
   /**
    * Differentiates the latest forward() (its inputs and the parameters it ran with, even after a step()) given
    * dOut = dL/dOut (I·D entries): adds the parameters' gradients to `gradients`, and returns the gradients with respect
    * to the forward's inputs (new Float32Arrays of their shapes). Each call adds again.
    * @throws {KernelAttentionError} `'BadArgument'` naming `pooling` before any forward(); as attentionGradients() for dOut.
    */
-  backward(dOut: NumericArray): { dq: Float32Array; dk: Float32Array; dv: Float32Array };
+  backward(dOut: NumericArray): { dq: Float32Array<ArrayBuffer>; dk: Float32Array<ArrayBuffer>; dv: Float32Array<ArrayBuffer> };
   /** One Adam step (bias-corrected) on every parameter with the accumulated gradients; then zeroes them. */
   step(): void;
   /** Zeroes the accumulated gradients. */
   zeroGrad(): void;
   /** Drops what the pooling keeps; idempotent. Every later use (the getters too) throws `'Disposed'` naming `pooling`. */
   dispose(): void;
+  /** dispose(), for `using pooling = ka.attentionPooling(…)` (where the runtime has Symbol.dispose: Node 20, current browsers). */
+  [Symbol.dispose](): void;
 }
 
 /**
@@ -279,9 +285,9 @@ export interface AttentionState {
   readonly heads: number;
   /** D, the number of value columns. */
   readonly width: number;
-  readonly max: Float32Array;
-  readonly sum: Float32Array;
-  readonly acc: Float32Array;
+  readonly max: Float32Array<ArrayBuffer>;
+  readonly sum: Float32Array<ArrayBuffer>;
+  readonly acc: Float32Array<ArrayBuffer>;
 }
 
 /** Options of attentionState(): those of weights() except `empty`, which finalizeState() takes (no `method`: states are exact). */
@@ -343,7 +349,7 @@ export interface BandwidthSelection {
   /** How the CV scores were computed. */
   approximation: 'exact' | 'grid';
   /** One bandwidth per dimension, always positive and finite (with `metric: 'full'`, see `transform`). */
-  bandwidth: Float64Array;
+  bandwidth: Float64Array<ArrayBuffer>;
   /**
    * For `'aicc'` the AICc; otherwise the CV score Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i at the chosen
    * bandwidth (ω = 1 without weights; also reported for the rules).
@@ -354,7 +360,7 @@ export interface BandwidthSelection {
    * `'cv-gradient'` one entry per evaluation, line-search trials included; with `metric: 'full'` the bandwidths are
    * each L's 1/‖L e_d‖ and `transforms` [eval][dim·dim] holds the L themselves.
    */
-  curve: { bandwidths: Float64Array; scores: Float64Array; transforms?: Float64Array };
+  curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer>; transforms?: Float64Array<ArrayBuffer> };
   /** `'cv-gradient'` only: the metric searched. */
   metric?: 'diagonal' | 'full';
   /** `'cv-gradient'` only: the L-BFGS iterations (accepted steps) made. */
@@ -363,7 +369,7 @@ export interface BandwidthSelection {
    * `'cv-gradient'` with `metric: 'full'`: the learned L (dim × dim, row-major), u = L(q − k) with unit bandwidths;
    * `bandwidth` is then 1/‖L e_d‖, the metric's length scale along axis d (Infinity for an axis it ignores).
    */
-  transform?: Float64Array;
+  transform?: Float64Array<ArrayBuffer>;
 }
 
 export interface KernelRegressionOptions {
@@ -405,16 +411,16 @@ export interface KernelRegressionOptions {
 
 export interface PredictionInterval {
   /** f(x_q), I·D values. */
-  mean: Float32Array;
+  mean: Float32Array<ArrayBuffer>;
   /** mean ∓ z·stderr with z the standard normal quantile of (1 + level)/2: a pointwise band for E[f̂(x_q)]. */
-  lower: Float32Array;
-  upper: Float32Array;
+  lower: Float32Array<ArrayBuffer>;
+  upper: Float32Array<ArrayBuffer>;
   /** σ̂_c · sqrt(Σ_j ℓ_j(x_q)²), the linear smoother's standard error (it ignores smoothing bias). */
-  stderr: Float32Array;
+  stderr: Float32Array<ArrayBuffer>;
   /** Per query: (Σ_j w_j)² / Σ_j w_j², the number of points the estimate effectively rests on. */
-  effectiveKeys: Float64Array;
+  effectiveKeys: Float64Array<ArrayBuffer>;
   /** Per query: ln Σ_j w_j; very negative where the query is far from the data (extrapolation). */
-  logDenominator: Float64Array;
+  logDenominator: Float64Array<ArrayBuffer>;
   /**
    * On a grid: max |grid − exact| over up to 64 of these queries (fitted exactly for the check), relative to the
    * range of y. 0 when the model runs exactly. With `'sparse'`: a guaranteed bound on |sparse − exact| over these
@@ -458,26 +464,28 @@ export interface KernelRegressionModel {
   /** What the model computes with: `'grid'` only where the grid reaches the tolerance at this bandwidth. */
   readonly method: 'exact' | 'grid' | 'sparse';
   /** One bandwidth per dimension. */
-  readonly bandwidth: Float64Array;
+  readonly bandwidth: Float64Array<ArrayBuffer>;
   /** How the bandwidth was chosen (`method: 'fixed'` and `score: null` when given). */
-  readonly selection: { method: SelectionMethod | 'fixed'; score: number | null; curve: { bandwidths: Float64Array; scores: Float64Array } };
+  readonly selection: { method: SelectionMethod | 'fixed'; score: number | null; curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> } };
   /** ν = tr(L), the trace of the smoother matrix at the sample. */
   readonly effectiveDegreesOfFreedom: number;
   /** σ̂²_c = RSS_c / (n − 2ν + ν̃) per column of y, ν̃ = tr(LᵀL) (Wasserman 2006, eq. 5.86). */
-  readonly residualVariance: Float64Array;
+  readonly residualVariance: Float64Array<ArrayBuffer>;
   /** Predictions at xq (I × dim): a new Float32Array of length I·D. */
-  predict(xq: NumericArray): Float32Array;
+  predict(xq: NumericArray): Float32Array<ArrayBuffer>;
   /** Predictions with pointwise standard errors and a confidence band (level default 0.95). */
   predictInterval(xq: NumericArray, intervalOptions?: { level?: number }): PredictionInterval;
   /**
    * predict() in steps of query rows (an exact fit; a grid fit is one step), with progress in rows and
    * cancellation; resolves to predict()'s bytes.
    */
-  predictAsync(xq: NumericArray, options?: AsyncOptions): Promise<Float32Array>;
+  predictAsync(xq: NumericArray, options?: AsyncOptions): Promise<Float32Array<ArrayBuffer>>;
   /** predictInterval() in steps, as predictAsync(); resolves to predictInterval()'s bytes. */
   predictIntervalAsync(xq: NumericArray, intervalOptions?: { level?: number } & AsyncOptions): Promise<PredictionInterval>;
   /** Releases the model's data; idempotent. Later calls throw `'Disposed'`. */
   dispose(): void;
+  /** dispose(), for `using model = ka.kernelRegression(…)` (where the runtime has Symbol.dispose: Node 20, current browsers). */
+  [Symbol.dispose](): void;
 }
 
 export interface KernelAttention {
@@ -488,7 +496,7 @@ export interface KernelAttention {
    * @returns a new Float32Array of length I*D.
    * @throws {KernelAttentionError} on any invalid argument (before any allocation), or `'EmptyRow'` with `empty: 'error'`.
    */
-  attention(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions): Float32Array;
+  attention(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions): Float32Array<ArrayBuffer>;
   /**
    * attention() with what computed it and, for the approximations, the error estimate.
    * @example
@@ -534,12 +542,12 @@ export interface KernelAttention {
    * @throws {KernelAttentionError} (as a rejection) as attention(); `'BadArgument'` for a `signal` that is not an
    * AbortSignal or an `onProgress` that is not a function. Rejects with `signal.reason` when aborted.
    */
-  attentionAsync(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions & AsyncOptions): Promise<Float32Array>;
+  attentionAsync(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions & AsyncOptions): Promise<Float32Array<ArrayBuffer>>;
   /**
    * The normalised weight matrix, each row summing to 1 (empty rows follow `empty`).
    * @returns a new Float32Array of length I*J, or H*I*J laid out [head][query][key] with `heads: H`.
    */
-  weights(queries: NumericArray, keys: NumericArray, options: WeightsOptions): Float32Array;
+  weights(queries: NumericArray, keys: NumericArray, options: WeightsOptions): Float32Array<ArrayBuffer>;
   /**
    * The partial state of every query over this shard of keys. Masks index keys within the shard (0 … J−1).
    * Merging the states of disjoint shards and finalising gives attention() over all the keys, up to float32 rounding.
@@ -555,7 +563,7 @@ export interface KernelAttention {
    * out = acc / sum per query (Float32Array of length I·width). Queries no shard reached follow `empty`
    * (`'nearest'` is not available here: the keys are not at hand).
    */
-  finalizeState(state: AttentionState, options?: { empty?: Exclude<EmptyPolicy, 'nearest'> }): Float32Array;
+  finalizeState(state: AttentionState, options?: { empty?: Exclude<EmptyPolicy, 'nearest'> }): Float32Array<ArrayBuffer>;
   /**
    * Fits a Nadaraya–Watson or local-linear regression of y (n × D) on x (n × dim), choosing the bandwidth by
    * leave-one-out cross-validation unless told otherwise.
@@ -607,22 +615,39 @@ export interface KernelAttention {
 
 export interface InitOptions {
   /**
-   * `'auto'` (default): the pthreads build with one thread per core (at most 16) where it can run and may block —
-   * Node, or a Web Worker in a cross-origin-isolated page — and the single-thread build everywhere else (a page's main
-   * thread, pages without COOP/COEP, a pthreads load that fails).
+   * `'auto'` (the default, unless setThreads() or, in Node, the environment variable KERNEL_ATTENTION_THREADS says
+   * otherwise): the pthreads build with one thread per core (at most 16) where it can run and may block — Node's main
+   * thread, or a Web Worker in a cross-origin-isolated page — and the single-thread build everywhere else (a page's main
+   * thread, pages without COOP/COEP, a Node worker_threads worker, a pthreads load that fails, such as a bundle
+   * without the pthreads worker file).
    * `1`: the single-thread build. An integer from 2 to 64: the pthreads build with that many threads; rejects with
    * `'Unsupported'` (argument `'options.threads'`) where SharedArrayBuffer or cross-origin isolation is missing. On a
    * page's main thread it works but joining threads busy-waits there; prefer a Worker.
    * Results are bit-identical for every thread count. Idle pthreads workers do not keep Node running.
    */
   threads?: 'auto' | number;
+  /**
+   * Where the package's files are: called with `'kernel_attention.wasm'`, `'kernel_attention_threads.wasm'` or
+   * `'kernel_attention_threads.worker.js'` (and Emscripten's default prefix), returns their URL (or, in Node, path).
+   * Default: next to the modules, as a bundler placed them. Used by the first init() that loads each build.
+   */
+  locateFile?: (name: string, prefix: string) => string | URL;
+  /** The folder (URL or path prefix) holding those files: `locateFile: (name) => wasmPaths + name`. Not with locateFile. */
+  wasmPaths?: string | URL;
 }
+
+/**
+ * Sets the thread count ('auto' or 1–64) that later init() calls use when they do not pass `threads`; returns the
+ * previous one. It applies to this JavaScript realm; in Node, KERNEL_ATTENTION_THREADS sets it for every worker.
+ * @throws {KernelAttentionError} `'BadArgument'` naming `options.threads` for a bad count.
+ */
+export function setThreads(threads: 'auto' | number): 'auto' | number;
 
 /**
  * Loads and compiles a WebAssembly build once per build, and returns the API for the thread count; later calls with
  * the same (resolved) thread count return the same frozen object.
- * @throws {KernelAttentionError} `'BadArgument'` for an unknown option or a bad `threads`; `'Unsupported'` when
- * WebAssembly SIMD, or the threads asked for, are not available.
+ * @throws {KernelAttentionError} `'BadArgument'` for an unknown option, a bad `threads`, `locateFile` or `wasmPaths`;
+ * `'Unsupported'` when WebAssembly SIMD, or the threads asked for, are not available, or a build's files do not load.
  */
 export function init(options?: InitOptions): Promise<KernelAttention>;
 
