@@ -1,0 +1,239 @@
+// LOWESS as R's lowess() computes it (lowess.h has the formulas). The points are sorted once; the x values where a
+// fit is made (the "anchors" that delta and ties leave) depend on x alone, so they are planned once and each pass
+// fits them independently (in parallel where threads run) before filling in ties and interpolated points.
+#include "stats/lowess.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "base/parallel.h"
+#include "base/scratch.h"
+#include "base/simd.h"
+
+namespace ka {
+namespace {
+
+using DBatch = xsimd::batch<double>;
+constexpr int64_t kDLanes = int64_t(DBatch::size);
+
+// Weighted sums about the fit point x0, d = x_j − x0: Σw, Σw·d, Σw·d², Σw·y, Σw·d·y. Centring on x0 keeps the
+// local-linear solve free of the cancellation that raw Σw·x² would bring when |x| is large against the window.
+struct Sums {
+  double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
+};
+
+// The tricube weight of lowess.h with R's cut-offs, times the robustness weight; scalar and batch forms do the same
+// operations in the same order. 1/h is taken once: the product differs from R's r/h by an ulp at most.
+inline double weight(double r, double inv_h, double h1, double h9, double rw) {
+  if (r <= h1) return rw;
+  if (r > h9) return 0;
+  const double u = r * inv_h;
+  const double t = 1 - u * u * u;
+  return t * t * t * rw;
+}
+
+// The sums over j in [begin, end). The one hot loop: out of line (called through keep_out_of_line) so that V8 tiers
+// it up between calls, with double batches (2 lanes in WebAssembly) since the fit must follow R's double arithmetic.
+Sums window_sums(const double* x, const double* y, const double* rw, int64_t begin, int64_t end, double x0, double h) {
+  const double inv_h = 1 / h, h1 = 0.001 * h, h9 = 0.999 * h;
+  const DBatch bx0(x0), binv(inv_h), bh1(h1), bh9(h9), one(1.0), zero(0.0);
+  DBatch s0(0.0), s1(0.0), s2(0.0), t0(0.0), t1(0.0);
+  int64_t j = begin;
+  for (; j + kDLanes <= end; j += kDLanes) {
+    const DBatch d = DBatch::load_unaligned(x + j) - bx0;
+    const DBatch r = xsimd::abs(d);
+    const DBatch u = r * binv;
+    const DBatch t = one - u * u * u;
+    DBatch w = xsimd::select(r > bh9, zero, t * t * t);
+    w = xsimd::select(r <= bh1, one, w) * DBatch::load_unaligned(rw + j);
+    const DBatch yj = DBatch::load_unaligned(y + j);
+    const DBatch wd = w * d;
+    s0 += w;
+    s1 += wd;
+    s2 += wd * d;
+    t0 += w * yj;
+    t1 += wd * yj;
+  }
+  Sums s{xsimd::hadd(s0), xsimd::hadd(s1), xsimd::hadd(s2), xsimd::hadd(t0), xsimd::hadd(t1)};
+  for (; j < end; ++j) {
+    const double d = x[j] - x0;
+    const double w = weight(std::fabs(d), inv_h, h1, h9, rw[j]);
+    s.s0 += w;
+    s.s1 += w * d;
+    s.s2 += w * d * d;
+    s.t0 += w * y[j];
+    s.t1 += w * d * y[j];
+  }
+  return s;
+}
+
+using WindowSums = Sums (*)(const double*, const double*, const double*, int64_t, int64_t, double, double);
+
+// Sorted data and the plan of fits, shared by all passes.
+struct Sorted {
+  const double* x;
+  const double* y;
+  int64_t n, k;
+  double range;
+};
+
+// The left end of the k-point window for the fit at x[i]: the first l with x[i] − x[l] <= x[l+k] − x[i], else
+// n − k. R reaches it by walking right from the previous fit's window; since x[i] − x[l] − (x[l+k] − x[i]) falls
+// as l grows, the walk stops at this same l, which a binary search finds from anywhere.
+int64_t window_left(const Sorted& s, int64_t i) {
+  int64_t lo = 0, hi = s.n - s.k;  // answer in [lo, hi]
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (s.x[i] - s.x[mid] > s.x[mid + s.k] - s.x[i]) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// R's walk from the window of an earlier fit (cheaper than the search for nearby anchors).
+int64_t walk_left(const Sorted& s, int64_t i, int64_t left) {
+  while (left + s.k < s.n && s.x[i] - s.x[left] > s.x[left + s.k] - s.x[i]) ++left;
+  return left;
+}
+
+// The local-linear fit at sorted point i with window [left, left + k).
+double fit_at(const Sorted& s, const double* rw, int64_t i, int64_t left, WindowSums sums_of) {
+  const double* x = s.x;
+  const double x0 = x[i];
+  const int64_t right = left + s.k - 1;
+  const double h = std::max(x0 - x[left], x[right] - x0);
+  // R scans on past the window while points are within 0.999 h or tied with x0; only ties can be (when h = 0).
+  int64_t end = right + 1;
+  while (end < s.n && (x[end] <= x0 || x[end] - x0 <= 0.999 * h)) ++end;
+  const Sums m = sums_of(x, s.y, rw, left, end, x0, h);
+  if (!(m.s0 > 0)) return s.y[i];  // all weights zero: R keeps the observation
+  const double mean_d = m.s1 / m.s0;  // x̄ − x0
+  double fit = m.t0 / m.s0;
+  if (h > 0) {
+    const double c = std::max(m.s2 / m.s0 - mean_d * mean_d, 0.0);
+    if (std::sqrt(c) > 0.001 * s.range) fit += -mean_d / c * (m.t1 / m.s0 - mean_d * fit);
+  }
+  return fit;
+}
+
+// Anchors depend on x and delta alone (R's loop over i, without the window walk): anchor[a] is fitted, the points
+// (anchor[a], tie_end[a]] are tied with it and copy its value, and those between tie_end[a] and anchor[a + 1] are
+// interpolated. Returns the number of anchors.
+int64_t plan(const double* x, int64_t n, double delta, int64_t* anchor, int64_t* tie_end) {
+  int64_t count = 0;
+  int64_t i = 0;
+  for (;;) {
+    anchor[count] = i;
+    int64_t last = i;
+    const double cut = x[last] + delta;
+    int64_t j = last + 1;
+    for (; j < n; ++j) {
+      if (x[j] > cut) break;
+      if (x[j] == x[last]) last = j;
+    }
+    tie_end[count++] = last;
+    if (last >= n - 1) break;
+    i = std::max(last + 1, j - 1);
+  }
+  return count;
+}
+
+// One pass: fits at the anchors (chunks in parallel), then ties and interpolation in R's order of operations.
+void pass(const Sorted& s, const double* rw, const int64_t* anchor, const int64_t* tie_end, int64_t anchors,
+          int32_t threads, double* ys) {
+  const WindowSums sums_of = simd::keep_out_of_line(&window_sums);
+  constexpr int64_t kChunk = 256;
+  parallel_for((anchors + kChunk - 1) / kChunk, threads, [&](int64_t c) {
+    const int64_t a0 = c * kChunk, a1 = std::min(anchors, a0 + kChunk);
+    int64_t left = window_left(s, anchor[a0]);
+    for (int64_t a = a0; a < a1; ++a) {
+      left = walk_left(s, anchor[a], left);
+      ys[anchor[a]] = fit_at(s, rw, anchor[a], left, sums_of);
+    }
+  });
+  for (int64_t a = 0; a < anchors; ++a) {
+    const int64_t i = anchor[a];
+    if (a > 0) {
+      const int64_t last = tie_end[a - 1];
+      const double denom = s.x[i] - s.x[last];
+      for (int64_t j = last + 1; j < i; ++j) {
+        const double alpha = (s.x[j] - s.x[last]) / denom;
+        ys[j] = alpha * ys[i] + (1 - alpha) * ys[last];
+      }
+    }
+    for (int64_t j = i + 1; j <= tie_end[a]; ++j) ys[j] = ys[i];
+  }
+}
+
+// R's robustness step. res holds |y − ŷ| on entry (reordered by the median search). Returns false when the fit is
+// already exact (6·median < 1e-7·mean), leaving rw as it was.
+bool robustness_weights(const double* y, const double* ys, int64_t n, double* res, double* rw) {
+  double sc = 0;
+  for (int64_t j = 0; j < n; ++j) sc += res[j] = std::fabs(y[j] - ys[j]);
+  sc /= double(n);
+  const int64_t m1 = n / 2;
+  std::nth_element(res, res + m1, res + n);
+  double cmad = 6 * res[m1];
+  if (n % 2 == 0) {
+    const double below = *std::max_element(res, res + m1);  // the (n/2 − 1)-th smallest
+    cmad = 3 * (res[m1] + below);
+  }
+  if (cmad < 1e-7 * sc) return false;
+  const double c1 = 0.001 * cmad, c9 = 0.999 * cmad;
+  for (int64_t j = 0; j < n; ++j) {
+    const double r = std::fabs(y[j] - ys[j]);
+    if (r <= c1) rw[j] = 1;
+    else if (r <= c9) {
+      const double u = r / cmad;
+      rw[j] = (1 - u * u) * (1 - u * u);
+    } else rw[j] = 0;
+  }
+  return true;
+}
+
+}  // namespace
+
+Status lowess(const double* x, const double* y, int64_t n, const LowessOptions& o, double* fitted,
+              double* robustness_weights_out) {
+  if (n < 1 || !x || !y || !fitted) return Status::BadShape;
+  if (!(o.frac > 0 && o.frac <= 1) || o.iterations < 0 || !(o.delta >= 0 && std::isfinite(o.delta))) {
+    return Status::BadArgument;
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    if (!std::isfinite(x[j]) || !std::isfinite(y[j])) return Status::BadArgument;
+  }
+  if (n == 1) {
+    fitted[0] = y[0];
+    if (robustness_weights_out) robustness_weights_out[0] = 1;
+    return Status::Ok;
+  }
+  Scratch<int64_t> order(n), anchor(n), tie_end(n);
+  Scratch<double> xs(n), ys(n), rw(n), fit(n), res(n);
+  if (!order.ok() || !anchor.ok() || !tie_end.ok() || !xs.ok() || !ys.ok() || !rw.ok() || !fit.ok() || !res.ok()) {
+    return Status::OutOfMemory;
+  }
+  int64_t* idx = order.get();
+  std::iota(idx, idx + n, int64_t(0));
+  if (!std::is_sorted(x, x + n)) std::stable_sort(idx, idx + n, [x](int64_t a, int64_t b) { return x[a] < x[b]; });
+  for (int64_t j = 0; j < n; ++j) {
+    xs.get()[j] = x[idx[j]];
+    ys.get()[j] = y[idx[j]];
+    rw.get()[j] = 1;  // multiplying by exactly 1 leaves the first pass's weights as R's unweighted ones
+  }
+  // R's ns: ⌊f·n + 1e-7⌋, at least 2 and at most n.
+  const int64_t k = std::max<int64_t>(2, std::min<int64_t>(n, int64_t(o.frac * double(n) + 1e-7)));
+  const Sorted s{xs.get(), ys.get(), n, k, xs.get()[n - 1] - xs.get()[0]};
+  const int64_t anchors = plan(s.x, n, o.delta, anchor.get(), tie_end.get());
+  for (int32_t it = 0;; ++it) {
+    pass(s, rw.get(), anchor.get(), tie_end.get(), anchors, o.threads, fit.get());
+    if (it >= o.iterations || !robustness_weights(s.y, fit.get(), n, res.get(), rw.get())) break;
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    fitted[idx[j]] = fit.get()[j];
+    if (robustness_weights_out) robustness_weights_out[idx[j]] = rw.get()[j];
+  }
+  return Status::Ok;
+}
+
+}  // namespace ka
