@@ -23,30 +23,20 @@ struct Sums {
   double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
 };
 
-// The tricube weight of lowess.h with R's cut-offs, times the robustness weight; scalar and batch forms do the same
-// operations in the same order. 1/h is taken once: the product differs from R's r/h by an ulp at most.
-inline double weight(double r, double inv_h, double h1, double h9, double rw) {
-  if (r <= h1) return rw;
-  if (r > h9) return 0;
-  const double u = r * inv_h;
-  const double t = 1 - u * u * u;
-  return t * t * t * rw;
-}
-
-// The sums over j in [begin, end). The one hot loop: out of line (called through keep_out_of_line) so that V8 tiers
-// it up between calls, with double batches (2 lanes in WebAssembly) since the fit must follow R's double arithmetic.
-Sums window_sums(const double* x, const double* y, const double* rw, int64_t begin, int64_t end, double x0, double h) {
-  const double inv_h = 1 / h, h1 = 0.001 * h, h9 = 0.999 * h;
-  const DBatch bx0(x0), binv(inv_h), bh1(h1), bh9(h9), one(1.0), zero(0.0);
+// Σ over j in [begin, end) of w_j·{1, d, d², y, d·y} with w_j = (1 − (|d|/h)³)³·rw_j: the range where R's tricube
+// applies (0.001 h < |d| <= 0.999 h), so the loop needs no cut-off tests. The one hot loop: out of line (called
+// through keep_out_of_line) so that V8 tiers it up between calls, in double batches (2 lanes in WebAssembly) since
+// the fit follows R's double arithmetic. 1/h is taken once: |d|·(1/h) differs from R's |d|/h by an ulp at most.
+Sums tricube_sums(const double* x, const double* y, const double* rw, int64_t begin, int64_t end, double x0,
+                  double inv_h) {
+  const DBatch bx0(x0), binv(inv_h), one(1.0);
   DBatch s0(0.0), s1(0.0), s2(0.0), t0(0.0), t1(0.0);
   int64_t j = begin;
   for (; j + kDLanes <= end; j += kDLanes) {
     const DBatch d = DBatch::load_unaligned(x + j) - bx0;
-    const DBatch r = xsimd::abs(d);
-    const DBatch u = r * binv;
+    const DBatch u = xsimd::abs(d) * binv;
     const DBatch t = one - u * u * u;
-    DBatch w = xsimd::select(r > bh9, zero, t * t * t);
-    w = xsimd::select(r <= bh1, one, w) * DBatch::load_unaligned(rw + j);
+    const DBatch w = t * t * t * DBatch::load_unaligned(rw + j);
     const DBatch yj = DBatch::load_unaligned(y + j);
     const DBatch wd = w * d;
     s0 += w;
@@ -58,7 +48,9 @@ Sums window_sums(const double* x, const double* y, const double* rw, int64_t beg
   Sums s{xsimd::hadd(s0), xsimd::hadd(s1), xsimd::hadd(s2), xsimd::hadd(t0), xsimd::hadd(t1)};
   for (; j < end; ++j) {
     const double d = x[j] - x0;
-    const double w = weight(std::fabs(d), inv_h, h1, h9, rw[j]);
+    const double u = std::fabs(d) * inv_h;
+    const double t = 1 - u * u * u;
+    const double w = t * t * t * rw[j];
     s.s0 += w;
     s.s1 += w * d;
     s.s2 += w * d * d;
@@ -68,7 +60,19 @@ Sums window_sums(const double* x, const double* y, const double* rw, int64_t beg
   return s;
 }
 
-using WindowSums = Sums (*)(const double*, const double*, const double*, int64_t, int64_t, double, double);
+// The same sums with w_j = rw_j: the points within 0.001 h of x0, where R's weight is 1 (a handful).
+void add_flat_sums(const double* x, const double* y, const double* rw, int64_t begin, int64_t end, double x0, Sums* s) {
+  for (int64_t j = begin; j < end; ++j) {
+    const double d = x[j] - x0, w = rw[j];
+    s->s0 += w;
+    s->s1 += w * d;
+    s->s2 += w * d * d;
+    s->t0 += w * y[j];
+    s->t1 += w * d * y[j];
+  }
+}
+
+using TricubeSums = Sums (*)(const double*, const double*, const double*, int64_t, int64_t, double, double);
 
 // Sorted data and the plan of fits, shared by all passes.
 struct Sorted {
@@ -98,15 +102,30 @@ int64_t walk_left(const Sorted& s, int64_t i, int64_t left) {
 }
 
 // The local-linear fit at sorted point i with window [left, left + k).
-double fit_at(const Sorted& s, const double* rw, int64_t i, int64_t left, WindowSums sums_of) {
+double fit_at(const Sorted& s, const double* rw, int64_t i, int64_t left, TricubeSums tricube) {
   const double* x = s.x;
   const double x0 = x[i];
   const int64_t right = left + s.k - 1;
   const double h = std::max(x0 - x[left], x[right] - x0);
+  const double h1 = 0.001 * h, h9 = 0.999 * h;
+  const auto r = [&](int64_t j) { return std::fabs(x[j] - x0); };
   // R scans on past the window while points are within 0.999 h or tied with x0; only ties can be (when h = 0).
-  int64_t end = right + 1;
-  while (end < s.n && (x[end] <= x0 || x[end] - x0 <= 0.999 * h)) ++end;
-  const Sums m = sums_of(x, s.y, rw, left, end, x0, h);
+  int64_t hi = right + 1;
+  while (hi < s.n && (x[hi] <= x0 || r(hi) <= h9)) ++hi;
+  // x is sorted, so the points of weight 0 (beyond 0.999 h) sit at the two ends and those of weight 1 (within
+  // 0.001 h, i among them) in one run around i: three ranges, found by short scans.
+  int64_t lo = left;
+  while (r(lo) > h9) ++lo;
+  while (r(hi - 1) > h9) --hi;
+  int64_t near_lo = i, near_hi = i + 1;
+  while (near_lo > lo && r(near_lo - 1) <= h1) --near_lo;
+  while (near_hi < hi && r(near_hi) <= h1) ++near_hi;
+  Sums m;
+  if (h > 0) {
+    const Sums a = tricube(x, s.y, rw, lo, near_lo, x0, 1 / h), b = tricube(x, s.y, rw, near_hi, hi, x0, 1 / h);
+    m = {a.s0 + b.s0, a.s1 + b.s1, a.s2 + b.s2, a.t0 + b.t0, a.t1 + b.t1};
+  }
+  add_flat_sums(x, s.y, rw, near_lo, near_hi, x0, &m);
   if (!(m.s0 > 0)) return s.y[i];  // all weights zero: R keeps the observation
   const double mean_d = m.s1 / m.s0;  // x̄ − x0
   double fit = m.t0 / m.s0;
@@ -142,14 +161,14 @@ int64_t plan(const double* x, int64_t n, double delta, int64_t* anchor, int64_t*
 // One pass: fits at the anchors (chunks in parallel), then ties and interpolation in R's order of operations.
 void pass(const Sorted& s, const double* rw, const int64_t* anchor, const int64_t* tie_end, int64_t anchors,
           int32_t threads, double* ys) {
-  const WindowSums sums_of = simd::keep_out_of_line(&window_sums);
+  const TricubeSums tricube = simd::keep_out_of_line(&tricube_sums);
   constexpr int64_t kChunk = 256;
   parallel_for((anchors + kChunk - 1) / kChunk, threads, [&](int64_t c) {
     const int64_t a0 = c * kChunk, a1 = std::min(anchors, a0 + kChunk);
     int64_t left = window_left(s, anchor[a0]);
     for (int64_t a = a0; a < a1; ++a) {
       left = walk_left(s, anchor[a], left);
-      ys[anchor[a]] = fit_at(s, rw, anchor[a], left, sums_of);
+      ys[anchor[a]] = fit_at(s, rw, anchor[a], left, tricube);
     }
   });
   for (int64_t a = 0; a < anchors; ++a) {
