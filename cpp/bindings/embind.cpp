@@ -10,6 +10,7 @@
 #include "engine/exact.h"
 #include "methods/grid/grid.h"
 #include "engine/local_fit.h"
+#include "stats/lowess.h"
 #include "methods/nystrom.h"
 #include "methods/random_features.h"
 #include "stats/regression.h"
@@ -278,6 +279,13 @@ SparseResult top_k_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t
           double(rep.skipped_keys)};
 }
 
+// LOWESS (lowess.h): x, y, fitted, weights are n doubles each.
+int32_t lowess_js(uintptr_t x, uintptr_t y, int32_t n, double frac, int32_t iterations, double delta, int32_t threads,
+                  uintptr_t fitted, uintptr_t weights) {
+  const LowessOptions o{frac, iterations, delta, threads};
+  return int32_t(lowess(ptr<const double>(x), ptr<const double>(y), n, o, ptr<double>(fitted), ptr<double>(weights)));
+}
+
 std::string status_name_js(int32_t s) { return status_name(Status(s)); }
 std::string simd_name_js() { return simd_name(); }
 
@@ -356,6 +364,7 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
   function("_attentionStates", &attention_states_js);
   function("_mergeStates", &merge_states_js);
   function("_finalizeStates", &finalize_states_js);
+  function("_lowess", &lowess_js);
   function("_statusName", &status_name_js);
   function("_simdName", &simd_name_js);
 }

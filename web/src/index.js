@@ -4,6 +4,7 @@ import { makeBandwidth } from './bandwidth.js';
 import { describe, KernelAttentionError } from './errors.js';
 import { makeAttentionGradients } from './gradients.js';
 import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, threadSupport } from './loader.js';
+import { makeLowess } from './lowess.js';
 import { makeAttentionPooling } from './pooling.js';
 import { makeRegression, makeRegressionAsync } from './regression.js';
 import { makeStates } from './states.js';
@@ -53,6 +54,7 @@ function api(build, threads) {
       ...bandwidth,
       kernelRegression: makeRegression(module, threads, bandwidth.selectBandwidth),
       kernelRegressionAsync: makeRegressionAsync(module, threads, bandwidth.selectBandwidthAsync),
+      lowess: makeLowess(module, threads),
       simd: module._simdName(),
       build,
       threads,
