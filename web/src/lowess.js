@@ -1,8 +1,8 @@
 // lowess(x, y, { frac, iterations, delta }): Cleveland's (1979) LOWESS as R's lowess() computes it
 // (cpp/core/stats/lowess.h has the formulas; docs/regression.md, "LOWESS").
-import { describe, fail, KernelAttentionError } from './errors.js';
+import { fail, KernelAttentionError } from './errors.js';
 import { withHeap } from './heap.js';
-import { checkOptionNames, ownLength } from './validate.js';
+import { checkOptionNames, numericArray } from './validate.js';
 
 // engine call: x, y are Float64Arrays of n ≥ 1 finite values, the options checked. The fit runs in float64 (it
 // follows R's double arithmetic); the results come back as fresh Float64Array copies.
@@ -25,36 +25,26 @@ function runLowess(module, x, y, frac, iterations, delta, threads) {
 // The wasm memory holds 2 GiB; the call needs about 13 doubles per point (inputs, outputs, the engine's scratch).
 const MAX_POINTS = Math.floor(2 ** 31 / (13 * 8));
 
-/** A Float64Array copy of `value` (typed array or array of numbers), each entry read once and checked finite. */
-function finiteArray(value, name) {
-  const typed = ArrayBuffer.isView(value) && !(value instanceof DataView);
-  if ((!Array.isArray(value) && !typed) || value instanceof BigInt64Array || value instanceof BigUint64Array) {
-    fail('BadArgument', name, 'a Float64Array, Float32Array or array of numbers', value);
-  }
-  const length = typed ? ownLength(value, name) : value.length;
-  if (length < 1) fail('BadShape', name, 'at least one value', value);
-  if (length > MAX_POINTS) {
+/**
+ * A Float64Array of `value`'s entries after the API's standard checks (numericArray: a typed array or array of
+ * finite numbers within float32 range), at least one, at most MAX_POINTS. The values keep their float64 precision.
+ */
+function pointArray(value, name) {
+  const checked = numericArray(value, name);
+  if (checked.length < 1) fail('BadShape', name, 'at least one value', value);
+  if (checked.length > MAX_POINTS) {
     throw new KernelAttentionError('OutOfMemory',
-      `\`${name}\` has ${length} entries; lowess() takes at most ${MAX_POINTS} within the 2 GiB WebAssembly memory`, name);
+      `\`${name}\` has ${checked.length} entries; lowess() takes at most ${MAX_POINTS} within the 2 GiB WebAssembly memory`, name);
   }
-  const copy = new Float64Array(length);
-  for (let n = 0; n < length; n++) {
-    const v = value[n];
-    if (typeof v !== 'number' || !Number.isFinite(v)) {
-      throw new KernelAttentionError(typeof v === 'number' ? 'NonFinite' : 'BadArgument',
-        `\`${name}[${n}]\` must be a finite number; got ${v === undefined ? 'a hole or undefined' : describe(v)}`, name);
-    }
-    copy[n] = v;
-  }
-  return copy;
+  return Float64Array.from(checked);
 }
 
 /** The lowess() function of the API; fits run on up to `threads` threads. */
 export function makeLowess(module, threads = 1) {
   return function lowess(x, y, options) {
     const { frac = 2 / 3, iterations = 3, delta } = checkOptionNames(options, ['frac', 'iterations', 'delta']);
-    const xs = finiteArray(x, 'x');
-    const ys = finiteArray(y, 'y');
+    const xs = pointArray(x, 'x');
+    const ys = pointArray(y, 'y');
     if (ys.length !== xs.length) {
       throw new KernelAttentionError('BadShape',
         `\`y\` must have one value per \`x\` (${xs.length}); got ${ys.length}`, 'y');
