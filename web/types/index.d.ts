@@ -600,8 +600,9 @@ export interface KernelAttention {
    * its ⌊frac·n⌋ nearest points (tricube weights on the distance over the farthest one's), then `iterations` refits
    * with bisquare robustness weights from 6·median|residual|; with `delta`, fits closer than delta to the previous
    * one are interpolated, and tied x share one fit. Formulas, sources and where statsmodels differs from R:
-   * docs/regression.md, "LOWESS". The fit runs in float64 (as R's does), so the results are Float64Arrays; x and y
-   * may be any numeric arrays and are not modified.
+   * docs/regression.md, "LOWESS". The fit runs in float64 (as R's does), so the results are Float64Arrays. x and y
+   * (n ≥ 1 each) take the API's usual arrays of finite numbers within float32 range, used at their full float64
+   * precision, and are not modified.
    * @example
    * const { fitted, weights } = ka.lowess(x, y, { frac: 0.3 });
    * @throws {KernelAttentionError} before any allocation: `'BadArgument'` naming `x`, `y` or the option for a value
