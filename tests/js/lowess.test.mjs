@@ -20,7 +20,7 @@ test('lowess matches R and the reference on every fixture case', () => {
   for (const c of cases) {
     const { fitted, weights } = ka.lowess(c.x, c.y, { frac: c.frac, iterations: c.iterations, delta: c.delta });
     assert.ok(fitted instanceof Float64Array && weights instanceof Float64Array, c.name);
-    // The target is 1e-5 of range(y); both sides are float64 with R's branch decisions (as in lowess_test.cpp).
+    // The target is 1e-5 of range(y); the bound is lowess_test.cpp's (both follow R's branch decisions).
     const tol = 1e-7 * Math.max(rangeOf(c.y), 1);
     for (let j = 0; j < c.x.length; j++) {
       assert.ok(Math.abs(fitted[j] - c.fitted[j]) <= tol, `${c.name}: fitted[${j}] = ${fitted[j]}, want ${c.fitted[j]}`);
