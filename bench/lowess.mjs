@@ -45,8 +45,8 @@ export async function benchLowess(log = () => {}) {
   const ka = await init({ threads: 1 });
   const lines = ['### LOWESS: ka.lowess against statsmodels', '',
     'One thread (the single-thread WebAssembly build) against statsmodels\' Cython `lowess` (Debian python3-statsmodels) on the ' +
-    'same data; 3 robustness iterations. "differs" is max |ours − statsmodels| / range(y): statsmodels departs from R ' +
-    'in its delta runs and its median stop (docs/regression.md, "LOWESS"), so it is 0 only with delta = 0.', '',
+    'same data; 3 robustness iterations. "differs" is max |ours − statsmodels| / range(y) (they differ where ' +
+    'statsmodels departs from R: docs/regression.md, "LOWESS").', '',
     '| n | frac | delta | ours (s) | statsmodels (s) | statsmodels ÷ ours | differs |', '|---|---|---|---|---|---|---|'];
   for (const [n, frac, deltaSpec, withStatsmodels] of ROWS) {
     const { x, y } = sample(n);
