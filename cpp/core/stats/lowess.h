@@ -33,7 +33,7 @@ struct LowessOptions {
 // robustness_weights: n doubles (or null), the r_j that the final pass used, in the input's order (all 1 when
 // iterations = 0 or the first pass was already exact). n = 1: fitted = y, weight 1.
 // Returns BadShape for n < 1, BadArgument for frac outside (0, 1], iterations < 0, delta < 0 or not finite, or a
-// non-finite x or y; OutOfMemory if scratch (about 6n doubles) cannot be allocated. Inputs are not modified.
+// non-finite x or y; OutOfMemory if scratch (about 9n doubles) cannot be allocated. Inputs are not modified.
 Status lowess(const double* x, const double* y, int64_t n, const LowessOptions& options, double* fitted,
               double* robustness_weights);
 
