@@ -17,6 +17,7 @@ import { torch } from './peers/torch.mjs';
 import { renderReport, table, writeReport } from './report.mjs';
 import { benchSelection } from './selection.mjs';
 import { benchBackward } from './backward.mjs';
+import { benchLowess } from './lowess.mjs';
 import { benchProgress } from './progress.mjs';
 import { attentionCase, checkedRows, naiveRows, regressionCase, relativeError } from './workloads.mjs';
 
@@ -44,8 +45,8 @@ const caseMakers = [
 const args = process.argv.slice(2);
 const only = args.find((a) => a.startsWith('--cases='))?.slice('--cases='.length).split(',');
 const write = !only && !args.includes('--no-write');
-// The exact engine's tables run unless --cases names only the separate sections (select, approx).
-const sections = ['select', 'approx', 'progress', 'backward'];
+// The exact engine's tables run unless --cases names only the separate sections (select, approx, lowess, …).
+const sections = ['select', 'approx', 'progress', 'backward', 'lowess'];
 const runCases = !only || only.some((id) => !sections.includes(id));
 const log = (line) => process.stderr.write(`${line}\n`);
 const started = performance.now();
@@ -139,6 +140,12 @@ if (!only || only.includes('backward')) {
   extra.push(await benchBackward().then(({ header, rows }) => ['### Backward pass: attentionGradients against attention()', '',
     'Softmax, one thread; the backward alone is the difference of the two medians (issue 9 asks for at most 2.5× the forward).', '',
     table(header, rows)].join('\n')).catch((error) => `### Backward pass\n\nfailed: ${error.message}`));
+}
+
+// LOWESS against statsmodels (issue 23; `--cases=lowess` runs only this): minutes, most of them statsmodels'.
+if (!only || only.includes('lowess')) {
+  log('lowess…');
+  extra.push(await benchLowess(log).catch((error) => `### LOWESS\n\nfailed: ${error.message}`));
 }
 
 const markdown = runCases && renderReport({

@@ -14,6 +14,7 @@
 #include "kernel/traits.h"
 #include "methods/grid/grid.h"
 #include "engine/local_fit.h"
+#include "stats/lowess.h"
 #include "methods/nystrom.h"
 #include "methods/random_features.h"
 #include "stats/regression.h"
@@ -307,6 +308,12 @@ KernelTraitsJs kernel_traits_js(KernelKind k) {
   return {t.name, t.distance, t.compact, t.heavy_tail, t.gradient, t.grid, t.random_features, t.nystrom, t.sparse};
 }
 
+// LOWESS (lowess.h): x, y, fitted, weights are n doubles each.
+Status lowess_js(uintptr_t x, uintptr_t y, int32_t n, double frac, int32_t iterations, double delta, int32_t threads,
+                  uintptr_t fitted, uintptr_t weights) {
+  const LowessOptions o{frac, iterations, delta, threads};
+  return lowess(ptr<const double>(x), ptr<const double>(y), n, o, ptr<double>(fitted), ptr<double>(weights));
+}
 std::string simd_name_js() { return simd_name(); }
 
 }  // namespace
@@ -429,5 +436,6 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
   function("_attentionStates", &attention_states_js);
   function("_mergeStates", &merge_states_js);
   function("_finalizeStates", &finalize_states_js);
+  function("_lowess", &lowess_js);
   function("_simdName", &simd_name_js);
 }

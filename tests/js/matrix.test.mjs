@@ -100,7 +100,7 @@ function wrongTypes(except = []) {
 // name or a list of acceptable names) overrides the argument or option the case is generated for.
 
 /** A flat numeric array (the valid one is `base`, a plain array with `cols` columns). */
-function numericArrayCases(base, { cols, empty = 'BadShape' } = {}) {
+function numericArrayCases(base, { cols, empty = 'BadShape', shapeArgument } = {}) {
   return [
     { label: 'undefined', value: undefined, code: 'BadArgument' },
     ...wrongTypes(),
@@ -112,8 +112,8 @@ function numericArrayCases(base, { cols, empty = 'BadShape' } = {}) {
     { label: 'a hole', value: withHole(base), code: 'BadArgument' },
     { label: 'only holes', value: new Array(base.length), code: 'BadArgument' },
     ...[undefined, null, true, 1n, [1]].map((x) => ({ label: `an entry ${typeof x === 'bigint' ? '1n' : JSON.stringify(x) ?? 'undefined'}`, value: at(base, 1, x), code: 'BadArgument' })),
-    { label: 'one entry short', value: base.slice(0, -1), code: 'BadShape' },
-    { label: 'one entry long', value: [...base, 0.5], code: 'BadShape' },
+    { label: 'one entry short', value: base.slice(0, -1), code: 'BadShape', argument: shapeArgument },
+    { label: 'one entry long', value: [...base, 0.5], code: 'BadShape', argument: shapeArgument },
     empty === 'ok' ? { label: 'empty (no rows)', value: [], ok: 'runs' } : { label: 'empty', value: [], code: empty },
     empty === 'ok' ? { label: 'an empty Float32Array', value: new Float32Array(0), ok: 'runs' } : { label: 'an empty Float32Array', value: new Float32Array(0), code: empty },
     ...[NaN, Infinity, -Infinity].flatMap((x) => [Array, Float64Array, Float32Array].map((Type) => (
@@ -164,6 +164,16 @@ function rangeCases(lo, hi) {
     ...[lo, hi, lo - 1, hi + 1, NaN, Infinity, -Infinity, ...(lo === 0 ? [-0] : [])].map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
     { label: `'${(lo + hi) / 2}'`, value: String((lo + hi) / 2), code: 'BadArgument' },
     { label: `[${(lo + hi) / 2}]`, value: [(lo + hi) / 2], code: 'BadArgument' },
+  ];
+}
+
+/** A number other than `bad` (and of no other type). */
+function numberCases(bad) {
+  return [
+    ...wrongTypes(['number']),
+    ...bad.map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
+    { label: "'0.5'", value: '0.5', code: 'BadArgument' },
+    { label: '[0.5]', value: [0.5], code: 'BadArgument' },
   ];
 }
 
@@ -673,6 +683,19 @@ const TABLE = {
     options: {
       ...regressionOptions(),
       bandwidth: { required: true, cases: () => bandwidthCases(2), valid: () => 0.3 },
+    },
+  },
+  // lowess(): x and y of one length (a mismatch may be reported on either); values exact in float32, so that a
+  // Float32Array of them is the same call.
+  lowess: {
+    valid: () => ({ x: [0, 0.375, 0.125, 0.75, 0.5], y: [...Y], options: {} }),
+    call: (a) => ka.lowess(a.x, a.y, a.options),
+    arrays: { x: { cols: 1, shapeArgument: ['x', 'y'] }, y: { cols: 1 } },
+    optionsName: 'options',
+    options: {
+      frac: { cases: () => numberCases([0, -0, -1, 1.5, NaN, Infinity, -Infinity]), valid: () => 1, values: [0.5, 1] },
+      iterations: { cases: () => numberCases([-1, 1.5, NaN, Infinity, -Infinity]), valid: () => 0, values: [0, 2] },
+      delta: { cases: () => numberCases([-1, NaN, Infinity, -Infinity]), valid: () => 0.25, values: [0, 0.25] },
     },
   },
   // The model's functions (all on MODEL, which must keep giving the same bytes).

@@ -68,6 +68,9 @@ function createEngine(module) {
       named(module._sparseAttention(q, k, v, out, I, J, M, D, callOptions(o), tolerance, threads, dropped, sumSq, eff, logden)),
     topKAttention: (q, k, v, out, I, J, M, D, o, topK, dropped) =>
       named(module._topKAttention(q, k, v, out, I, J, M, D, callOptions(o), topK, dropped)),
+    /** LOWESS (stats/lowess.h): x, y, fitted, weights are offsets of n doubles each. */
+    lowess: (x, y, n, frac, iterations, delta, threads, fitted, weights) =>
+      status(module._lowess(x, y, n, frac, iterations, delta, threads, fitted, weights)),
     /** `rule`: 'scott' or 'silverman'. */
     ruleOfThumb: (x, n, dim, rule, h) => status(module._ruleOfThumb(x, n, dim, Rule[rule], h)),
     /** `score`: 'cv' (leave-one-out) or 'aicc'. */

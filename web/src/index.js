@@ -5,6 +5,7 @@ import { describe, KernelAttentionError } from './errors.js';
 import { makeAttentionGradients } from './gradients.js';
 import { makeEngine } from './engine.js';
 import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, readLocate, threadSupport } from './loader.js';
+import { makeLowess } from './lowess.js';
 import { makeAttentionPooling } from './pooling.js';
 import { makeRegression, makeRegressionAsync } from './regression.js';
 import { makeStates } from './states.js';
@@ -59,6 +60,7 @@ function api(build, threads) {
       ...bandwidth,
       kernelRegression: makeRegression(engine, threads, bandwidth.selectBandwidth),
       kernelRegressionAsync: makeRegressionAsync(engine, threads, bandwidth.selectBandwidthAsync),
+      lowess: makeLowess(engine, threads),
       simd: engine.simdName(),
       build,
       threads,

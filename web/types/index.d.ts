@@ -488,6 +488,30 @@ export interface KernelRegressionModel {
   [Symbol.dispose](): void;
 }
 
+/** Options of lowess(); the defaults are R's lowess() defaults. */
+export interface LowessOptions {
+  /** The span f in (0, 1]: each fit uses the max(2, ⌊f·n + 1e-7⌋) points nearest in x (R's `f`, statsmodels' `frac`). Default 2/3. */
+  frac?: number;
+  /** Robustness iterations after the first fit, an integer ≥ 0 (R's `iter`, statsmodels' `it`). Default 3. */
+  iterations?: number;
+  /**
+   * Distance in x within which fits are not computed but interpolated linearly (≥ 0, finite); 0 fits at every
+   * point. Default 0.01 · (max x − min x), as R's (statsmodels' default is 0).
+   */
+  delta?: number;
+}
+
+/** What lowess() returns, in the input's order. */
+export interface LowessResult {
+  /** The smoothed value at each x. */
+  fitted: Float64Array;
+  /**
+   * The bisquare robustness weight of each point in the final fit, in [0, 1]: 1 for every point when
+   * `iterations` is 0 or the first fit was already exact (R stops iterating there).
+   */
+  weights: Float64Array;
+}
+
 export interface KernelAttention {
   /**
    * f(q_i) = Σ_j w(q_i, k_j) v_j / Σ_j w(q_i, k_j), computed in float32 by a streaming engine that never forms the
@@ -579,6 +603,21 @@ export interface KernelAttention {
    * summary as the last step; resolves to the model kernelRegression() returns.
    */
   kernelRegressionAsync(x: NumericArray, y: NumericArray, options: KernelRegressionOptions & AsyncOptions): Promise<KernelRegressionModel>;
+  /**
+   * Cleveland's (1979) LOWESS, computed as R's `lowess()` computes it: at each x_i a weighted local-linear fit over
+   * its ⌊frac·n⌋ nearest points (tricube weights on the distance over the farthest one's), then `iterations` refits
+   * with bisquare robustness weights from 6·median|residual|; with `delta`, fits closer than delta to the previous
+   * one are interpolated, and tied x share one fit. Formulas, sources and where statsmodels differs from R:
+   * docs/regression.md, "LOWESS". The fit runs in float64 (as R's does), so the results are Float64Arrays. x and y
+   * (n ≥ 1 each) take the API's usual arrays of finite numbers within float32 range, used at their full float64
+   * precision, and are not modified.
+   * @example
+   * const { fitted, weights } = ka.lowess(x, y, { frac: 0.3 });
+   * @throws {KernelAttentionError} before any allocation: `'BadArgument'` naming `x`, `y` or the option for a value
+   * of the wrong kind or out of range (frac in (0, 1], iterations an integer ≥ 0, delta finite ≥ 0), `'NonFinite'`
+   * for NaN or ±Infinity in x or y, `'BadShape'` for an empty x or a y of another length.
+   */
+  lowess(x: NumericArray, y: NumericArray, options?: LowessOptions): LowessResult;
   /**
    * Chooses a bandwidth for the sample x (n × dim) with values y (n × D).
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
