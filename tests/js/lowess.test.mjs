@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { init, KernelAttentionError } from '../../web/src/index.js';
 import { makeLowess } from '../../web/src/lowess.js';
+import { makeEngine } from '../../web/src/engine.js';
 import { initOptions } from './build.mjs';
 import { countedModule } from './counted.mjs';
 
@@ -110,7 +111,7 @@ test('lowess rejects bad arguments with a KernelAttentionError naming them', () 
 
 test('lowess gives back all the memory it takes, and allocates nothing before a validation error', async () => {
   const { module, live, stats } = await countedModule();
-  const lowess = makeLowess(module);
+  const lowess = makeLowess(makeEngine(module));
   const c = cases.find((k) => k.name === 'uniform n=300 f=0.3');
   const want = ka.lowess(c.x, c.y, { frac: 0.3 });
   assert.deepEqual(lowess(c.x, c.y, { frac: 0.3 }), want);
