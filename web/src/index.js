@@ -6,6 +6,7 @@ import { makeAttentionGradients } from './gradients.js';
 import { makeEngine } from './engine.js';
 import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, threadSupport } from './loader.js';
 import { makeAttentionPooling } from './pooling.js';
+import { makePlan } from './plan.js';
 import { makeRegression, makeRegressionAsync } from './regression.js';
 import { makeStates } from './states.js';
 import { checkOptionNames } from './validate.js';
@@ -56,6 +57,7 @@ function api(build, threads) {
       ...bandwidth,
       kernelRegression: makeRegression(engine, threads, bandwidth.selectBandwidth),
       kernelRegressionAsync: makeRegressionAsync(engine, threads, bandwidth.selectBandwidthAsync),
+      plan: makePlan(engine),
       simd: engine.simdName(),
       build,
       threads,
