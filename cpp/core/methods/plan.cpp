@@ -26,13 +26,10 @@ struct Text {
   bool empty() const { return s[0] == 0; }
 };
 
-// "4.2 M" for 4,194,304: pair and point counts in reasons.
+// A pair or point count in reasons, in full (a rounded count would blur the thresholds it is compared with).
 struct Count {
   char s[32];
-  explicit Count(double n) {
-    if (n >= 1e6) std::snprintf(s, sizeof s, "%.1f M", n / 1e6);
-    else std::snprintf(s, sizeof s, "%.0f", n);
-  }
+  explicit Count(double n) { std::snprintf(s, sizeof s, "%.0f", n); }
 };
 
 // ---- sparse (sparse.h): 'auto' runs it where it measured at least 2× faster than exact ----
@@ -86,7 +83,7 @@ bool sparse_pays(const PlanCall& c, double tolerance, Text& why, bool* needs_key
   const double pairs = double(c.queries) * double(c.keys);
   const Count n(pairs);
   if (pairs < kSparseMinPairs) {
-    why.say("%s pairs: below 1 M (2^20) the exact engine takes milliseconds and a sparse index does not pay", n.s);
+    why.say("%s pairs: below 2^20 = 1048576 the exact engine takes milliseconds and a sparse index does not pay", n.s);
     return false;
   }
   if (!c.key_data.data || !c.bandwidth) {
@@ -98,12 +95,12 @@ bool sparse_pays(const PlanCall& c, double tolerance, Text& why, bool* needs_key
   const int64_t per_head = c.dims / c.heads;
   const char* kernel = kernel_traits(c.kernel).name;
   if (share > kSparseMaxShare) {
-    why.say("%lld-D %s, %.0f %% of keys within reach at tolerance %g: sparse measured under 2x faster than exact above 15 %%",
+    why.say("%lld-D %s, %.1f %% of keys within reach at tolerance %g: sparse measured under 2x faster than exact above 15 %%",
             (long long)per_head, kernel, 100 * share, tolerance);
     return false;
   }
   why.say("%lld-D %s, %s pairs, %.1f %% of keys within reach: certified within %g and measured at least 2x faster than "
-          "exact (from 1 M pairs, up to 15 %% in reach)", (long long)per_head, kernel, n.s, 100 * share, tolerance);
+          "exact (from 2^20 pairs, up to 15 %% in reach)", (long long)per_head, kernel, n.s, 100 * share, tolerance);
   return true;
 }
 
