@@ -104,7 +104,7 @@ function flatten(value, path = '', out = []) {
 async function outcome(api, run) {
   try {
     const value = await run(api);
-    return { method: value.method ?? value.approximation, bytes: JSON.stringify(flatten(value)) };
+    return { method: value.approximation ?? value.method, bytes: JSON.stringify(flatten(value)) };
   } catch (e) {
     return { method: 'error', bytes: JSON.stringify({ error: e.name, code: e.code, argument: e.argument, message: e.message }) };
   }
