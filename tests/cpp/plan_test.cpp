@@ -19,7 +19,8 @@ namespace {
 std::vector<float> even_keys(int64_t J, int64_t dims) {
   std::vector<float> k(size_t(J * dims));
   for (int64_t j = 0; j < J; ++j)
-    for (int64_t d = 0; d < dims; ++d) k[size_t(j * dims + d)] = float(-1 + 2.0 * double((j * (d + 3)) % J) / double(J - 1));
+    for (int64_t d = 0; d < dims; ++d)
+      k[size_t(j * dims + d)] = float(-1 + 2.0 * double((j * (d + 3)) % J) / double(J - 1));
   return k;
 }
 

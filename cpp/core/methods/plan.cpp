@@ -68,13 +68,19 @@ double share_in_reach(const PlanCall& c, double reach) {
 bool sparse_serves(const PlanCall& c, double, Text& why) {
   const KernelTraits& t = kernel_traits(c.kernel);
   const int64_t per_head = c.dims / c.heads;
-  if (!t.sparse) why.say("%s attention keeps its bytes: no certified approximation serves it", t.name);
-  else if (t.heavy_tail) why.say("%s's heavy tail makes a sparse certificate visit nearly every key", t.name);
+  if (!t.sparse)
+    why.say("%s attention keeps its bytes: no certified approximation serves it", t.name);
+  else if (t.heavy_tail)
+    why.say("%s's heavy tail makes a sparse certificate visit nearly every key", t.name);
   else if (per_head > kSparseMaxDims) {
-    why.say("%lld dimensions per head: the sparse index serves at most %lld", (long long)per_head, (long long)kSparseMaxDims);
-  } else if (c.general_mask) why.say("a general mask: the sparse method does not serve it");
-  else if (c.groups) why.say("groups: the sparse method does not serve them");
-  else return true;
+    why.say("%lld dimensions per head: the sparse index serves at most %lld", (long long)per_head,
+            (long long)kSparseMaxDims);
+  } else if (c.general_mask)
+    why.say("a general mask: the sparse method does not serve it");
+  else if (c.groups)
+    why.say("groups: the sparse method does not serve them");
+  else
+    return true;
   return false;
 }
 
@@ -95,12 +101,16 @@ bool sparse_pays(const PlanCall& c, double tolerance, Text& why, bool* needs_key
   const int64_t per_head = c.dims / c.heads;
   const char* kernel = kernel_traits(c.kernel).name;
   if (share > kSparseMaxShare) {
-    why.say("%lld-D %s, %.1f %% of keys within reach at tolerance %g: sparse measured under 2x faster than exact above 15 %%",
-            (long long)per_head, kernel, 100 * share, tolerance);
+    why.say(
+        "%lld-D %s, %.1f %% of keys within reach at tolerance %g: sparse measured under 2x faster than exact above 15 "
+        "%%",
+        (long long)per_head, kernel, 100 * share, tolerance);
     return false;
   }
-  why.say("%lld-D %s, %s pairs, %.1f %% of keys within reach: certified within %g and measured at least 2x faster than "
-          "exact (from 2^20 pairs, up to 15 %% in reach)", (long long)per_head, kernel, n.s, 100 * share, tolerance);
+  why.say(
+      "%lld-D %s, %s pairs, %.1f %% of keys within reach: certified within %g and measured at least 2x faster than "
+      "exact (from 2^20 pairs, up to 15 %% in reach)",
+      (long long)per_head, kernel, n.s, 100 * share, tolerance);
   return true;
 }
 
@@ -111,9 +121,12 @@ constexpr int64_t kGridMinPoints = 20000;
 
 bool grid_serves(const PlanCall& c, double, Text& why) {
   const KernelTraits& t = kernel_traits(c.kernel);
-  if (c.dims > kMaxGridDims) why.say("%lld dimensions: the grid serves 1 or 2", (long long)c.dims);
-  else if (!t.grid) why.say("%s has no grid (its reach is not finite, or it is no product over dimensions)", t.name);
-  else return true;
+  if (c.dims > kMaxGridDims)
+    why.say("%lld dimensions: the grid serves 1 or 2", (long long)c.dims);
+  else if (!t.grid)
+    why.say("%s has no grid (its reach is not finite, or it is no product over dimensions)", t.name);
+  else
+    return true;
   return false;
 }
 
@@ -121,7 +134,8 @@ bool grid_pays(const PlanCall& c, double tolerance, Text& why, bool*) {
   const Count n(double(c.keys));
   const char* kernel = kernel_traits(c.kernel).name;
   if (c.keys < kGridMinPoints) {
-    why.say("%lld-D %s, %s points: below 20,000 the exact fit takes well under a second", (long long)c.dims, kernel, n.s);
+    why.say("%lld-D %s, %s points: below 20,000 the exact fit takes well under a second", (long long)c.dims, kernel,
+            n.s);
     return false;
   }
   why.say("%lld-D %s, %s points: binned within %g (from 20,000 points; a bandwidth no grid serves runs exactly)",
@@ -202,7 +216,8 @@ Plan plan(const PlanCall& call, Method requested, double tolerance) {
     if (first.empty()) first = why;
   }
   out.method = Method::Exact;
-  std::snprintf(out.reason, sizeof out.reason, "exact: %s", first.empty() ? "no certified approximation serves this call" : first.s);
+  std::snprintf(out.reason, sizeof out.reason, "exact: %s",
+                first.empty() ? "no certified approximation serves this call" : first.s);
   return out;
 }
 
@@ -215,9 +230,10 @@ int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double t
     } else if (!(tolerance > 0)) {
       std::snprintf(why, kReasonSize, "exact: no grid asked for");
     } else {
-      std::snprintf(why, kReasonSize, "exact: at this bandwidth no grid of at most %lld nodes reaches %g, or its "
-                    "convolutions cost more than the exact fit of %lld points", (long long)kMaxGridNodes, tolerance,
-                    (long long)x.rows);
+      std::snprintf(why, kReasonSize,
+                    "exact: at this bandwidth no grid of at most %lld nodes reaches %g, or its "
+                    "convolutions cost more than the exact fit of %lld points",
+                    (long long)kMaxGridNodes, tolerance, (long long)x.rows);
     }
   }
   return nodes;
