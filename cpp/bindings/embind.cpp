@@ -16,6 +16,7 @@
 #include "engine/local_fit.h"
 #include "stats/lowess.h"
 #include "methods/nystrom.h"
+#include "methods/plan.h"
 #include "methods/random_features.h"
 #include "stats/regression.h"
 #include "methods/sparse.h"
@@ -154,10 +155,48 @@ CallResult grid_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t
   return to_js(grid_local_fit(make_fit(x, y, q, n, I, dims, width, o), nodes, out, ptr<double>(error)));
 }
 
-// Grid nodes per axis for the sample x (n × dims) at o's kernel, bandwidths and tolerance; 0: run exactly.
-double grid_nodes_js(uintptr_t x, int32_t n, int32_t dims, FitOptions o) {
-  return double(grid_nodes(ConstMatrix{ptr<const float>(x), n, dims, dims}, o.kernel,
-                           ptr<const float>(o.bandwidth), o.tolerance));
+// Grid nodes per axis for the sample x (n × dims) at o's kernel, bandwidths and tolerance (0: run exactly), and why.
+struct GridPlanJs {
+  double nodes;
+  std::string reason;
+};
+
+GridPlanJs grid_nodes_js(uintptr_t x, int32_t n, int32_t dims, FitOptions o) {
+  char why[kReasonSize];
+  const int64_t nodes = plan_grid_nodes(ConstMatrix{ptr<const float>(x), n, dims, dims}, o.kernel,
+                                        ptr<const float>(o.bandwidth), o.tolerance, why);
+  return {double(nodes), why};
+}
+
+// plan() (plan.h): keyData (float32 × keys·dims) and bandwidth (float32 × dims) may be 0.
+struct PlanCallJs {
+  Task task = Task::Attention;
+  KernelKind kernel = KernelKind::Softmax;
+  int32_t queries = 0, keys = 0, dims = 1, heads = 1;
+  bool generalMask = false, groups = false;
+  uintptr_t keyData = 0, bandwidth = 0;
+};
+
+struct PlanJs {
+  Method method;
+  std::string reason;
+  double tolerance;  // the one given, or the default when it was <= 0
+};
+
+PlanJs plan_js(PlanCallJs c, Method requested, double tolerance) {
+  PlanCall call;
+  call.task = c.task;
+  call.kernel = c.kernel;
+  call.queries = c.queries;
+  call.keys = c.keys;
+  call.dims = c.dims;
+  call.heads = c.heads;
+  call.general_mask = c.generalMask;
+  call.groups = c.groups;
+  call.key_data = {ptr<const float>(c.keyData), c.keyData ? c.keys : 0, c.dims, c.dims};
+  call.bandwidth = ptr<const float>(c.bandwidth);
+  const Plan p = plan(call, requested, tolerance);
+  return {p.method, p.reason, p.tolerance};
 }
 
 struct SummaryResult {
@@ -348,6 +387,32 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
   enum_<LandmarkSampling>("LandmarkSampling")
       .value("kmeans++", LandmarkSampling::KMeansPlusPlus)
       .value("uniform", LandmarkSampling::Uniform);
+  enum_<Method>("Method")
+      .value("exact", Method::Exact)
+      .value("grid", Method::Grid)
+      .value("sparse", Method::Sparse)
+      .value("top-k", Method::TopK)
+      .value("random-features", Method::RandomFeatures)
+      .value("nystrom", Method::Nystrom)
+      .value("auto", Method::Auto);
+  enum_<Task>("Task").value("attention", Task::Attention).value("regression", Task::Regression);
+  value_object<PlanCallJs>("PlanCall")
+      .field("task", &PlanCallJs::task)
+      .field("kernel", &PlanCallJs::kernel)
+      .field("queries", &PlanCallJs::queries)
+      .field("keys", &PlanCallJs::keys)
+      .field("dims", &PlanCallJs::dims)
+      .field("heads", &PlanCallJs::heads)
+      .field("generalMask", &PlanCallJs::generalMask)
+      .field("groups", &PlanCallJs::groups)
+      .field("keyData", &PlanCallJs::keyData)
+      .field("bandwidth", &PlanCallJs::bandwidth);
+  value_object<PlanJs>("Plan")
+      .field("method", &PlanJs::method)
+      .field("reason", &PlanJs::reason)
+      .field("tolerance", &PlanJs::tolerance);
+  value_object<GridPlanJs>("GridPlan").field("nodes", &GridPlanJs::nodes).field("reason", &GridPlanJs::reason);
+  function("_plan", &plan_js);
   value_object<KernelTraitsJs>("KernelTraits")
       .field("name", &KernelTraitsJs::name)
       .field("distance", &KernelTraitsJs::distance)

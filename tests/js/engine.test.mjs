@@ -76,7 +76,7 @@ function run(entry, kernel) {
         // 1-D: a sample of 2,000 points, where a grid pays for every kernel that has one.
         const x = heap.f32(randomFloat32(rand, 2000));
         const fit = { kernel, estimator: 'nadaraya-watson', bandwidth: heap.f32([0.05]), weights: 0, empty: 'nan', threads: 1, tolerance: 1e-3 };
-        return engine.gridNodes(x, 2000, 1, fit) > 0 ? 'Ok' : 'BadArgument';
+        return engine.gridNodes(x, 2000, 1, fit).nodes > 0 ? 'Ok' : 'BadArgument';
       }
       default: throw new Error(entry);
     }

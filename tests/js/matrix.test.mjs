@@ -698,6 +698,32 @@ const TABLE = {
       delta: { cases: () => numberCases([-1, NaN, Infinity, -Infinity]), valid: () => 0.25, values: [0, 0.25] },
     },
   },
+  // plan('attention', …) reads attention()'s arguments (values aside); its 'regression' form is in `extra`.
+  plan: {
+    valid: () => ({ task: 'attention', queries: [...Q], keys: [...K], options: { dim: 2 } }),
+    call: (a) => ka.plan(a.task, a.queries, a.keys, a.options),
+    arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 } },
+    optionsName: 'options', optionsRequired: true,
+    options: { ...attentionOptions(), ...methodOptions() },
+    extra: () => {
+      const regression = (options) => ({ task: 'regression', options });
+      const call = (a) => ka.plan(a.task, a.options);
+      return [
+        { label: "task 'smoothing'", args: { task: 'smoothing', options: {} }, code: 'BadArgument', argument: 'task' },
+        { label: 'task undefined', args: { options: {} }, code: 'BadArgument', argument: 'task' },
+        { label: 'regression without options', args: regression(undefined), code: 'BadArgument', argument: 'options' },
+        { label: 'regression runs', args: regression({ n: 100, dim: 2 }), ok: 'runs' },
+        { label: 'regression n 0', args: regression({ n: 0, dim: 1 }), code: 'BadArgument', argument: 'options.n' },
+        { label: 'regression n 1.5', args: regression({ n: 1.5, dim: 1 }), code: 'BadArgument', argument: 'options.n' },
+        { label: 'regression dim missing', args: regression({ n: 10 }), code: 'BadArgument', argument: 'options.dim' },
+        { label: 'regression kernel softmax', args: regression({ n: 10, dim: 1, kernel: 'softmax' }), code: 'BadArgument', argument: 'options.kernel' },
+        { label: "regression method 'grid' in 3-D", args: regression({ n: 10, dim: 3, method: 'grid' }), code: 'BadArgument', argument: 'options.method' },
+        { label: "regression method 'cv'", args: regression({ n: 10, dim: 1, method: 'cv' }), code: 'BadArgument', argument: 'options.method' },
+        { label: 'regression tolerance 0', args: regression({ n: 10, dim: 1, tolerance: 0 }), code: 'BadArgument', argument: 'options.tolerance' },
+        { label: 'regression unknown option', args: regression({ n: 10, dim: 1, bandwidth: 1 }), code: 'BadArgument', argument: 'options.bandwidth' },
+      ].map((c) => ({ ...c, call }));
+    },
+  },
   // The model's functions (all on MODEL, which must keep giving the same bytes).
   predict: {
     model: true,

@@ -3,7 +3,6 @@
 import { init } from '../src/index.js';
 
 const FIT_MAX = 50_000;     // points an exact fit and the attention views use (a seeded subsample beyond that)
-const GRID_FROM = 20_000;   // kernelRegression's method 'auto' bins 1-D samples onto a grid from this size on
 const DRAFT_MAX = 2_000;    // points a live fit uses while the slider is dragged
 const SELECT_MAX = 4_000;   // points the bandwidth search uses (each CV pass is O(n²))
 const CURVE_QUERIES = 300;  // 1-D: queries on a grid across the data
@@ -23,6 +22,13 @@ const threads = new URLSearchParams(self.location.search).get('threads');
 const kaReady = init(threads ? { threads: threads === 'auto' ? 'auto' : Number(threads) } : {});
 let sample = null;
 let learner = null;  // the attention pooling that "Learn h" trains (learnStart … learnStep)
+
+/**
+ * Whether a fit uses every point: in 1-D (where the demo keeps them all) when kernelRegression runs the sample on a
+ * grid, as the library plans it (ka.plan), not by a threshold of the demo's own.
+ */
+const onGrid = (ka, kernel, method) => sample.dim === 1 &&
+  ka.plan('regression', { n: sample.n, dim: sample.dim, kernel, method }).method === 'grid';
 
 /** A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x). */
 function subsample({ x, y, n, dim }, max, seed) {
@@ -204,7 +210,7 @@ const handlers = {
 
   /** The fit (same settings and sample as `fit`) at every observation, for the CSV export. */
   observations(ka, { h, kernel, estimator, level, method }) {
-    const grid = sample.dim === 1 && (method === 'grid' || (method === 'auto' && sample.n >= GRID_FROM));
+    const grid = onGrid(ka, kernel, method);
     if (!grid && sample.n > FIT_MAX) {
       throw new Error(`the fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points, or on the ` +
         `grid (1-D); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`);
@@ -241,7 +247,7 @@ const handlers = {
 
   fit(ka, { h, kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2 }) {
     // On the grid (1-D) a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
-    const grid = sample.dim === 1 && (method === 'grid' || (method === 'auto' && sample.n >= GRID_FROM));
+    const grid = onGrid(ka, kernel, method);
     const s = grid ? sample.all : draft ? sample.draft : sample.full;
     const { dim } = s;
     const queries = sample.queries;

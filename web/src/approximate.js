@@ -1,5 +1,5 @@
-// attention() by random features, Nyström, certified sparsity or top-k: reads the method options (resolving 'auto')
-// and runs the core's method.
+// attention() by random features, Nyström, certified sparsity or top-k: reads the method options (the core resolves
+// 'auto', plan.h) and runs the core's method.
 import { checkResult, fail, KernelAttentionError } from './errors.js';
 import { copyCall } from './options.js';
 import { oneOf } from './validate.js';
@@ -14,17 +14,6 @@ const MAX_TOP_K = 2 ** 31 - 1;
 const SERVES = {
   'random-features': (k) => k.randomFeatures, nystrom: (k) => k.nystrom, sparse: (k) => k.sparse, 'top-k': () => true,
 };
-/** The sparse method's default tolerance (a weight ratio; the other methods' is an RMS error target, 1e-2). */
-export const SPARSE_TOLERANCE = 1e-3;
-
-// method 'auto' (docs/approximations.md, "Choosing a method"): certified sparsity where it measured at least 2× faster
-// than exact, else exact. Random features and Nyström only estimate their error, so 'auto' never picks them. The
-// kernels sparsity pays for are those with a light tail; their reach in bandwidths at a weight ratio t comes from the
-// core (engine.sparseReach); a heavy tail (Cauchy) makes the certificate visit every key.
-// Below this many query-key pairs the exact engine takes milliseconds: building an index does not pay.
-const AUTO_MIN_PAIRS = 2 ** 20;
-// The largest share of the keys within reach for which 'auto' runs sparse (measured 2.2× at 0.14, 1.7× at 0.17).
-const AUTO_MAX_SHARE = 0.15;
 
 function countOption(value, method, needs, most, name) {
   if (value === undefined) return 0;
@@ -44,9 +33,8 @@ export function readMethod(engine, options, call) {
   const { maxFeatures, maxLandmarks } = engine.limits;
   let { method = 'auto' } = options;
   oneOf(method, METHODS, 'options.method');
-  const tolerance = options.tolerance === undefined ? (method === 'sparse' || method === 'auto' ? SPARSE_TOLERANCE : 1e-2) : options.tolerance;
-  if (typeof tolerance !== 'number' || !(tolerance > 0 && tolerance < 1)) {
-    fail('BadArgument', 'options.tolerance', 'a number strictly between 0 and 1', tolerance);
+  if (options.tolerance !== undefined && (typeof options.tolerance !== 'number' || !(options.tolerance > 0 && options.tolerance < 1))) {
+    fail('BadArgument', 'options.tolerance', 'a number strictly between 0 and 1', options.tolerance);
   }
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) fail('BadArgument', 'options.seed', 'an integer from 0 to 2³² − 1', seed);
   const count = countOption(features, method, 'random-features', maxFeatures, 'options.features') ||
@@ -61,8 +49,11 @@ export function readMethod(engine, options, call) {
     }
     oneOf(sampling, engine.samplings, 'options.sampling');
   }
-  // Resolved after the options above, whose messages name the method the caller asked for.
-  if (method === 'auto') method = chooseMethod(engine, call, tolerance);
+  // Resolved after the options above, whose messages name the method the caller asked for. The core decides 'auto'
+  // and the default tolerance (plan.h).
+  const plan = planAttention(engine, call, method, options.tolerance ?? 0);
+  const { tolerance, reason } = plan;
+  method = plan.method;
   if (method !== 'exact') {
     if (!SERVES[method](engine.kernel(call.kernel))) {
       throw new KernelAttentionError('BadArgument',
@@ -71,9 +62,9 @@ export function readMethod(engine, options, call) {
     }
     if (method === 'sparse') {
       readSparse(engine, call);
-      return { method, tolerance, seed, count: 0, sampling: null };
+      return { method, reason, tolerance, seed, count: 0, sampling: null };
     }
-    if (method === 'top-k') return { method, tolerance, seed, count, sampling: null };  // every mask, group and kernel
+    if (method === 'top-k') return { method, reason, tolerance, seed, count, sampling: null };  // every mask, group and kernel
     const masked = call.leaveOneOut || call.keyPadding !== null || call.general !== null;
     for (const [name, present] of [['mask', masked], ['groups', call.queryGroups !== null]]) {
       if (present) {
@@ -83,46 +74,22 @@ export function readMethod(engine, options, call) {
     }
     if (call.J === 0) throw new KernelAttentionError('BadShape', '`keys` must hold at least one row', 'keys');
   }
-  return { method, tolerance, seed, count, sampling: sampling ?? engine.samplings[0] };
-}
-
-/** 'sparse' or 'exact' for method 'auto' (see above). */
-function chooseMethod(engine, call, tolerance) {
-  const kernel = engine.kernel(call.kernel);
-  if (!kernel.sparse || kernel.heavyTail || call.M / call.heads > engine.limits.sparseMaxDims || call.general ||
-      call.queryGroups || call.I * call.J < AUTO_MIN_PAIRS) {
-    return 'exact';
-  }
-  return shareInReach(call, engine.sparseReach(call.kernel, tolerance)) <= AUTO_MAX_SHARE ? 'sparse' : 'exact';
+  return { method, reason, tolerance, seed, count, sampling: sampling ?? engine.samplings[0] };
 }
 
 /**
- * The share of the keys within `reach` bandwidths of a query, were the keys spread evenly over their bounding box:
- * per head, the product over its dimensions of min(1, 2·reach·h / extent), averaged over the heads. Clustered keys
- * make the true share larger, which costs time, never accuracy.
+ * The core's plan (engine.plan) for `call` when `method` is asked for: { method, reason, tolerance }. The keys are
+ * copied in only when the core asks for them (a call 'auto' may run sparsely, whose keys' spread decides).
  */
-function shareInReach(call, reach) {
-  const { J, M, heads, keys, bandwidth } = call;
-  const lo = new Float64Array(M).fill(Infinity);
-  const hi = new Float64Array(M).fill(-Infinity);
-  for (let j = 0; j < J; j++) {
-    for (let d = 0; d < M; d++) {
-      const x = keys[j * M + d];
-      if (x < lo[d]) lo[d] = x;
-      if (x > hi[d]) hi[d] = x;
-    }
-  }
-  const perHead = M / heads;
-  let sum = 0;
-  for (let h = 0; h < heads; h++) {
-    let share = 1;
-    for (let d = h * perHead; d < (h + 1) * perHead; d++) {
-      const extent = hi[d] - lo[d];  // not finite with infinite keys (or none but NaN): counted as all in reach
-      share *= Number.isFinite(extent) ? Math.min(1, (2 * reach * bandwidth[d]) / extent) : 1;
-    }
-    sum += share;
-  }
-  return sum / heads;
+export function planAttention(engine, call, method, tolerance) {
+  const shape = {
+    task: 'attention', kernel: call.kernel, queries: call.I, keys: call.J, dims: call.M, heads: call.heads,
+    generalMask: call.general !== null, groups: call.queryGroups !== null,
+  };
+  const plan = engine.plan(shape, method, tolerance);
+  if (plan.method !== 'auto') return plan;
+  return engine.withHeap((heap) => engine.plan({ ...shape, keyData: heap.f32(call.keys), bandwidth: heap.f32(call.bandwidth) },
+    method, tolerance));
 }
 
 /** What method 'sparse' refuses: more than the core's dimensions per head (3), a general mask, groups. */
@@ -147,7 +114,7 @@ function readSparse(engine, call) {
  * I·H: per query and head, a bound on the skipped weight relative to the kept weight; NaN for an empty row),
  * keptKeys, skippedKeys, exactRows: 0 }. kernelRegression's sparse model calls the core through sparse.js instead.
  */
-export function sparseAttention(engine, call, tolerance, threads = 1) {
+export function sparseAttention(engine, call, tolerance, threads = 1, reason = 'sparse: asked for') {
   return engine.withHeap((heap) => {
     const { q, k, v, options: opts } = copyCall(heap, call);
     const out = heap.alloc(call.I * call.D * 4);
@@ -156,7 +123,7 @@ export function sparseAttention(engine, call, tolerance, threads = 1) {
       dropped, 0, 0, 0);
     checkResult(result);
     return {
-      output: heap.readF32(out, call.I * call.D), method: 'sparse', errorEstimate: result.errorEstimate,
+      output: heap.readF32(out, call.I * call.D), method: 'sparse', reason, errorEstimate: result.errorEstimate,
       droppedMass: heap.readF64(dropped, call.I * call.heads), keptKeys: result.keptKeys, skippedKeys: result.skippedKeys,
       exactRows: 0,
     };
@@ -168,7 +135,7 @@ export function sparseAttention(engine, call, tolerance, threads = 1) {
  * I·H: per query and head, the weight dropped relative to the weight kept; NaN for an empty row), keptKeys,
  * skippedKeys, exactRows: 0 }.
  */
-function topKAttention(engine, call, topK) {
+function topKAttention(engine, call, topK, reason) {
   return engine.withHeap((heap) => {
     const { q, k, v, options: opts } = copyCall(heap, call);
     const out = heap.alloc(call.I * call.D * 4);
@@ -176,7 +143,7 @@ function topKAttention(engine, call, topK) {
     const result = engine.topKAttention(q, k, v, out, call.I, call.J, call.M, call.D, opts, topK, dropped);
     checkResult(result);
     return {
-      output: heap.readF32(out, call.I * call.D), method: 'top-k', errorEstimate: result.errorEstimate,
+      output: heap.readF32(out, call.I * call.D), method: 'top-k', reason, errorEstimate: result.errorEstimate,
       droppedMass: heap.readF64(dropped, call.I * call.heads), keptKeys: result.keptKeys, skippedKeys: result.skippedKeys,
       exactRows: 0,
     };
@@ -188,8 +155,8 @@ function topKAttention(engine, call, topK) {
  * errorEstimate, features or landmarks, exactRows }.
  */
 export function approximateAttention(engine, call, how, threads = 1) {
-  if (how.method === 'sparse') return sparseAttention(engine, call, how.tolerance, threads);
-  if (how.method === 'top-k') return topKAttention(engine, call, how.count);
+  if (how.method === 'sparse') return sparseAttention(engine, call, how.tolerance, threads, how.reason);
+  if (how.method === 'top-k') return topKAttention(engine, call, how.count, how.reason);
   const run = how.method === 'nystrom' ? engine.nystromAttention : engine.randomFeaturesAttention;
   return engine.withHeap((heap) => {
     const { q, k, v, options: opts } = copyCall(heap, call);
@@ -198,7 +165,7 @@ export function approximateAttention(engine, call, how, threads = 1) {
     const result = run(q, k, v, out, call.I, call.J, call.M, call.D, opts, { tolerance, seed, count, sampling });
     checkResult(result);
     return {
-      output: heap.readF32(out, call.I * call.D), method: how.method, errorEstimate: result.errorEstimate,
+      output: heap.readF32(out, call.I * call.D), method: how.method, reason: how.reason, errorEstimate: result.errorEstimate,
       [how.method === 'nystrom' ? 'landmarks' : 'features']: result.count, exactRows: result.exactRows,
     };
   });

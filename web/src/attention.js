@@ -30,7 +30,7 @@ export function makeAttentionWithInfo(engine, threads = 1) {
     tooLarge(call.I * call.D, 'attentionWithInfo()', 'queries', 'I·D');
     const how = readMethod(engine, options, call);
     if (how.method !== 'exact') return approximateAttention(engine, call, how, threads);
-    return { output: drive(exactSteps(engine, threads, call, false), null), method: 'exact', errorEstimate: 0, exactRows: 0 };
+    return { output: drive(exactSteps(engine, threads, call, false), null), method: 'exact', reason: how.reason, errorEstimate: 0, exactRows: 0 };
   };
 }
 

@@ -52,12 +52,12 @@ export function fitOptions({ kernel, estimator, weights = 0, bandwidth = 0, empt
 }
 
 export const APPROXIMATIONS = ['auto', 'exact', 'grid'];
-// 'auto' runs on a grid from this many points on (1-D, 2-D): below it the exact O(n²) work takes well under a second.
-export const AUTO_GRID_POINTS = 20000;
 
 /**
- * Which computation runs: 'exact' or 'grid'. The grid needs at most the core's grid dimensions (2) and a kernel with
- * a finite reach (not Cauchy: the core's kernel traits); asking for it otherwise is an error naming `name`.
+ * Which computation runs, as the core plans it (plan.h): { method: 'exact' or 'grid', reason, tolerance } (the
+ * tolerance given, or the core's default when it is undefined). The grid needs at most the core's grid dimensions (2)
+ * and a kernel with a finite reach (not Cauchy: the core's kernel traits); asking for it otherwise is an error naming
+ * `name`.
  */
 export function resolveApproximation(engine, approximation, tolerance, { dim, kernel, n }, name) {
   if (engine.selections.includes(approximation)) {  // kernelRegression's `method` is how to compute, not how to choose h
@@ -67,20 +67,18 @@ export function resolveApproximation(engine, approximation, tolerance, { dim, ke
   }
   oneOf(approximation, APPROXIMATIONS, name);
   const tolName = name.replace(/\.[^.]*$/, '.tolerance');
-  if (typeof tolerance !== 'number' || !(tolerance > 0 && tolerance < 1)) {
+  if (tolerance !== undefined && (typeof tolerance !== 'number' || !(tolerance > 0 && tolerance < 1))) {
     throw new KernelAttentionError('BadArgument', `\`${tolName}\` must be a number strictly between 0 and 1; got ${describe(tolerance)}`, tolName);
   }
   const { maxGridDims } = engine.limits;
-  const possible = dim <= maxGridDims && engine.kernel(kernel).grid;
-  if (approximation === 'grid' && !possible) {
+  if (approximation === 'grid' && !(dim <= maxGridDims && engine.kernel(kernel).grid)) {
     const dims = Array.from({ length: maxGridDims }, (_, d) => d + 1);
     const dimsText = dims.length > 1 ? `${dims.slice(0, -1).join(', ')} or ${dims.at(-1)}` : `${dims[0]}`;
     const others = engine.kernels.filter((k) => k.distance && !k.grid).map((k) => `'${k.name}'`).join(', ');
     throw new KernelAttentionError('BadArgument',
       `\`${name}\` 'grid' needs dim ${dimsText} and a kernel other than ${others}; got dim ${dim}, kernel '${kernel}'`, name);
   }
-  if (approximation === 'auto') return possible && n >= AUTO_GRID_POINTS ? 'grid' : 'exact';
-  return approximation;
+  return engine.plan({ task: 'regression', kernel, queries: n, keys: n, dims: dim }, approximation, tolerance ?? 0);
 }
 
 /** Per evaluation of a metric search (count matrices L, rank × dim), the bandwidth along each axis: 1/‖L e_d‖. */
@@ -104,14 +102,16 @@ export function makeBandwidth(engine, threads = 1) {
     }
     checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'approximation', 'tolerance']);
     let {
-      dim, kernel = 'gaussian', bandwidth, estimator = 'nadaraya-watson', weights, approximation = 'auto', tolerance = 1e-3,
+      dim, kernel = 'gaussian', bandwidth, estimator = 'nadaraya-watson', weights, approximation = 'auto',
     } = options;
     const sample = readSample(x, y, dim, weights);
     const { n, width } = sample;
     [x, y, weights] = [sample.x, sample.y, sample.weights];
     oneOf(kernel, kernels, 'options.kernel');
     oneOf(estimator, engine.estimators, 'options.estimator');
-    const grid = resolveApproximation(engine, approximation, tolerance, { dim, kernel, n }, 'options.approximation') === 'grid';
+    const plan = resolveApproximation(engine, approximation, options.tolerance, { dim, kernel, n }, 'options.approximation');
+    const { tolerance } = plan;
+    const grid = plan.method === 'grid';
     if (bandwidth === undefined) throw new KernelAttentionError('BadArgument', '`options.bandwidth` is required', 'options.bandwidth');
     const h = Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth'));
     return engine.withHeap((heap) => {
@@ -134,7 +134,7 @@ export function makeBandwidth(engine, threads = 1) {
     checkOptionNames(options, known);
     const {
       dim, kernel = 'gaussian', estimator = 'nadaraya-watson', method = 'cv', perDimension = false, weights,
-      approximation = 'auto', tolerance = 1e-3, metric = 'diagonal', maxIterations = 100,
+      approximation = 'auto', metric = 'diagonal', maxIterations = 100,
     } = options;
     const sample = readSample(x, y, dim, weights);
     oneOf(kernel, kernels, 'options.kernel');
@@ -144,7 +144,8 @@ export function makeBandwidth(engine, threads = 1) {
     oneOf(metric, METRICS, 'options.metric');
     positiveInteger(maxIterations, 'options.maxIterations');
     // Leave-one-out CV (the search, and the score reported for the rules) may run on a grid; AICc runs exactly.
-    const resolved = resolveApproximation(engine, approximation, tolerance, { dim, kernel, n: sample.n }, 'options.approximation');
+    const plan = resolveApproximation(engine, approximation, options.tolerance, { dim, kernel, n: sample.n }, 'options.approximation');
+    const { tolerance } = plan;
     const gradient = method === 'cv-gradient';
     if (gradient) checkGradientSearch({ estimator, kernel, weights, approximation });
     else {
@@ -154,8 +155,11 @@ export function makeBandwidth(engine, threads = 1) {
         }
       }
     }
-    const grid = resolved === 'grid' && method !== 'aicc' && !gradient;
-    return { ...sample, dim, kernel, estimator, method, perDimension, grid, tolerance, metric, maxIterations };
+    const grid = plan.method === 'grid' && method !== 'aicc' && !gradient;
+    // What the search runs on, and why: the plan, unless the criterion runs exactly whatever was planned.
+    const reason = grid || plan.method === 'exact' ? plan.reason
+      : `exact: ${gradient ? "method 'cv-gradient'" : 'AICc'} runs exactly`;
+    return { ...sample, dim, kernel, estimator, method, perDimension, grid, reason, tolerance, metric, maxIterations };
   }
 
   /** What the gradient search (select_cv_gradient) cannot do, each an error naming its option. */
@@ -219,6 +223,7 @@ export function makeBandwidth(engine, threads = 1) {
       const result = {
         method: 'cv-gradient',
         approximation: 'exact',
+        reason: s.reason,
         bandwidth: heap.readF64(h, dim),
         score: best,
         curve: { bandwidths: rank ? columnScales(values, count, rank, dim) : values, scores: heap.readF64(curve[1], count) },
@@ -293,6 +298,7 @@ export function makeBandwidth(engine, threads = 1) {
       const result = {
         method,
         approximation: grid ? 'grid' : 'exact',
+        reason: s.reason,
         bandwidth: heap.readF64(h, dim),
         score: best,
         curve: {

@@ -17,13 +17,14 @@ export function makeEngine(module) {
 }
 
 function createEngine(module) {
-  const { Status, KernelKind, EmptyPolicy, Estimator, Rule, Score, LandmarkSampling } = module;
+  const { Status, KernelKind, EmptyPolicy, Estimator, Rule, Score, LandmarkSampling, Method, Task } = module;
   const statusNames = new Map(namesOf(Status).map((name) => [Status[name], name]));
   const named = (result) => ({ ...result, status: statusNames.get(result.status) });
   const status = (s) => ({ status: statusNames.get(s) });
   const callOptions = (o) => ({ ...o, kernel: KernelKind[o.kernel], empty: EmptyPolicy[o.empty] });
   const fitOptions = (o) => ({ ...o, kernel: KernelKind[o.kernel], estimator: Estimator[o.estimator], empty: EmptyPolicy[o.empty] });
   const approxCall = (a) => ({ ...a, sampling: LandmarkSampling[a.sampling] });
+  const methodNames = new Map(namesOf(Method).map((name) => [Method[name], name]));
 
   // kernel_traits (cpp/core/kernel/traits.h), in KernelKind order.
   const kernels = namesOf(KernelKind).map((name) => Object.freeze(module._kernelTraits(KernelKind[name])));
@@ -88,7 +89,19 @@ function createEngine(module) {
     fitSummary: (x, y, n, dim, width, o, sigma2) => named(module._fitSummary(x, y, n, dim, width, fitOptions(o), sigma2)),
     gridFit: (x, y, q, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, error) =>
       named(module._gridFit(x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error)),
-    /** Grid nodes per axis for this sample, kernel, bandwidth and tolerance; 0: run exactly. */
+    /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */
     gridNodes: (x, n, dim, o) => module._gridNodes(x, n, dim, fitOptions(o)),
+    /**
+     * { method, reason, tolerance } (plan.h): the method that runs call `c` ({ task: 'attention' | 'regression', kernel,
+     * queries, keys, dims, heads, generalMask, groups, keyData, bandwidth }, keyData and bandwidth heap offsets or 0)
+     * when `method` is asked for at `tolerance` (0: the method's default, returned). Method 'auto' back means the
+     * decision needs the keys: ask again with keyData and bandwidth.
+     */
+    plan: (c, method, tolerance) => {
+      const defaults = { heads: 1, generalMask: false, groups: false, keyData: 0, bandwidth: 0 };
+      const p = module._plan({ ...defaults, ...c, task: Task[c.task], kernel: KernelKind[c.kernel] },
+        Method[method], tolerance);
+      return { ...p, method: methodNames.get(p.method) };
+    },
   });
 }

@@ -7,6 +7,7 @@ import { makeEngine } from './engine.js';
 import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, readLocate, threadSupport } from './loader.js';
 import { makeLowess } from './lowess.js';
 import { makeAttentionPooling } from './pooling.js';
+import { makePlan } from './plan.js';
 import { makeRegression, makeRegressionAsync } from './regression.js';
 import { makeStates } from './states.js';
 import { checkOptionNames } from './validate.js';
@@ -61,6 +62,7 @@ function api(build, threads) {
       kernelRegression: makeRegression(engine, threads, bandwidth.selectBandwidth),
       kernelRegressionAsync: makeRegressionAsync(engine, threads, bandwidth.selectBandwidthAsync),
       lowess: makeLowess(engine, threads),
+      plan: makePlan(engine),
       simd: engine.simdName(),
       build,
       threads,

@@ -92,7 +92,7 @@ function readRegression(engine, x, y, options, known) {
   checkOptionNames(options, known);
   let {
     dim, kernel = 'gaussian', bandwidth = 'cv', estimator = 'local-linear', weights, empty = 'nan', perDimension = false,
-    method = 'auto', tolerance = 1e-3,
+    method = 'auto',
   } = options;
   const sample = readSample(x, y, dim, weights);
   const { n, width } = sample;
@@ -102,7 +102,9 @@ function readRegression(engine, x, y, options, known) {
   oneOf(empty, engine.emptyPolicies, 'options.empty');
   boolean(perDimension, 'options.perDimension');
   const sparse = readSparseRegression(engine, { method, dim, estimator, weights });  // searches and summaries run exactly
-  const approximation = resolveApproximation(engine, sparse ? 'exact' : method, tolerance, { dim, kernel, n }, 'options.method');
+  const plan = resolveApproximation(engine, sparse ? 'exact' : method, options.tolerance, { dim, kernel, n }, 'options.method');
+  const { method: approximation, tolerance } = plan;
+  const reason = sparse ? 'sparse: asked for' : plan.reason;
   let chosen = null;
   if (typeof bandwidth === 'string') oneOf(bandwidth, engine.selections, 'options.bandwidth');
   else {
@@ -112,7 +114,7 @@ function readRegression(engine, x, y, options, known) {
     };
   }
   const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact');
-  return { n, width, dim, kernel, estimator, empty, perDimension, approximation, tolerance, bandwidth, data, chosen, sparse };
+  return { n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse };
 }
 
 const selectionOptions = (p) => ({
@@ -126,13 +128,14 @@ const STEP_WORK = 2 ** 25;
 
 function buildModel(engine, threads, p, h, selection) {
   const { n, width, dim, kernel, estimator, empty, approximation, tolerance, data, sparse } = p;
+  let { reason } = p;
   const h32 = Float32Array.from(h);
   // Grid nodes for this bandwidth (0: the grid cannot reach the tolerance, so the model runs exactly).
   let nodes = 0;
   if (approximation === 'grid') {
-    nodes = engine.withHeap((heap) => engine.gridNodes(heap.f32(data.x), n, dim, fitOptions({
+    ({ nodes, reason } = engine.withHeap((heap) => engine.gridNodes(heap.f32(data.x), n, dim, fitOptions({
       kernel, estimator, bandwidth: heap.f32(h32), threads, tolerance,
-    })));
+    }))));
   }
   const options32 = (heap, extra = {}) => fitOptions({
     kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads,
@@ -240,6 +243,8 @@ function buildModel(engine, threads, p, h, selection) {
     selection,
     /** What predictions run on: 'exact', or 'grid' (1-D, binned; see docs/regression.md). */
     method: sparse ? 'sparse' : nodes ? 'grid' : 'exact',
+    /** Why that method runs (the core's plan, plan.h): "grid: 1-D gaussian, …". */
+    reason,
     effectiveDegreesOfFreedom: summary.trace,
     residualVariance: summary.sigma2,
     predict(xq) {

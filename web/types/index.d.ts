@@ -92,7 +92,7 @@ export interface AttentionOptions extends WeightsOptions {
    * `'gaussian'`, `'laplacian'` or compact, there are at most 3 dimensions per head, no general mask nor groups,
    * I·J ≥ 2²⁰, and at most 15 % of the keys' bounding box lies within the kernel's reach of a query; otherwise
    * `'exact'`. It never picks random features or Nyström, whose error is only estimated. attentionWithInfo's
-   * `method` says which ran.
+   * `method` says which ran and `reason` why; `plan('attention', …)` says it without running.
    */
   method?: AttentionMethod | 'auto';
   /**
@@ -118,11 +118,36 @@ export interface AttentionOptions extends WeightsOptions {
   topK?: number;
 }
 
+/** plan()'s result: the method that would run and why (one sentence starting with the method's name). */
+export interface Plan<M extends string> {
+  method: M;
+  reason: string;
+}
+
+export interface RegressionPlanOptions {
+  /** Sample size: a positive integer. */
+  n: number;
+  /** Columns of x: a positive integer. */
+  dim: number;
+  /** Default `'gaussian'`. */
+  kernel?: DistanceKernel;
+  /** Default `'auto'`. */
+  method?: 'auto' | 'exact' | 'grid';
+  /** Strictly between 0 and 1; default 1e-3. */
+  tolerance?: number;
+}
+
 /** attentionWithInfo()'s result: the output and what computed it. */
 export interface AttentionWithInfo {
   /** What attention() returns with the same arguments: a new Float32Array of length I·D. */
   output: Float32Array<ArrayBuffer>;
   method: AttentionMethod;
+  /**
+   * Why that method ran, one sentence starting with its name: `"sparse: 2-D gaussian, 4194304 pairs, 0.6 % of keys
+   * within reach: …"`, `"exact: softmax attention keeps its bytes: …"`, `"nystrom: asked for"`. For people, not
+   * for parsing: the wording may change.
+   */
+  reason: string;
   /**
    * Estimated root-mean-square error of `output` relative to the range of the values; 0 for `'exact'`.
    * `'random-features'`: the delta-method standard error from the spread of the per-feature terms (treating the
@@ -348,6 +373,8 @@ export interface BandwidthSelection {
   method: SelectBandwidthMethod;
   /** How the CV scores were computed. */
   approximation: 'exact' | 'grid';
+  /** Why, one sentence starting with `approximation` (see AttentionWithInfo's `reason`). */
+  reason: string;
   /** One bandwidth per dimension, always positive and finite (with `metric: 'full'`, see `transform`). */
   bandwidth: Float64Array<ArrayBuffer>;
   /**
@@ -463,6 +490,11 @@ export interface KernelRegressionModel {
   readonly estimator: Estimator;
   /** What the model computes with: `'grid'` only where the grid reaches the tolerance at this bandwidth. */
   readonly method: 'exact' | 'grid' | 'sparse';
+  /**
+   * Why, one sentence starting with `method`: `"grid: 1-D gaussian, 20000 points on 914 nodes per axis, within
+   * 0.001"`, or why the fit runs exactly (a sample below 20,000 points, a bandwidth no grid serves, …).
+   */
+  readonly reason: string;
   /** One bandwidth per dimension. */
   readonly bandwidth: Float64Array<ArrayBuffer>;
   /** How the bandwidth was chosen (`method: 'fixed'` and `score: null` when given). */
@@ -623,6 +655,18 @@ export interface KernelAttention {
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
    */
   selectBandwidth(x: NumericArray, y: NumericArray, options: SelectBandwidthOptions): BandwidthSelection;
+  /**
+   * Which method attention() would run with these arguments, and why (the core's method table decides method
+   * `'auto'`, docs/approximations.md "How 'auto' chooses"), without running it. Throws what attention() throws for bad
+   * arguments.
+   */
+  plan(task: 'attention', queries: NumericArray, keys: NumericArray, options: AttentionOptions): Plan<AttentionMethod>;
+  /**
+   * What kernelRegression(), selectBandwidth() and cvScore() run on for a sample of `n` points (`method` as
+   * kernelRegression's, default `'auto'`; `tolerance` default 1e-3). A model may still fit exactly at a bandwidth no
+   * grid serves; its own `reason` says so.
+   */
+  plan(task: 'regression', options: RegressionPlanOptions): Plan<'exact' | 'grid'>;
   /**
    * selectBandwidth() one criterion evaluation per step (the core's search is paused by its progress hook and
    * resumed, docs/design.md); `total` is an estimate until the search ends. Resolves to selectBandwidth()'s result,

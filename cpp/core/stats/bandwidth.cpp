@@ -7,6 +7,7 @@
 
 #include "gradients/backward.h"
 #include "methods/grid/grid.h"
+#include "methods/plan.h"
 #include "stats/lbfgs.h"
 #include "stats/regression.h"
 #include "base/scratch.h"
@@ -157,7 +158,7 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
   // Leave-one-out CV in 1-D or 2-D may run on a grid, which needs no sorting and takes no mask but its own
   // leave-one-out; everything else runs exactly, on the sample sorted by its first coordinate.
   const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any()
-      ? grid_nodes(p.keys, p.kernel.kind, hf.get(), criterion.grid_tolerance) : 0;
+      ? plan_grid_nodes(p.keys, p.kernel.kind, hf.get(), criterion.grid_tolerance) : 0;
   const SortedSample sorted(p, criterion, nodes == 0);
   if (!sorted.ok()) return {Status::OutOfMemory};
   Problem q = sorted.problem;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "methods/grid/grid.h"
+#include "methods/plan.h"
 #include "base/scratch.h"
 
 namespace ka {
@@ -20,7 +21,7 @@ Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, doubl
   g.problem.masks = {};
   g.problem.empty = EmptyPolicy::NaN;
   const FitOut fit{Matrix{mean.get(), n, width, width}, sum_sq.get(), self.get()};
-  const int64_t nodes = grid_nodes(p.keys, p.kernel.kind, p.kernel.bandwidth, grid_tolerance);
+  const int64_t nodes = plan_grid_nodes(p.keys, p.kernel.kind, p.kernel.bandwidth, grid_tolerance);
   const Result r = nodes > 0 ? grid_local_fit(g, nodes, fit) : local_fit(g, fit);
   if (r.status != Status::Ok) return r;
   FitSummary s;

@@ -1,0 +1,64 @@
+// Which method computes a call, decided in one place: one table of methods (exact, grid, sparse, top-k, random
+// features, Nyström), each saying whether it serves a call and whether it costs less than exact, and method 'auto'
+// as one loop over that table. Every decision comes with a short sentence saying why.
+#pragma once
+#include <cstdint>
+
+#include "base/views.h"
+#include "kernel/kernels.h"
+
+namespace ka {
+
+// The ways to compute a call; Auto asks plan() to choose.
+enum class Method : int32_t { Exact, Grid, Sparse, TopK, RandomFeatures, Nystrom, Auto };
+
+// What computes: attention (attention(), attentionWithInfo()) or a kernel regression (predictions, CV scores and
+// bandwidth searches of kernelRegression / selectBandwidth / cvScore).
+enum class Task : int32_t { Attention, Regression };
+
+// What plan() needs to know of a call. Regression: queries = keys = n sample points, dims = the sample's columns.
+struct PlanCall {
+  Task task = Task::Attention;
+  KernelKind kernel = KernelKind::Softmax;
+  int64_t queries = 0;  // I
+  int64_t keys = 0;     // J
+  int64_t dims = 1;     // M, over every head
+  int32_t heads = 1;
+  bool general_mask = false;  // an I×J mask (causal, leave-one-out and key padding do not count)
+  bool groups = false;        // query and key groups
+  // The keys (J × dims) and the bandwidths (dims), for the share of keys within the sparse method's reach; may be
+  // null (then sparse is judged on the shape alone, as if every key were in reach).
+  ConstMatrix key_data;
+  const float* bandwidth = nullptr;
+};
+
+constexpr int kReasonSize = 240;
+
+struct Plan {
+  Method method = Method::Exact;
+  double tolerance = 0;           // the one given, or default_tolerance's when it was <= 0
+  char reason[kReasonSize] = {};  // "sparse: 2-D gaussian, …": the method's name, a colon, why
+};
+
+// The method that runs `call` when `requested` is asked for at `tolerance` (in (0, 1); a value <= 0 means the
+// default, default_tolerance). A requested method other than Auto is returned as is, with "asked for" as the reason:
+// whether it serves the call is the caller's check (the JS layer names the option at fault). Auto walks the method
+// table in order and takes the first method that 'auto' may pick (its error is certified), that serves the call and
+// that costs less than exact; exact when none does. Auto comes back (undecided) only when the call's key_data or
+// bandwidth is null and the keys' spread decides: call again with them.
+Plan plan(const PlanCall& call, Method requested, double tolerance);
+
+// The tolerance a call runs at when none is given. Attention: sparse 1e-3 (a weight ratio), random features, Nyström
+// and top-k 1e-2 (an RMS error target), Auto that of sparse, the method it may choose. Regression: 1e-3 whatever the
+// method (the grid's relative error, and the sparse model's weight ratio).
+double default_tolerance(Task task, Method m);
+
+// The JS name of a method ('exact', 'grid', 'sparse', 'top-k', 'random-features', 'nystrom', 'auto').
+const char* method_name(Method m);
+
+// Regression on a grid, per bandwidth: grid_nodes (grid.h) of the sample x at bandwidths h, and in `why` (may be
+// null) a sentence saying whether the grid runs or, when it returns 0, why the fit runs exactly. The one place that
+// decides grid-or-exact for a bandwidth: predictions, CV scores, fit summaries and the search call it.
+int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance, char* why = nullptr);
+
+}  // namespace ka
