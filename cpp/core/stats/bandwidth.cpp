@@ -7,6 +7,7 @@
 
 #include "gradients/backward.h"
 #include "methods/grid/grid.h"
+#include "engine/local_solve.h"
 #include "stats/lbfgs.h"
 #include "stats/regression.h"
 #include "base/scratch.h"
@@ -173,15 +174,33 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
   }
   q.masks.leave_one_out = true;
   const Fit loo{q, f.estimator, f.observation_weights};
-  const FitOut into{Matrix{fit.get(), n, width, width}};
+  const bool linear = f.estimator == Estimator::LocalLinear;
+  Scratch<uint8_t> guarded(linear ? n : 0);
+  if (!guarded.ok()) return {Status::OutOfMemory};
+  std::fill(guarded.get(), guarded.get() + (linear ? n : 0), uint8_t(0));
+  FitOut into{Matrix{fit.get(), n, width, width}};
+  into.guarded = linear ? guarded.get() : nullptr;
   const Result r = nodes > 0 ? grid_local_fit(loo, nodes, into) : local_fit(loo, into);
   if (r.status != Status::Ok) return r;
+  // The textbook criterion: where the guard changed a held-out point's solve, its fit comes from the float64
+  // solve without the guard, and a design singular even there scores +inf, as a point with no neighbour does
+  // (bandwidth.h).
+  const int64_t np = linear ? dims + 1 : 1;
+  Scratch<double> solve(into.guarded ? np * np + np * width + np + width : 0);
+  if (!solve.ok()) return {Status::OutOfMemory};
+  const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
+  double* exact = solve.get() + np * np + np * width + np;
   double sum = 0, total = 0;
   for (int64_t i = 0; i < n; ++i) {
     const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
     total += omega;
+    const bool textbook = into.guarded && guarded.get()[i] && omega > 0;
+    if (textbook && !exact_local_row(q, 1, f.observation_weights, i, rows, exact)) {
+      *score = kInf;
+      return {};
+    }
     for (int64_t c = 0; c < width; ++c) {
-      const double e = double(q.values.row(i)[c]) - double(fit.get()[i * width + c]);
+      const double e = double(q.values.row(i)[c]) - (textbook ? exact[c] : double(fit.get()[i * width + c]));
       if (omega > 0) sum += omega * e * e;  // a zero-weight point does not count, even when its fit is empty
     }
   }
