@@ -226,6 +226,47 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
   return cv_score_with(grid, p, h, score, criterion);
 }
 
+namespace {
+
+// The scan of select_cv (bandwidth.h): kScanPerDecade log-spaced points per decade of the common scale, from
+// kScanLow times the smallest per-dimension median spacing to kScanHigh times the largest per-dimension range, and
+// up to kScanExtra more points beyond either end while the best point sits there.
+constexpr double kScanPerDecade = 7, kScanLow = 0.25, kScanHigh = 8;
+constexpr int kScanExtra = 12;
+
+// The range of the common scale s (h_d = s · start_d) that the scan covers: s·start_d reaches from kScanLow times
+// the median gap between sorted distinct values of x_d (below it a fit interpolates) up to kScanHigh times the
+// range of x_d (there every weight is within e^(−1/128) of the largest: Nadaraya–Watson is the constant and
+// local-linear the least-squares line), over every dimension with a spread. Without any spread: 2^-5 … 1.
+Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
+  const int64_t n = x.rows, dims = x.cols;
+  Scratch<double> column(n);
+  if (!column.ok()) return Status::OutOfMemory;
+  double low = kInf, high = 0;
+  for (int64_t d = 0; d < dims; ++d) {
+    double* v = column.get();
+    for (int64_t i = 0; i < n; ++i) v[i] = x.row(i)[d];
+    std::sort(v, v + n);
+    const double range = v[n - 1] - v[0];
+    if (!(range > 0) || !std::isfinite(range)) continue;
+    int64_t gaps = 0;
+    for (int64_t i = 1; i < n; ++i)
+      if (v[i] > v[i - 1]) v[gaps++] = v[i] - v[i - 1];  // in place: gap k overwrites a value already read
+    const double spacing = quantile(v, gaps, 0.5);
+    low = std::min(low, kScanLow * spacing / start[d]);
+    high = std::max(high, kScanHigh * range / start[d]);
+  }
+  if (!(low < high)) {
+    low = 1.0 / 32;
+    high = 1;
+  }
+  *lo = low;
+  *hi = high;
+  return Status::Ok;
+}
+
+}  // namespace
+
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
                  const Criterion& criterion, const SearchProgress& progress) {
   const int64_t dims = p.queries.cols;
@@ -278,33 +319,37 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
     return evaluate(trial.get());
   };
 
-  // Coarse scan of the common scale by factors of 2 (extended outward while the best point sits at an end, up to
-  // 2^-12 … 2^10 of the start), then Brent's method between the best point's neighbours.
-  const double step = std::log(2.0);
-  // Scan s = 2^k for k in [lo, hi]. Rules of thumb are made for densities and usually oversmooth a regression, so
-  // the scan stops at h_start and goes up only while the best point is there (large h cost the most: they reach
-  // every key).
-  int lo = -5, hi = 0;
-  double scores[32];
-  const auto score_at = [&](int k) -> double& { return scores[k + 12]; };
-  for (int k = lo; k <= hi; ++k) score_at(k) = at_scale(k * step);
-  if (failure.status != Status::Ok) return failure;
-  int best = lo;
-  for (int k = lo; k <= hi; ++k)
+  // Coarse scan of the common scale over the whole sensible range (scan_range), log-spaced, then Brent's method
+  // between the best scan point's neighbours: the search returns the global minimum of what it scanned.
+  double scale_lo = 0, scale_hi = 0;
+  if (const Status st = scan_range(p.keys, start.get(), &scale_lo, &scale_hi); st != Status::Ok) return {st};
+  const int count = std::max(2, int(std::ceil(std::log10(scale_hi / scale_lo) * kScanPerDecade)) + 1);
+  const double first = std::log(scale_lo), step = (std::log(scale_hi) - first) / double(count - 1);
+  // Scan points k = lo … hi, k = 0 at scale_lo; kScanExtra more each way where the best point sits at an end.
+  Scratch<double> scores(count + 2 * kScanExtra);
+  if (!scores.ok()) return {Status::OutOfMemory};
+  const auto score_at = [&](int k) -> double& { return scores.get()[k + kScanExtra]; };
+  int lo = 0, hi = count - 1, best = 0;
+  for (int k = lo; k <= hi; ++k) {
+    score_at(k) = at_scale(first + k * step);
     if (score_at(k) < score_at(best)) best = k;
-  while (best == lo && lo > -12 && std::isfinite(score_at(lo))) {
+  }
+  if (failure.status != Status::Ok) return failure;
+  // Below the range: only while the lowest point is the best (ties in x, or a kernel that needs no spacing).
+  while (best == lo && lo > -kScanExtra && std::isfinite(score_at(lo))) {
     --lo;
-    score_at(lo) = at_scale(lo * step);
+    score_at(lo) = at_scale(first + lo * step);
     if (score_at(lo) < score_at(best)) best = lo;
   }
-  // Upward too while every score is infinite: compact kernels leave points without neighbours at small h.
-  while ((best == hi || !std::isfinite(score_at(best))) && hi < 10) {
+  // Above it: while the highest point is the best (Nadaraya–Watson's constant, local-linear's line, approached from
+  // below), or while every score is infinite (compact kernels leave points without neighbours).
+  while ((best == hi || !std::isfinite(score_at(best))) && hi < count - 1 + kScanExtra) {
     ++hi;
-    score_at(hi) = at_scale(hi * step);
+    score_at(hi) = at_scale(first + hi * step);
     if (score_at(hi) < score_at(best)) best = hi;
   }
   if (failure.status != Status::Ok) return failure;
-  brent(at_scale, std::max(lo, best - 1) * step, std::min(hi, best + 1) * step, 0.01);
+  brent(at_scale, first + std::max(lo, best - 1) * step, first + std::min(hi, best + 1) * step, 0.005);
   if (failure.status != Status::Ok) return failure;
 
   if (per_dimension && dims > 1) {
