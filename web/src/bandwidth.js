@@ -7,6 +7,7 @@ import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
 import {
   bandwidths, boolean, checkOptionNames, KERNELS, numericArray, oneOf, positiveInteger, rowsOf,
 } from './validate.js';
+import { withSelectionWarnings } from './warnings.js';
 
 export const ESTIMATORS = ['nadaraya-watson', 'local-linear'];
 export const REGRESSION_KERNELS = KERNELS.filter((k) => k !== 'softmax');
@@ -256,8 +257,9 @@ export function makeBandwidth(module, threads = 1) {
       if (method === 'cv' || method === 'aicc') {
         curveH = heap.alloc(capacity * dim * 8);
         curveScore = heap.alloc(capacity * 8);
-        // Typical evaluations: a scan of 6 to 8 points and about 10 of Brent's, then, per dimension, as many again each.
-        const estimate = 18 + (s.perDimension && dim > 1 ? 18 * dim : 0);
+        // Typical evaluations: a scan of the whole range (7 a decade, about 30) and about 10 of Brent's, then, per
+        // dimension, 18 more each.
+        const estimate = 40 + (s.perDimension && dim > 1 ? 18 * dim : 0);
         for (;;) {
           if (stepwise && count + 1 > capacity) {
             // A resumed search replays its whole curve: it must hold every evaluation.
@@ -304,7 +306,7 @@ export function makeBandwidth(module, threads = 1) {
     }
   }
 
-  const steps = (s, stepwise) => (s.method === 'cv-gradient' ? gradientSteps(s, stepwise) : selectionSteps(s, stepwise));
+  const steps = (s, stepwise) => withSelectionWarnings(s.method === 'cv-gradient' ? gradientSteps(s, stepwise) : selectionSteps(s, stepwise), s);
 
   function selectBandwidth(x, y, options) {
     return drive(steps(readSelection(x, y, options, SELECT_OPTIONS), false), null);

@@ -9,6 +9,7 @@ import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from '.
 import {
   bandwidths, boolean, checkOptionNames, EMPTY_POLICIES, numericArray, oneOf, rowsOf,
 } from './validate.js';
+import { fitWarnings } from './warnings.js';
 
 const RULES = ['cv', 'aicc', 'scott', 'silverman'];
 
@@ -147,7 +148,7 @@ function buildModel(module, threads, p, h, selection) {
     const sigma2 = heap.alloc(width * 8);
     const r = module._fitSummary(heap.f32(data.x), heap.f32(data.y), n, dim, width, options32(heap), sigma2);
     checkResult(module, r);
-    return { trace: r.trace, sigma2: heap.readF64(sigma2, width) };
+    return { trace: r.trace, sigma2: heap.readF64(sigma2, width), guardChanged: r.guardChanged };
   });
 
   let disposed = false;
@@ -246,6 +247,7 @@ function buildModel(module, threads, p, h, selection) {
     method: sparse ? 'sparse' : nodes ? 'grid' : 'exact',
     effectiveDegreesOfFreedom: summary.trace,
     residualVariance: summary.sigma2,
+    warnings: fitWarnings({ ...data, n, dim, width, bandwidth: h, effectiveParameters: summary.trace, guardChanged: summary.guardChanged }),
     predict(xq) {
       return drive(fitSteps(xq, false, false), null).mean;
     },
