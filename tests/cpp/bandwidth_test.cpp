@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stats/bandwidth.h"
+#include "stats/regression.h"
 #include "reference.h"
 
 using namespace ka;
@@ -370,4 +371,44 @@ TEST_CASE("local-linear CV at a near-singular held-out design is the textbook va
   REQUIRE(cv_score(s.p, &tiny, &got, ll).status == Status::Ok);
   CHECK(textbook_ll_cv(s.x, s.y, double(float(tiny))) == std::numeric_limits<double>::infinity());
   CHECK(got == std::numeric_limits<double>::infinity());
+}
+
+TEST_CASE("the fit summary counts the fitted values the guard moved, and AICc's trace is the textbook one") {
+  // One point at 0 and 200 at 1 (h = 1): at x = 0 the cluster outweighs the point's own weight 121 to 1, so the
+  // slope pivot is 1/122 of its diagonal: the guard acts there (kPivotFloor = 1e-2), pulling the fit from the
+  // textbook line through (0, y₀) toward the cluster's mean. Nowhere else.
+  const int64_t n = 201;
+  std::vector<float> x(n, 1.0f), y(n);
+  x[0] = 0;
+  y[0] = 0;
+  for (int64_t i = 1; i < n; ++i) y[size_t(i)] = 1.0f + 0.01f * float(i % 7);
+  const float h = 1;
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, &h};
+  // Float64 textbook: at x_i, weights w_j = exp(−(x_j − x_i)²/2), the 2 × 2 solve, ℓ_i(x_i) = w_ii g₀, fit = gᵀ T.
+  double trace = 0, moved = 0, guarded_trace = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const double u = double(x[size_t(j)]) - x[size_t(i)], w = std::exp(-0.5 * u * u);
+      s0 += w; s1 += w * u; s2 += w * u * u; t0 += w * y[size_t(j)]; t1 += w * u * y[size_t(j)];
+    }
+    const double det = s0 * s2 - s1 * s1, g0 = s2 / det;
+    trace += g0;
+    const double exact = (s2 * t0 - s1 * t1) / det;
+    Problem row = p;
+    const auto guarded = reference::local_weights(row, i, 1, {}).ell;
+    double fit = 0;
+    for (int64_t j = 0; j < n; ++j) fit += guarded[size_t(j)] * y[size_t(j)];
+    guarded_trace += guarded[size_t(i)];
+    moved += std::fabs(fit - exact) > kGuardChange * 1.06;  // range(y) = 1.06
+  }
+  REQUIRE(moved == 1);
+  REQUIRE(std::fabs(guarded_trace - trace) > 1e-2);  // the guard's ν differs: the check below can fail
+  FitSummary s;
+  REQUIRE(summarize_fit(Fit{p, Estimator::LocalLinear}, &s).status == Status::Ok);
+  CHECK(s.guard_changed == 1);
+  CHECK(s.trace == doctest::Approx(trace).epsilon(1e-5));
 }
