@@ -52,9 +52,14 @@ test("yearly sunspots with the defaults: the model and the selection say 'interp
 });
 
 test('a smooth, well-sampled fit has no warnings', () => {
-  // A fixed pseudo-random design (an LCG), a sine and small noise: nothing interpolates, nothing is near-singular.
+  // A fixed pseudo-random design (mulberry32), a sine and small noise: nothing interpolates, nothing is near-singular.
   let s = 12345;
-  const rand = () => ((s = (1103515245 * s + 12345) % 2147483648) / 2147483648);
+  const rand = () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
   const n = 400;
   const sx = new Float64Array(n), sy = new Float64Array(n);
   for (let i = 0; i < n; i++) {

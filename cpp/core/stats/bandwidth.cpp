@@ -186,7 +186,7 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
   // solve without the guard, and a design singular even there scores +inf, as a point with no neighbour does
   // (bandwidth.h).
   const int64_t np = linear ? dims + 1 : 1;
-  Scratch<double> solve(into.guarded ? np * np + np * width + np + width : 0);
+  Scratch<double> solve(np * np + np * width + np + width);
   if (!solve.ok()) return {Status::OutOfMemory};
   const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
   double* exact = solve.get() + np * np + np * width + np;
@@ -231,13 +231,14 @@ namespace {
 // The scan of select_cv (bandwidth.h): kScanPerDecade log-spaced points per decade of the common scale, from
 // kScanLow times the smallest per-dimension median spacing to kScanHigh times the largest per-dimension range, and
 // up to kScanExtra more points beyond either end while the best point sits there.
-constexpr double kScanPerDecade = 7, kScanLow = 0.25, kScanHigh = 8;
+constexpr double kScanPerDecade = 6, kScanLow = 0.25, kScanHigh = 4;
 constexpr int kScanExtra = 12;
 
 // The range of the common scale s (h_d = s · start_d) that the scan covers: s·start_d reaches from kScanLow times
 // the median gap between sorted distinct values of x_d (below it a fit interpolates) up to kScanHigh times the
-// range of x_d (there every weight is within e^(−1/128) of the largest: Nadaraya–Watson is the constant and
-// local-linear the least-squares line), over every dimension with a spread. Without any spread: 2^-5 … 1.
+// range of x_d (there every weight is within e^(−1/32) of the largest: Nadaraya–Watson is within a few % of the
+// constant and local-linear of the least-squares line; a criterion still falling there extends the scan), over every
+// dimension with a spread. Without any spread: 2^-5 … 1.
 Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
   const int64_t n = x.rows, dims = x.cols;
   Scratch<double> column(n);
