@@ -246,12 +246,15 @@ Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
   double low = kInf, high = 0;
   for (int64_t d = 0; d < dims; ++d) {
     double* v = column.get();
-    for (int64_t i = 0; i < n; ++i) v[i] = x.row(i)[d];
-    std::sort(v, v + n);
-    const double range = v[n - 1] - v[0];
+    int64_t m = 0;  // the finite values only: NaN has no place in a sort (the criterion decides what NaN gives)
+    for (int64_t i = 0; i < n; ++i)
+      if (std::isfinite(x.row(i)[d])) v[m++] = x.row(i)[d];
+    if (m < 2) continue;
+    std::sort(v, v + m);
+    const double range = v[m - 1] - v[0];
     if (!(range > 0) || !std::isfinite(range)) continue;
     int64_t gaps = 0;
-    for (int64_t i = 1; i < n; ++i)
+    for (int64_t i = 1; i < m; ++i)
       if (v[i] > v[i - 1]) v[gaps++] = v[i] - v[i - 1];  // in place: gap k overwrites a value already read
     const double spacing = quantile(v, gaps, 0.5);
     low = std::min(low, kScanLow * spacing / start[d]);
