@@ -238,7 +238,7 @@ constexpr int kScanExtra = 12;
 // the median gap between sorted distinct values of x_d (below it a fit interpolates) up to kScanHigh times the
 // range of x_d (there every weight is within e^(−1/32) of the largest: Nadaraya–Watson is within a few % of the
 // constant and local-linear of the least-squares line; a criterion still falling there extends the scan), over every
-// dimension with a spread. Without any spread: 2^-5 … 1.
+// dimension with a spread. Without any spread (or a range no double holds): 2^-5 … 1.
 Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
   const int64_t n = x.rows, dims = x.cols;
   Scratch<double> column(n);
@@ -260,10 +260,11 @@ Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
     low = std::min(low, kScanLow * spacing / start[d]);
     high = std::max(high, kScanHigh * range / start[d]);
   }
-  if (!(low < high)) {
+  if (!(low > 0) || !(high <= std::numeric_limits<double>::max()) || !(low < high)) {
     low = 1.0 / 32;
     high = 1;
   }
+  low = std::max(low, high * 1e-30);  // at most 30 decades (180 points), whatever spacings float32 holds
   *lo = low;
   *hi = high;
   return Status::Ok;
