@@ -282,6 +282,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   std::copy(h, h + dims, start.get());
   Scratch<double> best_h(dims);
   if (!best_h.ok()) return {Status::OutOfMemory};
+  std::copy(h, h + dims, best_h.get());  // where nothing scores finite, the start (the scan's ends may overflow)
   double best_score = kInf;
   Result failure;
   // Evaluations a resumed search takes from the curve (CvCurve), and the evaluations made so far.
@@ -313,7 +314,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
       if (failure.status == Status::Ok && progress.after_evaluation && !progress.after_evaluation(progress.context, evaluations))
         failure = {Status::Cancelled};
     }
-    if (s < best_score || best_score == kInf) {
+    const bool holdable = std::all_of(bandwidth, bandwidth + dims, [](double v) { return v > 0 && std::isfinite(v); });
+    if (holdable && s < best_score) {
       best_score = s;
       std::copy(bandwidth, bandwidth + dims, best_h.get());
     }
