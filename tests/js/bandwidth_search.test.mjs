@@ -14,7 +14,7 @@ test('engel, local-linear CV: the selected h is within 2 % of the float64 global
   const h = chosen.bandwidth[0];
   assert.ok(Math.abs(h - engel.bandwidth) <= 0.02 * engel.bandwidth, `h = ${h} against ${engel.bandwidth}`);
   assert.ok(Math.abs(chosen.score - engel.cv) <= 1e-4 * engel.cv, `CV ${chosen.score} against ${engel.cv}`);
-  // The curve shows the whole range: from below the median spacing (about 4.4) to 4 times the range of x, where the
+  // The curve shows the whole range: from below the median spacing (4.4) to 4 times the range of x, where the
   // fit is the straight line.
   const hs = Array.from(chosen.curve.bandwidths);
   const range = Math.max(...x) - Math.min(...x);
