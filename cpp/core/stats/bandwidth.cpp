@@ -282,8 +282,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   std::copy(h, h + dims, start.get());
   Scratch<double> best_h(dims);
   if (!best_h.ok()) return {Status::OutOfMemory};
-  std::copy(h, h + dims, best_h.get());  // where nothing scores finite, the start (the scan's ends may overflow)
   double best_score = kInf;
+  bool any_holdable = false;  // some evaluated bandwidth was positive and finite (else the scan overflowed)
   Result failure;
   // Evaluations a resumed search takes from the curve (CvCurve), and the evaluations made so far.
   const int32_t recorded = curve ? std::clamp(curve->count, 0, curve->capacity) : 0;
@@ -315,7 +315,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
         failure = {Status::Cancelled};
     }
     const bool holdable = std::all_of(bandwidth, bandwidth + dims, [](double v) { return v > 0 && std::isfinite(v); });
-    if (holdable && s < best_score) {
+    if (holdable && (s < best_score || best_score == kInf)) {  // all +inf: the latest, whose score that is
+      any_holdable = true;
       best_score = s;
       std::copy(bandwidth, bandwidth + dims, best_h.get());
     }
@@ -383,6 +384,10 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
       }
       if (!(best_score < before * (1 - 1e-7))) break;
     }
+  }
+  if (!any_holdable) {  // every bandwidth tried overflowed: the start, with its own score
+    evaluate(start.get());
+    if (failure.status != Status::Ok) return failure;
   }
   // h is written only now: a cancelled search leaves it as the start, so that it can be resumed.
   std::copy(best_h.get(), best_h.get() + dims, h);
