@@ -201,7 +201,7 @@ PlanJs plan_js(PlanCallJs c, Method requested, double tolerance) {
 
 struct SummaryResult {
   Status status = Status::Ok;
-  double rss = 0, trace = 0, traceSq = 0, sigma2 = 0, emptyRows = 0;
+  double rss = 0, trace = 0, traceSq = 0, sigma2 = 0, emptyRows = 0, guardChanged = 0;
 };
 
 // column_sigma2: width doubles.
@@ -209,7 +209,7 @@ SummaryResult fit_summary_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, 
                              uintptr_t column_sigma2) {
   FitSummary s;
   const Result r = summarize_fit(make_fit(x, y, x, n, n, dims, width, o), &s, ptr<double>(column_sigma2), o.tolerance);
-  return {r.status, s.rss, s.trace, s.trace_sq, s.sigma2, double(s.empty_rows)};
+  return {r.status, s.rss, s.trace, s.trace_sq, s.sigma2, double(s.empty_rows), double(s.guard_changed)};
 }
 
 struct SelectResult {
@@ -460,7 +460,8 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("trace", &SummaryResult::trace)
       .field("traceSq", &SummaryResult::traceSq)
       .field("sigma2", &SummaryResult::sigma2)
-      .field("emptyRows", &SummaryResult::emptyRows);
+      .field("emptyRows", &SummaryResult::emptyRows)
+      .field("guardChanged", &SummaryResult::guardChanged);
   value_object<SelectResult>("SelectResult")
       .field("status", &SelectResult::status)
       .field("count", &SelectResult::count)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stats/bandwidth.h"
+#include "engine/local_solve.h"
 #include "methods/grid/grid.h"
 #include "reference.h"
 #include "stats/regression.h"
@@ -270,8 +271,10 @@ double naive_loo_cv(const std::vector<float>& x, const std::vector<float>& y, co
       t0 += k * y[j];
       t1 += k * u * y[j];
     }
-    // Local-linear with local_fit.h's guard: the slope's pivot S₂ − S₁²/S₀ at least kPivotFloor·S₂.
-    const double q = s1 / s0, pivot = std::max(s2 - q * s1, kPivotFloor * s2);
+    // Local-linear as the textbook solves it (leave-one-out CV takes no guard, bandwidth.h): the exact 2 × 2 solve,
+    // +inf where the slope's pivot S₂ − S₁²/S₀ is at most kSingularDesign·S₂.
+    const double q = s1 / s0, pivot = s2 - q * s1;
+    if (est == Estimator::LocalLinear && !(pivot > kSingularDesign * s2)) return std::numeric_limits<double>::infinity();
     const double fit = est == Estimator::NadarayaWatson ? t0 / s0 : t0 / s0 + q * (q * t0 - t1) / pivot;
     sum += w[i] * (y[i] - fit) * (y[i] - fit);
   }
@@ -289,12 +292,22 @@ double grid_local_fit_cv(const Problem& p, const std::vector<float>& w, float h,
   q.masks.leave_one_out = true;
   const int64_t width = p.values.cols;
   std::vector<float> fit(static_cast<size_t>(n * width));
-  REQUIRE(grid_local_fit({q, est, w.data()}, nodes, {Matrix{fit.data(), n, width, width}}).status == Status::Ok);
+  std::vector<uint8_t> guarded(static_cast<size_t>(n), 0);
+  FitOut out{Matrix{fit.data(), n, width, width}};
+  out.guarded = guarded.data();
+  REQUIRE(grid_local_fit({q, est, w.data()}, nodes, out).status == Status::Ok);
+  // CV's rule (bandwidth.h): where the guard acted, the float64 solve without it.
+  std::vector<double> a(4), t(static_cast<size_t>(2 * width)), z(2), exact(static_cast<size_t>(width));
   double sum = 0, total = 0;
   for (size_t i = 0; i < w.size(); ++i) {
     total += w[i];
-    for (size_t c = 0; c < size_t(width); ++c)
-      if (w[i] > 0) sum += w[i] * std::pow(double(p.values.data[i * size_t(width) + c]) - double(fit[i * size_t(width) + c]), 2);
+    const bool textbook = guarded[i] && w[i] > 0;
+    if (textbook && !exact_local_row(q, 1, w.data(), int64_t(i), {a.data(), t.data(), z.data()}, exact.data()))
+      return std::numeric_limits<double>::infinity();
+    for (size_t c = 0; c < size_t(width); ++c) {
+      const double f = textbook ? exact[c] : double(fit[i * size_t(width) + c]);
+      if (w[i] > 0) sum += w[i] * std::pow(double(p.values.data[i * size_t(width) + c]) - f, 2);
+    }
   }
   return std::isnan(sum) ? std::numeric_limits<double>::infinity() : sum / total;
 }

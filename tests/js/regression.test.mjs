@@ -413,7 +413,10 @@ test('a zero-weight key next to a query does not change its fit, band or CV scor
     // Leave-one-out at 0 in a sample whose zero-weight point sits at 0.01: finite, as without that point.
     const cvA = ka.cvScore([0, 0.01, 10, 10.5], [1, 5, 2, 3], { ...options, estimator, weights: [1, 0, 1, 1] });
     const cvB = ka.cvScore([0, 10, 10.5], [1, 2, 3], { ...options, estimator });
-    assertRelative([cvA], [cvB], 1e-5, `${estimator}: cvScore`);
+    // Local-linear: held out, 0's two neighbours (10 and 10.5, relative weight e^−20.5) give a slope pivot of 3e-12 of
+    // its diagonal (numpy float64), a singular design by the textbook rule: +inf in both (docs/regression.md).
+    if (estimator === 'local-linear') assert.ok(cvA === Infinity && cvB === Infinity, `${estimator}: cvScore ${cvA}, ${cvB}`);
+    else assertRelative([cvA], [cvB], 1e-5, `${estimator}: cvScore`);
   }
 });
 

@@ -2,7 +2,7 @@
 // `tsc -p tests/types` must pass, and each @ts-expect-error line must really be an error.
 import { init, KernelAttentionError, setThreads } from 'kernel-attention';
 import type {
-  AttentionPooling, AttentionState, BandwidthSelection, Kernel, KernelRegressionModel, PredictionInterval,
+  AttentionPooling, AttentionState, BandwidthSelection, Kernel, KernelRegressionModel, PredictionInterval, WarningCode,
 } from 'kernel-attention';
 
 async function main(): Promise<void> {
@@ -37,6 +37,7 @@ async function main(): Promise<void> {
 
   const sel: BandwidthSelection = ka.selectBandwidth(k, v, { dim: 4, method: 'cv', perDimension: true });
   const h: Float64Array = sel.bandwidth;
+  const selectionCodes: WarningCode[] = sel.warnings.map((w) => w.code);
   const cv: number = ka.cvScore(k, v, { dim: 4, bandwidth: h, estimator: 'local-linear', weights: [1, 1, 2] });
   ka.selectBandwidth(k, v, { dim: 4, method: 'aicc', estimator: 'local-linear' });
   const learnedMetric = ka.selectBandwidth(k, v, { dim: 4, method: 'cv-gradient', metric: 'full', maxIterations: 50 });
@@ -48,6 +49,9 @@ async function main(): Promise<void> {
   ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv-gradient' });
 
   const model: KernelRegressionModel = ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv', weights: [1, 2, 1] });
+  const modelMessages: string[] = model.warnings.map((w) => w.message);
+  // @ts-expect-error: the codes are a closed set
+  const unknownCode: WarningCode = 'noisy';
   const binned = ka.kernelRegression(v, v, { dim: 1, method: 'grid', tolerance: 1e-4 });
   const ran: 'exact' | 'grid' | 'sparse' = binned.method;
   const err: number = binned.predictInterval(v).errorEstimate;

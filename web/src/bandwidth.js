@@ -6,6 +6,7 @@ import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
 import {
   bandwidths, boolean, checkOptionNames, numericArray, oneOf, positiveInteger, rowsOf,
 } from './validate.js';
+import { withSelectionWarnings } from './warnings.js';
 
 /** The kernels a regression takes: those with a bandwidth (the core's kernel traits). */
 export const regressionKernels = (engine) => engine.kernels.filter((k) => k.distance).map((k) => k.name);
@@ -264,8 +265,9 @@ export function makeBandwidth(engine, threads = 1) {
       if (method === 'cv' || method === 'aicc') {
         curveH = heap.alloc(capacity * dim * 8);
         curveScore = heap.alloc(capacity * 8);
-        // Typical evaluations: a scan of 6 to 8 points and about 10 of Brent's, then, per dimension, as many again each.
-        const estimate = 18 + (s.perDimension && dim > 1 ? 18 * dim : 0);
+        // Typical evaluations: a scan of the whole range (7 a decade, about 30) and about 10 of Brent's, then, per
+        // dimension, 18 more each.
+        const estimate = 40 + (s.perDimension && dim > 1 ? 18 * dim : 0);
         for (;;) {
           if (stepwise && count + 1 > capacity) {
             // A resumed search replays its whole curve: it must hold every evaluation.
@@ -313,7 +315,7 @@ export function makeBandwidth(engine, threads = 1) {
     }
   }
 
-  const steps = (s, stepwise) => (s.method === 'cv-gradient' ? gradientSteps(s, stepwise) : selectionSteps(s, stepwise));
+  const steps = (s, stepwise) => withSelectionWarnings(s.method === 'cv-gradient' ? gradientSteps(s, stepwise) : selectionSteps(s, stepwise), s);
 
   function selectBandwidth(x, y, options) {
     return drive(steps(readSelection(x, y, options, SELECT_OPTIONS), false), null);

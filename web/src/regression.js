@@ -8,6 +8,7 @@ import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from '.
 import {
   bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf,
 } from './validate.js';
+import { fitWarnings } from './warnings.js';
 
 /**
  * The standard normal quantile Φ⁻¹(p), 0 < p < 1: Acklam's rational approximation (relative error below 1.2e-9),
@@ -146,7 +147,7 @@ function buildModel(engine, threads, p, h, selection) {
     const sigma2 = heap.alloc(width * 8);
     const r = engine.fitSummary(heap.f32(data.x), heap.f32(data.y), n, dim, width, options32(heap), sigma2);
     checkResult(r);
-    return { trace: r.trace, sigma2: heap.readF64(sigma2, width) };
+    return { trace: r.trace, sigma2: heap.readF64(sigma2, width), guardChanged: r.guardChanged };
   });
 
   let disposed = false;
@@ -247,6 +248,7 @@ function buildModel(engine, threads, p, h, selection) {
     reason,
     effectiveDegreesOfFreedom: summary.trace,
     residualVariance: summary.sigma2,
+    warnings: fitWarnings({ ...data, n, dim, width, bandwidth: h, effectiveParameters: summary.trace, guardChanged: summary.guardChanged }),
     predict(xq) {
       return drive(fitSteps(xq, false, false), null).mean;
     },

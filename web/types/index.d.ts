@@ -369,8 +369,18 @@ export type SelectionMethod = 'cv' | 'aicc' | 'scott' | 'silverman';
 /** selectBandwidth's methods: kernelRegression's, and the gradient search `'cv-gradient'`. */
 export type SelectBandwidthMethod = SelectionMethod | 'cv-gradient';
 
+/** What a warning on a result is about (docs/regression.md, "Warnings"). */
+export type WarningCode = 'interpolating' | 'precision' | 'guard';
+export interface ResultWarning {
+  code: WarningCode;
+  /** A sentence saying what was seen (with the numbers) and what to do. */
+  message: string;
+}
+
 export interface BandwidthSelection {
   method: SelectBandwidthMethod;
+  /** `'interpolating'` (a chosen h below the median spacing) and `'precision'`; empty when nothing is wrong. */
+  warnings: ResultWarning[];
   /** How the CV scores were computed. */
   approximation: 'exact' | 'grid';
   /** Why, one sentence starting with `approximation` (see AttentionWithInfo's `reason`). */
@@ -503,6 +513,8 @@ export interface KernelRegressionModel {
   readonly effectiveDegreesOfFreedom: number;
   /** σ̂²_c = RSS_c / (n − 2ν + ν̃) per column of y, ν̃ = tr(LᵀL) (Wasserman 2006, eq. 5.86). */
   readonly residualVariance: Float64Array<ArrayBuffer>;
+  /** `'interpolating'` (ν ≥ 0.9·n or h below the median spacing), `'precision'` and `'guard'`; empty when nothing is wrong. */
+  readonly warnings: ResultWarning[];
   /** Predictions at xq (I × dim): a new Float32Array of length I·D. */
   predict(xq: NumericArray): Float32Array<ArrayBuffer>;
   /** Predictions with pointwise standard errors and a confidence band (level default 0.95). */

@@ -230,6 +230,7 @@ RowOutcome finish(const Head& hd, int64_t i, const Shape& s, const Moments& m, c
     if (out.self_weight) out.self_weight[i] = std::numeric_limits<double>::quiet_NaN();
     if (out.effective_keys) out.effective_keys[i] = 0;
     if (out.log_denominator) out.log_denominator[i] = -kInf;
+    if (out.guarded) out.guarded[i] = 0;
     const RowOutcome outcome = apply_empty_policy(mean, s.width, hd.empty);
     if (outcome != RowOutcome::NeedsNearest) return outcome;
     const int64_t n = nearest_keys(hd, i, r.chosen.get());
@@ -242,7 +243,8 @@ RowOutcome finish(const Head& hd, int64_t i, const Shape& s, const Moments& m, c
     return RowOutcome::Done;
   }
   double* g = r.g.get();
-  first_column_of_inverse(m.a, s.p, r.l.get(), g);
+  const bool guarded = first_column_of_inverse(m.a, s.p, r.l.get(), g);
+  if (out.guarded) out.guarded[i] = guarded;
   for (int64_t c = 0; c < s.width; ++c) {
     double v = 0;
     for (int64_t x = 0; x < s.p; ++x) v += g[x] * m.t[x * s.width + c];

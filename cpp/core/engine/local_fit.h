@@ -27,6 +27,7 @@ struct FitOut {
   double* self_weight = nullptr;      // ℓ_i(q_i), the smoother matrix's diagonal (needs I == J: query i is key i)
   double* effective_keys = nullptr;   // (Σ_j w_ij)² / Σ_j w_ij², Kish's effective sample size of the row
   double* log_denominator = nullptr;  // ln Σ_j w_ij: where it is very negative, the fit is extrapolating
+  uint8_t* guarded = nullptr;         // 1 where the guard below (kPivotFloor) changed the solve, else 0
 };
 
 // Local-linear's guard against a singular local design (one key in reach, keys on a line, queries far outside the

@@ -1,27 +1,35 @@
 // The small dense solve shared by the exact and the binned local fits: the first column of the inverse of the
-// local moment matrix, with the guard of local_fit.h (kPivotFloor).
+// local moment matrix, with the guard of local_fit.h (kPivotFloor); and the textbook float64 solve of one row without
+// it, which leave-one-out CV and AICc use where the guard acted.
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "engine/local_fit.h"
+#include "kernel/kernels.h"
 
 namespace ka {
 
 // g = A⁻¹ e₁ for the symmetric p × p matrix whose upper triangle is in `a`, by the modified Cholesky of
 // local_fit.h (see kPivotFloor). `l` is scratch for the lower factor. A dropped direction c (no spread) gets g_c = 0.
-inline void first_column_of_inverse(const double* a, int64_t p, double* l, double* g) {
+// Returns whether the guard acted: some pivot was raised to the floor or dropped (the result is then not A⁻¹ e₁).
+inline bool first_column_of_inverse(const double* a, int64_t p, double* l, double* g) {
   if (p == 1) {  // Nadaraya–Watson: 1/a, without the factor's square root (a hot path of grid CV: one per point)
     g[0] = 1 / a[0];
-    return;
+    return false;
   }
+  bool guarded = false;
   for (int64_t x = 0; x < p; ++x)
     for (int64_t y = 0; y < p; ++y) l[x * p + y] = x <= y ? a[x * p + y] : a[y * p + x];
   for (int64_t c = 0; c < p; ++c) {
     double pivot = l[c * p + c];
     for (int64_t k = 0; k < c; ++k) pivot -= l[c * p + k] * l[c * p + k];
-    if (c > 0) pivot = std::max(pivot, kPivotFloor * a[c * p + c]);
+    if (c > 0 && !(pivot >= kPivotFloor * a[c * p + c])) {
+      guarded = true;
+      pivot = std::max(pivot, kPivotFloor * a[c * p + c]);
+    }
     if (c > 0 && !(pivot > 0)) {  // no spread along c: drop it (a row and column of the identity)
       for (int64_t k = 0; k < p; ++k) l[c * p + k] = l[k * p + c] = 0;
       l[c * p + c] = 1;
@@ -45,6 +53,94 @@ inline void first_column_of_inverse(const double* a, int64_t p, double* l, doubl
     for (int64_t k = r + 1; k < p; ++k) v -= l[k * p + r] * g[k];
     g[r] = v / l[r * p + r];
   }
+  return guarded;
+}
+
+// Below this relative slope pivot (the Schur complement over its diagonal, in bandwidth units: the squared sine of
+// the angle between a slope column and the others, weighted) a local design counts as singular even in float64:
+// the textbook solve there has lost more than 10 of its 16 digits and is an extrapolation from a degenerate
+// neighbourhood, not a fit.
+constexpr double kSingularDesign = 1e-10;
+
+// Scratch for exact_local_row: p = dims + 1 (local-linear) or 1, D = p.values.cols.
+struct ExactRowScratch {
+  double* a;  // p × p
+  double* t;  // p × D
+  double* z;  // p
+};
+
+// The fit of `degree` (0 or 1) at query i of p (a distance kernel, every mask of p applied, ω the optional observation
+// weights) as a float64 textbook loop computes it: weights exp(log K − max log K) in double, the moment matrix solved
+// by Cholesky without the pivot floor. Writes D means and returns true; returns false (nothing written) where the
+// design is singular: no admissible key of positive weight, or a slope pivot at most kSingularDesign times its
+// diagonal (e.g. a held-out point whose only neighbour is one key, or whose neighbours all lie on one line in 2-D).
+// `self_weight`, when given, receives ℓ_i(q_i), the weight of key i in the fit (needs query i to be key i).
+// O(J · dims) per call: for the few rows the guard touched, not for whole fits.
+inline bool exact_local_row(const Problem& p, int degree, const float* omega, int64_t i, ExactRowScratch s, double* mean,
+                            double* self_weight = nullptr) {
+  const int64_t J = p.keys.rows, dims = p.keys.cols, width = p.values.cols, np = degree ? dims + 1 : 1;
+  const float* q = p.queries.row(i);
+  double top = -std::numeric_limits<double>::infinity();
+  const auto admissible = [&](int64_t j) { return p.masks.allows(i, j, J) && (!omega || omega[j] > 0); };
+  for (int64_t j = 0; j < J; ++j)
+    if (admissible(j)) top = std::max(top, log_score<double>(p.kernel, q, p.keys.row(j), dims));
+  if (!(top > -std::numeric_limits<double>::infinity()) || !std::isfinite(top)) return false;
+  std::fill(s.a, s.a + np * np, 0.0);
+  std::fill(s.t, s.t + np * width, 0.0);
+  for (int64_t j = 0; j < J; ++j) {
+    if (!admissible(j)) continue;
+    const float* k = p.keys.row(j);
+    const double w = std::exp(log_score<double>(p.kernel, q, k, dims) - top) * (omega ? double(omega[j]) : 1.0);
+    if (!(w > 0)) continue;
+    s.z[0] = 1;
+    for (int64_t d = 1; d < np; ++d) s.z[d] = (double(k[d - 1]) - double(q[d - 1])) / double(p.kernel.bandwidth[d - 1]);
+    for (int64_t x = 0; x < np; ++x) {
+      for (int64_t y = x; y < np; ++y) s.a[x * np + y] += w * s.z[x] * s.z[y];
+      for (int64_t c = 0; c < width; ++c) s.t[x * width + c] += w * s.z[x] * double(p.values.row(j)[c]);
+    }
+  }
+  // In-place Cholesky of the upper triangle (A = UᵀU), refusing a pivot at or below kSingularDesign of its diagonal.
+  for (int64_t c = 0; c < np; ++c) {
+    const double diagonal = s.a[c * np + c];
+    double pivot = diagonal;
+    for (int64_t k = 0; k < c; ++k) pivot -= s.a[k * np + c] * s.a[k * np + c];
+    if (!(pivot > (c ? kSingularDesign * diagonal : 0.0))) return false;
+    const double root = std::sqrt(pivot);
+    s.a[c * np + c] = root;
+    for (int64_t r = c + 1; r < np; ++r) {
+      double v = s.a[c * np + r];
+      for (int64_t k = 0; k < c; ++k) v -= s.a[k * np + c] * s.a[k * np + r];
+      s.a[c * np + r] = v / root;
+    }
+  }
+  // g = A⁻¹ e₁: Uᵀ v = e₁, then U g = v (g in s.z); each mean is gᵀ T.
+  for (int64_t r = 0; r < np; ++r) {
+    double v = r == 0 ? 1.0 : 0.0;
+    for (int64_t k = 0; k < r; ++k) v -= s.a[k * np + r] * s.z[k];
+    s.z[r] = v / s.a[r * np + r];
+  }
+  for (int64_t r = np - 1; r >= 0; --r) {
+    double v = s.z[r];
+    for (int64_t k = r + 1; k < np; ++k) v -= s.a[r * np + k] * s.z[k];
+    s.z[r] = v / s.a[r * np + r];
+  }
+  for (int64_t c = 0; c < width; ++c) {
+    double v = 0;
+    for (int64_t x = 0; x < np; ++x) v += s.z[x] * s.t[x * width + c];
+    mean[c] = v;
+  }
+  if (self_weight) {  // w_ii gᵀ z_i, with z_i's slope entries (k_i − q_i)/h
+    double v = 0;
+    if (admissible(i)) {
+      const float* k = p.keys.row(i);
+      const double w = std::exp(log_score<double>(p.kernel, q, k, dims) - top) * (omega ? double(omega[i]) : 1.0);
+      v = s.z[0];
+      for (int64_t d = 1; d < np; ++d) v += s.z[d] * (double(k[d - 1]) - double(q[d - 1])) / double(p.kernel.bandwidth[d - 1]);
+      v *= w;
+    }
+    *self_weight = v;
+  }
+  return true;
 }
 
 }  // namespace ka

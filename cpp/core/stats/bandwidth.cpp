@@ -8,6 +8,7 @@
 #include "gradients/backward.h"
 #include "methods/grid/grid.h"
 #include "methods/plan.h"
+#include "engine/local_solve.h"
 #include "stats/lbfgs.h"
 #include "stats/regression.h"
 #include "base/scratch.h"
@@ -174,15 +175,33 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
   }
   q.masks.leave_one_out = true;
   const Fit loo{q, f.estimator, f.observation_weights};
-  const FitOut into{Matrix{fit.get(), n, width, width}};
+  const bool linear = f.estimator == Estimator::LocalLinear;
+  Scratch<uint8_t> guarded(linear ? n : 0);
+  if (!guarded.ok()) return {Status::OutOfMemory};
+  std::fill(guarded.get(), guarded.get() + (linear ? n : 0), uint8_t(0));
+  FitOut into{Matrix{fit.get(), n, width, width}};
+  into.guarded = linear ? guarded.get() : nullptr;
   const Result r = nodes > 0 ? grid_local_fit(loo, nodes, into) : local_fit(loo, into);
   if (r.status != Status::Ok) return r;
+  // The textbook criterion: where the guard changed a held-out point's solve, its fit comes from the float64
+  // solve without the guard, and a design singular even there scores +inf, as a point with no neighbour does
+  // (bandwidth.h).
+  const int64_t np = linear ? dims + 1 : 1;
+  Scratch<double> solve(np * np + np * width + np + width);
+  if (!solve.ok()) return {Status::OutOfMemory};
+  const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
+  double* exact = solve.get() + np * np + np * width + np;
   double sum = 0, total = 0;
   for (int64_t i = 0; i < n; ++i) {
     const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
     total += omega;
+    const bool textbook = into.guarded && guarded.get()[i] && omega > 0;
+    if (textbook && !exact_local_row(q, 1, f.observation_weights, i, rows, exact)) {
+      *score = kInf;
+      return {};
+    }
     for (int64_t c = 0; c < width; ++c) {
-      const double e = double(q.values.row(i)[c]) - double(fit.get()[i * width + c]);
+      const double e = double(q.values.row(i)[c]) - (textbook ? exact[c] : double(fit.get()[i * width + c]));
       if (omega > 0) sum += omega * e * e;  // a zero-weight point does not count, even when its fit is empty
     }
   }
@@ -208,6 +227,52 @@ Result cv_score(const Problem& p, const double* h, double* score, const Criterio
   return cv_score_with(grid, p, h, score, criterion);
 }
 
+namespace {
+
+// The scan of select_cv (bandwidth.h): kScanPerDecade log-spaced points per decade of the common scale, from
+// kScanLow times the smallest per-dimension median spacing to kScanHigh times the largest per-dimension range, and
+// up to kScanExtra more points beyond either end while the best point sits there.
+constexpr double kScanPerDecade = 6, kScanLow = 0.25, kScanHigh = 4;
+constexpr int kScanExtra = 12;
+
+// The range of the common scale s (h_d = s · start_d) that the scan covers: s·start_d reaches from kScanLow times
+// the median gap between sorted distinct values of x_d (below it a fit interpolates) up to kScanHigh times the
+// range of x_d (there every weight is within e^(−1/32) of the largest: Nadaraya–Watson is within a few % of the
+// constant and local-linear of the least-squares line; a criterion still falling there extends the scan), over every
+// dimension with a spread. Without any spread (or a range no double holds): 2^-5 … 1.
+Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
+  const int64_t n = x.rows, dims = x.cols;
+  Scratch<double> column(n);
+  if (!column.ok()) return Status::OutOfMemory;
+  double low = kInf, high = 0;
+  for (int64_t d = 0; d < dims; ++d) {
+    double* v = column.get();
+    int64_t m = 0;  // the finite values only: NaN has no place in a sort (the criterion decides what NaN gives)
+    for (int64_t i = 0; i < n; ++i)
+      if (std::isfinite(x.row(i)[d])) v[m++] = x.row(i)[d];
+    if (m < 2) continue;
+    std::sort(v, v + m);
+    const double range = v[m - 1] - v[0];
+    if (!(range > 0) || !std::isfinite(range)) continue;
+    int64_t gaps = 0;
+    for (int64_t i = 1; i < m; ++i)
+      if (v[i] > v[i - 1]) v[gaps++] = v[i] - v[i - 1];  // in place: gap k overwrites a value already read
+    const double spacing = quantile(v, gaps, 0.5);
+    low = std::min(low, kScanLow * spacing / start[d]);
+    high = std::max(high, kScanHigh * range / start[d]);
+  }
+  if (!(low > 0) || !(high <= std::numeric_limits<double>::max()) || !(low < high)) {
+    low = 1.0 / 32;
+    high = 1;
+  }
+  low = std::max(low, high * 1e-30);  // at most 30 decades (180 points), whatever spacings float32 holds
+  *lo = low;
+  *hi = high;
+  return Status::Ok;
+}
+
+}  // namespace
+
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
                  const Criterion& criterion, const SearchProgress& progress) {
   const int64_t dims = p.queries.cols;
@@ -219,6 +284,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   Scratch<double> best_h(dims);
   if (!best_h.ok()) return {Status::OutOfMemory};
   double best_score = kInf;
+  bool any_holdable = false;  // some evaluated bandwidth was positive and finite (else the scan overflowed)
   Result failure;
   // Evaluations a resumed search takes from the curve (CvCurve), and the evaluations made so far.
   const int32_t recorded = curve ? std::clamp(curve->count, 0, curve->capacity) : 0;
@@ -249,7 +315,9 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
       if (failure.status == Status::Ok && progress.after_evaluation && !progress.after_evaluation(progress.context, evaluations))
         failure = {Status::Cancelled};
     }
-    if (s < best_score || best_score == kInf) {
+    const bool holdable = std::all_of(bandwidth, bandwidth + dims, [](double v) { return v > 0 && std::isfinite(v); });
+    if (holdable && (s < best_score || best_score == kInf)) {  // all +inf: the latest, whose score that is
+      any_holdable = true;
       best_score = s;
       std::copy(bandwidth, bandwidth + dims, best_h.get());
     }
@@ -260,33 +328,37 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
     return evaluate(trial.get());
   };
 
-  // Coarse scan of the common scale by factors of 2 (extended outward while the best point sits at an end, up to
-  // 2^-12 … 2^10 of the start), then Brent's method between the best point's neighbours.
-  const double step = std::log(2.0);
-  // Scan s = 2^k for k in [lo, hi]. Rules of thumb are made for densities and usually oversmooth a regression, so
-  // the scan stops at h_start and goes up only while the best point is there (large h cost the most: they reach
-  // every key).
-  int lo = -5, hi = 0;
-  double scores[32];
-  const auto score_at = [&](int k) -> double& { return scores[k + 12]; };
-  for (int k = lo; k <= hi; ++k) score_at(k) = at_scale(k * step);
-  if (failure.status != Status::Ok) return failure;
-  int best = lo;
-  for (int k = lo; k <= hi; ++k)
+  // Coarse scan of the common scale over the whole sensible range (scan_range), log-spaced, then Brent's method
+  // between the best scan point's neighbours: the search returns the global minimum of what it scanned.
+  double scale_lo = 0, scale_hi = 0;
+  if (const Status st = scan_range(p.keys, start.get(), &scale_lo, &scale_hi); st != Status::Ok) return {st};
+  const int count = std::max(2, int(std::ceil(std::log10(scale_hi / scale_lo) * kScanPerDecade)) + 1);
+  const double first = std::log(scale_lo), step = (std::log(scale_hi) - first) / double(count - 1);
+  // Scan points k = lo … hi, k = 0 at scale_lo; kScanExtra more each way where the best point sits at an end.
+  Scratch<double> scores(count + 2 * kScanExtra);
+  if (!scores.ok()) return {Status::OutOfMemory};
+  const auto score_at = [&](int k) -> double& { return scores.get()[k + kScanExtra]; };
+  int lo = 0, hi = count - 1, best = 0;
+  for (int k = lo; k <= hi; ++k) {
+    score_at(k) = at_scale(first + k * step);
     if (score_at(k) < score_at(best)) best = k;
-  while (best == lo && lo > -12 && std::isfinite(score_at(lo))) {
+  }
+  if (failure.status != Status::Ok) return failure;
+  // Below the range: only while the lowest point is the best (ties in x, or a kernel that needs no spacing).
+  while (best == lo && lo > -kScanExtra && std::isfinite(score_at(lo))) {
     --lo;
-    score_at(lo) = at_scale(lo * step);
+    score_at(lo) = at_scale(first + lo * step);
     if (score_at(lo) < score_at(best)) best = lo;
   }
-  // Upward too while every score is infinite: compact kernels leave points without neighbours at small h.
-  while ((best == hi || !std::isfinite(score_at(best))) && hi < 10) {
+  // Above it: while the highest point is the best (Nadaraya–Watson's constant, local-linear's line, approached from
+  // below), or while every score is infinite (compact kernels leave points without neighbours).
+  while ((best == hi || !std::isfinite(score_at(best))) && hi < count - 1 + kScanExtra) {
     ++hi;
-    score_at(hi) = at_scale(hi * step);
+    score_at(hi) = at_scale(first + hi * step);
     if (score_at(hi) < score_at(best)) best = hi;
   }
   if (failure.status != Status::Ok) return failure;
-  brent(at_scale, std::max(lo, best - 1) * step, std::min(hi, best + 1) * step, 0.01);
+  brent(at_scale, first + std::max(lo, best - 1) * step, first + std::min(hi, best + 1) * step, 0.005);
   if (failure.status != Status::Ok) return failure;
 
   if (per_dimension && dims > 1) {
@@ -313,6 +385,10 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
       }
       if (!(best_score < before * (1 - 1e-7))) break;
     }
+  }
+  if (!any_holdable) {  // every bandwidth tried overflowed: the start, with its own score
+    evaluate(start.get());
+    if (failure.status != Status::Ok) return failure;
   }
   // h is written only now: a cancelled search leaves it as the start, so that it can be resumed.
   std::copy(best_h.get(), best_h.get() + dims, h);

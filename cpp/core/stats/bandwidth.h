@@ -31,7 +31,9 @@ struct Criterion {
 
 // LeaveOneOut: CV(h) = Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i, f_{−i} the estimate at x_i from every other
 // point (ω = 1 without observation weights). +inf when some point has no other point in reach (compact kernels):
-// no bandwidth with empty neighbourhoods is ever chosen.
+// no bandwidth with empty neighbourhoods is ever chosen. Local-linear: the textbook criterion, without the guard of
+// local_fit.h: where the guard acted at a held-out point, its fit is the float64 solve (exact_local_row), and where
+// that design is singular (kSingularDesign) CV is +inf, as for a point without neighbours.
 // AICc: aicc() of summarize_fit() (regression.h).
 // p.queries and p.keys must be the same sample; p.kernel.bandwidth is replaced by h (p.heads must be 1).
 Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion = {});
@@ -62,8 +64,11 @@ struct SearchProgress {
 };
 
 // Minimises the criterion's score (CV or AICc) over log h, starting from h (dims values, e.g. a rule of thumb), and writes the minimiser back into h.
-// One common scale: h = s · h_start, s scanned over 1/32 … 1 by factors of 2 (extended outward, up to 2^-12 … 2^10,
-// while the best point is at an end), then refined by Brent's method between the best scan point's neighbours to 1 %.
+// One common scale: h = s · h_start, s scanned log-spaced (6 points a decade) over the whole sensible range, from
+// h_d = 1/4 of the median gap between the sorted distinct values of x_d to h_d = 4 × the range of x_d (the
+// smallest and largest over the dimensions; up to 12 more points beyond an end while the best point sits there),
+// then refined by Brent's method between the best scan point's neighbours to 0.5 %: the global minimum of the scan.
+// Large bandwidths reach every key, so the scan's upper decade or two cost O(n²) each (exact, 1-D grid aside).
 // Per dimension: then coordinate descent, each h_d by Brent's method within a factor 4 (later 2) of its current
 // value, the bracket moving while the minimum sits at its edge, sweeping until CV improves by less than 1e-7
 // (at most 12 sweeps). h stays positive and finite; `score` receives CV(h).

@@ -7,6 +7,7 @@
 #include "methods/grid/grid.h"
 #include "methods/plan.h"
 #include "base/scratch.h"
+#include "engine/local_solve.h"
 
 namespace ka {
 
@@ -16,15 +17,51 @@ Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, doubl
   if (p.keys.rows != n || p.keys.cols != p.queries.cols) return {Status::BadShape};
   Scratch<float> mean(n * width);
   Scratch<double> sum_sq(n), self(n);
-  if (!mean.ok() || !sum_sq.ok() || !self.ok()) return {Status::OutOfMemory};
+  Scratch<uint8_t> guarded(n);
+  if (!mean.ok() || !sum_sq.ok() || !self.ok() || !guarded.ok()) return {Status::OutOfMemory};
+  std::fill(guarded.get(), guarded.get() + n, uint8_t(0));
   Fit g = f;
   g.problem.masks = {};
   g.problem.empty = EmptyPolicy::NaN;
-  const FitOut fit{Matrix{mean.get(), n, width, width}, sum_sq.get(), self.get()};
+  FitOut fit{Matrix{mean.get(), n, width, width}, sum_sq.get(), self.get()};
+  fit.guarded = guarded.get();
   const int64_t nodes = plan_grid_nodes(p.keys, p.kernel.kind, p.kernel.bandwidth, grid_tolerance);
   const Result r = nodes > 0 ? grid_local_fit(g, nodes, fit) : local_fit(g, fit);
   if (r.status != Status::Ok) return r;
   FitSummary s;
+  // Guarded observations: the textbook fit and self weight replace the guard's (see regression.h), and the change
+  // is measured against the range of each column of y.
+  const int64_t np = f.estimator == Estimator::LocalLinear ? p.queries.cols + 1 : 1;
+  Scratch<double> solve(np * np + np * width + np + width), y_lo(width), y_hi(width);
+  if (!solve.ok() || !y_lo.ok() || !y_hi.ok()) return {Status::OutOfMemory};
+  const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
+  double* exact = solve.get() + np * np + np * width + np;
+  bool any_guarded = false;
+  for (int64_t i = 0; i < n && !any_guarded; ++i) any_guarded = guarded.get()[i] != 0;
+  if (any_guarded) {
+    std::fill(y_lo.get(), y_lo.get() + width, std::numeric_limits<double>::infinity());
+    std::fill(y_hi.get(), y_hi.get() + width, -std::numeric_limits<double>::infinity());
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = 0; c < width; ++c) {
+        y_lo.get()[c] = std::min(y_lo.get()[c], double(p.values.row(i)[c]));
+        y_hi.get()[c] = std::max(y_hi.get()[c], double(p.values.row(i)[c]));
+      }
+    for (int64_t i = 0; i < n; ++i) {
+      if (!guarded.get()[i]) continue;
+      double own = 0;
+      if (!exact_local_row(g.problem, int(np - 1), f.observation_weights, i, rows, exact, &own)) {
+        ++s.guard_changed;
+        continue;
+      }
+      bool moved = false;
+      for (int64_t c = 0; c < width; ++c) {
+        moved |= !(std::fabs(exact[c] - double(mean.get()[i * width + c])) <= kGuardChange * (y_hi.get()[c] - y_lo.get()[c]));
+        mean.get()[i * width + c] = float(exact[c]);
+      }
+      s.guard_changed += moved;
+      self.get()[i] = own;
+    }
+  }
   if (column_sigma2) std::fill(column_sigma2, column_sigma2 + width, 0.0);
   double weight_total = 0;
   for (int64_t i = 0; i < n; ++i) {

@@ -17,9 +17,19 @@ struct FitSummary {
   double rss = 0, trace = 0, trace_sq = 0, sigma2 = 0;
   int64_t observations = 0;  // m
   int64_t empty_rows = 0;    // observations with no key in reach (compact kernels): left out of the sums
+  // Observations whose fitted value the guard of local_fit.h moved by more than kGuardChange of the range of y (in
+  // some column) from the float64 solve without it, or where that solve is singular: the fit a prediction gives
+  // there is the guard's, not the textbook's (a 'guard' warning when they are many).
+  int64_t guard_changed = 0;
 };
 
-// f.problem.queries must be f.problem.keys (the same rows); masks and f.problem.empty are ignored.
+// How far the guard may move a fitted value, relative to the range of y, before guard_changed counts it.
+constexpr double kGuardChange = 1e-3;
+
+// f.problem.queries must be f.problem.keys (the same rows); masks and f.problem.empty are ignored. Where the guard
+// acted at an observation, rss and trace take the textbook float64 solve there (exact_local_row), as CV does
+// (bandwidth.h), so AICc is the textbook criterion; where that solve is singular, the guard's values stay (such a
+// point is interpolated either way: its own weight dominates). trace_sq and sigma2's other inputs keep the guard.
 // `column_sigma2`, when given, receives D per-column noise variances rss_c / (m − 2ν + ν̃). With grid_tolerance > 0,
 // a 1-D fit runs on a grid sized for it (grid.h) where one can reach it.
 Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2 = nullptr, double grid_tolerance = 0);

@@ -130,11 +130,12 @@ Result fit_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& 
   for (int64_t r = 0; r < count; ++r) std::copy(p.queries.row(rows[r]), p.queries.row(rows[r]) + dims, q.get() + r * dims);
   Fit sub = f;
   sub.problem.masks.leave_one_out = false;
-  const auto at = [](double* v, int64_t first) { return v ? v + first : nullptr; };
+  const auto at = [](auto* v, int64_t first) { return v ? v + first : nullptr; };
   const auto run = [&](int64_t first, int64_t n) {
     sub.problem.queries = {q.get() + first * dims, n, dims, dims};
     return local_fit(sub, FitOut{Matrix{into.mean.row(first), n, width, into.mean.stride}, at(into.sum_sq_weights, first),
-                                 nullptr, at(into.effective_keys, first), at(into.log_denominator, first)});
+                                 nullptr, at(into.effective_keys, first), at(into.log_denominator, first),
+                                 at(into.guarded, first)});
   };
   if (loo) {
     std::fill(padding.get(), padding.get() + p.keys.rows, uint8_t(0));
@@ -157,8 +158,11 @@ Result exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut
   const int64_t width = f.problem.values.cols;
   Scratch<float> mean(count * width);
   Scratch<double> sum_sq(count), eff(count), logden(count);
-  if (!mean.ok() || !sum_sq.ok() || !eff.ok() || !logden.ok()) return {Status::OutOfMemory};
-  const Result r = fit_rows(f, rows, count, {Matrix{mean.get(), count, width, width}, sum_sq.get(), nullptr, eff.get(), logden.get()});
+  Scratch<uint8_t> guarded(count);
+  if (!mean.ok() || !sum_sq.ok() || !eff.ok() || !logden.ok() || !guarded.ok()) return {Status::OutOfMemory};
+  std::fill(guarded.get(), guarded.get() + count, uint8_t(0));
+  const Result r = fit_rows(f, rows, count, {Matrix{mean.get(), count, width, width}, sum_sq.get(), nullptr, eff.get(),
+                                             logden.get(), guarded.get()});
   if (r.status != Status::Ok) return r;
   for (int64_t k = 0; k < count; ++k) {
     const int64_t i = rows[k];
@@ -166,6 +170,7 @@ Result exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut
     if (out.sum_sq_weights) out.sum_sq_weights[i] = sum_sq.get()[k];
     if (out.effective_keys) out.effective_keys[i] = eff.get()[k];
     if (out.log_denominator) out.log_denominator[i] = logden.get()[k];
+    if (out.guarded) out.guarded[i] = guarded.get()[k];
   }
   return {};
 }
@@ -520,7 +525,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     for (int64_t r = 0; r < p_cols; ++r)
       for (int64_t c = 0; c < p_cols; ++c) a.get()[r * p_cols + c] = S[product_power(r, c)];
     if (p_cols == 1) g.get()[0] = 1 / S[0];  // Nadaraya–Watson, inline: once per query, the hot path of grid CV
-    else first_column_of_inverse(a.get(), p_cols, l.get(), g.get());
+    else if (first_column_of_inverse(a.get(), p_cols, l.get(), g.get()) && out.guarded) out.guarded[i] = 1;
     const double* gg = g.get();
     float* mean = out.mean.row(i);
     for (int64_t col = 0; col < width; ++col) {
@@ -744,7 +749,10 @@ struct CellPass {
 };
 
 // The local-linear fit T₀/S₀ + q(qT₀ − T₁)/π, q = S₁/S₀, from the moments: first_column_of_inverse for 2 × 2 in
-// closed form, with its pivot floor π = max(S₂ − qS₁, kPivotFloor·S₂) and no slope where π is not positive.
+// closed form, with its pivot floor π = max(S₂ − qS₁, kPivotFloor·S₂) and no slope where π is not positive. Leave-one-out
+// CV serves only points whose pivot needs no floor (guard_free): the others run exactly, where the textbook solve
+// replaces the guard (bandwidth.h).
+inline bool guard_free(double s0, double s1, double s2) { return s2 - s1 / s0 * s1 >= kPivotFloor * s2; }
 inline double linear_fit(double s0, double s1, double s2, double t0, double t1) {
   const double q = s1 / s0, pivot = std::max(s2 - q * s1, kPivotFloor * s2);
   return t0 / s0 + (pivot > 0 ? q * (q * t0 - t1) / pivot : 0.0);
@@ -767,6 +775,7 @@ int64_t cell_residuals(const CellPass& c, double* sum) {
     const double u = (double(c.x[i]) - lo) * scale - e;
     const double s0 = at[0] + u * slope[0] - w;
     if (!(s0 > served_above)) break;
+    if (Linear && !guard_free(s0, at[1] + u * slope[1], at[2] + u * slope[2])) break;
     for (int64_t col = 0; col < width; ++col) {
       const int64_t k = s_count + col * t_count;
       const double y = double(c.y[i * width + col]), t0 = at[k] + u * slope[k] - w * y;
@@ -805,6 +814,7 @@ int64_t cell_residuals_batched(const CellPass& c, double* sum) {
       const D s1 = xsimd::fma(u, s1_slope, s1_at), s2 = xsimd::fma(u, s2_slope, s2_at);
       const D t1 = xsimd::fma(u, t1_slope, t1_at);
       const D q = s1 / s0, pivot = xsimd::max(s2 - q * s1, floor * s2);
+      if (!xsimd::all(s2 - q * s1 >= floor * s2)) break;  // the guard would act: cell_residuals hands it on
       fit = t0 / s0 + xsimd::select(pivot > zero, q * (q * t0 - t1) / pivot, zero);
     } else {
       fit = t0 / s0;
@@ -911,13 +921,31 @@ Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum
       ++i;
     rows.get()[r] = i;
   }
-  const Result r = fit_rows(fit_, rows.get(), count, FitOut{Matrix{fits.get(), count, width, width}});
+  Scratch<uint8_t> guarded(count);
+  if (!guarded.ok()) return {Status::OutOfMemory};
+  std::fill(guarded.get(), guarded.get() + count, uint8_t(0));
+  FitOut into{Matrix{fits.get(), count, width, width}};
+  into.guarded = guarded.get();
+  const Result r = fit_rows(fit_, rows.get(), count, into);
   if (r.status != Status::Ok) return r;
-  for (int64_t k = 0; k < count; ++k)
-    for (int64_t c = 0; c < width; ++c) {
-      const double e = double(p.values.row(rows.get()[k])[c]) - double(fits.get()[k * width + c]);
-      *sum += (omega ? double(omega[rows.get()[k]]) : 1.0) * e * e;
+  const int64_t np = fit_.estimator == Estimator::LocalLinear ? 2 : 1;
+  double a[4], z[2];
+  Scratch<double> t(np * width), exact(width);
+  if (!t.ok() || !exact.ok()) return {Status::OutOfMemory};
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t i = rows.get()[k];
+    const float* fit = fits.get() + k * width;
+    // Where the guard acted, the textbook solve (or +inf for a singular design: NaN here), as cv_score_direct.
+    const bool textbook = guarded.get()[k] != 0;
+    if (textbook && !exact_local_row(fit_.problem, int(np - 1), omega, i, {a, t.get(), z}, exact.get())) {
+      *sum = std::numeric_limits<double>::quiet_NaN();
+      return {};
     }
+    for (int64_t c = 0; c < width; ++c) {
+      const double e = double(p.values.row(i)[c]) - (textbook ? exact.get()[c] : double(fit[c]));
+      *sum += (omega ? double(omega[i]) : 1.0) * e * e;
+    }
+  }
   return {};
 }
 

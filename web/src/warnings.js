@@ -1,0 +1,96 @@
+// Warnings on fitted models and bandwidth selections: what the numbers cannot say themselves (docs/regression.md,
+// "Warnings"). Each is { code, message }; an empty array when nothing is wrong.
+
+/** The warning codes, in the order they are reported. */
+export const WARNING_CODES = ['interpolating', 'precision', 'guard'];
+
+// An input whose spread is below this share of its magnitude keeps few significant bits in float32.
+const PRECISION_SPREAD = 1e-5;
+// A fit with this share of n effective parameters, or more, is (nearly) interpolating its sample.
+const INTERPOLATING_SHARE = 0.9;
+// 'guard': more than this share of the fitted values moved by the singular-design guard (the core's count).
+const GUARD_SHARE = 0.01;
+
+/** Column c's (min, max, max |v|) of an n × cols row-major array. */
+function columnStats(a, n, cols, c) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const v = a[i * cols + c];
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return { lo, hi, magnitude: Math.max(Math.abs(lo), Math.abs(hi)) };
+}
+
+/** The median gap between the sorted distinct values of column c (0 when all are equal), as the core's search. */
+export function medianSpacing(x, n, dim, c) {
+  const v = new Float64Array(n);
+  for (let i = 0; i < n; i++) v[i] = x[i * dim + c];
+  v.sort();
+  const gaps = [];
+  for (let i = 1; i < n; i++) if (v[i] > v[i - 1]) gaps.push(v[i] - v[i - 1]);
+  if (!gaps.length) return 0;
+  gaps.sort((a, b) => a - b);
+  const at = 0.5 * (gaps.length - 1);
+  const k = Math.floor(at);
+  return gaps[k] + (at - k) * ((gaps[k + 1] ?? gaps[k]) - gaps[k]);
+}
+
+const fmt = (v) => Number(v.toPrecision(4));
+
+/**
+ * The warnings for a fit or a selection on the sample x (n × dim) → y (n × width) with bandwidths h (dim values):
+ * - 'interpolating': effectiveParameters (ν = tr L, when known) >= 0.9·n, or h_d below the median spacing of x_d;
+ * - 'precision': a column of x or y whose spread is below 1e-5 of its magnitude;
+ * - 'guard': guardChanged (the core's count of fitted values the guard moved by > 1e-3 of range(y)) > 1 % of n.
+ */
+export function fitWarnings({ x, y, n, dim, width, bandwidth, effectiveParameters, guardChanged }) {
+  const warnings = [];
+  const reasons = [];
+  if (effectiveParameters !== undefined && effectiveParameters >= INTERPOLATING_SHARE * n) {
+    reasons.push(`${fmt(effectiveParameters)} effective parameters on ${n} points`);
+  }
+  for (let d = 0; d < dim; d++) {
+    const spacing = medianSpacing(x, n, dim, d);
+    if (bandwidth[d] < spacing) {
+      reasons.push(`the bandwidth ${fmt(bandwidth[d])}${dim > 1 ? ` of x[${d}]` : ''} is below the median spacing ${fmt(spacing)}`);
+    }
+  }
+  if (reasons.length) {
+    warnings.push({
+      code: 'interpolating',
+      message: `the fit interpolates its sample (${reasons.join('; ')}): it follows the noise and its band is too narrow. ` +
+        'With serial data, leave-one-out CV does this; choose a larger bandwidth.',
+    });
+  }
+  const narrow = [];
+  for (const [a, cols, name] of [[x, dim, 'x'], [y, width, 'y']]) {
+    for (let c = 0; c < cols; c++) {
+      const { lo, hi, magnitude } = columnStats(a, n, cols, c);
+      if (magnitude > 0 && hi - lo < PRECISION_SPREAD * magnitude) narrow.push(cols > 1 ? `${name}[${c}]` : name);
+    }
+  }
+  if (narrow.length) {
+    warnings.push({
+      code: 'precision',
+      message: `${narrow.join(', ')} ${narrow.length > 1 ? 'vary' : 'varies'} by less than 1e-5 of ${narrow.length > 1 ? 'their' : 'its'} ` +
+        'magnitude: float32 keeps few of its significant digits. Subtract an offset (e.g. the first value) first.',
+    });
+  }
+  if (guardChanged !== undefined && guardChanged > GUARD_SHARE * n) {
+    warnings.push({
+      code: 'guard',
+      message: `the singular-design guard changed ${guardChanged} of ${n} fitted values by more than 1e-3 of the range of y ` +
+        '(points without neighbours on both sides within the bandwidth): use a larger bandwidth or Nadaraya–Watson.',
+    });
+  }
+  return warnings;
+}
+
+/** A selection's generator (bandwidth.js) whose result gains `warnings` for the sample `s` it selected for. */
+export function* withSelectionWarnings(steps, s) {
+  const result = yield* steps;
+  result.warnings = fitWarnings({ x: s.x, y: s.y, n: s.n, dim: s.dim, width: s.width, bandwidth: result.bandwidth });
+  return result;
+}
