@@ -31,17 +31,19 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
 // f.problem.keys, whose output nodes extend the kernel's reach (reach_of × h) beyond the box on each side. Needs 1 or
 // 2 dimensions, a distance kernel other than Cauchy, and of the masks at most leave_one_out (each sample point then
 // loses its own contribution, exactly, from the interpolated moments); `out.self_weight` needs the queries to be the
-// sample. A query within reach of the data is served from the grid, inside the box or outside it, both estimators;
-// the Laplacian reads the moments at the nearest point of the box and shifts them (beyond the data its weights along
-// an axis share one factor), at any distance. Rows the grid cannot serve (too little weight for the grid's rounding,
-// kServedShare in grid.cpp) are computed exactly by local_fit when they lie inside the box. Outside it, without a
-// pass over the sample: a compact kernel with no key within h along an axis gives the empty row by p.empty; a 1-D
-// Gaussian gives its far limit, the ω-weighted mean of y over the keys at the nearer end (what the exact fit tends
-// to as the query moves away; between the grid's reach and that limit the exact value moves from one to the other).
-// Only 2-D rows beyond the grid, compact rows within h of the box with too little weight, and ends whose keys all
-// have ω = 0 still run exactly. Rows not served by the grid get NaN self_weight and sum_sq_weights when self_weight is
-// asked for (summarize_fit then counts them as empty rows). `exact_rows`, when given, receives how many rows ran
-// exactly through local_fit (not counting error_estimate's probes).
+// sample. A query within reach of the data is served from the grid, inside the box or outside it; the Laplacian
+// reads the moments at the nearest point of the box and shifts them (beyond the data its weights along an axis share
+// one factor), at any distance. Rows the grid cannot serve within its accuracy run exactly by local_fit: inside the
+// box, those with too little weight for the grid's rounding (kServedShare in grid.cpp); outside it, local-linear
+// extrapolations worse conditioned than the data's edge (kEdgeAmplification) and a compact kernel's rows within two
+// spacings of its support's end. Every other row outside the box gets an answer without a pass over the sample: a
+// compact kernel with no key within h along an axis gives the empty row by p.empty; a 1-D Gaussian beyond what the
+// grid serves gives its far limit, the ω-weighted mean of y over the keys at the nearer end (what the exact fit tends
+// to as the query moves away; between the grid's reach and that limit the exact value moves from one to the other;
+// one comparison pass per call finds those keys). 2-D Gaussian rows beyond the grid, the Nearest policy in 2-D and
+// ends whose keys all have ω = 0 still run exactly. Rows not served by the grid get NaN self_weight and
+// sum_sq_weights when self_weight is asked for (summarize_fit then counts them as empty rows). `exact_rows`, when
+// given, receives how many rows ran exactly through local_fit (not counting error_estimate's probes).
 //
 // `error_estimate`, when given, receives max_i |f_grid(q_i) − f_exact(q_i)| / (max y − min y) over up to 64 of the
 // queries spread evenly through them (exact fits of those rows), or 0 when there are no queries.
