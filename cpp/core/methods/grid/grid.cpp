@@ -661,6 +661,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   // have ω = 0) runs exactly.
   EdgeKeys low, high;
   bool gathered = false;
+  int64_t empty_row = -1;  // the first far row that is empty under EmptyPolicy::Error
   for (int64_t k = 0; k < far_count; ++k) {
     const int64_t i = far.get()[k];
     const float* q = p.queries.row(i);
@@ -686,7 +687,10 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
       if (out.effective_keys) out.effective_keys[i] = 0;
       if (out.log_denominator) out.log_denominator[i] = -std::numeric_limits<double>::infinity();
       const RowOutcome outcome = apply_empty_policy(mean, width, p.empty);
-      if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, 0};
+      if (outcome == RowOutcome::Error) {  // reported after the exact rows, so the first empty row is named
+        if (empty_row < 0) empty_row = i;
+        continue;
+      }
       if (outcome == RowOutcome::NeedsNearest)  // the mean of the nearest keys' values, as the exact engine takes it
         for (int64_t col = 0; col < width; ++col) mean[col] = float(end.sum.get()[col] / end.count);
       continue;
@@ -704,6 +708,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   if (exact_rows_out) *exact_rows_out = exact_count;
   if (exact_count) {
     const Result r = exact_rows(f, exact.get(), exact_count, out);
+    if (r.status == Status::EmptyRow && empty_row >= 0) return {Status::EmptyRow, std::min(r.row, empty_row), 0};
     if (r.status != Status::Ok) return r;
     if (out.self_weight)  // the exact fit of a single row has no smoother diagonal: such rows count as empty
       for (int64_t k = 0; k < exact_count; ++k) {
@@ -711,6 +716,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
         if (out.sum_sq_weights) out.sum_sq_weights[exact.get()[k]] = kNaN;
       }
   }
+  if (empty_row >= 0) return {Status::EmptyRow, empty_row, 0};
   if (error_estimate) {
     // Exact fits of up to 64 queries spread through them, against what the grid gave.
     const int64_t probes = std::min<int64_t>(64, I);
