@@ -89,25 +89,164 @@ TEST_CASE("grid leave-one-out CV follows the exact CV") {
   }
 }
 
-TEST_CASE("queries the grid cannot serve are fitted exactly") {
+TEST_CASE("queries the grid cannot serve inside the box are fitted exactly; far ones follow the far rules") {
   const Sample s(500, 1, 3);
-  std::vector<float> q = {5.0f, -3.0f, 0.5f, 1.02f};  // far, far, inside, just beyond the data (extrapolation)
+  // Far beyond both ends, inside, inside a gap of the data wider than a compact kernel (no key within h).
+  std::vector<float> x = s.x;
+  for (float& v : x)
+    if (v > 0.6f && v < 0.7f) v = 0.6f;
+  std::vector<float> q = {5.0f, -3.0f, 0.5f, 0.65f};
   const float h = 0.02f;
   Problem p;
-  p.keys = {s.x.data(), 500, 1, 1};
+  p.keys = {x.data(), 500, 1, 1};
   p.queries = {q.data(), 4, 1, 1};
   p.values = {s.y.data(), 500, 1, 1};
   for (const KernelKind kind : {KernelKind::Gaussian, KernelKind::Uniform}) {
     p.kernel = {kind, 1.0, &h};
     p.empty = EmptyPolicy::Nearest;
     std::vector<float> exact(4), grid(4);
+    int64_t exact_rows = -1;
     REQUIRE(local_fit({p, Estimator::LocalLinear}, {Matrix{exact.data(), 4, 1, 1}}).status == Status::Ok);
-    REQUIRE(grid_local_fit({p, Estimator::LocalLinear}, 256, {Matrix{grid.data(), 4, 1, 1}}).status == Status::Ok);
+    REQUIRE(grid_local_fit({p, Estimator::LocalLinear}, 256, {Matrix{grid.data(), 4, 1, 1}}, nullptr, &exact_rows).status == Status::Ok);
     CAPTURE(int(kind));
-    CHECK(grid[0] == exact[0]);
-    CHECK(grid[1] == exact[1]);
+    // Uniform: no key within h, the Nearest policy's mean of the end's keys, as the exact engine takes it. Gaussian:
+    // the far limit, the end key's value; 150–250 h out the next keys' relative weights are e^(−150·t/h) but not 0,
+    // so the exact fit differs by their share (here up to 6e-3, 2e-3 of range(y)).
+    CHECK(std::fabs(grid[0] - exact[0]) <= (kind == KernelKind::Uniform ? 0.0 : 1e-2));
+    CHECK(std::fabs(grid[1] - exact[1]) <= (kind == KernelKind::Uniform ? 0.0 : 1e-2));
     CHECK(std::fabs(grid[2] - exact[2]) < 0.05);
-    if (kind == KernelKind::Gaussian) CHECK(grid[3] == exact[3]);
+    // The gap's middle: the Gaussian reaches keys there (on the grid), the uniform kernel none (run exactly).
+    if (kind == KernelKind::Uniform) CHECK(grid[3] == exact[3]);
+    else CHECK(std::fabs(grid[3] - exact[3]) < 0.05);
+    CHECK(exact_rows == (kind == KernelKind::Uniform ? 1 : 0));
+  }
+}
+
+namespace {
+
+// The float64 fit at query i (NaN for an empty row).
+double reference_fit(const Problem& p, int64_t i, Estimator est, const std::vector<float>& omega = {}) {
+  const auto lw = reference::local_weights(p, i, est == Estimator::LocalLinear ? 1 : 0, omega).ell;
+  if (lw.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double f = 0;
+  for (size_t j = 0; j < lw.size(); ++j) f += lw[j] * double(p.values.row(int64_t(j))[0]);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("predictions across 1.05× the data's range are served by the grid, within its tolerance, none exactly") {
+  // The benchmark's case at 20,000 points: 512 queries from min − 2.5 % to max + 2.5 % of the range, the nodes that
+  // tolerance 1e-3 gives. Nadaraya–Watson serves every row from the grid (no exact pass at all) for each kernel;
+  // local-linear serves those its extrapolation rule (kEdgeAmplification) allows and runs the others exactly.
+  const int64_t n = 20000, I = 512;
+  const Sample s(n, 1, 11);
+  std::vector<float> q(I);
+  for (int64_t i = 0; i < I; ++i) q[size_t(i)] = -0.025f + 1.05f * float(i) / float(I - 1);
+  for (const KernelKind kind : {KernelKind::Gaussian, KernelKind::Epanechnikov, KernelKind::Laplacian})
+    for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
+      for (const float h : {0.01f, 0.02f}) {
+        Problem p;
+        p.keys = {s.x.data(), n, 1, 1};
+        p.queries = {q.data(), I, 1, 1};
+        p.values = {s.y.data(), n, 1, 1};
+        p.kernel = {kind, 1.0, &h};
+        p.empty = EmptyPolicy::NaN;
+        std::vector<float> grid(static_cast<size_t>(I));
+        int64_t exact_rows = -1;
+        REQUIRE(grid_local_fit({p, est}, grid_nodes(1.0, h, 1e-3), {Matrix{grid.data(), I, 1, 1}}, nullptr, &exact_rows).status == Status::Ok);
+        CAPTURE(int(kind)); CAPTURE(int(est)); CAPTURE(h); CAPTURE(exact_rows);
+        // Compact kernels run exactly the rows within 2 spacings of their support's end (its kink), and only those.
+        const float lo = *std::min_element(s.x.begin(), s.x.end()), hi = *std::max_element(s.x.begin(), s.x.end());
+        const double step = (double(hi) - double(lo)) / double(grid_nodes(1.0, h, 1e-3) - 1);
+        int64_t kink = 0, outside = 0;
+        for (const float v : q) {
+          const double out_by = std::max(double(lo) - double(v), double(v) - double(hi));
+          kink += kind == KernelKind::Epanechnikov && out_by > double(h) - 2 * step && out_by <= double(h);
+          outside += out_by > 0;
+        }
+        if (est == Estimator::NadarayaWatson) CHECK(exact_rows == kink);
+        else CHECK(exact_rows <= outside);  // only extrapolations (kEdgeAmplification), never a row inside the data
+        double worst = 0;
+        int64_t empty = 0;
+        for (int64_t i = 0; i < I; i += 3) {
+          const double ref = reference_fit(p, i, est);
+          if (std::isnan(ref)) {  // Epanechnikov more than h beyond the data: the empty row, as the exact fit
+            CHECK(std::isnan(grid[size_t(i)]));
+            ++empty;
+            continue;
+          }
+          worst = std::max(worst, std::fabs(double(grid[size_t(i)]) - ref) / 3.0);  // y spans about 3
+        }
+        CHECK(worst < 1e-3);  // the tolerance the nodes were sized for
+        if (kind != KernelKind::Epanechnikov) CHECK(empty == 0);
+      }
+}
+
+TEST_CASE("beyond every key's reach: the empty-row policy, the Gaussian's far limit, the Laplacian at any distance") {
+  // 200 keys 0.5 h apart with ties at both ends and observation weights; queries 20 h to 10⁵ h beyond either end.
+  const int64_t n = 200;
+  std::vector<float> x(n), y(n), omega(n);
+  for (int64_t j = 0; j < n; ++j) {
+    x[size_t(j)] = float(std::min<int64_t>(std::max<int64_t>(j, 2), n - 3)) * 0.005f;  // 3 keys tied at each end
+    y[size_t(j)] = std::sin(0.1f * float(j)) + 0.01f * float(j % 7);
+    omega[size_t(j)] = 0.5f + float(j % 3);
+  }
+  std::vector<float> q = {-0.2f, 1.2f, -10.0f, 11.0f, -1000.0f};
+  const int64_t I = int64_t(q.size());
+  const float h = 0.01f;
+  Problem p;
+  p.keys = {x.data(), n, 1, 1};
+  p.queries = {q.data(), I, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    CAPTURE(int(est));
+    {  // Gaussian: the ω-weighted mean of the end's keys, which the float64 fit equals once the next key is 0.5 h behind
+      p.kernel = {KernelKind::Gaussian, 1.0, &h};
+      std::vector<float> grid(static_cast<size_t>(I));
+      std::vector<double> eff(static_cast<size_t>(I)), eff_exact(eff), logden(eff), logden_exact(eff);
+      std::vector<float> exact(static_cast<size_t>(I));
+      int64_t exact_rows = -1;
+      const Fit f{p, est, omega.data()};
+      REQUIRE(grid_local_fit(f, 256, {Matrix{grid.data(), I, 1, 1}, nullptr, nullptr, eff.data(), logden.data()}, nullptr, &exact_rows).status == Status::Ok);
+      REQUIRE(local_fit(f, {Matrix{exact.data(), I, 1, 1}, nullptr, nullptr, eff_exact.data(), logden_exact.data()}).status == Status::Ok);
+      CHECK(exact_rows == 0);
+      // 20 h out the next key still carries e^(−10) of the end's weight: 1e-4 relative.
+      for (int64_t i = 0; i < I; ++i) {
+        CAPTURE(q[size_t(i)]);
+        CHECK(grid[size_t(i)] == doctest::Approx(reference_fit(p, i, est, omega)).epsilon(1e-4));
+        CHECK(eff[size_t(i)] == doctest::Approx(eff_exact[size_t(i)]).epsilon(1e-4));
+        CHECK(logden[size_t(i)] == doctest::Approx(logden_exact[size_t(i)]).epsilon(1e-6));
+      }
+    }
+    {  // Laplacian: beyond the data its fit is the one at the end, shifted, exactly: Nadaraya–Watson is served at every
+       // distance; local-linear extrapolates the end's line, which the grid serves only as well conditioned as the
+       // edge (kEdgeAmplification), so these rows, 20 h out and more, run exactly.
+      p.kernel = {KernelKind::Laplacian, 1.0, &h};
+      std::vector<float> grid(static_cast<size_t>(I));
+      int64_t exact_rows = -1;
+      REQUIRE(grid_local_fit({p, est}, grid_nodes(1.0, h, 1e-3), {Matrix{grid.data(), I, 1, 1}}, nullptr, &exact_rows).status == Status::Ok);
+      CHECK(exact_rows == (est == Estimator::NadarayaWatson ? 0 : I));
+      for (int64_t i = 0; i < I; ++i) CHECK(std::fabs(grid[size_t(i)] - reference_fit(p, i, est)) < 1e-3);  // y spans ~2
+    }
+    for (const EmptyPolicy policy : {EmptyPolicy::NaN, EmptyPolicy::Zero, EmptyPolicy::Nearest, EmptyPolicy::Error}) {
+      p.kernel = {KernelKind::Epanechnikov, 1.0, &h};
+      p.empty = policy;
+      std::vector<float> grid(static_cast<size_t>(I)), exact(static_cast<size_t>(I));
+      int64_t exact_rows = -1;
+      const Result g = grid_local_fit({p, est}, 256, {Matrix{grid.data(), I, 1, 1}}, nullptr, &exact_rows);
+      const Result e = local_fit({p, est}, {Matrix{exact.data(), I, 1, 1}});
+      CAPTURE(int(policy));
+      CHECK(g.status == e.status);
+      if (policy == EmptyPolicy::Error) {
+        CHECK(g.status == Status::EmptyRow);
+        CHECK(g.row == e.row);
+        continue;
+      }
+      CHECK(exact_rows == 0);
+      for (int64_t i = 0; i < I; ++i) CHECK((grid[size_t(i)] == exact[size_t(i)] || (std::isnan(grid[size_t(i)]) && std::isnan(exact[size_t(i)]))));
+    }
+    p.empty = EmptyPolicy::NaN;
   }
 }
 
@@ -546,3 +685,4 @@ TEST_CASE("GridCv with a wide kernel scores on the grid by FFT, close to the exa
     }
   }
 }
+

@@ -106,3 +106,50 @@ test('2-D grid fits follow the exact 2-D fits within the tolerance, with leave-o
     assert.ok(Math.abs(cvGrid - cvExact) <= 5e-3 * cvExact, `${estimator}: CV ${cvGrid} vs ${cvExact}`);
   }
 });
+
+test('grid predictions beyond the data: within reach on the grid, beyond it the empty-row policy or the far value', async () => {
+  const { referenceLocalFit } = await import('./reference.mjs');
+  const { x, y } = sample(6000, 5);
+  // 101 queries spanning 1.05× the data's range (about 0.8 h beyond each end), and two far beyond it.
+  const edges = Float32Array.from({ length: 101 }, (_, i) => -0.025 + (1.05 * i) / 100);
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    for (const kernel of ['gaussian', 'epanechnikov', 'laplacian']) {
+      const model = ka.kernelRegression(x, y, { dim: 1, estimator, kernel, bandwidth: 0.03, method: 'grid' });
+      assert.equal(model.method, 'grid');
+      const got = model.predict(edges);
+      const exact = ka.kernelRegression(x, y, { dim: 1, estimator, kernel, bandwidth: 0.03, method: 'exact' }).predict(edges);
+      const ref = referenceLocalFit(x, y, edges, { dim: 1, kernel, bandwidth: Math.fround(0.03), estimator }).mean;
+      let worst = 0;
+      let skipped = 0;
+      for (let i = 0; i < ref.length; i++) {
+        if (Number.isNaN(ref[i])) assert.ok(Number.isNaN(got[i]), `${estimator}/${kernel}: row ${i} should be empty`);
+        // Local-linear extrapolation from a compact kernel's last few keys is a near-singular design where the
+        // float32 exact engine itself strays from float64 (the grid runs those rows exactly): compared where the
+        // exact engine holds to 1e-4.
+        else if (Math.abs(exact[i] - ref[i]) / 2.4 > 1e-4) skipped++;
+        else worst = Math.max(worst, Math.abs(got[i] - ref[i]) / 2.4);  // y spans about 2.4
+      }
+      assert.ok(skipped <= (estimator === 'local-linear' && kernel === 'epanechnikov' ? 10 : 0), `${estimator}/${kernel}: ${skipped} rows`);
+      assert.ok(worst < 1e-3, `${estimator}/${kernel}: ${worst} of the range of y`);  // the grid's tolerance
+    }
+    // The Laplacian's Nadaraya–Watson fit beyond the data is the one at its end: any distance, on the grid. (Its
+    // local-linear rows that far run exactly, and the engine's guard then departs from this float64 reference's
+    // straight extrapolation: not compared.)
+    const far = Float32Array.of(-5, 6);
+    if (estimator === 'nadaraya-watson') {
+      const laplace = ka.kernelRegression(x, y, { dim: 1, estimator, kernel: 'laplacian', bandwidth: 0.03, method: 'grid' });
+      const refFar = referenceLocalFit(x, y, far, { dim: 1, kernel: 'laplacian', bandwidth: Math.fround(0.03), estimator }).mean;
+      const gotFar = laplace.predict(far);
+      for (let i = 0; i < 2; i++) assert.ok(Math.abs(gotFar[i] - refFar[i]) / 2.4 < 1e-3, `laplacian far: ${gotFar[i]} vs ${refFar[i]}`);
+    }
+    // A compact kernel with no key within h: the empty-row policy, as the exact model applies it.
+    for (const empty of ['nan', 'zero', 'nearest']) {
+      const options = { dim: 1, estimator, kernel: 'epanechnikov', bandwidth: 0.03, empty };
+      const a = ka.kernelRegression(x, y, { ...options, method: 'grid' }).predict(far);
+      const b = ka.kernelRegression(x, y, { ...options, method: 'exact' }).predict(far);
+      assert.deepEqual(Array.from(a), Array.from(b), `${estimator} ${empty}`);
+    }
+    assert.throws(() => ka.kernelRegression(x, y, { dim: 1, estimator, kernel: 'epanechnikov', bandwidth: 0.03, empty: 'error', method: 'grid' }).predict(far),
+      (e) => e.code === 'EmptyRow');
+  }
+});

@@ -7,6 +7,7 @@
 
 #include "methods/grid/fft.h"
 #include "engine/local_solve.h"
+#include "engine/online_softmax.h"
 #include "base/scratch.h"
 #include "base/simd.h"
 
@@ -74,6 +75,26 @@ bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double st
 // hardly a neighbour within a few bandwidths, so few of them run exactly (at 10⁷ points: S₀ < 0.1).
 constexpr double kServedShare = 1e-10;
 double served_share(bool by_fft, bool linear) { return by_fft && linear ? kServedShare / kPivotFloor : kServedShare; }
+
+// Beyond the data, local-linear extrapolates: its slope, read from moments the binning and the interpolation
+// between nodes perturb by O((spacing/h)²), is multiplied by the distance to the keys' centre of weight. Per axis,
+// (1 + |ū|)/var(u) over the row's weights measures that amplification (u in bandwidths; ū = S₁/S₀, var(u) =
+// S₂/S₀ − ū²): about 1 in the middle of the data, about 5 at its edge (a Gaussian's half window), and growing fast
+// beyond it. Rows outside the box above kEdgeAmplification, a little above the edge's, run exactly: outside, the grid
+// serves no row worse conditioned than those it serves inside. Measured (Gaussian, tolerance 1e-3; grid_test.cpp,
+// grid.test.mjs): served at 0.14 h and 0.49 h out (amplification 5.7 and 7.9), rows erred 1e-3 and 1.9e-3 of range(y)
+// on 6,000 points, against 4e-4 for rows inside at the edge. The Laplacian's rows too (their moments shifted from the
+// box: the slope's error times the distance, 1.5e-3 of range(y) 6.7 h out on those points).
+constexpr double kEdgeAmplification = 5.5;
+double edge_amplification(const double* S, int64_t dims, double s0) {
+  double worst = 0;
+  for (int64_t d = 0; d < dims; ++d) {
+    const double mean = S[1 + d] / s0, second = S[dims == 2 ? 3 + 2 * d : 2] / s0;  // kPowers: u_d, then u_d²
+    const double var = second - mean * mean;
+    worst = std::max(worst, var > 0 ? (1 + std::fabs(mean)) / var : std::numeric_limits<double>::infinity());
+  }
+  return worst;
+}
 
 // The binning, sorting and per-point passes run over blocks of this many points or cells, each a call of its own:
 // under WebAssembly, V8 optimises a function only between calls (simd::keep_out_of_line).
@@ -175,6 +196,37 @@ Result exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut
   return {};
 }
 
+// The keys at the two ends of a 1-D sample (those equal to its smallest and its largest key), what a row beyond
+// every key's reach reads: count and Σy (the Nearest policy's mean), Σω, Σω², Σω·y (the far limit of an infinite
+// kernel), per end. One comparison pass over the keys, run only when such a row exists.
+struct EdgeKeys {
+  double count = 0, weight = 0, weight_sq = 0;
+  Scratch<double> sum, weighted;  // width entries each: Σy, Σω·y
+};
+Status gather_edges(const Fit& f, float lo, float hi, EdgeKeys* low, EdgeKeys* high) {
+  const Problem& p = f.problem;
+  const int64_t width = p.values.cols;
+  for (EdgeKeys* e : {low, high}) {
+    if (!e->sum.reset_zeroed(width) || !e->weighted.reset_zeroed(width)) return Status::OutOfMemory;
+  }
+  for (int64_t j = 0; j < p.keys.rows; ++j) {
+    const float x = p.keys.row(j)[0];
+    if (x != lo && x != hi) continue;
+    const double w = f.observation_weights ? double(f.observation_weights[j]) : 1.0;
+    for (EdgeKeys* e : {low, high}) {
+      if (x != (e == low ? lo : hi)) continue;
+      e->count += 1;
+      e->weight += w;
+      e->weight_sq += w * w;
+      for (int64_t c = 0; c < width; ++c) {
+        e->sum.get()[c] += double(p.values.row(j)[c]);
+        e->weighted.get()[c] += w * double(p.values.row(j)[c]);
+      }
+    }
+  }
+  return Status::Ok;
+}
+
 }  // namespace
 
 int64_t grid_nodes(double range, double h, double tolerance) {
@@ -222,6 +274,7 @@ struct Axis {
   double lo = 0, hi = 0, step = 1, h = 1;
   int64_t nodes = 1, L = 0, E = 1;
   bool fft = false;
+  bool capped = false;  // L was cut to `nodes`: the taps span the box, not the kernel's reach
 };
 
 // The 1-D profile of a product kernel of bandwidth h at an offset (rounded to float32, as the exact engine sees it).
@@ -237,6 +290,30 @@ struct Power {
 };
 // Degree 0, then 1, then 2 (the 2-D list; a 1-D grid uses the entries with b = 0).
 constexpr Power kPowers[] = {{0, 0}, {1, 0}, {0, 1}, {2, 0}, {1, 1}, {0, 2}};
+
+// Moments Σ w·u₁ᵃ·u₂ᵇ (`count` of them, in kPowers order; 1-D: b = 0) about a point c, turned into those about
+// q = c − δ·h: the offsets become u + δ, so each is Σ over i ≤ a, j ≤ b of C(a, i)·C(b, j)·δ₁^(a−i)·δ₂^(b−j) times the
+// moment of power (i, j). Powers are at most 2, so the binomial coefficients are 1 or 2.
+void shift_moments(double* v, int64_t count, int64_t dims, const double* delta) {
+  const auto power = [&](int64_t k) { return dims == 2 ? kPowers[k] : Power{int(k), 0}; };
+  const auto index = [&](int a, int b) {
+    for (int64_t k = 0; k < count; ++k)
+      if (power(k).a == a && power(k).b == b) return k;
+    return int64_t(-1);
+  };
+  double old[6];
+  std::copy(v, v + count, old);
+  for (int64_t k = 0; k < count; ++k) {
+    const Power pw = power(k);
+    double acc = 0;
+    for (int i = 0; i <= pw.a; ++i)
+      for (int j = 0; j <= pw.b; ++j) {
+        const double c = (pw.a == 2 && i == 1 ? 2 : 1) * (pw.b == 2 && j == 1 ? 2 : 1);
+        acc += c * std::pow(delta[0], pw.a - i) * std::pow(delta[1], pw.b - j) * old[index(i, j)];
+      }
+    v[k] = acc;
+  }
+}
 
 // What convolve needs for the passes it runs by FFT, kept from call to call of one fit or score: the twiddles
 // (planned for the largest transform so far), a filter's spectrum and work buffers, and the reversed taps.
@@ -315,7 +392,7 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
 
 }  // namespace
 
-Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate) {
+Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate, int64_t* exact_rows_out) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return {st};
   const int64_t n = p.keys.rows, I = p.queries.rows, width = p.values.cols, dims = p.queries.cols;
@@ -355,6 +432,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     // Taps per side, compared in double before converting (h/step can exceed any integer).
     const double span = std::ceil(reach * a.h / a.step);
     a.L = reach > 0 && span < double(nodes) ? int64_t(span) : nodes;
+    a.capped = a.L != int64_t(span);
     a.E = nodes + 2 * a.L;
   }
   // Which passes run by FFT: axis 1 has G₂ rows (in 1-D, two lines that share taps share a transform), axis 2 E₁.
@@ -483,20 +561,46 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   // By FFT, the Σ K²·ω² moments round relative to Σω² (their taps peak at 1), as S's do relative to the total.
   const bool by_fft = x1.fft || x2.fft;
   const double share = served_share(by_fft, linear);
+  // Rows outside the sample's box that the grid cannot serve: the far rules after the loop, not an exact pass.
+  Scratch<int64_t> far(I);
+  if (!far.ok()) return {Status::OutOfMemory};
+  int64_t far_count = 0;
+  const bool laplacian = p.kernel.kind == KernelKind::Laplacian, compact = is_compact(p.kernel.kind);
   for (int64_t i = 0; i < I; ++i) {
-    // Beyond the data, a local-linear fit extrapolates, amplifying the moments' binning and interpolation errors:
-    // such queries (usually few) are computed exactly.
+    // The output nodes reach L taps (the kernel's reach) beyond the box on each side, so a query within reach of the
+    // data reads its moments there, inside or outside the box alike. The Laplacian reads them at the nearest point c
+    // of the box instead: beyond the data, every key's weight along that axis carries the same factor e^{−|q − c|/h},
+    // which cancels from the fit, so the moments about q are those about c with the offsets shifted by δ = (c − q)/h
+    // (exact at any distance).
     int64_t e[kMaxGridDims] = {0, 0};
-    double frac[kMaxGridDims] = {0, 0};
-    bool inside = true;
+    double frac[kMaxGridDims] = {0, 0}, delta[kMaxGridDims] = {0, 0};
+    bool inside = true, on_grid = true, finite = true, kink = false;
     for (int64_t d = 0; d < dims; ++d) {
       const double at = p.queries.row(i)[d];
+      finite = finite && std::isfinite(at);
       inside = inside && at >= axis[d].lo && at <= axis[d].hi;
-      const double t = (at - axis[d].lo) / axis[d].step + double(axis[d].L);
-      e[d] = inside ? std::min<int64_t>(axis[d].E - 2, int64_t(std::floor(t))) : 0;
+      // A compact kernel more than h beyond the box reaches no key, though binning spread the end keys' weight to
+      // nodes up to one spacing further out: the empty row (far rules), never the grid.
+      const double out_by = std::max(axis[d].lo - at, at - axis[d].hi);
+      on_grid = on_grid && !(compact && out_by > axis[d].h);
+      // Within 2 spacings of that edge, the keys in reach all sit on the kernel's kink at |u| = 1, where binning
+      // and interpolation err to first order in spacing/h (Epanechnikov, 6,000 points, tolerance 1e-3: 3e-3 of
+      // range(y) 0.9–0.95 h out, below 8e-4 up to 0.8 h): those rows run exactly (accuracy rule).
+      if (compact && out_by > axis[d].h - 2 * axis[d].step) kink = true;
+      const double read = laplacian ? std::clamp(at, axis[d].lo, axis[d].hi) : at;
+      delta[d] = (read - at) / axis[d].h;
+      const double t = (read - axis[d].lo) / axis[d].step + double(axis[d].L);
+      on_grid = on_grid && t >= 0 && t <= double(axis[d].E - 1);
+      e[d] = on_grid ? std::min<int64_t>(axis[d].E - 2, int64_t(std::floor(t))) : 0;
       frac[d] = t - double(e[d]);
+      // Capped taps reach the whole box only from output nodes nodes − 1 … 2L; beyond, keys in reach are missing.
+      on_grid = on_grid && (!axis[d].capped || (e[d] >= axis[d].nodes - 1 && e[d] + 1 <= 2 * axis[d].L));
     }
-    if (!inside) {
+    if (!finite || !on_grid) {  // NaN or infinite queries: the exact engine decides what they give
+      (finite && !inside ? far : exact).get()[(finite && !inside ? far_count : exact_count)++] = i;
+      continue;
+    }
+    if (kink) {
       exact.get()[exact_count++] = i;
       continue;
     }
@@ -511,6 +615,11 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     const double* S = v;
     double* B = v + powers_2;
     double* T = v + 2 * powers_2;
+    if (delta[0] != 0 || delta[1] != 0) {
+      shift_moments(v, powers_2, dims, delta);
+      shift_moments(B, powers_2, dims, delta);
+      for (int64_t col = 0; col < width; ++col) shift_moments(T + col * powers_1, powers_1, dims, delta);
+    }
     if (m.leave_one_out) {  // the point's own weight K(0)·ω_i = ω_i, at offset u = 0: degree 0 only
       const double w = weight_of(i);
       v[0] -= w;
@@ -519,7 +628,11 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     }
     const double s0 = S[0], b0 = B[0];
     if (!(s0 > share * total) || (by_fft && squares && !(b0 > share * total_sq))) {
-      exact.get()[exact_count++] = i;
+      (inside ? exact : far).get()[(inside ? exact_count : far_count)++] = i;
+      continue;
+    }
+    if (linear && !inside && edge_amplification(S, dims, s0) > kEdgeAmplification) {
+      exact.get()[exact_count++] = i;  // an extrapolation that would amplify the grid's errors (accuracy rule)
       continue;
     }
     for (int64_t r = 0; r < p_cols; ++r)
@@ -540,12 +653,67 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
       out.sum_sq_weights[i] = sum_sq > 0 ? sum_sq : b0 / (s0 * s0);  // as in local_fit (local_fit.h)
     }
     if (out.effective_keys) out.effective_keys[i] = s0 * s0 / b0;
-    if (out.log_denominator) out.log_denominator[i] = std::log(s0);
+    if (out.log_denominator) out.log_denominator[i] = std::log(s0) - std::fabs(delta[0]) - std::fabs(delta[1]);
     // ℓ_i(x_i) = ω_i K(0) gᵀ z_i with z_i = [1, 0, …]: query i is point i, at its own position.
     if (out.self_weight) out.self_weight[i] = m.leave_one_out ? 0.0 : weight_of(i) * gg[0];
   }
+  // Rows outside the box the grid does not serve (beyond its output nodes, or with too little weight there).
+  // A compact kernel with no key within h along some axis: the empty row, by the policy. In 1-D, the Gaussian's
+  // far limit: as q moves away, every weight but those of the keys nearest to it vanishes relative to theirs
+  // (w_j/w_nearest = e^{−(D·t_j + t_j²/2)/h²} at a distance D beyond the end, t_j behind it), so the exact fit, both
+  // estimators (local-linear's slope has no spread left, local_fit.h), tends to the ω-weighted mean of y over the
+  // keys at that end. Anything else (2-D, the Nearest policy in 2-D, a compact kernel within h, ends whose keys all
+  // have ω = 0) runs exactly.
+  EdgeKeys low, high;
+  bool gathered = false;
+  int64_t empty_row = -1;  // the first far row that is empty under EmptyPolicy::Error
+  for (int64_t k = 0; k < far_count; ++k) {
+    const int64_t i = far.get()[k];
+    const float* q = p.queries.row(i);
+    bool beyond = false;
+    for (int64_t d = 0; d < dims; ++d)
+      beyond = beyond || std::max(axis[d].lo - double(q[d]), double(q[d]) - axis[d].hi) > axis[d].h;
+    const bool empty = is_compact(p.kernel.kind) && beyond;
+    const bool limit = !is_compact(p.kernel.kind) && p.kernel.kind == KernelKind::Gaussian && dims == 1;
+    const bool nearest = empty && p.empty == EmptyPolicy::Nearest;
+    if ((!empty && !limit) || (nearest && dims != 1)) {
+      exact.get()[exact_count++] = i;
+      continue;
+    }
+    if (!gathered && dims == 1 && (limit || nearest)) {
+      if (const Status st = gather_edges(f, float(x1.lo), float(x1.hi), &low, &high); st != Status::Ok) return {st};
+      gathered = true;
+    }
+    const EdgeKeys& end = double(q[0]) < x1.lo ? low : high;
+    float* mean = out.mean.row(i);
+    if (out.self_weight) out.self_weight[i] = kNaN;
+    if (empty) {
+      if (out.sum_sq_weights) out.sum_sq_weights[i] = kNaN;
+      if (out.effective_keys) out.effective_keys[i] = 0;
+      if (out.log_denominator) out.log_denominator[i] = -std::numeric_limits<double>::infinity();
+      const RowOutcome outcome = apply_empty_policy(mean, width, p.empty);
+      if (outcome == RowOutcome::Error) {  // reported after the exact rows, so the first empty row is named
+        if (empty_row < 0) empty_row = i;
+        continue;
+      }
+      if (outcome == RowOutcome::NeedsNearest)  // the mean of the nearest keys' values, as the exact engine takes it
+        for (int64_t col = 0; col < width; ++col) mean[col] = float(end.sum.get()[col] / end.count);
+      continue;
+    }
+    if (!(end.weight > 0)) {
+      exact.get()[exact_count++] = i;
+      continue;
+    }
+    for (int64_t col = 0; col < width; ++col) mean[col] = mean_to_float(end.weighted.get()[col] / end.weight);
+    if (out.sum_sq_weights) out.sum_sq_weights[i] = end.weight_sq / (end.weight * end.weight);
+    if (out.effective_keys) out.effective_keys[i] = end.weight * end.weight / end.weight_sq;
+    const double gap = (double(q[0]) < x1.lo ? x1.lo - double(q[0]) : double(q[0]) - x1.hi) / x1.h;
+    if (out.log_denominator) out.log_denominator[i] = std::log(end.weight) - gap * gap / 2;
+  }
+  if (exact_rows_out) *exact_rows_out = exact_count;
   if (exact_count) {
     const Result r = exact_rows(f, exact.get(), exact_count, out);
+    if (r.status == Status::EmptyRow && empty_row >= 0) return {Status::EmptyRow, std::min(r.row, empty_row), 0};
     if (r.status != Status::Ok) return r;
     if (out.self_weight)  // the exact fit of a single row has no smoother diagonal: such rows count as empty
       for (int64_t k = 0; k < exact_count; ++k) {
@@ -553,6 +721,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
         if (out.sum_sq_weights) out.sum_sq_weights[exact.get()[k]] = kNaN;
       }
   }
+  if (empty_row >= 0) return {Status::EmptyRow, empty_row, 0};
   if (error_estimate) {
     // Exact fits of up to 64 queries spread through them, against what the grid gave.
     const int64_t probes = std::min<int64_t>(64, I);

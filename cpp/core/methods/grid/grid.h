@@ -28,16 +28,27 @@ int64_t grid_nodes(double range, double h, double tolerance);
 int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance);
 
 // The fit of local_fit(f, out), computed on a grid of `nodes` nodes per axis over the bounding box of
-// f.problem.keys. Needs 1 or 2 dimensions, a distance kernel other than Cauchy, and of the masks at most leave_one_out (each sample point then loses its own
-// contribution, exactly, from the interpolated moments); `out.self_weight` needs the queries to be the sample. Queries
-// the grid cannot serve (outside the kernel's reach of every bin, or empty there) are computed exactly by local_fit,
-// so the empty-row policy and the far-query limits are those of the exact engine; so are queries outside the bounding
-// box of the sample, where local-linear extrapolation would amplify the grid's errors. Their self_weight and
-// sum_sq_weights are NaN when self_weight is asked for (summarize_fit then counts them as empty rows).
+// f.problem.keys, whose output nodes extend the kernel's reach (reach_of × h) beyond the box on each side. Needs 1 or
+// 2 dimensions, a distance kernel other than Cauchy, and of the masks at most leave_one_out (each sample point then
+// loses its own contribution, exactly, from the interpolated moments); `out.self_weight` needs the queries to be the
+// sample. A query within reach of the data is served from the grid, inside the box or outside it; the Laplacian
+// reads the moments at the nearest point of the box and shifts them (beyond the data its weights along an axis share
+// one factor), at any distance. Rows the grid cannot serve within its accuracy run exactly by local_fit: inside the
+// box, those with too little weight for the grid's rounding (kServedShare in grid.cpp); outside it, local-linear
+// extrapolations worse conditioned than the data's edge (kEdgeAmplification) and a compact kernel's rows within two
+// spacings of its support's end. Every other row outside the box gets an answer without a pass over the sample: a
+// compact kernel with no key within h along an axis gives the empty row by p.empty; a 1-D Gaussian beyond what the
+// grid serves gives its far limit, the ω-weighted mean of y over the keys at the nearer end (what the exact fit tends
+// to as the query moves away; between the grid's reach and that limit the exact value moves from one to the other;
+// one comparison pass per call finds those keys). 2-D Gaussian rows beyond the grid, the Nearest policy in 2-D and
+// ends whose keys all have ω = 0 still run exactly. Rows not served by the grid get NaN self_weight and
+// sum_sq_weights when self_weight is asked for (summarize_fit then counts them as empty rows). `exact_rows`, when
+// given, receives how many rows ran exactly through local_fit (not counting error_estimate's probes).
 //
 // `error_estimate`, when given, receives max_i |f_grid(q_i) − f_exact(q_i)| / (max y − min y) over up to 64 of the
 // queries spread evenly through them (exact fits of those rows), or 0 when there are no queries.
-Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate = nullptr);
+Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate = nullptr,
+                      int64_t* exact_rows = nullptr);
 
 // Leave-one-out CV of one 1-D sample at many bandwidths (a bandwidth search), on grids of 2^k + 1 nodes over the
 // sample's range. The points are sorted by their cell on the finest grid, of kMaxGridNodes cells, and linearly binned
