@@ -22,23 +22,14 @@ const range = (a) => Math.max(...a) - Math.min(...a);
 // with what must change; remove an entry when the change lands and the case passes.
 
 const GALLERY_TODAY = {
-  'engel ll cv': 'item 2: the search must scan up to the straight line (float64 minimiser h ≈ 2,017; today 52.2) and CV '
-    + 'must not reward the guard at small h',
-  'engel ll aicc': 'item 2: AICc must use the textbook local-linear trace and fit (guard or no guard); today it picks '
-    + '51.0, whose AICc it reports below the float64 minimum at 55.3',
-  'grunfeld ll cv': 'item 2: the search must reach the float64 minimiser (h ≈ 1,032; today 157, a guarded small-h score)',
-  'grunfeld ll aicc': 'item 2: AICc must equal the textbook value where the guard acts (today h = 5.2, AICc 8.74 '
-    + 'against the float64 minimum 9.78 at 16.8)',
-  'stackloss ll cv': 'item 2: CV must equal the textbook value where the guard acts (today h = 0.40, 0.14 scores 10.2, '
-    + 'below the float64 minimum 13.7 at 20.3, 7.0)',
-  'statecrime ll cv': 'item 2: CV must equal the textbook value where the guard acts (today h = 0.87, 1.34 scores '
-    + '7.5; the float64 minimum is 3.1–3.8 near 3.3–4.3, 5.1–6.6)',
-  'sunspots ll cv': 'item 2: local-linear CV below the spacing is the guarded (Nadaraya–Watson) score 131.586, not the '
-    + 'textbook plateau 131.435',
-  'co2 ll cv': 'item 2: local-linear CV near the spacing must be the textbook value (today h = 0.0438; float64 0.0211, '
-    + 'or 0.0478 with singular designs ruled out)',
-  'macrodata ll cv': 'item 2: local-linear CV near the spacing must be the textbook value (today h = 0.123; float64 '
-    + '0.0712, or 0.143 with singular designs ruled out)',
+  'engel ll aicc': 'item 1 or 2: the AICc curve is flat here (0.01 % across 51–55), so float32 noise of 5e-5 in it moves the '
+    + 'chosen h by 8 % (51.0, scoring 9.94339, against the float64 minimum 9.94388 at 55.3)',
+  'grunfeld ll aicc': 'item 2: AICc at small h must be the textbook value (today h = 5.18 scores 8.74, below the float64 '
+    + 'minimum 9.78 at 16.8)',
+  'co2 ll cv': 'item 1: x are decimal years (1958–2001) rounded to float32: h = 0.0263 against the float64 textbook 0.0211 '
+    + '(0.0478 with singular designs ruled out)',
+  'macrodata ll cv': 'item 1: x are decimal years rounded to float32: h = 0.0760 against the float64 textbook 0.0712 '
+    + '(0.143 with singular designs ruled out)',
   'co2 nw cv': 'item 1: x are decimal years (1958–2001), whose float32 rounding makes neighbours unequal, so CV below '
     + 'the spacing scores under the float64 plateau (0.2197 at h = 0.0088 against 0.2229)',
 };
@@ -54,11 +45,11 @@ const OFFSETS_TODAY = {
   '2-D kernelRegression nw sparse predictions': 'x 1e4, x 1.7e9, x 1.7e12, y 1e4, y 1.7e9, y 1.7e12',
   '2-D kernelRegression ll exact predictions': 'x 1e4, x 1.7e9, x 1.7e12, y 1e3, y 1e4, y 1.7e9, y 1.7e12',
   '2-D kernelRegression ll grid predictions': 'x 1e4, x 1.7e9, x 1.7e12, y 1e3, y 1e4, y 1.7e9, y 1.7e12',
-  '1-D selectBandwidth nw cv exact bandwidth': 'x 1.7e9, x 1.7e12, y 1e4, y 1.7e9, y 1.7e12',
-  '1-D selectBandwidth nw aicc exact bandwidth': 'x 1.7e9, x 1.7e12, y 1.7e9, y 1.7e12',
+  '1-D selectBandwidth nw cv exact bandwidth': 'x 1.7e9, x 1.7e12, y 1.7e9, y 1.7e12',
+  '1-D selectBandwidth nw aicc exact bandwidth': 'x 1.7e9, x 1.7e12, y 1e3, y 1.7e9, y 1.7e12',
   '1-D selectBandwidth ll cv exact bandwidth': 'x 1.7e9, x 1.7e12, y 1e4, y 1.7e9, y 1.7e12',
-  '1-D selectBandwidth ll aicc exact bandwidth': 'x 1e4, x 1.7e9, x 1.7e12, y 1e3, y 1e4, y 1.7e9, y 1.7e12',
-  '1-D selectBandwidth nw cv grid bandwidth': 'x 1.7e9, x 1.7e12, y 1e4, y 1.7e9, y 1.7e12',
+  '1-D selectBandwidth ll aicc exact bandwidth': 'x 1.7e9, x 1.7e12, y 1e4, y 1.7e9, y 1.7e12',
+  '1-D selectBandwidth nw cv grid bandwidth': 'x 1.7e9, x 1.7e12, y 1.7e9, y 1.7e12',
   '1-D selectBandwidth ll cv grid bandwidth': 'x 1.7e9, x 1.7e12, y 1e4, y 1.7e9, y 1.7e12',
   '2-D selectBandwidth ll cv exact bandwidth': 'x 1.7e9, x 1.7e12, y 1e3, y 1e4, y 1.7e9, y 1.7e12',
   '1-D attention gaussian exact output': 'x 1.7e9, x 1.7e12, y 1.7e9, y 1.7e12',
