@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/counter_rng.h"
+#include "engine/online_softmax.h"
 
 namespace ka {
 
@@ -99,7 +100,7 @@ struct KeySums {
       }
     }
     if (top > shift) {  // the max-shift identity: rescale what was summed under the old shift
-      const double f = std::isinf(shift) ? 0.0 : std::exp(shift - top);
+      const double f = shift_factor(shift, top);
       for (double& x : z) x *= f;
       for (double& x : S) x *= f;
       shift = top;
