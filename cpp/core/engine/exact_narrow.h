@@ -176,7 +176,7 @@ void add_running(const KeyTile& tile, const float* scores, int64_t width, float*
   if (top > max) {
     const double f = shift_factor2(double(max), double(top));
     row_sum *= f;
-    for (int64_t d = 0; d < width; ++d) row_acc[d] *= f;
+    scale_sums(row_acc, width, f);
     max = top;
   }
   const Batch shift(max);

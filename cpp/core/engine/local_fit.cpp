@@ -48,10 +48,9 @@ inline double dot(const float* x, const float* y, int64_t padded) {
 
 void rescale(Moments& m, const Shape& s, double new_max) {
   const double f = shift_factor2(m.max, new_max);
-  for (int64_t k = 0; k < s.p * s.p; ++k) m.a[k] *= f;
-  if (s.with_b)
-    for (int64_t k = 0; k < s.p * s.p; ++k) m.b[k] *= f * f;
-  for (int64_t k = 0; k < s.p * s.width; ++k) m.t[k] *= f;
+  scale_sums(m.a, s.p * s.p, f);
+  if (s.with_b) scale_sums(m.b, s.p * s.p, f * f);  // squared weights: the factor squared
+  scale_sums(m.t, s.p * s.width, f);
   m.max = new_max;
 }
 

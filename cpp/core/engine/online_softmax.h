@@ -30,6 +30,12 @@ T shift_factor2(T from, T to) {
   return from == -std::numeric_limits<T>::infinity() ? T(0) : T(std::exp2(from - to));
 }
 
+// The batch half of a rescale: n sums taken under the old shift, times its shift_factor.
+template <class T>
+void scale_sums(T* x, int64_t n, T f) {
+  for (int64_t k = 0; k < n; ++k) x[k] *= f;
+}
+
 template <class T>
 struct SoftmaxState {
   T max = -std::numeric_limits<T>::infinity();
@@ -47,7 +53,7 @@ struct SoftmaxState {
   void rescale_to(T c) {
     const T f = shift_factor(max, c);
     sum *= f;
-    for (int64_t d = 0; d < width; ++d) acc[d] *= f;
+    scale_sums(acc, width, f);
     max = c;
   }
 

@@ -101,8 +101,8 @@ struct KeySums {
     }
     if (top > shift) {  // the max-shift identity: rescale what was summed under the old shift
       const double f = shift_factor(shift, top);
-      for (double& x : z) x *= f;
-      for (double& x : S) x *= f;
+      scale_sums(z.data(), m, f);
+      scale_sums(S.data(), m * D, f);
       shift = top;
     }
     for (int64_t j = first; j < last; ++j) {
