@@ -20,7 +20,7 @@ namespace ka {
 
 // The max-shift identity's factor e^(from − to), which moves sums taken under the shift `from` to a shift
 // to >= from; 0 when nothing was summed yet (from = −inf). shift_factor2 is the same in base 2, for the float
-// paths' log2 scores. Every rescale in the core takes its factor from these two, in the precision of its state.
+// paths' log2 scores. Every running state in the core rescales by these two, in the precision of its own sums.
 template <class T>
 T shift_factor(T from, T to) {
   return from == -std::numeric_limits<T>::infinity() ? T(0) : T(std::exp(from - to));
@@ -69,6 +69,8 @@ struct SoftmaxState {
   void merge(const SoftmaxState& other) {
     if (other.sum == 0) return;
     if (other.max > max) rescale_to(other.max);
+    // exp, not shift_factor: merge_states takes states from JS, which may pair max = −inf with a nonzero sum, and
+    // such a merge keeps the result it has always had.
     const T f = std::exp(other.max - max);
     sum += other.sum * f;
     for (int64_t d = 0; d < width; ++d) acc[d] += other.acc[d] * f;
