@@ -114,3 +114,42 @@ TEST_CASE("top-k attention: ties go to the lower key index; bad k and outputs it
   CHECK(top_k_attention(p, 1, with_extras, nullptr).status == Status::BadArgument);
   CHECK(top_k_attention(p, 1, SparseOut{Matrix{&out, 2, 1, 1}}, nullptr).status == Status::BadShape);
 }
+
+TEST_CASE("top-k attention: empty rows follow the policy as attention's do, with no keys at all too") {
+  // Query 0 sees key 1 (distance 0.5 < h); query 1 is beyond every key's reach; the nearest key to it is key 2.
+  const std::vector<float> q = {0.5f, 10}, keys = {-1, 0, 2}, v = {10, 20, 30}, h = {0.75f};
+  for (const int64_t J : {3, 0})
+    for (const EmptyPolicy policy : {EmptyPolicy::NaN, EmptyPolicy::Zero, EmptyPolicy::Nearest, EmptyPolicy::Error}) {
+      CAPTURE(J);
+      CAPTURE(int(policy));
+      Problem p;
+      p.queries = {q.data(), 2, 1, 1};
+      p.keys = {keys.data(), J, 1, 1};
+      p.values = {v.data(), J, 1, 1};
+      p.kernel = {KernelKind::Epanechnikov, 1.0, h.data()};
+      p.empty = policy;
+      float out[2] = {-7, -7};
+      double dropped[2] = {-7, -7};
+      const Result r = top_k_attention(p, 1, SparseOut{Matrix{out, 2, 1, 1}, dropped}, nullptr);
+      if (policy == EmptyPolicy::Error) {
+        CHECK(r.status == Status::EmptyRow);
+        CHECK(r.row == (J ? 1 : 0));
+        continue;
+      }
+      REQUIRE(r.status == Status::Ok);
+      if (J) {
+        CHECK(out[0] == 20.0f);
+        CHECK(dropped[0] == 0);
+      }
+      const float want = policy == EmptyPolicy::NaN ? NAN : policy == EmptyPolicy::Zero || J == 0 ? 0.0f : 30.0f;
+      for (int64_t i = J ? 1 : 0; i < 2; ++i) {
+        if (std::isnan(want)) {
+          CHECK(std::isnan(out[i]));
+          CHECK(std::isnan(dropped[i]));  // an empty row under 'nan'
+        } else {
+          CHECK(out[i] == want);
+          CHECK(dropped[i] == 0);
+        }
+      }
+    }
+}

@@ -101,8 +101,8 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
     Problem shard = p;
     shard.keys = p.keys.row_range(first, last - first);
     shard.values = p.values.row_range(first, last - first);
-    const StateOut target{max.get() + s * I * H, sum.get() + s * I * H, int32_t(H)};
-    results[size_t(s)] = run_query_blocks(shard, Matrix{acc.get() + s * I * D, I, D, D}, &target, 1);
+    const StateOut target{max.get() + s * I * H, sum.get() + s * I * H, Matrix{acc.get() + s * I * D, I, D, D}, int32_t(H)};
+    results[size_t(s)] = run_query_blocks(shard, target.acc, &target, 1);
   });
   result = {};
   for (const Result& r : results) result = first_failure(result, r);
@@ -113,20 +113,14 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
       SoftmaxState<double> st{-std::numeric_limits<double>::infinity(), 0.0, merged.get(), width};
       st.reset();
       for (int64_t s = 0; s < shards; ++s) {
-        const int64_t at = s * I * H + i * H + h;
-        SoftmaxState<double> other{max.get()[at], sum.get()[at], part.get(), width};
-        const float* a = acc.get() + s * I * D + i * D + h * width;
-        for (int64_t d = 0; d < width; ++d) other.acc[d] = a[d];
-        st.merge(other);
+        const StateOut shard{max.get() + s * I * H, sum.get() + s * I * H, Matrix{acc.get() + s * I * D, I, D, D}, int32_t(H)};
+        st.merge(shard.load(i, h, part.get()));
       }
-      float* row = out.row(i) + h * width;
       if (states) {
-        states->max[i * H + h] = st.empty() ? -std::numeric_limits<double>::infinity() : st.max;
-        states->sum[i * H + h] = st.sum;
-        for (int64_t d = 0; d < width; ++d) row[d] = float(st.acc[d]);
+        states->save(i, h, st.settled());
         continue;
       }
-      const RowOutcome outcome = finalize(st, row, p.empty);
+      const RowOutcome outcome = finalize(st, out.row(i) + h * width, p.empty);
       if (outcome == RowOutcome::Error) {
         result = {Status::EmptyRow, i, h};
         return true;

@@ -16,7 +16,11 @@ Result attention(const Problem& p, Matrix out);
 // The same on `threads` threads instead of p.threads.
 Result attention(const Problem& p, Matrix out, int32_t threads);
 
-struct StateOut;
+template <class S>
+struct StateTable;
+// Where a caller wants each row's unnormalised state instead of its output (online_softmax.h): max and sum in double,
+// so that merging states loses nothing to a rounded max; the table's acc is the output matrix itself.
+using StateOut = StateTable<double>;
 // attention(), or with `states` the unnormalised per-query states (see states.h). Internal to the core.
 Result run_exact(const Problem& p, Matrix out, const StateOut* states, int32_t threads);
 

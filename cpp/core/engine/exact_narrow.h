@@ -174,9 +174,9 @@ void add_running(const KeyTile& tile, const float* scores, int64_t width, float*
   const float top = simd::max(m);
   if (top == -std::numeric_limits<float>::infinity()) return;
   if (top > max) {
-    const double f = max == -std::numeric_limits<float>::infinity() ? 0.0 : std::exp2(double(max) - top);
+    const double f = shift_factor2(double(max), double(top));
     row_sum *= f;
-    for (int64_t d = 0; d < width; ++d) row_acc[d] *= f;
+    scale_sums(row_acc, width, f);
     max = top;
   }
   const Batch shift(max);
@@ -240,7 +240,7 @@ Result run_block(const Head& hd, int32_t head, int64_t i0, int64_t rows, const B
     std::copy(acc + r * width, acc + (r + 1) * width, st.acc);
     bool redo = needs_double(overflow[r], max[r], is_compact(K)) || !finite_state(st);
     if (kFixedShift && max[r] > -std::numeric_limits<float>::infinity() && max[r] < kFixedShiftFloor) redo = true;
-    const RowOutcome outcome = finish_row(hd, head, i, redo, st, ws, out.row(i) + head * width);
+    const RowOutcome outcome = write_row(hd, head, i, redo, st, ws, out.row(i) + head * width);
     if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, head};
   }
   return {};

@@ -28,7 +28,7 @@ float exponentiate(float* S, int64_t padded, float& max, float& tile_sum) {
   }
   float factor = 1.0f;
   if (tile_max > max) {
-    factor = max == -std::numeric_limits<float>::infinity() ? 0.0f : std::exp2(max - tile_max);
+    factor = shift_factor2(max, tile_max);
     max = tile_max;
   }
   const Batch shift(max);
@@ -131,7 +131,7 @@ Result run_wide(const Head& hd, int32_t head, QueryRange range, Workspace& ws, M
     SoftmaxState<double> st{max[r] * kLn2, sum[r], ws.row_acc.get(), width};
     for (int64_t d = 0; d < width; ++d) st.acc[d] = acc(r)[d];
     const bool redo = needs_double(overflow[r], max[r], false) || !finite_state(st);
-    if (finish_row(hd, head, first + r, redo, st, ws, acc(r)) == RowOutcome::Error) return {Status::EmptyRow, first + r, head};
+    if (write_row(hd, head, first + r, redo, st, ws, acc(r)) == RowOutcome::Error) return {Status::EmptyRow, first + r, head};
   }
   return {};
 }

@@ -47,11 +47,10 @@ inline double dot(const float* x, const float* y, int64_t padded) {
 }
 
 void rescale(Moments& m, const Shape& s, double new_max) {
-  const double f = m.max == -kInf ? 0.0 : std::exp2(m.max - new_max);
-  for (int64_t k = 0; k < s.p * s.p; ++k) m.a[k] *= f;
-  if (s.with_b)
-    for (int64_t k = 0; k < s.p * s.p; ++k) m.b[k] *= f * f;
-  for (int64_t k = 0; k < s.p * s.width; ++k) m.t[k] *= f;
+  const double f = shift_factor2(m.max, new_max);
+  scale_sums(m.a, s.p * s.p, f);
+  if (s.with_b) scale_sums(m.b, s.p * s.p, f * f);  // squared weights: the factor squared
+  scale_sums(m.t, s.p * s.width, f);
   m.max = new_max;
 }
 
@@ -221,8 +220,8 @@ struct RowScratch {
 };
 
 // Writes query i's outputs from its moments. `log_omega` is ln of the factor the observation weights were divided by.
-RowOutcome finish(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega, double log_omega,
-                  const FitOut& out, RowScratch& r) {
+RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega, double log_omega,
+                     const FitOut& out, RowScratch& r) {
   const double s0 = m.a[0];
   float* mean = out.mean.row(i);
   if (s0 == 0) {
@@ -231,16 +230,7 @@ RowOutcome finish(const Head& hd, int64_t i, const Shape& s, const Moments& m, c
     if (out.effective_keys) out.effective_keys[i] = 0;
     if (out.log_denominator) out.log_denominator[i] = -kInf;
     if (out.guarded) out.guarded[i] = 0;
-    const RowOutcome outcome = apply_empty_policy(mean, s.width, hd.empty);
-    if (outcome != RowOutcome::NeedsNearest) return outcome;
-    const int64_t n = nearest_keys(hd, i, r.chosen.get());
-    for (int64_t c = 0; c < s.width; ++c) {
-      double sum = 0;
-      for (int64_t j = 0; j < hd.keys.rows; ++j)
-        if (r.chosen.get()[j]) sum += hd.values.row(j)[c];
-      mean[c] = n ? float(sum / double(n)) : 0.0f;
-    }
-    return RowOutcome::Done;
+    return finalize(empty_state(s.width), mean, hd.empty, NearestKeys{&hd, i, r.chosen.get()});
   }
   double* g = r.g.get();
   const bool guarded = first_column_of_inverse(m.a, s.p, r.l.get(), g);
@@ -386,7 +376,7 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
       const bool empty = !(m.max > -kInf);
       if (m.redo || (empty && !is_compact(K)) || std::fabs(m.max) > kFloatScoreLimit)
         accumulate_double(hd, i0 + r, omega, s, m);
-      if (finish(hd, i0 + r, s, m, omega, log_omega, out, rs) == RowOutcome::Error) return {Status::EmptyRow, i0 + r, 0};
+      if (write_fit(hd, i0 + r, s, m, omega, log_omega, out, rs) == RowOutcome::Error) return {Status::EmptyRow, i0 + r, 0};
     }
   }
   return {};

@@ -6,16 +6,35 @@
 // merge exactly: m = max(m1, m2), z = z1 e^(m1-m) + z2 e^(m2-m), a likewise. Every weight is <= 1 after the shift,
 // so nothing overflows, and the arg-max key has weight 1, so z >= 1 whenever any key is admissible: no 0/0.
 //
-// This file is also the one place that decides what an empty row (no admissible key, z = 0) returns.
+// This file is also the one place that turns a state into its output row, finalize(), and so the one place that
+// decides what an empty row (no admissible key, z = 0) returns.
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-#include "engine/problem.h"
+#include "engine/head.h"
 
 namespace ka {
+
+// The max-shift identity's factor e^(from − to), which moves sums taken under the shift `from` to a shift
+// to >= from; 0 when nothing was summed yet (from = −inf). shift_factor2 is the same in base 2, for the float
+// paths' log2 scores. Every running state in the core rescales by these two, in the precision of its own sums.
+template <class T>
+T shift_factor(T from, T to) {
+  return from == -std::numeric_limits<T>::infinity() ? T(0) : T(std::exp(from - to));
+}
+template <class T>
+T shift_factor2(T from, T to) {
+  return from == -std::numeric_limits<T>::infinity() ? T(0) : T(std::exp2(from - to));
+}
+
+// The batch half of a rescale: n sums taken under the old shift, times its shift_factor.
+template <class T>
+void scale_sums(T* x, int64_t n, T f) {
+  for (int64_t k = 0; k < n; ++k) x[k] *= f;
+}
 
 template <class T>
 struct SoftmaxState {
@@ -32,9 +51,9 @@ struct SoftmaxState {
 
   // Shifts the state to a new maximum c >= max (the max-shift identity above).
   void rescale_to(T c) {
-    const T f = max == -std::numeric_limits<T>::infinity() ? T(0) : T(std::exp(max - c));
+    const T f = shift_factor(max, c);
     sum *= f;
-    for (int64_t d = 0; d < width; ++d) acc[d] *= f;
+    scale_sums(acc, width, f);
     max = c;
   }
 
@@ -50,27 +69,83 @@ struct SoftmaxState {
   void merge(const SoftmaxState& other) {
     if (other.sum == 0) return;
     if (other.max > max) rescale_to(other.max);
+    // exp, not shift_factor: merge_states takes states from JS, which may pair max = −inf with a nonzero sum, and
+    // such a merge keeps the result it has always had.
     const T f = std::exp(other.max - max);
     sum += other.sum * f;
     for (int64_t d = 0; d < width; ++d) acc[d] += other.acc[d] * f;
   }
 
   bool empty() const { return !(sum > 0); }
+
+  // The state as the engine hands it on: an empty state's max (a fixed shift, or the last rescale) means nothing,
+  // and is given as −inf.
+  SoftmaxState settled() const {
+    SoftmaxState s = *this;
+    if (empty()) s.max = -std::numeric_limits<T>::infinity();
+    return s;
+  }
+};
+
+// Many rows' states in their serial form (max, sum, value sums): max and sum per query and head ([query][head]),
+// the value sums in acc's columns (head h in [h·width, (h+1)·width)).
+// S = float is the public form (states.h); the engine keeps double max and sum between its own passes, so that
+// merging loses nothing to a rounded max.
+template <class S>
+struct StateTable {
+  S* max;
+  S* sum;
+  Matrix acc;
+  int32_t heads;
+
+  int64_t width() const { return acc.cols / heads; }
+
+  // Row i, head h as a state whose value sums are copied into `scratch` (width() doubles).
+  SoftmaxState<double> load(int64_t i, int32_t h, double* scratch) const {
+    const int64_t w = width(), at = i * heads + h;
+    const float* a = acc.row(i) + h * w;
+    for (int64_t d = 0; d < w; ++d) scratch[d] = a[d];
+    return {double(max[at]), double(sum[at]), scratch, w};
+  }
+
+  void save(int64_t i, int32_t h, const SoftmaxState<double>& st) const {
+    const int64_t at = i * heads + h;
+    max[at] = S(st.max);
+    sum[at] = S(st.sum);
+    float* a = acc.row(i) + h * st.width;
+    for (int64_t d = 0; d < st.width; ++d) a[d] = float(st.acc[d]);
+  }
 };
 
 enum class RowOutcome { Done, NeedsNearest, Error };
 
-// Fills an empty row (no admissible key) by the policy. NeedsNearest asks the engine for the nearest-key pass;
-// Error makes the call fail with Status::EmptyRow.
-inline RowOutcome apply_empty_policy(float* out, int64_t width, EmptyPolicy policy) {
-  switch (policy) {
-    case EmptyPolicy::NaN: std::fill(out, out + width, std::numeric_limits<float>::quiet_NaN()); return RowOutcome::Done;
-    case EmptyPolicy::Zero: std::fill(out, out + width, 0.0f); return RowOutcome::Done;
-    case EmptyPolicy::Nearest: return RowOutcome::NeedsNearest;
-    case EmptyPolicy::Error: return RowOutcome::Error;
+// Marks (with 1) the admissible keys of query i that share the highest nearest_score; returns how many there are.
+// `chosen` has J entries. Exact ties share the weight, which is the limit of a vanishing bandwidth.
+inline int64_t nearest_keys(const Head& hd, int64_t i, uint8_t* chosen) {
+  const int64_t dims = hd.queries.cols;
+  double best = -std::numeric_limits<double>::infinity();
+  int64_t count = 0;
+  for (int64_t j = 0; j < hd.keys.rows; ++j) {
+    chosen[j] = 0;
+    if (!hd.allows(i, j)) continue;
+    const double s = nearest_score<double>(hd.kernel, hd.queries.row(i), hd.keys.row(j), dims);
+    if (s > best) { best = s; count = 0; }
+    if (s == best) ++count;
   }
-  return RowOutcome::Error;
+  if (count == 0) return 0;
+  for (int64_t j = 0; j < hd.keys.rows; ++j)
+    chosen[j] = hd.allows(i, j) &&
+                nearest_score<double>(hd.kernel, hd.queries.row(i), hd.keys.row(j), dims) == best;
+  return count;
 }
+
+// What EmptyPolicy::Nearest needs to fill an empty row: the row's head and query, and J bytes of scratch.
+// A finalize() without it (hd null) leaves such a row to the caller (NeedsNearest).
+struct NearestKeys {
+  const Head* hd = nullptr;
+  int64_t i = 0;
+  uint8_t* chosen = nullptr;
+};
 
 // A weighted mean a / z as float32. The mean of finite float32 values lies within float32 range, but a carries the
 // float32 tile sums' rounding (~2^-24 relative), so a mean of values at ±FLT_MAX can come out just beyond it: such a
@@ -81,12 +156,36 @@ inline float mean_to_float(double mean) {
   return float(std::isfinite(mean) ? std::clamp(mean, -kMax, kMax) : mean);
 }
 
-// Writes the row's result a / z, or applies the empty-row policy.
+// Writes the row's result a / z into out (st.width floats). An empty row follows `policy`: NaN, zeros, the mean of
+// the values of the nearest admissible keys (zeros when the masks allow none), or Error, which the caller turns into
+// Status::EmptyRow. Every method finishes its rows here.
 template <class T>
-RowOutcome finalize(const SoftmaxState<T>& st, float* out, EmptyPolicy policy) {
-  if (st.empty()) return apply_empty_policy(out, st.width, policy);
-  for (int64_t d = 0; d < st.width; ++d) out[d] = mean_to_float(double(st.acc[d]) / double(st.sum));
+RowOutcome finalize(const SoftmaxState<T>& st, float* out, EmptyPolicy policy, const NearestKeys& nearest = {}) {
+  if (!st.empty()) {
+    for (int64_t d = 0; d < st.width; ++d) out[d] = mean_to_float(double(st.acc[d]) / double(st.sum));
+    return RowOutcome::Done;
+  }
+  switch (policy) {
+    case EmptyPolicy::NaN: std::fill(out, out + st.width, std::numeric_limits<float>::quiet_NaN()); return RowOutcome::Done;
+    case EmptyPolicy::Zero: std::fill(out, out + st.width, 0.0f); return RowOutcome::Done;
+    case EmptyPolicy::Error: return RowOutcome::Error;
+    case EmptyPolicy::Nearest: break;
+  }
+  if (!nearest.hd) return RowOutcome::NeedsNearest;
+  const Head& hd = *nearest.hd;
+  const int64_t n = nearest_keys(hd, nearest.i, nearest.chosen);
+  for (int64_t d = 0; d < st.width; ++d) {
+    double a = 0;
+    for (int64_t j = 0; j < hd.keys.rows; ++j)
+      if (nearest.chosen[j]) a += hd.values.row(j)[d];
+    out[d] = n ? float(a / double(n)) : 0.0f;
+  }
   return RowOutcome::Done;
+}
+
+// An empty row's state, for finalize() where a method has no state of its own for the row.
+inline SoftmaxState<double> empty_state(int64_t width) {
+  return {-std::numeric_limits<double>::infinity(), 0.0, nullptr, width};
 }
 
 }  // namespace ka

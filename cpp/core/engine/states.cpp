@@ -14,13 +14,6 @@ bool same_shape(const States& a, const States& b) {
          a.acc.cols % a.heads == 0;
 }
 
-SoftmaxState<double> load(const States& s, int64_t i, int32_t h, double* acc) {
-  const int64_t width = s.acc.cols / s.heads, at = i * s.heads + h;
-  SoftmaxState<double> st{s.max[at], s.sum[at], acc, width};
-  for (int64_t d = 0; d < width; ++d) acc[d] = s.acc.row(i)[h * width + d];
-  return st;
-}
-
 }  // namespace
 
 Result attention_states(const Problem& p, States out) {
@@ -28,7 +21,7 @@ Result attention_states(const Problem& p, States out) {
   const int64_t n = p.queries.rows * out.heads;
   Scratch<double> max(n), sum(n);
   if (!max.ok() || !sum.ok()) return {Status::OutOfMemory};
-  const StateOut target{max.get(), sum.get(), out.heads};
+  const StateOut target{max.get(), sum.get(), out.acc, out.heads};
   const Result r = run_exact(p, out.acc, &target, p.threads);
   if (r.status != Status::Ok) return r;
   for (int64_t at = 0; at < n; ++at) {
@@ -45,12 +38,9 @@ Result merge_states(States into, const States& other) {
   if (!a.ok() || !b.ok()) return {Status::OutOfMemory};
   for (int64_t i = 0; i < into.acc.rows; ++i)
     for (int32_t h = 0; h < into.heads; ++h) {
-      SoftmaxState<double> st = load(into, i, h, a.get());
-      st.merge(load(other, i, h, b.get()));
-      const int64_t at = i * into.heads + h;
-      into.max[at] = float(st.max);
-      into.sum[at] = float(st.sum);
-      for (int64_t d = 0; d < width; ++d) into.acc.row(i)[h * width + d] = float(st.acc[d]);
+      SoftmaxState<double> st = into.load(i, h, a.get());
+      st.merge(other.load(i, h, b.get()));
+      into.save(i, h, st);
     }
   return {};
 }
@@ -64,8 +54,7 @@ Result finalize_states(const States& s, EmptyPolicy policy, Matrix out) {
   if (!a.ok()) return {Status::OutOfMemory};
   for (int64_t i = 0; i < s.acc.rows; ++i)
     for (int32_t h = 0; h < s.heads; ++h) {
-      const SoftmaxState<double> st = load(s, i, h, a.get());
-      if (finalize(st, out.row(i) + h * width, policy) == RowOutcome::Error) return {Status::EmptyRow, i, h};
+      if (finalize(s.load(i, h, a.get()), out.row(i) + h * width, policy) == RowOutcome::Error) return {Status::EmptyRow, i, h};
     }
   return {};
 }

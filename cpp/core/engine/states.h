@@ -5,17 +5,13 @@
 // disjoint key sets merge exactly by the max-shift identity (online_softmax.h), in any order, and finalize to what
 // attention() over the union of the keys returns (up to float32 rounding of the stored states).
 #pragma once
-#include "engine/problem.h"
+#include "engine/online_softmax.h"
 
 namespace ka {
 
-// max and sum hold I × H floats ([query][head]); acc is I × D (each head's D/H value sums in its columns).
-struct States {
-  float* max;
-  float* sum;
-  Matrix acc;
-  int32_t heads;
-};
+// max and sum hold I × H floats ([query][head]); acc is I × D (each head's D/H value sums in its columns): the
+// serial form of online_softmax.h's state, in float32.
+using States = StateTable<float>;
 
 // The states of every query over p.keys. Masks index keys within this shard (0 … J−1). p.empty is not used.
 Result attention_states(const Problem& p, States out);

@@ -1,9 +1,10 @@
-// Scratch shared by the engine's paths for one call, and the one function that turns a row's state into its output.
+// Scratch shared by the engine's paths for one call, and write_row(), where both scans hand each row's state over.
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
+#include "engine/exact.h"
 #include "engine/head.h"
 #include "engine/key_tile.h"
 #include "engine/online_softmax.h"
@@ -14,14 +15,6 @@ namespace ka {
 
 constexpr double kLn2 = 0.6931471805599453;  // float-path scores are log2; SoftmaxState<double> keeps natural logs
 
-// Where a caller wants each row's unnormalised state instead of its output: max and sum per query and head
-// ([query][head]), in double so that merging states loses nothing to a rounded max; the value sums go to the output
-// row itself.
-struct StateOut {
-  double* max;
-  double* sum;
-  int32_t heads;
-};
 
 // Queries [first, last) of a call: the unit of work of one thread.
 struct QueryRange {
@@ -54,31 +47,19 @@ struct Workspace {
 };
 
 // Writes row i of one head from its state `st` (max, sum and value sums; st.acc is ws.row_acc), or first
-// recomputes the row in double when `redo` (float32 overflow, underflow of every weight, or huge scores).
-// An empty row then follows the policy; Nearest averages the values of the nearest admissible keys.
-inline RowOutcome finish_row(const Head& hd, int32_t head, int64_t i, bool redo, SoftmaxState<double>& st,
-                             Workspace& ws, float* out) {
+// recomputes the row in double when `redo` (float32 overflow, underflow of every weight, or huge scores): the
+// partial state when the caller asked for states, else finalize()'s output row.
+inline RowOutcome write_row(const Head& hd, int32_t head, int64_t i, bool redo, SoftmaxState<double>& st,
+                            Workspace& ws, float* out) {
   if (redo) {
     st.reset();
     accumulate_row(hd, i, st);
   }
   if (ws.states) {  // a partial state: no division and no empty-row policy yet (whoever merges it decides)
-    const int64_t at = i * ws.states->heads + head;
-    ws.states->max[at] = st.empty() ? -std::numeric_limits<double>::infinity() : st.max;
-    ws.states->sum[at] = st.sum;
-    for (int64_t d = 0; d < st.width; ++d) out[d] = float(st.acc[d]);
+    ws.states->save(i, head, st.settled());  // its acc is the output matrix: the value sums go to `out`
     return RowOutcome::Done;
   }
-  const RowOutcome outcome = finalize(st, out, hd.empty);
-  if (outcome != RowOutcome::NeedsNearest) return outcome;
-  const int64_t n = nearest_keys(hd, i, ws.chosen.get());
-  for (int64_t d = 0; d < st.width; ++d) {
-    double a = 0;
-    for (int64_t j = 0; j < hd.keys.rows; ++j)
-      if (ws.chosen.get()[j]) a += hd.values.row(j)[d];
-    out[d] = n ? float(a / double(n)) : 0.0f;  // no key allowed by the masks at all: zeros, as documented
-  }
-  return RowOutcome::Done;
+  return finalize(st, out, hd.empty, NearestKeys{&hd, i, ws.chosen.get()});
 }
 
 // False when a value sum overflowed float32 (values near ±3.4e38): the row is then redone in double.

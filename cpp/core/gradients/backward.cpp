@@ -90,18 +90,11 @@ struct HeadGrads {
 template <KernelKind K>
 double row_lse(const Head& hd, int64_t i, const double* h, double scale) {
   const int64_t m = hd.queries.cols;
-  double max = -kInf, sum = 0, dot = 0;
-  for (int64_t j = 0; j < hd.keys.rows; ++j) {
-    if (!hd.allows(i, j)) continue;
-    const double s = pair_score<K>(hd.queries.row(i), hd.keys.row(j), h, m, scale, dot);
-    if (s == -kInf) continue;
-    if (s > max) {
-      sum = max == -kInf ? 0 : sum * std::exp(max - s);
-      max = s;
-    }
-    sum += std::exp(s - max);
-  }
-  return max == -kInf ? -kInf : max + std::log(sum);
+  SoftmaxState<double> st;  // width 0: only the shift and the sum
+  double dot = 0;
+  for (int64_t j = 0; j < hd.keys.rows; ++j)
+    if (hd.allows(i, j)) st.add(pair_score<K>(hd.queries.row(i), hd.keys.row(j), h, m, scale, dot), nullptr);
+  return st.max == -kInf ? -kInf : st.max + std::log(st.sum);
 }
 
 template <KernelKind K, bool Masked>
@@ -260,7 +253,7 @@ Result attention_forward(const Problem& p, Matrix out, double* lse) {
   Scratch<double> sums(I * H);
   Scratch<uint8_t> chosen(p.keys.rows);
   if (!sums.ok() || !chosen.ok()) return {Status::OutOfMemory};
-  const StateOut states{lse, sums.get(), p.heads};
+  const StateOut states{lse, sums.get(), out, p.heads};
   if (const Result r = run_exact(p, out, &states, p.threads); r.status != Status::Ok) return r;
   // out holds each row's unnormalised value sums a, lse its reference maximum m and sums its z: O = a/z, L = m + log z.
   for (int64_t i = 0; i < I; ++i)
@@ -274,17 +267,9 @@ Result attention_forward(const Problem& p, Matrix out, double* lse) {
         continue;
       }
       lse[at] = -kInf;
-      const RowOutcome outcome = apply_empty_policy(row, width, p.empty);
-      if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, h};
-      if (outcome != RowOutcome::NeedsNearest) continue;
       const Head hd = head_of(p, h);
-      const int64_t n = nearest_keys(hd, i, chosen.get());
-      for (int64_t d = 0; d < width; ++d) {
-        double a = 0;
-        for (int64_t j = 0; j < p.keys.rows; ++j)
-          if (chosen.get()[j]) a += hd.values.row(j)[d];
-        row[d] = n ? float(a / double(n)) : 0.0f;  // no key allowed by the masks at all: zeros, as attention()
-      }
+      if (finalize(empty_state(width), row, p.empty, NearestKeys{&hd, i, chosen.get()}) == RowOutcome::Error)
+        return {Status::EmptyRow, i, h};
     }
   return {};
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/counter_rng.h"
+#include "engine/online_softmax.h"
 
 namespace ka {
 
@@ -99,9 +100,9 @@ struct KeySums {
       }
     }
     if (top > shift) {  // the max-shift identity: rescale what was summed under the old shift
-      const double f = std::isinf(shift) ? 0.0 : std::exp(shift - top);
-      for (double& x : z) x *= f;
-      for (double& x : S) x *= f;
+      const double f = shift_factor(shift, top);
+      scale_sums(z.data(), m, f);
+      scale_sums(S.data(), m * D, f);
       shift = top;
     }
     for (int64_t j = first; j < last; ++j) {

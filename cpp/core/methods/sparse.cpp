@@ -148,10 +148,7 @@ void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<double>&
     if (qr.masked && !hd.allows(qr.i, j)) continue;
     const double score = log_score<double>(hd.kernel, qr.q, hd.keys.row(j), hd.keys.cols);
     if (score == -kInf) continue;
-    if (score > st.max) {
-      const double f = st.max == -kInf ? 0.0 : std::exp(2 * (st.max - score));
-      sum_sq *= f;
-    }
+    if (score > st.max) sum_sq *= shift_factor(2 * st.max, 2 * score);  // squared weights: twice the shift
     st.add(score, hd.values.row(j));
     const double w = std::exp(score - st.max);
     sum_sq += w * w;
@@ -386,24 +383,9 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
   kept_keys += rs.kept;  // the final round's keys: kept + skipped = I·J per head
   float* out = so.out.row(qr.i) + head * qr.width;
   RowResult rr;
-  if (st.empty()) {
-    rr.dropped = std::numeric_limits<double>::quiet_NaN();
-    rr.outcome = finalize(st, out, hd.empty);
-    if (rr.outcome == RowOutcome::NeedsNearest) {
-      chosen.resize(size_t(hd.keys.rows));
-      const int64_t n = nearest_keys(hd, qr.i, chosen.data());
-      for (int64_t d = 0; d < qr.width; ++d) {
-        double a = 0;
-        for (int64_t j = 0; j < hd.keys.rows; ++j)
-          if (chosen[size_t(j)]) a += hd.values.row(j)[d];
-        out[d] = n ? float(a / double(n)) : 0.0f;
-      }
-      rr.outcome = RowOutcome::Done;
-    }
-  } else {
-    finalize(st, out, hd.empty);
-    rr.dropped = dropped;
-  }
+  rr.dropped = st.empty() ? std::numeric_limits<double>::quiet_NaN() : dropped;
+  if (st.empty() && hd.empty == EmptyPolicy::Nearest) chosen.resize(size_t(hd.keys.rows));
+  rr.outcome = finalize(st, out, hd.empty, NearestKeys{&hd, qr.i, chosen.data()});
   const int64_t at = qr.i;
   if (so.dropped) so.dropped[at * heads + head] = rr.dropped;
   if (so.sum_sq_weights || so.effective_keys || so.log_denominator) {

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "engine/head.h"
+#include "engine/online_softmax.h"
 #include "base/scratch.h"
 #include "engine/weights.h"
 
@@ -25,7 +26,8 @@ Result top_k_attention(const Problem& p, int64_t k, const SparseOut& out, Sparse
   Scratch<float> w(kRowsPerCall * J);
   Scratch<int64_t> order(J);
   Scratch<double> sum(dv);
-  if (!w.ok() || !order.ok() || !sum.ok()) return {Status::OutOfMemory};
+  Scratch<uint8_t> chosen(J);
+  if (!w.ok() || !order.ok() || !sum.ok() || !chosen.ok()) return {Status::OutOfMemory};
   SparseReport rep;
   for (int32_t h = 0; h < H; ++h) {
     const Head hd = head_of(p, h);
@@ -36,13 +38,8 @@ Result top_k_attention(const Problem& p, int64_t k, const SparseOut& out, Sparse
         const float* row = w.get() + (i - first) * J;
         float* o = out.out.row(i) + h * dv;
         double* dropped = out.dropped ? out.dropped + i * H + h : nullptr;
-        if (std::any_of(row, row + J, [](float x) { return std::isnan(x); })) {  // an empty row under 'nan'
-          std::fill(o, o + dv, std::numeric_limits<float>::quiet_NaN());
-          if (dropped) *dropped = std::numeric_limits<double>::quiet_NaN();
-          rep.skipped_keys += J;
-          continue;
-        }
-        // The nonzero weights, the k largest first (ties: lower index first).
+        // The nonzero weights, the k largest first (ties: lower index first). An empty row has none: its weights
+        // are NaN or zeros by the policy.
         int64_t nonzero = 0;
         for (int64_t j = 0; j < J; ++j)
           if (row[j] > 0) order.get()[nonzero++] = j;
@@ -58,9 +55,13 @@ Result top_k_attention(const Problem& p, int64_t k, const SparseOut& out, Sparse
           const float* v = hd.values.row(j);
           for (int64_t c = 0; c < dv; ++c) sum.get()[c] += double(row[j]) * double(v[c]);
         }
-        // No nonzero weight (an empty row under 'zero', or 'nearest' with every key masked): zeros, as weights().
-        for (int64_t c = 0; c < dv; ++c) o[c] = mass > 0 ? float(sum.get()[c] / mass) : 0.0f;
-        const double share = kept < nonzero ? std::max(0.0, (total - mass) / mass) : 0.0;
+        // The kept keys' state (shift 0: the weights are normalised already); with no nonzero weight it is empty and
+        // the row follows the policy, as in weights().
+        const SoftmaxState<double> st{0.0, mass, sum.get(), dv};
+        finalize(st, o, hd.empty, NearestKeys{&hd, i, chosen.get()});
+        const double share = st.empty() && hd.empty == EmptyPolicy::NaN ? std::numeric_limits<double>::quiet_NaN()
+                             : kept < nonzero                              ? std::max(0.0, (total - mass) / mass)
+                                                                           : 0.0;
         if (dropped) *dropped = share;
         rep.max_dropped = std::max(rep.max_dropped, share);
         rep.kept_keys += kept;
