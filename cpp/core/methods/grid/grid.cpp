@@ -691,7 +691,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
       if (out.sum_sq_weights) out.sum_sq_weights[i] = kNaN;
       if (out.effective_keys) out.effective_keys[i] = 0;
       if (out.log_denominator) out.log_denominator[i] = -std::numeric_limits<double>::infinity();
-      const RowOutcome outcome = apply_empty_policy(mean, width, p.empty);
+      const RowOutcome outcome = finalize(empty_state(width), mean, p.empty);
       if (outcome == RowOutcome::Error) {  // reported after the exact rows, so the first empty row is named
         if (empty_row < 0) empty_row = i;
         continue;
