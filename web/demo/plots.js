@@ -261,7 +261,7 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
   if (fit) {
     const q = fit.queries;
     ctx.fillStyle = css('--thin');
-    for (let i = 0; i < q.length; i++) {
+    for (let i = 0; fit.effectiveKeys && i < q.length; i++) {  // LOWESS reports no effective points
       if (fit.effectiveKeys[i] < thin) {
         const a = sx(i ? (q[i - 1] + q[i]) / 2 : q[i]);
         const b = sx(i + 1 < q.length ? (q[i] + q[i + 1]) / 2 : q[i]);
