@@ -77,6 +77,11 @@ test('demo: LOWESS on the Nile data draws the curve ka.lowess computes, follows 
     const { fitted } = ka.lowess(x, y, { frac: 0.25, iterations: 1 });
     rows.forEach((r, i) => assert.ok(Math.abs(r[2] - fitted[i]) <= 1e-9 * range(y), `row ${i}: ${r[2]} vs ${fitted[i]}`));
 
+    // The figure says what was drawn: a LOWESS smooth, its span and iterations, no band.
+    const svg = await downloadText(page, '#save-plot-svg');
+    assert.match(svg.text, /LOWESS smooth of /);
+    assert.match(svg.text, /span f = 0\.25, 1 robustness iteration, 100 points, no band/);
+
     // Back to a kernel estimator: h is chosen for it and the views return.
     await page.selectOption('#estimator', 'local-linear');
     await waitForFit(page, problems, "s.fit.estimator === 'local-linear' && s.selection && s.selection.estimator === 'local-linear'");

@@ -43,7 +43,7 @@ function describeLowess(ui, fit) {
     `${fit.frac.toFixed(2)}: each local fit uses the ${fit.span.toLocaleString('en')} nearest of ` +
     `${fit.n.toLocaleString('en')} points${fit.n < window.demoState.n ? ' (a random sample of the data)' : ''}; ` +
     `${fit.iterations} robustness iteration${fit.iterations === 1 ? '' : 's'}` +
-    (fit.iterations ? `, which gave ${low.toLocaleString('en')} point${low === 1 ? '' : 's'} a weight below 0.5` : '') +
+    (fit.iterations ? `, which gave ${low.toLocaleString('en')} point${low === 1 ? '' : 's'} a weight below 0.5 (ringed)` : '') +
     '. The curve joins the fitted values at the observations. No confidence band: LOWESS gives no standard errors.';
 }
 

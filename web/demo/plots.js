@@ -293,6 +293,17 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
     ctx.lineWidth = 2;
     ctx.lineJoin = 'round';
     line(ctx, q, fit.mean, sx, sy);
+    // LOWESS: the points its robustness weights set below 1/2 are ringed (the outliers the curve discounts).
+    if (fit.weights && fit.observed) {
+      ctx.strokeStyle = css('--accent');
+      ctx.lineWidth = 1.5;
+      for (let i = 0; i < q.length; i++) {
+        if (!(fit.weights[i] < 0.5)) continue;
+        ctx.beginPath();
+        ctx.arc(sx(q[i]), sy(fit.observed[i]), 5, 0, 2 * Math.PI);
+        ctx.stroke();
+      }
+    }
   }
   if (hover) {
     ctx.strokeStyle = css('--accent');

@@ -39,7 +39,7 @@ function figureParams() {
   const { fit } = state;
   if (!fit) return '';
   if (fit.lowess) {
-    return `LOWESS (as R's lowess()), span f = ${fit.frac.toFixed(2)}, ${fit.iterations} robustness iterations, ` +
+    return `LOWESS (as R's lowess()), span f = ${fit.frac.toFixed(2)}, ${fit.iterations} robustness iteration${fit.iterations === 1 ? '' : 's'}, ` +
       `${fit.n.toLocaleString('en')} points, no band`;
   }
   const how = { cv: 'chosen by leave-one-out CV', aicc: 'chosen by AICc', scott: "Scott's rule", silverman: "Silverman's rule",
@@ -65,7 +65,10 @@ export async function savePlot(name, format) {
   let legend = [];
   if (name === 'plot' && data.dim === 1) {
     legend = [{ kind: 'point', color: color('--point'), label: 'data' }, { kind: 'line', color: color('--curve'), label: 'fit' }];
-    if (lowess) legend[1].label = 'LOWESS fit (no band)';
+    if (lowess) {
+      legend[1].label = 'LOWESS fit (no band)';
+      legend.push({ kind: 'ring', color: color('--accent'), label: 'robustness weight < ½' });
+    }
     else if (ui.band.checked) legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label: 'confidence band' });
     if (!lowess) legend.push({ kind: 'bar', color: color('--thin'), label: `thin support (< ${THIN} effective points)` });
   }

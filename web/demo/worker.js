@@ -270,7 +270,7 @@ const handlers = {
     const [r, ms] = timed(() => ka.lowess(s.x, s.y, { frac, iterations }));
     return {
       lowess: true, estimator: 'lowess', kernel: 'tricube', n: s.n, dim: 1, h: [], frac, iterations, draft, method: 'lowess',
-      queries: s.x, mean: r.fitted, weights: r.weights, lower: null, upper: null, effectiveKeys: null, level: null,
+      queries: s.x, observed: s.y, mean: r.fitted, weights: r.weights, lower: null, upper: null, effectiveKeys: null, level: null,
       span: Math.max(2, Math.floor(frac * s.n + 1e-7)), warnings: [], view: null, matrix: null, timings: { fit: ms },
     };
   },
