@@ -337,7 +337,7 @@ async function selectBandwidth(argv, api) {
 const lowessHelp = `Usage: kernel-attention lowess FILE --x COL --y COL [--frac F] [--iterations N] [--delta D] [options]
 
 Smooths one column against another by LOWESS (Cleveland 1979) as R's lowess() computes it: at each x a local-linear
-fit, tricube-weighted over the nearest f·n points, then N rounds of bisquare robustness weights. Prints, one row per
+fit, tricube-weighted over the nearest ⌊f·n⌋ points, then N rounds of bisquare robustness weights. Prints, one row per
 data row in the file's order: x, y, fitted (the smoothed value) and weight (the robustness weight of the final fit).
 The fit runs in float64. There is no confidence band.
   --x COL             the input column: a name from the header or a 1-based index
