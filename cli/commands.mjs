@@ -1,4 +1,4 @@
-// The CLI's commands: fit, predict, select-bandwidth and attention, each with its help text. Each takes its arguments
+// The CLI's commands: fit, predict, select-bandwidth, lowess and attention, each with its help text. Each takes its arguments
 // and `api` (a function resolving to init()'s API, called only once the input has been read and checked), and returns
 // its help text or writes its output; kernel-attention.mjs handles errors and exit codes.
 import { choice, columnList, number, parseCommand, readInput, required, UsageError, writeOutput } from './args.mjs';
@@ -161,6 +161,14 @@ async function emit(values, text) {
 
 const round = (v) => (Number.isFinite(v) ? Number(v.toPrecision(9)) : v);
 
+/**
+ * The result's `warnings` (interpolating, precision, guard: docs/regression.md, "Warnings"), one line each on stderr,
+ * so that stdout stays the data.
+ */
+function printWarnings(result) {
+  for (const { code, message } of result.warnings ?? []) process.stderr.write(`warning [${code}]: ${message}\n`);
+}
+
 // ---- fit ----
 
 const fitHelp = `Usage: kernel-attention fit FILE --x COLS --y COLS [options]
@@ -189,6 +197,7 @@ async function fit(argv, api) {
     score: model.selection.score === null ? null : round(model.selection.score),
     effectiveDegreesOfFreedom: round(model.effectiveDegreesOfFreedom), residualVariance: Array.from(model.residualVariance, round),
   };
+  printWarnings(model);
   model.dispose();
   if (format === 'json') return emit(values, JSON.stringify(summary, null, 2) + '\n');
   const rows = [['n', s.n], ['kernel', summary.kernel], ['estimator', summary.estimator], ['method', summary.method],
@@ -263,6 +272,7 @@ async function predict(argv, api) {
   const width = s.yNames.length;
   const result = await withProgress('predict', values, (onProgress) => apiCall(async () => (level === undefined
     ? { mean: await model.predictAsync(xq, { onProgress }) } : model.predictIntervalAsync(xq, { level, onProgress }))));
+  printWarnings(model);
   model.dispose();
   const I = xq.length / s.dim;
   const header = [...s.xNames, ...s.yNames.flatMap((y) => (level === undefined ? [y] : [y, `${y}.lower`, `${y}.upper`, `${y}.stderr`]))];
@@ -308,6 +318,7 @@ async function selectBandwidth(argv, api) {
   const r = await withProgress('select-bandwidth', values, (onProgress) => apiCall(() => ka.selectBandwidthAsync(s.x, s.y, {
     dim: s.dim, kernel, estimator, method, perDimension: Boolean(values['per-dimension']), onProgress,
   }), s));
+  printWarnings(r);
   const bandwidth = Array.from(r.bandwidth, round);
   const curve = Array.from(r.curve.scores, (score, k) => ({
     bandwidth: Array.from(r.curve.bandwidths.subarray(k * s.dim, (k + 1) * s.dim), round), score: round(score),
@@ -319,6 +330,69 @@ async function selectBandwidth(argv, api) {
   const rows = curve.map((c) => [...c.bandwidth, c.score, same(c.bandwidth) ? 1 : 0]);
   if (!curve.some((c) => same(c.bandwidth))) rows.push([...bandwidth, round(r.score), 1]);
   return emit(values, formatCsv([...s.xNames.map((x) => `bandwidth.${x}`), 'score', 'chosen'], rows));
+}
+
+// ---- lowess ----
+
+const lowessHelp = `Usage: kernel-attention lowess FILE --x COL --y COL [--frac F] [--iterations N] [--delta D] [options]
+
+Smooths one column against another by LOWESS (Cleveland 1979) as R's lowess() computes it: at each x a local-linear
+fit, tricube-weighted over the nearest ⌊f·n⌋ points, then N rounds of bisquare robustness weights. Prints, one row per
+data row in the file's order: x, y, fitted (the smoothed value) and weight (the robustness weight of the final fit).
+The fit runs in float64. There is no confidence band.
+  --x COL             the input column: a name from the header or a 1-based index
+  --y COL             the output column, likewise
+  --frac F            the span: the fraction of the points each local fit uses, in (0, 1] (default 2/3, as R's)
+  --iterations N      robustness iterations, an integer ≥ 0 (default 3, as R's)
+  --delta D           points within D of the last fitted x are interpolated linearly, not fitted (≥ 0; 0 fits at
+                      every point; default: 1 % of the range of x, as R's; in seconds for a date column)
+  --missing M         skip (drop rows with an empty, NA or NaN cell in the columns used) or error (default)
+  --delimiter D       the field separator: one character, tab or whitespace (default: detected among comma,
+                      tab, semicolon, bar and whitespace)
+  --decimal M         the decimal mark, . or , (default: detected; a file where it is unclear is refused)
+  --encoding E        utf-8, latin1, utf-16le or utf-16be (default: detected from the bytes)
+  --date-order O      day-first or month-first, for dates like 03/04/1958 (default: detected, else day-first)
+  --no-header         the first row is data (default: it is a header when a cell is text above values)
+  --format F          csv or json (default: json when --output ends in .json, else csv)
+  --output FILE       write there instead of to stdout (- is stdout)
+  -h, --help          this help
+
+${READING_NOTE}
+
+Example: kernel-attention lowess nile.csv --x year --y flow --frac 0.3 --output smooth.csv`;
+
+async function lowess(argv, api) {
+  const { values, positionals } = parseCommand(argv, {
+    x: { type: 'string' }, y: { type: 'string' }, frac: { type: 'string' }, iterations: { type: 'string' },
+    delta: { type: 'string' }, delimiter: { type: 'string' }, 'no-header': { type: 'boolean' }, missing: { type: 'string' },
+    decimal: { type: 'string' }, encoding: { type: 'string' }, 'date-order': { type: 'string' },
+    format: { type: 'string' }, output: { type: 'string' },
+  }, { positionals: 1 });
+  if (values.help) return lowessHelp;
+  const file = dataFile(positionals);
+  const format = outputFormat(values);
+  for (const name of ['x', 'y']) {
+    if (columnList(values, name).length !== 1) throw new UsageError(`--${name} must name one column; got ${JSON.stringify(values[name])}`);
+  }
+  // Checked here, before the file is read, with the flag's name: the ranges are lowess()'s own.
+  const frac = number(values, 'frac');
+  if (frac !== undefined && !(frac > 0 && frac <= 1)) throw new UsageError(`--frac must be a number in (0, 1]; got ${JSON.stringify(values.frac)}`);
+  const iterations = number(values, 'iterations', { integer: true });
+  if (iterations !== undefined && iterations < 0) throw new UsageError(`--iterations must be an integer ≥ 0; got ${JSON.stringify(values.iterations)}`);
+  const delta = number(values, 'delta');
+  if (delta !== undefined && !(delta >= 0)) throw new UsageError(`--delta must be a number ≥ 0; got ${JSON.stringify(values.delta)}`);
+  const s = await loadSample(file, values);
+  const options = {};
+  if (frac !== undefined) options.frac = frac;
+  if (iterations !== undefined) options.iterations = iterations;
+  if (delta !== undefined) options.delta = delta;
+  const ka = await api();
+  const { fitted, weights } = await apiCall(() => ka.lowess(s.x, s.y, options), s);
+  const header = [s.xNames[0], s.yNames[0], 'fitted', 'weight'];
+  // x and y as read (full float64; dates as ISO 8601), the smooth to 9 significant digits as the other commands write.
+  const rows = Array.from(fitted, (f, i) => [DATE_KINDS.has(s.kinds[0]) ? s.formats[0](s.x[i]) : s.x[i], s.y[i], round(f), round(weights[i])]);
+  if (format === 'csv') return emit(values, formatCsv(header, rows));
+  return emit(values, JSON.stringify(rows.map((r) => Object.fromEntries(header.map((h, k) => [h, r[k]])))) + '\n');
 }
 
 // ---- attention ----
@@ -393,5 +467,6 @@ export const COMMANDS = {
   fit: { run: fit, summary: 'fit a kernel regression to columns of a CSV/TSV file and print the model' },
   predict: { run: predict, summary: 'predict at the rows of another file or on an evenly spaced grid' },
   'select-bandwidth': { run: selectBandwidth, summary: 'choose the bandwidth and print the CV (or AICc) curve' },
+  lowess: { run: lowess, summary: "smooth a column by LOWESS (R's lowess()): fitted values and robustness weights" },
   attention: { run: attention, summary: 'attention over raw float32 or .npy files' },
 };

@@ -26,6 +26,14 @@ function ok(...args) {
   return r.stdout;
 }
 
+/** As ok(), but stderr may hold the result's warnings (`warning [code]: message` lines) and nothing else. */
+function okWarned(...args) {
+  const r = cli(...args);
+  assert.equal(r.code, 0, `kernel-attention ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  for (const line of r.stderr.split('\n').filter(Boolean)) assert.match(line, /^warning \[(interpolating|precision|guard)\]: \S/);
+  return r.stdout;
+}
+
 const parseCsv = (text) => text.trim().split('\n').map((line) => line.split(','));
 
 // 30 noisy samples of a curve; x in the first column, a text column between, y last.
@@ -151,7 +159,7 @@ test('CSV output neutralises column names a spreadsheet would run as formulas; n
 
 test('--help for every command', () => {
   assert.match(ok('--help'), /Commands:/);
-  for (const command of ['fit', 'predict', 'select-bandwidth', 'attention']) {
+  for (const command of ['fit', 'predict', 'select-bandwidth', 'lowess', 'attention']) {
     assert.match(ok(command, '--help'), new RegExp(`^Usage: kernel-attention ${command} `));
   }
 });
@@ -341,7 +349,8 @@ test('the demo\'s dialect: semicolons with decimal commas, dates as x (fitted in
   const r = cli('fit', join(files, 'ambiguous-decimal.tsv'), '--x', 'x', '--y', 'y');
   assert.equal(r.code, 1);
   assert.match(r.stderr, /"1,234".*set --decimal ',' or '\.'\n$/);
-  const fixed = JSON.parse(ok('fit', join(files, 'ambiguous-decimal.tsv'), '--x', 'x', '--y', 'y', '--decimal', ',', '--bandwidth', '1', '--format', 'json'));
+  // Two rows at h = 1: the fit interpolates them, and says so on stderr.
+  const fixed = JSON.parse(okWarned('fit', join(files, 'ambiguous-decimal.tsv'), '--x', 'x', '--y', 'y', '--decimal', ',', '--bandwidth', '1', '--format', 'json'));
   assert.equal(fixed.n, 2);
 });
 
@@ -417,4 +426,125 @@ test('a 33 MB CSV is streamed: peak memory follows the two columns used, not the
   assert.ok(rssMB < 300, `peak RSS ${rssMB.toFixed(0)} MB`);
   console.log(`# big.csv: peak RSS ${rssMB.toFixed(0)} MB`);
   rmSync(file);
+});
+
+// R's lowess() outputs (statsmodels' test data) and the float64 reference of tests/fixtures/make_lowess.py.
+const LOWESS = JSON.parse(readFileSync(new URL('../fixtures/lowess_r.json', import.meta.url), 'utf8')).cases;
+const lowessCase = (name) => LOWESS.find((c) => c.name === name);
+/** The case's rows in a fixed shuffled order (the CLI must answer in the file's order, not sorted by x). */
+function shuffled(c) {
+  const order = c.x.map((_, i) => i);
+  let s = 12345;
+  for (let i = order.length - 1; i > 0; i--) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    const j = s % (i + 1);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+const range = (a) => Math.max(...a) - Math.min(...a);
+
+test('lowess matches R\'s lowess() in the file\'s row order (default delta, as R\'s), and prints x, y, fitted, weight', () => {
+  const c = lowessCase('R mcycle delta default');  // 133 points with tied x, f = 0.1, 3 iterations, delta = 1 % of range(x)
+  assert.equal(c.source, 'R');
+  assert.ok(Math.abs(c.delta - 0.01 * range(c.x)) < 1e-12);
+  const order = shuffled(c);
+  writeFileSync(at('mcycle.csv'), 'times,accel\n' + order.map((i) => `${c.x[i]},${c.y[i]}`).join('\n') + '\n');
+  const rows = parseCsv(ok('lowess', 'mcycle.csv', '--x', 'times', '--y', 'accel', '--frac', '0.1'));
+  assert.deepEqual(rows[0], ['times', 'accel', 'fitted', 'weight']);
+  assert.equal(rows.length - 1, order.length);
+  const tolerance = 1e-5 * range(c.y);
+  rows.slice(1).forEach((r, k) => {
+    const i = order[k];
+    assert.deepEqual([Number(r[0]), Number(r[1])], [c.x[i], c.y[i]], `row ${k}`);
+    assert.ok(Math.abs(Number(r[2]) - c.fitted[i]) <= tolerance, `row ${k} (x = ${c.x[i]}): ${r[2]} vs R's ${c.fitted[i]}`);
+    assert.ok(Number(r[3]) >= 0 && Number(r[3]) <= 1, `row ${k}: weight ${r[3]}`);
+  });
+  // --delta 0 and --iterations, against R again (its 20-point example, no robustness iterations).
+  const simple = lowessCase('R iter 0');
+  writeFileSync(at('simple.tsv'), simple.x.map((x, i) => `${x}\t${simple.y[i]}`).join('\n') + '\n');
+  const json = JSON.parse(ok('lowess', 'simple.tsv', '--x', '1', '--y', '2', '--iterations', '0', '--delta', '0', '--format', 'json'));
+  json.forEach((r, i) => {
+    assert.ok(Math.abs(r.fitted - simple.fitted[i]) <= 1e-5 * range(simple.y), `${i}: ${r.fitted} vs R's ${simple.fitted[i]}`);
+    assert.equal(r.weight, 1, 'no robustness iterations: every weight 1');
+  });
+});
+
+test('lowess: robustness weights follow the float64 reference; - is stdin and stdout', () => {
+  const c = lowessCase('outlier f=0.3 iter 4');
+  const text = 'x,y\n' + c.x.map((x, i) => `${x},${c.y[i]}`).join('\n') + '\n';
+  const r = cliIn(text, 'lowess', '-', '--x', 'x', '--y', 'y', '--frac', String(c.frac), '--iterations', String(c.iterations),
+    '--delta', String(c.delta), '--output', '-');
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  const rows = parseCsv(r.stdout).slice(1);
+  assert.equal(rows.length, c.x.length);
+  rows.forEach((row, i) => {
+    assert.ok(Math.abs(Number(row[2]) - c.fitted[i]) <= 1e-5 * range(c.y), `${i}: fitted ${row[2]} vs ${c.fitted[i]}`);
+    assert.ok(Math.abs(Number(row[3]) - c.weights[i]) <= 1e-6, `${i}: weight ${row[3]} vs ${c.weights[i]}`);
+  });
+  assert.ok(rows.some((row) => Number(row[3]) < 0.5), 'the outliers are down-weighted');
+});
+
+test('lowess: bad --frac, --iterations, --delta and columns are refused naming the flag (exit code 2), before reading the file', () => {
+  const cases = [
+    [['--frac', '0'], /^kernel-attention: --frac must be a number in \(0, 1\]; got "0"\n/],
+    [['--frac', '1.5'], /--frac must be a number in \(0, 1\]; got "1\.5"/],
+    [['--frac', 'two-thirds'], /--frac must be a number; got "two-thirds"/],
+    [['--iterations', '2.5'], /--iterations must be an integer; got "2\.5"/],
+    [['--iterations=-1'], /--iterations must be an integer ≥ 0; got "-1"/],
+    [['--delta=-0.1'], /--delta must be a number ≥ 0/],
+  ];
+  for (const [extra, pattern] of cases) {
+    const r = cli('lowess', 'missing-file.csv', '--x', 'x', '--y', 'y', ...extra);
+    assert.equal(r.code, 2, `${extra.join(' ')}: exit ${r.code} (${r.stderr})`);
+    assert.match(r.stderr, pattern, extra.join(' '));
+    assert.equal(r.stdout, '');
+  }
+  const two = cli('lowess', 'sample.csv', '--x', 'x,label', '--y', 'the y');
+  assert.equal(two.code, 2);
+  assert.match(two.stderr, /--x must name one column/);
+  const text = cli('lowess', 'sample.csv', '--x', 'label', '--y', 'the y');
+  assert.equal(text.code, 1);
+  assert.match(text.stderr, /^sample\.csv:2:\d+: column "label"/);
+  assert.match(ok('lowess', '--help'), /^Usage: kernel-attention lowess /);
+});
+
+test('lowess: a closed pipe (… | head -1) ends the command quietly with exit code 0', () => {
+  const rows = Array.from({ length: 200_000 }, (_, i) => `${i},${Math.sin(i / 1000) + ((i * 7919) % 13) / 13}`);
+  writeFileSync(at('long.csv'), 'x,y\n' + rows.join('\n') + '\n');
+  const r = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${CLI}" lowess long.csv --x x --y y --frac 0.05 | head -1`],
+    { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.stdout, 'x,y,fitted,weight\n');
+  assert.equal(r.stderr, '');
+  assert.equal(r.status, 0);
+});
+
+test('fit, predict and select-bandwidth print the result\'s warnings on stderr (one line each), never on stdout', async () => {
+  // Yearly sunspots (309 years, public domain; the demo's copy of statsmodels' data): leave-one-out CV chooses an h
+  // below the one-year spacing, and the fit interpolates.
+  const { DATASETS } = await import('../../web/demo/data/datasets.js');
+  const set = DATASETS.sunspots;
+  writeFileSync(at('sunspots.csv'), 'year,spots\n' + set.rows.map((r) => r.join(',')).join('\n') + '\n');
+  const ka = await init({ threads: 1 });
+  const model = ka.kernelRegression(set.rows.map((r) => r[0]), set.rows.map((r) => r[1]), { dim: 1 });
+  const want = model.warnings;
+  model.dispose();
+  assert.ok(want.some((w) => w.code === 'interpolating'), 'the API warns');
+  const runs = [
+    ['fit', 'sunspots.csv', '--x', 'year', '--y', 'spots', '--format', 'json'],
+    ['predict', 'sunspots.csv', '--x', 'year', '--y', 'spots', '--grid', '3'],
+    ['select-bandwidth', 'sunspots.csv', '--x', 'year', '--y', 'spots', '--format', 'json'],
+  ];
+  for (const args of runs) {
+    const r = cli(...args);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stderr.split('\n').filter(Boolean);
+    assert.ok(lines.length >= 1, `${args[0]}: no warning`);
+    for (const line of lines) assert.match(line, /^warning \[(interpolating|precision|guard)\]: \S/, `${args[0]}: ${line}`);
+    assert.ok(lines.some((l) => /^warning \[interpolating\]: .*below the median spacing 1\b/.test(l)), `${args[0]}: ${r.stderr}`);
+    assert.doesNotMatch(r.stdout, /warning/);
+    if (args[0] === 'fit') assert.deepEqual(lines, want.map((w) => `warning [${w.code}]: ${w.message}`));
+    if (args.includes('json')) JSON.parse(r.stdout);  // stdout is the result alone
+  }
 });

@@ -15,6 +15,10 @@ const ms = (t) => (t === undefined ? '–' : t < 1 ? `${t.toFixed(2)} ms` : `${t
 
 /** The status line under the fit: estimator, h, sample, degrees of freedom, noise, and where support is thin. */
 export function describeFit(ui, fit, thinBelow, axes) {
+  if (fit.lowess) {
+    describeLowess(ui, fit);
+    return;
+  }
   let thin = 0;
   let minEff = Infinity;
   for (const e of fit.effectiveKeys) {
@@ -29,6 +33,18 @@ export function describeFit(ui, fit, thinBelow, axes) {
     `effective points per query ≥ ${minEff.toFixed(1)}` +
     (thin ? `, ${thin} of ${fit.effectiveKeys.length} queries have fewer than ${thinBelow} (thin support).` : '.');
 
+}
+
+/** The status line of a LOWESS fit: span, iterations, the points the robustness weights set aside, and no band. */
+function describeLowess(ui, fit) {
+  let low = 0;
+  for (const w of fit.weights) if (w < 0.5) low++;
+  ui.fitStatus.textContent = `LOWESS (Cleveland 1979, as R's lowess(): tricube-weighted local-linear fits), span f = ` +
+    `${fit.frac.toFixed(2)}: each local fit uses the ${fit.span.toLocaleString('en')} nearest of ` +
+    `${fit.n.toLocaleString('en')} points${fit.n < window.demoState.n ? ' (a random sample of the data)' : ''}; ` +
+    `${fit.iterations} robustness iteration${fit.iterations === 1 ? '' : 's'}` +
+    (fit.iterations ? `, which gave ${low.toLocaleString('en')} point${low === 1 ? '' : 's'} a weight below 0.5 (ringed)` : '') +
+    '. The curve joins the fitted values at the observations. No confidence band: LOWESS gives no standard errors.';
 }
 
 /** The identity table: a few queries, the Gaussian kernel fit and softmax(Q′K′ᵀ)V side by side. */
@@ -85,6 +101,15 @@ function describeApprox(approx, exactMs) {
 
 /** How long each step took, and which WebAssembly build ran them. */
 export function describeTimings(ui, fit, { timings: t, selection, worker }) {
+  if (fit.lowess) {
+    const lines = [
+      `parse (the package's table reader, in a Worker): ${ms(t.parse)}`,
+      `LOWESS (ka.lowess, ${fit.n.toLocaleString('en')} points, f = ${fit.frac.toFixed(2)}, ${fit.iterations} iterations): ${ms(t.fit)}`,
+      `request → answer on the main thread: ${ms(t.roundTrip)}`,
+    ];
+    ui.timings.replaceChildren(...lines.map((text) => Object.assign(document.createElement('li'), { textContent: text })));
+    return;
+  }
   const I = fit.mean.length;
   const lines = [
     `parse (the package's table reader, in a Worker): ${ms(t.parse)}`,

@@ -34,7 +34,7 @@ export function paintPlot(name, target, cache, { hover: withHover = true } = {})
   if (!data) return null;
   const hover = withHover ? hovered() : null;
   return data.dim === 1
-    ? drawFit(target, { data, fit: fit && fit.dim === 1 ? fit : null, showBand: ui.band.checked, hover, thin: THIN, ...view, cache })
+    ? drawFit(target, { data, fit: fit && fit.dim === 1 ? fit : null, showBand: ui.band.checked && !fit?.lowess, hover, thin: THIN, ...view, cache })
     : drawSurface(target, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, thin: THIN, ...view, cache });
 }
 
@@ -86,7 +86,9 @@ function changed(name, ...inputs) {
  */
 export function renderWarnings() {
   const seen = new Set();
-  const items = [...(state.fit?.warnings ?? []), ...(state.selection?.warnings ?? [])].filter((w) => {
+  // A LOWESS fit chose no h: the bandwidth choice's warnings are about the kernel fits, not the curve shown.
+  const chosen = state.fit?.lowess ? [] : state.selection?.warnings ?? [];
+  const items = [...(state.fit?.warnings ?? []), ...chosen].filter((w) => {
     const key = `${w.code}|${w.message}`;
     if (seen.has(key)) return false;
     seen.add(key);

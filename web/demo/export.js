@@ -43,6 +43,14 @@ const xField = (axes, d, v, number) => (axes?.[d]?.csv ? axes[d].csv(v) : number
  * (optional) says which x columns are dates or times, written back as such.
  */
 export function fitCsv(fit, names, withBand, axes = null) {
+  if (fit.lowess) {
+    // LOWESS: its fitted values (float64) and robustness weights at the observations it used, sorted by x.
+    const lines = [[names[0], 'fit', 'robustness_weight'].map(csvField).join(',')];
+    for (let i = 0; i < fit.mean.length; i++) {
+      lines.push([xField(axes, 0, fit.queries[i], String), String(fit.mean[i]), String(fit.weights[i])].map(csvField).join(','));
+    }
+    return `${lines.join('\n')}\n`;
+  }
   const xNames = names.slice(0, fit.dim);
   const head = [...xNames, 'fit', ...(withBand ? [`lower_${fit.level}`, `upper_${fit.level}`] : []), 'effective_points'];
   const lines = [head.map(csvField).join(',')];
@@ -61,13 +69,13 @@ export function fitCsv(fit, names, withBand, axes = null) {
  * The fit at the observations as CSV text: the data as read (float64, so the file's own digits; dates as dates), the fit, the
  * residual y − fit (to the digits of y and the fit, no further) and, when shown, the band.
  */
-export function observationsCsv({ x, y, dim, names, axes }, { mean, lower, upper, level }, withBand) {
+export function observationsCsv({ x, y, dim, names, axes }, { mean, lower, upper, level, float64 = false }, withBand) {
   const head = [...names.slice(0, dim), names[dim], 'fit', 'residual', ...(withBand ? [`lower_${level}`, `upper_${level}`] : [])];
   const lines = [head.map(csvField).join(',')];
   for (let i = 0; i < y.length; i++) {
     const row = Array.from(x.subarray(i * dim, (i + 1) * dim), (v, d) => xField(axes, d, v, String));
     const yText = String(y[i]);
-    const fitText = float32Text(mean[i]);
+    const fitText = float64 ? String(mean[i]) : float32Text(mean[i]);
     const places = Math.min(20, Math.max(decimals(yText), decimals(fitText)));
     row.push(yText, fitText, Number.isFinite(mean[i]) ? String(Number((y[i] - Number(fitText)).toFixed(places))) : 'NaN');
     if (withBand) row.push(float32Text(lower[i]), float32Text(upper[i]));

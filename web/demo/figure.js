@@ -49,6 +49,12 @@ function annotate(ctx, width, { title, params, legend, colors }, legendTop) {
       ctx.moveTo(x, y + 5);
       ctx.lineTo(x + 18, y + 5);
       ctx.stroke();
+    } else if (item.kind === 'ring') {
+      ctx.strokeStyle = item.color;
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      ctx.arc(x + 9, y + 5, 5, 0, 2 * Math.PI);
+      ctx.stroke();
     } else if (item.kind === 'band') {
       ctx.fillStyle = item.color;
       ctx.fillRect(x, y, 18, 10);
@@ -68,7 +74,7 @@ function annotate(ctx, width, { title, params, legend, colors }, legendTop) {
 
 /**
  * The figure for `canvas` (its on-screen size) as a Blob: `paint(standIn)` draws the plot on the stand-in it is
- * given; `spec` holds title, params, legend ([{ kind: 'point' | 'line' | 'band' | 'bar', color, label }]) and
+ * given; `spec` holds title, params, legend ([{ kind: 'point' | 'line' | 'band' | 'bar' | 'ring', color, label }]) and
  * colors ({ bg, fg, muted }).
  */
 export function figure(canvas, format, spec, paint) {

@@ -15,6 +15,28 @@ let chosenH1 = null;
 export const h1 = () => chosenH1 ?? 10 ** Number(ui.bandwidth.value);
 export const bandwidthVector = () => state.ratios.map((r) => h1() * r);
 
+/** Whether the estimator menu holds LOWESS (one x): its span and iterations replace h and the kernel's controls. */
+export const isLowess = () => ui.estimator.value === 'lowess';
+/** The span f and the robustness iterations of the LOWESS controls (an entry out of range is clamped). */
+export function lowessSettings() {
+  const iterations = Math.round(Number(ui.iterations.value));
+  return { frac: Number(ui.span.value), iterations: Number.isFinite(iterations) ? Math.min(10, Math.max(0, iterations)) : 3 };
+}
+
+/**
+ * Shows the controls of the chosen smoother (style.css hides the others by body[data-smoother]); LOWESS is offered
+ * for one x only, and 2-D data falls back to local-linear.
+ */
+export function showSmoother() {
+  const lowessOption = ui.estimator.querySelector('option[value="lowess"]');
+  const dim = state.data?.dim ?? 1;
+  lowessOption.disabled = dim !== 1;
+  if (dim !== 1 && isLowess()) ui.estimator.value = 'local-linear';
+  document.body.dataset.smoother = isLowess() ? 'lowess' : 'kernel';
+  ui.spanValue.value = `f = ${Number(ui.span.value).toFixed(2)}`;
+  ui.span.setAttribute('aria-valuetext', ui.spanValue.value);
+}
+
 export function requestFit(draft = false) {
   if (!state.data) return;
   state.pending = { seq: ++requestSeq, draft };
@@ -31,7 +53,7 @@ async function pump() {
   const settings = {
     h: bandwidthVector(), kernel: ui.kernel.value, estimator: ui.estimator.value, level: Number(ui.level.value),
     draft: request.draft, method: ui.fitMethod.value,
-    attentionMethod: ui.attentionMethod.value, tolerance: Number(ui.tolerance.value),
+    attentionMethod: ui.attentionMethod.value, tolerance: Number(ui.tolerance.value), ...lowessSettings(),
   };
   const t0 = performance.now();
   try {
@@ -39,7 +61,7 @@ async function pump() {
     // Stale: the data changed meanwhile, or a newer answer is already on screen.
     if (version === state.version && request.seq > lastDrawn) {
       lastDrawn = request.seq;
-      if (!answer.view) Object.assign(answer, { view: state.fit?.view ?? null, matrix: state.fit?.matrix ?? null, viewH: state.fit?.viewH });
+      if (!answer.view && !answer.lowess) Object.assign(answer, { view: state.fit?.view ?? null, matrix: state.fit?.matrix ?? null, viewH: state.fit?.viewH });
       else answer.viewH = answer.h;
       state.fit = answer;
       state.error = null;
@@ -71,6 +93,12 @@ let chooseSeq = 0;
 
 export async function chooseBandwidth() {
   if (!state.data) return;
+  // LOWESS sets each point's bandwidth from the span: there is no h to choose, only the fit to redo.
+  if (isLowess()) {
+    state.learning = null;
+    requestFit(false);
+    return;
+  }
   state.learning = null;
   const version = state.version;
   const seq = ++chooseSeq;
@@ -118,7 +146,7 @@ export function describeSelection() {
 /** "h was chosen for another kernel": shown when h was set by hand or by a link for other settings than those now. */
 export function showHNote() {
   const source = state.hSource;
-  const stale = Boolean(state.data && source && ['hand', 'link'].includes(source.by) &&
+  const stale = Boolean(state.data && source && !isLowess() && ['hand', 'link'].includes(source.by) &&
     (source.kernel !== ui.kernel.value || source.estimator !== ui.estimator.value));
   ui.hNote.hidden = !stale;
   if (stale) {

@@ -23,6 +23,8 @@ const SETTINGS = {
   tolerance: (v) => [...ui.tolerance.options].some((o) => o.value === v),
   band: (v) => v === 'on' || v === 'off',
   h: (v) => Number(v) > 0 && Number.isFinite(Number(v)),
+  frac: (v) => Number(v) >= Number(ui.span.min) && Number(v) <= Number(ui.span.max),
+  iterations: (v) => /^\d+$/.test(v) && Number(v) <= Number(ui.iterations.max),
 };
 
 /**
@@ -51,6 +53,8 @@ export function shareSettings() {
     kernel: ui.kernel.value, estimator: ui.estimator.value, method: ui.method.value, fitMethod: ui.fitMethod.value,
     level: ui.level.value, attention: ui.attentionMethod.value, tolerance: ui.tolerance.value,
     band: ui.band.checked ? 'on' : 'off', h: Number(h1().toPrecision(6)),
+    // LOWESS's own settings, only when it is the estimator (other links stay as they were).
+    ...(ui.estimator.value === 'lowess' ? { frac: ui.span.value, iterations: ui.iterations.value } : {}),
   };
   const data = state.data;
   let which = {};
@@ -89,6 +93,8 @@ export async function applySettings() {
   if (shared.n) ui.exampleN.value = shared.n;
   for (const key of ['kernel', 'estimator', 'method', 'level', 'fitMethod']) if (shared[key]) ui[key].value = shared[key];
   if (shared.band) ui.band.checked = shared.band === 'on';
+  if (shared.frac) ui.span.value = shared.frac;
+  if (shared.iterations) ui.iterations.value = shared.iterations;
   if (shared.attention) ui.attentionMethod.value = shared.attention;
   if (shared.tolerance) ui.tolerance.value = shared.tolerance;
   ui.tolerance.disabled = ui.attentionMethod.value === 'exact';

@@ -5,7 +5,7 @@ import { checkColumns } from './checks.js';
 import { columnStats, generate, paddedRange } from './data.js';
 import { DATASETS } from './data/datasets.js';
 import { forgetDrawn, renderWarnings, scheduleDraw } from './drawing.js';
-import { chooseBandwidth, describeSelection, requestFit, setSlider, showBandwidth, showHNote } from './fitting.js';
+import { chooseBandwidth, describeSelection, requestFit, setSlider, showBandwidth, showHNote, showSmoother } from './fitting.js';
 import { shareData, shareSettings } from './link.js';
 import { labelFor, readOptions, resetReading, showReading, showRefusal } from './reading.js';
 import { publish, state } from './state.js';
@@ -36,6 +36,7 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
   publish();
   document.body.dataset.dim = String(data.dim);
   ui.band.disabled = data.dim !== 1;
+  showSmoother();  // LOWESS is for one x: 2-D data goes back to local-linear
   const stats = columnStats(data.x, data.dim);
   state.ratios = stats.map((s) => s.sd / stats[0].sd);
   const range = stats[0].max - stats[0].min || 1;

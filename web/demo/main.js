@@ -5,7 +5,7 @@
 import { DATASETS } from './data/datasets.js';
 import { forgetDrawn, hoverAt, hoverMatrix, scheduleDraw, setHover } from './drawing.js';
 import { addPoint, endDrag, moveDrag, startDrag, undo } from './editing.js';
-import { chooseBandwidth, learnBandwidth, onSlider, requestFit, showBandwidth, showHNote } from './fitting.js';
+import { chooseBandwidth, learnBandwidth, onSlider, requestFit, showBandwidth, showHNote, showSmoother } from './fitting.js';
 import { applySettings, shareSettings } from './link.js';
 import { parse, readAgain, selectColumns, setData, showExampleSource, useExample } from './loading.js';
 import { wireReading } from './reading.js';
@@ -34,11 +34,17 @@ function wire() {
   ui.example.addEventListener('change', () => { showExampleSource(); useExample(); });
   ui.bandwidth.addEventListener('input', onSlider);
   ui.bandwidth.addEventListener('change', () => requestFit(false));
-  // A bandwidth chosen by a rule was chosen for one kernel and estimator: choose again for the new ones. One set by
-  // hand (or by a link) stays, with a note that it was not chosen for them.
+  // LOWESS: a draft while the span is dragged, the full fit on release or a new number of iterations.
+  ui.span.addEventListener('input', () => { showSmoother(); requestFit(true); });
+  ui.span.addEventListener('change', () => requestFit(false));
+  ui.iterations.addEventListener('change', () => requestFit(false));
+  // A bandwidth chosen by a rule was chosen for one kernel and estimator: choose again for the new ones (also when
+  // none was chosen yet, as after data first fitted by LOWESS). One set by hand (or by a link) stays, with a note
+  // that it was not chosen for them.
   for (const control of [ui.kernel, ui.estimator]) {
     control.addEventListener('change', () => {
-      if (state.hSource && !['hand', 'link'].includes(state.hSource.by)) {
+      showSmoother();
+      if (!state.hSource || !['hand', 'link'].includes(state.hSource.by)) {
         chooseBandwidth();
       } else {
         showHNote();
@@ -100,6 +106,7 @@ async function main() {
     return;
   }
   const link = await applySettings();
+  showSmoother();
   showExampleSource();
   if (link.data) {
     setData(link.data, { h: link.h, hBy: link.h === null ? null : 'link' });

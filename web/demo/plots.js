@@ -261,7 +261,7 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
   if (fit) {
     const q = fit.queries;
     ctx.fillStyle = css('--thin');
-    for (let i = 0; i < q.length; i++) {
+    for (let i = 0; fit.effectiveKeys && i < q.length; i++) {  // LOWESS reports no effective points
       if (fit.effectiveKeys[i] < thin) {
         const a = sx(i ? (q[i - 1] + q[i]) / 2 : q[i]);
         const b = sx(i + 1 < q.length ? (q[i] + q[i + 1]) / 2 : q[i]);
@@ -293,6 +293,17 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
     ctx.lineWidth = 2;
     ctx.lineJoin = 'round';
     line(ctx, q, fit.mean, sx, sy);
+    // LOWESS: the points its robustness weights set below 1/2 are ringed (the outliers the curve discounts).
+    if (fit.weights && fit.observed) {
+      ctx.strokeStyle = css('--accent');
+      ctx.lineWidth = 1.5;
+      for (let i = 0; i < q.length; i++) {
+        if (!(fit.weights[i] < 0.5)) continue;
+        ctx.beginPath();
+        ctx.arc(sx(q[i]), sy(fit.observed[i]), 5, 0, 2 * Math.PI);
+        ctx.stroke();
+      }
+    }
   }
   if (hover) {
     ctx.strokeStyle = css('--accent');

@@ -3,7 +3,7 @@
 import { paintPlot } from './drawing.js';
 import { download, fitCsv, observationsCsv } from './export.js';
 import { figure } from './figure.js';
-import { estimatorName, kernelName } from './fitting.js';
+import { estimatorName, kernelName, lowessSettings } from './fitting.js';
 import { hText } from './describe.js';
 import { state, THIN } from './state.js';
 import { clearError, showError, ui } from './ui.js';
@@ -12,7 +12,7 @@ import { compute } from './workers.js';
 export function saveFit() {
   const { fit, data } = state;
   if (!fit) return;
-  download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1, data.axes)], { type: 'text/csv' }), 'kernel-fit.csv');
+  download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1 && !fit.lowess, data.axes)], { type: 'text/csv' }), 'kernel-fit.csv');
 }
 
 /** The fit, residuals and (when shown) band at every observation, computed by the worker at the fit's settings. */
@@ -22,9 +22,10 @@ export async function saveObservations() {
   ui.saveStatus.textContent = 'Computing the fit at the observations…';
   clearError(ui.saveStatus);
   try {
-    const at = await compute('observations', { h: Array.from(fit.h), kernel: fit.kernel, estimator: fit.estimator, level: fit.level, method: ui.fitMethod.value });
+    const at = await compute('observations', { h: Array.from(fit.h), kernel: fit.kernel, estimator: fit.estimator, level: fit.level,
+      method: ui.fitMethod.value, ...(fit.lowess ? { frac: fit.frac, iterations: fit.iterations } : lowessSettings()) });
     if (state.data !== data) return;
-    download(new Blob([observationsCsv(data, at, ui.band.checked && data.dim === 1)], { type: 'text/csv' }), 'kernel-fit-observations.csv');
+    download(new Blob([observationsCsv(data, at, ui.band.checked && data.dim === 1 && !fit.lowess)], { type: 'text/csv' }), 'kernel-fit-observations.csv');
     ui.saveStatus.textContent = '';
   } catch (err) {
     showError(ui.saveStatus, `Not saved: ${err.message}.`);
@@ -37,6 +38,10 @@ const PLOT_FILES = { plot: 'kernel-fit', matrix: 'attention-matrix', selection: 
 function figureParams() {
   const { fit } = state;
   if (!fit) return '';
+  if (fit.lowess) {
+    return `LOWESS (as R's lowess()), span f = ${fit.frac.toFixed(2)}, ${fit.iterations} robustness iteration${fit.iterations === 1 ? '' : 's'}, ` +
+      `${fit.n.toLocaleString('en')} points, no band`;
+  }
   const how = { cv: 'chosen by leave-one-out CV', aicc: 'chosen by AICc', scott: "Scott's rule", silverman: "Silverman's rule",
     learn: 'learnt by gradient descent', hand: 'set by hand', link: 'from a link' }[state.hSource?.by] ?? '';
   return `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, h = ${hText(fit.h, state.data.axes)}` +
@@ -52,15 +57,20 @@ export async function savePlot(name, format) {
   const { data } = state;
   if (!data) return;
   const subject = `${data.names[data.dim]} on ${data.names.slice(0, data.dim).join(' and ')}`;
+  const lowess = Boolean(state.fit?.lowess);
   const titles = {
-    plot: `Kernel regression of ${subject}`, matrix: `Attention weights of the fit of ${subject}`,
+    plot: `${lowess ? 'LOWESS smooth' : 'Kernel regression'} of ${subject}`, matrix: `Attention weights of the fit of ${subject}`,
     selection: `Choosing h for the fit of ${subject}`,
   };
   let legend = [];
   if (name === 'plot' && data.dim === 1) {
     legend = [{ kind: 'point', color: color('--point'), label: 'data' }, { kind: 'line', color: color('--curve'), label: 'fit' }];
-    if (ui.band.checked) legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label: 'confidence band' });
-    legend.push({ kind: 'bar', color: color('--thin'), label: `thin support (< ${THIN} effective points)` });
+    if (lowess) {
+      legend[1].label = 'LOWESS fit (no band)';
+      legend.push({ kind: 'ring', color: color('--accent'), label: 'robustness weight < ½' });
+    }
+    else if (ui.band.checked) legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label: 'confidence band' });
+    if (!lowess) legend.push({ kind: 'bar', color: color('--thin'), label: `thin support (< ${THIN} effective points)` });
   }
   const spec = {
     title: `${titles[name]} (${data.source})`, description: canvas.getAttribute('aria-label'), params: figureParams(), legend,

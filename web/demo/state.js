@@ -51,7 +51,7 @@ export function publish() {
       queries: fit.queries, mean: fit.mean, lower: fit.lower, upper: fit.upper, effectiveKeys: fit.effectiveKeys,
       maxDifference: fit.view?.maxDiff, attentionKernel: fit.view?.kernel, attentionSoftmax: fit.view?.softmax, viewH: fit.viewH,
       approximation: fit.view?.approx ?? null,
-      matrix: fit.matrix, warnings: fit.warnings,
+      matrix: fit.matrix, warnings: fit.warnings, frac: fit.frac, iterations: fit.iterations, weights: fit.weights,
     },
     hSource: state.hSource,
     dataset: data?.dataset ?? null,

@@ -30,8 +30,11 @@ let learner = null;  // the attention pooling that "Learn h" trains (learnStart 
 const onGrid = (ka, kernel, method) => sample.dim === 1 &&
   ka.plan('regression', { n: sample.n, dim: sample.dim, kernel, method }).method === 'grid';
 
-/** A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x). */
-function subsample({ x, y, n, dim }, max, seed) {
+/**
+ * A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x), as `Type`
+ * arrays (float32 for the engine's kernel fits; float64 for LOWESS, which computes in float64).
+ */
+function subsample({ x, y, n, dim }, max, seed, Type = Float32Array) {
   let rows = Array.from({ length: n }, (_, i) => i);
   if (n > max) {
     let s = seed >>> 0;
@@ -43,8 +46,8 @@ function subsample({ x, y, n, dim }, max, seed) {
     rows = rows.slice(0, max);
   }
   rows.sort((a, b) => x[a * dim] - x[b * dim] || a - b);
-  const xs = new Float32Array(rows.length * dim);
-  const ys = new Float32Array(rows.length);
+  const xs = new Type(rows.length * dim);
+  const ys = new Type(rows.length);
   rows.forEach((r, i) => {
     for (let d = 0; d < dim; d++) xs[i * dim + d] = x[r * dim + d];
     ys[i] = y[r];
@@ -195,6 +198,9 @@ const handlers = {
     sample = { n: all.n, dim, x64: x, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3) };
     // The grid needs no sort: every point, as float32, for 1-D fits on the grid.
     sample.all = dim === 1 ? { x: Float32Array.from(x), y: Float32Array.from(y), n: all.n, dim } : full;
+    // LOWESS (1-D): the same rows as the exact fits (the same seed), sorted by x, in float64 as read.
+    sample.lowess = dim === 1 ? subsample(all, FIT_MAX, 1, Float64Array) : null;
+    sample.y64 = y;
     sample.queries = queryGrid(bounds(full));
     return { n: all.n, fitN: full.n, draftN: sample.draft.n, selectN: sample.select.n };
   },
@@ -209,7 +215,15 @@ const handlers = {
   },
 
   /** The fit (same settings and sample as `fit`) at every observation, for the CSV export. */
-  observations(ka, { h, kernel, estimator, level, method }) {
+  observations(ka, { h, kernel, estimator, level, method, frac, iterations }) {
+    if (estimator === 'lowess') {
+      if (sample.n > FIT_MAX) {
+        throw new Error(`the LOWESS fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points; ` +
+          `the curve drawn here uses a sample of ${FIT_MAX.toLocaleString('en')}`);
+      }
+      // In the data's order, as lowess() answers; float64, so written with all its digits.
+      return { mean: ka.lowess(sample.x64, sample.y64, { frac, iterations }).fitted, float64: true, level };
+    }
     const grid = onGrid(ka, kernel, method);
     if (!grid && sample.n > FIT_MAX) {
       throw new Error(`the fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points, or on the ` +
@@ -245,7 +259,24 @@ const handlers = {
     return { h, loss: loss / n, next: Array.from(learner.parameters.bandwidth) };
   },
 
-  fit(ka, { h, kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2 }) {
+  /**
+   * LOWESS (R's lowess(): tricube local-linear fits over the nearest f·n points, `iterations` rounds of bisquare
+   * robustness weights, delta 1 % of the range of x) on the float64 sample sorted by x: the curve is drawn through
+   * the fitted values at the observations. No band (LOWESS has no standard errors) and no attention views.
+   */
+  lowess(ka, { frac, iterations, draft }) {
+    const s = sample.lowess;
+    if (!s) throw new Error('LOWESS takes one x; this data has two');
+    const [r, ms] = timed(() => ka.lowess(s.x, s.y, { frac, iterations }));
+    return {
+      lowess: true, estimator: 'lowess', kernel: 'tricube', n: s.n, dim: 1, h: [], frac, iterations, draft, method: 'lowess',
+      queries: s.x, observed: s.y, mean: r.fitted, weights: r.weights, lower: null, upper: null, effectiveKeys: null, level: null,
+      span: Math.max(2, Math.floor(frac * s.n + 1e-7)), warnings: [], view: null, matrix: null, timings: { fit: ms },
+    };
+  },
+
+  fit(ka, { h, kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2, frac, iterations }) {
+    if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
     // On the grid (1-D) a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
     const grid = onGrid(ka, kernel, method);
     const s = grid ? sample.all : draft ? sample.draft : sample.full;
