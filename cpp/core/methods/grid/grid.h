@@ -48,7 +48,7 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
 // `error_estimate`, when given, receives max_i |f_grid(q_i) − f_exact(q_i)| / (max y − min y) over up to 64 of the
 // queries spread evenly through them (exact fits of those rows), or 0 when there are no queries.
 Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate = nullptr,
-                      int64_t* exact_rows = nullptr);
+                      int64_t* exact_rows = nullptr, int64_t* range_rows = nullptr);
 
 // Leave-one-out CV of one 1-D sample at many bandwidths (a bandwidth search), on grids of 2^k + 1 nodes over the
 // sample's range. The points are sorted by their cell on the finest grid, of kMaxGridNodes cells, and linearly binned
