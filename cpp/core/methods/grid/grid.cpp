@@ -251,7 +251,8 @@ Status gather_end(const Fit& f, double end, bool low, double reach, EndKeys* e) 
     return Status::OutOfMemory;
   for (int64_t j = 0, r = 0; j < n; ++j)
     if (behind(j) <= reach) found.get()[r++] = {behind(j), j};
-  std::sort(found.get(), found.get() + k, [](const Found& a, const Found& b) { return a.t < b.t || (a.t == b.t && a.j < b.j); });
+  std::sort(found.get(), found.get() + k,
+            [](const Found& a, const Found& b) { return a.t < b.t || (a.t == b.t && a.j < b.j); });
   for (int64_t r = 0; r < k; ++r) {
     const int64_t j = found.get()[r].j;
     e->behind.get()[r] = found.get()[r].t;
