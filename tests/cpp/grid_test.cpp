@@ -201,17 +201,18 @@ TEST_CASE("beyond every key's reach: the empty-row policy, the Gaussian's far li
   p.values = {y.data(), n, 1, 1};
   for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
     CAPTURE(int(est));
-    {  // Gaussian: the ω-weighted mean of the end's keys, which the float64 fit equals once the next key is 0.5 h behind
+    {  // Gaussian: about 20 h out the next key, 0.5 h behind the end, still weighs e^(−10) of the end's keys: those rows
+       // are fitted over the keys near the end; further out only the end's keys matter: their ω-weighted mean (O(1))
       p.kernel = {KernelKind::Gaussian, 1.0, &h};
       std::vector<float> grid(static_cast<size_t>(I));
       std::vector<double> eff(static_cast<size_t>(I)), eff_exact(eff), logden(eff), logden_exact(eff);
       std::vector<float> exact(static_cast<size_t>(I));
-      int64_t exact_rows = -1;
+      int64_t exact_rows = -1, range_rows = -1;
       const Fit f{p, est, omega.data()};
-      REQUIRE(grid_local_fit(f, 256, {Matrix{grid.data(), I, 1, 1}, nullptr, nullptr, eff.data(), logden.data()}, nullptr, &exact_rows).status == Status::Ok);
+      REQUIRE(grid_local_fit(f, 256, {Matrix{grid.data(), I, 1, 1}, nullptr, nullptr, eff.data(), logden.data()}, nullptr, &exact_rows, &range_rows).status == Status::Ok);
       REQUIRE(local_fit(f, {Matrix{exact.data(), I, 1, 1}, nullptr, nullptr, eff_exact.data(), logden_exact.data()}).status == Status::Ok);
       CHECK(exact_rows == 0);
-      // 20 h out the next key still carries e^(−10) of the end's weight: 1e-4 relative.
+      CHECK(range_rows == 2);  // −0.2 and 1.2 (about 21 h out); the rows 1,000 h and more out get the end keys' mean
       for (int64_t i = 0; i < I; ++i) {
         CAPTURE(q[size_t(i)]);
         CHECK(grid[size_t(i)] == doctest::Approx(reference_fit(p, i, est, omega)).epsilon(1e-4));
