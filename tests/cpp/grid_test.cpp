@@ -110,10 +110,10 @@ TEST_CASE("queries the grid cannot serve inside the box are fitted exactly; far 
     REQUIRE(grid_local_fit({p, Estimator::LocalLinear}, 256, {Matrix{grid.data(), 4, 1, 1}}, nullptr, &exact_rows).status == Status::Ok);
     CAPTURE(int(kind));
     // Uniform: no key within h, the Nearest policy's mean of the end's keys, as the exact engine takes it. Gaussian:
-    // the far limit, the end key's value; 150–250 h out the next keys' relative weights are e^(−150·t/h) but not 0,
-    // so the exact fit differs by their share (here up to 6e-3, 2e-3 of range(y)).
-    CHECK(std::fabs(grid[0] - exact[0]) <= (kind == KernelKind::Uniform ? 0.0 : 1e-2));
-    CHECK(std::fabs(grid[1] - exact[1]) <= (kind == KernelKind::Uniform ? 0.0 : 1e-2));
+    // 150–250 h out the next keys' relative weights are e^(−150·t/h), not 0: the keys that still matter are fitted
+    // exactly, within the grid's tolerance (1e-3 of range(y), which spans about 3) of the fit over all keys.
+    CHECK(std::fabs(grid[0] - exact[0]) <= (kind == KernelKind::Uniform ? 0.0 : 3e-3));
+    CHECK(std::fabs(grid[1] - exact[1]) <= (kind == KernelKind::Uniform ? 0.0 : 3e-3));
     CHECK(std::fabs(grid[2] - exact[2]) < 0.05);
     // The gap's middle: the Gaussian reaches keys there (on the grid), the uniform kernel none (run exactly).
     if (kind == KernelKind::Uniform) CHECK(grid[3] == exact[3]);
