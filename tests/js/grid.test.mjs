@@ -153,3 +153,38 @@ test('grid predictions beyond the data: within reach on the grid, beyond it the 
       (e) => e.code === 'EmptyRow');
   }
 });
+
+test('grid predictions 6–50 h beyond dense noisy data follow the float64 fit within the tolerance', async () => {
+  // 20,000 points, noise sd 0.2: between the grid's reach (about 5–6 h) and far away, many keys behind each end still
+  // weigh in, and the end keys' mean alone was up to 0.1 of range(y) off there.
+  const { referenceLocalFit } = await import('./reference.mjs');
+  const rand = mulberry32(31);
+  const n = 20000;
+  const x = Float32Array.from({ length: n }, rand);
+  const y = Float32Array.from(x, (t) => {
+    const noise = Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());  // Box–Muller
+    return Math.sin(6 * t) + t + 0.2 * noise;
+  });
+  let [lo, hi, ylo, yhi] = [Infinity, -Infinity, Infinity, -Infinity];
+  for (let j = 0; j < n; j++) {
+    [lo, hi] = [Math.min(lo, x[j]), Math.max(hi, x[j])];
+    [ylo, yhi] = [Math.min(ylo, y[j]), Math.max(yhi, y[j])];
+  }
+  const h = 0.01;
+  const q = Float32Array.from([6, 8, 10, 15, 20, 30, 50].flatMap((d) => [lo - d * h, hi + d * h]));
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    const options = { dim: 1, estimator, kernel: 'gaussian', bandwidth: h, tolerance: 1e-3 };
+    const model = ka.kernelRegression(x, y, { ...options, method: 'grid' });
+    assert.equal(model.method, 'grid');
+    const got = model.predict(q);
+    // Local-linear this far out is a near-singular design that the engine's guard pulls toward Nadaraya–Watson and
+    // the float64 textbook solve does not: compared with the exact model over all keys.
+    const want = estimator === 'nadaraya-watson'
+      ? referenceLocalFit(x, y, q, { dim: 1, kernel: 'gaussian', bandwidth: Math.fround(h), estimator }).mean
+      : ka.kernelRegression(x, y, { ...options, method: 'exact' }).predict(q);
+    for (let i = 0; i < q.length; i++) {
+      const err = Math.abs(got[i] - want[i]) / (yhi - ylo);
+      assert.ok(err < 1e-3, `${estimator} at ${q[i]}: ${got[i]} vs ${want[i]} (${err} of range(y))`);  // the tolerance
+    }
+  }
+});

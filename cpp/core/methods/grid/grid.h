@@ -38,17 +38,19 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
 // extrapolations worse conditioned than the data's edge (kEdgeAmplification) and a compact kernel's rows within two
 // spacings of its support's end. Every other row outside the box gets an answer without a pass over the sample: a
 // compact kernel with no key within h along an axis gives the empty row by p.empty; a 1-D Gaussian beyond what the
-// grid serves gives its far limit, the ω-weighted mean of y over the keys at the nearer end (what the exact fit tends
-// to as the query moves away; between the grid's reach and that limit the exact value moves from one to the other;
-// one comparison pass per call finds those keys). 2-D Gaussian rows beyond the grid, the Nearest policy in 2-D and
-// ends whose keys all have ω = 0 still run exactly. Rows not served by the grid get NaN self_weight and
+// grid serves is fitted exactly over the keys near the nearer end whose weight still matters (those within t_cut of
+// it, grid.cpp: the mass left out stays below the tolerance the nodes were sized for), O(k) for those k keys, and
+// where only the end's own keys matter gets the far limit, the ω-weighted mean of y over them, in O(1); a pass over
+// the keys per call (not per row) gathers and sorts them. 2-D Gaussian rows beyond the grid, the Nearest policy in
+// 2-D and ends whose keys all have ω = 0 still run exactly. Rows not served by the grid get NaN self_weight and
 // sum_sq_weights when self_weight is asked for (summarize_fit then counts them as empty rows). `exact_rows`, when
-// given, receives how many rows ran exactly through local_fit (not counting error_estimate's probes).
+// given, receives how many rows ran exactly through local_fit over all keys (not counting error_estimate's probes);
+// `range_rows` how many 1-D Gaussian rows beyond the grid were fitted over the keys near an end.
 //
 // `error_estimate`, when given, receives max_i |f_grid(q_i) − f_exact(q_i)| / (max y − min y) over up to 64 of the
 // queries spread evenly through them (exact fits of those rows), or 0 when there are no queries.
 Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate = nullptr,
-                      int64_t* exact_rows = nullptr);
+                      int64_t* exact_rows = nullptr, int64_t* range_rows = nullptr);
 
 // Leave-one-out CV of one 1-D sample at many bandwidths (a bandwidth search), on grids of 2^k + 1 nodes over the
 // sample's range. The points are sorted by their cell on the finest grid, of kMaxGridNodes cells, and linearly binned
