@@ -74,8 +74,10 @@ async function checkDates(page, problems, file, seconds, ys, hDays) {
   }
   assert.match(svg.texts.join(' | '), /h = \d+(\.\d+)? days/);
   // The hover read-out: a date.
+  // In view first: a pointer moved outside the viewport dispatches no mousemove.
+  await page.locator('#plot').scrollIntoViewIfNeeded();
   const box = await page.locator('#plot').boundingBox();
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.move(box.x + box.width / 2, box.y + Math.min(box.height / 2, 100));
   await page.waitForFunction(() => /^query \d{4}-\d{2}-\d{2}/.test(document.getElementById('hover-status').textContent));
   return { centre };
 }

@@ -207,10 +207,25 @@ const handlers = {
 
   select(ka, { method, kernel, estimator, approximation }) {
     const s = sample.select;
-    const [chosen, ms] = timed(() => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, method, approximation }));
+    const select = (rule) => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, method: rule,
+      ...(rule === 'cv' || rule === 'aicc' ? { approximation } : {}) });
+    // CV and AICc are undefined where every held-out local fit is singular (two points under local-linear, say):
+    // the library refuses, and the page says so and takes Scott's rule rather than showing no fit.
+    let undefinedCriterion = null;
+    const [chosen, ms] = timed(() => {
+      try {
+        return select(method);
+      } catch (error) {
+        if (!(error?.code === 'BadShape' && /^no bandwidth gives a finite/.test(error.message))) throw error;
+        undefinedCriterion = error.message;
+        return select('scott');
+      }
+    });
+    const warnings = warningsOf(chosen) ?? [];
+    if (undefinedCriterion) warnings.push({ code: 'undefined-criterion', message: `${undefinedCriterion}; h is Scott's rule instead` });
     return {
-      method, kernel, estimator, bandwidth: Array.from(chosen.bandwidth), score: chosen.score, curve: chosen.curve, n: s.n, ms,
-      warnings: warningsOf(chosen),
+      method: undefinedCriterion ? 'scott' : method, kernel, estimator, bandwidth: Array.from(chosen.bandwidth),
+      score: chosen.score, curve: chosen.curve, n: s.n, ms, warnings,
     };
   },
 
