@@ -43,7 +43,7 @@ const DIST = [
   'web/dist/node/package.json',
 ];
 const SHIPPABLE = [
-  /^package\.json$/, /^README\.md$/, /^CHANGELOG\.md$/, /^LICENSE$/, /^docs\/[\w-]+\.(md|svg)$/,
+  /^package\.json$/, /^README\.md$/, /^CHANGELOG\.md$/, /^LICENSE$/, /^docs\/([\w-]+\/)?[\w-]+\.(md|svg)$/,
   /^web\/src\/[\w-]+\.c?js$/, /^web\/types\/[\w-]+\.d\.c?ts$/, /^cli\/[\w-]+\.mjs$/,
 ];
 
