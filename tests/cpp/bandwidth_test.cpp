@@ -463,3 +463,49 @@ TEST_CASE("the search's screening grid errs far less than its margin assumes (kS
       }
   MESSAGE("worst fit error of the screening grid, relative to range(y): " << worst);
 }
+
+TEST_CASE("a screened 1-D search returns an exact evaluation no worse than the exact CV anywhere on its curve") {
+  // 3,000 points (screened: at least 2,000), skewed x; y a sine (an interior minimum) or a line (local-linear's
+  // minimum is the straight line, at the top of the scan), each with noise.
+  const int64_t n = 3000;
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> z(0.0f, 1.0f);
+  std::vector<float> x(n), y(n);
+  for (auto& v : x) v = 10 * u(rng) * u(rng);
+  for (const bool line : {false, true})
+    for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+      for (int64_t i = 0; i < n; ++i) {
+        const float t = x[size_t(i)];
+        y[size_t(i)] = (line ? 0.3f * t : std::sin(2 * t)) + 0.2f * z(rng);
+      }
+      Problem p;
+      p.queries = p.keys = {x.data(), n, 1, 1};
+      p.values = {y.data(), n, 1, 1};
+      p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+      double h = 0, score = 0;
+      REQUIRE(rule_of_thumb(p.queries, Rule::Scott, &h) == Status::Ok);
+      std::vector<double> bw(128), scores(128);
+      CvCurve curve{bw.data(), scores.data(), 128, 0};
+      REQUIRE(select_cv(p, false, &h, &score, &curve, {est}).status == Status::Ok);
+      CAPTURE(line); CAPTURE(int(est)); CAPTURE(h);
+      double again = 0;
+      REQUIRE(cv_score(p, &h, &again, {est}).status == Status::Ok);
+      CHECK(score == again);  // the returned score is an exact evaluation
+      int screened = 0;
+      for (int32_t k = 0; k < curve.count; ++k) {
+        double exact = 0;
+        REQUIRE(cv_score(p, bw.data() + k, &exact, {est}).status == Status::Ok);
+        CAPTURE(bw[size_t(k)]);
+        CHECK(score <= exact * (1 + 1e-5));
+        if (std::isinf(exact)) {  // a held-out design singular (local-linear at small h): never screened there
+          CHECK(std::isinf(scores[size_t(k)]));
+          continue;
+        }
+        CHECK(std::fabs(scores[size_t(k)] - exact) <= 1e-5 * exact);  // grid scores on the curve, to 1e-5
+        screened += scores[size_t(k)] != exact;
+      }
+      CHECK(screened > 0);  // the premise: the grid scored some of the scan
+      if (line && est == Estimator::LocalLinear) CHECK(h > 10.0 / 64);  // the minimum lies where the scan was screened
+    }
+}
