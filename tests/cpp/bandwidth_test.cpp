@@ -506,6 +506,36 @@ TEST_CASE("a screened 1-D search returns an exact evaluation no worse than the e
         screened += scores[size_t(k)] != exact;
       }
       CHECK(screened > 0);  // the premise: the grid scored some of the scan
+      if (!line && est == Estimator::NadarayaWatson) {
+        // Stopped after every new evaluation and resumed from the curve, and on 2 threads: the same bytes.
+        double h2 = 0, score2 = -1;
+        REQUIRE(rule_of_thumb(p.queries, Rule::Scott, &h2) == Status::Ok);
+        std::vector<double> bw2(128), scores2(128);
+        CvCurve curve2{bw2.data(), scores2.data(), 128, 0};
+        struct Budget { int32_t stop_at; } budget{0};
+        const auto pause = [](void* ctx, int32_t e) { return e < static_cast<Budget*>(ctx)->stop_at; };
+        for (Result r{Status::Cancelled}; r.status == Status::Cancelled;) {
+          REQUIRE(curve2.count <= curve.count);
+          budget.stop_at = curve2.count + 1;
+          r = select_cv(p, false, &h2, &score2, &curve2, {est}, {pause, &budget});
+          REQUIRE((r.status == Status::Ok || r.status == Status::Cancelled));
+        }
+        CHECK(curve2.count == curve.count);
+        CHECK(std::equal(bw.begin(), bw.begin() + curve.count, bw2.begin()));
+        CHECK(std::equal(scores.begin(), scores.begin() + curve.count, scores2.begin()));
+        CHECK(h2 == h);
+        CHECK(score2 == score);
+        Problem threaded = p;
+        threaded.threads = 2;
+        double h3 = 0, score3 = -1;
+        REQUIRE(rule_of_thumb(p.queries, Rule::Scott, &h3) == Status::Ok);
+        std::vector<double> bw3(128), scores3(128);
+        CvCurve curve3{bw3.data(), scores3.data(), 128, 0};
+        REQUIRE(select_cv(threaded, false, &h3, &score3, &curve3, {est}).status == Status::Ok);
+        CHECK(curve3.count == curve.count);
+        CHECK(std::equal(scores.begin(), scores.begin() + curve.count, scores3.begin()));
+        CHECK(h3 == h);
+      }
       if (line && est == Estimator::LocalLinear) CHECK(h > 10.0 / 64);  // the minimum lies where the scan was screened
     }
 }
