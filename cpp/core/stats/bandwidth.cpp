@@ -370,7 +370,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
         failure = {Status::Cancelled};
     }
     const bool holdable = std::all_of(bandwidth, bandwidth + dims, [](double v) { return v > 0 && std::isfinite(v); });
-    if (holdable && !(screening && scan) && (s < best_score || best_score == kInf)) {  // all +inf: the latest, whose score that is
+    // All +inf: the latest, whose score that is.
+    if (holdable && !(screening && scan) && (s < best_score || best_score == kInf)) {
       any_holdable = true;
       best_score = s;
       std::copy(bandwidth, bandwidth + dims, best_h.get());
