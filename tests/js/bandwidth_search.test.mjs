@@ -93,3 +93,38 @@ test("inputs that vary by less than 1e-5 of their magnitude get 'precision'", ()
     model.dispose();
   }
 });
+
+test('from 2,000 points the wide scan is scored on a fine grid: the result is still an exact evaluation, no worse than the exact CV anywhere on the curve', async () => {
+  // A fixed pseudo-random design (mulberry32), skewed x on [0, 10], y a line plus noise: local-linear's minimum lies
+  // at large h, where the scan is screened.
+  let s = 777;
+  const rand = () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const n = 3000;
+  const sx = Float32Array.from({ length: n }, () => 10 * rand() * rand());
+  const sy = Float32Array.from(sx, (t) => 0.3 * t + 0.4 * (rand() - 0.5));
+  const rangeY = Math.max(...sy) - Math.min(...sy);
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    const chosen = ka.selectBandwidth(sx, sy, { dim: 1, estimator });
+    const h = chosen.bandwidth[0];
+    assert.equal(chosen.score, ka.cvScore(sx, sy, { dim: 1, estimator, bandwidth: h }), `${estimator}: the returned score`);
+    let screened = 0;
+    const hs = chosen.curve.bandwidths, scores = chosen.curve.scores;
+    for (let k = 0; k < hs.length; k++) {
+      const exact = ka.cvScore(sx, sy, { dim: 1, estimator, bandwidth: hs[k] });
+      if (exact === Infinity) continue;
+      assert.ok(chosen.score <= exact * (1 + 1e-5), `${estimator}: ${chosen.score} at ${h} against ${exact} at ${hs[k]}`);
+      // The grid's scores: within what fits off by 5e-6 of range(y) give, a tenth of the margin the search allows.
+      const margin = 2 * Math.sqrt(exact) * 5e-6 * rangeY;
+      assert.ok(Math.abs(scores[k] - exact) <= margin, `${estimator}: curve ${scores[k]} against ${exact} at ${hs[k]}`);
+      if (scores[k] !== exact) screened++;
+    }
+    assert.ok(screened > 0, `${estimator}: the premise, some scan points on the grid`);
+    // The async search replays to the same bytes.
+    assert.deepEqual(await ka.selectBandwidthAsync(sx, sy, { dim: 1, estimator }), chosen);
+  }
+});

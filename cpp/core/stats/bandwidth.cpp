@@ -235,6 +235,21 @@ namespace {
 constexpr double kScanPerDecade = 6, kScanLow = 0.25, kScanHigh = 4;
 constexpr int kScanExtra = 12;
 
+// An exact 1-D leave-one-out search scores its scan points on a grid (GridCv) where one of this relative tolerance
+// serves h and costs less than the exact fit: the scan's upper decades, whose bandwidths reach every key, cost O(n²)
+// each exactly and O(n + G log G) so. Such a grid's fits err by at most kScreenFitError of range(y) (measured well
+// below it: bandwidth_test.cpp), so a score s errs by at most screen_margin(s) = 2·√(s·W)·e + W·e² (W columns,
+// e = kScreenFitError·range(y)); scan points whose scores are that close to the best one's get a refinement too, up
+// to kScreenBrackets in all.
+constexpr double kScreenTolerance = 1e-6, kScreenFitError = 5e-5;
+constexpr int kScreenBrackets = 3;
+// Where the screen pays (measured natively on 10⁴ uniform points, Gaussian: an exact evaluation at h = range/64 takes
+// about 40 ms, the grid's about 10 ms, falling with h while the exact one grows to O(n²)): from h = range/64, on
+// samples of at least 2,000 points (below, the whole exact search takes a tenth of a second; binning the sample
+// once on the grid of 2^18 cells costs about as much).
+constexpr double kScreenFrom = 1.0 / 64;
+constexpr int64_t kScreenMinPoints = 2000;
+
 // The range of the common scale s (h_d = s · start_d) that the scan covers: s·start_d reaches from kScanLow times
 // the median gap between sorted distinct values of x_d (below it a fit interpolates) up to kScanHigh times the
 // range of x_d (there every weight is within e^(−1/32) of the largest: Nadaraya–Watson is within a few % of the
@@ -291,10 +306,41 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   int32_t evaluations = 0;
   // Leave-one-out CV in 1-D: one grid for the whole search, binned once.
   GridCv grid = search_grid(p, criterion);
+  // An exact 1-D leave-one-out search screens its scan on a fine grid of its own (kScreenTolerance); then only the
+  // refinement's evaluations, all exact, can be returned. Whether the scan is screened depends on the sample alone,
+  // so a replayed search makes the same choice.
+  GridCv screen(Fit{p, criterion.estimator, criterion.observation_weights},
+                criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.grid_tolerance > 0)
+                    ? kScreenTolerance : 0.0);
+  const bool screening = screen.suits() && p.keys.rows >= kScreenMinPoints;
+  // The smallest bandwidth screened: below it the exact fit of a scan point costs about as little as the grid's.
+  double screen_from = kInf;
+  if (screening) {
+    float low = p.keys.row(0)[0], high = low;
+    for (int64_t i = 1; i < p.keys.rows; ++i) {
+      low = std::min(low, p.keys.row(i)[0]);
+      high = std::max(high, p.keys.row(i)[0]);
+    }
+    screen_from = kScreenFrom * (double(high) - double(low));
+  }
+  double y_range = 0;
+  for (int64_t c = 0; screening && c < p.values.cols; ++c) {
+    double low = kInf, high = -kInf;
+    for (int64_t i = 0; i < p.values.rows; ++i) {
+      low = std::min(low, double(p.values.row(i)[c]));
+      high = std::max(high, double(p.values.row(i)[c]));
+    }
+    y_range = std::max(y_range, high - low);
+  }
+  const auto screen_margin = [&, width = double(p.values.cols)](double s) {
+    const double e = kScreenFitError * y_range;
+    return 2 * std::sqrt(s * width) * e + width * e * e;
+  };
   // CV at a bandwidth, recorded on the curve and kept when it is the best so far; NaN-free (+inf for empty
   // neighbourhoods). The search returns the best point it evaluated, so no evaluation is repeated at the end.
+  // A scan point while screening (`scan`) is scored on the screening grid where that serves h, and is never kept.
   // After a failure (or a cancellation) nothing more is evaluated: the loops run out on +inf and the search returns.
-  const auto evaluate = [&](const double* bandwidth) {
+  const auto evaluate = [&](const double* bandwidth, bool scan) {
     if (failure.status != Status::Ok) return kInf;
     double s = kInf;
     if (evaluations < recorded) {
@@ -305,8 +351,16 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
       }
       s = curve->scores[evaluations++];
     } else {
-      const Result r = cv_score_with(grid, p, bandwidth, &s, criterion);
-      if (r.status != Status::Ok) failure = r;
+      bool served = false;
+      float hf;
+      if (screening && scan && bandwidth[0] >= screen_from && float_bandwidth(bandwidth[0], &hf)) {
+        const Result r = screen.score(hf, &s, &served);
+        if (r.status != Status::Ok) failure = r;
+      }
+      if (!served && failure.status == Status::Ok) {
+        const Result r = cv_score_with(grid, p, bandwidth, &s, criterion);
+        if (r.status != Status::Ok) failure = r;
+      }
       if (curve && curve->count < curve->capacity) {
         std::copy(bandwidth, bandwidth + dims, curve->bandwidths + int64_t(curve->count) * dims);
         curve->scores[curve->count++] = s;
@@ -316,17 +370,20 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
         failure = {Status::Cancelled};
     }
     const bool holdable = std::all_of(bandwidth, bandwidth + dims, [](double v) { return v > 0 && std::isfinite(v); });
-    if (holdable && (s < best_score || best_score == kInf)) {  // all +inf: the latest, whose score that is
+    // All +inf: the latest, whose score that is.
+    if (holdable && !(screening && scan) && (s < best_score || best_score == kInf)) {
       any_holdable = true;
       best_score = s;
       std::copy(bandwidth, bandwidth + dims, best_h.get());
     }
     return s;
   };
-  const auto at_scale = [&](double log_scale) {
+  const auto scale_to = [&](double log_scale, bool scan) {
     for (int64_t d = 0; d < dims; ++d) trial.get()[d] = start.get()[d] * std::exp(log_scale);
-    return evaluate(trial.get());
+    return evaluate(trial.get(), scan);
   };
+  const auto scan_at = [&](double log_scale) { return scale_to(log_scale, true); };
+  const auto at_scale = [&](double log_scale) { return scale_to(log_scale, false); };
 
   // Coarse scan of the common scale over the whole sensible range (scan_range), log-spaced, then Brent's method
   // between the best scan point's neighbours: the search returns the global minimum of what it scanned.
@@ -340,26 +397,47 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   const auto score_at = [&](int k) -> double& { return scores.get()[k + kScanExtra]; };
   int lo = 0, hi = count - 1, best = 0;
   for (int k = lo; k <= hi; ++k) {
-    score_at(k) = at_scale(first + k * step);
+    score_at(k) = scan_at(first + k * step);
     if (score_at(k) < score_at(best)) best = k;
   }
   if (failure.status != Status::Ok) return failure;
   // Below the range: only while the lowest point is the best (ties in x, or a kernel that needs no spacing).
   while (best == lo && lo > -kScanExtra && std::isfinite(score_at(lo))) {
     --lo;
-    score_at(lo) = at_scale(first + lo * step);
+    score_at(lo) = scan_at(first + lo * step);
     if (score_at(lo) < score_at(best)) best = lo;
   }
   // Above it: while the highest point is the best (Nadaraya–Watson's constant, local-linear's line, approached from
   // below), or while every score is infinite (compact kernels leave points without neighbours).
   while ((best == hi || !std::isfinite(score_at(best))) && hi < count - 1 + kScanExtra) {
     ++hi;
-    score_at(hi) = at_scale(first + hi * step);
+    score_at(hi) = scan_at(first + hi * step);
     if (score_at(hi) < score_at(best)) best = hi;
   }
   if (failure.status != Status::Ok) return failure;
-  brent(at_scale, first + std::max(lo, best - 1) * step, first + std::min(hi, best + 1) * step, 0.005);
-  if (failure.status != Status::Ok) return failure;
+  // Brent's method, exactly, between the neighbours of the best scan point; where the scan was screened, also around
+  // up to kScreenBrackets − 1 more local minima of the scan (not next to one already taken) that the grid's error
+  // could make the best: a score within screen_margin of the best's (both ways), in order of score.
+  int chosen[kScreenBrackets] = {best};
+  int brackets = 1;
+  const double best_scan = score_at(best);
+  const auto local_minimum = [&](int k) {
+    return (k == lo || score_at(k) <= score_at(k - 1)) && (k == hi || score_at(k) <= score_at(k + 1));
+  };
+  while (screening && brackets < kScreenBrackets && std::isfinite(best_scan)) {
+    int next = -1;
+    for (int k = lo; k <= hi; ++k) {
+      const bool apart = std::all_of(chosen, chosen + brackets, [&](int c) { return std::abs(k - c) >= 2; });
+      if (apart && local_minimum(k) && std::isfinite(score_at(k)) && (next < 0 || score_at(k) < score_at(next)))
+        next = k;
+    }
+    if (next < 0 || score_at(next) - screen_margin(score_at(next)) > best_scan + screen_margin(best_scan)) break;
+    chosen[brackets++] = next;
+  }
+  for (int b = 0; b < brackets; ++b) {
+    brent(at_scale, first + std::max(lo, chosen[b] - 1) * step, first + std::min(hi, chosen[b] + 1) * step, 0.005);
+    if (failure.status != Status::Ok) return failure;
+  }
 
   if (per_dimension && dims > 1) {
     // Coordinate descent: sweeps until a sweep improves CV by less than 1e-7 (relative), at most 12.
@@ -369,7 +447,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
         std::copy(best_h.get(), best_h.get() + dims, trial.get());
         const auto along = [&](double log_h) {
           trial.get()[d] = std::exp(log_h);
-          return evaluate(trial.get());
+          return evaluate(trial.get(), false);
         };
         // A minimum at the edge of the bracket (an irrelevant input wants an ever larger bandwidth) moves the
         // bracket, up to 6 times; the first sweep looks within a factor 4, later ones within a factor 2.
@@ -387,7 +465,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
     }
   }
   if (!any_holdable) {  // every bandwidth tried overflowed: the start, with its own score
-    evaluate(start.get());
+    evaluate(start.get(), false);
     if (failure.status != Status::Ok) return failure;
   }
   // h is written only now: a cancelled search leaves it as the start, so that it can be resumed.
