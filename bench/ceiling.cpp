@@ -8,5 +8,4 @@ extern "C" {
 
 EMSCRIPTEN_KEEPALIVE double ceiling_dot(int calls) { return ka_bench::dot_gflops(calls); }
 EMSCRIPTEN_KEEPALIVE double ceiling_madd(int calls) { return ka_bench::madd_gflops(calls); }
-
 }

@@ -6,7 +6,8 @@
 //         enough chains to cover the 2 × 3-cycle latency at 2 multiply+add pairs per cycle; 12 chains + 2 constants
 //         stay within the ~15 SIMD registers V8 gives (docs/toolchain.md, "What fast loops need in V8").
 // Both kernels are called many times through a volatile function pointer: binaryen's inliner ignores `noinline`, and a
-// kernel inlined into a caller that runs once stays in V8's baseline tier (docs/toolchain.md, "What fast loops need in V8").
+// kernel inlined into a caller that runs once stays in V8's baseline tier (docs/toolchain.md, "What fast loops need in
+// V8").
 #pragma once
 #include <chrono>
 

@@ -75,33 +75,48 @@ int main() {
       int64_t I, J, M, D;
       double scale;
       std::cin >> qf >> kf >> vf >> I >> J >> M >> D >> scale;
-      if (!load(s, qf, kf, vf, I, J, M, D)) { fail("cannot read the input files"); continue; }
+      if (!load(s, qf, kf, vf, I, J, M, D)) {
+        fail("cannot read the input files");
+        continue;
+      }
       s.problem.kernel = {ka::KernelKind::Softmax, scale, nullptr};
       reply("{\"ok\":true}");
     } else if (cmd == "nw") {
       std::string qf, kf, vf;
       int64_t I, J;
       std::cin >> qf >> kf >> vf >> I >> J >> s.bandwidth;
-      if (!load(s, qf, kf, vf, I, J, 1, 1)) { fail("cannot read the input files"); continue; }
+      if (!load(s, qf, kf, vf, I, J, 1, 1)) {
+        fail("cannot read the input files");
+        continue;
+      }
       s.problem.kernel = {ka::KernelKind::Gaussian, 1.0, &s.bandwidth};
       reply("{\"ok\":true}");
     } else if (cmd == "run") {
       const auto start = std::chrono::steady_clock::now();
       const ka::Result r = ka::attention(s.problem, ka::Matrix{s.out.data(), s.rows, s.width, s.width});
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-      if (r.status != ka::Status::Ok) { fail(std::string("ka::attention returned ") + ka::status_name(r.status)); continue; }
+      if (r.status != ka::Status::Ok) {
+        fail(std::string("ka::attention returned ") + ka::status_name(r.status));
+        continue;
+      }
       reply("{\"seconds\":" + number(elapsed.count()) + "}");
     } else if (cmd == "save") {
       std::string path;
       std::cin >> path;
       std::ofstream out(path, std::ios::binary);
       out.write(reinterpret_cast<const char*>(s.out.data()), std::streamsize(s.out.size() * sizeof(float)));
-      if (out) reply("{\"ok\":true}"); else fail("cannot write " + path);
+      if (out)
+        reply("{\"ok\":true}");
+      else
+        fail("cannot write " + path);
     } else if (cmd == "ceiling") {
       std::string probe;
       int calls;
       std::cin >> probe >> calls;
-      if (probe != "dot" && probe != "madd") { fail("unknown probe " + probe); continue; }
+      if (probe != "dot" && probe != "madd") {
+        fail("unknown probe " + probe);
+        continue;
+      }
       const double g = probe == "dot" ? ka_bench::dot_gflops(calls) : ka_bench::madd_gflops(calls);
       reply("{\"gflops\":" + number(g) + "}");
     } else if (cmd == "quit") {

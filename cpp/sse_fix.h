@@ -1,5 +1,6 @@
-// Force-included in the WebAssembly build only (docs/toolchain.md, "SIMD through xsimd on WebAssembly"): Emscripten 3.1.6 emulates these SSE intrinsics one
-// lane at a time; map them to single WebAssembly SIMD instructions. xsimd itself is untouched.
+// Force-included in the WebAssembly build only (docs/toolchain.md, "SIMD through xsimd on WebAssembly"):
+// Emscripten 3.1.6 emulates these SSE intrinsics one lane at a time; map them to single WebAssembly SIMD instructions.
+// xsimd itself is untouched.
 #pragma once
 #include <wasm_simd128.h>
 #include <smmintrin.h>

@@ -19,12 +19,12 @@
 namespace fuzz {
 
 // Violations of an invariant abort, which libFuzzer reports as a crash with the input that caused it.
-#define KA_FUZZ_CHECK(cond)                                                                  \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
-      std::fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__);    \
-      std::abort();                                                                          \
-    }                                                                                        \
+#define KA_FUZZ_CHECK(cond)                                                              \
+  do {                                                                                   \
+    if (!(cond)) {                                                                       \
+      std::fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+      std::abort();                                                                      \
+    }                                                                                    \
   } while (0)
 
 // Absolute error floor of float32 weighted sums near underflow: products w·v below FLT_MIN round to multiples of
@@ -88,8 +88,20 @@ class Input {
   double scale(Range range, bool& invalid) {
     const uint8_t kind = byte();
     if (range != Range::Ordinary && kind >= 200) {
-      static const double table[] = {0.0, -0.0, 1e-310, 1e-300, 1e-40, -1e-44, 1e-30, 1e30, 1e300, -1e300, 3.5e38,
-                                     3.4028234e38, -1e4, 1e4,
+      static const double table[] = {0.0,
+                                     -0.0,
+                                     1e-310,
+                                     1e-300,
+                                     1e-40,
+                                     -1e-44,
+                                     1e-30,
+                                     1e30,
+                                     1e300,
+                                     -1e300,
+                                     3.5e38,
+                                     3.4028234e38,
+                                     -1e4,
+                                     1e4,
                                      std::numeric_limits<double>::max(),
                                      std::numeric_limits<double>::quiet_NaN(),
                                      std::numeric_limits<double>::infinity(),
@@ -103,9 +115,9 @@ class Input {
 
  private:
   static float extreme(uint8_t k) {
-    static const float table[] = {0.0f, -0.0f, 1e-45f, -1e-45f, 1e-40f, 1.17549435e-38f, 1e-30f, 1e-20f, 1e20f,
-                                  1e30f, 1e38f, -1e38f, 3.4028235e38f, -3.4028235e38f, 65504.0f, 1e-7f,
-                                  16777217.0f, -0.5f};
+    static const float table[] = {0.0f,          -0.0f,          1e-45f,   -1e-45f, 1e-40f,      1.17549435e-38f,
+                                  1e-30f,        1e-20f,         1e20f,    1e30f,   1e38f,       -1e38f,
+                                  3.4028235e38f, -3.4028235e38f, 65504.0f, 1e-7f,   16777217.0f, -0.5f};
     return table[k % (sizeof table / sizeof table[0])];
   }
   static float special(uint8_t k) {
@@ -152,9 +164,9 @@ struct Call {
   std::vector<uint8_t> key_padding, general;
   std::vector<int32_t> query_groups, key_groups;
   ka::Problem p;
-  bool valid = true;   // check(p, true) must accept it
+  bool valid = true;                 // check(p, true) must accept it
   bool valid_without_values = true;  // check(p, false) must accept it
-  bool finite = true;  // every input value (data and bandwidths) is finite
+  bool finite = true;                // every input value (data and bandwidths) is finite
 
   // Decodes a problem with I ≤ max_rows, J ≤ max_rows, M ≤ max_dims, D ≤ max_width; `shardable` leaves out the
   // masks that depend on absolute key indices (causal, leave-one-out).
@@ -217,8 +229,10 @@ struct Call {
       for (auto& g : query_groups) g = int32_t(in.in(0, groups - 1));
       for (auto& g : key_groups) g = int32_t(in.in(0, groups - 1));
       p.masks.query_groups = query_groups.data();
-      if (in.chance(97)) p.masks.key_groups = key_groups.data();
-      else valid = false;  // one side of the groups only
+      if (in.chance(97))
+        p.masks.key_groups = key_groups.data();
+      else
+        valid = false;  // one side of the groups only
     }
 
     valid_without_values = valid;  // weights() reads no values
@@ -236,7 +250,8 @@ struct Call {
   // Prints the decoded call (run a harness on one input with KA_FUZZ_VERBOSE=1 to see what it was).
   void describe() const {
     if (!std::getenv("KA_FUZZ_VERBOSE")) return;
-    std::fprintf(stderr, "I=%lld J=%lld M=%lld D=%lld heads=%d threads=%d kernel=%d scale=%g empty=%d valid=%d finite=%d\n",
+    std::fprintf(stderr,
+                 "I=%lld J=%lld M=%lld D=%lld heads=%d threads=%d kernel=%d scale=%g empty=%d valid=%d finite=%d\n",
                  (long long)I(), (long long)J(), (long long)p.queries.cols, (long long)p.values.cols, p.heads,
                  p.threads, int(p.kernel.kind), p.kernel.scale, int(p.empty), valid, finite);
     std::fprintf(stderr, "masks: causal=%d loo=%d padding=%d general=%d groups=%d\n", p.masks.causal,

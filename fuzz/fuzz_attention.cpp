@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int64_t I = c.I(), D = c.p.values.cols;
   fuzz::Out one(in, I, D);
   fuzz::Out two = one;
-  const Result r1 = attention(c.p, one.view());                             // p.threads (1 or 2)
+  const Result r1 = attention(c.p, one.view());                            // p.threads (1 or 2)
   const Result r2 = attention(c.p, two.view(), c.p.threads == 1 ? 2 : 1);  // the other count
 
   KA_FUZZ_CHECK(r1.status == r2.status && r1.row == r2.row && r1.head == r2.head);

@@ -48,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   std::vector<float> mean(size_t(I * width) + 1), mean2(size_t(I * width) + 1);
   std::vector<double> sum_sq(size_t(I) + 1), eff(size_t(I) + 1), logden(size_t(I) + 1), self(size_t(I) + 1);
-  const FitOut out{Matrix{mean.data(), I, width, width}, sum_sq.data(), loo ? self.data() : nullptr, eff.data(), logden.data()};
+  const FitOut out{Matrix{mean.data(), I, width, width}, sum_sq.data(), loo ? self.data() : nullptr, eff.data(),
+                   logden.data()};
   const Result r = local_fit(f, out);
   if (invalid) {
     KA_FUZZ_CHECK(r.status == Status::BadArgument);

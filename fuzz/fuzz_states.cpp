@@ -17,8 +17,13 @@ struct OwnedStates {
   int64_t rows, cols, stride;
   int32_t heads;
   OwnedStates(int64_t I, int64_t D, int32_t H, int64_t pad)
-      : max(size_t(std::max<int64_t>(I * H, 1)), -INFINITY), sum(max.size(), 0.0f),
-        acc(size_t(std::max<int64_t>(I * (D + pad), 1)), 0.0f), rows(I), cols(D), stride(D + pad), heads(H) {}
+      : max(size_t(std::max<int64_t>(I * H, 1)), -INFINITY),
+        sum(max.size(), 0.0f),
+        acc(size_t(std::max<int64_t>(I * (D + pad), 1)), 0.0f),
+        rows(I),
+        cols(D),
+        stride(D + pad),
+        heads(H) {}
   States view() { return {max.data(), sum.data(), {acc.data(), rows, cols, stride}, heads}; }
   // Equal values: merging into an empty state turns a −0 sum of weighted values into +0.
   bool same_values(const OwnedStates& o) const { return max == o.max && sum == o.sum && acc == o.acc; }
@@ -136,7 +141,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // Two roundings of the stored state (z and a) and one of the quotient, and the underflow floor for a.
       const float tol = 4e-7f * std::fabs(b) + fuzz::kUnderflowFloor;
       if (!(std::fabs(a - b) <= tol)) {
-        std::fprintf(stderr, "finalize %.9g vs attention %.9g at row %lld col %lld\n", a, b, (long long)i, (long long)d);
+        std::fprintf(stderr, "finalize %.9g vs attention %.9g at row %lld col %lld\n", a, b, (long long)i,
+                     (long long)d);
         KA_FUZZ_CHECK(false);
       }
     }
@@ -181,8 +187,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           for (int64_t j = 0; j < J; ++j)
             if (c.allows(i, j)) std::fprintf(stderr, " %lld", (long long)j);
           const size_t ad = size_t(i * (D + pad) + d);
-          std::fprintf(stderr, "\nstates (m, z, a): direct (%g, %g, %g) first (%g, %g, %g) second (%g, %g, %g)\n", s.max[at],
-                       s.sum[at], s.acc[ad], a.max[at], a.sum[at], a.acc[ad], b.max[at], b.sum[at], b.acc[ad]);
+          std::fprintf(stderr, "\nstates (m, z, a): direct (%g, %g, %g) first (%g, %g, %g) second (%g, %g, %g)\n",
+                       s.max[at], s.sum[at], s.acc[ad], a.max[at], a.sum[at], a.acc[ad], b.max[at], b.sum[at],
+                       b.acc[ad]);
           KA_FUZZ_CHECK(false);
         }
       }

@@ -75,7 +75,8 @@ void check_top_k(const fuzz::Call& c, fuzz::Input& in, const float* w, const Res
           // A mean in double of float32 weights and values, rounded once: within the hull up to one rounding.
           const float tol = 1e-6f * std::max(std::fabs(lo), std::fabs(hi)) + fuzz::kUnderflowFloor;
           if (!(o >= lo - tol && o <= hi + tol)) {
-            std::fprintf(stderr, "top-k row %lld col %lld: %.9g outside [%.9g, %.9g]\n", (long long)i, (long long)col, o, lo, hi);
+            std::fprintf(stderr, "top-k row %lld col %lld: %.9g outside [%.9g, %.9g]\n", (long long)i, (long long)col,
+                         o, lo, hi);
             KA_FUZZ_CHECK(false);
           }
         }

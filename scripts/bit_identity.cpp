@@ -36,7 +36,9 @@ void put(const void* data, size_t bytes, const char* what) {
   std::printf("%016llx %s\n", static_cast<unsigned long long>(h), what);
 }
 template <class T>
-void put(const std::vector<T>& v, const char* what) { put(v.data(), v.size() * sizeof(T), what); }
+void put(const std::vector<T>& v, const char* what) {
+  put(v.data(), v.size() * sizeof(T), what);
+}
 void put(const Result& r, const char* what) {
   const int64_t x[3] = {int64_t(r.status), r.row, r.head};
   put(x, sizeof x, what);
@@ -61,8 +63,18 @@ struct Data {
   std::vector<uint8_t> padding, general;
   std::vector<int32_t> qg, kg;
   Data(int64_t I_, int64_t J_, int64_t M_, int64_t D_, float spread = 1, float far = 0)
-      : I(I_), J(J_), M(M_), D(D_), q(random(I * M, spread, far)), k(random(J * M, spread)), v(random(J * D, 3)),
-        bw(size_t(M)), padding(size_t(J)), general(size_t(I * J)), qg(size_t(I)), kg(size_t(J)) {
+      : I(I_),
+        J(J_),
+        M(M_),
+        D(D_),
+        q(random(I * M, spread, far)),
+        k(random(J * M, spread)),
+        v(random(J * D, 3)),
+        bw(size_t(M)),
+        padding(size_t(J)),
+        general(size_t(I * J)),
+        qg(size_t(I)),
+        kg(size_t(J)) {
     for (auto& h : bw) h = 0.2f + 0.3f * (uniform() + 1);
     for (int64_t j = 0; j < J; ++j) padding[size_t(j)] = j % 5 == 3;
     for (auto& g : general) g = uniform() > 0.6f;
@@ -89,15 +101,20 @@ struct Data {
   }
 };
 
-constexpr KernelKind kKinds[] = {KernelKind::Softmax,   KernelKind::Gaussian, KernelKind::Laplacian,
-                                 KernelKind::Cauchy,    KernelKind::Epanechnikov, KernelKind::Tricube,
+constexpr KernelKind kKinds[] = {KernelKind::Softmax, KernelKind::Gaussian,     KernelKind::Laplacian,
+                                 KernelKind::Cauchy,  KernelKind::Epanechnikov, KernelKind::Tricube,
                                  KernelKind::Uniform};
 constexpr EmptyPolicy kPolicies[] = {EmptyPolicy::NaN, EmptyPolicy::Zero, EmptyPolicy::Nearest, EmptyPolicy::Error};
 
 void attention_cases() {
   // far = 2 puts many queries outside compact supports: empty rows under every policy.
-  for (const auto& shape : {std::vector<int64_t>{37, 150, 64, 64}, {37, 150, 2, 1}, {37, 150, 2, 2}, {37, 150, 3, 3},
-                            {37, 150, 4, 4}, {37, 37, 1, 7}, {130, 300, 16, 8}})
+  for (const auto& shape : {std::vector<int64_t>{37, 150, 64, 64},
+                            {37, 150, 2, 1},
+                            {37, 150, 2, 2},
+                            {37, 150, 3, 3},
+                            {37, 150, 4, 4},
+                            {37, 37, 1, 7},
+                            {130, 300, 16, 8}})
     for (const float far : {0.0f, 2.0f})
       for (const KernelKind kind : kKinds) {
         Data d(shape[0], shape[1], shape[2], shape[3], 1, far);
@@ -136,7 +153,8 @@ void attention_cases() {
       for (const EmptyPolicy e : kPolicies)
         for (const int32_t threads : {1, 2, 4}) {
           Data d(shape[0], shape[1], shape[2], shape[3], 1, kind == KernelKind::Epanechnikov ? 1.5f : 0);
-          if (kind == KernelKind::Epanechnikov) for (auto& h : d.bw) h = 0.02f;
+          if (kind == KernelKind::Epanechnikov)
+            for (auto& h : d.bw) h = 0.02f;
           const Problem p = d.problem(kind, 0, 1, e, threads);
           std::vector<float> out(size_t(d.I * d.D), -7.0f);
           put(attention(p, Matrix{out.data(), d.I, d.D, d.D}), "shard status");
@@ -153,15 +171,16 @@ void states_cases() {
     for (const int32_t heads : {1, 2}) {
       Data d(23, 140, 4, 4, 1, 1.5f);
       const int64_t cut = 61;
-      std::vector<std::vector<float>> mx(2, std::vector<float>(size_t(d.I * heads))), sm = mx,
-                                      acc(2, std::vector<float>(size_t(d.I * d.D)));
+      std::vector<std::vector<float>> mx(2, std::vector<float>(size_t(d.I * heads))),
+          sm = mx, acc(2, std::vector<float>(size_t(d.I * d.D)));
       std::vector<States> st;
       for (int s = 0; s < 2; ++s) {
         Problem p = d.problem(kind, 0, heads, EmptyPolicy::NaN, 1);
         const int64_t j0 = s ? cut : 0, n = s ? d.J - cut : cut;
         p.keys = {d.k.data() + j0 * d.M, n, d.M, d.M};
         p.values = {d.v.data() + j0 * d.D, n, d.D, d.D};
-        st.push_back(States{mx[size_t(s)].data(), sm[size_t(s)].data(), Matrix{acc[size_t(s)].data(), d.I, d.D, d.D}, heads});
+        st.push_back(
+            States{mx[size_t(s)].data(), sm[size_t(s)].data(), Matrix{acc[size_t(s)].data(), d.I, d.D, d.D}, heads});
         put(attention_states(p, st.back()), "states status");
       }
       put(merge_states(st[0], st[1]), "merge status");

@@ -50,7 +50,9 @@ struct CallResult {
 };
 
 template <class T>
-T* ptr(uintptr_t p) { return reinterpret_cast<T*>(p); }
+T* ptr(uintptr_t p) {
+  return reinterpret_cast<T*>(p);
+}
 
 Problem make_problem(uintptr_t q, uintptr_t k, uintptr_t v, int32_t I, int32_t J, int32_t M, int32_t D,
                      const CallOptions& o) {
@@ -60,8 +62,12 @@ Problem make_problem(uintptr_t q, uintptr_t k, uintptr_t v, int32_t I, int32_t J
   p.values = {ptr<const float>(v), J, D, D};
   p.kernel = {o.kernel, o.scale, ptr<const float>(o.bandwidth)};
   p.heads = o.heads;
-  p.masks = {o.causal, o.leaveOneOut, ptr<const uint8_t>(o.keyPadding), ptr<const uint8_t>(o.generalMask),
-             ptr<const int32_t>(o.queryGroups), ptr<const int32_t>(o.keyGroups)};
+  p.masks = {o.causal,
+             o.leaveOneOut,
+             ptr<const uint8_t>(o.keyPadding),
+             ptr<const uint8_t>(o.generalMask),
+             ptr<const int32_t>(o.queryGroups),
+             ptr<const int32_t>(o.keyGroups)};
   p.empty = o.empty;
   return p;
 }
@@ -83,7 +89,8 @@ CallResult attention_gradients_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr
   p.threads = threads;
   const Gradients g{Matrix{ptr<float>(dq), I, M, M}, Matrix{ptr<float>(dk), J, M, M}, Matrix{ptr<float>(dv), J, D, D},
                     ptr<float>(dtheta)};
-  return to_js(attention_gradients(p, ConstMatrix{ptr<const float>(dout), I, D, D}, g, Matrix{ptr<float>(out), I, D, D}));
+  return to_js(
+      attention_gradients(p, ConstMatrix{ptr<const float>(dout), I, D, D}, g, Matrix{ptr<float>(out), I, D, D}));
 }
 
 CallResult weights_js(uintptr_t q, uintptr_t k, uintptr_t out, int32_t I, int32_t J, int32_t M, CallOptions o) {
@@ -140,7 +147,8 @@ Fit make_fit(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_
 
 // mean: I × width floats; sum_sq, self, eff, logden: I doubles each, or 0 to skip (self needs q = x).
 CallResult local_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
-                        FitOptions o, uintptr_t mean, uintptr_t sum_sq, uintptr_t self, uintptr_t eff, uintptr_t logden) {
+                        FitOptions o, uintptr_t mean, uintptr_t sum_sq, uintptr_t self, uintptr_t eff,
+                        uintptr_t logden) {
   const FitOut out{Matrix{ptr<float>(mean), I, width, width}, ptr<double>(sum_sq), ptr<double>(self), ptr<double>(eff),
                    ptr<double>(logden)};
   return to_js(local_fit(make_fit(x, y, q, n, I, dims, width, o), out));
@@ -214,7 +222,7 @@ SummaryResult fit_summary_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, 
 
 struct SelectResult {
   Status status = Status::Ok;
-  int32_t count = 0;  // criterion evaluations on the curve
+  int32_t count = 0;       // criterion evaluations on the curve
   int32_t iterations = 0;  // select_cv_gradient_js: accepted L-BFGS steps
 };
 
@@ -263,8 +271,8 @@ Status cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t wi
 // Approximate attention (random_features.h, nystrom.h).
 struct ApproxCall {
   double tolerance = 1e-2;
-  double seed = 0;     // an integer in [0, 2^32)
-  int32_t count = 0;   // features or landmarks; 0: from the tolerance
+  double seed = 0;    // an integer in [0, 2^32)
+  int32_t count = 0;  // features or landmarks; 0: from the tolerance
   LandmarkSampling sampling = LandmarkSampling::KMeansPlusPlus;
 };
 
@@ -323,7 +331,12 @@ SparseResult sparse_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_
                      ptr<double>(logden)};
   SparseReport rep;
   const Result r = sparse_attention(p, opts, so, &rep);
-  return {r.status, double(r.row), r.head, rep.error_estimate, rep.max_dropped, double(rep.kept_keys),
+  return {r.status,
+          double(r.row),
+          r.head,
+          rep.error_estimate,
+          rep.max_dropped,
+          double(rep.kept_keys),
           double(rep.skipped_keys)};
 }
 
@@ -332,7 +345,12 @@ SparseResult top_k_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t
   SparseReport rep;
   const Result r = top_k_attention(make_problem(q, k, v, I, J, M, D, o), top_k,
                                    SparseOut{Matrix{ptr<float>(out), I, D, D}, ptr<double>(dropped)}, &rep);
-  return {r.status, double(r.row), r.head, rep.error_estimate, rep.max_dropped, double(rep.kept_keys),
+  return {r.status,
+          double(r.row),
+          r.head,
+          rep.error_estimate,
+          rep.max_dropped,
+          double(rep.kept_keys),
           double(rep.skipped_keys)};
 }
 
@@ -349,7 +367,7 @@ KernelTraitsJs kernel_traits_js(KernelKind k) {
 
 // LOWESS (lowess.h): x, y, fitted, weights are n doubles each.
 Status lowess_js(uintptr_t x, uintptr_t y, int32_t n, double frac, int32_t iterations, double delta, int32_t threads,
-                  uintptr_t fitted, uintptr_t weights) {
+                 uintptr_t fitted, uintptr_t weights) {
   const LowessOptions o{frac, iterations, delta, threads};
   return lowess(ptr<const double>(x), ptr<const double>(y), n, o, ptr<double>(fitted), ptr<double>(weights));
 }

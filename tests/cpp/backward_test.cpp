@@ -18,8 +18,8 @@ using namespace ka::testing;
 namespace {
 
 // The differentiable kernels (uniform is refused: its derivative is zero almost everywhere).
-const std::vector<KernelKind> kSmoothKernels = {KernelKind::Softmax, KernelKind::Gaussian, KernelKind::Laplacian,
-                                                KernelKind::Cauchy, KernelKind::Epanechnikov, KernelKind::Tricube};
+const std::vector<KernelKind> kSmoothKernels = {KernelKind::Softmax, KernelKind::Gaussian,     KernelKind::Laplacian,
+                                                KernelKind::Cauchy,  KernelKind::Epanechnikov, KernelKind::Tricube};
 
 struct Grads {
   std::vector<double> dq, dk, dv, dtheta;
@@ -127,7 +127,9 @@ struct CoreGrads {
 CoreGrads run_backward(const Problem& p, const std::vector<double>& dout) {
   const int64_t I = p.queries.rows, J = p.keys.rows, M = p.queries.cols, D = p.values.cols;
   const std::vector<float> dO(dout.begin(), dout.end());
-  CoreGrads c{{}, std::vector<float>(size_t(I * M), -7.0f), std::vector<float>(size_t(J * M), -7.0f),
+  CoreGrads c{{},
+              std::vector<float>(size_t(I * M), -7.0f),
+              std::vector<float>(size_t(J * M), -7.0f),
               std::vector<float>(size_t(J * D), -7.0f),
               std::vector<float>(p.kernel.kind == KernelKind::Softmax ? 1 : size_t(M), -7.0f)};
   const Gradients g{{c.dq.data(), I, M, M}, {c.dk.data(), J, M, M}, {c.dv.data(), J, D, D}, c.dtheta.data()};
@@ -263,7 +265,11 @@ TEST_CASE("the backward pass matches the float64 reference backward at all bound
           if (I * J * M > kMaxWork) continue;  // the largest (seconds each natively)
           const int64_t D = 1 + (I + J + M) % 5;
           const Case c(I, J, M, D, kind, MaskKind::None, 1, seed_of(int64_t(kind), M, I, J));
-          CAPTURE(int(kind)); CAPTURE(M); CAPTURE(I); CAPTURE(J); CAPTURE(D);
+          CAPTURE(int(kind));
+          CAPTURE(M);
+          CAPTURE(I);
+          CAPTURE(J);
+          CAPTURE(D);
           const double e = compare(c, seed_of(I, J, M, 1));
           worst = std::max(worst, e);
           CHECK(e <= kTolerance);
@@ -280,7 +286,11 @@ TEST_CASE("the backward pass matches the reference under every mask for every ke
           const int64_t J = n, I = mask == MaskKind::LeaveOneOut ? n : (n * 7) % 20 + 1;
           if (I * J * M > kMaxWork) continue;
           const Case c(I, J, M, 3, kind, mask, 1, seed_of(int64_t(mask), int64_t(kind), M, n));
-          CAPTURE(int(mask)); CAPTURE(int(kind)); CAPTURE(M); CAPTURE(I); CAPTURE(J);
+          CAPTURE(int(mask));
+          CAPTURE(int(kind));
+          CAPTURE(M);
+          CAPTURE(I);
+          CAPTURE(J);
           const double e = compare(c, seed_of(I, J, M, 2));
           worst = std::max(worst, e);
           CHECK(e <= kTolerance);
@@ -297,7 +307,11 @@ TEST_CASE("the backward pass matches the reference with several heads") {
           for (const int64_t n : kSizes) {
             if (n * n * M > kMaxWork) continue;
             const Case c(n, n, M, 2 * heads, kind, mask, heads, seed_of(heads, int64_t(kind), M, n));
-            CAPTURE(heads); CAPTURE(int(kind)); CAPTURE(int(mask)); CAPTURE(M); CAPTURE(n);
+            CAPTURE(heads);
+            CAPTURE(int(kind));
+            CAPTURE(int(mask));
+            CAPTURE(M);
+            CAPTURE(n);
             const double e = compare(c, seed_of(heads, n, M, 3));
             worst = std::max(worst, e);
             CHECK(e <= kTolerance);
@@ -307,7 +321,8 @@ TEST_CASE("the backward pass matches the reference with several heads") {
 
 TEST_CASE("the reference backward and the engine's gradients match central finite differences") {
   // The reference backward is checked against finite differences in double (Richardson-extrapolated central
-  // differences: truncation error ~step⁴); the engine's float32 run against the same differences to 1e-3, as the issue asks.
+  // differences: truncation error ~step⁴); the engine's float32 run against the same differences to 1e-3, as the issue
+  // asks.
   double worst_reference = 0, worst_engine = 0;
   int checked = 0;
   for (const KernelKind kind : kSmoothKernels)
@@ -320,7 +335,11 @@ TEST_CASE("the reference backward and the engine's gradients match central finit
           for (uint32_t attempt = 0; attempt < 200; ++attempt) {
             Case c(I, J, M, D, kind, mask, heads, seed_of(int64_t(kind), int64_t(mask), heads * 10 + n, attempt));
             if (!smooth_at(c.problem, 0.02)) continue;
-            CAPTURE(int(kind)); CAPTURE(int(mask)); CAPTURE(heads); CAPTURE(n); CAPTURE(attempt);
+            CAPTURE(int(kind));
+            CAPTURE(int(mask));
+            CAPTURE(heads);
+            CAPTURE(n);
+            CAPTURE(attempt);
             const auto dout = random_dout(I * D, attempt + 17);
             const Grads fd = finite_differences(c, dout);
             const Grads ref = reference_backward(c.problem, dout);
@@ -355,9 +374,13 @@ TEST_CASE("the forward pass saves the output of attention() and the log-sum-exp 
           for (int64_t j = 0; j < 65; ++j)
             if (c.problem.masks.allows(i, j, 65) && max > -reference::kInf)
               sum += std::exp(reference::log_weight(c.problem, h, i, j) - max);
-          CAPTURE(int(kind)); CAPTURE(h); CAPTURE(i);
-          if (max == -reference::kInf) CHECK(lse[size_t(i * heads + h)] == -INFINITY);
-          else CHECK(lse[size_t(i * heads + h)] == doctest::Approx(max + std::log(sum)).epsilon(1e-6));
+          CAPTURE(int(kind));
+          CAPTURE(h);
+          CAPTURE(i);
+          if (max == -reference::kInf)
+            CHECK(lse[size_t(i * heads + h)] == -INFINITY);
+          else
+            CHECK(lse[size_t(i * heads + h)] == doctest::Approx(max + std::log(sum)).epsilon(1e-6));
         }
     }
 }
@@ -402,8 +425,7 @@ TEST_CASE("the uniform kernel and bad shapes are refused") {
   wrong.keys.rows = 5;
   CHECK(attention_gradients(g.problem, ConstMatrix{dO.data(), 5, 1, 1}, wrong, Matrix{}).status == Status::BadShape);
   REQUIRE(attention_forward(g.problem, Matrix{out.data(), 5, 1, 1}, lse.data()).status == Status::Ok);
-  CHECK(attention_backward(g.problem, nullptr, ConstMatrix{dO.data(), 5, 1, 1}, grads)
-            .status == Status::BadShape);
+  CHECK(attention_backward(g.problem, nullptr, ConstMatrix{dO.data(), 5, 1, 1}, grads).status == Status::BadShape);
   // Gradients that are not wanted may be left out.
   const Gradients only_values{{}, {}, {dv.data(), 6, 1, 1}, nullptr};
   CHECK(attention_gradients(g.problem, ConstMatrix{dO.data(), 5, 1, 1}, only_values, Matrix{}).status == Status::Ok);
@@ -416,12 +438,16 @@ TEST_CASE("the float32 softmax backward matches the reference at its block and t
   for (const MaskKind mask : {MaskKind::None, MaskKind::Causal, MaskKind::KeyPadding})
     for (const int32_t heads : {1, 2})
       for (const int64_t m : {8, 64})
-        for (const int64_t I : {1, 63, 65, 129, 257})    // 257: past the float32 flush of dK, dV (4 blocks)
+        for (const int64_t I : {1, 63, 65, 129, 257})      // 257: past the float32 flush of dK, dV (4 blocks)
           for (const int64_t J : {2, 64, 65, 129, 257}) {  // and of dQ (4 tiles)
             const int64_t M = m * heads, D = heads * (m == 8 ? 3 : 64);
             if (I * J * M > 2 * kMaxWork) continue;
             const Case c(I, J, M, D, KernelKind::Softmax, mask, heads, seed_of(int64_t(mask), heads * 100 + m, I, J));
-            CAPTURE(int(mask)); CAPTURE(heads); CAPTURE(m); CAPTURE(I); CAPTURE(J);
+            CAPTURE(int(mask));
+            CAPTURE(heads);
+            CAPTURE(m);
+            CAPTURE(I);
+            CAPTURE(J);
             const double e = compare(c, seed_of(I, J, m, 5));
             worst = std::max(worst, e);
             CHECK(e <= kTolerance);
@@ -458,7 +484,8 @@ TEST_CASE("the float32 path stays accurate with large shared dots and nearly uni
       for (int64_t n = 0; n < c.J * c.M; ++n) c.k[size_t(n)] = n % c.M == 0 ? offset : c.k[size_t(n)];
       for (auto& v : c.v) v += value_offset;
       c.problem.kernel.scale = 14.0 / double(offset * offset);  // mean logit 14 (20 in log2 units)
-      CAPTURE(value_offset); CAPTURE(offset);
+      CAPTURE(value_offset);
+      CAPTURE(offset);
       const double e = compare(c, 8);
       worst = std::max(worst, e);
       CHECK(e <= kTolerance);

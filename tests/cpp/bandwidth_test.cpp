@@ -75,7 +75,8 @@ TEST_CASE("rules of thumb follow their documented formulas") {
       const double iqr = col[75] - col[25];  // n = 101: quartiles fall exactly on order statistics 25 and 75
       const double factor = std::pow(101.0, -1.0 / 6);
       const double want = rule == Rule::Scott ? sd * factor : 0.9 * std::min(sd, iqr / 1.349) * factor;
-      CAPTURE(int(rule)); CAPTURE(d);
+      CAPTURE(int(rule));
+      CAPTURE(d);
       CHECK(h[d] == doctest::Approx(want).epsilon(1e-6));
     }
   }
@@ -201,7 +202,8 @@ TEST_CASE("local-linear and weighted CV, and AICc, equal their float64 definitio
       double got_cv = 0, got_aicc = 0;
       REQUIRE(cv_score(s.p, h.data(), &got_cv, cv).status == Status::Ok);
       REQUIRE(cv_score(s.p, h.data(), &got_aicc, ic).status == Status::Ok);
-      CAPTURE(int(est)); CAPTURE(weighted);
+      CAPTURE(int(est));
+      CAPTURE(weighted);
       CHECK(got_cv == doctest::Approx(cv_sum / cv_total).epsilon(1e-4));
       CHECK(got_aicc == doctest::Approx(std::log(rss / m) + (1 + trace / m) / (1 - (trace + 2) / m)).epsilon(1e-4));
     }
@@ -259,7 +261,9 @@ TEST_CASE("the search refuses a start that is no bandwidth; CV at one float32 ca
   }
 }
 
-TEST_CASE("a progress hook sees every evaluation, cancels the search, and a resumed search ends where an uninterrupted one does") {
+TEST_CASE(
+    "a progress hook sees every evaluation, cancels the search, and a resumed search ends where an uninterrupted one "
+    "does") {
   for (const bool per_dimension : {false, true}) {
     CAPTURE(per_dimension);
     const Sample s(200, per_dimension ? 2 : 1, 11);
@@ -289,14 +293,16 @@ TEST_CASE("a progress hook sees every evaluation, cancels the search, and a resu
     int32_t calls = 0;
     for (;; ++calls) {
       REQUIRE(calls <= curve.count + 1);
-      struct Budget { int32_t stop_at; } budget{curve2.count + 1};
+      struct Budget {
+        int32_t stop_at;
+      } budget{curve2.count + 1};
       const auto pause = [](void* ctx, int32_t n) { return n < static_cast<Budget*>(ctx)->stop_at; };
       const int32_t before = curve2.count;
       const Result r = select_cv(s.p, per_dimension, h2.data(), &score2, &curve2, {}, {pause, &budget});
       if (r.status == Status::Ok) break;
       REQUIRE(r.status == Status::Cancelled);
-      CHECK(curve2.count == before + 1);       // exactly one new evaluation per call
-      CHECK(score2 == -1);                     // a cancelled search leaves h and score alone
+      CHECK(curve2.count == before + 1);  // exactly one new evaluation per call
+      CHECK(score2 == -1);                // a cancelled search leaves h and score alone
       CHECK(std::equal(h2.begin(), h2.end(), start.begin()));
     }
     CHECK(calls >= curve.count - 1);
@@ -332,7 +338,11 @@ double textbook_ll_cv(const std::vector<float>& x, const std::vector<float>& y, 
     for (size_t j = 0; j < n; ++j) {
       if (j == i) continue;
       const double u = (double(x[j]) - x[i]) / h, w = std::exp(-0.5 * u * u - top);
-      s0 += w; s1 += w * u; s2 += w * u * u; t0 += w * y[j]; t1 += w * u * y[j];
+      s0 += w;
+      s1 += w * u;
+      s2 += w * u * u;
+      t0 += w * y[j];
+      t1 += w * u * y[j];
     }
     const double det = s0 * s2 - s1 * s1;
     if (!(det / s0 > 1e-10 * s2)) return std::numeric_limits<double>::infinity();
@@ -403,7 +413,11 @@ TEST_CASE("the fit summary counts the fitted values the guard moved, and AICc's 
     double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
     for (int64_t j = 0; j < n; ++j) {
       const double u = double(x[size_t(j)]) - x[size_t(i)], w = std::exp(-0.5 * u * u);
-      s0 += w; s1 += w * u; s2 += w * u * u; t0 += w * y[size_t(j)]; t1 += w * u * y[size_t(j)];
+      s0 += w;
+      s1 += w * u;
+      s2 += w * u * u;
+      t0 += w * y[size_t(j)];
+      t1 += w * u * y[size_t(j)];
     }
     const double det = s0 * s2 - s1 * s1, g0 = s2 / det;
     trace += g0;
@@ -455,7 +469,10 @@ TEST_CASE("the search's screening grid errs far less than its margin assumes (kS
           REQUIRE(cv_score(p, &h, &exact, {est}).status == Status::Ok);
           // The fit error e that explains the difference: 2·√CV·e (+ e², negligible here) = |ΔCV|.
           const double e = std::fabs(grid - exact) / (2 * std::sqrt(exact)) / range_y;
-          CAPTURE(noise); CAPTURE(int(kind)); CAPTURE(int(est)); CAPTURE(h);
+          CAPTURE(noise);
+          CAPTURE(int(kind));
+          CAPTURE(int(est));
+          CAPTURE(h);
           CHECK(e <= 5e-6);
           worst = std::max(worst, e);
         }
@@ -489,7 +506,9 @@ TEST_CASE("a screened 1-D search returns an exact evaluation no worse than the e
       std::vector<double> bw(128), scores(128);
       CvCurve curve{bw.data(), scores.data(), 128, 0};
       REQUIRE(select_cv(p, false, &h, &score, &curve, {est}).status == Status::Ok);
-      CAPTURE(line); CAPTURE(int(est)); CAPTURE(h);
+      CAPTURE(line);
+      CAPTURE(int(est));
+      CAPTURE(h);
       double again = 0;
       REQUIRE(cv_score(p, &h, &again, {est}).status == Status::Ok);
       CHECK(score == again);  // the returned score is an exact evaluation
@@ -514,7 +533,9 @@ TEST_CASE("a screened 1-D search returns an exact evaluation no worse than the e
         REQUIRE(rule_of_thumb(p.queries, Rule::Scott, &h2) == Status::Ok);
         std::vector<double> bw2(128), scores2(128);
         CvCurve curve2{bw2.data(), scores2.data(), 128, 0};
-        struct Budget { int32_t stop_at; } budget{0};
+        struct Budget {
+          int32_t stop_at;
+        } budget{0};
         const auto pause = [](void* ctx, int32_t e) { return e < static_cast<Budget*>(ctx)->stop_at; };
         for (Result r{Status::Cancelled}; r.status == Status::Cancelled;) {
           REQUIRE(curve2.count <= curve.count);

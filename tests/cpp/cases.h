@@ -12,13 +12,13 @@ namespace ka::testing {
 // Sizes around lane counts (4, 8), the query block (16) and the key tile (64).
 inline const std::vector<int64_t> kSizes = {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 257};
 inline const std::vector<int64_t> kDims = {1, 2, 3, 5, 16, 64};
-inline const std::vector<KernelKind> kKernels = {KernelKind::Softmax, KernelKind::Gaussian, KernelKind::Laplacian,
-                                                  KernelKind::Cauchy, KernelKind::Epanechnikov, KernelKind::Tricube,
-                                                  KernelKind::Uniform};
+inline const std::vector<KernelKind> kKernels = {KernelKind::Softmax, KernelKind::Gaussian,     KernelKind::Laplacian,
+                                                 KernelKind::Cauchy,  KernelKind::Epanechnikov, KernelKind::Tricube,
+                                                 KernelKind::Uniform};
 
 enum class MaskKind { None, Causal, KeyPadding, LeaveOneOut, General, Groups };
-inline const std::vector<MaskKind> kMasks = {MaskKind::None, MaskKind::Causal, MaskKind::KeyPadding,
-                                              MaskKind::LeaveOneOut, MaskKind::General, MaskKind::Groups};
+inline const std::vector<MaskKind> kMasks = {MaskKind::None,        MaskKind::Causal,  MaskKind::KeyPadding,
+                                             MaskKind::LeaveOneOut, MaskKind::General, MaskKind::Groups};
 
 struct Case {
   int64_t I, J, M, D;
@@ -31,7 +31,10 @@ struct Case {
       : I(I_), J(J_), M(M_), D(D_) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
-    auto fill = [&](std::vector<float>& x, int64_t n) { x.resize(size_t(n)); for (auto& e : x) e = unit(rng); };
+    auto fill = [&](std::vector<float>& x, int64_t n) {
+      x.resize(size_t(n));
+      for (auto& e : x) e = unit(rng);
+    };
     fill(q, I * M);
     fill(k, J * M);
     fill(v, J * D);

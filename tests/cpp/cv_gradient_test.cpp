@@ -119,9 +119,10 @@ TEST_CASE("L-BFGS finds the minimum of a quadratic, of Rosenbrock's function, an
   }
   SUBCASE("a start where f is not finite fails; NaN aborts") {
     double v[1] = {0}, f = 0;
-    CHECK(lbfgs_box(1, v, free_lo, free_hi, [](const double*, double, double*) { return kInf; }, o, &f) ==
-          LbfgsStop::Failed);
-    CHECK(lbfgs_box(1, v, free_lo, free_hi, [](const double*, double, double*) { return std::nan(""); }, o, &f) ==
+    CHECK(lbfgs_box(
+              1, v, free_lo, free_hi, [](const double*, double, double*) { return kInf; }, o, &f) == LbfgsStop::Failed);
+    CHECK(lbfgs_box(
+              1, v, free_lo, free_hi, [](const double*, double, double*) { return std::nan(""); }, o, &f) ==
           LbfgsStop::Aborted);
   }
 }
@@ -137,12 +138,16 @@ TEST_CASE("the CV gradient equals central finite differences of cv_score in log 
     for (double v : g) largest = std::max(largest, std::fabs(v));
     REQUIRE(largest > 0);
     for (size_t d = 0; d < 3; ++d) {
-      const double step = kind == KernelKind::Epanechnikov ? 5e-4 : 2e-3;  // its CV has kinks (pairs at the support edge)
+      const double step =
+          kind == KernelKind::Epanechnikov ? 5e-4 : 2e-3;  // its CV has kinks (pairs at the support edge)
       std::vector<double> up = h, down = h;
       up[d] *= std::exp(step);
       down[d] *= std::exp(-step);
       const double fd = (cv(s.p, up) - cv(s.p, down)) / (2 * step);
-      CAPTURE(int(kind)); CAPTURE(d); CAPTURE(g[d]); CAPTURE(fd);
+      CAPTURE(int(kind));
+      CAPTURE(d);
+      CAPTURE(g[d]);
+      CAPTURE(fd);
       CHECK(std::fabs(g[d] - fd) <= 1e-3 * largest + 1e-3 * std::fabs(fd));
     }
   }
@@ -165,7 +170,8 @@ TEST_CASE("the metric gradient (u = L(q − k)) equals finite differences of cv_
     std::vector<float> xt(160);
     for (int64_t i = 0; i < 80; ++i)
       for (int r = 0; r < 2; ++r)
-        xt[size_t(i * 2 + r)] = float(l[size_t(r * 2)] * s.x[size_t(i * 2)] + l[size_t(r * 2 + 1)] * s.x[size_t(i * 2 + 1)]);
+        xt[size_t(i * 2 + r)] =
+            float(l[size_t(r * 2)] * s.x[size_t(i * 2)] + l[size_t(r * 2 + 1)] * s.x[size_t(i * 2 + 1)]);
     Problem p = s.p;
     p.queries = p.keys = {xt.data(), 80, 2, 2};
     return cv(p, {1.0, 1.0});
@@ -178,13 +184,16 @@ TEST_CASE("the metric gradient (u = L(q − k)) equals finite differences of cv_
     up[a] += step;
     down[a] -= step;
     const double fd = (cv_of(up) - cv_of(down)) / (2 * step);
-    CAPTURE(a); CAPTURE(g[a]); CAPTURE(fd);
+    CAPTURE(a);
+    CAPTURE(g[a]);
+    CAPTURE(fd);
     CHECK(std::fabs(g[a] - fd) <= 2e-3 * largest);
   }
 }
 
-TEST_CASE("ARD: with y depending on x1 only, the gradient search shrinks h1 and lets h2..h5 grow, and beats the "
-          "coordinate search's CV") {
+TEST_CASE(
+    "ARD: with y depending on x1 only, the gradient search shrinks h1 and lets h2..h5 grow, and beats the "
+    "coordinate search's CV") {
   const Sample s(300, 5, 41);
   std::vector<double> start(5), h(5), h_cd(5);
   REQUIRE(rule_of_thumb(s.p.queries, Rule::Scott, start.data()) == Status::Ok);
@@ -195,8 +204,15 @@ TEST_CASE("ARD: with y depending on x1 only, the gradient search shrinks h1 and 
   double score = 0, score_cd = 0;
   REQUIRE(select_cv_gradient(s.p, h.data(), &score, &curve, {}, {}, &search).status == Status::Ok);
   REQUIRE(select_cv(s.p, true, h_cd.data(), &score_cd, nullptr).status == Status::Ok);
-  CAPTURE(h[0]); CAPTURE(h[1]); CAPTURE(h[2]); CAPTURE(h[3]); CAPTURE(h[4]);
-  CAPTURE(search.iterations); CAPTURE(curve.count); CAPTURE(score); CAPTURE(score_cd);
+  CAPTURE(h[0]);
+  CAPTURE(h[1]);
+  CAPTURE(h[2]);
+  CAPTURE(h[3]);
+  CAPTURE(h[4]);
+  CAPTURE(search.iterations);
+  CAPTURE(curve.count);
+  CAPTURE(score);
+  CAPTURE(score_cd);
   for (size_t d = 1; d < 5; ++d) CHECK(h[d] >= 10 * h[0]);
   for (size_t d = 0; d < 5; ++d) {  // within the documented box around the start
     CHECK(h[d] >= start[d] / kBandwidthBox * (1 - 1e-12));
@@ -204,7 +220,8 @@ TEST_CASE("ARD: with y depending on x1 only, the gradient search shrinks h1 and 
   }
   // Judged by the exact CV of both choices (cv_score, not either search's own figure).
   const double ours = cv(s.p, h), theirs = cv(s.p, h_cd);
-  CAPTURE(ours); CAPTURE(theirs);
+  CAPTURE(ours);
+  CAPTURE(theirs);
   CHECK(ours <= theirs * (1 + 1e-5));
   CHECK(score == doctest::Approx(ours).epsilon(1e-4));
   // The curve: one entry per evaluation, the reported score its minimum, gradients where the point was accepted.
@@ -260,8 +277,9 @@ TEST_CASE("the gradient search refuses what it cannot differentiate or does not 
         Status::BadArgument);
   CHECK(select_cv_gradient(s.p, h.data(), &score, nullptr, {Estimator::NadarayaWatson, Score::AICc}, {}, &search)
             .status == Status::BadArgument);
-  CHECK(select_cv_gradient(s.p, h.data(), &score, nullptr, {Estimator::NadarayaWatson, Score::LeaveOneOut, omega.data()},
-                           {}, &search).status == Status::BadArgument);
+  CHECK(select_cv_gradient(s.p, h.data(), &score, nullptr,
+                           {Estimator::NadarayaWatson, Score::LeaveOneOut, omega.data()}, {}, &search)
+            .status == Status::BadArgument);
   s.p.kernel.kind = KernelKind::Uniform;
   CHECK(select_cv_gradient(s.p, h.data(), &score, nullptr, {}, {}, &search).status == Status::BadArgument);
 }

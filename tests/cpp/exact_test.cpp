@@ -32,7 +32,11 @@ TEST_CASE("every kernel matches the reference at all boundary sizes I x J and ev
         for (const int64_t J : kSizes) {
           const int64_t D = 1 + (I + J + M) % 5;
           const Case c(I, J, M, D, kind, MaskKind::None, 1, seed_of(int64_t(kind), M, I, J));
-          CAPTURE(int(kind)); CAPTURE(M); CAPTURE(I); CAPTURE(J); CAPTURE(D);
+          CAPTURE(int(kind));
+          CAPTURE(M);
+          CAPTURE(I);
+          CAPTURE(J);
+          CAPTURE(D);
           CHECK(run_and_compare(c) <= kTolerance);
         }
 }
@@ -44,7 +48,11 @@ TEST_CASE("every mask matches the reference for every kernel") {
         for (const int64_t n : kSizes) {
           const int64_t J = n, I = mask == MaskKind::LeaveOneOut ? n : (n * 7) % 20 + 1;
           const Case c(I, J, M, 3, kind, mask, 1, seed_of(int64_t(mask), int64_t(kind), M, n));
-          CAPTURE(int(mask)); CAPTURE(int(kind)); CAPTURE(M); CAPTURE(I); CAPTURE(J);
+          CAPTURE(int(mask));
+          CAPTURE(int(kind));
+          CAPTURE(M);
+          CAPTURE(I);
+          CAPTURE(J);
           CHECK(run_and_compare(c) <= kTolerance);
         }
 }
@@ -56,7 +64,11 @@ TEST_CASE("heads split dimensions and values evenly and match the reference") {
         for (const int64_t M : {4, 16, 64})
           for (const int64_t n : kSizes) {
             const Case c(n, n, M, 2 * heads, kind, mask, heads, seed_of(heads, int64_t(kind), M, n));
-            CAPTURE(heads); CAPTURE(int(kind)); CAPTURE(int(mask)); CAPTURE(M); CAPTURE(n);
+            CAPTURE(heads);
+            CAPTURE(int(kind));
+            CAPTURE(int(mask));
+            CAPTURE(M);
+            CAPTURE(n);
             CHECK(run_and_compare(c) <= kTolerance);
           }
 }
@@ -68,7 +80,8 @@ TEST_CASE("output rows may be strided and are written only within their columns"
   const auto want = reference::attention(c.problem);
   for (int64_t i = 0; i < 17; ++i) {
     CAPTURE(i);
-    for (int64_t d = 0; d < 2; ++d) CHECK(out[size_t(i * 5 + d)] == doctest::Approx(want[size_t(i * 2 + d)]).epsilon(1e-5));
+    for (int64_t d = 0; d < 2; ++d)
+      CHECK(out[size_t(i * 5 + d)] == doctest::Approx(want[size_t(i * 2 + d)]).epsilon(1e-5));
     for (int64_t d = 2; d < 5; ++d) CHECK(out[size_t(i * 5 + d)] == -7.0f);
   }
 }

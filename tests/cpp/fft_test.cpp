@@ -1,5 +1,5 @@
-// The FFT convolution (cpp/core/methods/grid/fft.h) against a naive double loop: full linear convolutions of odd and even
-// lengths, one tap, more taps than entries, two different rows in one transform, strided input and output.
+// The FFT convolution (cpp/core/methods/grid/fft.h) against a naive double loop: full linear convolutions of odd and
+// even lengths, one tap, more taps than entries, two different rows in one transform, strided input and output.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -46,8 +46,8 @@ TEST_CASE("FFT convolution of two rows at once matches the naive loop") {
   Fft fft;
   RowConvolution conv;
   // (length, taps): odd and even lengths, one tap, taps longer than the row, sizes at and past a power of two.
-  const int lengths[][2] = {{1, 1}, {2, 1}, {7, 3}, {8, 5}, {9, 1}, {16, 17}, {33, 64}, {5, 40}, {100, 7}, {255, 2},
-                            {256, 1}, {1000, 301}, {3, 1024}};
+  const int lengths[][2] = {{1, 1},  {2, 1},   {7, 3},   {8, 5},   {9, 1},      {16, 17}, {33, 64},
+                            {5, 40}, {100, 7}, {255, 2}, {256, 1}, {1000, 301}, {3, 1024}};
   for (const auto& lt : lengths) {
     const size_t length = size_t(lt[0]), taps = size_t(lt[1]);
     const auto a = random_row(length, rng), b = random_row(length, rng), f = random_row(taps, rng);
@@ -118,7 +118,8 @@ TEST_CASE("FFT transform: a forward then inverse transform returns n times the i
       double worst = 0;
       for (int64_t k = 0; k < n; ++k) {
         const double angle = -2 * std::acos(-1.0) * double(k) / double(n);
-        worst = std::max({worst, std::fabs(z[size_t(2 * k)] - std::cos(angle)), std::fabs(z[size_t(2 * k + 1)] - std::sin(angle))});
+        worst = std::max(
+            {worst, std::fabs(z[size_t(2 * k)] - std::cos(angle)), std::fabs(z[size_t(2 * k + 1)] - std::sin(angle))});
       }
       CHECK(worst < 1e-14);
     }

@@ -20,7 +20,8 @@ namespace {
 
 struct Sample {
   std::vector<float> x, y, q;
-  Sample(int64_t n, int64_t I, uint32_t seed) : x(static_cast<size_t>(n)), y(static_cast<size_t>(n)), q(static_cast<size_t>(I)) {
+  Sample(int64_t n, int64_t I, uint32_t seed)
+      : x(static_cast<size_t>(n)), y(static_cast<size_t>(n)), q(static_cast<size_t>(I)) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
     std::normal_distribution<float> noise(0.0f, 0.2f);
@@ -56,13 +57,19 @@ TEST_CASE("grid fits are within their tolerance of the exact fit, and report it"
         const int64_t nodes = grid_nodes(1.0, h, 1e-4);
         REQUIRE(nodes > 0);
         double estimate = -1;
-        REQUIRE(grid_local_fit({p, est}, nodes, {Matrix{grid.data(), 500, 1, 1}, sum_sq_grid.data()}, &estimate).status == Status::Ok);
-        CAPTURE(int(kind)); CAPTURE(int(est)); CAPTURE(h); CAPTURE(nodes);
+        REQUIRE(
+            grid_local_fit({p, est}, nodes, {Matrix{grid.data(), 500, 1, 1}, sum_sq_grid.data()}, &estimate).status ==
+            Status::Ok);
+        CAPTURE(int(kind));
+        CAPTURE(int(est));
+        CAPTURE(h);
+        CAPTURE(nodes);
         const double err = max_diff(exact, grid) / 3.0;  // y spans about 3
         CHECK(err < 2e-3);
         CHECK(estimate >= 0);
         CHECK(estimate <= 2 * err + 1e-6);  // measured on a subset of the same rows
-        for (int64_t i = 0; i < 500; i += 50) CHECK(sum_sq_grid[size_t(i)] == doctest::Approx(sum_sq_exact[size_t(i)]).epsilon(2e-2));
+        for (int64_t i = 0; i < 500; i += 50)
+          CHECK(sum_sq_grid[size_t(i)] == doctest::Approx(sum_sq_exact[size_t(i)]).epsilon(2e-2));
       }
 }
 
@@ -107,7 +114,9 @@ TEST_CASE("queries the grid cannot serve inside the box are fitted exactly; far 
     std::vector<float> exact(4), grid(4);
     int64_t exact_rows = -1;
     REQUIRE(local_fit({p, Estimator::LocalLinear}, {Matrix{exact.data(), 4, 1, 1}}).status == Status::Ok);
-    REQUIRE(grid_local_fit({p, Estimator::LocalLinear}, 256, {Matrix{grid.data(), 4, 1, 1}}, nullptr, &exact_rows).status == Status::Ok);
+    REQUIRE(
+        grid_local_fit({p, Estimator::LocalLinear}, 256, {Matrix{grid.data(), 4, 1, 1}}, nullptr, &exact_rows).status ==
+        Status::Ok);
     CAPTURE(int(kind));
     // Uniform: no key within h, the Nearest policy's mean of the end's keys, as the exact engine takes it. Gaussian:
     // 150–250 h out the next keys' relative weights are e^(−150·t/h), not 0: the keys that still matter are fitted
@@ -116,8 +125,10 @@ TEST_CASE("queries the grid cannot serve inside the box are fitted exactly; far 
     CHECK(std::fabs(grid[1] - exact[1]) <= (kind == KernelKind::Uniform ? 0.0 : 3e-3));
     CHECK(std::fabs(grid[2] - exact[2]) < 0.05);
     // The gap's middle: the Gaussian reaches keys there (on the grid), the uniform kernel none (run exactly).
-    if (kind == KernelKind::Uniform) CHECK(grid[3] == exact[3]);
-    else CHECK(std::fabs(grid[3] - exact[3]) < 0.05);
+    if (kind == KernelKind::Uniform)
+      CHECK(grid[3] == exact[3]);
+    else
+      CHECK(std::fabs(grid[3] - exact[3]) < 0.05);
     CHECK(exact_rows == (kind == KernelKind::Uniform ? 1 : 0));
   }
 }
@@ -154,8 +165,12 @@ TEST_CASE("predictions across 1.05× the data's range are served by the grid, wi
         p.empty = EmptyPolicy::NaN;
         std::vector<float> grid(static_cast<size_t>(I));
         int64_t exact_rows = -1;
-        REQUIRE(grid_local_fit({p, est}, grid_nodes(1.0, h, 1e-3), {Matrix{grid.data(), I, 1, 1}}, nullptr, &exact_rows).status == Status::Ok);
-        CAPTURE(int(kind)); CAPTURE(int(est)); CAPTURE(h); CAPTURE(exact_rows);
+        REQUIRE(grid_local_fit({p, est}, grid_nodes(1.0, h, 1e-3), {Matrix{grid.data(), I, 1, 1}}, nullptr, &exact_rows)
+                    .status == Status::Ok);
+        CAPTURE(int(kind));
+        CAPTURE(int(est));
+        CAPTURE(h);
+        CAPTURE(exact_rows);
         // Compact kernels run exactly the rows within 2 spacings of their support's end (its kink), and only those.
         const float lo = *std::min_element(s.x.begin(), s.x.end()), hi = *std::max_element(s.x.begin(), s.x.end());
         const double step = (double(hi) - double(lo)) / double(grid_nodes(1.0, h, 1e-3) - 1);
@@ -165,8 +180,10 @@ TEST_CASE("predictions across 1.05× the data's range are served by the grid, wi
           kink += kind == KernelKind::Epanechnikov && out_by > double(h) - 2 * step && out_by <= double(h);
           outside += out_by > 0;
         }
-        if (est == Estimator::NadarayaWatson) CHECK(exact_rows == kink);
-        else CHECK(exact_rows <= outside);  // only extrapolations (kEdgeAmplification), never a row inside the data
+        if (est == Estimator::NadarayaWatson)
+          CHECK(exact_rows == kink);
+        else
+          CHECK(exact_rows <= outside);  // only extrapolations (kEdgeAmplification), never a row inside the data
         double worst = 0;
         int64_t empty = 0;
         for (int64_t i = 0; i < I; i += 3) {
@@ -201,16 +218,20 @@ TEST_CASE("beyond every key's reach: the empty-row policy, the Gaussian's far li
   p.values = {y.data(), n, 1, 1};
   for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
     CAPTURE(int(est));
-    {  // Gaussian: about 20 h out the next key, 0.5 h behind the end, still weighs e^(−10) of the end's keys: those rows
-       // are fitted over the keys near the end; further out only the end's keys matter: their ω-weighted mean (O(1))
+    {  // Gaussian: about 20 h out the next key, 0.5 h behind the end, still weighs e^(−10) of the end's keys: those
+       // rows are fitted over the keys near the end; further out only the end's keys matter: their ω-weighted mean
+       // (O(1))
       p.kernel = {KernelKind::Gaussian, 1.0, &h};
       std::vector<float> grid(static_cast<size_t>(I));
       std::vector<double> eff(static_cast<size_t>(I)), eff_exact(eff), logden(eff), logden_exact(eff);
       std::vector<float> exact(static_cast<size_t>(I));
       int64_t exact_rows = -1, range_rows = -1;
       const Fit f{p, est, omega.data()};
-      REQUIRE(grid_local_fit(f, 256, {Matrix{grid.data(), I, 1, 1}, nullptr, nullptr, eff.data(), logden.data()}, nullptr, &exact_rows, &range_rows).status == Status::Ok);
-      REQUIRE(local_fit(f, {Matrix{exact.data(), I, 1, 1}, nullptr, nullptr, eff_exact.data(), logden_exact.data()}).status == Status::Ok);
+      REQUIRE(grid_local_fit(f, 256, {Matrix{grid.data(), I, 1, 1}, nullptr, nullptr, eff.data(), logden.data()},
+                             nullptr, &exact_rows, &range_rows)
+                  .status == Status::Ok);
+      REQUIRE(local_fit(f, {Matrix{exact.data(), I, 1, 1}, nullptr, nullptr, eff_exact.data(), logden_exact.data()})
+                  .status == Status::Ok);
       CHECK(exact_rows == 0);
       CHECK(range_rows == 2);  // −0.2 and 1.2 (about 21 h out); the rows 1,000 h and more out get the end keys' mean
       for (int64_t i = 0; i < I; ++i) {
@@ -226,9 +247,11 @@ TEST_CASE("beyond every key's reach: the empty-row policy, the Gaussian's far li
       p.kernel = {KernelKind::Laplacian, 1.0, &h};
       std::vector<float> grid(static_cast<size_t>(I));
       int64_t exact_rows = -1;
-      REQUIRE(grid_local_fit({p, est}, grid_nodes(1.0, h, 1e-3), {Matrix{grid.data(), I, 1, 1}}, nullptr, &exact_rows).status == Status::Ok);
+      REQUIRE(grid_local_fit({p, est}, grid_nodes(1.0, h, 1e-3), {Matrix{grid.data(), I, 1, 1}}, nullptr, &exact_rows)
+                  .status == Status::Ok);
       CHECK(exact_rows == (est == Estimator::NadarayaWatson ? 0 : I));
-      for (int64_t i = 0; i < I; ++i) CHECK(std::fabs(grid[size_t(i)] - reference_fit(p, i, est)) < 1e-3);  // y spans ~2
+      for (int64_t i = 0; i < I; ++i)
+        CHECK(std::fabs(grid[size_t(i)] - reference_fit(p, i, est)) < 1e-3);  // y spans ~2
     }
     for (const EmptyPolicy policy : {EmptyPolicy::NaN, EmptyPolicy::Zero, EmptyPolicy::Nearest, EmptyPolicy::Error}) {
       p.kernel = {KernelKind::Epanechnikov, 1.0, &h};
@@ -245,7 +268,8 @@ TEST_CASE("beyond every key's reach: the empty-row policy, the Gaussian's far li
         continue;
       }
       CHECK(exact_rows == 0);
-      for (int64_t i = 0; i < I; ++i) CHECK((grid[size_t(i)] == exact[size_t(i)] || (std::isnan(grid[size_t(i)]) && std::isnan(exact[size_t(i)]))));
+      for (int64_t i = 0; i < I; ++i)
+        CHECK((grid[size_t(i)] == exact[size_t(i)] || (std::isnan(grid[size_t(i)]) && std::isnan(exact[size_t(i)]))));
     }
     p.empty = EmptyPolicy::NaN;
   }
@@ -326,12 +350,16 @@ TEST_CASE("2-D grid fits (separable product-kernel convolutions) are within thei
       const size_t rows = static_cast<size_t>(I);
       std::vector<float> exact(rows), grid(rows);
       std::vector<double> sum_sq_exact(rows), sum_sq_grid(rows), eff_exact(rows), eff_grid(rows);
-      REQUIRE(local_fit({p, est}, {Matrix{exact.data(), I, 1, 1}, sum_sq_exact.data(), nullptr, eff_exact.data()}).status ==
-              Status::Ok);
+      REQUIRE(
+          local_fit({p, est}, {Matrix{exact.data(), I, 1, 1}, sum_sq_exact.data(), nullptr, eff_exact.data()}).status ==
+          Status::Ok);
       double estimate = -1;
-      REQUIRE(grid_local_fit({p, est}, nodes, {Matrix{grid.data(), I, 1, 1}, sum_sq_grid.data(), nullptr, eff_grid.data()},
-                             &estimate).status == Status::Ok);
-      CAPTURE(int(kind)); CAPTURE(int(est)); CAPTURE(nodes);
+      REQUIRE(grid_local_fit({p, est}, nodes,
+                             {Matrix{grid.data(), I, 1, 1}, sum_sq_grid.data(), nullptr, eff_grid.data()}, &estimate)
+                  .status == Status::Ok);
+      CAPTURE(int(kind));
+      CAPTURE(int(est));
+      CAPTURE(nodes);
       const double err = max_diff(exact, grid) / 4.0;  // y spans about 4
       CHECK(err < 5e-3);
       CHECK(estimate >= 0);
@@ -414,7 +442,8 @@ double naive_loo_cv(const std::vector<float>& x, const std::vector<float>& y, co
     // Local-linear as the textbook solves it (leave-one-out CV takes no guard, bandwidth.h): the exact 2 × 2 solve,
     // +inf where the slope's pivot S₂ − S₁²/S₀ is at most kSingularDesign·S₂.
     const double q = s1 / s0, pivot = s2 - q * s1;
-    if (est == Estimator::LocalLinear && !(pivot > kSingularDesign * s2)) return std::numeric_limits<double>::infinity();
+    if (est == Estimator::LocalLinear && !(pivot > kSingularDesign * s2))
+      return std::numeric_limits<double>::infinity();
     const double fit = est == Estimator::NadarayaWatson ? t0 / s0 : t0 / s0 + q * (q * t0 - t1) / pivot;
     sum += w[i] * (y[i] - fit) * (y[i] - fit);
   }
@@ -425,7 +454,8 @@ double naive_loo_cv(const std::vector<float>& x, const std::vector<float>& y, co
 double grid_local_fit_cv(const Problem& p, const std::vector<float>& w, float h, Estimator est, double tolerance) {
   const int64_t n = p.keys.rows;
   int64_t nodes = 65;
-  const float lo = *std::min_element(p.keys.data, p.keys.data + n), hi = *std::max_element(p.keys.data, p.keys.data + n);
+  const float lo = *std::min_element(p.keys.data, p.keys.data + n),
+              hi = *std::max_element(p.keys.data, p.keys.data + n);
   while (nodes < grid_nodes(double(hi) - double(lo), h, tolerance)) nodes = 2 * nodes - 1;
   Problem q = p;
   q.kernel.bandwidth = &h;
@@ -513,8 +543,10 @@ TEST_CASE("GridCv with several value columns and a compact kernel scores as the 
       CAPTURE(int(est));
       CAPTURE(h);
       CHECK(std::isinf(score) == (h == 0.0005));
-      if (std::isfinite(old)) CHECK(score == doctest::Approx(old).epsilon(1e-6));
-      else CHECK(std::isinf(score));
+      if (std::isfinite(old))
+        CHECK(score == doctest::Approx(old).epsilon(1e-6));
+      else
+        CHECK(std::isinf(score));
     }
   }
 }
@@ -537,8 +569,10 @@ TEST_CASE("a search on the grid finds the exact CV minimiser") {
     double start = 0;
     REQUIRE(rule_of_thumb(p.keys, Rule::Scott, &start) == Status::Ok);
     double h_grid = start, h_exact = start, cv_grid = 0, cv_exact = 0;
-    REQUIRE(select_cv(p, false, &h_grid, &cv_grid, nullptr, {est, Score::LeaveOneOut, w.data(), 1e-3}).status == Status::Ok);
-    REQUIRE(select_cv(p, false, &h_exact, &cv_exact, nullptr, {est, Score::LeaveOneOut, w.data(), 0}).status == Status::Ok);
+    REQUIRE(select_cv(p, false, &h_grid, &cv_grid, nullptr, {est, Score::LeaveOneOut, w.data(), 1e-3}).status ==
+            Status::Ok);
+    REQUIRE(select_cv(p, false, &h_exact, &cv_exact, nullptr, {est, Score::LeaveOneOut, w.data(), 0}).status ==
+            Status::Ok);
     CAPTURE(int(est));
     CHECK(h_grid == doctest::Approx(h_exact).epsilon(2e-2));
     CHECK(cv_grid == doctest::Approx(cv_exact).epsilon(1e-3));
@@ -687,8 +721,8 @@ TEST_CASE("GridCv with a wide kernel scores on the grid by FFT, close to the exa
   }
 }
 
-
-TEST_CASE("a 1-D Gaussian 6–50 h beyond dense noisy data: within the grid's tolerance of the float64 fit, no full pass") {
+TEST_CASE(
+    "a 1-D Gaussian 6–50 h beyond dense noisy data: within the grid's tolerance of the float64 fit, no full pass") {
   // 20,000 points with noise sd 0.2: keys a small fraction of h apart, so between the grid's reach (about 5–6 h) and
   // far away many keys behind the end still carry weight; the end keys' weighted mean alone was off by up to 0.07 of
   // range(y) there. Queries 6–50 h beyond both ends.
@@ -712,17 +746,21 @@ TEST_CASE("a 1-D Gaussian 6–50 h beyond dense noisy data: within the grid's to
     const int64_t nodes = grid_nodes(1.0, h, 1e-3);
     REQUIRE(nodes > 0);
     for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
-      CAPTURE(h); CAPTURE(int(est));
+      CAPTURE(h);
+      CAPTURE(int(est));
       std::vector<float> grid(static_cast<size_t>(I)), exact(static_cast<size_t>(I));
       int64_t exact_rows = -1, range_rows = -1;
-      REQUIRE(grid_local_fit({p, est}, nodes, {Matrix{grid.data(), I, 1, 1}}, nullptr, &exact_rows, &range_rows).status == Status::Ok);
+      REQUIRE(
+          grid_local_fit({p, est}, nodes, {Matrix{grid.data(), I, 1, 1}}, nullptr, &exact_rows, &range_rows).status ==
+          Status::Ok);
       CHECK(exact_rows == 0);  // no row ran over the whole sample
-      CHECK(range_rows > 0);  // keys behind the end still matter at 6 h: fitted over those keys
+      CHECK(range_rows > 0);   // keys behind the end still matter at 6 h: fitted over those keys
       CHECK(range_rows <= I);
       if (est == Estimator::NadarayaWatson) {
         for (int64_t i = 0; i < I; ++i) {
           CAPTURE(q[size_t(i)]);
-          CHECK(std::fabs(double(grid[size_t(i)]) - reference_fit(p, i, est)) / y_range < 1e-3);  // the grid's tolerance
+          CHECK(std::fabs(double(grid[size_t(i)]) - reference_fit(p, i, est)) / y_range <
+                1e-3);  // the grid's tolerance
         }
       } else {
         // Local-linear this far out is a near-singular design that the engine's guard (kPivotFloor) pulls toward

@@ -32,8 +32,16 @@ struct OneD {
 };
 
 // Keys 0, 0.01, …, 0.99 with value 10·j + 1 (distinct), queries off-grid.
-std::vector<float> grid_keys() { std::vector<float> k; for (int j = 0; j < 100; ++j) k.push_back(0.01f * j); return k; }
-std::vector<float> grid_values() { std::vector<float> v; for (int j = 0; j < 100; ++j) v.push_back(10.0f * j + 1); return v; }
+std::vector<float> grid_keys() {
+  std::vector<float> k;
+  for (int j = 0; j < 100; ++j) k.push_back(0.01f * j);
+  return k;
+}
+std::vector<float> grid_values() {
+  std::vector<float> v;
+  for (int j = 0; j < 100; ++j) v.push_back(10.0f * j + 1);
+  return v;
+}
 
 }  // namespace
 
@@ -58,7 +66,10 @@ TEST_CASE("far-away queries give the nearest key for the Gaussian and an exponen
   // exp(-|q - k|/h) for q below every key is proportional to exp(-k/h): the limit is that fixed weighting.
   OneD lap({-1e6f}, grid_keys(), grid_values(), KernelKind::Laplacian, 0.05f);
   double z = 0, a = 0;
-  for (int j = 0; j < 100; ++j) { z += std::exp(-0.01 * j / 0.05); a += std::exp(-0.01 * j / 0.05) * (10.0 * j + 1); }
+  for (int j = 0; j < 100; ++j) {
+    z += std::exp(-0.01 * j / 0.05);
+    a += std::exp(-0.01 * j / 0.05) * (10.0 * j + 1);
+  }
   CHECK(lap.run()[0] == doctest::Approx(a / z).epsilon(1e-5));
 }
 
@@ -133,10 +144,11 @@ TEST_CASE("softmax dots beyond float32 range with a zero or tiny scale are weigh
   for (const int64_t M : {1, 8}) {  // the narrow path, and the wide one (head dimension >= 8)
     std::vector<float> q(size_t(M), 0.0f), k(size_t(2 * M), 0.0f), v = {1.0f, 3.0f};
     q[0] = 1e38f;
-    k[0] = 3.0f;                    // q·k = 3e38, within float32
-    k[size_t(M)] = -4.0f;           // q·k = -4e38, beyond
+    k[0] = 3.0f;           // q·k = 3e38, within float32
+    k[size_t(M)] = -4.0f;  // q·k = -4e38, beyond
     for (const double scale : {0.0, -0.0, 1e-40, -1e-40, 1e-300}) {
-      CAPTURE(M); CAPTURE(scale);
+      CAPTURE(M);
+      CAPTURE(scale);
       Problem p;
       p.queries = {q.data(), 1, M, M};
       p.keys = {k.data(), 2, M, M};

@@ -1,4 +1,5 @@
-// The SIMD pieces against plain scalar maths: exp2_nonpositive against std::exp2, batch scores against log_score<double>.
+// The SIMD pieces against plain scalar maths: exp2_nonpositive against std::exp2, batch scores against
+// log_score<double>.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -12,7 +13,8 @@
 using namespace ka;
 
 TEST_CASE("exp2_nonpositive is within 3e-7 relative of std::exp2 on [-126, 0] and is exactly 0 from -126.5 down") {
-  std::vector<float> xs = {0.0f, -0.0f, -1e-30f, -1e-7f, -0.5f, -0.49999997f, -0.5000001f, -1.0f, -10.0f, -125.5f, -126.0f};
+  std::vector<float> xs = {0.0f,        -0.0f, -1e-30f, -1e-7f,  -0.5f,  -0.49999997f,
+                           -0.5000001f, -1.0f, -10.0f,  -125.5f, -126.0f};
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-126.0f, 0.0f);
   for (int n = 0; n < 4000; ++n) xs.push_back(u(rng));
@@ -36,8 +38,8 @@ TEST_CASE("exp2_nonpositive is within 3e-7 relative of std::exp2 on [-126, 0] an
 // The distance kernels' narrow path takes costs y = -x >= 0 to exp2_neg, and its results must not depend on which of
 // the two it took (the wide path and the sparse one use exp2_nonpositive): equal bits, so the accuracy above holds.
 TEST_CASE("exp2_neg(y) has the bits of exp2_nonpositive(-y) for y >= 0, +inf included") {
-  std::vector<float> ys = {0.0f, 1e-30f, 1e-7f, 0.5f, 0.49999997f, 0.5000001f, 1.0f, 10.0f, 125.5f, 126.0f,
-                           126.5f, 126.51f, 127.0f, 127.5f, 150.0f, 1e30f, INFINITY, 3.0f};
+  std::vector<float> ys = {0.0f,   1e-30f, 1e-7f,   0.5f,   0.49999997f, 0.5000001f, 1.0f,  10.0f,    125.5f,
+                           126.0f, 126.5f, 126.51f, 127.0f, 127.5f,      150.0f,     1e30f, INFINITY, 3.0f};
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(0.0f, 130.0f);
   for (int n = 0; n < 4000; ++n) ys.push_back(u(rng));
@@ -73,15 +75,20 @@ TEST_CASE("batch scores equal log_score<double> in log2 units up to float32 roun
       with_kernel(kind, [&](auto k) {
         B acc = BatchScore<k()>::init();
         for (int64_t d = 0; d < M; ++d)
-          acc = BatchScore<k()>::step(acc, B(q[size_t(d)]), simd::load(&keys_t[size_t(d * simd::kLanes)]), B(inv_h[size_t(d)]));
+          acc = BatchScore<k()>::step(acc, B(q[size_t(d)]), simd::load(&keys_t[size_t(d * simd::kLanes)]),
+                                      B(inv_h[size_t(d)]));
         simd::store(got, BatchScore<k()>::finish(acc, B(BatchScore<k()>::scale_factor(0.3))));
         return 0;
       });
       for (int64_t l = 0; l < simd::kLanes; ++l) {
         const double want = log_score<double>(spec, q.data(), &keys[size_t(l * M)], M) / 0.6931471805599453;  // log2
-        CAPTURE(int(kind)); CAPTURE(M); CAPTURE(l);
-        if (std::isinf(want)) CHECK(got[l] == want);
-        else CHECK(std::fabs(got[l] - want) <= 1e-5 * (1 + std::fabs(want)));
+        CAPTURE(int(kind));
+        CAPTURE(M);
+        CAPTURE(l);
+        if (std::isinf(want))
+          CHECK(got[l] == want);
+        else
+          CHECK(std::fabs(got[l] - want) <= 1e-5 * (1 + std::fabs(want)));
       }
     }
 }
@@ -97,6 +104,7 @@ TEST_CASE("compact kernels are zero outside the support and uniform is one on it
   CHECK(log_score<double>({KernelKind::Uniform, 1.0, h}, q, edge, 1) == 0.0);
   CHECK(log_score<double>({KernelKind::Epanechnikov, 1.0, h}, q, edge, 1) == -INFINITY);
   CHECK(std::exp(log_score<double>({KernelKind::Epanechnikov, 1.0, h}, q, inside, 1)) == doctest::Approx(0.75));
-  CHECK(std::exp(log_score<double>({KernelKind::Tricube, 1.0, h}, q, inside, 1)) == doctest::Approx(std::pow(0.875, 3)));
+  CHECK(std::exp(log_score<double>({KernelKind::Tricube, 1.0, h}, q, inside, 1)) ==
+        doctest::Approx(std::pow(0.875, 3)));
   CHECK(std::exp(log_score<double>({KernelKind::Cauchy, 1.0, h}, q, inside, 1)) == doctest::Approx(0.8));
 }

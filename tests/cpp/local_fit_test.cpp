@@ -23,7 +23,8 @@ namespace {
 struct Outputs {
   std::vector<float> mean;
   std::vector<double> sum_sq, self, eff, logden;
-  Outputs(int64_t I, int64_t D) : mean(size_t(I * D)), sum_sq(size_t(I)), self(size_t(I)), eff(size_t(I)), logden(size_t(I)) {}
+  Outputs(int64_t I, int64_t D)
+      : mean(size_t(I * D)), sum_sq(size_t(I)), self(size_t(I)), eff(size_t(I)), logden(size_t(I)) {}
   FitOut view(int64_t I, int64_t D, bool with_self) {
     return {Matrix{mean.data(), I, D, D}, sum_sq.data(), with_self ? self.data() : nullptr, eff.data(), logden.data()};
   }
@@ -38,7 +39,8 @@ std::vector<float> random_weights(int64_t J, uint32_t seed) {
 }
 
 // Checks every output of query i against the reference equivalent kernel.
-void check_row(const Case& c, const Outputs& o, int64_t i, int degree, const std::vector<float>& omega, bool with_self) {
+void check_row(const Case& c, const Outputs& o, int64_t i, int degree, const std::vector<float>& omega,
+               bool with_self) {
   const Problem& p = c.problem;
   const auto ref = reference::local_weights(p, i, degree, omega);
   const auto& ell = ref.ell;
@@ -82,7 +84,8 @@ void check_row(const Case& c, const Outputs& o, int64_t i, int degree, const std
 
 TEST_CASE("local_fit matches the weighted least-squares definition") {
   for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
-    for (const KernelKind kind : {KernelKind::Gaussian, KernelKind::Epanechnikov, KernelKind::Tricube, KernelKind::Cauchy})
+    for (const KernelKind kind :
+         {KernelKind::Gaussian, KernelKind::Epanechnikov, KernelKind::Tricube, KernelKind::Cauchy})
       for (const int64_t M : {1, 2, 3})
         for (const int64_t J : {1, 5, 63, 64, 65, 130})
           for (const bool weighted : {false, true})
@@ -94,9 +97,15 @@ TEST_CASE("local_fit matches the weighted least-squares definition") {
               const bool with_self = I == J;
               Outputs o(I, D);
               const Fit f{c.problem, est, weighted ? omega.data() : nullptr};
-              CAPTURE(int(est)); CAPTURE(int(kind)); CAPTURE(M); CAPTURE(J); CAPTURE(weighted); CAPTURE(int(mask));
+              CAPTURE(int(est));
+              CAPTURE(int(kind));
+              CAPTURE(M);
+              CAPTURE(J);
+              CAPTURE(weighted);
+              CAPTURE(int(mask));
               REQUIRE(local_fit(f, o.view(I, D, with_self)).status == Status::Ok);
-              for (int64_t i = 0; i < I; ++i) check_row(c, o, i, est == Estimator::LocalLinear ? 1 : 0, omega, with_self);
+              for (int64_t i = 0; i < I; ++i)
+                check_row(c, o, i, est == Estimator::LocalLinear ? 1 : 0, omega, with_self);
             }
 }
 
@@ -163,7 +172,9 @@ TEST_CASE("queries far from the data are fitted in double, and empty rows follow
   p.kernel = {KernelKind::Gaussian, 1.0, &h};
   std::vector<float> nw(2), ll(2);
   std::vector<double> logden(2);
-  REQUIRE(local_fit({p, Estimator::NadarayaWatson}, {Matrix{nw.data(), 2, 1, 1}, nullptr, nullptr, nullptr, logden.data()}).status == Status::Ok);
+  REQUIRE(
+      local_fit({p, Estimator::NadarayaWatson}, {Matrix{nw.data(), 2, 1, 1}, nullptr, nullptr, nullptr, logden.data()})
+          .status == Status::Ok);
   CHECK(nw[0] == doctest::Approx(7.0f));  // the nearest key, as the weights' limit
   CHECK(nw[1] == doctest::Approx(1.0f));
   CHECK(logden[0] == doctest::Approx(-0.5 * std::pow(297.0 / 0.5, 2)).epsilon(1e-6));
@@ -263,7 +274,9 @@ TEST_CASE("sorted keys and small bandwidths: skipped tiles change nothing beyond
       REQUIRE(local_fit({p, est}, {Matrix{out.data(), n, 1, 1}}).status == Status::Ok);
       for (int64_t i = 0; i < n; i += 37) {
         const auto ref = reference::local_weights(p, i, est == Estimator::LocalLinear ? 1 : 0, {});
-        CAPTURE(int(kind)); CAPTURE(int(est)); CAPTURE(i);
+        CAPTURE(int(kind));
+        CAPTURE(int(est));
+        CAPTURE(i);
         if (ref.ell.empty()) {
           CHECK(std::isnan(out[size_t(i)]));
           continue;

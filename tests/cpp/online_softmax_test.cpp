@@ -13,13 +13,19 @@ namespace {
 struct Owned {
   std::vector<double> acc;
   SoftmaxState<double> st;
-  explicit Owned(int64_t width) : acc(size_t(width)), st{-INFINITY, 0.0, nullptr, width} { st.acc = acc.data(); st.reset(); }
+  explicit Owned(int64_t width) : acc(size_t(width)), st{-INFINITY, 0.0, nullptr, width} {
+    st.acc = acc.data();
+    st.reset();
+  }
 };
 
 double reference(const std::vector<double>& s, const std::vector<float>& v) {
   double m = -INFINITY, z = 0, a = 0;
   for (double x : s) m = std::max(m, x);
-  for (size_t j = 0; j < s.size(); ++j) { z += std::exp(s[j] - m); a += std::exp(s[j] - m) * v[j]; }
+  for (size_t j = 0; j < s.size(); ++j) {
+    z += std::exp(s[j] - m);
+    a += std::exp(s[j] - m) * v[j];
+  }
   return a / z;
 }
 
@@ -34,8 +40,10 @@ TEST_CASE("merging partial states in any split and order equals the one-pass res
     for (size_t j = 0; j < split; ++j) a.st.add(s[j], &v[j]);
     for (size_t j = split; j < s.size(); ++j) b.st.add(s[j], &v[j]);
     Owned ab(1), ba(1);
-    ab.st.merge(a.st); ab.st.merge(b.st);
-    ba.st.merge(b.st); ba.st.merge(a.st);
+    ab.st.merge(a.st);
+    ab.st.merge(b.st);
+    ba.st.merge(b.st);
+    ba.st.merge(a.st);
     float x = 0, y = 0;
     REQUIRE(finalize(ab.st, &x, EmptyPolicy::NaN) == RowOutcome::Done);
     REQUIRE(finalize(ba.st, &y, EmptyPolicy::NaN) == RowOutcome::Done);

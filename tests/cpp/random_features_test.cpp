@@ -120,7 +120,8 @@ TEST_CASE("random features serve the Gaussian kernel through the key bias, with 
   REQUIRE(few.result.status == Status::Ok);
   REQUIRE(many.result.status == Status::Ok);
   const double e_few = rms_error(few.out, want, c.v), e_many = rms_error(many.out, want, c.v);
-  MESSAGE("gaussian err ", e_few, " -> ", e_many, "; estimates ", few.report.error_estimate, " -> ", many.report.error_estimate);
+  MESSAGE("gaussian err ", e_few, " -> ", e_many, "; estimates ", few.report.error_estimate, " -> ",
+          many.report.error_estimate);
   CHECK(e_many < e_few / 3);  // 128× the features: 1/11 of the error in the limit, slower from 32 (heavy tails)
   CHECK(many.report.error_estimate > 0.5 * e_many);
   CHECK(many.report.error_estimate < 2 * e_many);
@@ -146,7 +147,8 @@ TEST_CASE("the same seed gives the same bytes, another seed other bytes") {
   CHECK(a.out != other.out);
 }
 
-TEST_CASE("Fourier features serve the Laplacian and Cauchy kernels: the error falls as they grow, the estimate tracks it") {
+TEST_CASE(
+    "Fourier features serve the Laplacian and Cauchy kernels: the error falls as they grow, the estimate tracks it") {
   for (const KernelKind kind : {KernelKind::Laplacian, KernelKind::Cauchy})
     for (const MaskKind mask : {MaskKind::None, MaskKind::Causal}) {
       const Case c(120, 300, 2, 3, kind, mask, 1, 21);

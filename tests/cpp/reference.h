@@ -98,7 +98,8 @@ inline LocalWeights local_weights(const Problem& p, int64_t i, int degree, const
   if (max == -kInf) return out;
   double total = 0;
   for (int64_t j = 0; j < J; ++j)
-    if (p.masks.allows(i, j, J) && weight_of(j) > 0) total += w[size_t(j)] = std::exp(log_weight(p, 0, i, j) - max) * weight_of(j);
+    if (p.masks.allows(i, j, J) && weight_of(j) > 0)
+      total += w[size_t(j)] = std::exp(log_weight(p, 0, i, j) - max) * weight_of(j);
   if (!(total > 0)) return out;
   const auto x = [&](int64_t j, int64_t a) {
     return a == 0 ? 1.0 : double(p.keys.row(j)[a - 1]) - double(p.queries.row(i)[a - 1]);

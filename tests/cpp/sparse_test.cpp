@@ -60,7 +60,8 @@ double range_of(const std::vector<float>& v) {
 
 const std::vector<KernelKind> kCompact = {KernelKind::Epanechnikov, KernelKind::Tricube, KernelKind::Uniform};
 const std::vector<KernelKind> kExp = {KernelKind::Gaussian, KernelKind::Laplacian, KernelKind::Cauchy};
-const std::vector<MaskKind> kSparseMasks = {MaskKind::None, MaskKind::Causal, MaskKind::KeyPadding, MaskKind::LeaveOneOut};
+const std::vector<MaskKind> kSparseMasks = {MaskKind::None, MaskKind::Causal, MaskKind::KeyPadding,
+                                            MaskKind::LeaveOneOut};
 
 }  // namespace
 
@@ -122,7 +123,8 @@ TEST_CASE("exponential kernels: every row is within its reported bound, dims 1-3
         }
 }
 
-TEST_CASE("exponential kernels: the bound is reasonably tight on smooth data and the error shrinks with the tolerance") {
+TEST_CASE(
+    "exponential kernels: the bound is reasonably tight on smooth data and the error shrinks with the tolerance") {
   // 2,000 keys on [0, 1]², values a smooth function of the key, h = 0.03: the reach covers a few percent of them.
   const int64_t J = 2000, I = 200;
   std::vector<float> k(static_cast<size_t>(J * 2)), v(static_cast<size_t>(J)), q(static_cast<size_t>(I * 2));
@@ -135,7 +137,8 @@ TEST_CASE("exponential kernels: the bound is reasonably tight on smooth data and
   }
   for (auto& x : q) x = uni();
   for (KernelKind kind : kExp) {
-    const std::vector<float> h = {kind == KernelKind::Cauchy ? 0.01f : 0.03f, kind == KernelKind::Cauchy ? 0.01f : 0.03f};
+    const std::vector<float> h = {kind == KernelKind::Cauchy ? 0.01f : 0.03f,
+                                  kind == KernelKind::Cauchy ? 0.01f : 0.03f};
     Problem p;
     p.queries = {q.data(), I, 2, 2};
     p.keys = {k.data(), J, 2, 2};
@@ -158,7 +161,8 @@ TEST_CASE("exponential kernels: the bound is reasonably tight on smooth data and
         if (err > 1e-5) ratio = std::max(ratio, bound / err);  // above float32 noise
       }
       MESSAGE("kernel ", int(kind), " tol ", tol, ": max error ", worst, ", max bound ", worst_bound,
-              ", worst bound / worst error ", worst_bound / worst, ", max per-row bound/error ", ratio, ", kept ", double(r.report.kept_keys) / double(I * J));
+              ", worst bound / worst error ", worst_bound / worst, ", max per-row bound/error ", ratio, ", kept ",
+              double(r.report.kept_keys) / double(I * J));
       CHECK(worst_bound == doctest::Approx(r.report.error_estimate));
       // The radius widens until the bound is within the tolerance (at most four times; here it always gets there).
       CHECK(worst_bound <= tol);
@@ -193,7 +197,8 @@ TEST_CASE("sparse matches the exact engine's empty-row policies and reports the 
       }
       REQUIRE(r.result.status == Status::Ok);
       const auto e = exact(p);
-      for (size_t n = 0; n < e.size(); ++n) CHECK((std::isnan(e[n]) ? std::isnan(r.out[n]) : e[n] == doctest::Approx(r.out[n])));
+      for (size_t n = 0; n < e.size(); ++n)
+        CHECK((std::isnan(e[n]) ? std::isnan(r.out[n]) : e[n] == doctest::Approx(r.out[n])));
       CHECK(std::isnan(r.dropped[1]));
     }
   // Leave-one-out with one key: no admissible key at all, for an exponential kernel too.

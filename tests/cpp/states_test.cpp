@@ -17,7 +17,10 @@ struct OwnedStates {
   std::vector<float> max, sum, acc;
   States view;
   OwnedStates(int64_t I, int64_t D, int32_t H)
-      : max(size_t(I * H)), sum(size_t(I * H)), acc(size_t(I * D)), view{max.data(), sum.data(), {acc.data(), I, D, D}, H} {}
+      : max(size_t(I * H)),
+        sum(size_t(I * H)),
+        acc(size_t(I * D)),
+        view{max.data(), sum.data(), {acc.data(), I, D, D}, H} {}
 };
 
 // Shard `c` by key ranges [cuts[s], cuts[s+1]) and return each shard's states.
@@ -42,8 +45,12 @@ TEST_CASE("states over key shards merge in any order to the reference over all k
     for (const MaskKind mask : {MaskKind::None, MaskKind::KeyPadding})
       for (const int32_t heads : {1, 2})
         for (const int64_t M : {2, 16}) {
-          const Case c(17, 150, M, 2 * heads, kind, mask, heads, uint32_t(int(kind) * 100 + int(mask) * 10 + heads + M));
-          CAPTURE(int(kind)); CAPTURE(int(mask)); CAPTURE(heads); CAPTURE(M);
+          const Case c(17, 150, M, 2 * heads, kind, mask, heads,
+                       uint32_t(int(kind) * 100 + int(mask) * 10 + heads + M));
+          CAPTURE(int(kind));
+          CAPTURE(int(mask));
+          CAPTURE(heads);
+          CAPTURE(M);
           const auto want = reference::attention(c.problem);
           auto shards = shard_states(c, {0, 64, 65, 150});
           for (const std::vector<int> order : {std::vector<int>{0, 1, 2}, {2, 0, 1}, {1, 2, 0}}) {

@@ -17,7 +17,9 @@ TEST_CASE("every thread count gives bit-identical outputs and the same first err
       for (const int64_t M : {1, 16}) {
         // Big enough (4000 × 300 × (M + 2) multiply-adds, at least 2^20 per thread) for the engine to start threads.
         Case c(4000, 300, M, 2, kind, mask, 1, uint32_t(int(kind) * 10 + int(mask) + M));
-        CAPTURE(int(kind)); CAPTURE(int(mask)); CAPTURE(M);
+        CAPTURE(int(kind));
+        CAPTURE(int(mask));
+        CAPTURE(M);
         std::vector<float> one(size_t(c.I * c.D));
         REQUIRE(attention(c.problem, Matrix{one.data(), c.I, c.D, c.D}, 1).status == Status::Ok);
         for (const int32_t threads : {2, 3, 8}) {
@@ -63,7 +65,8 @@ TEST_CASE("few queries over many keys: keys cut into shards, bit-identical for e
   // 40 queries (3 blocks) over 50,000 keys: 6 shards of about 8,300 keys, merged in shard order.
   for (const KernelKind kind : {KernelKind::Softmax, KernelKind::Gaussian, KernelKind::Epanechnikov})
     for (const int64_t M : {1, 16}) {
-      CAPTURE(int(kind)); CAPTURE(M);
+      CAPTURE(int(kind));
+      CAPTURE(M);
       Case c(40, 50000, M, 3, kind, MaskKind::None, 1, uint32_t(int(kind) * 7 + M));
       const std::vector<double> want = reference::attention(c.problem);
       double scale = 0;

@@ -42,7 +42,8 @@ Reference reference_top_k(const Problem& p, int64_t k) {
       }
       for (int64_t d = h * dh; d < (h + 1) * dh; ++d) {
         double a = 0;
-        for (int64_t m = 0; m < std::min(k, n); ++m) a += w[size_t(order[size_t(m)])] * double(p.values.row(order[size_t(m)])[d]);
+        for (int64_t m = 0; m < std::min(k, n); ++m)
+          a += w[size_t(order[size_t(m)])] * double(p.values.row(order[size_t(m)])[d]);
         r.out[size_t(i * D + d)] = a / kept;
       }
       r.dropped[size_t(i * H + h)] = (total - kept) / kept;
@@ -52,7 +53,8 @@ Reference reference_top_k(const Problem& p, int64_t k) {
 
 }  // namespace
 
-TEST_CASE("top-k attention equals the reference's k largest weights renormalised, for every kernel, mask and head count") {
+TEST_CASE(
+    "top-k attention equals the reference's k largest weights renormalised, for every kernel, mask and head count") {
   for (const KernelKind kind : testing::kKernels)
     for (const MaskKind mask : testing::kMasks)
       for (const int64_t J : {1, 5, 17, 65})
@@ -68,7 +70,8 @@ TEST_CASE("top-k attention equals the reference's k largest weights renormalised
             std::vector<float> out(size_t(I * c.D), -7.0f);
             std::vector<double> dropped(size_t(I * heads), -1.0);
             SparseReport rep;
-            const Result r = top_k_attention(c.problem, k, SparseOut{Matrix{out.data(), I, c.D, c.D}, dropped.data()}, &rep);
+            const Result r =
+                top_k_attention(c.problem, k, SparseOut{Matrix{out.data(), I, c.D, c.D}, dropped.data()}, &rep);
             REQUIRE(r.status == Status::Ok);
             const Reference want = reference_top_k(c.problem, k);
             double worst_share = 0;

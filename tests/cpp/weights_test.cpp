@@ -16,7 +16,10 @@ TEST_CASE("weights match the reference and each non-empty row sums to 1") {
           const Case c(n, n, 4, 2, kind, mask, heads, uint32_t(n * 100 + int(kind) * 10 + int(mask) + heads));
           std::vector<float> w(size_t(heads * n * n), -7.0f);
           REQUIRE(weights(c.problem, w.data()).status == Status::Ok);
-          CAPTURE(int(kind)); CAPTURE(int(mask)); CAPTURE(heads); CAPTURE(n);
+          CAPTURE(int(kind));
+          CAPTURE(int(mask));
+          CAPTURE(heads);
+          CAPTURE(n);
           for (int32_t h = 0; h < heads; ++h)
             for (int64_t i = 0; i < n; ++i) {
               const auto want = reference::row_weights(c.problem, h, i);

@@ -19,7 +19,8 @@ inline uint64_t mix64(uint64_t z) {
 // last bits may differ between C libraries (native and WebAssembly), never between runs of one build.
 struct CounterRng {
   uint64_t key;
-  CounterRng(uint64_t seed, uint64_t stream) : key(mix64(mix64(seed + kGolden) ^ (stream * 0xd1342543de82ef95ull + 1))) {}
+  CounterRng(uint64_t seed, uint64_t stream)
+      : key(mix64(mix64(seed + kGolden) ^ (stream * 0xd1342543de82ef95ull + 1))) {}
 
   uint64_t bits(uint64_t n) const { return mix64(key + (n + 1) * kGolden); }
   // Uniform in the open interval (0, 1): 53 random bits, centred in their cell.

@@ -16,7 +16,8 @@ constexpr int64_t kLanes = int64_t(Batch::size);
 
 // Calls a hot per-tile kernel through a pointer the optimiser cannot see through, so it stays a function of its own.
 // Under WebAssembly, V8 tiers a function up to optimised code only between calls; a kernel inlined into a caller
-// that runs once per call would stay in the baseline compiler, at about a third of the speed (docs/toolchain.md, "What fast loops need in V8").
+// that runs once per call would stay in the baseline compiler, at about a third of the speed (docs/toolchain.md, "What
+// fast loops need in V8").
 template <class F>
 F* keep_out_of_line(F* fn) {
   F* volatile ptr = fn;
@@ -45,8 +46,8 @@ struct ExpConstants {
   float lo = -127.0f;  // clamped here, n + 127 = 0 and 2^n comes out as exactly 0
   float hi = 127.0f;   // exp2_neg's clamp, -lo
   // 2^f on [-1/2, 1/2], degree 5, fitted for relative error (1.5e-7 with float32 coefficients).
-  float c[6] = {1.0000001192092896f, 0.6931469440460205f, 0.24022112786769867f, 0.05550713092088699f,
-                0.009675883688032627f, 0.0013277444522827864f};
+  float c[6] = {1.0000001192092896f,  0.6931469440460205f,   0.24022112786769867f,
+                0.05550713092088699f, 0.009675883688032627f, 0.0013277444522827864f};
   // The same polynomial in g = -f, for exp2_neg: the odd coefficients negated. Stored rather than negated in code, so
   // that each step is the same single fma (or multiply, add) as in exp2_nonpositive, with or without hardware FMA.
   float c_neg[6] = {c[0], -c[1], c[2], -c[3], c[4], -c[5]};

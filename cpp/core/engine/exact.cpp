@@ -101,7 +101,8 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
     Problem shard = p;
     shard.keys = p.keys.row_range(first, last - first);
     shard.values = p.values.row_range(first, last - first);
-    const StateOut target{max.get() + s * I * H, sum.get() + s * I * H, Matrix{acc.get() + s * I * D, I, D, D}, int32_t(H)};
+    const StateOut target{max.get() + s * I * H, sum.get() + s * I * H, Matrix{acc.get() + s * I * D, I, D, D},
+                          int32_t(H)};
     results[size_t(s)] = run_query_blocks(shard, target.acc, &target, 1);
   });
   result = {};
@@ -113,7 +114,8 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
       SoftmaxState<double> st{-std::numeric_limits<double>::infinity(), 0.0, merged.get(), width};
       st.reset();
       for (int64_t s = 0; s < shards; ++s) {
-        const StateOut shard{max.get() + s * I * H, sum.get() + s * I * H, Matrix{acc.get() + s * I * D, I, D, D}, int32_t(H)};
+        const StateOut shard{max.get() + s * I * H, sum.get() + s * I * H, Matrix{acc.get() + s * I * D, I, D, D},
+                             int32_t(H)};
         st.merge(shard.load(i, h, part.get()));
       }
       if (states) {

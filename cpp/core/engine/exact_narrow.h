@@ -158,9 +158,9 @@ template <KernelKind K, bool BIASED>
 auto fused_for(int64_t dims, int64_t width) {
   using Fn = decltype(&add_fused<K, 0, 0, BIASED>);
   const bool one = width == 1;
-  Fn fn = dims == 1 ? (one ? &add_fused<K, 1, 1, BIASED> : &add_fused<K, 1, 0, BIASED>)
-        : dims == 2 ? (one ? &add_fused<K, 2, 1, BIASED> : &add_fused<K, 2, 0, BIASED>)
-                    : (one ? &add_fused<K, 0, 1, BIASED> : &add_fused<K, 0, 0, BIASED>);
+  Fn fn = dims == 1   ? (one ? &add_fused<K, 1, 1, BIASED> : &add_fused<K, 1, 0, BIASED>)
+          : dims == 2 ? (one ? &add_fused<K, 2, 1, BIASED> : &add_fused<K, 2, 0, BIASED>)
+                      : (one ? &add_fused<K, 0, 1, BIASED> : &add_fused<K, 0, 0, BIASED>);
   return simd::keep_out_of_line(fn);
 }
 
@@ -182,7 +182,8 @@ void add_running(const KeyTile& tile, const float* scores, int64_t width, float*
   const Batch shift(max);
   const simd::ExpConstants& ek = simd::exp_constants();
   TileSums<W> sums(spill, width);
-  for (int64_t c = 0; c < tile.padded; c += kLanes) sums.add(simd::exp2_nonpositive(simd::load(scores + c) - shift, ek), tile, c);
+  for (int64_t c = 0; c < tile.padded; c += kLanes)
+    sums.add(simd::exp2_nonpositive(simd::load(scores + c) - shift, ek), tile, c);
   sums.flush(row_sum, row_acc);
 }
 

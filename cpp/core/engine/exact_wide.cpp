@@ -50,7 +50,7 @@ struct BlockState {
   float* max;             // per query of the block, log2 units
   double* sum;
   uint8_t* overflow;
-  float* const* acc;      // per query of the block: its value sums (its output row)
+  float* const* acc;  // per query of the block: its value sums (its output row)
 };
 
 void block_tile(const Head& hd, float scale, const KeyTile& tile, float* S, float* zeros, const BlockState& b) {
@@ -131,7 +131,8 @@ Result run_wide(const Head& hd, int32_t head, QueryRange range, Workspace& ws, M
     SoftmaxState<double> st{max[r] * kLn2, sum[r], ws.row_acc.get(), width};
     for (int64_t d = 0; d < width; ++d) st.acc[d] = acc(r)[d];
     const bool redo = needs_double(overflow[r], max[r], false) || !finite_state(st);
-    if (write_row(hd, head, first + r, redo, st, ws, acc(r)) == RowOutcome::Error) return {Status::EmptyRow, first + r, head};
+    if (write_row(hd, head, first + r, redo, st, ws, acc(r)) == RowOutcome::Error)
+      return {Status::EmptyRow, first + r, head};
   }
   return {};
 }

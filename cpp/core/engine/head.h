@@ -18,8 +18,8 @@ struct Head {
 inline Head head_of(const Problem& p, int32_t h) {
   const int64_t m = p.queries.cols / p.heads;
   const int64_t dv = p.values.cols / p.heads;
-  Head hd{p.queries.columns(h * m, m), p.keys.columns(h * m, m), p.values.columns(h * dv, dv),
-          p.kernel, &p.masks, p.empty};
+  Head hd{
+      p.queries.columns(h * m, m), p.keys.columns(h * m, m), p.values.columns(h * dv, dv), p.kernel, &p.masks, p.empty};
   if (p.kernel.bandwidth) hd.kernel.bandwidth = p.kernel.bandwidth + h * m;
   return hd;
 }

@@ -55,7 +55,8 @@ inline void mask_tile(const Head& hd, int64_t i, const KeyTile& tile, float* sco
     if (!hd.allows(i, tile.first + c)) scores[c] = minus_inf;
 }
 
-// scores[c] = log2 w(q, key first + c), with factors[d] = BatchScore<K>::dimension_factor(h_d), for c < padded; -inf for padding and for keys the masks exclude.
+// scores[c] = log2 w(q, key first + c), with factors[d] = BatchScore<K>::dimension_factor(h_d), for c < padded; -inf
+// for padding and for keys the masks exclude.
 template <KernelKind K>
 void score_tile(const Head& hd, int64_t i, const float* factors, const KeyTile& tile, float* scores) {
   using B = simd::Batch;

@@ -58,8 +58,15 @@ void rescale(Moments& m, const Shape& s, double new_max) {
 struct TileWork {
   Scratch<float> keys_t, values_t, log_omega, scores, bias, z, wz, factors, inv_h;  // log_omega: log2 ω per key
   TileWork(int64_t dims, int64_t width)
-      : keys_t(dims * kKeyTile), values_t(width * kKeyTile), log_omega(kKeyTile), scores(kKeyTile), bias(kKeyTile),
-        z((dims + 1) * kKeyTile), wz((dims + 1) * kKeyTile), factors(dims), inv_h(dims) {}
+      : keys_t(dims * kKeyTile),
+        values_t(width * kKeyTile),
+        log_omega(kKeyTile),
+        scores(kKeyTile),
+        bias(kKeyTile),
+        z((dims + 1) * kKeyTile),
+        wz((dims + 1) * kKeyTile),
+        factors(dims),
+        inv_h(dims) {}
   bool ok() const {
     return keys_t.ok() && values_t.ok() && log_omega.ok() && scores.ok() && bias.ok() && z.ok() && wz.ok() &&
            factors.ok() && inv_h.ok();
@@ -78,7 +85,8 @@ void accumulate_any(const KeyTile& tile, const float* scores, const float* q, Ti
     simd::store(wz + c, weight);
     for (int64_t d = 1; d < s.p; ++d) {
       // Centred at the query before any product, so float32 keeps the local design's relative accuracy.
-      const Batch u = (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - Batch(q[d - 1])) * Batch(w.inv_h.get()[d - 1]);
+      const Batch u =
+          (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - Batch(q[d - 1])) * Batch(w.inv_h.get()[d - 1]);
       simd::store(z + d * kKeyTile + c, u);
       simd::store(wz + d * kKeyTile + c, weight * u);
     }
@@ -201,7 +209,8 @@ void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shap
     if (!hd.allows(i, j) || omega[j] == 0) continue;
     const float* k = hd.keys.row(j);
     const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) + std::log(double(omega[j])) - top);
-    for (int64_t d = 1; d < s.p; ++d) z[size_t(d)] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
+    for (int64_t d = 1; d < s.p; ++d)
+      z[size_t(d)] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
     for (int64_t x = 0; x < s.p; ++x) {
       for (int64_t y = x; y < s.p; ++y) {
         m.a[x * s.p + y] += w * z[size_t(x)] * z[size_t(y)];
@@ -253,7 +262,8 @@ RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Moments& m
       const float* k = hd.keys.row(i);
       double* z = r.z.get();
       z[0] = 1;
-      for (int64_t d = 1; d < s.p; ++d) z[d] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
+      for (int64_t d = 1; d < s.p; ++d)
+        z[d] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
       const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) - m.max * kLn2) * double(omega[i]);
       for (int64_t x = 0; x < s.p; ++x) v += w * g[x] * z[x];
     }
@@ -276,8 +286,12 @@ struct TileBoxes {
   int64_t tiles, padded, dims;
   Scratch<float> lo, hi, mid;
   explicit TileBoxes(const Head& hd)
-      : tiles((hd.keys.rows + kKeyTile - 1) / kKeyTile), padded(simd::round_up(tiles)), dims(hd.keys.cols),
-        lo(padded * dims), hi(padded * dims), mid(padded * dims) {
+      : tiles((hd.keys.rows + kKeyTile - 1) / kKeyTile),
+        padded(simd::round_up(tiles)),
+        dims(hd.keys.cols),
+        lo(padded * dims),
+        hi(padded * dims),
+        mid(padded * dims) {
     if (!ok()) return;
     const float inf = std::numeric_limits<float>::infinity();
     for (int64_t d = 0; d < dims; ++d) {
@@ -288,7 +302,11 @@ struct TileBoxes {
         float a = inf, b = -inf;
         for (int64_t j = t * kKeyTile; j < std::min(hd.keys.rows, (t + 1) * kKeyTile); ++j) {
           const float v = hd.keys.row(j)[d];
-          if (v != v) { a = -inf; b = inf; break; }
+          if (v != v) {
+            a = -inf;
+            b = inf;
+            break;
+          }
           a = std::min(a, v);
           b = std::max(b, v);
         }
@@ -312,7 +330,8 @@ void tile_bounds(const float* q, const TileBoxes& boxes, const float* factors, f
     for (int64_t d = 0; d < boxes.dims; ++d) {
       const Batch qd(q[d]), f(factors[d]);
       const int64_t at = d * boxes.padded + t;
-      const Batch nearest = xsimd::min(xsimd::max(qd, simd::load(boxes.lo.get() + at)), simd::load(boxes.hi.get() + at));
+      const Batch nearest =
+          xsimd::min(xsimd::max(qd, simd::load(boxes.lo.get() + at)), simd::load(boxes.hi.get() + at));
       b = BatchScore<K>::step(b, qd, nearest, f);
       m = BatchScore<K>::step(m, qd, simd::load(boxes.mid.get() + at), f);
     }
@@ -376,7 +395,8 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
       const bool empty = !(m.max > -kInf);
       if (m.redo || (empty && !is_compact(K)) || std::fabs(m.max) > kFloatScoreLimit)
         accumulate_double(hd, i0 + r, omega, s, m);
-      if (write_fit(hd, i0 + r, s, m, omega, log_omega, out, rs) == RowOutcome::Error) return {Status::EmptyRow, i0 + r, 0};
+      if (write_fit(hd, i0 + r, s, m, omega, log_omega, out, rs) == RowOutcome::Error)
+        return {Status::EmptyRow, i0 + r, 0};
     }
   }
   return {};

@@ -76,8 +76,8 @@ struct ExactRowScratch {
 // diagonal (e.g. a held-out point whose only neighbour is one key, or whose neighbours all lie on one line in 2-D).
 // `self_weight`, when given, receives ℓ_i(q_i), the weight of key i in the fit (needs query i to be key i).
 // O(J · dims) per call: for the few rows the guard touched, not for whole fits.
-inline bool exact_local_row(const Problem& p, int degree, const float* omega, int64_t i, ExactRowScratch s, double* mean,
-                            double* self_weight = nullptr) {
+inline bool exact_local_row(const Problem& p, int degree, const float* omega, int64_t i, ExactRowScratch s,
+                            double* mean, double* self_weight = nullptr) {
   const int64_t J = p.keys.rows, dims = p.keys.cols, width = p.values.cols, np = degree ? dims + 1 : 1;
   const float* q = p.queries.row(i);
   double top = -std::numeric_limits<double>::infinity();
@@ -135,7 +135,8 @@ inline bool exact_local_row(const Problem& p, int degree, const float* omega, in
       const float* k = p.keys.row(i);
       const double w = std::exp(log_score<double>(p.kernel, q, k, dims) - top) * (omega ? double(omega[i]) : 1.0);
       v = s.z[0];
-      for (int64_t d = 1; d < np; ++d) v += s.z[d] * (double(k[d - 1]) - double(q[d - 1])) / double(p.kernel.bandwidth[d - 1]);
+      for (int64_t d = 1; d < np; ++d)
+        v += s.z[d] * (double(k[d - 1]) - double(q[d - 1])) / double(p.kernel.bandwidth[d - 1]);
       v *= w;
     }
     *self_weight = v;

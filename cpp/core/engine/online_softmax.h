@@ -129,13 +129,15 @@ inline int64_t nearest_keys(const Head& hd, int64_t i, uint8_t* chosen) {
     chosen[j] = 0;
     if (!hd.allows(i, j)) continue;
     const double s = nearest_score<double>(hd.kernel, hd.queries.row(i), hd.keys.row(j), dims);
-    if (s > best) { best = s; count = 0; }
+    if (s > best) {
+      best = s;
+      count = 0;
+    }
     if (s == best) ++count;
   }
   if (count == 0) return 0;
   for (int64_t j = 0; j < hd.keys.rows; ++j)
-    chosen[j] = hd.allows(i, j) &&
-                nearest_score<double>(hd.kernel, hd.queries.row(i), hd.keys.row(j), dims) == best;
+    chosen[j] = hd.allows(i, j) && nearest_score<double>(hd.kernel, hd.queries.row(i), hd.keys.row(j), dims) == best;
   return count;
 }
 
@@ -166,7 +168,9 @@ RowOutcome finalize(const SoftmaxState<T>& st, float* out, EmptyPolicy policy, c
     return RowOutcome::Done;
   }
   switch (policy) {
-    case EmptyPolicy::NaN: std::fill(out, out + st.width, std::numeric_limits<float>::quiet_NaN()); return RowOutcome::Done;
+    case EmptyPolicy::NaN:
+      std::fill(out, out + st.width, std::numeric_limits<float>::quiet_NaN());
+      return RowOutcome::Done;
     case EmptyPolicy::Zero: std::fill(out, out + st.width, 0.0f); return RowOutcome::Done;
     case EmptyPolicy::Error: return RowOutcome::Error;
     case EmptyPolicy::Nearest: break;

@@ -48,13 +48,15 @@ Result merge_states(States into, const States& other) {
 Result finalize_states(const States& s, EmptyPolicy policy, Matrix out) {
   if (policy == EmptyPolicy::Nearest || int32_t(policy) < 0 || int32_t(policy) > int32_t(EmptyPolicy::Error))
     return {Status::BadArgument};
-  if (s.heads < 1 || s.acc.cols % s.heads || out.rows != s.acc.rows || out.cols != s.acc.cols) return {Status::BadShape};
+  if (s.heads < 1 || s.acc.cols % s.heads || out.rows != s.acc.rows || out.cols != s.acc.cols)
+    return {Status::BadShape};
   const int64_t width = s.acc.cols / s.heads;
   Scratch<double> a(width);
   if (!a.ok()) return {Status::OutOfMemory};
   for (int64_t i = 0; i < s.acc.rows; ++i)
     for (int32_t h = 0; h < s.heads; ++h) {
-      if (finalize(s.load(i, h, a.get()), out.row(i) + h * width, policy) == RowOutcome::Error) return {Status::EmptyRow, i, h};
+      if (finalize(s.load(i, h, a.get()), out.row(i) + h * width, policy) == RowOutcome::Error)
+        return {Status::EmptyRow, i, h};
     }
   return {};
 }

@@ -14,8 +14,8 @@ using simd::Batch;
 using simd::kLanes;
 constexpr int64_t kMicroRows = 4;  // queries per register tile: 4 × 2 accumulators + 2 keys + 4 broadcasts <= 14
 
-// S[r][c] = scale · q_r · k_c (NaN where the float32 dot overflowed) for the block's rows (pointers in q) and the packed tile. Missing rows of the last
-// register tile repeat row 0 and are not stored.
+// S[r][c] = scale · q_r · k_c (NaN where the float32 dot overflowed) for the block's rows (pointers in q) and the
+// packed tile. Missing rows of the last register tile repeat row 0 and are not stored.
 inline void dot_tile(const float* const* q, int64_t rows, int64_t dims, float scale, const KeyTile& tile, float* S) {
   using Score = BatchScore<KernelKind::Softmax>;
   const Batch s(scale);
@@ -33,13 +33,17 @@ inline void dot_tile(const float* const* q, int64_t rows, int64_t dims, float sc
       for (int64_t d = 0; d < dims; ++d, k += kKeyTile) {
         const Batch k0 = simd::load(k), k1 = simd::load(k + kLanes);
         Batch x(q0[d]);
-        a00 = xsimd::fma(x, k0, a00); a01 = xsimd::fma(x, k1, a01);
+        a00 = xsimd::fma(x, k0, a00);
+        a01 = xsimd::fma(x, k1, a01);
         x = Batch(q1[d]);
-        a10 = xsimd::fma(x, k0, a10); a11 = xsimd::fma(x, k1, a11);
+        a10 = xsimd::fma(x, k0, a10);
+        a11 = xsimd::fma(x, k1, a11);
         x = Batch(q2[d]);
-        a20 = xsimd::fma(x, k0, a20); a21 = xsimd::fma(x, k1, a21);
+        a20 = xsimd::fma(x, k0, a20);
+        a21 = xsimd::fma(x, k1, a21);
         x = Batch(q3[d]);
-        a30 = xsimd::fma(x, k0, a30); a31 = xsimd::fma(x, k1, a31);
+        a30 = xsimd::fma(x, k0, a30);
+        a31 = xsimd::fma(x, k1, a31);
       }
       const Batch rows_out[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
       for (int64_t r = 0; r < stored; ++r) {
@@ -65,7 +69,8 @@ inline void dot_tile(const float* const* q, int64_t rows, int64_t dims, float sc
 
 // acc_r[0, width) += Σ_c p_r[c] · v_(first + c) for 4 rows at once: 4 rows × 2 batches of value columns stay in
 // registers while the keys stream past, so each value load feeds 4 multiply-adds.
-inline void accumulate_values4(const float* const* p, const KeyTile& tile, const ConstMatrix& values, float* const* acc) {
+inline void accumulate_values4(const float* const* p, const KeyTile& tile, const ConstMatrix& values,
+                               float* const* acc) {
   const int64_t width = values.cols;
   int64_t b = 0;
   for (; b + 2 * kLanes <= width; b += 2 * kLanes) {
@@ -77,18 +82,26 @@ inline void accumulate_values4(const float* const* p, const KeyTile& tile, const
     for (int64_t c = 0; c < tile.count; ++c, v += values.stride) {
       const Batch v0 = simd::load(v), v1 = simd::load(v + kLanes);
       Batch w(p[0][c]);
-      a00 = xsimd::fma(w, v0, a00); a01 = xsimd::fma(w, v1, a01);
+      a00 = xsimd::fma(w, v0, a00);
+      a01 = xsimd::fma(w, v1, a01);
       w = Batch(p[1][c]);
-      a10 = xsimd::fma(w, v0, a10); a11 = xsimd::fma(w, v1, a11);
+      a10 = xsimd::fma(w, v0, a10);
+      a11 = xsimd::fma(w, v1, a11);
       w = Batch(p[2][c]);
-      a20 = xsimd::fma(w, v0, a20); a21 = xsimd::fma(w, v1, a21);
+      a20 = xsimd::fma(w, v0, a20);
+      a21 = xsimd::fma(w, v1, a21);
       w = Batch(p[3][c]);
-      a30 = xsimd::fma(w, v0, a30); a31 = xsimd::fma(w, v1, a31);
+      a30 = xsimd::fma(w, v0, a30);
+      a31 = xsimd::fma(w, v1, a31);
     }
-    simd::store(acc[0] + b, a00); simd::store(acc[0] + b + kLanes, a01);
-    simd::store(acc[1] + b, a10); simd::store(acc[1] + b + kLanes, a11);
-    simd::store(acc[2] + b, a20); simd::store(acc[2] + b + kLanes, a21);
-    simd::store(acc[3] + b, a30); simd::store(acc[3] + b + kLanes, a31);
+    simd::store(acc[0] + b, a00);
+    simd::store(acc[0] + b + kLanes, a01);
+    simd::store(acc[1] + b, a10);
+    simd::store(acc[1] + b + kLanes, a11);
+    simd::store(acc[2] + b, a20);
+    simd::store(acc[2] + b + kLanes, a21);
+    simd::store(acc[3] + b, a30);
+    simd::store(acc[3] + b + kLanes, a31);
   }
   for (; b < width; ++b) {
     for (int r = 0; r < 4; ++r) {
@@ -115,18 +128,26 @@ inline void accumulate_rows4(const float* const* w, int64_t step, int64_t count,
     for (int64_t n = 0; n < count; ++n, v += x_stride, w0 += step, w1 += step, w2 += step, w3 += step) {
       const Batch v0 = simd::load(v), v1 = simd::load(v + kLanes);
       Batch c(*w0);
-      a00 = xsimd::fma(c, v0, a00); a01 = xsimd::fma(c, v1, a01);
+      a00 = xsimd::fma(c, v0, a00);
+      a01 = xsimd::fma(c, v1, a01);
       c = Batch(*w1);
-      a10 = xsimd::fma(c, v0, a10); a11 = xsimd::fma(c, v1, a11);
+      a10 = xsimd::fma(c, v0, a10);
+      a11 = xsimd::fma(c, v1, a11);
       c = Batch(*w2);
-      a20 = xsimd::fma(c, v0, a20); a21 = xsimd::fma(c, v1, a21);
+      a20 = xsimd::fma(c, v0, a20);
+      a21 = xsimd::fma(c, v1, a21);
       c = Batch(*w3);
-      a30 = xsimd::fma(c, v0, a30); a31 = xsimd::fma(c, v1, a31);
+      a30 = xsimd::fma(c, v0, a30);
+      a31 = xsimd::fma(c, v1, a31);
     }
-    simd::store(acc[0] + b, a00); simd::store(acc[0] + b + kLanes, a01);
-    simd::store(acc[1] + b, a10); simd::store(acc[1] + b + kLanes, a11);
-    simd::store(acc[2] + b, a20); simd::store(acc[2] + b + kLanes, a21);
-    simd::store(acc[3] + b, a30); simd::store(acc[3] + b + kLanes, a31);
+    simd::store(acc[0] + b, a00);
+    simd::store(acc[0] + b + kLanes, a01);
+    simd::store(acc[1] + b, a10);
+    simd::store(acc[1] + b + kLanes, a11);
+    simd::store(acc[2] + b, a20);
+    simd::store(acc[2] + b + kLanes, a21);
+    simd::store(acc[3] + b, a30);
+    simd::store(acc[3] + b + kLanes, a31);
   }
   for (; b + kLanes <= width; b += kLanes) {
     Batch a0 = simd::load(acc[0] + b), a1 = simd::load(acc[1] + b);
@@ -139,8 +160,10 @@ inline void accumulate_rows4(const float* const* w, int64_t step, int64_t count,
       a2 = xsimd::fma(Batch(w[2][n * step]), v0, a2);
       a3 = xsimd::fma(Batch(w[3][n * step]), v0, a3);
     }
-    simd::store(acc[0] + b, a0); simd::store(acc[1] + b, a1);
-    simd::store(acc[2] + b, a2); simd::store(acc[3] + b, a3);
+    simd::store(acc[0] + b, a0);
+    simd::store(acc[1] + b, a1);
+    simd::store(acc[2] + b, a2);
+    simd::store(acc[3] + b, a3);
   }
   for (; b < width; ++b)
     for (int r = 0; r < 4; ++r) {

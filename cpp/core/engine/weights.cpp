@@ -20,7 +20,8 @@ bool normalise(T* row, int64_t n) {
   for (int64_t j = 0; j < n; ++j) max = std::max(max, row[j]);
   if (!(max > -std::numeric_limits<T>::infinity())) return false;
   T sum = 0;
-  for (int64_t j = 0; j < n; ++j) sum += row[j] = std::is_same_v<T, float> ? std::exp2(row[j] - max) : std::exp(row[j] - max);
+  for (int64_t j = 0; j < n; ++j)
+    sum += row[j] = std::is_same_v<T, float> ? std::exp2(row[j] - max) : std::exp(row[j] - max);
   for (int64_t j = 0; j < n; ++j) row[j] /= sum;
   return true;
 }
@@ -44,7 +45,8 @@ Result run_rows(const Head& hd, int32_t head, int64_t first, int64_t last, float
   Scratch<double> row(J);
   Scratch<uint8_t> chosen(J);
   if (!keys_t.ok() || !factors.ok() || !row.ok() || !chosen.ok()) return {Status::OutOfMemory};
-  for (int64_t d = 0; d < dims; ++d) factors.get()[d] = K == KernelKind::Softmax ? 1.0f : BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
+  for (int64_t d = 0; d < dims; ++d)
+    factors.get()[d] = K == KernelKind::Softmax ? 1.0f : BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
   KeyTile tile{keys_t.get(), nullptr};
   const auto row_of = [&](int64_t i) { return out + (i - first) * J; };
 
@@ -91,7 +93,8 @@ Result weights(const Problem& p, float* out) {
   q.values = {nullptr, J, 0, 0};
   for (int32_t h = 0; h < p.heads; ++h) {
     const Head hd = head_of(q, h);
-    const Result r = with_kernel(p.kernel.kind, [&](auto kind) { return run_rows<kind()>(hd, h, 0, I, out + h * I * J); });
+    const Result r =
+        with_kernel(p.kernel.kind, [&](auto kind) { return run_rows<kind()>(hd, h, 0, I, out + h * I * J); });
     if (r.status != Status::Ok) return r;
   }
   return {};

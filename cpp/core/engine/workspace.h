@@ -15,20 +15,20 @@ namespace ka {
 
 constexpr double kLn2 = 0.6931471805599453;  // float-path scores are log2; SoftmaxState<double> keeps natural logs
 
-
 // Queries [first, last) of a call: the unit of work of one thread.
 struct QueryRange {
   int64_t first, last;
 };
 
-static_assert(kNarrowTile <= kKeyChunk && kNarrowTile <= kQueryBlock * kKeyTile, "keys_t and scores hold a narrow tile");
+static_assert(kNarrowTile <= kKeyChunk && kNarrowTile <= kQueryBlock * kKeyTile,
+              "keys_t and scores hold a narrow tile");
 
 struct Workspace {
   Scratch<float> keys_t, values_t, scores, bias, factors;
-  Scratch<float> spill;               // narrow path: lane-wise tile sums of wide values
-  Scratch<double> block_acc;          // narrow path: value sums of the block's queries
-  Scratch<float> zeros;               // wide path: zero weights and a scratch row for partial groups of 4
-  Scratch<float> row_max;             // wide path: the online-softmax state of every query between key chunks
+  Scratch<float> spill;       // narrow path: lane-wise tile sums of wide values
+  Scratch<double> block_acc;  // narrow path: value sums of the block's queries
+  Scratch<float> zeros;       // wide path: zero weights and a scratch row for partial groups of 4
+  Scratch<float> row_max;     // wide path: the online-softmax state of every query between key chunks
   Scratch<double> row_sum;
   Scratch<uint8_t> row_flag;
   Scratch<double> row_acc;
@@ -36,21 +36,31 @@ struct Workspace {
   const StateOut* states = nullptr;  // set by attention_states()
 
   Workspace(int64_t dims, int64_t width, int64_t num_queries, int64_t num_keys)
-      : keys_t(dims * kKeyChunk), values_t(width * kNarrowTile), scores(kQueryBlock * kKeyTile), bias(kNarrowTile),
-        factors(dims), spill(width * simd::kLanes), block_acc(kQueryBlock * width),
-        zeros(kKeyTile + width), row_max(num_queries), row_sum(std::max(num_queries, kQueryBlock)), row_flag(num_queries), row_acc(width), chosen(num_keys) {}
+      : keys_t(dims * kKeyChunk),
+        values_t(width * kNarrowTile),
+        scores(kQueryBlock * kKeyTile),
+        bias(kNarrowTile),
+        factors(dims),
+        spill(width * simd::kLanes),
+        block_acc(kQueryBlock * width),
+        zeros(kKeyTile + width),
+        row_max(num_queries),
+        row_sum(std::max(num_queries, kQueryBlock)),
+        row_flag(num_queries),
+        row_acc(width),
+        chosen(num_keys) {}
 
   bool ok() const {
-    return keys_t.ok() && values_t.ok() && scores.ok() && bias.ok() && factors.ok() && spill.ok() &&
-           block_acc.ok() && zeros.ok() && row_max.ok() && row_sum.ok() && row_flag.ok() && row_acc.ok() && chosen.ok();
+    return keys_t.ok() && values_t.ok() && scores.ok() && bias.ok() && factors.ok() && spill.ok() && block_acc.ok() &&
+           zeros.ok() && row_max.ok() && row_sum.ok() && row_flag.ok() && row_acc.ok() && chosen.ok();
   }
 };
 
 // Writes row i of one head from its state `st` (max, sum and value sums; st.acc is ws.row_acc), or first
 // recomputes the row in double when `redo` (float32 overflow, underflow of every weight, or huge scores): the
 // partial state when the caller asked for states, else finalize()'s output row.
-inline RowOutcome write_row(const Head& hd, int32_t head, int64_t i, bool redo, SoftmaxState<double>& st,
-                            Workspace& ws, float* out) {
+inline RowOutcome write_row(const Head& hd, int32_t head, int64_t i, bool redo, SoftmaxState<double>& st, Workspace& ws,
+                            float* out) {
   if (redo) {
     st.reset();
     accumulate_row(hd, i, st);

@@ -203,8 +203,8 @@ bool several_keys(const Head& hd, int64_t i) {
 // The double path for the rows of one head that `skip` does not mark (null: every row); marked rows are left to
 // backward_wide() and contribute nothing here.
 template <KernelKind K>
-Result backward_head(const Head& hd, int32_t head, const double* h, const double* lse, int32_t heads,
-                     ConstMatrix dout, const RowData& rows, const HeadGrads& g, uint8_t* chosen, const uint8_t* skip) {
+Result backward_head(const Head& hd, int32_t head, const double* h, const double* lse, int32_t heads, ConstMatrix dout,
+                     const RowData& rows, const HeadGrads& g, uint8_t* chosen, const uint8_t* skip) {
   const int64_t I = hd.queries.rows, width = hd.values.cols;
   bool any = false;
   for (int64_t i = 0; i < I; ++i) {
@@ -225,8 +225,10 @@ Result backward_head(const Head& hd, int32_t head, const double* h, const double
     rows.delta[i] = delta;
     any = any || L > -kInf;
   }
-  if (any && hd.masks->any()) backward_tiles<K, true>(hd, h, hd.kernel.scale, dout, rows, g);
-  else if (any) backward_tiles<K, false>(hd, h, hd.kernel.scale, dout, rows, g);
+  if (any && hd.masks->any())
+    backward_tiles<K, true>(hd, h, hd.kernel.scale, dout, rows, g);
+  else if (any)
+    backward_tiles<K, false>(hd, h, hd.kernel.scale, dout, rows, g);
   if (hd.empty != EmptyPolicy::Nearest) return {};
   // Empty rows under Nearest return the mean of the nearest keys' values: only those values receive gradient.
   for (int64_t i = 0; i < I; ++i) {
@@ -341,7 +343,8 @@ Result backward(const Problem& p, const double* lse, ConstMatrix dout, Gradients
       for (int64_t d = 0; d < m; ++d) grads.keys.row(j)[h * m + d] = float(dk.get()[j * m + d]);
     for (int64_t j = 0; j < grads.values.rows; ++j)
       for (int64_t d = 0; d < width; ++d) grads.values.row(j)[h * width + d] = float(dv.get()[j * width + d]);
-    if (softmax) scale_grad += dtheta.get()[0];
+    if (softmax)
+      scale_grad += dtheta.get()[0];
     else if (grads.kernel)
       for (int64_t d = 0; d < m; ++d) grads.kernel[h * m + d] = float(dtheta.get()[d]);
   }
@@ -386,7 +389,8 @@ Result attention_backward(const Problem& p, const double* lse, ConstMatrix dout,
   Scratch<float> out(I * D);
   if (!out.ok()) return {Status::OutOfMemory};
   if (I > 0 && attention(p, Matrix{out.get(), I, D, D}).status != Status::Ok)
-    return backward(p, lse, dout, grads, ConstMatrix{});  // an empty row under EmptyPolicy::Error: double path reports it
+    return backward(p, lse, dout, grads,
+                    ConstMatrix{});  // an empty row under EmptyPolicy::Error: double path reports it
   return backward(p, lse, dout, grads, ConstMatrix{out.get(), I, D, D});
 }
 

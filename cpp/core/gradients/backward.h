@@ -23,8 +23,8 @@ struct Gradients {
 };
 
 // The forward pass that also saves what the backward needs: out (I × D, as attention() computes it, up to float32
-// rounding) and lse (I × H doubles, [query][head]): the natural log of the row's sum of unnormalised weights, −inf for a query with no
-// admissible key (such a row follows p.empty as in attention(); EmptyPolicy::Error returns EmptyRow).
+// rounding) and lse (I × H doubles, [query][head]): the natural log of the row's sum of unnormalised weights, −inf for
+// a query with no admissible key (such a row follows p.empty as in attention(); EmptyPolicy::Error returns EmptyRow).
 // Runs on p.threads threads (results do not depend on the count).
 Result attention_forward(const Problem& p, Matrix out, double* lse);
 

@@ -20,11 +20,10 @@
 // Relative to their size it is |δ_i| / spread of dP_ij (times |mean k| / spread of k for dQ): ~1e-7 for ordinary
 // data (measured: the suite's dQ and dK errors are ~3e-7 of their maxima), but 5e-4 for nearly equal values and keys
 // far from the origin. Correcting it would cost one more I×J×M product (and dK's correction needs C_i before the
-// pass), so the pass measures the largest δ_i = C_i / Z_i against the largest mean |dS| of a row and, where it could matter, hands the head
-// to the double path (kDeltaTolerance).
-// dθ itself can cancel far below its terms (one test case: Σ_i |dθ_i| = 2.8 for dθ = 1.2e-3), beyond what float32
-// terms resolve; the pass also sums a rounding bound E (row_weights), and the caller re-sums dθ in double where the
-// bound is too large a part of it (backward.cpp).
+// pass), so the pass measures the largest δ_i = C_i / Z_i against the largest mean |dS| of a row and, where it could
+// matter, hands the head to the double path (kDeltaTolerance). dθ itself can cancel far below its terms (one test case:
+// Σ_i |dθ_i| = 2.8 for dθ = 1.2e-3), beyond what float32 terms resolve; the pass also sums a rounding bound E
+// (row_weights), and the caller re-sums dθ in double where the bound is too large a part of it (backward.cpp).
 //
 // Precision: every product is float32; sums along a tile (64 keys, or the 64 queries of a block) stay in float32 and
 // go into the double accumulators after every kFlushEvery tiles (dQ) or blocks (dK, dV), so no float32 sum runs
@@ -65,13 +64,13 @@ constexpr double kDeltaTolerance = 2e-6;
 
 // Scratch of one call: packed tiles, the block's scores and their float32 gradient sums.
 struct Tiles {
-  float* keys_t;   // m × kKeyTile
-  float* values_t; // width × kKeyTile
-  float* p;        // kRows × kKeyTile: scores, then P
-  float* ds;       // kRows × kKeyTile: dP, then dS
-  float* dq;       // rows of I rounded up to 4, × m: every query's dQ over the key tiles since the last flush
-  float* dk;       // kKeyTile × m
-  float* dv;       // kKeyTile × width
+  float* keys_t;    // m × kKeyTile
+  float* values_t;  // width × kKeyTile
+  float* p;         // kRows × kKeyTile: scores, then P
+  float* ds;        // kRows × kKeyTile: dP, then dS
+  float* dq;        // rows of I rounded up to 4, × m: every query's dQ over the key tiles since the last flush
+  float* dk;        // kKeyTile × m
+  float* dv;        // kKeyTile × width
 };
 
 // One block of queries [first, first + rows) against one packed key tile.
@@ -80,8 +79,8 @@ struct Block {
   const float* const* o;  // dO rows
   int64_t first, rows;
   const WideRows* rows_in;
-  double* sums;    // kRowSums per query of the call, indexed from query 0
-  uint8_t* bad;    // set when a float32 score or dP overflowed in an admissible pair
+  double* sums;  // kRowSums per query of the call, indexed from query 0
+  uint8_t* bad;  // set when a float32 score or dP overflowed in an admissible pair
 };
 
 // Per query: the sums behind its scale gradient (see the file comment) and their error bound.
@@ -102,7 +101,7 @@ void row_weights(const Head& hd, int64_t i, const KeyTile& tile, float lse2, flo
   for (int64_t n = 0; n < tile.padded; n += kLanes) {
     const Batch x = simd::load(p + n) - l;  // <= 0 up to rounding; -inf for masked and padding keys
     const Batch w = simd::exp2_nonpositive(x, ek);
-    const Batch xc = xsimd::max(x, lo);     // finite where w = 0, so 0·x stays 0
+    const Batch xc = xsimd::max(x, lo);  // finite where w = 0, so 0·x stays 0
     b = xsimd::fma(w, xc, b);
     z += w;
     simd::store(p + n, w);
@@ -214,8 +213,8 @@ WideOutcome backward_wide(const Head& hd, ConstMatrix dout, const WideRows& rows
   // dθ is read back from scores as dot = S / scale2; a scale so small that scores would be subnormal cannot carry it.
   if (!(std::fabs(scale2) >= 1e-20f)) return WideOutcome::Fallback;
   const int64_t I4 = (I + 3) / 4 * 4;  // block_tile writes whole register tiles of 4 rows
-  Scratch<float> keys_t(m * kKeyTile), values_t(width * kKeyTile), p(kRows * kKeyTile),
-      ds(kRows * kKeyTile), dq_t(I4 * m), dk_t(kKeyTile * m), dv_t(kKeyTile * width);
+  Scratch<float> keys_t(m * kKeyTile), values_t(width * kKeyTile), p(kRows * kKeyTile), ds(kRows * kKeyTile),
+      dq_t(I4 * m), dk_t(kKeyTile * m), dv_t(kKeyTile * width);
   Scratch<double> sums(kRowSums * I);
   if (!keys_t.ok() || !values_t.ok() || !p.ok() || !ds.ok() || !dq_t.ok() || !dk_t.ok() || !dv_t.ok() || !sums.ok())
     return WideOutcome::OutOfMemory;

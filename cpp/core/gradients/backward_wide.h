@@ -22,9 +22,9 @@ inline bool backward_row_in_float(double lse) { return std::fabs(lse * kLog2e) <
 
 // Per-query inputs of one head, I entries each.
 struct WideRows {
-  const uint8_t* on;    // 1: this path computes the row; 0: it contributes nothing here (backward.cpp does it)
-  const float* lse2;    // log2 Σ_j w_ij
-  const float* delta;   // D_i = dO_i·O_i, from the forward's float32 output
+  const uint8_t* on;   // 1: this path computes the row; 0: it contributes nothing here (backward.cpp does it)
+  const float* lse2;   // log2 Σ_j w_ij
+  const float* delta;  // D_i = dO_i·O_i, from the forward's float32 output
 };
 
 enum class WideOutcome { Done, Fallback, OutOfMemory };

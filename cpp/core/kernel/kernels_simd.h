@@ -58,7 +58,8 @@ struct BatchScore {
     // Weights (1 - a)(1 + a) and ((1 - a)(1 + a + a²))³; log2(0) = -inf marks "outside the support".
     if constexpr (K == KernelKind::Epanechnikov)
       return xsimd::select(gap > B(0.0f), acc + simd::log2(one_minus_a * (B(1.0f) + a)), minus_inf);
-    return xsimd::select(gap > B(0.0f), xsimd::fma(B(3.0f), simd::log2(one_minus_a * xsimd::fma(a, a + B(1.0f), B(1.0f))), acc),
+    return xsimd::select(gap > B(0.0f),
+                         xsimd::fma(B(3.0f), simd::log2(one_minus_a * xsimd::fma(a, a + B(1.0f), B(1.0f))), acc),
                          minus_inf);
   }
 

@@ -10,16 +10,16 @@ namespace ka {
 
 struct KernelTraits {
   KernelKind kind;
-  const char* name;     // the JS name (options.kernel)
-  bool distance;        // reads one bandwidth per dimension (every kernel but softmax, which reads a scale)
-  bool compact;         // weight exactly zero beyond |u_d| = 1 (is_compact)
-  bool heavy_tail;      // weight decays polynomially: no finite reach for a grid's taps, and a sparse certificate
-                        // at a practical tolerance visits nearly every key
-  bool gradient;        // differentiable in queries, keys and bandwidth (attention_gradients, select_cv_gradient)
-  bool grid;            // binned convolution (grid.h): a distance kernel with a finite reach
-  bool random_features; // random_features.h: softmax, gaussian, and the Fourier maps of laplacian and cauchy
-  bool nystrom;         // nystrom.h: the same four
-  bool sparse;          // certified sparsity (sparse.h): every distance kernel
+  const char* name;      // the JS name (options.kernel)
+  bool distance;         // reads one bandwidth per dimension (every kernel but softmax, which reads a scale)
+  bool compact;          // weight exactly zero beyond |u_d| = 1 (is_compact)
+  bool heavy_tail;       // weight decays polynomially: no finite reach for a grid's taps, and a sparse certificate
+                         // at a practical tolerance visits nearly every key
+  bool gradient;         // differentiable in queries, keys and bandwidth (attention_gradients, select_cv_gradient)
+  bool grid;             // binned convolution (grid.h): a distance kernel with a finite reach
+  bool random_features;  // random_features.h: softmax, gaussian, and the Fourier maps of laplacian and cauchy
+  bool nystrom;          // nystrom.h: the same four
+  bool sparse;           // certified sparsity (sparse.h): every distance kernel
 };
 
 inline constexpr KernelTraits kKernelTraits[] = {

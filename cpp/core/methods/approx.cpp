@@ -17,7 +17,8 @@ std::vector<double> column_means(ConstMatrix x, int64_t c0, int64_t d) {
     const float* row = x.row(i) + c0;
     for (int64_t c = 0; c < d; ++c) mean[size_t(c)] += double(row[c]);
   }
-  if (x.rows > 0) for (double& m : mean) m /= double(x.rows);
+  if (x.rows > 0)
+    for (double& m : mean) m /= double(x.rows);
   return mean;
 }
 
@@ -38,7 +39,8 @@ HeadData head_data(const Problem& p, int32_t head) {
     const double s = p.kernel.scale, root = std::sqrt(std::fabs(s)), sign = s < 0 ? -1.0 : 1.0;
     const std::vector<double> cq = column_means(p.queries, c0, h.d);
     for (int64_t i = 0; i < h.I; ++i)
-      for (int64_t c = 0; c < h.d; ++c) h.q[size_t(i * h.d + c)] = root * (double(p.queries.row(i)[c0 + c]) - cq[size_t(c)]);
+      for (int64_t c = 0; c < h.d; ++c)
+        h.q[size_t(i * h.d + c)] = root * (double(p.queries.row(i)[c0 + c]) - cq[size_t(c)]);
     for (int64_t j = 0; j < h.J; ++j) {
       double b = 0;
       for (int64_t c = 0; c < h.d; ++c) {
@@ -52,7 +54,8 @@ HeadData head_data(const Problem& p, int32_t head) {
   }
   const float* bw = p.kernel.bandwidth + c0;
   for (int64_t i = 0; i < h.I; ++i)
-    for (int64_t c = 0; c < h.d; ++c) h.q[size_t(i * h.d + c)] = (double(p.queries.row(i)[c0 + c]) - ck[size_t(c)]) / double(bw[c]);
+    for (int64_t c = 0; c < h.d; ++c)
+      h.q[size_t(i * h.d + c)] = (double(p.queries.row(i)[c0 + c]) - ck[size_t(c)]) / double(bw[c]);
   for (int64_t j = 0; j < h.J; ++j) {
     double sq = 0;
     for (int64_t c = 0; c < h.d; ++c) {
@@ -117,8 +120,10 @@ std::vector<int64_t> sample_rows(int64_t I, int64_t count, uint64_t seed, uint64
   const CounterRng rng(seed, stream);
   for (int64_t n = I - count; n < I; ++n) {
     const int64_t t = int64_t(rng.below(uint64_t(n + 1), uint64_t(n)));
-    if (std::find(rows.begin(), rows.end(), t) == rows.end()) rows.push_back(t);
-    else rows.push_back(n);
+    if (std::find(rows.begin(), rows.end(), t) == rows.end())
+      rows.push_back(t);
+    else
+      rows.push_back(n);
   }
   std::sort(rows.begin(), rows.end());
   return rows;

@@ -25,17 +25,17 @@ struct ApproxReport {
 };
 
 // One head of a problem in double, in transformed coordinates q̃ (I×d) and k̃ (J×d) in which the weight is
-//   softmax  exp(s q·k)             ∝ exp(q̃·k̃ + b_k),  q̃ = √|s|(q − c_q), k̃ = sign(s)√|s|(k − c_k), b_k = s c_q·(k − c_k)
-//   gaussian exp(−|(q − k)/h|²/2)   ∝ exp(q̃·k̃ + b_k),  q̃ = (q − c)/h,     k̃ = (k − c)/h,            b_k = −|k̃|²/2
+//   softmax  exp(s q·k)             ∝ exp(q̃·k̃ + b_k),  q̃ = √|s|(q − c_q), k̃ = sign(s)√|s|(k − c_k), b_k = s c_q·(k −
+//   c_k) gaussian exp(−|(q − k)/h|²/2)   ∝ exp(q̃·k̃ + b_k),  q̃ = (q − c)/h,     k̃ = (k − c)/h,            b_k = −|k̃|²/2
 // where ∝ drops factors of the query alone, which cancel in the normalised weights. The centres (column means of
 // the queries c_q and keys c_k = c) change nothing exactly but keep |q̃ + k̃| small, which is what both methods'
 // errors grow with. For the distance kernels (gaussian, laplacian, cauchy) q̃ and k̃ are (x − c)/h, and for
 // softmax the same weight reads exp(|k̃|²/2 + b_k) · exp(−|q̃ − k̃|²/2): a key weight times a Gaussian kernel.
 struct HeadData {
   int64_t I = 0, J = 0, d = 0;
-  std::vector<double> q, k;   // I×d, J×d
-  std::vector<double> bias;   // J: b_k (softmax and gaussian; 0 otherwise)
-  ConstMatrix values;         // J × D, this head's value columns
+  std::vector<double> q, k;  // I×d, J×d
+  std::vector<double> bias;  // J: b_k (softmax and gaussian; 0 otherwise)
+  ConstMatrix values;        // J × D, this head's value columns
 };
 
 HeadData head_data(const Problem& p, int32_t head);

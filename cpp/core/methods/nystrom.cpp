@@ -57,8 +57,7 @@ Status build(const HeadData& h, KernelKind kind, const std::vector<int64_t>& idx
   m->L = int64_t(idx.size());
   m->d = h.d;
   m->land.resize(size_t(m->L * h.d));
-  for (int64_t a = 0; a < m->L; ++a)
-    std::copy_n(&h.k[size_t(idx[size_t(a)] * h.d)], h.d, &m->land[size_t(a * h.d)]);
+  for (int64_t a = 0; a < m->L; ++a) std::copy_n(&h.k[size_t(idx[size_t(a)] * h.d)], h.d, &m->land[size_t(a * h.d)]);
   m->log_c.assign(size_t(h.J), 0.0);
   if (kind == KernelKind::Softmax || kind == KernelKind::Gaussian) {
     for (int64_t j = 0; j < h.J; ++j) {
@@ -235,8 +234,7 @@ Result nystrom_attention(const Problem& p, const ApproxOptions& o, Matrix out, A
       f.assign(sample.size() * size_t(D), 0.0);
       fallback.clear();
       evaluate(heads[size_t(h)], models[size_t(h)], p.masks.causal, sample, f.data(), &fallback);
-      for (size_t n : fallback)
-        std::copy_n(&truth[size_t(h)][n * size_t(D)], D, &f[n * size_t(D)]);
+      for (size_t n : fallback) std::copy_n(&truth[size_t(h)][n * size_t(D)], D, &f[n * size_t(D)]);
       for (size_t n = 0; n < f.size(); ++n) sum += (f[n] - truth[size_t(h)][n]) * (f[n] - truth[size_t(h)][n]);
     }
     return std::sqrt(sum / double(sample.size() * size_t(D) * size_t(p.heads))) / range;

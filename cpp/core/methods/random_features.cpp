@@ -53,7 +53,7 @@ Features fourier_features(int64_t m, int64_t d, uint64_t seed, int32_t head, Ker
     const double spread = kind == KernelKind::Cauchy ? std::sqrt(-2.0 * std::log(rng.uniform(draw++))) : 1.0;
     for (int64_t c = 0; c < d; ++c)
       f.w[size_t(r * d + c)] = kind == KernelKind::Cauchy ? spread * rng.normal(draw++)
-                                                         : std::tan(3.141592653589793 * (rng.uniform(draw++) - 0.5));
+                                                          : std::tan(3.141592653589793 * (rng.uniform(draw++) - 0.5));
     f.phase[size_t(r)] = 6.283185307179586 * rng.uniform(draw++);
   }
   return f;
@@ -171,8 +171,8 @@ double query_row(const HeadData& h, const Features& features, const KeySums& ks,
 
 // One head with m features: outputs into out's head columns; adds Σ se² to *var_sum; rows it cannot serve go to
 // *fallback.
-void run_head(const HeadData& h, const Features& w, int64_t m, bool causal, Matrix out,
-              double* var_sum, std::vector<int64_t>* fallback) {
+void run_head(const HeadData& h, const Features& w, int64_t m, bool causal, Matrix out, double* var_sum,
+              std::vector<int64_t>* fallback) {
   const int64_t D = h.values.cols;
   KeySums ks(m, D);
   std::vector<double> a(static_cast<size_t>(m)), f(static_cast<size_t>(D));

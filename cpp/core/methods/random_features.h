@@ -20,19 +20,18 @@
 namespace ka {
 
 // out (I × D) as attention(p, out) would give, approximately. Supports the 'softmax', 'gaussian', 'laplacian' and
-// 'cauchy' kernels, heads and the causal mask (any other mask, or another kernel, is BadArgument). With o.count = 0 the number of features m
-// comes from o.tolerance: a pilot run with kPilotFeatures gives the error estimate e, and when e > tolerance the
-// call reruns with m = kPilotFeatures·(e/tolerance)²·1.2, at most kMaxFeatures; then, when the error measured on
-// the held-out queries (below) exceeds twice the tolerance, and while it exceeds the tolerance, m grows the same way
-// from it (at least doubling, at most 4
-// more runs, up to kMaxFeatures, stopping once a run cuts that error by less than a tenth: heavy tails fall slower
-// than 1/√m, or not at all), and the run with the smallest held-out error is the result. The error estimate is the delta
-// method's: per query and column, se² = m/(m−1) Σ_r (n_r − f̂ z_r)² / (Σ_r z_r)², the sample variance of the
-// per-feature numerator and denominator terms (features treated as independent, which orthogonal blocks are not: it
-// overestimates), as √(mean se²) / value_range(p); the reported estimate is the larger of that and the RMS error
-// measured on up to kHeldOutSample queries drawn by the seed and fitted exactly (the sample variance misses heavy
-// tails). Rows whose denominator underflows are computed exactly.
-// The same seed gives the same bytes for any thread count; p.threads is not used (one thread).
+// 'cauchy' kernels, heads and the causal mask (any other mask, or another kernel, is BadArgument). With o.count = 0 the
+// number of features m comes from o.tolerance: a pilot run with kPilotFeatures gives the error estimate e, and when e >
+// tolerance the call reruns with m = kPilotFeatures·(e/tolerance)²·1.2, at most kMaxFeatures; then, when the error
+// measured on the held-out queries (below) exceeds twice the tolerance, and while it exceeds the tolerance, m grows the
+// same way from it (at least doubling, at most 4 more runs, up to kMaxFeatures, stopping once a run cuts that error by
+// less than a tenth: heavy tails fall slower than 1/√m, or not at all), and the run with the smallest held-out error is
+// the result. The error estimate is the delta method's: per query and column, se² = m/(m−1) Σ_r (n_r − f̂ z_r)² / (Σ_r
+// z_r)², the sample variance of the per-feature numerator and denominator terms (features treated as independent, which
+// orthogonal blocks are not: it overestimates), as √(mean se²) / value_range(p); the reported estimate is the larger of
+// that and the RMS error measured on up to kHeldOutSample queries drawn by the seed and fitted exactly (the sample
+// variance misses heavy tails). Rows whose denominator underflows are computed exactly. The same seed gives the same
+// bytes for any thread count; p.threads is not used (one thread).
 Result random_features_attention(const Problem& p, const ApproxOptions& o, Matrix out, ApproxReport* report);
 
 constexpr int32_t kPilotFeatures = 64;

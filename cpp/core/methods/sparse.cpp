@@ -24,7 +24,7 @@ using simd::kLanes;
 constexpr int A = CellGrid::kAxes;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kLn2 = 0.6931471805599453;
-constexpr int64_t kFlushKeys = 64;        // float32 lane sums go to double every 64 keys
+constexpr int64_t kFlushKeys = 64;         // float32 lane sums go to double every 64 keys
 constexpr float kUnderflowFloor = -58.0f;  // log2: below it a row is redone in double (exact_narrow.h's floor)
 
 // The kernel as a function of a "norm" ν of u = (q − k)/h: Σu² (gaussian, cauchy) or Σ|u| (laplacian). Compact
@@ -56,7 +56,7 @@ struct Norm {
 // Per-row sums: float32 lanes, flushed into double.
 struct RowSums {
   double sum = 0, sum_sq = 0;
-  double* acc;  // width
+  double* acc;                                          // width
   float top = -std::numeric_limits<float>::infinity();  // best log2 score seen (compact kernels)
   int64_t kept = 0;
 };
@@ -68,7 +68,7 @@ struct Query {
   const float* q;
   const float* factors;  // BatchScore<K>::dimension_factor per dimension
   bool masked;
-  float* spill;          // width × kLanes
+  float* spill;  // width × kLanes
   int64_t width;
 };
 
@@ -187,13 +187,14 @@ double outside_gap(const CellGrid& g, const Position& p, const int64_t* lo, cons
 template <KernelKind K>
 float nearest_in_run(const CellGrid& g, const Position& p, int64_t b, int64_t e) {
   Batch best(INFINITY);
-  const float pad[16] = {0, 0, 0, 0, 0, 0, 0, 0, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
-                        INFINITY, INFINITY};
+  const float pad[16] = {0,        0,        0,        0,        0,        0,        0,        0,
+                         INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
   for (int64_t c = b; c < e; c += kLanes) {
     Batch nu(0.0f);
     for (int64_t d = 0; d < g.dims; ++d) {
       const int a = int(A - g.dims + d);
-      const Batch t = (Batch(float(p.u[a])) - simd::load(g.keys_t.data() + d * g.stride + c) * Batch(float(g.inv_h[a])));
+      const Batch t =
+          (Batch(float(p.u[a])) - simd::load(g.keys_t.data() + d * g.stride + c) * Batch(float(g.inv_h[a])));
       nu = Norm<K>::kSquared ? xsimd::fma(t, t, nu) : nu + xsimd::abs(t);
     }
     if (c + kLanes > e) nu += simd::load(pad + 8 - (e - c));  // lanes past e: +inf (kLanes <= 8)
@@ -453,8 +454,10 @@ Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOu
       with_kernel(p.kernel.kind, [&](auto kind) {
         constexpr KernelKind K = kind();
         if constexpr (K != KernelKind::Softmax) {
-          if (hd.values.cols == 1) run_rows<K, 1>(hd, g, h, H, a, b, o, so, results[size_t(t)]);
-          else run_rows<K, 0>(hd, g, h, H, a, b, o, so, results[size_t(t)]);
+          if (hd.values.cols == 1)
+            run_rows<K, 1>(hd, g, h, H, a, b, o, so, results[size_t(t)]);
+          else
+            run_rows<K, 0>(hd, g, h, H, a, b, o, so, results[size_t(t)]);
         }
         return 0;
       });

@@ -20,9 +20,9 @@ struct SparseOptions {
 
 // Per-query outputs besides the attention itself; every pointer may be null (not computed).
 struct SparseOut {
-  Matrix out;                         // I × D, as attention()
-  double* dropped = nullptr;          // I × H ([query][head]): upper bound on (skipped mass) / (kept mass); 0 when
-                                      // nothing was skipped or the kernel is compact; NaN for an empty row
+  Matrix out;                 // I × D, as attention()
+  double* dropped = nullptr;  // I × H ([query][head]): upper bound on (skipped mass) / (kept mass); 0 when
+                              // nothing was skipped or the kernel is compact; NaN for an empty row
   // heads == 1 only (regression): over the kept keys, as local_fit's FitOut for Nadaraya–Watson.
   double* sum_sq_weights = nullptr;   // Σ w² / (Σ w)²
   double* effective_keys = nullptr;   // (Σ w)² / Σ w²

@@ -21,11 +21,11 @@ namespace ka {
 
 struct CellGrid {
   static constexpr int kAxes = 3;
-  int64_t dims = 0;                     // dimension d of the head lives on axis kAxes − dims + d; others have 1 cell
-  int64_t n[kAxes] = {1, 1, 1};         // cells per axis
-  double origin[kAxes] = {0, 0, 0};     // lowest key coordinate (u units)
-  double width[kAxes] = {1, 1, 1};      // cell width (u units)
-  double inv_h[kAxes] = {1, 1, 1};      // 1 / bandwidth
+  int64_t dims = 0;                  // dimension d of the head lives on axis kAxes − dims + d; others have 1 cell
+  int64_t n[kAxes] = {1, 1, 1};      // cells per axis
+  double origin[kAxes] = {0, 0, 0};  // lowest key coordinate (u units)
+  double width[kAxes] = {1, 1, 1};   // cell width (u units)
+  double inv_h[kAxes] = {1, 1, 1};   // 1 / bandwidth
   // Rounding allowance (u units) subtracted from every gap: a key is assigned to its cell by a rounded division,
   // so it may sit a few ulps outside the cell's computed bounds.
   double slack = 0;

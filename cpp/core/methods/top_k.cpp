@@ -60,8 +60,8 @@ Result top_k_attention(const Problem& p, int64_t k, const SparseOut& out, Sparse
         const SoftmaxState<double> st{0.0, mass, sum.get(), dv};
         finalize(st, o, hd.empty, NearestKeys{&hd, i, chosen.get()});
         const double share = st.empty() && hd.empty == EmptyPolicy::NaN ? std::numeric_limits<double>::quiet_NaN()
-                             : kept < nonzero                              ? std::max(0.0, (total - mass) / mass)
-                                                                           : 0.0;
+                             : kept < nonzero                           ? std::max(0.0, (total - mass) / mass)
+                                                                        : 0.0;
         if (dropped) *dropped = share;
         rep.max_dropped = std::max(rep.max_dropped, share);
         rep.kept_keys += kept;

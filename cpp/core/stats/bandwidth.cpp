@@ -62,13 +62,22 @@ double brent(F&& f, double a, double b, double tol) {
     const double fu = f(u);
     if (fu <= fx) {
       (u < x ? b : a) = x;
-      v = w; fv = fw; w = x; fw = fx; x = u; fx = fu;
+      v = w;
+      fv = fw;
+      w = x;
+      fw = fx;
+      x = u;
+      fx = fu;
     } else {
       (u < x ? a : b) = u;
       if (fu <= fw || w == x) {
-        v = w; fv = fw; w = u; fw = fu;
+        v = w;
+        fv = fw;
+        w = u;
+        fw = fu;
       } else if (fu <= fv || v == x || v == w) {
-        v = u; fv = fu;
+        v = u;
+        fv = fu;
       }
     }
   }
@@ -85,8 +94,12 @@ struct SortedSample {
   Criterion criterion;
 
   SortedSample(const Problem& p, const Criterion& c, bool sort)
-      : order(sort ? p.keys.rows : 0), x(sort ? p.keys.rows * p.keys.cols : 0), y(sort ? p.values.rows * p.values.cols : 0),
-        weights(sort && c.observation_weights ? p.keys.rows : 0), problem(p), criterion(c) {
+      : order(sort ? p.keys.rows : 0),
+        x(sort ? p.keys.rows * p.keys.cols : 0),
+        y(sort ? p.values.rows * p.values.cols : 0),
+        weights(sort && c.observation_weights ? p.keys.rows : 0),
+        problem(p),
+        criterion(c) {
     if (!sort || !ok()) return;
     const int64_t n = p.keys.rows, dims = p.keys.cols, width = p.values.cols;
     int64_t* idx = order.get();
@@ -159,7 +172,8 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
   // Leave-one-out CV in 1-D or 2-D may run on a grid, which needs no sorting and takes no mask but its own
   // leave-one-out; everything else runs exactly, on the sample sorted by its first coordinate.
   const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any()
-      ? plan_grid_nodes(p.keys, p.kernel.kind, hf.get(), criterion.grid_tolerance) : 0;
+                            ? plan_grid_nodes(p.keys, p.kernel.kind, hf.get(), criterion.grid_tolerance)
+                            : 0;
   const SortedSample sorted(p, criterion, nodes == 0);
   if (!sorted.ok()) return {Status::OutOfMemory};
   Problem q = sorted.problem;
@@ -311,7 +325,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // so a replayed search makes the same choice.
   GridCv screen(Fit{p, criterion.estimator, criterion.observation_weights},
                 criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.grid_tolerance > 0)
-                    ? kScreenTolerance : 0.0);
+                    ? kScreenTolerance
+                    : 0.0);
   const bool screening = screen.suits() && p.keys.rows >= kScreenMinPoints;
   // The smallest bandwidth screened: below it the exact fit of a scan point costs about as little as the grid's.
   double screen_from = kInf;
@@ -366,7 +381,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
         curve->scores[curve->count++] = s;
       }
       ++evaluations;
-      if (failure.status == Status::Ok && progress.after_evaluation && !progress.after_evaluation(progress.context, evaluations))
+      if (failure.status == Status::Ok && progress.after_evaluation &&
+          !progress.after_evaluation(progress.context, evaluations))
         failure = {Status::Cancelled};
     }
     const bool holdable = std::all_of(bandwidth, bandwidth + dims, [](double v) { return v > 0 && std::isfinite(v); });
@@ -592,8 +608,10 @@ Result select_cv_gradient(const Problem& p, double* h, double* score, CvCurve* c
         const int64_t at = int64_t(curve->count) * params;
         std::copy(shown_now.get(), shown_now.get() + params, curve->bandwidths + at);
         if (curve->gradients) {
-          if (f <= threshold) std::copy(grad, grad + params, curve->gradients + at);
-          else std::fill(curve->gradients + at, curve->gradients + at + params, std::numeric_limits<double>::quiet_NaN());
+          if (f <= threshold)
+            std::copy(grad, grad + params, curve->gradients + at);
+          else
+            std::fill(curve->gradients + at, curve->gradients + at + params, std::numeric_limits<double>::quiet_NaN());
         }
         curve->scores[curve->count++] = f;
       }
@@ -603,7 +621,8 @@ Result select_cv_gradient(const Problem& p, double* h, double* score, CvCurve* c
       best_score = f;
       std::copy(t, t + params, best.get());
     }
-    if (evaluations > recorded && progress.after_evaluation && !progress.after_evaluation(progress.context, evaluations)) {
+    if (evaluations > recorded && progress.after_evaluation &&
+        !progress.after_evaluation(progress.context, evaluations)) {
       failure = {Status::Cancelled};
       return std::numeric_limits<double>::quiet_NaN();
     }

@@ -63,17 +63,17 @@ struct SearchProgress {
   void* context = nullptr;
 };
 
-// Minimises the criterion's score (CV or AICc) over log h, starting from h (dims values, e.g. a rule of thumb), and writes the minimiser back into h.
-// One common scale: h = s · h_start, s scanned log-spaced (6 points a decade) over the whole sensible range, from
-// h_d = 1/4 of the median gap between the sorted distinct values of x_d to h_d = 4 × the range of x_d (the
-// smallest and largest over the dimensions; up to 12 more points beyond an end while the best point sits there),
-// then refined by Brent's method between the best scan point's neighbours to 0.5 %: the global minimum of the scan.
-// Large bandwidths reach every key, so the scan's upper decade or two cost O(n²) each exactly. An exact (grid_tolerance
-// 0) 1-D leave-one-out search of at least 2,000 points scores its scan points with h >= range(x)/64 on a fine grid
-// (GridCv at 1e-6) instead, refines exactly around the best scan point and up to two more local minima of the scan
-// within the grid's error of it, and returns only exact evaluations; the curve records the grid scores it scanned.
-// Per dimension: then coordinate descent, each h_d by Brent's method within a factor 4 (later 2) of its current
-// value, the bracket moving while the minimum sits at its edge, sweeping until CV improves by less than 1e-7
+// Minimises the criterion's score (CV or AICc) over log h, starting from h (dims values, e.g. a rule of thumb), and
+// writes the minimiser back into h. One common scale: h = s · h_start, s scanned log-spaced (6 points a decade) over
+// the whole sensible range, from h_d = 1/4 of the median gap between the sorted distinct values of x_d to h_d = 4 × the
+// range of x_d (the smallest and largest over the dimensions; up to 12 more points beyond an end while the best point
+// sits there), then refined by Brent's method between the best scan point's neighbours to 0.5 %: the global minimum of
+// the scan. Large bandwidths reach every key, so the scan's upper decade or two cost O(n²) each exactly. An exact
+// (grid_tolerance 0) 1-D leave-one-out search of at least 2,000 points scores its scan points with h >= range(x)/64 on
+// a fine grid (GridCv at 1e-6) instead, refines exactly around the best scan point and up to two more local minima of
+// the scan within the grid's error of it, and returns only exact evaluations; the curve records the grid scores it
+// scanned. Per dimension: then coordinate descent, each h_d by Brent's method within a factor 4 (later 2) of its
+// current value, the bracket moving while the minimum sits at its edge, sweeping until CV improves by less than 1e-7
 // (at most 12 sweeps). h stays positive and finite; `score` receives CV(h).
 // `progress` may stop the search between evaluations (Cancelled; h and score are then left alone).
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,

@@ -134,8 +134,10 @@ int64_t window_left(const Sorted& s, int64_t i) {
   int64_t lo = 0, hi = s.n - s.k;  // answer in [lo, hi]
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    if (s.x[i] - s.x[mid] > s.x[mid + s.k] - s.x[i]) lo = mid + 1;
-    else hi = mid;
+    if (s.x[i] - s.x[mid] > s.x[mid + s.k] - s.x[i])
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -167,10 +169,18 @@ void add_side_sums(const Sorted& s, const double* rw, const BlockMoments* blocks
   add(m, tricube(s.x, s.y, rw, a, first * s.block, x0, inv_h));
   add(m, tricube(s.x, s.y, rw, end * s.block, b, x0, inv_h));
   // D[l] = Σ rw d^l and E[l] = Σ rw y d^l over the whole blocks, d = x − x0, by the binomial shift.
-  static constexpr double kBinomial[12][12] = {
-      {1}, {1, 1}, {1, 2, 1}, {1, 3, 3, 1}, {1, 4, 6, 4, 1}, {1, 5, 10, 10, 5, 1}, {1, 6, 15, 20, 15, 6, 1},
-      {1, 7, 21, 35, 35, 21, 7, 1}, {1, 8, 28, 56, 70, 56, 28, 8, 1}, {1, 9, 36, 84, 126, 126, 84, 36, 9, 1},
-      {1, 10, 45, 120, 210, 252, 210, 120, 45, 10, 1}, {1, 11, 55, 165, 330, 462, 462, 330, 165, 55, 11, 1}};
+  static constexpr double kBinomial[12][12] = {{1},
+                                               {1, 1},
+                                               {1, 2, 1},
+                                               {1, 3, 3, 1},
+                                               {1, 4, 6, 4, 1},
+                                               {1, 5, 10, 10, 5, 1},
+                                               {1, 6, 15, 20, 15, 6, 1},
+                                               {1, 7, 21, 35, 35, 21, 7, 1},
+                                               {1, 8, 28, 56, 70, 56, 28, 8, 1},
+                                               {1, 9, 36, 84, 126, 126, 84, 36, 9, 1},
+                                               {1, 10, 45, 120, 210, 252, 210, 120, 45, 10, 1},
+                                               {1, 11, 55, 165, 330, 462, 462, 330, 165, 55, 11, 1}};
   double D[12] = {}, E[11] = {};
   for (int64_t blk = first; blk < end; ++blk) {
     const BlockMoments& bm = blocks[blk];
@@ -231,7 +241,7 @@ double fit_at(const Sorted& s, const double* rw, const BlockMoments* blocks, int
     add_side_sums(s, rw, blocks, near_hi, hi, x0, h, 1, tricube, &m);
   }
   add_flat_sums(x, s.y, rw, near_lo, near_hi, x0, &m);
-  if (!(m.s0 > 0)) return s.y[i];  // all weights zero: R keeps the observation (centred like the fits)
+  if (!(m.s0 > 0)) return s.y[i];     // all weights zero: R keeps the observation (centred like the fits)
   const double mean_d = m.s1 / m.s0;  // x̄ − x0
   double fit = m.t0 / m.s0;
   if (h > 0) {
@@ -308,11 +318,13 @@ bool robustness_weights(const double* y, const double* ys, int64_t n, double* re
   const double c1 = 0.001 * cmad, c9 = 0.999 * cmad;
   for (int64_t j = 0; j < n; ++j) {
     const double r = std::fabs(y[j] - ys[j]);
-    if (r <= c1) rw[j] = 1;
+    if (r <= c1)
+      rw[j] = 1;
     else if (r <= c9) {
       const double u = r / cmad;
       rw[j] = (1 - u * u) * (1 - u * u);
-    } else rw[j] = 0;
+    } else
+      rw[j] = 0;
   }
   return true;
 }

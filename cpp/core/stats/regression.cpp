@@ -55,7 +55,8 @@ Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, doubl
       }
       bool moved = false;
       for (int64_t c = 0; c < width; ++c) {
-        moved |= !(std::fabs(exact[c] - double(mean.get()[i * width + c])) <= kGuardChange * (y_hi.get()[c] - y_lo.get()[c]));
+        moved |= !(std::fabs(exact[c] - double(mean.get()[i * width + c])) <=
+                   kGuardChange * (y_hi.get()[c] - y_lo.get()[c]));
         mean.get()[i * width + c] = float(exact[c]);
       }
       s.guard_changed += moved;

@@ -44,8 +44,7 @@ class RowConvolution {
   // convolution; a is 0 outside its `length` entries), and the same of b into out_b. b and out_b may be null (a
   // alone, at the same cost). Rounding: about 1e-16·log₂N of the largest |a|·|filter| sums, at every k, including
   // those the exact sum leaves 0.
-  void apply(const double* a, const double* b, int64_t in_stride, double* out_a, double* out_b,
-             int64_t out_stride);
+  void apply(const double* a, const double* b, int64_t in_stride, double* out_a, double* out_b, int64_t out_stride);
 
  private:
   const Fft* fft_ = nullptr;

@@ -148,15 +148,16 @@ Result fit_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& 
   Scratch<float> q(count * dims);
   Scratch<uint8_t> padding(loo ? p.keys.rows : 0);
   if (!q.ok() || !padding.ok()) return {Status::OutOfMemory};
-  for (int64_t r = 0; r < count; ++r) std::copy(p.queries.row(rows[r]), p.queries.row(rows[r]) + dims, q.get() + r * dims);
+  for (int64_t r = 0; r < count; ++r)
+    std::copy(p.queries.row(rows[r]), p.queries.row(rows[r]) + dims, q.get() + r * dims);
   Fit sub = f;
   sub.problem.masks.leave_one_out = false;
   const auto at = [](auto* v, int64_t first) { return v ? v + first : nullptr; };
   const auto run = [&](int64_t first, int64_t n) {
     sub.problem.queries = {q.get() + first * dims, n, dims, dims};
-    return local_fit(sub, FitOut{Matrix{into.mean.row(first), n, width, into.mean.stride}, at(into.sum_sq_weights, first),
-                                 nullptr, at(into.effective_keys, first), at(into.log_denominator, first),
-                                 at(into.guarded, first)});
+    return local_fit(
+        sub, FitOut{Matrix{into.mean.row(first), n, width, into.mean.stride}, at(into.sum_sq_weights, first), nullptr,
+                    at(into.effective_keys, first), at(into.log_denominator, first), at(into.guarded, first)});
   };
   if (loo) {
     std::fill(padding.get(), padding.get() + p.keys.rows, uint8_t(0));
@@ -182,8 +183,9 @@ Result exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut
   Scratch<uint8_t> guarded(count);
   if (!mean.ok() || !sum_sq.ok() || !eff.ok() || !logden.ok() || !guarded.ok()) return {Status::OutOfMemory};
   std::fill(guarded.get(), guarded.get() + count, uint8_t(0));
-  const Result r = fit_rows(f, rows, count, {Matrix{mean.get(), count, width, width}, sum_sq.get(), nullptr, eff.get(),
-                                             logden.get(), guarded.get()});
+  const Result r = fit_rows(
+      f, rows, count,
+      {Matrix{mean.get(), count, width, width}, sum_sq.get(), nullptr, eff.get(), logden.get(), guarded.get()});
   if (r.status != Status::Ok) return r;
   for (int64_t k = 0; k < count; ++k) {
     const int64_t i = rows[k];
@@ -579,9 +581,9 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     for (int64_t k = 0; k < powers_1; ++k) {
       const Power pw = power_at(k);
       const bool pair = col + 1 < width;
-      if (const Status st = convolve(column(col), x1, x2, tap(0, false, pw.a), tap2(false, pw.b), across.get(),
-                                     t_moment(col, k), stride, &work, pair ? column(col + 1) : nullptr,
-                                     pair ? t_moment(col + 1, k) : nullptr);
+      if (const Status st =
+              convolve(column(col), x1, x2, tap(0, false, pw.a), tap2(false, pw.b), across.get(), t_moment(col, k),
+                       stride, &work, pair ? column(col + 1) : nullptr, pair ? t_moment(col + 1, k) : nullptr);
           st != Status::Ok)
         return {st};
     }
@@ -676,8 +678,10 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     }
     for (int64_t r = 0; r < p_cols; ++r)
       for (int64_t c = 0; c < p_cols; ++c) a.get()[r * p_cols + c] = S[product_power(r, c)];
-    if (p_cols == 1) g.get()[0] = 1 / S[0];  // Nadaraya–Watson, inline: once per query, the hot path of grid CV
-    else if (first_column_of_inverse(a.get(), p_cols, l.get(), g.get()) && out.guarded) out.guarded[i] = 1;
+    if (p_cols == 1)
+      g.get()[0] = 1 / S[0];  // Nadaraya–Watson, inline: once per query, the hot path of grid CV
+    else if (first_column_of_inverse(a.get(), p_cols, l.get(), g.get()) && out.guarded)
+      out.guarded[i] = 1;
     const double* gg = g.get();
     float* mean = out.mean.row(i);
     for (int64_t col = 0; col < width; ++col) {
@@ -931,8 +935,12 @@ void scatter(const Source& from, int64_t first, int64_t end, const Key& key, int
 
 template <class Key>
 void scatter(const Source& from, int64_t first, int64_t end, const Key& key, int64_t* next, const SortedPoints& into) {
-  if (from.w) into.width == 1 ? scatter<true, 1>(from, first, end, key, next, into) : scatter<true, 0>(from, first, end, key, next, into);
-  else into.width == 1 ? scatter<false, 1>(from, first, end, key, next, into) : scatter<false, 0>(from, first, end, key, next, into);
+  if (from.w)
+    into.width == 1 ? scatter<true, 1>(from, first, end, key, next, into)
+                    : scatter<true, 0>(from, first, end, key, next, into);
+  else
+    into.width == 1 ? scatter<false, 1>(from, first, end, key, next, into)
+                    : scatter<false, 0>(from, first, end, key, next, into);
 }
 
 // The sort is a radix sort in two steps, each touching few memory pages at a time (a single scatter over tens of
@@ -943,7 +951,8 @@ void place_in_buckets(const Cells& grid, int low_bits, const Fit& f, int64_t fir
   const Problem& p = f.problem;
   const Source from{p.keys.data, p.keys.stride, p.values.data, p.values.stride, f.observation_weights};
   const Cells local = grid;
-  scatter(from, first, end, [&](float x) { return local.of(x) >> low_bits; }, next, into);
+  scatter(
+      from, first, end, [&](float x) { return local.of(x) >> low_bits; }, next, into);
 }
 
 // … then each bucket, in cache, is sorted by cell (cells [first, end), cell g's run starting at start[g]; `next`
@@ -958,15 +967,18 @@ void sort_bucket(const Cells& grid, const int64_t* start, int64_t first, int64_t
     std::copy(points.y + base * width, points.y + (base + count) * width, spare.y);
     if (points.w) std::copy(points.w + base, points.w + base + count, spare.w);
     const Cells local = grid;
-    scatter(Source{spare.x, 1, spare.y, width, points.w ? spare.w : nullptr}, 0, count,
-            [&](float x) { return local.of(x) - first; }, next, points);
+    scatter(
+        Source{spare.x, 1, spare.y, width, points.w ? spare.w : nullptr}, 0, count,
+        [&](float x) { return local.of(x) - first; }, next, points);
     return;
   }
   for (int64_t g = first; g < end; ++g)
     for (int64_t& k = next[g - first]; k < start[g + 1];) {
       const int64_t c = grid.of(points.x[k]);
-      if (c == g) ++k;
-      else points.swap(k, next[c - first]++);
+      if (c == g)
+        ++k;
+      else
+        points.swap(k, next[c - first]++);
     }
 }
 
@@ -1008,9 +1020,9 @@ struct CellPass {
 };
 
 // The local-linear fit T₀/S₀ + q(qT₀ − T₁)/π, q = S₁/S₀, from the moments: first_column_of_inverse for 2 × 2 in
-// closed form, with its pivot floor π = max(S₂ − qS₁, kPivotFloor·S₂) and no slope where π is not positive. Leave-one-out
-// CV serves only points whose pivot needs no floor (guard_free): the others run exactly, where the textbook solve
-// replaces the guard (bandwidth.h).
+// closed form, with its pivot floor π = max(S₂ − qS₁, kPivotFloor·S₂) and no slope where π is not positive.
+// Leave-one-out CV serves only points whose pivot needs no floor (guard_free): the others run exactly, where the
+// textbook solve replaces the guard (bandwidth.h).
 inline bool guard_free(double s0, double s1, double s2) { return s2 - s1 / s0 * s1 >= kPivotFloor * s2; }
 inline double linear_fit(double s0, double s1, double s2, double t0, double t1) {
   const double q = s1 / s0, pivot = std::max(s2 - q * s1, kPivotFloor * s2);
@@ -1038,8 +1050,9 @@ int64_t cell_residuals(const CellPass& c, double* sum) {
     for (int64_t col = 0; col < width; ++col) {
       const int64_t k = s_count + col * t_count;
       const double y = double(c.y[i * width + col]), t0 = at[k] + u * slope[k] - w * y;
-      const double fit = Linear ? linear_fit(s0, at[1] + u * slope[1], at[2] + u * slope[2], t0, at[k + 1] + u * slope[k + 1])
-                                : t0 / s0;
+      const double fit =
+          Linear ? linear_fit(s0, at[1] + u * slope[1], at[2] + u * slope[2], t0, at[k + 1] + u * slope[k + 1])
+                 : t0 / s0;
       acc += w * (y - fit) * (y - fit);
     }
   }
@@ -1137,12 +1150,13 @@ Result GridCv::sort_and_bin() {
   const int64_t room = std::min(counted_, kSpareRoom);
   Scratch<int64_t> next(std::max(buckets, int64_t(1) << low_bits));
   Scratch<float> spare_x(room), spare_y(room * width), spare_w(weighted ? room : 0);
-  if (!start_.reset_zeroed(cells + 1) || !next.ok() || !x_.reset_zeroed(counted_) || !y_.reset_zeroed(counted_ * width) ||
-      !w_.reset_zeroed(weighted ? counted_ : 0) || !bins_.reset_zeroed((1 + width) * (cells + 1)) || !spare_x.ok() ||
-      !spare_y.ok() || !spare_w.ok())
+  if (!start_.reset_zeroed(cells + 1) || !next.ok() || !x_.reset_zeroed(counted_) ||
+      !y_.reset_zeroed(counted_ * width) || !w_.reset_zeroed(weighted ? counted_ : 0) ||
+      !bins_.reset_zeroed((1 + width) * (cells + 1)) || !spare_x.ok() || !spare_y.ok() || !spare_w.ok())
     return {Status::OutOfMemory};
   const Cells grid{lo_, double(cells) / range_, cells};
-  const SortedPoints points{x_.get(), y_.get(), w_.get(), width}, spare{spare_x.get(), spare_y.get(), spare_w.get(), width};
+  const SortedPoints points{x_.get(), y_.get(), w_.get(), width},
+      spare{spare_x.get(), spare_y.get(), spare_w.get(), width};
   int64_t* start = start_.get();
   const auto count = simd::keep_out_of_line(&count_cells);
   const auto place = simd::keep_out_of_line(&place_in_buckets);
@@ -1213,7 +1227,7 @@ Result GridCv::score(float h, double* score, bool* served) {
   if (!suits_) return {};
   const int64_t wanted = grid_nodes(range_, double(h), tolerance_);
   if (wanted == 0) return {};  // no grid reaches the tolerance: the caller runs exactly
-  int level = 6;  // at least grid_nodes' 64 nodes; more only make the grid more accurate
+  int level = 6;               // at least grid_nodes' 64 nodes; more only make the grid more accurate
   while ((int64_t(1) << level) + 1 < wanted) ++level;
   const int64_t cells = int64_t(1) << level;
   if (!grid_pays(fit_.problem.kernel.kind, cells + 1, 1, double(h), range_ / double(cells), counted_)) return {};
@@ -1275,8 +1289,9 @@ Result GridCv::score(float h, double* score, bool* served) {
   for (int64_t c = 1; c < width; c += 2)
     for (int64_t a = 0; a < t_count; ++a) {
       const bool pair = c + 1 < width;
-      if (const Status st = convolve(t_bins(c), x, Axis{}, taps.get() + a * tap_len, &one, across.get(), t_moment(c, a),
-                                     stride, &work, pair ? t_bins(c + 1) : nullptr, pair ? t_moment(c + 1, a) : nullptr);
+      if (const Status st =
+              convolve(t_bins(c), x, Axis{}, taps.get() + a * tap_len, &one, across.get(), t_moment(c, a), stride,
+                       &work, pair ? t_bins(c + 1) : nullptr, pair ? t_moment(c + 1, a) : nullptr);
           st != Status::Ok)
         return {st};
     }
@@ -1286,14 +1301,23 @@ Result GridCv::score(float h, double* score, bool* served) {
   // The points, cell by cell (a cell of this grid is a run of the sorted grid's); those the grid cannot serve
   // are fitted exactly, kExactBatch at a time.
   const bool weighted = fit_.observation_weights;
-  CellKernel* kernel = simd::keep_out_of_line(
-      linear ? (weighted ? cell_kernel<true, true>(width) : cell_kernel<true, false>(width))
-             : (weighted ? cell_kernel<false, true>(width) : cell_kernel<false, false>(width)));
+  CellKernel* kernel =
+      simd::keep_out_of_line(linear ? (weighted ? cell_kernel<true, true>(width) : cell_kernel<true, false>(width))
+                                    : (weighted ? cell_kernel<false, true>(width) : cell_kernel<false, false>(width)));
   const int shift = kFinestLevel - level;
   const int64_t* start = start_.get();
   double sum = 0;
   int64_t pending[kExactBatch], waiting = 0;
-  CellPass c{nullptr, nullptr, lo_, double(cells) / range_, 0, nullptr, nullptr, nullptr, 0, width,
+  CellPass c{nullptr,
+             nullptr,
+             lo_,
+             double(cells) / range_,
+             0,
+             nullptr,
+             nullptr,
+             nullptr,
+             0,
+             width,
              served_share(x.fft, linear) * total_};
   for (int64_t e = 0; e < cells; ++e) {
     c.at = at_node + e * stride;
