@@ -3,32 +3,14 @@
 // Chromium and a Node worker_threads worker, each computing a known result checked against a float64 loop here.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
+import { assertClose, checkResults, launchChromium, referenceRegression, run } from './support.mjs';
 
-const execFileAsync = promisify(execFile);
-
-/** Runs a command; on failure the error shows its exit code and the tail of its stderr (emscripten prints whole lines). */
-async function run(file, args, options) {
-  try {
-    return await execFileAsync(file, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...options });
-  } catch (e) {
-    const tail = (text) => String(text ?? '').slice(-1500);
-    throw new Error(`${file} ${args.join(' ')} failed (exit ${e.code}):\n${tail(e.stdout)}\n${tail(e.stderr) || tail(e.message)}`);
-  }
-}
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const TIMEOUT_MS = 60_000;
 
 // What the tarball must hold besides web/src and web/types: both WebAssembly builds, and nothing else of web/dist.
@@ -151,57 +133,6 @@ init().then((ka) => postMessage(compute(ka)), (e) => postMessage({ error: String
 `,
 };
 
-// ---- float64 references ----
-
-function referenceRegression({ x, y, at }, h) {
-  return at.map((q) => {
-    let num = 0;
-    let den = 0;
-    x.forEach((k, j) => {
-      const w = Math.exp(-0.5 * ((q - k) / h) ** 2);
-      num += w * y[j];
-      den += w;
-    });
-    return num / den;
-  });
-}
-
-function referenceAttention({ q, k, v }, dim, heads) {
-  const hd = dim / heads;
-  const I = q.length / dim;
-  const J = k.length / dim;
-  const out = [];
-  for (let i = 0; i < I; i++) {
-    for (let h = 0; h < heads; h++) {
-      const s = k.length && Array.from({ length: J }, (_, j) => {
-        let dot = 0;
-        for (let d = 0; d < hd; d++) dot += q[i * dim + h * hd + d] * k[j * dim + h * hd + d];
-        return dot / Math.sqrt(hd);
-      });
-      const top = Math.max(...s);
-      const w = s.map((t) => Math.exp(t - top));
-      const total = w.reduce((a, b) => a + b, 0);
-      for (let d = 0; d < hd; d++) out.push(w.reduce((acc, wj, j) => acc + wj * v[j * dim + h * hd + d], 0) / total);
-    }
-  }
-  return out;
-}
-
-function assertClose(got, want, tolerance, what) {
-  assert.equal(got.length, want.length, `${what}: length`);
-  got.forEach((g, i) => assert.ok(Math.abs(g - want[i]) <= tolerance, `${what}[${i}]: got ${g}, want ${want[i]}`));
-}
-
-function checkResults(results, what) {
-  assert.ok(Array.isArray(results) && results.length > 0, `${what}: no results (${JSON.stringify(results)})`);
-  for (const r of results) {
-    assert.equal(r.error, undefined, `${what}: ${r.error}`);
-    assert.ok(r.build === 'single' || r.build === 'threads', `${what}: build ${r.build}`);
-    assertClose(r.regression.fit, referenceRegression(r.regression, 0.3), 1e-5, `${what} (${r.build}) regression`);
-    assertClose(r.attention.out, referenceAttention(r.attention, 4, 2), 1e-5, `${what} (${r.build}) attention`);
-  }
-}
-
 // ---- the scratch project ----
 
 let dir;
@@ -296,9 +227,8 @@ test('the kernel-attention command of the installed package (node_modules/.bin)'
 
 /** Opens `path` under `root` in Chromium; resolves to the results of the page and of its module Worker. */
 async function resultsInChromium(root, path) {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium`);
   const server = await startServer({ port: 0, root });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: TIMEOUT_MS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const problems = [];

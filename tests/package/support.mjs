@@ -55,7 +55,7 @@ export function referenceAttention({ q, k, v }, dim, heads) {
   return out;
 }
 
-function assertClose(got, want, tolerance, what) {
+export function assertClose(got, want, tolerance, what) {
   assert.equal(got.length, want.length, `${what}: length`);
   got.forEach((g, i) => assert.ok(Math.abs(g - want[i]) <= tolerance, `${what}[${i}]: got ${g}, want ${want[i]}`));
 }
