@@ -4,29 +4,9 @@
 //   node scripts/ab-outputs.mjs <web/src of the reference> [<web/src under test, default this checkout's>]
 // The tested copy runs on the single-thread build and on the pthreads build with 2 threads, the reference on the
 // single-thread build (results do not depend on the thread count). Exit status 1 on any difference.
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { load, random, readDirs } from './ab-common.mjs';
 
-const [refDir, testDir = new URL('../web/src', import.meta.url).pathname] = process.argv.slice(2);
-if (!refDir) {
-  console.error('usage: node scripts/ab-outputs.mjs <reference web/src> [<web/src under test>]');
-  process.exit(2);
-}
-const load = (dir) => import(pathToFileURL(resolve(dir, 'index.js')).href);
-
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = (n, seed, scale = 1) => {
-  const r = rng(seed);
-  return Float32Array.from({ length: n }, () => scale * (2 * r() - 1));
-};
+const [refDir, testDir] = readDirs('ab-outputs.mjs');
 
 // Every case: a name and a function of the API returning a value (or a promise of one).
 function cases() {

@@ -4,29 +4,9 @@
 // every output byte. `reason` (what the core's plan says) is left out: a reference from before plan.h has none.
 //   node scripts/ab-plan.mjs <web/src of the reference> [<web/src under test, default this checkout's>]
 // Single-thread builds. Exit status 1 on any difference.
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { load, random, readDirs } from './ab-common.mjs';
 
-const [refDir, testDir = new URL('../web/src', import.meta.url).pathname] = process.argv.slice(2);
-if (!refDir) {
-  console.error('usage: node scripts/ab-plan.mjs <reference web/src> [<web/src under test>]');
-  process.exit(2);
-}
-const load = (dir) => import(pathToFileURL(resolve(dir, 'index.js')).href);
-
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = (n, seed, scale = 1) => {
-  const r = rng(seed);
-  return Float32Array.from({ length: n }, () => scale * (2 * r() - 1));
-};
+const [refDir, testDir] = readDirs('ab-plan.mjs');
 
 function cases() {
   const list = [];
