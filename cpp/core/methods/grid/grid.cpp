@@ -473,7 +473,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     // Taps per side, compared in double before converting (h/step can exceed any integer).
     const double span = std::ceil(reach * a.h / a.step);
     a.L = reach > 0 && span < double(nodes) ? int64_t(span) : nodes;
-    a.capped = a.L != int64_t(span);
+    a.capped = double(a.L) != span;  // in double: span may exceed any integer
     a.E = nodes + 2 * a.L;
   }
   // Which passes run by FFT: axis 1 has G₂ rows (in 1-D, two lines that share taps share a transform), axis 2 E₁.
