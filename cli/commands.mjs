@@ -12,19 +12,21 @@ const KERNELS = ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', '
 const ESTIMATORS = ['local-linear', 'nadaraya-watson'];
 const RULES = ['cv', 'aicc', 'scott', 'silverman'];
 
-const SAMPLE_HELP = `
-  --x COLS            the input column(s): names from the header or 1-based indices, comma-separated
-  --y COLS            the output column(s), likewise
-  --kernel K          ${KERNELS.join(', ')} (default gaussian)
-  --estimator E       local-linear (default) or nadaraya-watson
-  --bandwidth H       a number, one per x column (comma-separated), or a rule: ${RULES.join(', ')} (default cv)
-  --missing M         skip (drop rows with an empty, NA or NaN cell in the columns used) or error (default)
+// The reader's flags (web/src/table.js), shared by every command that reads a table.
+const READING_HELP = `  --missing M         skip (drop rows with an empty, NA or NaN cell in the columns used) or error (default)
   --delimiter D       the field separator: one character, tab or whitespace (default: detected among comma,
                       tab, semicolon, bar and whitespace)
   --decimal M         the decimal mark, . or , (default: detected; a file where it is unclear is refused)
   --encoding E        utf-8, latin1, utf-16le or utf-16be (default: detected from the bytes)
   --date-order O      day-first or month-first, for dates like 03/04/1958 (default: detected, else day-first)
   --no-header         the first row is data (default: it is a header when a cell is text above values)`;
+const SAMPLE_HELP = `
+  --x COLS            the input column(s): names from the header or 1-based indices, comma-separated
+  --y COLS            the output column(s), likewise
+  --kernel K          ${KERNELS.join(', ')} (default gaussian)
+  --estimator E       local-linear (default) or nadaraya-watson
+  --bandwidth H       a number, one per x column (comma-separated), or a rule: ${RULES.join(', ')} (default cv)
+${READING_HELP}`;
 const READING_NOTE = `FILE may be - for stdin. Lines starting with # are skipped. Digit groups (1,234.5), U+2212 minus, and dates or times
 (1958-03-29, 1958-03-29T12:00, 29/03/1958, 19-Sep-03, Mar 1958, 12:30) are read; a date column used as --x is fitted
 in seconds (the bandwidth is in seconds) and printed as ISO 8601.`;
@@ -346,13 +348,7 @@ The fit runs in float64. There is no confidence band.
   --iterations N      robustness iterations, an integer ≥ 0 (default 3, as R's)
   --delta D           points within D of the last fitted x are interpolated linearly, not fitted (≥ 0; 0 fits at
                       every point; default: 1 % of the range of x, as R's; in seconds for a date column)
-  --missing M         skip (drop rows with an empty, NA or NaN cell in the columns used) or error (default)
-  --delimiter D       the field separator: one character, tab or whitespace (default: detected among comma,
-                      tab, semicolon, bar and whitespace)
-  --decimal M         the decimal mark, . or , (default: detected; a file where it is unclear is refused)
-  --encoding E        utf-8, latin1, utf-16le or utf-16be (default: detected from the bytes)
-  --date-order O      day-first or month-first, for dates like 03/04/1958 (default: detected, else day-first)
-  --no-header         the first row is data (default: it is a header when a cell is text above values)
+${READING_HELP}
   --format F          csv or json (default: json when --output ends in .json, else csv)
   --output FILE       write there instead of to stdout (- is stdout)
   -h, --help          this help
