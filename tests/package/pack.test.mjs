@@ -29,23 +29,10 @@ const SHIPPABLE = [
   /^web\/src\/[\w-]+\.c?js$/, /^web\/types\/[\w-]+\.d\.c?ts$/, /^cli\/[\w-]+\.mjs$/,
 ];
 
-// The same computation in every consumer (pasted into each as source): a 1-D Gaussian kernel regression and a
-// softmax attention with 2 heads, on inputs made here so the test can recompute them.
-const COMPUTE = `
-function compute(ka) {
-  const x = Array.from({ length: 40 }, (_, i) => i / 8);
-  const y = x.map((t, i) => Math.sin(t) + 0.05 * Math.cos(11 * i));
-  const at = [0.3, 1.7, 2.9, 4.4];
-  const q = Array.from({ length: 3 * 4 }, (_, i) => Math.sin(0.7 * i));
-  const k = Array.from({ length: 5 * 4 }, (_, i) => Math.cos(0.3 * i));
-  const v = Array.from({ length: 5 * 4 }, (_, i) => i / 10 - 1);
-  return {
-    build: ka.build,
-    regression: { x, y, at, fit: Array.from(ka.attention(at, x, y, { dim: 1, kernel: 'gaussian', bandwidth: 0.3 })) },
-    attention: { q, k, v, out: Array.from(ka.attention(q, k, v, { dim: 4, heads: 2 })) },
-  };
-}
-`;
+// The same computation as the bundler matrix's apps (tests/package/consumers/app/compute.js), pasted into each
+// consumer here as source, so checkResults recomputes it with the same float64 loops.
+const COMPUTE = readFileSync(new URL('./consumers/app/compute.js', import.meta.url), 'utf8')
+  .replace('export function compute', 'function compute');
 
 const FILES = {
   'package.json': JSON.stringify({ name: 'scratch', version: '1.0.0', private: true, type: 'module' }),
