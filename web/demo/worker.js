@@ -27,7 +27,7 @@ let learner = null;  // the attention pooling that "Learn h" trains (learnStart 
  * Whether a fit uses every point: in 1-D (where the demo keeps them all) when kernelRegression runs the sample on a
  * grid, as the library plans it (ka.plan), not by a threshold of the demo's own.
  */
-const onGrid = (ka, kernel, method) => sample.dim === 1 &&
+const onGrid = (ka, kernel, method) =>
   ka.plan('regression', { n: sample.n, dim: sample.dim, kernel, method }).method === 'grid';
 
 /**
@@ -196,8 +196,8 @@ const handlers = {
     sample = null;
     const full = subsample(all, FIT_MAX, 1);
     sample = { n: all.n, dim, x64: x, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3) };
-    // The grid needs no sort: every point, as float32, for 1-D fits on the grid.
-    sample.all = dim === 1 ? { x: Float32Array.from(x), y: Float32Array.from(y), n: all.n, dim } : full;
+    // The grid needs no sort: every point, as float32, for fits on the grid (1-D and 2-D).
+    sample.all = { x: Float32Array.from(x), y: Float32Array.from(y), n: all.n, dim };
     // LOWESS (1-D): the same rows as the exact fits (the same seed), sorted by x, in float64 as read.
     sample.lowess = dim === 1 ? subsample(all, FIT_MAX, 1, Float64Array) : null;
     sample.y64 = y;
@@ -242,7 +242,7 @@ const handlers = {
     const grid = onGrid(ka, kernel, method);
     if (!grid && sample.n > FIT_MAX) {
       throw new Error(`the fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points, or on the ` +
-        `grid (1-D); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`);
+        `grid (1-D, 2-D); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`);
     }
     const s = grid ? sample.all : sample.full;
     const model = ka.kernelRegression(s.x, s.y, { dim: s.dim, kernel, estimator, bandwidth: h, method });
@@ -292,7 +292,7 @@ const handlers = {
 
   fit(ka, { h, kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2, frac, iterations }) {
     if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
-    // On the grid (1-D) a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
+    // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
     const grid = onGrid(ka, kernel, method);
     const s = grid ? sample.all : draft ? sample.draft : sample.full;
     const { dim } = s;
