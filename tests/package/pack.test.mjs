@@ -42,13 +42,16 @@ const error = await init({ threads: 0 }).then(() => null, (e) => e);
 const results = [compute(await init({ threads: 1 })), compute(await init())];
 console.log(JSON.stringify({ results, typed: error instanceof KernelAttentionError, code: error?.code }));
 `,
-  'cjs.cjs': `const { init } = require('kernel-attention');
+  'cjs.cjs': `const { init, setThreads } = require('kernel-attention');
 ${COMPUTE}
 (async () => {
-  const ka = await init({ threads: 1 });
+  const old = setThreads(1);  // not awaited: the init() below must still see it
+  const ka = await init();
+  const threads = [await old, await setThreads('auto'), ka.threads];
+  const badThreads = await setThreads(0).then(() => null, (e) => e.code);
   const error = await init({ threads: 0 }).then(() => null, (e) => e);
   const { KernelAttentionError } = await import('kernel-attention');
-  console.log(JSON.stringify({ results: [compute(ka)], typed: error instanceof KernelAttentionError, code: error?.code, name: error?.name }));
+  console.log(JSON.stringify({ results: [compute(ka)], threads, badThreads, typed: error instanceof KernelAttentionError, code: error?.code, name: error?.name }));
 })();
 `,
   'thread.mjs': `import { parentPort } from 'node:worker_threads';
@@ -96,6 +99,8 @@ export { out, e };
   'consumer-cjs.cts': `import ka = require('kernel-attention');
 import type { KernelAttention } from 'kernel-attention';
 export async function main(): Promise<Float32Array> {
+  const old: 'auto' | number = await ka.setThreads(1);
+  void old;
   const api: KernelAttention = await ka.init({ threads: 1 });
   // @ts-expect-error: the CommonJS entry has no error class at run time
   void ka.KernelAttentionError;
@@ -186,9 +191,11 @@ test('Node ESM: import, both builds, typed errors', { timeout: TIMEOUT_MS }, asy
   assert.equal(out.code, 'BadArgument');
 });
 
-test('CommonJS: require() gives init() returning a Promise', { timeout: TIMEOUT_MS }, async () => {
+test('CommonJS: require() gives init() returning a Promise, and an asynchronous setThreads()', { timeout: TIMEOUT_MS }, async () => {
   const out = await node('cjs.cjs');
   checkResults(out.results, 'CommonJS');
+  assert.deepEqual(out.threads, ['auto', 1, 1]);
+  assert.equal(out.badThreads, 'BadArgument');
   assert.deepEqual([out.typed, out.code, out.name], [true, 'BadArgument', 'KernelAttentionError']);
 });
 

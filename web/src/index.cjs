@@ -3,4 +3,16 @@
 // the ES module: `(await import('kernel-attention')).KernelAttentionError`, or test `error.name` / `error.code`.
 'use strict';
 
-exports.init = (options) => import('./index.js').then((m) => m.init(options));
+// The ES module, loaded once, by the first call that needs it.
+let entry = null;
+const load = () => (entry ??= import('./index.js'));
+
+// setThreads() must load the ES module first, so here it is asynchronous: it resolves to the old default (rejects
+// as the ES module's throws), and an init() called after it, without awaiting it, still sees the new default.
+let pending = Promise.resolve();
+exports.setThreads = (threads) => {
+  const result = load().then((m) => m.setThreads(threads));
+  pending = result.catch(() => {});
+  return result;
+};
+exports.init = (options) => pending.then(load).then((m) => m.init(options));
