@@ -4,6 +4,8 @@ import { tooLarge } from './attention.js';
 import { fitOptions, readSample, regressionKernels, resolveApproximation } from './bandwidth.js';
 import { checkResult, describe, KernelAttentionError } from './errors.js';
 import { readSparseRegression, sparseFit } from './sparse.js';
+import { readRobust, robustIteration } from './robust.js';
+import { localVarianceAt, logSquaredResiduals, VARIANCE_FLOOR, varianceScale } from './variance.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
 import {
   bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf,
@@ -47,14 +49,15 @@ function ownCopy(x, y, weights, n, dim, width, sort) {
   return data;
 }
 
-const REGRESSION_OPTIONS = ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance'];
+const REGRESSION_OPTIONS = ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance', 'robust'];
 
 /** kernelRegression() on `engine` (engine.js); `selectBandwidth` chooses the bandwidth when one is asked for by name. */
-export function makeRegression(engine, threads, selectBandwidth) {
+export function makeRegression(engine, threads, selectBandwidth, selectBandwidthAsync) {
   return function kernelRegression(x, y, options) {
     const p = readRegression(engine, x, y, options, REGRESSION_OPTIONS);
     const { h, selection } = p.chosen ?? fromSelection(p, selectBandwidth(p.data.x, p.data.y, selectionOptions(p)));
-    return buildModel(engine, threads, p, h, selection);
+    const searches = { selectBandwidth, selectBandwidthAsync };
+    return buildModel(engine, threads, robustFit(engine, threads, p, h, selection, searches), h, selection, searches);
   };
 }
 
@@ -63,7 +66,8 @@ export function makeRegression(engine, threads, selectBandwidth) {
  * (one step per criterion evaluation) and the fit summary as a last step; `options.onProgress` receives
  * `{ done, total }` steps (total is an estimate until the search ends) and `options.signal` stops it between steps.
  */
-export function makeRegressionAsync(engine, threads, selectBandwidthAsync) {
+export function makeRegressionAsync(engine, threads, selectBandwidthAsync, selectBandwidth) {
+  const searches = { selectBandwidth, selectBandwidthAsync };
   return async function kernelRegressionAsync(x, y, options) {
     const p = readRegression(engine, x, y, options, [...REGRESSION_OPTIONS, ...CONTROL_OPTIONS]);
     const { signal, onProgress } = readControl(options);
@@ -79,7 +83,12 @@ export function makeRegressionAsync(engine, threads, selectBandwidthAsync) {
       await nextTask();
       throwIfAborted(signal);
     }
-    const model = buildModel(engine, threads, p, chosen.h, chosen.selection);
+    if (p.robust) {
+      await nextTask();
+      throwIfAborted(signal);
+    }
+    const fitted = robustFit(engine, threads, p, chosen.h, chosen.selection, searches);
+    const model = buildModel(engine, threads, fitted, chosen.h, chosen.selection, searches);
     if (onProgress) onProgress({ done: steps + 1, total: steps + 1 });
     return model;
   };
@@ -114,8 +123,38 @@ function readRegression(engine, x, y, options, known) {
       selection: { method: 'fixed', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
     };
   }
+  const robust = readRobust(options.robust, width);
   const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact');
-  return { n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse };
+  return {
+    n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse,
+    // The sample in the input's order, in double (residuals for robustness and local variance): own copies too.
+    robust, sample: { x: Float64Array.from(x), y: Float64Array.from(y) }, fitWeights: weights && Float64Array.from(weights),
+    robustnessWeights: null,
+  };
+}
+
+/**
+ * `p` refitted with Cleveland's bisquare robustness weights (robust.js) when options.robust asks for them, on the
+ * bandwidth already chosen (a search is not rerun on the reweighted data): every step is a model of buildModel at
+ * the final bandwidth, predicted at its own sample. Returns `p` with the final weights (observation weight ×
+ * robustness weight) in its data copy and `robustnessWeights` (n, input order).
+ */
+function robustFit(engine, threads, p, h, selection, searches) {
+  if (!p.robust) return p;
+  const { n, dim, width, sample } = p;
+  const reweighted = (weights) => ({
+    ...p, fitWeights: weights, data: ownCopy(sample.x, sample.y, weights, n, dim, width, p.approximation === 'exact'),
+  });
+  const fit = (weights) => {
+    const model = buildModel(engine, threads, reweighted(weights), h, selection, searches);
+    try {
+      return model.predict(sample.x);
+    } finally {
+      model.dispose();
+    }
+  };
+  const r = robustIteration(fit, sample.y, p.fitWeights, p.robust.iterations);
+  return { ...reweighted(r.weights), robustnessWeights: r.robustnessWeights };
 }
 
 const selectionOptions = (p) => ({
@@ -127,7 +166,7 @@ const fromSelection = (p, chosen) => ({ h: chosen.bandwidth, selection: { method
 // Multiply-adds per step of predictAsync (as attentionAsync's steps, attention.js).
 const STEP_WORK = 2 ** 25;
 
-function buildModel(engine, threads, p, h, selection) {
+function buildModel(engine, threads, p, h, selection, searches) {
   const { n, width, dim, kernel, estimator, empty, approximation, tolerance, data, sparse } = p;
   let { reason } = p;
   const h32 = Float32Array.from(h);
@@ -216,7 +255,54 @@ function buildModel(engine, threads, p, h, selection) {
     return level;
   }
 
-  function interval(fit, level) {
+  /** Reads predictInterval's variance: 'global' (one σ̂² per column, the default) or 'local' (σ²(x), variance.js). */
+  const readVariance = (intervalOptions) => oneOf(intervalOptions?.variance ?? 'global', ['global', 'local'], 'intervalOptions.variance');
+
+  // The local variance estimate (variance.js), made on first use: the variance smoother (a local-linear
+  // kernelRegression of the log squared residuals on x, its bandwidth chosen by leave-one-out CV) and its scale.
+  let variance = null;
+  const varianceSample = () => {
+    const fitted = drive(fitSteps(p.sample.x, false, false), null).mean;
+    return {
+      z: logSquaredResiduals(p.sample.y, fitted, summary.sigma2, n, width),
+      options: { dim, kernel, estimator: 'local-linear', bandwidth: 'cv', ...(p.fitWeights && { weights: p.fitWeights }) },
+    };
+  };
+  const keepVariance = (smoother) => {
+    const scale = varianceScale(smoother.predict(p.sample.x), p.fitWeights, summary.sigma2, n, width);
+    variance = {
+      smoother, scale,
+      info: Object.freeze({
+        bandwidth: smoother.bandwidth, selection: smoother.selection, effectiveDegreesOfFreedom: smoother.effectiveDegreesOfFreedom,
+        warnings: smoother.warnings,
+        scale: Float64Array.from(scale), floor: summary.sigma2.map((s) => VARIANCE_FLOOR * s),
+      }),
+    };
+    return variance;
+  };
+  const localVariance = () => {
+    live();
+    if (variance) return variance;
+    const s = varianceSample();
+    return keepVariance(makeRegression(engine, threads, searches.selectBandwidth, searches.selectBandwidthAsync)(p.sample.x, s.z, s.options));
+  };
+  const localVarianceAsync = async (signal) => {
+    live();
+    if (variance) return variance;
+    const s = varianceSample();
+    const smoother = await makeRegressionAsync(engine, threads, searches.selectBandwidthAsync, searches.selectBandwidth)(
+      p.sample.x, s.z, { ...s.options, signal });
+    live();
+    if (variance) {  // another call estimated it meanwhile
+      smoother.dispose();
+      return variance;
+    }
+    return keepVariance(smoother);
+  };
+  // σ²(q) per query row and column, I × width.
+  const varianceAt = (v, xq) => localVarianceAt(v.smoother.predict(xq), v.scale, summary.sigma2, width);
+
+  function interval(fit, level, local) {
     const z = normalQuantile(0.5 + level / 2);
     const stderr = new Float32Array(fit.I * width);
     const lower = new Float32Array(fit.I * width);
@@ -224,7 +310,7 @@ function buildModel(engine, threads, p, h, selection) {
     for (let i = 0; i < fit.I; i++) {
       for (let c = 0; c < width; c++) {
         const at = i * width + c;
-        const s = Math.sqrt(summary.sigma2[c] * fit.sumSq[i]);
+        const s = Math.sqrt((local ? local[at] : summary.sigma2[c]) * fit.sumSq[i]);
         stderr[at] = s;
         lower[at] = fit.mean[at] - z * s;
         upper[at] = fit.mean[at] + z * s;
@@ -248,14 +334,25 @@ function buildModel(engine, threads, p, h, selection) {
     reason,
     effectiveDegreesOfFreedom: summary.trace,
     residualVariance: summary.sigma2,
+    /** Bisquare robustness weights of the final fit (n, input order) with options.robust; else null. */
+    robustnessWeights: p.robustnessWeights,
+    /**
+     * The local variance estimate of predictInterval's variance: 'local' ({ bandwidth, selection,
+     * effectiveDegreesOfFreedom, warnings, scale, floor }): estimated on first use (reading this property estimates it).
+     */
+    get localVariance() {
+      return localVariance().info;
+    },
     warnings: fitWarnings({ ...data, n, dim, width, bandwidth: h, effectiveParameters: summary.trace, guardChanged: summary.guardChanged }),
     predict(xq) {
       return drive(fitSteps(xq, false, false), null).mean;
     },
     predictInterval(xq, intervalOptions) {
       live();
-      const level = readLevel(intervalOptions, ['level']);
-      return interval(drive(fitSteps(xq, true, false), null), level);
+      const level = readLevel(intervalOptions, ['level', 'variance']);
+      const local = readVariance(intervalOptions) === 'local';
+      const fit = drive(fitSteps(xq, true, false), null);
+      return interval(fit, level, local ? varianceAt(localVariance(), xq) : null);
     },
     /** predict() in steps of query rows: `options.onProgress` gets `{ done, total }` rows, `options.signal` stops it. */
     async predictAsync(xq, options) {
@@ -267,13 +364,17 @@ function buildModel(engine, threads, p, h, selection) {
     /** predictInterval() in steps, as predictAsync(); `intervalOptions` adds `signal` and `onProgress` to `level`. */
     async predictIntervalAsync(xq, intervalOptions) {
       live();
-      const level = readLevel(intervalOptions, ['level', ...CONTROL_OPTIONS]);
+      const level = readLevel(intervalOptions, ['level', 'variance', ...CONTROL_OPTIONS]);
+      const local = readVariance(intervalOptions) === 'local';
       const control = readControl(intervalOptions, 'intervalOptions');
-      return interval(await drive(fitSteps(xq, true, true), control), level);
+      const fit = await drive(fitSteps(xq, true, true), control);
+      return interval(fit, level, local ? varianceAt(await localVarianceAsync(control.signal), xq) : null);
     },
     dispose() {
       disposed = true;
       data.x = data.y = data.weights = null;
+      variance?.smoother.dispose();
+      variance = null;
     },
   };
   if (typeof Symbol.dispose === 'symbol') model[Symbol.dispose] = model.dispose;
