@@ -256,7 +256,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
   }
 
   /** Reads predictInterval's variance: 'global' (one σ̂² per column, the default) or 'local' (σ²(x), variance.js). */
-  const readVariance = (intervalOptions) => oneOf(intervalOptions?.variance ?? 'global', ['global', 'local'], 'intervalOptions.variance');
+  const readVariance = ({ variance = 'global' } = {}) => oneOf(variance, ['global', 'local'], 'intervalOptions.variance');
 
   // The local variance estimate (variance.js), made on first use: the variance smoother (a local-linear
   // kernelRegression of the log squared residuals on x, its bandwidth chosen by leave-one-out CV) and its scale.
