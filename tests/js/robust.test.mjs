@@ -143,3 +143,20 @@ test('robust fits give back every allocation, including when validation fails', 
   assert.throws(() => kernelRegression(x, y, { dim: 1, robust: { iterations: -1 } }));
   assert.equal(live.size, 0);
 });
+
+test('kernelRegressionAsync reports each robustness fit as a step and stops between them on abort', async () => {
+  const { x, y } = withOutliers(12, 80, 1);
+  const progress = [];
+  const model = await ka.kernelRegressionAsync(x, y, { dim: 1, bandwidth: 0.1, robust: { iterations: 4 }, onProgress: (p) => progress.push(p) });
+  assert.deepEqual(progress, [1, 2, 3, 4, 5].map((done) => ({ done, total: 5 })));
+  model.dispose();
+  const controller = new AbortController();
+  let reports = 0;
+  await assert.rejects(ka.kernelRegressionAsync(x, y, {
+    dim: 1, bandwidth: 0.1, robust: { iterations: 4 }, signal: controller.signal,
+    onProgress: () => {
+      if (++reports === 2) controller.abort();
+    },
+  }), { name: 'AbortError' });
+  assert.equal(reports, 2);
+});

@@ -4,7 +4,7 @@ import { tooLarge } from './attention.js';
 import { fitOptions, readSample, regressionKernels, resolveApproximation } from './bandwidth.js';
 import { checkResult, describe, KernelAttentionError } from './errors.js';
 import { readSparseRegression, sparseFit } from './sparse.js';
-import { readRobust, robustIteration } from './robust.js';
+import { readRobust, robustSteps } from './robust.js';
 import { localVarianceAt, logSquaredResiduals, VARIANCE_FLOOR, varianceScale } from './variance.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
 import {
@@ -57,7 +57,8 @@ export function makeRegression(engine, threads, selectBandwidth, selectBandwidth
     const p = readRegression(engine, x, y, options, REGRESSION_OPTIONS);
     const { h, selection } = p.chosen ?? fromSelection(p, selectBandwidth(p.data.x, p.data.y, selectionOptions(p)));
     const searches = { selectBandwidth, selectBandwidthAsync };
-    return buildModel(engine, threads, robustFit(engine, threads, p, h, selection, searches), h, selection, searches);
+    const fitted = drive(robustFit(engine, threads, p, h, selection, searches), null);
+    return buildModel(engine, threads, fitted, h, selection, searches);
   };
 }
 
@@ -74,22 +75,26 @@ export function makeRegressionAsync(engine, threads, selectBandwidthAsync, selec
     throwIfAborted(signal);
     let steps = 0;
     let chosen = p.chosen;
+    const iterations = p.robust ? p.robust.iterations : 0;
     if (!chosen) {
-      // The search's own last report (done === total) is left out: the summary's step follows.
-      const report = onProgress && (({ done, total }) => done < total && onProgress({ done, total: total + 1 }));
+      // The search's own last report (done === total) is left out: the robustness fits and the summary's step follow.
+      const report = onProgress && (({ done, total }) => done < total && onProgress({ done, total: total + 1 + iterations }));
       const selection = await selectBandwidthAsync(p.data.x, p.data.y, { ...selectionOptions(p), signal, onProgress: report });
       chosen = fromSelection(p, selection);
       steps = Math.max(selection.curve.scores.length, 1);
       await nextTask();
       throwIfAborted(signal);
     }
+    // Robustness fits are steps of their own (an early stop, on an exact fit, jumps to the last step).
+    const total = steps + iterations + 1;
+    const report = onProgress && (({ done }) => onProgress({ done: steps + done, total }));
+    const fitted = await drive(robustFit(engine, threads, p, chosen.h, chosen.selection, searches), { signal, onProgress: report });
     if (p.robust) {
       await nextTask();
       throwIfAborted(signal);
     }
-    const fitted = robustFit(engine, threads, p, chosen.h, chosen.selection, searches);
     const model = buildModel(engine, threads, fitted, chosen.h, chosen.selection, searches);
-    if (onProgress) onProgress({ done: steps + 1, total: steps + 1 });
+    if (onProgress) onProgress({ done: total, total });
     return model;
   };
 }
@@ -135,11 +140,11 @@ function readRegression(engine, x, y, options, known) {
 
 /**
  * `p` refitted with Cleveland's bisquare robustness weights (robust.js) when options.robust asks for them, on the
- * bandwidth already chosen (a search is not rerun on the reweighted data): every step is a model of buildModel at
- * the final bandwidth, predicted at its own sample. Returns `p` with the final weights (observation weight ×
- * robustness weight) in its data copy and `robustnessWeights` (n, input order).
+ * bandwidth already chosen (a search is not rerun on the reweighted data), as a generator for drive(): every step is
+ * a model of buildModel at the final bandwidth, predicted at its own sample. Returns `p` with the final weights
+ * (observation weight × robustness weight) in its data copy and `robustnessWeights` (n, input order).
  */
-function robustFit(engine, threads, p, h, selection, searches) {
+function* robustFit(engine, threads, p, h, selection, searches) {
   if (!p.robust) return p;
   const { n, dim, width, sample } = p;
   const reweighted = (weights) => ({
@@ -153,7 +158,7 @@ function robustFit(engine, threads, p, h, selection, searches) {
       model.dispose();
     }
   };
-  const r = robustIteration(fit, sample.y, p.fitWeights, p.robust.iterations);
+  const r = yield* robustSteps(fit, sample.y, p.fitWeights, p.robust.iterations);
   return { ...reweighted(r.weights), robustnessWeights: r.robustnessWeights };
 }
 

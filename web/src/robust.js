@@ -49,13 +49,14 @@ export function bisquareWeights(residuals, weights, rangeY) {
 }
 
 /**
- * The bisquare iteration on a fixed bandwidth: `fit(weights)` (weights: n, input order, or undefined for none)
- * returns the fitted values at the sample (n, input order). Starts from the fit with the observation weights ω,
- * then `iterations` times refits with ω × robustness weight. Returns { weights (ω × robustness, for the final
- * fit), robustnessWeights (Float64Array n), iterations (how many ran: fewer when the fit became exact), scale (the
- * last s) }.
+ * The bisquare iteration on a fixed bandwidth, as a generator for progress.js's drive(): `fit(weights)` (weights: n,
+ * input order, or undefined for none) returns the fitted values at the sample (n, input order). Starts from the fit
+ * with the observation weights ω, then `iterations` times computes robustness weights and (but for the last time,
+ * whose fit is the caller's model) refits with ω × robustness weight, yielding `{ done, total: iterations }` after
+ * each fit. Returns { weights (ω × robustness, for the final fit), robustnessWeights (Float64Array n), iterations
+ * (how many ran: fewer when the fit became exact), scale (the last s) }.
  */
-export function robustIteration(fit, y, observationWeights, iterations) {
+export function* robustSteps(fit, y, observationWeights, iterations) {
   const n = y.length;
   let lo = Infinity;
   let hi = -Infinity;
@@ -69,6 +70,7 @@ export function robustIteration(fit, y, observationWeights, iterations) {
   let done = 0;
   let scale = null;
   const residuals = new Float64Array(n);
+  yield { done: 1, total: iterations };
   while (done < iterations) {
     for (let j = 0; j < n; j++) residuals[j] = y[j] - fitted[j];
     const step = bisquareWeights(residuals, observationWeights, hi - lo);
@@ -78,7 +80,10 @@ export function robustIteration(fit, y, observationWeights, iterations) {
     weights = observationWeights ? robustnessWeights.map((r, j) => r * observationWeights[j]) : robustnessWeights;
     done++;
     // (Some weight stays positive: at least half the points have |r| <= median < s.)
-    if (done < iterations) fitted = fit(weights);
+    if (done < iterations) {
+      fitted = fit(weights);
+      yield { done: done + 1, total: iterations };
+    }
   }
   return { weights, robustnessWeights, iterations: done, scale };
 }
