@@ -84,6 +84,7 @@ test("variance defaults to 'global'; async equals sync; a bad variance is a type
   const { x, y, xq } = heteroscedastic(30, 100, 1);
   const model = ka.kernelRegression(x, y, { dim: 1, bandwidth: 0.1 });
   assert.deepEqual(model.predictInterval(xq), model.predictInterval(xq, { variance: 'global' }));
+  assert.equal(model.localVariance, null, 'no local band yet');
   const sync = model.predictInterval(xq, { variance: 'local', level: 0.9 });
   const other = ka.kernelRegression(x, y, { dim: 1, bandwidth: 0.1 });
   const async_ = await other.predictIntervalAsync(xq, { variance: 'local', level: 0.9 });
@@ -97,7 +98,7 @@ test("variance defaults to 'global'; async equals sync; a bad variance is a type
   model.dispose();
   other.dispose();
   assert.throws(() => model.predictInterval(xq, { variance: 'local' }), { code: 'Disposed' });
-  assert.throws(() => model.localVariance, { code: 'Disposed' });
+  assert.equal(model.localVariance, null);
 });
 
 test('a signal aborts predictIntervalAsync before the variance search', async () => {
@@ -121,5 +122,25 @@ test('local bands give back every allocation, the variance smoother included', a
     await model.predictIntervalAsync(xq, { variance: 'local' });
     model.dispose();
     assert.equal(live.size, 0, `robust ${robust}`);
+  }
+});
+
+test('zero weights and points out of a compact kernel\'s reach: no error under empty: \'error\', and they take no part', () => {
+  // Points 0..59 on [0, 0.6]; point 60 alone at 1.0 with weight 0, beyond the tricube's reach (h = 0.1) of the rest.
+  const { x: x0, y: y0 } = heteroscedastic(40, 60, 1);
+  const x = Float64Array.from([...x0.map((v) => 0.6 * v), 1]);
+  const y = Float64Array.from([...y0, 100]);
+  const weights = Float64Array.from(x, (_, j) => (j === 60 ? 0 : 1));
+  const options = { dim: 1, kernel: 'tricube', bandwidth: 0.1, empty: 'error' };
+  for (const robust of [false, true]) {
+    const model = ka.kernelRegression(x, y, { ...options, weights, robust });
+    const band = model.predictInterval([0.2, 0.4], { variance: 'local' });
+    // The same as without point 60 at all.
+    const without = ka.kernelRegression(x0.map((v) => 0.6 * v), y0, { ...options, robust });
+    const want = without.predictInterval([0.2, 0.4], { variance: 'local' });
+    assert.ok(relErr(band.stderr, want.stderr) < 1e-5, `robust ${robust}: ${band.stderr} vs ${want.stderr}`);
+    if (robust) assert.equal(model.robustnessWeights[60], 0);
+    model.dispose();
+    without.dispose();
   }
 });

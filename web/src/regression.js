@@ -150,8 +150,9 @@ function* robustFit(engine, threads, p, h, selection, searches) {
   const reweighted = (weights) => ({
     ...p, fitWeights: weights, data: ownCopy(sample.x, sample.y, weights, n, dim, width, p.approximation === 'exact'),
   });
+  // A point the fit cannot reach (compact kernel, its own weight 0) gets NaN, not the empty policy's value or error.
   const fit = (weights) => {
-    const model = buildModel(engine, threads, reweighted(weights), h, selection, searches);
+    const model = buildModel(engine, threads, { ...reweighted(weights), empty: 'nan' }, h, selection, searches);
     try {
       return model.predict(sample.x);
     } finally {
@@ -160,6 +161,29 @@ function* robustFit(engine, threads, p, h, selection, searches) {
   };
   const r = yield* robustSteps(fit, sample.y, p.fitWeights, p.robust.iterations);
   return { ...reweighted(r.weights), robustnessWeights: r.robustnessWeights };
+}
+
+/**
+ * The rows of `sample` ({ x, y }, input order) with a positive weight and a finite fitted value, with those fitted
+ * values and weights: { x, y, fitted, weights (undefined when all weights are 1), n }.
+ */
+function positiveRows(sample, fitted, weights, n, dim, width) {
+  const keep = [];
+  for (let j = 0; j < n; j++) {
+    let finite = true;
+    for (let c = 0; c < width; c++) finite &&= Number.isFinite(fitted[j * width + c]);
+    if (finite && (!weights || weights[j] > 0)) keep.push(j);
+  }
+  if (keep.length === n) return { x: sample.x, y: sample.y, fitted, weights, n };
+  const rows = (a, cols) => {
+    const out = new Float64Array(keep.length * cols);
+    keep.forEach((j, k) => out.set(a.subarray(j * cols, (j + 1) * cols), k * cols));
+    return out;
+  };
+  return {
+    x: rows(sample.x, dim), y: rows(sample.y, width), fitted: rows(Float64Array.from(fitted), width),
+    weights: weights && rows(weights, 1), n: keep.length,
+  };
 }
 
 const selectionOptions = (p) => ({
@@ -205,7 +229,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
    * when exact). `stepwise`: exact fits run in steps of query rows (rows are independent, so the bytes are those of
    * one call), each yielding `{ done, total }` rows; a grid fit is one step (its error estimate is of the whole call).
    */
-  function* fitSteps(xq, extra, stepwise) {
+  function* fitSteps(xq, extra, stepwise, emptyPolicy = empty) {
     live();
     xq = numericArray(xq, 'xq');
     const I = rowsOf(xq, dim, 'xq', 'options.dim');
@@ -213,7 +237,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
     const step = stepwise && !nodes ? Math.max(16, Math.round(STEP_WORK / (n * (dim + width) * (estimator === 'local-linear' ? dim + 1 : 1)) / 16) * 16) : I;
     const heap = engine.openHeap();
     try {
-      const o = options32(heap, { empty });
+      const o = options32(heap, { empty: emptyPolicy });
       const mean = heap.alloc(I * width * 4);
       const sumSq = extra ? heap.alloc(I * 8) : 0;
       const eff = extra ? heap.alloc(I * 8) : 0;
@@ -267,14 +291,17 @@ function buildModel(engine, threads, p, h, selection, searches) {
   // kernelRegression of the log squared residuals on x, its bandwidth chosen by leave-one-out CV) and its scale.
   let variance = null;
   const varianceSample = () => {
-    const fitted = drive(fitSteps(p.sample.x, false, false), null).mean;
+    // The points of weight 0 (given, or rejected by robustness) take no part; the fit may not reach them (NaN).
+    const fitted = drive(fitSteps(p.sample.x, false, false, 'nan'), null).mean;
+    const s = positiveRows(p.sample, fitted, p.fitWeights, n, dim, width);
     return {
-      z: logSquaredResiduals(p.sample.y, fitted, summary.sigma2, n, width),
-      options: { dim, kernel, estimator: 'local-linear', bandwidth: 'cv', ...(p.fitWeights && { weights: p.fitWeights }) },
+      ...s,
+      z: logSquaredResiduals(s.y, s.fitted, summary.sigma2, s.n, width),
+      options: { dim, kernel, estimator: 'local-linear', bandwidth: 'cv', ...(s.weights && { weights: s.weights }) },
     };
   };
-  const keepVariance = (smoother) => {
-    const scale = varianceScale(smoother.predict(p.sample.x), p.fitWeights, summary.sigma2, n, width);
+  const keepVariance = (smoother, s) => {
+    const scale = varianceScale(smoother.predict(s.x), s.weights, summary.sigma2, s.n, width);
     variance = {
       smoother, scale,
       info: Object.freeze({
@@ -289,20 +316,20 @@ function buildModel(engine, threads, p, h, selection, searches) {
     live();
     if (variance) return variance;
     const s = varianceSample();
-    return keepVariance(makeRegression(engine, threads, searches.selectBandwidth, searches.selectBandwidthAsync)(p.sample.x, s.z, s.options));
+    return keepVariance(makeRegression(engine, threads, searches.selectBandwidth, searches.selectBandwidthAsync)(s.x, s.z, s.options), s);
   };
   const localVarianceAsync = async (signal) => {
     live();
     if (variance) return variance;
     const s = varianceSample();
     const smoother = await makeRegressionAsync(engine, threads, searches.selectBandwidthAsync, searches.selectBandwidth)(
-      p.sample.x, s.z, { ...s.options, signal });
+      s.x, s.z, { ...s.options, signal });
     live();
     if (variance) {  // another call estimated it meanwhile
       smoother.dispose();
       return variance;
     }
-    return keepVariance(smoother);
+    return keepVariance(smoother, s);
   };
   // σ²(q) per query row and column, I × width.
   const varianceAt = (v, xq) => localVarianceAt(v.smoother.predict(xq), v.scale, summary.sigma2, width);
@@ -343,10 +370,10 @@ function buildModel(engine, threads, p, h, selection, searches) {
     robustnessWeights: p.robustnessWeights,
     /**
      * The local variance estimate of predictInterval's variance: 'local' ({ bandwidth, selection,
-     * effectiveDegreesOfFreedom, warnings, scale, floor }): estimated on first use (reading this property estimates it).
+     * effectiveDegreesOfFreedom, warnings, scale, floor }), made by the first such call; null before (and after dispose).
      */
     get localVariance() {
-      return localVariance().info;
+      return variance?.info ?? null;
     },
     warnings: fitWarnings({ ...data, n, dim, width, bandwidth: h, effectiveParameters: summary.trace, guardChanged: summary.guardChanged }),
     predict(xq) {
@@ -378,6 +405,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
     dispose() {
       disposed = true;
       data.x = data.y = data.weights = null;
+      p.sample = p.fitWeights = null;
       variance?.smoother.dispose();
       variance = null;
     },

@@ -34,12 +34,14 @@ const EXACT_SCALE = 1e-5;
 export function bisquareWeights(residuals, weights, rangeY) {
   const n = residuals.length;
   const abs = [];
-  for (let j = 0; j < n; j++) if (!weights || weights[j] > 0) abs.push(Math.abs(residuals[j]));
+  // A point the fit cannot reach (NaN: a compact kernel, the point's own weight 0) counts as infinitely far.
+  for (let j = 0; j < n; j++) if (!weights || weights[j] > 0) abs.push(Number.isNaN(residuals[j]) ? Infinity : Math.abs(residuals[j]));
   abs.sort((a, b) => a - b);
   const m = abs.length;
   const median = m % 2 ? abs[(m - 1) / 2] : (abs[m / 2 - 1] + abs[m / 2]) / 2;
   const s = 6 * median;
   if (!(s > EXACT_SCALE * rangeY)) return null;
+  if (s === Infinity) return null;  // most points out of the fit's reach: nothing to weigh them by
   const out = new Float64Array(n);
   for (let j = 0; j < n; j++) {
     const u = residuals[j] / s;

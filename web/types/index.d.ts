@@ -560,10 +560,10 @@ export interface KernelRegressionModel {
    */
   readonly robustnessWeights: Float64Array<ArrayBuffer> | null;
   /**
-   * The local variance estimate that predictInterval's `variance: 'local'` uses. Estimated once, on first use:
-   * reading this property runs the variance smoother's bandwidth search if no local band ran before.
+   * The local variance estimate that predictInterval's `variance: 'local'` uses: made once, by the first such call
+   * (sync or async), and kept; null before that and after dispose().
    */
-  readonly localVariance: LocalVariance;
+  readonly localVariance: LocalVariance | null;
   predict(xq: NumericArray): Float32Array<ArrayBuffer>;
   /** Predictions with pointwise standard errors and a confidence band (level default 0.95, variance default 'global'). */
   predictInterval(xq: NumericArray, intervalOptions?: IntervalOptions): PredictionInterval;
