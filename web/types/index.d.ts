@@ -572,7 +572,10 @@ export interface KernelRegressionModel {
    * cancellation; resolves to predict()'s bytes.
    */
   predictAsync(xq: NumericArray, options?: AsyncOptions): Promise<Float32Array<ArrayBuffer>>;
-  /** predictInterval() in steps, as predictAsync(); resolves to predictInterval()'s bytes. */
+  /**
+   * predictInterval() in steps, as predictAsync(); resolves to predictInterval()'s bytes. With `variance: 'local'`,
+   * the first call also runs the variance smoother's bandwidth search (stopped by `signal`, not counted in progress).
+   */
   predictIntervalAsync(xq: NumericArray, intervalOptions?: IntervalOptions & AsyncOptions): Promise<PredictionInterval>;
   /** Releases the model's data; idempotent. Later calls throw `'Disposed'`. */
   dispose(): void;
