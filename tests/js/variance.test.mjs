@@ -144,3 +144,21 @@ test('zero weights and points out of a compact kernel\'s reach: no error under e
     without.dispose();
   }
 });
+
+test('with two columns of y each column gets its own local variance, at the one bandwidth CV chose for both', () => {
+  const a = heteroscedastic(50, 120, 1);
+  const b = heteroscedastic(51, 120, 1);
+  // Column 2: b's y (times −3) on a's x: another noise draw on the same design.
+  const y2 = new Float64Array(240);
+  for (let j = 0; j < 120; j++) [y2[2 * j], y2[2 * j + 1]] = [a.y[j], -3 * b.y[j]];
+  const both = ka.kernelRegression(a.x, y2, { dim: 1, bandwidth: 0.08 });
+  const band = both.predictInterval(a.xq, { variance: 'local' });
+  const h = Array.from(both.localVariance.bandwidth, Math.fround);
+  assert.equal(both.localVariance.scale.length, 2);
+  for (const [c, y] of [[0, a.y], [1, b.y.map((v) => -3 * v)]]) {
+    const want = referenceLocalBand(a.x, y, a.xq, { dim: 1, bandwidth: 0.08 }, h);
+    const got = Float64Array.from({ length: 30 }, (_, i) => band.stderr[2 * i + c]);
+    assert.ok(relErr(got, want.stderr) < 1e-3, `column ${c}: ${relErr(got, want.stderr)}`);
+  }
+  both.dispose();
+});
