@@ -143,12 +143,29 @@ function bandwidthOption(values, dim) {
 }
 
 function regressionOptions(values, dim) {
+  const iterations = number(values, 'robust', { positive: true, integer: true });
   return {
     dim,
     kernel: choice(values, 'kernel', KERNELS, 'gaussian'),
     estimator: choice(values, 'estimator', ESTIMATORS, 'local-linear'),
     bandwidth: bandwidthOption(values, dim),
+    ...(iterations !== undefined && { robust: { iterations } }),
   };
+}
+
+const ROBUST_HELP = `  --robust [N]        N bisquare robustness iterations after the fit, as LOWESS's (default N: 3; one --y column)`;
+/**
+ * --robust takes an optional count, which parseArgs cannot express: `--robust N` (N digits) becomes `--robust=N`,
+ * a bare `--robust` becomes `--robust=3`.
+ */
+function robustArgv(argv) {
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '--robust') out.push(argv[i]);
+    else if (/^\d+$/.test(argv[i + 1] ?? '')) out.push(`--robust=${argv[++i]}`);
+    else out.push('--robust=3');
+  }
+  return out;
 }
 
 function outputFormat(values) {
@@ -176,8 +193,10 @@ function printWarnings(result) {
 const fitHelp = `Usage: kernel-attention fit FILE --x COLS --y COLS [options]
 
 Fits a kernel regression to the columns of a CSV or TSV file and prints the model: the bandwidth (and how it was
-chosen), its CV score, the effective degrees of freedom and the residual variance of each y column.
+chosen), its CV score, the effective degrees of freedom and the residual variance of each y column; with --robust,
+also the data rows the robust fit rejects (robustness weight 0; 1-based, in the order read).
 ${SAMPLE_HELP}
+${ROBUST_HELP}
 ${OUTPUT_HELP}
 
 ${READING_NOTE}
@@ -185,7 +204,7 @@ ${READING_NOTE}
 Example: kernel-attention fit data.csv --x time --y level --bandwidth cv --format json`;
 
 async function fit(argv, api) {
-  const { values, positionals } = parseCommand(argv, SAMPLE_OPTIONS, { positionals: 1 });
+  const { values, positionals } = parseCommand(robustArgv(argv), { ...SAMPLE_OPTIONS, robust: { type: 'string' } }, { positionals: 1 });
   if (values.help) return fitHelp;
   const file = dataFile(positionals);
   const format = outputFormat(values);
@@ -198,6 +217,8 @@ async function fit(argv, api) {
     bandwidth: Array.from(model.bandwidth, round), method: model.selection.method,
     score: model.selection.score === null ? null : round(model.selection.score),
     effectiveDegreesOfFreedom: round(model.effectiveDegreesOfFreedom), residualVariance: Array.from(model.residualVariance, round),
+    // With --robust: the points the final fit leaves out (robustness weight 0), 1-based data rows.
+    ...(model.robustnessWeights && { rejected: Array.from(model.robustnessWeights).flatMap((w, j) => (w === 0 ? [j + 1] : [])) }),
   };
   printWarnings(model);
   model.dispose();
@@ -205,7 +226,8 @@ async function fit(argv, api) {
   const rows = [['n', s.n], ['kernel', summary.kernel], ['estimator', summary.estimator], ['method', summary.method],
     ...s.xNames.map((name, d) => [`bandwidth.${name}`, summary.bandwidth[d]]), ['score', summary.score ?? ''],
     ['effectiveDegreesOfFreedom', summary.effectiveDegreesOfFreedom],
-    ...s.yNames.map((name, c) => [`residualVariance.${name}`, summary.residualVariance[c]])];
+    ...s.yNames.map((name, c) => [`residualVariance.${name}`, summary.residualVariance[c]]),
+    ...(summary.rejected ? [['rejected', summary.rejected.join(' ')]] : [])];
   return emit(values, formatCsv(['name', 'value'], rows));
 }
 
@@ -222,6 +244,8 @@ ${SAMPLE_HELP}
   --grid N            predict at N evenly spaced points instead (N ≥ 2)
   --from A, --to B    the grid's ends (default: the smallest and largest x)
   --level L           add <y>.lower, <y>.upper and <y>.stderr columns for a band of level L (e.g. 0.95)
+  --variance V        the band's noise variance: global (one per --y column, default) or local (following x)
+${ROBUST_HELP}
 ${OUTPUT_HELP}
 
 ${READING_NOTE}
@@ -229,9 +253,10 @@ ${READING_NOTE}
 Example: kernel-attention predict data.csv --x time --y level --grid 101 --level 0.95 --output fit.csv`;
 
 async function predict(argv, api) {
-  const { values, positionals } = parseCommand(argv, {
+  const { values, positionals } = parseCommand(robustArgv(argv), {
     ...SAMPLE_OPTIONS, at: { type: 'string' }, 'at-x': { type: 'string' }, grid: { type: 'string' },
-    from: { type: 'string' }, to: { type: 'string' }, level: { type: 'string' },
+    from: { type: 'string' }, to: { type: 'string' }, level: { type: 'string' }, variance: { type: 'string' },
+    robust: { type: 'string' },
   }, { positionals: 1 });
   if (values.help) return predictHelp;
   const file = dataFile(positionals);
@@ -239,6 +264,8 @@ async function predict(argv, api) {
   const format = outputFormat(values);
   const level = number(values, 'level');
   if (level !== undefined && !(level > 0 && level < 1)) throw new UsageError(`--level must be between 0 and 1; got ${values.level}`);
+  const variance = choice(values, 'variance', ['global', 'local'], 'global');
+  if (values.variance !== undefined && level === undefined) throw new UsageError('--variance needs --level (it shapes the band)');
   const grid = number(values, 'grid', { integer: true });
   if (grid !== undefined && grid < 2) throw new UsageError(`--grid must be an integer ≥ 2; got ${values.grid}`);
   if (file === '-' && values.at === '-') throw new UsageError('FILE and --at cannot both be - (stdin)');
@@ -273,7 +300,7 @@ async function predict(argv, api) {
     (onProgress) => apiCall(() => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }), s));
   const width = s.yNames.length;
   const result = await withProgress('predict', values, (onProgress) => apiCall(async () => (level === undefined
-    ? { mean: await model.predictAsync(xq, { onProgress }) } : model.predictIntervalAsync(xq, { level, onProgress }))));
+    ? { mean: await model.predictAsync(xq, { onProgress }) } : model.predictIntervalAsync(xq, { level, variance, onProgress }))));
   printWarnings(model);
   model.dispose();
   const I = xq.length / s.dim;

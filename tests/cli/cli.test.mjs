@@ -548,3 +548,38 @@ test('fit, predict and select-bandwidth print the result\'s warnings on stderr (
     if (args.includes('json')) JSON.parse(r.stdout);  // stdout is the result alone
   }
 });
+
+test('--robust [N] (fit, predict) follows the float64 bisquare loop and names the rejected rows; --variance local gives the API\'s local band', async () => {
+  const { referenceRobustFit } = await import('../js/reference.mjs');
+  const xs = Array.from({ length: 40 }, (_, i) => i / 39);
+  const ys = xs.map((t, i) => Math.fround(Math.sin(4 * t) + 0.1 * Math.sin(7.3 * i * i) + (i % 7 === 3 ? 5 : 0)));
+  writeFileSync(at('outliers.csv'), 'x,y\n' + xs.map((x, i) => `${x},${ys[i]}`).join('\n') + '\n');
+  const range = Math.max(...ys) - Math.min(...ys);
+  for (const [flags, iterations] of [[['--robust'], 3], [['--robust', '2'], 2], [['--robust=1'], 1]]) {
+    const grid = parseCsv(ok('predict', 'outliers.csv', '--x', 'x', '--y', 'y', '--bandwidth', '0.15', ...flags, '--grid', '5'));
+    const q = grid.slice(1).map((r) => Number(r[0]));
+    const want = referenceRobustFit(xs.map(Math.fround), ys, q, { dim: 1, bandwidth: Math.fround(0.15) }, iterations).mean;
+    grid.slice(1).forEach((r, i) => assert.ok(Math.abs(Number(r[1]) - want[i]) < 1e-4 * range, `${flags} at ${q[i]}: ${r[1]} vs ${want[i]}`));
+  }
+  const fit = JSON.parse(ok('fit', 'outliers.csv', '--x', 'x', '--y', 'y', '--bandwidth', '0.15', '--robust', '--format', 'json'));
+  assert.deepEqual(fit.rejected, xs.flatMap((_, i) => (i % 7 === 3 ? [i + 1] : [])));
+  assert.equal(JSON.parse(ok('fit', 'outliers.csv', '--x', 'x', '--y', 'y', '--format', 'json')).rejected, undefined);
+
+  const rows = JSON.parse(ok('predict', 'sample.tsv', '--x', '1', '--y', '2', '--bandwidth', '0.1', '--at', 'queries.tsv',
+    '--at-x', 'x', '--level', '0.9', '--variance', 'local', '--format', 'json'));
+  const ka = await init({ threads: 1 });
+  const model = ka.kernelRegression(X, Y, { dim: 1, bandwidth: 0.1 });
+  const band = model.predictInterval([0.1, 0.5, 0.77], { level: 0.9, variance: 'local' });
+  rows.forEach((r, i) => assert.ok(Math.abs(r['y1.stderr'] - band.stderr[i]) < 1e-4 * band.stderr[i], `row ${i}: ${r['y1.stderr']} vs ${band.stderr[i]}`));
+  model.dispose();
+
+  for (const [args, pattern] of [
+    [['predict', 'outliers.csv', '--x', 'x', '--y', 'y', '--grid', '3', '--variance', 'local'], /--variance needs --level/],
+    [['predict', 'outliers.csv', '--x', 'x', '--y', 'y', '--grid', '3', '--level', '0.9', '--variance', 'wide'], /--variance must be one of global, local/],
+    [['fit', 'outliers.csv', '--x', 'x', '--y', 'y', '--robust', '0'], /--robust must be a positive integer; got "0"/],
+  ]) {
+    const r = cli(...args);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.match(r.stderr, pattern);
+  }
+});

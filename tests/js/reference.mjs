@@ -343,3 +343,63 @@ export function referenceFitSummary(x, y, options) {
   const dof = Math.max(1, m - 2 * trace + traceSq);
   return { observations: m, trace, traceSq, rss, sigma2: rss.map((r) => r / dof), minPivotRatio: fit.minPivotRatio };
 }
+
+/**
+ * Cleveland's (1979) bisquare robustness on a fixed-bandwidth fit, in float64: fit at the sample with the observation
+ * weights ω; then `iterations` times: r = y − ŷ at the sample, s = 6·median |r| over the points with ω > 0 (the mean
+ * of the two middle values for an even count), robustness weight (1 − (r/s)²)² for |r| < s else 0, refit with
+ * ω × that weight; stops early when s ≤ `exactScale`·range(y). y has one column.
+ * Returns { mean (at xq), robustnessWeights (n), iterations }.
+ */
+export function referenceRobustFit(x, y, xq, options, iterations = 3, exactScale = 1e-5) {
+  const n = y.length;
+  const omega = options.weights;
+  let range = 0;
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) range = Math.max(range, y[i] - y[j]);
+  let rw = new Array(n).fill(1);
+  let weights = omega;
+  let done = 0;
+  for (; done < iterations; done++) {
+    const fitted = referenceLocalFit(x, y, x, { ...options, weights }).mean;
+    const abs = [];
+    for (let j = 0; j < n; j++) if (!omega || omega[j] > 0) abs.push(Math.abs(y[j] - fitted[j]));
+    abs.sort((a, b) => a - b);
+    const m = abs.length;
+    const s = 6 * (m % 2 === 1 ? abs[(m - 1) / 2] : (abs[m / 2 - 1] + abs[m / 2]) / 2);
+    if (!(s > exactScale * range)) break;
+    rw = Array.from(y, (v, j) => {
+      const u = (v - fitted[j]) / s;
+      return Math.abs(u) < 1 ? (1 - u * u) * (1 - u * u) : 0;
+    });
+    weights = rw.map((r, j) => r * (omega ? omega[j] : 1));
+  }
+  return { mean: referenceLocalFit(x, y, xq, { ...options, weights }).mean, robustnessWeights: Float64Array.from(rw), iterations: done };
+}
+
+/**
+ * The local-variance band's standard error (docs/regression.md, "Local variance"), in float64, with the variance
+ * smoother's bandwidth `varianceBandwidth` given: r = y − ŷ at the sample; z_j = ln(r_j² + σ̂²/n); g = the
+ * local-linear fit of z at `varianceBandwidth`; σ²(q) = max(c·e^g(q), 0.01 σ̂²) with c making the ω-weighted mean of
+ * c·e^g(x_j) σ̂²; stderr(q) = √(σ²(q) Σ_j ℓ_j(q)²). y has one column. Returns { stderr, variance } (at xq).
+ */
+export function referenceLocalBand(x, y, xq, options, varianceBandwidth) {
+  const n = y.length;
+  const { sigma2 } = referenceFitSummary(x, y, options);
+  const s2 = sigma2[0];
+  const fitted = referenceLocalFit(x, y, x, options).mean;
+  const z = Array.from(y, (v, j) => Math.log((v - fitted[j]) ** 2 + s2 / n));
+  const smooth = { ...options, estimator: 'local-linear', bandwidth: varianceBandwidth };
+  const atSample = referenceLocalFit(x, z, x, smooth).mean;
+  let sum = 0;
+  let total = 0;
+  for (let j = 0; j < n; j++) {
+    const w = options.weights ? options.weights[j] : 1;
+    sum += w * Math.exp(atSample[j]);
+    total += w;
+  }
+  const c = (s2 * total) / sum;
+  const g = referenceLocalFit(x, z, xq, smooth).mean;
+  const fit = referenceLocalFit(x, y, xq, options);
+  const variance = g.map((v) => Math.max(c * Math.exp(v), 0.01 * s2));
+  return { variance, stderr: variance.map((v, i) => Math.sqrt(v * fit.sumSq[i])) };
+}

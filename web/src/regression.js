@@ -4,6 +4,8 @@ import { tooLarge } from './attention.js';
 import { fitOptions, readSample, regressionKernels, resolveApproximation } from './bandwidth.js';
 import { checkResult, describe, KernelAttentionError } from './errors.js';
 import { readSparseRegression, sparseFit } from './sparse.js';
+import { readRobust, robustSteps } from './robust.js';
+import { localVarianceAt, logSquaredResiduals, VARIANCE_FLOOR, varianceScale } from './variance.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
 import {
   bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf,
@@ -47,14 +49,16 @@ function ownCopy(x, y, weights, n, dim, width, sort) {
   return data;
 }
 
-const REGRESSION_OPTIONS = ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance'];
+const REGRESSION_OPTIONS = ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance', 'robust'];
 
 /** kernelRegression() on `engine` (engine.js); `selectBandwidth` chooses the bandwidth when one is asked for by name. */
-export function makeRegression(engine, threads, selectBandwidth) {
+export function makeRegression(engine, threads, selectBandwidth, selectBandwidthAsync) {
   return function kernelRegression(x, y, options) {
     const p = readRegression(engine, x, y, options, REGRESSION_OPTIONS);
     const { h, selection } = p.chosen ?? fromSelection(p, selectBandwidth(p.data.x, p.data.y, selectionOptions(p)));
-    return buildModel(engine, threads, p, h, selection);
+    const searches = { selectBandwidth, selectBandwidthAsync };
+    const fitted = drive(robustFit(engine, threads, p, h, selection, searches), null);
+    return buildModel(engine, threads, fitted, h, selection, searches);
   };
 }
 
@@ -63,24 +67,34 @@ export function makeRegression(engine, threads, selectBandwidth) {
  * (one step per criterion evaluation) and the fit summary as a last step; `options.onProgress` receives
  * `{ done, total }` steps (total is an estimate until the search ends) and `options.signal` stops it between steps.
  */
-export function makeRegressionAsync(engine, threads, selectBandwidthAsync) {
+export function makeRegressionAsync(engine, threads, selectBandwidthAsync, selectBandwidth) {
+  const searches = { selectBandwidth, selectBandwidthAsync };
   return async function kernelRegressionAsync(x, y, options) {
     const p = readRegression(engine, x, y, options, [...REGRESSION_OPTIONS, ...CONTROL_OPTIONS]);
     const { signal, onProgress } = readControl(options);
     throwIfAborted(signal);
     let steps = 0;
     let chosen = p.chosen;
+    const iterations = p.robust ? p.robust.iterations : 0;
     if (!chosen) {
-      // The search's own last report (done === total) is left out: the summary's step follows.
-      const report = onProgress && (({ done, total }) => done < total && onProgress({ done, total: total + 1 }));
+      // The search's own last report (done === total) is left out: the robustness fits and the summary's step follow.
+      const report = onProgress && (({ done, total }) => done < total && onProgress({ done, total: total + 1 + iterations }));
       const selection = await selectBandwidthAsync(p.data.x, p.data.y, { ...selectionOptions(p), signal, onProgress: report });
       chosen = fromSelection(p, selection);
       steps = Math.max(selection.curve.scores.length, 1);
       await nextTask();
       throwIfAborted(signal);
     }
-    const model = buildModel(engine, threads, p, chosen.h, chosen.selection);
-    if (onProgress) onProgress({ done: steps + 1, total: steps + 1 });
+    // Robustness fits are steps of their own (an early stop, on an exact fit, jumps to the last step).
+    const total = steps + iterations + 1;
+    const report = onProgress && (({ done }) => onProgress({ done: steps + done, total }));
+    const fitted = await drive(robustFit(engine, threads, p, chosen.h, chosen.selection, searches), { signal, onProgress: report });
+    if (p.robust) {
+      await nextTask();
+      throwIfAborted(signal);
+    }
+    const model = buildModel(engine, threads, fitted, chosen.h, chosen.selection, searches);
+    if (onProgress) onProgress({ done: total, total });
     return model;
   };
 }
@@ -114,8 +128,62 @@ function readRegression(engine, x, y, options, known) {
       selection: { method: 'fixed', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
     };
   }
+  const robust = readRobust(options.robust, width);
   const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact');
-  return { n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse };
+  return {
+    n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse,
+    // The sample in the input's order, in double (residuals for robustness and local variance): own copies too.
+    robust, sample: { x: Float64Array.from(x), y: Float64Array.from(y) }, fitWeights: weights && Float64Array.from(weights),
+    robustnessWeights: null,
+  };
+}
+
+/**
+ * `p` refitted with Cleveland's bisquare robustness weights (robust.js) when options.robust asks for them, on the
+ * bandwidth already chosen (a search is not rerun on the reweighted data), as a generator for drive(): every step is
+ * a model of buildModel at the final bandwidth, predicted at its own sample. Returns `p` with the final weights
+ * (observation weight × robustness weight) in its data copy and `robustnessWeights` (n, input order).
+ */
+function* robustFit(engine, threads, p, h, selection, searches) {
+  if (!p.robust) return p;
+  const { n, dim, width, sample } = p;
+  const reweighted = (weights) => ({
+    ...p, fitWeights: weights, data: ownCopy(sample.x, sample.y, weights, n, dim, width, p.approximation === 'exact'),
+  });
+  // A point the fit cannot reach (compact kernel, its own weight 0) gets NaN, not the empty policy's value or error.
+  const fit = (weights) => {
+    const model = buildModel(engine, threads, { ...reweighted(weights), empty: 'nan' }, h, selection, searches);
+    try {
+      return model.predict(sample.x);
+    } finally {
+      model.dispose();
+    }
+  };
+  const r = yield* robustSteps(fit, sample.y, p.fitWeights, p.robust.iterations);
+  return { ...reweighted(r.weights), robustnessWeights: r.robustnessWeights };
+}
+
+/**
+ * The rows of `sample` ({ x, y }, input order) with a positive weight and a finite fitted value, with those fitted
+ * values and weights: { x, y, fitted, weights (undefined when all weights are 1), n }.
+ */
+function positiveRows(sample, fitted, weights, n, dim, width) {
+  const keep = [];
+  for (let j = 0; j < n; j++) {
+    let finite = true;
+    for (let c = 0; c < width; c++) finite &&= Number.isFinite(fitted[j * width + c]);
+    if (finite && (!weights || weights[j] > 0)) keep.push(j);
+  }
+  if (keep.length === n) return { x: sample.x, y: sample.y, fitted, weights, n };
+  const rows = (a, cols) => {
+    const out = new Float64Array(keep.length * cols);
+    keep.forEach((j, k) => out.set(a.subarray(j * cols, (j + 1) * cols), k * cols));
+    return out;
+  };
+  return {
+    x: rows(sample.x, dim), y: rows(sample.y, width), fitted: rows(Float64Array.from(fitted), width),
+    weights: weights && rows(weights, 1), n: keep.length,
+  };
 }
 
 const selectionOptions = (p) => ({
@@ -127,7 +195,7 @@ const fromSelection = (p, chosen) => ({ h: chosen.bandwidth, selection: { method
 // Multiply-adds per step of predictAsync (as attentionAsync's steps, attention.js).
 const STEP_WORK = 2 ** 25;
 
-function buildModel(engine, threads, p, h, selection) {
+function buildModel(engine, threads, p, h, selection, searches) {
   const { n, width, dim, kernel, estimator, empty, approximation, tolerance, data, sparse } = p;
   let { reason } = p;
   const h32 = Float32Array.from(h);
@@ -161,7 +229,7 @@ function buildModel(engine, threads, p, h, selection) {
    * when exact). `stepwise`: exact fits run in steps of query rows (rows are independent, so the bytes are those of
    * one call), each yielding `{ done, total }` rows; a grid fit is one step (its error estimate is of the whole call).
    */
-  function* fitSteps(xq, extra, stepwise) {
+  function* fitSteps(xq, extra, stepwise, emptyPolicy = empty) {
     live();
     xq = numericArray(xq, 'xq');
     const I = rowsOf(xq, dim, 'xq', 'options.dim');
@@ -169,7 +237,7 @@ function buildModel(engine, threads, p, h, selection) {
     const step = stepwise && !nodes ? Math.max(16, Math.round(STEP_WORK / (n * (dim + width) * (estimator === 'local-linear' ? dim + 1 : 1)) / 16) * 16) : I;
     const heap = engine.openHeap();
     try {
-      const o = options32(heap, { empty });
+      const o = options32(heap, { empty: emptyPolicy });
       const mean = heap.alloc(I * width * 4);
       const sumSq = extra ? heap.alloc(I * 8) : 0;
       const eff = extra ? heap.alloc(I * 8) : 0;
@@ -216,7 +284,57 @@ function buildModel(engine, threads, p, h, selection) {
     return level;
   }
 
-  function interval(fit, level) {
+  /** Reads predictInterval's variance: 'global' (one σ̂² per column, the default) or 'local' (σ²(x), variance.js). */
+  const readVariance = ({ variance = 'global' } = {}) => oneOf(variance, ['global', 'local'], 'intervalOptions.variance');
+
+  // The local variance estimate (variance.js), made on first use: the variance smoother (a local-linear
+  // kernelRegression of the log squared residuals on x, its bandwidth chosen by leave-one-out CV) and its scale.
+  let variance = null;
+  const varianceSample = () => {
+    // The points of weight 0 (given, or rejected by robustness) take no part; the fit may not reach them (NaN).
+    const fitted = drive(fitSteps(p.sample.x, false, false, 'nan'), null).mean;
+    const s = positiveRows(p.sample, fitted, p.fitWeights, n, dim, width);
+    return {
+      ...s,
+      z: logSquaredResiduals(s.y, s.fitted, summary.sigma2, s.n, width),
+      options: { dim, kernel, estimator: 'local-linear', bandwidth: 'cv', ...(s.weights && { weights: s.weights }) },
+    };
+  };
+  const keepVariance = (smoother, s) => {
+    const scale = varianceScale(smoother.predict(s.x), s.weights, summary.sigma2, s.n, width);
+    variance = {
+      smoother, scale,
+      info: Object.freeze({
+        bandwidth: smoother.bandwidth, selection: smoother.selection, effectiveDegreesOfFreedom: smoother.effectiveDegreesOfFreedom,
+        warnings: smoother.warnings,
+        scale: Float64Array.from(scale), floor: summary.sigma2.map((s) => VARIANCE_FLOOR * s),
+      }),
+    };
+    return variance;
+  };
+  const localVariance = () => {
+    live();
+    if (variance) return variance;
+    const s = varianceSample();
+    return keepVariance(makeRegression(engine, threads, searches.selectBandwidth, searches.selectBandwidthAsync)(s.x, s.z, s.options), s);
+  };
+  const localVarianceAsync = async (signal) => {
+    live();
+    if (variance) return variance;
+    const s = varianceSample();
+    const smoother = await makeRegressionAsync(engine, threads, searches.selectBandwidthAsync, searches.selectBandwidth)(
+      s.x, s.z, { ...s.options, signal });
+    live();
+    if (variance) {  // another call estimated it meanwhile
+      smoother.dispose();
+      return variance;
+    }
+    return keepVariance(smoother, s);
+  };
+  // σ²(q) per query row and column, I × width.
+  const varianceAt = (v, xq) => localVarianceAt(v.smoother.predict(xq), v.scale, summary.sigma2, width);
+
+  function interval(fit, level, local) {
     const z = normalQuantile(0.5 + level / 2);
     const stderr = new Float32Array(fit.I * width);
     const lower = new Float32Array(fit.I * width);
@@ -224,7 +342,7 @@ function buildModel(engine, threads, p, h, selection) {
     for (let i = 0; i < fit.I; i++) {
       for (let c = 0; c < width; c++) {
         const at = i * width + c;
-        const s = Math.sqrt(summary.sigma2[c] * fit.sumSq[i]);
+        const s = Math.sqrt((local ? local[at] : summary.sigma2[c]) * fit.sumSq[i]);
         stderr[at] = s;
         lower[at] = fit.mean[at] - z * s;
         upper[at] = fit.mean[at] + z * s;
@@ -248,14 +366,25 @@ function buildModel(engine, threads, p, h, selection) {
     reason,
     effectiveDegreesOfFreedom: summary.trace,
     residualVariance: summary.sigma2,
+    /** Bisquare robustness weights of the final fit (n, input order) with options.robust; else null. */
+    robustnessWeights: p.robustnessWeights,
+    /**
+     * The local variance estimate of predictInterval's variance: 'local' ({ bandwidth, selection,
+     * effectiveDegreesOfFreedom, warnings, scale, floor }), made by the first such call; null before (and after dispose).
+     */
+    get localVariance() {
+      return variance?.info ?? null;
+    },
     warnings: fitWarnings({ ...data, n, dim, width, bandwidth: h, effectiveParameters: summary.trace, guardChanged: summary.guardChanged }),
     predict(xq) {
       return drive(fitSteps(xq, false, false), null).mean;
     },
     predictInterval(xq, intervalOptions) {
       live();
-      const level = readLevel(intervalOptions, ['level']);
-      return interval(drive(fitSteps(xq, true, false), null), level);
+      const level = readLevel(intervalOptions, ['level', 'variance']);
+      const local = readVariance(intervalOptions) === 'local';
+      const fit = drive(fitSteps(xq, true, false), null);
+      return interval(fit, level, local ? varianceAt(localVariance(), xq) : null);
     },
     /** predict() in steps of query rows: `options.onProgress` gets `{ done, total }` rows, `options.signal` stops it. */
     async predictAsync(xq, options) {
@@ -267,13 +396,18 @@ function buildModel(engine, threads, p, h, selection) {
     /** predictInterval() in steps, as predictAsync(); `intervalOptions` adds `signal` and `onProgress` to `level`. */
     async predictIntervalAsync(xq, intervalOptions) {
       live();
-      const level = readLevel(intervalOptions, ['level', ...CONTROL_OPTIONS]);
+      const level = readLevel(intervalOptions, ['level', 'variance', ...CONTROL_OPTIONS]);
+      const local = readVariance(intervalOptions) === 'local';
       const control = readControl(intervalOptions, 'intervalOptions');
-      return interval(await drive(fitSteps(xq, true, true), control), level);
+      const fit = await drive(fitSteps(xq, true, true), control);
+      return interval(fit, level, local ? varianceAt(await localVarianceAsync(control.signal), xq) : null);
     },
     dispose() {
       disposed = true;
       data.x = data.y = data.weights = null;
+      p.sample = p.fitWeights = null;
+      variance?.smoother.dispose();
+      variance = null;
     },
   };
   if (typeof Symbol.dispose === 'symbol') model[Symbol.dispose] = model.dispose;

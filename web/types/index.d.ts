@@ -444,6 +444,42 @@ export interface KernelRegressionOptions {
    * weight ratio below which points are skipped.
    */
   tolerance?: number;
+  /**
+   * Cleveland's bisquare robustness, as LOWESS's: after the fit at the chosen bandwidth (a search runs once, without
+   * robustness weights), `iterations` times: residuals r_j at the sample, s = 6·median|r| (over the points with ω_j >
+   * 0), robustness weight (1 − (r_j/s)²)² for |r_j| < s else 0, refit with ω_j × that weight. Stops early when s ≤
+   * 1e-5·range(y) (the fit is exact). `true` is `{ iterations: 3 }`; default false. One column of y only.
+   */
+  robust?: boolean | { iterations?: number };
+}
+
+/** predictInterval()'s options. */
+export interface IntervalOptions {
+  /** The band's level, strictly between 0 and 1. Default 0.95. */
+  level?: number;
+  /**
+   * `'global'` (default): one residual variance σ̂²_c per column, stderr = σ̂_c·√Σ_j ℓ_j(q)². `'local'`: σ²(q) from a
+   * local-linear smooth of ln(r_j² + σ̂²_c/n) with its own CV bandwidth, exponentiated, rescaled so that its
+   * weighted mean over the sample is σ̂²_c, and floored at 0.01·σ̂²_c; stderr = √(σ²(q)·Σ_j ℓ_j(q)²). For noise whose
+   * spread changes with x (see `localVariance`).
+   */
+  variance?: 'global' | 'local';
+}
+
+/** What predictInterval()'s `variance: 'local'` estimated (KernelRegressionModel.localVariance). */
+export interface LocalVariance {
+  /** The variance smoother's bandwidth, one per dimension (leave-one-out CV on the log squared residuals). */
+  bandwidth: Float64Array<ArrayBuffer>;
+  /** Its search, as KernelRegressionModel.selection. */
+  selection: KernelRegressionModel['selection'];
+  /** Its effective degrees of freedom. */
+  effectiveDegreesOfFreedom: number;
+  /** Its warnings (`'interpolating'`: the variance estimate follows single residuals). */
+  warnings: ResultWarning[];
+  /** Per column: the factor c_c that makes the weighted mean of c_c·exp(smooth(x_j)) over the sample σ̂²_c. */
+  scale: Float64Array<ArrayBuffer>;
+  /** Per column: σ²(x) is never below this (0.01·σ̂²_c). */
+  floor: Float64Array<ArrayBuffer>;
 }
 
 export interface PredictionInterval {
@@ -452,7 +488,10 @@ export interface PredictionInterval {
   /** mean ∓ z·stderr with z the standard normal quantile of (1 + level)/2: a pointwise band for E[f̂(x_q)]. */
   lower: Float32Array<ArrayBuffer>;
   upper: Float32Array<ArrayBuffer>;
-  /** σ̂_c · sqrt(Σ_j ℓ_j(x_q)²), the linear smoother's standard error (it ignores smoothing bias). */
+  /**
+   * σ̂_c · sqrt(Σ_j ℓ_j(x_q)²), the linear smoother's standard error (it ignores smoothing bias); with `variance:
+   * 'local'`, sqrt(σ²(x_q) · Σ_j ℓ_j(x_q)²).
+   */
   stderr: Float32Array<ArrayBuffer>;
   /** Per query: (Σ_j w_j)² / Σ_j w_j², the number of points the estimate effectively rests on. */
   effectiveKeys: Float64Array<ArrayBuffer>;
@@ -515,17 +554,29 @@ export interface KernelRegressionModel {
   readonly residualVariance: Float64Array<ArrayBuffer>;
   /** `'interpolating'` (ν ≥ 0.9·n or h below the median spacing), `'precision'` and `'guard'`; empty when nothing is wrong. */
   readonly warnings: ResultWarning[];
-  /** Predictions at xq (I × dim): a new Float32Array of length I·D. */
+  /**
+   * With `robust`: the bisquare robustness weight of each point in the final fit (n, the input's order, in [0, 1];
+   * all 1 when the first fit was already exact); null without.
+   */
+  readonly robustnessWeights: Float64Array<ArrayBuffer> | null;
+  /**
+   * The local variance estimate that predictInterval's `variance: 'local'` uses: made once, by the first such call
+   * (sync or async), and kept; null before that and after dispose().
+   */
+  readonly localVariance: LocalVariance | null;
   predict(xq: NumericArray): Float32Array<ArrayBuffer>;
-  /** Predictions with pointwise standard errors and a confidence band (level default 0.95). */
-  predictInterval(xq: NumericArray, intervalOptions?: { level?: number }): PredictionInterval;
+  /** Predictions with pointwise standard errors and a confidence band (level default 0.95, variance default 'global'). */
+  predictInterval(xq: NumericArray, intervalOptions?: IntervalOptions): PredictionInterval;
   /**
    * predict() in steps of query rows (an exact fit; a grid fit is one step), with progress in rows and
    * cancellation; resolves to predict()'s bytes.
    */
   predictAsync(xq: NumericArray, options?: AsyncOptions): Promise<Float32Array<ArrayBuffer>>;
-  /** predictInterval() in steps, as predictAsync(); resolves to predictInterval()'s bytes. */
-  predictIntervalAsync(xq: NumericArray, intervalOptions?: { level?: number } & AsyncOptions): Promise<PredictionInterval>;
+  /**
+   * predictInterval() in steps, as predictAsync(); resolves to predictInterval()'s bytes. With `variance: 'local'`,
+   * the first call also runs the variance smoother's bandwidth search (stopped by `signal`, not counted in progress).
+   */
+  predictIntervalAsync(xq: NumericArray, intervalOptions?: IntervalOptions & AsyncOptions): Promise<PredictionInterval>;
   /** Releases the model's data; idempotent. Later calls throw `'Disposed'`. */
   dispose(): void;
   /** dispose(), for `using model = ka.kernelRegression(…)` (where the runtime has Symbol.dispose: Node 20, current browsers). */
