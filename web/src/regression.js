@@ -9,6 +9,7 @@ import {
   bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf,
 } from './validate.js';
 import { fitWarnings } from './warnings.js';
+import { back64, sampleFrame, shifted32 } from './frame.js';
 
 /**
  * The standard normal quantile Φ⁻¹(p), 0 < p < 1: Acklam's rational approximation (relative error below 1.2e-9),
@@ -30,18 +31,18 @@ export function normalQuantile(p) {
 }
 
 /**
- * The model's own float32 copy of the sample (later changes to the caller's arrays do not change it), in the order
- * of the first coordinate when `sort` (the exact engine then skips the key tiles far from each query; the grid
- * needs no order).
+ * The model's own float32 copy of the sample in its frame (x and y minus `frame`'s shifts, frame.js; later changes to
+ * the caller's arrays do not change it), in the order of the first coordinate when `sort` (the exact engine then
+ * skips the key tiles far from each query; the grid needs no order).
  */
-function ownCopy(x, y, weights, n, dim, width, sort) {
-  const x32 = Float32Array.from(x);
-  if (!sort) return { x: x32, y: Float32Array.from(y), weights: weights && Float32Array.from(weights) };
+function ownCopy(x, y, weights, n, dim, width, sort, frame) {
+  const x32 = shifted32(x, dim, frame.x);
+  if (!sort) return { x: x32, y: shifted32(y, width, frame.y), weights: weights && Float32Array.from(weights) };
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => x32[a * dim] - x32[b * dim] || a - b);
   const data = { x: new Float32Array(n * dim), y: new Float32Array(n * width), weights: weights && new Float32Array(n) };
   order.forEach((from, to) => {
     data.x.set(x32.subarray(from * dim, (from + 1) * dim), to * dim);
-    for (let c = 0; c < width; c++) data.y[to * width + c] = y[from * width + c];
+    for (let c = 0; c < width; c++) data.y[to * width + c] = y[from * width + c] - (frame.y ? frame.y[c] : 0);
     if (weights) data.weights[to] = weights[from];
   });
   return data;
@@ -114,8 +115,13 @@ function readRegression(engine, x, y, options, known) {
       selection: { method: 'fixed', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
     };
   }
-  const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact');
-  return { n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse };
+  // The model's frame, once (frame.js): its sample and every query are shifted by it, predictions shifted back.
+  const frame = sampleFrame(x, dim, y, width, empty);
+  const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact', frame);
+  const stored = { x, y };  // for the 'precision' warning: what the caller's storage kept
+  return {
+    n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse, frame, stored,
+  };
 }
 
 const selectionOptions = (p) => ({
@@ -128,7 +134,7 @@ const fromSelection = (p, chosen) => ({ h: chosen.bandwidth, selection: { method
 const STEP_WORK = 2 ** 25;
 
 function buildModel(engine, threads, p, h, selection) {
-  const { n, width, dim, kernel, estimator, empty, approximation, tolerance, data, sparse } = p;
+  const { n, width, dim, kernel, estimator, empty, approximation, tolerance, data, sparse, frame } = p;
   let { reason } = p;
   const h32 = Float32Array.from(h);
   // Grid nodes for this bandwidth (0: the grid cannot reach the tolerance, so the model runs exactly).
@@ -176,7 +182,7 @@ function buildModel(engine, threads, p, h, selection) {
       const logden = extra ? heap.alloc(I * 8) : 0;
       const error = heap.alloc(8);
       heap.setF64(error, 0);
-      const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32(xq)];
+      const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32Shifted(xq, dim, frame.x)];
       for (let first = 0; first < I || first === 0; first += step) {
         const count = Math.min(step, I - first);
         const at = (ptr, bytes) => (ptr ? ptr + first * bytes : 0);
@@ -194,7 +200,7 @@ function buildModel(engine, threads, p, h, selection) {
       }
       return {
         I,
-        mean: heap.readF32(mean, I * width),
+        mean: back64(heap.readF32(mean, I * width), width, frame.y),  // in y's units, in double
         sumSq: extra && heap.readF64(sumSq, I),
         effectiveKeys: extra && heap.readF64(eff, I),
         logDenominator: extra && heap.readF64(logden, I),
@@ -218,9 +224,9 @@ function buildModel(engine, threads, p, h, selection) {
 
   function interval(fit, level) {
     const z = normalQuantile(0.5 + level / 2);
-    const stderr = new Float32Array(fit.I * width);
-    const lower = new Float32Array(fit.I * width);
-    const upper = new Float32Array(fit.I * width);
+    const stderr = new Float64Array(fit.I * width);
+    const lower = new Float64Array(fit.I * width);
+    const upper = new Float64Array(fit.I * width);
     for (let i = 0; i < fit.I; i++) {
       for (let c = 0; c < width; c++) {
         const at = i * width + c;
@@ -248,7 +254,9 @@ function buildModel(engine, threads, p, h, selection) {
     reason,
     effectiveDegreesOfFreedom: summary.trace,
     residualVariance: summary.sigma2,
-    warnings: fitWarnings({ ...data, n, dim, width, bandwidth: h, effectiveParameters: summary.trace, guardChanged: summary.guardChanged }),
+    warnings: fitWarnings({
+      ...data, n, dim, width, bandwidth: h, effectiveParameters: summary.trace, guardChanged: summary.guardChanged, stored: p.stored,
+    }),
     predict(xq) {
       return drive(fitSteps(xq, false, false), null).mean;
     },
