@@ -1,7 +1,6 @@
 // attention() by random features, Nyström, certified sparsity or top-k: reads the method options (the core resolves
 // 'auto', plan.h) and runs the core's method.
 import { checkResult, fail, KernelAttentionError } from './errors.js';
-import { addBack } from './frame.js';
 import { copyCall, frameOf } from './options.js';
 import { oneOf } from './validate.js';
 
@@ -89,7 +88,9 @@ export function planAttention(engine, call, method, tolerance) {
   };
   const plan = engine.plan(shape, method, tolerance);
   if (plan.method !== 'auto') return plan;
-  return engine.withHeap((heap) => engine.plan({ ...shape, keyData: heap.f32Shifted(call.keys, call.M, frameOf(call).keys), bandwidth: heap.f32(call.bandwidth) },
+  // The keys in the call's frame, as the method that runs will see them.
+  const keyData = (heap) => heap.f32Shifted(call.keys, call.M, frameOf(call).keys);
+  return engine.withHeap((heap) => engine.plan({ ...shape, keyData: keyData(heap), bandwidth: heap.f32(call.bandwidth) },
     method, tolerance));
 }
 
@@ -124,7 +125,7 @@ export function sparseAttention(engine, call, tolerance, threads = 1, reason = '
       dropped, 0, 0, 0);
     checkResult(result);
     return {
-      output: addBack(heap.readF32(out, call.I * call.D), call.D, frameOf(call).values), method: 'sparse', reason, errorEstimate: result.errorEstimate,
+      output: heap.readF32(out, call.I * call.D), method: 'sparse', reason, errorEstimate: result.errorEstimate,
       droppedMass: heap.readF64(dropped, call.I * call.heads), keptKeys: result.keptKeys, skippedKeys: result.skippedKeys,
       exactRows: 0,
     };
@@ -144,7 +145,7 @@ function topKAttention(engine, call, topK, reason) {
     const result = engine.topKAttention(q, k, v, out, call.I, call.J, call.M, call.D, opts, topK, dropped);
     checkResult(result);
     return {
-      output: addBack(heap.readF32(out, call.I * call.D), call.D, frameOf(call).values), method: 'top-k', reason, errorEstimate: result.errorEstimate,
+      output: heap.readF32(out, call.I * call.D), method: 'top-k', reason, errorEstimate: result.errorEstimate,
       droppedMass: heap.readF64(dropped, call.I * call.heads), keptKeys: result.keptKeys, skippedKeys: result.skippedKeys,
       exactRows: 0,
     };
@@ -166,7 +167,7 @@ export function approximateAttention(engine, call, how, threads = 1) {
     const result = run(q, k, v, out, call.I, call.J, call.M, call.D, opts, { tolerance, seed, count, sampling });
     checkResult(result);
     return {
-      output: addBack(heap.readF32(out, call.I * call.D), call.D, frameOf(call).values), method: how.method, reason: how.reason, errorEstimate: result.errorEstimate,
+      output: heap.readF32(out, call.I * call.D), method: how.method, reason: how.reason, errorEstimate: result.errorEstimate,
       [how.method === 'nystrom' ? 'landmarks' : 'features']: result.count, exactRows: result.exactRows,
     };
   });

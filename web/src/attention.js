@@ -1,7 +1,6 @@
 // attention() and weights(): validate, copy in, run the exact engine (or an approximation, approximate.js), copy out, free.
 import { checkResult, KernelAttentionError } from './errors.js';
 import { approximateAttention, METHOD_OPTIONS, readMethod } from './approximate.js';
-import { addBack } from './frame.js';
 import { precisionWarnings } from './warnings.js';
 import { copyCall, frameOf, readCall, requireValues, SHARED_OPTIONS } from './options.js';
 import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
@@ -119,7 +118,7 @@ function* exactSteps(engine, threads, call, stepwise) {
       const { q, k, v, options } = copyCall(heap, call);
       const out = heap.alloc(I * D * 4);
       checkResult(engine.attention(q, k, v, out, I, J, M, D, options, threads));
-      const result = addBack(heap.readF32(out, I * D), D, frame.values);
+      const result = heap.readF32(out, I * D);
       if (stepwise) yield { done: I, total: I };
       return result;
     }
@@ -153,7 +152,7 @@ function* exactSteps(engine, threads, call, stepwise) {
       if (call.queryGroups) heap.setI32(options.queryGroups, call.queryGroups.subarray(first, last));
       checkResult(engine.attention(q, k, v, out, count, keys, M, D, options, threads), first);
       heap.readF32Into(out, count * D, result, first * D);
-      addBack(result.subarray(first * D, last * D), D, frame.values);
+      result.subarray(first * D, last * D);
       if (stepwise) yield { done: last, total: I };
     }
     return result;

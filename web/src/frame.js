@@ -1,8 +1,8 @@
 // The coordinates the float32 pass works in (docs/design.md, "The frame"): per call (or per model), in double, a shift
-// per column of x, the queries and the values, applied while the inputs are converted to float32 for the heap, and
-// added back to the results in double. The identities that make it exact: distance kernels see only q − k (shift
-// queries and keys together); softmax attention sees q·k, and q·c is constant along a row (shift the keys alone);
-// every normalised smoother's weights sum to 1 (shift the values, add the shift to the output).
+// per column of x and the queries (and, for the regressions, of y), applied while the inputs are converted to float32
+// for the heap, and added back to the results in double. The identities that make it exact: distance kernels see only
+// q − k (shift queries and keys together); softmax attention sees q·k, and q·c is constant along a row (shift the keys
+// alone); every normalised smoother's weights sum to 1 (shift y, add the shift to the fit).
 
 /**
  * Per column of the rows × cols row-major `arrays` (one or more, same cols), the shift to subtract: 0 where the
@@ -27,10 +27,12 @@ export function chooseShift(cols, ...arrays) {
   }
   let shift = null;
   for (let c = 0; c < cols; c++) {
-    if (!(lo[c] > 0 || hi[c] < 0)) continue;  // contains 0, or no rows
+    // Contains 0, no rows, or a constant column (already exact: the differences are 0, and a rule's fallback for a
+    // constant column reads its magnitude).
+    if (!(lo[c] > 0 || hi[c] < 0) || lo[c] === hi[c]) continue;
     const mid = 0.5 * lo[c] + 0.5 * hi[c];
     const half = 0.5 * hi[c] - 0.5 * lo[c];
-    const unit = half > 0 ? 2 ** Math.floor(Math.log2(half)) : 0;
+    const unit = 2 ** Math.floor(Math.log2(half));
     shift ??= new Float64Array(cols);
     shift[c] = unit > 0 && Number.isFinite(mid / unit) ? Math.round(mid / unit) * unit : mid;
   }
@@ -38,29 +40,37 @@ export function chooseShift(cols, ...arrays) {
 }
 
 /**
- * The frame of an attention call (options.js's call description): `keys` and `queries` shifts per dimension (the
- * same for a distance kernel, chosen from both; the keys' alone for softmax, whose queries stay as given) and a
- * `values` shift per column. `states`: the shift of attentionState(), which every shard of keys must agree on: a
- * distance kernel's comes from the queries (which the shards share); softmax keys and the values stay unshifted,
- * since the state's log-max and value sums would carry the shift (docs/attention.md, "Partial states").
- * The values stay unshifted under `empty: 'zero'`, whose empty rows must read 0, not the shift.
+ * The frame of an attention call (options.js's call description): `keys` and `queries` shifts per dimension, the same
+ * for a distance kernel, chosen from both; the keys' alone for softmax, whose queries stay as given. With `states`,
+ * the frame of attentionState(), which every shard of keys must agree on: a distance kernel's comes from the queries
+ * (which the shards share), and softmax keys stay unshifted, since a state's log-max would carry q·c
+ * (docs/attention.md, "Partial states").
+ * The values are not shifted: attention returns float32 in the values' units, and its float32 weighted sums already
+ * hold them to that type's own relative precision, whatever their offset (the shift pays for the regressions, whose
+ * results are float64). Unshifted values also keep a state's sums, merged across shards, in the caller's units, and
+ * make the empty rows of every policy (zeros, the nearest key's value) read as documented.
  */
 export function attentionFrame(call, distance, { states = false } = {}) {
-  const { queries, keys, values, M, D } = call;
+  const { queries, keys, M } = call;
   let x;
   if (distance) x = states ? chooseShift(M, queries) : chooseShift(M, queries, keys);
   else x = states ? null : chooseShift(M, keys);
-  const v = states || values === undefined || call.empty === 'zero' ? null : chooseShift(D, values);
-  return { queries: distance ? x : null, keys: x, values: v };
+  return { queries: distance ? x : null, keys: x };
 }
 
 /**
  * The frame of a regression sample (x: n × dim, y: n × width): one shift per dimension for x and the queries, one per
- * column of y (none under `empty: 'zero'`, as attentionFrame()).
+ * column of y. An empty row under `empty: 'zero'` must read 0, not y's shift: with y shifted, the core runs such a
+ * call under 'nan' (`zeroEmpty`, coreEmpty()) and back64() writes the zeros, so that the other rows are the same bytes
+ * under every policy ('nearest' always finds a key here: a regression has no masks).
  */
 export function sampleFrame(x, dim, y, width, empty = 'nan') {
-  return { x: chooseShift(dim, x), y: empty === 'zero' ? null : chooseShift(width, y) };
+  const shiftY = chooseShift(width, y);
+  return { x: chooseShift(dim, x), y: shiftY, zeroEmpty: shiftY !== null && empty === 'zero' };
 }
+
+/** The empty policy the core runs under in `frame` (sampleFrame()). */
+export const coreEmpty = (empty, frame) => (frame.zeroEmpty ? 'nan' : empty);
 
 /** `a` (rows × cols) minus `shift` per column (null: none), as a new Float32Array, in one pass. */
 export function shifted32(a, cols, shift) {
@@ -72,17 +82,14 @@ export function shifted32(a, cols, shift) {
   return out;
 }
 
-/** Adds `shift` per column back to `a` (rows × cols) in place (a Float32Array rounds once, from the double sum). */
-export function addBack(a, cols, shift) {
-  if (!shift) return a;
-  for (let i = 0; i < a.length; i += cols) {
-    for (let c = 0; c < cols; c++) a[i + c] += shift[c];
-  }
-  return a;
-}
-
-/** A Float64Array of the float32 results `a` (rows × cols) with `shift` added back per column, in double. */
-export function back64(a, cols, shift) {
+/** A Float64Array of a regression's float32 results `a` (rows × cols) back in y's frame (sampleFrame()), in double. */
+export function back64(a, cols, frame) {
   const out = Float64Array.from(a);
-  return addBack(out, cols, shift);
+  if (frame.y) {
+    for (let i = 0; i < out.length; i += cols) {
+      for (let c = 0; c < cols; c++) out[i + c] += frame.y[c];
+    }
+  }
+  if (frame.zeroEmpty) for (let i = 0; i < out.length; i++) if (Number.isNaN(out[i])) out[i] = 0;
+  return out;
 }

@@ -1,8 +1,7 @@
 // attentionGradients(): the exact engine's forward pass and its backward pass (cpp/core/gradients/backward.h) in one call.
 import { checkResult, KernelAttentionError } from './errors.js';
 import { tooLarge } from './attention.js';
-import { addBack } from './frame.js';
-import { copyCall, frameOf, readCall, requireValues, SHARED_OPTIONS } from './options.js';
+import { copyCall, readCall, requireValues, SHARED_OPTIONS } from './options.js';
 import { numericArray } from './validate.js';
 
 /** attentionGradients() on `engine` (engine.js); the forward runs on up to `threads` threads, the backward on one. */
@@ -42,7 +41,7 @@ export function makeAttentionGradients(engine, threads = 1) {
       checkResult(engine.attentionGradients(q, k, v, dO, out, dq, dk, dv, dtheta, call.I, call.J, call.M, call.D,
         opts, threads));
       const result = {
-        output: addBack(heap.readF32(out, call.I * call.D), call.D, frameOf(call).values),  // the gradients are shift-invariant
+        output: heap.readF32(out, call.I * call.D),
         dq: heap.readF32(dq, call.I * call.M),
         dk: heap.readF32(dk, call.J * call.M),
         dv: heap.readF32(dv, call.J * call.D),

@@ -117,15 +117,15 @@ export function frameOf(call) {
 }
 
 /**
- * Copies the call's inputs into the heap, in its frame (frameOf): byte offsets of queries, keys and values (0 without
- * values), and the CallOptions the engine takes. Outputs come back in the values' frame: add frameOf(call).values.
+ * Copies the call's inputs into the heap, queries and keys in its frame (frameOf): byte offsets of queries, keys and
+ * values (0 without values), and the CallOptions the engine takes. Outputs need no mapping back.
  */
 export function copyCall(heap, call) {
   const frame = frameOf(call);
   return {
     q: heap.f32Shifted(call.queries, call.M, frame.queries),
     k: heap.f32Shifted(call.keys, call.M, frame.keys),
-    v: call.values === undefined ? 0 : heap.f32Shifted(call.values, call.D, frame.values),
+    v: call.values === undefined ? 0 : heap.f32(call.values),
     options: {
       kernel: call.kernel,
       scale: call.scale,

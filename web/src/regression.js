@@ -9,7 +9,7 @@ import {
   bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf,
 } from './validate.js';
 import { fitWarnings } from './warnings.js';
-import { back64, sampleFrame, shifted32 } from './frame.js';
+import { back64, coreEmpty, sampleFrame, shifted32 } from './frame.js';
 
 /**
  * The standard normal quantile Φ⁻¹(p), 0 < p < 1: Acklam's rational approximation (relative error below 1.2e-9),
@@ -175,7 +175,7 @@ function buildModel(engine, threads, p, h, selection) {
     const step = stepwise && !nodes ? Math.max(16, Math.round(STEP_WORK / (n * (dim + width) * (estimator === 'local-linear' ? dim + 1 : 1)) / 16) * 16) : I;
     const heap = engine.openHeap();
     try {
-      const o = options32(heap, { empty });
+      const o = options32(heap, { empty: coreEmpty(empty, frame) });
       const mean = heap.alloc(I * width * 4);
       const sumSq = extra ? heap.alloc(I * 8) : 0;
       const eff = extra ? heap.alloc(I * 8) : 0;
@@ -188,7 +188,7 @@ function buildModel(engine, threads, p, h, selection) {
         const at = (ptr, bytes) => (ptr ? ptr + first * bytes : 0);
         checkResult(sparse
           ? sparseFit(engine, heap, {
-            xp, yp, qp: at(qp, dim * 4), n, count, dim, width, kernel, bandwidth: o.bandwidth, empty, tolerance,
+            xp, yp, qp: at(qp, dim * 4), n, count, dim, width, kernel, bandwidth: o.bandwidth, empty: coreEmpty(empty, frame), tolerance,
             threads, mean: at(mean, width * 4), sumSq: at(sumSq, 8), eff: at(eff, 8), logden: at(logden, 8), error: extra ? error : 0,
           })
           : nodes
@@ -200,7 +200,7 @@ function buildModel(engine, threads, p, h, selection) {
       }
       return {
         I,
-        mean: back64(heap.readF32(mean, I * width), width, frame.y),  // in y's units, in double
+        mean: back64(heap.readF32(mean, I * width), width, frame),  // in y's units, in double
         sumSq: extra && heap.readF64(sumSq, I),
         effectiveKeys: extra && heap.readF64(eff, I),
         logDenominator: extra && heap.readF64(logden, I),
