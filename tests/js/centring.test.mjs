@@ -12,15 +12,16 @@ const ka = await init(initOptions);
 const range = (a) => Math.max(...a) - Math.min(...a);
 const worst = (got, want) => Math.max(...Array.from(want, (w, i) => Math.abs(got[i] - w)));
 
-test('the shift is 0 where a column holds 0 or is constant, else a coarse midrange', () => {
+test('the shift is 0 where a column is near the origin (largest |v| below 4 half-ranges) or constant, else a coarse midrange', () => {
   assert.equal(chooseShift(1, [-1, 2]), null);
+  assert.equal(chooseShift(1, [0.1, 1]), null);  // largest |v| below 4 half-ranges: not worth moving
   assert.equal(chooseShift(1, [5, 5, 5]), null);
   const [c] = chooseShift(1, [1.7e9 + 3, 1.7e9 + 10]);  // half-range 3.5: a multiple of 2
   assert.equal(c % 2, 0);
   assert.ok(Math.abs(c - (1.7e9 + 6.5)) <= 1, `${c}`);
-  const two = chooseShift(2, [1, 100, -1, 200], [3, 300]);  // columns [-1, 3] and [100, 300]
+  const two = chooseShift(2, [1, 1000, -1, 1100], [3, 1200]);  // columns [-1, 3] and [1000, 1200]
   assert.equal(two[0], 0);
-  assert.equal(two[1], 192);  // 200 to a multiple of 64, the power of two below the half-range 100
+  assert.equal(two[1], 1088);  // 1100 to a multiple of 64, the power of two below the half-range 100
 });
 
 // A smooth curve sampled with noise: x as Unix seconds a minute apart, y near an offset.

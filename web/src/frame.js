@@ -5,13 +5,17 @@
 // alone); every normalised smoother's weights sum to 1 (shift y, add the shift to the fit).
 
 /**
- * Per column of the rows × cols row-major `arrays` (one or more, same cols), the shift to subtract: 0 where the
- * columns' range [lo, hi] contains 0 (float32 then already holds every value to 2⁻²⁴ of the spread, and the bytes
- * are those of an unshifted call), else the midrange rounded to a multiple of the largest power of two not above
- * the half-range. The midrange, not the mean: it minimises the largest |v − c|, which is what float32's absolute
- * error follows, and one outlier cannot push it outside the data. The rounding keeps few significant bits in the
- * shift, so that for float32 inputs v − c is usually exact. Returns null when every shift is 0.
+ * Per column of the rows × cols row-major `arrays` (one or more, same cols), the shift to subtract: the midrange
+ * rounded to a multiple of the largest power of two not above the half-range, where that gains at least 2 bits, i.e.
+ * where the largest |v| is at least 4 half-ranges; else 0 (float32 already holds every value to within 4 of its steps
+ * at the spread's scale, and the call keeps the bytes of an unshifted one: data on [0, 1] or around 0 are not moved).
+ * The midrange, not the mean: it minimises the largest |v − c|, which is what float32's absolute error follows, and
+ * one outlier cannot push it outside the data. The rounding keeps few significant bits in the shift, so that for
+ * float32 inputs v − c is usually exact. Returns null when every shift is 0.
  */
+// Shift where the largest |v| = |mid| + half is at least 4·half: centring then gains at least 2 bits.
+const MIN_GAIN = 3;
+
 export function chooseShift(cols, ...arrays) {
   const lo = new Float64Array(cols).fill(Infinity);
   const hi = new Float64Array(cols).fill(-Infinity);
@@ -27,11 +31,11 @@ export function chooseShift(cols, ...arrays) {
   }
   let shift = null;
   for (let c = 0; c < cols; c++) {
-    // Contains 0, no rows, or a constant column (already exact: the differences are 0, and a rule's fallback for a
-    // constant column reads its magnitude).
-    if (!(lo[c] > 0 || hi[c] < 0) || lo[c] === hi[c]) continue;
     const mid = 0.5 * lo[c] + 0.5 * hi[c];
     const half = 0.5 * hi[c] - 0.5 * lo[c];
+    // Near the origin, no rows, or a constant column (already exact: its differences are 0, and a rule's fallback for
+    // a constant column reads its magnitude).
+    if (!(Math.abs(mid) >= MIN_GAIN * half) || half === 0) continue;
     const unit = 2 ** Math.floor(Math.log2(half));
     shift ??= new Float64Array(cols);
     shift[c] = unit > 0 && Number.isFinite(mid / unit) ? Math.round(mid / unit) * unit : mid;
