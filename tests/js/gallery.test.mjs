@@ -233,3 +233,19 @@ for (const c of offsetCases()) {
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The R np case of item 1 (tests/fixtures/make_np_case.py): local-linear, least-squares CV, two inputs, y around 37,
+// residual sd about 1; R np's npregbw bandwidths as statsmodels' KernelReg test records them, which are also the
+// float64 textbook minimiser (the generator checks it).
+
+const npCase = JSON.parse(readFileSync(new URL('../fixtures/np_ll_cvls.json', import.meta.url), 'utf8'));
+test(`R np case (${npCase.source.split(':')[0]}): local-linear CV bandwidths per input within 0.5 % of R's, y as given and + 1.7e9`, () => {
+  for (const offset of [0, 1.7e9]) {
+    const y = npCase.y.map((v) => v + offset);  // + 1.7e9: centred in double before the float32 pass
+    const sel = ka.selectBandwidth(npCase.x, y, { dim: 2, estimator: 'local-linear', perDimension: true });
+    const off = Array.from(sel.bandwidth, (v, d) => Math.abs(v / npCase.rBandwidth[d] - 1));
+    assert.ok(Math.max(...off) <= 5e-3,
+      `y + ${offset}: h = ${Array.from(sel.bandwidth)} against R's ${npCase.rBandwidth}: off by ${off.map((v) => v.toExponential(2))}`);
+  }
+});
