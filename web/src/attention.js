@@ -1,9 +1,9 @@
 // attention() and weights(): validate, copy in, run the exact engine (or an approximation, approximate.js), copy out, free.
 import { checkResult, KernelAttentionError } from './errors.js';
 import { approximateAttention, METHOD_OPTIONS, readMethod } from './approximate.js';
-import { precisionWarnings } from './warnings.js';
 import { copyCall, frameOf, readCall, requireValues, SHARED_OPTIONS } from './options.js';
 import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
+import { precisionWarnings } from './warnings.js';
 
 const ATTENTION_OPTIONS = [...SHARED_OPTIONS, ...METHOD_OPTIONS];
 
@@ -152,7 +152,6 @@ function* exactSteps(engine, threads, call, stepwise) {
       if (call.queryGroups) heap.setI32(options.queryGroups, call.queryGroups.subarray(first, last));
       checkResult(engine.attention(q, k, v, out, count, keys, M, D, options, threads), first);
       heap.readF32Into(out, count * D, result, first * D);
-      result.subarray(first * D, last * D);
       if (stepwise) yield { done: last, total: I };
     }
     return result;

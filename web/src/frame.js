@@ -4,6 +4,9 @@
 // q − k (shift queries and keys together); softmax attention sees q·k, and q·c is constant along a row (shift the keys
 // alone); every normalised smoother's weights sum to 1 (shift y, add the shift to the fit).
 
+// Shift where the largest |v| = |mid| + half is at least 4·half: centring then gains at least 2 bits.
+const MIN_GAIN = 3;
+
 /**
  * Per column of the rows × cols row-major `arrays` (one or more, same cols), the shift to subtract: the midrange
  * rounded to a multiple of the largest power of two not above the half-range, where that gains at least 2 bits, i.e.
@@ -13,9 +16,6 @@
  * one outlier cannot push it outside the data. The rounding keeps few significant bits in the shift, so that for
  * float32 inputs v − c is usually exact. Returns null when every shift is 0.
  */
-// Shift where the largest |v| = |mid| + half is at least 4·half: centring then gains at least 2 bits.
-const MIN_GAIN = 3;
-
 export function chooseShift(cols, ...arrays) {
   const lo = new Float64Array(cols).fill(Infinity);
   const hi = new Float64Array(cols).fill(-Infinity);
@@ -48,7 +48,7 @@ export function chooseShift(cols, ...arrays) {
  * for a distance kernel, chosen from both; the keys' alone for softmax, whose queries stay as given. With `states`,
  * the frame of attentionState(), which every shard of keys must agree on: a distance kernel's comes from the queries
  * (which the shards share), and softmax keys stay unshifted, since a state's log-max would carry q·c
- * (docs/attention.md, "Partial states").
+ * (docs/design.md, "Partial states").
  * The values are not shifted: attention returns float32 in the values' units, and its float32 weighted sums already
  * hold them to that type's own relative precision, whatever their offset (the shift pays for the regressions, whose
  * results are float64). Unshifted values also keep a state's sums, merged across shards, in the caller's units, and

@@ -638,7 +638,7 @@ export interface KernelAttention {
    * Merging the states of disjoint shards and finalising gives attention() over all the keys, up to float32 rounding.
    * Every shard must work in the same frame: a distance kernel's queries and keys are shifted by the queries' midrange
    * (which the shards share, so they agree), softmax keys and the values are not shifted, so `max` and `acc` are in
-   * the caller's units (docs/attention.md, "Partial states").
+   * the caller's units (docs/design.md, "Partial states").
    * @example
    * const a = ka.attentionState(q, keys1, values1, { dim });
    * const b = ka.attentionState(q, keys2, values2, { dim }); // e.g. in another worker
