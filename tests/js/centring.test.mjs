@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { init } from '../../web/src/index.js';
 import { chooseShift } from '../../web/src/frame.js';
 import { initOptions } from './build.mjs';
-import { mulberry32, referenceAttention, referenceLocalFit } from './reference.mjs';
+import { mulberry32, referenceAttention, referenceLocalFit, referenceWeights } from './reference.mjs';
 
 const ka = await init(initOptions);
 const range = (a) => Math.max(...a) - Math.min(...a);
@@ -109,6 +109,23 @@ test('softmax attention with keys far from the origin (shifted alone) matches th
   const want = referenceAttention(q, k, v, { dim, kernel: 'softmax' });
   const got = ka.attention(q, k, v, { dim, kernel: 'softmax' });
   assert.ok(worst(got, want) <= 1e-5, `${worst(got, want)}`);
+});
+
+test('weights, attentionAsync and attentionGradients at x ≈ 1.7e9 equal those at the origin (one frame for every chunk)', async () => {
+  const { x, y, q } = series(300, 1.7e9, 0, 10);
+  const options = { dim: 1, kernel: 'gaussian', bandwidth: 300 };
+  const w = ka.weights(q, x, options);
+  const wantW = referenceWeights(q, x, options);
+  assert.ok(worst(w, wantW) <= 1e-5, `weights: ${worst(w, wantW)}`);
+  const one = ka.attention(q, x, y, options);
+  assert.deepEqual(await ka.attentionAsync(q, x, y, options), one);
+  const dOut = Float64Array.from(q, (_, i) => Math.cos(i));
+  const moved = ka.attentionGradients(q, x, y, dOut, options);
+  const origin = ka.attentionGradients(q.map((t) => t - 1.7e9), x.map((t) => t - 1.7e9), y, dOut, options);
+  for (const key of ['output', 'dq', 'dk', 'dv', 'dLogBandwidth']) {
+    const scale = Math.max(...Array.from(origin[key], Math.abs));
+    assert.ok(worst(moved[key], origin[key]) <= 1e-4 * scale, `${key}: ${worst(moved[key], origin[key])} of ${scale}`);
+  }
 });
 
 for (const kernel of ['gaussian', 'epanechnikov']) {
