@@ -16,6 +16,7 @@ test('the shift is 0 where a column is near the origin (largest |v| below 4 half
   assert.equal(chooseShift(1, [-1, 2]), null);
   assert.equal(chooseShift(1, [0.1, 1]), null);  // largest |v| below 4 half-ranges: not worth moving
   assert.equal(chooseShift(1, [5, 5, 5]), null);
+  assert.equal(chooseShift(1, [1e30, 1e30 + 1e20]), null);  // beyond 2⁹⁶: a far query could overflow float32 after it
   const [c] = chooseShift(1, [1.7e9 + 3, 1.7e9 + 10]);  // half-range 3.5: a multiple of 2
   assert.equal(c % 2, 0);
   assert.ok(Math.abs(c - (1.7e9 + 6.5)) <= 1, `${c}`);

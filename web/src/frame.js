@@ -6,6 +6,9 @@
 
 // Shift where the largest |v| = |mid| + half is at least 4·half: centring then gains at least 2 bits.
 const MIN_GAIN = 3;
+// No shift beyond 2⁹⁶ (7.9e28): a query that the shift's choice did not see (a model's, a state's key) then stays
+// within float32 range after it (|q − c| < FLT_MAX + 2¹⁰³ rounds to FLT_MAX at most, never to infinity).
+const MAX_SHIFT = 2 ** 96;
 
 /**
  * Per column of the rows × cols row-major `arrays` (one or more, same cols), the shift to subtract: the midrange
@@ -35,7 +38,7 @@ export function chooseShift(cols, ...arrays) {
     const half = 0.5 * hi[c] - 0.5 * lo[c];
     // Near the origin, no rows, or a constant column (already exact: its differences are 0, and a rule's fallback for
     // a constant column reads its magnitude).
-    if (!(Math.abs(mid) >= MIN_GAIN * half) || half === 0) continue;
+    if (!(Math.abs(mid) >= MIN_GAIN * half) || half === 0 || Math.abs(mid) > MAX_SHIFT) continue;
     const unit = 2 ** Math.floor(Math.log2(half));
     shift ??= new Float64Array(cols);
     shift[c] = unit > 0 && Number.isFinite(mid / unit) ? Math.round(mid / unit) * unit : mid;
