@@ -309,8 +309,10 @@ async function predict(argv, api) {
     ...Array.from(xq.subarray(i * s.dim, (i + 1) * s.dim), (v, d) => s.formats[d](v)),
     ...s.yNames.flatMap((_, c) => {
       const at = i * width + c;
-      return level === undefined ? [round(result.mean[at])]
-        : [result.mean[at], result.lower[at], result.upper[at], result.stderr[at]].map(round);
+      // Float64Array results (y's units, shifted back in double): printed as read back, every digit kept, so that y
+      // with a large offset (1.7e9 + …) keeps its fit's precision.
+      return level === undefined ? [result.mean[at]]
+        : [result.mean[at], result.lower[at], result.upper[at], result.stderr[at]];
     }),
   ]);
   if (format === 'csv') return emit(values, formatCsv(header, rows));

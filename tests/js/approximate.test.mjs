@@ -142,7 +142,7 @@ test("method 'exact' is the exact engine and reports errorEstimate 0, as the def
   assert.deepEqual(exact, ka.attention(q, k, v, { dim: 4, method: 'exact', tolerance: 0.5, seed: 3 }));
   const { reason, ...info } = ka.attentionWithInfo(q, k, v, { dim: 4 });
   assert.match(reason, /^exact: softmax/);
-  assert.deepEqual(info, { output: exact, method: 'exact', errorEstimate: 0, exactRows: 0 });
+  assert.deepEqual(info, { output: exact, method: 'exact', errorEstimate: 0, exactRows: 0, warnings: [] });
 });
 
 test('bad method options are typed errors naming the option; inputs are left as they were', () => {

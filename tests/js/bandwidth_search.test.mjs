@@ -78,19 +78,23 @@ test('a smooth, well-sampled fit has no warnings', () => {
   }
 });
 
-test("inputs that vary by less than 1e-5 of their magnitude get 'precision'", () => {
+test("inputs stored in float32 that vary by less than 1e-5 of their magnitude get 'precision'; float64 ones are centred and do not", () => {
   const n = 200;
   const sx = new Float64Array(n), sy = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     sx[i] = 1.7e12 + 1000 * i;  // Date.now()-like milliseconds, 1 s apart: spread 2e5 against 1.7e12
     sy[i] = Math.cos(i / 20);
   }
-  const model = ka.kernelRegression(sx, sy, { dim: 1, bandwidth: 2e4 });
-  try {
-    const w = model.warnings.find((v) => v.code === 'precision');
-    assert.ok(w && /\bx\b/.test(w.message), JSON.stringify(model.warnings));
-  } finally {
-    model.dispose();
+  for (const [x, warned] of [[Float32Array.from(sx), true], [sx, false], [Array.from(sx), false]]) {
+    const model = ka.kernelRegression(x, sy, { dim: 1, bandwidth: 2e4 });
+    try {
+      const w = model.warnings.find((v) => v.code === 'precision');
+      const what = `${x.constructor.name}: ${JSON.stringify(model.warnings)}`;
+      if (warned) assert.ok(w && /\bx\b/.test(w.message), what);
+      else assert.equal(w, undefined, what);
+    } finally {
+      model.dispose();
+    }
   }
 });
 

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     dim: 1, signal: controller.signal, onProgress: (p) => seen.push(p),
   });
   const model: KernelRegressionModel = await api.kernelRegressionAsync([0, 1, 2], [1, 2, 3], { dim: 1, onProgress: ({ done, total }) => done / total });
-  const again: Float32Array = await model.predictAsync([0.5], { signal: controller.signal });
+  const again: Float64Array = await model.predictAsync([0.5], { signal: controller.signal });
   model.dispose();
   const pooling: AttentionPooling = api.attentionPooling({ dim: 1, bandwidth: 5, learningRate: 0.1 });
   pooling.backward(pooling.forward([0, 1, 2], [0, 1, 2], [1, 2, 3], { mask: 'loo' }));

@@ -58,7 +58,10 @@ async function main(): Promise<void> {
   ka.selectBandwidth(v, v, { dim: 1, approximation: 'auto' });
   const band: PredictionInterval = model.predictInterval(q, { level: 0.9 });
   const edf: number = model.effectiveDegreesOfFreedom;
-  const fit: Float32Array = model.predict(q);
+  const fit: Float64Array = model.predict(q);
+  // @ts-expect-error: regression results are float64 (y's units, shifted back in double)
+  const fit32: Float32Array = model.predict(q);
+  const infoWarnings: WarningCode[] = ka.attentionWithInfo(q, k, v, { dim: 4 }).warnings.map((w) => w.code);
   // Results own a plain ArrayBuffer (TypeScript ≥ 5.7): they fit where a SharedArrayBuffer-backed array would not.
   const blob = new Blob([model.predict(q), ka.attention(q, k, v, { dim: 4 })]);
   void blob;

@@ -1,7 +1,7 @@
 // attention() by random features, Nyström, certified sparsity or top-k: reads the method options (the core resolves
 // 'auto', plan.h) and runs the core's method.
 import { checkResult, fail, KernelAttentionError } from './errors.js';
-import { copyCall } from './options.js';
+import { copyCall, frameOf } from './options.js';
 import { oneOf } from './validate.js';
 
 export const METHODS = ['exact', 'random-features', 'nystrom', 'sparse', 'top-k', 'auto'];
@@ -88,7 +88,9 @@ export function planAttention(engine, call, method, tolerance) {
   };
   const plan = engine.plan(shape, method, tolerance);
   if (plan.method !== 'auto') return plan;
-  return engine.withHeap((heap) => engine.plan({ ...shape, keyData: heap.f32(call.keys), bandwidth: heap.f32(call.bandwidth) },
+  // The keys in the call's frame, as the method that runs will see them.
+  const keyData = (heap) => heap.f32Shifted(call.keys, call.M, frameOf(call).keys);
+  return engine.withHeap((heap) => engine.plan({ ...shape, keyData: keyData(heap), bandwidth: heap.f32(call.bandwidth) },
     method, tolerance));
 }
 

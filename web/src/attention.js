@@ -1,8 +1,9 @@
 // attention() and weights(): validate, copy in, run the exact engine (or an approximation, approximate.js), copy out, free.
 import { checkResult, KernelAttentionError } from './errors.js';
 import { approximateAttention, METHOD_OPTIONS, readMethod } from './approximate.js';
-import { copyCall, readCall, requireValues, SHARED_OPTIONS } from './options.js';
+import { copyCall, frameOf, readCall, requireValues, SHARED_OPTIONS } from './options.js';
 import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
+import { precisionWarnings } from './warnings.js';
 
 const ATTENTION_OPTIONS = [...SHARED_OPTIONS, ...METHOD_OPTIONS];
 
@@ -29,8 +30,12 @@ export function makeAttentionWithInfo(engine, threads = 1) {
     const call = readCall(engine, queries, keys, values, options, ATTENTION_OPTIONS);
     tooLarge(call.I * call.D, 'attentionWithInfo()', 'queries', 'I·D');
     const how = readMethod(engine, options, call);
-    if (how.method !== 'exact') return approximateAttention(engine, call, how, threads);
-    return { output: drive(exactSteps(engine, threads, call, false), null), method: 'exact', reason: how.reason, errorEstimate: 0, exactRows: 0 };
+    const warnings = precisionWarnings([[call.queries, call.M, 'queries'], [call.keys, call.M, 'keys'], [call.values, call.D, 'values']]);
+    if (how.method !== 'exact') return { ...approximateAttention(engine, call, how, threads), warnings };
+    return {
+      output: drive(exactSteps(engine, threads, call, false), null), method: 'exact', reason: how.reason, errorEstimate: 0, exactRows: 0,
+      warnings,
+    };
   };
 }
 
@@ -106,6 +111,7 @@ function* exactSteps(engine, threads, call, stepwise) {
   const { I, J, M, D } = call;
   if (I === 0) return new Float32Array(0);
   const steps = planSteps(call, stepwise);
+  const frame = frameOf(call);  // before the copies below, which leave out the queries
   const heap = engine.openHeap();
   try {
     if (steps.length === 1) {
@@ -131,7 +137,7 @@ function* exactSteps(engine, threads, call, stepwise) {
       const count = last - first;
       // Causal: the keys after the step's last query are masked for all of its rows.
       const keys = call.causal ? Math.min(J, last) : J;
-      heap.setF32(q, rowsOf(call.queries, first * M, count * M));
+      heap.setF32Shifted(q, rowsOf(call.queries, first * M, count * M), M, frame.queries);
       if (mask) {
         const m = mask.subarray(0, count * keys);
         if (call.general) {

@@ -7,6 +7,7 @@ import {
   bandwidths, boolean, checkOptionNames, numericArray, oneOf, positiveInteger, rowsOf,
 } from './validate.js';
 import { withSelectionWarnings } from './warnings.js';
+import { sampleFrame } from './frame.js';
 
 /** The kernels a regression takes: those with a bandwidth (the core's kernel traits). */
 export const regressionKernels = (engine) => engine.kernels.filter((k) => k.distance).map((k) => k.name);
@@ -118,7 +119,9 @@ export function makeBandwidth(engine, threads = 1) {
     return engine.withHeap((heap) => {
       const score = heap.alloc(8);
       const o = fitOptions({ kernel, estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0 });
-      checkResult(engine.cvScore(heap.f32(x), heap.f32(y), n, dim, width, o, 'cv', heap.f64(h), score));
+      const frame = sampleFrame(x, dim, y, width);  // CV is invariant to shifting x and y (frame.js)
+      checkResult(engine.cvScore(heap.f32Shifted(x, dim, frame.x), heap.f32Shifted(y, width, frame.y), n, dim, width, o, 'cv',
+        heap.f64(h), score));
       return heap.readF64(score, 1)[0];
     });
   }
@@ -184,8 +187,9 @@ export function makeBandwidth(engine, threads = 1) {
     const params = rank ? rank * dim : dim;
     const heap = engine.openHeap();
     try {
-      const xp = heap.f32(x);
-      const yp = heap.f32(y);
+      const frame = sampleFrame(x, dim, y, width);  // bandwidths and scores are invariant to shifting x and y (frame.js)
+      const xp = heap.f32Shifted(x, dim, frame.x);
+      const yp = heap.f32Shifted(y, width, frame.y);
       const o = fitOptions({ kernel: s.kernel, estimator: s.estimator, threads });
       const h = heap.alloc(dim * 8);
       const score = heap.alloc(8);
@@ -251,8 +255,9 @@ export function makeBandwidth(engine, threads = 1) {
     const { n, dim, width, x, y, weights, method, grid, tolerance } = s;
     const heap = engine.openHeap();
     try {
-      const xp = heap.f32(x);
-      const yp = heap.f32(y);
+      const frame = sampleFrame(x, dim, y, width);  // bandwidths and scores are invariant to shifting x and y (frame.js)
+      const xp = heap.f32Shifted(x, dim, frame.x);
+      const yp = heap.f32Shifted(y, width, frame.y);
       const o = fitOptions({ kernel: s.kernel, estimator: s.estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0 });
       const h = heap.alloc(dim * 8);
       const score = heap.alloc(8);

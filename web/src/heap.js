@@ -50,6 +50,21 @@ export function openHeap(module) {
       module.HEAPF64.set(data, ptr >> 3);
       return ptr;
     },
+    /**
+     * Copies rows × cols numbers in as float32 after subtracting `shift` per column in double (frame.js): one pass
+     * from the caller's array into the heap. f32() when `shift` is null.
+     */
+    f32Shifted(data, cols, shift) {
+      if (!shift) return heap.f32(data);
+      const ptr = alloc(data.length * 4);
+      writeShifted(module.HEAPF32, ptr >> 2, data, cols, shift);
+      return ptr;
+    },
+    /** setF32() of rows × cols numbers minus `shift` per column, as f32Shifted(). */
+    setF32Shifted(ptr, data, cols, shift) {
+      if (!shift) module.HEAPF32.set(data, ptr >> 2);
+      else writeShifted(module.HEAPF32, ptr >> 2, data, cols, shift);
+    },
     u8(data) {
       const ptr = alloc(data.length);
       module.HEAPU8.set(data, ptr);
@@ -98,4 +113,11 @@ export function openHeap(module) {
     },
   };
   return heap;
+}
+
+/** view[at + i] = data[i] − shift[i mod cols], rounded once to float32. */
+function writeShifted(view, at, data, cols, shift) {
+  for (let i = 0; i < data.length; i += cols) {
+    for (let c = 0; c < cols; c++) view[at + i + c] = data[i + c] - shift[c];
+  }
 }

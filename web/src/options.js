@@ -1,5 +1,6 @@
 // Reads the options shared by attention() and weights() into the call description the engine (engine.js) takes.
 import { describe, KernelAttentionError } from './errors.js';
+import { attentionFrame } from './frame.js';
 import {
   bandwidths, boolean, checkOptionNames, groupIds, numericArray, oneOf, ownLength, positiveInteger, rowsOf,
 } from './validate.js';
@@ -97,7 +98,7 @@ export function readCall(engine, queries, keys, values, options, known = SHARED_
 
   return {
     queries, keys, values, I, J, M: dim, D,
-    kernel, scale: scaleValue, bandwidth: bandwidthValue, heads,
+    kernel, distance: engine.kernel(kernel).distance, scale: scaleValue, bandwidth: bandwidthValue, heads,
     causal, leaveOneOut, keyPadding, general, queryGroups, keyGroups, empty,
   };
 }
@@ -109,14 +110,21 @@ export function requireValues(values, fn) {
   }
 }
 
+/** The call's frame (frame.js, attentionFrame), chosen once per call: set `call.frame` first to choose another. */
+export function frameOf(call) {
+  call.frame ??= attentionFrame(call, call.distance);
+  return call.frame;
+}
+
 /**
- * Copies the call's inputs into the heap: byte offsets of queries, keys and values (0 without values), and the
- * CallOptions the engine takes.
+ * Copies the call's inputs into the heap, queries and keys in its frame (frameOf): byte offsets of queries, keys and
+ * values (0 without values), and the CallOptions the engine takes. Outputs need no mapping back.
  */
 export function copyCall(heap, call) {
+  const frame = frameOf(call);
   return {
-    q: heap.f32(call.queries),
-    k: heap.f32(call.keys),
+    q: heap.f32Shifted(call.queries, call.M, frame.queries),
+    k: heap.f32Shifted(call.keys, call.M, frame.keys),
     v: call.values === undefined ? 0 : heap.f32(call.values),
     options: {
       kernel: call.kernel,

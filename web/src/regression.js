@@ -11,6 +11,7 @@ import {
   bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf,
 } from './validate.js';
 import { fitWarnings } from './warnings.js';
+import { back64, coreEmpty, sampleFrame, shifted32 } from './frame.js';
 
 /**
  * The standard normal quantile Φ⁻¹(p), 0 < p < 1: Acklam's rational approximation (relative error below 1.2e-9),
@@ -32,18 +33,18 @@ export function normalQuantile(p) {
 }
 
 /**
- * The model's own float32 copy of the sample (later changes to the caller's arrays do not change it), in the order
- * of the first coordinate when `sort` (the exact engine then skips the key tiles far from each query; the grid
- * needs no order).
+ * The model's own float32 copy of the sample in its frame (x and y minus `frame`'s shifts, frame.js; later changes to
+ * the caller's arrays do not change it), in the order of the first coordinate when `sort` (the exact engine then
+ * skips the key tiles far from each query; the grid needs no order).
  */
-function ownCopy(x, y, weights, n, dim, width, sort) {
-  const x32 = Float32Array.from(x);
-  if (!sort) return { x: x32, y: Float32Array.from(y), weights: weights && Float32Array.from(weights) };
+function ownCopy(x, y, weights, n, dim, width, sort, frame) {
+  const x32 = shifted32(x, dim, frame.x);
+  if (!sort) return { x: x32, y: shifted32(y, width, frame.y), weights: weights && Float32Array.from(weights) };
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => x32[a * dim] - x32[b * dim] || a - b);
   const data = { x: new Float32Array(n * dim), y: new Float32Array(n * width), weights: weights && new Float32Array(n) };
   order.forEach((from, to) => {
     data.x.set(x32.subarray(from * dim, (from + 1) * dim), to * dim);
-    for (let c = 0; c < width; c++) data.y[to * width + c] = y[from * width + c];
+    for (let c = 0; c < width; c++) data.y[to * width + c] = y[from * width + c] - (frame.y ? frame.y[c] : 0);
     if (weights) data.weights[to] = weights[from];
   });
   return data;
@@ -129,9 +130,13 @@ function readRegression(engine, x, y, options, known) {
     };
   }
   const robust = readRobust(options.robust, width);
-  const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact');
+  // The model's frame, once (frame.js): its sample and every query are shifted by it, predictions shifted back.
+  const frame = sampleFrame(x, dim, y, width);
+  const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact', frame);
+  const stored = { x, y };  // for the 'precision' warning: what the caller's storage kept
   return {
     n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse,
+    frame, stored,
     // The sample in the input's order, in double (residuals for robustness and local variance): own copies too.
     robust, sample: { x: Float64Array.from(x), y: Float64Array.from(y) }, fitWeights: weights && Float64Array.from(weights),
     robustnessWeights: null,
@@ -148,7 +153,7 @@ function* robustFit(engine, threads, p, h, selection, searches) {
   if (!p.robust) return p;
   const { n, dim, width, sample } = p;
   const reweighted = (weights) => ({
-    ...p, fitWeights: weights, data: ownCopy(sample.x, sample.y, weights, n, dim, width, p.approximation === 'exact'),
+    ...p, fitWeights: weights, data: ownCopy(sample.x, sample.y, weights, n, dim, width, p.approximation === 'exact', p.frame),
   });
   // A point the fit cannot reach (compact kernel, its own weight 0) gets NaN, not the empty policy's value or error.
   const fit = (weights) => {
@@ -196,7 +201,7 @@ const fromSelection = (p, chosen) => ({ h: chosen.bandwidth, selection: { method
 const STEP_WORK = 2 ** 25;
 
 function buildModel(engine, threads, p, h, selection, searches) {
-  const { n, width, dim, kernel, estimator, empty, approximation, tolerance, data, sparse } = p;
+  const { n, width, dim, kernel, estimator, empty, approximation, tolerance, data, sparse, frame } = p;
   let { reason } = p;
   const h32 = Float32Array.from(h);
   // Grid nodes for this bandwidth (0: the grid cannot reach the tolerance, so the model runs exactly).
@@ -237,20 +242,20 @@ function buildModel(engine, threads, p, h, selection, searches) {
     const step = stepwise && !nodes ? Math.max(16, Math.round(STEP_WORK / (n * (dim + width) * (estimator === 'local-linear' ? dim + 1 : 1)) / 16) * 16) : I;
     const heap = engine.openHeap();
     try {
-      const o = options32(heap, { empty: emptyPolicy });
+      const o = options32(heap, { empty: coreEmpty(emptyPolicy, frame) });
       const mean = heap.alloc(I * width * 4);
       const sumSq = extra ? heap.alloc(I * 8) : 0;
       const eff = extra ? heap.alloc(I * 8) : 0;
       const logden = extra ? heap.alloc(I * 8) : 0;
       const error = heap.alloc(8);
       heap.setF64(error, 0);
-      const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32(xq)];
+      const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32Shifted(xq, dim, frame.x)];
       for (let first = 0; first < I || first === 0; first += step) {
         const count = Math.min(step, I - first);
         const at = (ptr, bytes) => (ptr ? ptr + first * bytes : 0);
         checkResult(sparse
           ? sparseFit(engine, heap, {
-            xp, yp, qp: at(qp, dim * 4), n, count, dim, width, kernel, bandwidth: o.bandwidth, empty, tolerance,
+            xp, yp, qp: at(qp, dim * 4), n, count, dim, width, kernel, bandwidth: o.bandwidth, empty: coreEmpty(emptyPolicy, frame), tolerance,
             threads, mean: at(mean, width * 4), sumSq: at(sumSq, 8), eff: at(eff, 8), logden: at(logden, 8), error: extra ? error : 0,
           })
           : nodes
@@ -262,7 +267,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
       }
       return {
         I,
-        mean: heap.readF32(mean, I * width),
+        mean: back64(heap.readF32(mean, I * width), width, frame, emptyPolicy),  // in y's units, in double
         sumSq: extra && heap.readF64(sumSq, I),
         effectiveKeys: extra && heap.readF64(eff, I),
         logDenominator: extra && heap.readF64(logden, I),
@@ -336,9 +341,9 @@ function buildModel(engine, threads, p, h, selection, searches) {
 
   function interval(fit, level, local) {
     const z = normalQuantile(0.5 + level / 2);
-    const stderr = new Float32Array(fit.I * width);
-    const lower = new Float32Array(fit.I * width);
-    const upper = new Float32Array(fit.I * width);
+    const stderr = new Float64Array(fit.I * width);
+    const lower = new Float64Array(fit.I * width);
+    const upper = new Float64Array(fit.I * width);
     for (let i = 0; i < fit.I; i++) {
       for (let c = 0; c < width; c++) {
         const at = i * width + c;
@@ -375,7 +380,9 @@ function buildModel(engine, threads, p, h, selection, searches) {
     get localVariance() {
       return variance?.info ?? null;
     },
-    warnings: fitWarnings({ ...data, n, dim, width, bandwidth: h, effectiveParameters: summary.trace, guardChanged: summary.guardChanged }),
+    warnings: fitWarnings({
+      ...data, n, dim, width, bandwidth: h, effectiveParameters: summary.trace, guardChanged: summary.guardChanged, stored: p.stored,
+    }),
     predict(xq) {
       return drive(fitSteps(xq, false, false), null).mean;
     },

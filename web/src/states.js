@@ -1,5 +1,6 @@
 // Mergeable partial states: attentionState() per key shard, mergeStates() in any order, finalizeState() once.
 import { checkResult, describe, fail, KernelAttentionError } from './errors.js';
+import { attentionFrame } from './frame.js';
 import { copyCall, readCall, requireValues, SHARED_OPTIONS } from './options.js';
 import { checkOptionNames, oneOf } from './validate.js';
 
@@ -45,6 +46,8 @@ export function makeStates(engine, threads = 1) {
   function attentionState(queries, keys, values, options) {
     requireValues(values, 'attentionState');
     const call = readCall(engine, queries, keys, values, options, STATE_OPTIONS);
+    // The one frame every shard agrees on: a distance kernel's queries' shift, nothing else (frame.js).
+    call.frame = attentionFrame(call, call.distance, { states: true });
     const rows = call.I * call.heads;
     const floats = 2 * rows + call.I * call.D;
     if (floats * 4 > MAX_BYTES) {

@@ -4,7 +4,7 @@
 /** The warning codes, in the order they are reported. */
 export const WARNING_CODES = ['interpolating', 'precision', 'guard'];
 
-// An input whose spread is below this share of its magnitude keeps few significant bits in float32.
+// An input stored in float32 whose spread is below this share of its magnitude kept few significant bits there.
 const PRECISION_SPREAD = 1e-5;
 // A fit with this share of n effective parameters, or more, is (nearly) interpolating its sample.
 const INTERPOLATING_SHARE = 0.9;
@@ -42,10 +42,11 @@ const fmt = (v) => Number(v.toPrecision(4));
 /**
  * The warnings for a fit or a selection on the sample x (n × dim) → y (n × width) with bandwidths h (dim values):
  * - 'interpolating': effectiveParameters (ν = tr L, when known) >= 0.9·n, or h_d below the median spacing of x_d;
- * - 'precision': a column of x or y whose spread is below 1e-5 of its magnitude;
+ * - 'precision': a column of x or y, as the caller stored it (`stored`: { x, y }; default x and y), that is a
+ *   Float32Array and spreads over less than 1e-5 of its magnitude (precisionWarnings());
  * - 'guard': guardChanged (the core's count of fitted values the guard moved by > 1e-3 of range(y)) > 1 % of n.
  */
-export function fitWarnings({ x, y, n, dim, width, bandwidth, effectiveParameters, guardChanged }) {
+export function fitWarnings({ x, y, n, dim, width, bandwidth, effectiveParameters, guardChanged, stored = { x, y } }) {
   const warnings = [];
   const reasons = [];
   if (effectiveParameters !== undefined && effectiveParameters >= INTERPOLATING_SHARE * n) {
@@ -64,20 +65,7 @@ export function fitWarnings({ x, y, n, dim, width, bandwidth, effectiveParameter
         'With serial data, leave-one-out CV does this; choose a larger bandwidth.',
     });
   }
-  const narrow = [];
-  for (const [a, cols, name] of [[x, dim, 'x'], [y, width, 'y']]) {
-    for (let c = 0; c < cols; c++) {
-      const { lo, hi, magnitude } = columnStats(a, n, cols, c);
-      if (magnitude > 0 && hi - lo < PRECISION_SPREAD * magnitude) narrow.push(cols > 1 ? `${name}[${c}]` : name);
-    }
-  }
-  if (narrow.length) {
-    warnings.push({
-      code: 'precision',
-      message: `${narrow.join(', ')} ${narrow.length > 1 ? 'vary' : 'varies'} by less than 1e-5 of ${narrow.length > 1 ? 'their' : 'its'} ` +
-        'magnitude: float32 keeps few of its significant digits. Subtract an offset (e.g. the first value) first.',
-    });
-  }
+  warnings.push(...precisionWarnings([[stored.x, dim, 'x'], [stored.y, width, 'y']]));
   if (guardChanged !== undefined && guardChanged > GUARD_SHARE * n) {
     warnings.push({
       code: 'guard',
@@ -86,6 +74,30 @@ export function fitWarnings({ x, y, n, dim, width, bandwidth, effectiveParameter
     });
   }
   return warnings;
+}
+
+/**
+ * [] or the one 'precision' warning for `inputs` ([array, cols, name] each): the columns of the Float32Arrays among them
+ * that spread over less than 1e-5 of their magnitude. Other inputs are centred in double before their float32 pass
+ * (frame.js), which keeps every digit of their spread; a Float32Array's lost digits were lost in the caller's storage.
+ */
+export function precisionWarnings(inputs) {
+  const narrow = [];
+  for (const [a, cols, name] of inputs) {
+    if (!(a instanceof Float32Array) || cols === 0) continue;
+    const n = a.length / cols;
+    for (let c = 0; c < cols; c++) {
+      const { lo, hi, magnitude } = columnStats(a, n, cols, c);
+      if (magnitude > 0 && hi - lo < PRECISION_SPREAD * magnitude) narrow.push(cols > 1 ? `${name}[${c}]` : name);
+    }
+  }
+  if (!narrow.length) return [];
+  return [{
+    code: 'precision',
+    message: `${narrow.join(', ')} ${narrow.length > 1 ? 'vary' : 'varies'} by less than 1e-5 of ${narrow.length > 1 ? 'their' : 'its'} ` +
+      'magnitude in float32 storage, which keeps few of the significant digits of the spread: pass a Float64Array or an ' +
+      'array of numbers (centred in double before the float32 pass), or subtract an offset before storing in float32.',
+  }];
 }
 
 /** A selection's generator (bandwidth.js) whose result gains `warnings` for the sample `s` it selected for. */

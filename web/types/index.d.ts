@@ -139,7 +139,11 @@ export interface RegressionPlanOptions {
 
 /** attentionWithInfo()'s result: the output and what computed it. */
 export interface AttentionWithInfo {
-  /** What attention() returns with the same arguments: a new Float32Array of length I·D. */
+  /**
+   * What attention() returns with the same arguments: a new Float32Array of length I·D. Queries and keys are centred
+   * in double before the float32 pass (docs/design.md, "The frame"), so their offset costs no precision; the values
+   * are not shifted, and an output near 1.7e9 is rounded to float32 (steps of 128) by its type, not by the computation.
+   */
   output: Float32Array<ArrayBuffer>;
   method: AttentionMethod;
   /**
@@ -177,6 +181,12 @@ export interface AttentionWithInfo {
    * random-feature denominator that underflowed, or a Nyström denominator ≤ 0 or mostly cancellation.
    */
   exactRows: number;
+  /**
+   * `'precision'` when queries, keys or values given as a Float32Array spread over less than 1e-5 of their magnitude
+   * in some column (float32 storage already dropped the digits of their spread; other arrays are centred in double
+   * first and keep them); empty when nothing is wrong.
+   */
+  warnings: ResultWarning[];
 }
 
 /**
@@ -483,16 +493,16 @@ export interface LocalVariance {
 }
 
 export interface PredictionInterval {
-  /** f(x_q), I·D values. */
-  mean: Float32Array<ArrayBuffer>;
+  /** f(x_q), I·D values in y's units, in double (the engine's float32 pass ran on centred y). */
+  mean: Float64Array<ArrayBuffer>;
   /** mean ∓ z·stderr with z the standard normal quantile of (1 + level)/2: a pointwise band for E[f̂(x_q)]. */
-  lower: Float32Array<ArrayBuffer>;
-  upper: Float32Array<ArrayBuffer>;
+  lower: Float64Array<ArrayBuffer>;
+  upper: Float64Array<ArrayBuffer>;
   /**
    * σ̂_c · sqrt(Σ_j ℓ_j(x_q)²), the linear smoother's standard error (it ignores smoothing bias); with `variance:
    * 'local'`, sqrt(σ²(x_q) · Σ_j ℓ_j(x_q)²).
    */
-  stderr: Float32Array<ArrayBuffer>;
+  stderr: Float64Array<ArrayBuffer>;
   /** Per query: (Σ_j w_j)² / Σ_j w_j², the number of points the estimate effectively rests on. */
   effectiveKeys: Float64Array<ArrayBuffer>;
   /** Per query: ln Σ_j w_j; very negative where the query is far from the data (extrapolation). */
@@ -552,7 +562,10 @@ export interface KernelRegressionModel {
   readonly effectiveDegreesOfFreedom: number;
   /** σ̂²_c = RSS_c / (n − 2ν + ν̃) per column of y, ν̃ = tr(LᵀL) (Wasserman 2006, eq. 5.86). */
   readonly residualVariance: Float64Array<ArrayBuffer>;
-  /** `'interpolating'` (ν ≥ 0.9·n or h below the median spacing), `'precision'` and `'guard'`; empty when nothing is wrong. */
+  /**
+   * `'interpolating'` (ν ≥ 0.9·n or h below the median spacing), `'precision'` (x or y given as a Float32Array that
+   * spreads over less than 1e-5 of its magnitude in some column) and `'guard'`; empty when nothing is wrong.
+   */
   readonly warnings: ResultWarning[];
   /**
    * With `robust`: the bisquare robustness weight of each point in the final fit (n, the input's order, in [0, 1];
@@ -564,14 +577,19 @@ export interface KernelRegressionModel {
    * (sync or async), and kept; null before that and after dispose().
    */
   readonly localVariance: LocalVariance | null;
-  predict(xq: NumericArray): Float32Array<ArrayBuffer>;
+  /**
+   * Predictions at xq (I × dim): a new Float64Array of length I·D. x, the queries and y are centred per column in
+   * double before the engine's float32 pass and the fit is shifted back in double (docs/design.md, "The frame"), so
+   * x as Unix seconds or milliseconds and y with a large offset keep their precision.
+   */
+  predict(xq: NumericArray): Float64Array<ArrayBuffer>;
   /** Predictions with pointwise standard errors and a confidence band (level default 0.95, variance default 'global'). */
   predictInterval(xq: NumericArray, intervalOptions?: IntervalOptions): PredictionInterval;
   /**
    * predict() in steps of query rows (an exact fit; a grid fit is one step), with progress in rows and
    * cancellation; resolves to predict()'s bytes.
    */
-  predictAsync(xq: NumericArray, options?: AsyncOptions): Promise<Float32Array<ArrayBuffer>>;
+  predictAsync(xq: NumericArray, options?: AsyncOptions): Promise<Float64Array<ArrayBuffer>>;
   /**
    * predictInterval() in steps, as predictAsync(); resolves to predictInterval()'s bytes. With `variance: 'local'`,
    * the first call also runs the variance smoother's bandwidth search (stopped by `signal`, not counted in progress).
@@ -598,13 +616,13 @@ export interface LowessOptions {
 
 /** What lowess() returns, in the input's order. */
 export interface LowessResult {
-  /** The smoothed value at each x. */
-  fitted: Float64Array;
+  /** The smoothed value at each x (computed in float64 throughout: no float32 pass, no shift needed). */
+  fitted: Float64Array<ArrayBuffer>;
   /**
    * The bisquare robustness weight of each point in the final fit, in [0, 1]: 1 for every point when
    * `iterations` is 0 or the first fit was already exact (R stops iterating there).
    */
-  weights: Float64Array;
+  weights: Float64Array<ArrayBuffer>;
 }
 
 export interface KernelAttention {
@@ -670,6 +688,9 @@ export interface KernelAttention {
   /**
    * The partial state of every query over this shard of keys. Masks index keys within the shard (0 … J−1).
    * Merging the states of disjoint shards and finalising gives attention() over all the keys, up to float32 rounding.
+   * Every shard must work in the same frame: a distance kernel's queries and keys are shifted by the queries' midrange
+   * (which the shards share, so they agree), softmax keys and the values are not shifted, so `max` and `acc` are in
+   * the caller's units (docs/design.md, "Partial states").
    * @example
    * const a = ka.attentionState(q, keys1, values1, { dim });
    * const b = ka.attentionState(q, keys2, values2, { dim }); // e.g. in another worker
