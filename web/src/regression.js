@@ -1,7 +1,7 @@
 // kernelRegression(): a fitted Nadaraya–Watson or local-linear model with its bandwidth choice, predictions and
 // pointwise confidence bands (docs/regression.md has the formulas).
 import { tooLarge } from './attention.js';
-import { fitOptions, readSample, regressionKernels, resolveApproximation } from './bandwidth.js';
+import { fitOptions, readExclude, readSample, regressionKernels, resolveApproximation } from './bandwidth.js';
 import { checkResult, describe, KernelAttentionError } from './errors.js';
 import { readSparseRegression, sparseFit } from './sparse.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
@@ -47,7 +47,9 @@ function ownCopy(x, y, weights, n, dim, width, sort) {
   return data;
 }
 
-const REGRESSION_OPTIONS = ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance'];
+const REGRESSION_OPTIONS = [
+  'dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance', 'exclude',
+];
 
 /** kernelRegression() on `engine` (engine.js); `selectBandwidth` chooses the bandwidth when one is asked for by name. */
 export function makeRegression(engine, threads, selectBandwidth) {
@@ -108,6 +110,8 @@ function readRegression(engine, x, y, options, known) {
   const reason = sparse ? 'sparse: asked for' : plan.reason;
   let chosen = null;
   if (typeof bandwidth === 'string') oneOf(bandwidth, engine.selections, 'options.bandwidth');
+  // Blocked CV's radius, for the bandwidth search 'cv' only (a given bandwidth has no search to pass it to).
+  const exclude = readExclude(options.exclude, typeof bandwidth === 'string' ? bandwidth : 'fixed');
   else {
     chosen = {
       h: Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth')),
@@ -115,12 +119,15 @@ function readRegression(engine, x, y, options, known) {
     };
   }
   const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact');
-  return { n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse };
+  return {
+    n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse, exclude,
+  };
 }
 
 const selectionOptions = (p) => ({
   dim: p.dim, kernel: p.kernel, estimator: p.estimator, method: p.bandwidth, perDimension: p.perDimension,
   weights: p.data.weights, approximation: p.approximation, tolerance: p.tolerance,
+  ...(p.exclude > 0 ? { exclude: p.exclude } : {}),
 });
 const fromSelection = (p, chosen) => ({ h: chosen.bandwidth, selection: { method: p.bandwidth, score: chosen.score, curve: chosen.curve } });
 

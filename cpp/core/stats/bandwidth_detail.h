@@ -15,6 +15,11 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // type 7), by selection; reorders `values`.
 double quantile(double* values, int64_t n, double q);
 
+// Criterion::exclude is finite and >= 0, and > 0 only with the leave-one-out score (bandwidth.h).
+inline bool exclude_ok(const Criterion& c) {
+  return c.exclude >= 0 && c.exclude < kInf && (c.exclude == 0 || c.score == Score::LeaveOneOut);
+}
+
 // h as the float32 bandwidth the engine reads; false where float32 cannot hold it (such a bandwidth is never the
 // minimiser; checked before converting: beyond FLT_MAX the conversion is undefined).
 bool float_bandwidth(double h, float* hf);

@@ -47,6 +47,29 @@ struct SortedSample {
   bool ok() const { return order.ok() && x.ok() && y.ok() && weights.ok(); }
 };
 
+// Blocked CV's band (bandwidth.h, Criterion::exclude) on a sample sorted by its first coordinate: for held-out
+// point i, the keys j with |x_j1 − x_i1| <= r are the contiguous index range [first_i, last_i] (i among them).
+struct ExcludedBand {
+  Scratch<double> column;
+  Scratch<int64_t> first, last;
+  ExcludedBand(ConstMatrix x, double r)
+      : column(r > 0 ? x.rows : 0), first(r > 0 ? x.rows : 0), last(r > 0 ? x.rows : 0) {
+    if (!(r > 0) || !ok()) return;
+    const int64_t n = x.rows;
+    double* c = column.get();
+    for (int64_t i = 0; i < n; ++i) c[i] = double(x.row(i)[0]);
+    for (int64_t i = 0; i < n; ++i) {
+      if (std::isnan(c[i])) {  // no order to search: the point alone (its NaN reaches the score anyway)
+        first.get()[i] = last.get()[i] = i;
+        continue;
+      }
+      first.get()[i] = std::lower_bound(c, c + n, c[i] - r) - c;
+      last.get()[i] = std::upper_bound(c, c + n, c[i] + r) - c - 1;
+    }
+  }
+  bool ok() const { return column.ok() && first.ok() && last.ok(); }
+};
+
 }  // namespace
 
 namespace bandwidth_detail {
@@ -58,7 +81,7 @@ bool float_bandwidth(double h, float* hf) {
 }
 
 GridCv search_grid(const Problem& p, const Criterion& criterion) {
-  const bool grid = criterion.score == Score::LeaveOneOut && p.queries.cols == 1;
+  const bool grid = criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.exclude > 0);
   return GridCv(Fit{p, criterion.estimator, criterion.observation_weights}, grid ? criterion.grid_tolerance : 0.0);
 }
 
@@ -80,8 +103,8 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
       return {};
     }
   // Leave-one-out CV in 1-D or 2-D may run on a grid, which needs no sorting and takes no mask but its own
-  // leave-one-out; everything else runs exactly, on the sample sorted by its first coordinate.
-  const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any()
+  // leave-one-out; everything else (blocked CV too) runs exactly, on the sample sorted by its first coordinate.
+  const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any() && !(criterion.exclude > 0)
                             ? plan_grid_nodes(p.keys, p.kernel.kind, hf.get(), criterion.grid_tolerance)
                             : 0;
   const SortedSample sorted(p, criterion, nodes == 0);
@@ -98,6 +121,12 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
     return {};
   }
   q.masks.leave_one_out = true;
+  const ExcludedBand band(q.keys, criterion.exclude);
+  if (!band.ok()) return {Status::OutOfMemory};
+  if (criterion.exclude > 0) {
+    q.masks.band_first = band.first.get();
+    q.masks.band_last = band.last.get();
+  }
   const Fit loo{q, f.estimator, f.observation_weights};
   const bool linear = f.estimator == Estimator::LocalLinear;
   Scratch<uint8_t> guarded(linear ? n : 0);
@@ -153,6 +182,7 @@ using bandwidth_detail::cv_score_with;
 using bandwidth_detail::search_grid;
 
 Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion) {
+  if (!bandwidth_detail::exclude_ok(criterion)) return {Status::BadArgument};
   GridCv grid = search_grid(p, criterion);
   return cv_score_with(grid, p, h, score, criterion);
 }

@@ -133,6 +133,7 @@ Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
                  const Criterion& criterion, const SearchProgress& progress) {
   const int64_t dims = p.queries.cols;
+  if (!bandwidth_detail::exclude_ok(criterion)) return {Status::BadArgument};
   for (int64_t d = 0; d < dims; ++d)
     if (!(h[d] > 0) || !std::isfinite(h[d])) return {Status::BadArgument};  // the start must be a bandwidth
   Scratch<double> start(dims), trial(dims);
@@ -152,7 +153,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // refinement's evaluations, all exact, can be returned. Whether the scan is screened depends on the sample alone,
   // so a replayed search makes the same choice.
   GridCv screen(Fit{p, criterion.estimator, criterion.observation_weights},
-                criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.grid_tolerance > 0)
+                criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.grid_tolerance > 0) &&
+                        !(criterion.exclude > 0)
                     ? kScreenTolerance
                     : 0.0);
   const bool screening = screen.suits() && p.keys.rows >= kScreenMinPoints;
