@@ -110,14 +110,14 @@ function readRegression(engine, x, y, options, known) {
   const reason = sparse ? 'sparse: asked for' : plan.reason;
   let chosen = null;
   if (typeof bandwidth === 'string') oneOf(bandwidth, engine.selections, 'options.bandwidth');
-  // Blocked CV's radius, for the bandwidth search 'cv' only (a given bandwidth has no search to pass it to).
-  const exclude = readExclude(options.exclude, typeof bandwidth === 'string' ? bandwidth : 'fixed');
   else {
     chosen = {
       h: Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth')),
       selection: { method: 'fixed', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
     };
   }
+  // Blocked CV's radius, for the bandwidth search 'cv' only (a given bandwidth has no search to pass it to).
+  const exclude = readExclude(options.exclude, typeof bandwidth === 'string' ? bandwidth : 'fixed');
   const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact');
   return {
     n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse, exclude,
