@@ -10,6 +10,7 @@
 
 #include "methods/grid/grid.h"
 #include "stats/bandwidth.h"
+#include "stats/cv_scan_bound.h"
 #include "stats/regression.h"
 #include "reference.h"
 
@@ -692,4 +693,58 @@ TEST_CASE("blocked CV's search returns the best point of its curve; on serial da
   REQUIRE(cv_score(p, &blocked_h, &again, blocked).status == Status::Ok);
   CHECK(again == blocked_score);
   CHECK(blocked_h > 1.5 * loo_h);
+}
+
+TEST_CASE("the scan's nearest-neighbour bound never exceeds the CV score, and the search still finds the global minimum") {
+  // 2-D and 3-D Nadaraya–Watson (where select_cv scans downward and stops on the bound), with and without a band.
+  for (const int64_t dims : {2, 3}) {
+    for (const double r : {0.0, 0.02}) {
+      const Sample s(400, dims, uint32_t(41 + dims));
+      Criterion c;
+      c.exclude = r;
+      std::vector<double> start(static_cast<size_t>(dims));
+      REQUIRE(rule_of_thumb(s.p.queries, Rule::Scott, start.data()) == Status::Ok);
+      const NearestBound bound(s.p, c, start.data());
+      REQUIRE(bound.active());
+      CAPTURE(dims);
+      CAPTURE(r);
+      // On a fine log grid of scales from far below the spacing to far above the range: LB(s) <= CV(s), and the
+      // grid's best score is the global minimum the search must reach.
+      double grid_best = HUGE_VAL, below = 0;
+      for (double log_s = std::log(1e-4); log_s <= std::log(60.0); log_s += std::log(10.0) / 24) {
+        std::vector<double> h(start);
+        for (double& v : h) v *= std::exp(log_s);
+        double cv = 0;
+        REQUIRE(cv_score(s.p, h.data(), &cv, c).status == Status::Ok);
+        const double lb = bound.lower_bound(std::exp(log_s));
+        CHECK(lb <= cv * (1 + 1e-6));
+        grid_best = std::min(grid_best, cv);
+        if (log_s < std::log(1e-2)) below = std::max(below, lb);
+      }
+      CHECK(below > 0);  // the premise: the bound is informative below the spacing
+      std::vector<double> h(start);
+      double score = 0;
+      REQUIRE(select_cv(s.p, false, h.data(), &score, nullptr, c).status == Status::Ok);
+      CHECK(score <= grid_best * (1 + 1e-4));
+    }
+  }
+}
+
+TEST_CASE("the nearest-neighbour bound applies to Gaussian Nadaraya–Watson leave-one-out CV without weights only") {
+  Sample s(50, 2, 43);
+  const double start[2] = {0.1, 0.1};
+  CHECK(NearestBound(s.p, Criterion{}, start).active());
+  Criterion ll;
+  ll.estimator = Estimator::LocalLinear;
+  CHECK(!NearestBound(s.p, ll, start).active());
+  Criterion aicc;
+  aicc.score = Score::AICc;
+  CHECK(!NearestBound(s.p, aicc, start).active());
+  std::vector<float> w(50, 1.0f);
+  Criterion weighted;
+  weighted.observation_weights = w.data();
+  CHECK(!NearestBound(s.p, weighted, start).active());
+  s.p.kernel.kind = KernelKind::Laplacian;
+  CHECK(!NearestBound(s.p, Criterion{}, start).active());
+  CHECK(NearestBound(s.p, Criterion{}, start).lower_bound(1e-3) == 0);
 }

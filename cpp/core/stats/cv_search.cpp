@@ -5,6 +5,7 @@
 
 #include "base/scratch.h"
 #include "stats/bandwidth_detail.h"
+#include "stats/cv_scan_bound.h"
 
 namespace ka {
 namespace {
@@ -76,6 +77,9 @@ double brent(F&& f, double a, double b, double tol) {
 // up to kScanExtra more points beyond either end while the best point sits there.
 constexpr double kScanPerDecade = 6, kScanLow = 0.25, kScanHigh = 4;
 constexpr int kScanExtra = 12;
+// A scan point is skipped where the nearest-neighbour bound exceeds the best score by this share: far more than the
+// float32 engine's rounding of a score, so the skipped point's score would not have been the best either.
+constexpr double kBoundMargin = 1e-3;
 
 // An exact 1-D leave-one-out search scores its scan points on a grid (GridCv) where one of this relative tolerance
 // serves h and costs less than the exact fit: the scan's upper decades, whose bandwidths reach every key, cost O(n²)
@@ -242,9 +246,27 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   if (!scores.ok()) return {Status::OutOfMemory};
   const auto score_at = [&](int k) -> double& { return scores.get()[k + kScanExtra]; };
   int lo = 0, hi = count - 1, best = 0;
-  for (int k = lo; k <= hi; ++k) {
-    score_at(k) = scan_at(first + k * step);
-    if (score_at(k) < score_at(best)) best = k;
+  // A multi-dimensional Nadaraya–Watson scan runs from the top down and stops where the nearest-neighbour bound
+  // (cv_scan_bound.h) shows that no smaller bandwidth can beat the best score found: those points are not the scan's
+  // minimum, and below the spacing they cost the most. Ties go to the smaller bandwidth, as in the upward scan.
+  const NearestBound bound(p, criterion, start.get());
+  if (bound.status() != Status::Ok) return {bound.status()};
+  if (dims > 1 && !screening && bound.active()) {
+    best = hi;
+    for (int k = hi; k >= lo; --k) {
+      if (std::isfinite(score_at(best)) &&
+          bound.lower_bound(std::exp(first + k * step)) > score_at(best) * (1 + kBoundMargin)) {
+        std::fill(&score_at(lo), &score_at(k) + 1, kInf);  // the bound only rises as h falls
+        break;
+      }
+      score_at(k) = scan_at(first + k * step);
+      if (score_at(k) <= score_at(best)) best = k;
+    }
+  } else {
+    for (int k = lo; k <= hi; ++k) {
+      score_at(k) = scan_at(first + k * step);
+      if (score_at(k) < score_at(best)) best = k;
+    }
   }
   if (failure.status != Status::Ok) return failure;
   // Below the range: only while the lowest point is the best (ties in x, or a kernel that needs no spacing).
