@@ -695,7 +695,7 @@ TEST_CASE("blocked CV's search returns the best point of its curve; on serial da
   CHECK(blocked_h > 1.5 * loo_h);
 }
 
-TEST_CASE("the scan's nearest-neighbour bound never exceeds the CV score, and the search still finds the global minimum") {
+TEST_CASE("the scan's lower bounds (nearest neighbour, mean) never exceed the CV score; the search finds the global minimum") {
   // 2-D and 3-D Nadaraya–Watson (where select_cv scans downward and stops on the bound), with and without a band.
   for (const int64_t dims : {2, 3}) {
     for (const double r : {0.0, 0.02}) {
@@ -710,18 +710,21 @@ TEST_CASE("the scan's nearest-neighbour bound never exceeds the CV score, and th
       CAPTURE(r);
       // On a fine log grid of scales from far below the spacing to far above the range: LB(s) <= CV(s), and the
       // grid's best score is the global minimum the search must reach.
-      double grid_best = HUGE_VAL, below = 0;
+      double grid_best = HUGE_VAL, below = 0, above = 0;
       for (double log_s = std::log(1e-4); log_s <= std::log(60.0); log_s += std::log(10.0) / 24) {
         std::vector<double> h(start);
         for (double& v : h) v *= std::exp(log_s);
         double cv = 0;
         REQUIRE(cv_score(s.p, h.data(), &cv, c).status == Status::Ok);
-        const double lb = bound.lower_bound(std::exp(log_s));
+        const double lb = bound.lower_bound(std::exp(log_s)), far = bound.lower_bound_far(std::exp(log_s));
         CHECK(lb <= cv * (1 + 1e-6));
+        CHECK(far <= cv * (1 + 1e-6));
         grid_best = std::min(grid_best, cv);
         if (log_s < std::log(1e-2)) below = std::max(below, lb);
+        if (log_s > std::log(20.0)) above = std::max(above, far);
       }
-      CHECK(below > 0);  // the premise: the bound is informative below the spacing
+      CHECK(below > 0);  // the premise: the bounds are informative below the spacing and above the range
+      CHECK(above > grid_best);
       std::vector<double> h(start);
       double score = 0;
       REQUIRE(select_cv(s.p, false, h.data(), &score, nullptr, c).status == Status::Ok);

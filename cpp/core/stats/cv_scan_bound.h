@@ -17,6 +17,12 @@ namespace ka {
 // LB(s) above the best score found is not the scan's minimum, and need not be evaluated: below the spacing of a
 // multi-dimensional sample those evaluations are the costly ones (the engine redoes rows whose weights underflow
 // float32 in double, key by key).
+// At large s every weight lies in [a_i, 1], a_i(s) = exp(−Dmax_i² / 2s²), Dmax_i an upper bound of the distances
+// from x_i. With ȳ_i and sd_i the mean and standard deviation of y over A_i, Σ_j w_j (y_j − ȳ_i) =
+// Σ_j (w_j − (1 + a_i)/2)(y_j − ȳ_i) and Σ_j w_j >= |A_i| a_i give
+//   |f₋ᵢ(x_i) − ȳ_i| <= ε_i(s) = min(range(y), (1 − a_i) / (2 a_i) · sd_i)
+// and CV(s) >= UB(s) = Σ_i Σ_c max(0, |y_ic − ȳ_ic| − ε_ic(s))² / n, which rises with s: the scan's top points,
+// which reach every key (O(n²) each), are skipped where it exceeds the best score.
 class NearestBound {
  public:
   // active() is false (and lower_bound() 0) unless: Gaussian, Nadaraya–Watson, leave-one-out, no observation
@@ -24,13 +30,15 @@ class NearestBound {
   NearestBound(const Problem& p, const Criterion& c, const double* start);
   Status status() const { return status_; }
   bool active() const { return active_; }
-  double lower_bound(double s) const;
+  double lower_bound(double s) const;            // LB(s): the bound near the nearest-neighbour fit
+  double lower_bound_far(double s) const;        // UB(s): the bound near the mean
 
  private:
   Status status_ = Status::Ok;
   bool active_ = false;
   int64_t n_, width_;
   Scratch<double> gap_, ratio_, residual_, range_;  // per point: D2² − D1², (|A| − m)/m; n × width; width
+  Scratch<double> far_, mean_residual_, sd_;        // per point: Dmax²; n × width: |y − ȳ|, sd over A_i
 };
 
 }  // namespace ka

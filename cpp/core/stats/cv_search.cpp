@@ -246,22 +246,28 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   if (!scores.ok()) return {Status::OutOfMemory};
   const auto score_at = [&](int k) -> double& { return scores.get()[k + kScanExtra]; };
   int lo = 0, hi = count - 1, best = 0;
-  // A multi-dimensional Nadaraya–Watson scan runs from the top down and stops where the nearest-neighbour bound
-  // (cv_scan_bound.h) shows that no smaller bandwidth can beat the best score found: those points are not the scan's
-  // minimum, and below the spacing they cost the most. Ties go to the smaller bandwidth, as in the upward scan.
+  // A multi-dimensional Nadaraya–Watson scan runs from the start (s = 1) up, then from there down, and stops each
+  // way where a lower bound on CV (cv_scan_bound.h: near the mean going up, near the nearest-neighbour fit going
+  // down; each only rises further that way) exceeds the best score found: those points are not the scan's minimum,
+  // and they are its costly ones (reaching every key above, rows redone in double below the spacing). Ties go to
+  // the smaller bandwidth, as in the upward scan.
   const NearestBound bound(p, criterion, start.get());
   if (bound.status() != Status::Ok) return {bound.status()};
   if (dims > 1 && !screening && bound.active()) {
-    best = hi;
-    for (int k = hi; k >= lo; --k) {
-      if (std::isfinite(score_at(best)) &&
-          bound.lower_bound(std::exp(first + k * step)) > score_at(best) * (1 + kBoundMargin)) {
-        std::fill(&score_at(lo), &score_at(k) + 1, kInf);  // the bound only rises as h falls
-        break;
-      }
+    best = -1;
+    const auto take = [&](int k) {
       score_at(k) = scan_at(first + k * step);
-      if (score_at(k) <= score_at(best)) best = k;
-    }
+      if (best < 0 || score_at(k) < score_at(best) || (score_at(k) == score_at(best) && k < best)) best = k;
+    };
+    const auto beaten = [&](double floor) {
+      return best >= 0 && std::isfinite(score_at(best)) && floor > score_at(best) * (1 + kBoundMargin);
+    };
+    const int mid = std::clamp(int(std::lround(-first / step)), lo, hi);
+    int k = mid;
+    for (; k <= hi && !beaten(bound.lower_bound_far(std::exp(first + k * step))); ++k) take(k);
+    for (int j = k; j <= hi; ++j) score_at(j) = kInf;
+    for (k = mid - 1; k >= lo && !beaten(bound.lower_bound(std::exp(first + k * step))); --k) take(k);
+    for (int j = k; j >= lo; --j) score_at(j) = kInf;
   } else {
     for (int k = lo; k <= hi; ++k) {
       score_at(k) = scan_at(first + k * step);
