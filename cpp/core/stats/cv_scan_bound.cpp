@@ -145,7 +145,8 @@ NearestBound::NearestBound(const Problem& p, const Criterion& c, const double* s
       const double sq = total(0, n, 1) - total(band_lo, band_hi, 1);
       const double mean = sum / double(admissible);
       // Sums of y centred on its global mean; the sd raised by 1e-6 of the range against their rounding.
-      sd_.get()[i * width + col] = std::sqrt(std::max(0.0, sq / double(admissible) - mean * mean)) + 1e-6 * range_.get()[col];
+      const double variance = std::max(0.0, sq / double(admissible) - mean * mean);
+      sd_.get()[i * width + col] = std::sqrt(variance) + 1e-6 * range_.get()[col];
       mean_residual_.get()[i * width + col] = std::fabs(double(p.values.row(i)[col]) - centre.get()[col] - mean);
     }
     gap_.get()[i] = d2 - d1;  // +inf when every admissible point is at D1: the fit is their mean at every s
