@@ -58,6 +58,24 @@ for (const dim of [1, 2]) {
   }
 }
 
+test('blocked CV with observation weights: Σ ω_i e_i² / Σ ω_i, each held-out fit weighted by ω (1e-4 relative)', () => {
+  const { x, y } = sample(90, 1, 11);
+  const rand = mulberry32(12);
+  const omega = Float64Array.from({ length: 90 }, () => 0.2 + rand());
+  const r = 0.3;
+  assert.ok(clearOf(x, 1, r));
+  let sum = 0;
+  let total = 0;
+  for (let i = 0; i < 90; i++) {
+    const weights = Float64Array.from(omega, (w, j) => (j === i || Math.abs(x[j] - x[i]) <= r ? 0 : w));
+    const fit = referenceLocalFit(x, y, x.subarray(i, i + 1), { dim: 1, bandwidth: 0.5, estimator: 'local-linear', weights });
+    sum += omega[i] * (y[i] - fit.mean[0]) ** 2;
+    total += omega[i];
+  }
+  const got = ka.cvScore(x, y, { dim: 1, bandwidth: 0.5, estimator: 'local-linear', weights: omega, exclude: r });
+  assert.ok(Math.abs(got - sum / total) <= 1e-4 * (sum / total), `${got} vs ${sum / total}`);
+});
+
 test('a band that leaves a held-out point no neighbour in reach (compact kernel) scores +inf', () => {
   const { x, y } = sample(60, 1, 3);
   assert.equal(ka.cvScore(x, y, { dim: 1, bandwidth: 0.5, kernel: 'epanechnikov', exclude: 20 }), Infinity);
