@@ -11,7 +11,7 @@ namespace {
 bool applies(const Problem& p, const Criterion& c) {
   return p.kernel.kind == KernelKind::Gaussian && c.estimator == Estimator::NadarayaWatson &&
          c.score == Score::LeaveOneOut && !c.observation_weights && !p.masks.any() && p.keys.rows >= 2 &&
-         p.values.rows == p.keys.rows;
+         p.keys.cols >= 2 && p.values.rows == p.keys.rows;
 }
 
 }  // namespace

@@ -25,8 +25,9 @@ namespace ka {
 // which reach every key (O(n²) each), are skipped where it exceeds the best score.
 class NearestBound {
  public:
-  // active() is false (and lower_bound() 0) unless: Gaussian, Nadaraya–Watson, leave-one-out, no observation
-  // weights, no other mask, every x and y finite, every held-out point with an admissible point.
+  // active() is false (and both bounds 0) unless: at least 2 dimensions (a 1-D scan is cheap and left as it is),
+  // Gaussian, Nadaraya–Watson, leave-one-out, no observation weights, no other mask, every x and y finite, every
+  // held-out point with an admissible point.
   NearestBound(const Problem& p, const Criterion& c, const double* start);
   Status status() const { return status_; }
   bool active() const { return active_; }

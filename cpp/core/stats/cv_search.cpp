@@ -253,7 +253,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // the smaller bandwidth, as in the upward scan.
   const NearestBound bound(p, criterion, start.get());
   if (bound.status() != Status::Ok) return {bound.status()};
-  if (dims > 1 && !screening && bound.active()) {
+  if (!screening && bound.active()) {
     best = -1;
     const auto take = [&](int k) {
       score_at(k) = scan_at(first + k * step);
