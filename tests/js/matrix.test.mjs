@@ -376,7 +376,7 @@ const regressionOptions = () => ({
   kernel: { cases: () => enumCases(DISTANCE_KERNELS, ['softmax']), valid: () => 'epanechnikov', values: DISTANCE_KERNELS },
   estimator: { cases: () => enumCases(ESTIMATORS, ['lc', 'll']), valid: () => 'local-linear', values: ESTIMATORS },
   weights: { cases: () => weightCases([1, 2, 1, 1, 0.5]), valid: () => [1, 2, 1, 1, 0.5] },
-  approximation: { cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']), valid: () => 'exact', values: ['auto', 'exact', 'grid'] },
+  method: { cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']), valid: () => 'exact', values: ['auto', 'exact', 'grid'] },
   tolerance: { cases: () => rangeCases(0, 1), valid: () => 0.01 },
 });
 
@@ -623,7 +623,7 @@ const TABLE = {
     },
     arrays: { x: { cols: 2 }, y: { cols: 1 } },
     optionsName: 'options', optionsRequired: true,
-    options: (({ approximation, ...shared }) => ({
+    options: (({ method, ...shared }) => ({
       ...shared,
       bandwidth: {
         cases: () => bandwidthCases(2, { rules: RULES }), valid: () => 'scott', values: RULES,
@@ -631,7 +631,7 @@ const TABLE = {
       },
       empty: { cases: () => enumCases(EMPTY), valid: () => 'zero', values: EMPTY },
       perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { bandwidth: 'cv' } },
-      method: { cases: () => enumCases(['auto', 'exact', 'grid'], RULES), valid: () => 'exact', values: approximation.values },
+      method: { cases: () => enumCases(['auto', 'exact', 'grid'], RULES), valid: () => 'exact', values: method.values },
     }))(regressionOptions()),
     extra: () => {
       const sparse = (options) => ({ x: [...X], y: [...Y], options: { ...REGRESSION, bandwidth: [...REGRESSION.bandwidth], method: 'sparse', ...options } });
@@ -645,33 +645,33 @@ const TABLE = {
     },
   },
   selectBandwidth: {
-    valid: () => ({ x: [...X], y: [...Y], options: { dim: 2, method: 'scott' } }),
+    valid: () => ({ x: [...X], y: [...Y], options: { dim: 2, rule: 'scott' } }),
     call: (a) => ka.selectBandwidth(a.x, a.y, a.options),
     arrays: { x: { cols: 2 }, y: { cols: 1 } },
     optionsName: 'options', optionsRequired: true,
     options: {
       ...regressionOptions(),
-      method: { cases: () => enumCases(RULES, ['AICc', 'aic', 'fixed', 'gradient']), valid: () => 'cv', values: [...RULES, 'cv-gradient'] },
-      perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { method: 'cv' } },
+      rule: { cases: () => enumCases(RULES, ['AICc', 'aic', 'fixed', 'gradient']), valid: () => 'cv', values: [...RULES, 'cv-gradient'] },
+      perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { rule: 'cv' } },
       metric: {
         cases: () => enumCases(['diagonal', 'full'], ['ard', 'low-rank']), valid: () => 'full', values: ['diagonal', 'full'],
-        context: { method: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
+        context: { rule: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
       },
       maxIterations: {
-        cases: positiveIntegerCases, valid: () => 3, context: { method: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
+        cases: positiveIntegerCases, valid: () => 3, context: { rule: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
       },
     },
-    // What method 'cv-gradient' refuses, and its options with other methods: each names the option.
+    // What rule 'cv-gradient' refuses, and its options with other rules: each names the option.
     extra: () => {
-      const gradient = (options) => ({ x: [...X], y: [...Y], options: { dim: 2, method: 'cv-gradient', ...options } });
+      const gradient = (options) => ({ x: [...X], y: [...Y], options: { dim: 2, rule: 'cv-gradient', ...options } });
       return [
-        { label: "method 'cv-gradient'", args: gradient({}), ok: 'runs' },
-        { label: "method 'cv-gradient' with local-linear", args: gradient({ estimator: 'local-linear' }), code: 'BadArgument', argument: 'options.estimator' },
-        { label: "method 'cv-gradient' with kernel 'uniform'", args: gradient({ kernel: 'uniform' }), code: 'BadArgument', argument: 'options.kernel' },
-        { label: "method 'cv-gradient' with weights", args: gradient({ weights: [1, 1, 1, 1, 1] }), code: 'BadArgument', argument: 'options.weights' },
-        { label: "method 'cv-gradient' with approximation 'grid'", args: gradient({ approximation: 'grid' }), code: 'BadArgument', argument: 'options.approximation' },
-        { label: "metric 'full' with method 'cv'", args: gradient({ method: 'cv', metric: 'full' }), code: 'BadArgument', argument: 'options.metric' },
-        { label: "maxIterations with method 'scott'", args: gradient({ method: 'scott', maxIterations: 5 }), code: 'BadArgument', argument: 'options.maxIterations' },
+        { label: "rule 'cv-gradient'", args: gradient({}), ok: 'runs' },
+        { label: "rule 'cv-gradient' with local-linear", args: gradient({ estimator: 'local-linear' }), code: 'BadArgument', argument: 'options.estimator' },
+        { label: "rule 'cv-gradient' with kernel 'uniform'", args: gradient({ kernel: 'uniform' }), code: 'BadArgument', argument: 'options.kernel' },
+        { label: "rule 'cv-gradient' with weights", args: gradient({ weights: [1, 1, 1, 1, 1] }), code: 'BadArgument', argument: 'options.weights' },
+        { label: "rule 'cv-gradient' with method 'grid'", args: gradient({ method: 'grid' }), code: 'BadArgument', argument: 'options.method' },
+        { label: "metric 'full' with rule 'cv'", args: gradient({ rule: 'cv', metric: 'full' }), code: 'BadArgument', argument: 'options.metric' },
+        { label: "maxIterations with rule 'scott'", args: gradient({ rule: 'scott', maxIterations: 5 }), code: 'BadArgument', argument: 'options.maxIterations' },
       ];
     },
   },
