@@ -34,10 +34,14 @@ export type Kernel =
 export type EmptyPolicy = 'nan' | 'zero' | 'nearest' | 'error';
 
 /**
+ * Which keys a query ignores. Convention: nonzero = the key is ignored, 0 = it takes part.
  * `'loo'`: leave-one-out, query i ignores key i (needs I = J).
- * A Uint8Array of length J: key padding, 1 = ignore that key for every query (torch's key_padding_mask convention).
- * A Uint8Array of length I*J (row-major, query-major): 1 = query i ignores key j (torch's boolean attn_mask convention).
- * When I = J, a length-J array is read as key padding.
+ * A Uint8Array of length J: key padding, nonzero = ignore that key for every query (as torch's `key_padding_mask`).
+ * A Uint8Array of length I*J (row-major, query-major): nonzero = query i ignores key j (as `nn.MultiheadAttention`'s
+ * boolean `attn_mask`). When I = J, a length-J array is read as key padding.
+ *
+ * PyTorch's `F.scaled_dot_product_attention` has the opposite convention: its boolean `attn_mask` is True where a key
+ * takes part, so pass its negation (`Uint8Array.from(allowed, (a) => (a ? 0 : 1))`).
  */
 export type Mask = 'loo' | Uint8Array;
 
@@ -56,6 +60,10 @@ export interface WeightsOptions {
   scale?: number;
   /** Distance kernels only: one bandwidth, or one per dimension (length dim). Positive and finite. Default 1. */
   bandwidth?: number | NumericArray;
+  /**
+   * Keys to ignore: nonzero (or key i for `'loo'`) = ignored, the opposite of `F.scaled_dot_product_attention`'s
+   * boolean `attn_mask` (True = takes part; pass its negation). See {@link Mask}.
+   */
   mask?: Mask;
   /** Key j is admissible for query i only if j ≤ i. Default false. */
   causal?: boolean;
@@ -245,6 +253,10 @@ export interface AttentionPoolingOptions {
 
 /** The masks of one forward() call, as attention() takes them (I = J for `'loo'`). */
 export interface PoolingForwardOptions {
+  /**
+   * Keys to ignore, as attention()'s: nonzero (or key i for `'loo'`) = ignored, the opposite of
+   * `F.scaled_dot_product_attention`'s boolean `attn_mask` (True = takes part; pass its negation). See {@link Mask}.
+   */
   mask?: Mask;
   causal?: boolean;
   groups?: Groups;
