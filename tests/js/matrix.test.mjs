@@ -379,6 +379,10 @@ const regressionOptions = () => ({
   method: { cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']), valid: () => 'exact', values: ['auto', 'exact', 'grid'] },
   tolerance: { cases: () => rangeCases(0, 1), valid: () => 0.01 },
 });
+// selectBandwidth's and cvScore's `method` before 0.2.0 (deprecated, still read).
+const deprecatedApproximation = () => ({
+  approximation: { cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']), valid: () => 'exact', values: ['auto', 'exact', 'grid'] },
+});
 
 /** Combinations an approximation refuses: other masks, groups, kernels it cannot approximate, the wrong method's count. */
 // The async siblings' `signal` (an AbortSignal, duck-typed) and `onProgress` (a function).
@@ -651,7 +655,11 @@ const TABLE = {
     optionsName: 'options', optionsRequired: true,
     options: {
       ...regressionOptions(),
-      rule: { cases: () => enumCases(RULES, ['AICc', 'aic', 'fixed', 'gradient']), valid: () => 'cv', values: [...RULES, 'cv-gradient'] },
+      ...deprecatedApproximation(),
+      rule: {
+        cases: () => enumCases(RULES, ['AICc', 'aic', 'fixed', 'gradient']), valid: () => 'cv', values: [...RULES, 'cv-gradient'],
+        context: { estimator: 'nadaraya-watson' },  // AICc on 5 points in 2-D needs the fewer degrees of freedom of NW
+      },
       perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { rule: 'cv' } },
       metric: {
         cases: () => enumCases(['diagonal', 'full'], ['ard', 'low-rank']), valid: () => 'full', values: ['diagonal', 'full'],
@@ -682,6 +690,7 @@ const TABLE = {
     optionsName: 'options', optionsRequired: true,
     options: {
       ...regressionOptions(),
+      ...deprecatedApproximation(),
       bandwidth: { required: true, cases: () => bandwidthCases(2), valid: () => 0.3 },
     },
   },

@@ -16,6 +16,8 @@ export const regressionKernels = (engine) => engine.kernels.filter((k) => k.dist
 // exact CV gradient (bandwidth.h, select_cv_gradient).
 const selectRules = (engine) => [...engine.selections, 'cv-gradient'];
 export const METRICS = ['diagonal', 'full'];
+// As a destructuring default: only an absent option (undefined) takes it; null stays, for the check to name.
+const orDefault = (value, fallback) => (value === undefined ? fallback : value);
 const CURVE_CAPACITY = 256;
 
 /**
@@ -105,13 +107,18 @@ export function makeBandwidth(engine, threads = 1) {
     }
     checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'method', 'approximation', 'tolerance']);
     let { dim, kernel = 'gaussian', bandwidth, estimator = 'local-linear', weights } = options;
-    const method = renamed(options, 'approximation', 'method') ?? 'auto';
+    const method = orDefault(renamed(options, 'approximation', 'method'), 'auto');
+    const methodName = options.approximation === undefined ? 'options.method' : 'options.approximation';  // as given
+    if (selectRules(engine).includes(method)) {  // resolveApproximation's hint (pass it as `bandwidth`) is kernelRegression's
+      throw new KernelAttentionError('BadArgument', `\`options.method\` is how the score is computed (${APPROXIMATIONS.map((a) => `'${a}'`).join(', ')}); ` +
+        `cvScore scores the bandwidth given, it does not choose one by '${method}'`, methodName);
+    }
     const sample = readSample(x, y, dim, weights);
     const { n, width } = sample;
     [x, y, weights] = [sample.x, sample.y, sample.weights];
     oneOf(kernel, kernels, 'options.kernel');
     oneOf(estimator, engine.estimators, 'options.estimator');
-    const plan = resolveApproximation(engine, method, options.tolerance, { dim, kernel, n }, 'options.method');
+    const plan = resolveApproximation(engine, method, options.tolerance, { dim, kernel, n }, methodName);
     const { tolerance } = plan;
     const grid = plan.method === 'grid';
     if (bandwidth === undefined) throw new KernelAttentionError('BadArgument', '`options.bandwidth` is required', 'options.bandwidth');
@@ -146,7 +153,11 @@ export function makeBandwidth(engine, threads = 1) {
         "`options.method` is how the criterion is computed ('auto', 'exact', 'grid')");
       [rule, method] = [method, undefined];
     }
-    return { rule: rule ?? 'cv', method: renamed({ method, approximation: options.approximation }, 'approximation', 'method') ?? 'auto' };
+    return {
+      rule: orDefault(rule, 'cv'),
+      method: orDefault(renamed({ method, approximation: options.approximation }, 'approximation', 'method'), 'auto'),
+      methodName: options.approximation === undefined ? 'options.method' : 'options.approximation',  // as given
+    };
   }
 
   /** Validates selectBandwidth's arguments (with `known` option names); returns what the search needs. */
@@ -155,7 +166,7 @@ export function makeBandwidth(engine, threads = 1) {
       throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
     }
     checkOptionNames(options, known);
-    const { rule, method } = readRuleAndMethod(options);
+    const { rule, method, methodName } = readRuleAndMethod(options);
     const {
       dim, kernel = 'gaussian', perDimension = false, weights, metric = 'diagonal', maxIterations = 100,
       // The gradient search exists for Nadaraya–Watson only (checkGradientSearch): its default, local-linear elsewhere.
@@ -169,10 +180,10 @@ export function makeBandwidth(engine, threads = 1) {
     oneOf(metric, METRICS, 'options.metric');
     positiveInteger(maxIterations, 'options.maxIterations');
     // Leave-one-out CV (the search, and the score reported for the rules) may run on a grid; AICc runs exactly.
-    const plan = resolveApproximation(engine, method, options.tolerance, { dim, kernel, n: sample.n }, 'options.method');
+    const plan = resolveApproximation(engine, method, options.tolerance, { dim, kernel, n: sample.n }, methodName);
     const { tolerance } = plan;
     const gradient = rule === 'cv-gradient';
-    if (gradient) checkGradientSearch({ estimator, kernel, weights, method });
+    if (gradient) checkGradientSearch({ estimator, kernel, weights, method, methodName });
     else {
       for (const [name, value, fallback] of [['metric', metric, 'diagonal'], ['maxIterations', maxIterations, 100]]) {
         if (value !== fallback) {
@@ -188,14 +199,14 @@ export function makeBandwidth(engine, threads = 1) {
   }
 
   /** What the gradient search (select_cv_gradient) cannot do, each an error naming its option. */
-  function checkGradientSearch({ estimator, kernel, weights, method }) {
+  function checkGradientSearch({ estimator, kernel, weights, method, methodName }) {
     const refuse = (name, why) => { throw new KernelAttentionError('BadArgument', `\`options.${name}\` ${why}`, `options.${name}`); };
     if (estimator !== 'nadaraya-watson') refuse('estimator', `must be 'nadaraya-watson' for rule 'cv-gradient' (its gradient is that of the Nadaraya–Watson CV); got '${estimator}'`);
     if (!engine.kernel(kernel).gradient) {
       refuse('kernel', `'${kernel}' has no gradient (its CV is piecewise constant in h); use ${smoothCompact(engine)} with rule 'cv-gradient'`);
     }
     if (weights !== undefined) refuse('weights', "are not supported by rule 'cv-gradient'; use rule 'cv' with `perDimension: true`");
-    if (method === 'grid') refuse('method', "'grid' is not available to rule 'cv-gradient', which runs exactly");
+    if (method === 'grid') refuse(methodName.slice('options.'.length), "'grid' is not available to rule 'cv-gradient', which runs exactly");
   }
 
   /**
