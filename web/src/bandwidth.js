@@ -110,7 +110,7 @@ export function makeBandwidth(engine, threads = 1) {
     const method = orDefault(renamed(options, 'approximation', 'method'), 'auto');
     const methodName = options.approximation === undefined ? 'options.method' : 'options.approximation';  // as given
     if (selectRules(engine).includes(method)) {  // resolveApproximation's hint (pass it as `bandwidth`) is kernelRegression's
-      throw new KernelAttentionError('BadArgument', `\`options.method\` is how the score is computed (${APPROXIMATIONS.map((a) => `'${a}'`).join(', ')}); ` +
+      throw new KernelAttentionError('BadArgument', `\`${methodName}\` is how the score is computed (${APPROXIMATIONS.map((a) => `'${a}'`).join(', ')}); ` +
         `cvScore scores the bandwidth given, it does not choose one by '${method}'`, methodName);
     }
     const sample = readSample(x, y, dim, weights);

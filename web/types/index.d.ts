@@ -100,7 +100,8 @@ export interface AttentionOptions extends WeightsOptions {
    * `'gaussian'`, `'laplacian'` or compact, there are at most 3 dimensions per head, no general mask nor groups,
    * I·J ≥ 2²⁰, and at most 15 % of the keys' bounding box lies within the kernel's reach of a query; otherwise
    * `'exact'`. It never picks random features or Nyström, whose error is only estimated. attentionWithInfo's
-   * `method` says which ran and `reason` why; `plan('attention', …)` says it without running.
+   * `method` says which ran and `reason` why; `plan('attention', …)` says it without running. `'exact'` gives the exact
+   * engine's bytes always.
    */
   method?: AttentionMethod | 'auto';
   /**
