@@ -16,30 +16,17 @@ export function csvField(value) {
 }
 
 /**
- * A float64 result of the library as the shortest decimal within `range`·2⁻²⁶ of it. The library centres every input
- * in double and computes in float32 around that centre, so its results resolve about 2⁻²⁴ of the data's range
- * (`range`: of y for fitted values and bands, of that x for grid points), whatever their offset: 10000.1234567 for
- * y ≈ 10⁴ with a range of 2, and 1869.02 rather than 1869.0200012345 where the range is 1000.
+ * A float32 result (the engine computes in float32) as the shortest decimal that reads back as the same float32:
+ * 1869.02, not 1869.02001953125.
  */
-export function resultText(v, range) {
+export function float32Text(v) {
   if (!Number.isFinite(v)) return String(v);
-  const tolerance = (Number.isFinite(range) && range > 0 ? range : Math.abs(v) || 1) * 2 ** -26;
-  for (let p = 1; p < 17; p++) {
-    const s = String(Number(v.toPrecision(p)));
-    if (Math.abs(Number(s) - v) <= tolerance) return s;
+  const f = Math.fround(v);
+  for (let p = 1; p < 9; p++) {
+    const s = String(Number(f.toPrecision(p)));
+    if (Math.fround(Number(s)) === f) return s;
   }
-  return String(v);
-}
-
-/** Largest minus smallest of the finite entries of `values` at `offset`, every `stride` (0 when none or one). */
-export function spread(values, offset = 0, stride = 1) {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let i = offset; i < values.length; i += stride) {
-    if (values[i] < lo) lo = values[i];
-    if (values[i] > hi) hi = values[i];
-  }
-  return hi > lo ? hi - lo : 0;
+  return String(Number(f.toPrecision(9)));
 }
 
 const decimals = (text) => {
@@ -53,10 +40,9 @@ const xField = (axes, d, v, number) => (axes?.[d]?.csv ? axes[d].csv(v) : number
 
 /**
  * The fit at its queries (a grid over the data) as CSV text: x column(s), fit, the band when it is shown. `axes`
- * (optional) says which x columns are dates or times, written back as such; `yRange`, the range of the data's y,
- * sets the digits written (resultText; else the fit's own range).
+ * (optional) says which x columns are dates or times, written back as such.
  */
-export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.mean)) {
+export function fitCsv(fit, names, withBand, axes = null) {
   if (fit.lowess) {
     // LOWESS: its fitted values (float64) and robustness weights at the observations it used, sorted by x.
     const lines = [[names[0], 'fit', 'robustness_weight'].map(csvField).join(',')];
@@ -69,11 +55,10 @@ export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.me
   const head = [...xNames, 'fit', ...(withBand ? [`lower_${fit.level}`, `upper_${fit.level}`] : []), 'effective_points'];
   const lines = [head.map(csvField).join(',')];
   const I = fit.mean.length;
-  const xRanges = Array.from({ length: fit.dim }, (_, d) => spread(fit.queries, d, fit.dim));
   for (let i = 0; i < I; i++) {
-    const row = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), (v, d) => xField(axes, d, v, (t) => resultText(t, xRanges[d])));
-    row.push(resultText(fit.mean[i], yRange));
-    if (withBand) row.push(resultText(fit.lower[i], yRange), resultText(fit.upper[i], yRange));
+    const row = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), (v, d) => xField(axes, d, v, float32Text));
+    row.push(float32Text(fit.mean[i]));
+    if (withBand) row.push(float32Text(fit.lower[i]), float32Text(fit.upper[i]));
     row.push(fit.effectiveKeys[i].toFixed(3));
     lines.push(row.map(csvField).join(','));
   }
@@ -81,21 +66,19 @@ export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.me
 }
 
 /**
- * The fit at the observations as CSV text: the data as read (float64, so the file's own digits; dates as dates), the
- * fit and, when shown, the band (float64 results to the digits the library resolves, resultText; LOWESS's, computed
- * in float64 throughout, with all theirs), and the residual y − fit (to the digits of y and the fit, no further).
+ * The fit at the observations as CSV text: the data as read (float64, so the file's own digits; dates as dates), the fit, the
+ * residual y − fit (to the digits of y and the fit, no further) and, when shown, the band.
  */
 export function observationsCsv({ x, y, dim, names, axes }, { mean, lower, upper, level, float64 = false }, withBand) {
   const head = [...names.slice(0, dim), names[dim], 'fit', 'residual', ...(withBand ? [`lower_${level}`, `upper_${level}`] : [])];
   const lines = [head.map(csvField).join(',')];
-  const yRange = spread(y);
   for (let i = 0; i < y.length; i++) {
     const row = Array.from(x.subarray(i * dim, (i + 1) * dim), (v, d) => xField(axes, d, v, String));
     const yText = String(y[i]);
-    const fitText = float64 ? String(mean[i]) : resultText(mean[i], yRange);
+    const fitText = float64 ? String(mean[i]) : float32Text(mean[i]);
     const places = Math.min(20, Math.max(decimals(yText), decimals(fitText)));
     row.push(yText, fitText, Number.isFinite(mean[i]) ? String(Number((y[i] - Number(fitText)).toFixed(places))) : 'NaN');
-    if (withBand) row.push(resultText(lower[i], yRange), resultText(upper[i], yRange));
+    if (withBand) row.push(float32Text(lower[i]), float32Text(upper[i]));
     lines.push(row.map(csvField).join(','));
   }
   return `${lines.join('\n')}\n`;

@@ -1,7 +1,7 @@
 // What the visitor downloads: the fit as CSV (on the grid, and at the observations, computed by the worker), and each
 // plot as an opaque, titled PNG or SVG figure with its legend and parameters and without hover marks.
 import { paintPlot } from './drawing.js';
-import { download, fitCsv, observationsCsv, spread } from './export.js';
+import { download, fitCsv, observationsCsv } from './export.js';
 import { figure } from './figure.js';
 import { estimatorName, kernelName, lowessSettings } from './fitting.js';
 import { hText } from './describe.js';
@@ -12,7 +12,7 @@ import { compute } from './workers.js';
 export function saveFit() {
   const { fit, data } = state;
   if (!fit) return;
-  download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1 && !fit.lowess, data.axes, spread(data.y))], { type: 'text/csv' }), 'kernel-fit.csv');
+  download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1 && !fit.lowess, data.axes)], { type: 'text/csv' }), 'kernel-fit.csv');
 }
 
 /** The fit, residuals and (when shown) band at every observation, computed by the worker at the fit's settings. */

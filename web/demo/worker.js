@@ -31,11 +31,10 @@ const onGrid = (ka, kernel, method) =>
   ka.plan('regression', { n: sample.n, dim: sample.dim, kernel, method }).method === 'grid';
 
 /**
- * A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x), in float64 as
- * read: the library centres every input in double before its float32 pass, so timestamps or values with a large
- * offset keep their precision only if they reach it unrounded.
+ * A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x), as `Type`
+ * arrays (float32 for the engine's kernel fits; float64 for LOWESS, which computes in float64).
  */
-function subsample({ x, y, n, dim }, max, seed) {
+function subsample({ x, y, n, dim }, max, seed, Type = Float32Array) {
   let rows = Array.from({ length: n }, (_, i) => i);
   if (n > max) {
     let s = seed >>> 0;
@@ -47,8 +46,8 @@ function subsample({ x, y, n, dim }, max, seed) {
     rows = rows.slice(0, max);
   }
   rows.sort((a, b) => x[a * dim] - x[b * dim] || a - b);
-  const xs = new Float64Array(rows.length * dim);
-  const ys = new Float64Array(rows.length);
+  const xs = new Type(rows.length * dim);
+  const ys = new Type(rows.length);
   rows.forEach((r, i) => {
     for (let d = 0; d < dim; d++) xs[i * dim + d] = x[r * dim + d];
     ys[i] = y[r];
@@ -72,8 +71,8 @@ function bounds({ x, n, dim }) {
 /** Query points: a line of CURVE_QUERIES in 1-D, a SURFACE_SIDE² grid (row-major, x₂ outer) in 2-D. */
 function queryGrid(box) {
   const at = ([lo, hi], m, i) => lo + ((hi - lo) * i) / (m - 1);
-  if (box.length === 1) return Float64Array.from({ length: CURVE_QUERIES }, (_, i) => at(box[0], CURVE_QUERIES, i));
-  const q = new Float64Array(SURFACE_SIDE * SURFACE_SIDE * 2);
+  if (box.length === 1) return Float32Array.from({ length: CURVE_QUERIES }, (_, i) => at(box[0], CURVE_QUERIES, i));
+  const q = new Float32Array(SURFACE_SIDE * SURFACE_SIDE * 2);
   for (let r = 0; r < SURFACE_SIDE; r++) {
     for (let c = 0; c < SURFACE_SIDE; c++) {
       q[(r * SURFACE_SIDE + c) * 2] = at(box[0], SURFACE_SIDE, c);
@@ -159,7 +158,7 @@ function attentionMatrix(ka, s, queries, h, kernel) {
   const I = queries.length / dim;
   const rows = Math.min(MATRIX_QUERIES, I);
   const pick = Array.from({ length: rows }, (_, r) => Math.round((r * (I - 1)) / Math.max(1, rows - 1)));
-  const q = new Float64Array(rows * dim);
+  const q = new Float32Array(rows * dim);
   pick.forEach((i, r) => q.set(queries.subarray(i * dim, (i + 1) * dim), r * dim));
   const [w, ms] = timed(() => ka.weights(q, s.x, { dim, kernel, bandwidth: h, empty: 'nearest' }));
   const bins = Math.min(MATRIX_BINS, n);
@@ -178,7 +177,7 @@ function attentionMatrix(ka, s, queries, h, kernel) {
     }
     top.push(best.map(({ j, w: weight }) => ({ x: Array.from(s.x.subarray(j * dim, (j + 1) * dim)), y: s.y[j], w: weight })));
   }
-  const binStart = Float64Array.from({ length: bins + 1 }, (_, b) => s.x[Math.min(n - 1, Math.floor((b * n) / bins)) * dim]);
+  const binStart = Float32Array.from({ length: bins + 1 }, (_, b) => s.x[Math.min(n - 1, Math.floor((b * n) / bins)) * dim]);
   return { rows, bins, queryIndex: pick, queries: q, binned, top, binStart, keys: n, ms };
 }
 
@@ -197,10 +196,10 @@ const handlers = {
     sample = null;
     const full = subsample(all, FIT_MAX, 1);
     sample = { n: all.n, dim, x64: x, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3) };
-    // The grid needs no sort: every point, in float64 as read, for fits on the grid (1-D and 2-D).
-    sample.all = all;
-    // LOWESS (1-D): the same rows as the exact fits (the same seed), sorted by x.
-    sample.lowess = dim === 1 ? full : null;
+    // The grid needs no sort: every point, as float32, for fits on the grid (1-D and 2-D).
+    sample.all = { x: Float32Array.from(x), y: Float32Array.from(y), n: all.n, dim };
+    // LOWESS (1-D): the same rows as the exact fits (the same seed), sorted by x, in float64 as read.
+    sample.lowess = dim === 1 ? subsample(all, FIT_MAX, 1, Float64Array) : null;
     sample.y64 = y;
     sample.queries = queryGrid(bounds(full));
     return { n: all.n, fitN: full.n, draftN: sample.draft.n, selectN: sample.select.n };
@@ -249,7 +248,7 @@ const handlers = {
     const s = grid ? sample.all : sample.full;
     const model = ka.kernelRegression(s.x, s.y, { dim: s.dim, kernel, estimator, bandwidth: h, method });
     try {
-      return { ...model.predictInterval(sample.x64, { level }), level };
+      return { ...model.predictInterval(Float32Array.from(sample.x64), { level }), level };
     } finally {
       model.dispose();
     }
