@@ -207,8 +207,9 @@ const handlers = {
 
   select(ka, { method, kernel, estimator, approximation }) {
     const s = sample.select;
-    const select = (rule) => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, method: rule,
-      ...(rule === 'cv' || rule === 'aicc' ? { approximation } : {}) });
+    // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`.
+    const select = (rule) => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, rule,
+      ...(rule === 'cv' || rule === 'aicc' ? { method: approximation } : {}) });
     // CV and AICc are undefined where every held-out local fit is singular (two points under local-linear, say):
     // the library refuses, and the page says so and takes Scott's rule rather than showing no fit.
     let undefinedCriterion = null;
