@@ -153,9 +153,12 @@ function buildModel(engine, threads, p, h, selection) {
       kernel, estimator, bandwidth: heap.f32(h32), threads, tolerance,
     }))));
   }
-  const options32 = (heap, extra = {}) => fitOptions({
-    kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads,
-    tolerance: nodes ? tolerance : 0, ...extra,
+  const options32 = (heap, extra = {}) => ({
+    ...fitOptions({
+      kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads,
+      tolerance: nodes ? tolerance : 0, ...extra,
+    }),
+    queryScale: extra.queryScale ?? 0,  // span models: the heap offset of the queries' d_i (fitOptions has no field for it)
   });
 
   // Span bandwidths: the heap offset of query scales d_i for the I queries at qp (h_i = d_i × the column scales h).
