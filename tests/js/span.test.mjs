@@ -134,3 +134,16 @@ test('span validation names the argument', () => {
   ka.kernelRegression(x, y, { dim: 1, bandwidth: input });
   assert.deepEqual(input, { span: 0.5 });
 });
+
+test('span fits and gradients: predictAsync gives predict()\'s bytes, and two threads give one thread\'s', async () => {
+  const { x, y, xq } = sample(12, 700, 2);
+  const options = { dim: 2, kernel: 'tricube', bandwidth: { span: 0.2 } };
+  const model = ka.kernelRegression(x, y, options);
+  const mean = model.predict(xq);
+  assert.deepEqual(await model.predictAsync(xq), mean);
+  const threaded = await init({ threads: 2 });
+  const other = threaded.kernelRegression(x, y, options);
+  assert.deepEqual(other.predict(xq), mean);
+  assert.deepEqual(other.gradient(xq), model.gradient(xq));
+  assert.equal(other.effectiveDegreesOfFreedom, model.effectiveDegreesOfFreedom);
+});
