@@ -50,12 +50,29 @@ double log_kernel(KernelKind kind, const float* q, const float* k, const double*
   return -std::log1p(acc);
 }
 
+// A compact kernel's weight along one dimension, 0 outside its support: exp of compact_log_factor (kernels.h), with
+// the same support test, without the logarithm (the inner loop of span fits, where every visited key is in reach).
+double compact_factor(KernelKind kind, double q, double k, double h) {
+  const double s = q - k, qv = s + k;
+  const double e = (q - qv) + (qv - s - k);
+  const double gap = (h - std::fabs(s)) - (s < 0 ? -e : e);
+  if (kind == KernelKind::Uniform ? !(gap >= 0) : !(gap > 0)) return 0;
+  const double one_minus_a = gap / h, a = std::fabs(s) / h;
+  if (kind == KernelKind::Epanechnikov) return one_minus_a * (1 + a);
+  if (kind == KernelKind::Tricube) {
+    const double t = one_minus_a * (1 + a + a * a);
+    return t * t * t;
+  }
+  return 1;
+}
+
 // What one query accumulates, in units of e^max: with z = [1, (x_j − q)/h] (local-linear) or [1] (Nadaraya–Watson),
 //   a = Σ w z zᵀ, b = Σ w² z zᵀ (p × p, full), t = Σ w z yᵀ (p × width);
 // for Nadaraya–Watson derivatives also G = Σ w g, GY = Σ w g yᵀ, B1 = Σ w² g, B2 = Σ w² g² (g = ∂ln K/∂q).
 struct Row {
   int64_t dims, width, p;
   bool nw_grad;
+  bool with_b = true;  // b (Σ w² z zᵀ) is needed: Σℓ² or effective keys are asked for
   std::vector<double> h, z, g, a, b, t, G, GY, B1, B2, l, inv;
   double max = -kInf;
   Row(int64_t dims_, int64_t width_, int64_t p_, bool nw_grad_)
@@ -114,27 +131,44 @@ void accumulate(const Context& c, int64_t i, Row& r) {
     last = lo;
   }
   double* g = r.nw_grad ? r.g.data() : nullptr;
+  const KernelKind kind = p.kernel.kind;
+  const bool compact = is_compact(kind);
   for (int64_t j = first; j < last; ++j) {
     if (!p.masks.allows(i, j, J) || (c.omega && !(c.omega[j] > 0))) continue;
     const float* k = p.keys.row(j);
-    double score = log_kernel(p.kernel.kind, q, k, r.h.data(), r.dims, g);
-    if (score == -kInf) continue;
-    if (c.omega) score += std::log(double(c.omega[j]));
-    if (score > r.max) {
-      if (r.max > -kInf) r.scale(std::exp(r.max - score));
-      r.max = score;
+    double w;
+    if (compact) {  // weights at most ω: no shift (max stays 0), no logarithms
+      w = c.omega ? double(c.omega[j]) : 1.0;
+      for (int64_t d = 0; d < r.dims && w > 0; ++d) {
+        const double hd = r.h[size_t(d)];
+        w *= compact_factor(kind, double(q[d]), double(k[d]), hd);
+        if (!g) continue;
+        const double u = (double(q[d]) - double(k[d])) / hd, a = std::fabs(u);
+        g[d] = (kind == KernelKind::Epanechnikov ? -2 * u / (1 - u * u)
+                : kind == KernelKind::Tricube    ? -9 * u * a / (1 - a * a * a)
+                                                 : 0.0) / hd;  // as log_kernel's
+      }
+      if (!(w > 0)) continue;
+      r.max = 0;
+    } else {
+      double score = log_kernel(kind, q, k, r.h.data(), r.dims, g);
+      if (score == -kInf) continue;
+      if (c.omega) score += std::log(double(c.omega[j]));
+      if (score > r.max) {
+        if (r.max > -kInf) r.scale(std::exp(r.max - score));
+        r.max = score;
+      }
+      w = std::exp(score - r.max);
+      if (!(w > 0)) continue;
     }
-    const double w = std::exp(score - r.max);
-    if (!(w > 0)) continue;
     r.z[0] = 1;
     for (int64_t d = 1; d < r.p; ++d) r.z[size_t(d)] = (double(k[d - 1]) - double(q[d - 1])) / r.h[size_t(d - 1)];
     const float* y = p.values.row(j);
     for (int64_t x = 0; x < r.p; ++x) {
       const double wz = w * r.z[size_t(x)];
-      for (int64_t v = 0; v < r.p; ++v) {
-        r.a[size_t(x * r.p + v)] += wz * r.z[size_t(v)];
-        r.b[size_t(x * r.p + v)] += wz * w * r.z[size_t(v)];
-      }
+      for (int64_t v = 0; v < r.p; ++v) r.a[size_t(x * r.p + v)] += wz * r.z[size_t(v)];
+      if (r.with_b)
+        for (int64_t v = 0; v < r.p; ++v) r.b[size_t(x * r.p + v)] += wz * w * r.z[size_t(v)];
       for (int64_t col = 0; col < r.width; ++col) r.t[size_t(x * r.width + col)] += wz * double(y[col]);
     }
     if (!g) continue;
@@ -220,7 +254,9 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
   if (out.self_weight && I != J) return {Status::BadShape};
   const Context c{p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys)};
   const int64_t np = f.estimator == Estimator::LocalLinear ? dims + 1 : 1;
+  const bool with_b = out.sum_sq_weights || out.effective_keys;
   return for_rows(c, np, false, [&](int64_t i, Row& r, uint8_t* chosen) -> Result {
+    r.with_b = with_b;
     float* mean = out.mean.row(i);
     if (out.guarded) out.guarded[i] = 0;
     if (!row_bandwidths(c, i, r)) {
@@ -281,6 +317,7 @@ Result local_gradient(const Fit& f, const GradientOut& out) {
   const bool ll = f.estimator == Estimator::LocalLinear;
   const int64_t np = ll ? dims + 1 : 1;
   return for_rows(c, np, !ll, [&](int64_t i, Row& r, uint8_t*) -> Result {
+    r.with_b = out.sum_sq_weights != nullptr;
     double* grad = out.gradient + i * dims * width;
     double* ss = out.sum_sq_weights ? out.sum_sq_weights + i * dims : nullptr;
     double* mean = out.mean ? out.mean + i * width : nullptr;
