@@ -168,3 +168,16 @@ test('gradient() refuses the uniform kernel, bad queries and disposed models by 
   model.dispose();
   assert.throws(() => model.gradient([0, 0]), (e) => e instanceof KernelAttentionError && e.code === 'Disposed');
 });
+
+test('Nadaraya–Watson gradients far from the data (every key below e^-20 of the peak) still follow the float64 fit', () => {
+  const { x, y } = sample(31, 200, 1);
+  const xq = Float32Array.of(2.5, -2.7, 3.1, 1.9, 0.3);
+  for (const kernel of ['gaussian', 'laplacian']) {
+    const options = { dim: 1, kernel, bandwidth: [0.05], estimator: 'nadaraya-watson' };
+    const { gradient } = ka.kernelRegression(x, y, options).gradient(xq);
+    const want = centralDifferences((q) => referenceLocalFit(x, y, q, options).mean, xq, 1, [1e-7]);
+    for (let i = 0; i < xq.length; i++) {
+      assert.ok(Math.abs(gradient[i] - want[i]) <= 1e-4 * Math.max(1, Math.abs(want[i])), `${kernel} at ${xq[i]}: ${gradient[i]} vs ${want[i]}`);
+    }
+  }
+});

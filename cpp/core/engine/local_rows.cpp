@@ -95,6 +95,7 @@ struct Context {
   const float* omega;  // null: all ones
   const double* query_scale;
   bool sorted;  // keys in increasing order of their first coordinate
+  double log_omega_max;  // ln max ω (0 without observation weights)
 };
 
 // Query i's bandwidths into r.h; false where the query's scale is not a number.
@@ -106,15 +107,24 @@ bool row_bandwidths(const Context& c, int64_t i, Row& r) {
   return true;
 }
 
-// Accumulates query i's sums over the keys within reach.
+// Accumulates query i's sums over keys [first, last).
+void accumulate_range(const Context& c, int64_t i, Row& r, int64_t first, int64_t last);
+
+// Accumulates query i's sums over the keys that can matter. On keys sorted by their first coordinate, those beyond
+// q₀ ± reach·h₀ are left out: they have no weight under a compact kernel (the reach widened against rounding), and
+// below 1e-30 of the peak under the Gaussian (11.8 bandwidths) and Laplacian (69.1) kernels, whose score is at most
+// that of the first coordinate alone. Where the best key kept is itself below e^-20 of the largest ω (a query far
+// from every key), the row is summed over every key instead. The Cauchy kernel's tail is too heavy: every key.
 void accumulate(const Context& c, int64_t i, Row& r) {
   const Problem& p = c.p;
+  const KernelKind kind = p.kernel.kind;
   const int64_t J = p.keys.rows;
   const float* q = p.queries.row(i);
-  r.clear();
+  const double units = is_compact(kind) ? 1 + 1e-6 : kind == KernelKind::Gaussian ? 11.8 : kind == KernelKind::Laplacian ? 69.1 : 0.0;
+  if (!c.sorted || units == 0) return accumulate_range(c, i, r, 0, J);
   int64_t first = 0, last = J;
-  if (c.sorted && is_compact(p.kernel.kind)) {  // keys beyond q₀ ± h₀ (widened against rounding) have no weight
-    const double reach = r.h[0] * (1 + 1e-6) + 1e-300;
+  {
+    const double reach = r.h[0] * units + 1e-300;
     const auto below = [&](int64_t j, double v) { return double(p.keys.row(j)[0]) < v; };
     int64_t lo = 0, hi = J;
     while (lo < hi) {
@@ -130,6 +140,15 @@ void accumulate(const Context& c, int64_t i, Row& r) {
     }
     last = lo;
   }
+  accumulate_range(c, i, r, first, last);
+  if (!is_compact(kind) && (first > 0 || last < J) && !(r.max > c.log_omega_max - 20)) accumulate_range(c, i, r, 0, J);
+}
+
+void accumulate_range(const Context& c, int64_t i, Row& r, int64_t first, int64_t last) {
+  const Problem& p = c.p;
+  const int64_t J = p.keys.rows;
+  const float* q = p.queries.row(i);
+  r.clear();
   double* g = r.nw_grad ? r.g.data() : nullptr;
   const KernelKind kind = p.kernel.kind;
   const bool compact = is_compact(kind);
@@ -202,6 +221,13 @@ double quadratic_b(const Row& r, int64_t x) {
   return v;
 }
 
+double log_max(const Fit& f, int64_t J) {
+  if (!f.observation_weights) return 0;
+  float top = 0;
+  for (int64_t j = 0; j < J; ++j) top = std::max(top, f.observation_weights[j]);
+  return std::log(double(top));
+}
+
 bool sorted_by_first(const ConstMatrix& keys) {
   for (int64_t j = 1; j < keys.rows; ++j)
     if (!(keys.row(j - 1)[0] <= keys.row(j)[0])) return false;
@@ -252,7 +278,7 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
   const int64_t I = p.queries.rows, J = p.keys.rows, dims = p.queries.cols, width = p.values.cols;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
   if (out.self_weight && I != J) return {Status::BadShape};
-  const Context c{p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys)};
+  const Context c{p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
   const int64_t np = f.estimator == Estimator::LocalLinear ? dims + 1 : 1;
   const bool with_b = out.sum_sq_weights || out.effective_keys;
   return for_rows(c, np, false, [&](int64_t i, Row& r, uint8_t* chosen) -> Result {
@@ -313,7 +339,7 @@ Result local_gradient(const Fit& f, const GradientOut& out) {
   if (p.kernel.kind == KernelKind::Uniform) return {Status::BadArgument};
   const int64_t dims = p.queries.cols, width = p.values.cols;
   if (p.queries.rows > 0 && !out.gradient) return {Status::BadShape};
-  const Context c{p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys)};
+  const Context c{p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
   const bool ll = f.estimator == Estimator::LocalLinear;
   const int64_t np = ll ? dims + 1 : 1;
   return for_rows(c, np, !ll, [&](int64_t i, Row& r, uint8_t*) -> Result {
