@@ -14,6 +14,8 @@
 #include "kernel/traits.h"
 #include "methods/grid/grid.h"
 #include "engine/local_fit.h"
+#include "engine/local_rows.h"
+#include "engine/neighbours.h"
 #include "stats/lowess.h"
 #include "methods/nystrom.h"
 #include "methods/plan.h"
@@ -132,6 +134,7 @@ struct FitOptions {
   int32_t threads = 1;
   double tolerance = 0;  // > 0: selection's leave-one-out CV may run on a grid (1-D, 2-D)
   double exclude = 0;    // selection's blocked CV radius (Criterion::exclude)
+  uintptr_t queryScale = 0;  // float64 × queries: per-query bandwidth factors (span bandwidths), 0 for none
 };
 
 // The regression of y (n × width) on x (n × dims), evaluated at q (I × dims).
@@ -143,6 +146,7 @@ Fit make_fit(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_
   c.empty = o.empty;
   Fit f{make_problem(q, x, y, I, n, dims, width, c), o.estimator, ptr<const float>(o.weights)};
   f.problem.threads = o.threads;
+  f.query_scale = ptr<const double>(o.queryScale);
   return f;
 }
 
@@ -153,6 +157,22 @@ CallResult local_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_
   const FitOut out{Matrix{ptr<float>(mean), I, width, width}, ptr<double>(sum_sq), ptr<double>(self), ptr<double>(eff),
                    ptr<double>(logden)};
   return to_js(local_fit(make_fit(x, y, q, n, I, dims, width, o), out));
+}
+
+// ∂f/∂q (local_rows.h): gradient I × dims × width doubles; sum_sq I × dims doubles and mean I × width doubles, or 0.
+CallResult local_gradient_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
+                             FitOptions o, uintptr_t gradient, uintptr_t sum_sq, uintptr_t mean) {
+  return to_js(local_gradient(make_fit(x, y, q, n, I, dims, width, o),
+                              GradientOut{ptr<double>(gradient), ptr<double>(sum_sq), ptr<double>(mean)}));
+}
+
+// Span bandwidths (neighbours.h): out[i], I doubles, the distance from query i to its k-th nearest of the n keys x,
+// each dimension divided by scale (dims floats).
+Status kth_neighbour_distances_js(uintptr_t x, int32_t n, uintptr_t q, int32_t I, int32_t dims, uintptr_t scale,
+                                  int32_t k, int32_t threads, uintptr_t out) {
+  return kth_neighbour_distances(ConstMatrix{ptr<const float>(x), n, dims, dims},
+                                 ConstMatrix{ptr<const float>(q), I, dims, dims}, ptr<const float>(scale), k, threads,
+                                 ptr<double>(out));
 }
 
 // The fit on a grid of `nodes` nodes per axis (1-D or 2-D); error: 1 double, the measured error estimate (0 to skip).
@@ -473,7 +493,8 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("empty", &FitOptions::empty)
       .field("threads", &FitOptions::threads)
       .field("tolerance", &FitOptions::tolerance)
-      .field("exclude", &FitOptions::exclude);
+      .field("exclude", &FitOptions::exclude)
+      .field("queryScale", &FitOptions::queryScale);
   value_object<SummaryResult>("SummaryResult")
       .field("status", &SummaryResult::status)
       .field("rss", &SummaryResult::rss)
@@ -514,6 +535,8 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
   function("_selectCvGradient", &select_cv_gradient_js);
   function("_cvScore", &cv_score_js);
   function("_localFit", &local_fit_js);
+  function("_localGradient", &local_gradient_js);
+  function("_kthNeighbourDistances", &kth_neighbour_distances_js);
   function("_fitSummary", &fit_summary_js);
   function("_gridFit", &grid_fit_js);
   function("_gridNodes", &grid_nodes_js);
