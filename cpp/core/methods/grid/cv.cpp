@@ -3,6 +3,7 @@
 // (convolution.h) and read cell by cell.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "base/scratch.h"
@@ -213,15 +214,17 @@ Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum
   return {};
 }
 
-Result GridCv::score(float h, double* score, bool* served) {
+Result GridCv::score(float h, double* score, bool* served, char* why) {
   *served = false;
-  if (!suits_) return {};
-  const int64_t wanted = grid_nodes(range_, double(h), tolerance_);
-  if (wanted == 0) return {};  // no grid reaches the tolerance: the caller runs exactly
-  int level = 6;               // at least grid_nodes' 64 nodes; more only make the grid more accurate
-  while ((int64_t(1) << level) + 1 < wanted) ++level;
-  const int64_t cells = int64_t(1) << level;
-  if (!grid_pays(fit_.problem.kernel.kind, cells + 1, 1, double(h), range_ / double(cells), counted_)) return {};
+  if (!suits_) {
+    if (why) std::snprintf(why, kReasonSize, "exact: the sample does not suit the grid");
+    return {};
+  }
+  // The plan decides whether a grid scores h, and on how many cells: 0, the caller runs exactly.
+  const int64_t cells = plan_grid_cv_cells(range_, fit_.problem.kernel.kind, h, counted_, tolerance_, why);
+  if (cells == 0) return {};
+  int level = 0;
+  while ((int64_t(1) << level) < cells) ++level;
   if (!sorted_)
     if (const Result r = sort_and_bin(); r.status != Status::Ok) return r;
   *served = true;

@@ -73,8 +73,10 @@ class GridCv {
   // tolerance > 0. If not, every score() declines.
   bool suits() const { return suits_; }
   // The leave-one-out CV score of bandwidth h as cv_score defines it (+inf when a counted row is empty or the sum
-  // is NaN), with *served true; *served false (and nothing computed) when no grid reaches the tolerance at h.
-  Result score(float h, double* score, bool* served);
+  // is NaN), with *served true; *served false (and nothing computed) when the plan runs h exactly
+  // (plan_grid_cv_cells: no grid reaches the tolerance at h, or it costs more than the exact score). `why` (may be
+  // null; kReasonSize bytes) receives the plan's reason either way.
+  Result score(float h, double* score, bool* served, char* why = nullptr);
 
  private:
   Result sort_and_bin();
