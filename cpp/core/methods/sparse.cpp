@@ -44,7 +44,7 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
       extent = N::extent(radius_nu);
     }
   }
-  RowSums rs{0, 0, acc, -std::numeric_limits<float>::infinity(), 0};
+  RowSums rs = RowSums::at_zero(acc, qr.width);
   int64_t lo[A] = {0, 0, 0}, hi[A] = {0, 0, 0};
   bool any = kCompact || best < kInf;
   // Runs along the last axis; exponential kernels narrow each run to the cells within the radius.
@@ -126,7 +126,7 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
   // The radius is widened (at most four times) until the bound is within the tolerance too: then every output is
   // within tolerance × range(v) of the exact one, not only each skipped key below tolerance × the largest weight.
   for (int round = 0;; ++round) {
-    rs = RowSums{0, 0, acc, -std::numeric_limits<float>::infinity(), 0};
+    rs = RowSums::at_zero(acc, qr.width);
     std::fill(acc, acc + qr.width, 0.0);
     any = kCompact || best < kInf;
     for (int a = 0; a < A && any; ++a) {
@@ -140,7 +140,7 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
     each_run(dims_add);
     const bool underflow = kCompact ? (rs.top > -std::numeric_limits<float>::infinity() && rs.top < kUnderflowFloor)
                                     : (best < kInf && smax / kLn2 < double(kUnderflowFloor));
-    st = SoftmaxState<double>{0.0, rs.sum, acc, qr.width};
+    st = rs.state;
     sum_sq = rs.sum_sq;
     if (underflow) {
       st.reset();

@@ -50,12 +50,15 @@ struct Norm {
   }
 };
 
-// Per-row sums: float32 lanes, flushed into double.
+// Per-row sums of the float32 pass: the row's online-softmax state under the fixed shift 0 (distance-kernel scores
+// are <= 0), into which the float32 lane sums are flushed (its batch form), and Σw² under the same shift.
 struct RowSums {
-  double sum = 0, sum_sq = 0;
-  double* acc;                                          // width
+  SoftmaxState<double> state;  // max 0, acc the row's `width` value sums
+  double sum_sq = 0;
   float top = -std::numeric_limits<float>::infinity();  // best log2 score seen (compact kernels)
   int64_t kept = 0;
+
+  static RowSums at_zero(double* acc, int64_t width) { return {SoftmaxState<double>{0.0, 0.0, acc, width}}; }
 };
 
 struct Query {
@@ -126,13 +129,13 @@ void add_run(const Query& qr, int64_t b, int64_t e, RowSums& rs) {
         step(c + kLanes, c1, sum2, sq2, acc2);
       }
     for (; c < c1; c += kLanes) step(c, c1, sum, sq, acc);
-    rs.sum += simd::sum(sum + sum2);
+    rs.state.add_block(simd::sum(sum + sum2), [&](int64_t d) {
+      if constexpr (W > 0)
+        return simd::sum(acc[d] + acc2[d]);
+      else
+        return simd::sum(simd::load(qr.spill + d * kLanes));
+    });
     rs.sum_sq += simd::sum(sq + sq2);
-    if constexpr (W > 0) {
-      for (int d = 0; d < W; ++d) rs.acc[d] += simd::sum(acc[d] + acc2[d]);
-    } else {
-      for (int64_t d = 0; d < width; ++d) rs.acc[d] += simd::sum(simd::load(qr.spill + d * kLanes));
-    }
   }
   if constexpr (is_compact(K)) rs.top = std::max(rs.top, simd::max(top));
 }
@@ -144,11 +147,7 @@ inline void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<d
     const int64_t j = qr.g->order[size_t(s)];
     if (qr.masked && !hd.allows(qr.i, j)) continue;
     const double score = log_score<double>(hd.kernel, qr.q, hd.keys.row(j), hd.keys.cols);
-    if (score == -kInf) continue;
-    if (score > st.max) sum_sq *= shift_factor(2 * st.max, 2 * score);  // squared weights: twice the shift
-    st.add(score, hd.values.row(j));
-    const double w = std::exp(score - st.max);
-    sum_sq += w * w;
+    st.add_with_square(score, hd.values.row(j), &sum_sq);
   }
 }
 
