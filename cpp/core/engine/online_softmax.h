@@ -68,11 +68,14 @@ struct SoftmaxState {
 
   // The batch form of add(), for a block of keys whose weights were taken under this state's shift (a fixed
   // shift, or one rescale_to() moved the state to first): z += block_sum, a_d += block_acc(d) for d < width.
-  // `block_acc` is a function of d, so that SIMD lane sums can be reduced straight into the state.
-  template <class F>
+  // `block_acc` is a function of d, so that SIMD lane sums can be reduced straight into the state. Width > 0 says
+  // that width is that constant: the loop then unrolls, and a caller's registers indexed by d stay registers (a
+  // run-time index would put them in memory for the whole of the caller's hot loop).
+  template <int64_t Width = 0, class F>
   void add_block(T block_sum, F&& block_acc) {
     sum += block_sum;
-    for (int64_t d = 0; d < width; ++d) acc[d] += T(block_acc(d));
+    const int64_t n = Width > 0 ? Width : width;
+    for (int64_t d = 0; d < n; ++d) acc[d] += T(block_acc(d));
   }
 
   // add() that also keeps Σw², under the same shift, in *sum_sq (the squared weights move by twice the shift).

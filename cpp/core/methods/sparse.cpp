@@ -20,8 +20,6 @@
 namespace ka {
 namespace {
 
-using namespace sparse_detail;
-
 struct RowResult {
   RowOutcome outcome = RowOutcome::Done;
   double dropped = 0;  // bound on skipped mass / kept mass; NaN for an empty row

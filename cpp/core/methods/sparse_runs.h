@@ -14,7 +14,9 @@
 #include "methods/sparse_grid.h"
 
 namespace ka {
-namespace sparse_detail {
+// Internal linkage, as when this code lived in sparse.cpp, its one includer: the inliner then folds each template
+// into its one caller (the last-call bonus), which the hot runs depend on.
+namespace {
 
 using simd::Batch;
 using simd::kLanes;
@@ -129,7 +131,7 @@ void add_run(const Query& qr, int64_t b, int64_t e, RowSums& rs) {
         step(c + kLanes, c1, sum2, sq2, acc2);
       }
     for (; c < c1; c += kLanes) step(c, c1, sum, sq, acc);
-    rs.state.add_block(simd::sum(sum + sum2), [&](int64_t d) {
+    rs.state.add_block<W>(simd::sum(sum + sum2), [&](int64_t d) {
       if constexpr (W > 0)
         return simd::sum(acc[d] + acc2[d]);
       else
@@ -141,7 +143,7 @@ void add_run(const Query& qr, int64_t b, int64_t e, RowSums& rs) {
 }
 
 // The same keys in double, one at a time (rows whose float32 weights would underflow).
-inline void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<double>& st, double& sum_sq) {
+void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<double>& st, double& sum_sq) {
   const Head& hd = *qr.hd;
   for (int64_t s = b; s < e; ++s) {
     const int64_t j = qr.g->order[size_t(s)];
@@ -151,5 +153,5 @@ inline void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<d
   }
 }
 
-}  // namespace sparse_detail
+}  // namespace
 }  // namespace ka

@@ -8,7 +8,7 @@
 #include "methods/sparse_runs.h"
 
 namespace ka {
-namespace sparse_detail {
+namespace {  // internal linkage, as sparse_runs.h says why
 
 // What one row needs from the grid: the query in u units on the three axes and its clamped cell.
 struct Position {
@@ -16,7 +16,7 @@ struct Position {
   int64_t cell[A] = {0, 0, 0};
 };
 
-inline Position locate(const CellGrid& g, const float* q) {
+Position locate(const CellGrid& g, const float* q) {
   Position p;
   for (int64_t d = 0; d < g.dims; ++d) {
     const int a = int(A - g.dims + d);
@@ -28,7 +28,7 @@ inline Position locate(const CellGrid& g, const float* q) {
 
 // The smallest distance (u units, along any one axis) from the query to a key outside the box lo..hi; +inf when
 // the box holds every cell. Every norm used here is at least the largest per-axis distance, so it bounds them all.
-inline double outside_gap(const CellGrid& g, const Position& p, const int64_t* lo, const int64_t* hi) {
+double outside_gap(const CellGrid& g, const Position& p, const int64_t* lo, const int64_t* hi) {
   double gap = kInf;
   for (int a = 0; a < A; ++a) {
     if (lo[a] > 0) gap = std::min(gap, std::max(0.0, p.u[a] - (g.origin[a] + double(lo[a]) * g.width[a]) - g.slack));
@@ -104,5 +104,5 @@ double nearest_norm(const Query& qr, const Position& p) {
   }
 }
 
-}  // namespace sparse_detail
+}  // namespace
 }  // namespace ka
