@@ -1,4 +1,4 @@
-// The one caller of the WebAssembly module: one function per binding (cpp/bindings/embind.cpp), taking heap offsets
+// The one caller of the WebAssembly module: one function per binding (cpp/bindings/), taking heap offsets
 // and sizes as the binding does and option objects whose enumerated fields are the JS names ('gaussian', 'nan',
 // 'local-linear'), which become the core's embind enums here. Results come back with `status` as the Status name
 // ('Ok', 'EmptyRow', …) for errors.js's checkResult. What each kernel supports and the core's limits are read once,
