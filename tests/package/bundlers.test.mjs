@@ -25,10 +25,11 @@ const consumers = join(root, 'tests/package/consumers');
 // KA_BUNDLERS=vite6,esbuild runs only those (while working on one).
 const CONSUMERS = process.env.KA_BUNDLERS?.split(',') ?? ['vite5', 'vite6', 'vite-latest', 'webpack5', 'esbuild', 'rollup', 'parcel'];
 const TIMEOUT_MS = 180_000;
-// Issue 21 asks for under 200 kB; the engine's .wasm alone is 196 kB gzip (all of it code: it was 178 kB before
-// LOWESS, the method table and the grid's edges) and the API's JavaScript about 27 kB, so the measured 222.6–225.0 kB
-// (2026-12-04) misses it: this budget catches growth until the .wasm shrinks. docs/package.md, Sizes.
-const DOWNLOAD_BUDGET = 230_000;
+// Issue 21 asks for under 200 kB; the engine's .wasm alone is 209 kB gzip (all of it code: 178 kB before LOWESS, the
+// method table and the grid's edges, 196 kB before spans, derivatives and blocked CV) and the API's JavaScript about
+// 33 kB, so the measured 240.3–242.8 kB (2026-12-05) misses it: this budget catches growth until the .wasm shrinks.
+// docs/package.md, Sizes.
+const DOWNLOAD_BUDGET = 250_000;
 
 let dir;
 let tarball;
