@@ -23,6 +23,13 @@ export function lowessSettings() {
   return { frac: Number(ui.span.value), iterations: Number.isFinite(iterations) ? Math.min(10, Math.max(0, iterations)) : 3 };
 }
 
+// Rounds of bisquare robustness weights with the "robust" box (Cleveland's and R's lowess() default).
+const ROBUST_ITERATIONS = 3;
+/** The kernel fits' robustness (the "robust" box) and band variance ("band σ": 'global' or 'local'). */
+export const kernelExtras = () => ({
+  robust: ui.robust.checked ? ROBUST_ITERATIONS : 0, variance: ui.variance.disabled ? 'global' : ui.variance.value,
+});
+
 /**
  * Shows the controls of the chosen smoother (style.css hides the others by body[data-smoother]); LOWESS is offered
  * for one x only, and 2-D data falls back to local-linear.
@@ -53,7 +60,7 @@ async function pump() {
   const settings = {
     h: bandwidthVector(), kernel: ui.kernel.value, estimator: ui.estimator.value, level: Number(ui.level.value),
     draft: request.draft, method: ui.fitMethod.value,
-    attentionMethod: ui.attentionMethod.value, tolerance: Number(ui.tolerance.value), ...lowessSettings(),
+    attentionMethod: ui.attentionMethod.value, tolerance: Number(ui.tolerance.value), ...lowessSettings(), ...kernelExtras(),
   };
   const t0 = performance.now();
   try {

@@ -36,6 +36,7 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
   publish();
   document.body.dataset.dim = String(data.dim);
   ui.band.disabled = data.dim !== 1;
+  ui.variance.disabled = ui.band.disabled || !ui.band.checked;
   showSmoother();  // LOWESS is for one x: 2-D data goes back to local-linear
   const stats = columnStats(data.x, data.dim);
   state.ratios = stats.map((s) => s.sd / stats[0].sd);

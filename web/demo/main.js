@@ -55,7 +55,8 @@ function wire() {
   ui.method.addEventListener('change', () => chooseBandwidth());
   ui.rechoose.addEventListener('click', () => chooseBandwidth());
   for (const control of [ui.level, ui.fitMethod]) control.addEventListener('change', () => requestFit(false));
-  ui.band.addEventListener('change', () => { shareSettings(); scheduleDraw(); });
+  ui.band.addEventListener('change', () => { ui.variance.disabled = ui.band.disabled || !ui.band.checked; shareSettings(); scheduleDraw(); });
+  for (const control of [ui.robust, ui.variance]) control.addEventListener('change', () => requestFit(false));
   ui.attentionMethod.addEventListener('change', () => { ui.tolerance.disabled = ui.attentionMethod.value === 'exact'; });
   for (const control of [ui.attentionMethod, ui.tolerance]) control.addEventListener('change', () => requestFit(false));
   ui.choose.addEventListener('click', chooseBandwidth);

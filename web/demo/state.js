@@ -52,6 +52,7 @@ export function publish() {
       maxDifference: fit.view?.maxDiff, attentionKernel: fit.view?.kernel, attentionSoftmax: fit.view?.softmax, viewH: fit.viewH,
       approximation: fit.view?.approx ?? null,
       matrix: fit.matrix, warnings: fit.warnings, frac: fit.frac, iterations: fit.iterations, weights: fit.weights,
+      robust: fit.robust ?? null, variance: fit.variance ?? null, localVariance: fit.localVariance ?? null,
     },
     hSource: state.hSource,
     dataset: data?.dataset ?? null,

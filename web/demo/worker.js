@@ -31,10 +31,11 @@ const onGrid = (ka, kernel, method) =>
   ka.plan('regression', { n: sample.n, dim: sample.dim, kernel, method }).method === 'grid';
 
 /**
- * A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x), as `Type`
- * arrays (float32 for the engine's kernel fits; float64 for LOWESS, which computes in float64).
+ * A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x), in float64 as
+ * read: the library centres every input in double before its float32 pass, so timestamps or values with a large
+ * offset keep their precision only if they reach it unrounded.
  */
-function subsample({ x, y, n, dim }, max, seed, Type = Float32Array) {
+function subsample({ x, y, n, dim }, max, seed) {
   let rows = Array.from({ length: n }, (_, i) => i);
   if (n > max) {
     let s = seed >>> 0;
@@ -46,8 +47,8 @@ function subsample({ x, y, n, dim }, max, seed, Type = Float32Array) {
     rows = rows.slice(0, max);
   }
   rows.sort((a, b) => x[a * dim] - x[b * dim] || a - b);
-  const xs = new Type(rows.length * dim);
-  const ys = new Type(rows.length);
+  const xs = new Float64Array(rows.length * dim);
+  const ys = new Float64Array(rows.length);
   rows.forEach((r, i) => {
     for (let d = 0; d < dim; d++) xs[i * dim + d] = x[r * dim + d];
     ys[i] = y[r];
@@ -71,8 +72,8 @@ function bounds({ x, n, dim }) {
 /** Query points: a line of CURVE_QUERIES in 1-D, a SURFACE_SIDE² grid (row-major, x₂ outer) in 2-D. */
 function queryGrid(box) {
   const at = ([lo, hi], m, i) => lo + ((hi - lo) * i) / (m - 1);
-  if (box.length === 1) return Float32Array.from({ length: CURVE_QUERIES }, (_, i) => at(box[0], CURVE_QUERIES, i));
-  const q = new Float32Array(SURFACE_SIDE * SURFACE_SIDE * 2);
+  if (box.length === 1) return Float64Array.from({ length: CURVE_QUERIES }, (_, i) => at(box[0], CURVE_QUERIES, i));
+  const q = new Float64Array(SURFACE_SIDE * SURFACE_SIDE * 2);
   for (let r = 0; r < SURFACE_SIDE; r++) {
     for (let c = 0; c < SURFACE_SIDE; c++) {
       q[(r * SURFACE_SIDE + c) * 2] = at(box[0], SURFACE_SIDE, c);
@@ -158,7 +159,7 @@ function attentionMatrix(ka, s, queries, h, kernel) {
   const I = queries.length / dim;
   const rows = Math.min(MATRIX_QUERIES, I);
   const pick = Array.from({ length: rows }, (_, r) => Math.round((r * (I - 1)) / Math.max(1, rows - 1)));
-  const q = new Float32Array(rows * dim);
+  const q = new Float64Array(rows * dim);
   pick.forEach((i, r) => q.set(queries.subarray(i * dim, (i + 1) * dim), r * dim));
   const [w, ms] = timed(() => ka.weights(q, s.x, { dim, kernel, bandwidth: h, empty: 'nearest' }));
   const bins = Math.min(MATRIX_BINS, n);
@@ -177,8 +178,26 @@ function attentionMatrix(ka, s, queries, h, kernel) {
     }
     top.push(best.map(({ j, w: weight }) => ({ x: Array.from(s.x.subarray(j * dim, (j + 1) * dim)), y: s.y[j], w: weight })));
   }
-  const binStart = Float32Array.from({ length: bins + 1 }, (_, b) => s.x[Math.min(n - 1, Math.floor((b * n) / bins)) * dim]);
+  const binStart = Float64Array.from({ length: bins + 1 }, (_, b) => s.x[Math.min(n - 1, Math.floor((b * n) / bins)) * dim]);
   return { rows, bins, queryIndex: pick, queries: q, binned, top, binStart, keys: n, ms };
+}
+
+/** kernelRegression's `robust` option for `iterations` rounds of bisquare weights (0: none). */
+const robustOption = (iterations) => (iterations > 0 ? { robust: { iterations } } : {});
+
+/** What robustness did: its rounds and how many points of the sample it gave a weight below ½ (null without it). */
+function robustSummary(model, iterations) {
+  const w = model.robustnessWeights;
+  if (!(iterations > 0) || !w) return null;
+  let low = 0;
+  for (const v of w) if (v < 0.5) low++;
+  return { iterations, low, n: w.length };
+}
+
+/** The local variance smoother's bandwidth and warnings, once predictInterval has made it. */
+function localVarianceSummary(model) {
+  const v = model.localVariance;
+  return v && { bandwidth: Array.from(v.bandwidth), warnings: warningsOf(v) ?? [] };
 }
 
 /** The library's `warnings` ({ code, message }), when the result carries them (older builds do not). */
@@ -196,10 +215,10 @@ const handlers = {
     sample = null;
     const full = subsample(all, FIT_MAX, 1);
     sample = { n: all.n, dim, x64: x, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3) };
-    // The grid needs no sort: every point, as float32, for fits on the grid (1-D and 2-D).
-    sample.all = { x: Float32Array.from(x), y: Float32Array.from(y), n: all.n, dim };
-    // LOWESS (1-D): the same rows as the exact fits (the same seed), sorted by x, in float64 as read.
-    sample.lowess = dim === 1 ? subsample(all, FIT_MAX, 1, Float64Array) : null;
+    // The grid needs no sort: every point, in float64 as read, for fits on the grid (1-D and 2-D).
+    sample.all = all;
+    // LOWESS (1-D): the same rows as the exact fits (the same seed), sorted by x.
+    sample.lowess = dim === 1 ? full : null;
     sample.y64 = y;
     sample.queries = queryGrid(bounds(full));
     return { n: all.n, fitN: full.n, draftN: sample.draft.n, selectN: sample.select.n };
@@ -230,7 +249,7 @@ const handlers = {
   },
 
   /** The fit (same settings and sample as `fit`) at every observation, for the CSV export. */
-  observations(ka, { h, kernel, estimator, level, method, frac, iterations }) {
+  observations(ka, { h, kernel, estimator, level, method, frac, iterations, robust = 0, variance = 'global' }) {
     if (estimator === 'lowess') {
       if (sample.n > FIT_MAX) {
         throw new Error(`the LOWESS fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points; ` +
@@ -245,9 +264,9 @@ const handlers = {
         `grid (1-D, 2-D); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`);
     }
     const s = grid ? sample.all : sample.full;
-    const model = ka.kernelRegression(s.x, s.y, { dim: s.dim, kernel, estimator, bandwidth: h, method });
+    const model = ka.kernelRegression(s.x, s.y, { dim: s.dim, kernel, estimator, bandwidth: h, method, ...robustOption(robust) });
     try {
-      return { ...model.predictInterval(Float32Array.from(sample.x64), { level }), level };
+      return { ...model.predictInterval(sample.x64, { level, variance }), level };
     } finally {
       model.dispose();
     }
@@ -290,7 +309,8 @@ const handlers = {
     };
   },
 
-  fit(ka, { h, kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2, frac, iterations }) {
+  fit(ka, { h, kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2, frac, iterations, robust = 0,
+    variance = 'global' }) {
     if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
     // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
     const grid = onGrid(ka, kernel, method);
@@ -298,13 +318,14 @@ const handlers = {
     const { dim } = s;
     const queries = sample.queries;
     const timings = {};
-    const [model, fitMs] = timed(() => ka.kernelRegression(s.x, s.y, { dim, kernel, estimator, bandwidth: h, method }));
+    const [model, fitMs] = timed(() => ka.kernelRegression(s.x, s.y, { dim, kernel, estimator, bandwidth: h, method, ...robustOption(robust) }));
     timings.fit = fitMs;
-    const [band, bandMs] = timed(() => model.predictInterval(queries, { level }));
+    const [band, bandMs] = timed(() => model.predictInterval(queries, { level, variance }));
     timings.predict = bandMs;
     const fit = {
       edf: model.effectiveDegreesOfFreedom, sigma: Math.sqrt(model.residualVariance[0]), method: model.method,
-      warnings: warningsOf(model),
+      warnings: warningsOf(model), robust: robustSummary(model, robust), variance,
+      localVariance: variance === 'local' ? localVarianceSummary(model) : null,
     };
     const v = draft ? null : sample.full;  // the attention views run exactly, on at most FIT_MAX points
     model.dispose();
