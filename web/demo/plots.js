@@ -1,6 +1,9 @@
 // Canvas drawing for the demo: axes, the fit with its band, the 2-D surface, the attention matrix, weight bars and
 // the CV curve. Pure functions of what they are given; colours come from CSS custom properties. Each also draws into
 // svg.js's stand-in canvas, whose context records SVG: keep to the context calls it implements.
+import { coverPixels, scale } from './pixels.js';
+
+export { scale };
 
 
 /** Sizes the canvas for the device pixel ratio; returns its 2-D context in CSS pixels, or null when hidden. */
@@ -24,19 +27,6 @@ export function prepare(canvas) {
 
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
-/** A linear (or log10) map from [d0, d1] to [r0, r1], with its inverse. */
-export function scale([d0, d1], [r0, r1], log = false) {
-  const f = log ? Math.log10 : (v) => v;
-  const a = f(d0);
-  const b = f(d1);
-  const map = (v) => r0 + ((f(v) - a) / (b - a || 1)) * (r1 - r0);
-  map.invert = (p) => {
-    const t = a + ((p - r0) / (r1 - r0)) * (b - a);
-    return log ? 10 ** t : t;
-  };
-  map.domain = [d0, d1];
-  return map;
-}
 
 const SUPERSCRIPT = { '-': '\u207b', 0: '\u2070', 1: '\u00b9', 2: '\u00b2', 3: '\u00b3', 4: '\u2074', 5: '\u2075', 6: '\u2076', 7: '\u2077', 8: '\u2078', 9: '\u2079' };
 
@@ -180,12 +170,15 @@ function layer(cache, key, { ctx, width, height }, paint) {
   return cache.canvas;
 }
 
+const MANY_POINTS = 5000;       // beyond this many points: 1-pixel squares, written as pixels
+const SCATTER_LIMIT = 50_000;   // points drawn at most (evenly strided)
+
 /** Points as small squares (fast for tens of thousands); at most `limit` of them, evenly strided. */
-function scatter(ctx, sx, sy, x, y, dim, color, limit = 50_000) {
+function scatter(ctx, sx, sy, x, y, dim, color, limit = SCATTER_LIMIT) {
   const n = y.length;
   const step = Math.max(1, Math.ceil(n / limit));
-  const r = n > 5000 ? 1 : 2;
-  if (n > 5000 && ctx.canvas instanceof OffscreenCanvas) {
+  const r = n > MANY_POINTS ? 1 : 2;
+  if (n > MANY_POINTS && ctx.canvas instanceof OffscreenCanvas) {
     scatterPixels(ctx, sx, sy, x, y, dim, color, step, r);
     return;
   }
@@ -202,32 +195,11 @@ function rgba(color) {
   return [r, g, b, a / 255];
 }
 
-/**
- * scatter() for many points, written as pixels into the layer: tens of thousands of fillRect calls took over 100 ms
- * of the main thread on a loaded 2-core machine. Overlaps compose as fillRect's would (alpha over alpha, one colour).
- */
+/** scatter() for many points, written as pixels into the layer (pixels.js). */
 function scatterPixels(ctx, sx, sy, x, y, dim, color, step, r) {
   const { width: W, height: H } = ctx.canvas;
-  const k = ctx.getTransform().a;  // device pixels per CSS pixel
-  const [R, G, B, A] = rgba(color);
-  const cover = new Float32Array(W * H);
-  const half = r * k;
-  for (let i = 0; i < y.length; i += step) {
-    const cx = sx(x[i * dim]) * k;
-    const cy = sy(y[i]) * k;
-    const x0 = Math.max(0, Math.round(cx - half));
-    const x1 = Math.min(W, Math.round(cx + half));
-    const y1 = Math.min(H, Math.round(cy + half));
-    for (let py = Math.max(0, Math.round(cy - half)); py < y1; py++) {
-      for (let px = x0; px < x1; px++) cover[py * W + px] += A * (1 - cover[py * W + px]);
-    }
-  }
-  const image = ctx.createImageData(W, H);
-  const out = new Uint32Array(image.data.buffer);
-  // Little-endian RGBA bytes as one 32-bit word per pixel (every browser this page runs in is little-endian).
-  const rgb = R | (G << 8) | (B << 16);
-  for (let p = 0; p < cover.length; p++) if (cover[p] > 0) out[p] = (rgb | (Math.round(cover[p] * 255) << 24)) >>> 0;
-  ctx.putImageData(image, 0, 0);
+  const pixels = coverPixels({ W, H, k: ctx.getTransform().a, sx, sy, x, y, dim, step, r, rgba: rgba(color) });
+  ctx.putImageData(new ImageData(new Uint8ClampedArray(pixels.buffer), W, H), 0, 0);
 }
 
 /** A line through (xs[i], ys[i]); NaN breaks it. */
@@ -255,8 +227,24 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
   ctx.save();
   clip(ctx, width, height, pad);
   const color = css('--point');
-  const points = layer(cache, `${data.version}|${width}|${height}|${xDomain}|${yDomain}|${color}`, c,
-    (g) => scatter(g, sx, sy, data.x, data.y, 1, color));
+  const key = `${data.version}|${width}|${height}|${xDomain}|${yDomain}|${color}`;
+  const n = data.y.length;
+  let points;
+  if (cache.paintElsewhere && n > MANY_POINTS && !ctx.vector) {
+    // On screen, many points are painted elsewhere (drawing.js: the parse worker) and drawn once they come back;
+    // meanwhile the last layer of the same data (another size: a resize) stands in, stretched.
+    if (cache.key !== key && cache.asked !== key) {
+      cache.asked = key;
+      const k = canvas.width / width;
+      cache.paintElsewhere(cache, key, data.version, {
+        W: canvas.width, H: canvas.height, k, x: data.x, y: data.y, dim: 1, xDomain: sx.domain, xRange: [pad.left, width - pad.right],
+        yDomain: sy.domain, yRange: [height - pad.bottom, pad.top], step: Math.max(1, Math.ceil(n / SCATTER_LIMIT)), r: 1, rgba: rgba(color),
+      });
+    }
+    points = cache.key === key || cache.version === data.version ? cache.canvas : null;
+  } else {
+    points = layer(cache, key, c, (g) => scatter(g, sx, sy, data.x, data.y, 1, color));
+  }
   if (points) ctx.drawImage(points, 0, 0, width, height);
   if (fit) {
     const q = fit.queries;

@@ -36,7 +36,8 @@ export const drawTimes = [];  // the last 200 draws (ms), for the responsiveness
 export function publish() {
   const { data, fit } = state;
   Object.assign(window.demoState, {
-    ready: Boolean(data && fit && !fit.draft && !state.inFlight && !state.pending && !state.dragging && !state.learning && !state.choosing),
+    ready: Boolean(data && fit && !fit.draft && !state.inFlight && !state.pending && !state.dragging && !state.learning && !state.choosing &&
+      !(state.layer.asked && state.layer.asked !== state.layer.key)),  // nor a point layer being painted (drawing.js)
     busy: state.inFlight || Boolean(state.pending),
     error: state.error,
     worker: state.worker,
