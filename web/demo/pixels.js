@@ -1,5 +1,6 @@
-// Scales and the many-points scatter as pixels: shared by the page (plots.js) and the parse worker, which paints the
-// main plot's point layer off the main thread (paintPoints), so that a new data set of 10⁵ points does not hold it.
+// Scales, the colour ramp and the data's point layers (1-D: squares written as pixels; 2-D: dots coloured by y):
+// shared by the page (plots.js) and the parse worker, which paints the main plot's point layer off the main thread
+// (paintPoints), so that a new data set of 10⁵ points does not hold it.
 
 /** A linear (or log10) map from [d0, d1] to [r0, r1], with its inverse. */
 export function scale([d0, d1], [r0, r1], log = false) {
@@ -40,13 +41,49 @@ export function coverPixels({ W, H, k, sx, sy, x, y, dim, step, r, rgba: [R, G, 
   return out;
 }
 
+/** A colour ramp (viridis-like) for t in [0, 1]. */
+export function ramp(t) {
+  const stops = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+  const u = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(u));
+  const f = u - i;
+  return stops[i].map((a, k) => Math.round(a + (stops[i + 1][k] - a) * f));
+}
+
 /**
- * The point layer of `spec` ({ W, H, k, xDomain, xRange, yDomain, yRange, x, y, dim, step, r, rgba }: scales as
- * domains and CSS-pixel ranges, since functions cannot cross to a worker) as an ImageBitmap, in a worker.
+ * The 2-D data as dots coloured by y on `ramp` over `colourDomain` (at most 20,000, evenly strided), on a 2-D context
+ * `g` in CSS pixels: ringed in `edge` up to 5,000 points, smaller and unringed beyond.
+ */
+export function paintSurfacePoints(g, { sx, sy, x, y, colourDomain: [c0, c1], edge }) {
+  const n = y.length;
+  const step = Math.max(1, Math.ceil(n / 20_000));
+  g.strokeStyle = edge;
+  for (let i = 0; i < n; i += step) {
+    const [R, G, B] = ramp((y[i] - c0) / (c1 - c0));
+    g.fillStyle = `rgb(${R},${G},${B})`;
+    g.beginPath();
+    g.arc(sx(x[i * 2]), sy(x[i * 2 + 1]), n > 5000 ? 1.5 : 3, 0, 2 * Math.PI);
+    g.fill();
+    if (n <= 5000) g.stroke();
+  }
+}
+
+/**
+ * The point layer of `spec` ({ kind: 'scatter' (1-D: coverPixels' fields) or 'surface' (paintSurfacePoints'), W, H,
+ * k, xDomain, xRange, yDomain, yRange }: scales as domains and CSS-pixel ranges, since functions cannot cross to a
+ * worker) as an ImageBitmap, in a worker.
  */
 export function paintPoints(spec) {
-  const pixels = coverPixels({ ...spec, sx: scale(spec.xDomain, spec.xRange), sy: scale(spec.yDomain, spec.yRange) });
+  const sx = scale(spec.xDomain, spec.xRange);
+  const sy = scale(spec.yDomain, spec.yRange);
   const canvas = new OffscreenCanvas(spec.W, spec.H);
-  canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(pixels.buffer), spec.W, spec.H), 0, 0);
+  const g = canvas.getContext('2d');
+  if (spec.kind === 'surface') {
+    g.setTransform(spec.k, 0, 0, spec.k, 0, 0);
+    paintSurfacePoints(g, { ...spec, sx, sy });
+  } else {
+    const pixels = coverPixels({ ...spec, sx, sy });
+    g.putImageData(new ImageData(new Uint8ClampedArray(pixels.buffer), spec.W, spec.H), 0, 0);
+  }
   return canvas.transferToImageBitmap();
 }

@@ -1,9 +1,9 @@
 // Canvas drawing for the demo: axes, the fit with its band, the 2-D surface, the attention matrix, weight bars and
 // the CV curve. Pure functions of what they are given; colours come from CSS custom properties. Each also draws into
 // svg.js's stand-in canvas, whose context records SVG: keep to the context calls it implements.
-import { coverPixels, scale } from './pixels.js';
+import { coverPixels, paintSurfacePoints, ramp, scale } from './pixels.js';
 
-export { scale };
+export { ramp, scale };
 
 
 /** Sizes the canvas for the device pixel ratio; returns its 2-D context in CSS pixels, or null when hidden. */
@@ -170,6 +170,22 @@ function layer(cache, key, { ctx, width, height }, paint) {
   return cache.canvas;
 }
 
+/**
+ * layer() for the data's points. On screen (a cache with `paintElsewhere`, drawing.js), more than MANY_POINTS are
+ * painted in the parse worker from `spec()` (scales as domains and ranges: functions cannot cross to a worker) and
+ * drawn once they come back; meanwhile the last layer of the same data (another size: a resize) stands in,
+ * stretched. Exports and fewer points are painted here by `paint`.
+ */
+function pointLayer(cache, key, c, data, spec, paint) {
+  if (!cache.paintElsewhere || data.y.length <= MANY_POINTS || c.ctx.vector) return layer(cache, key, c, paint);
+  if (cache.key !== key && cache.asked !== key) {
+    cache.asked = key;
+    const dpr = window.devicePixelRatio || 1;
+    cache.paintElsewhere(cache, key, data.version, { ...spec(), W: Math.round(c.width * dpr), H: Math.round(c.height * dpr), k: dpr });
+  }
+  return cache.key === key || cache.version === data.version ? cache.canvas : null;
+}
+
 const MANY_POINTS = 5000;       // beyond this many points: 1-pixel squares, written as pixels
 const SCATTER_LIMIT = 50_000;   // points drawn at most (evenly strided)
 
@@ -229,22 +245,10 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
   const color = css('--point');
   const key = `${data.version}|${width}|${height}|${xDomain}|${yDomain}|${color}`;
   const n = data.y.length;
-  let points;
-  if (cache.paintElsewhere && n > MANY_POINTS && !ctx.vector) {
-    // On screen, many points are painted elsewhere (drawing.js: the parse worker) and drawn once they come back;
-    // meanwhile the last layer of the same data (another size: a resize) stands in, stretched.
-    if (cache.key !== key && cache.asked !== key) {
-      cache.asked = key;
-      const k = canvas.width / width;
-      cache.paintElsewhere(cache, key, data.version, {
-        W: canvas.width, H: canvas.height, k, x: data.x, y: data.y, dim: 1, xDomain: sx.domain, xRange: [pad.left, width - pad.right],
-        yDomain: sy.domain, yRange: [height - pad.bottom, pad.top], step: Math.max(1, Math.ceil(n / SCATTER_LIMIT)), r: 1, rgba: rgba(color),
-      });
-    }
-    points = cache.key === key || cache.version === data.version ? cache.canvas : null;
-  } else {
-    points = layer(cache, key, c, (g) => scatter(g, sx, sy, data.x, data.y, 1, color));
-  }
+  const points = pointLayer(cache, key, c, data, () => ({
+    kind: 'scatter', x: data.x, y: data.y, dim: 1, xDomain: sx.domain, xRange: [pad.left, width - pad.right],
+    yDomain: sy.domain, yRange: [height - pad.bottom, pad.top], step: Math.max(1, Math.ceil(n / SCATTER_LIMIT)), r: 1, rgba: rgba(color),
+  }), (g) => scatter(g, sx, sy, data.x, data.y, 1, color));
   if (points) ctx.drawImage(points, 0, 0, width, height);
   if (fit) {
     const q = fit.queries;
@@ -321,14 +325,6 @@ function highlight(ctx, top, px, py) {
   }
 }
 
-/** A colour ramp (viridis-like) for t in [0, 1]. */
-export function ramp(t) {
-  const stops = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
-  const u = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (stops.length - 1);
-  const i = Math.min(stops.length - 2, Math.floor(u));
-  const f = u - i;
-  return stops[i].map((a, k) => Math.round(a + (stops[i + 1][k] - a) * f));
-}
 
 /** The heat map's key: the colour ramp from yDomain[0] (bottom) to yDomain[1], with tick values and y's name. */
 function colourScale(ctx, { x, top, bottom }, yDomain, name) {
@@ -390,19 +386,11 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cach
     ctx.drawImage(tile, x0 - cw / 2, y0 - ch / 2, x1 - x0 + cw, y1 - y0 + ch);
   }
   const edge = css('--bg');
-  const points = layer(cache, `${data.version}|${width}|${height}|${box}|${yDomain}|${edge}`, c, (g) => {
-    const n = data.y.length;
-    const step = Math.max(1, Math.ceil(n / 20_000));
-    g.strokeStyle = edge;
-    for (let i = 0; i < n; i += step) {
-      const [R, G, B] = ramp(t(data.y[i]));
-      g.fillStyle = `rgb(${R},${G},${B})`;
-      g.beginPath();
-      g.arc(sx(data.x[i * 2]), sy(data.x[i * 2 + 1]), n > 5000 ? 1.5 : 3, 0, 2 * Math.PI);
-      g.fill();
-      if (n <= 5000) g.stroke();
-    }
-  });
+  const key = `${data.version}|${width}|${height}|${box}|${yDomain}|${edge}`;
+  const points = pointLayer(cache, key, c, data, () => ({
+    kind: 'surface', x: data.x, y: data.y, xDomain: sx.domain, xRange: [pad.left, width - pad.right], yDomain: sy.domain,
+    yRange: [height - pad.bottom, pad.top], colourDomain: yDomain, edge,
+  }), (g) => paintSurfacePoints(g, { sx, sy, x: data.x, y: data.y, colourDomain: yDomain, edge }));
   if (points) ctx.drawImage(points, 0, 0, width, height);
   if (hover) {
     ctx.fillStyle = css('--accent');
