@@ -26,6 +26,8 @@ const SAMPLE_HELP = `
   --kernel K          ${KERNELS.join(', ')} (default gaussian)
   --estimator E       local-linear (default) or nadaraya-watson
   --bandwidth H       a number, one per x column (comma-separated), or a rule: ${RULES.join(', ')} (default cv)
+  --exclude R         cv only: blocked CV for serial data, each held-out row fitted without the rows within R of it
+                      along the first x column (in its units; seconds for dates); default 0, leave-one-out
 ${READING_HELP}`;
 const READING_NOTE = `FILE may be - for stdin. Lines starting with # are skipped. Digit groups (1,234.5), U+2212 minus, and dates or times
 (1958-03-29, 1958-03-29T12:00, 29/03/1958, 19-Sep-03, Mar 1958, 12:30) are read; a date column used as --x is fitted
@@ -41,6 +43,7 @@ const SAMPLE_OPTIONS = {
   bandwidth: { type: 'string' }, delimiter: { type: 'string' }, 'no-header': { type: 'boolean' },
   missing: { type: 'string' }, decimal: { type: 'string' }, encoding: { type: 'string' }, 'date-order': { type: 'string' },
   format: { type: 'string' }, output: { type: 'string' }, quiet: { type: 'boolean', short: 'q' },
+  exclude: { type: 'string' },
 };
 
 /** Runs `work(onProgress)` with a progress bar labelled `label` on stderr (see progress.mjs), erased at the end. */
@@ -150,6 +153,7 @@ function regressionOptions(values, dim) {
     estimator: choice(values, 'estimator', ESTIMATORS, 'local-linear'),
     bandwidth: bandwidthOption(values, dim),
     ...(iterations !== undefined && { robust: { iterations } }),
+    ...excludeOption(values),
   };
 }
 
@@ -166,6 +170,14 @@ function robustArgv(argv) {
     else out.push('--robust=3');
   }
   return out;
+}
+
+/** --exclude R (blocked CV's radius, >= 0), as the library's `exclude`; nothing when absent. */
+function excludeOption(values) {
+  const exclude = number(values, 'exclude');
+  if (exclude === undefined) return {};
+  if (!(exclude >= 0)) throw new UsageError(`--exclude must be a number >= 0; got ${JSON.stringify(values.exclude)}`);
+  return { exclude };
 }
 
 function outputFormat(values) {
@@ -344,10 +356,11 @@ async function selectBandwidth(argv, api) {
   const format = outputFormat(values);
   const method = choice(values, 'method', RULES, 'cv');
   const s = await loadSample(file, values);
-  const { kernel, estimator } = regressionOptions(values, s.dim);
+  const { kernel, estimator, exclude } = regressionOptions(values, s.dim);
   const ka = await api();
   const r = await withProgress('select-bandwidth', values, (onProgress) => apiCall(() => ka.selectBandwidthAsync(s.x, s.y, {
     dim: s.dim, kernel, estimator, method, perDimension: Boolean(values['per-dimension']), onProgress,
+    ...(exclude === undefined ? {} : { exclude }),
   }), s));
   printWarnings(r);
   const bandwidth = Array.from(r.bandwidth, round);

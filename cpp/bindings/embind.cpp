@@ -131,6 +131,7 @@ struct FitOptions {
   EmptyPolicy empty = EmptyPolicy::NaN;
   int32_t threads = 1;
   double tolerance = 0;  // > 0: selection's leave-one-out CV may run on a grid (1-D, 2-D)
+  double exclude = 0;    // selection's blocked CV radius (Criterion::exclude)
 };
 
 // The regression of y (n × width) on x (n × dims), evaluated at q (I × dims).
@@ -237,7 +238,7 @@ SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int
                           uintptr_t curve_score, int32_t capacity, int32_t recorded, int32_t stop_at) {
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
   CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, recorded};
-  const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance};
+  const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance, o.exclude};
   const SearchProgress progress{stop_at > 0 ? &stop_at_count : nullptr, &stop_at};
   const Result r = select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c, progress);
   return {r.status, curve.count};
@@ -264,7 +265,7 @@ SelectResult select_cv_gradient_js(uintptr_t x, uintptr_t y, int32_t n, int32_t 
 Status cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o, Score score_kind,
                    uintptr_t h, uintptr_t score) {
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
-  const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance};
+  const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance, o.exclude};
   return cv_score(f.problem, ptr<double>(h), ptr<double>(score), c).status;
 }
 
@@ -471,7 +472,8 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("weights", &FitOptions::weights)
       .field("empty", &FitOptions::empty)
       .field("threads", &FitOptions::threads)
-      .field("tolerance", &FitOptions::tolerance);
+      .field("tolerance", &FitOptions::tolerance)
+      .field("exclude", &FitOptions::exclude);
   value_object<SummaryResult>("SummaryResult")
       .field("status", &SummaryResult::status)
       .field("rss", &SummaryResult::rss)

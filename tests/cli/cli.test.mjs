@@ -117,6 +117,21 @@ test('select-bandwidth prints the chosen bandwidth and the CV curve', async () =
   assert.equal(Math.min(...csv.slice(1).map((r) => Number(r[1]))), Number(chosen[0][1]));
 });
 
+test('--exclude R runs blocked CV in select-bandwidth and fit, as the API does; a negative R or a rule other than cv is refused', async () => {
+  const ka = await init({ threads: 1 });
+  const want = ka.selectBandwidth(X, Y, { dim: 1, estimator: 'local-linear', exclude: 0.1 });
+  const json = JSON.parse(ok('select-bandwidth', 'sample.csv', '--x', 'x', '--y', 'the y', '--exclude', '0.1', '--format', 'json'));
+  assert.ok(Math.abs(json.bandwidth[0] - want.bandwidth[0]) <= 1e-6 * want.bandwidth[0]);
+  assert.notEqual(want.bandwidth[0], ka.selectBandwidth(X, Y, { dim: 1, estimator: 'local-linear' }).bandwidth[0]);
+  const fit = JSON.parse(okWarned('fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--exclude', '0.1', '--format', 'json'));
+  assert.ok(Math.abs(fit.bandwidth[0] - want.bandwidth[0]) <= 1e-6 * want.bandwidth[0]);
+  for (const args of [['--exclude=-1'], ['--exclude', 'x'], ['--bandwidth', 'aicc', '--exclude', '1']]) {
+    const r = cli('fit', 'sample.csv', '--x', 'x', '--y', 'the y', ...args);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /--exclude/);
+  }
+});
+
 test('attention over raw float32 and .npy files follows a float64 loop', () => {
   const dim = 4;
   const q = Float32Array.from({ length: 3 * dim }, (_, i) => Math.sin(i));

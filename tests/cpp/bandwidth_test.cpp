@@ -10,6 +10,7 @@
 
 #include "methods/grid/grid.h"
 #include "stats/bandwidth.h"
+#include "stats/cv_scan_bound.h"
 #include "stats/regression.h"
 #include "reference.h"
 
@@ -440,7 +441,7 @@ TEST_CASE("the fit summary counts the fitted values the guard moved, and AICc's 
 TEST_CASE("the search's screening grid errs far less than its margin assumes (kScreenFitError of range(y))") {
   // GridCv at the screening tolerance (1e-6) against the exact CV over the scan's range, both estimators, smooth and
   // compact kernels, noisy and nearly noiseless data: |CV_grid − CV| <= 2·√CV·e + e² needs a fit error e of at most
-  // 5e-5·range(y) (bandwidth.cpp); the worst seen here is asked to stay 10 times below that.
+  // 5e-5·range(y) (cv_search.cpp); the worst seen here is asked to stay 10 times below that.
   double worst = 0;
   for (const float noise : {0.2f, 1e-3f})
     for (const KernelKind kind : {KernelKind::Gaussian, KernelKind::Epanechnikov})
@@ -561,4 +562,192 @@ TEST_CASE("a screened 1-D search returns an exact evaluation no worse than the e
       }
       if (line && est == Estimator::LocalLinear) CHECK(h > 10.0 / 64);  // the minimum lies where the scan was screened
     }
+}
+
+namespace {
+
+// Blocked CV of the Gaussian Nadaraya–Watson estimate, float64, straight from its definition: held-out point i is fitted
+// from the points j != i with |x_j1 − x_i1| > r (bandwidth.h, Criterion::exclude); +inf where none is left.
+double blocked_cv(const Sample& s, const std::vector<double>& h, double r) {
+  const int64_t n = s.p.queries.rows, dims = s.p.queries.cols;
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double num = 0, den = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      if (j == i || std::fabs(double(s.x[size_t(j * dims)]) - double(s.x[size_t(i * dims)])) <= r) continue;
+      double u2 = 0;
+      for (int64_t d = 0; d < dims; ++d) {
+        const double u = (double(s.x[size_t(i * dims + d)]) - s.x[size_t(j * dims + d)]) / h[size_t(d)];
+        u2 += u * u;
+      }
+      const double w = std::exp(-0.5 * u2);
+      num += w * s.y[size_t(j)];
+      den += w;
+    }
+    if (!(den > 0)) return HUGE_VAL;
+    total += std::pow(s.y[size_t(i)] - num / den, 2);
+  }
+  return total / double(n);
+}
+
+}  // namespace
+
+TEST_CASE("blocked CV (exclude r) equals a float64 loop that leaves out every point within r along x1; r = 0 is LOO") {
+  for (const int64_t dims : {1, 2}) {
+    const Sample s(160, dims, 23);  // unsorted: the score sorts the sample, and the band follows the sorted order
+    for (const double r : {0.0, 0.013, 0.05, 0.2}) {
+      const std::vector<double> h(size_t(dims), 0.08);
+      Criterion c;
+      c.exclude = r;
+      double got = 0;
+      REQUIRE(cv_score(s.p, h.data(), &got, c).status == Status::Ok);
+      CAPTURE(dims);
+      CAPTURE(r);
+      CHECK(got == doctest::Approx(blocked_cv(s, h, r)).epsilon(1e-4));
+      if (r == 0) {
+        double loo = 0;
+        REQUIRE(cv_score(s.p, h.data(), &loo).status == Status::Ok);
+        CHECK(got == loo);
+      }
+    }
+  }
+}
+
+TEST_CASE("blocked CV refuses a bad radius, AICc and the gradient search; a band beyond a compact kernel's reach is +inf") {
+  Sample s(80, 1, 29);
+  const double h = 0.05;
+  double score = 0;
+  for (const double bad : {-1.0, std::nan(""), HUGE_VAL}) {
+    Criterion c;
+    c.exclude = bad;
+    CHECK(cv_score(s.p, &h, &score, c).status == Status::BadArgument);
+    double start = h;
+    CHECK(select_cv(s.p, false, &start, &score, nullptr, c).status == Status::BadArgument);
+  }
+  Criterion aicc;
+  aicc.score = Score::AICc;
+  aicc.exclude = 0.1;
+  CHECK(cv_score(s.p, &h, &score, aicc).status == Status::BadArgument);
+  Criterion blocked;
+  blocked.exclude = 0.1;
+  double start = h;
+  GradientSearch g;
+  CHECK(select_cv_gradient(s.p, &start, &score, nullptr, blocked, {}, &g).status == Status::BadArgument);
+  // Epanechnikov with reach h = 0.05 and every point within 0.1 left out: no held-out point has a neighbour.
+  s.p.kernel.kind = KernelKind::Epanechnikov;
+  REQUIRE(cv_score(s.p, &h, &score, blocked).status == Status::Ok);
+  CHECK(std::isinf(score));
+}
+
+TEST_CASE("the band mask gives local_fit the same fit as the equivalent general mask (NW and local-linear)") {
+  // Sorted 1-D sample of 700 points (several key tiles): band i = [i − 40, i + 5] clipped, the general mask the same.
+  const int64_t n = 700;
+  Sample s(n, 1, 31);
+  std::sort(s.x.begin(), s.x.end());
+  std::vector<int64_t> first(n), last(n);
+  std::vector<uint8_t> general(size_t(n * n), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    first[size_t(i)] = std::max<int64_t>(0, i - 40);
+    last[size_t(i)] = std::min<int64_t>(n - 1, i + 5);
+    for (int64_t j = first[size_t(i)]; j <= last[size_t(i)]; ++j) general[size_t(i * n + j)] = 1;
+  }
+  const float h = 0.03f;
+  s.p.kernel.bandwidth = &h;
+  for (const Estimator e : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    std::vector<float> banded(static_cast<size_t>(n)), masked(static_cast<size_t>(n));
+    Problem a = s.p, b = s.p;
+    a.masks.band_first = first.data();
+    a.masks.band_last = last.data();
+    b.masks.general = general.data();
+    REQUIRE(local_fit(Fit{a, e, nullptr}, FitOut{Matrix{banded.data(), n, 1, 1}}).status == Status::Ok);
+    REQUIRE(local_fit(Fit{b, e, nullptr}, FitOut{Matrix{masked.data(), n, 1, 1}}).status == Status::Ok);
+    CHECK(banded == masked);
+  }
+}
+
+TEST_CASE("blocked CV's search returns the best point of its curve; on serial data it picks a larger h than LOO") {
+  // An AR(1)-like series on an even grid: leave-one-out CV follows the dependence and picks a small h.
+  const int64_t n = 300;
+  std::vector<float> x(n), y(n);
+  std::mt19937 rng(37);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  double e = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    e = 0.9 * e + 0.3 * noise(rng);
+    x[size_t(i)] = float(i);
+    y[size_t(i)] = float(std::sin(double(i) / 40) + e);
+  }
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  double loo_h = 10, blocked_h = 10, loo_score = 0, blocked_score = 0;
+  std::vector<double> hs(256), scores(256);
+  CvCurve curve{hs.data(), scores.data(), 256, 0};
+  Criterion blocked;
+  blocked.exclude = 5;
+  REQUIRE(select_cv(p, false, &loo_h, &loo_score, nullptr).status == Status::Ok);
+  REQUIRE(select_cv(p, false, &blocked_h, &blocked_score, &curve, blocked).status == Status::Ok);
+  CHECK(blocked_score == *std::min_element(scores.begin(), scores.begin() + curve.count));
+  double again = 0;
+  REQUIRE(cv_score(p, &blocked_h, &again, blocked).status == Status::Ok);
+  CHECK(again == blocked_score);
+  CHECK(blocked_h > 1.5 * loo_h);
+}
+
+TEST_CASE("the scan's lower bounds (nearest neighbour, mean) never exceed the CV score; the search finds the global minimum") {
+  // 2-D and 3-D Nadaraya–Watson (where select_cv scans downward and stops on the bound), with and without a band.
+  for (const int64_t dims : {2, 3}) {
+    for (const double r : {0.0, 0.02}) {
+      const Sample s(400, dims, uint32_t(41 + dims));
+      Criterion c;
+      c.exclude = r;
+      std::vector<double> start(static_cast<size_t>(dims));
+      REQUIRE(rule_of_thumb(s.p.queries, Rule::Scott, start.data()) == Status::Ok);
+      const NearestBound bound(s.p, c, start.data());
+      REQUIRE(bound.active());
+      CAPTURE(dims);
+      CAPTURE(r);
+      // On a fine log grid of scales from far below the spacing to far above the range: LB(s) <= CV(s), and the
+      // grid's best score is the global minimum the search must reach.
+      double grid_best = HUGE_VAL, below = 0, above = 0;
+      for (double log_s = std::log(1e-4); log_s <= std::log(60.0); log_s += std::log(10.0) / 24) {
+        std::vector<double> h(start);
+        for (double& v : h) v *= std::exp(log_s);
+        double cv = 0;
+        REQUIRE(cv_score(s.p, h.data(), &cv, c).status == Status::Ok);
+        const double lb = bound.lower_bound(std::exp(log_s)), far = bound.lower_bound_far(std::exp(log_s));
+        CHECK(lb <= cv * (1 + 1e-6));
+        CHECK(far <= cv * (1 + 1e-6));
+        grid_best = std::min(grid_best, cv);
+        if (log_s < std::log(1e-2)) below = std::max(below, lb);
+        if (log_s > std::log(20.0)) above = std::max(above, far);
+      }
+      CHECK(below > 0);  // the premise: the bounds are informative below the spacing and above the range
+      CHECK(above > grid_best);
+      std::vector<double> h(start);
+      double score = 0;
+      REQUIRE(select_cv(s.p, false, h.data(), &score, nullptr, c).status == Status::Ok);
+      CHECK(score <= grid_best * (1 + 1e-4));
+    }
+  }
+}
+
+TEST_CASE("the nearest-neighbour bound applies to Gaussian Nadaraya–Watson leave-one-out CV without weights only") {
+  Sample s(50, 2, 43);
+  const double start[2] = {0.1, 0.1};
+  CHECK(NearestBound(s.p, Criterion{}, start).active());
+  Criterion ll;
+  ll.estimator = Estimator::LocalLinear;
+  CHECK(!NearestBound(s.p, ll, start).active());
+  Criterion aicc;
+  aicc.score = Score::AICc;
+  CHECK(!NearestBound(s.p, aicc, start).active());
+  std::vector<float> w(50, 1.0f);
+  Criterion weighted;
+  weighted.observation_weights = w.data();
+  CHECK(!NearestBound(s.p, weighted, start).active());
+  s.p.kernel.kind = KernelKind::Laplacian;
+  CHECK(!NearestBound(s.p, Criterion{}, start).active());
+  CHECK(NearestBound(s.p, Criterion{}, start).lower_bound(1e-3) == 0);
 }

@@ -177,6 +177,9 @@ function numberCases(bad) {
   ];
 }
 
+/** Blocked CV's radius: a finite number >= 0. */
+const excludeCases = () => numberCases([-1, NaN, Infinity, -Infinity]);
+
 /** Any finite number within float32 range. */
 function finiteNumberCases() {
   return [
@@ -632,6 +635,7 @@ const TABLE = {
       empty: { cases: () => enumCases(EMPTY), valid: () => 'zero', values: EMPTY },
       perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { bandwidth: 'cv' } },
       method: { cases: () => enumCases(['auto', 'exact', 'grid'], RULES), valid: () => 'exact', values: approximation.values },
+      exclude: { cases: excludeCases, valid: () => 0.1, context: { bandwidth: 'cv' } },
     }))(regressionOptions()),
     extra: () => {
       const sparse = (options) => ({ x: [...X], y: [...Y], options: { ...REGRESSION, bandwidth: [...REGRESSION.bandwidth], method: 'sparse', ...options } });
@@ -660,6 +664,7 @@ const TABLE = {
       maxIterations: {
         cases: positiveIntegerCases, valid: () => 3, context: { method: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
       },
+      exclude: { cases: excludeCases, valid: () => 0.1, context: { method: 'cv' } },
     },
     // What method 'cv-gradient' refuses, and its options with other methods: each names the option.
     extra: () => {
@@ -683,6 +688,7 @@ const TABLE = {
     options: {
       ...regressionOptions(),
       bandwidth: { required: true, cases: () => bandwidthCases(2), valid: () => 0.3 },
+      exclude: { cases: excludeCases, valid: () => 0.1 },
     },
   },
   // lowess(): x and y of one length (a mismatch may be reported on either); values exact in float32, so that a

@@ -49,8 +49,25 @@ export function readSample(x, y, dim, weights) {
 }
 
 /** The engine's FitOptions for a regression call; `weights` and `bandwidth` are heap offsets (0 when absent). */
-export function fitOptions({ kernel, estimator, weights = 0, bandwidth = 0, empty = 'nan', threads, tolerance = 0 }) {
-  return { kernel, estimator, bandwidth, weights, empty, threads, tolerance };
+export function fitOptions({ kernel, estimator, weights = 0, bandwidth = 0, empty = 'nan', threads, tolerance = 0, exclude = 0 }) {
+  return { kernel, estimator, bandwidth, weights, empty, threads, tolerance, exclude };
+}
+
+/**
+ * Blocked CV's radius (Chu & Marron 1991): `exclude` (undefined: 0, leave-one-out) must be a finite number >= 0 in
+ * x's units, and applies to the CV criterion only (`method`: the criterion asked for, 'fixed' for a given bandwidth,
+ * undefined for cvScore).
+ */
+export function readExclude(exclude, method, name = 'options.exclude') {
+  if (exclude === undefined) return 0;
+  if (typeof exclude !== 'number' || !(exclude >= 0) || !Number.isFinite(exclude)) {
+    throw new KernelAttentionError('BadArgument', `\`${name}\` must be a finite number >= 0 (in x's units); got ${describe(exclude)}`, name);
+  }
+  if (exclude > 0 && method !== undefined && method !== 'cv') {
+    const what = method === 'fixed' ? 'a given bandwidth' : `'${method}'`;
+    throw new KernelAttentionError('BadArgument', `\`${name}\` (blocked CV) applies to the criterion 'cv' only, not to ${what}`, name);
+  }
+  return exclude;
 }
 
 export const APPROXIMATIONS = ['auto', 'exact', 'grid'];
@@ -102,7 +119,7 @@ export function makeBandwidth(engine, threads = 1) {
     if (options === undefined) {
       throw new KernelAttentionError('BadArgument', '`options` is required: `{ dim, bandwidth }`', 'options');
     }
-    checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'approximation', 'tolerance']);
+    checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'approximation', 'tolerance', 'exclude']);
     let {
       dim, kernel = 'gaussian', bandwidth, estimator = 'nadaraya-watson', weights, approximation = 'auto',
     } = options;
@@ -113,12 +130,13 @@ export function makeBandwidth(engine, threads = 1) {
     oneOf(estimator, engine.estimators, 'options.estimator');
     const plan = resolveApproximation(engine, approximation, options.tolerance, { dim, kernel, n }, 'options.approximation');
     const { tolerance } = plan;
-    const grid = plan.method === 'grid';
+    const exclude = readExclude(options.exclude);
+    const grid = plan.method === 'grid' && !(exclude > 0);  // blocked CV runs exactly
     if (bandwidth === undefined) throw new KernelAttentionError('BadArgument', '`options.bandwidth` is required', 'options.bandwidth');
     const h = Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth'));
     return engine.withHeap((heap) => {
       const score = heap.alloc(8);
-      const o = fitOptions({ kernel, estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0 });
+      const o = fitOptions({ kernel, estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0, exclude });
       const frame = sampleFrame(x, dim, y, width);  // CV is invariant to shifting x and y (frame.js)
       checkResult(engine.cvScore(heap.f32Shifted(x, dim, frame.x), heap.f32Shifted(y, width, frame.y), n, dim, width, o, 'cv',
         heap.f64(h), score));
@@ -128,6 +146,7 @@ export function makeBandwidth(engine, threads = 1) {
 
   const SELECT_OPTIONS = [
     'dim', 'kernel', 'estimator', 'method', 'perDimension', 'weights', 'approximation', 'tolerance', 'metric', 'maxIterations',
+    'exclude',
   ];
 
   /** Validates selectBandwidth's arguments (with `known` option names); returns what the search needs. */
@@ -150,6 +169,7 @@ export function makeBandwidth(engine, threads = 1) {
     // Leave-one-out CV (the search, and the score reported for the rules) may run on a grid; AICc runs exactly.
     const plan = resolveApproximation(engine, approximation, options.tolerance, { dim, kernel, n: sample.n }, 'options.approximation');
     const { tolerance } = plan;
+    const exclude = readExclude(options.exclude, method);
     const gradient = method === 'cv-gradient';
     if (gradient) checkGradientSearch({ estimator, kernel, weights, approximation });
     else {
@@ -159,11 +179,11 @@ export function makeBandwidth(engine, threads = 1) {
         }
       }
     }
-    const grid = plan.method === 'grid' && method !== 'aicc' && !gradient;
+    const grid = plan.method === 'grid' && method !== 'aicc' && !gradient && !(exclude > 0);
     // What the search runs on, and why: the plan, unless the criterion runs exactly whatever was planned.
     const reason = grid || plan.method === 'exact' ? plan.reason
-      : `exact: ${gradient ? "method 'cv-gradient'" : 'AICc'} runs exactly`;
-    return { ...sample, dim, kernel, estimator, method, perDimension, grid, reason, tolerance, metric, maxIterations };
+      : `exact: ${gradient ? "method 'cv-gradient'" : exclude > 0 ? 'blocked CV (exclude)' : 'AICc'} runs exactly`;
+    return { ...sample, dim, kernel, estimator, method, perDimension, grid, reason, tolerance, metric, maxIterations, exclude };
   }
 
   /** What the gradient search (select_cv_gradient) cannot do, each an error naming its option. */
@@ -258,7 +278,10 @@ export function makeBandwidth(engine, threads = 1) {
       const frame = sampleFrame(x, dim, y, width);  // bandwidths and scores are invariant to shifting x and y (frame.js)
       const xp = heap.f32Shifted(x, dim, frame.x);
       const yp = heap.f32Shifted(y, width, frame.y);
-      const o = fitOptions({ kernel: s.kernel, estimator: s.estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0 });
+      const o = fitOptions({
+        kernel: s.kernel, estimator: s.estimator, weights: weights ? heap.f32(weights) : 0, threads, tolerance: grid ? tolerance : 0,
+        exclude: s.exclude,
+      });
       const h = heap.alloc(dim * 8);
       const score = heap.alloc(8);
       checkResult(engine.ruleOfThumb(xp, n, dim, method === 'silverman' ? 'silverman' : 'scott', h));

@@ -1,7 +1,7 @@
 // kernelRegression(): a fitted Nadaraya–Watson or local-linear model with its bandwidth choice, predictions and
 // pointwise confidence bands (docs/regression.md has the formulas).
 import { tooLarge } from './attention.js';
-import { fitOptions, readSample, regressionKernels, resolveApproximation } from './bandwidth.js';
+import { fitOptions, readExclude, readSample, regressionKernels, resolveApproximation } from './bandwidth.js';
 import { checkResult, describe, KernelAttentionError } from './errors.js';
 import { readSparseRegression, sparseFit } from './sparse.js';
 import { readRobust, robustSteps } from './robust.js';
@@ -50,7 +50,9 @@ function ownCopy(x, y, weights, n, dim, width, sort, frame) {
   return data;
 }
 
-const REGRESSION_OPTIONS = ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance', 'robust'];
+const REGRESSION_OPTIONS = [
+  'dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance', 'exclude', 'robust',
+];
 
 /** kernelRegression() on `engine` (engine.js); `selectBandwidth` chooses the bandwidth when one is asked for by name. */
 export function makeRegression(engine, threads, selectBandwidth, selectBandwidthAsync) {
@@ -130,13 +132,15 @@ function readRegression(engine, x, y, options, known) {
     };
   }
   const robust = readRobust(options.robust, width);
+  // Blocked CV's radius, for the bandwidth search 'cv' only (a given bandwidth has no search to pass it to).
+  const exclude = readExclude(options.exclude, typeof bandwidth === 'string' ? bandwidth : 'fixed');
   // The model's frame, once (frame.js): its sample and every query are shifted by it, predictions shifted back.
   const frame = sampleFrame(x, dim, y, width);
   const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact', frame);
   const stored = { x, y };  // for the 'precision' warning: what the caller's storage kept
   return {
     n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse,
-    frame, stored,
+    frame, stored, exclude,
     // The sample in the input's order, in double (residuals for robustness and local variance): own copies too.
     robust, sample: { x: Float64Array.from(x), y: Float64Array.from(y) }, fitWeights: weights && Float64Array.from(weights),
     robustnessWeights: null,
@@ -194,6 +198,7 @@ function positiveRows(sample, fitted, weights, n, dim, width) {
 const selectionOptions = (p) => ({
   dim: p.dim, kernel: p.kernel, estimator: p.estimator, method: p.bandwidth, perDimension: p.perDimension,
   weights: p.data.weights, approximation: p.approximation, tolerance: p.tolerance,
+  ...(p.exclude > 0 ? { exclude: p.exclude } : {}),
 });
 const fromSelection = (p, chosen) => ({ h: chosen.bandwidth, selection: { method: p.bandwidth, score: chosen.score, curve: chosen.curve } });
 

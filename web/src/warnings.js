@@ -62,7 +62,8 @@ export function fitWarnings({ x, y, n, dim, width, bandwidth, effectiveParameter
     warnings.push({
       code: 'interpolating',
       message: `the fit interpolates its sample (${reasons.join('; ')}): it follows the noise and its band is too narrow. ` +
-        'With serial data, leave-one-out CV does this; choose a larger bandwidth.',
+        'With serial data, leave-one-out CV does this: choose h by blocked CV, `exclude: r` (leave out every point within ' +
+        'r of the held-out one along x, r about the range of the dependence), or a larger bandwidth.',
     });
   }
   warnings.push(...precisionWarnings([[stored.x, dim, 'x'], [stored.y, width, 'y']]));

@@ -369,6 +369,13 @@ export interface SelectBandwidthOptions {
   approximation?: Approximation;
   /** The grid's relative tolerance (it sizes the grid), strictly between 0 and 1. Default 1e-3. */
   tolerance?: number;
+  /**
+   * Blocked CV for serial data (Chu & Marron 1991), method `'cv'` only: each held-out point is fitted without every
+   * point within this distance of it along x's first column (in x's units), r ≥ 0, finite. Default 0 (leave-one-out).
+   * Runs exactly, whatever `approximation` says. Any other method with r > 0 is a `'BadArgument'` naming
+   * `options.exclude`.
+   */
+  exclude?: number;
 }
 
 /** `'grid'`: linear binning and convolution, O(n + G·L) instead of O(n²); see docs/regression.md. */
@@ -454,6 +461,8 @@ export interface KernelRegressionOptions {
    * weight ratio below which points are skipped.
    */
   tolerance?: number;
+  /** With `bandwidth: 'cv'`: blocked CV's radius (see {@link SelectBandwidthOptions.exclude}). Default 0. */
+  exclude?: number;
   /**
    * Cleveland's bisquare robustness, as LOWESS's: after the fit at the chosen bandwidth (a search runs once, without
    * robustness weights), `iterations` times: residuals r_j at the sample, s = 6·median|r| (over the points with ω_j >
@@ -759,12 +768,13 @@ export interface KernelAttention {
   selectBandwidthAsync(x: NumericArray, y: NumericArray, options: SelectBandwidthOptions & AsyncOptions): Promise<BandwidthSelection>;
   /**
    * The leave-one-out least-squares CV score at a bandwidth: Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i, where f_{−i}
-   * is the estimate from every other point (ω = 1 without weights); Infinity when some point has no other point
+   * is the estimate from every other point (ω = 1 without weights; with `exclude: r > 0`, from every point farther
+   * than r from x_i along x's first column, computed exactly); Infinity when some point has no admissible point
    * within reach.
    */
   cvScore(x: NumericArray, y: NumericArray, options: {
     dim: number; kernel?: DistanceKernel; bandwidth: number | NumericArray; estimator?: Estimator; weights?: NumericArray;
-    approximation?: Approximation; tolerance?: number;
+    approximation?: Approximation; tolerance?: number; exclude?: number;
   }): number;
   /** The SIMD instruction set the core was compiled for, e.g. `'sse4.1'` (WebAssembly SIMD128). */
   readonly simd: string;

@@ -69,12 +69,19 @@ inline bool tile_bias(const Head& hd, int64_t i, const KeyTile& tile, float* bia
   const bool diagonal_only = !m.key_padding && !m.general && !m.query_groups;
   const int64_t last = tile.first + tile.count - 1;
   const bool touches_diagonal = i >= tile.first && i <= last;
-  if (tile.count == tile.padded && (!m.any() || (diagonal_only && !touches_diagonal && !(m.causal && last > i))))
+  // A band (blocked CV) is a range of key indices, checked by index as well.
+  const bool touches_band = m.band_first && m.band_first[i] <= last && m.band_last[i] >= tile.first;
+  if (tile.count == tile.padded &&
+      (!m.any() || (diagonal_only && !touches_diagonal && !touches_band && !(m.causal && last > i))))
     return false;
   std::fill(bias, bias + tile.count, 0.0f);
   std::fill(bias + tile.count, bias + tile.padded, minus_inf);
   if (diagonal_only) {
     if (m.leave_one_out && touches_diagonal) bias[i - tile.first] = minus_inf;
+    if (touches_band) {
+      const int64_t to = std::min(tile.count - 1, m.band_last[i] - tile.first);
+      for (int64_t c = std::max<int64_t>(0, m.band_first[i] - tile.first); c <= to; ++c) bias[c] = minus_inf;
+    }
     if (m.causal)
       for (int64_t c = std::max<int64_t>(0, i + 1 - tile.first); c < tile.count; ++c) bias[c] = minus_inf;
   } else {

@@ -21,8 +21,12 @@ struct Masks {
   const uint8_t* general = nullptr;       // I*J entries, row-major; nonzero = query i ignores key j
   const int32_t* query_groups = nullptr;  // I entries; with key_groups: only keys of the query's own group
   const int32_t* key_groups = nullptr;    // J entries
+  // I entries each: query i ignores keys band_first[i] … band_last[i] (inclusive; none when last < first). Blocked
+  // CV's neighbourhood of a held-out point, contiguous in a sample sorted by its first coordinate (bandwidth.h).
+  const int64_t* band_first = nullptr;
+  const int64_t* band_last = nullptr;
 
-  bool any() const { return causal || leave_one_out || key_padding || general || query_groups; }
+  bool any() const { return causal || leave_one_out || key_padding || general || query_groups || band_first; }
 
   bool allows(int64_t i, int64_t j, int64_t num_keys) const {
     if (causal && j > i) return false;
@@ -30,6 +34,7 @@ struct Masks {
     if (key_padding && key_padding[j]) return false;
     if (general && general[i * num_keys + j]) return false;
     if (query_groups && query_groups[i] != key_groups[j]) return false;
+    if (band_first && j >= band_first[i] && j <= band_last[i]) return false;
     return true;
   }
 };
@@ -75,6 +80,7 @@ inline Status check(const Problem& p, bool needs_values) {
   if (p.threads < 1) return Status::BadArgument;
   if (p.masks.leave_one_out && I != J) return Status::BadShape;
   if ((p.masks.query_groups == nullptr) != (p.masks.key_groups == nullptr)) return Status::BadArgument;
+  if ((p.masks.band_first == nullptr) != (p.masks.band_last == nullptr)) return Status::BadArgument;
   return Status::Ok;
 }
 

@@ -27,11 +27,18 @@ struct Criterion {
   // > 0: leave-one-out CV in 1-D runs on a grid sized for this relative tolerance (grid.h) where one can reach it;
   // 0: always exact. AICc is always exact.
   double grid_tolerance = 0;
+  // Blocked CV (Chu & Marron 1991; Hart & Vieu 1990) for serial data, leave-one-out only: r > 0 also leaves out, for
+  // each held-out point i, every sample point j with |x_j1 − x_i1| <= r (the distance along the first column, in x's
+  // units, computed in double from the float32 sample); 0 is leave-one-out. It runs exactly (never on a grid). It
+  // must be finite and >= 0; with AICc or the gradient search, r > 0 is BadArgument.
+  double exclude = 0;
 };
 
 // LeaveOneOut: CV(h) = Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i, f_{−i} the estimate at x_i from every other
-// point (ω = 1 without observation weights). +inf when some point has no other point in reach (compact kernels):
-// no bandwidth with empty neighbourhoods is ever chosen. Local-linear: the textbook criterion, without the guard of
+// point (ω = 1 without observation weights; with Criterion::exclude r > 0, from every point farther than r from it
+// along the first column: a band mask, Masks::band_first/last, one pass per bandwidth). +inf when some point has no
+// admissible point in reach (compact kernels, or a band wider than the kernel's reach): no bandwidth with empty
+// neighbourhoods is ever chosen. Local-linear: the textbook criterion, without the guard of
 // local_fit.h: where the guard acted at a held-out point, its fit is the float64 solve (exact_local_row), and where
 // that design is singular (kSingularDesign) CV is +inf, as for a point without neighbours.
 // AICc: aicc() of summarize_fit() (regression.h).
@@ -72,7 +79,9 @@ struct SearchProgress {
 // (grid_tolerance 0) 1-D leave-one-out search of at least 2,000 points scores its scan points with h >= range(x)/64 on
 // a fine grid (GridCv at 1e-6) instead, refines exactly around the best scan point and up to two more local minima of
 // the scan within the grid's error of it, and returns only exact evaluations; the curve records the grid scores it
-// scanned. Per dimension: then coordinate descent, each h_d by Brent's method within a factor 4 (later 2) of its
+// scanned. A multi-dimensional search of the Gaussian Nadaraya–Watson CV (no observation weights) scans from the start
+// (s = 1) upward, then downward, and stops each way where a lower bound on CV (cv_scan_bound.h) exceeds the best
+// score found: the points it leaves out cannot be the scan's minimum. Per dimension: then coordinate descent, each h_d by Brent's method within a factor 4 (later 2) of its
 // current value, the bracket moving while the minimum sits at its edge, sweeping until CV improves by less than 1e-7
 // (at most 12 sweeps). h stays positive and finite; `score` receives CV(h).
 // `progress` may stop the search between evaluations (Cancelled; h and score are then left alone).
@@ -107,7 +116,8 @@ constexpr double kBandwidthBox = 1e3;
 // bandwidth the metric has along axis d), into `score` its CV as the forward computes it (cv_score() agrees to
 // float32 rounding), and records every evaluation on `curve` (resumable as select_cv's, with `gradients`).
 // `progress` is called after each new evaluation and may stop the search (Cancelled; h and score left alone).
-// BadArgument: local-linear, AICc, observation weights, the uniform kernel (no gradient) or p.heads != 1.
+// BadArgument: local-linear, AICc, observation weights, blocked CV (exclude), the uniform kernel (no gradient) or
+// p.heads != 1.
 Result select_cv_gradient(const Problem& p, double* h, double* score, CvCurve* curve, const Criterion& criterion,
                           const SearchProgress& progress, GradientSearch* search);
 

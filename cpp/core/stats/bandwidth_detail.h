@@ -1,0 +1,35 @@
+// Internals shared by the bandwidth files (rules, CV score, scan-and-refine search): not part of the public API.
+#pragma once
+#include <cstdint>
+#include <limits>
+
+#include "methods/grid/grid.h"
+#include "stats/bandwidth.h"
+
+namespace ka {
+namespace bandwidth_detail {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The q-quantile of values[0, n) with linear interpolation between order statistics (numpy's default, R's
+// type 7), by selection; reorders `values`.
+double quantile(double* values, int64_t n, double q);
+
+// Criterion::exclude is finite and >= 0, and > 0 only with the leave-one-out score (bandwidth.h).
+inline bool exclude_ok(const Criterion& c) {
+  return c.exclude >= 0 && c.exclude < kInf && (c.exclude == 0 || c.score == Score::LeaveOneOut);
+}
+
+// h as the float32 bandwidth the engine reads; false where float32 cannot hold it (such a bandwidth is never the
+// minimiser; checked before converting: beyond FLT_MAX the conversion is undefined).
+bool float_bandwidth(double h, float* hf);
+
+// The sample of p as GridCv takes it; a tolerance of 0 (no grid asked for, or a criterion the grid does not
+// compute) makes the GridCv decline every bandwidth at no cost.
+GridCv search_grid(const Problem& p, const Criterion& criterion);
+
+// CV(h) on the search's grid where it serves h, else by the exact (or grid_local_fit) evaluation.
+Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score, const Criterion& criterion);
+
+}  // namespace bandwidth_detail
+}  // namespace ka

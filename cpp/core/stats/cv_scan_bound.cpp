@@ -1,0 +1,195 @@
+// The nearest-neighbour lower bound of the CV scan (cv_scan_bound.h).
+#include "stats/cv_scan_bound.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ka {
+namespace {
+
+bool applies(const Problem& p, const Criterion& c) {
+  return p.kernel.kind == KernelKind::Gaussian && c.estimator == Estimator::NadarayaWatson &&
+         c.score == Score::LeaveOneOut && !c.observation_weights && !p.masks.any() && p.keys.rows >= 2 &&
+         p.keys.cols >= 2 && p.values.rows == p.keys.rows;
+}
+
+}  // namespace
+
+NearestBound::NearestBound(const Problem& p, const Criterion& c, const double* start)
+    : n_(p.keys.rows),
+      width_(p.values.cols),
+      gap_(applies(p, c) ? n_ : 0),
+      ratio_(applies(p, c) ? n_ : 0),
+      residual_(applies(p, c) ? n_ * width_ : 0),
+      range_(applies(p, c) ? width_ : 0),
+      far_(applies(p, c) ? n_ : 0),
+      mean_residual_(applies(p, c) ? n_ * width_ : 0),
+      sd_(applies(p, c) ? n_ * width_ : 0) {
+  const int64_t n = n_, dims = p.keys.cols, width = width_;
+  if (!applies(p, c)) return;
+  const double inf = std::numeric_limits<double>::infinity();
+  Scratch<int64_t> order(n);
+  Scratch<double> x1(n);
+  Scratch<double> sums(2 * (n + 1) * width), lows(dims), highs(dims);  // prefix sums of y and y² in x₁ order
+  if (!order.ok() || !x1.ok() || !gap_.ok() || !ratio_.ok() || !residual_.ok() || !range_.ok() || !far_.ok() ||
+      !mean_residual_.ok() || !sd_.ok() || !sums.ok() || !lows.ok() || !highs.ok()) {
+    status_ = Status::OutOfMemory;
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t d = 0; d < dims; ++d)
+      if (!std::isfinite(p.keys.row(i)[d])) return;
+    for (int64_t col = 0; col < width; ++col)
+      if (!std::isfinite(p.values.row(i)[col])) return;
+  }
+  for (int64_t col = 0; col < width; ++col) {
+    double low = inf, high = -inf;
+    for (int64_t i = 0; i < n; ++i) {
+      low = std::min(low, double(p.values.row(i)[col]));
+      high = std::max(high, double(p.values.row(i)[col]));
+    }
+    range_.get()[col] = high - low;
+  }
+  // Nearest points by a sweep along x₁ (sorted): a point farther along x₁ alone than the second distance found so far
+  // cannot change D1 or D2.
+  int64_t* o = order.get();
+  for (int64_t i = 0; i < n; ++i) o[i] = i;
+  std::sort(o, o + n, [&](int64_t a, int64_t b) { return p.keys.row(a)[0] < p.keys.row(b)[0]; });
+  for (int64_t k = 0; k < n; ++k) x1.get()[k] = double(p.keys.row(o[k])[0]);
+  for (int64_t d = 0; d < dims; ++d) {
+    lows.get()[d] = inf;
+    highs.get()[d] = -inf;
+    for (int64_t i = 0; i < n; ++i) {
+      lows.get()[d] = std::min(lows.get()[d], double(p.keys.row(i)[d]));
+      highs.get()[d] = std::max(highs.get()[d], double(p.keys.row(i)[d]));
+    }
+  }
+  // sums[(k · width + col) · 2 + {0, 1}]: Σ y and Σ y² over the first k points in x₁ order.
+  double* ps = sums.get();
+  std::fill(ps, ps + 2 * width, 0.0);
+  Scratch<double> centre(width);
+  if (!centre.ok()) {
+    status_ = Status::OutOfMemory;
+    return;
+  }
+  for (int64_t col = 0; col < width; ++col) {
+    double total = 0;
+    for (int64_t i = 0; i < n; ++i) total += double(p.values.row(i)[col]);
+    centre.get()[col] = total / double(n);
+  }
+  for (int64_t k = 0; k < n; ++k)
+    for (int64_t col = 0; col < width; ++col) {
+      const double v = double(p.values.row(o[k])[col]) - centre.get()[col];
+      const int64_t at = ((k + 1) * width + col) * 2, was = (k * width + col) * 2;
+      ps[at] = ps[was] + v;
+      ps[at + 1] = ps[was + 1] + v * v;
+    }
+  const double r = c.exclude, scale1 = 1 / start[0];
+  Scratch<double> nearest_sum(width);
+  if (!nearest_sum.ok()) {
+    status_ = Status::OutOfMemory;
+    return;
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t i = o[k];
+    const float* xi = p.keys.row(i);
+    double d1 = inf, d2 = inf;
+    int64_t m = 0;
+    const auto visit = [&](int64_t j) {
+      double dd = 0;
+      for (int64_t d = 0; d < dims; ++d) {
+        const double u = (double(p.keys.row(j)[d]) - double(xi[d])) / start[d];
+        dd += u * u;
+      }
+      if (dd < d1) {
+        d2 = d1;
+        d1 = dd;
+        m = 1;
+        for (int64_t col = 0; col < width; ++col) nearest_sum.get()[col] = double(p.values.row(j)[col]);
+      } else if (dd == d1) {
+        ++m;
+        for (int64_t col = 0; col < width; ++col) nearest_sum.get()[col] += double(p.values.row(j)[col]);
+      } else if (dd < d2) {
+        d2 = dd;
+      }
+    };
+    for (const int64_t dir : {int64_t(-1), int64_t(1)}) {
+      for (int64_t at = k + dir; at >= 0 && at < n; at += dir) {
+        const double along = (x1.get()[at] - x1.get()[k]) * scale1;
+        if (along * along > d2) break;
+        if (r > 0 && std::fabs(x1.get()[at] - x1.get()[k]) <= r) continue;  // blocked CV's band
+        visit(o[at]);
+      }
+    }
+    if (m == 0) return;  // a held-out point without admissible points: CV is +inf everywhere, no bound
+    // |A_i|: every point but i and, with a band, those within r of it along x₁.
+    int64_t admissible = n - 1, band_lo = k, band_hi = k + 1;  // band: sorted positions [band_lo, band_hi)
+    if (r > 0) {
+      band_lo = std::lower_bound(x1.get(), x1.get() + n, x1.get()[k] - r) - x1.get();
+      band_hi = std::upper_bound(x1.get(), x1.get() + n, x1.get()[k] + r) - x1.get();
+      admissible = n - (band_hi - band_lo);
+    }
+    // The far bound's ingredients: Dmax_i over the bounding box, and ȳ_i, sd_i over A_i by the prefix sums.
+    double reach = 0;
+    for (int64_t d = 0; d < dims; ++d) {
+      const double u = std::max(double(xi[d]) - lows.get()[d], highs.get()[d] - double(xi[d])) / start[d];
+      reach += u * u;
+    }
+    far_.get()[i] = reach;
+    for (int64_t col = 0; col < width; ++col) {
+      const auto total = [&](int64_t a, int64_t b, int which) {
+        return ps[(b * width + col) * 2 + which] - ps[(a * width + col) * 2 + which];
+      };
+      const double sum = total(0, n, 0) - total(band_lo, band_hi, 0);
+      const double sq = total(0, n, 1) - total(band_lo, band_hi, 1);
+      const double mean = sum / double(admissible);
+      // Sums of y centred on its global mean; the sd raised by 1e-6 of the range against their rounding.
+      const double variance = std::max(0.0, sq / double(admissible) - mean * mean);
+      sd_.get()[i * width + col] = std::sqrt(variance) + 1e-6 * range_.get()[col];
+      mean_residual_.get()[i * width + col] = std::fabs(double(p.values.row(i)[col]) - centre.get()[col] - mean);
+    }
+    gap_.get()[i] = d2 - d1;  // +inf when every admissible point is at D1: the fit is their mean at every s
+    // Twice the bound's ratio: the engine's float32 bandwidth and sums may weigh the far points a little more.
+    ratio_.get()[i] = 2 * double(admissible - m) / double(m);
+    for (int64_t col = 0; col < width; ++col)
+      residual_.get()[i * width + col] = std::fabs(double(p.values.row(i)[col]) - nearest_sum.get()[col] / double(m));
+  }
+  active_ = true;
+}
+
+double NearestBound::lower_bound(double s) const {
+  if (!active_ || !(s > 0)) return 0;
+  double sum = 0;
+  for (int64_t i = 0; i < n_; ++i) {
+    const double rho = std::exp(-gap_.get()[i] / (2 * s * s));
+    const double share = std::min(1.0, ratio_.get()[i] * rho);
+    for (int64_t col = 0; col < width_; ++col) {
+      const double e = residual_.get()[i * width_ + col] - range_.get()[col] * share;
+      if (e > 0) sum += e * e;
+    }
+  }
+  return sum / double(n_);
+}
+
+}  // namespace ka
+
+namespace ka {
+
+double NearestBound::lower_bound_far(double s) const {
+  if (!active_ || !(s > 0)) return 0;
+  double sum = 0;
+  for (int64_t i = 0; i < n_; ++i) {
+    const double a = std::exp(-far_.get()[i] / (2 * s * s));
+    // Twice the bound's spread, as in lower_bound; a == 0 (every weight may vanish) gives no bound.
+    const double spread = a > 0 ? (1 - a) / a : std::numeric_limits<double>::infinity();
+    for (int64_t col = 0; col < width_; ++col) {
+      const double e = mean_residual_.get()[i * width_ + col] -
+                       std::min(range_.get()[col], spread * sd_.get()[i * width_ + col]);
+      if (e > 0) sum += e * e;
+    }
+  }
+  return sum / double(n_);
+}
+
+}  // namespace ka

@@ -1,0 +1,45 @@
+// A lower bound on Nadaraya–Watson leave-one-out CV at small bandwidths, where each held-out fit approaches the mean of
+// its nearest admissible point(s): the scan of select_cv skips the bandwidths that provably cannot be its minimum.
+#pragma once
+#include <cstdint>
+
+#include "base/scratch.h"
+#include "stats/bandwidth.h"
+
+namespace ka {
+
+// For the Gaussian kernel at h = s · start (dims values), held-out point i (no observation weights) has weights
+// exp(−D_ij² / 2s²), D_ij² = Σ_d ((x_id − x_jd) / start_d)², over its admissible points A_i (j ≠ i, and beyond
+// Criterion::exclude along x₁). Let D1_i be the smallest distance, N_i the m_i points at it, ȳ_i their mean, and D2_i
+// the next distance. Every other weight is at most ρ_i(s) = exp(−(D2_i² − D1_i²) / 2s²) times theirs, so
+//   |f₋ᵢ(x_i) − ȳ_i| <= δ_i(s) = range(y) · min(1, (|A_i| − m_i) · ρ_i(s) / m_i)
+// and CV(s) >= LB(s) = Σ_i Σ_c max(0, |y_ic − ȳ_ic| − δ_ic(s))² / n, which rises as s falls. A scan point with
+// LB(s) above the best score found is not the scan's minimum, and need not be evaluated: below the spacing of a
+// multi-dimensional sample those evaluations are the costly ones (the engine redoes rows whose weights underflow
+// float32 in double, key by key).
+// At large s every weight lies in [a_i, 1], a_i(s) = exp(−Dmax_i² / 2s²), Dmax_i an upper bound of the distances
+// from x_i. With ȳ_i and sd_i the mean and standard deviation of y over A_i, Σ_j w_j (y_j − ȳ_i) =
+// Σ_j (w_j − (1 + a_i)/2)(y_j − ȳ_i) and Σ_j w_j >= |A_i| a_i give
+//   |f₋ᵢ(x_i) − ȳ_i| <= ε_i(s) = min(range(y), (1 − a_i) / (2 a_i) · sd_i)
+// and CV(s) >= UB(s) = Σ_i Σ_c max(0, |y_ic − ȳ_ic| − ε_ic(s))² / n, which rises with s: the scan's top points,
+// which reach every key (O(n²) each), are skipped where it exceeds the best score.
+class NearestBound {
+ public:
+  // active() is false (and both bounds 0) unless: at least 2 dimensions (a 1-D scan is cheap and left as it is),
+  // Gaussian, Nadaraya–Watson, leave-one-out, no observation weights, no other mask, every x and y finite, every
+  // held-out point with an admissible point.
+  NearestBound(const Problem& p, const Criterion& c, const double* start);
+  Status status() const { return status_; }
+  bool active() const { return active_; }
+  double lower_bound(double s) const;            // LB(s): the bound near the nearest-neighbour fit
+  double lower_bound_far(double s) const;        // UB(s): the bound near the mean
+
+ private:
+  Status status_ = Status::Ok;
+  bool active_ = false;
+  int64_t n_, width_;
+  Scratch<double> gap_, ratio_, residual_, range_;  // per point: D2² − D1², (|A| − m)/m; n × width; width
+  Scratch<double> far_, mean_residual_, sd_;        // per point: Dmax²; n × width: |y − ȳ|, sd over A_i
+};
+
+}  // namespace ka

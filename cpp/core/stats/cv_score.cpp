@@ -1,0 +1,190 @@
+// Leave-one-out cross-validation and AICc of one bandwidth (Härdle 1990 §5.1).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "methods/plan.h"
+#include "engine/local_solve.h"
+#include "stats/regression.h"
+#include "base/scratch.h"
+#include "stats/bandwidth_detail.h"
+
+namespace ka {
+namespace {
+
+using bandwidth_detail::kInf;
+
+// The sample in the order of its first coordinate: key tiles are then compact in space, so local_fit skips the
+// tiles far from each query. The scores are sums over points: the order changes only their rounding. With
+// `sort` false, the sample as it is (the grid needs no order).
+struct SortedSample {
+  Scratch<int64_t> order;
+  Scratch<float> x, y, weights;
+  Problem problem;
+  Criterion criterion;
+
+  SortedSample(const Problem& p, const Criterion& c, bool sort)
+      : order(sort ? p.keys.rows : 0),
+        x(sort ? p.keys.rows * p.keys.cols : 0),
+        y(sort ? p.values.rows * p.values.cols : 0),
+        weights(sort && c.observation_weights ? p.keys.rows : 0),
+        problem(p),
+        criterion(c) {
+    if (!sort || !ok()) return;
+    const int64_t n = p.keys.rows, dims = p.keys.cols, width = p.values.cols;
+    int64_t* idx = order.get();
+    for (int64_t i = 0; i < n; ++i) idx[i] = i;
+    std::stable_sort(idx, idx + n, [&](int64_t a, int64_t b) { return p.keys.row(a)[0] < p.keys.row(b)[0]; });
+    for (int64_t i = 0; i < n; ++i) {
+      std::copy(p.keys.row(idx[i]), p.keys.row(idx[i]) + dims, x.get() + i * dims);
+      std::copy(p.values.row(idx[i]), p.values.row(idx[i]) + width, y.get() + i * width);
+      if (c.observation_weights) weights.get()[i] = c.observation_weights[idx[i]];
+    }
+    problem.queries = problem.keys = {x.get(), n, dims, dims};
+    problem.values = {y.get(), n, width, width};
+    if (c.observation_weights) criterion.observation_weights = weights.get();
+  }
+  bool ok() const { return order.ok() && x.ok() && y.ok() && weights.ok(); }
+};
+
+// Blocked CV's band (bandwidth.h, Criterion::exclude) on a sample sorted by its first coordinate: for held-out
+// point i, the keys j with |x_j1 − x_i1| <= r are the contiguous index range [first_i, last_i] (i among them).
+struct ExcludedBand {
+  Scratch<double> column;
+  Scratch<int64_t> first, last;
+  ExcludedBand(ConstMatrix x, double r)
+      : column(r > 0 ? x.rows : 0), first(r > 0 ? x.rows : 0), last(r > 0 ? x.rows : 0) {
+    if (!(r > 0) || !ok()) return;
+    const int64_t n = x.rows;
+    double* c = column.get();
+    for (int64_t i = 0; i < n; ++i) c[i] = double(x.row(i)[0]);
+    for (int64_t i = 0; i < n; ++i) {
+      if (std::isnan(c[i])) {  // no order to search: the point alone (its NaN reaches the score anyway)
+        first.get()[i] = last.get()[i] = i;
+        continue;
+      }
+      first.get()[i] = std::lower_bound(c, c + n, c[i] - r) - c;
+      last.get()[i] = std::upper_bound(c, c + n, c[i] + r) - c - 1;
+    }
+  }
+  bool ok() const { return column.ok() && first.ok() && last.ok(); }
+};
+
+}  // namespace
+
+namespace bandwidth_detail {
+
+bool float_bandwidth(double h, float* hf) {
+  if (!(h > 0) || !(h <= double(std::numeric_limits<float>::max())) || !(float(h) > 0)) return false;
+  *hf = float(h);
+  return true;
+}
+
+GridCv search_grid(const Problem& p, const Criterion& criterion) {
+  const bool grid = criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.exclude > 0);
+  return GridCv(Fit{p, criterion.estimator, criterion.observation_weights}, grid ? criterion.grid_tolerance : 0.0);
+}
+
+}  // namespace bandwidth_detail
+
+namespace {
+
+using bandwidth_detail::float_bandwidth;
+
+// cv_score without GridCv: exactly, or (2-D, or a sample GridCv declines) by grid_local_fit per evaluation.
+Result cv_score_direct(const Problem& p, const double* h, double* score, const Criterion& criterion) {
+  const int64_t n = p.queries.rows, dims = p.queries.cols, width = p.values.cols;
+  if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims) return {Status::BadShape};
+  Scratch<float> hf(dims), fit(n * width);
+  if (!hf.ok() || !fit.ok()) return {Status::OutOfMemory};
+  for (int64_t d = 0; d < dims; ++d)
+    if (!float_bandwidth(h[d], hf.get() + d)) {
+      *score = kInf;
+      return {};
+    }
+  // Leave-one-out CV in 1-D or 2-D may run on a grid, which needs no sorting and takes no mask but its own
+  // leave-one-out; everything else (blocked CV too) runs exactly, on the sample sorted by its first coordinate.
+  const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any() && !(criterion.exclude > 0)
+                            ? plan_grid_nodes(p.keys, p.kernel.kind, hf.get(), criterion.grid_tolerance)
+                            : 0;
+  const SortedSample sorted(p, criterion, nodes == 0);
+  if (!sorted.ok()) return {Status::OutOfMemory};
+  Problem q = sorted.problem;
+  q.kernel.bandwidth = hf.get();
+  q.empty = EmptyPolicy::NaN;
+  const Fit f{q, criterion.estimator, sorted.criterion.observation_weights};
+  if (criterion.score == Score::AICc) {
+    FitSummary s;
+    const Result r = summarize_fit(f, &s);
+    if (r.status != Status::Ok) return r;
+    *score = s.empty_rows ? kInf : aicc(s, width);
+    return {};
+  }
+  q.masks.leave_one_out = true;
+  const ExcludedBand band(q.keys, criterion.exclude);
+  if (!band.ok()) return {Status::OutOfMemory};
+  if (criterion.exclude > 0) {
+    q.masks.band_first = band.first.get();
+    q.masks.band_last = band.last.get();
+  }
+  const Fit loo{q, f.estimator, f.observation_weights};
+  const bool linear = f.estimator == Estimator::LocalLinear;
+  Scratch<uint8_t> guarded(linear ? n : 0);
+  if (!guarded.ok()) return {Status::OutOfMemory};
+  std::fill(guarded.get(), guarded.get() + (linear ? n : 0), uint8_t(0));
+  FitOut into{Matrix{fit.get(), n, width, width}};
+  into.guarded = linear ? guarded.get() : nullptr;
+  const Result r = nodes > 0 ? grid_local_fit(loo, nodes, into) : local_fit(loo, into);
+  if (r.status != Status::Ok) return r;
+  // The textbook criterion: where the guard changed a held-out point's solve, its fit comes from the float64
+  // solve without the guard, and a design singular even there scores +inf, as a point with no neighbour does
+  // (bandwidth.h).
+  const int64_t np = linear ? dims + 1 : 1;
+  Scratch<double> solve(np * np + np * width + np + width);
+  if (!solve.ok()) return {Status::OutOfMemory};
+  const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
+  double* exact = solve.get() + np * np + np * width + np;
+  double sum = 0, total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
+    total += omega;
+    const bool textbook = into.guarded && guarded.get()[i] && omega > 0;
+    if (textbook && !exact_local_row(q, 1, f.observation_weights, i, rows, exact)) {
+      *score = kInf;
+      return {};
+    }
+    for (int64_t c = 0; c < width; ++c) {
+      const double e = double(q.values.row(i)[c]) - (textbook ? exact[c] : double(fit.get()[i * width + c]));
+      if (omega > 0) sum += omega * e * e;  // a zero-weight point does not count, even when its fit is empty
+    }
+  }
+  *score = std::isnan(sum) || !(total > 0) ? kInf : sum / total;
+  return {};
+}
+
+}  // namespace
+
+namespace bandwidth_detail {
+
+Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score, const Criterion& criterion) {
+  float hf;
+  if (grid.suits() && float_bandwidth(h[0], &hf)) {
+    bool served = false;
+    const Result r = grid.score(hf, score, &served);
+    if (served || r.status != Status::Ok) return r;
+  }
+  return cv_score_direct(p, h, score, criterion);
+}
+
+}  // namespace bandwidth_detail
+
+using bandwidth_detail::cv_score_with;
+using bandwidth_detail::search_grid;
+
+Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion) {
+  if (!bandwidth_detail::exclude_ok(criterion)) return {Status::BadArgument};
+  GridCv grid = search_grid(p, criterion);
+  return cv_score_with(grid, p, h, score, criterion);
+}
+
+}  // namespace ka
