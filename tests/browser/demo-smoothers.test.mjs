@@ -102,3 +102,58 @@ test('demo: "band σ: local σ(x)" widens the band where the heteroscedastic exa
     await page.close();
   }
 });
+
+/** Blocked CV's score at h (Gaussian Nadaraya–Watson, float64): each x_i fitted from the points with |x_j − x_i| > r. */
+function blockedCv(x, y, h, r) {
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) {
+    let sw = 0;
+    let swy = 0;
+    for (let j = 0; j < x.length; j++) {
+      if (!(Math.abs(x[j] - x[i]) > r)) continue;
+      const w = Math.exp(-0.5 * ((x[j] - x[i]) / h) ** 2);
+      sw += w;
+      swy += w * y[j];
+    }
+    sum += (y[i] - swy / sw) ** 2;
+  }
+  return sum / x.length;
+}
+
+test('demo: "leave out ±" runs blocked CV: its scores and chosen h are those of a float64 blocked-CV loop', { timeout: 3 * TIMEOUT_MS }, async () => {
+  const { page, problems } = await openDemo(session);
+  try {
+    await page.selectOption('#estimator', 'nadaraya-watson');
+    await waitForFit(page, problems, 's.fit.estimator === "nadaraya-watson"');
+    // A slow curve plus AR(1) noise (φ = 0.8) from a fixed LCG: serial data, on which leave-one-out CV follows the noise.
+    let s = 12345;
+    const uniform = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32 - 0.5; };
+    let e = 0;
+    const xs = Array.from({ length: 150 }, (_, i) => i);
+    const ys = xs.map((x) => { e = 0.8 * e + 0.6 * uniform(); return Number((Math.sin(x / 15) + e).toFixed(4)); });
+    if (!(await page.locator('#paste-box').evaluate((d) => d.open))) await page.click('#paste-box summary');
+    await page.locator('#paste').evaluate((area, value) => { area.value = value; }, ['t,y', ...xs.map((x, i) => `${x},${ys[i]}`)].join('\n'));
+    await page.click('#use-paste');
+    await waitForFit(page, problems, 's.n === 150');
+    await page.fill('#exclude', '5');
+    await page.locator('#exclude').dispatchEvent('change');
+    await waitForFit(page, problems, 's.selection && s.selection.exclude === 5 && s.fit.h[0] === s.selection.bandwidth[0]');
+    const chosen = await page.evaluate(() => {
+      const { selection } = window.demoState;
+      return { h: selection.bandwidth[0], hs: Array.from(selection.curve.bandwidths), scores: Array.from(selection.curve.scores),
+        caption: document.getElementById('selection-caption').textContent };
+    });
+    assert.ok(chosen.scores.length >= 5, `${chosen.scores.length} evaluations`);
+    chosen.hs.forEach((h, k) => {
+      const want = blockedCv(xs, ys, h, 5);
+      assert.ok(Math.abs(chosen.scores[k] - want) <= 1e-3 * want, `h = ${h}: ${chosen.scores[k]} vs ${want}`);
+    });
+    const best = Math.min(...chosen.hs.map((h) => blockedCv(xs, ys, h, 5)));
+    assert.ok(blockedCv(xs, ys, chosen.h, 5) <= best * (1 + 1e-3), `h = ${chosen.h} is not the curve's minimum`);
+    assert.match(chosen.caption, /^blocked cross-validation \(each point's neighbours within ±5(\.0+)? left out\)/);
+    assert.match(new URL(page.url()).hash, /exclude=5/);
+    await assertClean(page, problems);
+  } finally {
+    await page.close();
+  }
+});

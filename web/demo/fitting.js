@@ -98,6 +98,20 @@ export const kernelName = (kernel) => [...ui.kernel.options].find((o) => o.value
 export const estimatorName = (estimator) => (estimator === 'local-linear' ? 'local-linear' : 'Nadaraya–Watson');
 let chooseSeq = 0;
 
+/**
+ * Blocked CV's radius r (the "leave out ±" field; the library's `exclude`) when the rule is CV, else 0; the field is
+ * offered with CV only. An entry that is not a number ≥ 0 counts as 0 (leave-one-out).
+ */
+export function blockRadius() {
+  ui.exclude.disabled = ui.method.value !== 'cv';
+  const r = Number(ui.exclude.value);
+  return ui.method.value === 'cv' && Number.isFinite(r) && r > 0 ? r : 0;
+}
+
+/** A rule's name in captions; CV with a radius r is blocked CV, r in x's terms (a duration on a date axis). */
+const ruleName = ({ method, exclude = 0 }) => (method === 'cv' && exclude > 0
+  ? `blocked cross-validation (each point's neighbours within ±${hText([exclude], state.data?.axes)} left out)` : RULES[method]);
+
 export async function chooseBandwidth() {
   if (!state.data) return;
   // LOWESS sets each point's bandwidth from the span: there is no h to choose, only the fit to redo.
@@ -109,9 +123,10 @@ export async function chooseBandwidth() {
   state.learning = null;
   const version = state.version;
   const seq = ++chooseSeq;
-  const settings = { method: ui.method.value, kernel: ui.kernel.value, estimator: ui.estimator.value, approximation: ui.fitMethod.value };
+  const settings = { method: ui.method.value, kernel: ui.kernel.value, estimator: ui.estimator.value, approximation: ui.fitMethod.value,
+    exclude: blockRadius() };
   ui.selectionCaption.textContent = `Choosing h for the ${kernelName(settings.kernel)} kernel (${estimatorName(settings.estimator)}) ` +
-    `by ${RULES[settings.method]}…`;
+    `by ${ruleName(settings)}…`;
   state.choosing = true;
   publish();
   try {
@@ -142,7 +157,7 @@ export function describeSelection() {
   const axes = state.data?.axes;
   const hs = hText(chosen.bandwidth, axes);
   const moved = Math.abs(Math.log(h1() / chosen.bandwidth[0])) > 1e-6;
-  ui.selectionCaption.textContent = `${RULES[chosen.method]} for the ${kernelName(chosen.kernel)} kernel ` +
+  ui.selectionCaption.textContent = `${ruleName(chosen)} for the ${kernelName(chosen.kernel)} kernel ` +
     `(${estimatorName(chosen.estimator)}) on ${chosen.n.toLocaleString('en')} points chose h = ${hs}` +
     (chosen.curve.scores.length ? ` after ${chosen.curve.scores.length} evaluations (solid line; dashed: the slider).`
       : ': a formula of the data’s spread, with no search to plot.') +

@@ -228,10 +228,11 @@ const handlers = {
     return { n: all.n, fitN: full.n, draftN: sample.draft.n, selectN: sample.select.n };
   },
 
-  select(ka, { method, kernel, estimator, approximation }) {
+  select(ka, { method, kernel, estimator, approximation, exclude = 0 }) {
     const s = sample.select;
+    // Blocked CV (exclude: r > 0) applies to the CV criterion only, and always runs exactly.
     const select = (rule) => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, method: rule,
-      ...(rule === 'cv' || rule === 'aicc' ? { approximation } : {}) });
+      ...(rule === 'cv' || rule === 'aicc' ? { approximation } : {}), ...(rule === 'cv' && exclude > 0 ? { exclude } : {}) });
     // CV and AICc are undefined where every held-out local fit is singular (two points under local-linear, say):
     // the library refuses, and the page says so and takes Scott's rule rather than showing no fit.
     let undefinedCriterion = null;
@@ -247,7 +248,8 @@ const handlers = {
     const warnings = warningsOf(chosen) ?? [];
     if (undefinedCriterion) warnings.push({ code: 'undefined-criterion', message: `${undefinedCriterion}; h is Scott's rule instead` });
     return {
-      method: undefinedCriterion ? 'scott' : method, kernel, estimator, bandwidth: Array.from(chosen.bandwidth),
+      method: undefinedCriterion ? 'scott' : method, exclude: undefinedCriterion || method !== 'cv' ? 0 : exclude, kernel, estimator,
+      bandwidth: Array.from(chosen.bandwidth),
       score: chosen.score, curve: chosen.curve, n: s.n, ms, warnings,
     };
   },
