@@ -3,7 +3,7 @@
 // heteroscedastic example, whose noise sd is known (0.05 + 0.06·x).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClean, launch, openDemo, TIMEOUT_MS, waitForFit } from './demo-page.mjs';
+import { assertClean, downloadText, launch, openDemo, TIMEOUT_MS, waitForFit } from './demo-page.mjs';
 
 let session;
 before(async () => { session = await launch(); });
@@ -152,6 +152,7 @@ test('demo: "leave out ±" runs blocked CV: its scores and chosen h are those of
     assert.ok(blockedCv(xs, ys, chosen.h, 5) <= best * (1 + 1e-3), `h = ${chosen.h} is not the curve's minimum`);
     assert.match(chosen.caption, /^blocked cross-validation \(each point's neighbours within ±5(\.0+)? left out\)/);
     assert.match(new URL(page.url()).hash, /exclude=5/);
+    assert.match((await downloadText(page, '#save-plot-svg')).text, /chosen by blocked CV \(±5(\.0+)? left out\)/);
     await assertClean(page, problems);
   } finally {
     await page.close();

@@ -136,7 +136,7 @@ export async function chooseBandwidth() {
     state.selection = chosen;
     state.timings.select = chosen.ms;
     state.ratios = chosen.bandwidth.map((h) => h / chosen.bandwidth[0]);
-    state.hSource = { by: chosen.method, kernel: chosen.kernel, estimator: chosen.estimator };
+    state.hSource = { by: chosen.method, kernel: chosen.kernel, estimator: chosen.estimator, exclude: chosen.exclude };
     setSlider(chosen.bandwidth[0]);
     describeSelection();
     requestFit(false);

@@ -43,7 +43,9 @@ function figureParams() {
     return `LOWESS (as R's lowess()), span f = ${fit.frac.toFixed(2)}, ${fit.iterations} robustness iteration${fit.iterations === 1 ? '' : 's'}, ` +
       `${fit.n.toLocaleString('en')} points, no band`;
   }
-  const how = { cv: 'chosen by leave-one-out CV', aicc: 'chosen by AICc', scott: "Scott's rule", silverman: "Silverman's rule",
+  const blocked = state.hSource?.by === 'cv' && state.hSource.exclude > 0;
+  const cv = blocked ? `chosen by blocked CV (±${hText([state.hSource.exclude], state.data.axes)} left out)` : 'chosen by leave-one-out CV';
+  const how = { cv, aicc: 'chosen by AICc', scott: "Scott's rule", silverman: "Silverman's rule",
     learn: 'learnt by gradient descent', hand: 'set by hand', link: 'from a link' }[state.hSource?.by] ?? '';
   return `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, h = ${hText(fit.h, state.data.axes)}` +
     `${how ? ` (${how})` : ''}, method ${fit.method}, ${fit.n.toLocaleString('en')} points` +
