@@ -85,7 +85,7 @@ function warmUp(ka) {
     ka.attention(x2, x2, y, { dim: 2, kernel: 'gaussian', bandwidth: 0.01, method: 'sparse' });
     ka.attention(x2, x2, y, { dim: 2, kernel: 'gaussian', bandwidth: 0.01, method: 'exact' });
     ka.kernelRegression(x, y, { dim: 1, estimator: 'nadaraya-watson', bandwidth: 0.01, method: 'grid' }).predict(q);
-    ka.selectBandwidth(x, y, { dim: 1, approximation: 'grid' });
+    ka.selectBandwidth(x, y, { dim: 1, estimator: 'nadaraya-watson', method: 'grid' });
     for (const method of ['exact', 'random-features', 'nystrom']) ka.attention(a.q, a.k, a.v, { dim: a.M, method, seed: 1 });
   }
 }
@@ -167,12 +167,12 @@ async function gridAgainstFastKde(ka, log) {
 async function gridSelection(ka, log) {
   const n = 1e7;
   const { x, y } = sample1d(n, { seed: 72, noise: 0.3, queries: 0 });
-  const big = await measure(() => ka.selectBandwidth(x, y, { dim: 1, approximation: 'grid' }), { budget: 3, maxRuns: 3 });
+  const big = await measure(() => ka.selectBandwidth(x, y, { dim: 1, estimator: 'nadaraya-watson', method: 'grid' }), { budget: 3, maxRuns: 3 });
   log(`approx (b): grid CV at 1e7 ${time(big.seconds)} × ${big.runs}, h = ${big.result.bandwidth[0]}`);
   const m = 1e4;
   const [xs, ys] = [x.subarray(0, m), y.subarray(0, m)];  // x is in random order: a uniform subsample
-  const grid = await measure(() => ka.selectBandwidth(xs, ys, { dim: 1, approximation: 'grid' }), { budget: 3, maxRuns: 3 });
-  const exact = await measure(() => ka.selectBandwidth(xs, ys, { dim: 1, approximation: 'exact' }), { budget: 3, maxRuns: 3 });
+  const grid = await measure(() => ka.selectBandwidth(xs, ys, { dim: 1, estimator: 'nadaraya-watson', method: 'grid' }), { budget: 3, maxRuns: 3 });
+  const exact = await measure(() => ka.selectBandwidth(xs, ys, { dim: 1, estimator: 'nadaraya-watson', method: 'exact' }), { budget: 3, maxRuns: 3 });
   const hGrid = grid.result.bandwidth[0];
   const hExact = exact.result.bandwidth[0];
   log(`approx (b): 1e4 subsample: grid h ${hGrid} (${time(grid.seconds)}), exact h ${hExact} (${time(exact.seconds)})`);
@@ -482,7 +482,7 @@ function render(a, b, c, d, vsN, vsError) {
 
   parts.push('', '### (b) Grid leave-one-out CV bandwidth selection, 1-D', '',
     `x uniform on [0, 1], y = sin(2πx) + 0.3·N(0, 1) (the sample of the bandwidth-selection table in docs/benchmarks.md), ` +
-    '`selectBandwidth(x, y, { dim: 1, approximation })` (Nadaraya–Watson, Gaussian, tolerance 1e-3), one thread; median ' +
+    '`selectBandwidth(x, y, { dim: 1, estimator: \'nadaraya-watson\', method })` (Gaussian, tolerance 1e-3), one thread; median ' +
     `of up to 3 runs after a warm-up. The 10⁴ subsample is the first 10⁴ points of the 10⁷ (x is in random order).`, '',
   table(['n', 'approximation', 'time (median)', 'runs', 'evaluations', 'h chosen', 'CV score'], [
     [b.n.toLocaleString('en'), 'grid', time(b.big.seconds), b.big.runs, b.big.result.curve.scores.length, sig(b.big.result.bandwidth[0], 5), sig(b.big.result.score, 6)],

@@ -51,14 +51,14 @@ export function benchGradient(ka, log) {
   const { x, y } = sample3(GRADIENT_N);
   const rows = [];
   for (const [label, options] of [
-    ["'cv' (common scale: scan + Brent)", { method: 'cv' }],
-    ["'cv', perDimension (coordinate descent, Brent per axis)", { method: 'cv', perDimension: true }],
-    ["'cv-gradient' (L-BFGS, exact gradient)", { method: 'cv-gradient' }],
+    ["'cv' (common scale: scan + Brent)", { rule: 'cv' }],
+    ["'cv', perDimension (coordinate descent, Brent per axis)", { rule: 'cv', perDimension: true }],
+    ["'cv-gradient' (L-BFGS, exact gradient)", { rule: 'cv-gradient' }],
   ]) {
     const start = performance.now();
-    const chosen = ka.selectBandwidth(x, y, { dim: 3, approximation: 'exact', ...options });
+    const chosen = ka.selectBandwidth(x, y, { dim: 3, estimator: 'nadaraya-watson', method: 'exact', ...options });
     const seconds = (performance.now() - start) / 1e3;
-    const cv = ka.cvScore(x, y, { dim: 3, bandwidth: Array.from(chosen.bandwidth), approximation: 'exact' });
+    const cv = ka.cvScore(x, y, { dim: 3, estimator: 'nadaraya-watson', bandwidth: Array.from(chosen.bandwidth), method: 'exact' });
     log(`select ${label} n=${GRADIENT_N} 3-D: ${seconds.toFixed(2)} s, CV ${cv}`);
     rows.push({ label, seconds, chosen, cv });
   }

@@ -204,8 +204,8 @@ function printWarnings(result) {
 
 const fitHelp = `Usage: kernel-attention fit FILE --x COLS --y COLS [options]
 
-Fits a kernel regression to the columns of a CSV or TSV file and prints the model: the bandwidth (and how it was
-chosen), its CV score, the effective degrees of freedom and the residual variance of each y column; with --robust,
+Fits a kernel regression to the columns of a CSV or TSV file and prints the model: the bandwidth and its rule (how it
+was chosen: cv, aicc, scott, silverman, or fixed), the method the fit runs on (exact or grid), its CV score, the effective degrees of freedom and the residual variance of each y column; with --robust,
 also the data rows the robust fit rejects (robustness weight 0; 1-based, in the order read).
 ${SAMPLE_HELP}
 ${ROBUST_HELP}
@@ -226,7 +226,7 @@ async function fit(argv, api) {
     (onProgress) => apiCall(() => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }), s));
   const summary = {
     file, n: s.n, x: s.xNames, y: s.yNames, kernel: model.kernel, estimator: model.estimator,
-    bandwidth: Array.from(model.bandwidth, round), method: model.selection.method,
+    bandwidth: Array.from(model.bandwidth, round), rule: model.selection.rule, method: model.method,
     score: model.selection.score === null ? null : round(model.selection.score),
     effectiveDegreesOfFreedom: round(model.effectiveDegreesOfFreedom), residualVariance: Array.from(model.residualVariance, round),
     // With --robust: the points the final fit leaves out (robustness weight 0), 1-based data rows.
@@ -235,7 +235,8 @@ async function fit(argv, api) {
   printWarnings(model);
   model.dispose();
   if (format === 'json') return emit(values, JSON.stringify(summary, null, 2) + '\n');
-  const rows = [['n', s.n], ['kernel', summary.kernel], ['estimator', summary.estimator], ['method', summary.method],
+  const rows = [['n', s.n], ['kernel', summary.kernel], ['estimator', summary.estimator], ['rule', summary.rule],
+    ['method', summary.method],
     ...s.xNames.map((name, d) => [`bandwidth.${name}`, summary.bandwidth[d]]), ['score', summary.score ?? ''],
     ['effectiveDegreesOfFreedom', summary.effectiveDegreesOfFreedom],
     ...s.yNames.map((name, c) => [`residualVariance.${name}`, summary.residualVariance[c]]),
@@ -336,30 +337,36 @@ async function predict(argv, api) {
 const selectHelp = `Usage: kernel-attention select-bandwidth FILE --x COLS --y COLS [options]
 
 Chooses the bandwidth for FILE's columns and prints it with the search's curve: every bandwidth tried and its score
-(CSV: one row per evaluation, the chosen one marked; JSON: { bandwidth, score, curve }).
+(CSV: one row per evaluation, the chosen one marked; JSON: { rule, method, bandwidth, score, curve }, method being how
+the scores were computed: exact or grid).
 ${SAMPLE_HELP.replace(/\n  --bandwidth.*/, '')}
-  --method M          ${RULES.join(', ')} (default cv)
+  --rule R            ${RULES.join(', ')} (default cv); --method R is its deprecated spelling (before 0.2.0)
   --per-dimension     search one bandwidth per x column (default: one shared bandwidth, scaled per column)
 ${OUTPUT_HELP}
 
 ${READING_NOTE}
 
-Example: kernel-attention select-bandwidth data.csv --x time --y level --method aicc`;
+Example: kernel-attention select-bandwidth data.csv --x time --y level --rule aicc`;
 
 async function selectBandwidth(argv, api) {
   const { values, positionals } = parseCommand(argv, {
-    ...SAMPLE_OPTIONS, method: { type: 'string' }, 'per-dimension': { type: 'boolean' },
+    ...SAMPLE_OPTIONS, rule: { type: 'string' }, method: { type: 'string' }, 'per-dimension': { type: 'boolean' },
   }, { positionals: 1 });
   if (values.help) return selectHelp;
   const file = dataFile(positionals);
-  if (values.bandwidth !== undefined) throw new UsageError('select-bandwidth takes --method, not --bandwidth');
+  if (values.bandwidth !== undefined) throw new UsageError('select-bandwidth takes --rule, not --bandwidth');
   const format = outputFormat(values);
-  const method = choice(values, 'method', RULES, 'cv');
+  // --method was the rule's flag before 0.2.0 (the API's `method` is now how the scores are computed): still read.
+  if (values.method !== undefined) {
+    if (values.rule !== undefined) throw new UsageError('--method is the deprecated spelling of --rule; pass only --rule');
+    process.stderr.write('deprecated: --method is now --rule (--method is removed in the next minor version)\n');
+  }
+  const rule = choice(values, values.method !== undefined ? 'method' : 'rule', RULES, 'cv');
   const s = await loadSample(file, values);
   const { kernel, estimator, exclude } = regressionOptions(values, s.dim);
   const ka = await api();
   const r = await withProgress('select-bandwidth', values, (onProgress) => apiCall(() => ka.selectBandwidthAsync(s.x, s.y, {
-    dim: s.dim, kernel, estimator, method, perDimension: Boolean(values['per-dimension']), onProgress,
+    dim: s.dim, kernel, estimator, rule, perDimension: Boolean(values['per-dimension']), onProgress,
     ...(exclude === undefined ? {} : { exclude }),
   }), s));
   printWarnings(r);
@@ -368,7 +375,7 @@ async function selectBandwidth(argv, api) {
     bandwidth: Array.from(r.curve.bandwidths.subarray(k * s.dim, (k + 1) * s.dim), round), score: round(score),
   }));
   if (format === 'json') {
-    return emit(values, JSON.stringify({ method, x: s.xNames, bandwidth, score: round(r.score), curve }, null, 2) + '\n');
+    return emit(values, JSON.stringify({ rule, method: r.method, x: s.xNames, bandwidth, score: round(r.score), curve }, null, 2) + '\n');
   }
   const same = (h) => h.every((v, d) => v === bandwidth[d]);
   const rows = curve.map((c) => [...c.bandwidth, c.score, same(c.bandwidth) ? 1 : 0]);

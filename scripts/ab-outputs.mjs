@@ -66,12 +66,12 @@ function cases() {
       });
     }
   }
-  add('selectBandwidth 2-D perDimension', (a) => a.selectBandwidth(x2, y2, { dim: 2, perDimension: true }));
-  add('selectBandwidth 2-D grid', (a) => a.selectBandwidth(x2, y2, { dim: 2, approximation: 'grid' }));
-  add('selectBandwidthAsync 2-D aicc', (a) => a.selectBandwidthAsync(x2, y2, { dim: 2, method: 'aicc', perDimension: true }));
+  add('selectBandwidth 2-D perDimension', (a) => a.selectBandwidth(x2, y2, { dim: 2, estimator: 'nadaraya-watson', perDimension: true }));
+  add('selectBandwidth 2-D grid', (a) => a.selectBandwidth(x2, y2, { dim: 2, estimator: 'nadaraya-watson', approximation: 'grid' }));
+  add('selectBandwidthAsync 2-D aicc', (a) => a.selectBandwidthAsync(x2, y2, { dim: 2, estimator: 'nadaraya-watson', method: 'aicc', perDimension: true }));
   add('selectBandwidth cv-gradient', (a) => a.selectBandwidth(x2, y2, { dim: 2, method: 'cv-gradient' }));
   add('selectBandwidth cv-gradient full', (a) => a.selectBandwidth(x2, y2, { dim: 2, method: 'cv-gradient', metric: 'full' }));
-  add('selectBandwidth weights', (a) => a.selectBandwidth(x, y, { dim: 1, weights: x.map((t) => 1 + t * t) }));
+  add('selectBandwidth weights', (a) => a.selectBandwidth(x, y, { dim: 1, estimator: 'nadaraya-watson', weights: x.map((t) => 1 + t * t) }));
   add('kernelRegression grid', (a) => {
     const m = a.kernelRegression(x, y, { dim: 1, method: 'grid', bandwidth: 0.3 });
     return { method: m.method, predict: m.predict(xq), interval: m.predictInterval(xq) };

@@ -60,11 +60,11 @@ function cases() {
             }
           });
         }
-        add(`cvScore n ${n} dim ${dim} ${kernel}`, (a) => a.cvScore(x, y, { dim, kernel, bandwidth: 0.3 }));
+        add(`cvScore n ${n} dim ${dim} ${kernel}`, (a) => a.cvScore(x, y, { dim, kernel, estimator: 'nadaraya-watson', bandwidth: 0.3 }));
       }
       if (dim === 1) {
-        add(`selectBandwidth scott n ${n}`, (a) => a.selectBandwidth(x, y, { dim, method: 'scott' }));
-        add(`selectBandwidth aicc-free rule silverman n ${n}`, (a) => a.selectBandwidth(x, y, { dim, method: 'silverman', kernel: 'epanechnikov' }));
+        add(`selectBandwidth scott n ${n}`, (a) => a.selectBandwidth(x, y, { dim, estimator: 'nadaraya-watson', method: 'scott' }));
+        add(`selectBandwidth aicc-free rule silverman n ${n}`, (a) => a.selectBandwidth(x, y, { dim, estimator: 'nadaraya-watson', method: 'silverman', kernel: 'epanechnikov' }));
       }
     }
   }

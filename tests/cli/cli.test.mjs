@@ -70,13 +70,15 @@ test('fit prints the model (JSON and CSV) and matches the API', async () => {
   const ka = await init({ threads: 1 });
   const model = ka.kernelRegression(X, Y, { dim: 1 });
   assert.equal(json.n, 30);
-  assert.equal(json.method, 'cv');
+  assert.equal(json.rule, 'cv');
+  assert.equal(json.method, model.method);
   assert.ok(Math.abs(json.bandwidth[0] - model.bandwidth[0]) <= 1e-6 * model.bandwidth[0], `${json.bandwidth} vs ${model.bandwidth}`);
   assert.ok(Math.abs(json.effectiveDegreesOfFreedom - model.effectiveDegreesOfFreedom) < 1e-6);
   const csv = parseCsv(ok('fit', 'sample.csv', '--x', '1', '--y', '3', '--bandwidth', '0.2'));
   assert.deepEqual(csv[0], ['name', 'value']);
   assert.ok(Math.abs(Number(csv.find((r) => r[0] === 'bandwidth.x')[1]) - 0.2) < 1e-7);
-  assert.deepEqual(csv.find((r) => r[0] === 'method'), ['method', 'fixed']);
+  assert.deepEqual(csv.find((r) => r[0] === 'rule'), ['rule', 'fixed']);
+  assert.deepEqual(csv.find((r) => r[0] === 'method'), ['method', 'exact']);
 });
 
 test('predict on a grid and at the rows of a TSV file follows a float64 loop', () => {
@@ -108,6 +110,7 @@ test('select-bandwidth prints the chosen bandwidth and the CV curve', async () =
   assert.ok(Math.abs(json.bandwidth[0] - want.bandwidth[0]) <= 1e-6 * want.bandwidth[0]);
   assert.equal(json.curve.length, want.curve.scores.length);
   assert.ok(json.curve.length > 3);
+  assert.deepEqual([json.rule, json.method], ['cv', 'exact']);
   const csv = parseCsv(ok('select-bandwidth', 'sample.csv', '--x', 'x', '--y', 'the y'));
   assert.deepEqual(csv[0], ['bandwidth.x', 'score', 'chosen']);
   const chosen = csv.slice(1).filter((r) => r[2] === '1');
@@ -130,6 +133,25 @@ test('--exclude R runs blocked CV in select-bandwidth and fit, as the API does; 
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /--exclude/);
   }
+});
+
+test('select-bandwidth --rule chooses the rule; --method, its spelling before 0.2.0, still works with a note on stderr', async () => {
+  const ka = await init({ threads: 1 });
+  const want = ka.selectBandwidth(X, Y, { dim: 1, rule: 'aicc', estimator: 'local-linear' });
+  const args = ['select-bandwidth', 'sample.csv', '--x', 'x', '--y', 'the y', '--format', 'json'];
+  const json = JSON.parse(ok(...args, '--rule', 'aicc'));
+  assert.equal(json.rule, 'aicc');
+  assert.ok(Math.abs(json.bandwidth[0] - want.bandwidth[0]) <= 1e-6 * want.bandwidth[0]);
+  const old = cli(...args, '--method', 'aicc');
+  assert.equal(old.code, 0, old.stderr);
+  assert.deepEqual(JSON.parse(old.stdout), json);
+  assert.match(old.stderr, /^deprecated: --method is now --rule\b.*\n$/);
+  const both = cli(...args, '--method', 'aicc', '--rule', 'cv');
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /--method.*--rule/);
+  const bad = cli(...args, '--rule', 'grid');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--rule must be one of/);
 });
 
 test('attention over raw float32 and .npy files follows a float64 loop', () => {

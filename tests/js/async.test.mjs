@@ -196,9 +196,9 @@ const y2 = Float32Array.from({ length: 200 }, (_, i) => Math.sin(5 * x2[2 * i]) 
 
 const SELECTIONS = [
   ['cv, 1-D', x1, y1, { dim: 1 }],
-  ['aicc, local-linear', x1, y1, { dim: 1, method: 'aicc', estimator: 'local-linear' }],
+  ['aicc, local-linear', x1, y1, { dim: 1, rule: 'aicc', estimator: 'local-linear' }],
   ['cv per dimension, 2-D, weights', x2, y2, { dim: 2, perDimension: true, weights: Float32Array.from({ length: 200 }, (_, i) => 1 + (i % 3)) }],
-  ['scott (one evaluation)', x1, y1, { dim: 1, method: 'scott' }],
+  ['scott (one evaluation)', x1, y1, { dim: 1, rule: 'scott' }],
   ['epanechnikov', x1, y1, { dim: 1, kernel: 'epanechnikov' }],
 ];
 
@@ -208,7 +208,7 @@ for (const [name, x, y, options] of SELECTIONS) {
     const p = progressLog();
     const got = await ka.selectBandwidthAsync(x, y, { ...options, onProgress: p.onProgress });
     assert.equal(got.method, want.method);
-    assert.equal(got.approximation, want.approximation);
+    assert.equal(got.rule, want.rule);
     assert.ok(Object.is(got.score, want.score), `${name}: score ${got.score} vs ${want.score}`);
     for (const key of ['bandwidth']) sameBytes(got[key], want[key], `${name}: ${key}`);
     sameBytes(got.curve.bandwidths, want.curve.bandwidths, `${name}: curve bandwidths`);

@@ -12,13 +12,13 @@ for (const c of fixtures.cases) {
 
   test(`${c.name}: the CV score equals statsmodels' cv_loo at every stored bandwidth (1e-4 relative)`, () => {
     for (const { bandwidth, score } of c.cv) {
-      const got = ka.cvScore(x, y, { dim: c.dim, bandwidth });
+      const got = ka.cvScore(x, y, { dim: c.dim, estimator: 'nadaraya-watson', bandwidth });
       assert.ok(Math.abs(got - score) <= 1e-4 * score, `h = ${bandwidth}: ${got} vs ${score}`);
     }
   });
 
   test(`${c.name}: the CV-selected bandwidth scores no worse than statsmodels' cv_ls`, () => {
-    const chosen = ka.selectBandwidth(x, y, { dim: c.dim, method: 'cv', perDimension: c.dim > 1 });
+    const chosen = ka.selectBandwidth(x, y, { dim: c.dim, estimator: 'nadaraya-watson', rule: 'cv', perDimension: c.dim > 1 });
     assert.ok(chosen.bandwidth.every((h) => h > 0));
     assert.ok(chosen.score <= c.cv_ls.score * (1 + 1e-6), `ours ${chosen.score} (h = ${chosen.bandwidth}) vs statsmodels ${c.cv_ls.score}`);
     assert.equal(chosen.curve.scores.length * c.dim, chosen.curve.bandwidths.length);
@@ -27,8 +27,8 @@ for (const c of fixtures.cases) {
 
   test(`${c.name}: Scott and Silverman follow their documented formulas (1e-6)`, () => {
     const factor = c.n ** (-1 / (c.dim + 4));
-    const scott = ka.selectBandwidth(x, y, { dim: c.dim, method: 'scott' });
-    const silverman = ka.selectBandwidth(x, y, { dim: c.dim, method: 'silverman' });
+    const scott = ka.selectBandwidth(x, y, { dim: c.dim, rule: 'scott' });
+    const silverman = ka.selectBandwidth(x, y, { dim: c.dim, rule: 'silverman' });
     for (let d = 0; d < c.dim; d++) {
       const want = [c.std[d] * factor, 0.9 * Math.min(c.std[d], c.iqr[d] / 1.349) * factor];
       assert.ok(Math.abs(scott.bandwidth[d] - want[0]) <= 1e-6 * want[0], `scott ${scott.bandwidth[d]} vs ${want[0]}`);
@@ -43,7 +43,7 @@ test('bad arguments give typed errors naming them, and inputs are not mutated', 
   const copies = [x.slice(), y.slice()];
   const cases = [
     [() => ka.selectBandwidth(x, y), 'options'],
-    [() => ka.selectBandwidth(x, y, { dim: 1, method: 'aic' }), 'options.method'],
+    [() => ka.selectBandwidth(x, y, { dim: 1, rule: 'aic' }), 'options.rule'],
     [() => ka.selectBandwidth(x, y, { dim: 1, kernel: 'softmax' }), 'options.kernel'],
     [() => ka.selectBandwidth(x, y, { dim: 1, estimator: 'local-cubic' }), 'options.estimator'],
     [() => ka.selectBandwidth(x, y, { dim: 1, perDimension: 'yes' }), 'options.perDimension'],

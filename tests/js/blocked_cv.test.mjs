@@ -95,7 +95,7 @@ for (const c of fixture.cases) {
       assert.ok(h > c.medianSpacing, `h = ${h} vs spacing ${c.medianSpacing}`);
       assert.ok(Math.abs(h / ref.bandwidth - 1) <= 0.01, `h = ${h} vs numpy ${ref.bandwidth}`);
       assert.ok(Math.abs(chosen.score / ref.value - 1) <= 1e-4, `CV ${chosen.score} vs numpy ${ref.value}`);
-      assert.equal(chosen.approximation, 'exact');
+      assert.equal(chosen.method, 'exact');
       assert.equal(chosen.score, Math.min(...chosen.curve.scores));
       // Leave-one-out on the same data interpolates (the failure blocked CV is for), and says so.
       const loo = ka.selectBandwidth(x, y, { dim: c.dim, estimator });
@@ -140,9 +140,9 @@ test('exclude: a finite number >= 0, for CV only; errors name options.exclude', 
     named(() => ka.selectBandwidth(x, y, { dim: 1, exclude: bad }), /finite number >= 0/);
     named(() => ka.kernelRegression(x, y, { dim: 1, exclude: bad }), /finite number >= 0/);
   }
-  named(() => ka.selectBandwidth(x, y, { dim: 1, method: 'aicc', exclude: 1 }), /'cv' only, not to 'aicc'/);
-  named(() => ka.selectBandwidth(x, y, { dim: 1, method: 'cv-gradient', exclude: 1 }), /'cv' only/);
-  named(() => ka.selectBandwidth(x, y, { dim: 1, method: 'scott', exclude: 1 }), /'cv' only/);
+  named(() => ka.selectBandwidth(x, y, { dim: 1, rule: 'aicc', exclude: 1 }), /'cv' only, not to the rule 'aicc'/);
+  named(() => ka.selectBandwidth(x, y, { dim: 1, rule: 'cv-gradient', exclude: 1 }), /'cv' only/);
+  named(() => ka.selectBandwidth(x, y, { dim: 1, rule: 'scott', exclude: 1 }), /'cv' only/);
   named(() => ka.kernelRegression(x, y, { dim: 1, bandwidth: 'aicc', exclude: 1 }), /'cv' only/);
   named(() => ka.kernelRegression(x, y, { dim: 1, bandwidth: 0.5, exclude: 1 }), /not to a given bandwidth/);
 });

@@ -1,4 +1,4 @@
-// selectBandwidth(x, y, { method: 'cv-gradient' }) (issue 9, item 2): learned bandwidths by L-BFGS on the exact CV
+// selectBandwidth(x, y, { rule: 'cv-gradient' }) (issue 9, item 2): learned bandwidths by L-BFGS on the exact CV
 // gradient. Judged by an independent float64 leave-one-out CV written here, against the coordinate search of
 // method 'cv' with perDimension, and by the async sibling's bytes, progress and abort.
 import { test } from 'node:test';
@@ -44,9 +44,9 @@ function looCv(x, y, dim, h, transform) {
 const ard = sample(300, 5, 2026, (p) => Math.sin(2 * Math.PI * p[0]));
 
 test('ARD: with y depending on x1 only, h1 ends at least 10× below h2..h5, and CV is no worse than the coordinate search', () => {
-  const start = ka.selectBandwidth(ard.x, ard.y, { dim: 5, method: 'scott' }).bandwidth;
-  const got = ka.selectBandwidth(ard.x, ard.y, { dim: 5, method: 'cv-gradient' });
-  const cd = ka.selectBandwidth(ard.x, ard.y, { dim: 5, method: 'cv', perDimension: true });
+  const start = ka.selectBandwidth(ard.x, ard.y, { dim: 5, rule: 'scott' }).bandwidth;
+  const got = ka.selectBandwidth(ard.x, ard.y, { dim: 5, rule: 'cv-gradient' });
+  const cd = ka.selectBandwidth(ard.x, ard.y, { dim: 5, rule: 'cv', perDimension: true });
   const h = got.bandwidth;
   for (let d = 1; d < 5; d++) assert.ok(h[d] >= 10 * h[0], `h = ${h}`);
   for (let d = 0; d < 5; d++) {  // the documented box: within 1e-3 … 1e3 × Scott's rule
@@ -56,8 +56,8 @@ test('ARD: with y depending on x1 only, h1 ends at least 10× below h2..h5, and 
   const ours = looCv(ard.x, ard.y, 5, h), theirs = looCv(ard.x, ard.y, 5, cd.bandwidth);
   assert.ok(ours <= theirs * (1 + 1e-5), `cv-gradient ${ours} (h = ${h}) vs coordinate search ${theirs} (h = ${cd.bandwidth})`);
   assert.ok(Math.abs(got.score - ours) <= 1e-4 * ours, `reported ${got.score} vs float64 ${ours}`);
-  assert.equal(got.method, 'cv-gradient');
-  assert.equal(got.approximation, 'exact');
+  assert.equal(got.rule, 'cv-gradient');
+  assert.equal(got.method, 'exact');
   assert.equal(got.metric, 'diagonal');
   assert.ok(got.iterations > 0 && got.iterations <= 100);
   // The loss curve: one entry per evaluation (at least one per iteration), its minimum the reported score.
@@ -71,8 +71,8 @@ test('ARD: with y depending on x1 only, h1 ends at least 10× below h2..h5, and 
 
 test("metric 'full' learns a rotated direction that per-dimension bandwidths cannot express", () => {
   const { x, y } = sample(200, 2, 7, (p) => Math.sin(2 * Math.PI * (p[0] - p[1])));
-  const diagonal = ka.selectBandwidth(x, y, { dim: 2, method: 'cv-gradient' });
-  const full = ka.selectBandwidth(x, y, { dim: 2, method: 'cv-gradient', metric: 'full' });
+  const diagonal = ka.selectBandwidth(x, y, { dim: 2, rule: 'cv-gradient' });
+  const full = ka.selectBandwidth(x, y, { dim: 2, rule: 'cv-gradient', metric: 'full' });
   assert.equal(full.metric, 'full');
   assert.equal(full.transform.length, 4);
   const L = full.transform;
@@ -86,13 +86,13 @@ test("metric 'full' learns a rotated direction that per-dimension bandwidths can
 });
 
 test('maxIterations bounds the iterations; the compact kernels work from a start with empty neighbourhoods', () => {
-  const few = ka.selectBandwidth(ard.x, ard.y, { dim: 5, method: 'cv-gradient', maxIterations: 2 });
+  const few = ka.selectBandwidth(ard.x, ard.y, { dim: 5, rule: 'cv-gradient', maxIterations: 2 });
   assert.ok(few.iterations <= 2);
   const { x, y } = sample(60, 2, 11, (p) => p[0]);
   for (const kernel of ['epanechnikov', 'tricube', 'laplacian', 'cauchy']) {
-    const got = ka.selectBandwidth(x, y, { dim: 2, method: 'cv-gradient', kernel });
+    const got = ka.selectBandwidth(x, y, { dim: 2, rule: 'cv-gradient', kernel });
     assert.ok(Number.isFinite(got.score) && got.bandwidth.every((h) => h > 0 && Number.isFinite(h)), `${kernel}: ${got.bandwidth}`);
-    const exact = ka.cvScore(x, y, { dim: 2, kernel, bandwidth: Array.from(got.bandwidth) });
+    const exact = ka.cvScore(x, y, { dim: 2, kernel, estimator: 'nadaraya-watson', bandwidth: Array.from(got.bandwidth) });
     assert.ok(Math.abs(got.score - exact) <= 1e-4 * exact, `${kernel}: ${got.score} vs cvScore ${exact}`);
   }
 });
@@ -109,12 +109,12 @@ test('bad options give KernelAttentionErrors naming them', () => {
     [{ estimator: 'local-linear' }, 'options.estimator'],
     [{ kernel: 'uniform' }, 'options.kernel'],
     [{ weights: new Float32Array(20).fill(1) }, 'options.weights'],
-    [{ approximation: 'grid' }, 'options.approximation'],
-    [{ method: 'cv', metric: 'full' }, 'options.metric'],
-    [{ method: 'aicc', maxIterations: 3 }, 'options.maxIterations'],
+    [{ method: 'grid' }, 'options.method'],
+    [{ rule: 'cv', metric: 'full' }, 'options.metric'],
+    [{ rule: 'aicc', maxIterations: 3 }, 'options.maxIterations'],
   ];
   for (const [options, argument] of cases) {
-    assert.throws(() => ka.selectBandwidth(x, y, { dim: 2, method: 'cv-gradient', ...options }), (e) => {
+    assert.throws(() => ka.selectBandwidth(x, y, { dim: 2, rule: 'cv-gradient', ...options }), (e) => {
       assert.ok(e instanceof KernelAttentionError, `${JSON.stringify(options)}: ${e}`);
       assert.equal(e.code, 'BadArgument');
       assert.equal(e.argument, argument, JSON.stringify(options));
@@ -127,9 +127,9 @@ test('bad options give KernelAttentionErrors naming them', () => {
 test('selectBandwidthAsync: the same bytes, one progress report per evaluation, and an abort between them', async () => {
   const { x, y } = sample(150, 3, 5, (p) => Math.sin(4 * p[0]) + p[1]);
   for (const metric of ['diagonal', 'full']) {
-    const want = ka.selectBandwidth(x, y, { dim: 3, method: 'cv-gradient', metric });
+    const want = ka.selectBandwidth(x, y, { dim: 3, rule: 'cv-gradient', metric });
     const reports = [];
-    const got = await ka.selectBandwidthAsync(x, y, { dim: 3, method: 'cv-gradient', metric, onProgress: (p) => reports.push(p) });
+    const got = await ka.selectBandwidthAsync(x, y, { dim: 3, rule: 'cv-gradient', metric, onProgress: (p) => reports.push(p) });
     assert.ok(Object.is(got.score, want.score), `${metric}: ${got.score} vs ${want.score}`);
     assert.equal(got.iterations, want.iterations);
     for (const [a, b] of [[got.bandwidth, want.bandwidth], [got.curve.scores, want.curve.scores], [got.curve.bandwidths, want.curve.bandwidths]]) {
@@ -143,7 +143,7 @@ test('selectBandwidthAsync: the same bytes, one progress report per evaluation, 
   const controller = new AbortController();
   let seen = 0;
   await assert.rejects(
-    ka.selectBandwidthAsync(x, y, { dim: 3, method: 'cv-gradient', signal: controller.signal, onProgress: () => ++seen === 3 && controller.abort() }),
+    ka.selectBandwidthAsync(x, y, { dim: 3, rule: 'cv-gradient', signal: controller.signal, onProgress: () => ++seen === 3 && controller.abort() }),
     (e) => e.name === 'AbortError');
   assert.equal(seen, 3);
 });

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 import { makeEngine } from '../../web/src/engine.js';
+import { fitOptions } from '../../web/src/bandwidth.js';
 import { mulberry32, randomFloat32 } from './reference.mjs';
 
 const module = await createKernelAttention();
@@ -75,7 +76,7 @@ function run(entry, kernel) {
       case 'grid': {
         // 1-D: a sample of 2,000 points, where a grid pays for every kernel that has one.
         const x = heap.f32(randomFloat32(rand, 2000));
-        const fit = { kernel, estimator: 'nadaraya-watson', bandwidth: heap.f32([0.05]), weights: 0, empty: 'nan', threads: 1, tolerance: 1e-3 };
+        const fit = fitOptions({ kernel, estimator: 'nadaraya-watson', bandwidth: heap.f32([0.05]), threads: 1, tolerance: 1e-3 });
         return engine.gridNodes(x, 2000, 1, fit).nodes > 0 ? 'Ok' : 'BadArgument';
       }
       default: throw new Error(entry);

@@ -105,7 +105,7 @@ for (const ds of sets) {
       const name = `gallery ${ds.name} (n = ${ds.n}, ${dim}-D), ${est} ${which}: selectBandwidth within 1 % of the float64 minimiser`;
       const why = GALLERY_TODAY[`${ds.name} ${est} ${which}`];
       test(name, { todo: why && `issue 22 ${why}` }, () => {
-        const sel = ka.selectBandwidth(x, y, { dim, estimator: ESTIMATOR[est], method: which });
+        const sel = ka.selectBandwidth(x, y, { dim, estimator: ESTIMATOR[est], rule: which });
         const { ok, tried } = matches(sel, ref);
         assert.ok(ok, `selected h = ${Array.from(sel.bandwidth, (v) => v.toPrecision(6))} (score ${sel.score}); float64 ${tried.join('; ')}`);
       });
@@ -185,10 +185,10 @@ function offsetCases() {
   }
   const selections = [['nw', 'cv', 'exact'], ['nw', 'aicc', 'exact'], ['ll', 'cv', 'exact'], ['ll', 'aicc', 'exact'],
     ['nw', 'cv', 'grid'], ['ll', 'cv', 'grid']];
-  for (const [est, method, approximation] of selections) {
+  for (const [est, rule, method] of selections) {
     cases.push({
-      what: `1-D selectBandwidth ${est} ${method} ${approximation} bandwidth`, data: oneD, kind: 'bandwidth',
-      run: (x, y) => ka.selectBandwidth(x, y, { dim: 1, estimator: ESTIMATOR[est], method, approximation }).bandwidth,
+      what: `1-D selectBandwidth ${est} ${rule} ${method} bandwidth`, data: oneD, kind: 'bandwidth',
+      run: (x, y) => ka.selectBandwidth(x, y, { dim: 1, estimator: ESTIMATOR[est], rule, method }).bandwidth,
     });
   }
   cases.push({

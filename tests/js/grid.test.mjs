@@ -40,12 +40,12 @@ test('grid and exact models agree within the tolerance; the grid reports its mea
 test('the CV search on a grid lands where the exact search does', () => {
   const { x, y } = sample(5000, 2);
   for (const estimator of ['nadaraya-watson', 'local-linear']) {
-    const exact = ka.selectBandwidth(x, y, { dim: 1, estimator, approximation: 'exact' });
-    const binned = ka.selectBandwidth(x, y, { dim: 1, estimator, approximation: 'grid', tolerance: 1e-4 });
-    assert.equal(exact.approximation, 'exact');
-    assert.equal(binned.approximation, 'grid');
+    const exact = ka.selectBandwidth(x, y, { dim: 1, estimator, method: 'exact' });
+    const binned = ka.selectBandwidth(x, y, { dim: 1, estimator, method: 'grid', tolerance: 1e-4 });
+    assert.equal(exact.method, 'exact');
+    assert.equal(binned.method, 'grid');
     assert.ok(Math.abs(binned.bandwidth[0] / exact.bandwidth[0] - 1) < 0.03, `${binned.bandwidth[0]} vs ${exact.bandwidth[0]}`);
-    const exactScoreThere = ka.cvScore(x, y, { dim: 1, estimator, bandwidth: binned.bandwidth[0], approximation: 'exact' });
+    const exactScoreThere = ka.cvScore(x, y, { dim: 1, estimator, bandwidth: binned.bandwidth[0], method: 'exact' });
     assert.ok(exactScoreThere <= exact.score * (1 + 1e-3), `exact CV at the grid's choice: ${exactScoreThere} vs ${exact.score}`);
   }
 });
@@ -55,7 +55,7 @@ test("'auto' picks the grid for large 1-D and 2-D samples only, and 'grid' is re
   assert.equal(ka.kernelRegression(small.x, small.y, { dim: 1, bandwidth: 0.05 }).method, 'exact');
   const large = sample(25000, 4);
   assert.equal(ka.kernelRegression(large.x, large.y, { dim: 1, bandwidth: 0.05 }).method, 'grid');
-  assert.equal(ka.selectBandwidth(large.x, large.y, { dim: 1 }).approximation, 'grid');
+  assert.equal(ka.selectBandwidth(large.x, large.y, { dim: 1 }).method, 'grid');
   const x3 = Float32Array.from({ length: 300 }, (_, i) => (i * 0.37) % 1);
   assert.throws(() => ka.kernelRegression(x3, small.y.subarray(0, 100), { dim: 3, bandwidth: 0.1, method: 'grid' }),
     (e) => e.code === 'BadArgument' && e.argument === 'options.method');
@@ -101,8 +101,8 @@ test('2-D grid fits follow the exact 2-D fits within the tolerance, with leave-o
     for (let i = 0; i < a.mean.length; i++) worst = Math.max(worst, Math.abs(a.mean[i] - b.mean[i]));
     assert.ok(worst / 2.4 < 5e-3, `${estimator}: ${worst}`);  // y spans about 2.4
     assert.ok(b.errorEstimate > 0 && b.errorEstimate <= 2 * worst / 2.4 + 1e-6, `${estimator}: estimate ${b.errorEstimate}`);
-    const cvExact = ka.cvScore(x, y, { dim: 2, estimator, bandwidth: [0.06, 0.09], approximation: 'exact' });
-    const cvGrid = ka.cvScore(x, y, { dim: 2, estimator, bandwidth: [0.06, 0.09], approximation: 'grid' });
+    const cvExact = ka.cvScore(x, y, { dim: 2, estimator, bandwidth: [0.06, 0.09], method: 'exact' });
+    const cvGrid = ka.cvScore(x, y, { dim: 2, estimator, bandwidth: [0.06, 0.09], method: 'grid' });
     assert.ok(Math.abs(cvGrid - cvExact) <= 5e-3 * cvExact, `${estimator}: CV ${cvGrid} vs ${cvExact}`);
   }
 });

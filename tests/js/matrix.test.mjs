@@ -180,6 +180,19 @@ function numberCases(bad) {
 /** Blocked CV's radius: a finite number >= 0. */
 const excludeCases = () => numberCases([-1, NaN, Infinity, -Infinity]);
 
+/** predictInterval's variance: 'global' or 'local' (the valid call keeps the global band: no second search). */
+const VARIANCE = { cases: () => enumCases(['global', 'local']), valid: () => 'global', values: ['global'] };
+
+/** kernelRegression's robust: true, false or { iterations } (a positive integer). */
+const robustCases = () => [
+  ...[null, 'abc', 7, 0, 1, 'true', [true], () => 2, Symbol('bad'), 2n].map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
+  { label: '{ iterations: 0 }', value: { iterations: 0 }, code: 'BadArgument', argument: 'options.robust.iterations' },
+  { label: '{ iterations: 1.5 }', value: { iterations: 1.5 }, code: 'BadArgument', argument: 'options.robust.iterations' },
+  { label: '{ iter: 2 }', value: { iter: 2 }, code: 'BadArgument', argument: 'options.robust.iter' },
+  { label: '{ iterations: 2 }', value: { iterations: 2 }, ok: 'runs' },
+  { label: 'false', value: false, ok: 'runs' },
+];
+
 /** Any finite number within float32 range. */
 function finiteNumberCases() {
   return [
@@ -379,8 +392,12 @@ const regressionOptions = () => ({
   kernel: { cases: () => enumCases(DISTANCE_KERNELS, ['softmax']), valid: () => 'epanechnikov', values: DISTANCE_KERNELS },
   estimator: { cases: () => enumCases(ESTIMATORS, ['lc', 'll']), valid: () => 'local-linear', values: ESTIMATORS },
   weights: { cases: () => weightCases([1, 2, 1, 1, 0.5]), valid: () => [1, 2, 1, 1, 0.5] },
-  approximation: { cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']), valid: () => 'exact', values: ['auto', 'exact', 'grid'] },
+  method: { cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']), valid: () => 'exact', values: ['auto', 'exact', 'grid'] },
   tolerance: { cases: () => rangeCases(0, 1), valid: () => 0.01 },
+});
+// selectBandwidth's and cvScore's `method` before 0.2.0 (deprecated, still read).
+const deprecatedApproximation = () => ({
+  approximation: { cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']), valid: () => 'exact', values: ['auto', 'exact', 'grid'] },
 });
 
 /** Combinations an approximation refuses: other masks, groups, kernels it cannot approximate, the wrong method's count. */
@@ -626,7 +643,7 @@ const TABLE = {
     },
     arrays: { x: { cols: 2 }, y: { cols: 1 } },
     optionsName: 'options', optionsRequired: true,
-    options: (({ approximation, ...shared }) => ({
+    options: (({ method, ...shared }) => ({
       ...shared,
       bandwidth: {
         cases: () => bandwidthCases(2, { rules: RULES }), valid: () => 'scott', values: RULES,
@@ -634,8 +651,9 @@ const TABLE = {
       },
       empty: { cases: () => enumCases(EMPTY), valid: () => 'zero', values: EMPTY },
       perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { bandwidth: 'cv' } },
-      method: { cases: () => enumCases(['auto', 'exact', 'grid'], RULES), valid: () => 'exact', values: approximation.values },
+      method: { cases: () => enumCases(['auto', 'exact', 'grid'], RULES), valid: () => 'exact', values: method.values },
       exclude: { cases: excludeCases, valid: () => 0.1, context: { bandwidth: 'cv' } },
+      robust: { cases: robustCases, valid: () => true },
     }))(regressionOptions()),
     extra: () => {
       const sparse = (options) => ({ x: [...X], y: [...Y], options: { ...REGRESSION, bandwidth: [...REGRESSION.bandwidth], method: 'sparse', ...options } });
@@ -649,34 +667,38 @@ const TABLE = {
     },
   },
   selectBandwidth: {
-    valid: () => ({ x: [...X], y: [...Y], options: { dim: 2, method: 'scott' } }),
+    valid: () => ({ x: [...X], y: [...Y], options: { dim: 2, rule: 'scott' } }),
     call: (a) => ka.selectBandwidth(a.x, a.y, a.options),
     arrays: { x: { cols: 2 }, y: { cols: 1 } },
     optionsName: 'options', optionsRequired: true,
     options: {
       ...regressionOptions(),
-      method: { cases: () => enumCases(RULES, ['AICc', 'aic', 'fixed', 'gradient']), valid: () => 'cv', values: [...RULES, 'cv-gradient'] },
-      perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { method: 'cv' } },
+      ...deprecatedApproximation(),
+      rule: {
+        cases: () => enumCases(RULES, ['AICc', 'aic', 'fixed', 'gradient']), valid: () => 'cv', values: [...RULES, 'cv-gradient'],
+        context: { estimator: 'nadaraya-watson' },  // AICc on 5 points in 2-D needs the fewer degrees of freedom of NW
+      },
+      perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { rule: 'cv' } },
       metric: {
         cases: () => enumCases(['diagonal', 'full'], ['ard', 'low-rank']), valid: () => 'full', values: ['diagonal', 'full'],
-        context: { method: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
+        context: { rule: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
       },
       maxIterations: {
-        cases: positiveIntegerCases, valid: () => 3, context: { method: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
+        cases: positiveIntegerCases, valid: () => 3, context: { rule: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
       },
-      exclude: { cases: excludeCases, valid: () => 0.1, context: { method: 'cv' } },
+      exclude: { cases: excludeCases, valid: () => 0.1, context: { rule: 'cv' } },
     },
-    // What method 'cv-gradient' refuses, and its options with other methods: each names the option.
+    // What rule 'cv-gradient' refuses, and its options with other rules: each names the option.
     extra: () => {
-      const gradient = (options) => ({ x: [...X], y: [...Y], options: { dim: 2, method: 'cv-gradient', ...options } });
+      const gradient = (options) => ({ x: [...X], y: [...Y], options: { dim: 2, rule: 'cv-gradient', ...options } });
       return [
-        { label: "method 'cv-gradient'", args: gradient({}), ok: 'runs' },
-        { label: "method 'cv-gradient' with local-linear", args: gradient({ estimator: 'local-linear' }), code: 'BadArgument', argument: 'options.estimator' },
-        { label: "method 'cv-gradient' with kernel 'uniform'", args: gradient({ kernel: 'uniform' }), code: 'BadArgument', argument: 'options.kernel' },
-        { label: "method 'cv-gradient' with weights", args: gradient({ weights: [1, 1, 1, 1, 1] }), code: 'BadArgument', argument: 'options.weights' },
-        { label: "method 'cv-gradient' with approximation 'grid'", args: gradient({ approximation: 'grid' }), code: 'BadArgument', argument: 'options.approximation' },
-        { label: "metric 'full' with method 'cv'", args: gradient({ method: 'cv', metric: 'full' }), code: 'BadArgument', argument: 'options.metric' },
-        { label: "maxIterations with method 'scott'", args: gradient({ method: 'scott', maxIterations: 5 }), code: 'BadArgument', argument: 'options.maxIterations' },
+        { label: "rule 'cv-gradient'", args: gradient({}), ok: 'runs' },
+        { label: "rule 'cv-gradient' with local-linear", args: gradient({ estimator: 'local-linear' }), code: 'BadArgument', argument: 'options.estimator' },
+        { label: "rule 'cv-gradient' with kernel 'uniform'", args: gradient({ kernel: 'uniform' }), code: 'BadArgument', argument: 'options.kernel' },
+        { label: "rule 'cv-gradient' with weights", args: gradient({ weights: [1, 1, 1, 1, 1] }), code: 'BadArgument', argument: 'options.weights' },
+        { label: "rule 'cv-gradient' with method 'grid'", args: gradient({ method: 'grid' }), code: 'BadArgument', argument: 'options.method' },
+        { label: "metric 'full' with rule 'cv'", args: gradient({ rule: 'cv', metric: 'full' }), code: 'BadArgument', argument: 'options.metric' },
+        { label: "maxIterations with rule 'scott'", args: gradient({ rule: 'scott', maxIterations: 5 }), code: 'BadArgument', argument: 'options.maxIterations' },
       ];
     },
   },
@@ -687,6 +709,7 @@ const TABLE = {
     optionsName: 'options', optionsRequired: true,
     options: {
       ...regressionOptions(),
+      ...deprecatedApproximation(),
       bandwidth: { required: true, cases: () => bandwidthCases(2), valid: () => 0.3 },
       exclude: { cases: excludeCases, valid: () => 0.1 },
     },
@@ -743,7 +766,7 @@ const TABLE = {
     call: (a) => MODEL.predictInterval(a.xq, a.intervalOptions),
     arrays: { xq: { cols: 2, empty: 'ok' } },
     optionsName: 'intervalOptions', optionsRequired: false,
-    options: { level: { cases: () => rangeCases(0, 1), valid: () => 0.5 } },
+    options: { level: { cases: () => rangeCases(0, 1), valid: () => 0.5 }, variance: VARIANCE },
   },
   // The async siblings: their sync function's arguments, `signal` and `onProgress` added to its options object;
   // they must refuse, accept and compute exactly as it does (the bytes are compared with their own valid call).
@@ -769,7 +792,7 @@ const TABLE = {
     call: (a) => MODEL.predictIntervalAsync(a.xq, a.intervalOptions),
     arrays: { xq: { cols: 2, empty: 'ok' } },
     optionsName: 'intervalOptions', optionsRequired: false,
-    options: { level: { cases: () => rangeCases(0, 1), valid: () => 0.5 }, ...controlOptions() },
+    options: { level: { cases: () => rangeCases(0, 1), valid: () => 0.5 }, variance: VARIANCE, ...controlOptions() },
   },
   dispose: {
     model: true,

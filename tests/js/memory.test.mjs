@@ -275,7 +275,7 @@ test('an allocation failure at any point of a regression fit or band throws OutO
     const run = {
       fit: () => kernelRegression(c.x, c.y, c.options).bandwidth,
       band: () => model.predictInterval(c.xq),
-      select: () => selectBandwidth(c.x, c.y, { dim: c.options.dim, estimator: 'local-linear', weights: c.options.weights, method: 'aicc' }),
+      select: () => selectBandwidth(c.x, c.y, { dim: c.options.dim, estimator: 'local-linear', weights: c.options.weights, rule: 'aicc' }),
       cv: () => cvScore(c.x, c.y, { dim: c.options.dim, estimator: 'local-linear', weights: c.options.weights, bandwidth: 0.4 }),
     }[step];
     const want = run();

@@ -132,11 +132,11 @@ test('models and selections report the method that ran and why', () => {
   const small = ka.kernelRegression(x.subarray(0, 500), y.subarray(0, 500), { dim: 1, bandwidth: 0.1 });
   assert.deepEqual([small.method, small.reason.startsWith('exact: 1-D gaussian, 500 points')], ['exact', true]);
   small.dispose();
-  const rule = ka.selectBandwidth(x, y, { dim: 1, method: 'scott' });
-  assert.equal(rule.approximation, 'grid');
+  const rule = ka.selectBandwidth(x, y, { dim: 1, rule: 'scott' });
+  assert.equal(rule.method, 'grid');
   assert.match(rule.reason, /^grid: /);
-  const aicc = ka.selectBandwidth(x.subarray(0, 300), y.subarray(0, 300), { dim: 1, method: 'aicc', approximation: 'grid' });
-  assert.deepEqual([aicc.approximation, aicc.reason], ['exact', 'exact: AICc runs exactly']);
+  const aicc = ka.selectBandwidth(x.subarray(0, 300), y.subarray(0, 300), { dim: 1, rule: 'aicc', method: 'grid' });
+  assert.deepEqual([aicc.method, aicc.reason], ['exact', 'exact: AICc runs exactly']);
 });
 
 test('plan() refuses bad arguments with a typed error naming them', () => {

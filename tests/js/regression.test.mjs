@@ -51,7 +51,7 @@ function normals(rand, n) {
 for (const c of casesOf('predict')) {
   test(`${c.name}: ${c.estimator} predictions match statsmodels KernelReg(reg_type='${c.reg_type}') to 1e-4`, () => {
     const model = ka.kernelRegression(c.x, c.y, { dim: c.dim, estimator: c.estimator, bandwidth: c.bandwidth });
-    assert.equal(model.selection.method, 'fixed');
+    assert.equal(model.selection.rule, 'fixed');
     assert.deepEqual(Array.from(model.bandwidth), c.bandwidth);
     // Entry by entry (the engine runs float32 scores with double moments; seen: below 3e-6).
     assertRelative(model.predict(c.queries), c.expected, 1e-4, 'prediction');
@@ -73,7 +73,7 @@ for (const c of casesOf('cv_ls')) {
     const h = Array.from(model.bandwidth);
     const sm = c.cv_ls;
     assert.ok(h.every((v) => v > 0 && Number.isFinite(v)), `h = ${h}`);
-    assert.equal(model.selection.method, 'cv');
+    assert.equal(model.selection.rule, 'cv');
     // Against statsmodels' own score at its optimum (float64, Nelder–Mead stopped at xtol = ftol = 1e-4).
     assert.ok(model.selection.score <= sm.score * (1 + 1e-6),
       `ours ${model.selection.score} at h = ${h}; statsmodels ${sm.score} at h = ${sm.bandwidth}`);
@@ -136,10 +136,10 @@ test('Scott and Silverman bandwidths follow their documented formulas (1e-6), fa
     const y = Float32Array.from({ length: x.length / dim }, (_, i) => Math.sin(i));
     for (const rule of ['scott', 'silverman']) {
       const want = ruleOfThumb(x, dim, rule);
-      assertRelative(ka.selectBandwidth(x, y, { dim, method: rule }).bandwidth, want, 1e-6, `${rule}, dim ${dim}`);
+      assertRelative(ka.selectBandwidth(x, y, { dim, rule }).bandwidth, want, 1e-6, `${rule}, dim ${dim}`);
       const model = ka.kernelRegression(x, y, { dim, estimator: 'nadaraya-watson', bandwidth: rule });
       assertRelative(model.bandwidth, want, 1e-6, `kernelRegression ${rule}, dim ${dim}`);
-      assert.equal(model.selection.method, rule);
+      assert.equal(model.selection.rule, rule);
     }
   }
 });
@@ -391,8 +391,8 @@ test('zero observation weights give the noise variance, standard errors and AICc
     const b = ka.kernelRegression(xk, yk, { dim: 1, estimator, bandwidth: 0.15 });
     assertRelative(a.residualVariance, b.residualVariance, 1e-5, `${estimator} residualVariance`);
     assertRelative(a.predictInterval(xq).stderr, b.predictInterval(xq).stderr, 1e-5, `${estimator} stderr`);
-    const aiccA = ka.selectBandwidth(x, y, { dim: 1, estimator, method: 'aicc', weights });
-    const aiccB = ka.selectBandwidth(xk, yk, { dim: 1, estimator, method: 'aicc' });
+    const aiccA = ka.selectBandwidth(x, y, { dim: 1, estimator, rule: 'aicc', weights });
+    const aiccB = ka.selectBandwidth(xk, yk, { dim: 1, estimator, rule: 'aicc' });
     assertRelative([aiccA.score], [aiccB.score], 1e-5, `${estimator} AICc`);
   }
 });
@@ -449,7 +449,7 @@ test('inputs are never mutated, and the model does not see later changes to the 
   const copies = structuredClone({ x, y, weights, xq, bandwidth });
   const model = ka.kernelRegression(x, y, { dim: 2, bandwidth, weights });
   const cv = ka.kernelRegression(x, y, { dim: 2, bandwidth: 'cv', weights, estimator: 'nadaraya-watson' });
-  ka.selectBandwidth(x, y, { dim: 2, method: 'aicc', estimator: 'local-linear', weights });
+  ka.selectBandwidth(x, y, { dim: 2, rule: 'aicc', estimator: 'local-linear', weights });
   ka.cvScore(x, y, { dim: 2, bandwidth, estimator: 'local-linear', weights });
   const before = model.predictInterval(xq);
   const beforeCv = cv.predict(xq);
@@ -543,7 +543,7 @@ test('with D columns the CV score is the sum of the per-column scores; column c 
 test('the AICc score of the selected bandwidth is the documented formula, evaluated by the float64 reference', () => {
   for (const [seed, estimator, weighted, D] of [[3, 'nadaraya-watson', false, 1], [4, 'local-linear', true, 2], [5, 'local-linear', false, 1], [6, 'nadaraya-watson', true, 1]]) {
     const { x, y, weights } = smallProblem(seed, { n: 60, dim: 1, D, weighted, zeros: seed === 6 ? 4 : 0 });
-    const chosen = ka.selectBandwidth(x, y, { dim: 1, estimator, weights, method: 'aicc' });
+    const chosen = ka.selectBandwidth(x, y, { dim: 1, estimator, weights, rule: 'aicc' });
     const h = Math.fround(chosen.bandwidth[0]);
     const s = referenceFitSummary(x, y, { dim: 1, estimator, weights, bandwidth: h });
     const m = s.observations;

@@ -35,16 +35,27 @@ async function main(): Promise<void> {
   const merged = ka.mergeStates(a, a);
   const fin: Float32Array = ka.finalizeState(merged, { empty: 'error' });
 
-  const sel: BandwidthSelection = ka.selectBandwidth(k, v, { dim: 4, method: 'cv', perDimension: true });
+  const sel: BandwidthSelection = ka.selectBandwidth(k, v, { dim: 4, rule: 'cv', perDimension: true });
+  const ruleUsed: 'cv' | 'aicc' | 'scott' | 'silverman' | 'cv-gradient' = sel.rule;
+  const computed: 'exact' | 'grid' = sel.method;
+  void ruleUsed;
+  void computed;
   const h: Float64Array = sel.bandwidth;
   const selectionCodes: WarningCode[] = sel.warnings.map((w) => w.code);
   const cv: number = ka.cvScore(k, v, { dim: 4, bandwidth: h, estimator: 'local-linear', weights: [1, 1, 2] });
-  ka.selectBandwidth(k, v, { dim: 4, method: 'aicc', estimator: 'local-linear' });
-  const learnedMetric = ka.selectBandwidth(k, v, { dim: 4, method: 'cv-gradient', metric: 'full', maxIterations: 50 });
+  ka.selectBandwidth(k, v, { dim: 4, rule: 'aicc', estimator: 'local-linear', method: 'exact' });
+  ka.cvScore(k, v, { dim: 4, bandwidth: 0.5, method: 'grid' });
+  // Deprecated spellings still compile (tsc reports a deprecation hint, not an error): a rule as `method`, and
+  // `approximation`.
+  ka.selectBandwidth(k, v, { dim: 4, method: 'aicc', approximation: 'exact' });
+  ka.cvScore(k, v, { dim: 4, bandwidth: 0.5, approximation: 'exact' });
+  // @ts-expect-error: `rule` takes rules, not computations
+  ka.selectBandwidth(k, v, { dim: 4, rule: 'grid' });
+  const learnedMetric = ka.selectBandwidth(k, v, { dim: 4, rule: 'cv-gradient', metric: 'full', maxIterations: 50 });
   const metricL: Float64Array | undefined = learnedMetric.transform;
   void metricL;
   // @ts-expect-error: the metric is 'diagonal' or 'full'
-  ka.selectBandwidth(k, v, { dim: 4, method: 'cv-gradient', metric: 'ard' });
+  ka.selectBandwidth(k, v, { dim: 4, rule: 'cv-gradient', metric: 'ard' });
   // @ts-expect-error: kernelRegression's bandwidth rules do not include the gradient search
   ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv-gradient' });
 
@@ -55,7 +66,9 @@ async function main(): Promise<void> {
   const binned = ka.kernelRegression(v, v, { dim: 1, method: 'grid', tolerance: 1e-4 });
   const ran: 'exact' | 'grid' | 'sparse' = binned.method;
   const err: number = binned.predictInterval(v).errorEstimate;
-  ka.selectBandwidth(v, v, { dim: 1, approximation: 'auto' });
+  ka.selectBandwidth(v, v, { dim: 1, method: 'auto' });
+  const fixedOrRule: 'cv' | 'aicc' | 'scott' | 'silverman' | 'fixed' = model.selection.rule;
+  void fixedOrRule;
   const band: PredictionInterval = model.predictInterval(q, { level: 0.9 });
   const edf: number = model.effectiveDegreesOfFreedom;
   const fit: Float64Array = model.predict(q);

@@ -230,9 +230,10 @@ const handlers = {
 
   select(ka, { method, kernel, estimator, approximation, exclude = 0 }) {
     const s = sample.select;
-    // Blocked CV (exclude: r > 0) applies to the CV criterion only, and always runs exactly.
-    const select = (rule) => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, method: rule,
-      ...(rule === 'cv' || rule === 'aicc' ? { approximation } : {}), ...(rule === 'cv' && exclude > 0 ? { exclude } : {}) });
+    // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
+    // (exclude: r > 0) applies to the CV criterion only, and always runs exactly.
+    const select = (rule) => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, rule,
+      ...(rule === 'cv' || rule === 'aicc' ? { method: approximation } : {}), ...(rule === 'cv' && exclude > 0 ? { exclude } : {}) });
     // CV and AICc are undefined where every held-out local fit is singular (two points under local-linear, say):
     // the library refuses, and the page says so and takes Scott's rule rather than showing no fit.
     let undefinedCriterion = null;

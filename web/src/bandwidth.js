@@ -8,13 +8,16 @@ import {
 } from './validate.js';
 import { withSelectionWarnings } from './warnings.js';
 import { sampleFrame } from './frame.js';
+import { deprecated, renamed } from './deprecate.js';
 
 /** The kernels a regression takes: those with a bandwidth (the core's kernel traits). */
 export const regressionKernels = (engine) => engine.kernels.filter((k) => k.distance).map((k) => k.name);
-// selectBandwidth's methods: the core's criteria and rules (engine.selections), and 'cv-gradient', L-BFGS on the exact
-// CV gradient (bandwidth.h, select_cv_gradient).
-const selectMethods = (engine) => [...engine.selections, 'cv-gradient'];
+// selectBandwidth's rules: the core's criteria and rules of thumb (engine.selections), and 'cv-gradient', L-BFGS on the
+// exact CV gradient (bandwidth.h, select_cv_gradient).
+const selectRules = (engine) => [...engine.selections, 'cv-gradient'];
 export const METRICS = ['diagonal', 'full'];
+// As a destructuring default: only an absent option (undefined) takes it; null stays, for the check to name.
+const orDefault = (value, fallback) => (value === undefined ? fallback : value);
 const CURVE_CAPACITY = 256;
 
 /**
@@ -58,13 +61,13 @@ export function fitOptions({ kernel, estimator, weights = 0, bandwidth = 0, empt
  * x's units, and applies to the CV criterion only (`method`: the criterion asked for, 'fixed' for a given bandwidth,
  * undefined for cvScore).
  */
-export function readExclude(exclude, method, name = 'options.exclude') {
+export function readExclude(exclude, rule, name = 'options.exclude') {
   if (exclude === undefined) return 0;
   if (typeof exclude !== 'number' || !(exclude >= 0) || !Number.isFinite(exclude)) {
     throw new KernelAttentionError('BadArgument', `\`${name}\` must be a finite number >= 0 (in x's units); got ${describe(exclude)}`, name);
   }
-  if (exclude > 0 && method !== undefined && method !== 'cv') {
-    const what = method === 'fixed' ? 'a given bandwidth' : `'${method}'`;
+  if (exclude > 0 && rule !== undefined && rule !== 'cv') {
+    const what = rule === 'fixed' ? 'a given bandwidth' : `the rule '${rule}'`;
     throw new KernelAttentionError('BadArgument', `\`${name}\` (blocked CV) applies to the criterion 'cv' only, not to ${what}`, name);
   }
   return exclude;
@@ -119,16 +122,20 @@ export function makeBandwidth(engine, threads = 1) {
     if (options === undefined) {
       throw new KernelAttentionError('BadArgument', '`options` is required: `{ dim, bandwidth }`', 'options');
     }
-    checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'approximation', 'tolerance', 'exclude']);
-    let {
-      dim, kernel = 'gaussian', bandwidth, estimator = 'nadaraya-watson', weights, approximation = 'auto',
-    } = options;
+    checkOptionNames(options, ['dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'method', 'approximation', 'tolerance', 'exclude']);
+    let { dim, kernel = 'gaussian', bandwidth, estimator = 'local-linear', weights } = options;
+    const method = orDefault(renamed(options, 'approximation', 'method'), 'auto');
+    const methodName = options.approximation === undefined ? 'options.method' : 'options.approximation';  // as given
+    if (selectRules(engine).includes(method)) {  // resolveApproximation's hint (pass it as `bandwidth`) is kernelRegression's
+      throw new KernelAttentionError('BadArgument', `\`${methodName}\` is how the score is computed (${APPROXIMATIONS.map((a) => `'${a}'`).join(', ')}); ` +
+        `cvScore scores the bandwidth given, it does not choose one by '${method}'`, methodName);
+    }
     const sample = readSample(x, y, dim, weights);
     const { n, width } = sample;
     [x, y, weights] = [sample.x, sample.y, sample.weights];
     oneOf(kernel, kernels, 'options.kernel');
     oneOf(estimator, engine.estimators, 'options.estimator');
-    const plan = resolveApproximation(engine, approximation, options.tolerance, { dim, kernel, n }, 'options.approximation');
+    const plan = resolveApproximation(engine, method, options.tolerance, { dim, kernel, n }, methodName);
     const { tolerance } = plan;
     const exclude = readExclude(options.exclude);
     const grid = plan.method === 'grid' && !(exclude > 0);  // blocked CV runs exactly
@@ -145,9 +152,32 @@ export function makeBandwidth(engine, threads = 1) {
   }
 
   const SELECT_OPTIONS = [
-    'dim', 'kernel', 'estimator', 'method', 'perDimension', 'weights', 'approximation', 'tolerance', 'metric', 'maxIterations',
+    'dim', 'kernel', 'estimator', 'rule', 'method', 'perDimension', 'weights', 'approximation', 'tolerance', 'metric', 'maxIterations',
     'exclude',
   ];
+
+  /**
+   * selectBandwidth's rule and computation from its options: `rule`, and `method` ('auto' | 'exact' | 'grid'), with
+   * the names before 0.2.0 read with a deprecation message: `method` naming a rule (the two value sets are disjoint)
+   * and `approximation`.
+   */
+  function readRuleAndMethod(options) {
+    let { rule, method } = options;
+    if (selectRules(engine).includes(method)) {
+      if (rule !== undefined) {
+        throw new KernelAttentionError('BadArgument', `\`options.method\` '${method}' is a rule, the deprecated spelling of ` +
+          '`options.rule`, and `options.rule` is given too; pass the rule as `options.rule` only', 'options.method');
+      }
+      deprecated('options.method=rule', `\`options.method: '${method}'\` (a bandwidth rule) is now \`options.rule: '${method}'\`; ` +
+        "`options.method` is how the criterion is computed ('auto', 'exact', 'grid')");
+      [rule, method] = [method, undefined];
+    }
+    return {
+      rule: orDefault(rule, 'cv'),
+      method: orDefault(renamed({ method, approximation: options.approximation }, 'approximation', 'method'), 'auto'),
+      methodName: options.approximation === undefined ? 'options.method' : 'options.approximation',  // as given
+    };
+  }
 
   /** Validates selectBandwidth's arguments (with `known` option names); returns what the search needs. */
   function readSelection(x, y, options, known) {
@@ -155,46 +185,48 @@ export function makeBandwidth(engine, threads = 1) {
       throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
     }
     checkOptionNames(options, known);
+    const { rule, method, methodName } = readRuleAndMethod(options);
     const {
-      dim, kernel = 'gaussian', estimator = 'nadaraya-watson', method = 'cv', perDimension = false, weights,
-      approximation = 'auto', metric = 'diagonal', maxIterations = 100,
+      dim, kernel = 'gaussian', perDimension = false, weights, metric = 'diagonal', maxIterations = 100,
+      // The gradient search exists for Nadaraya–Watson only (checkGradientSearch): its default, local-linear elsewhere.
+      estimator = rule === 'cv-gradient' ? 'nadaraya-watson' : 'local-linear',
     } = options;
     const sample = readSample(x, y, dim, weights);
     oneOf(kernel, kernels, 'options.kernel');
     oneOf(estimator, engine.estimators, 'options.estimator');
-    oneOf(method, selectMethods(engine), 'options.method');
+    oneOf(rule, selectRules(engine), 'options.rule');
     boolean(perDimension, 'options.perDimension');
     oneOf(metric, METRICS, 'options.metric');
     positiveInteger(maxIterations, 'options.maxIterations');
     // Leave-one-out CV (the search, and the score reported for the rules) may run on a grid; AICc runs exactly.
-    const plan = resolveApproximation(engine, approximation, options.tolerance, { dim, kernel, n: sample.n }, 'options.approximation');
+    const plan = resolveApproximation(engine, method, options.tolerance, { dim, kernel, n: sample.n }, methodName);
     const { tolerance } = plan;
-    const exclude = readExclude(options.exclude, method);
-    const gradient = method === 'cv-gradient';
-    if (gradient) checkGradientSearch({ estimator, kernel, weights, approximation });
+    const exclude = readExclude(options.exclude, rule);
+    const gradient = rule === 'cv-gradient';
+    if (gradient) checkGradientSearch({ estimator, kernel, weights, method, methodName });
     else {
       for (const [name, value, fallback] of [['metric', metric, 'diagonal'], ['maxIterations', maxIterations, 100]]) {
         if (value !== fallback) {
-          throw new KernelAttentionError('BadArgument', `\`options.${name}\` applies to method 'cv-gradient' only; got method '${method}'`, `options.${name}`);
+          throw new KernelAttentionError('BadArgument', `\`options.${name}\` applies to rule 'cv-gradient' only; got rule '${rule}'`, `options.${name}`);
         }
       }
     }
-    const grid = plan.method === 'grid' && method !== 'aicc' && !gradient && !(exclude > 0);
+    const grid = plan.method === 'grid' && rule !== 'aicc' && !gradient && !(exclude > 0);
     // What the search runs on, and why: the plan, unless the criterion runs exactly whatever was planned.
     const reason = grid || plan.method === 'exact' ? plan.reason
-      : `exact: ${gradient ? "method 'cv-gradient'" : exclude > 0 ? 'blocked CV (exclude)' : 'AICc'} runs exactly`;
-    return { ...sample, dim, kernel, estimator, method, perDimension, grid, reason, tolerance, metric, maxIterations, exclude };
+      : `exact: ${gradient ? "rule 'cv-gradient'" : exclude > 0 ? 'blocked CV (exclude)' : 'AICc'} runs exactly`;
+    return { ...sample, dim, kernel, estimator, rule, perDimension, grid, reason, tolerance, metric, maxIterations, exclude };
   }
 
   /** What the gradient search (select_cv_gradient) cannot do, each an error naming its option. */
-  function checkGradientSearch({ estimator, kernel, weights, approximation }) {
+  function checkGradientSearch({ estimator, kernel, weights, method, methodName }) {
     const refuse = (name, why) => { throw new KernelAttentionError('BadArgument', `\`options.${name}\` ${why}`, `options.${name}`); };
-    if (estimator !== 'nadaraya-watson') refuse('estimator', `must be 'nadaraya-watson' for method 'cv-gradient' (its gradient is that of the Nadaraya–Watson CV); got '${estimator}'`);
+    if (estimator !== 'nadaraya-watson') refuse('estimator', `must be 'nadaraya-watson' for rule 'cv-gradient' (its gradient is that of the Nadaraya–Watson CV); got '${estimator}'`);
     if (!engine.kernel(kernel).gradient) {
-      refuse('kernel', `'${kernel}' has no gradient (its CV is piecewise constant in h); use ${smoothCompact(engine)} with method 'cv-gradient'`);
+      refuse('kernel', `'${kernel}' has no gradient (its CV is piecewise constant in h); use ${smoothCompact(engine)} with rule 'cv-gradient'`);
     }
-    if (weights !== undefined) refuse('weights', "are not supported by method 'cv-gradient'; use method 'cv' with `perDimension: true`");
-    if (approximation === 'grid') refuse('approximation', "'grid' is not available to method 'cv-gradient', which runs exactly");
+    if (weights !== undefined) refuse('weights', "are not supported by rule 'cv-gradient'; use rule 'cv' with `perDimension: true`");
+    if (method === 'grid') refuse(methodName.slice('options.'.length), "'grid' is not available to rule 'cv-gradient', which runs exactly");
   }
 
   /**
@@ -246,8 +278,8 @@ export function makeBandwidth(engine, threads = 1) {
       }
       const values = heap.readF64(curve[0], count * params);
       const result = {
-        method: 'cv-gradient',
-        approximation: 'exact',
+        rule: 'cv-gradient',
+        method: 'exact',
         reason: s.reason,
         bandwidth: heap.readF64(h, dim),
         score: best,
@@ -272,7 +304,7 @@ export function makeBandwidth(engine, threads = 1) {
    * evaluations; `total` is an estimate until the last step. Without `stepwise` the search runs in one call.
    */
   function* selectionSteps(s, stepwise) {
-    const { n, dim, width, x, y, weights, method, grid, tolerance } = s;
+    const { n, dim, width, x, y, weights, rule, grid, tolerance } = s;
     const heap = engine.openHeap();
     try {
       const frame = sampleFrame(x, dim, y, width);  // bandwidths and scores are invariant to shifting x and y (frame.js)
@@ -284,13 +316,13 @@ export function makeBandwidth(engine, threads = 1) {
       });
       const h = heap.alloc(dim * 8);
       const score = heap.alloc(8);
-      checkResult(engine.ruleOfThumb(xp, n, dim, method === 'silverman' ? 'silverman' : 'scott', h));
-      const criterion = method === 'aicc' ? 'aicc' : 'cv';
+      checkResult(engine.ruleOfThumb(xp, n, dim, rule === 'silverman' ? 'silverman' : 'scott', h));
+      const criterion = rule === 'aicc' ? 'aicc' : 'cv';
       let count = 0;
       let capacity = CURVE_CAPACITY;
       let curveH = 0;
       let curveScore = 0;
-      if (method === 'cv' || method === 'aicc') {
+      if (rule === 'cv' || rule === 'aicc') {
         curveH = heap.alloc(capacity * dim * 8);
         curveScore = heap.alloc(capacity * 8);
         // Typical evaluations: a scan of the whole range (7 a decade, about 30) and about 10 of Brent's, then, per
@@ -320,14 +352,14 @@ export function makeBandwidth(engine, threads = 1) {
       }
       const best = heap.readF64(score, 1)[0];
       if (count && !Number.isFinite(best)) {
-        throw new KernelAttentionError('BadShape', `no bandwidth gives a finite ${method === 'aicc' ? 'AICc' : 'CV score'} ` +
-          `for these ${n} points (${method === 'aicc' ? 'AICc needs more points than the fit\'s degrees of freedom + 2' :
+        throw new KernelAttentionError('BadShape', `no bandwidth gives a finite ${rule === 'aicc' ? 'AICc' : 'CV score'} ` +
+          `for these ${n} points (${rule === 'aicc' ? 'AICc needs more points than the fit\'s degrees of freedom + 2' :
             'some point never has another within the kernel\'s reach'}); choose a bandwidth or use a rule`, 'x');
       }
       const shown = Math.min(count, CURVE_CAPACITY);  // the curve holds the first 256 evaluations
       const result = {
-        method,
-        approximation: grid ? 'grid' : 'exact',
+        rule,
+        method: grid ? 'grid' : 'exact',
         reason: s.reason,
         bandwidth: heap.readF64(h, dim),
         score: best,
@@ -343,7 +375,7 @@ export function makeBandwidth(engine, threads = 1) {
     }
   }
 
-  const steps = (s, stepwise) => withSelectionWarnings(s.method === 'cv-gradient' ? gradientSteps(s, stepwise) : selectionSteps(s, stepwise), s);
+  const steps = (s, stepwise) => withSelectionWarnings(s.rule === 'cv-gradient' ? gradientSteps(s, stepwise) : selectionSteps(s, stepwise), s);
 
   function selectBandwidth(x, y, options) {
     return drive(steps(readSelection(x, y, options, SELECT_OPTIONS), false), null);

@@ -128,7 +128,7 @@ function readRegression(engine, x, y, options, known) {
   else {
     chosen = {
       h: Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth')),
-      selection: { method: 'fixed', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
+      selection: { rule: 'fixed', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
     };
   }
   const robust = readRobust(options.robust, width);
@@ -196,11 +196,11 @@ function positiveRows(sample, fitted, weights, n, dim, width) {
 }
 
 const selectionOptions = (p) => ({
-  dim: p.dim, kernel: p.kernel, estimator: p.estimator, method: p.bandwidth, perDimension: p.perDimension,
-  weights: p.data.weights, approximation: p.approximation, tolerance: p.tolerance,
+  dim: p.dim, kernel: p.kernel, estimator: p.estimator, rule: p.bandwidth, perDimension: p.perDimension,
+  weights: p.data.weights, method: p.approximation, tolerance: p.tolerance,
   ...(p.exclude > 0 ? { exclude: p.exclude } : {}),
 });
-const fromSelection = (p, chosen) => ({ h: chosen.bandwidth, selection: { method: p.bandwidth, score: chosen.score, curve: chosen.curve } });
+const fromSelection = (p, chosen) => ({ h: chosen.bandwidth, selection: { rule: p.bandwidth, score: chosen.score, curve: chosen.curve } });
 
 // Multiply-adds per step of predictAsync (as attentionAsync's steps, attention.js).
 const STEP_WORK = 2 ** 25;

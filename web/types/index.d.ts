@@ -34,10 +34,14 @@ export type Kernel =
 export type EmptyPolicy = 'nan' | 'zero' | 'nearest' | 'error';
 
 /**
+ * Which keys a query ignores. Convention: nonzero = the key is ignored, 0 = it takes part.
  * `'loo'`: leave-one-out, query i ignores key i (needs I = J).
- * A Uint8Array of length J: key padding, 1 = ignore that key for every query (torch's key_padding_mask convention).
- * A Uint8Array of length I*J (row-major, query-major): 1 = query i ignores key j (torch's boolean attn_mask convention).
- * When I = J, a length-J array is read as key padding.
+ * A Uint8Array of length J: key padding, nonzero = ignore that key for every query (as torch's `key_padding_mask`).
+ * A Uint8Array of length I*J (row-major, query-major): nonzero = query i ignores key j (as `nn.MultiheadAttention`'s
+ * boolean `attn_mask`). When I = J, a length-J array is read as key padding.
+ *
+ * PyTorch's `F.scaled_dot_product_attention` has the opposite convention: its boolean `attn_mask` is True where a key
+ * takes part, so pass its negation (`Uint8Array.from(allowed, (a) => (a ? 0 : 1))`).
  */
 export type Mask = 'loo' | Uint8Array;
 
@@ -56,6 +60,10 @@ export interface WeightsOptions {
   scale?: number;
   /** Distance kernels only: one bandwidth, or one per dimension (length dim). Positive and finite. Default 1. */
   bandwidth?: number | NumericArray;
+  /**
+   * Keys to ignore: nonzero (or key i for `'loo'`) = ignored, the opposite of `F.scaled_dot_product_attention`'s
+   * boolean `attn_mask` (True = takes part; pass its negation). See {@link Mask}.
+   */
   mask?: Mask;
   /** Key j is admissible for query i only if j ≤ i. Default false. */
   causal?: boolean;
@@ -92,7 +100,8 @@ export interface AttentionOptions extends WeightsOptions {
    * `'gaussian'`, `'laplacian'` or compact, there are at most 3 dimensions per head, no general mask nor groups,
    * I·J ≥ 2²⁰, and at most 15 % of the keys' bounding box lies within the kernel's reach of a query; otherwise
    * `'exact'`. It never picks random features or Nyström, whose error is only estimated. attentionWithInfo's
-   * `method` says which ran and `reason` why; `plan('attention', …)` says it without running.
+   * `method` says which ran and `reason` why; `plan('attention', …)` says it without running. `'exact'` gives the exact
+   * engine's bytes always.
    */
   method?: AttentionMethod | 'auto';
   /**
@@ -245,6 +254,10 @@ export interface AttentionPoolingOptions {
 
 /** The masks of one forward() call, as attention() takes them (I = J for `'loo'`). */
 export interface PoolingForwardOptions {
+  /**
+   * Keys to ignore, as attention()'s: nonzero (or key i for `'loo'`) = ignored, the opposite of
+   * `F.scaled_dot_product_attention`'s boolean `attn_mask` (True = takes part; pass its negation). See {@link Mask}.
+   */
   mask?: Mask;
   causal?: boolean;
   groups?: Groups;
@@ -336,20 +349,23 @@ export interface SelectBandwidthOptions {
   dim: number;
   /** Default `'gaussian'`. */
   kernel?: DistanceKernel;
-  /** The estimator the bandwidth is for. Default `'nadaraya-watson'` (kernelRegression's default is local-linear). */
+  /**
+   * The estimator the bandwidth is for. Default `'local-linear'`, as kernelRegression's (before 0.2.0 it was
+   * `'nadaraya-watson'`); with `rule: 'cv-gradient'` the default is `'nadaraya-watson'`, the only one it supports.
+   */
   estimator?: Estimator;
   /**
-   * `'cv'` (default): minimise the leave-one-out least-squares CV score over log h, starting from Scott's rule.
+   * How the bandwidth is chosen. `'cv'` (default): minimise the leave-one-out least-squares CV score over log h, starting from Scott's rule.
    * `'aicc'`: minimise AICc (Hurvich, Simonoff & Tsai 1998), ln σ̂² + (1 + ν/n) / (1 − (ν + 2)/n), ν = tr(L).
    * `'scott'`: h_d = s_d · n^(−1/(dim+4)); `'silverman'`: h_d = 0.9 · min(s_d, IQR_d/1.349) · n^(−1/(dim+4)), with s_d the
    * sample standard deviation (ddof 1) and IQR_d by linear interpolation; a zero spread falls back to the other
    * measure, then to 1e-3·|mean_d|, then to 1.
    * `'cv-gradient'`: minimise the same CV score by L-BFGS on its exact gradient (the attention backward pass), one
    * log-bandwidth per dimension from Scott's rule, each kept within 1e-3 … 1e3 times its start (an irrelevant input's
-   * bandwidth grows to the top of that box); Nadaraya–Watson only, not with `'uniform'`, `weights` or
-   * `approximation: 'grid'` (each a `'BadArgument'` naming that option). Always per dimension, always exact.
+   * bandwidth grows to the top of that box); Nadaraya–Watson only (its default estimator), not with `'uniform'`,
+   * `weights` or `method: 'grid'` (each a `'BadArgument'` naming that option). Always per dimension, always exact.
    */
-  method?: SelectBandwidthMethod;
+  rule?: SelectBandwidthRule;
   /** `'cv'` and `'aicc'`: a bandwidth per dimension by coordinate descent after the common scale. Default false. */
   perDimension?: boolean;
   /**
@@ -364,17 +380,50 @@ export interface SelectBandwidthOptions {
   weights?: NumericArray;
   /**
    * How leave-one-out CV is computed: `'exact'`, `'grid'` (1-D and 2-D, binned; not for `'cauchy'`), or `'auto'` (default:
-   * the grid from 20,000 points on in 1-D and 2-D). AICc always runs exactly.
+   * the grid from 20,000 points on in 1-D and 2-D). AICc always runs exactly. The same word as kernelRegression's and
+   * attention's `method`.
+   *
+   * A rule name here (`method: 'cv'`) is the spelling before 0.2.0: still read as `rule`, with a one-time deprecation
+   * message, until the next minor version (deprecated; passing it together with `rule` is a `'BadArgument'`).
+   */
+  method?: Approximation | SelectBandwidthRule;
+  /**
+   * @deprecated since 0.2.0: use `method` (same values). Still read, with a one-time deprecation message; passing
+   * both is a `'BadArgument'`.
    */
   approximation?: Approximation;
   /** The grid's relative tolerance (it sizes the grid), strictly between 0 and 1. Default 1e-3. */
   tolerance?: number;
   /**
-   * Blocked CV for serial data (Chu & Marron 1991), method `'cv'` only: each held-out point is fitted without every
+   * Blocked CV for serial data (Chu & Marron 1991), rule `'cv'` only: each held-out point is fitted without every
    * point within this distance of it along x's first column (in x's units), r ≥ 0, finite. Default 0 (leave-one-out).
-   * Runs exactly, whatever `approximation` says. Any other method with r > 0 is a `'BadArgument'` naming
-   * `options.exclude`.
+   * Runs exactly, whatever `method` says. Any other rule with r > 0 is a `'BadArgument'` naming `options.exclude`.
    */
+  exclude?: number;
+}
+
+/** cvScore()'s options. */
+export interface CvScoreOptions {
+  /** Columns of x. */
+  dim: number;
+  /** Default `'gaussian'`. */
+  kernel?: DistanceKernel;
+  /** One bandwidth, or one per dimension (length dim). Positive and finite. */
+  bandwidth: number | NumericArray;
+  /** Default `'local-linear'` (before 0.2.0 `'nadaraya-watson'`). */
+  estimator?: Estimator;
+  /** Observation weights ω_i ≥ 0 (n entries, not all zero). */
+  weights?: NumericArray;
+  /** How the score is computed, as {@link SelectBandwidthOptions.method}: `'auto'` (default), `'exact'` or `'grid'`. */
+  method?: Approximation;
+  /**
+   * @deprecated since 0.2.0: use `method` (same values). Still read, with a one-time deprecation message; passing
+   * both is a `'BadArgument'`.
+   */
+  approximation?: Approximation;
+  /** The grid's relative tolerance, strictly between 0 and 1. Default 1e-3. */
+  tolerance?: number;
+  /** Blocked CV's radius, as {@link SelectBandwidthOptions.exclude}. Default 0 (leave-one-out). */
   exclude?: number;
 }
 
@@ -382,9 +431,14 @@ export interface SelectBandwidthOptions {
 export type Approximation = 'auto' | 'exact' | 'grid';
 
 export type Estimator = 'nadaraya-watson' | 'local-linear';
-export type SelectionMethod = 'cv' | 'aicc' | 'scott' | 'silverman';
-/** selectBandwidth's methods: kernelRegression's, and the gradient search `'cv-gradient'`. */
-export type SelectBandwidthMethod = SelectionMethod | 'cv-gradient';
+/** The bandwidth rules kernelRegression's `bandwidth` takes by name. */
+export type BandwidthRule = 'cv' | 'aicc' | 'scott' | 'silverman';
+/** selectBandwidth's rules: kernelRegression's, and the gradient search `'cv-gradient'`. */
+export type SelectBandwidthRule = BandwidthRule | 'cv-gradient';
+/** @deprecated since 0.2.0: renamed {@link BandwidthRule}. */
+export type SelectionMethod = BandwidthRule;
+/** @deprecated since 0.2.0: renamed {@link SelectBandwidthRule}. */
+export type SelectBandwidthMethod = SelectBandwidthRule;
 
 /** What a warning on a result is about (docs/regression.md, "Warnings"). */
 export type WarningCode = 'interpolating' | 'precision' | 'guard';
@@ -395,12 +449,13 @@ export interface ResultWarning {
 }
 
 export interface BandwidthSelection {
-  method: SelectBandwidthMethod;
+  /** The rule used (before 0.2.0 this field was `method`). */
+  rule: SelectBandwidthRule;
   /** `'interpolating'` (a chosen h below the median spacing) and `'precision'`; empty when nothing is wrong. */
   warnings: ResultWarning[];
-  /** How the CV scores were computed. */
-  approximation: 'exact' | 'grid';
-  /** Why, one sentence starting with `approximation` (see AttentionWithInfo's `reason`). */
+  /** How the CV scores were computed (before 0.2.0 this field was `approximation`). */
+  method: 'exact' | 'grid';
+  /** Why, one sentence starting with `method` (see AttentionWithInfo's `reason`). */
   reason: string;
   /** One bandwidth per dimension, always positive and finite (with `metric: 'full'`, see `transform`). */
   bandwidth: Float64Array<ArrayBuffer>;
@@ -433,9 +488,9 @@ export interface KernelRegressionOptions {
   kernel?: DistanceKernel;
   /**
    * A number (all dimensions), one per dimension, or how to choose it: `'cv'` (default), `'aicc'`, `'scott'` or
-   * `'silverman'` (see {@link SelectBandwidthOptions.method}).
+   * `'silverman'` (see {@link SelectBandwidthOptions.rule}).
    */
-  bandwidth?: number | NumericArray | SelectionMethod;
+  bandwidth?: number | NumericArray | BandwidthRule;
   /**
    * `'local-linear'` (default): the intercept of the weighted least-squares line (plane) around each query, free of
    * Nadaraya–Watson's bias at the edges of the data and where x is unevenly spread. `'nadaraya-watson'`: the
@@ -565,8 +620,8 @@ export interface KernelRegressionModel {
   readonly reason: string;
   /** One bandwidth per dimension. */
   readonly bandwidth: Float64Array<ArrayBuffer>;
-  /** How the bandwidth was chosen (`method: 'fixed'` and `score: null` when given). */
-  readonly selection: { method: SelectionMethod | 'fixed'; score: number | null; curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> } };
+  /** How the bandwidth was chosen: its `rule` (`'fixed'`, with `score: null`, when given; before 0.2.0 this field was `method`). */
+  readonly selection: { rule: BandwidthRule | 'fixed'; score: number | null; curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> } };
   /** ν = tr(L), the trace of the smoother matrix at the sample. */
   readonly effectiveDegreesOfFreedom: number;
   /** σ̂²_c = RSS_c / (n − 2ν + ν̃) per column of y, ν̃ = tr(LᵀL) (Wasserman 2006, eq. 5.86). */
@@ -772,10 +827,7 @@ export interface KernelAttention {
    * than r from x_i along x's first column, computed exactly); Infinity when some point has no admissible point
    * within reach.
    */
-  cvScore(x: NumericArray, y: NumericArray, options: {
-    dim: number; kernel?: DistanceKernel; bandwidth: number | NumericArray; estimator?: Estimator; weights?: NumericArray;
-    approximation?: Approximation; tolerance?: number; exclude?: number;
-  }): number;
+  cvScore(x: NumericArray, y: NumericArray, options: CvScoreOptions): number;
   /** The SIMD instruction set the core was compiled for, e.g. `'sse4.1'` (WebAssembly SIMD128). */
   readonly simd: string;
   /**
