@@ -53,7 +53,8 @@ test('demo: "robust" refits with bisquare weights as a float64 loop does and cou
     await page.check('#robust');
     await waitForFit(page, problems, 's.fit.robust !== null');
     const s = await page.evaluate(() => ({
-      h: window.demoState.fit.h[0], robust: window.demoState.fit.robust, queries: Array.from(window.demoState.fit.queries),
+      h: window.demoState.fit.h[0], queries: Array.from(window.demoState.fit.queries),
+      robust: { ...window.demoState.fit.robust, ringX: Array.from(window.demoState.fit.robust.ringX), ringY: Array.from(window.demoState.fit.robust.ringY) },
       mean: Array.from(window.demoState.fit.mean), status: document.getElementById('fit-status').textContent,
     }));
     const w = robustWeights(xs, ys, s.h, 3);
@@ -63,8 +64,12 @@ test('demo: "robust" refits with bisquare weights as a float64 loop does and cou
     assert.ok(worst < 1e-4 * range, `largest difference from the float64 robust fit ${worst}`);
     const low = w.filter((v) => v < 0.5).length;
     assert.ok(low >= 15, `the reference set aside only ${low} points`);
-    assert.deepEqual(s.robust, { iterations: 3, low, n: 200 });
-    assert.match(s.status, new RegExp(`Robust: 3 rounds of bisquare weights gave ${low} of 200 points a weight below 0\\.5\\.`));
+    const { ringX, ringY, ...counts } = s.robust;
+    assert.deepEqual(counts, { iterations: 3, low, n: 200 });
+    // The ringed points are those the reference set below ½, in x order.
+    assert.deepEqual(ringX, xs.filter((_, i) => w[i] < 0.5));
+    assert.deepEqual(ringY, ys.filter((_, i) => w[i] < 0.5));
+    assert.match(s.status, new RegExp(`Robust: 3 rounds of bisquare weights gave ${low} of 200 points a weight below 0\\.5 \\(ringed\\)\\.`));
     assert.match(new URL(page.url()).hash, /robust=on/);
     await assertClean(page, problems);
   } finally {

@@ -33,7 +33,8 @@ export function describeFit(ui, fit, thinBelow, axes) {
     `effective points per query ≥ ${minEff.toFixed(1)}` +
     (thin ? `, ${thin} of ${fit.effectiveKeys.length} queries have fewer than ${thinBelow} (thin support).` : '.') +
     (fit.robust ? ` Robust: ${fit.robust.iterations} rounds of bisquare weights gave ${fit.robust.low.toLocaleString('en')} of ` +
-      `${fit.robust.n.toLocaleString('en')} points a weight below 0.5.` : '') +
+      `${fit.robust.n.toLocaleString('en')} points a weight below 0.5` +
+      (fit.dim === 1 ? ` (ringed${fit.robust.ringX.length < fit.robust.low ? `: the first ${fit.robust.ringX.length.toLocaleString('en')}` : ''}).` : '.') : '') +
     (fit.localVariance ? ` Band from a local σ(x): log squared residuals smoothed with h = ${hText(fit.localVariance.bandwidth, axes)}` +
       (fit.n < window.demoState.n ? ` (with this band, the fit uses a random ${fit.n.toLocaleString('en')} of the points).` : '.') : '');
 

@@ -75,6 +75,7 @@ export async function savePlot(name, format) {
     }
     else if (ui.band.checked) legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label: 'confidence band' });
     if (!lowess) legend.push({ kind: 'bar', color: color('--thin'), label: `thin support (< ${THIN} effective points)` });
+    if (!lowess && state.fit?.robust) legend.push({ kind: 'ring', color: color('--accent'), label: 'robustness weight < ½' });
   }
   const spec = {
     title: `${titles[name]} (${data.source})`, description: canvas.getAttribute('aria-label'), params: figureParams(), legend,

@@ -188,13 +188,24 @@ function attentionMatrix(ka, s, queries, h, kernel) {
 /** kernelRegression's `robust` option for `iterations` rounds of bisquare weights (0: none). */
 const robustOption = (iterations) => (iterations > 0 ? { robust: { iterations } } : {});
 
-/** What robustness did: its rounds and how many points of the sample it gave a weight below ½ (null without it). */
-function robustSummary(model, iterations) {
+const RINGED_MAX = 2_000;  // points set aside by robustness that the plot rings, at most (the first in x order)
+
+/**
+ * What robustness did: its rounds, how many points of the sample `s` it gave a weight below ½, and those points
+ * (`ringX`, `ringY`: at most RINGED_MAX) for the plot to ring; null without it.
+ */
+function robustSummary(model, iterations, s) {
   const w = model.robustnessWeights;
   if (!(iterations > 0) || !w) return null;
+  const ringX = [];
+  const ringY = [];
   let low = 0;
-  for (const v of w) if (v < 0.5) low++;
-  return { iterations, low, n: w.length };
+  for (let i = 0; i < w.length; i++) {
+    if (!(w[i] < 0.5)) continue;
+    low++;
+    if (s.dim === 1 && ringX.length < RINGED_MAX) { ringX.push(s.x[i]); ringY.push(s.y[i]); }
+  }
+  return { iterations, low, n: w.length, ringX: Float64Array.from(ringX), ringY: Float64Array.from(ringY) };
 }
 
 /** The local variance smoother's bandwidth and warnings, once predictInterval has made it. */
@@ -332,7 +343,7 @@ const handlers = {
     timings.predict = bandMs;
     const fit = {
       edf: model.effectiveDegreesOfFreedom, sigma: Math.sqrt(model.residualVariance[0]), method: model.method,
-      warnings: warningsOf(model), robust: robustSummary(model, robust), variance,
+      warnings: warningsOf(model), robust: robustSummary(model, robust, s), variance,
       localVariance: variance === 'local' ? localVarianceSummary(model) : null,
     };
     // The variance smoother's own warnings ('interpolating': σ(x) follows single residuals) join the fit's.
