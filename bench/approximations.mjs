@@ -71,7 +71,7 @@ function sample1d(n, { seed, noise = 0.1, queries = n }) {
   return { x, y, q };
 }
 
-/** Grid nodes per axis as grid.cpp's grid_nodes computes them (the bandwidth as the float32 the core receives). */
+/** Grid nodes per axis as grid/plan.cpp's grid_nodes computes them (the bandwidth as the float32 the core receives). */
 const gridNodes = (range, h, tolerance) => Math.max(64, Math.ceil(range / (Math.fround(h) * Math.sqrt(12 * tolerance))) + 1);
 
 /** V8 tiers WebAssembly functions up between calls, not within one: a few small calls of every path first. */

@@ -28,6 +28,8 @@ const SAMPLE_HELP = `
   --bandwidth H       a number, one per x column (comma-separated), or a rule: ${RULES.join(', ')} (default cv)
   --exclude R         cv only: blocked CV for serial data, each held-out row fitted without the rows within R of it
                       along the first x column (in its units; seconds for dates); default 0, leave-one-out
+  --span F            instead of --bandwidth: a nearest-neighbour span, 0 < F ≤ 1 (each point's bandwidth reaches its
+                      ⌈F·n⌉ nearest points; several x columns scaled by their trimmed standard deviations)
 ${READING_HELP}`;
 const READING_NOTE = `FILE may be - for stdin. Lines starting with # are skipped. Digit groups (1,234.5), U+2212 minus, and dates or times
 (1958-03-29, 1958-03-29T12:00, 29/03/1958, 19-Sep-03, Mar 1958, 12:30) are read; a date column used as --x is fitted
@@ -40,7 +42,7 @@ const OUTPUT_HELP = `
 
 const SAMPLE_OPTIONS = {
   x: { type: 'string' }, y: { type: 'string' }, kernel: { type: 'string' }, estimator: { type: 'string' },
-  bandwidth: { type: 'string' }, delimiter: { type: 'string' }, 'no-header': { type: 'boolean' },
+  bandwidth: { type: 'string' }, span: { type: 'string' }, delimiter: { type: 'string' }, 'no-header': { type: 'boolean' },
   missing: { type: 'string' }, decimal: { type: 'string' }, encoding: { type: 'string' }, 'date-order': { type: 'string' },
   format: { type: 'string' }, output: { type: 'string' }, quiet: { type: 'boolean', short: 'q' },
   exclude: { type: 'string' },
@@ -145,13 +147,22 @@ function bandwidthOption(values, dim) {
   return list.length === 1 ? list[0] : list;
 }
 
+/** --span as kernelRegression's `{ span }` (null without it); it replaces --bandwidth. */
+function spanOption(values) {
+  if (values.span === undefined) return null;
+  if (values.bandwidth !== undefined) throw new UsageError('give --bandwidth or --span, not both');
+  const span = parseNumber(values.span);
+  if (!(span > 0 && span <= 1)) throw new UsageError(`--span must be a number in (0, 1]; got ${JSON.stringify(values.span)}`);
+  return { span };
+}
+
 function regressionOptions(values, dim) {
   const iterations = number(values, 'robust', { positive: true, integer: true });
   return {
     dim,
     kernel: choice(values, 'kernel', KERNELS, 'gaussian'),
     estimator: choice(values, 'estimator', ESTIMATORS, 'local-linear'),
-    bandwidth: bandwidthOption(values, dim),
+    bandwidth: spanOption(values) ?? bandwidthOption(values, dim),
     ...(iterations !== undefined && { robust: { iterations } }),
     ...excludeOption(values),
   };
@@ -178,6 +189,12 @@ function excludeOption(values) {
   if (exclude === undefined) return {};
   if (!(exclude >= 0)) throw new UsageError(`--exclude must be a number >= 0; got ${JSON.stringify(values.exclude)}`);
   return { exclude };
+}
+
+/** A model's bandwidth for the printed summary: { bandwidth } per x column, or { span, scale } for a span model. */
+function bandwidthSummary(model) {
+  const h = model.bandwidth;
+  return h instanceof Float64Array ? { bandwidth: Array.from(h, round) } : { span: h.span, scale: Array.from(h.scale, round) };
 }
 
 function outputFormat(values) {
@@ -226,7 +243,7 @@ async function fit(argv, api) {
     (onProgress) => apiCall(() => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }), s));
   const summary = {
     file, n: s.n, x: s.xNames, y: s.yNames, kernel: model.kernel, estimator: model.estimator,
-    bandwidth: Array.from(model.bandwidth, round), rule: model.selection.rule, method: model.method,
+    ...bandwidthSummary(model), rule: model.selection.rule, method: model.method,
     score: model.selection.score === null ? null : round(model.selection.score),
     effectiveDegreesOfFreedom: round(model.effectiveDegreesOfFreedom), residualVariance: Array.from(model.residualVariance, round),
     // With --robust: the points the final fit leaves out (robustness weight 0), 1-based data rows.
@@ -237,7 +254,9 @@ async function fit(argv, api) {
   if (format === 'json') return emit(values, JSON.stringify(summary, null, 2) + '\n');
   const rows = [['n', s.n], ['kernel', summary.kernel], ['estimator', summary.estimator], ['rule', summary.rule],
     ['method', summary.method],
-    ...s.xNames.map((name, d) => [`bandwidth.${name}`, summary.bandwidth[d]]), ['score', summary.score ?? ''],
+    ...(summary.span === undefined ? s.xNames.map((name, d) => [`bandwidth.${name}`, summary.bandwidth[d]])
+      : [['span', summary.span], ...s.xNames.map((name, d) => [`scale.${name}`, summary.scale[d]])]),
+    ['score', summary.score ?? ''],
     ['effectiveDegreesOfFreedom', summary.effectiveDegreesOfFreedom],
     ...s.yNames.map((name, c) => [`residualVariance.${name}`, summary.residualVariance[c]]),
     ...(summary.rejected ? [['rejected', summary.rejected.join(' ')]] : [])];
@@ -257,6 +276,8 @@ ${SAMPLE_HELP}
   --grid N            predict at N evenly spaced points instead (N ≥ 2)
   --from A, --to B    the grid's ends (default: the smallest and largest x)
   --level L           add <y>.lower, <y>.upper and <y>.stderr columns for a band of level L (e.g. 0.95)
+  --gradient          add a <y>.d.<x> column per y and x column: the fit's derivative ∂y/∂x (per second for a
+                      date column), exactly; with --level also its standard error, <y>.d.<x>.stderr
   --variance V        the band's noise variance: global (one per --y column, default) or local (following x)
 ${ROBUST_HELP}
 ${OUTPUT_HELP}
@@ -269,7 +290,7 @@ async function predict(argv, api) {
   const { values, positionals } = parseCommand(robustArgv(argv), {
     ...SAMPLE_OPTIONS, at: { type: 'string' }, 'at-x': { type: 'string' }, grid: { type: 'string' },
     from: { type: 'string' }, to: { type: 'string' }, level: { type: 'string' }, variance: { type: 'string' },
-    robust: { type: 'string' },
+    robust: { type: 'string' }, gradient: { type: 'boolean' },
   }, { positionals: 1 });
   if (values.help) return predictHelp;
   const file = dataFile(positionals);
@@ -314,10 +335,14 @@ async function predict(argv, api) {
   const width = s.yNames.length;
   const result = await withProgress('predict', values, (onProgress) => apiCall(async () => (level === undefined
     ? { mean: await model.predictAsync(xq, { onProgress }) } : model.predictIntervalAsync(xq, { level, variance, onProgress }))));
+  const slopes = values.gradient ? await apiCall(() => model.gradient(xq)) : null;
   printWarnings(model);
   model.dispose();
   const I = xq.length / s.dim;
   const header = [...s.xNames, ...s.yNames.flatMap((y) => (level === undefined ? [y] : [y, `${y}.lower`, `${y}.upper`, `${y}.stderr`]))];
+  // Gradient columns follow, per y then per x: [(i·dim + d)·width + c] in gradient()'s layout.
+  const slopeColumns = slopes ? s.yNames.flatMap((y, c) => s.xNames.map((x, d) => ({ c, d, name: `${y}.d.${x}` }))) : [];
+  for (const { name } of slopeColumns) header.push(...(level === undefined ? [name] : [name, `${name}.stderr`]));
   const rows = Array.from({ length: I }, (_, i) => [
     ...Array.from(xq.subarray(i * s.dim, (i + 1) * s.dim), (v, d) => s.formats[d](v)),
     ...s.yNames.flatMap((_, c) => {
@@ -326,6 +351,10 @@ async function predict(argv, api) {
       // with a large offset (1.7e9 + …) keeps its fit's precision.
       return level === undefined ? [result.mean[at]]
         : [result.mean[at], result.lower[at], result.upper[at], result.stderr[at]];
+    }),
+    ...slopeColumns.flatMap(({ c, d }) => {
+      const at = (i * s.dim + d) * width + c;
+      return (level === undefined ? [slopes.gradient[at]] : [slopes.gradient[at], slopes.stderr[at]]).map(round);
     }),
   ]);
   if (format === 'csv') return emit(values, formatCsv(header, rows));
@@ -339,7 +368,7 @@ const selectHelp = `Usage: kernel-attention select-bandwidth FILE --x COLS --y C
 Chooses the bandwidth for FILE's columns and prints it with the search's curve: every bandwidth tried and its score
 (CSV: one row per evaluation, the chosen one marked; JSON: { rule, method, bandwidth, score, curve }, method being how
 the scores were computed: exact or grid).
-${SAMPLE_HELP.replace(/\n  --bandwidth.*/, '')}
+${SAMPLE_HELP.replace(/\n  --bandwidth.*/, '').replace(/\n  --span.*\n.*/, '')}
   --rule R            ${RULES.join(', ')} (default cv); --method R is its deprecated spelling (before 0.2.0)
   --per-dimension     search one bandwidth per x column (default: one shared bandwidth, scaled per column)
 ${OUTPUT_HELP}
@@ -355,6 +384,7 @@ async function selectBandwidth(argv, api) {
   if (values.help) return selectHelp;
   const file = dataFile(positionals);
   if (values.bandwidth !== undefined) throw new UsageError('select-bandwidth takes --rule, not --bandwidth');
+  if (values.span !== undefined) throw new UsageError('select-bandwidth takes --rule, not --span');
   const format = outputFormat(values);
   // --method was the rule's flag before 0.2.0 (the API's `method` is now how the scores are computed): still read.
   if (values.method !== undefined) {

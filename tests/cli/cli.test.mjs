@@ -81,6 +81,31 @@ test('fit prints the model (JSON and CSV) and matches the API', async () => {
   assert.deepEqual(csv.find((r) => r[0] === 'method'), ['method', 'exact']);
 });
 
+test('predict --span --gradient follows the float64 k-NN fit and slope loops; fit reports the span', async () => {
+  const { referenceLocalSlope, referenceSpanFit } = await import('../js/reference.mjs');
+  const rows = JSON.parse(ok('predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--kernel', 'tricube', '--span', '0.4',
+    '--grid', '5', '--gradient', '--level', '0.9', '--format', 'json'));
+  const xq = rows.map((r) => r.x);
+  const x32 = Float32Array.from(X);
+  const y32 = Float32Array.from(Y);
+  const want = referenceSpanFit(x32, y32, Float32Array.from(xq), { dim: 1, kernel: 'tricube', span: 0.4 });
+  rows.forEach((r, i) => {
+    assert.ok(Math.abs(r['the y'] - want.mean[i]) < 1e-5, `row ${i}: ${r['the y']} vs ${want.mean[i]}`);
+    const slope = referenceLocalSlope(x32, y32, Float32Array.of(xq[i]), { dim: 1, kernel: 'tricube', bandwidth: [want.bandwidths[i]] }).slope[0];
+    assert.ok(Math.abs(r['the y.d.x'] - slope) < 1e-4 * Math.max(1, Math.abs(slope)), `row ${i} slope: ${r['the y.d.x']} vs ${slope}`);
+    assert.ok(r['the y.d.x.stderr'] > 0);
+  });
+  const fit = JSON.parse(ok('fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--span', '0.4', '--format', 'json'));
+  assert.equal(fit.span, 0.4);
+  assert.equal(fit.rule, 'span');
+  assert.deepEqual(fit.scale, [1]);
+  for (const [args, message] of [[['--span', '0'], /--span must be a number in \(0, 1\]/], [['--span', '0.5', '--bandwidth', '1'], /not both/]]) {
+    const r = cli('fit', 'sample.csv', '--x', 'x', '--y', 'the y', ...args);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, message);
+  }
+});
+
 test('predict on a grid and at the rows of a TSV file follows a float64 loop', () => {
   const grid = parseCsv(ok('predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--estimator', 'nadaraya-watson',
     '--bandwidth', '0.1', '--grid', '5'));

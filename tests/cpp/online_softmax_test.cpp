@@ -1,6 +1,8 @@
-// The online-softmax state: merging in any order equals one pass; extreme scores never give 0/0 or inf/inf.
+// The online-softmax state: merging in any order equals one pass; extreme scores never give 0/0 or inf/inf; the batch
+// forms (add_block, exponentiate_row) and add_with_square against float64 loops.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -82,4 +84,72 @@ TEST_CASE("an empty row follows the policy and is decided in one place") {
   Owned empty(2);
   o.st.merge(empty.st);
   CHECK(o.st.empty());
+}
+
+TEST_CASE("add_with_square keeps sum of squared weights under the state's shift, as a float64 loop computes it") {
+  const std::vector<double> s = {-3.0, 1.0, -INFINITY, 40.0, 39.0, -700.0, 40.0, 2.5};
+  const std::vector<float> v = {1, 2, 3, 4, 5, 6, 7, 8};
+  Owned o(1);
+  double sum_sq = 0;
+  for (size_t j = 0; j < s.size(); ++j) o.st.add_with_square(s[j], &v[j], &sum_sq);
+  double m = -INFINITY, z = 0, z2 = 0;
+  for (double x : s) m = std::max(m, x);
+  for (double x : s) {
+    z += std::exp(x - m);
+    z2 += std::exp(2 * (x - m));
+  }
+  CHECK(o.st.max == m);
+  // Rescales round once per new maximum (two here): a few ulps.
+  CHECK(o.st.sum == doctest::Approx(z).epsilon(1e-14));
+  CHECK(sum_sq == doctest::Approx(z2).epsilon(1e-14));
+  CHECK(o.acc[0] / o.st.sum == doctest::Approx(reference(s, v)).epsilon(1e-14));
+}
+
+TEST_CASE("add_block adds sums taken under the state's fixed shift, as adding each key does") {
+  const std::vector<double> s = {-0.5, -2.0, -1.0, 0.0, -30.0};
+  const std::vector<float> v = {1, -2, 3, 4, 5, 6, 7, 8, 9, -10};  // two columns per key
+  Owned blocks(2), keys(2);
+  blocks.st.max = keys.st.max = 0;  // the fixed shift
+  for (size_t b = 0; b < s.size(); b += 2) {
+    double z = 0, a[2] = {0, 0};
+    for (size_t j = b; j < std::min(s.size(), b + 2); ++j) {
+      z += std::exp(s[j]);
+      for (int d = 0; d < 2; ++d) a[d] += std::exp(s[j]) * v[2 * j + d];
+    }
+    blocks.st.add_block(z, [&](int64_t d) { return a[d]; });
+  }
+  for (size_t j = 0; j < s.size(); ++j) keys.st.add(s[j], &v[2 * j]);
+  CHECK(blocks.st.max == 0);
+  CHECK(blocks.st.sum == doctest::Approx(keys.st.sum).epsilon(1e-15));
+  for (int d = 0; d < 2; ++d) CHECK(blocks.acc[d] == doctest::Approx(keys.acc[d]).epsilon(1e-15));
+}
+
+TEST_CASE("exponentiate_row shifts by the row's maximum: weights e^(s - max) or 2^(s - max), their sum in the state") {
+  std::vector<double> d = {3.0, -INFINITY, 1.0, 3.0, -600.0};
+  const std::vector<double> d0 = d;
+  const SoftmaxState<double> sd = exponentiate_row<double, false>(d.data(), int64_t(d.size()));
+  double z = 0;
+  CHECK(sd.max == 3.0);
+  for (size_t j = 0; j < d.size(); ++j) {
+    CHECK(d[j] == doctest::Approx(std::exp(d0[j] - 3.0)).epsilon(1e-15));
+    z += std::exp(d0[j] - 3.0);
+  }
+  CHECK(sd.sum == doctest::Approx(z).epsilon(1e-15));
+
+  std::vector<float> f = {-1.0f, 2.0f, -INFINITY, 0.5f};
+  const SoftmaxState<float> sf = exponentiate_row<float, true>(f.data(), int64_t(f.size()));
+  CHECK(sf.max == 2.0f);
+  CHECK(f[0] == doctest::Approx(0.125).epsilon(1e-7));
+  CHECK(f[1] == 1.0f);
+  CHECK(f[2] == 0.0f);
+  CHECK(f[3] == doctest::Approx(std::exp2(-1.5)).epsilon(1e-7));
+  CHECK(sf.sum == doctest::Approx(1.0 + 0.125 + std::exp2(-1.5)).epsilon(1e-6));
+
+  // No admissible score: the empty state, the row untouched.
+  std::vector<double> none = {-INFINITY, -INFINITY};
+  const SoftmaxState<double> se = exponentiate_row<double, false>(none.data(), 2);
+  CHECK(se.empty());
+  CHECK(se.max == -INFINITY);
+  CHECK(none[0] == -INFINITY);
+  CHECK(exponentiate_row<double, false>(nullptr, 0).empty());
 }

@@ -3,6 +3,7 @@
 // for regression from 20,000 points in 1-D and 2-D; each refusal names its cause; asked-for methods pass through.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -148,5 +149,59 @@ TEST_CASE("plan_grid_nodes is grid_nodes, with a reason") {
     const int64_t nodes = plan_grid_nodes(m, KernelKind::Gaussian, &h, 1e-3, why);
     CHECK(nodes == grid_nodes(m, KernelKind::Gaussian, &h, 1e-3));
     CHECK(starts(why, nodes > 0 ? "grid: 1-D gaussian, 5000 points" : "exact: at this bandwidth no grid"));
+  }
+}
+
+TEST_CASE("plan_grid_cv_cells: the smallest power of two of at least 64 cells holding grid_nodes, and GridCv asks it") {
+  // The rule as plan.h states it, computed here from grid_nodes: 2^k + 1 >= grid_nodes(range, h, tolerance), k >= 6.
+  const auto smallest = [](double range, float h, double tolerance) {
+    const int64_t wanted = grid_nodes(range, double(h), tolerance);
+    if (wanted == 0) return int64_t(0);
+    int64_t cells = 64;
+    while (cells + 1 < wanted) cells *= 2;
+    return cells;
+  };
+  for (float h : {0.5f, 0.05f, 0.003f, 1e-7f}) {
+    for (double tolerance : {1e-3, 1e-6}) {
+      CAPTURE(h);
+      CAPTURE(tolerance);
+      char why[kReasonSize];
+      const int64_t cells = plan_grid_cv_cells(2.0, KernelKind::Gaussian, h, 1000000, tolerance, why);
+      CHECK(cells == smallest(2.0, h, tolerance));
+      CHECK(starts(why, cells > 0 ? "grid: 1-D gaussian, 1000000 points on " : "exact: at this bandwidth no grid"));
+    }
+  }
+  // A wide Laplacian against a fine grid on 200 points: the convolutions cost more than 200² exact pairs.
+  char why[kReasonSize];
+  CHECK(smallest(2.0, 0.5f, 1e-6) > 0);
+  CHECK(plan_grid_cv_cells(2.0, KernelKind::Laplacian, 0.5f, 200, 1e-6, why) == 0);
+  CHECK(starts(why, "exact: the convolutions on "));
+
+  // GridCv::score serves exactly the bandwidths the plan gives cells, with the plan's reason.
+  std::vector<float> x(3000), y(3000);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = float(2 * std::fmod(0.618034 * double(i), 1.0) - 1);
+    y[i] = float(std::sin(3.0 * x[i]));
+  }
+  float lo = x[0], hi = x[0];
+  for (float v : x) lo = std::min(lo, v), hi = std::max(hi, v);
+  const double range = double(hi) - double(lo);
+  float h0 = 1;
+  Problem p;
+  p.queries = p.keys = ConstMatrix{x.data(), int64_t(x.size()), 1, 1};
+  p.values = ConstMatrix{y.data(), int64_t(y.size()), 1, 1};
+  p.kernel = KernelSpec{KernelKind::Laplacian, 1.0, &h0};
+  p.masks.leave_one_out = true;
+  GridCv grid(Fit{p, Estimator::NadarayaWatson, nullptr}, 1e-6);
+  REQUIRE(grid.suits());
+  for (float h : {0.3f, 0.01f, 1e-7f}) {
+    CAPTURE(h);
+    char planned[kReasonSize], given[kReasonSize];
+    const int64_t cells = plan_grid_cv_cells(range, KernelKind::Laplacian, h, 3000, 1e-6, planned);
+    double score = 0;
+    bool served = false;
+    REQUIRE(grid.score(h, &score, &served, given).status == Status::Ok);
+    CHECK(served == (cells > 0));
+    CHECK(std::string(given) == std::string(planned));
   }
 }

@@ -760,6 +760,12 @@ const TABLE = {
     call: (a) => MODEL.predict(a.xq),
     arrays: { xq: { cols: 2, empty: 'ok' } },
   },
+  gradient: {
+    model: true,
+    valid: () => ({ xq: [...XQ] }),
+    call: (a) => MODEL.gradient(a.xq),
+    arrays: { xq: { cols: 2, empty: 'ok' } },
+  },
   predictInterval: {
     model: true,
     valid: () => ({ xq: [...XQ], intervalOptions: undefined }),

@@ -232,6 +232,26 @@ test('300 regression fits with predictions, bands, selections and CV scores leav
   assert.equal(regression.HEAPU8.length, before, 'wasm memory grew during small regression calls: a leak inside the core?');
 });
 
+test('span fits and gradient() give every allocation back, also when they throw', () => {
+  const before = regression.HEAPU8.length;
+  for (let n = 0; n < 100; n++) {
+    const c = regressionCall(n);
+    const kernel = ['tricube', 'gaussian', 'epanechnikov'][n % 3];
+    const span = kernelRegression(c.x, c.y, { dim: c.options.dim, kernel, bandwidth: { span: 0.2 + (n % 5) * 0.2 } });
+    assertRegressionHeapClean(`span fit ${n}`);
+    span.predictInterval(c.xq);
+    span.gradient(c.xq);
+    const fixed = kernelRegression(c.x, c.y, { ...c.options, kernel, bandwidth: 0.4 });
+    fixed.gradient(c.xq);
+    assert.throws(() => fixed.gradient(c.options.dim === 2 ? [1, 2, 3] : 'x'), { argument: 'xq' });
+    assertRegressionHeapClean(`span call ${n}`);
+  }
+  const uniform = kernelRegression([0, 1, 2], [1, 2, 3], { dim: 1, kernel: 'uniform', bandwidth: 2 });
+  assert.throws(() => uniform.gradient([1]), { argument: 'kernel' });
+  assertRegressionHeapClean('uniform gradient');
+  assert.equal(regression.HEAPU8.length, before, 'wasm memory grew during small span fits and gradients');
+});
+
 test('regression calls that throw (validation, Disposed, EmptyRow) leave nothing allocated; validation allocates nothing', () => {
   const x = [0, 0.1, 0.2, 0.8, 0.9, 1];
   const y = [1, 2, 1, 2, 1, 2];

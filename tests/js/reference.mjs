@@ -403,3 +403,78 @@ export function referenceLocalBand(x, y, xq, options, varianceBandwidth) {
   const variance = g.map((v) => Math.max(c * Math.exp(v), 0.01 * s2));
   return { variance, stderr: variance.map((v, i) => Math.sqrt(v * fit.sumSq[i])) };
 }
+
+/**
+ * The local-linear slopes at xq in float64: per query, the weighted least-squares fit of y on [1, x − q] with the
+ * kernel weights of `options` (as referenceLocalFit), and the linear smoother of each slope, ℓ'_dj = w_j e_{d+1}ᵀ A⁻¹ z_j.
+ * Returns { slope (I × dim × D, [(i·dim + d)·D + c]), sumSq (Σ_j ℓ'_dj², I × dim) }.
+ */
+export function referenceLocalSlope(x, y, xq, options) {
+  const { dim, kernel = 'gaussian', bandwidth, weights } = options;
+  const c = describeCall(xq, x, { dim, kernel, bandwidth });
+  const n = c.J;
+  const I = c.I;
+  const D = y.length / n;
+  const p = dim + 1;
+  const slope = new Float64Array(I * dim * D);
+  const sumSq = new Float64Array(I * dim);
+  for (let i = 0; i < I; i++) {
+    const logw = Array.from({ length: n }, (_, j) => {
+      const omega = weights ? weights[j] : 1;
+      return omega > 0 ? logWeight(c, xq, x, 0, i, j) + Math.log(omega) : -Infinity;
+    });
+    const max = Math.max(...logw);
+    const w = logw.map((l) => Math.exp(l - max));
+    const z = (j) => [1, ...Array.from({ length: dim }, (_, d) => x[j * dim + d] - xq[i * dim + d])];
+    const A = new Float64Array(p * p);
+    for (let j = 0; j < n; j++) {
+      const v = z(j);
+      for (let r = 0; r < p; r++) for (let k = 0; k < p; k++) A[r * p + k] += w[j] * v[r] * v[k];
+    }
+    for (let d = 0; d < dim; d++) {
+      const e = new Float64Array(p);
+      e[d + 1] = 1;
+      const g = solve(A, e, p);
+      for (let j = 0; j < n; j++) {
+        const v = z(j);
+        const l = w[j] * v.reduce((s, vr, r) => s + vr * g[r], 0);
+        sumSq[i * dim + d] += l * l;
+        for (let col = 0; col < D; col++) slope[(i * dim + d) * D + col] += l * y[j * D + col];
+      }
+    }
+  }
+  return { slope, sumSq };
+}
+
+/**
+ * The nearest-neighbour span fit in float64, by its definition: k = ⌈span·n⌉ (a product within 1e-7 of an integer
+ * counts as it); in 2-D and above each column of x scaled by its trimmed standard deviation (the ⌈0.1·n⌉ smallest and
+ * largest values left out, n − 1 denominator; R's loess normalize = TRUE); query i's bandwidth along d is the Euclidean
+ * distance, in the scaled space, to its k-th nearest sample point (every distance sorted) times the scale of d.
+ * options: { dim, kernel, span, estimator }. Returns { mean (I × D), bandwidths (I × dim) }.
+ */
+export function referenceSpanFit(x, y, xq, options) {
+  const { dim, kernel = 'gaussian', span, estimator = 'local-linear' } = options;
+  const n = x.length / dim;
+  const I = xq.length / dim;
+  const D = y.length / n;
+  const scales = Array.from({ length: dim }, (_, d) => {
+    if (dim === 1) return 1;
+    const trim = Math.ceil(0.1 * n);
+    const kept = Array.from({ length: n }, (_, i) => x[i * dim + d]).sort((a, b) => a - b).slice(trim, n - trim);
+    const mean = kept.reduce((s, v) => s + v, 0) / kept.length;
+    return Math.sqrt(kept.reduce((s, v) => s + (v - mean) ** 2, 0) / (kept.length - 1));
+  });
+  const k = Math.max(1, Math.min(n, Math.ceil(span * n - 1e-7)));
+  const mean = new Float64Array(I * D);
+  const bandwidths = new Float64Array(I * dim);
+  for (let i = 0; i < I; i++) {
+    const distances = Array.from({ length: n }, (_, j) => Math.sqrt(
+      scales.reduce((s, sd, d) => s + ((x[j * dim + d] - xq[i * dim + d]) / sd) ** 2, 0))).sort((a, b) => a - b);
+    const h = scales.map((sd) => distances[k - 1] * sd);
+    bandwidths.set(h, i * dim);
+    const fit = referenceLocalFit(x, y, xq.slice(i * dim, (i + 1) * dim), { dim, kernel, bandwidth: h, estimator });
+    mean.set(fit.mean, i * D);
+  }
+  return { mean, bandwidths };
+}

@@ -2,7 +2,7 @@
 // `tsc -p tests/types` must pass, and each @ts-expect-error line must really be an error.
 import { init, KernelAttentionError, setThreads } from 'kernel-attention';
 import type {
-  AttentionPooling, AttentionState, BandwidthSelection, Kernel, KernelRegressionModel, PredictionInterval, WarningCode,
+  AttentionPooling, AttentionState, BandwidthSelection, Kernel, KernelRegressionModel, PredictionInterval, RegressionGradient, WarningCode,
 } from 'kernel-attention';
 
 async function main(): Promise<void> {
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   const ran: 'exact' | 'grid' | 'sparse' = binned.method;
   const err: number = binned.predictInterval(v).errorEstimate;
   ka.selectBandwidth(v, v, { dim: 1, method: 'auto' });
-  const fixedOrRule: 'cv' | 'aicc' | 'scott' | 'silverman' | 'fixed' = model.selection.rule;
+  const fixedOrRule: 'cv' | 'aicc' | 'scott' | 'silverman' | 'fixed' | 'span' = model.selection.rule;
   void fixedOrRule;
   const band: PredictionInterval = model.predictInterval(q, { level: 0.9 });
   const edf: number = model.effectiveDegreesOfFreedom;
@@ -75,6 +75,11 @@ async function main(): Promise<void> {
   // @ts-expect-error: regression results are float64 (y's units, shifted back in double)
   const fit32: Float32Array = model.predict(q);
   const infoWarnings: WarningCode[] = ka.attentionWithInfo(q, k, v, { dim: 4 }).warnings.map((w) => w.code);
+  const slopes: RegressionGradient = model.gradient(q);
+  const slopeErrors: Float64Array = slopes.stderr;
+  const spanModel = ka.kernelRegression(v, v, { dim: 1, kernel: 'tricube', bandwidth: { span: 0.3 } });
+  const spanOf: number | undefined = spanModel.bandwidth instanceof Float64Array ? undefined : spanModel.bandwidth.span;
+  const perQuery: Float64Array | undefined = spanModel.predictInterval(q).bandwidths;
   // Results own a plain ArrayBuffer (TypeScript ≥ 5.7): they fit where a SharedArrayBuffer-backed array would not.
   const blob = new Blob([model.predict(q), ka.attention(q, k, v, { dim: 4 })]);
   void blob;

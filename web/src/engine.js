@@ -1,4 +1,4 @@
-// The one caller of the WebAssembly module: one function per binding (cpp/bindings/embind.cpp), taking heap offsets
+// The one caller of the WebAssembly module: one function per binding (cpp/bindings/), taking heap offsets
 // and sizes as the binding does and option objects whose enumerated fields are the JS names ('gaussian', 'nan',
 // 'local-linear'), which become the core's embind enums here. Results come back with `status` as the Status name
 // ('Ok', 'EmptyRow', …) for errors.js's checkResult. What each kernel supports and the core's limits are read once,
@@ -22,7 +22,7 @@ function createEngine(module) {
   const named = (result) => ({ ...result, status: statusNames.get(result.status) });
   const status = (s) => ({ status: statusNames.get(s) });
   const callOptions = (o) => ({ ...o, kernel: KernelKind[o.kernel], empty: EmptyPolicy[o.empty] });
-  const fitOptions = (o) => ({ ...o, kernel: KernelKind[o.kernel], estimator: Estimator[o.estimator], empty: EmptyPolicy[o.empty] });
+  const fitOptions = (o) => ({ queryScale: 0, ...o, kernel: KernelKind[o.kernel], estimator: Estimator[o.estimator], empty: EmptyPolicy[o.empty] });
   const approxCall = (a) => ({ ...a, sampling: LandmarkSampling[a.sampling] });
   const methodNames = new Map(namesOf(Method).map((name) => [Method[name], name]));
 
@@ -86,6 +86,12 @@ function createEngine(module) {
       status(module._cvScore(x, y, n, dim, width, fitOptions(o), Score[score], h, out)),
     localFit: (x, y, q, n, I, dim, width, o, mean, sumSq, self, eff, logden) =>
       named(module._localFit(x, y, q, n, I, dim, width, fitOptions(o), mean, sumSq, self, eff, logden)),
+    /** ∂f/∂q (local_rows.h): gradient I×dim×width doubles; sumSq I×dim and mean I×width doubles, or 0. */
+    localGradient: (x, y, q, n, I, dim, width, o, gradient, sumSq, mean) =>
+      named(module._localGradient(x, y, q, n, I, dim, width, fitOptions(o), gradient, sumSq, mean)),
+    /** Span bandwidths (neighbours.h): out[i] the distance from query i to its k-th nearest of the n points x, scaled. */
+    kthNeighbourDistances: (x, n, q, I, dim, scale, k, threads, out) =>
+      status(module._kthNeighbourDistances(x, n, q, I, dim, scale, k, threads, out)),
     fitSummary: (x, y, n, dim, width, o, sigma2) => named(module._fitSummary(x, y, n, dim, width, fitOptions(o), sigma2)),
     gridFit: (x, y, q, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, error) =>
       named(module._gridFit(x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error)),

@@ -6,6 +6,7 @@ import { checkResult, describe, KernelAttentionError } from './errors.js';
 import { readSparseRegression, sparseFit } from './sparse.js';
 import { readRobust, robustSteps } from './robust.js';
 import { localVarianceAt, logSquaredResiduals, VARIANCE_FLOOR, varianceScale } from './variance.js';
+import { readSpan, spanCount, spanDistances, spanScales } from './span.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
 import {
   bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf,
@@ -119,13 +120,25 @@ function readRegression(engine, x, y, options, known) {
   oneOf(estimator, engine.estimators, 'options.estimator');
   oneOf(empty, engine.emptyPolicies, 'options.empty');
   boolean(perDimension, 'options.perDimension');
+  // Span bandwidths run exactly: each query has its own bandwidth, which neither the grid nor the sparse plan has.
+  const span = readSpan(bandwidth, 'options.bandwidth');
+  if (span !== null && method !== 'auto' && method !== 'exact') {
+    throw new KernelAttentionError('BadArgument', `\`options.method\` '${method}' does not apply to span bandwidths, ` +
+      "which run exactly; pass method 'auto' or 'exact'", 'options.method');
+  }
+  if (span !== null) method = 'exact';
   const sparse = readSparseRegression(engine, { method, dim, estimator, weights });  // searches and summaries run exactly
   const plan = resolveApproximation(engine, sparse ? 'exact' : method, options.tolerance, { dim, kernel, n }, 'options.method');
   const { method: approximation, tolerance } = plan;
-  const reason = sparse ? 'sparse: asked for' : plan.reason;
+  const reason = sparse ? 'sparse: asked for' : span !== null ? 'exact: span bandwidths run exactly' : plan.reason;
   let chosen = null;
   if (typeof bandwidth === 'string') oneOf(bandwidth, engine.selections, 'options.bandwidth');
-  else {
+  else if (span !== null) {
+    chosen = {
+      h: spanScales(x, n, dim),
+      selection: { rule: 'span', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
+    };
+  } else {
     chosen = {
       h: Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth')),
       selection: { rule: 'fixed', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
@@ -140,7 +153,7 @@ function readRegression(engine, x, y, options, known) {
   const stored = { x, y };  // for the 'precision' warning: what the caller's storage kept
   return {
     n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse,
-    frame, stored, exclude,
+    frame, stored, exclude, span,
     // The sample in the input's order, in double (residuals for robustness and local variance): own copies too.
     robust, sample: { x: Float64Array.from(x), y: Float64Array.from(y) }, fitWeights: weights && Float64Array.from(weights),
     robustnessWeights: null,
@@ -216,16 +229,31 @@ function buildModel(engine, threads, p, h, selection, searches) {
       kernel, estimator, bandwidth: heap.f32(h32), threads, tolerance,
     }))));
   }
-  const options32 = (heap, extra = {}) => fitOptions({
-    kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads,
-    tolerance: nodes ? tolerance : 0, ...extra,
+  const options32 = (heap, extra = {}) => ({
+    ...fitOptions({
+      kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads,
+      tolerance: nodes ? tolerance : 0, ...extra,
+    }),
+    queryScale: extra.queryScale ?? 0,  // span models: the heap offset of the queries' d_i (fitOptions has no field for it)
   });
+
+  // Span bandwidths: the heap offset of query scales d_i for the I queries at qp (h_i = d_i × the column scales h).
+  const { span } = p;
+  const spanK = span === null ? 0 : spanCount(span, n);
+  const queryScales = (heap, xp, qp, I) => spanDistances(engine, heap, { xp, n, qp, I, dim, scale32: h32, k: spanK, threads });
 
   const summary = engine.withHeap((heap) => {
     const sigma2 = heap.alloc(width * 8);
-    const r = engine.fitSummary(heap.f32(data.x), heap.f32(data.y), n, dim, width, options32(heap), sigma2);
+    const xp = heap.f32(data.x);
+    const scales = span === null ? 0 : queryScales(heap, xp, xp, n);
+    const r = engine.fitSummary(xp, heap.f32(data.y), n, dim, width, options32(heap, { queryScale: scales }), sigma2);
     checkResult(r);
-    return { trace: r.trace, sigma2: heap.readF64(sigma2, width), guardChanged: r.guardChanged };
+    // For the warnings, a span fit's bandwidth is the median over the sample of each dimension's h_i.
+    const median = scales && heap.readF64(scales, n).sort()[n >> 1];
+    return {
+      trace: r.trace, sigma2: heap.readF64(sigma2, width), guardChanged: r.guardChanged,
+      typical: span === null ? h : h.map((s) => s * median),
+    };
   });
 
   let disposed = false;
@@ -255,6 +283,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
       const error = heap.alloc(8);
       heap.setF64(error, 0);
       const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32Shifted(xq, dim, frame.x)];
+      const scales = span === null ? 0 : queryScales(heap, xp, qp, I);
       for (let first = 0; first < I || first === 0; first += step) {
         const count = Math.min(step, I - first);
         const at = (ptr, bytes) => (ptr ? ptr + first * bytes : 0);
@@ -265,7 +294,8 @@ function buildModel(engine, threads, p, h, selection, searches) {
           })
           : nodes
           ? engine.gridFit(xp, yp, qp, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
-          : engine.localFit(xp, yp, at(qp, dim * 4), n, count, dim, width, o, at(mean, width * 4), at(sumSq, 8), 0,
+          : engine.localFit(xp, yp, at(qp, dim * 4), n, count, dim, width, scales ? { ...o, queryScale: at(scales, 8) } : o,
+            at(mean, width * 4), at(sumSq, 8), 0,
             at(eff, 8), at(logden, 8)), first);
         if (stepwise) yield { done: first + count, total: I };
         if (I === 0) break;
@@ -277,6 +307,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
         effectiveKeys: extra && heap.readF64(eff, I),
         logDenominator: extra && heap.readF64(logden, I),
         errorEstimate: heap.readF64(error, 1)[0],
+        queryScales: scales ? heap.readF64(scales, I) : null,
       };
     } finally {
       heap.free();
@@ -358,17 +389,51 @@ function buildModel(engine, threads, p, h, selection, searches) {
         upper[at] = fit.mean[at] + z * s;
       }
     }
-    return {
+    const result = {
       mean: fit.mean, lower, upper, stderr, effectiveKeys: fit.effectiveKeys, logDenominator: fit.logDenominator,
       errorEstimate: fit.errorEstimate,
     };
+    if (fit.queryScales) result.bandwidths = spanBandwidths(fit.queryScales);
+    return result;
+  }
+
+  /** Span models: each query's bandwidth per dimension (I × dim), d_i times the column scales. */
+  const spanBandwidths = (d) => Float64Array.from({ length: d.length * dim }, (_, at) => d[Math.floor(at / dim)] * h[at % dim]);
+
+  /**
+   * ∂f/∂x at xq, exactly (grid and sparse models too), with σ² Σℓ'² as the squared standard error (local_rows.h);
+   * both I × dim × width, [(i·dim + d)·width + c].
+   */
+  function gradient(xq) {
+    live();
+    if (!engine.kernel(kernel).gradient) {
+      throw new KernelAttentionError('BadArgument',
+        `the '${kernel}' kernel has no derivative (it is flat inside its support): fit with another kernel for gradient()`, 'kernel');
+    }
+    xq = numericArray(xq, 'xq');
+    const I = rowsOf(xq, dim, 'xq', 'options.dim');
+    tooLarge(I * dim * width, 'gradient()', 'xq', 'I·dim·D');
+    return engine.withHeap((heap) => {
+      const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32Shifted(xq, dim, frame.x)];
+      const scales = span === null ? 0 : queryScales(heap, xp, qp, I);
+      const g = heap.alloc(Math.max(I * dim * width, 1) * 8);
+      const ss = heap.alloc(Math.max(I * dim, 1) * 8);
+      checkResult(engine.localGradient(xp, yp, qp, n, I, dim, width, options32(heap, { tolerance: 0, queryScale: scales }), g, ss, 0));
+      const out = heap.readF64(g, I * dim * width);
+      const sumSq = heap.readF64(ss, I * dim);
+      const stderr = new Float64Array(I * dim * width);
+      for (let at = 0; at < stderr.length; at++) stderr[at] = Math.sqrt(summary.sigma2[at % width] * sumSq[Math.floor(at / width)]);
+      const result = { gradient: out, stderr };
+      if (scales) result.bandwidths = spanBandwidths(heap.readF64(scales, I));
+      return result;
+    });
   }
 
   const model = {
     dim,
     kernel,
     estimator,
-    bandwidth: h,
+    bandwidth: span === null ? h : Object.freeze({ span, scale: h }),
     selection,
     /** What predictions run on: 'exact', or 'grid' (1-D, binned; see docs/regression.md). */
     method: sparse ? 'sparse' : nodes ? 'grid' : 'exact',
@@ -386,7 +451,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
       return variance?.info ?? null;
     },
     warnings: fitWarnings({
-      ...data, n, dim, width, bandwidth: h, effectiveParameters: summary.trace, guardChanged: summary.guardChanged, stored: p.stored,
+      ...data, n, dim, width, bandwidth: summary.typical, effectiveParameters: summary.trace, guardChanged: summary.guardChanged, stored: p.stored,
     }),
     predict(xq) {
       return drive(fitSteps(xq, false, false), null).mean;
@@ -398,6 +463,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
       const fit = drive(fitSteps(xq, true, false), null);
       return interval(fit, level, local ? varianceAt(localVariance(), xq) : null);
     },
+    gradient,
     /** predict() in steps of query rows: `options.onProgress` gets `{ done, total }` rows, `options.signal` stops it. */
     async predictAsync(xq, options) {
       live();

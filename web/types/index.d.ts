@@ -488,9 +488,12 @@ export interface KernelRegressionOptions {
   kernel?: DistanceKernel;
   /**
    * A number (all dimensions), one per dimension, or how to choose it: `'cv'` (default), `'aicc'`, `'scott'` or
-   * `'silverman'` (see {@link SelectBandwidthOptions.rule}).
+   * `'silverman'` (see {@link SelectBandwidthOptions.rule}). Or a nearest-neighbour span `{ span: f }`, 0 < f ≤ 1
+   * (R's `loess` span, statsmodels' `frac`): each query's bandwidth is the distance to its ⌈f·n⌉-th nearest sample
+   * point, in 2-D and above with each column of x first divided by its 10 %-trimmed standard deviation (R's loess
+   * `normalize = TRUE`), times that column's scale. Spans run exactly (`method` `'auto'` or `'exact'`).
    */
-  bandwidth?: number | NumericArray | BandwidthRule;
+  bandwidth?: number | NumericArray | BandwidthRule | { span: number };
   /**
    * `'local-linear'` (default): the intercept of the weighted least-squares line (plane) around each query, free of
    * Nadaraya–Watson's bias at the edges of the data and where x is unevenly spread. `'nadaraya-watson'`: the
@@ -577,6 +580,22 @@ export interface PredictionInterval {
    * queries relative to the range of y (beyond float32 rounding; 0 for compact kernels).
    */
   errorEstimate: number;
+  /** Span models only: each query's bandwidth per dimension (I × dim). */
+  bandwidths?: Float64Array<ArrayBuffer>;
+}
+
+/** What gradient() returns: I × dim × D values, entry [(i·dim + d)·D + c] for query i, dimension d, column c of y. */
+export interface RegressionGradient {
+  /**
+   * ∂f̂/∂x_d at each query. Local-linear: the fitted slope of the local weighted least-squares fit; Nadaraya–Watson:
+   * the derivative of the weighted mean, Σ_j ∂w_j/∂x_d (y_j − f̂) / Σ_j w_j. At the query's own bandwidth (held fixed
+   * for span models). Computed exactly, also for grid and sparse models. NaN where no point is in reach.
+   */
+  gradient: Float64Array<ArrayBuffer>;
+  /** σ̂_c · sqrt(Σ_j ℓ'_j²), ℓ' the derivative's own linear-smoother weights (it ignores smoothing bias). */
+  stderr: Float64Array<ArrayBuffer>;
+  /** Span models only: each query's bandwidth per dimension (I × dim). */
+  bandwidths?: Float64Array<ArrayBuffer>;
 }
 
 /** How far an async call has got: `done` of `total` steps (query rows, or criterion evaluations of a search). */
@@ -618,10 +637,16 @@ export interface KernelRegressionModel {
    * 0.001"`, or why the fit runs exactly (a sample below 20,000 points, a bandwidth no grid serves, …).
    */
   readonly reason: string;
-  /** One bandwidth per dimension. */
-  readonly bandwidth: Float64Array<ArrayBuffer>;
-  /** How the bandwidth was chosen: its `rule` (`'fixed'`, with `score: null`, when given; before 0.2.0 this field was `method`). */
-  readonly selection: { rule: BandwidthRule | 'fixed'; score: number | null; curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> } };
+  /**
+   * One bandwidth per dimension; for a span model `{ span, scale }`, scale the per-dimension factors (the trimmed
+   * standard deviations; 1 in 1-D) that each query's neighbour distance multiplies.
+   */
+  readonly bandwidth: Float64Array<ArrayBuffer> | { readonly span: number; readonly scale: Float64Array<ArrayBuffer> };
+  /**
+   * How the bandwidth was chosen: its `rule` (`'fixed'`, with `score: null`, when given; `'span'` for a span; before
+   * 0.2.0 this field was `method`).
+   */
+  readonly selection: { rule: BandwidthRule | 'fixed' | 'span'; score: number | null; curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> } };
   /** ν = tr(L), the trace of the smoother matrix at the sample. */
   readonly effectiveDegreesOfFreedom: number;
   /** σ̂²_c = RSS_c / (n − 2ν + ν̃) per column of y, ν̃ = tr(LᵀL) (Wasserman 2006, eq. 5.86). */
@@ -649,6 +674,8 @@ export interface KernelRegressionModel {
   predict(xq: NumericArray): Float64Array<ArrayBuffer>;
   /** Predictions with pointwise standard errors and a confidence band (level default 0.95, variance default 'global'). */
   predictInterval(xq: NumericArray, intervalOptions?: IntervalOptions): PredictionInterval;
+  /** ∂f̂/∂x at xq (I × dim) with standard errors; not for the `'uniform'` kernel (flat: no derivative). */
+  gradient(xq: NumericArray): RegressionGradient;
   /**
    * predict() in steps of query rows (an exact fit; a grid fit is one step), with progress in rows and
    * cancellation; resolves to predict()'s bytes.

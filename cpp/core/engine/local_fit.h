@@ -17,6 +17,9 @@ struct Fit {
   Problem problem;
   Estimator estimator = Estimator::LocalLinear;
   const float* observation_weights = nullptr;  // J entries, finite and >= 0; null for all ones
+  // I entries: query i's bandwidth is kernel.bandwidth times query_scale[i] (nearest-neighbour spans, neighbours.h);
+  // null for the fixed bandwidth. Such fits run in double, query by query (local_rows.h).
+  const double* query_scale = nullptr;
 };
 
 // Per query i; every pointer but mean.data may be null (not computed). Empty rows (no key with w_ij > 0) get the

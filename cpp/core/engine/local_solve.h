@@ -12,14 +12,10 @@
 
 namespace ka {
 
-// g = A⁻¹ e₁ for the symmetric p × p matrix whose upper triangle is in `a`, by the modified Cholesky of
-// local_fit.h (see kPivotFloor). `l` is scratch for the lower factor. A dropped direction c (no spread) gets g_c = 0.
-// Returns whether the guard acted: some pivot was raised to the floor or dropped (the result is then not A⁻¹ e₁).
-inline bool first_column_of_inverse(const double* a, int64_t p, double* l, double* g) {
-  if (p == 1) {  // Nadaraya–Watson: 1/a, without the factor's square root (a hot path of grid CV: one per point)
-    g[0] = 1 / a[0];
-    return false;
-  }
+// The modified Cholesky factor L (lower, p × p in `l`) of the symmetric p × p matrix whose upper triangle is in `a`,
+// with the guard of local_fit.h (see kPivotFloor); a dropped direction c (no spread) becomes a row and column of the
+// identity. Returns whether the guard acted: some pivot was raised to the floor or dropped.
+inline bool guarded_factor(const double* a, int64_t p, double* l) {
   bool guarded = false;
   for (int64_t x = 0; x < p; ++x)
     for (int64_t y = 0; y < p; ++y) l[x * p + y] = x <= y ? a[x * p + y] : a[y * p + x];
@@ -42,9 +38,14 @@ inline bool first_column_of_inverse(const double* a, int64_t p, double* l, doubl
       l[r * p + c] = v / l[c * p + c];
     }
   }
-  // L y = e₁, then Lᵀ g = y.
+  return guarded;
+}
+
+// g = (L Lᵀ)⁻¹ e_column from guarded_factor's L. A dropped direction c gets g_c = 0 (for column ≠ c).
+inline void solve_factored(const double* l, int64_t p, int64_t column, double* g) {
+  // L y = e_column, then Lᵀ g = y.
   for (int64_t r = 0; r < p; ++r) {
-    double v = r == 0 ? 1.0 : 0.0;
+    double v = r == column ? 1.0 : 0.0;
     for (int64_t k = 0; k < r; ++k) v -= l[r * p + k] * g[k];
     g[r] = v / l[r * p + r];
   }
@@ -53,6 +54,18 @@ inline bool first_column_of_inverse(const double* a, int64_t p, double* l, doubl
     for (int64_t k = r + 1; k < p; ++k) v -= l[k * p + r] * g[k];
     g[r] = v / l[r * p + r];
   }
+}
+
+// g = A⁻¹ e₁ for the symmetric p × p matrix whose upper triangle is in `a`, by the modified Cholesky of
+// local_fit.h (see kPivotFloor). `l` is scratch for the lower factor. A dropped direction c (no spread) gets g_c = 0.
+// Returns whether the guard acted: some pivot was raised to the floor or dropped (the result is then not A⁻¹ e₁).
+inline bool first_column_of_inverse(const double* a, int64_t p, double* l, double* g) {
+  if (p == 1) {  // Nadaraya–Watson: 1/a, without the factor's square root (a hot path of grid CV: one per point)
+    g[0] = 1 / a[0];
+    return false;
+  }
+  const bool guarded = guarded_factor(a, p, l);
+  solve_factored(l, p, 0, g);
   return guarded;
 }
 

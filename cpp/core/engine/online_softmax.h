@@ -66,6 +66,27 @@ struct SoftmaxState {
     for (int64_t d = 0; d < width; ++d) acc[d] += w * T(value[d]);
   }
 
+  // The batch form of add(), for a block of keys whose weights were taken under this state's shift (a fixed
+  // shift, or one rescale_to() moved the state to first): z += block_sum, a_d += block_acc(d) for d < width.
+  // `block_acc` is a function of d, so that SIMD lane sums can be reduced straight into the state. Width > 0 says
+  // that width is that constant: the loop then unrolls, and a caller's registers indexed by d stay registers (a
+  // run-time index would put them in memory for the whole of the caller's hot loop).
+  template <int64_t Width = 0, class F>
+  void add_block(T block_sum, F&& block_acc) {
+    sum += block_sum;
+    const int64_t n = Width > 0 ? Width : width;
+    for (int64_t d = 0; d < n; ++d) acc[d] += T(block_acc(d));
+  }
+
+  // add() that also keeps Σw², under the same shift, in *sum_sq (the squared weights move by twice the shift).
+  void add_with_square(T score, const float* value, T* sum_sq) {
+    if (score == -std::numeric_limits<T>::infinity()) return;
+    if (score > max) *sum_sq *= shift_factor(2 * max, 2 * score);
+    add(score, value);
+    const T w = std::exp(score - max);
+    *sum_sq += w * w;
+  }
+
   void merge(const SoftmaxState& other) {
     if (other.sum == 0) return;
     if (other.max > max) rescale_to(other.max);
@@ -86,6 +107,20 @@ struct SoftmaxState {
     return s;
   }
 };
+
+// The batch form for a row whose scores are all known (the explicit weights): the shift is their maximum, so no
+// rescale is needed; each score is replaced by its weight e^(s − max) (2^(s − max) when Log2: float32 log2 scores)
+// and the state (width 0) holds the shift and the sum. No admissible score (all −inf, or none): the empty state, and
+// the scores are left as they are.
+template <class T, bool Log2>
+SoftmaxState<T> exponentiate_row(T* scores, int64_t n) {
+  SoftmaxState<T> st;
+  for (int64_t j = 0; j < n; ++j) st.max = std::max(st.max, scores[j]);
+  if (!(st.max > -std::numeric_limits<T>::infinity())) return st;
+  for (int64_t j = 0; j < n; ++j)
+    st.sum += scores[j] = Log2 ? std::exp2(scores[j] - st.max) : std::exp(scores[j] - st.max);
+  return st;
+}
 
 // Many rows' states in their serial form (max, sum, value sums): max and sum per query and head ([query][head]),
 // the value sums in acc's columns (head h in [h·width, (h+1)·width)).

@@ -13,16 +13,13 @@
 namespace ka {
 namespace {
 
-// Normalises one row of scores (log2 units for float, natural logs for double) into weights; false when empty.
+// Normalises one row of scores (log2 units for float, natural logs for double) into weights: the online-softmax
+// state's batch form, then each weight over the sum; false when empty.
 template <class T>
 bool normalise(T* row, int64_t n) {
-  T max = -std::numeric_limits<T>::infinity();
-  for (int64_t j = 0; j < n; ++j) max = std::max(max, row[j]);
-  if (!(max > -std::numeric_limits<T>::infinity())) return false;
-  T sum = 0;
-  for (int64_t j = 0; j < n; ++j)
-    sum += row[j] = std::is_same_v<T, float> ? std::exp2(row[j] - max) : std::exp(row[j] - max);
-  for (int64_t j = 0; j < n; ++j) row[j] /= sum;
+  const SoftmaxState<T> st = exponentiate_row<T, std::is_same_v<T, float>>(row, n);
+  if (!(st.max > -std::numeric_limits<T>::infinity())) return false;
+  for (int64_t j = 0; j < n; ++j) row[j] /= st.sum;
   return true;
 }
 

@@ -37,10 +37,10 @@ Result attention_forward(const Problem& p, Matrix out, double* lse);
 // under Nearest it is the mean of the nearest keys' values, so only dV receives dO_i / n; Error returns EmptyRow.
 // Accuracy: softmax rows run in float32 SIMD (backward_wide.h; D_i from the output, which this entry recomputes
 // with one forward pass since it is not given it), every other row and kernel in double from the float32 inputs,
-// with D_i = Σ_j P_ij dO_i·v_j from a first pass that also corrects the saved lse (row_statistics() in backward.cpp).
-// Either way the gradients match a float64 backward to 1e-5 of each tensor's largest entry (docs/design.md, "The
-// backward pass", says which rows take which path and why).
-// Memory: O((I + J)·(M + D)) doubles of accumulators, never I×J. Single-threaded (p.threads is not used).
+// with D_i = Σ_j P_ij dO_i·v_j from a first pass that also corrects the saved lse (row_statistics() in
+// backward_double.cpp). Either way the gradients match a float64 backward to 1e-5 of each tensor's largest entry
+// (docs/design.md, "The backward pass", says which rows take which path and why). Memory: O((I + J)·(M + D)) doubles of
+// accumulators, never I×J. Single-threaded (p.threads is not used).
 Result attention_backward(const Problem& p, const double* lse, ConstMatrix dout, Gradients grads);
 
 // Both passes in one call; out (I × D) receives the forward's output, or may be empty (then scratch is used). The

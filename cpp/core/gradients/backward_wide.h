@@ -1,5 +1,6 @@
 // The softmax backward pass in float32 SIMD, FlashAttention-2 style (Dao 2023, Algorithm 2), for the rows whose
-// float32 scores are accurate enough; backward.cpp picks those rows and runs every other row in double.
+// float32 scores are accurate enough; backward.cpp picks those rows and runs every other row in double
+// (backward_double.h).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -22,7 +23,7 @@ inline bool backward_row_in_float(double lse) { return std::fabs(lse * kLog2e) <
 
 // Per-query inputs of one head, I entries each.
 struct WideRows {
-  const uint8_t* on;   // 1: this path computes the row; 0: it contributes nothing here (backward.cpp does it)
+  const uint8_t* on;   // 1: this path computes the row; 0: it contributes nothing here (backward_double.cpp does it)
   const float* lse2;   // log2 Σ_j w_ij
   const float* delta;  // D_i = dO_i·O_i, from the forward's float32 output
 };
@@ -39,7 +40,7 @@ struct ScaleGradient {
 
 // dθ is a sum over all I·J pairs that can cancel far below its terms (per row a covariance, and rows add with
 // either sign), so the caller compares dtheta.error() with dθ and, above kScaleGradientTolerance of it, sums dθ
-// in double instead (backward.cpp).
+// in double instead (backward_double.cpp).
 constexpr double kScaleGradientTolerance = 3e-5;
 
 // Adds (+=) the rows' gradients into the per-head double accumulators of backward.cpp: dq (I × m), dk (J × m),

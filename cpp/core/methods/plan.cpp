@@ -9,6 +9,7 @@
 
 #include "kernel/traits.h"
 #include "methods/grid/grid.h"
+#include "methods/grid/plan.h"
 #include "methods/sparse.h"
 
 namespace ka {
@@ -237,6 +238,30 @@ int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double t
     }
   }
   return nodes;
+}
+
+int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t points, double tolerance, char* why) {
+  const int64_t wanted = grid_nodes(range, double(h), tolerance);
+  if (wanted == 0) {  // no grid reaches the tolerance: the caller runs exactly
+    if (why)
+      std::snprintf(why, kReasonSize, "exact: at this bandwidth no grid of at most %lld nodes reaches %g",
+                    (long long)kMaxGridNodes, tolerance);
+    return 0;
+  }
+  int level = 6;  // at least grid_nodes' 64 nodes; more only make the grid more accurate
+  while ((int64_t(1) << level) + 1 < wanted) ++level;
+  const int64_t cells = int64_t(1) << level;
+  if (!grid_pays(kind, cells + 1, 1, double(h), range / double(cells), points)) {
+    if (why)
+      std::snprintf(why, kReasonSize,
+                    "exact: the convolutions on %lld nodes cost more than the exact CV of %lld points",
+                    (long long)(cells + 1), (long long)points);
+    return 0;
+  }
+  if (why)
+    std::snprintf(why, kReasonSize, "grid: 1-D %s, %lld points on %lld nodes, within %g", kernel_traits(kind).name,
+                  (long long)points, (long long)(cells + 1), tolerance);
+  return cells;
 }
 
 }  // namespace ka

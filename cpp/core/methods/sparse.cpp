@@ -9,245 +9,16 @@
 #include <limits>
 #include <vector>
 
-#include "kernel/kernels_simd.h"
-#include "kernel/traits.h"
-#include "engine/online_softmax.h"
 #include "base/parallel.h"
+#include "engine/online_softmax.h"
 #include "engine/scalar_row.h"
+#include "kernel/traits.h"
 #include "methods/sparse_grid.h"
+#include "methods/sparse_runs.h"
+#include "methods/sparse_search.h"
 
 namespace ka {
 namespace {
-
-using simd::Batch;
-using simd::kLanes;
-constexpr int A = CellGrid::kAxes;
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kLn2 = 0.6931471805599453;
-constexpr int64_t kFlushKeys = 64;         // float32 lane sums go to double every 64 keys
-constexpr float kUnderflowFloor = -58.0f;  // log2: below it a row is redone in double (exact_narrow.h's floor)
-
-// The kernel as a function of a "norm" ν of u = (q − k)/h: Σu² (gaussian, cauchy) or Σ|u| (laplacian). Compact
-// kernels are handled by their support (|u_d| <= 1 on every axis) and do not use these.
-template <KernelKind K>
-struct Norm {
-  static constexpr bool kSquared = K != KernelKind::Laplacian;
-  static double of(double t) { return kSquared ? t * t : std::fabs(t); }
-  static double log_w(double nu) {
-    if constexpr (K == KernelKind::Gaussian) return -nu / 2;
-    if constexpr (K == KernelKind::Laplacian) return -nu;
-    return -std::log1p(nu);
-  }
-  // ν at which the weight is tolerance × the weight at ν = best.
-  static double radius(double best, double tolerance) {
-    if constexpr (K == KernelKind::Gaussian) return best - 2 * std::log(tolerance);
-    if constexpr (K == KernelKind::Laplacian) return best - std::log(tolerance);
-    return (1 + best) / tolerance - 1;
-  }
-  static double extent(double nu) { return kSquared ? std::sqrt(std::max(nu, 0.0)) : nu; }  // distance along one axis
-  // A radius at which the weights are `excess` (> 1) times smaller relative to those at `nu`, with some margin.
-  static double widen(double nu, double excess) {
-    if constexpr (K == KernelKind::Gaussian) return nu + 2 * std::log(excess) + 2;
-    if constexpr (K == KernelKind::Laplacian) return nu + std::log(excess) + 1;
-    return (1 + nu) * excess * 2 - 1;
-  }
-};
-
-// Per-row sums: float32 lanes, flushed into double.
-struct RowSums {
-  double sum = 0, sum_sq = 0;
-  double* acc;                                          // width
-  float top = -std::numeric_limits<float>::infinity();  // best log2 score seen (compact kernels)
-  int64_t kept = 0;
-};
-
-struct Query {
-  const Head* hd;
-  const CellGrid* g;
-  int64_t i;
-  const float* q;
-  const float* factors;  // BatchScore<K>::dimension_factor per dimension
-  bool masked;
-  float* spill;  // width × kLanes
-  int64_t width;
-};
-
-// Keys [b, e) of the sorted order, scored, exponentiated (fixed shift 0: distance-kernel scores are <= 0) and summed.
-template <KernelKind K, int DIMS, int W>
-void add_run(const Query& qr, int64_t b, int64_t e, RowSums& rs) {
-  const CellGrid& g = *qr.g;
-  const int64_t dims = DIMS > 0 ? DIMS : g.dims;
-  const float* keys = g.keys_t.data();
-  const float* vals = g.values_t.data();
-  const int64_t stride = g.stride, width = qr.width;
-  const bool masked = qr.masked;
-  const simd::ExpConstants& ek = simd::exp_constants();
-  constexpr int kRegs = W > 0 ? W : 1;
-  const float minus_inf = -std::numeric_limits<float>::infinity();
-  alignas(64) float bias[kLanes];
-  Batch top(minus_inf), qb[kSparseMaxDims], fb[kSparseMaxDims];
-  for (int64_t d = 0; d < dims; ++d) {
-    qb[d] = Batch(qr.q[d]);
-    fb[d] = Batch(qr.factors[d]);
-  }
-  rs.kept += e - b;
-  // One batch of keys [c, c + kLanes) into one set of lane sums; lanes at or past c1, or masked, weigh 0.
-  const auto step = [&](int64_t c, int64_t c1, Batch& sum, Batch& sq, Batch* acc) {
-    Batch s = BatchScore<K>::init();
-    for (int64_t d = 0; d < dims; ++d) s = BatchScore<K>::step(s, qb[d], simd::load(keys + d * stride + c), fb[d]);
-    s = BatchScore<K>::finish(s, Batch(1.0f));
-    if (masked || c + kLanes > c1) {
-      for (int64_t l = 0; l < kLanes; ++l) {
-        const int64_t j = c + l;
-        bias[l] = j < c1 && (!masked || qr.hd->allows(qr.i, g.order[size_t(j)])) ? 0.0f : minus_inf;
-      }
-      s += Batch::load_aligned(bias);
-    }
-    if constexpr (is_compact(K)) top = xsimd::max(top, s);
-    const Batch w = simd::exp2_nonpositive(s, ek);
-    sum += w;
-    sq = xsimd::fma(w, w, sq);
-    if constexpr (W > 0) {
-      for (int d = 0; d < W; ++d) acc[d] = xsimd::fma(w, simd::load(vals + d * stride + c), acc[d]);
-    } else {
-      for (int64_t d = 0; d < width; ++d) {
-        float* a = qr.spill + d * kLanes;
-        simd::store(a, xsimd::fma(w, simd::load(vals + d * stride + c), simd::load(a)));
-      }
-    }
-  };
-  for (int64_t c0 = b; c0 < e; c0 += kFlushKeys) {
-    const int64_t c1 = std::min(e, c0 + kFlushKeys);
-    Batch sum(0.0f), sq(0.0f), acc[kRegs], sum2(0.0f), sq2(0.0f), acc2[kRegs];
-    for (int r = 0; r < kRegs; ++r) acc[r] = acc2[r] = Batch(0.0f);
-    if constexpr (W == 0) std::fill(qr.spill, qr.spill + width * kLanes, 0.0f);
-    int64_t c = c0;
-    // Two batches per step into separate sums: their exp chains (long, about 50 cycles) then overlap.
-    if constexpr (W > 0)
-      for (; c + 2 * kLanes <= c1; c += 2 * kLanes) {
-        step(c, c1, sum, sq, acc);
-        step(c + kLanes, c1, sum2, sq2, acc2);
-      }
-    for (; c < c1; c += kLanes) step(c, c1, sum, sq, acc);
-    rs.sum += simd::sum(sum + sum2);
-    rs.sum_sq += simd::sum(sq + sq2);
-    if constexpr (W > 0) {
-      for (int d = 0; d < W; ++d) rs.acc[d] += simd::sum(acc[d] + acc2[d]);
-    } else {
-      for (int64_t d = 0; d < width; ++d) rs.acc[d] += simd::sum(simd::load(qr.spill + d * kLanes));
-    }
-  }
-  if constexpr (is_compact(K)) rs.top = std::max(rs.top, simd::max(top));
-}
-
-// The same keys in double, one at a time (rows whose float32 weights would underflow).
-void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<double>& st, double& sum_sq) {
-  const Head& hd = *qr.hd;
-  for (int64_t s = b; s < e; ++s) {
-    const int64_t j = qr.g->order[size_t(s)];
-    if (qr.masked && !hd.allows(qr.i, j)) continue;
-    const double score = log_score<double>(hd.kernel, qr.q, hd.keys.row(j), hd.keys.cols);
-    if (score == -kInf) continue;
-    if (score > st.max) sum_sq *= shift_factor(2 * st.max, 2 * score);  // squared weights: twice the shift
-    st.add(score, hd.values.row(j));
-    const double w = std::exp(score - st.max);
-    sum_sq += w * w;
-  }
-}
-
-// What one row needs from the grid: the query in u units on the three axes and its clamped cell.
-struct Position {
-  double u[A] = {0, 0, 0};
-  int64_t cell[A] = {0, 0, 0};
-};
-
-Position locate(const CellGrid& g, const float* q) {
-  Position p;
-  for (int64_t d = 0; d < g.dims; ++d) {
-    const int a = int(A - g.dims + d);
-    p.u[a] = double(q[d]) * g.inv_h[a];
-    p.cell[a] = g.cell_of(a, p.u[a]);
-  }
-  return p;
-}
-
-// The smallest distance (u units, along any one axis) from the query to a key outside the box lo..hi; +inf when
-// the box holds every cell. Every norm used here is at least the largest per-axis distance, so it bounds them all.
-double outside_gap(const CellGrid& g, const Position& p, const int64_t* lo, const int64_t* hi) {
-  double gap = kInf;
-  for (int a = 0; a < A; ++a) {
-    if (lo[a] > 0) gap = std::min(gap, std::max(0.0, p.u[a] - (g.origin[a] + double(lo[a]) * g.width[a]) - g.slack));
-    if (hi[a] < g.n[a] - 1)
-      gap = std::min(gap, std::max(0.0, g.origin[a] + double(hi[a] + 1) * g.width[a] - p.u[a] - g.slack));
-  }
-  return gap;
-}
-
-// The smallest ν of the keys [b, e) (unmasked), in float32 lanes: +inf lanes pad the tail.
-template <KernelKind K>
-float nearest_in_run(const CellGrid& g, const Position& p, int64_t b, int64_t e) {
-  Batch best(INFINITY);
-  const float pad[16] = {0,        0,        0,        0,        0,        0,        0,        0,
-                         INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
-  for (int64_t c = b; c < e; c += kLanes) {
-    Batch nu(0.0f);
-    for (int64_t d = 0; d < g.dims; ++d) {
-      const int a = int(A - g.dims + d);
-      const Batch t =
-          (Batch(float(p.u[a])) - simd::load(g.keys_t.data() + d * g.stride + c) * Batch(float(g.inv_h[a])));
-      nu = Norm<K>::kSquared ? xsimd::fma(t, t, nu) : nu + xsimd::abs(t);
-    }
-    if (c + kLanes > e) nu += simd::load(pad + 8 - (e - c));  // lanes past e: +inf (kLanes <= 8)
-    best = xsimd::min(best, nu);
-  }
-  alignas(64) float lanes[kLanes];
-  best.store_aligned(lanes);
-  return *std::min_element(lanes, lanes + kLanes);
-}
-
-// The smallest ν over admissible keys (exponential kernels), by rings of cells around the query's cell, stopping
-// when no key outside the rings searched can be nearer. +inf when no key is admissible.
-template <KernelKind K>
-double nearest_norm(const Query& qr, const Position& p) {
-  const CellGrid& g = *qr.g;
-  const Head& hd = *qr.hd;
-  double best = kInf;
-  for (int64_t r = 0;; ++r) {
-    int64_t lo[A], hi[A];
-    for (int a = 0; a < A; ++a) {
-      lo[a] = std::max<int64_t>(0, p.cell[a] - r);
-      hi[a] = std::min(g.n[a] - 1, p.cell[a] + r);
-    }
-    for (int64_t c0 = lo[0]; c0 <= hi[0]; ++c0)
-      for (int64_t c1 = lo[1]; c1 <= hi[1]; ++c1) {
-        const bool inner = std::abs(c0 - p.cell[0]) < r && std::abs(c1 - p.cell[1]) < r;
-        for (int64_t c2 = lo[2]; c2 <= hi[2]; ++c2) {
-          if (inner && std::abs(c2 - p.cell[2]) < r) {  // inside the previous ring: jump to its far side
-            c2 = p.cell[2] + r - 1;
-            continue;
-          }
-          const int64_t id = g.id(c0, c1, c2);
-          const int64_t b = g.start[size_t(id)], e = g.start[size_t(id + 1)];
-          if (!qr.masked) {  // in float32 lanes; rounded up a little, which only widens the radius
-            const float nu = nearest_in_run<K>(g, p, b, e);
-            if (nu < INFINITY) best = std::min(best, double(nu) * (1 + 1e-5) + 1e-30);
-            continue;
-          }
-          for (int64_t s = b; s < e; ++s) {
-            if (!hd.allows(qr.i, g.order[size_t(s)])) continue;
-            double nu = 0;
-            for (int64_t d = 0; d < g.dims; ++d) {
-              const int a = int(A - g.dims + d);
-              nu += Norm<K>::of(p.u[a] - double(g.keys_t[size_t(d * g.stride + s)]) * g.inv_h[a]);
-            }
-            best = std::min(best, nu);
-          }
-        }
-      }
-    const double gap = outside_gap(g, p, lo, hi);
-    if (gap == kInf || (best < kInf && Norm<K>::of(gap) >= best)) return best;
-  }
-}
 
 struct RowResult {
   RowOutcome outcome = RowOutcome::Done;
@@ -271,7 +42,7 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
       extent = N::extent(radius_nu);
     }
   }
-  RowSums rs{0, 0, acc, -std::numeric_limits<float>::infinity(), 0};
+  RowSums rs = RowSums::at_zero(acc, qr.width);
   int64_t lo[A] = {0, 0, 0}, hi[A] = {0, 0, 0};
   bool any = kCompact || best < kInf;
   // Runs along the last axis; exponential kernels narrow each run to the cells within the radius.
@@ -353,7 +124,7 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
   // The radius is widened (at most four times) until the bound is within the tolerance too: then every output is
   // within tolerance × range(v) of the exact one, not only each skipped key below tolerance × the largest weight.
   for (int round = 0;; ++round) {
-    rs = RowSums{0, 0, acc, -std::numeric_limits<float>::infinity(), 0};
+    rs = RowSums::at_zero(acc, qr.width);
     std::fill(acc, acc + qr.width, 0.0);
     any = kCompact || best < kInf;
     for (int a = 0; a < A && any; ++a) {
@@ -367,7 +138,7 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
     each_run(dims_add);
     const bool underflow = kCompact ? (rs.top > -std::numeric_limits<float>::infinity() && rs.top < kUnderflowFloor)
                                     : (best < kInf && smax / kLn2 < double(kUnderflowFloor));
-    st = SoftmaxState<double>{0.0, rs.sum, acc, qr.width};
+    st = rs.state;
     sum_sq = rs.sum_sq;
     if (underflow) {
       st.reset();
@@ -435,7 +206,8 @@ Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOu
   const int64_t I = p.queries.rows, J = p.keys.rows, H = p.heads;
   if (so.out.rows != I || so.out.cols != p.values.cols || (I > 0 && !so.out.data)) return {Status::BadShape};
   if (p.kernel.kind == KernelKind::Softmax || p.queries.cols / H > kSparseMaxDims) return {Status::BadArgument};
-  if (p.masks.general || p.masks.query_groups) return {Status::BadArgument};
+  if (p.masks.general || p.masks.query_groups || p.masks.band_first)
+    return {Status::BadArgument};  // masks sparse runs cannot honour
   if (!(o.tolerance > 0 && o.tolerance < 1)) return {Status::BadArgument};
   if (H != 1 && (so.sum_sq_weights || so.effective_keys || so.log_denominator)) return {Status::BadArgument};
   if (J > std::numeric_limits<int32_t>::max()) return {Status::BadShape};

@@ -1,5 +1,5 @@
 // A small radix-2 complex FFT in double, and linear convolution of real rows by one real filter on top of it: what
-// the grid's convolutions (grid.cpp) use when the kernel is wide against the grid, where the direct sum's
+// the grid's convolutions (convolution.cpp) use when the kernel is wide against the grid, where the direct sum's
 // nodes·(2L + 1) multiply-adds per row exceed a few N·log₂N (N the transform size). No dependency, no exception:
 // buffers come from Scratch and a failed allocation is Status::OutOfMemory.
 #pragma once

@@ -24,7 +24,7 @@ int64_t grid_nodes(double range, double h, double tolerance);
 // count along both axes in 2-D; 0 unless tolerance > 0, x has 1 or 2 columns and at least 2 rows, the kernel has a
 // grid (a distance kernel other than Cauchy, which is not a product over dimensions), the grid stays within
 // kMaxGridNodes, and its convolutions cost less than the exact fit of the sample at itself (a kernel wide against a
-// fine grid, on a small sample, runs exactly; grid.cpp's grid_pays).
+// fine grid, on a small sample, runs exactly; grid_pays in grid/plan.h).
 int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance);
 
 // The fit of local_fit(f, out), computed on a grid of `nodes` nodes per axis over the bounding box of
@@ -34,12 +34,12 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
 // sample. A query within reach of the data is served from the grid, inside the box or outside it; the Laplacian
 // reads the moments at the nearest point of the box and shifts them (beyond the data its weights along an axis share
 // one factor), at any distance. Rows the grid cannot serve within its accuracy run exactly by local_fit: inside the
-// box, those with too little weight for the grid's rounding (kServedShare in grid.cpp); outside it, local-linear
+// box, those with too little weight for the grid's rounding (kServedShare in grid/plan.h); outside it, local-linear
 // extrapolations worse conditioned than the data's edge (kEdgeAmplification) and a compact kernel's rows within two
 // spacings of its support's end. Every other row outside the box gets an answer without a pass over the sample: a
 // compact kernel with no key within h along an axis gives the empty row by p.empty; a 1-D Gaussian beyond what the
 // grid serves is fitted exactly over the keys near the nearer end whose weight still matters (those within t_cut of
-// it, grid.cpp: the mass left out stays below the tolerance the nodes were sized for), O(k) for those k keys, and
+// it, grid/far.cpp: the mass left out stays below the tolerance the nodes were sized for), O(k) for those k keys, and
 // where only the end's own keys matter gets the far limit, the ω-weighted mean of y over them, in O(1); a pass over
 // the keys per call (not per row) gathers and sorts them. 2-D Gaussian rows beyond the grid, the Nearest policy in
 // 2-D and ends whose keys all have ω = 0 still run exactly. Rows not served by the grid get NaN self_weight and
@@ -73,8 +73,10 @@ class GridCv {
   // tolerance > 0. If not, every score() declines.
   bool suits() const { return suits_; }
   // The leave-one-out CV score of bandwidth h as cv_score defines it (+inf when a counted row is empty or the sum
-  // is NaN), with *served true; *served false (and nothing computed) when no grid reaches the tolerance at h.
-  Result score(float h, double* score, bool* served);
+  // is NaN), with *served true; *served false (and nothing computed) when the plan runs h exactly
+  // (plan_grid_cv_cells: no grid reaches the tolerance at h, or it costs more than the exact score). `why` (may be
+  // null; kReasonSize bytes) receives the plan's reason either way.
+  Result score(float h, double* score, bool* served, char* why = nullptr);
 
  private:
   Result sort_and_bin();

@@ -1,0 +1,169 @@
+// Bindings: kernel regression, fits, grid fits, summaries, bandwidth rules and searches, LOWESS (embind.cpp says how
+// bindings are written).
+#include <emscripten/bind.h>
+
+#include <string>
+
+#include "common.h"
+#include "engine/local_fit.h"
+#include "engine/local_rows.h"
+#include "engine/neighbours.h"
+#include "methods/grid/grid.h"
+#include "methods/plan.h"
+#include "stats/bandwidth.h"
+#include "stats/lowess.h"
+#include "stats/regression.h"
+
+namespace {
+
+using namespace ka;
+using namespace ka::bindings;
+
+Status rule_of_thumb_js(uintptr_t x, int32_t n, int32_t dims, Rule rule, uintptr_t h) {
+  return rule_of_thumb(ConstMatrix{ptr<const float>(x), n, dims, dims}, rule, ptr<double>(h));
+}
+
+// mean: I × width floats; sum_sq, self, eff, logden: I doubles each, or 0 to skip (self needs q = x).
+CallResult local_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
+                        FitOptions o, uintptr_t mean, uintptr_t sum_sq, uintptr_t self, uintptr_t eff,
+                        uintptr_t logden) {
+  const FitOut out{Matrix{ptr<float>(mean), I, width, width}, ptr<double>(sum_sq), ptr<double>(self), ptr<double>(eff),
+                   ptr<double>(logden)};
+  return to_js(local_fit(make_fit(x, y, q, n, I, dims, width, o), out));
+}
+
+// ∂f/∂q (local_rows.h): gradient I × dims × width doubles; sum_sq I × dims doubles and mean I × width doubles, or 0.
+CallResult local_gradient_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
+                             FitOptions o, uintptr_t gradient, uintptr_t sum_sq, uintptr_t mean) {
+  return to_js(local_gradient(make_fit(x, y, q, n, I, dims, width, o),
+                              GradientOut{ptr<double>(gradient), ptr<double>(sum_sq), ptr<double>(mean)}));
+}
+
+// Span bandwidths (neighbours.h): out[i], I doubles, the distance from query i to its k-th nearest of the n keys x,
+// each dimension divided by scale (dims floats).
+Status kth_neighbour_distances_js(uintptr_t x, int32_t n, uintptr_t q, int32_t I, int32_t dims, uintptr_t scale,
+                                  int32_t k, int32_t threads, uintptr_t out) {
+  return kth_neighbour_distances(ConstMatrix{ptr<const float>(x), n, dims, dims},
+                                 ConstMatrix{ptr<const float>(q), I, dims, dims}, ptr<const float>(scale), k, threads,
+                                 ptr<double>(out));
+}
+
+// The fit on a grid of `nodes` nodes per axis (1-D or 2-D); error: 1 double, the measured error estimate (0 to skip).
+CallResult grid_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
+                       FitOptions o, int32_t nodes, uintptr_t mean, uintptr_t sum_sq, uintptr_t eff, uintptr_t logden,
+                       uintptr_t error) {
+  const FitOut out{Matrix{ptr<float>(mean), I, width, width}, ptr<double>(sum_sq), nullptr, ptr<double>(eff),
+                   ptr<double>(logden)};
+  return to_js(grid_local_fit(make_fit(x, y, q, n, I, dims, width, o), nodes, out, ptr<double>(error)));
+}
+
+// Grid nodes per axis for the sample x (n × dims) at o's kernel, bandwidths and tolerance (0: run exactly), and why.
+struct GridPlanJs {
+  double nodes;
+  std::string reason;
+};
+
+GridPlanJs grid_nodes_js(uintptr_t x, int32_t n, int32_t dims, FitOptions o) {
+  char why[kReasonSize];
+  const int64_t nodes = plan_grid_nodes(ConstMatrix{ptr<const float>(x), n, dims, dims}, o.kernel,
+                                        ptr<const float>(o.bandwidth), o.tolerance, why);
+  return {double(nodes), why};
+}
+
+struct SummaryResult {
+  Status status = Status::Ok;
+  double rss = 0, trace = 0, traceSq = 0, sigma2 = 0, emptyRows = 0, guardChanged = 0;
+};
+
+// column_sigma2: width doubles.
+SummaryResult fit_summary_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
+                             uintptr_t column_sigma2) {
+  FitSummary s;
+  const Result r = summarize_fit(make_fit(x, y, x, n, n, dims, width, o), &s, ptr<double>(column_sigma2), o.tolerance);
+  return {r.status, s.rss, s.trace, s.trace_sq, s.sigma2, double(s.empty_rows), double(s.guard_changed)};
+}
+
+struct SelectResult {
+  Status status = Status::Ok;
+  int32_t count = 0;       // criterion evaluations on the curve
+  int32_t iterations = 0;  // select_cv_gradient_js: accepted L-BFGS steps
+};
+
+// h: dims doubles, in: the start, out: the choice; score: 1 double;
+// curve: capacity × dims and capacity doubles, whose first `recorded` entries are replayed (CvCurve: resuming).
+// stop_at > 0: the search stops (Cancelled) once it has made stop_at evaluations, so that JS can yield to its event
+// loop and resume it; 0: it runs to the end.
+bool stop_at_count(void* stop_at, int32_t evaluations) { return evaluations < *static_cast<int32_t*>(stop_at); }
+
+SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
+                          Score score_kind, bool per_dimension, uintptr_t h, uintptr_t score, uintptr_t curve_h,
+                          uintptr_t curve_score, int32_t capacity, int32_t recorded, int32_t stop_at) {
+  const Fit f = make_fit(x, y, x, n, n, dims, width, o);
+  CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, recorded};
+  const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance, o.exclude};
+  const SearchProgress progress{stop_at > 0 ? &stop_at_count : nullptr, &stop_at};
+  const Result r = select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c, progress);
+  return {r.status, curve.count};
+}
+
+// The gradient search (select_cv_gradient): rank 0 diagonal, r > 0 a metric L written to transform (r × dims
+// doubles); curve_grad: capacity × (dims or r·dims) doubles, replayed with the curve like select_cv_js's.
+SelectResult select_cv_gradient_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
+                                   int32_t rank, uintptr_t transform, int32_t max_iterations, uintptr_t h,
+                                   uintptr_t score, uintptr_t curve_h, uintptr_t curve_score, uintptr_t curve_grad,
+                                   int32_t capacity, int32_t recorded, int32_t stop_at) {
+  const Fit f = make_fit(x, y, x, n, n, dims, width, o);
+  CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, recorded, ptr<double>(curve_grad)};
+  const Criterion c{f.estimator, Score::LeaveOneOut, f.observation_weights, 0};
+  const SearchProgress progress{stop_at > 0 ? &stop_at_count : nullptr, &stop_at};
+  GradientSearch search;
+  search.rank = rank;
+  search.transform = ptr<double>(transform);
+  search.max_iterations = max_iterations;
+  const Result r = select_cv_gradient(f.problem, ptr<double>(h), ptr<double>(score), &curve, c, progress, &search);
+  return {r.status, curve.count, search.iterations};
+}
+
+Status cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o, Score score_kind,
+                   uintptr_t h, uintptr_t score) {
+  const Fit f = make_fit(x, y, x, n, n, dims, width, o);
+  const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance, o.exclude};
+  return cv_score(f.problem, ptr<double>(h), ptr<double>(score), c).status;
+}
+
+// LOWESS (lowess.h): x, y, fitted, weights are n doubles each.
+Status lowess_js(uintptr_t x, uintptr_t y, int32_t n, double frac, int32_t iterations, double delta, int32_t threads,
+                 uintptr_t fitted, uintptr_t weights) {
+  const LowessOptions o{frac, iterations, delta, threads};
+  return lowess(ptr<const double>(x), ptr<const double>(y), n, o, ptr<double>(fitted), ptr<double>(weights));
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(regression) {
+  using namespace emscripten;
+  value_object<GridPlanJs>("GridPlan").field("nodes", &GridPlanJs::nodes).field("reason", &GridPlanJs::reason);
+  value_object<SummaryResult>("SummaryResult")
+      .field("status", &SummaryResult::status)
+      .field("rss", &SummaryResult::rss)
+      .field("trace", &SummaryResult::trace)
+      .field("traceSq", &SummaryResult::traceSq)
+      .field("sigma2", &SummaryResult::sigma2)
+      .field("emptyRows", &SummaryResult::emptyRows)
+      .field("guardChanged", &SummaryResult::guardChanged);
+  value_object<SelectResult>("SelectResult")
+      .field("status", &SelectResult::status)
+      .field("count", &SelectResult::count)
+      .field("iterations", &SelectResult::iterations);
+  function("_ruleOfThumb", &rule_of_thumb_js);
+  function("_selectCv", &select_cv_js);
+  function("_selectCvGradient", &select_cv_gradient_js);
+  function("_cvScore", &cv_score_js);
+  function("_localFit", &local_fit_js);
+  function("_localGradient", &local_gradient_js);
+  function("_kthNeighbourDistances", &kth_neighbour_distances_js);
+  function("_fitSummary", &fit_summary_js);
+  function("_gridFit", &grid_fit_js);
+  function("_gridNodes", &grid_nodes_js);
+  function("_lowess", &lowess_js);
+}

@@ -1,0 +1,19 @@
+// Nearest-neighbour distances for span bandwidths (Cleveland & Devlin 1988): each query's distance to its k-th
+// nearest key, with dimension d divided by scale[d] first.
+#pragma once
+#include <cstdint>
+
+#include "base/status.h"
+#include "base/views.h"
+
+namespace ka {
+
+// out[i] = the Euclidean distance from query i to its k-th nearest key (1 ≤ k ≤ J) in the scaled space
+// x_d / scale[d] (scale: dims positive finite floats). A query with a NaN coordinate gets NaN. The keys are sorted
+// once by their first scaled coordinate (O(J log J)); each query then walks outward from its place in that order,
+// nearer side first, and stops once the gap along the first coordinate alone reaches the current k-th distance: in
+// 1-D exactly k keys after an O(log J) search, in 2-3-D the keys of a slab around the query (no n² beyond the fit).
+Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const float* scale, int64_t k, int32_t threads,
+                               double* out);
+
+}  // namespace ka

@@ -1,0 +1,125 @@
+// The grid's convolutions (convolution.h).
+#include "methods/grid/convolution.h"
+
+#include <cmath>
+
+#include "kernel/kernels.h"
+
+namespace ka {
+
+double kernel_weight(KernelKind kind, float h, double offset) {
+  const float zero = 0.0f, at = float(offset);
+  const KernelSpec unit{kind, 1.0, &h};
+  return std::exp(log_score<double>(unit, &at, &zero, 1));
+}
+
+Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* tap1, const double* tap2,
+                double* across, double* out, int64_t stride, FftWork* work, const double* in_b, double* out_b) {
+  const bool flat = x2.nodes == 1 && x2.L == 0;
+  if (flat && x1.fft) {  // 1-D: straight into out, in and in_b as one complex line (tap2 is the single 1)
+    if (const Status st = work->prepare(tap1, x1.L, x1.nodes); st != Status::Ok) return st;
+    work->rows.apply(in, in_b, 1, out, out_b, stride);
+    return Status::Ok;
+  }
+  if (in_b) {
+    if (const Status st = convolve(in_b, x1, x2, tap1, tap2, across, out_b, stride, work); st != Status::Ok) return st;
+  }
+  if (x1.fft) {
+    if (const Status st = work->prepare(tap1, x1.L, x1.nodes); st != Status::Ok) return st;
+    for (int64_t g2 = 0; g2 < x2.nodes; g2 += 2) {
+      const bool pair = g2 + 1 < x2.nodes;
+      work->rows.apply(in + x1.nodes * g2, pair ? in + x1.nodes * (g2 + 1) : nullptr, 1, across + x1.E * g2,
+                       pair ? across + x1.E * (g2 + 1) : nullptr, 1);
+    }
+  } else {
+    for (int64_t g2 = 0; g2 < x2.nodes; ++g2)
+      for (int64_t e = 0; e < x1.E; ++e) {
+        const int64_t m_lo = std::max(-x1.L, x1.L - e), m_hi = std::min(x1.L, x1.nodes - 1 - e + x1.L);
+        double acc = 0;
+        for (int64_t m = m_lo; m <= m_hi; ++m) acc += tap1[m + x1.L] * in[e - x1.L + m + x1.nodes * g2];
+        across[e + x1.E * g2] = acc;
+      }
+  }
+  if (x2.fft) {
+    if (const Status st = work->prepare(tap2, x2.L, x2.nodes); st != Status::Ok) return st;
+    for (int64_t e1 = 0; e1 < x1.E; e1 += 2) {
+      const bool pair = e1 + 1 < x1.E;
+      work->rows.apply(across + e1, pair ? across + e1 + 1 : nullptr, x1.E, out + e1 * stride,
+                       pair ? out + (e1 + 1) * stride : nullptr, x1.E * stride);
+    }
+    return Status::Ok;
+  }
+  for (int64_t e2 = 0; e2 < x2.E; ++e2) {
+    const int64_t m_lo = std::max(-x2.L, x2.L - e2), m_hi = std::min(x2.L, x2.nodes - 1 - e2 + x2.L);
+    for (int64_t e1 = 0; e1 < x1.E; ++e1) {
+      double acc = 0;
+      for (int64_t m = m_lo; m <= m_hi; ++m) acc += tap2[m + x2.L] * across[e1 + x1.E * (e2 - x2.L + m)];
+      out[(e1 + x1.E * e2) * stride] = acc;
+    }
+  }
+  return Status::Ok;
+}
+
+Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t width, bool linear, bool squares,
+                        const double* count, const double* count_sq, const double* sums, double* moments) {
+  const Axis& x1 = axis[0];
+  const Axis x2 = dims == 2 ? axis[1] : Axis{};
+  const int64_t powers_2 = linear ? (dims == 2 ? 6 : 3) : 1;
+  const int64_t powers_1 = linear ? 1 + dims : 1;
+  const auto power_at = [&](int64_t k) { return dims == 2 ? kPowers[k] : Power{int(k), 0}; };
+  const int64_t stride = 2 * powers_2 + width * powers_1;
+  const int64_t cells = x1.nodes * x2.nodes;
+  Scratch<double> columns(cells * width), across(x1.E * x2.nodes);
+  Scratch<double> taps(kMaxGridDims * 6 * (std::max(x1.L, x2.L) * 2 + 1));
+  if (!columns.ok() || !across.ok() || !taps.ok()) return Status::OutOfMemory;
+
+  // Taps per axis: K(u)·uᵃ and K(u)²·uᵃ (a = 0, 1, 2) at u = m·step/h, m = −L … L, for the 1-D profile K of
+  // the product kernel.
+  const int64_t tap_len = std::max(x1.L, x2.L) * 2 + 1;
+  const auto tap = [&](int64_t d, bool squared, int a) { return taps.get() + ((d * 2 + squared) * 3 + a) * tap_len; };
+  for (int64_t d = 0; d < dims; ++d) {
+    for (int64_t m2 = -axis[d].L; m2 <= axis[d].L; ++m2) {
+      const double u = double(m2) * axis[d].step / axis[d].h;
+      const double k = kernel_weight(kind, float(axis[d].h), double(m2) * axis[d].step);
+      for (int a = 0; a < 3; ++a) {
+        tap(d, false, a)[m2 + axis[d].L] = k * std::pow(u, a);
+        tap(d, true, a)[m2 + axis[d].L] = k * k * std::pow(u, a);
+      }
+    }
+  }
+  const double one = 1.0;
+  const auto tap2 = [&](bool squared, int b) { return dims == 2 ? tap(1, squared, b) : &one; };
+  double* mom = moments;
+  for (int64_t col = 0; col < width; ++col)
+    for (int64_t c = 0; c < cells; ++c) columns.get()[col * cells + c] = sums[c * width + col];
+  const auto column = [&](int64_t col) { return columns.get() + col * cells; };
+  const auto t_moment = [&](int64_t col, int64_t k) { return mom + 2 * powers_2 + col * powers_1 + k; };
+  // Σ K·ω·uᵏ with Σ K·ω·y·uᵏ of column 0 (the same taps: one transform in 1-D), then the other columns in pairs.
+  FftWork work;
+  for (int64_t k = 0; k < powers_2; ++k) {
+    const Power pw = power_at(k);
+    const bool pair = k < powers_1 && width > 0;
+    if (const Status st = convolve(count, x1, x2, tap(0, false, pw.a), tap2(false, pw.b), across.get(), mom + k, stride,
+                                   &work, pair ? column(0) : nullptr, pair ? t_moment(0, k) : nullptr);
+        st != Status::Ok)
+      return st;
+    if (squares)
+      if (const Status st = convolve(count_sq, x1, x2, tap(0, true, pw.a), tap2(true, pw.b), across.get(),
+                                     mom + powers_2 + k, stride, &work);
+          st != Status::Ok)
+        return st;
+  }
+  for (int64_t col = 1; col < width; col += 2)
+    for (int64_t k = 0; k < powers_1; ++k) {
+      const Power pw = power_at(k);
+      const bool pair = col + 1 < width;
+      if (const Status st =
+              convolve(column(col), x1, x2, tap(0, false, pw.a), tap2(false, pw.b), across.get(), t_moment(col, k),
+                       stride, &work, pair ? column(col + 1) : nullptr, pair ? t_moment(col + 1, k) : nullptr);
+          st != Status::Ok)
+        return st;
+    }
+  return Status::Ok;
+}
+
+}  // namespace ka

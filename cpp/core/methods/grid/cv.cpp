@@ -1,0 +1,339 @@
+// Leave-one-out CV of a 1-D sample over a bandwidth search on grids (GridCv, grid.h): the sample sorted and binned
+// once (binning.h), each bandwidth's grid asked of the plan (methods/plan.h), its moments convolved
+// (convolution.h) and read cell by cell.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "base/scratch.h"
+#include "base/simd.h"
+#include "engine/local_solve.h"
+#include "methods/grid/binning.h"
+#include "methods/grid/convolution.h"
+#include "methods/grid/exact_rows.h"
+#include "methods/grid/grid.h"
+#include "methods/grid/plan.h"
+#include "methods/plan.h"
+
+namespace ka {
+namespace {
+
+// Rows whose grid moments the leave-one-out subtraction leaves too small are fitted exactly, this many at a time.
+constexpr int64_t kExactBatch = 256;
+
+// The sorted points of one cell of the grid being scored and its moments, each a line across the cell:
+// moment k = at[k] + u·slope[k] at u = (x − lo)·scale − e ∈ [0, 1] (S_a for a < 1 + 2·Linear, then per column
+// T_a for a < 1 + Linear).
+struct CellPass {
+  const double* at;
+  const double* slope;
+  double lo, scale, e;
+  const float* x;
+  const float* y;  // width per point
+  const float* w;  // null without observation weights
+  int64_t count, width;
+  double served_above;  // a point's leave-one-out S₀ must exceed this for the grid to serve it
+};
+
+// The local-linear fit T₀/S₀ + q(qT₀ − T₁)/π, q = S₁/S₀, from the moments: first_column_of_inverse for 2 × 2 in
+// closed form, with its pivot floor π = max(S₂ − qS₁, kPivotFloor·S₂) and no slope where π is not positive.
+// Leave-one-out CV serves only points whose pivot needs no floor (guard_free): the others run exactly, where the
+// textbook solve replaces the guard (bandwidth.h).
+inline bool guard_free(double s0, double s1, double s2) { return s2 - s1 / s0 * s1 >= kPivotFloor * s2; }
+inline double linear_fit(double s0, double s1, double s2, double t0, double t1) {
+  const double q = s1 / s0, pivot = std::max(s2 - q * s1, kPivotFloor * s2);
+  return t0 / s0 + (pivot > 0 ? q * (q * t0 - t1) / pivot : 0.0);
+}
+
+// Adds ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² to *sum over the cell's points, each fit from the moments at x_i less the
+// point's own weight ω_i at offset 0, stopping at the first point the grid cannot serve. Returns the points done
+// (count, or that point's place). Width 0: any number of columns, else exactly that many (a constant).
+template <bool Linear, bool Weighted, int64_t Width>
+int64_t cell_residuals(const CellPass& c, double* sum) {
+  constexpr int64_t s_count = Linear ? 3 : 1, t_count = Linear ? 2 : 1;
+  const int64_t width = Width ? Width : c.width, count = c.count;
+  const double* at = c.at;
+  const double* slope = c.slope;
+  const double lo = c.lo, scale = c.scale, e = c.e, served_above = c.served_above;
+  double acc = 0;
+  int64_t i = 0;
+  for (; i < count; ++i) {
+    const double w = Weighted ? double(c.w[i]) : 1.0;
+    const double u = (double(c.x[i]) - lo) * scale - e;
+    const double s0 = at[0] + u * slope[0] - w;
+    if (!(s0 > served_above)) break;
+    if (Linear && !guard_free(s0, at[1] + u * slope[1], at[2] + u * slope[2])) break;
+    for (int64_t col = 0; col < width; ++col) {
+      const int64_t k = s_count + col * t_count;
+      const double y = double(c.y[i * width + col]), t0 = at[k] + u * slope[k] - w * y;
+      const double fit =
+          Linear ? linear_fit(s0, at[1] + u * slope[1], at[2] + u * slope[2], t0, at[k + 1] + u * slope[k + 1])
+                 : t0 / s0;
+      acc += w * (y - fit) * (y - fit);
+    }
+  }
+  *sum += acc;
+  return i;
+}
+
+// cell_residuals for one column, several points at a time (batches of doubles), the scalar loop taking over at the
+// first batch with a point the grid cannot serve and for the last few points.
+template <bool Linear, bool Weighted>
+int64_t cell_residuals_batched(const CellPass& c, double* sum) {
+  using D = xsimd::batch<double>;
+  constexpr int64_t lanes = int64_t(D::size);
+  const double* at = c.at;
+  const double* slope = c.slope;
+  const D lo(c.lo), scale(c.scale), e(c.e), served_above(c.served_above), one(1.0), floor(kPivotFloor), zero(0.0);
+  const D s0_at(at[0]), s0_slope(slope[0]), t0_at(at[Linear ? 3 : 1]), t0_slope(slope[Linear ? 3 : 1]);
+  const D s1_at(Linear ? at[1] : 0), s1_slope(Linear ? slope[1] : 0), s2_at(Linear ? at[2] : 0),
+      s2_slope(Linear ? slope[2] : 0), t1_at(Linear ? at[4] : 0), t1_slope(Linear ? slope[4] : 0);
+  D acc(0.0);
+  int64_t i = 0;
+  for (; i + lanes <= c.count; i += lanes) {
+    const D x = D::load_unaligned(c.x + i), y = D::load_unaligned(c.y + i);
+    const D w = Weighted ? D::load_unaligned(c.w + i) : one;
+    const D u = (x - lo) * scale - e;
+    const D s0 = xsimd::fma(u, s0_slope, s0_at) - w;
+    if (!xsimd::all(s0 > served_above)) break;
+    const D t0 = xsimd::fma(u, t0_slope, t0_at) - w * y;
+    D fit;
+    if (Linear) {
+      const D s1 = xsimd::fma(u, s1_slope, s1_at), s2 = xsimd::fma(u, s2_slope, s2_at);
+      const D t1 = xsimd::fma(u, t1_slope, t1_at);
+      const D q = s1 / s0, pivot = xsimd::max(s2 - q * s1, floor * s2);
+      if (!xsimd::all(s2 - q * s1 >= floor * s2)) break;  // the guard would act: cell_residuals hands it on
+      fit = t0 / s0 + xsimd::select(pivot > zero, q * (q * t0 - t1) / pivot, zero);
+    } else {
+      fit = t0 / s0;
+    }
+    const D r = y - fit;
+    acc = xsimd::fma(w * r, r, acc);
+  }
+  *sum += xsimd::hadd(acc);
+  CellPass rest = c;
+  rest.x += i;
+  rest.y += i;
+  if (Weighted) rest.w += i;
+  rest.count -= i;
+  return i + cell_residuals<Linear, Weighted, 1>(rest, sum);
+}
+
+using CellKernel = int64_t(const CellPass&, double*);
+
+template <bool Linear, bool Weighted>
+CellKernel* cell_kernel(int64_t width) {
+  return width == 1 ? &cell_residuals_batched<Linear, Weighted> : &cell_residuals<Linear, Weighted, 0>;
+}
+
+}  // namespace
+
+GridCv::GridCv(const Fit& f, double tolerance) : fit_(f), tolerance_(tolerance) {
+  Problem& p = fit_.problem;
+  const Masks& m = p.masks;
+  p.kernel.bandwidth = &h_;
+  if (!(tolerance > 0) || p.queries.cols != 1 || p.heads != 1 || p.keys.rows < 2 || p.queries.data != p.keys.data ||
+      p.queries.rows != p.keys.rows || p.queries.stride != p.keys.stride || m.causal || m.key_padding || m.general ||
+      m.query_groups || p.kernel.kind == KernelKind::Cauchy || p.kernel.kind == KernelKind::Softmax ||
+      check(p, true) != Status::Ok)
+    return;
+  const int64_t n = p.keys.rows;
+  const float* omega = f.observation_weights;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  bool finite = true;
+  const auto range = simd::keep_out_of_line(&column_range);
+  for (int64_t j = 0; j < n; j += kBlock) range(p.keys, 0, j, std::min(n, j + kBlock), &lo, &hi, &finite);
+  if (!finite) return;  // the exact engine knows what NaN or infinite keys give
+  for (int64_t j = 0; j < n; ++j) {
+    const double w = omega ? double(omega[j]) : 1.0;
+    if (!(w >= 0) || !std::isfinite(w)) return;  // grid_local_fit refuses them (BadArgument)
+    total_ += w;
+    counted_ += w > 0;
+  }
+  lo_ = lo;
+  range_ = double(hi) - double(lo);
+  p.masks.leave_one_out = true;
+  p.empty = EmptyPolicy::NaN;
+  suits_ = range_ > 0;
+}
+
+Result GridCv::sort_and_bin() {
+  if (const Status st = sort_and_bin_cells(fit_, lo_, range_, counted_, &start_, &x_, &y_, &w_, &bins_);
+      st != Status::Ok)
+    return {st};
+  sorted_ = true;
+  return {};
+}
+
+Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum) {
+  if (count == 0 || std::isnan(*sum)) return {};  // a row is already empty: the score is +inf whatever these give
+  const Problem& p = fit_.problem;
+  const int64_t n = p.keys.rows, width = p.values.cols;
+  const float* omega = fit_.observation_weights;
+  Scratch<int64_t> rows(count);
+  Scratch<float> fits(count * width);
+  if (!rows.ok() || !fits.ok()) return {Status::OutOfMemory};
+  // The sorted points keep no index into the sample (4 bytes a point saved): each row is the first point with the
+  // same x, y and ω, whose leave-one-out fit is the same. The scan costs less than the exact fit of the row.
+  const auto same = [](float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  for (int64_t r = 0; r < count; ++r) {
+    const int64_t k = sorted[r];
+    const float* y = y_.get() + k * width;
+    int64_t i = 0;
+    while (i < n && !(same(p.keys.row(i)[0], x_.get()[k]) && (!omega || omega[i] == w_.get()[k]) &&
+                      std::equal(y, y + width, p.values.row(i), same)))
+      ++i;
+    rows.get()[r] = i;
+  }
+  Scratch<uint8_t> guarded(count);
+  if (!guarded.ok()) return {Status::OutOfMemory};
+  std::fill(guarded.get(), guarded.get() + count, uint8_t(0));
+  FitOut into{Matrix{fits.get(), count, width, width}};
+  into.guarded = guarded.get();
+  const Result r = fit_rows(fit_, rows.get(), count, into);
+  if (r.status != Status::Ok) return r;
+  const int64_t np = fit_.estimator == Estimator::LocalLinear ? 2 : 1;
+  double a[4], z[2];
+  Scratch<double> t(np * width), exact(width);
+  if (!t.ok() || !exact.ok()) return {Status::OutOfMemory};
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t i = rows.get()[k];
+    const float* fit = fits.get() + k * width;
+    // Where the guard acted, the textbook solve (or +inf for a singular design: NaN here), as cv_score_direct.
+    const bool textbook = guarded.get()[k] != 0;
+    if (textbook && !exact_local_row(fit_.problem, int(np - 1), omega, i, {a, t.get(), z}, exact.get())) {
+      *sum = std::numeric_limits<double>::quiet_NaN();
+      return {};
+    }
+    for (int64_t c = 0; c < width; ++c) {
+      const double e = double(p.values.row(i)[c]) - (textbook ? exact.get()[c] : double(fit[c]));
+      *sum += (omega ? double(omega[i]) : 1.0) * e * e;
+    }
+  }
+  return {};
+}
+
+Result GridCv::score(float h, double* score, bool* served, char* why) {
+  *served = false;
+  if (!suits_) {
+    if (why) std::snprintf(why, kReasonSize, "exact: the sample does not suit the grid");
+    return {};
+  }
+  // The plan decides whether a grid scores h, and on how many cells: 0, the caller runs exactly.
+  const int64_t cells = plan_grid_cv_cells(range_, fit_.problem.kernel.kind, h, counted_, tolerance_, why);
+  if (cells == 0) return {};
+  int level = 0;
+  while ((int64_t(1) << level) < cells) ++level;
+  if (!sorted_)
+    if (const Result r = sort_and_bin(); r.status != Status::Ok) return r;
+  *served = true;
+  h_ = h;
+
+  const Problem& p = fit_.problem;
+  const int64_t width = p.values.cols, nodes = cells + 1, channels = 1 + width;
+  const bool linear = fit_.estimator == Estimator::LocalLinear;
+  const int64_t s_count = linear ? 3 : 1, t_count = linear ? 2 : 1, stride = s_count + width * t_count;
+  Axis x;
+  x.lo = lo_;
+  x.hi = lo_ + range_;
+  x.step = range_ / double(cells);
+  x.h = double(h);
+  x.nodes = nodes;
+  const double span = std::ceil(reach_of(p.kernel.kind) * x.h / x.step);  // in double: h/step may exceed any integer
+  x.L = span < double(nodes) ? int64_t(span) : nodes;
+  x.E = nodes + 2 * x.L;
+  x.fft = fft_pays(2, double(nodes), double(x.L));  // S_a and T_a of column 0 share a transform
+
+  // The bins at this level: the sorted grid's, or halved from them (the first halving out of place).
+  const int64_t fine_nodes = (int64_t(1) << kFinestLevel) + 1, room = level < kFinestLevel ? fine_nodes / 2 + 1 : 0;
+  Scratch<double> coarse(channels * room), taps(s_count * (2 * x.L + 1)), across(x.E), moments(x.E * stride),
+      slopes(cells * stride);
+  if (!coarse.ok() || !taps.ok() || !across.ok() || !moments.ok() || !slopes.ok()) return {Status::OutOfMemory};
+  const double* bins = bins_.get();
+  int64_t bin_stride = fine_nodes;
+  if (level < kFinestLevel) {
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      double* into = coarse.get() + ch * room;
+      halve_bins(bins + ch * fine_nodes, (fine_nodes - 1) / 2, into);
+      for (int64_t fine_cells = (fine_nodes - 1) / 2; fine_cells > cells; fine_cells /= 2)
+        halve_bins(into, fine_cells / 2, into);
+    }
+    bins = coarse.get();
+    bin_stride = room;
+  }
+
+  // Taps K(u)·uᵃ at u = m·step/h, m = −L … L, and the moments S_a (channel Σω) and T_a (channels Σω·y).
+  const int64_t tap_len = 2 * x.L + 1;
+  for (int64_t m = -x.L; m <= x.L; ++m) {
+    const double u = double(m) * x.step / x.h, k = kernel_weight(p.kernel.kind, h, double(m) * x.step);
+    for (int64_t a = 0; a < s_count; ++a) taps.get()[a * tap_len + m + x.L] = k * std::pow(u, double(a));
+  }
+  const double one = 1.0;
+  FftWork work;
+  const auto t_bins = [&](int64_t c) { return bins + (1 + c) * bin_stride; };
+  const auto t_moment = [&](int64_t c, int64_t a) { return moments.get() + s_count + c * t_count + a; };
+  for (int64_t a = 0; a < s_count; ++a) {  // S_a with T_a of column 0 (the same taps), then the other columns in pairs
+    const bool pair = a < t_count;
+    if (const Status st = convolve(bins, x, Axis{}, taps.get() + a * tap_len, &one, across.get(), moments.get() + a,
+                                   stride, &work, pair ? t_bins(0) : nullptr, pair ? t_moment(0, a) : nullptr);
+        st != Status::Ok)
+      return {st};
+  }
+  for (int64_t c = 1; c < width; c += 2)
+    for (int64_t a = 0; a < t_count; ++a) {
+      const bool pair = c + 1 < width;
+      if (const Status st =
+              convolve(t_bins(c), x, Axis{}, taps.get() + a * tap_len, &one, across.get(), t_moment(c, a), stride,
+                       &work, pair ? t_bins(c + 1) : nullptr, pair ? t_moment(c + 1, a) : nullptr);
+          st != Status::Ok)
+        return {st};
+    }
+  const double* at_node = moments.get() + x.L * stride;  // the sample's nodes: L … L + cells of the output
+  for (int64_t k = 0; k < cells * stride; ++k) slopes.get()[k] = at_node[k + stride] - at_node[k];
+
+  // The points, cell by cell (a cell of this grid is a run of the sorted grid's); those the grid cannot serve
+  // are fitted exactly, kExactBatch at a time.
+  const bool weighted = fit_.observation_weights;
+  CellKernel* kernel =
+      simd::keep_out_of_line(linear ? (weighted ? cell_kernel<true, true>(width) : cell_kernel<true, false>(width))
+                                    : (weighted ? cell_kernel<false, true>(width) : cell_kernel<false, false>(width)));
+  const int shift = kFinestLevel - level;
+  const int64_t* start = start_.get();
+  double sum = 0;
+  int64_t pending[kExactBatch], waiting = 0;
+  CellPass c{nullptr,
+             nullptr,
+             lo_,
+             double(cells) / range_,
+             0,
+             nullptr,
+             nullptr,
+             nullptr,
+             0,
+             width,
+             served_share(x.fft, linear) * total_};
+  for (int64_t e = 0; e < cells; ++e) {
+    c.at = at_node + e * stride;
+    c.slope = slopes.get() + e * stride;
+    c.e = double(e);
+    for (int64_t k = start[e << shift], end = start[(e + 1) << shift]; k < end;) {
+      c.x = x_.get() + k;
+      c.y = y_.get() + k * width;
+      c.w = weighted ? w_.get() + k : nullptr;
+      c.count = end - k;
+      k += kernel(c, &sum);
+      if (k == end) break;
+      pending[waiting++] = k++;  // a point the grid cannot serve
+      if (waiting == kExactBatch) {
+        if (const Result r = exact_rows_into(pending, waiting, &sum); r.status != Status::Ok) return r;
+        waiting = 0;
+      }
+    }
+  }
+  if (const Result r = exact_rows_into(pending, waiting, &sum); r.status != Status::Ok) return r;
+  *score = std::isnan(sum) || !(total_ > 0) ? std::numeric_limits<double>::infinity() : sum / total_;
+  return {};
+}
+
+}  // namespace ka

@@ -1,0 +1,66 @@
+// The rows a grid fit hands to the exact engine (exact_rows.h).
+#include "methods/grid/exact_rows.h"
+
+#include <algorithm>
+
+#include "base/scratch.h"
+
+namespace ka {
+
+Result fit_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& into) {
+  const Problem& p = f.problem;
+  const int64_t dims = p.queries.cols, width = p.values.cols;
+  const bool loo = p.masks.leave_one_out;
+  Scratch<float> q(count * dims);
+  Scratch<uint8_t> padding(loo ? p.keys.rows : 0);
+  if (!q.ok() || !padding.ok()) return {Status::OutOfMemory};
+  for (int64_t r = 0; r < count; ++r)
+    std::copy(p.queries.row(rows[r]), p.queries.row(rows[r]) + dims, q.get() + r * dims);
+  Fit sub = f;
+  sub.problem.masks.leave_one_out = false;
+  const auto at = [](auto* v, int64_t first) { return v ? v + first : nullptr; };
+  const auto run = [&](int64_t first, int64_t n) {
+    sub.problem.queries = {q.get() + first * dims, n, dims, dims};
+    return local_fit(
+        sub, FitOut{Matrix{into.mean.row(first), n, width, into.mean.stride}, at(into.sum_sq_weights, first), nullptr,
+                    at(into.effective_keys, first), at(into.log_denominator, first), at(into.guarded, first)});
+  };
+  if (loo) {
+    std::fill(padding.get(), padding.get() + p.keys.rows, uint8_t(0));
+    sub.problem.masks.key_padding = padding.get();
+    for (int64_t r = 0; r < count; ++r) {
+      padding.get()[rows[r]] = 1;
+      Result res = run(r, 1);
+      padding.get()[rows[r]] = 0;
+      if (res.status != Status::Ok) return {res.status, res.status == Status::EmptyRow ? rows[r] : -1, 0};
+    }
+    return {};
+  }
+  const Result res = run(0, count);
+  if (res.status != Status::Ok) return {res.status, res.row >= 0 ? rows[res.row] : -1, 0};
+  return {};
+}
+
+Result exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& out) {
+  const int64_t width = f.problem.values.cols;
+  Scratch<float> mean(count * width);
+  Scratch<double> sum_sq(count), eff(count), logden(count);
+  Scratch<uint8_t> guarded(count);
+  if (!mean.ok() || !sum_sq.ok() || !eff.ok() || !logden.ok() || !guarded.ok()) return {Status::OutOfMemory};
+  std::fill(guarded.get(), guarded.get() + count, uint8_t(0));
+  const Result r = fit_rows(
+      f, rows, count,
+      {Matrix{mean.get(), count, width, width}, sum_sq.get(), nullptr, eff.get(), logden.get(), guarded.get()});
+  if (r.status != Status::Ok) return r;
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t i = rows[k];
+    std::copy(mean.get() + k * width, mean.get() + (k + 1) * width, out.mean.row(i));
+    if (out.sum_sq_weights) out.sum_sq_weights[i] = sum_sq.get()[k];
+    if (out.effective_keys) out.effective_keys[i] = eff.get()[k];
+    if (out.log_denominator) out.log_denominator[i] = logden.get()[k];
+    if (out.guarded) out.guarded[i] = guarded.get()[k];
+  }
+  return {};
+}
+
+}  // namespace ka

@@ -1,0 +1,197 @@
+// The rows beyond a grid's sample that the grid itself cannot serve (far.h).
+#include "methods/grid/far.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "base/scratch.h"
+#include "engine/online_softmax.h"
+
+namespace ka {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The keys at the two ends of a 1-D sample (those equal to its smallest and its largest key), what a row beyond
+// every key's reach reads: count and Σy (the Nearest policy's mean), Σω, Σω², Σω·y (the far limit of an infinite
+// kernel), per end. One comparison pass over the keys, run only when such a row exists.
+struct EdgeKeys {
+  double count = 0, weight = 0, weight_sq = 0;
+  Scratch<double> sum, weighted;  // width entries each: Σy, Σω·y
+};
+Status gather_edges(const Fit& f, float lo, float hi, EdgeKeys* low, EdgeKeys* high) {
+  const Problem& p = f.problem;
+  const int64_t width = p.values.cols;
+  for (EdgeKeys* e : {low, high}) {
+    if (!e->sum.reset_zeroed(width) || !e->weighted.reset_zeroed(width)) return Status::OutOfMemory;
+  }
+  for (int64_t j = 0; j < p.keys.rows; ++j) {
+    const float x = p.keys.row(j)[0];
+    if (x != lo && x != hi) continue;
+    const double w = f.observation_weights ? double(f.observation_weights[j]) : 1.0;
+    for (EdgeKeys* e : {low, high}) {
+      if (x != (e == low ? lo : hi)) continue;
+      e->count += 1;
+      e->weight += w;
+      e->weight_sq += w * w;
+      for (int64_t c = 0; c < width; ++c) {
+        e->sum.get()[c] += double(p.values.row(j)[c]);
+        e->weighted.get()[c] += w * double(p.values.row(j)[c]);
+      }
+    }
+  }
+  return Status::Ok;
+}
+
+// The keys within `reach` of one end of a 1-D sample, sorted by their distance t behind it (ties at the end first):
+// what the exact fit of a Gaussian row beyond that end reads (grid_local_fit's far rows). One pass over the keys,
+// then a sort of those found.
+struct EndKeys {
+  int64_t count = 0;
+  Scratch<double> behind;  // t_j ascending
+  Scratch<float> x, y, w;  // keys, their values (width each) and ω, in that order
+};
+Status gather_end(const Fit& f, double end, bool low, double reach, EndKeys* e) {
+  const Problem& p = f.problem;
+  const int64_t n = p.keys.rows, width = p.values.cols;
+  const auto behind = [&](int64_t j) { return low ? double(p.keys.row(j)[0]) - end : end - double(p.keys.row(j)[0]); };
+  int64_t k = 0;
+  for (int64_t j = 0; j < n; ++j) k += behind(j) <= reach;
+  struct Found {
+    double t;
+    int64_t j;
+  };
+  Scratch<Found> found(k);
+  if (!found.ok() || !e->behind.reset_zeroed(k) || !e->x.reset_zeroed(k) || !e->y.reset_zeroed(k * width) ||
+      !e->w.reset_zeroed(k))
+    return Status::OutOfMemory;
+  for (int64_t j = 0, r = 0; j < n; ++j)
+    if (behind(j) <= reach) found.get()[r++] = {behind(j), j};
+  std::sort(found.get(), found.get() + k,
+            [](const Found& a, const Found& b) { return a.t < b.t || (a.t == b.t && a.j < b.j); });
+  for (int64_t r = 0; r < k; ++r) {
+    const int64_t j = found.get()[r].j;
+    e->behind.get()[r] = found.get()[r].t;
+    e->x.get()[r] = p.keys.row(j)[0];
+    std::copy(p.values.row(j), p.values.row(j) + width, e->y.get() + r * width);
+    e->w.get()[r] = f.observation_weights ? f.observation_weights[j] : 1.0f;
+  }
+  e->count = k;
+  return Status::Ok;
+}
+
+}  // namespace
+
+Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, const int64_t* far, int64_t far_count,
+                const FitOut& out, int64_t* exact, int64_t* exact_count, int64_t* empty_row, int64_t* range_count) {
+  const Problem& p = f.problem;
+  const int64_t width = p.values.cols;
+  const Axis& x1 = axis[0];
+  *empty_row = -1;
+  *range_count = 0;
+  // Rows outside the box the grid does not serve (beyond its output nodes, or with too little weight there).
+  // A compact kernel with no key within h along some axis: the empty row, by the policy. In 1-D, the Gaussian at a
+  // distance D beyond an end: a key t behind that end weighs r(t) = e^{−t(2D + t)/2h²} relative to the end's keys,
+  // so only the keys within t_cut(D) behind it matter, and the exact fit over those alone (the exact engine, both
+  // estimators alike) costs O(k) for the k keys there. t_cut is where the mass behind it, at most W·r(t_cut) for the
+  // total weight W, falls to ε·ω_end (the end keys' weight, which the kept mass includes): t_cut solves
+  // t(2D + t)/2h² = ln(W/(ε·ω_end)). Nadaraya–Watson's mean then moves by at most ε·range(y); local-linear's guard
+  // (kPivotFloor) bounds how much its solve amplifies a change of the moments, so ε = kPivotFloor·τ keeps both within
+  // the tolerance τ the nodes were sized for (grid_nodes: spacing h·sqrt(12τ)). Where no key but the end's lies within
+  // t_cut, the fit is the far limit, the ω-weighted mean of y over the end's keys, in O(1). Keys within the widest
+  // t_cut a call needs are gathered and sorted once per end and call. Anything else (2-D, the Nearest policy in 2-D, a
+  // compact kernel within h, ends whose keys all have ω = 0) runs exactly.
+  const bool gaussian_1d = p.kernel.kind == KernelKind::Gaussian && dims == 1;
+  const double tau = (x1.step / x1.h) * (x1.step / x1.h) / 12, eps = kPivotFloor * tau;
+  const auto beyond_by = [&](double at) { return at < x1.lo ? x1.lo - at : at - x1.hi; };
+  const auto t_cut = [&](double D, double end_weight) {
+    const double L = std::log(total / (eps * end_weight));
+    if (!(L > 0)) return 0.0;
+    const double c = 2 * x1.h * x1.h * L;
+    return c / (std::sqrt(D * D + c) + D);  // √(D² + c) − D without cancellation
+  };
+  double nearest_low = std::numeric_limits<double>::infinity(), nearest_high = nearest_low;  // the smallest D per end
+  if (gaussian_1d)
+    for (int64_t k = 0; k < far_count; ++k) {
+      const double at = p.queries.row(far[k])[0];
+      (at < x1.lo ? nearest_low : nearest_high) = std::min(at < x1.lo ? nearest_low : nearest_high, beyond_by(at));
+    }
+  EdgeKeys low, high;
+  EndKeys low_keys, high_keys;
+  bool gathered = false;
+  for (int64_t k = 0; k < far_count; ++k) {
+    const int64_t i = far[k];
+    const float* q = p.queries.row(i);
+    bool beyond = false;
+    for (int64_t d = 0; d < dims; ++d)
+      beyond = beyond || std::max(axis[d].lo - double(q[d]), double(q[d]) - axis[d].hi) > axis[d].h;
+    const bool empty = is_compact(p.kernel.kind) && beyond;
+    const bool limit = gaussian_1d;
+    const bool nearest = empty && p.empty == EmptyPolicy::Nearest;
+    if ((!empty && !limit) || (nearest && dims != 1)) {
+      exact[(*exact_count)++] = i;
+      continue;
+    }
+    if (!gathered && dims == 1 && (limit || nearest)) {
+      if (const Status st = gather_edges(f, float(x1.lo), float(x1.hi), &low, &high); st != Status::Ok) return {st};
+      if (limit) {
+        if (std::isfinite(nearest_low) && low.weight > 0)
+          if (const Status st = gather_end(f, x1.lo, true, t_cut(nearest_low, low.weight), &low_keys); st != Status::Ok)
+            return {st};
+        if (std::isfinite(nearest_high) && high.weight > 0)
+          if (const Status st = gather_end(f, x1.hi, false, t_cut(nearest_high, high.weight), &high_keys);
+              st != Status::Ok)
+            return {st};
+      }
+      gathered = true;
+    }
+    const bool below = double(q[0]) < x1.lo;
+    const EdgeKeys& end = below ? low : high;
+    float* mean = out.mean.row(i);
+    if (out.self_weight) out.self_weight[i] = kNaN;
+    if (empty) {
+      if (out.sum_sq_weights) out.sum_sq_weights[i] = kNaN;
+      if (out.effective_keys) out.effective_keys[i] = 0;
+      if (out.log_denominator) out.log_denominator[i] = -std::numeric_limits<double>::infinity();
+      const RowOutcome outcome = finalize(empty_state(width), mean, p.empty);
+      if (outcome == RowOutcome::Error) {  // reported after the exact rows, so the first empty row is named
+        if (*empty_row < 0) *empty_row = i;
+        continue;
+      }
+      if (outcome == RowOutcome::NeedsNearest)  // the mean of the nearest keys' values, as the exact engine takes it
+        for (int64_t col = 0; col < width; ++col) mean[col] = float(end.sum.get()[col] / end.count);
+      continue;
+    }
+    if (!(end.weight > 0)) {
+      exact[(*exact_count)++] = i;
+      continue;
+    }
+    const double D = beyond_by(double(q[0]));
+    const EndKeys& keys = below ? low_keys : high_keys;
+    const int64_t matter =
+        std::upper_bound(keys.behind.get(), keys.behind.get() + keys.count, t_cut(D, end.weight)) - keys.behind.get();
+    if (double(matter) > end.count) {  // keys behind the end still matter: the exact fit over those
+      Fit sub = f;
+      sub.problem.queries = {q, 1, 1, p.queries.stride};
+      sub.problem.keys = {keys.x.get(), matter, 1, 1};
+      sub.problem.values = {keys.y.get(), matter, width, width};
+      sub.problem.masks.leave_one_out = false;
+      sub.observation_weights = keys.w.get();
+      const auto at = [&](auto* v) { return v ? v + i : nullptr; };
+      const Result r = local_fit(sub, FitOut{Matrix{mean, 1, width, width}, at(out.sum_sq_weights), nullptr,
+                                             at(out.effective_keys), at(out.log_denominator), at(out.guarded)});
+      if (r.status != Status::Ok) return {r.status, r.status == Status::EmptyRow ? i : -1, 0};
+      ++*range_count;
+      continue;
+    }
+    for (int64_t col = 0; col < width; ++col) mean[col] = mean_to_float(end.weighted.get()[col] / end.weight);
+    if (out.sum_sq_weights) out.sum_sq_weights[i] = end.weight_sq / (end.weight * end.weight);
+    if (out.effective_keys) out.effective_keys[i] = end.weight * end.weight / end.weight_sq;
+    const double gap = D / x1.h;
+    if (out.log_denominator) out.log_denominator[i] = std::log(end.weight) - gap * gap / 2;
+  }
+  return {};
+}
+
+}  // namespace ka

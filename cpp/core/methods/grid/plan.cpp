@@ -1,0 +1,98 @@
+// The grid's cost model (plan.h) and its node counts (grid_nodes, grid.h).
+#include "methods/grid/plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "methods/grid/fft.h"
+#include "methods/grid/grid.h"
+
+namespace ka {
+
+double reach_of(KernelKind kind) {
+  switch (kind) {
+    case KernelKind::Gaussian: return 7.8;
+    case KernelKind::Laplacian: return 30.0;
+    case KernelKind::Cauchy: return 0.0;
+    default: return 1.0;  // compact kernels
+  }
+}
+
+namespace {
+
+// The cost of convolving `rows` rows of `nodes` bins by 2L + 1 taps, in multiply-adds (the unit of the direct
+// sum's inner loop, about 1 ns natively): directly, nodes·(2L + 1) per row (each bin meets each tap once); by FFT,
+// per pair of rows (one complex transform: rows a and b as its real and imaginary parts, fft.h) a forward and an
+// inverse transform of N = the power of two ≥ nodes + 2L points, and once per call the filter's transform.
+// Measured natively (g++ 12 -O3 -mavx2, fft.cpp against convolve's loop, a timing driver, 2026-12-03): a row pair
+// costs 2.3–5.3 multiply-adds per N·log₂N (≈ 3.5 typical; the most at 16,384+ nodes with few taps, where the
+// direct loop wins anyway) and the filter's transform about 1.5. The crossover is then near L ≈ 20 taps a side at
+// 64–4,096 nodes (at 1,024 nodes: L = 32 gave 42.7 µs a row directly against 20.6 µs a row by FFT; L = 8, 7.1
+// against 18.8): a Gaussian grid at tolerance 1e-3 (L ≈ 71) and any Laplacian one run by FFT, compact kernels
+// (L ≈ 9) directly.
+constexpr double kFftPairCost = 3.5, kFftFilterCost = 1.5;
+double direct_cost(double rows, double nodes, double L) { return rows * nodes * (2 * L + 1); }
+double fft_cost(double rows, double nodes, double L) {
+  const double n = double(convolution_size(int64_t(nodes), 2 * int64_t(L) + 1));
+  return (kFftPairCost * std::ceil(rows / 2) + kFftFilterCost) * n * std::log2(n);
+}
+
+}  // namespace
+
+bool fft_pays(double rows, double nodes, double L) { return fft_cost(rows, nodes, L) < direct_cost(rows, nodes, L); }
+
+// Whether the convolutions on `nodes` nodes per axis (spacing `step`, bandwidth h along that axis) cost less than
+// the exact fit of the sample at itself: per channel, the cheaper of the direct sum and the FFT for each pass (a
+// 2-D grid's first pass has `nodes` rows, its second the first's nodes + 2L outputs), L the kernel's reach in
+// nodes, against n² pairs, each of which costs an exp and the same sums per channel (kExactPairTaps taps' worth:
+// the exact engine's float32 SIMD pair costs about what a double tap does, ~1 ns). A kernel wide against a fine
+// grid on a few thousand points can cost more on the grid, even by FFT: a 2-D Laplacian grid of 193² nodes for
+// 2,000 points took 16 ms (local-linear 134 ms) where the exact fit takes 4 (6.4) before the second pass was counted
+// and this was 4.
+constexpr double kExactPairTaps = 1;
+bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n) {
+  const double taps = std::min(double(nodes), std::ceil(reach_of(kind) * h / step));
+  const auto pass = [&](double rows) {
+    return std::min(direct_cost(rows, double(nodes), taps), fft_cost(rows, double(nodes), taps));
+  };
+  const double cost = dims == 2 ? pass(double(nodes)) + pass(double(nodes) + 2 * taps) : pass(1);
+  return cost <= kExactPairTaps * double(n) * double(n);
+}
+
+int64_t grid_nodes(double range, double h, double tolerance) {
+  if (!(h > 0) || !(tolerance > 0)) return 0;
+  const double spacing = h * std::sqrt(12 * tolerance);
+  const double nodes = std::ceil(range / spacing) + 1;
+  if (!(nodes <= double(kMaxGridNodes))) return 0;
+  return std::max<int64_t>(64, int64_t(nodes));
+}
+
+int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance) {
+  const int64_t dims = x.cols;
+  if (!(tolerance > 0) || dims < 1 || dims > kMaxGridDims || x.rows < 2 || kind == KernelKind::Cauchy ||
+      kind == KernelKind::Softmax || !h)
+    return 0;
+  int64_t nodes = 0;
+  double range[kMaxGridDims] = {0, 0};
+  for (int64_t d = 0; d < dims; ++d) {
+    float lo = x.row(0)[d], hi = lo;
+    for (int64_t i = 1; i < x.rows; ++i) {
+      lo = std::min(lo, x.row(i)[d]);
+      hi = std::max(hi, x.row(i)[d]);
+    }
+    range[d] = double(hi) - double(lo);
+    const int64_t axis = grid_nodes(range[d], double(h[d]), tolerance);
+    if (axis == 0) return 0;
+    nodes = std::max(nodes, axis);
+  }
+  if (dims == 2 && nodes * nodes > kMaxGridNodes) return 0;
+  // Every axis, a flat one too: grid_local_fit spaces its nodes by h (and convolves them) when all points share
+  // that coordinate, which a 64² grid of 30 taps a side did for 6 points, thousands of times in a search.
+  for (int64_t d = 0; d < dims; ++d) {
+    const double step = range[d] > 0 ? range[d] / double(nodes - 1) : double(h[d]);
+    if (!grid_pays(kind, nodes, dims, double(h[d]), step, x.rows)) return 0;
+  }
+  return nodes;
+}
+
+}  // namespace ka

@@ -1,0 +1,49 @@
+// The grid's own cost model and accuracy rules (grid.h): how far a kernel's taps reach, when a pass of the
+// convolutions runs by FFT, whether a grid costs less than the exact fit, which rows it serves, and the layout of one
+// axis. What methods/plan.h decides with and grid_local_fit and GridCv lay their grids out by.
+#pragma once
+#include <cstdint>
+
+#include "engine/local_fit.h"
+#include "kernel/kernels.h"
+#include "methods/grid/grid.h"
+
+namespace ka {
+
+// How many bandwidths away a kernel's weight falls below 1e-13 of its peak (the taps stop there); 0 for Cauchy,
+// whose tail never does (its taps span the whole grid).
+double reach_of(KernelKind kind);
+
+// Whether a pass over `rows` rows of `nodes` bins by 2L + 1 taps costs less by FFT than directly (plan.cpp).
+bool fft_pays(double rows, double nodes, double L);
+
+// Whether the convolutions on `nodes` nodes per axis (spacing `step`, bandwidth h along that axis) of a `dims`-D
+// grid cost less than the exact fit of n points at themselves (plan.cpp says how each is counted).
+bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n);
+
+// The weights the grid serves a row with must carry at least this share of the sample's total weight; below it
+// (a query beyond the data, an isolated point in leave-one-out) the row is computed exactly. The direct sums round
+// relative to a row's own terms. An FFT rounds relative to the largest output of the whole line it transforms,
+// at every node, empty ones too: about 1e-16·log₂N of it (measured up to 2e-15 of Σ|bins|·max|tap| at N = 8,192),
+// and the moments' largest outputs are at most the total weight (the taps peak at K(0) = 1). A served row's S₀ then
+// rounds by at most ~2e-5 of itself (typically far less: the errors of a transform add like a random walk), as do
+// its T's relative to max |y| (hence Nadaraya–Watson's fit). A negative or NaN S₀ (FFT noise where there is no
+// weight) fails the same test. Local-linear amplifies its moments' errors up to 1/kPivotFloor = 100 times
+// (local_fit.h): by FFT it asks 100 times the share for the same bound. Rows below 1e-8 of the total are those with
+// hardly a neighbour within a few bandwidths, so few of them run exactly (at 10⁷ points: S₀ < 0.1).
+constexpr double kServedShare = 1e-10;
+inline double served_share(bool by_fft, bool linear) {
+  return by_fft && linear ? kServedShare / kPivotFloor : kServedShare;
+}
+
+// One axis of the grid: input nodes at lo + g·step (g < nodes), output nodes extended by the kernel's reach of L
+// taps on each side (E = nodes + 2L), offsets measured in bandwidths, u = m·step/h; `fft`: convolve runs this
+// axis's pass by FFT (fft_pays for the rows it has).
+struct Axis {
+  double lo = 0, hi = 0, step = 1, h = 1;
+  int64_t nodes = 1, L = 0, E = 1;
+  bool fft = false;
+  bool capped = false;  // L was cut to `nodes`: the taps span the box, not the kernel's reach
+};
+
+}  // namespace ka

@@ -1,0 +1,138 @@
+// The per-query paths (local_rows.h, neighbours.h): k-th neighbour distances against sorting every distance; a fit
+// with per-query scales against the fixed-bandwidth fit at each query's bandwidth; derivatives of exactly linear
+// data; refusals.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "engine/local_fit.h"
+#include "engine/local_rows.h"
+#include "engine/neighbours.h"
+
+using namespace ka;
+
+TEST_CASE("kth_neighbour_distances matches sorting every distance (1-3 D, ties, threads)") {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-3, 3);
+  for (int64_t dims = 1; dims <= 3; ++dims) {
+    const int64_t J = 257, I = 41;
+    std::vector<float> x(static_cast<size_t>(J * dims)), q(static_cast<size_t>(I * dims)), scale(static_cast<size_t>(dims));
+    for (float& v : x) v = std::round(u(rng) * 8) / 8;  // a coarse lattice: many ties
+    for (float& v : q) v = u(rng);
+    for (int64_t d = 0; d < dims; ++d) scale[size_t(d)] = 0.5f + float(d);
+    std::copy_n(x.begin(), dims, q.begin());  // a query on a sample point
+    for (int64_t k : {int64_t(1), int64_t(5), int64_t(64), J}) {
+      for (int32_t threads : {1, 3}) {
+        std::vector<double> out(static_cast<size_t>(I));
+        REQUIRE(kth_neighbour_distances({x.data(), J, dims, dims}, {q.data(), I, dims, dims}, scale.data(), k, threads,
+                                        out.data()) == Status::Ok);
+        for (int64_t i = 0; i < I; ++i) {
+          std::vector<double> all;
+          for (int64_t j = 0; j < J; ++j) {
+            double s = 0;
+            for (int64_t d = 0; d < dims; ++d) {
+              const double v = double(x[size_t(j * dims + d)]) / scale[size_t(d)] - double(q[size_t(i * dims + d)]) / scale[size_t(d)];
+              s += v * v;
+            }
+            all.push_back(std::sqrt(s));
+          }
+          std::nth_element(all.begin(), all.begin() + (k - 1), all.end());
+          CHECK(out[size_t(i)] == doctest::Approx(all[size_t(k - 1)]).epsilon(1e-12));
+        }
+      }
+    }
+  }
+  std::vector<float> x{0, 1, 2}, q{0}, s{1};
+  double out = 0;
+  CHECK(kth_neighbour_distances({x.data(), 3, 1, 1}, {q.data(), 1, 1, 1}, s.data(), 4, 1, &out) == Status::BadShape);
+  s[0] = 0;
+  CHECK(kth_neighbour_distances({x.data(), 3, 1, 1}, {q.data(), 1, 1, 1}, s.data(), 2, 1, &out) == Status::BadArgument);
+}
+
+TEST_CASE("a fit with per-query scales is the fixed-bandwidth fit at each query's bandwidth") {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-2, 2);
+  for (KernelKind kind : {KernelKind::Gaussian, KernelKind::Tricube, KernelKind::Cauchy}) {
+    for (Estimator est : {Estimator::LocalLinear, Estimator::NadarayaWatson}) {
+      const int64_t J = 300, I = 12, dims = 2;
+      std::vector<float> x(static_cast<size_t>(J * dims)), y(static_cast<size_t>(J)), q(static_cast<size_t>(I * dims));
+      for (float& v : x) v = u(rng);
+      for (int64_t j = 0; j < J; ++j) y[size_t(j)] = std::sin(x[size_t(2 * j)]) + 0.3f * x[size_t(2 * j + 1)];
+      for (float& v : q) v = u(rng) * 0.8f;
+      const float h[2] = {0.5f, 0.75f};
+      std::vector<double> scale(static_cast<size_t>(I));
+      for (int64_t i = 0; i < I; ++i) scale[size_t(i)] = 0.5 + 0.25 * double(i);  // exact in float32 products too
+      Problem p;
+      p.queries = {q.data(), I, dims, dims};
+      p.keys = {x.data(), J, dims, dims};
+      p.values = {y.data(), J, 1, 1};
+      p.kernel = {kind, 1.0, h};
+      Fit f{p, est};
+      f.query_scale = scale.data();
+      std::vector<float> mean(static_cast<size_t>(I));
+      std::vector<double> ss(static_cast<size_t>(I));
+      REQUIRE(local_fit(f, FitOut{Matrix{mean.data(), I, 1, 1}, ss.data()}).status == Status::Ok);
+      for (int64_t i = 0; i < I; ++i) {
+        const float hi[2] = {float(h[0] * scale[size_t(i)]), float(h[1] * scale[size_t(i)])};
+        Problem one = p;
+        one.queries = {q.data() + i * dims, 1, dims, dims};
+        one.kernel.bandwidth = hi;
+        float m = 0;
+        double s = 0;
+        REQUIRE(local_fit({one, est}, FitOut{Matrix{&m, 1, 1, 1}, &s}).status == Status::Ok);
+        CHECK(mean[size_t(i)] == doctest::Approx(m).epsilon(1e-4));
+        CHECK(ss[size_t(i)] == doctest::Approx(s).epsilon(1e-4));
+      }
+    }
+  }
+}
+
+TEST_CASE("local_gradient: exact slopes of linear data, Nadaraya-Watson's derivative, the uniform kernel refused") {
+  const int64_t J = 200, dims = 2, I = 5;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> x(static_cast<size_t>(J * dims)), y(static_cast<size_t>(J)), q(static_cast<size_t>(I * dims));
+  for (float& v : x) v = u(rng);
+  for (int64_t j = 0; j < J; ++j) y[size_t(j)] = 1.5f - 2.0f * x[size_t(2 * j)] + 0.5f * x[size_t(2 * j + 1)];
+  for (float& v : q) v = u(rng) * 0.5f;
+  const float h[2] = {0.4f, 0.6f};
+  Problem p;
+  p.queries = {q.data(), I, dims, dims};
+  p.keys = {x.data(), J, dims, dims};
+  p.values = {y.data(), J, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, h};
+  std::vector<double> g(static_cast<size_t>((I + 1) * dims)), ss(static_cast<size_t>(I * dims)), mean(static_cast<size_t>(I));  // g: a spare row for single queries
+  REQUIRE(local_gradient({p, Estimator::LocalLinear}, {g.data(), ss.data(), mean.data()}).status == Status::Ok);
+  for (int64_t i = 0; i < I; ++i) {
+    CHECK(g[size_t(2 * i)] == doctest::Approx(-2.0).epsilon(1e-5));
+    CHECK(g[size_t(2 * i + 1)] == doctest::Approx(0.5).epsilon(1e-5));
+    CHECK(ss[size_t(2 * i)] > 0);
+  }
+  // Nadaraya–Watson at fixed h: the derivative of the ratio, against a central difference of the double fit.
+  for (KernelKind kind : {KernelKind::Gaussian, KernelKind::Laplacian, KernelKind::Cauchy, KernelKind::Epanechnikov,
+                          KernelKind::Tricube}) {
+    p.kernel.kind = kind;
+    REQUIRE(local_gradient({p, Estimator::NadarayaWatson}, {g.data(), nullptr, nullptr}).status == Status::Ok);
+    for (int64_t i = 0; i < I; ++i) {
+      for (int64_t d = 0; d < dims; ++d) {
+        const double step = 1e-5;  // short: no kink (the Laplacian's peak, a compact edge) within it here
+        float qp[2] = {q[size_t(2 * i)], q[size_t(2 * i + 1)]}, qm[2] = {qp[0], qp[1]};
+        qp[d] += float(step);
+        qm[d] -= float(step);
+        const double actual = double(qp[d]) - double(qm[d]);
+        double fp = 0, fm = 0;
+        Problem one = p;
+        one.queries = {qp, 1, dims, dims};
+        REQUIRE(local_gradient({one, Estimator::NadarayaWatson}, {g.data() + I * dims, nullptr, &fp}).status == Status::Ok);
+        one.queries = {qm, 1, dims, dims};
+        REQUIRE(local_gradient({one, Estimator::NadarayaWatson}, {g.data() + I * dims, nullptr, &fm}).status == Status::Ok);
+        CHECK(g[size_t(i * dims + d)] == doctest::Approx((fp - fm) / actual).epsilon(2e-3).scale(1));
+      }
+    }
+  }
+  p.kernel.kind = KernelKind::Uniform;
+  CHECK(local_gradient({p, Estimator::NadarayaWatson}, {g.data(), nullptr, nullptr}).status == Status::BadArgument);
+}

@@ -1,0 +1,149 @@
+// Nearest-neighbour span bandwidths (bandwidth: { span }): fits against a float64 naive k-NN loop in 1-D and 2-D
+// (tests/js/reference.mjs, referenceSpanFit), agreement with ka.lowess (tricube, local-linear, no robustness: the
+// same smoother), coincident points, the model's report and validation.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { init, KernelAttentionError } from '../../web/src/index.js';
+import { mulberry32, randomFloat32, referenceLocalFit, referenceLocalSlope, referenceSpanFit } from './reference.mjs';
+
+const ka = await init();
+
+const range = (v) => Math.max(...v) - Math.min(...v);
+function maxError(got, want) {
+  assert.equal(got.length, want.length, 'length');
+  let worst = 0;
+  for (let k = 0; k < want.length; k++) {
+    const err = Math.abs(got[k] - want[k]);
+    worst = Math.max(worst, Number.isNaN(err) ? Infinity : err);
+  }
+  return worst;
+}
+
+/** n seeded points in [0, 4] × [−1, 3] (float32), with the second column stretched so that scaling matters. */
+function sample(seed, n, dim) {
+  const rand = mulberry32(seed);
+  const x = randomFloat32(rand, n * dim, 0, 4);
+  for (let i = 0; i < n && dim > 1; i++) x[i * dim + 1] = Math.fround(x[i * dim + 1] * 25 - 10);
+  const y = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    y[i] = Math.fround(Math.sin(2 * x[i * dim]) + (dim > 1 ? Math.cos(x[i * dim + 1] / 20) : 0) + 0.3 * (rand() - 0.5));
+  }
+  const xq = randomFloat32(rand, 20 * dim, 0.2, 3.8);
+  for (let i = 0; i < 20 && dim > 1; i++) xq[i * dim + 1] = Math.fround(xq[i * dim + 1] * 25 - 10);
+  return { x, y, xq };
+}
+
+test('span fits match a float64 naive k-NN loop (1-D, 2-D; several kernels, both estimators)', () => {
+  for (const dim of [1, 2]) {
+    const { x, y, xq } = sample(3 + dim, 160, dim);
+    for (const kernel of ['tricube', 'gaussian', 'epanechnikov', 'cauchy']) {
+      for (const estimator of ['local-linear', 'nadaraya-watson']) {
+        for (const span of [0.1, 0.45]) {
+          const model = ka.kernelRegression(x, y, { dim, kernel, estimator, bandwidth: { span } });
+          const want = referenceSpanFit(x, y, xq, { dim, kernel, estimator, span });
+          const what = `${dim}-D ${kernel} ${estimator} span ${span}`;
+          const err = maxError(model.predict(xq), want.mean);
+          assert.ok(err <= 1e-4 * range(y), `${what}: ${err}`);
+          const band = model.predictInterval(xq);
+          assert.ok(maxError(band.mean, want.mean) <= 1e-4 * range(y), `${what}: predictInterval's mean`);
+          assert.equal(band.bandwidths.length, xq.length, `${what}: per-query bandwidths`);
+          for (let k = 0; k < xq.length; k++) {
+            assert.ok(Math.abs(band.bandwidths[k] - want.bandwidths[k]) <= 1e-6 * want.bandwidths[k],
+              `${what}: bandwidth ${k}: ${band.bandwidths[k]} vs ${want.bandwidths[k]}`);
+          }
+          // The fit at the sample itself (the summary's fit) is the same smoother: its trace is the model's
+          // effective degrees of freedom.
+          if (kernel === 'tricube') {
+            const own = referenceSpanFit(x, y, x, { dim, kernel, estimator, span }).bandwidths;
+            let trace = 0;
+            for (let i = 0; i < x.length / dim; i++) {
+              trace += referenceLocalFit(x, y, x.subarray(i * dim, (i + 1) * dim),
+                { dim, kernel, estimator, bandwidth: own.subarray(i * dim, (i + 1) * dim) }).ell[i];
+            }
+            assert.ok(Math.abs(model.effectiveDegreesOfFreedom - trace) <= 1e-4 * trace, `${what}: trace ${model.effectiveDegreesOfFreedom} vs ${trace}`);
+          }
+          const atSample = referenceSpanFit(x, y, x.subarray(0, 10 * dim), { dim, kernel, estimator, span });
+          assert.ok(maxError(model.predict(x.subarray(0, 10 * dim)), atSample.mean) <= 1e-4 * range(y), `${what}: at the sample`);
+        }
+      }
+    }
+  }
+});
+
+test('tricube local-linear with span f and no robustness is ka.lowess(x, y, { frac: f, iterations: 0, delta: 0 })', () => {
+  const rand = mulberry32(99);
+  const n = 200;
+  // Distinct x (a jittered grid, no ties), noisy y.
+  const x = Float64Array.from({ length: n }, (_, i) => Math.fround(i * 0.05 + 0.02 * rand()));
+  const y = Float64Array.from(x, (v) => Math.fround(Math.sin(v) * 2 + 0.5 * (rand() - 0.5)));
+  // f·n whole: lowess counts ⌊f·n + 1e-7⌋ neighbours (R's rule), a span ⌈f·n⌉; they differ otherwise.
+  for (const frac of [0.1, 0.3, 0.65]) {
+    const model = ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', bandwidth: { span: frac } });
+    const lowess = ka.lowess(x, y, { frac, iterations: 0, delta: 0 });
+    const fitted = lowess.fitted ?? lowess;
+    const err = maxError(model.predict(x), fitted);
+    assert.ok(err <= 1e-4 * range(y), `frac ${frac}: ${err}`);
+  }
+});
+
+test('span gradients are the local-linear slopes at each query\'s own bandwidth', () => {
+  const { x, y, xq } = sample(8, 120, 2);
+  const model = ka.kernelRegression(x, y, { dim: 2, kernel: 'gaussian', bandwidth: { span: 0.3 } });
+  const got = model.gradient(xq);
+  const { bandwidths } = referenceSpanFit(x, y, xq, { dim: 2, kernel: 'gaussian', span: 0.3 });
+  for (let i = 0; i < xq.length / 2; i++) {
+    const want = referenceLocalSlope(x, y, xq.slice(2 * i, 2 * i + 2), { dim: 2, kernel: 'gaussian', bandwidth: bandwidths.slice(2 * i, 2 * i + 2) });
+    for (let d = 0; d < 2; d++) {
+      const w = want.slope[d];
+      assert.ok(Math.abs(got.gradient[2 * i + d] - w) <= 1e-4 * Math.abs(w) + 1e-6, `query ${i}, dimension ${d}`);
+    }
+  }
+});
+
+test('a span model reports { span, scale }, runs exactly, and fits coincident points by their mean', () => {
+  const x = [0, 0, 0, 1, 2, 3, 4, 5, 6, 7];
+  const y = [1, 2, 6, 0, 0, 0, 0, 0, 0, 0];
+  const model = ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', bandwidth: { span: 0.3 } });
+  assert.equal(model.bandwidth.span, 0.3);
+  assert.deepEqual(model.bandwidth.scale, new Float64Array([1]));
+  assert.equal(model.method, 'exact');
+  assert.equal(model.selection.rule, 'span');
+  const at0 = model.predictInterval([0]);
+  assert.equal(at0.bandwidths[0], 0);  // three points coincide with the query: the 3rd neighbour is at distance 0
+  assert.ok(Math.abs(at0.mean[0] - 3) <= 1e-6, `mean of the coincident points: ${at0.mean[0]}`);
+  const big = sample(1, 3000, 1);
+  const auto = ka.kernelRegression(big.x, big.y, { dim: 1, bandwidth: { span: 0.2 } });
+  assert.equal(auto.method, 'exact');
+  assert.match(auto.reason, /span/);
+});
+
+test('span validation names the argument', () => {
+  const { x, y } = sample(2, 30, 1);
+  const fails = (bandwidth, argument, extra = {}) => assert.throws(
+    () => ka.kernelRegression(x, y, { dim: 1, bandwidth, ...extra }),
+    (e) => e instanceof KernelAttentionError && e.argument === argument, JSON.stringify(bandwidth));
+  fails({ span: 0 }, 'options.bandwidth.span');
+  fails({ span: 1.5 }, 'options.bandwidth.span');
+  fails({ span: '0.5' }, 'options.bandwidth.span');
+  fails({ span: NaN }, 'options.bandwidth.span');
+  fails({}, 'options.bandwidth');  // no span: not a span bandwidth at all
+  fails({ span: 0.5, frac: 0.5 }, 'options.bandwidth.frac');
+  fails({ span: 0.5 }, 'options.method', { method: 'grid' });
+  fails({ span: 0.5 }, 'options.method', { method: 'sparse', estimator: 'nadaraya-watson' });
+  const input = { span: 0.5 };
+  ka.kernelRegression(x, y, { dim: 1, bandwidth: input });
+  assert.deepEqual(input, { span: 0.5 });
+});
+
+test('span fits and gradients: predictAsync gives predict()\'s bytes, and two threads give one thread\'s', async () => {
+  const { x, y, xq } = sample(12, 700, 2);
+  const options = { dim: 2, kernel: 'tricube', bandwidth: { span: 0.2 } };
+  const model = ka.kernelRegression(x, y, options);
+  const mean = model.predict(xq);
+  assert.deepEqual(await model.predictAsync(xq), mean);
+  const threaded = await init({ threads: 2 });
+  const other = threaded.kernelRegression(x, y, options);
+  assert.deepEqual(other.predict(xq), mean);
+  assert.deepEqual(other.gradient(xq), model.gradient(xq));
+  assert.equal(other.effectiveDegreesOfFreedom, model.effectiveDegreesOfFreedom);
+});
