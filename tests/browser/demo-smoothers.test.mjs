@@ -163,3 +163,45 @@ test('demo: "leave out ±" runs blocked CV: its scores and chosen h are those of
     await page.close();
   }
 });
+
+/** The derivative of the Gaussian Nadaraya–Watson fit at q, in float64: Σ w'_j (y_j − f) / Σ w_j, w'_j = w_j (x_j − q)/h². */
+function nadarayaWatsonSlope(x, y, h, q) {
+  let sw = 0;
+  let swy = 0;
+  for (let j = 0; j < x.length; j++) {
+    const w = Math.exp(-0.5 * ((x[j] - q) / h) ** 2);
+    sw += w;
+    swy += w * y[j];
+  }
+  const f = swy / sw;
+  let s = 0;
+  for (let j = 0; j < x.length; j++) s += Math.exp(-0.5 * ((x[j] - q) / h) ** 2) * ((x[j] - q) / h ** 2) * (y[j] - f);
+  return s / sw;
+}
+
+test('demo: "derivative" draws the slope that a float64 loop gives, with a band around it', { timeout: 3 * TIMEOUT_MS }, async () => {
+  const { page, problems } = await openDemo(session, '#example=sine&n=300&kernel=gaussian&estimator=nadaraya-watson&h=0.4');
+  try {
+    await page.check('#derivative');
+    await waitForFit(page, problems, 's.fit.slope !== null');
+    const s = await page.evaluate(() => {
+      const { x, y, fit } = window.demoState;
+      return { x: Array.from(x), y: Array.from(y), h: fit.h[0], queries: Array.from(fit.queries), slope: Array.from(fit.slope),
+        lower: Array.from(fit.slopeLower), upper: Array.from(fit.slopeUpper), shown: !document.getElementById('slope').hidden };
+    });
+    assert.ok(s.shown);
+    assert.match(new URL(page.url()).hash, /derivative=on/);
+    const want = s.queries.map((q) => nadarayaWatsonSlope(s.x, s.y, s.h, q));
+    const range = Math.max(...want) - Math.min(...want);
+    s.slope.forEach((g, i) => {
+      assert.ok(Math.abs(g - want[i]) <= 1e-4 * range, `at ${s.queries[i]}: ${g} vs ${want[i]}`);
+      assert.ok(s.lower[i] < g && g < s.upper[i], `band at ${s.queries[i]}`);
+    });
+    await page.uncheck('#derivative');
+    await waitForFit(page, problems, 's.fit.slope === null');
+    assert.ok(await page.locator('#slope').isHidden());
+    await assertClean(page, problems);
+  } finally {
+    await page.close();
+  }
+});

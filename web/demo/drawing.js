@@ -2,7 +2,7 @@
 // what it shows changed; the text panels; and the inspected (hovered or tapped) query.
 import { describeFit, describeHover, describeIdentity, describeTimings } from './describe.js';
 import { describeSelection, h1 } from './fitting.js';
-import { drawBars, drawFit, drawMatrix, drawSelection, drawSurface } from './plots.js';
+import { drawBars, drawFit, drawMatrix, drawSelection, drawSlope, drawSurface } from './plots.js';
 import { drawTimes, publish, state, THIN } from './state.js';
 import { $, ui } from './ui.js';
 import { parser } from './workers.js';
@@ -83,6 +83,11 @@ function draw() {
     describeSelection();
   }
   if (fit && changed('warnings', fit, state.selection)) renderWarnings();
+  ui.slope.hidden = !fit?.slope;  // shown first, so that its size is known below
+  if (changed('slope', fit, ui.slope.clientWidth, state.view)) {
+    ui.slopeStatus.textContent = fit?.slopeError ? `No derivative: ${fit.slopeError}` : '';
+    if (fit?.slope) drawSlope(ui.slope, fit, state.view.xDomain, data.axes?.[0], data.names);
+  }
   if (fit && changed('text', fit)) {
     describeFit(ui, fit, THIN, data.axes);
     if (fit.view && changed('identity', fit.view)) describeIdentity(ui, fit, data.axes);

@@ -28,6 +28,7 @@ const ROBUST_ITERATIONS = 3;
 /** The kernel fits' robustness (the "robust" box) and band variance ("band σ": 'global' or 'local'). */
 export const kernelExtras = () => ({
   robust: ui.robust.checked ? ROBUST_ITERATIONS : 0, variance: ui.variance.disabled ? 'global' : ui.variance.value,
+  derivative: ui.derivative.checked && !ui.derivative.disabled,
 });
 
 /**

@@ -23,6 +23,7 @@ const SETTINGS = {
   tolerance: (v) => [...ui.tolerance.options].some((o) => o.value === v),
   band: (v) => v === 'on' || v === 'off',
   robust: (v) => v === 'on' || v === 'off',
+  derivative: (v) => v === 'on' || v === 'off',
   exclude: (v) => Number(v) >= 0 && Number.isFinite(Number(v)),
   variance: (v) => [...ui.variance.options].some((o) => o.value === v),
   h: (v) => Number(v) > 0 && Number.isFinite(Number(v)),
@@ -58,7 +59,7 @@ export function shareSettings() {
     band: ui.band.checked ? 'on' : 'off', h: Number(h1().toPrecision(6)),
     // Robustness and the local band only when chosen (other links stay as they were).
     ...(ui.robust.checked ? { robust: 'on' } : {}), ...(ui.variance.value === 'local' ? { variance: 'local' } : {}),
-    ...(Number(ui.exclude.value) > 0 ? { exclude: ui.exclude.value } : {}),
+    ...(Number(ui.exclude.value) > 0 ? { exclude: ui.exclude.value } : {}), ...(ui.derivative.checked ? { derivative: 'on' } : {}),
     // LOWESS's own settings, only when it is the estimator (other links stay as they were).
     ...(ui.estimator.value === 'lowess' ? { frac: ui.span.value, iterations: ui.iterations.value } : {}),
   };
@@ -100,6 +101,7 @@ export async function applySettings() {
   for (const key of ['kernel', 'estimator', 'method', 'level', 'fitMethod', 'variance']) if (shared[key]) ui[key].value = shared[key];
   if (shared.robust) ui.robust.checked = shared.robust === 'on';
   if (shared.exclude) ui.exclude.value = shared.exclude;
+  if (shared.derivative) ui.derivative.checked = shared.derivative === 'on';
   if (shared.band) ui.band.checked = shared.band === 'on';
   if (shared.frac) ui.span.value = shared.frac;
   if (shared.iterations) ui.iterations.value = shared.iterations;

@@ -57,7 +57,7 @@ function wire() {
   ui.rechoose.addEventListener('click', () => chooseBandwidth());
   for (const control of [ui.level, ui.fitMethod]) control.addEventListener('change', () => requestFit(false));
   ui.band.addEventListener('change', () => { ui.variance.disabled = ui.band.disabled || !ui.band.checked; shareSettings(); scheduleDraw(); });
-  for (const control of [ui.robust, ui.variance]) control.addEventListener('change', () => requestFit(false));
+  for (const control of [ui.robust, ui.variance, ui.derivative]) control.addEventListener('change', () => requestFit(false));
   ui.attentionMethod.addEventListener('change', () => { ui.tolerance.disabled = ui.attentionMethod.value === 'exact'; });
   for (const control of [ui.attentionMethod, ui.tolerance]) control.addEventListener('change', () => requestFit(false));
   ui.choose.addEventListener('click', chooseBandwidth);

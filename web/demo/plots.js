@@ -464,6 +464,35 @@ export function drawBars(canvas, matrix, row, xAxis = null) {
 }
 
 /** The bandwidth search: score against h (log axis; `hAxis`, a date or time axis, labels it as durations), the chosen h and the current h marked. */
+/** The fit's derivative at its queries (fit.slope) with its band (slopeLower, slopeUpper), over the main plot's x. */
+export function drawSlope(canvas, fit, xDomain, xAxis, names) {
+  const c = prepare(canvas);
+  if (!c) return;
+  const { ctx, width, height } = c;
+  let lo = 0;
+  let hi = 0;
+  for (const a of [fit.slopeLower, fit.slopeUpper]) for (const v of a) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  const padY = 0.05 * (hi - lo || 1);
+  const { sx, sy, pad } = frame(c, xDomain, [lo - padY, hi + padY],
+    { xTitle: names[0], yTitle: `d ${names[names.length - 1]} / d ${names[0]}`, xAxis });
+  ctx.save();
+  clip(ctx, width, height, pad);
+  const q = fit.queries;
+  ctx.strokeStyle = css('--grid');
+  ctx.beginPath();
+  ctx.moveTo(pad.left, sy(0));
+  ctx.lineTo(width - pad.right, sy(0));
+  ctx.stroke();
+  ctx.strokeStyle = css('--band-edge');
+  ctx.lineWidth = 1;
+  line(ctx, q, fit.slopeLower, sx, sy);
+  line(ctx, q, fit.slopeUpper, sx, sy);
+  ctx.strokeStyle = css('--curve');
+  ctx.lineWidth = 2;
+  line(ctx, q, fit.slope, sx, sy);
+  ctx.restore();
+}
+
 export function drawSelection(canvas, selection, currentH, hAxis = null) {
   const c = prepare(canvas);
   if (!c || !selection || !selection.curve.scores.length) return;

@@ -54,6 +54,7 @@ export function publish() {
       approximation: fit.view?.approx ?? null,
       matrix: fit.matrix, warnings: fit.warnings, frac: fit.frac, iterations: fit.iterations, weights: fit.weights,
       robust: fit.robust ?? null, variance: fit.variance ?? null, localVariance: fit.localVariance ?? null,
+      slope: fit.slope ?? null, slopeLower: fit.slopeLower ?? null, slopeUpper: fit.slopeUpper ?? null, slopeError: fit.slopeError ?? null,
     },
     hSource: state.hSource,
     dataset: data?.dataset ?? null,

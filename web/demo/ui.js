@@ -14,7 +14,7 @@ export const ui = {
   undo: $('undo'), hNote: $('h-note'), hNoteText: $('h-note-text'), rechoose: $('rechoose'), fitWarnings: $('fit-warnings'),
   shareStatus: $('share-status'), saveStatus: $('save-status'), linkNote: $('link-note'),
   span: $('span'), spanValue: $('span-value'), iterations: $('iterations'), robust: $('robust'), variance: $('variance'),
-  exclude: $('exclude'),
+  exclude: $('exclude'), derivative: $('derivative'), slope: $('slope'), slopeStatus: $('slope-status'),
 };
 
 /** Shows `message` in `element` as an error (styled, and announced at once), or clears the error styling. */

@@ -208,6 +208,22 @@ function robustSummary(model, iterations, s) {
   return { iterations, low, n: w.length, ringX: Float64Array.from(ringX), ringY: Float64Array.from(ringY) };
 }
 
+/**
+ * The fit's derivative m′(q) at the queries (model.gradient: exact, in double) with a pointwise band ± z·stderr,
+ * z the curve's band's own quantile (its half-width over its stderr), so both are of the same level; like the curve's
+ * it ignores smoothing bias. A kernel without a derivative (the uniform) comes back as `slopeError`.
+ */
+function slopeOf(model, queries, band) {
+  try {
+    const { gradient, stderr } = model.gradient(queries);
+    const k = band.stderr.findIndex((e) => e > 0);
+    const z = k < 0 ? 0 : (band.upper[k] - band.mean[k]) / band.stderr[k];
+    return { slope: gradient, slopeLower: gradient.map((g, i) => g - z * stderr[i]), slopeUpper: gradient.map((g, i) => g + z * stderr[i]) };
+  } catch (error) {
+    return { slopeError: String(error?.message || error) };
+  }
+}
+
 /** The local variance smoother's bandwidth and warnings, once predictInterval has made it. */
 function localVarianceSummary(model) {
   const v = model.localVariance;
@@ -328,7 +344,7 @@ const handlers = {
   },
 
   fit(ka, { h, kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2, frac, iterations, robust = 0,
-    variance = 'global' }) {
+    variance = 'global', derivative = false }) {
     if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
     // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
     const grid = onGrid(ka, kernel, method);
@@ -351,6 +367,7 @@ const handlers = {
       fit.warnings = [...(fit.warnings ?? []),
         ...fit.localVariance.warnings.map(({ code, message }) => ({ code, message: `The local σ(x) of the band: ${message}` }))];
     }
+    if (derivative && dim === 1) Object.assign(fit, slopeOf(model, queries, band));
     const v = draft ? null : sample.full;  // the attention views run exactly, on at most FIT_MAX points
     model.dispose();
     // While the slider is dragged only the curve and its band follow; the other views wait for the release.
