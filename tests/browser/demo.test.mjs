@@ -1,26 +1,22 @@
 // The demo page (web/demo) in Debian's Chromium, served with its strict Content-Security-Policy: it loads with no
 // error, no CSP violation and no request to another origin, its fit and its attention view match float64 loops, its
 // plots export as SVG, malformed CSV rows are reported by line, and dragging the bandwidth slider over 100,000 points
-// (fitted on the grid) leaves the main thread free (see LONG_TASK_MS and PAGE_SCRIPT_MS). Hostile input: demo-hostile.test.mjs.
+// (fitted on the grid) leaves the main thread free (see PAGE_SCRIPT_MS). Hostile input: demo-hostile.test.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assertClean, downloadText, launch, openDemo as open, parseSvgs, TIMEOUT_MS, waitForFit } from './demo-page.mjs';
+import { assertClean, downloadText, launch, longWorkReport, observeLongWork, openDemo as open, parseSvgs, TIMEOUT_MS, waitForFit } from './demo-page.mjs';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
 // The issue asks for no main-thread task over 100 ms while dragging. Chromium's long tasks include the browser's own
-// painting and every pause of a CPU shared with the worker. On this 2-core machine (docs/demo.md has the figures) the
-// longest task of a drag was at most 71 ms in nine runs at its usual load (load average 1.6–5.7; none over 50 ms in
-// four), but over 100 ms (105, 132) in two of six runs with two more busy processes, and at load average 10 tasks of 100–200 ms showed up with 300
-// points and no fitting at all. So whole tasks are held to 250 ms (a fit of 100,000 points on the main thread would
-// exceed it), and the page's own work to the issue's 100 ms: the scripts that the Long Animation Frames API
-// attributes to each long frame (event handlers, worker answers, the drawing in requestAnimationFrame), summed per
-// frame: no frame was long at the usual load, and at most 72 ms of them with the two busy processes. A 120 ms
-// draw while dragging fails that check while every task stays under 250 ms.
-const LONG_TASK_MS = 250;
+// painting and every pause of a CPU shared with the worker, which the page cannot shorten: longWorkReport
+// (demo-page.mjs) fails a task over 100 ms when the page's own scripts in it (Long Animation Frames API) took 50 ms or
+// more, or when no frame accounts for it, and any task over 250 ms; and PAGE_SCRIPT_MS holds the page's scripts in
+// any long frame (one draw of 78 ms was seen in a frame once, on the loaded machine, so 100 ms rather than 50).
+// docs/demo.md ("Responsiveness") has the figures measured on this 2-core machine.
 const PAGE_SCRIPT_MS = 100;
 const MEDIAN_DRAW_MS = 16;
 const DRAG_POINTS = 100_000;
@@ -133,8 +129,10 @@ test('demo: settings come from the URL hash; the downloaded CSV holds the plotte
     const csv = (await downloadText(page, '#save-fit')).text.trim().split('\n');
     assert.equal(csv[0], 'x,fit,effective_points');
     assert.equal(csv.length, s.fit.mean.length + 1);
-    // Printed as the shortest decimal that reads back as the same float32 (no float32 noise such as 1869.02001953125).
-    assert.equal(Math.fround(Number(csv[150].split(',')[1])), s.fit.mean[149]);
+    // Printed as the shortest decimal within 2⁻²⁶ of the range of y of the float64 result (the digits the library's
+    // centred float32 pass resolves; no noise such as 1869.02001953125).
+    const yRange = Math.max(...s.y) - Math.min(...s.y);
+    assert.ok(Math.abs(Number(csv[150].split(',')[1]) - s.fit.mean[149]) <= yRange * 2 ** -26);
     for (const line of csv.slice(1)) for (const field of line.split(',').slice(0, 2)) assert.ok(field.replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '').length <= 9, line);
     assert.match(new URL(page.url()).hash, /h=0\.5\b/);
 
@@ -319,27 +317,14 @@ test('demo: a 1,000,000-row CSV file streams through the parser with progress an
   }
 });
 
-test(`demo: dragging the bandwidth slider over ${DRAG_POINTS.toLocaleString('en')} points: the page's scripts take at most ${PAGE_SCRIPT_MS} ms a frame, no task over ${LONG_TASK_MS} ms`,
+test(`demo: dragging the bandwidth slider over ${DRAG_POINTS.toLocaleString('en')} points: the page's scripts take at most ${PAGE_SCRIPT_MS} ms a frame, no task over 100 ms of the page's work`,
   { timeout: 4 * TIMEOUT_MS }, async () => {
     const { page, problems } = await openDemo();
     try {
       await page.fill('#example-n', String(DRAG_POINTS));
       await page.click('#generate');
       await waitForFit(page, problems, 's.n === a', DRAG_POINTS);
-      assert.ok(await page.evaluate(() => PerformanceObserver.supportedEntryTypes.includes('long-animation-frame')),
-        'this Chromium has no Long Animation Frames API');
-      await page.evaluate(() => {
-        window.longTasks = [];
-        new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration)))
-          .observe({ type: 'longtask' });
-        // Frames over 50 ms, with the page's scripts that ran in them (Chromium's Long Animation Frames API).
-        window.longFrames = [];
-        new PerformanceObserver((list) => window.longFrames.push(...list.getEntries().map((e) => ({
-          duration: e.duration,
-          scripts: e.scripts.reduce((sum, script) => sum + script.duration, 0),
-          invokers: e.scripts.map((script) => `${script.invoker} ${Math.round(script.duration)}`),
-        })))).observe({ type: 'long-animation-frame' });
-      });
+      await observeLongWork(page);
       const before = await page.evaluate(() => window.demoState.fitsDrawn);
       const box = await page.locator('#bandwidth').boundingBox();
       const y = box.y + box.height / 2;
@@ -353,20 +338,19 @@ test(`demo: dragging the bandwidth slider over ${DRAG_POINTS.toLocaleString('en'
       await page.mouse.up();
       const dragMs = Date.now() - started;
       await waitForFit(page, problems);
-      const { longTasks, longFrames, drawn, draws } = await page.evaluate((b) => {
+      const { drawn, draws, allDraws } = await page.evaluate((b) => {
         const fits = window.demoState.fitsDrawn - b;
-        return { longTasks: window.longTasks, longFrames: window.longFrames, drawn: fits, draws: window.demoState.drawTimes.slice(-Math.max(1, fits)) };
+        return { drawn: fits, draws: window.demoState.drawTimes.slice(-Math.max(1, fits)), allDraws: window.demoState.drawTimes };
       }, before);
+      const work = await longWorkReport(page);
       const median = draws.slice().sort((a, b) => a - b)[Math.floor(draws.length / 2)];
-      const scripts = longFrames.map((f) => f.scripts);
       console.log(`# drag of ${dragMs} ms over ${DRAG_POINTS} points: ${drawn} fits drawn, median draw ${median.toFixed(1)} ms, ` +
-        `max draw ${Math.max(...draws).toFixed(1)} ms, long tasks (ms): ${JSON.stringify(longTasks.map(Math.round))}, ` +
-        `long frames (ms, of which the page's scripts): ${JSON.stringify(longFrames.map((f) => [Math.round(f.duration), Math.round(f.scripts)]))}`);
+        `max draw ${Math.max(...draws).toFixed(1)} ms, draws over 30 ms since the page opened ${JSON.stringify(allDraws.filter((d) => d > 30).map(Math.round))}, ${work.text}`);
       assert.ok(median <= MEDIAN_DRAW_MS, `median draw ${median} ms`);
       assert.ok(drawn >= 3, `only ${drawn} fits were drawn during a ${dragMs} ms drag`);
-      assert.ok(scripts.every((d) => d <= PAGE_SCRIPT_MS),
-        `the page's scripts took over ${PAGE_SCRIPT_MS} ms in a frame: ${JSON.stringify(longFrames.filter((f) => f.scripts > PAGE_SCRIPT_MS))}`);
-      assert.ok(longTasks.every((d) => d <= LONG_TASK_MS), `main-thread tasks over ${LONG_TASK_MS} ms: ${longTasks}`);
+      assert.ok(work.frames.every((f) => f.scripts <= PAGE_SCRIPT_MS),
+        `the page's scripts took over ${PAGE_SCRIPT_MS} ms in a frame: ${JSON.stringify(work.frames.filter((f) => f.scripts > PAGE_SCRIPT_MS))}`);
+      assert.deepEqual(work.over, [], `main-thread tasks over 100 ms with the page's scripts in them: ${JSON.stringify(work.over)}`);
       await assertClean(page, problems);
     } finally {
       await page.close();

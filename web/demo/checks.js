@@ -1,13 +1,18 @@
 // What the engine (float32) cannot take, checked per column before any fit, with a message that names the column
-// and the fix: values beyond float32's range, below its normal range, or an x whose spread it cannot resolve.
+// and the fix: values beyond float32's range, below its normal range, or an x whose spread it cannot resolve. The
+// library centres every column in double before its float32 pass, so an offset (timestamps, 10⁶ + microseconds)
+// costs nothing: only the spread itself must be one float32 resolves.
 
 const FLOAT32_MAX = 3.4028234663852886e38;
 const FLOAT32_MIN_NORMAL = 1.1754943508222875e-38;
 const sci = (v) => v.toExponential(2).replace('e', '×10^').replace('+', '');
 
+// The smallest spread of x taken: 2²⁴ float32 normal-range steps, so centred values keep float32's 24 bits.
+const MIN_SPREAD = FLOAT32_MIN_NORMAL * 2 ** 24;
+
 /**
  * Why column `name` (values at `offset`, every `stride`) cannot go to the engine, which computes in float32, or null.
- * x also needs a spread float32 can resolve: otherwise every point would sit at one float32 value.
+ * x also needs a spread float32 can resolve once centred: otherwise its points would sit on a few float32 values.
  */
 export function float32Problem(values, name, { offset = 0, stride = 1, isX = false } = {}) {
   let lo = Infinity;
@@ -27,13 +32,9 @@ export function float32Problem(values, name, { offset = 0, stride = 1, isX = fal
     return `“${name}” holds only values below 1.2×10^-38 in size (largest ${sci(maxAbs)}), under float32’s range (the engine ` +
       'computes in float32): multiply the column by a power of ten before loading it.';
   }
-  if (isX && hi > lo) {
-    const a = Math.fround(lo);
-    const b = Math.fround(hi);
-    if (!(b - a > Math.max(Math.abs(a), Math.abs(b)) * 2 ** -16)) {
-      return `“${name}” spans only ${sci(hi - lo)} around ${sci(lo)}, finer than float32 resolves at that size (the engine ` +
-        'computes in float32): subtract its first value, or rescale it, before loading it.';
-    }
+  if (isX && hi > lo && !(hi - lo >= MIN_SPREAD)) {
+    return `“${name}” spans only ${sci(hi - lo)} around ${sci(lo)}, finer than float32 resolves even once centred (the ` +
+      'engine computes in float32): multiply the column by a power of ten before loading it.';
   }
   return null;
 }

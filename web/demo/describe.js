@@ -31,7 +31,12 @@ export function describeFit(ui, fit, thinBelow, axes) {
     (fit.method === 'grid' ? `on a grid (error estimate ${fit.errorEstimate.toExponential(1)} of the range of y): ` : 'exactly: ') +
     `${fit.edf.toFixed(1)} effective parameters, noise sd ${fit.sigma.toPrecision(3)}; ` +
     `effective points per query ≥ ${minEff.toFixed(1)}` +
-    (thin ? `, ${thin} of ${fit.effectiveKeys.length} queries have fewer than ${thinBelow} (thin support).` : '.');
+    (thin ? `, ${thin} of ${fit.effectiveKeys.length} queries have fewer than ${thinBelow} (thin support).` : '.') +
+    (fit.robust ? ` Robust: ${fit.robust.iterations} rounds of bisquare weights gave ${fit.robust.low.toLocaleString('en')} of ` +
+      `${fit.robust.n.toLocaleString('en')} points a weight below 0.5` +
+      (fit.dim === 1 ? ` (ringed${fit.robust.ringX.length < fit.robust.low ? `: the first ${fit.robust.ringX.length.toLocaleString('en')}` : ''}).` : '.') : '') +
+    (fit.localVariance ? ` Band from a local σ(x): log squared residuals smoothed with h = ${hText(fit.localVariance.bandwidth, axes)}` +
+      (fit.n < window.demoState.n ? ` (with this band, the fit uses a random ${fit.n.toLocaleString('en')} of the points).` : '.') : '');
 
 }
 

@@ -2,9 +2,10 @@
 // what it shows changed; the text panels; and the inspected (hovered or tapped) query.
 import { describeFit, describeHover, describeIdentity, describeTimings } from './describe.js';
 import { describeSelection, h1 } from './fitting.js';
-import { drawBars, drawFit, drawMatrix, drawSelection, drawSurface } from './plots.js';
+import { drawBars, drawFit, drawMatrix, drawSelection, drawSlope, drawSurface } from './plots.js';
 import { drawTimes, publish, state, THIN } from './state.js';
 import { $, ui } from './ui.js';
+import { parser } from './workers.js';
 
 let drawQueued = false;
 export function scheduleDraw() {
@@ -38,9 +39,31 @@ export function paintPlot(name, target, cache, { hover: withHover = true } = {})
     : drawSurface(target, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, thin: THIN, ...view, cache });
 }
 
+/**
+ * Paints the main plot's layer of many points in the parse worker (plots.js asks, with the layer's `key`) and
+ * redraws once it is back; an answer for a layer no longer wanted is dropped. If the worker cannot paint, the page
+ * paints the layers itself from then on.
+ */
+function paintElsewhere(cache, key, version, spec) {
+  parser('points', spec).then(({ bitmap }) => {
+    if (cache.asked !== key) {
+      bitmap.close();
+      return;
+    }
+    if (cache.canvas instanceof ImageBitmap) cache.canvas.close();
+    Object.assign(cache, { key, version, canvas: bitmap });
+    scheduleDraw();
+  }, () => {
+    cache.paintElsewhere = null;
+    cache.asked = null;
+    scheduleDraw();
+  });
+}
+
 function draw() {
   const { data, fit } = state;
   if (!data) return;
+  if (!('paintElsewhere' in state.layer)) state.layer.paintElsewhere = paintElsewhere;
   const t0 = performance.now();
   // Until a query is inspected, the bars show the middle one rather than an empty box.
   const shown = hovered(true);
@@ -60,6 +83,11 @@ function draw() {
     describeSelection();
   }
   if (fit && changed('warnings', fit, state.selection)) renderWarnings();
+  ui.slope.hidden = !fit?.slope;  // shown first, so that its size is known below
+  if (changed('slope', fit, ui.slope.clientWidth, state.view)) {
+    ui.slopeStatus.textContent = fit?.slopeError ? `No derivative: ${fit.slopeError}` : '';
+    if (fit?.slope) drawSlope(ui.slope, fit, state.view.xDomain, data.axes?.[0], data.names);
+  }
   if (fit && changed('text', fit)) {
     describeFit(ui, fit, THIN, data.axes);
     if (fit.view && changed('identity', fit.view)) describeIdentity(ui, fit, data.axes);

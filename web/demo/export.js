@@ -16,17 +16,30 @@ export function csvField(value) {
 }
 
 /**
- * A float32 result (the engine computes in float32) as the shortest decimal that reads back as the same float32:
- * 1869.02, not 1869.02001953125.
+ * A float64 result of the library as the shortest decimal within `range`·2⁻²⁶ of it. The library centres every input
+ * in double and computes in float32 around that centre, so its results resolve about 2⁻²⁴ of the data's range
+ * (`range`: of y for fitted values and bands, of that x for grid points), whatever their offset: 10000.1234567 for
+ * y ≈ 10⁴ with a range of 2, and 1869.02 rather than 1869.0200012345 where the range is 1000.
  */
-export function float32Text(v) {
+export function resultText(v, range) {
   if (!Number.isFinite(v)) return String(v);
-  const f = Math.fround(v);
-  for (let p = 1; p < 9; p++) {
-    const s = String(Number(f.toPrecision(p)));
-    if (Math.fround(Number(s)) === f) return s;
+  const tolerance = (Number.isFinite(range) && range > 0 ? range : Math.abs(v) || 1) * 2 ** -26;
+  for (let p = 1; p < 17; p++) {
+    const s = String(Number(v.toPrecision(p)));
+    if (Math.abs(Number(s) - v) <= tolerance) return s;
   }
-  return String(Number(f.toPrecision(9)));
+  return String(v);
+}
+
+/** Largest minus smallest of the finite entries of `values` at `offset`, every `stride` (0 when none or one). */
+export function spread(values, offset = 0, stride = 1) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = offset; i < values.length; i += stride) {
+    if (values[i] < lo) lo = values[i];
+    if (values[i] > hi) hi = values[i];
+  }
+  return hi > lo ? hi - lo : 0;
 }
 
 const decimals = (text) => {
@@ -40,9 +53,10 @@ const xField = (axes, d, v, number) => (axes?.[d]?.csv ? axes[d].csv(v) : number
 
 /**
  * The fit at its queries (a grid over the data) as CSV text: x column(s), fit, the band when it is shown. `axes`
- * (optional) says which x columns are dates or times, written back as such.
+ * (optional) says which x columns are dates or times, written back as such; `yRange`, the range of the data's y,
+ * sets the digits written (resultText; else the fit's own range).
  */
-export function fitCsv(fit, names, withBand, axes = null) {
+export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.mean)) {
   if (fit.lowess) {
     // LOWESS: its fitted values (float64) and robustness weights at the observations it used, sorted by x.
     const lines = [[names[0], 'fit', 'robustness_weight'].map(csvField).join(',')];
@@ -55,10 +69,11 @@ export function fitCsv(fit, names, withBand, axes = null) {
   const head = [...xNames, 'fit', ...(withBand ? [`lower_${fit.level}`, `upper_${fit.level}`] : []), 'effective_points'];
   const lines = [head.map(csvField).join(',')];
   const I = fit.mean.length;
+  const xRanges = Array.from({ length: fit.dim }, (_, d) => spread(fit.queries, d, fit.dim));
   for (let i = 0; i < I; i++) {
-    const row = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), (v, d) => xField(axes, d, v, float32Text));
-    row.push(float32Text(fit.mean[i]));
-    if (withBand) row.push(float32Text(fit.lower[i]), float32Text(fit.upper[i]));
+    const row = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), (v, d) => xField(axes, d, v, (t) => resultText(t, xRanges[d])));
+    row.push(resultText(fit.mean[i], yRange));
+    if (withBand) row.push(resultText(fit.lower[i], yRange), resultText(fit.upper[i], yRange));
     row.push(fit.effectiveKeys[i].toFixed(3));
     lines.push(row.map(csvField).join(','));
   }
@@ -66,19 +81,21 @@ export function fitCsv(fit, names, withBand, axes = null) {
 }
 
 /**
- * The fit at the observations as CSV text: the data as read (float64, so the file's own digits; dates as dates), the fit, the
- * residual y − fit (to the digits of y and the fit, no further) and, when shown, the band.
+ * The fit at the observations as CSV text: the data as read (float64, so the file's own digits; dates as dates), the
+ * fit and, when shown, the band (float64 results to the digits the library resolves, resultText; LOWESS's, computed
+ * in float64 throughout, with all theirs), and the residual y − fit (to the digits of y and the fit, no further).
  */
 export function observationsCsv({ x, y, dim, names, axes }, { mean, lower, upper, level, float64 = false }, withBand) {
   const head = [...names.slice(0, dim), names[dim], 'fit', 'residual', ...(withBand ? [`lower_${level}`, `upper_${level}`] : [])];
   const lines = [head.map(csvField).join(',')];
+  const yRange = spread(y);
   for (let i = 0; i < y.length; i++) {
     const row = Array.from(x.subarray(i * dim, (i + 1) * dim), (v, d) => xField(axes, d, v, String));
     const yText = String(y[i]);
-    const fitText = float64 ? String(mean[i]) : float32Text(mean[i]);
+    const fitText = float64 ? String(mean[i]) : resultText(mean[i], yRange);
     const places = Math.min(20, Math.max(decimals(yText), decimals(fitText)));
     row.push(yText, fitText, Number.isFinite(mean[i]) ? String(Number((y[i] - Number(fitText)).toFixed(places))) : 'NaN');
-    if (withBand) row.push(float32Text(lower[i]), float32Text(upper[i]));
+    if (withBand) row.push(resultText(lower[i], yRange), resultText(upper[i], yRange));
     lines.push(row.map(csvField).join(','));
   }
   return `${lines.join('\n')}\n`;

@@ -23,6 +23,14 @@ export function lowessSettings() {
   return { frac: Number(ui.span.value), iterations: Number.isFinite(iterations) ? Math.min(10, Math.max(0, iterations)) : 3 };
 }
 
+// Rounds of bisquare robustness weights with the "robust" box (Cleveland's and R's lowess() default).
+const ROBUST_ITERATIONS = 3;
+/** The kernel fits' robustness (the "robust" box) and band variance ("band σ": 'global' or 'local'). */
+export const kernelExtras = () => ({
+  robust: ui.robust.checked ? ROBUST_ITERATIONS : 0, variance: ui.variance.disabled ? 'global' : ui.variance.value,
+  derivative: ui.derivative.checked && !ui.derivative.disabled,
+});
+
 /**
  * Shows the controls of the chosen smoother (style.css hides the others by body[data-smoother]); LOWESS is offered
  * for one x only, and 2-D data falls back to local-linear.
@@ -53,7 +61,7 @@ async function pump() {
   const settings = {
     h: bandwidthVector(), kernel: ui.kernel.value, estimator: ui.estimator.value, level: Number(ui.level.value),
     draft: request.draft, method: ui.fitMethod.value,
-    attentionMethod: ui.attentionMethod.value, tolerance: Number(ui.tolerance.value), ...lowessSettings(),
+    attentionMethod: ui.attentionMethod.value, tolerance: Number(ui.tolerance.value), ...lowessSettings(), ...kernelExtras(),
   };
   const t0 = performance.now();
   try {
@@ -91,6 +99,20 @@ export const kernelName = (kernel) => [...ui.kernel.options].find((o) => o.value
 export const estimatorName = (estimator) => (estimator === 'local-linear' ? 'local-linear' : 'Nadaraya–Watson');
 let chooseSeq = 0;
 
+/**
+ * Blocked CV's radius r (the "leave out ±" field; the library's `exclude`) when the rule is CV, else 0; the field is
+ * offered with CV only. An entry that is not a number ≥ 0 counts as 0 (leave-one-out).
+ */
+export function blockRadius() {
+  ui.exclude.disabled = ui.method.value !== 'cv';
+  const r = Number(ui.exclude.value);
+  return ui.method.value === 'cv' && Number.isFinite(r) && r > 0 ? r : 0;
+}
+
+/** A rule's name in captions; CV with a radius r is blocked CV, r in x's terms (a duration on a date axis). */
+const ruleName = ({ method, exclude = 0 }) => (method === 'cv' && exclude > 0
+  ? `blocked cross-validation (each point's neighbours within ±${hText([exclude], state.data?.axes)} left out)` : RULES[method]);
+
 export async function chooseBandwidth() {
   if (!state.data) return;
   // LOWESS sets each point's bandwidth from the span: there is no h to choose, only the fit to redo.
@@ -102,9 +124,10 @@ export async function chooseBandwidth() {
   state.learning = null;
   const version = state.version;
   const seq = ++chooseSeq;
-  const settings = { method: ui.method.value, kernel: ui.kernel.value, estimator: ui.estimator.value, approximation: ui.fitMethod.value };
+  const settings = { method: ui.method.value, kernel: ui.kernel.value, estimator: ui.estimator.value, approximation: ui.fitMethod.value,
+    exclude: blockRadius() };
   ui.selectionCaption.textContent = `Choosing h for the ${kernelName(settings.kernel)} kernel (${estimatorName(settings.estimator)}) ` +
-    `by ${RULES[settings.method]}…`;
+    `by ${ruleName(settings)}…`;
   state.choosing = true;
   publish();
   try {
@@ -114,7 +137,7 @@ export async function chooseBandwidth() {
     state.selection = chosen;
     state.timings.select = chosen.ms;
     state.ratios = chosen.bandwidth.map((h) => h / chosen.bandwidth[0]);
-    state.hSource = { by: chosen.method, kernel: chosen.kernel, estimator: chosen.estimator };
+    state.hSource = { by: chosen.method, kernel: chosen.kernel, estimator: chosen.estimator, exclude: chosen.exclude };
     setSlider(chosen.bandwidth[0]);
     describeSelection();
     requestFit(false);
@@ -135,7 +158,7 @@ export function describeSelection() {
   const axes = state.data?.axes;
   const hs = hText(chosen.bandwidth, axes);
   const moved = Math.abs(Math.log(h1() / chosen.bandwidth[0])) > 1e-6;
-  ui.selectionCaption.textContent = `${RULES[chosen.method]} for the ${kernelName(chosen.kernel)} kernel ` +
+  ui.selectionCaption.textContent = `${ruleName(chosen)} for the ${kernelName(chosen.kernel)} kernel ` +
     `(${estimatorName(chosen.estimator)}) on ${chosen.n.toLocaleString('en')} points chose h = ${hs}` +
     (chosen.curve.scores.length ? ` after ${chosen.curve.scores.length} evaluations (solid line; dashed: the slider).`
       : ': a formula of the data’s spread, with no search to plot.') +

@@ -22,6 +22,10 @@ const SETTINGS = {
   attention: (v) => [...ui.attentionMethod.options].some((o) => o.value === v),
   tolerance: (v) => [...ui.tolerance.options].some((o) => o.value === v),
   band: (v) => v === 'on' || v === 'off',
+  robust: (v) => v === 'on' || v === 'off',
+  derivative: (v) => v === 'on' || v === 'off',
+  exclude: (v) => Number(v) >= 0 && Number.isFinite(Number(v)),
+  variance: (v) => [...ui.variance.options].some((o) => o.value === v),
   h: (v) => Number(v) > 0 && Number.isFinite(Number(v)),
   frac: (v) => Number(v) >= Number(ui.span.min) && Number(v) <= Number(ui.span.max),
   iterations: (v) => /^\d+$/.test(v) && Number(v) <= Number(ui.iterations.max),
@@ -53,6 +57,9 @@ export function shareSettings() {
     kernel: ui.kernel.value, estimator: ui.estimator.value, method: ui.method.value, fitMethod: ui.fitMethod.value,
     level: ui.level.value, attention: ui.attentionMethod.value, tolerance: ui.tolerance.value,
     band: ui.band.checked ? 'on' : 'off', h: Number(h1().toPrecision(6)),
+    // Robustness and the local band only when chosen (other links stay as they were).
+    ...(ui.robust.checked ? { robust: 'on' } : {}), ...(ui.variance.value === 'local' ? { variance: 'local' } : {}),
+    ...(Number(ui.exclude.value) > 0 ? { exclude: ui.exclude.value } : {}), ...(ui.derivative.checked ? { derivative: 'on' } : {}),
     // LOWESS's own settings, only when it is the estimator (other links stay as they were).
     ...(ui.estimator.value === 'lowess' ? { frac: ui.span.value, iterations: ui.iterations.value } : {}),
   };
@@ -91,7 +98,10 @@ export async function applySettings() {
   if (shared.example) ui.example.value = shared.example;
   if (shared.dataset) ui.example.value = `data:${shared.dataset}`;
   if (shared.n) ui.exampleN.value = shared.n;
-  for (const key of ['kernel', 'estimator', 'method', 'level', 'fitMethod']) if (shared[key]) ui[key].value = shared[key];
+  for (const key of ['kernel', 'estimator', 'method', 'level', 'fitMethod', 'variance']) if (shared[key]) ui[key].value = shared[key];
+  if (shared.robust) ui.robust.checked = shared.robust === 'on';
+  if (shared.exclude) ui.exclude.value = shared.exclude;
+  if (shared.derivative) ui.derivative.checked = shared.derivative === 'on';
   if (shared.band) ui.band.checked = shared.band === 'on';
   if (shared.frac) ui.span.value = shared.frac;
   if (shared.iterations) ui.iterations.value = shared.iterations;

@@ -36,6 +36,8 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
   publish();
   document.body.dataset.dim = String(data.dim);
   ui.band.disabled = data.dim !== 1;
+  ui.variance.disabled = ui.band.disabled || !ui.band.checked;
+  ui.derivative.disabled = data.dim !== 1;
   showSmoother();  // LOWESS is for one x: 2-D data goes back to local-linear
   const stats = columnStats(data.x, data.dim);
   state.ratios = stats.map((s) => s.sd / stats[0].sd);
@@ -91,6 +93,8 @@ export function clearData(message) {
   ui.approxStatus.textContent = '';
   ui.timings.replaceChildren();
   ui.hNote.hidden = true;
+  ui.slope.hidden = true;
+  ui.slopeStatus.textContent = '';
   ui.undo.disabled = true;
   renderWarnings();
   dataError(message);

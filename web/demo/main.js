@@ -5,7 +5,7 @@
 import { DATASETS } from './data/datasets.js';
 import { forgetDrawn, hoverAt, hoverMatrix, scheduleDraw, setHover } from './drawing.js';
 import { addPoint, endDrag, moveDrag, startDrag, undo } from './editing.js';
-import { chooseBandwidth, learnBandwidth, onSlider, requestFit, showBandwidth, showHNote, showSmoother } from './fitting.js';
+import { blockRadius, chooseBandwidth, learnBandwidth, onSlider, requestFit, showBandwidth, showHNote, showSmoother } from './fitting.js';
 import { applySettings, shareSettings } from './link.js';
 import { parse, readAgain, selectColumns, setData, showExampleSource, useExample } from './loading.js';
 import { wireReading } from './reading.js';
@@ -53,9 +53,11 @@ function wire() {
     });
   }
   ui.method.addEventListener('change', () => chooseBandwidth());
+  ui.exclude.addEventListener('change', () => chooseBandwidth());
   ui.rechoose.addEventListener('click', () => chooseBandwidth());
   for (const control of [ui.level, ui.fitMethod]) control.addEventListener('change', () => requestFit(false));
-  ui.band.addEventListener('change', () => { shareSettings(); scheduleDraw(); });
+  ui.band.addEventListener('change', () => { ui.variance.disabled = ui.band.disabled || !ui.band.checked; shareSettings(); scheduleDraw(); });
+  for (const control of [ui.robust, ui.variance, ui.derivative]) control.addEventListener('change', () => requestFit(false));
   ui.attentionMethod.addEventListener('change', () => { ui.tolerance.disabled = ui.attentionMethod.value === 'exact'; });
   for (const control of [ui.attentionMethod, ui.tolerance]) control.addEventListener('change', () => requestFit(false));
   ui.choose.addEventListener('click', chooseBandwidth);
@@ -99,6 +101,7 @@ async function main() {
   listDatasets();
   wire();
   showBandwidth();
+  blockRadius();
   try {
     state.worker = await compute('hello');
   } catch (err) {

@@ -1,6 +1,7 @@
 // Reads the visitor's table off the main thread with the package's reader (web/src/table.js, the CLI's too) and hands
 // out the chosen columns. A module worker: the page starts it with { type: 'module' }.
 import { selectRows, TableReader } from '../src/table.js';
+import { paintPoints } from './pixels.js';
 
 // A worker's Content-Security-Policy violations fire here, not on the page's document: the page records them.
 self.addEventListener('securitypolicyviolation', (e) => postMessage({ op: 'csp', violation: `${e.violatedDirective} ${e.blockedURI}` }));
@@ -131,11 +132,16 @@ onmessage = ({ data }) => {
   try {
     if (data.op === 'parse') parse(data);
     else if (data.op === 'select') select(data);
+    else if (data.op === 'points') {
+      // The main plot's point layer (pixels.js), painted here so that the page's main thread only draws the bitmap.
+      const bitmap = paintPoints(data);
+      postMessage({ id: data.id, op: 'points', bitmap }, [bitmap]);
+    }
   } catch (err) {
     // The reader names its limit; the page says whose limit it is.
     const message = err?.argument === 'maxColumns' ? err.message.replace(/at most (\d+) columns are read/, 'the demo reads at most $1 columns')
       : String(err && err.message || err);
-    postMessage({ id: data.id, op: data.op === 'parse' ? 'parsed' : 'selected', error: message,
+    postMessage({ id: data.id, op: { parse: 'parsed', select: 'selected' }[data.op] ?? data.op, error: message,
       argument: err && err.argument });
   }
 };

@@ -1,6 +1,9 @@
 // Canvas drawing for the demo: axes, the fit with its band, the 2-D surface, the attention matrix, weight bars and
 // the CV curve. Pure functions of what they are given; colours come from CSS custom properties. Each also draws into
 // svg.js's stand-in canvas, whose context records SVG: keep to the context calls it implements.
+import { coverPixels, paintSurfacePoints, ramp, scale } from './pixels.js';
+
+export { ramp, scale };
 
 
 /** Sizes the canvas for the device pixel ratio; returns its 2-D context in CSS pixels, or null when hidden. */
@@ -24,19 +27,6 @@ export function prepare(canvas) {
 
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
-/** A linear (or log10) map from [d0, d1] to [r0, r1], with its inverse. */
-export function scale([d0, d1], [r0, r1], log = false) {
-  const f = log ? Math.log10 : (v) => v;
-  const a = f(d0);
-  const b = f(d1);
-  const map = (v) => r0 + ((f(v) - a) / (b - a || 1)) * (r1 - r0);
-  map.invert = (p) => {
-    const t = a + ((p - r0) / (r1 - r0)) * (b - a);
-    return log ? 10 ** t : t;
-  };
-  map.domain = [d0, d1];
-  return map;
-}
 
 const SUPERSCRIPT = { '-': '\u207b', 0: '\u2070', 1: '\u00b9', 2: '\u00b2', 3: '\u00b3', 4: '\u2074', 5: '\u2075', 6: '\u2076', 7: '\u2077', 8: '\u2078', 9: '\u2079' };
 
@@ -180,12 +170,31 @@ function layer(cache, key, { ctx, width, height }, paint) {
   return cache.canvas;
 }
 
+/**
+ * layer() for the data's points. On screen (a cache with `paintElsewhere`, drawing.js), more than MANY_POINTS are
+ * painted in the parse worker from `spec()` (scales as domains and ranges: functions cannot cross to a worker) and
+ * drawn once they come back; meanwhile the last layer of the same data (another size: a resize) stands in,
+ * stretched. Exports and fewer points are painted here by `paint`.
+ */
+function pointLayer(cache, key, c, data, spec, paint) {
+  if (!cache.paintElsewhere || data.y.length <= MANY_POINTS || c.ctx.vector) return layer(cache, key, c, paint);
+  if (cache.key !== key && cache.asked !== key) {
+    cache.asked = key;
+    const dpr = window.devicePixelRatio || 1;
+    cache.paintElsewhere(cache, key, data.version, { ...spec(), W: Math.round(c.width * dpr), H: Math.round(c.height * dpr), k: dpr });
+  }
+  return cache.key === key || cache.version === data.version ? cache.canvas : null;
+}
+
+const MANY_POINTS = 5000;       // beyond this many points: 1-pixel squares, written as pixels
+const SCATTER_LIMIT = 50_000;   // points drawn at most (evenly strided)
+
 /** Points as small squares (fast for tens of thousands); at most `limit` of them, evenly strided. */
-function scatter(ctx, sx, sy, x, y, dim, color, limit = 50_000) {
+function scatter(ctx, sx, sy, x, y, dim, color, limit = SCATTER_LIMIT) {
   const n = y.length;
   const step = Math.max(1, Math.ceil(n / limit));
-  const r = n > 5000 ? 1 : 2;
-  if (n > 5000 && ctx.canvas instanceof OffscreenCanvas) {
+  const r = n > MANY_POINTS ? 1 : 2;
+  if (n > MANY_POINTS && ctx.canvas instanceof OffscreenCanvas) {
     scatterPixels(ctx, sx, sy, x, y, dim, color, step, r);
     return;
   }
@@ -202,32 +211,11 @@ function rgba(color) {
   return [r, g, b, a / 255];
 }
 
-/**
- * scatter() for many points, written as pixels into the layer: tens of thousands of fillRect calls took over 100 ms
- * of the main thread on a loaded 2-core machine. Overlaps compose as fillRect's would (alpha over alpha, one colour).
- */
+/** scatter() for many points, written as pixels into the layer (pixels.js). */
 function scatterPixels(ctx, sx, sy, x, y, dim, color, step, r) {
   const { width: W, height: H } = ctx.canvas;
-  const k = ctx.getTransform().a;  // device pixels per CSS pixel
-  const [R, G, B, A] = rgba(color);
-  const cover = new Float32Array(W * H);
-  const half = r * k;
-  for (let i = 0; i < y.length; i += step) {
-    const cx = sx(x[i * dim]) * k;
-    const cy = sy(y[i]) * k;
-    const x0 = Math.max(0, Math.round(cx - half));
-    const x1 = Math.min(W, Math.round(cx + half));
-    const y1 = Math.min(H, Math.round(cy + half));
-    for (let py = Math.max(0, Math.round(cy - half)); py < y1; py++) {
-      for (let px = x0; px < x1; px++) cover[py * W + px] += A * (1 - cover[py * W + px]);
-    }
-  }
-  const image = ctx.createImageData(W, H);
-  const out = new Uint32Array(image.data.buffer);
-  // Little-endian RGBA bytes as one 32-bit word per pixel (every browser this page runs in is little-endian).
-  const rgb = R | (G << 8) | (B << 16);
-  for (let p = 0; p < cover.length; p++) if (cover[p] > 0) out[p] = (rgb | (Math.round(cover[p] * 255) << 24)) >>> 0;
-  ctx.putImageData(image, 0, 0);
+  const pixels = coverPixels({ W, H, k: ctx.getTransform().a, sx, sy, x, y, dim, step, r, rgba: rgba(color) });
+  ctx.putImageData(new ImageData(new Uint8ClampedArray(pixels.buffer), W, H), 0, 0);
 }
 
 /** A line through (xs[i], ys[i]); NaN breaks it. */
@@ -255,8 +243,12 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
   ctx.save();
   clip(ctx, width, height, pad);
   const color = css('--point');
-  const points = layer(cache, `${data.version}|${width}|${height}|${xDomain}|${yDomain}|${color}`, c,
-    (g) => scatter(g, sx, sy, data.x, data.y, 1, color));
+  const key = `${data.version}|${width}|${height}|${xDomain}|${yDomain}|${color}`;
+  const n = data.y.length;
+  const points = pointLayer(cache, key, c, data, () => ({
+    kind: 'scatter', x: data.x, y: data.y, dim: 1, xDomain: sx.domain, xRange: [pad.left, width - pad.right],
+    yDomain: sy.domain, yRange: [height - pad.bottom, pad.top], step: Math.max(1, Math.ceil(n / SCATTER_LIMIT)), r: 1, rgba: rgba(color),
+  }), (g) => scatter(g, sx, sy, data.x, data.y, 1, color));
   if (points) ctx.drawImage(points, 0, 0, width, height);
   if (fit) {
     const q = fit.queries;
@@ -294,6 +286,16 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
     ctx.lineJoin = 'round';
     line(ctx, q, fit.mean, sx, sy);
     // LOWESS: the points its robustness weights set below 1/2 are ringed (the outliers the curve discounts).
+    // Likewise a robust kernel fit's (the worker sends those points: ringX, ringY).
+    if (fit.robust?.ringX) {
+      ctx.strokeStyle = css('--accent');
+      ctx.lineWidth = 1.5;
+      for (let i = 0; i < fit.robust.ringX.length; i++) {
+        ctx.beginPath();
+        ctx.arc(sx(fit.robust.ringX[i]), sy(fit.robust.ringY[i]), 5, 0, 2 * Math.PI);
+        ctx.stroke();
+      }
+    }
     if (fit.weights && fit.observed) {
       ctx.strokeStyle = css('--accent');
       ctx.lineWidth = 1.5;
@@ -333,14 +335,6 @@ function highlight(ctx, top, px, py) {
   }
 }
 
-/** A colour ramp (viridis-like) for t in [0, 1]. */
-export function ramp(t) {
-  const stops = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
-  const u = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (stops.length - 1);
-  const i = Math.min(stops.length - 2, Math.floor(u));
-  const f = u - i;
-  return stops[i].map((a, k) => Math.round(a + (stops[i + 1][k] - a) * f));
-}
 
 /** The heat map's key: the colour ramp from yDomain[0] (bottom) to yDomain[1], with tick values and y's name. */
 function colourScale(ctx, { x, top, bottom }, yDomain, name) {
@@ -402,19 +396,11 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cach
     ctx.drawImage(tile, x0 - cw / 2, y0 - ch / 2, x1 - x0 + cw, y1 - y0 + ch);
   }
   const edge = css('--bg');
-  const points = layer(cache, `${data.version}|${width}|${height}|${box}|${yDomain}|${edge}`, c, (g) => {
-    const n = data.y.length;
-    const step = Math.max(1, Math.ceil(n / 20_000));
-    g.strokeStyle = edge;
-    for (let i = 0; i < n; i += step) {
-      const [R, G, B] = ramp(t(data.y[i]));
-      g.fillStyle = `rgb(${R},${G},${B})`;
-      g.beginPath();
-      g.arc(sx(data.x[i * 2]), sy(data.x[i * 2 + 1]), n > 5000 ? 1.5 : 3, 0, 2 * Math.PI);
-      g.fill();
-      if (n <= 5000) g.stroke();
-    }
-  });
+  const key = `${data.version}|${width}|${height}|${box}|${yDomain}|${edge}`;
+  const points = pointLayer(cache, key, c, data, () => ({
+    kind: 'surface', x: data.x, y: data.y, xDomain: sx.domain, xRange: [pad.left, width - pad.right], yDomain: sy.domain,
+    yRange: [height - pad.bottom, pad.top], colourDomain: yDomain, edge,
+  }), (g) => paintSurfacePoints(g, { sx, sy, x: data.x, y: data.y, colourDomain: yDomain, edge }));
   if (points) ctx.drawImage(points, 0, 0, width, height);
   if (hover) {
     ctx.fillStyle = css('--accent');
@@ -478,6 +464,35 @@ export function drawBars(canvas, matrix, row, xAxis = null) {
 }
 
 /** The bandwidth search: score against h (log axis; `hAxis`, a date or time axis, labels it as durations), the chosen h and the current h marked. */
+/** The fit's derivative at its queries (fit.slope) with its band (slopeLower, slopeUpper), over the main plot's x. */
+export function drawSlope(canvas, fit, xDomain, xAxis, names) {
+  const c = prepare(canvas);
+  if (!c) return;
+  const { ctx, width, height } = c;
+  let lo = 0;
+  let hi = 0;
+  for (const a of [fit.slopeLower, fit.slopeUpper]) for (const v of a) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  const padY = 0.05 * (hi - lo || 1);
+  const { sx, sy, pad } = frame(c, xDomain, [lo - padY, hi + padY],
+    { xTitle: names[0], yTitle: `d ${names[names.length - 1]} / d ${names[0]}`, xAxis });
+  ctx.save();
+  clip(ctx, width, height, pad);
+  const q = fit.queries;
+  ctx.strokeStyle = css('--grid');
+  ctx.beginPath();
+  ctx.moveTo(pad.left, sy(0));
+  ctx.lineTo(width - pad.right, sy(0));
+  ctx.stroke();
+  ctx.strokeStyle = css('--band-edge');
+  ctx.lineWidth = 1;
+  line(ctx, q, fit.slopeLower, sx, sy);
+  line(ctx, q, fit.slopeUpper, sx, sy);
+  ctx.strokeStyle = css('--curve');
+  ctx.lineWidth = 2;
+  line(ctx, q, fit.slope, sx, sy);
+  ctx.restore();
+}
+
 export function drawSelection(canvas, selection, currentH, hAxis = null) {
   const c = prepare(canvas);
   if (!c || !selection || !selection.curve.scores.length) return;

@@ -1,9 +1,9 @@
 // What the visitor downloads: the fit as CSV (on the grid, and at the observations, computed by the worker), and each
 // plot as an opaque, titled PNG or SVG figure with its legend and parameters and without hover marks.
 import { paintPlot } from './drawing.js';
-import { download, fitCsv, observationsCsv } from './export.js';
+import { download, fitCsv, observationsCsv, spread } from './export.js';
 import { figure } from './figure.js';
-import { estimatorName, kernelName, lowessSettings } from './fitting.js';
+import { estimatorName, kernelExtras, kernelName, lowessSettings } from './fitting.js';
 import { hText } from './describe.js';
 import { state, THIN } from './state.js';
 import { clearError, showError, ui } from './ui.js';
@@ -12,7 +12,7 @@ import { compute } from './workers.js';
 export function saveFit() {
   const { fit, data } = state;
   if (!fit) return;
-  download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1 && !fit.lowess, data.axes)], { type: 'text/csv' }), 'kernel-fit.csv');
+  download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1 && !fit.lowess, data.axes, spread(data.y))], { type: 'text/csv' }), 'kernel-fit.csv');
 }
 
 /** The fit, residuals and (when shown) band at every observation, computed by the worker at the fit's settings. */
@@ -23,7 +23,8 @@ export async function saveObservations() {
   clearError(ui.saveStatus);
   try {
     const at = await compute('observations', { h: Array.from(fit.h), kernel: fit.kernel, estimator: fit.estimator, level: fit.level,
-      method: ui.fitMethod.value, ...(fit.lowess ? { frac: fit.frac, iterations: fit.iterations } : lowessSettings()) });
+      method: ui.fitMethod.value, ...(fit.lowess ? { frac: fit.frac, iterations: fit.iterations } : lowessSettings()),
+      robust: fit.robust?.iterations ?? 0, variance: fit.variance ?? 'global' });
     if (state.data !== data) return;
     download(new Blob([observationsCsv(data, at, ui.band.checked && data.dim === 1 && !fit.lowess)], { type: 'text/csv' }), 'kernel-fit-observations.csv');
     ui.saveStatus.textContent = '';
@@ -42,11 +43,14 @@ function figureParams() {
     return `LOWESS (as R's lowess()), span f = ${fit.frac.toFixed(2)}, ${fit.iterations} robustness iteration${fit.iterations === 1 ? '' : 's'}, ` +
       `${fit.n.toLocaleString('en')} points, no band`;
   }
-  const how = { cv: 'chosen by leave-one-out CV', aicc: 'chosen by AICc', scott: "Scott's rule", silverman: "Silverman's rule",
+  const blocked = state.hSource?.by === 'cv' && state.hSource.exclude > 0;
+  const cv = blocked ? `chosen by blocked CV (±${hText([state.hSource.exclude], state.data.axes)} left out)` : 'chosen by leave-one-out CV';
+  const how = { cv, aicc: 'chosen by AICc', scott: "Scott's rule", silverman: "Silverman's rule",
     learn: 'learnt by gradient descent', hand: 'set by hand', link: 'from a link' }[state.hSource?.by] ?? '';
   return `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, h = ${hText(fit.h, state.data.axes)}` +
     `${how ? ` (${how})` : ''}, method ${fit.method}, ${fit.n.toLocaleString('en')} points` +
-    (fit.dim === 1 && ui.band.checked ? `, ${Math.round(fit.level * 100)} % band` : '');
+    (fit.robust ? `, robust (${fit.robust.iterations} bisquare rounds)` : '') +
+    (fit.dim === 1 && ui.band.checked ? `, ${Math.round(fit.level * 100)} % band (${fit.variance === 'local' ? 'local σ(x)' : 'global σ'})` : '');
 }
 
 /** Saves one plot as PNG or SVG: an opaque figure with title, parameters and legend, without hover marks. */
@@ -71,6 +75,7 @@ export async function savePlot(name, format) {
     }
     else if (ui.band.checked) legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label: 'confidence band' });
     if (!lowess) legend.push({ kind: 'bar', color: color('--thin'), label: `thin support (< ${THIN} effective points)` });
+    if (!lowess && state.fit?.robust) legend.push({ kind: 'ring', color: color('--accent'), label: 'robustness weight < ½' });
   }
   const spec = {
     title: `${titles[name]} (${data.source})`, description: canvas.getAttribute('aria-label'), params: figureParams(), legend,

@@ -36,7 +36,8 @@ export const drawTimes = [];  // the last 200 draws (ms), for the responsiveness
 export function publish() {
   const { data, fit } = state;
   Object.assign(window.demoState, {
-    ready: Boolean(data && fit && !fit.draft && !state.inFlight && !state.pending && !state.dragging && !state.learning && !state.choosing),
+    ready: Boolean(data && fit && !fit.draft && !state.inFlight && !state.pending && !state.dragging && !state.learning && !state.choosing &&
+      !(state.layer.asked && state.layer.asked !== state.layer.key)),  // nor a point layer being painted (drawing.js)
     busy: state.inFlight || Boolean(state.pending),
     error: state.error,
     worker: state.worker,
@@ -52,6 +53,8 @@ export function publish() {
       maxDifference: fit.view?.maxDiff, attentionKernel: fit.view?.kernel, attentionSoftmax: fit.view?.softmax, viewH: fit.viewH,
       approximation: fit.view?.approx ?? null,
       matrix: fit.matrix, warnings: fit.warnings, frac: fit.frac, iterations: fit.iterations, weights: fit.weights,
+      robust: fit.robust ?? null, variance: fit.variance ?? null, localVariance: fit.localVariance ?? null,
+      slope: fit.slope ?? null, slopeLower: fit.slopeLower ?? null, slopeUpper: fit.slopeUpper ?? null, slopeError: fit.slopeError ?? null,
     },
     hSource: state.hSource,
     dataset: data?.dataset ?? null,

@@ -13,7 +13,8 @@ export const ui = {
   approxHead: $('approx-head'), approxStatus: $('approx-status'), exampleSource: $('example-source'), addMode: $('add-mode'),
   undo: $('undo'), hNote: $('h-note'), hNoteText: $('h-note-text'), rechoose: $('rechoose'), fitWarnings: $('fit-warnings'),
   shareStatus: $('share-status'), saveStatus: $('save-status'), linkNote: $('link-note'),
-  span: $('span'), spanValue: $('span-value'), iterations: $('iterations'),
+  span: $('span'), spanValue: $('span-value'), iterations: $('iterations'), robust: $('robust'), variance: $('variance'),
+  exclude: $('exclude'), derivative: $('derivative'), slope: $('slope'), slopeStatus: $('slope-status'),
 };
 
 /** Shows `message` in `element` as an error (styled, and announced at once), or clears the error styling. */

@@ -5,6 +5,9 @@ import { init } from '../src/index.js';
 const FIT_MAX = 50_000;     // points an exact fit and the attention views use (a seeded subsample beyond that)
 const DRAFT_MAX = 2_000;    // points a live fit uses while the slider is dragged
 const SELECT_MAX = 4_000;   // points the bandwidth search uses (each CV pass is O(n²))
+// Points a fit with the local-σ band uses: its variance smoother chooses a bandwidth by CV on the log squared
+// residuals, which took 2 s on 10,000 points and over a minute on 100,000 (Node, one thread).
+const LOCAL_MAX = 10_000;
 const CURVE_QUERIES = 300;  // 1-D: queries on a grid across the data
 const SURFACE_SIDE = 48;    // 2-D: SURFACE_SIDE² queries
 const MATRIX_QUERIES = 40;  // rows of the attention matrix
@@ -31,10 +34,11 @@ const onGrid = (ka, kernel, method) =>
   ka.plan('regression', { n: sample.n, dim: sample.dim, kernel, method }).method === 'grid';
 
 /**
- * A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x), as `Type`
- * arrays (float32 for the engine's kernel fits; float64 for LOWESS, which computes in float64).
+ * A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x), in float64 as
+ * read: the library centres every input in double before its float32 pass, so timestamps or values with a large
+ * offset keep their precision only if they reach it unrounded.
  */
-function subsample({ x, y, n, dim }, max, seed, Type = Float32Array) {
+function subsample({ x, y, n, dim }, max, seed) {
   let rows = Array.from({ length: n }, (_, i) => i);
   if (n > max) {
     let s = seed >>> 0;
@@ -46,8 +50,8 @@ function subsample({ x, y, n, dim }, max, seed, Type = Float32Array) {
     rows = rows.slice(0, max);
   }
   rows.sort((a, b) => x[a * dim] - x[b * dim] || a - b);
-  const xs = new Type(rows.length * dim);
-  const ys = new Type(rows.length);
+  const xs = new Float64Array(rows.length * dim);
+  const ys = new Float64Array(rows.length);
   rows.forEach((r, i) => {
     for (let d = 0; d < dim; d++) xs[i * dim + d] = x[r * dim + d];
     ys[i] = y[r];
@@ -71,8 +75,8 @@ function bounds({ x, n, dim }) {
 /** Query points: a line of CURVE_QUERIES in 1-D, a SURFACE_SIDE² grid (row-major, x₂ outer) in 2-D. */
 function queryGrid(box) {
   const at = ([lo, hi], m, i) => lo + ((hi - lo) * i) / (m - 1);
-  if (box.length === 1) return Float32Array.from({ length: CURVE_QUERIES }, (_, i) => at(box[0], CURVE_QUERIES, i));
-  const q = new Float32Array(SURFACE_SIDE * SURFACE_SIDE * 2);
+  if (box.length === 1) return Float64Array.from({ length: CURVE_QUERIES }, (_, i) => at(box[0], CURVE_QUERIES, i));
+  const q = new Float64Array(SURFACE_SIDE * SURFACE_SIDE * 2);
   for (let r = 0; r < SURFACE_SIDE; r++) {
     for (let c = 0; c < SURFACE_SIDE; c++) {
       q[(r * SURFACE_SIDE + c) * 2] = at(box[0], SURFACE_SIDE, c);
@@ -158,7 +162,7 @@ function attentionMatrix(ka, s, queries, h, kernel) {
   const I = queries.length / dim;
   const rows = Math.min(MATRIX_QUERIES, I);
   const pick = Array.from({ length: rows }, (_, r) => Math.round((r * (I - 1)) / Math.max(1, rows - 1)));
-  const q = new Float32Array(rows * dim);
+  const q = new Float64Array(rows * dim);
   pick.forEach((i, r) => q.set(queries.subarray(i * dim, (i + 1) * dim), r * dim));
   const [w, ms] = timed(() => ka.weights(q, s.x, { dim, kernel, bandwidth: h, empty: 'nearest' }));
   const bins = Math.min(MATRIX_BINS, n);
@@ -177,8 +181,53 @@ function attentionMatrix(ka, s, queries, h, kernel) {
     }
     top.push(best.map(({ j, w: weight }) => ({ x: Array.from(s.x.subarray(j * dim, (j + 1) * dim)), y: s.y[j], w: weight })));
   }
-  const binStart = Float32Array.from({ length: bins + 1 }, (_, b) => s.x[Math.min(n - 1, Math.floor((b * n) / bins)) * dim]);
+  const binStart = Float64Array.from({ length: bins + 1 }, (_, b) => s.x[Math.min(n - 1, Math.floor((b * n) / bins)) * dim]);
   return { rows, bins, queryIndex: pick, queries: q, binned, top, binStart, keys: n, ms };
+}
+
+/** kernelRegression's `robust` option for `iterations` rounds of bisquare weights (0: none). */
+const robustOption = (iterations) => (iterations > 0 ? { robust: { iterations } } : {});
+
+const RINGED_MAX = 2_000;  // points set aside by robustness that the plot rings, at most (the first in x order)
+
+/**
+ * What robustness did: its rounds, how many points of the sample `s` it gave a weight below ½, and those points
+ * (`ringX`, `ringY`: at most RINGED_MAX) for the plot to ring; null without it.
+ */
+function robustSummary(model, iterations, s) {
+  const w = model.robustnessWeights;
+  if (!(iterations > 0) || !w) return null;
+  const ringX = [];
+  const ringY = [];
+  let low = 0;
+  for (let i = 0; i < w.length; i++) {
+    if (!(w[i] < 0.5)) continue;
+    low++;
+    if (s.dim === 1 && ringX.length < RINGED_MAX) { ringX.push(s.x[i]); ringY.push(s.y[i]); }
+  }
+  return { iterations, low, n: w.length, ringX: Float64Array.from(ringX), ringY: Float64Array.from(ringY) };
+}
+
+/**
+ * The fit's derivative m′(q) at the queries (model.gradient: exact, in double) with a pointwise band ± z·stderr,
+ * z the curve's band's own quantile (its half-width over its stderr), so both are of the same level; like the curve's
+ * it ignores smoothing bias. A kernel without a derivative (the uniform) comes back as `slopeError`.
+ */
+function slopeOf(model, queries, band) {
+  try {
+    const { gradient, stderr } = model.gradient(queries);
+    const k = band.stderr.findIndex((e) => e > 0);
+    const z = k < 0 ? 0 : (band.upper[k] - band.mean[k]) / band.stderr[k];
+    return { slope: gradient, slopeLower: gradient.map((g, i) => g - z * stderr[i]), slopeUpper: gradient.map((g, i) => g + z * stderr[i]) };
+  } catch (error) {
+    return { slopeError: String(error?.message || error) };
+  }
+}
+
+/** The local variance smoother's bandwidth and warnings, once predictInterval has made it. */
+function localVarianceSummary(model) {
+  const v = model.localVariance;
+  return v && { bandwidth: Array.from(v.bandwidth), warnings: warningsOf(v) ?? [] };
 }
 
 /** The library's `warnings` ({ code, message }), when the result carries them (older builds do not). */
@@ -195,21 +244,23 @@ const handlers = {
     const all = { x, y, n: y.length, dim };
     sample = null;
     const full = subsample(all, FIT_MAX, 1);
-    sample = { n: all.n, dim, x64: x, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3) };
-    // The grid needs no sort: every point, as float32, for fits on the grid (1-D and 2-D).
-    sample.all = { x: Float32Array.from(x), y: Float32Array.from(y), n: all.n, dim };
-    // LOWESS (1-D): the same rows as the exact fits (the same seed), sorted by x, in float64 as read.
-    sample.lowess = dim === 1 ? subsample(all, FIT_MAX, 1, Float64Array) : null;
+    sample = { n: all.n, dim, x64: x, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3),
+      local: subsample(full, LOCAL_MAX, 4) };
+    // The grid needs no sort: every point, in float64 as read, for fits on the grid (1-D and 2-D).
+    sample.all = all;
+    // LOWESS (1-D): the same rows as the exact fits (the same seed), sorted by x.
+    sample.lowess = dim === 1 ? full : null;
     sample.y64 = y;
     sample.queries = queryGrid(bounds(full));
     return { n: all.n, fitN: full.n, draftN: sample.draft.n, selectN: sample.select.n };
   },
 
-  select(ka, { method, kernel, estimator, approximation }) {
+  select(ka, { method, kernel, estimator, approximation, exclude = 0 }) {
     const s = sample.select;
-    // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`.
+    // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
+    // (exclude: r > 0) applies to the CV criterion only, and always runs exactly.
     const select = (rule) => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, rule,
-      ...(rule === 'cv' || rule === 'aicc' ? { method: approximation } : {}) });
+      ...(rule === 'cv' || rule === 'aicc' ? { method: approximation } : {}), ...(rule === 'cv' && exclude > 0 ? { exclude } : {}) });
     // CV and AICc are undefined where every held-out local fit is singular (two points under local-linear, say):
     // the library refuses, and the page says so and takes Scott's rule rather than showing no fit.
     let undefinedCriterion = null;
@@ -225,13 +276,14 @@ const handlers = {
     const warnings = warningsOf(chosen) ?? [];
     if (undefinedCriterion) warnings.push({ code: 'undefined-criterion', message: `${undefinedCriterion}; h is Scott's rule instead` });
     return {
-      method: undefinedCriterion ? 'scott' : method, kernel, estimator, bandwidth: Array.from(chosen.bandwidth),
+      method: undefinedCriterion ? 'scott' : method, exclude: undefinedCriterion || method !== 'cv' ? 0 : exclude, kernel, estimator,
+      bandwidth: Array.from(chosen.bandwidth),
       score: chosen.score, curve: chosen.curve, n: s.n, ms, warnings,
     };
   },
 
   /** The fit (same settings and sample as `fit`) at every observation, for the CSV export. */
-  observations(ka, { h, kernel, estimator, level, method, frac, iterations }) {
+  observations(ka, { h, kernel, estimator, level, method, frac, iterations, robust = 0, variance = 'global' }) {
     if (estimator === 'lowess') {
       if (sample.n > FIT_MAX) {
         throw new Error(`the LOWESS fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points; ` +
@@ -240,15 +292,15 @@ const handlers = {
       // In the data's order, as lowess() answers; float64, so written with all its digits.
       return { mean: ka.lowess(sample.x64, sample.y64, { frac, iterations }).fitted, float64: true, level };
     }
-    const grid = onGrid(ka, kernel, method);
-    if (!grid && sample.n > FIT_MAX) {
+    const grid = onGrid(ka, kernel, method) && variance !== 'local';
+    if (!grid && sample.n > FIT_MAX && variance !== 'local') {
       throw new Error(`the fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points, or on the ` +
         `grid (1-D, 2-D); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`);
     }
-    const s = grid ? sample.all : sample.full;
-    const model = ka.kernelRegression(s.x, s.y, { dim: s.dim, kernel, estimator, bandwidth: h, method });
+    const s = variance === 'local' ? sample.local : grid ? sample.all : sample.full;
+    const model = ka.kernelRegression(s.x, s.y, { dim: s.dim, kernel, estimator, bandwidth: h, method, ...robustOption(robust) });
     try {
-      return { ...model.predictInterval(Float32Array.from(sample.x64), { level }), level };
+      return { ...model.predictInterval(sample.x64, { level, variance }), level };
     } finally {
       model.dispose();
     }
@@ -291,22 +343,31 @@ const handlers = {
     };
   },
 
-  fit(ka, { h, kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2, frac, iterations }) {
+  fit(ka, { h, kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2, frac, iterations, robust = 0,
+    variance = 'global', derivative = false }) {
     if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
     // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
     const grid = onGrid(ka, kernel, method);
-    const s = grid ? sample.all : draft ? sample.draft : sample.full;
+    // The local-σ band on at most LOCAL_MAX points (a draft: DRAFT_MAX), even where the grid could take them all.
+    const s = draft && (variance === 'local' || !grid) ? sample.draft : variance === 'local' ? sample.local : grid ? sample.all : sample.full;
     const { dim } = s;
     const queries = sample.queries;
     const timings = {};
-    const [model, fitMs] = timed(() => ka.kernelRegression(s.x, s.y, { dim, kernel, estimator, bandwidth: h, method }));
+    const [model, fitMs] = timed(() => ka.kernelRegression(s.x, s.y, { dim, kernel, estimator, bandwidth: h, method, ...robustOption(robust) }));
     timings.fit = fitMs;
-    const [band, bandMs] = timed(() => model.predictInterval(queries, { level }));
+    const [band, bandMs] = timed(() => model.predictInterval(queries, { level, variance }));
     timings.predict = bandMs;
     const fit = {
       edf: model.effectiveDegreesOfFreedom, sigma: Math.sqrt(model.residualVariance[0]), method: model.method,
-      warnings: warningsOf(model),
+      warnings: warningsOf(model), robust: robustSummary(model, robust, s), variance,
+      localVariance: variance === 'local' ? localVarianceSummary(model) : null,
     };
+    // The variance smoother's own warnings ('interpolating': σ(x) follows single residuals) join the fit's.
+    if (fit.localVariance?.warnings.length) {
+      fit.warnings = [...(fit.warnings ?? []),
+        ...fit.localVariance.warnings.map(({ code, message }) => ({ code, message: `The local σ(x) of the band: ${message}` }))];
+    }
+    if (derivative && dim === 1) Object.assign(fit, slopeOf(model, queries, band));
     const v = draft ? null : sample.full;  // the attention views run exactly, on at most FIT_MAX points
     model.dispose();
     // While the slider is dragged only the curve and its band follow; the other views wait for the release.
