@@ -86,6 +86,23 @@ test('tricube local-linear with span f and no robustness is ka.lowess(x, y, { fr
   }
 });
 
+test('with robust, the span fit is LOWESS itself: ka.lowess(x, y, { frac: f, iterations: 3, delta: 0 }) on data with outliers', () => {
+  // lowess follows R's lowess() (tests/js/lowess.test.mjs checks it against R's own numbers), so a span fit with
+  // bisquare robustness, tricube and local-linear must give its values: an independent check of spans and robustness
+  // together (R's 0.001/0.999 cut-offs of the robustness weights move the fit by less than 1e-5 of range(y) here).
+  const rand = mulberry32(7);
+  const n = 300;
+  const x = Float64Array.from({ length: n }, (_, i) => i / n + 0.002 * rand());
+  const y = Float64Array.from(x, (v, i) => Math.sin(6 * v) + 0.1 * (rand() - 0.5) + (i % 37 === 0 ? 5 : 0));
+  for (const frac of [0.3, 0.5]) {  // f·n whole, as above
+    const model = ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', bandwidth: { span: frac }, robust: { iterations: 3 } });
+    const err = maxError(model.predict(x), ka.lowess(x, y, { frac, iterations: 3, delta: 0 }).fitted);
+    assert.ok(err <= 1e-5 * range(y), `frac ${frac}: ${err}`);
+    assert.ok(maxError(ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', bandwidth: { span: frac } }).predict(x),
+      ka.lowess(x, y, { frac, iterations: 3, delta: 0 }).fitted) > 1e-3 * range(y), 'the outliers must matter without robust');
+  }
+});
+
 test('span gradients are the local-linear slopes at each query\'s own bandwidth', () => {
   const { x, y, xq } = sample(8, 120, 2);
   const model = ka.kernelRegression(x, y, { dim: 2, kernel: 'gaussian', bandwidth: { span: 0.3 } });
