@@ -220,6 +220,8 @@ const STEP_WORK = 2 ** 25;
 
 function buildModel(engine, threads, p, h, selection, searches) {
   const { n, width, dim, kernel, estimator, empty, approximation, tolerance, data, sparse, frame } = p;
+  // What the closures below keep (not `p`, whose `stored` holds the caller's own arrays: those must not stay alive).
+  let { sample, fitWeights } = p;
   let { reason } = p;
   const h32 = Float32Array.from(h);
   // Grid nodes for this bandwidth (0: the grid cannot reach the tolerance, so the model runs exactly).
@@ -333,8 +335,8 @@ function buildModel(engine, threads, p, h, selection, searches) {
   let variance = null;
   const varianceSample = () => {
     // The points of weight 0 (given, or rejected by robustness) take no part; the fit may not reach them (NaN).
-    const fitted = drive(fitSteps(p.sample.x, false, false, 'nan'), null).mean;
-    const s = positiveRows(p.sample, fitted, p.fitWeights, n, dim, width);
+    const fitted = drive(fitSteps(sample.x, false, false, 'nan'), null).mean;
+    const s = positiveRows(sample, fitted, fitWeights, n, dim, width);
     return {
       ...s,
       z: logSquaredResiduals(s.y, s.fitted, summary.sigma2, s.n, width),
@@ -483,7 +485,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
     dispose() {
       disposed = true;
       data.x = data.y = data.weights = null;
-      p.sample = p.fitWeights = null;
+      sample = fitWeights = null;
       variance?.smoother.dispose();
       variance = null;
     },
