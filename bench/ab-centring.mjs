@@ -31,20 +31,40 @@ const xq = from(2000, (_, i) => 10 + i / 1999);
 const [xs, ys] = [x.subarray(0, 2000), y.subarray(0, 2000)];
 
 const cases = [
-  ['attention gaussian 1-D 10⁴ × 10⁴, queries and keys shifted',
-    (ka) => ka.attention(q, k, v, { dim: 1, kernel: 'gaussian', bandwidth: 0.05, method: 'exact' })],
+  [
+    'attention gaussian 1-D 10⁴ × 10⁴, queries and keys shifted',
+    (ka) => ka.attention(q, k, v, { dim: 1, kernel: 'gaussian', bandwidth: 0.05, method: 'exact' }),
+  ],
   ['attention softmax 4,096², M = D = 64, keys shifted', (ka) => ka.attention(qs, ks, vs, { dim: M, method: 'exact' })],
-  ['kernelRegression local-linear n = 2·10⁴, fit + predictInterval at 2,000, x and y shifted', (ka) => {
-    const model = ka.kernelRegression(x, y, { dim: 1, bandwidth: 0.02, method: 'exact' });
-    try { return model.predictInterval(xq).mean; } finally { model.dispose(); }
-  }],
-  ['selectBandwidth local-linear CV, n = 2,000, x and y shifted',
-    (ka) => ka.selectBandwidth(xs, ys, { dim: 1, estimator: 'local-linear' }).bandwidth],
+  [
+    'kernelRegression local-linear n = 2·10⁴, fit + predictInterval at 2,000, x and y shifted',
+    (ka) => {
+      const model = ka.kernelRegression(x, y, { dim: 1, bandwidth: 0.02, method: 'exact' });
+      try {
+        return model.predictInterval(xq).mean;
+      } finally {
+        model.dispose();
+      }
+    },
+  ],
+  [
+    'selectBandwidth local-linear CV, n = 2,000, x and y shifted',
+    (ka) => ka.selectBandwidth(xs, ys, { dim: 1, estimator: 'local-linear' }).bandwidth,
+  ],
 ];
 for (const [id, run] of cases) {
   const t = { reference: [], tested: [] };
   for (let r = 0; r < Number(rounds); r++) {
-    const order = r % 2 ? [['tested', tested], ['reference', reference]] : [['reference', reference], ['tested', tested]];
+    const order =
+      r % 2
+        ? [
+            ['tested', tested],
+            ['reference', reference],
+          ]
+        : [
+            ['reference', reference],
+            ['tested', tested],
+          ];
     for (const [name, ka] of order) {
       const t0 = performance.now();
       run(ka);
@@ -52,5 +72,7 @@ for (const [id, run] of cases) {
     }
   }
   const [a, b] = [median(t.reference), median(t.tested)];
-  console.log(`${id}: median reference ${a.toFixed(1)} ms, tested ${b.toFixed(1)} ms, tested/reference ${(b / a).toFixed(3)}`);
+  console.log(
+    `${id}: median reference ${a.toFixed(1)} ms, tested ${b.toFixed(1)} ms, tested/reference ${(b / a).toFixed(3)}`,
+  );
 }

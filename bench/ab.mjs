@@ -14,9 +14,10 @@ if (!refDir) {
 }
 const load = async (dir) => (await import(pathToFileURL(resolve(dir, 'index.js')).href)).init({ threads: 1 });
 const [reference, tested] = [await load(refDir), await load(testDir)];
-const call = (ka, c) => (c.kind === 'nw'
-  ? ka.attention(c.q, c.k, c.v, { dim: 1, kernel: 'gaussian', bandwidth: c.h, method: 'exact' })
-  : ka.attention(c.q, c.k, c.v, { dim: c.M, scale: c.scale, method: 'exact' }));
+const call = (ka, c) =>
+  c.kind === 'nw'
+    ? ka.attention(c.q, c.k, c.v, { dim: 1, kernel: 'gaussian', bandwidth: c.h, method: 'exact' })
+    : ka.attention(c.q, c.k, c.v, { dim: c.M, scale: c.scale, method: 'exact' });
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const bytes = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
@@ -24,7 +25,16 @@ for (const c of [attentionCase(4096), regressionCase(1e4)]) {
   const same = bytes(call(reference, c)).equals(bytes(call(tested, c)));
   const t = { reference: [], tested: [] };
   for (let r = 0; r < Number(rounds); r++) {
-    const order = r % 2 ? [['tested', tested], ['reference', reference]] : [['reference', reference], ['tested', tested]];
+    const order =
+      r % 2
+        ? [
+            ['tested', tested],
+            ['reference', reference],
+          ]
+        : [
+            ['reference', reference],
+            ['tested', tested],
+          ];
     for (const [name, ka] of order) {
       const t0 = performance.now();
       call(ka, c);
@@ -32,6 +42,8 @@ for (const c of [attentionCase(4096), regressionCase(1e4)]) {
     }
   }
   const [a, b] = [median(t.reference), median(t.tested)];
-  console.log(`${c.id}: bit-identical ${same}; median reference ${a.toFixed(1)} ms, tested ${b.toFixed(1)} ms, ` +
-    `tested/reference ${(b / a).toFixed(3)}`);
+  console.log(
+    `${c.id}: bit-identical ${same}; median reference ${a.toFixed(1)} ms, tested ${b.toFixed(1)} ms, ` +
+      `tested/reference ${(b / a).toFixed(3)}`,
+  );
 }

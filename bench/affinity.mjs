@@ -14,10 +14,15 @@ const taskset = (args) => spawnSync('taskset', args, { encoding: 'utf8' });
 function allowedCpus() {
   const r = taskset(['-p', '-c', String(process.pid)]);
   if (r.status !== 0) return undefined;
-  return r.stdout.split(':').at(-1).trim().split(',').flatMap((range) => {
-    const [from, to = from] = range.split('-').map(Number);
-    return Array.from({ length: to - from + 1 }, (_, n) => from + n);
-  });
+  return r.stdout
+    .split(':')
+    .at(-1)
+    .trim()
+    .split(',')
+    .flatMap((range) => {
+      const [from, to = from] = range.split('-').map(Number);
+      return Array.from({ length: to - from + 1 }, (_, n) => from + n);
+    });
 }
 
 /** This process and its descendants, from /proc (each entry's stat holds its parent's pid). */
@@ -28,7 +33,7 @@ function processTree() {
     try {
       const ppid = Number(readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
       parents.set(Number(name), ppid);
-    } catch {}  // exited meanwhile
+    } catch {} // exited meanwhile
   }
   const tree = [process.pid];
   for (let n = 0; n < tree.length; n++) for (const [pid, ppid] of parents) if (ppid === tree[n]) tree.push(pid);
@@ -54,7 +59,7 @@ export const useAll = () => pin(all);
  */
 export async function chooseCpu(gflops, probeName) {
   if (!all) return 'one-thread cells not pinned (taskset not available)';
-  await gflops();  // warm-up on any vCPU, so that the first one measured does not pay for tier-up
+  await gflops(); // warm-up on any vCPU, so that the first one measured does not pay for tier-up
   const speeds = [];
   for (const cpu of all) {
     pin([cpu]);

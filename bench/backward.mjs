@@ -39,11 +39,11 @@ export async function benchBackward({ n = 4096, runs = 7, ka } = {}) {
   const c = attentionCase(n);
   const rand = mulberry32(9);
   const dOut = Float32Array.from({ length: n * c.D }, () => normal(rand));
-  const options = { dim: c.M };  // softmax, scale 1/√M
-  const [forward, gradients] = medians([
-    () => ka.attention(c.q, c.k, c.v, options),
-    () => ka.attentionGradients(c.q, c.k, c.v, dOut, options),
-  ], runs);
+  const options = { dim: c.M }; // softmax, scale 1/√M
+  const [forward, gradients] = medians(
+    [() => ka.attention(c.q, c.k, c.v, options), () => ka.attentionGradients(c.q, c.k, c.v, dOut, options)],
+    runs,
+  );
   const backward = gradients - forward;
   const ratios = { gradients: gradients / forward, backward: backward / forward };
   const header = ['call (wasm SIMD, 1 thread)', `time, I = J = ${n}, M = D = ${c.M}`, '÷ forward'];

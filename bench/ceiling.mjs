@@ -11,13 +11,13 @@ import { useAll, useOne } from './affinity.mjs';
 const calls = { dot: 100000, madd: 10000 };
 
 async function median5(gflops, count) {
-  await gflops(count);  // warm-up: V8 tiers the kernel up during this one
+  await gflops(count); // warm-up: V8 tiers the kernel up during this one
   const g = [];
   for (let n = 0; n < 5; n++) g.push(await gflops(count));
   return g.sort((a, b) => a - b)[2];
 }
 
-let wasm;  // the probe module, instantiated once
+let wasm; // the probe module, instantiated once
 const wasmProbe = () => (wasm ??= import('../build/bench/wasm/ceiling.mjs').then(({ default: create }) => create()));
 
 const measure = async (probe) => ({
@@ -44,13 +44,22 @@ const together = `
 async function maddTogether(threads) {
   const flags = new SharedArrayBuffer(8);
   const url = new URL('../build/bench/wasm/ceiling.mjs', import.meta.url).href;
-  const workers = Array.from({ length: threads }, () => new Worker(together, {
-    eval: true, type: 'module', workerData: { url, calls: calls.madd, flags },
-  }));
-  const results = workers.map((w) => new Promise((resolve, reject) => {
-    w.once('message', resolve);
-    w.once('error', reject);
-  }));
+  const workers = Array.from(
+    { length: threads },
+    () =>
+      new Worker(together, {
+        eval: true,
+        type: 'module',
+        workerData: { url, calls: calls.madd, flags },
+      }),
+  );
+  const results = workers.map(
+    (w) =>
+      new Promise((resolve, reject) => {
+        w.once('message', resolve);
+        w.once('error', reject);
+      }),
+  );
   const view = new Int32Array(flags);
   while (Atomics.load(view, 0) < threads) await new Promise((resolve) => setTimeout(resolve, 5));
   Atomics.store(view, 1, 1);
@@ -70,11 +79,13 @@ export async function measureCeilings(natives, earlier = {}) {
   useOne();
   const result = { wasm: await measure((name, n) => (name === 'dot' ? m._ceiling_dot(n) : m._ceiling_madd(n))) };
   for (const who of natives) result[who.ceiling] = await measure((name, n) => who.probe(name, n));
-  useAll();  // before the workers start: a new thread takes the affinity of the one that creates it
+  useAll(); // before the workers start: a new thread takes the affinity of the one that creates it
   result.wasm.madd2 = await maddTogether(2);
   for (const [key, now] of Object.entries(result)) {
     const before = earlier[key] ?? now;
-    result[key] = Object.fromEntries(Object.keys(now).map((probe) => [probe, Math.max(before[probe] ?? 0, now[probe])]));
+    result[key] = Object.fromEntries(
+      Object.keys(now).map((probe) => [probe, Math.max(before[probe] ?? 0, now[probe])]),
+    );
   }
   return result;
 }

@@ -31,8 +31,10 @@ function statsmodels(x, y, frac, delta) {
   const [xp, yp, fp] = ['x', 'y', 'fitted'].map((name) => `${dataDir}lowess-${n}.${name}.f64`);
   writeFileSync(xp, x);
   writeFileSync(yp, y);
-  const out = execFileSync('/usr/bin/python3', [script, xp, yp, String(n), String(frac), '3', String(delta), fp],
-    { encoding: 'utf8', timeout: 3600e3 });
+  const out = execFileSync('/usr/bin/python3', [script, xp, yp, String(n), String(frac), '3', String(delta), fp], {
+    encoding: 'utf8',
+    timeout: 3600e3,
+  });
   const reply = JSON.parse(out.trim().split('\n').at(-1));
   if (reply.error) throw new Error(reply.error);
   const buf = readFileSync(fp);
@@ -43,24 +45,36 @@ const fmt = (v, digits = 3) => (Number.isFinite(v) ? v.toPrecision(digits) : Str
 
 export async function benchLowess(log = () => {}) {
   const ka = await init({ threads: 1 });
-  const lines = ['### LOWESS: ka.lowess against statsmodels', '',
-    'One thread (the single-thread WebAssembly build) against statsmodels\' Cython `lowess` (Debian python3-statsmodels) on the ' +
-    'same data; 3 robustness iterations. "differs" is max |ours − statsmodels| / range(y) (they differ where ' +
-    'statsmodels departs from R: docs/regression.md, "LOWESS").', '',
-    '| n | frac | delta | ours (s) | statsmodels (s) | statsmodels ÷ ours | differs |', '|---|---|---|---|---|---|---|'];
+  const lines = [
+    '### LOWESS: ka.lowess against statsmodels',
+    '',
+    "One thread (the single-thread WebAssembly build) against statsmodels' Cython `lowess` (Debian python3-statsmodels) on the " +
+      'same data; 3 robustness iterations. "differs" is max |ours − statsmodels| / range(y) (they differ where ' +
+      'statsmodels departs from R: docs/regression.md, "LOWESS").',
+    '',
+    '| n | frac | delta | ours (s) | statsmodels (s) | statsmodels ÷ ours | differs |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const [n, frac, deltaSpec, withStatsmodels] of ROWS) {
     const { x, y } = sample(n);
-    let lo = Infinity, hi = -Infinity, ylo = Infinity, yhi = -Infinity;
+    let lo = Infinity,
+      hi = -Infinity,
+      ylo = Infinity,
+      yhi = -Infinity;
     for (let j = 0; j < n; j++) {
-      lo = Math.min(lo, x[j]); hi = Math.max(hi, x[j]); ylo = Math.min(ylo, y[j]); yhi = Math.max(yhi, y[j]);
+      lo = Math.min(lo, x[j]);
+      hi = Math.max(hi, x[j]);
+      ylo = Math.min(ylo, y[j]);
+      yhi = Math.max(yhi, y[j]);
     }
     const delta = deltaSpec === 'R' ? 0.01 * (hi - lo) : deltaSpec;
-    ka.lowess(x, y, { frac, delta });  // warm-up (V8 tiers the kernel up)
+    ka.lowess(x, y, { frac, delta }); // warm-up (V8 tiers the kernel up)
     const start = performance.now();
     const { fitted } = ka.lowess(x, y, { frac, delta });
     const ours = (performance.now() - start) / 1e3;
     log(`lowess n=${n}: ours ${ours.toFixed(3)} s`);
-    let theirs = NaN, differs = NaN;
+    let theirs = NaN,
+      differs = NaN;
     if (withStatsmodels) {
       try {
         const sm = statsmodels(x, y, frac, delta);
@@ -74,8 +88,10 @@ export async function benchLowess(log = () => {}) {
       }
     }
     const deltaText = deltaSpec === 'R' ? `0.01·range(x) = ${fmt(delta)}` : String(delta);
-    lines.push(`| ${n.toLocaleString('en-US')} | ${frac} | ${deltaText} | ${fmt(ours)} | ${fmt(theirs)} | ` +
-      `${fmt(theirs / ours)} | ${Number.isFinite(differs) ? differs.toExponential(1) : '–'} |`);
+    lines.push(
+      `| ${n.toLocaleString('en-US')} | ${frac} | ${deltaText} | ${fmt(ours)} | ${fmt(theirs)} | ` +
+        `${fmt(theirs / ours)} | ${Number.isFinite(differs) ? differs.toExponential(1) : '–'} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -33,8 +33,12 @@ export function describeSource() {
 
 // CPU time in clock ticks: busy time of the whole machine (/proc/stat), and of this process with its finished children.
 function ticks() {
-  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]
-    .trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const self = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ').slice(11, 15).map(Number);
   return { machine: user + nice + system + irq + softirq + steal, self: self.reduce((a, b) => a + b, 0) };
 }
@@ -48,7 +52,7 @@ export function watchOtherLoad() {
   const t0 = performance.now();
   return () => {
     const end = ticks();
-    const hz = 100;  // USER_HZ on Linux
-    return ((end.machine - start.machine) - (end.self - start.self)) / hz / ((performance.now() - t0) / 1e3);
+    const hz = 100; // USER_HZ on Linux
+    return (end.machine - start.machine - (end.self - start.self)) / hz / ((performance.now() - t0) / 1e3);
   };
 }

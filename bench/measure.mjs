@@ -25,7 +25,8 @@ export const median = (xs) => {
 export async function timeCalls(run, { budget = policy.budget, maxRuns = policy.maxRuns } = {}) {
   const first = await run();
   if (first >= budget) return { seconds: await run(), runs: 1 };
-  let warm = first, last = first;
+  let warm = first,
+    last = first;
   for (let n = 1; n < policy.maxWarmups && warm < policy.warmup; n++) warm += last = await run();
   const times = [];
   const count = Math.min(maxRuns, Math.max(1, Math.floor(budget / last)));
@@ -51,7 +52,11 @@ export async function measureCell(who, c, previous, minRows) {
   const { seconds, runs } = await timeCalls(cell.run);
   const fullSeconds = (seconds * c.I) / rows;
   return {
-    rows, seconds, runs, fullSeconds, work: c.work,
+    rows,
+    seconds,
+    runs,
+    fullSeconds,
+    work: c.work,
     throughput: c.work / fullSeconds / c.perUnit,
     output: await cell.output(),
   };

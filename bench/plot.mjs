@@ -18,7 +18,9 @@ function decade(k) {
  * under the x axis's label.
  */
 function panel({ title, xLabel, yLabel, series, colour }, left, top, width, height) {
-  const points = series.flatMap((s) => s.points).filter(([x, y]) => x > 0 && y > 0 && Number.isFinite(x) && Number.isFinite(y));
+  const points = series
+    .flatMap((s) => s.points)
+    .filter(([x, y]) => x > 0 && y > 0 && Number.isFinite(x) && Number.isFinite(y));
   if (!points.length) return [`<text x="${left}" y="${top + 20}">${escape(title)}: no data</text>`];
   const span = (values) => {
     let lo = Math.floor(Math.log10(Math.min(...values)));
@@ -36,30 +38,42 @@ function panel({ title, xLabel, yLabel, series, colour }, left, top, width, heig
   ];
   for (let k = x0; k <= x1; k++) {
     const x = px(X(10 ** k));
-    out.push(`<line x1="${x}" y1="${top}" x2="${x}" y2="${top + height}" stroke="#ddd"/>`,
-      `<text x="${x}" y="${top + height + 16}" text-anchor="middle">${decade(k)}</text>`);
+    out.push(
+      `<line x1="${x}" y1="${top}" x2="${x}" y2="${top + height}" stroke="#ddd"/>`,
+      `<text x="${x}" y="${top + height + 16}" text-anchor="middle">${decade(k)}</text>`,
+    );
   }
   for (let k = y0; k <= y1; k++) {
     const y = px(Y(10 ** k));
-    out.push(`<line x1="${left}" y1="${y}" x2="${left + width}" y2="${y}" stroke="#ddd"/>`,
-      `<text x="${left - 6}" y="${px(y + 4)}" text-anchor="end">${decade(k)}</text>`);
+    out.push(
+      `<line x1="${left}" y1="${y}" x2="${left + width}" y2="${y}" stroke="#ddd"/>`,
+      `<text x="${left - 6}" y="${px(y + 4)}" text-anchor="end">${decade(k)}</text>`,
+    );
   }
-  out.push(`<text x="${px(left + width / 2)}" y="${top + height + 36}" text-anchor="middle">${escape(xLabel)}</text>`,
-    `<text transform="translate(${left - 48} ${px(top + height / 2)}) rotate(-90)" text-anchor="middle">${escape(yLabel)}</text>`);
-  const drawn = series.filter((s) => s.points.some(([x, y]) => x > 0 && y > 0 && Number.isFinite(x) && Number.isFinite(y)));
+  out.push(
+    `<text x="${px(left + width / 2)}" y="${top + height + 36}" text-anchor="middle">${escape(xLabel)}</text>`,
+    `<text transform="translate(${left - 48} ${px(top + height / 2)}) rotate(-90)" text-anchor="middle">${escape(yLabel)}</text>`,
+  );
+  const drawn = series.filter((s) =>
+    s.points.some(([x, y]) => x > 0 && y > 0 && Number.isFinite(x) && Number.isFinite(y)),
+  );
   for (const s of drawn) {
     const shown = s.points.filter(([x, y]) => x > 0 && y > 0 && Number.isFinite(x) && Number.isFinite(y));
     const c = colour(s.name);
     const dash = s.dashed ? ' stroke-dasharray="6 4"' : '';
-    out.push(`<polyline points="${shown.map(([x, y]) => `${px(X(x))},${px(Y(y))}`).join(' ')}" fill="none" stroke="${c}" stroke-width="2"${dash}/>`,
-      ...(s.dashed ? [] : shown.map(([x, y]) => `<circle cx="${px(X(x))}" cy="${px(Y(y))}" r="3" fill="${c}"/>`)));
+    out.push(
+      `<polyline points="${shown.map(([x, y]) => `${px(X(x))},${px(Y(y))}`).join(' ')}" fill="none" stroke="${c}" stroke-width="2"${dash}/>`,
+      ...(s.dashed ? [] : shown.map(([x, y]) => `<circle cx="${px(X(x))}" cy="${px(Y(y))}" r="3" fill="${c}"/>`)),
+    );
   }
   // The legend: one row under the axis label (about 7 px per character).
   let lx = left;
   for (const s of drawn) {
     const ly = top + height + 58;
-    out.push(`<line x1="${lx}" y1="${ly - 4}" x2="${lx + 20}" y2="${ly - 4}" stroke="${colour(s.name)}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
-      `<text x="${lx + 26}" y="${ly}">${escape(s.name)}</text>`);
+    out.push(
+      `<line x1="${lx}" y1="${ly - 4}" x2="${lx + 20}" y2="${ly - 4}" stroke="${colour(s.name)}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+      `<text x="${lx + 26}" y="${ly}">${escape(s.name)}</text>`,
+    );
     lx += 40 + 7 * s.name.length;
   }
   return out;

@@ -4,7 +4,10 @@
 // median of the per-pair ratios.
 import { attentionCase } from './workloads.mjs';
 
-const SIZES = [[1024, 31], [4096, 9]];  // [I = J, timed pairs]
+const SIZES = [
+  [1024, 31],
+  [4096, 9],
+]; // [I = J, timed pairs]
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -25,15 +28,29 @@ async function measure(ka, c, pairs) {
   const async_ = async () => {
     steps = 0;
     const t = performance.now();
-    await ka.attentionAsync(c.q, c.k, c.v, { ...options, onProgress: () => { steps += 1; } });
+    await ka.attentionAsync(c.q, c.k, c.v, {
+      ...options,
+      onProgress: () => {
+        steps += 1;
+      },
+    });
     return (performance.now() - t) / 1e3;
   };
-  for (let n = 0; n < 2; n++) { await sync(); await async_(); }
+  for (let n = 0; n < 2; n++) {
+    await sync();
+    await async_();
+  }
   const times = { sync: [], async: [], ratios: [] };
   for (let n = 0; n < pairs; n++) {
     let a;
     let b;
-    if (n % 2) { a = await async_(); b = await sync(); } else { b = await sync(); a = await async_(); }
+    if (n % 2) {
+      a = await async_();
+      b = await sync();
+    } else {
+      b = await sync();
+      a = await async_();
+    }
     times.async.push(a);
     times.sync.push(b);
     times.ratios.push(a / b);
@@ -48,7 +65,7 @@ export async function benchProgress(log) {
   const lines = [
     '### Progress reporting: attentionAsync + onProgress against attention()',
     '',
-    'One thread (the single-thread build), workload A\'s inputs; the two calls alternate, and the overhead is the median',
+    "One thread (the single-thread build), workload A's inputs; the two calls alternate, and the overhead is the median",
     'of the per-pair ratios (issue 8 asks for under 2 %).',
     '',
     '| case | attention() | attentionAsync + onProgress | steps reported | pairs | overhead |',
@@ -58,8 +75,10 @@ export async function benchProgress(log) {
     log(`progress overhead, I = J = ${n}…`);
     const r = await measure(ka, attentionCase(n), pairs);
     const overhead = (r.ratio - 1) * 100;
-    lines.push(`| I = J = ${n.toLocaleString('en')}, M = D = 64 | ${ms(r.sync)} | ${ms(r.async)} | ${r.steps} | ${r.pairs} | ` +
-      `${overhead >= 0 ? '+' : '−'}${Math.abs(overhead).toFixed(1)} % |`);
+    lines.push(
+      `| I = J = ${n.toLocaleString('en')}, M = D = 64 | ${ms(r.sync)} | ${ms(r.async)} | ${r.steps} | ${r.pairs} | ` +
+        `${overhead >= 0 ? '+' : '−'}${Math.abs(overhead).toFixed(1)} % |`,
+    );
   }
   return lines.join('\n');
 }

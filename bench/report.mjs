@@ -27,7 +27,8 @@ export function table(header, rows) {
 }
 
 /** Peak GFLOP/s available to a row: the mul+add ceiling of its platform times its threads, or null. */
-const peakOf = (who, ceilings) => (who.ceiling && ceilings[who.ceiling] ? ceilings[who.ceiling].madd * who.threads : null);
+const peakOf = (who, ceilings) =>
+  who.ceiling && ceilings[who.ceiling] ? ceilings[who.ceiling].madd * who.threads : null;
 
 function caseTable(c, cells, ceilings, baseline) {
   const base = cells.find((cell) => cell.who === baseline)?.result;
@@ -46,19 +47,33 @@ function caseTable(c, cells, ceilings, baseline) {
       r.error === 0 ? '0' : r.error.toExponential(1),
     ];
   });
-  return table(['contender', 'time (median)', 'runs', c.unit, 'ours ÷ this', '% of mul+add peak', 'max error ÷ max\\|v\\|'], rows);
+  return table(
+    ['contender', 'time (median)', 'runs', c.unit, 'ours ÷ this', '% of mul+add peak', 'max error ÷ max\\|v\\|'],
+    rows,
+  );
 }
 
 function ceilingTable(ceilings) {
-  const platforms = [['wasm', 'wasm SIMD128'], ['sse4.1', 'native SSE4.1'], ['avx2', 'native AVX2']]
-    .filter(([key]) => ceilings[key]);
-  const row = (name, probe) => [name, ...platforms.map(([key]) => (ceilings[key][probe] ? sig(ceilings[key][probe]) : '—'))];
+  const platforms = [
+    ['wasm', 'wasm SIMD128'],
+    ['sse4.1', 'native SSE4.1'],
+    ['avx2', 'native AVX2'],
+  ].filter(([key]) => ceilings[key]);
+  const row = (name, probe) => [
+    name,
+    ...platforms.map(([key]) => (ceilings[key][probe] ? sig(ceilings[key][probe]) : '—')),
+  ];
   const rows = [
     row('dot: two 2048-float arrays in L1, 4 accumulators', 'dot'),
     row('mul+add: 12 independent chains (no-FMA peak)', 'madd'),
   ];
   if (ceilings.wasm?.madd2) {
-    rows.push(row(`mul+add on 2 threads at once, summed (${ratio(ceilings.wasm.madd2 / ceilings.wasm.madd)}× one thread)`, 'madd2'));
+    rows.push(
+      row(
+        `mul+add on 2 threads at once, summed (${ratio(ceilings.wasm.madd2 / ceilings.wasm.madd)}× one thread)`,
+        'madd2',
+      ),
+    );
   }
   return table(['probe (GFLOP/s)', ...platforms.map(([, title]) => title)], rows);
 }
@@ -76,14 +91,25 @@ function summaryTable(cases, results, ceilings, baseline) {
     return [
       c.id,
       `${throughput(r.throughput, c.unit)} ${c.unit}`,
-      flops ? `${percent(r.throughput / ceilings.wasm.madd)} of mul+add, ${percent(r.throughput / ceilings.wasm.dot)} of dot` : '—',
+      flops
+        ? `${percent(r.throughput / ceilings.wasm.madd)} of mul+add, ${percent(r.throughput / ceilings.wasm.dot)} of dot`
+        : '—',
       target ? `${throughput(target, c.unit)} ${c.unit}` : '—',
       target ? percent(r.throughput / target) : '—',
       ...(threadedWho ? [t ? `${ratio(t.throughput / r.throughput)}×` : '—'] : []),
     ];
   });
-  return table(['case', baseline.label, 'ours ÷ wasm ceiling', 'target (the prototype of toolchain.md)', 'ours ÷ target',
-    ...(threadedWho ? [`${threadedWho.label} ÷ 1 thread`] : [])], rows);
+  return table(
+    [
+      'case',
+      baseline.label,
+      'ours ÷ wasm ceiling',
+      'target (the prototype of toolchain.md)',
+      'ours ÷ target',
+      ...(threadedWho ? [`${threadedWho.label} ÷ 1 thread`] : []),
+    ],
+    rows,
+  );
 }
 
 /**
@@ -109,8 +135,9 @@ export function writeReport(path, markdown) {
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
   const begin = text.indexOf(BEGIN);
   const end = text.indexOf(END);
-  const next = begin >= 0 && end > begin
-    ? text.slice(0, begin) + block + text.slice(end + END.length)
-    : `${text.trimEnd()}\n\n${block}\n`;
+  const next =
+    begin >= 0 && end > begin
+      ? text.slice(0, begin) + block + text.slice(end + END.length)
+      : `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(path, next);
 }

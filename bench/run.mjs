@@ -43,14 +43,17 @@ const caseMakers = [
 ];
 
 const args = process.argv.slice(2);
-const only = args.find((a) => a.startsWith('--cases='))?.slice('--cases='.length).split(',');
+const only = args
+  .find((a) => a.startsWith('--cases='))
+  ?.slice('--cases='.length)
+  .split(',');
 const write = !only && !args.includes('--no-write');
 // The exact engine's tables run unless --cases names only the separate sections (select, approx, lowess, …).
 const sections = ['select', 'approx', 'progress', 'backward', 'lowess'];
 const runCases = !only || only.some((id) => !sections.includes(id));
 const log = (line) => process.stderr.write(`${line}\n`);
 const started = performance.now();
-const machine = describeMachine();  // before any pinning narrows what the process sees
+const machine = describeMachine(); // before any pinning narrows what the process sees
 const otherLoad = watchOtherLoad();
 
 const available = [];
@@ -80,14 +83,15 @@ async function attentionProbe(who) {
   };
 }
 const ours1 = available.includes(contenders[0]) && contenders[0];
-const pinning = runCases && ours1 && await chooseCpu(await attentionProbe(ours1), `attention 1,024² (${ours1.label})`);
+const pinning =
+  runCases && ours1 && (await chooseCpu(await attentionProbe(ours1), `attention 1,024² (${ours1.label})`));
 if (pinning) log(pinning);
 if (runCases) log('ceiling probes…');
-let ceilings = runCases ? await measureCeilings(natives) : {};  // again after every case: see ceiling.mjs
+let ceilings = runCases ? await measureCeilings(natives) : {}; // again after every case: see ceiling.mjs
 
 const cases = [];
 const results = new Map();
-const previous = new Map();  // `${label} ${kind}` → that contender's result on the previous case of the workload
+const previous = new Map(); // `${label} ${kind}` → that contender's result on the previous case of the workload
 for (const make of caseMakers) {
   const c = make();
   if (only && !only.includes(c.id)) continue;
@@ -106,9 +110,11 @@ for (const make of caseMakers) {
       delete result.output;
       previous.set(key, result);
       cells.push({ who, result });
-      log(`${c.id.padEnd(8)} ${who.label.padEnd(40)} ${result.seconds.toFixed(4)} s × ${result.runs}` +
-        `${result.rows < c.I ? ` on ${result.rows} rows` : ''}  ${result.throughput.toPrecision(3)} ${c.unit}` +
-        `  error ${result.error.toExponential(1)}`);
+      log(
+        `${c.id.padEnd(8)} ${who.label.padEnd(40)} ${result.seconds.toFixed(4)} s × ${result.runs}` +
+          `${result.rows < c.I ? ` on ${result.rows} rows` : ''}  ${result.throughput.toPrecision(3)} ${c.unit}` +
+          `  error ${result.error.toExponential(1)}`,
+      );
     } catch (error) {
       cells.push({ who, failure: error.message.split('\n')[0] });
       log(`${c.id.padEnd(8)} ${who.label.padEnd(40)} failed: ${error.stack}`);
@@ -130,16 +136,26 @@ if (!only || only.includes('select')) {
 // Progress reporting's cost (issue 8) and the backward pass against the forward (issue 9): each times its two calls
 // side by side on one thread (`--cases=progress`, `--cases=backward` run only these).
 const extra = [];
-useOne();  // these sections and the approximations run on one thread
+useOne(); // these sections and the approximations run on one thread
 if (!only || only.includes('progress')) {
   log('progress reporting…');
   extra.push(await benchProgress(log).catch((error) => `### Progress reporting\n\nfailed: ${error.message}`));
 }
 if (!only || only.includes('backward')) {
   log('backward pass…');
-  extra.push(await benchBackward().then(({ header, rows }) => ['### Backward pass: attentionGradients against attention()', '',
-    'Softmax, one thread; the backward alone is the difference of the two medians (issue 9 asks for at most 2.5× the forward).', '',
-    table(header, rows)].join('\n')).catch((error) => `### Backward pass\n\nfailed: ${error.message}`));
+  extra.push(
+    await benchBackward()
+      .then(({ header, rows }) =>
+        [
+          '### Backward pass: attentionGradients against attention()',
+          '',
+          'Softmax, one thread; the backward alone is the difference of the two medians (issue 9 asks for at most 2.5× the forward).',
+          '',
+          table(header, rows),
+        ].join('\n'),
+      )
+      .catch((error) => `### Backward pass\n\nfailed: ${error.message}`),
+  );
 }
 
 // LOWESS against statsmodels (issue 23; `--cases=lowess` runs only this): minutes, most of them statsmodels'.
@@ -148,19 +164,24 @@ if (!only || only.includes('lowess')) {
   extra.push(await benchLowess(log).catch((error) => `### LOWESS\n\nfailed: ${error.message}`));
 }
 
-const markdown = runCases && renderReport({
-  command: 'npm run bench',
-  date: new Date().toISOString().slice(0, 10),
-  seconds: (performance.now() - started) / 1e3,
-  machine: [...machine, `other processes kept ${otherLoad().toFixed(2)} cores busy on average during the run`,
-    pinning || 'one-thread cells not pinned'],
-  source: describeSource(),
-  notes,
-  ceilings,
-  cases,
-  results,
-  baseline: contenders[0],
-});
+const markdown =
+  runCases &&
+  renderReport({
+    command: 'npm run bench',
+    date: new Date().toISOString().slice(0, 10),
+    seconds: (performance.now() - started) / 1e3,
+    machine: [
+      ...machine,
+      `other processes kept ${otherLoad().toFixed(2)} cores busy on average during the run`,
+      pinning || 'one-thread cells not pinned',
+    ],
+    source: describeSource(),
+    notes,
+    ceilings,
+    cases,
+    results,
+    baseline: contenders[0],
+  });
 const report = [markdown, selection, ...extra].filter(Boolean).join('\n\n');
 if (report) console.log(report);
 if (write) {

@@ -10,8 +10,11 @@ import { mulberry32, normal } from './workloads.mjs';
 const script = fileURLToPath(new URL('./statsmodels_select.py', import.meta.url));
 const dataDir = fileURLToPath(new URL('../build/bench/data/', import.meta.url));
 const SIZES = [200, 500, 1000, 10000];
-const STATSMODELS_MAX_N = 1000;  // cv_ls at 10,000 points would run for hours
-const ESTIMATORS = [['nadaraya-watson', 'lc'], ['local-linear', 'll']];
+const STATSMODELS_MAX_N = 1000; // cv_ls at 10,000 points would run for hours
+const ESTIMATORS = [
+  ['nadaraya-watson', 'lc'],
+  ['local-linear', 'll'],
+];
 
 /** x uniform on [0, 1] (unsorted), y = sin(2πx) + 0.3·N(0, 1). */
 function sample(n) {
@@ -26,7 +29,10 @@ function statsmodels(x, y, n, regType) {
   const [xp, yp] = ['x', 'y'].map((name) => `${dataDir}select-${n}.${name}.f32`);
   writeFileSync(xp, x);
   writeFileSync(yp, y);
-  const out = execFileSync('/usr/bin/python3', [script, xp, yp, String(n), regType], { encoding: 'utf8', timeout: 900e3 });
+  const out = execFileSync('/usr/bin/python3', [script, xp, yp, String(n), regType], {
+    encoding: 'utf8',
+    timeout: 900e3,
+  });
   const reply = JSON.parse(out.trim().split('\n').at(-1));
   if (reply.error) throw new Error(reply.error);
   return reply;
@@ -42,7 +48,10 @@ const GRADIENT_N = 10000;
 function sample3(n) {
   const rand = mulberry32(90 + n);
   const x = Float32Array.from({ length: 3 * n }, rand);
-  const y = Float32Array.from({ length: n }, (_, i) => Math.sin(2 * Math.PI * x[3 * i]) + 0.5 * x[3 * i + 1] + 0.3 * normal(rand));
+  const y = Float32Array.from(
+    { length: n },
+    (_, i) => Math.sin(2 * Math.PI * x[3 * i]) + 0.5 * x[3 * i + 1] + 0.3 * normal(rand),
+  );
   return { x, y };
 }
 
@@ -58,7 +67,12 @@ export function benchGradient(ka, log) {
     const start = performance.now();
     const chosen = ka.selectBandwidth(x, y, { dim: 3, estimator: 'nadaraya-watson', method: 'exact', ...options });
     const seconds = (performance.now() - start) / 1e3;
-    const cv = ka.cvScore(x, y, { dim: 3, estimator: 'nadaraya-watson', bandwidth: Array.from(chosen.bandwidth), method: 'exact' });
+    const cv = ka.cvScore(x, y, {
+      dim: 3,
+      estimator: 'nadaraya-watson',
+      bandwidth: Array.from(chosen.bandwidth),
+      method: 'exact',
+    });
     log(`select ${label} n=${GRADIENT_N} 3-D: ${seconds.toFixed(2)} s, CV ${cv}`);
     rows.push({ label, seconds, chosen, cv });
   }
@@ -72,8 +86,11 @@ export function benchGradient(ka, log) {
     '',
     '| search | time (s) | evaluations | iterations | h₁, h₂, h₃ | CV |',
     '| --- | ---: | ---: | ---: | --- | ---: |',
-    ...rows.map((r) => `| ${r.label} | ${r.seconds.toFixed(2)} | ${r.chosen.curve.scores.length}${r.chosen.method === 'cv' && r.chosen.curve.scores.length >= 256 ? '+' : ''} | ` +
-      `${r.chosen.iterations ?? '—'} | ${Array.from(r.chosen.bandwidth, (h) => fmt(h, 3)).join(', ')} | ${fmt(r.cv, 6)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.label} | ${r.seconds.toFixed(2)} | ${r.chosen.curve.scores.length}${r.chosen.method === 'cv' && r.chosen.curve.scores.length >= 256 ? '+' : ''} | ` +
+        `${r.chosen.iterations ?? '—'} | ${Array.from(r.chosen.bandwidth, (h) => fmt(h, 3)).join(', ')} | ${fmt(r.cv, 6)} |`,
+    ),
   ];
 }
 
@@ -98,11 +115,15 @@ export async function benchSelection(log) {
         return { seconds: (performance.now() - start) / 1e3, result };
       };
       const last = {};
-      const time = async (ka) => timeCalls(async () => {
-        const r = select(ka);
-        last.result = r.result;
-        return r.seconds;
-      }, { budget: 3, maxRuns: 3 });
+      const time = async (ka) =>
+        timeCalls(
+          async () => {
+            const r = select(ka);
+            last.result = r.result;
+            return r.seconds;
+          },
+          { budget: 3, maxRuns: 3 },
+        );
       const ours = await time(one);
       const chosen = last.result;
       const ours2 = two ? await time(two) : null;
@@ -111,15 +132,17 @@ export async function benchSelection(log) {
         try {
           row.theirs = statsmodels(x, y, n, regType);
           statsmodelsNote = `statsmodels ${row.theirs.statsmodels}`;
-          row.ourCvAtTheirs = row.theirs.bandwidth > 0
-            ? one.cvScore(x, y, { dim: 1, bandwidth: row.theirs.bandwidth, estimator }) : NaN;
+          row.ourCvAtTheirs =
+            row.theirs.bandwidth > 0 ? one.cvScore(x, y, { dim: 1, bandwidth: row.theirs.bandwidth, estimator }) : NaN;
         } catch (error) {
           statsmodelsNote = 'missing';
           log(`selection: statsmodels not available (${error.message.split('\n')[0]})`);
         }
       }
-      log(`select n=${n} ${estimator}: ours ${ours.seconds.toFixed(4)} s` +
-        (row.theirs ? `, statsmodels ${row.theirs.seconds.toFixed(2)} s` : ''));
+      log(
+        `select n=${n} ${estimator}: ours ${ours.seconds.toFixed(4)} s` +
+          (row.theirs ? `, statsmodels ${row.theirs.seconds.toFixed(2)} s` : ''),
+      );
       rows.push(row);
     }
   }
@@ -137,10 +160,12 @@ export async function benchSelection(log) {
   ];
   for (const r of rows) {
     const t = r.theirs;
-    lines.push(`| ${r.n.toLocaleString('en')} | ${r.estimator} | ${r.ours.seconds.toFixed(4)} | ` +
-      `${r.ours2 ? r.ours2.seconds.toFixed(4) : '—'} | ${r.chosen.curve.scores.length} | ${fmt(r.chosen.bandwidth[0])} | ` +
-      `${fmt(r.chosen.score, 6)} | ${t ? t.seconds.toFixed(2) : '—'} | ${t ? fmt(t.bandwidth) : '—'} | ` +
-      `${t ? `${fmt(t.cv, 6)} (${fmt(r.ourCvAtTheirs, 6)})` : '—'} | ${t ? `${Math.round(t.seconds / r.ours.seconds)}×` : '—'} |`);
+    lines.push(
+      `| ${r.n.toLocaleString('en')} | ${r.estimator} | ${r.ours.seconds.toFixed(4)} | ` +
+        `${r.ours2 ? r.ours2.seconds.toFixed(4) : '—'} | ${r.chosen.curve.scores.length} | ${fmt(r.chosen.bandwidth[0])} | ` +
+        `${fmt(r.chosen.score, 6)} | ${t ? t.seconds.toFixed(2) : '—'} | ${t ? fmt(t.bandwidth) : '—'} | ` +
+        `${t ? `${fmt(t.cv, 6)} (${fmt(r.ourCvAtTheirs, 6)})` : '—'} | ${t ? `${Math.round(t.seconds / r.ours.seconds)}×` : '—'} |`,
+    );
   }
   lines.push(...benchGradient(one, log));
   return lines.join('\n');

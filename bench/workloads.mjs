@@ -28,10 +28,20 @@ export function attentionCase(n, { M = 64, D = 64, seed = 1 } = {}) {
   const rand = mulberry32(seed);
   const draw = () => normal(rand);
   return {
-    id: `A-${n}`, kind: 'attention', title: `A: attention, I = J = ${n}, M = D = ${M}, softmax`,
-    I: n, J: n, M, D, scale: 1 / Math.sqrt(M),
-    q: filled(n * M, draw), k: filled(n * M, draw), v: filled(n * D, draw),
-    work: 2 * n * n * (M + D), unit: 'GFLOP/s', perUnit: 1e9,
+    id: `A-${n}`,
+    kind: 'attention',
+    title: `A: attention, I = J = ${n}, M = D = ${M}, softmax`,
+    I: n,
+    J: n,
+    M,
+    D,
+    scale: 1 / Math.sqrt(M),
+    q: filled(n * M, draw),
+    k: filled(n * M, draw),
+    v: filled(n * D, draw),
+    work: 2 * n * n * (M + D),
+    unit: 'GFLOP/s',
+    perUnit: 1e9,
   };
 }
 
@@ -45,10 +55,20 @@ export function regressionCase(n, { h = 0.05, seed = 2 } = {}) {
   const x = filled(n, rand);
   const y = Float32Array.from(x, (xi) => Math.sin(2 * Math.PI * xi) + 0.1 * normal(rand));
   return {
-    id: `B-${n}`, kind: 'nw', title: `B: 1-D Gaussian Nadaraya–Watson, I = J = ${n.toLocaleString('en')}, h = ${h}`,
-    I: n, J: n, M: 1, D: 1, h,
-    q: filled(n, rand), k: x, v: y,
-    work: n * n, unit: 'evals/s', perUnit: 1,
+    id: `B-${n}`,
+    kind: 'nw',
+    title: `B: 1-D Gaussian Nadaraya–Watson, I = J = ${n.toLocaleString('en')}, h = ${h}`,
+    I: n,
+    J: n,
+    M: 1,
+    D: 1,
+    h,
+    q: filled(n, rand),
+    k: x,
+    v: y,
+    work: n * n,
+    unit: 'evals/s',
+    perUnit: 1,
   };
 }
 
@@ -98,7 +118,7 @@ export function relativeError(c, reference, out) {
   for (const x of c.v) scale = Math.max(scale, Math.abs(x));
   let worst = 0;
   for (let n = 0; n < reference.length; n++) {
-    const e = Math.abs(out[n] - reference[n]);  // NaN for a NaN or a missing entry
+    const e = Math.abs(out[n] - reference[n]); // NaN for a NaN or a missing entry
     if (Number.isNaN(e)) return Infinity;
     if (e > worst) worst = e;
   }

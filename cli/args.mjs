@@ -20,7 +20,12 @@ export class UsageError extends Error {
 export function parseCommand(argv, options, { positionals = 0 } = {}) {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     throw new UsageError(e.message.replace(/\. To specify a positional argument.*$/s, ''));
   }
@@ -62,8 +67,11 @@ export function choice(values, name, choices, fallback) {
 
 /** A comma-separated list of column names or 1-based indices. */
 export function columnList(values, name) {
-  const list = required(values, name).split(',').map((s) => s.trim());
-  if (list.some((s) => s === '')) throw new UsageError(`--${name}: empty column name in ${JSON.stringify(values[name])}`);
+  const list = required(values, name)
+    .split(',')
+    .map((s) => s.trim());
+  if (list.some((s) => s === ''))
+    throw new UsageError(`--${name}: empty column name in ${JSON.stringify(values[name])}`);
   return list;
 }
 

@@ -41,10 +41,21 @@ const OUTPUT_HELP = `
   -h, --help          this help`;
 
 const SAMPLE_OPTIONS = {
-  x: { type: 'string' }, y: { type: 'string' }, kernel: { type: 'string' }, estimator: { type: 'string' },
-  bandwidth: { type: 'string' }, span: { type: 'string' }, delimiter: { type: 'string' }, 'no-header': { type: 'boolean' },
-  missing: { type: 'string' }, decimal: { type: 'string' }, encoding: { type: 'string' }, 'date-order': { type: 'string' },
-  format: { type: 'string' }, output: { type: 'string' }, quiet: { type: 'boolean', short: 'q' },
+  x: { type: 'string' },
+  y: { type: 'string' },
+  kernel: { type: 'string' },
+  estimator: { type: 'string' },
+  bandwidth: { type: 'string' },
+  span: { type: 'string' },
+  delimiter: { type: 'string' },
+  'no-header': { type: 'boolean' },
+  missing: { type: 'string' },
+  decimal: { type: 'string' },
+  encoding: { type: 'string' },
+  'date-order': { type: 'string' },
+  format: { type: 'string' },
+  output: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
   exclude: { type: 'string' },
 };
 
@@ -68,7 +79,9 @@ function readerOptions(values) {
   const named = { '\\t': '\t', tab: '\t', whitespace: 'whitespace', space: 'whitespace' };
   const delimiter = named[values.delimiter] ?? values.delimiter ?? 'auto';
   if (delimiter !== 'auto' && delimiter !== 'whitespace' && (delimiter.length !== 1 || /["\r\n]/.test(delimiter))) {
-    throw new UsageError(`--delimiter must be one character (not a quote or line break), tab or whitespace; got ${JSON.stringify(values.delimiter)}`);
+    throw new UsageError(
+      `--delimiter must be one character (not a quote or line break), tab or whitespace; got ${JSON.stringify(values.delimiter)}`,
+    );
   }
   return {
     delimiter,
@@ -84,14 +97,23 @@ function readerOptions(values) {
 // finely than seconds since 1970; printed back as ISO 8601 (times of day as hh:mm:ss).
 const DATE_KINDS = new Set(['date', 'time']);
 function formatter(kind) {
-  if (kind === 'date') return (v) => new Date(Math.round(v * 1000)).toISOString().replace(/T00:00:00\.000Z$/, '').replace(/\.000Z$/, 'Z');
+  if (kind === 'date')
+    return (v) =>
+      new Date(Math.round(v * 1000))
+        .toISOString()
+        .replace(/T00:00:00\.000Z$/, '')
+        .replace(/\.000Z$/, 'Z');
   if (kind === 'time') return (v) => new Date(Math.round(v * 1000)).toISOString().slice(11, 19);
   return round;
 }
 
 /** The sample of a file: x (n × dim, dates centred), y (n × width), the column names and x's formats for output. */
 async function loadSample(file, values) {
-  const t = await readColumns(file, { '--x': columnList(values, 'x'), '--y': columnList(values, 'y') }, readerOptions(values));
+  const t = await readColumns(
+    file,
+    { '--x': columnList(values, 'x'), '--y': columnList(values, 'y') },
+    readerOptions(values),
+  );
   const x = t.groups['--x'];
   const y = t.groups['--y'];
   const dim = x.columns.length;
@@ -101,19 +123,44 @@ async function loadSample(file, values) {
     if (!DATE_KINDS.has(kind)) return 0;
     let lo = Infinity;
     let hi = -Infinity;
-    for (let i = d; i < x.data.length; i += dim) { lo = Math.min(lo, x.data[i]); hi = Math.max(hi, x.data[i]); }
+    for (let i = d; i < x.data.length; i += dim) {
+      lo = Math.min(lo, x.data[i]);
+      hi = Math.max(hi, x.data[i]);
+    }
     return Math.round((lo + hi) / 2);
   });
   for (let i = 0; i < x.data.length; i++) x.data[i] -= centre[i % dim];
   return {
-    file, header: t.header, xCols: x.columns, x: x.data, y: y.data, n: t.n, dim, lines: t.lines, kinds, centre,
-    xNames: x.columns.map((c, k) => name(c, 'x', k)), yNames: y.columns.map((c, k) => name(c, 'y', k)),
-    formats: kinds.map((kind, d) => { const f = formatter(kind); return (v) => f(v + centre[d]); }),
+    file,
+    header: t.header,
+    xCols: x.columns,
+    x: x.data,
+    y: y.data,
+    n: t.n,
+    dim,
+    lines: t.lines,
+    kinds,
+    centre,
+    xNames: x.columns.map((c, k) => name(c, 'x', k)),
+    yNames: y.columns.map((c, k) => name(c, 'y', k)),
+    formats: kinds.map((kind, d) => {
+      const f = formatter(kind);
+      return (v) => f(v + centre[d]);
+    }),
   };
 }
 
 // The API's names for its arguments, as this command line's flags.
-const API_FLAGS = { q: '--queries', k: '--keys', v: '--values', queries: '--queries', keys: '--keys', values: '--values', x: '--x', y: '--y' };
+const API_FLAGS = {
+  q: '--queries',
+  k: '--keys',
+  v: '--values',
+  queries: '--queries',
+  keys: '--keys',
+  values: '--values',
+  x: '--x',
+  y: '--y',
+};
 
 /**
  * Runs `call` and rewords a KernelAttentionError for the command line: option names become flags (`options.dim` →
@@ -129,9 +176,15 @@ async function apiCall(call, s) {
       const names = at[1] === 'x' ? s.xNames : s.yNames;
       const row = Math.floor(Number(at[2]) / names.length);
       const value = e.message.replace(/^`[xy]\[\d+\]`\s*/, '');
-      throw new InputError(s.file, s.lines[row], null, `column ${JSON.stringify(names[Number(at[2]) % names.length])}: the value ${value}`);
+      throw new InputError(
+        s.file,
+        s.lines[row],
+        null,
+        `column ${JSON.stringify(names[Number(at[2]) % names.length])}: the value ${value}`,
+      );
     }
-    e.message = e.message.replace(/`options\.(\w+)`/g, (_, name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)
+    e.message = e.message
+      .replace(/`options\.(\w+)`/g, (_, name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)
       .replace(/`(\w+)`/g, (all, name) => API_FLAGS[name] ?? all);
     throw e;
   }
@@ -142,7 +195,9 @@ function bandwidthOption(values, dim) {
   if (RULES.includes(text)) return text;
   const list = text.split(',').map((h) => parseNumber(h));
   if (list.some((h) => !(h > 0) || !Number.isFinite(h)) || (list.length !== 1 && list.length !== dim)) {
-    throw new UsageError(`--bandwidth must be ${RULES.join(', ')}, a positive number, or ${dim} of them; got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `--bandwidth must be ${RULES.join(', ')}, a positive number, or ${dim} of them; got ${JSON.stringify(text)}`,
+    );
   }
   return list.length === 1 ? list[0] : list;
 }
@@ -152,7 +207,8 @@ function spanOption(values) {
   if (values.span === undefined) return null;
   if (values.bandwidth !== undefined) throw new UsageError('give --bandwidth or --span, not both');
   const span = parseNumber(values.span);
-  if (!(span > 0 && span <= 1)) throw new UsageError(`--span must be a number in (0, 1]; got ${JSON.stringify(values.span)}`);
+  if (!(span > 0 && span <= 1))
+    throw new UsageError(`--span must be a number in (0, 1]; got ${JSON.stringify(values.span)}`);
   return { span };
 }
 
@@ -194,7 +250,9 @@ function excludeOption(values) {
 /** A model's bandwidth for the printed summary: { bandwidth } per x column, or { span, scale } for a span model. */
 function bandwidthSummary(model) {
   const h = model.bandwidth;
-  return h instanceof Float64Array ? { bandwidth: Array.from(h, round) } : { span: h.span, scale: Array.from(h.scale, round) };
+  return h instanceof Float64Array
+    ? { bandwidth: Array.from(h, round) }
+    : { span: h.span, scale: Array.from(h.scale, round) };
 }
 
 function outputFormat(values) {
@@ -233,33 +291,54 @@ ${READING_NOTE}
 Example: kernel-attention fit data.csv --x time --y level --bandwidth cv --format json`;
 
 async function fit(argv, api) {
-  const { values, positionals } = parseCommand(robustArgv(argv), { ...SAMPLE_OPTIONS, robust: { type: 'string' } }, { positionals: 1 });
+  const { values, positionals } = parseCommand(
+    robustArgv(argv),
+    { ...SAMPLE_OPTIONS, robust: { type: 'string' } },
+    { positionals: 1 },
+  );
   if (values.help) return fitHelp;
   const file = dataFile(positionals);
   const format = outputFormat(values);
   const s = await loadSample(file, values);
   const ka = await api();
-  const model = await withProgress('fit', values,
-    (onProgress) => apiCall(() => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }), s));
+  const model = await withProgress('fit', values, (onProgress) =>
+    apiCall(() => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }), s),
+  );
   const summary = {
-    file, n: s.n, x: s.xNames, y: s.yNames, kernel: model.kernel, estimator: model.estimator,
-    ...bandwidthSummary(model), rule: model.selection.rule, method: model.method,
+    file,
+    n: s.n,
+    x: s.xNames,
+    y: s.yNames,
+    kernel: model.kernel,
+    estimator: model.estimator,
+    ...bandwidthSummary(model),
+    rule: model.selection.rule,
+    method: model.method,
     score: model.selection.score === null ? null : round(model.selection.score),
-    effectiveDegreesOfFreedom: round(model.effectiveDegreesOfFreedom), residualVariance: Array.from(model.residualVariance, round),
+    effectiveDegreesOfFreedom: round(model.effectiveDegreesOfFreedom),
+    residualVariance: Array.from(model.residualVariance, round),
     // With --robust: the points the final fit leaves out (robustness weight 0), 1-based data rows.
-    ...(model.robustnessWeights && { rejected: Array.from(model.robustnessWeights).flatMap((w, j) => (w === 0 ? [j + 1] : [])) }),
+    ...(model.robustnessWeights && {
+      rejected: Array.from(model.robustnessWeights).flatMap((w, j) => (w === 0 ? [j + 1] : [])),
+    }),
   };
   printWarnings(model);
   model.dispose();
   if (format === 'json') return emit(values, JSON.stringify(summary, null, 2) + '\n');
-  const rows = [['n', s.n], ['kernel', summary.kernel], ['estimator', summary.estimator], ['rule', summary.rule],
+  const rows = [
+    ['n', s.n],
+    ['kernel', summary.kernel],
+    ['estimator', summary.estimator],
+    ['rule', summary.rule],
     ['method', summary.method],
-    ...(summary.span === undefined ? s.xNames.map((name, d) => [`bandwidth.${name}`, summary.bandwidth[d]])
+    ...(summary.span === undefined
+      ? s.xNames.map((name, d) => [`bandwidth.${name}`, summary.bandwidth[d]])
       : [['span', summary.span], ...s.xNames.map((name, d) => [`scale.${name}`, summary.scale[d]])]),
     ['score', summary.score ?? ''],
     ['effectiveDegreesOfFreedom', summary.effectiveDegreesOfFreedom],
     ...s.yNames.map((name, c) => [`residualVariance.${name}`, summary.residualVariance[c]]),
-    ...(summary.rejected ? [['rejected', summary.rejected.join(' ')]] : [])];
+    ...(summary.rejected ? [['rejected', summary.rejected.join(' ')]] : []),
+  ];
   return emit(values, formatCsv(['name', 'value'], rows));
 }
 
@@ -287,19 +366,33 @@ ${READING_NOTE}
 Example: kernel-attention predict data.csv --x time --y level --grid 101 --level 0.95 --output fit.csv`;
 
 async function predict(argv, api) {
-  const { values, positionals } = parseCommand(robustArgv(argv), {
-    ...SAMPLE_OPTIONS, at: { type: 'string' }, 'at-x': { type: 'string' }, grid: { type: 'string' },
-    from: { type: 'string' }, to: { type: 'string' }, level: { type: 'string' }, variance: { type: 'string' },
-    robust: { type: 'string' }, gradient: { type: 'boolean' },
-  }, { positionals: 1 });
+  const { values, positionals } = parseCommand(
+    robustArgv(argv),
+    {
+      ...SAMPLE_OPTIONS,
+      at: { type: 'string' },
+      'at-x': { type: 'string' },
+      grid: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      level: { type: 'string' },
+      variance: { type: 'string' },
+      robust: { type: 'string' },
+      gradient: { type: 'boolean' },
+    },
+    { positionals: 1 },
+  );
   if (values.help) return predictHelp;
   const file = dataFile(positionals);
-  if ((values.at === undefined) === (values.grid === undefined)) throw new UsageError('give one of --at FILE2 or --grid N');
+  if ((values.at === undefined) === (values.grid === undefined))
+    throw new UsageError('give one of --at FILE2 or --grid N');
   const format = outputFormat(values);
   const level = number(values, 'level');
-  if (level !== undefined && !(level > 0 && level < 1)) throw new UsageError(`--level must be between 0 and 1; got ${values.level}`);
+  if (level !== undefined && !(level > 0 && level < 1))
+    throw new UsageError(`--level must be between 0 and 1; got ${values.level}`);
   const variance = choice(values, 'variance', ['global', 'local'], 'global');
-  if (values.variance !== undefined && level === undefined) throw new UsageError('--variance needs --level (it shapes the band)');
+  if (values.variance !== undefined && level === undefined)
+    throw new UsageError('--variance needs --level (it shapes the band)');
   const grid = number(values, 'grid', { integer: true });
   if (grid !== undefined && grid < 2) throw new UsageError(`--grid must be an integer ≥ 2; got ${values.grid}`);
   if (file === '-' && values.at === '-') throw new UsageError('FILE and --at cannot both be - (stdin)');
@@ -312,7 +405,8 @@ async function predict(argv, api) {
     const end = (name) => {
       if (values[name] === undefined || !DATE_KINDS.has(s.kinds[0])) return number(values, name);
       const d = parseDate(values[name]);
-      if (!d) throw new UsageError(`--${name} must be a date or time like the column's; got ${JSON.stringify(values[name])}`);
+      if (!d)
+        throw new UsageError(`--${name} must be a date or time like the column's; got ${JSON.stringify(values[name])}`);
       return d.value - s.centre[0];
     };
     const lo = end('from') ?? s.x.reduce((a, b) => Math.min(a, b));
@@ -320,9 +414,13 @@ async function predict(argv, api) {
     xq = Float64Array.from({ length: grid }, (_, i) => lo + ((hi - lo) * i) / (grid - 1));
   } else {
     const specs = values['at-x'] ? columnList(values, 'at-x') : null;
-    const at = await readColumns(values.at, {
-      '--at-x': (found) => specs ?? (found.header && s.header ? s.xNames : s.xCols.map((c) => String(c + 1))),
-    }, readerOptions(values));
+    const at = await readColumns(
+      values.at,
+      {
+        '--at-x': (found) => specs ?? (found.header && s.header ? s.xNames : s.xCols.map((c) => String(c + 1))),
+      },
+      readerOptions(values),
+    );
     const cols = at.groups['--at-x'].columns;
     if (cols.length !== s.dim) throw new UsageError(`--at-x names ${cols.length} columns; --x has ${s.dim}`);
     xq = at.groups['--at-x'].data;
@@ -330,18 +428,29 @@ async function predict(argv, api) {
   }
 
   const ka = await api();
-  const model = await withProgress('fit', values,
-    (onProgress) => apiCall(() => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }), s));
+  const model = await withProgress('fit', values, (onProgress) =>
+    apiCall(() => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }), s),
+  );
   const width = s.yNames.length;
-  const result = await withProgress('predict', values, (onProgress) => apiCall(async () => (level === undefined
-    ? { mean: await model.predictAsync(xq, { onProgress }) } : model.predictIntervalAsync(xq, { level, variance, onProgress }))));
+  const result = await withProgress('predict', values, (onProgress) =>
+    apiCall(async () =>
+      level === undefined
+        ? { mean: await model.predictAsync(xq, { onProgress }) }
+        : model.predictIntervalAsync(xq, { level, variance, onProgress }),
+    ),
+  );
   const slopes = values.gradient ? await apiCall(() => model.gradient(xq)) : null;
   printWarnings(model);
   model.dispose();
   const I = xq.length / s.dim;
-  const header = [...s.xNames, ...s.yNames.flatMap((y) => (level === undefined ? [y] : [y, `${y}.lower`, `${y}.upper`, `${y}.stderr`]))];
+  const header = [
+    ...s.xNames,
+    ...s.yNames.flatMap((y) => (level === undefined ? [y] : [y, `${y}.lower`, `${y}.upper`, `${y}.stderr`])),
+  ];
   // Gradient columns follow, per y then per x: [(i·dim + d)·width + c] in gradient()'s layout.
-  const slopeColumns = slopes ? s.yNames.flatMap((y, c) => s.xNames.map((x, d) => ({ c, d, name: `${y}.d.${x}` }))) : [];
+  const slopeColumns = slopes
+    ? s.yNames.flatMap((y, c) => s.xNames.map((x, d) => ({ c, d, name: `${y}.d.${x}` })))
+    : [];
   for (const { name } of slopeColumns) header.push(...(level === undefined ? [name] : [name, `${name}.stderr`]));
   const rows = Array.from({ length: I }, (_, i) => [
     ...Array.from(xq.subarray(i * s.dim, (i + 1) * s.dim), (v, d) => s.formats[d](v)),
@@ -349,7 +458,8 @@ async function predict(argv, api) {
       const at = i * width + c;
       // Float64Array results (y's units, shifted back in double): printed as read back, every digit kept, so that y
       // with a large offset (1.7e9 + …) keeps its fit's precision.
-      return level === undefined ? [result.mean[at]]
+      return level === undefined
+        ? [result.mean[at]]
         : [result.mean[at], result.lower[at], result.upper[at], result.stderr[at]];
     }),
     ...slopeColumns.flatMap(({ c, d }) => {
@@ -378,9 +488,16 @@ ${READING_NOTE}
 Example: kernel-attention select-bandwidth data.csv --x time --y level --rule aicc`;
 
 async function selectBandwidth(argv, api) {
-  const { values, positionals } = parseCommand(argv, {
-    ...SAMPLE_OPTIONS, rule: { type: 'string' }, method: { type: 'string' }, 'per-dimension': { type: 'boolean' },
-  }, { positionals: 1 });
+  const { values, positionals } = parseCommand(
+    argv,
+    {
+      ...SAMPLE_OPTIONS,
+      rule: { type: 'string' },
+      method: { type: 'string' },
+      'per-dimension': { type: 'boolean' },
+    },
+    { positionals: 1 },
+  );
   if (values.help) return selectHelp;
   const file = dataFile(positionals);
   if (values.bandwidth !== undefined) throw new UsageError('select-bandwidth takes --rule, not --bandwidth');
@@ -388,24 +505,40 @@ async function selectBandwidth(argv, api) {
   const format = outputFormat(values);
   // --method was the rule's flag before 0.2.0 (the API's `method` is now how the scores are computed): still read.
   if (values.method !== undefined) {
-    if (values.rule !== undefined) throw new UsageError('--method is the deprecated spelling of --rule; pass only --rule');
+    if (values.rule !== undefined)
+      throw new UsageError('--method is the deprecated spelling of --rule; pass only --rule');
     process.stderr.write('deprecated: --method is now --rule (--method is removed in the next minor version)\n');
   }
   const rule = choice(values, values.method !== undefined ? 'method' : 'rule', RULES, 'cv');
   const s = await loadSample(file, values);
   const { kernel, estimator, exclude } = regressionOptions(values, s.dim);
   const ka = await api();
-  const r = await withProgress('select-bandwidth', values, (onProgress) => apiCall(() => ka.selectBandwidthAsync(s.x, s.y, {
-    dim: s.dim, kernel, estimator, rule, perDimension: Boolean(values['per-dimension']), onProgress,
-    ...(exclude === undefined ? {} : { exclude }),
-  }), s));
+  const r = await withProgress('select-bandwidth', values, (onProgress) =>
+    apiCall(
+      () =>
+        ka.selectBandwidthAsync(s.x, s.y, {
+          dim: s.dim,
+          kernel,
+          estimator,
+          rule,
+          perDimension: Boolean(values['per-dimension']),
+          onProgress,
+          ...(exclude === undefined ? {} : { exclude }),
+        }),
+      s,
+    ),
+  );
   printWarnings(r);
   const bandwidth = Array.from(r.bandwidth, round);
   const curve = Array.from(r.curve.scores, (score, k) => ({
-    bandwidth: Array.from(r.curve.bandwidths.subarray(k * s.dim, (k + 1) * s.dim), round), score: round(score),
+    bandwidth: Array.from(r.curve.bandwidths.subarray(k * s.dim, (k + 1) * s.dim), round),
+    score: round(score),
   }));
   if (format === 'json') {
-    return emit(values, JSON.stringify({ rule, method: r.method, x: s.xNames, bandwidth, score: round(r.score), curve }, null, 2) + '\n');
+    return emit(
+      values,
+      JSON.stringify({ rule, method: r.method, x: s.xNames, bandwidth, score: round(r.score), curve }, null, 2) + '\n',
+    );
   }
   const same = (h) => h.every((v, d) => v === bandwidth[d]);
   const rows = curve.map((c) => [...c.bandwidth, c.score, same(c.bandwidth) ? 1 : 0]);
@@ -437,25 +570,42 @@ ${READING_NOTE}
 Example: kernel-attention lowess nile.csv --x year --y flow --frac 0.3 --output smooth.csv`;
 
 async function lowess(argv, api) {
-  const { values, positionals } = parseCommand(argv, {
-    x: { type: 'string' }, y: { type: 'string' }, frac: { type: 'string' }, iterations: { type: 'string' },
-    delta: { type: 'string' }, delimiter: { type: 'string' }, 'no-header': { type: 'boolean' }, missing: { type: 'string' },
-    decimal: { type: 'string' }, encoding: { type: 'string' }, 'date-order': { type: 'string' },
-    format: { type: 'string' }, output: { type: 'string' },
-  }, { positionals: 1 });
+  const { values, positionals } = parseCommand(
+    argv,
+    {
+      x: { type: 'string' },
+      y: { type: 'string' },
+      frac: { type: 'string' },
+      iterations: { type: 'string' },
+      delta: { type: 'string' },
+      delimiter: { type: 'string' },
+      'no-header': { type: 'boolean' },
+      missing: { type: 'string' },
+      decimal: { type: 'string' },
+      encoding: { type: 'string' },
+      'date-order': { type: 'string' },
+      format: { type: 'string' },
+      output: { type: 'string' },
+    },
+    { positionals: 1 },
+  );
   if (values.help) return lowessHelp;
   const file = dataFile(positionals);
   const format = outputFormat(values);
   for (const name of ['x', 'y']) {
-    if (columnList(values, name).length !== 1) throw new UsageError(`--${name} must name one column; got ${JSON.stringify(values[name])}`);
+    if (columnList(values, name).length !== 1)
+      throw new UsageError(`--${name} must name one column; got ${JSON.stringify(values[name])}`);
   }
   // Checked here, before the file is read, with the flag's name: the ranges are lowess()'s own.
   const frac = number(values, 'frac');
-  if (frac !== undefined && !(frac > 0 && frac <= 1)) throw new UsageError(`--frac must be a number in (0, 1]; got ${JSON.stringify(values.frac)}`);
+  if (frac !== undefined && !(frac > 0 && frac <= 1))
+    throw new UsageError(`--frac must be a number in (0, 1]; got ${JSON.stringify(values.frac)}`);
   const iterations = number(values, 'iterations', { integer: true });
-  if (iterations !== undefined && iterations < 0) throw new UsageError(`--iterations must be an integer ≥ 0; got ${JSON.stringify(values.iterations)}`);
+  if (iterations !== undefined && iterations < 0)
+    throw new UsageError(`--iterations must be an integer ≥ 0; got ${JSON.stringify(values.iterations)}`);
   const delta = number(values, 'delta');
-  if (delta !== undefined && !(delta >= 0)) throw new UsageError(`--delta must be a number ≥ 0; got ${JSON.stringify(values.delta)}`);
+  if (delta !== undefined && !(delta >= 0))
+    throw new UsageError(`--delta must be a number ≥ 0; got ${JSON.stringify(values.delta)}`);
   const s = await loadSample(file, values);
   const options = {};
   if (frac !== undefined) options.frac = frac;
@@ -465,7 +615,12 @@ async function lowess(argv, api) {
   const { fitted, weights } = await apiCall(() => ka.lowess(s.x, s.y, options), s);
   const header = [s.xNames[0], s.yNames[0], 'fitted', 'weight'];
   // x and y as read (full float64; dates as ISO 8601), the smooth to 9 significant digits as the other commands write.
-  const rows = Array.from(fitted, (f, i) => [DATE_KINDS.has(s.kinds[0]) ? s.formats[0](s.x[i]) : s.x[i], s.y[i], round(f), round(weights[i])]);
+  const rows = Array.from(fitted, (f, i) => [
+    DATE_KINDS.has(s.kinds[0]) ? s.formats[0](s.x[i]) : s.x[i],
+    s.y[i],
+    round(f),
+    round(weights[i]),
+  ]);
   if (format === 'csv') return emit(values, formatCsv(header, rows));
   return emit(values, JSON.stringify(rows.map((r) => Object.fromEntries(header.map((h, k) => [h, r[k]])))) + '\n');
 }
@@ -493,18 +648,37 @@ Example: kernel-attention attention --queries q.f32 --keys k.f32 --values v.f32 
 
 async function attention(argv, api) {
   const { values } = parseCommand(argv, {
-    queries: { type: 'string' }, keys: { type: 'string' }, values: { type: 'string' }, dim: { type: 'string' },
-    heads: { type: 'string' }, kernel: { type: 'string' }, scale: { type: 'string' }, bandwidth: { type: 'string' },
-    causal: { type: 'boolean' }, format: { type: 'string' }, output: { type: 'string' }, quiet: { type: 'boolean', short: 'q' },
+    queries: { type: 'string' },
+    keys: { type: 'string' },
+    values: { type: 'string' },
+    dim: { type: 'string' },
+    heads: { type: 'string' },
+    kernel: { type: 'string' },
+    scale: { type: 'string' },
+    bandwidth: { type: 'string' },
+    causal: { type: 'boolean' },
+    format: { type: 'string' },
+    output: { type: 'string' },
+    quiet: { type: 'boolean', short: 'q' },
   });
   if (values.help) return attentionHelp;
   const names = ['queries', 'keys', 'values'];
   const files = names.map((name) => required(values, name));
-  if (files.filter((f) => f === '-').length > 1) throw new UsageError('only one of --queries, --keys and --values can be - (stdin)');
+  if (files.filter((f) => f === '-').length > 1)
+    throw new UsageError('only one of --queries, --keys and --values can be - (stdin)');
   const heads = number(values, 'heads', { positive: true, integer: true }) ?? 1;
-  const format = choice(values, 'format', ['csv', 'json', 'f32'],
-    values.output?.toLowerCase().endsWith('.json') ? 'json' : values.output?.toLowerCase().endsWith('.f32') ? 'f32' : 'csv');
-  if (format === 'f32' && !values.output) throw new UsageError('--format f32 needs --output FILE (or --output - for stdout)');
+  const format = choice(
+    values,
+    'format',
+    ['csv', 'json', 'f32'],
+    values.output?.toLowerCase().endsWith('.json')
+      ? 'json'
+      : values.output?.toLowerCase().endsWith('.f32')
+        ? 'f32'
+        : 'csv',
+  );
+  if (format === 'f32' && !values.output)
+    throw new UsageError('--format f32 needs --output FILE (or --output - for stdout)');
   const kernel = choice(values, 'kernel', ['softmax', ...KERNELS], 'softmax');
   const scale = number(values, 'scale');
   const bandwidth = number(values, 'bandwidth', { positive: true });
@@ -512,30 +686,47 @@ async function attention(argv, api) {
   const [q, k, v] = await Promise.all(files.map((f) => readFloat32(f)));
   // A 2-D .npy file says its rows and width: --dim must agree with it, or is taken from it.
   const shown = (a) => `(${a.shape.join(', ')})`;
-  for (const [name, a] of [['queries', q], ['keys', k]]) {
+  for (const [name, a] of [
+    ['queries', q],
+    ['keys', k],
+  ]) {
     if (a.shape?.length !== 2) continue;
     if (dim === undefined) dim = a.shape[1];
     else if (dim !== a.shape[1]) {
-      throw new UsageError(`--dim ${dim} does not match --${name} ${a.file}, of shape ${shown(a)}: rows of ${a.shape[1]}`);
+      throw new UsageError(
+        `--dim ${dim} does not match --${name} ${a.file}, of shape ${shown(a)}: rows of ${a.shape[1]}`,
+      );
     }
   }
   if (dim === undefined) throw new UsageError('--dim is required (unless --queries or --keys is a 2-D .npy file)');
   if (v.shape?.length === 2 && k.data.length % dim === 0 && v.shape[0] !== k.data.length / dim) {
-    throw new InputError(v.file, null, null, `--values has shape ${shown(v)}: ${v.shape[0]} rows, for ${k.data.length / dim} keys`);
+    throw new InputError(
+      v.file,
+      null,
+      null,
+      `--values has shape ${shown(v)}: ${v.shape[0]} rows, for ${k.data.length / dim} keys`,
+    );
   }
   // Exact, as the help says: the library's default 'auto' may skip keys within its tolerance on large low-dimensional calls.
   const options = { dim, heads, kernel, causal: Boolean(values.causal), method: 'exact' };
   if (scale !== undefined) options.scale = scale;
   if (bandwidth !== undefined) options.bandwidth = bandwidth;
   const ka = await api();
-  const out = await withProgress('attention', values,
-    (onProgress) => apiCall(() => ka.attentionAsync(q.data, k.data, v.data, { ...options, onProgress })));
+  const out = await withProgress('attention', values, (onProgress) =>
+    apiCall(() => ka.attentionAsync(q.data, k.data, v.data, { ...options, onProgress })),
+  );
   if (format === 'f32') return writeOutput(values.output, new Uint8Array(out.buffer, out.byteOffset, out.byteLength));
   const J = k.data.length / dim;
   const D = v.data.length / J;
   const rows = Array.from({ length: out.length / D }, (_, i) => Array.from(out.subarray(i * D, (i + 1) * D)));
   if (format === 'json') return emit(values, JSON.stringify(rows) + '\n');
-  return emit(values, formatCsv(Array.from({ length: D }, (_, d) => `out${d + 1}`), rows));
+  return emit(
+    values,
+    formatCsv(
+      Array.from({ length: D }, (_, d) => `out${d + 1}`),
+      rows,
+    ),
+  );
 }
 
 export const COMMANDS = {

@@ -14,7 +14,14 @@ export class InputError extends Error {
 }
 
 // The reader's option names, as the CLI's flags.
-const FLAGS = { decimal: '--decimal', encoding: '--encoding', missing: '--missing', delimiter: '--delimiter', header: '--no-header', dateOrder: '--date-order' };
+const FLAGS = {
+  decimal: '--decimal',
+  encoding: '--encoding',
+  missing: '--missing',
+  delimiter: '--delimiter',
+  header: '--no-header',
+  dateOrder: '--date-order',
+};
 export const asFlags = (message) => message.replace(/`(\w+)`( to)?/g, (all, name) => (FLAGS[name] ? FLAGS[name] : all));
 
 /** Opens `file` (`-`: stdin) as a stream of byte chunks; a path that cannot be read is a FileError. */
@@ -44,7 +51,8 @@ function resolve(names, header, specs, what, file) {
       if (byName >= 0) return byName;
     }
     if (/^\d+$/.test(spec) && Number(spec) >= 1 && Number(spec) <= names.length) return Number(spec) - 1;
-    const known = header ? `columns are ${names.map((c) => JSON.stringify(c)).join(', ')} or 1 … ${names.length}`
+    const known = header
+      ? `columns are ${names.map((c) => JSON.stringify(c)).join(', ')} or 1 … ${names.length}`
       : `the file has no header; columns are 1 … ${names.length}`;
     throw new UsageError(`${what}: no column ${JSON.stringify(spec)} in ${file} (${known})`);
   });
@@ -80,23 +88,39 @@ export async function readColumns(path, groups, { missing = 'error', ...options 
     if (e instanceof KernelAttentionError) throw new InputError(file, null, null, asFlags(e.message));
     throw e;
   }
-  const used = Object.values(picked).flat().map((c) => table.keep.indexOf(c));
+  const used = Object.values(picked)
+    .flat()
+    .map((c) => table.keep.indexOf(c));
   const { rows, skipped } = selectRows(table, [...new Set(used)]);
   const bad = skipped.find((s) => !s.missing || missing === 'error');
   if (bad) {
     const hint = bad.missing ? ' (--missing skip drops such rows)' : '';
-    throw new InputError(file, bad.line, bad.position, `${bad.column === null ? '' : `column ${JSON.stringify(bad.column)}: `}${bad.reason}${hint}`);
+    throw new InputError(
+      file,
+      bad.line,
+      bad.position,
+      `${bad.column === null ? '' : `column ${JSON.stringify(bad.column)}: `}${bad.reason}${hint}`,
+    );
   }
   if (rows.length === 0) throw new InputError(file, table.lines[0] ?? 1, null, 'no data rows');
   const out = {};
   for (const [flag, cols] of Object.entries(picked)) {
     const data = new Float64Array(rows.length * cols.length);
     const sources = cols.map((c) => table.columns[table.keep.indexOf(c)]);
-    for (let i = 0; i < rows.length; i++) for (let k = 0; k < cols.length; k++) data[i * cols.length + k] = sources[k][rows[i]];
+    for (let i = 0; i < rows.length; i++)
+      for (let k = 0; k < cols.length; k++) data[i * cols.length + k] = sources[k][rows[i]];
     out[flag] = { columns: cols, data };
   }
-  return { file, names: table.names, header, settings: table.settings, groups: out, n: rows.length,
-    lines: Uint32Array.from(rows, (r) => table.lines[r]), skipped: skipped.length };
+  return {
+    file,
+    names: table.names,
+    header,
+    settings: table.settings,
+    groups: out,
+    n: rows.length,
+    lines: Uint32Array.from(rows, (r) => table.lines[r]),
+    skipped: skipped.length,
+  };
 }
 
 /**

@@ -10,7 +10,9 @@ import { InputError } from './csv.mjs';
 const HELP = `Usage: kernel-attention COMMAND [options]   (kernel-attention COMMAND --help for each)
 
 Commands:
-${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(18)}${c.summary}`).join('\n')}
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(18)}${c.summary}`)
+  .join('\n')}
 
 Columns are named by the file's header or by 1-based index; output is CSV or JSON, to stdout or --output FILE.
 A data file may be - (stdin). kernel-attention --version prints the version.`;
@@ -38,7 +40,8 @@ async function main(argv) {
     return 0;
   }
   const command = COMMANDS[name];
-  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; commands: ${Object.keys(COMMANDS).join(', ')}`);
+  if (!command)
+    throw new UsageError(`unknown command ${JSON.stringify(name)}; commands: ${Object.keys(COMMANDS).join(', ')}`);
   // The package is loaded only once the input is read and checked, so help and input errors answer at once.
   const api = () => import('../web/src/index.js').then((m) => m.init());
   const text = await command.run(rest, api);
@@ -46,22 +49,27 @@ async function main(argv) {
   return 0;
 }
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (error) => {
-  if (process.env.KA_DEBUG) console.error(error);
-  if (error instanceof FileError) {
-    // A path that cannot be used: --help would not help, so one line.
-    process.stderr.write(`kernel-attention: ${error.message}\n`);
-    process.exitCode = 2;
-  } else if (error instanceof UsageError) {
-    const command = COMMANDS[process.argv[2]] ? ` ${process.argv[2]}` : '';
-    process.stderr.write(`kernel-attention: ${error.message}\nTry 'kernel-attention${command} --help'.\n`);
-    process.exitCode = 2;
-  } else if (error instanceof InputError) {
-    process.stderr.write(`${error.message}\n`);
-    process.exitCode = 1;
-  } else {
-    // KernelAttentionError (bad data the API rejected) or anything unexpected: the message, no stack.
-    process.stderr.write(`kernel-attention: ${error?.message ?? error}\n`);
-    process.exitCode = 1;
-  }
-});
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    if (process.env.KA_DEBUG) console.error(error);
+    if (error instanceof FileError) {
+      // A path that cannot be used: --help would not help, so one line.
+      process.stderr.write(`kernel-attention: ${error.message}\n`);
+      process.exitCode = 2;
+    } else if (error instanceof UsageError) {
+      const command = COMMANDS[process.argv[2]] ? ` ${process.argv[2]}` : '';
+      process.stderr.write(`kernel-attention: ${error.message}\nTry 'kernel-attention${command} --help'.\n`);
+      process.exitCode = 2;
+    } else if (error instanceof InputError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = 1;
+    } else {
+      // KernelAttentionError (bad data the API rejected) or anything unexpected: the message, no stack.
+      process.stderr.write(`kernel-attention: ${error?.message ?? error}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -21,7 +21,9 @@ export function progressBar(label, { quiet = false, stream = process.stderr, env
       last = now;
       const fraction = total > 0 ? Math.min(1, done / total) : 1;
       const filled = Math.round(fraction * WIDTH);
-      stream.write(`\r${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}% (${done}/${total})`);
+      stream.write(
+        `\r${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}% (${done}/${total})`,
+      );
       drawn = true;
     },
     done() {

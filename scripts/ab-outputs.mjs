@@ -17,17 +17,35 @@ function cases() {
   for (const kernel of kernels) {
     const o = { dim: 8, kernel, ...(kernel === 'softmax' ? {} : { bandwidth: 0.7 }) };
     add(`attention ${kernel}`, (a) => a.attention(q, k, v, o));
-    add(`attention ${kernel} heads 2 causal empty zero`, (a) => a.attention(q, k, v, { ...o, heads: 2, causal: true, empty: 'zero' }));
-    add(`attention ${kernel} nearest`, (a) => a.attention(q, k, v, { ...o, empty: 'nearest', mask: Uint8Array.from({ length: 300 }, (_, j) => j % 3 === 0) }));
+    add(`attention ${kernel} heads 2 causal empty zero`, (a) =>
+      a.attention(q, k, v, { ...o, heads: 2, causal: true, empty: 'zero' }),
+    );
+    add(`attention ${kernel} nearest`, (a) =>
+      a.attention(q, k, v, { ...o, empty: 'nearest', mask: Uint8Array.from({ length: 300 }, (_, j) => j % 3 === 0) }),
+    );
     add(`weights ${kernel}`, (a) => a.weights(q, k, o));
     add(`attentionGradients ${kernel}`, (a) => a.attentionGradients(q, k, v, random(40 * 6, 4), o));
     add(`attentionState ${kernel}`, (a) => a.attentionState(q, k, v, o));
-    add(`merge + finalize ${kernel}`, (a) => a.finalizeState(a.mergeStates(a.attentionState(q, k.subarray(0, 800), v.subarray(0, 600), o),
-      a.attentionState(q, k.subarray(800), v.subarray(600), o)), { empty: 'zero' }));
+    add(`merge + finalize ${kernel}`, (a) =>
+      a.finalizeState(
+        a.mergeStates(
+          a.attentionState(q, k.subarray(0, 800), v.subarray(0, 600), o),
+          a.attentionState(q, k.subarray(800), v.subarray(600), o),
+        ),
+        { empty: 'zero' },
+      ),
+    );
     for (const method of ['random-features', 'nystrom', 'sparse', 'top-k', 'auto']) {
       const extra = method === 'top-k' ? { topK: 7 } : {};
-      add(`attentionWithInfo ${kernel} ${method}`, (a) => a.attentionWithInfo(q.subarray(0, 40 * 2), k.subarray(0, 300 * 2), v, { dim: 2, kernel,
-        ...(kernel === 'softmax' ? {} : { bandwidth: 0.3 }), method, ...extra }));
+      add(`attentionWithInfo ${kernel} ${method}`, (a) =>
+        a.attentionWithInfo(q.subarray(0, 40 * 2), k.subarray(0, 300 * 2), v, {
+          dim: 2,
+          kernel,
+          ...(kernel === 'softmax' ? {} : { bandwidth: 0.3 }),
+          method,
+          ...extra,
+        }),
+      );
     }
   }
   // Large enough to be cut into chunks (attention) and steps (attentionAsync), with masks that index queries absolutely.
@@ -35,7 +53,10 @@ function cases() {
   add('attention chunked', (a) => a.attention(bq, bk, bv, { dim: 64 }));
   add('attentionAsync chunked', (a) => a.attentionAsync(bq, bk, bv, { dim: 64 }));
   const [cq, cv] = [random(3000 * 8, 8), random(3000 * 8, 9)];
-  const groups = { queries: Int32Array.from({ length: 3000 }, (_, i) => i % 5), keys: Int32Array.from({ length: 3000 }, (_, j) => j % 7) };
+  const groups = {
+    queries: Int32Array.from({ length: 3000 }, (_, i) => i % 5),
+    keys: Int32Array.from({ length: 3000 }, (_, j) => j % 7),
+  };
   for (const mask of ['causal', 'loo', 'general', 'groups']) {
     const o = { dim: 8, kernel: 'gaussian', bandwidth: 0.4 };
     if (mask === 'causal') o.causal = true;
@@ -45,7 +66,13 @@ function cases() {
     add(`attention 3000² ${mask}`, (a) => a.attention(cq, cq, cv, o));
     add(`attentionAsync 3000² ${mask}`, (a) => a.attentionAsync(cq, cq, cv, o));
   }
-  add('attention 1-D auto (sparse)', (a) => a.attentionWithInfo(random(5000, 10, 50), random(5000, 11, 50), random(5000, 12), { dim: 1, kernel: 'gaussian', bandwidth: 0.5 }));
+  add('attention 1-D auto (sparse)', (a) =>
+    a.attentionWithInfo(random(5000, 10, 50), random(5000, 11, 50), random(5000, 12), {
+      dim: 1,
+      kernel: 'gaussian',
+      bandwidth: 0.5,
+    }),
+  );
   add('attention 0 queries', (a) => a.attention([], k, v, { dim: 8 }));
 
   // Regression and bandwidth selection.
@@ -57,7 +84,9 @@ function cases() {
   for (const kernel of ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform']) {
     for (const estimator of ['nadaraya-watson', 'local-linear']) {
       for (const method of ['cv', 'aicc', 'scott', 'silverman']) {
-        add(`selectBandwidth ${kernel} ${estimator} ${method}`, (a) => a.selectBandwidth(x, y, { dim: 1, kernel, estimator, method }));
+        add(`selectBandwidth ${kernel} ${estimator} ${method}`, (a) =>
+          a.selectBandwidth(x, y, { dim: 1, kernel, estimator, method }),
+        );
       }
       add(`cvScore ${kernel} ${estimator}`, (a) => a.cvScore(x, y, { dim: 1, kernel, estimator, bandwidth: 0.4 }));
       add(`kernelRegression ${kernel} ${estimator}`, (a) => {
@@ -66,12 +95,22 @@ function cases() {
       });
     }
   }
-  add('selectBandwidth 2-D perDimension', (a) => a.selectBandwidth(x2, y2, { dim: 2, estimator: 'nadaraya-watson', perDimension: true }));
-  add('selectBandwidth 2-D grid', (a) => a.selectBandwidth(x2, y2, { dim: 2, estimator: 'nadaraya-watson', approximation: 'grid' }));
-  add('selectBandwidthAsync 2-D aicc', (a) => a.selectBandwidthAsync(x2, y2, { dim: 2, estimator: 'nadaraya-watson', method: 'aicc', perDimension: true }));
+  add('selectBandwidth 2-D perDimension', (a) =>
+    a.selectBandwidth(x2, y2, { dim: 2, estimator: 'nadaraya-watson', perDimension: true }),
+  );
+  add('selectBandwidth 2-D grid', (a) =>
+    a.selectBandwidth(x2, y2, { dim: 2, estimator: 'nadaraya-watson', approximation: 'grid' }),
+  );
+  add('selectBandwidthAsync 2-D aicc', (a) =>
+    a.selectBandwidthAsync(x2, y2, { dim: 2, estimator: 'nadaraya-watson', method: 'aicc', perDimension: true }),
+  );
   add('selectBandwidth cv-gradient', (a) => a.selectBandwidth(x2, y2, { dim: 2, method: 'cv-gradient' }));
-  add('selectBandwidth cv-gradient full', (a) => a.selectBandwidth(x2, y2, { dim: 2, method: 'cv-gradient', metric: 'full' }));
-  add('selectBandwidth weights', (a) => a.selectBandwidth(x, y, { dim: 1, estimator: 'nadaraya-watson', weights: x.map((t) => 1 + t * t) }));
+  add('selectBandwidth cv-gradient full', (a) =>
+    a.selectBandwidth(x2, y2, { dim: 2, method: 'cv-gradient', metric: 'full' }),
+  );
+  add('selectBandwidth weights', (a) =>
+    a.selectBandwidth(x, y, { dim: 1, estimator: 'nadaraya-watson', weights: x.map((t) => 1 + t * t) }),
+  );
   add('kernelRegression grid', (a) => {
     const m = a.kernelRegression(x, y, { dim: 1, method: 'grid', bandwidth: 0.3 });
     return { method: m.method, predict: m.predict(xq), interval: m.predictInterval(xq) };
@@ -124,7 +163,8 @@ function cases() {
     'grid cauchy': (a) => a.kernelRegression(x, y, { dim: 1, kernel: 'cauchy', method: 'grid' }),
     'grid 3-D': (a) => a.cvScore(random(300, 1), random(100, 2), { dim: 3, bandwidth: 1, approximation: 'grid' }),
     'cv-gradient uniform': (a) => a.selectBandwidth(x, y, { dim: 1, kernel: 'uniform', method: 'cv-gradient' }),
-    'sparse regression 4-D': (a) => a.kernelRegression(random(400, 1), random(100, 2), { dim: 4, method: 'sparse', estimator: 'nadaraya-watson' }),
+    'sparse regression 4-D': (a) =>
+      a.kernelRegression(random(400, 1), random(100, 2), { dim: 4, method: 'sparse', estimator: 'nadaraya-watson' }),
   };
   for (const [name, run] of Object.entries(bad)) add(`refuses: ${name}`, run);
   return list;
@@ -132,7 +172,12 @@ function cases() {
 
 /** Bytes of every typed array and the value of everything else, in a stable order. */
 function flatten(value, path = '', out = []) {
-  if (ArrayBuffer.isView(value)) out.push([path, value.constructor.name, Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')]);
+  if (ArrayBuffer.isView(value))
+    out.push([
+      path,
+      value.constructor.name,
+      Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex'),
+    ]);
   else if (typeof value === 'function') return out;
   else if (value !== null && typeof value === 'object') {
     for (const key of Object.keys(value).sort()) flatten(value[key], `${path}.${key}`, out);
@@ -158,7 +203,9 @@ for (const threads of [1, 2]) {
     total++;
     if (x !== y) {
       differ++;
-      console.log(`DIFFERS (threads ${threads}): ${name}\n  reference: ${x.slice(0, 300)}\n  tested:    ${y.slice(0, 300)}`);
+      console.log(
+        `DIFFERS (threads ${threads}): ${name}\n  reference: ${x.slice(0, 300)}\n  tested:    ${y.slice(0, 300)}`,
+      );
     }
   }
 }

@@ -14,7 +14,12 @@ function cases() {
   const kernels = ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
   // I·J around 2^20 pairs (the least 'auto' runs sparse at); keys in [-1, 1]^M, so a bandwidth h puts about
   // (reach·h)^M of them in reach: 0.02 to 0.3 straddle the 15 % share in 1-D to 3-D.
-  const shapes = [[1023, 1024], [1024, 1024], [600, 4000], [2048, 2048]];
+  const shapes = [
+    [1023, 1024],
+    [1024, 1024],
+    [600, 4000],
+    [2048, 2048],
+  ];
   for (const kernel of kernels) {
     for (const [I, J] of shapes) {
       for (const dim of [1, 2, 3, 4]) {
@@ -23,7 +28,12 @@ function cases() {
         const v = random(J * 2, J + 3);
         for (const h of kernel === 'softmax' ? [null] : [0.02, 0.1, 0.3]) {
           for (const tolerance of [undefined, 1e-2, 1e-5]) {
-            const o = { dim, kernel, ...(h === null ? {} : { bandwidth: h }), ...(tolerance === undefined ? {} : { tolerance }) };
+            const o = {
+              dim,
+              kernel,
+              ...(h === null ? {} : { bandwidth: h }),
+              ...(tolerance === undefined ? {} : { tolerance }),
+            };
             add(`${kernel} ${I}×${J} dim ${dim} h ${h} tol ${tolerance}`, (a) => a.attentionWithInfo(q, k, v, o));
           }
         }
@@ -36,9 +46,14 @@ function cases() {
           const o = { dim, kernel, bandwidth: 0.02 };
           add(`${kernel} ${I}×${J} causal`, (a) => a.attentionWithInfo(q, k, v, { ...o, causal: true }));
           add(`${kernel} ${I}×${J} loo`, (a) => a.attentionWithInfo(q, k, v, { ...o, mask: 'loo' }));
-          const groups = { queries: Int32Array.from({ length: I }, (_, i) => i % 3), keys: Int32Array.from({ length: J }, (_, j) => j % 3) };
+          const groups = {
+            queries: Int32Array.from({ length: I }, (_, i) => i % 3),
+            keys: Int32Array.from({ length: J }, (_, j) => j % 3),
+          };
           add(`${kernel} ${I}×${J} groups`, (a) => a.attentionWithInfo(q, k, v, { ...o, groups }));
-          add(`${kernel} ${I}×${J} key padding`, (a) => a.attentionWithInfo(q, k, v, { ...o, mask: Uint8Array.from({ length: J }, (_, j) => j % 5 === 0) }));
+          add(`${kernel} ${I}×${J} key padding`, (a) =>
+            a.attentionWithInfo(q, k, v, { ...o, mask: Uint8Array.from({ length: J }, (_, j) => j % 5 === 0) }),
+          );
         }
       }
     }
@@ -54,17 +69,28 @@ function cases() {
           add(`kernelRegression n ${n} dim ${dim} ${kernel} h ${bandwidth}`, (a) => {
             const m = a.kernelRegression(x, y, { dim, kernel, bandwidth, estimator: 'nadaraya-watson' });
             try {
-              return { method: m.method, edf: m.effectiveDegreesOfFreedom, sigma2: m.residualVariance, predict: m.predict(xq) };
+              return {
+                method: m.method,
+                edf: m.effectiveDegreesOfFreedom,
+                sigma2: m.residualVariance,
+                predict: m.predict(xq),
+              };
             } finally {
               m.dispose();
             }
           });
         }
-        add(`cvScore n ${n} dim ${dim} ${kernel}`, (a) => a.cvScore(x, y, { dim, kernel, estimator: 'nadaraya-watson', bandwidth: 0.3 }));
+        add(`cvScore n ${n} dim ${dim} ${kernel}`, (a) =>
+          a.cvScore(x, y, { dim, kernel, estimator: 'nadaraya-watson', bandwidth: 0.3 }),
+        );
       }
       if (dim === 1) {
-        add(`selectBandwidth scott n ${n}`, (a) => a.selectBandwidth(x, y, { dim, estimator: 'nadaraya-watson', method: 'scott' }));
-        add(`selectBandwidth aicc-free rule silverman n ${n}`, (a) => a.selectBandwidth(x, y, { dim, estimator: 'nadaraya-watson', method: 'silverman', kernel: 'epanechnikov' }));
+        add(`selectBandwidth scott n ${n}`, (a) =>
+          a.selectBandwidth(x, y, { dim, estimator: 'nadaraya-watson', method: 'scott' }),
+        );
+        add(`selectBandwidth aicc-free rule silverman n ${n}`, (a) =>
+          a.selectBandwidth(x, y, { dim, estimator: 'nadaraya-watson', method: 'silverman', kernel: 'epanechnikov' }),
+        );
       }
     }
   }
@@ -73,7 +99,12 @@ function cases() {
 
 /** Bytes of every typed array and the value of everything else but `reason`, in a stable order. */
 function flatten(value, path = '', out = []) {
-  if (ArrayBuffer.isView(value)) out.push([path, value.constructor.name, Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')]);
+  if (ArrayBuffer.isView(value))
+    out.push([
+      path,
+      value.constructor.name,
+      Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex'),
+    ]);
   else if (typeof value === 'function') return out;
   else if (value !== null && typeof value === 'object') {
     for (const key of Object.keys(value).sort()) if (key !== 'reason') flatten(value[key], `${path}.${key}`, out);
@@ -86,7 +117,10 @@ async function outcome(api, run) {
     const value = await run(api);
     return { method: value.approximation ?? value.method, bytes: JSON.stringify(flatten(value)) };
   } catch (e) {
-    return { method: 'error', bytes: JSON.stringify({ error: e.name, code: e.code, argument: e.argument, message: e.message }) };
+    return {
+      method: 'error',
+      bytes: JSON.stringify({ error: e.name, code: e.code, argument: e.argument, message: e.message }),
+    };
   }
 }
 
@@ -101,7 +135,9 @@ for (const [name, run] of cases()) {
   methods[x.method] = (methods[x.method] ?? 0) + 1;
   if (x.method !== y.method || x.bytes !== y.bytes) {
     differ++;
-    console.log(`DIFFERS: ${name}\n  reference: ${x.method} ${x.bytes.slice(0, 200)}\n  tested:    ${y.method} ${y.bytes.slice(0, 200)}`);
+    console.log(
+      `DIFFERS: ${name}\n  reference: ${x.method} ${x.bytes.slice(0, 200)}\n  tested:    ${y.method} ${y.bytes.slice(0, 200)}`,
+    );
   }
 }
 console.log(`methods in the reference: ${JSON.stringify(methods)}`);

@@ -14,9 +14,16 @@ const time = (fn) => {
 };
 // Reach in bandwidths at the weight ratio 1e-3 (approximate.js AUTO_REACH; Cauchy's, which 'auto' never picks).
 const REACH = {
-  gaussian: Math.sqrt(2 * Math.log(1e3)), laplacian: Math.log(1e3), epanechnikov: 1, cauchy: Math.sqrt(1e3 - 1),
+  gaussian: Math.sqrt(2 * Math.log(1e3)),
+  laplacian: Math.log(1e3),
+  epanechnikov: 1,
+  cauchy: Math.sqrt(1e3 - 1),
 };
-for (const [dim, I, J] of [[1, 4000, 50000], [2, 4000, 50000], [3, 2000, 50000]]) {
+for (const [dim, I, J] of [
+  [1, 4000, 50000],
+  [2, 4000, 50000],
+  [3, 2000, 50000],
+]) {
   const x = Float32Array.from({ length: J * dim }, random);
   const q = Float32Array.from({ length: I * dim }, random);
   const y = Float32Array.from({ length: J }, random);
@@ -24,12 +31,14 @@ for (const [dim, I, J] of [[1, 4000, 50000], [2, 4000, 50000], [3, 2000, 50000]]
     for (const h of [0.003, 0.01, 0.03, 0.1, 0.3]) {
       const options = { dim, kernel, bandwidth: h, method: 'exact' };
       const share = Math.min(1, 2 * REACH[kernel] * h) ** dim;
-      ka.attention(q.subarray(0, 64 * dim), x, y, options);  // warm-up
+      ka.attention(q.subarray(0, 64 * dim), x, y, options); // warm-up
       const exact = time(() => ka.attention(q, x, y, options));
       let info;
       const sparse = time(() => (info = ka.attentionWithInfo(q, x, y, { ...options, method: 'sparse' })));
-      console.log(`dim ${dim}, ${kernel}, h ${h}: share in reach ${share.toFixed(3)}, pairs visited ${(info.keptKeys / (I * J)).toFixed(3)}, ` +
-        `exact ${exact.toFixed(0)} ms, sparse ${sparse.toFixed(0)} ms, exact ÷ sparse ${(exact / sparse).toFixed(2)}`);
+      console.log(
+        `dim ${dim}, ${kernel}, h ${h}: share in reach ${share.toFixed(3)}, pairs visited ${(info.keptKeys / (I * J)).toFixed(3)}, ` +
+          `exact ${exact.toFixed(0)} ms, sparse ${sparse.toFixed(0)} ms, exact ÷ sparse ${(exact / sparse).toFixed(2)}`,
+      );
     }
   }
 }

@@ -31,7 +31,14 @@ function normals(seed) {
  * Runs the simulation; returns { design, global, local }, each band's { average, thirds: [3] } coverage, and the
  * local band's median variance bandwidth.
  */
-export async function coverage({ n = 200, replications = 1000, points = 60, seed = 1, bandwidth = 0.05, level = 0.95 } = {}) {
+export async function coverage({
+  n = 200,
+  replications = 1000,
+  points = 60,
+  seed = 1,
+  bandwidth = 0.05,
+  level = 0.95,
+} = {}) {
   const ka = await init({ threads: 1 });
   const x = Float64Array.from({ length: n }, (_, j) => (j + 0.5) / n);
   const q = Float64Array.from({ length: points }, (_, i) => (i + 0.5) / points);
@@ -50,12 +57,16 @@ export async function coverage({ n = 200, replications = 1000, points = 60, seed
     const model = ka.kernelRegression(x, y, options);
     for (const variance of ['global', 'local']) {
       const band = model.predictInterval(q, { level, variance });
-      for (let i = 0; i < points; i++) if (band.lower[i] <= target[i] && target[i] <= band.upper[i]) counts[variance][third(i)]++;
+      for (let i = 0; i < points; i++)
+        if (band.lower[i] <= target[i] && target[i] <= band.upper[i]) counts[variance][third(i)]++;
     }
     bandwidths.push(model.localVariance.bandwidth[0]);
     model.dispose();
   }
-  const summary = (c) => ({ average: (c[0] + c[1] + c[2]) / (points * replications), thirds: c.map((k, t) => k / perThird[t]) });
+  const summary = (c) => ({
+    average: (c[0] + c[1] + c[2]) / (points * replications),
+    thirds: c.map((k, t) => k / perThird[t]),
+  });
   bandwidths.sort((a, b) => a - b);
   return {
     design: { n, replications, points, seed, bandwidth, level },
@@ -66,12 +77,20 @@ export async function coverage({ n = 200, replications = 1000, points = 60, seed
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { replications: { type: 'string' }, n: { type: 'string' }, seed: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { replications: { type: 'string' }, n: { type: 'string' }, seed: { type: 'string' } },
+  });
   const number = (v, d) => (v === undefined ? d : Number(v));
-  const result = await coverage({ n: number(values.n, 200), replications: number(values.replications, 1000), seed: number(values.seed, 1) });
+  const result = await coverage({
+    n: number(values.n, 200),
+    replications: number(values.replications, 1000),
+    seed: number(values.seed, 1),
+  });
   const pct = (v) => `${(100 * v).toFixed(1)} %`;
   const d = result.design;
-  console.log(`n = ${d.n}, ${d.replications} replications, ${d.points} query points, seed ${d.seed}, h = ${d.bandwidth}, level ${d.level}`);
+  console.log(
+    `n = ${d.n}, ${d.replications} replications, ${d.points} query points, seed ${d.seed}, h = ${d.bandwidth}, level ${d.level}`,
+  );
   console.log('| band | average over x | x in [0, 1/3) | [1/3, 2/3) | [2/3, 1] |');
   console.log('| --- | --- | --- | --- | --- |');
   for (const name of ['global', 'local']) {

@@ -24,7 +24,11 @@ const r2 = (v) => Math.round(v * 100) / 100;
 function extent(values) {
   let lo = Infinity;
   let hi = -Infinity;
-  for (const v of values) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  for (const v of values)
+    if (Number.isFinite(v)) {
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
   const pad = (hi - lo) * 0.04 || 1;
   return [lo - pad, hi + pad];
 }
@@ -45,27 +49,39 @@ function plot({ title, xTitle, yTitle, points, curves, legend }) {
     `<text x="${PAD.left}" y="16" font-size="12" font-weight="bold">${esc(title)}</text>`,
   ];
   for (const t of ticks(xd[0], xd[1], 6)) {
-    parts.push(`<line x1="${r2(sx(t.value))}" x2="${r2(sx(t.value))}" y1="${top}" y2="${H - PAD.bottom}" stroke="#e5e5e5"/>`,
-      `<text x="${r2(sx(t.value))}" y="${H - PAD.bottom + 14}" text-anchor="middle" fill="#444">${t.label}</text>`);
+    parts.push(
+      `<line x1="${r2(sx(t.value))}" x2="${r2(sx(t.value))}" y1="${top}" y2="${H - PAD.bottom}" stroke="#e5e5e5"/>`,
+      `<text x="${r2(sx(t.value))}" y="${H - PAD.bottom + 14}" text-anchor="middle" fill="#444">${t.label}</text>`,
+    );
   }
   for (const t of ticks(yd[0], yd[1], 5)) {
-    parts.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${r2(sy(t.value))}" y2="${r2(sy(t.value))}" stroke="#e5e5e5"/>`,
-      `<text x="${PAD.left - 5}" y="${r2(sy(t.value)) + 4}" text-anchor="end" fill="#444">${t.label}</text>`);
+    parts.push(
+      `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${r2(sy(t.value))}" y2="${r2(sy(t.value))}" stroke="#e5e5e5"/>`,
+      `<text x="${PAD.left - 5}" y="${r2(sy(t.value)) + 4}" text-anchor="end" fill="#444">${t.label}</text>`,
+    );
   }
-  parts.push(`<text x="${(PAD.left + W - PAD.right) / 2}" y="${H - 6}" text-anchor="middle">${esc(xTitle)}</text>`,
-    `<text transform="translate(13 ${(top + H - PAD.bottom) / 2}) rotate(-90)" text-anchor="middle">${esc(yTitle)}</text>`);
-  parts.push(`<g fill="#777" fill-opacity="0.55">${points.map((p) => `<circle cx="${r2(sx(p[0]))}" cy="${r2(sy(p[1]))}" r="1.8"/>`).join('')}</g>`);
+  parts.push(
+    `<text x="${(PAD.left + W - PAD.right) / 2}" y="${H - 6}" text-anchor="middle">${esc(xTitle)}</text>`,
+    `<text transform="translate(13 ${(top + H - PAD.bottom) / 2}) rotate(-90)" text-anchor="middle">${esc(yTitle)}</text>`,
+  );
+  parts.push(
+    `<g fill="#777" fill-opacity="0.55">${points.map((p) => `<circle cx="${r2(sx(p[0]))}" cy="${r2(sy(p[1]))}" r="1.8"/>`).join('')}</g>`,
+  );
   curves.forEach((c, k) => {
     const color = COLORS[k % COLORS.length];
     const up = c.x.map((v, i) => `${r2(sx(v))},${r2(sy(clampY(c.upper[i])))}`);
     const down = c.x.map((v, i) => `${r2(sx(v))},${r2(sy(clampY(c.lower[i])))}`).reverse();
-    parts.push(`<polygon points="${[...up, ...down].join(' ')}" fill="${color}" fill-opacity="0.18"/>`,
-      `<polyline points="${c.x.map((v, i) => `${r2(sx(v))},${r2(sy(clampY(c.mean[i])))}`).join(' ')}" fill="none" stroke="${color}" stroke-width="1.6"/>`);
+    parts.push(
+      `<polygon points="${[...up, ...down].join(' ')}" fill="${color}" fill-opacity="0.18"/>`,
+      `<polyline points="${c.x.map((v, i) => `${r2(sx(v))},${r2(sy(clampY(c.mean[i])))}`).join(' ')}" fill="none" stroke="${color}" stroke-width="1.6"/>`,
+    );
   });
   legend.forEach((text, k) => {
     const y = PAD.top + 8 + 14 * k;
-    parts.push(`<line x1="${PAD.left}" x2="${PAD.left + 16}" y1="${y - 4}" y2="${y - 4}" stroke="${COLORS[k % COLORS.length]}" stroke-width="2"/>`,
-      `<text x="${PAD.left + 20}" y="${y}">${esc(text)}</text>`);
+    parts.push(
+      `<line x1="${PAD.left}" x2="${PAD.left + 16}" y1="${y - 4}" y2="${y - 4}" stroke="${COLORS[k % COLORS.length]}" stroke-width="2"/>`,
+      `<text x="${PAD.left + 20}" y="${y}">${esc(text)}</text>`,
+    );
   });
   parts.push('</svg>', '');
   return parts.join('\n');
@@ -76,11 +92,13 @@ function quantile(values, p) {
   const s = [...values].sort((a, b) => a - b);
   const t = p * (s.length - 1);
   const i = Math.floor(t);
-  return s[i] + (t - i) * ((s[Math.min(i + 1, s.length - 1)]) - s[i]);
+  return s[i] + (t - i) * (s[Math.min(i + 1, s.length - 1)] - s[i]);
 }
 
 const rows = [];
-const sets = readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+const sets = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
   .map((f) => JSON.parse(readFileSync(new URL(f, dir), 'utf8')));
 for (const ds of sets) {
   const { x, y, dim } = ds;
@@ -103,19 +121,31 @@ for (const ds of sets) {
     const q0 = linspace(Math.min(...x0), Math.max(...x0), 160);
     for (const p of [0.25, 0.5, 0.75]) {
       const q = quantile(x1, p);
-      const at = x1.every(Number.isInteger) ? Math.round(q) : q;  // whole months stay whole
+      const at = x1.every(Number.isInteger) ? Math.round(q) : q; // whole months stay whole
       const band = model.predictInterval(q0.flatMap((v) => [v, at]));
       curves.push({ x: q0, mean: Array.from(band.mean), lower: Array.from(band.lower), upper: Array.from(band.upper) });
       legend.push(`${ds.xNames[1]} = ${fmt(at)} (${p * 100} % quantile)`);
     }
   }
   const svg = plot({
-    title: `${ds.title}: local-linear fit, CV bandwidth`, xTitle: ds.xNames[0], yTitle: ds.yName, points, curves, legend,
+    title: `${ds.title}: local-linear fit, CV bandwidth`,
+    xTitle: ds.xNames[0],
+    yTitle: ds.yName,
+    points,
+    curves,
+    legend,
   });
   writeFileSync(new URL(`${ds.name}.svg`, out), svg);
   const ref = ds.reference.ll.cv;
   const warnings = model.warnings ? model.warnings.map((w) => `\`${w.code}\``).join(', ') || 'none' : '(not reported)';
-  rows.push({ ds, h, ref, warnings: model.warnings && warnings, score: model.selection.score, nu: model.effectiveDegreesOfFreedom });
+  rows.push({
+    ds,
+    h,
+    ref,
+    warnings: model.warnings && warnings,
+    score: model.selection.score,
+    nu: model.effectiveDegreesOfFreedom,
+  });
   model.dispose();
 }
 
@@ -125,35 +155,43 @@ const withWarnings = rows.some((r) => r.warnings !== undefined);
 /** The float64 minimiser, with the alternative where the rule for singular designs moves it (make_gallery.py). */
 function minimiser(ref) {
   const t = ref.rules.textbook;
-  const text = t.atLowerEnd ? `flat below ${hs(t.bandwidth)} (CV ${fmt(t.value)})` : `${hs(t.bandwidth)} (CV ${fmt(t.value)})`;
+  const text = t.atLowerEnd
+    ? `flat below ${hs(t.bandwidth)} (CV ${fmt(t.value)})`
+    : `${hs(t.bandwidth)} (CV ${fmt(t.value)})`;
   const p = ref.rules.pivot;
-  return ref.ruleDependent ? `${text}; ${hs(p.bandwidth)} (CV ${fmt(p.value)}) with near-singular designs ruled out` : text;
+  return ref.ruleDependent
+    ? `${text}; ${hs(p.bandwidth)} (CV ${fmt(p.value)}) with near-singular designs ruled out`
+    : text;
 }
 function agrees({ h, ref, score }) {
-  return Object.values(ref.ruleDependent ? ref.rules : { t: ref.rules.textbook }).some((r) => (r.atLowerEnd
-    ? Math.abs(score - r.value) <= 1e-4 * Math.abs(r.value) : near(h, r)));
+  return Object.values(ref.ruleDependent ? ref.rules : { t: ref.rules.textbook }).some((r) =>
+    r.atLowerEnd ? Math.abs(score - r.value) <= 1e-4 * Math.abs(r.value) : near(h, r),
+  );
 }
 const md = [
   '# Gallery: real data sets',
   '',
   'Public-domain data sets shipped with statsmodels, stored in `tests/fixtures/gallery/` by',
   '`tests/fixtures/make_gallery.py`, each fitted with `kernelRegression(x, y, { dim })`: local-linear, Gaussian kernel,',
-  'the bandwidth chosen by leave-one-out CV, the band `predictInterval`\'s 95 % band. With two inputs the plot shows',
+  "the bandwidth chosen by leave-one-out CV, the band `predictInterval`'s 95 % band. With two inputs the plot shows",
   'the fit along the first at the quartiles of the second. Generated by `node scripts/gallery.mjs`.',
   '',
   'The **float64 minimiser** is the global minimum of the same criterion computed in numpy float64 by the fixture',
   'script (a log-spaced scan from a quarter of the median spacing to 100 times the range of x, then golden-section',
   'refinement). Where some leave-one-out design is nearly singular near the minimum, the textbook value and the value',
   'with such bandwidths ruled out (a Cholesky pivot below 1e-2 of its diagonal entry) are both given; see the',
-  'script\'s docstring. Where the criterion is flat down to the bottom of the scan (each point fitted from its nearest',
-  'neighbours), the minimiser is not unique and the plateau\'s value is given. `tests/js/gallery.test.mjs` checks every',
-  'data set, both estimators and both criteria against these references (bandwidth within 1 %, or the plateau\'s value',
+  "script's docstring. Where the criterion is flat down to the bottom of the scan (each point fitted from its nearest",
+  "neighbours), the minimiser is not unique and the plateau's value is given. `tests/js/gallery.test.mjs` checks every",
+  "data set, both estimators and both criteria against these references (bandwidth within 1 %, or the plateau's value",
   'to 1e-4; fits within 1e-4 of the range of y); "agrees" below is that check for the defaults shown.',
   '',
   `| data set | n × inputs | chosen h (CV) | float64 minimiser | agrees | ν |${withWarnings ? ' warnings |' : ''}`,
   `|---|---|---|---|---|---|${withWarnings ? '---|' : ''}`,
-  ...rows.map((r) => `| [${r.ds.name}](#${r.ds.name}) | ${r.ds.n} × ${r.ds.dim} | ${hs(r.h)} (${fmt(r.score)}) | `
-    + `${minimiser(r.ref)} | ${agrees(r) ? 'yes' : 'no'} | ${fmt(r.nu)} |${withWarnings ? ` ${r.warnings} |` : ''}`),
+  ...rows.map(
+    (r) =>
+      `| [${r.ds.name}](#${r.ds.name}) | ${r.ds.n} × ${r.ds.dim} | ${hs(r.h)} (${fmt(r.score)}) | ` +
+      `${minimiser(r.ref)} | ${agrees(r) ? 'yes' : 'no'} | ${fmt(r.nu)} |${withWarnings ? ` ${r.warnings} |` : ''}`,
+  ),
   '',
   ...rows.flatMap(({ ds }) => [
     `## ${ds.name}`,

@@ -7,9 +7,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 const [file] = process.argv.slice(2);
 const text = readFileSync(file, 'utf8');
 const literal = /\(e\.data\.urlOrBlob\?import\(e\.data\.urlOrBlob\):import\("\.\/[\w.]+\.mjs"\)\)/;
-if (!literal.test(text)) throw new Error(`${file}: the import this step rewrites is not there (another Emscripten version?)`);
+if (!literal.test(text))
+  throw new Error(`${file}: the import this step rewrites is not there (another Emscripten version?)`);
 // A module that fails to import (a bundler that rewrote import.meta.url to a file: URL, a file left behind) is rethrown
 // from a task, which makes it an error event on the Worker: the loader handles that one at once and falls back, where
 // a rejected promise would only be logged here and leave the loader waiting.
 const rethrow = 'function(error){setTimeout(function(){throw error});return new Promise(function(){})}';
-writeFileSync(file, text.replace(literal, `import(/* webpackIgnore: true */ /* @vite-ignore */ e.data.urlOrBlob).catch(${rethrow})`));
+writeFileSync(
+  file,
+  text.replace(literal, `import(/* webpackIgnore: true */ /* @vite-ignore */ e.data.urlOrBlob).catch(${rethrow})`),
+);

@@ -37,7 +37,13 @@ export const DEMO_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval
 const withCsp = (relative) => ['web', 'node_modules'].includes(relative.split(path.sep)[0]);
 
 function send(res, status, body, headers = {}) {
-  res.writeHead(status, { ...commonHeaders, ...res.policy, ...res.extraHeaders, 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+  res.writeHead(status, {
+    ...commonHeaders,
+    ...res.policy,
+    ...res.extraHeaders,
+    'Content-Type': 'text/plain; charset=utf-8',
+    ...headers,
+  });
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
@@ -60,7 +66,12 @@ async function handle(req, res) {
   }
   if (withCsp(path.relative(root, file))) res.policy = { 'Content-Security-Policy': DEMO_CSP };
   // Keeps .git and other dot-folders of the checkout private.
-  if (path.relative(root, file).split(path.sep).some((part) => part.startsWith('.'))) {
+  if (
+    path
+      .relative(root, file)
+      .split(path.sep)
+      .some((part) => part.startsWith('.'))
+  ) {
     return send(res, 404, 'Not Found\n');
   }
 
@@ -91,8 +102,14 @@ async function handle(req, res) {
 
 function listen(server, port, host) {
   return new Promise((resolve, reject) => {
-    const onError = (err) => { server.off('listening', onListening); reject(err); };
-    const onListening = () => { server.off('error', onError); resolve(); };
+    const onError = (err) => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
     server.once('error', onError);
     server.once('listening', onListening);
     server.listen(port, host);
@@ -108,7 +125,10 @@ export async function startServer({ port = 0, host = '127.0.0.1', headers = {}, 
   const server = http.createServer((req, res) => {
     res.extraHeaders = headers;
     res.root = root;
-    handle(req, res).catch(() => { if (!res.headersSent) send(res, 500, 'Internal Server Error\n'); else res.destroy(); });
+    handle(req, res).catch(() => {
+      if (!res.headersSent) send(res, 500, 'Internal Server Error\n');
+      else res.destroy();
+    });
   });
   await listen(server, port, host);
   const actualPort = server.address().port;

@@ -13,9 +13,17 @@ function time(fn) {
   return { result, seconds: (performance.now() - start) / 1000 };
 }
 
-for (const [dim, kernel, h] of [[1, 'gaussian', 0.01], [1, 'epanechnikov', 0.01], [2, 'gaussian', 0.01], [2, 'epanechnikov', 0.01]]) {
+for (const [dim, kernel, h] of [
+  [1, 'gaussian', 0.01],
+  [1, 'epanechnikov', 0.01],
+  [2, 'gaussian', 0.01],
+  [2, 'epanechnikov', 0.01],
+]) {
   const x = Float32Array.from({ length: n * dim }, random);
-  const y = Float32Array.from({ length: n }, (_, i) => Math.sin(6 * x[i * dim]) + (dim === 2 ? Math.cos(4 * x[i * dim + 1]) : 0));
+  const y = Float32Array.from(
+    { length: n },
+    (_, i) => Math.sin(6 * x[i * dim]) + (dim === 2 ? Math.cos(4 * x[i * dim + 1]) : 0),
+  );
   const options = { dim, kernel, bandwidth: h, method: 'exact' };
   const exact = time(() => ka.attention(x, x, y, options));
   const sparse = time(() => ka.attentionWithInfo(x, x, y, { ...options, method: 'sparse', tolerance: 1e-3 }));
@@ -27,8 +35,10 @@ for (const [dim, kernel, h] of [[1, 'gaussian', 0.01], [1, 'epanechnikov', 0.01]
   let worst = 0;
   for (const v of y) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
   for (let i = 0; i < n; i++) worst = Math.max(worst, Math.abs(sparse.result.output[i] - exact.result[i]));
-  console.log(`dim ${dim} ${kernel} h ${h} n ${n}: exact attention ${exact.seconds.toFixed(2)} s, exact regression predict ` +
-    `${fit.seconds.toFixed(2)} s, sparse ${sparse.seconds.toFixed(3)} s (${(exact.seconds / sparse.seconds).toFixed(0)}x attention), ` +
-    `kept ${(sparse.result.keptKeys / n / n * 100).toFixed(2)} % of pairs, max |sparse - exact| / range ${(worst / (hi - lo)).toExponential(2)}, ` +
-    `errorEstimate ${sparse.result.errorEstimate.toExponential(2)}`);
+  console.log(
+    `dim ${dim} ${kernel} h ${h} n ${n}: exact attention ${exact.seconds.toFixed(2)} s, exact regression predict ` +
+      `${fit.seconds.toFixed(2)} s, sparse ${sparse.seconds.toFixed(3)} s (${(exact.seconds / sparse.seconds).toFixed(0)}x attention), ` +
+      `kept ${((sparse.result.keptKeys / n / n) * 100).toFixed(2)} % of pairs, max |sparse - exact| / range ${(worst / (hi - lo)).toExponential(2)}, ` +
+      `errorEstimate ${sparse.result.errorEstimate.toExponential(2)}`,
+  );
 }

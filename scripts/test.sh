@@ -9,6 +9,7 @@ ctest --test-dir build/native --output-on-failure -j "$jobs"
 ctest --test-dir build/sanitize --output-on-failure -j "$jobs"
 ctest --test-dir build/wasm --output-on-failure -j "$jobs"
 npx tsc -p tests/types
+npx prettier --check --log-level warn "**/*.{js,mjs,cjs,ts,cts}"  # the JS formatting (.prettierrc.json; npm run format)
 node --test --test-reporter=spec tests/js/ tests/browser/ tests/package/ tests/cli/
 # The JS suites above ran on init()'s default, the pthreads build in Node: rerun the main ones on the single-thread module.
 KA_TEST_THREADS=1 node --test --test-reporter=dot tests/js/api.test.mjs tests/js/fixtures.test.mjs

@@ -36,8 +36,10 @@ export function loadCommand(c, rows) {
 export async function startChild(command, args) {
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-2000); });
-  child.stdin.on('error', () => {});  // a child that died is reported by the exit handler below
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-2000);
+  });
+  child.stdin.on('error', () => {}); // a child that died is reported by the exit handler below
   const waiting = [];
   const exited = new Promise((resolve) => {
     child.on('error', (e) => resolve(e.message));

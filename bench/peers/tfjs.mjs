@@ -11,7 +11,10 @@ const chunkFloats = 2 ** 22;
 export function tfjsWasm() {
   let tf;
   let tensors = [];
-  const release = () => { tf.dispose(tensors); tensors = []; };
+  const release = () => {
+    tf.dispose(tensors);
+    tensors = [];
+  };
   // Runs body in a tidy scope and copies its result tensor into out at `offset`, leaving nothing allocated.
   const readInto = (out, offset, body) => {
     const result = tf.tidy(body);
@@ -45,18 +48,19 @@ export function tfjsWasm() {
       const v = tf.tensor2d(c.v, [c.J, c.D]);
       tensors = [q, k, v];
       const out = new Float32Array(rows * c.D);
-      const compute = c.kind === 'nw'
-        ? () => {
-          const chunk = Math.max(1, Math.floor(chunkFloats / c.J));
-          for (let start = 0; start < rows; start += chunk) {
-            const n = Math.min(chunk, rows - start);
-            readInto(out, start, () => {
-              const logits = tf.mul(tf.squaredDifference(tf.slice(q, [start, 0], [n, 1]), k), -0.5 / (c.h * c.h));
-              return tf.matMul(tf.softmax(logits), v);
-            });
-          }
-        }
-        : () => readInto(out, 0, () => tf.matMul(tf.softmax(tf.mul(tf.matMul(q, k, false, true), c.scale)), v));
+      const compute =
+        c.kind === 'nw'
+          ? () => {
+              const chunk = Math.max(1, Math.floor(chunkFloats / c.J));
+              for (let start = 0; start < rows; start += chunk) {
+                const n = Math.min(chunk, rows - start);
+                readInto(out, start, () => {
+                  const logits = tf.mul(tf.squaredDifference(tf.slice(q, [start, 0], [n, 1]), k), -0.5 / (c.h * c.h));
+                  return tf.matMul(tf.softmax(logits), v);
+                });
+              }
+            }
+          : () => readInto(out, 0, () => tf.matMul(tf.softmax(tf.mul(tf.matMul(q, k, false, true), c.scale)), v));
       return {
         async run() {
           const start = performance.now();

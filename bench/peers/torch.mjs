@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { loadCommand, startChild } from './child.mjs';
 
 const script = fileURLToPath(new URL('../torch_bench.py', import.meta.url));
-let shared;  // the one child, started on first use
+let shared; // the one child, started on first use
 
 export function torch(threads) {
   let child;

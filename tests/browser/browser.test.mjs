@@ -7,8 +7,14 @@ import { startServer } from '../../scripts/serve.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 const PAGE_TIMEOUT_MS = 30_000;
 
@@ -41,7 +47,9 @@ async function openPage(path, readyFn) {
   const problems = [];
   // Any of these fails the wait at once: a failed module import never becomes a page error, only a hang.
   let fail;
-  const failed = new Promise((_, reject) => { fail = reject; });
+  const failed = new Promise((_, reject) => {
+    fail = reject;
+  });
   failed.catch(() => {});
   const report = (problem, fatal) => {
     problems.push(problem);
@@ -67,7 +75,9 @@ async function openPage(path, readyFn) {
     await Promise.race([page.waitForFunction(readyFn, null, { timeout: left }), failed]);
   } catch (err) {
     await page.close();
-    const hint = problems.some((p) => p.includes('/web/dist/')) ? '\n(web/dist/ is missing: run the wasm build first)' : '';
+    const hint = problems.some((p) => p.includes('/web/dist/'))
+      ? '\n(web/dist/ is missing: run the wasm build first)'
+      : '';
     throw new Error(`${path} did not finish loading:\n${problems.length ? problems.join('\n') : err.message}${hint}`);
   }
   return { page, problems };
@@ -147,9 +157,15 @@ function assertClose(actual, expected, tolerance, what) {
     const bothNaN = Number.isNaN(actual[i]) && Number.isNaN(expected[i]);
     const err = bothNaN ? 0 : Math.abs(actual[i] - expected[i]);
     const size = Number.isNaN(err) ? Infinity : err;
-    if (at < 0 || size > worst) { worst = size; at = i; }
+    if (at < 0 || size > worst) {
+      worst = size;
+      at = i;
+    }
   }
-  assert.ok(worst <= tolerance, `${what}: |error| ${worst} at index ${at} (got ${actual[at]}, want ${expected[at]}) > ${tolerance}`);
+  assert.ok(
+    worst <= tolerance,
+    `${what}: |error| ${worst} at index ${at} (got ${actual[at]}, want ${expected[at]}) > ${tolerance}`,
+  );
 }
 
 test('library page: attention matches a float64 loop', { timeout: 2 * PAGE_TIMEOUT_MS }, async () => {
@@ -179,7 +195,11 @@ test('README browser example computes a kernel regression', { timeout: 2 * PAGE_
     const expected = naiveAttention(r.at, r.x, r.y, { dim: 1, kernel: 'gaussian', bandwidth: r.bandwidth });
     assertClose(r.fit, expected, 1e-5 * maxAbs(r.y), 'example');
     const text = await page.textContent('#out');
-    assert.equal(text.trim().split('\n').length, r.at.length, `#out should show one line per query, got ${JSON.stringify(text)}`);
+    assert.equal(
+      text.trim().split('\n').length,
+      r.at.length,
+      `#out should show one line per query, got ${JSON.stringify(text)}`,
+    );
     assertNoProblems(problems);
   } finally {
     await page.close();

@@ -11,8 +11,12 @@ import { assertClean, launch, openDemo as open, TIMEOUT_MS, waitForFit } from '.
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
 
 let session;
-before(async () => { session = await launch(); });
-after(async () => { await session?.close(); });
+before(async () => {
+  session = await launch();
+});
+after(async () => {
+  await session?.close();
+});
 
 const openDemo = (hash) => open(session, hash);
 
@@ -32,15 +36,33 @@ function nadarayaWatson(x, y, q, h) {
 function readView(page) {
   return page.evaluate(() => {
     const { fit, x, y } = window.demoState;
-    const approx = fit.approximation && { ...fit.approximation, output: fit.approximation.output && Array.from(fit.approximation.output) };
-    const table = [...document.querySelectorAll('#identity tbody tr')].map((tr) => [...tr.cells].map((td) => ({ text: td.textContent, hidden: td.hidden })));
+    const approx = fit.approximation && {
+      ...fit.approximation,
+      output: fit.approximation.output && Array.from(fit.approximation.output),
+    };
+    const table = [...document.querySelectorAll('#identity tbody tr')].map((tr) =>
+      [...tr.cells].map((td) => ({ text: td.textContent, hidden: td.hidden })),
+    );
     return {
-      x: Array.from(x), y: Array.from(y), h: fit.h[0], queries: Array.from(fit.queries), exact: Array.from(fit.attentionKernel), approx,
-      controls: { method: document.getElementById('attention-method').value, tolerance: document.getElementById('tolerance').value,
-        toleranceDisabled: document.getElementById('tolerance').disabled },
-      head: { text: document.getElementById('approx-head').textContent, hidden: document.getElementById('approx-head').hidden },
-      status: document.getElementById('approx-status').textContent, table,
-      timings: document.getElementById('timings').textContent, hash: location.hash,
+      x: Array.from(x),
+      y: Array.from(y),
+      h: fit.h[0],
+      queries: Array.from(fit.queries),
+      exact: Array.from(fit.attentionKernel),
+      approx,
+      controls: {
+        method: document.getElementById('attention-method').value,
+        tolerance: document.getElementById('tolerance').value,
+        toleranceDisabled: document.getElementById('tolerance').disabled,
+      },
+      head: {
+        text: document.getElementById('approx-head').textContent,
+        hidden: document.getElementById('approx-head').hidden,
+      },
+      status: document.getElementById('approx-status').textContent,
+      table,
+      timings: document.getElementById('timings').textContent,
+      hash: location.hash,
     };
   });
 }
@@ -54,10 +76,16 @@ function checkReported(v) {
     sq += (v.approx.output[i] - e) ** 2;
   });
   const range = Math.max(...v.y) - Math.min(...v.y);
-  assert.ok(Math.abs(v.approx.maxDiff - max) <= 1e-12 * (1 + max), `reported largest difference ${v.approx.maxDiff}, recomputed ${max}`);
+  assert.ok(
+    Math.abs(v.approx.maxDiff - max) <= 1e-12 * (1 + max),
+    `reported largest difference ${v.approx.maxDiff}, recomputed ${max}`,
+  );
   assert.ok(Math.abs(v.approx.rmsRelative - Math.sqrt(sq / v.exact.length) / range) <= 1e-6 * range);
   assert.equal(v.approx.output.length, v.queries.length);
-  assert.ok(Number.isFinite(v.approx.errorEstimate) && v.approx.errorEstimate >= 0, `error estimate ${v.approx.errorEstimate}`);
+  assert.ok(
+    Number.isFinite(v.approx.errorEstimate) && v.approx.errorEstimate >= 0,
+    `error estimate ${v.approx.errorEstimate}`,
+  );
   assert.ok(v.approx.ms > 0);
   // Five rows of the table: q, kernel, softmax, |difference| and the approximation, which is the published output.
   const I = v.queries.length;
@@ -74,11 +102,17 @@ function checkReported(v) {
   assert.ok(v.status.includes(`largest difference ${v.approx.maxDiff.toExponential(1)}`), v.status);
   assert.ok(v.status.includes(`${v.approx.count.toLocaleString('en')} ${v.approx.countName}`), v.status);
   // A measured error over 10× the estimate is called out.
-  assert.equal(/× the estimate: it is not to be trusted/.test(v.status), v.approx.rmsRelative > 10 * v.approx.errorEstimate, v.status);
+  assert.equal(
+    /× the estimate: it is not to be trusted/.test(v.status),
+    v.approx.rmsRelative > 10 * v.approx.errorEstimate,
+    v.status,
+  );
 }
 
-test('demo: the attention view runs by Nyström and random features, shows method, count, error estimate, measured difference and time; the settings round-trip through the URL',
-  { timeout: 6 * TIMEOUT_MS }, async () => {
+test(
+  'demo: the attention view runs by Nyström and random features, shows method, count, error estimate, measured difference and time; the settings round-trip through the URL',
+  { timeout: 6 * TIMEOUT_MS },
+  async () => {
     const { page, problems } = await openDemo('#example=sine&n=400&h=0.5&attention=nystrom&tolerance=0.001');
     let second = null;
     try {
@@ -97,11 +131,15 @@ test('demo: the attention view runs by Nyström and random features, shows metho
       // RMS measured when this was written was 2e-4 of the range; 1e-2 still tells a working method from a broken one.
       const range = Math.max(...nystrom.y) - Math.min(...nystrom.y);
       let sq = 0;
-      nystrom.queries.forEach((q, i) => { sq += (nystrom.approx.output[i] - nadarayaWatson(nystrom.x, nystrom.y, q, 0.5)) ** 2; });
+      nystrom.queries.forEach((q, i) => {
+        sq += (nystrom.approx.output[i] - nadarayaWatson(nystrom.x, nystrom.y, q, 0.5)) ** 2;
+      });
       const rms = Math.sqrt(sq / nystrom.queries.length) / range;
       assert.ok(rms < 1e-2, `Nyström differs from the float64 fit by ${rms} (RMS, of the range)`);
-      console.log(`# Nyström, ${nystrom.approx.count} landmarks: estimate ${nystrom.approx.errorEstimate.toExponential(2)}, ` +
-        `measured RMS ${nystrom.approx.rmsRelative.toExponential(2)}, largest ${nystrom.approx.maxDiff.toExponential(2)}, ${nystrom.approx.ms.toFixed(1)} ms`);
+      console.log(
+        `# Nyström, ${nystrom.approx.count} landmarks: estimate ${nystrom.approx.errorEstimate.toExponential(2)}, ` +
+          `measured RMS ${nystrom.approx.rmsRelative.toExponential(2)}, largest ${nystrom.approx.maxDiff.toExponential(2)}, ${nystrom.approx.ms.toFixed(1)} ms`,
+      );
       mkdirSync(OUT_DIR, { recursive: true });
       await page.screenshot({ path: `${OUT_DIR}demo-nystrom.png`, fullPage: true });
 
@@ -123,9 +161,14 @@ test('demo: the attention view runs by Nyström and random features, shows metho
       assert.ok(features.approx.rmsRelative <= 3 * features.approx.errorEstimate, features.status);
       assert.doesNotMatch(features.status, /not to be trusted/);
       const params = new URLSearchParams(features.hash.slice(1));
-      assert.deepEqual([params.get('attention'), params.get('tolerance'), params.get('h')], ['random-features', '0.03', '0.5']);
-      console.log(`# random features, ${features.approx.count} features: estimate ${features.approx.errorEstimate.toExponential(2)}, ` +
-        `measured RMS ${features.approx.rmsRelative.toExponential(2)}, largest ${features.approx.maxDiff.toExponential(2)}, ${features.approx.ms.toFixed(1)} ms`);
+      assert.deepEqual(
+        [params.get('attention'), params.get('tolerance'), params.get('h')],
+        ['random-features', '0.03', '0.5'],
+      );
+      console.log(
+        `# random features, ${features.approx.count} features: estimate ${features.approx.errorEstimate.toExponential(2)}, ` +
+          `measured RMS ${features.approx.rmsRelative.toExponential(2)}, largest ${features.approx.maxDiff.toExponential(2)}, ${features.approx.ms.toFixed(1)} ms`,
+      );
 
       // The shared URL opens the same view: same controls, and (one seed, one build) the same bytes.
       ({ page: second } = await open(session, features.hash));
@@ -142,7 +185,10 @@ test('demo: the attention view runs by Nyström and random features, shows metho
       assert.deepEqual(sparse.controls, { method: 'sparse', tolerance: '0.03', toleranceDisabled: false });
       checkReported(sparse);
       assert.equal(sparse.head.text, 'certified sparsity');
-      assert.match(sparse.status, /^Certified sparsity, [\d,]+ of [\d,]+ weights kept \(tolerance 0\.03\): guaranteed error ≤/);
+      assert.match(
+        sparse.status,
+        /^Certified sparsity, [\d,]+ of [\d,]+ weights kept \(tolerance 0\.03\): guaranteed error ≤/,
+      );
       assert.ok(sparse.approx.count < sparse.x.length * sparse.queries.length, `${sparse.status}: nothing was skipped`);
       const sparseRange = Math.max(...sparse.y) - Math.min(...sparse.y);
       assert.ok(sparse.approx.maxDiff / sparseRange <= sparse.approx.errorEstimate + 1e-5, sparse.status);
@@ -161,23 +207,33 @@ test('demo: the attention view runs by Nyström and random features, shows metho
       await page.close();
       await second?.close();
     }
-  });
+  },
+);
 
-test('demo: an unknown attention method or tolerance in the URL is ignored (exact, 0.01); Nyström runs on a 2-D surface', { timeout: 3 * TIMEOUT_MS }, async () => {
-  const { page, problems } = await openDemo('#example=surface&n=500&attention=fast-multipole&tolerance=0.5');
-  try {
-    const v = await page.evaluate(() => ({
-      approx: window.demoState.fit.approximation, method: document.getElementById('attention-method').value,
-      tolerance: document.getElementById('tolerance').value,
-    }));
-    assert.deepEqual(v, { approx: null, method: 'exact', tolerance: '0.01' });
-    await page.selectOption('#attention-method', 'nystrom');
-    await waitForFit(page, problems, 's.dim === 2 && s.fit.approximation && s.fit.approximation.method === "nystrom"');
-    const surface = await readView(page);
-    assert.equal(surface.approx.output.length, surface.queries.length / 2);
-    assert.ok(surface.approx.rmsRelative < 5e-2, `2-D Nyström: RMS ${surface.approx.rmsRelative} of the range`);
-    await assertClean(page, problems);
-  } finally {
-    await page.close();
-  }
-});
+test(
+  'demo: an unknown attention method or tolerance in the URL is ignored (exact, 0.01); Nyström runs on a 2-D surface',
+  { timeout: 3 * TIMEOUT_MS },
+  async () => {
+    const { page, problems } = await openDemo('#example=surface&n=500&attention=fast-multipole&tolerance=0.5');
+    try {
+      const v = await page.evaluate(() => ({
+        approx: window.demoState.fit.approximation,
+        method: document.getElementById('attention-method').value,
+        tolerance: document.getElementById('tolerance').value,
+      }));
+      assert.deepEqual(v, { approx: null, method: 'exact', tolerance: '0.01' });
+      await page.selectOption('#attention-method', 'nystrom');
+      await waitForFit(
+        page,
+        problems,
+        's.dim === 2 && s.fit.approximation && s.fit.approximation.method === "nystrom"',
+      );
+      const surface = await readView(page);
+      assert.equal(surface.approx.output.length, surface.queries.length / 2);
+      assert.ok(surface.approx.rmsRelative < 5e-2, `2-D Nyström: RMS ${surface.approx.rmsRelative} of the range`);
+      await assertClean(page, problems);
+    } finally {
+      await page.close();
+    }
+  },
+);

@@ -7,8 +7,14 @@ import { DEMO_CSP, startServer } from '../../scripts/serve.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 export const TIMEOUT_MS = 30_000;
 
@@ -17,7 +23,14 @@ export async function launch() {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (scripts/setup.sh)`);
   const server = await startServer({ port: 0 });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: TIMEOUT_MS });
-  return { server, browser, close: async () => { await browser.close(); await server.close(); } };
+  return {
+    server,
+    browser,
+    close: async () => {
+      await browser.close();
+      await server.close();
+    },
+  };
 }
 
 /**
@@ -31,24 +44,35 @@ export async function openDemo({ server, browser }, hash = '', { wait = true, pa
   page.setDefaultTimeout(TIMEOUT_MS);
   const problems = [];
   const origin = new URL(server.url).origin;
-  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`); });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
+  });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('request', (req) => {
     const url = new URL(req.url());
     if (url.protocol !== 'data:' && url.origin !== origin) problems.push(`request to another origin: ${req.url()}`);
   });
-  page.on('response', (res) => { if (res.status() >= 400) problems.push(`HTTP ${res.status()} ${res.url()}`); });
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()} ${res.url()}`);
+  });
   page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()}`));
-  page.on('dialog', (dialog) => { problems.push(`dialog: ${dialog.type()} ${dialog.message()}`); dialog.dismiss(); });
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.type()} ${dialog.message()}`);
+    dialog.dismiss();
+  });
   await page.exposeBinding('reportCspViolation', (_, text) => problems.push(`CSP violation: ${text}`));
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) =>
-      window.reportCspViolation(`${e.violatedDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}`));
+      window.reportCspViolation(`${e.violatedDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}`),
+    );
   });
   const response = await page.goto(`${server.url}/web/demo/${hash}`);
   const headers = response.headers();
   assert.equal(headers['content-security-policy'], DEMO_CSP);
-  assert.deepEqual([headers['cross-origin-opener-policy'], headers['cross-origin-embedder-policy']], ['same-origin', 'require-corp']);
+  assert.deepEqual(
+    [headers['cross-origin-opener-policy'], headers['cross-origin-embedder-policy']],
+    ['same-origin', 'require-corp'],
+  );
   if (wait) await waitForFit(page, problems);
   return { page, problems };
 }
@@ -84,24 +108,42 @@ export async function downloadText(page, selector) {
 
 /** Parses SVG files in the page with DOMParser; per file: parser error, root, texts, paths, images and markup found. */
 export function parseSvgs(page, files) {
-  return page.evaluate((texts) => Object.fromEntries(Object.entries(texts).map(([name, text]) => {
-    const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-    const root = doc.documentElement;
-    const all = (selector) => [...doc.querySelectorAll(selector)];
-    return [name, {
-      error: doc.querySelector('parsererror')?.textContent ?? null,
-      root: root.localName,
-      namespace: root.namespaceURI,
-      viewBox: root.getAttribute('viewBox'),
-      title: doc.querySelector('title')?.textContent,
-      texts: all('text').map((t) => t.textContent),
-      paths: all('path').map((p) => ({ d: p.getAttribute('d'), stroke: p.getAttribute('stroke'), fill: p.getAttribute('fill') })),
-      images: all('image').map((i) => i.getAttribute('href').slice(0, 22)),
-      // Elements outside SVG's namespace or with event-handler attributes: what injected markup would leave.
-      foreign: all('*').filter((e) => e.namespaceURI !== 'http://www.w3.org/2000/svg' ||
-        [...e.attributes].some((a) => /^on/i.test(a.name))).map((e) => e.outerHTML.slice(0, 80)),
-    }];
-  })), files);
+  return page.evaluate(
+    (texts) =>
+      Object.fromEntries(
+        Object.entries(texts).map(([name, text]) => {
+          const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+          const root = doc.documentElement;
+          const all = (selector) => [...doc.querySelectorAll(selector)];
+          return [
+            name,
+            {
+              error: doc.querySelector('parsererror')?.textContent ?? null,
+              root: root.localName,
+              namespace: root.namespaceURI,
+              viewBox: root.getAttribute('viewBox'),
+              title: doc.querySelector('title')?.textContent,
+              texts: all('text').map((t) => t.textContent),
+              paths: all('path').map((p) => ({
+                d: p.getAttribute('d'),
+                stroke: p.getAttribute('stroke'),
+                fill: p.getAttribute('fill'),
+              })),
+              images: all('image').map((i) => i.getAttribute('href').slice(0, 22)),
+              // Elements outside SVG's namespace or with event-handler attributes: what injected markup would leave.
+              foreign: all('*')
+                .filter(
+                  (e) =>
+                    e.namespaceURI !== 'http://www.w3.org/2000/svg' ||
+                    [...e.attributes].some((a) => /^on/i.test(a.name)),
+                )
+                .map((e) => e.outerHTML.slice(0, 80)),
+            },
+          ];
+        }),
+      ),
+    files,
+  );
 }
 
 /**
@@ -109,16 +151,25 @@ export function parseSvgs(page, files) {
  * Frames API, over 50 ms, with the time the page's own scripts took in each) in window.longWork.
  */
 export async function observeLongWork(page) {
-  assert.ok(await page.evaluate(() => PerformanceObserver.supportedEntryTypes.includes('long-animation-frame')),
-    'this Chromium has no Long Animation Frames API');
+  assert.ok(
+    await page.evaluate(() => PerformanceObserver.supportedEntryTypes.includes('long-animation-frame')),
+    'this Chromium has no Long Animation Frames API',
+  );
   await page.evaluate(() => {
     window.longWork = { tasks: [], frames: [] };
-    new PerformanceObserver((list) => window.longWork.tasks.push(...list.getEntries().map((e) => ({ start: e.startTime, duration: e.duration }))))
-      .observe({ type: 'longtask' });
-    new PerformanceObserver((list) => window.longWork.frames.push(...list.getEntries().map((e) => ({
-      start: e.startTime, duration: e.duration, scripts: e.scripts.reduce((sum, s) => sum + s.duration, 0),
-      invokers: e.scripts.map((s) => `${s.invoker} ${Math.round(s.duration)}`),
-    })))).observe({ type: 'long-animation-frame' });
+    new PerformanceObserver((list) =>
+      window.longWork.tasks.push(...list.getEntries().map((e) => ({ start: e.startTime, duration: e.duration }))),
+    ).observe({ type: 'longtask' });
+    new PerformanceObserver((list) =>
+      window.longWork.frames.push(
+        ...list.getEntries().map((e) => ({
+          start: e.startTime,
+          duration: e.duration,
+          scripts: e.scripts.reduce((sum, s) => sum + s.duration, 0),
+          invokers: e.scripts.map((s) => `${s.invoker} ${Math.round(s.duration)}`),
+        })),
+      ),
+    ).observe({ type: 'long-animation-frame' });
   });
 }
 
@@ -137,11 +188,18 @@ export async function longWorkReport(page, { taskMs = 100, scriptMs = 50, hardMs
   for (const t of tasks.filter((task) => task.duration > taskMs)) {
     const overlapping = frames.filter((f) => f.start < t.start + t.duration && t.start < f.start + f.duration);
     const scripts = overlapping.reduce((sum, f) => sum + f.scripts, 0);
-    const entry = { task: Math.round(t.duration), scripts: Math.round(scripts), invokers: overlapping.flatMap((f) => f.invokers) };
+    const entry = {
+      task: Math.round(t.duration),
+      scripts: Math.round(scripts),
+      invokers: overlapping.flatMap((f) => f.invokers),
+    };
     (t.duration > hardMs || !overlapping.length || scripts >= scriptMs ? over : excused).push(entry);
   }
-  const text = `long tasks (ms) [${tasks.map((t) => Math.round(t.duration)).join(', ')}], long frames (ms, of which the ` +
+  const text =
+    `long tasks (ms) [${tasks.map((t) => Math.round(t.duration)).join(', ')}], long frames (ms, of which the ` +
     `page's scripts; invokers) ${JSON.stringify(frames.map((f) => [Math.round(f.duration), Math.round(f.scripts), ...f.invokers]))}` +
-    (excused.length ? `; over ${taskMs} ms with under ${scriptMs} ms of the page's scripts: ${JSON.stringify(excused)}` : '');
+    (excused.length
+      ? `; over ${taskMs} ms with under ${scriptMs} ms of the page's scripts: ${JSON.stringify(excused)}`
+      : '');
   return { tasks, frames, over, excused, text };
 }

@@ -41,8 +41,16 @@ before(async () => {
   plain = await startServer({ port: 0, headers: NOT_ISOLATED });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -71,15 +79,29 @@ async function report(server) {
   }
 }
 
-test('cross-origin isolated: a module Worker gets the pthreads build, with the single-thread bytes for 2 and 4 threads',
-  { timeout: 2 * TIMEOUT_MS }, async () => {
+test(
+  'cross-origin isolated: a module Worker gets the pthreads build, with the single-thread bytes for 2 and 4 threads',
+  { timeout: 2 * TIMEOUT_MS },
+  async () => {
     const { result, errors } = await report(isolated);
-    assert.deepEqual(result.page, { build: 'single', threads: 1, isolated: true }, 'a page main thread never defaults to threads');
-    assert.deepEqual(result.main, { build: 'threads', threads: 2, same: true }, 'threads: 2 asked for on the main thread');
+    assert.deepEqual(
+      result.page,
+      { build: 'single', threads: 1, isolated: true },
+      'a page main thread never defaults to threads',
+    );
+    assert.deepEqual(
+      result.main,
+      { build: 'threads', threads: 2, same: true },
+      'threads: 2 asked for on the main thread',
+    );
     const { worker } = result;
     assert.equal(worker.isolated, true);
     if (worker.cores > 1) assert.deepEqual([worker.build, worker.threads], ['threads', Math.min(worker.cores, 16)]);
-    assert.deepEqual(result.builds, [['single', 1], ['threads', 2], ['threads', 4]]);
+    assert.deepEqual(result.builds, [
+      ['single', 1],
+      ['threads', 2],
+      ['threads', 4],
+    ]);
     assert.ok(Object.keys(result.workloads).length >= 7);
     await checkSingle(result.single);
     for (const [name, { length, same }] of Object.entries(result.workloads)) {
@@ -87,10 +109,13 @@ test('cross-origin isolated: a module Worker gets the pthreads build, with the s
       assert.deepEqual(same, [true, true], `${name}: bytes on [2, 4] threads equal the single-thread build's`);
     }
     assert.deepEqual(errors, []);
-  });
+  },
+);
 
-test('not isolated: threads > 1 is Unsupported naming options.threads, and the default is the single-thread build',
-  { timeout: 2 * TIMEOUT_MS }, async () => {
+test(
+  'not isolated: threads > 1 is Unsupported naming options.threads, and the default is the single-thread build',
+  { timeout: 2 * TIMEOUT_MS },
+  async () => {
     const { result, errors } = await report(plain);
     assert.deepEqual(result.page, { build: 'single', threads: 1, isolated: false });
     assert.deepEqual([result.worker.build, result.worker.threads, result.worker.isolated], ['single', 1, false]);
@@ -99,4 +124,5 @@ test('not isolated: threads > 1 is Unsupported naming options.threads, and the d
     assert.match(result.refused.message, /cross-origin isolated/);
     await checkSingle(result.single);
     assert.deepEqual(errors, []);
-  });
+  },
+);

@@ -3,7 +3,18 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -30,11 +41,16 @@ function ok(...args) {
 function okWarned(...args) {
   const r = cli(...args);
   assert.equal(r.code, 0, `kernel-attention ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  for (const line of r.stderr.split('\n').filter(Boolean)) assert.match(line, /^warning \[(interpolating|precision|guard)\]: \S/);
+  for (const line of r.stderr.split('\n').filter(Boolean))
+    assert.match(line, /^warning \[(interpolating|precision|guard)\]: \S/);
   return r.stdout;
 }
 
-const parseCsv = (text) => text.trim().split('\n').map((line) => line.split(','));
+const parseCsv = (text) =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => line.split(','));
 
 // 30 noisy samples of a curve; x in the first column, a text column between, y last.
 const X = Array.from({ length: 30 }, (_, i) => i / 29);
@@ -72,34 +88,72 @@ test('fit prints the model (JSON and CSV) and matches the API', async () => {
   assert.equal(json.n, 30);
   assert.equal(json.rule, 'cv');
   assert.equal(json.method, model.method);
-  assert.ok(Math.abs(json.bandwidth[0] - model.bandwidth[0]) <= 1e-6 * model.bandwidth[0], `${json.bandwidth} vs ${model.bandwidth}`);
+  assert.ok(
+    Math.abs(json.bandwidth[0] - model.bandwidth[0]) <= 1e-6 * model.bandwidth[0],
+    `${json.bandwidth} vs ${model.bandwidth}`,
+  );
   assert.ok(Math.abs(json.effectiveDegreesOfFreedom - model.effectiveDegreesOfFreedom) < 1e-6);
   const csv = parseCsv(ok('fit', 'sample.csv', '--x', '1', '--y', '3', '--bandwidth', '0.2'));
   assert.deepEqual(csv[0], ['name', 'value']);
   assert.ok(Math.abs(Number(csv.find((r) => r[0] === 'bandwidth.x')[1]) - 0.2) < 1e-7);
-  assert.deepEqual(csv.find((r) => r[0] === 'rule'), ['rule', 'fixed']);
-  assert.deepEqual(csv.find((r) => r[0] === 'method'), ['method', 'exact']);
+  assert.deepEqual(
+    csv.find((r) => r[0] === 'rule'),
+    ['rule', 'fixed'],
+  );
+  assert.deepEqual(
+    csv.find((r) => r[0] === 'method'),
+    ['method', 'exact'],
+  );
 });
 
 test('predict --span --gradient follows the float64 k-NN fit and slope loops; fit reports the span', async () => {
   const { referenceLocalSlope, referenceSpanFit } = await import('../js/reference.mjs');
-  const rows = JSON.parse(ok('predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--kernel', 'tricube', '--span', '0.4',
-    '--grid', '5', '--gradient', '--level', '0.9', '--format', 'json'));
+  const rows = JSON.parse(
+    ok(
+      'predict',
+      'sample.csv',
+      '--x',
+      'x',
+      '--y',
+      'the y',
+      '--kernel',
+      'tricube',
+      '--span',
+      '0.4',
+      '--grid',
+      '5',
+      '--gradient',
+      '--level',
+      '0.9',
+      '--format',
+      'json',
+    ),
+  );
   const xq = rows.map((r) => r.x);
   const x32 = Float32Array.from(X);
   const y32 = Float32Array.from(Y);
   const want = referenceSpanFit(x32, y32, Float32Array.from(xq), { dim: 1, kernel: 'tricube', span: 0.4 });
   rows.forEach((r, i) => {
     assert.ok(Math.abs(r['the y'] - want.mean[i]) < 1e-5, `row ${i}: ${r['the y']} vs ${want.mean[i]}`);
-    const slope = referenceLocalSlope(x32, y32, Float32Array.of(xq[i]), { dim: 1, kernel: 'tricube', bandwidth: [want.bandwidths[i]] }).slope[0];
-    assert.ok(Math.abs(r['the y.d.x'] - slope) < 1e-4 * Math.max(1, Math.abs(slope)), `row ${i} slope: ${r['the y.d.x']} vs ${slope}`);
+    const slope = referenceLocalSlope(x32, y32, Float32Array.of(xq[i]), {
+      dim: 1,
+      kernel: 'tricube',
+      bandwidth: [want.bandwidths[i]],
+    }).slope[0];
+    assert.ok(
+      Math.abs(r['the y.d.x'] - slope) < 1e-4 * Math.max(1, Math.abs(slope)),
+      `row ${i} slope: ${r['the y.d.x']} vs ${slope}`,
+    );
     assert.ok(r['the y.d.x.stderr'] > 0);
   });
   const fit = JSON.parse(ok('fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--span', '0.4', '--format', 'json'));
   assert.equal(fit.span, 0.4);
   assert.equal(fit.rule, 'span');
   assert.deepEqual(fit.scale, [1]);
-  for (const [args, message] of [[['--span', '0'], /--span must be a number in \(0, 1\]/], [['--span', '0.5', '--bandwidth', '1'], /not both/]]) {
+  for (const [args, message] of [
+    [['--span', '0'], /--span must be a number in \(0, 1\]/],
+    [['--span', '0.5', '--bandwidth', '1'], /not both/],
+  ]) {
     const r = cli('fit', 'sample.csv', '--x', 'x', '--y', 'the y', ...args);
     assert.equal(r.code, 2);
     assert.match(r.stderr, message);
@@ -107,16 +161,52 @@ test('predict --span --gradient follows the float64 k-NN fit and slope loops; fi
 });
 
 test('predict on a grid and at the rows of a TSV file follows a float64 loop', () => {
-  const grid = parseCsv(ok('predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--estimator', 'nadaraya-watson',
-    '--bandwidth', '0.1', '--grid', '5'));
+  const grid = parseCsv(
+    ok(
+      'predict',
+      'sample.csv',
+      '--x',
+      'x',
+      '--y',
+      'the y',
+      '--estimator',
+      'nadaraya-watson',
+      '--bandwidth',
+      '0.1',
+      '--grid',
+      '5',
+    ),
+  );
   assert.deepEqual(grid[0], ['x', 'the y']);
   const xs = grid.slice(1).map((r) => Number(r[0]));
   assert.deepEqual(xs, [0, 0.25, 0.5, 0.75, 1]);
   const want = nadarayaWatson(xs, 0.1);
-  grid.slice(1).forEach((r, i) => assert.ok(Math.abs(Number(r[1]) - want[i]) < 1e-5, `grid ${i}: ${r[1]} vs ${want[i]}`));
+  grid
+    .slice(1)
+    .forEach((r, i) => assert.ok(Math.abs(Number(r[1]) - want[i]) < 1e-5, `grid ${i}: ${r[1]} vs ${want[i]}`));
 
-  const rows = JSON.parse(ok('predict', 'sample.tsv', '--x', '1', '--y', '2', '--estimator', 'nadaraya-watson',
-    '--bandwidth', '0.1', '--at', 'queries.tsv', '--at-x', 'x', '--level', '0.9', '--format', 'json'));
+  const rows = JSON.parse(
+    ok(
+      'predict',
+      'sample.tsv',
+      '--x',
+      '1',
+      '--y',
+      '2',
+      '--estimator',
+      'nadaraya-watson',
+      '--bandwidth',
+      '0.1',
+      '--at',
+      'queries.tsv',
+      '--at-x',
+      'x',
+      '--level',
+      '0.9',
+      '--format',
+      'json',
+    ),
+  );
   const wantAt = nadarayaWatson([0.1, 0.5, 0.77], 0.1);
   assert.equal(rows.length, 3);
   rows.forEach((r, i) => {
@@ -130,7 +220,7 @@ test('predict on a grid and at the rows of a TSV file follows a float64 loop', (
 
 test('select-bandwidth prints the chosen bandwidth and the CV curve', async () => {
   const ka = await init({ threads: 1 });
-  const want = ka.selectBandwidth(X, Y, { dim: 1, estimator: 'local-linear' });  // the CLI's default, as kernelRegression's
+  const want = ka.selectBandwidth(X, Y, { dim: 1, estimator: 'local-linear' }); // the CLI's default, as kernelRegression's
   const json = JSON.parse(ok('select-bandwidth', 'sample.csv', '--x', 'x', '--y', 'the y', '--format', 'json'));
   assert.ok(Math.abs(json.bandwidth[0] - want.bandwidth[0]) <= 1e-6 * want.bandwidth[0]);
   assert.equal(json.curve.length, want.curve.scores.length);
@@ -148,10 +238,14 @@ test('select-bandwidth prints the chosen bandwidth and the CV curve', async () =
 test('--exclude R runs blocked CV in select-bandwidth and fit, as the API does; a negative R or a rule other than cv is refused', async () => {
   const ka = await init({ threads: 1 });
   const want = ka.selectBandwidth(X, Y, { dim: 1, estimator: 'local-linear', exclude: 0.1 });
-  const json = JSON.parse(ok('select-bandwidth', 'sample.csv', '--x', 'x', '--y', 'the y', '--exclude', '0.1', '--format', 'json'));
+  const json = JSON.parse(
+    ok('select-bandwidth', 'sample.csv', '--x', 'x', '--y', 'the y', '--exclude', '0.1', '--format', 'json'),
+  );
   assert.ok(Math.abs(json.bandwidth[0] - want.bandwidth[0]) <= 1e-6 * want.bandwidth[0]);
   assert.notEqual(want.bandwidth[0], ka.selectBandwidth(X, Y, { dim: 1, estimator: 'local-linear' }).bandwidth[0]);
-  const fit = JSON.parse(okWarned('fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--exclude', '0.1', '--format', 'json'));
+  const fit = JSON.parse(
+    okWarned('fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--exclude', '0.1', '--format', 'json'),
+  );
   assert.ok(Math.abs(fit.bandwidth[0] - want.bandwidth[0]) <= 1e-6 * want.bandwidth[0]);
   for (const args of [['--exclude=-1'], ['--exclude', 'x'], ['--bandwidth', 'aicc', '--exclude', '1']]) {
     const r = cli('fit', 'sample.csv', '--x', 'x', '--y', 'the y', ...args);
@@ -189,8 +283,12 @@ test('attention over raw float32 and .npy files follows a float64 loop', () => {
   // v as .npy (version 1.0, '<f4', C order), its header padded to a multiple of 64 bytes as numpy writes it.
   let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 2), }";
   header += ' '.repeat(64 - ((10 + header.length + 1) % 64)) + '\n';
-  const npy = Buffer.concat([Buffer.from('\x93NUMPY\x01\x00', 'latin1'), Buffer.from(Uint16Array.of(header.length).buffer),
-    Buffer.from(header, 'latin1'), Buffer.from(v.buffer)]);
+  const npy = Buffer.concat([
+    Buffer.from('\x93NUMPY\x01\x00', 'latin1'),
+    Buffer.from(Uint16Array.of(header.length).buffer),
+    Buffer.from(header, 'latin1'),
+    Buffer.from(v.buffer),
+  ]);
   writeFileSync(at('v.npy'), npy);
   const want = [];
   for (let i = 0; i < 3; i++) {
@@ -203,7 +301,9 @@ test('attention over raw float32 and .npy files follows a float64 loop', () => {
     const total = w.reduce((a, b) => a + b);
     for (let c = 0; c < 2; c++) want.push(w.reduce((a, wj, j) => a + wj * v[j * 2 + c], 0) / total);
   }
-  const rows = JSON.parse(ok('attention', '--queries', 'q.f32', '--keys', 'k.f32', '--values', 'v.npy', '--dim', '4', '--format', 'json'));
+  const rows = JSON.parse(
+    ok('attention', '--queries', 'q.f32', '--keys', 'k.f32', '--values', 'v.npy', '--dim', '4', '--format', 'json'),
+  );
   rows.flat().forEach((o, i) => assert.ok(Math.abs(o - want[i]) < 1e-6, `${i}: ${o} vs ${want[i]}`));
   ok('attention', '--queries', 'q.f32', '--keys', 'k.f32', '--values', 'v.npy', '--dim', '4', '--output', 'out.f32');
   const raw = readFileSync(at('out.f32'));
@@ -211,12 +311,21 @@ test('attention over raw float32 and .npy files follows a float64 loop', () => {
 });
 
 test('CSV output neutralises column names a spreadsheet would run as formulas; numbers stay numbers', () => {
-  writeFileSync(at('formula.csv'), '"=HYPERLINK(""http://x"",""y"")",@x,+y\n' + X.map((x, i) => `${-x},${x},${Y[i]}`).join('\n') + '\n');
+  writeFileSync(
+    at('formula.csv'),
+    '"=HYPERLINK(""http://x"",""y"")",@x,+y\n' + X.map((x, i) => `${-x},${x},${Y[i]}`).join('\n') + '\n',
+  );
   const out = ok('predict', 'formula.csv', '--x', '1', '--y', '3', '--bandwidth', '0.5', '--grid', '2');
   const [head, ...rows] = out.trim().split('\n');
   assert.equal(head, `"'=HYPERLINK(""http://x"",""y"")",'+y`);
-  assert.ok(rows.length > 0 && rows.every((r) => r.split(',').every((c) => Number.isFinite(Number(c)))), rows.join('\n'));
-  assert.ok(rows.some((r) => r.split(',').some((c) => c.startsWith('-'))), 'a negative number keeps its minus sign');
+  assert.ok(
+    rows.length > 0 && rows.every((r) => r.split(',').every((c) => Number.isFinite(Number(c)))),
+    rows.join('\n'),
+  );
+  assert.ok(
+    rows.some((r) => r.split(',').some((c) => c.startsWith('-'))),
+    'a negative number keeps its minus sign',
+  );
 });
 
 test('--help for every command', () => {
@@ -228,8 +337,16 @@ test('--help for every command', () => {
 
 test('malformed input: file:line:column and exit code 1; command-line mistakes: exit code 2; never a stack trace', () => {
   const cases = [
-    [['fit', 'bad-number.csv', '--x', 'x', '--y', 'y'], 1, /^bad-number\.csv:4:3: column "y": expected a finite number; got "2\.x"\n$/],
-    [['predict', 'ragged.csv', '--x', 'x', '--y', 'y', '--grid', '3'], 1, /^ragged\.csv:3: expected 2 fields \(as in the first row\); got 1\n$/],
+    [
+      ['fit', 'bad-number.csv', '--x', 'x', '--y', 'y'],
+      1,
+      /^bad-number\.csv:4:3: column "y": expected a finite number; got "2\.x"\n$/,
+    ],
+    [
+      ['predict', 'ragged.csv', '--x', 'x', '--y', 'y', '--grid', '3'],
+      1,
+      /^ragged\.csv:3: expected 2 fields \(as in the first row\); got 1\n$/,
+    ],
     [['select-bandwidth', 'quote.csv', '--x', 'x', '--y', 'y'], 1, /^quote\.csv: line 3: a quoted field is not closed/],
     [['fit', 'sample.csv', '--x', 'nope', '--y', 'the y'], 2, /no column "nope" in sample\.csv/],
     [['fit', 'sample.csv', '--x', 'x'], 2, /--y is required/],
@@ -239,7 +356,11 @@ test('malformed input: file:line:column and exit code 1; command-line mistakes: 
     [['fit', 'missing.csv', '--x', 'x', '--y', 'y'], 2, /cannot read missing\.csv: no such file/],
     [['fit', 'sample.csv', '--bogus'], 2, /Unknown option '--bogus'/],
     [['frobnicate'], 2, /unknown command "frobnicate"/],
-    [['attention', '--queries', 'q.f32', '--keys', 'k.f32', '--values', 'v.npy', '--dim', '3'], 1, /kernel-attention: .*3/],
+    [
+      ['attention', '--queries', 'q.f32', '--keys', 'k.f32', '--values', 'v.npy', '--dim', '3'],
+      1,
+      /kernel-attention: .*3/,
+    ],
   ];
   for (const [args, code, pattern] of cases) {
     const r = cli(...args);
@@ -253,7 +374,9 @@ test('malformed input: file:line:column and exit code 1; command-line mistakes: 
 test('a path that is a directory or unreadable: one line on stderr, exit code 2 (as a missing file), nothing on stdout', () => {
   mkdirSync(at('folder'));
   const oneLine = (args, pattern, options) => {
-    const r = options ? spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000, ...options }) : cli(...args);
+    const r = options
+      ? spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000, ...options })
+      : cli(...args);
     const what = `kernel-attention ${args.join(' ')}`;
     assert.equal(r.status ?? r.code, 2, `${what}: exit ${r.status ?? r.code} (${r.stderr})`);
     assert.match(r.stderr, pattern, what);
@@ -261,13 +384,26 @@ test('a path that is a directory or unreadable: one line on stderr, exit code 2 
     assert.equal(r.stdout, '', what);
   };
   oneLine(['fit', 'folder', '--x', 'x', '--y', 'y'], /^kernel-attention: cannot read folder: it is a directory\n$/);
-  oneLine(['fit', 'missing.csv', '--x', 'x', '--y', 'y'], /^kernel-attention: cannot read missing\.csv: no such file\n$/);
-  oneLine(['predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--at', 'folder'], /^kernel-attention: cannot read folder: it is a directory\n$/);
-  oneLine(['attention', '--queries', 'folder', '--keys', 'folder', '--values', 'folder', '--dim', '1'],
-    /^kernel-attention: cannot read folder: it is a directory\n$/);
-  oneLine(['fit', 'sample.csv/x.csv', '--x', 'x', '--y', 'y'], /^kernel-attention: cannot read sample\.csv\/x\.csv: a part of the path is not a directory\n$/);
-  oneLine(['fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--bandwidth', '0.2', '--output', 'folder'],
-    /^kernel-attention: cannot write folder: it is a directory\n$/);
+  oneLine(
+    ['fit', 'missing.csv', '--x', 'x', '--y', 'y'],
+    /^kernel-attention: cannot read missing\.csv: no such file\n$/,
+  );
+  oneLine(
+    ['predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--at', 'folder'],
+    /^kernel-attention: cannot read folder: it is a directory\n$/,
+  );
+  oneLine(
+    ['attention', '--queries', 'folder', '--keys', 'folder', '--values', 'folder', '--dim', '1'],
+    /^kernel-attention: cannot read folder: it is a directory\n$/,
+  );
+  oneLine(
+    ['fit', 'sample.csv/x.csv', '--x', 'x', '--y', 'y'],
+    /^kernel-attention: cannot read sample\.csv\/x\.csv: a part of the path is not a directory\n$/,
+  );
+  oneLine(
+    ['fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--bandwidth', '0.2', '--output', 'folder'],
+    /^kernel-attention: cannot write folder: it is a directory\n$/,
+  );
 
   // Unreadable: mode 000. root reads any file, so as root the CLI runs as nobody (uid 65534) on a folder it may enter.
   const open = mkdtempSync(join(tmpdir(), 'ka-cli-perm-'));
@@ -276,8 +412,11 @@ test('a path that is a directory or unreadable: one line on stderr, exit code 2 
     writeFileSync(join(open, 'secret.csv'), 'x,y\n0,1\n1,2\n');
     chmodSync(join(open, 'secret.csv'), 0o000);
     const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    oneLine(['fit', 'secret.csv', '--x', 'x', '--y', 'y'], /^kernel-attention: cannot read secret\.csv: permission denied\n$/,
-      { cwd: open, ...asNobody });
+    oneLine(
+      ['fit', 'secret.csv', '--x', 'x', '--y', 'y'],
+      /^kernel-attention: cannot read secret\.csv: permission denied\n$/,
+      { cwd: open, ...asNobody },
+    );
   } finally {
     rmSync(open, { recursive: true, force: true });
   }
@@ -285,7 +424,12 @@ test('a path that is a directory or unreadable: one line on stderr, exit code 2 
 
 /** Runs the CLI with extra environment variables (KA_PROGRESS=1 draws the bar as on a terminal). */
 function cliWith(env, ...args) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -297,7 +441,18 @@ test('a progress bar on stderr for fit, predict, select-bandwidth and attention 
     fit: ['fit', 'sample.csv', '--x', 'x', '--y', 'the y'],
     predict: ['predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--grid', '21'],
     'select-bandwidth': ['select-bandwidth', 'sample.csv', '--x', 'x', '--y', 'the y'],
-    attention: ['attention', '--queries', 'bar-q.f32', '--keys', 'bar-q.f32', '--values', 'bar-v.f32', '--dim', '8', '--causal'],
+    attention: [
+      'attention',
+      '--queries',
+      'bar-q.f32',
+      '--keys',
+      'bar-q.f32',
+      '--values',
+      'bar-v.f32',
+      '--dim',
+      '8',
+      '--causal',
+    ],
   };
   for (const [label, args] of Object.entries(runs)) {
     const plain = cliWith({ KA_PROGRESS: '0' }, ...args);
@@ -308,8 +463,15 @@ test('a progress bar on stderr for fit, predict, select-bandwidth and attention 
     assert.equal(drawn.stdout, plain.stdout, `${label}: the bar changed the output`);
     const frames = drawn.stderr.split('\r').filter(Boolean);
     const bar = label === 'predict' ? 'fit' : label;
-    assert.ok(frames.some((f) => f.startsWith(`${bar} [`)), `${label}: no bar in ${JSON.stringify(drawn.stderr)}`);
-    assert.match(frames.filter((f) => f.startsWith(`${bar} [`)).at(-1), /\[#{30}\] 100% \((\d+)\/\1\)$/, `${label}: the bar does not end full`);
+    assert.ok(
+      frames.some((f) => f.startsWith(`${bar} [`)),
+      `${label}: no bar in ${JSON.stringify(drawn.stderr)}`,
+    );
+    assert.match(
+      frames.filter((f) => f.startsWith(`${bar} [`)).at(-1),
+      /\[#{30}\] 100% \((\d+)\/\1\)$/,
+      `${label}: the bar does not end full`,
+    );
     assert.ok(drawn.stderr.endsWith('\r\x1b[2K'), `${label}: the bar is not erased at the end`);
     const quiet = cliWith({ KA_PROGRESS: '1' }, ...args, '--quiet');
     assert.equal(quiet.code, 0, quiet.stderr);
@@ -319,14 +481,33 @@ test('a progress bar on stderr for fit, predict, select-bandwidth and attention 
 
 test('the progress bar is drawn when the stream is a TTY and is not otherwise (a fake stream)', async () => {
   const { progressBar } = await import('../../cli/progress.mjs');
-  for (const [isTTY, env, quiet, expect] of [[true, {}, false, true], [false, {}, false, false], [undefined, {}, false, false],
-    [true, { KA_PROGRESS: '0' }, false, false], [true, {}, true, false], [false, { KA_PROGRESS: '1' }, false, true]]) {
+  for (const [isTTY, env, quiet, expect] of [
+    [true, {}, false, true],
+    [false, {}, false, false],
+    [undefined, {}, false, false],
+    [true, { KA_PROGRESS: '0' }, false, false],
+    [true, {}, true, false],
+    [false, { KA_PROGRESS: '1' }, false, true],
+  ]) {
     let text = '';
-    const bar = progressBar('work', { quiet, env, stream: { isTTY, write: (s) => { text += s; } } });
+    const bar = progressBar('work', {
+      quiet,
+      env,
+      stream: {
+        isTTY,
+        write: (s) => {
+          text += s;
+        },
+      },
+    });
     bar.onProgress?.({ done: 1, total: 4 });
     bar.onProgress?.({ done: 4, total: 4 });
     bar.done();
-    assert.equal(text.includes('work [###'), expect, `isTTY ${isTTY}, ${JSON.stringify(env)}, quiet ${quiet}: ${JSON.stringify(text)}`);
+    assert.equal(
+      text.includes('work [###'),
+      expect,
+      `isTTY ${isTTY}, ${JSON.stringify(env)}, quiet ${quiet}: ${JSON.stringify(text)}`,
+    );
     if (expect) assert.ok(text.includes('100% (4/4)') && text.endsWith('\r\x1b[2K'), text);
   }
 });
@@ -338,8 +519,15 @@ function cliIn(input, ...args) {
 }
 
 test('a closed pipe (… | head -1) ends the command quietly with exit code 0', () => {
-  const r = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${CLI}" predict sample.csv --x x --y 'the y' ` +
-    '--bandwidth 0.2 --grid 200000 | head -1'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(
+    'bash',
+    [
+      '-c',
+      `set -o pipefail; "${process.execPath}" "${CLI}" predict sample.csv --x x --y 'the y' ` +
+        '--bandwidth 0.2 --grid 200000 | head -1',
+    ],
+    { cwd: dir, encoding: 'utf8', timeout: 120_000 },
+  );
   assert.equal(r.stdout, 'x,the y\n');
   assert.equal(r.stderr, '', 'no EPIPE, no stack trace');
   assert.equal(r.status, 0, 'pipefail: every command of the pipe exited 0');
@@ -348,14 +536,46 @@ test('a closed pipe (… | head -1) ends the command quietly with exit code 0', 
 test('- reads stdin and --output - writes stdout; --version prints the package version', () => {
   const text = readFileSync(at('sample.csv'), 'utf8');
   const fromFile = ok('predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--bandwidth', '0.2', '--grid', '4');
-  const r = cliIn(text, 'predict', '-', '--x', 'x', '--y', 'the y', '--bandwidth', '0.2', '--grid', '4', '--output', '-');
+  const r = cliIn(
+    text,
+    'predict',
+    '-',
+    '--x',
+    'x',
+    '--y',
+    'the y',
+    '--bandwidth',
+    '0.2',
+    '--grid',
+    '4',
+    '--output',
+    '-',
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, fromFile);
   assert.throws(() => readFileSync(at('-')), { code: 'ENOENT' }, 'no file named -');
   const q = Float32Array.from({ length: 6 }, (_, i) => i / 4);
   writeFileSync(at('stdin-k.f32'), q);
-  const raw = spawnSync(process.execPath, [CLI, 'attention', '--queries', '-', '--keys', 'stdin-k.f32', '--values', 'stdin-k.f32',
-    '--dim', '2', '--format', 'f32', '--output', '-'], { cwd: dir, input: Buffer.from(q.buffer), timeout: 60_000 });
+  const raw = spawnSync(
+    process.execPath,
+    [
+      CLI,
+      'attention',
+      '--queries',
+      '-',
+      '--keys',
+      'stdin-k.f32',
+      '--values',
+      'stdin-k.f32',
+      '--dim',
+      '2',
+      '--format',
+      'f32',
+      '--output',
+      '-',
+    ],
+    { cwd: dir, input: Buffer.from(q.buffer), timeout: 60_000 },
+  );
   assert.equal(raw.status, 0, String(raw.stderr));
   assert.equal(raw.stdout.length, 3 * 2 * 4, 'I × D float32 values on stdout');
   const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
@@ -363,7 +583,12 @@ test('- reads stdin and --output - writes stdout; --version prints the package v
 });
 
 test('--missing skip drops rows with empty or NA cells in the columns used; the default refuses them, naming the flag', async () => {
-  writeFileSync(at('co2.csv'), 'year,note,co2\n' + X.map((x, i) => `${x},${i % 4 ? '' : 'NA'},${i % 5 === 2 ? (i % 2 ? 'NA' : '') : Y[i]}`).join('\n') + '\n');
+  writeFileSync(
+    at('co2.csv'),
+    'year,note,co2\n' +
+      X.map((x, i) => `${x},${i % 4 ? '' : 'NA'},${i % 5 === 2 ? (i % 2 ? 'NA' : '') : Y[i]}`).join('\n') +
+      '\n',
+  );
   const r = cli('fit', 'co2.csv', '--x', 'year', '--y', 'co2', '--bandwidth', '0.2');
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^co2\.csv:4: column "co2": missing value \(--missing skip drops such rows\)\n$/);
@@ -371,8 +596,15 @@ test('--missing skip drops rows with empty or NA cells in the columns used; the 
   const keep = X.map((_, i) => i).filter((i) => i % 5 !== 2);
   assert.equal(json.n, keep.length);
   const ka = await init({ threads: 1 });
-  const model = ka.kernelRegression(keep.map((i) => X[i]), keep.map((i) => Y[i]), { dim: 1 });
-  assert.ok(Math.abs(json.bandwidth[0] - model.bandwidth[0]) <= 1e-6 * model.bandwidth[0], `${json.bandwidth} vs ${model.bandwidth}`);
+  const model = ka.kernelRegression(
+    keep.map((i) => X[i]),
+    keep.map((i) => Y[i]),
+    { dim: 1 },
+  );
+  assert.ok(
+    Math.abs(json.bandwidth[0] - model.bandwidth[0]) <= 1e-6 * model.bandwidth[0],
+    `${json.bandwidth} vs ${model.bandwidth}`,
+  );
   model.dispose();
   const bad = cli('fit', 'co2.csv', '--x', 'year', '--y', 'co2', '--missing', 'drop');
   assert.equal(bad.code, 2);
@@ -382,10 +614,18 @@ test('--missing skip drops rows with empty or NA cells in the columns used; the 
 test('strict numbers in cells and flags: 0x10, 1e and 12abc are refused where they are', () => {
   writeFileSync(at('hex.csv'), 'x,y\n0,1\n0x10,2\n1,3\n2,4\n');
   const cases = [
-    [['fit', 'hex.csv', '--x', 'x', '--y', 'y'], 1, /^hex\.csv:3:1: column "x": expected a finite number; got "0x10"\n$/],
+    [
+      ['fit', 'hex.csv', '--x', 'x', '--y', 'y'],
+      1,
+      /^hex\.csv:3:1: column "x": expected a finite number; got "0x10"\n$/,
+    ],
     [['fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--bandwidth', '0x10'], 2, /--bandwidth must be/],
     [['predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--grid', '1e'], 2, /--grid must be an integer; got "1e"/],
-    [['predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--grid', '12abc'], 2, /--grid must be an integer; got "12abc"/],
+    [
+      ['predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--grid', '12abc'],
+      2,
+      /--grid must be an integer; got "12abc"/,
+    ],
     [['fit', 'hex.csv', '--x', 'x', '--y', 'y', '--missing', 'skip'], 1, /expected a finite number; got "0x10"/],
   ];
   for (const [args, code, pattern] of cases) {
@@ -395,13 +635,32 @@ test('strict numbers in cells and flags: 0x10, 1e and 12abc are refused where th
   }
 });
 
-test('the demo\'s dialect: semicolons with decimal commas, dates as x (fitted in seconds, printed as dates), a refusal naming --decimal', () => {
+test("the demo's dialect: semicolons with decimal commas, dates as x (fitted in seconds, printed as dates), a refusal naming --decimal", () => {
   const files = fileURLToPath(new URL('../fixtures/files/', import.meta.url));
-  const eu = JSON.parse(ok('fit', join(files, 'european.csv'), '--x', 'x', '--y', 'y', '--bandwidth', '1', '--format', 'json'));
+  const eu = JSON.parse(
+    ok('fit', join(files, 'european.csv'), '--x', 'x', '--y', 'y', '--bandwidth', '1', '--format', 'json'),
+  );
   assert.equal(eu.n, 3);
-  const grid = parseCsv(ok('predict', join(files, 'iso-dates.csv'), '--x', 'date', '--y', 'co2', '--estimator', 'nadaraya-watson',
-    '--bandwidth', String(7 * 86400), '--grid', '2'));
-  assert.deepEqual(grid.map((r) => r[0]), ['date', '1958-03-29', '1958-04-19T06:30:15Z']);
+  const grid = parseCsv(
+    ok(
+      'predict',
+      join(files, 'iso-dates.csv'),
+      '--x',
+      'date',
+      '--y',
+      'co2',
+      '--estimator',
+      'nadaraya-watson',
+      '--bandwidth',
+      String(7 * 86400),
+      '--grid',
+      '2',
+    ),
+  );
+  assert.deepEqual(
+    grid.map((r) => r[0]),
+    ['date', '1958-03-29', '1958-04-19T06:30:15Z'],
+  );
   // Nadaraya-Watson at the first date, in days (a float64 loop over the file's values).
   const t = [0, 7, 14.5, 21 + (6.5 * 3600 + 15) / 86400];
   const v = [316.19, 317.31, 317.69, 317.58];
@@ -412,7 +671,22 @@ test('the demo\'s dialect: semicolons with decimal commas, dates as x (fitted in
   assert.equal(r.code, 1);
   assert.match(r.stderr, /"1,234".*set --decimal ',' or '\.'\n$/);
   // Two rows at h = 1: the fit interpolates them, and says so on stderr.
-  const fixed = JSON.parse(okWarned('fit', join(files, 'ambiguous-decimal.tsv'), '--x', 'x', '--y', 'y', '--decimal', ',', '--bandwidth', '1', '--format', 'json'));
+  const fixed = JSON.parse(
+    okWarned(
+      'fit',
+      join(files, 'ambiguous-decimal.tsv'),
+      '--x',
+      'x',
+      '--y',
+      'y',
+      '--decimal',
+      ',',
+      '--bandwidth',
+      '1',
+      '--format',
+      'json',
+    ),
+  );
   assert.equal(fixed.n, 2);
 });
 
@@ -422,7 +696,19 @@ test('API errors name the flags (--dim, --keys), not the API (options.dim); a va
   assert.match(r.stderr, /--keys/);
   assert.match(r.stderr, /--dim/);
   assert.doesNotMatch(r.stderr, /options\.|`keys`/);
-  const h = cli('attention', '--queries', 'q.f32', '--keys', 'k.f32', '--values', 'v.npy', '--dim', '4', '--heads', '3');
+  const h = cli(
+    'attention',
+    '--queries',
+    'q.f32',
+    '--keys',
+    'k.f32',
+    '--values',
+    'v.npy',
+    '--dim',
+    '4',
+    '--heads',
+    '3',
+  );
   assert.match(h.stderr, /^kernel-attention: --heads = 3 must divide --dim = 4\n$/);
   writeFileSync(at('huge.csv'), 'x,y\n0,1\n1,1e300\n2,3\n');
   const big = cli('fit', 'huge.csv', '--x', 'x', '--y', 'y', '--bandwidth', '1');
@@ -434,8 +720,12 @@ test('.npy files keep their shape: 2-D gives --dim, a mismatching --dim is refus
   const npy = (array, shape) => {
     let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
     header += ' '.repeat(64 - ((10 + header.length + 1) % 64)) + '\n';
-    return Buffer.concat([Buffer.from('\x93NUMPY\x01\x00', 'latin1'), Buffer.from(Uint16Array.of(header.length).buffer),
-      Buffer.from(header, 'latin1'), Buffer.from(array.buffer)]);
+    return Buffer.concat([
+      Buffer.from('\x93NUMPY\x01\x00', 'latin1'),
+      Buffer.from(Uint16Array.of(header.length).buffer),
+      Buffer.from(header, 'latin1'),
+      Buffer.from(array.buffer),
+    ]);
   };
   const q = Float32Array.from({ length: 3 * 4 }, (_, i) => Math.sin(i));
   const k = Float32Array.from({ length: 5 * 4 }, (_, i) => Math.cos(0.5 * i));
@@ -443,14 +733,44 @@ test('.npy files keep their shape: 2-D gives --dim, a mismatching --dim is refus
   writeFileSync(at('k2.npy'), npy(k, [5, 4]));
   writeFileSync(at('k1.npy'), npy(k, [20]));
   writeFileSync(at('v-wrong.npy'), npy(new Float32Array(8), [4, 2]));
-  const base = ok('attention', '--queries', 'q.f32', '--keys', 'k.f32', '--values', 'v.npy', '--dim', '4', '--format', 'json');
-  assert.equal(ok('attention', '--queries', 'q2.npy', '--keys', 'k2.npy', '--values', 'v.npy', '--format', 'json'), base, 'dim from the shape');
-  assert.equal(ok('attention', '--queries', 'q2.npy', '--keys', 'k1.npy', '--values', 'v.npy', '--format', 'json'), base);
-  assert.equal(ok('attention', '--queries', 'q.f32', '--keys', 'k1.npy', '--values', 'v.npy', '--dim', '4', '--format', 'json'), base);
+  const base = ok(
+    'attention',
+    '--queries',
+    'q.f32',
+    '--keys',
+    'k.f32',
+    '--values',
+    'v.npy',
+    '--dim',
+    '4',
+    '--format',
+    'json',
+  );
+  assert.equal(
+    ok('attention', '--queries', 'q2.npy', '--keys', 'k2.npy', '--values', 'v.npy', '--format', 'json'),
+    base,
+    'dim from the shape',
+  );
+  assert.equal(
+    ok('attention', '--queries', 'q2.npy', '--keys', 'k1.npy', '--values', 'v.npy', '--format', 'json'),
+    base,
+  );
+  assert.equal(
+    ok('attention', '--queries', 'q.f32', '--keys', 'k1.npy', '--values', 'v.npy', '--dim', '4', '--format', 'json'),
+    base,
+  );
   const cases = [
-    [['--queries', 'q2.npy', '--keys', 'k2.npy', '--values', 'v.npy', '--dim', '2'], 2, /--dim 2 does not match --queries q2\.npy, of shape \(3, 4\): rows of 4/],
+    [
+      ['--queries', 'q2.npy', '--keys', 'k2.npy', '--values', 'v.npy', '--dim', '2'],
+      2,
+      /--dim 2 does not match --queries q2\.npy, of shape \(3, 4\): rows of 4/,
+    ],
     [['--queries', 'q.f32', '--keys', 'k1.npy', '--values', 'v.npy'], 2, /--dim is required/],
-    [['--queries', 'q2.npy', '--keys', 'k2.npy', '--values', 'v-wrong.npy'], 1, /--values has shape \(4, 2\): 4 rows, for 5 keys/],
+    [
+      ['--queries', 'q2.npy', '--keys', 'k2.npy', '--values', 'v-wrong.npy'],
+      1,
+      /--values has shape \(4, 2\): 4 rows, for 5 keys/,
+    ],
   ];
   for (const [args, code, pattern] of cases) {
     const r = cli('attention', ...args);
@@ -477,11 +797,34 @@ test('a 33 MB CSV is streamed: peak memory follows the two columns used, not the
   // The CLI in a process that reports its peak resident memory as it exits.
   const script = `process.on('exit', () => process.stderr.write('maxRSS ' + process.resourceUsage().maxRSS + '\\n'));
     await import(${JSON.stringify(pathToFileURL(CLI).href)});`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, 'cli', 'predict', 'big.csv', '--x', 'a', '--y', 'b',
-    '--estimator', 'nadaraya-watson', '--bandwidth', '0.05', '--grid', '3', '-q'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      script,
+      'cli',
+      'predict',
+      'big.csv',
+      '--x',
+      'a',
+      '--y',
+      'b',
+      '--estimator',
+      'nadaraya-watson',
+      '--bandwidth',
+      '0.05',
+      '--grid',
+      '3',
+      '-q',
+    ],
+    { cwd: dir, encoding: 'utf8', timeout: 120_000 },
+  );
   assert.equal(r.status, 0, r.stderr);
   // y alternates ±1 along x, so the smooth is about 0 everywhere (within the edge effects of an even count).
-  parseCsv(r.stdout).slice(1).forEach(([x, y]) => assert.ok(Math.abs(Number(y)) < 1e-3, `${x}: ${y}`));
+  parseCsv(r.stdout)
+    .slice(1)
+    .forEach(([x, y]) => assert.ok(Math.abs(Number(y)) < 1e-3, `${x}: ${y}`));
   const rssMB = Number(/maxRSS (\d+)/.exec(r.stderr)[1]) / 1024;
   // Two columns of 750,000 float64 are 12 MB (24 MB while doubling) and the engine's copies as much again; reading
   // the whole text and its fields took 954 MB for such a file. 161 MB was measured.
@@ -506,8 +849,8 @@ function shuffled(c) {
 }
 const range = (a) => Math.max(...a) - Math.min(...a);
 
-test('lowess matches R\'s lowess() in the file\'s row order (default delta, as R\'s), and prints x, y, fitted, weight', () => {
-  const c = lowessCase('R mcycle delta default');  // 133 points with tied x, f = 0.1, 3 iterations, delta = 1 % of range(x)
+test("lowess matches R's lowess() in the file's row order (default delta, as R's), and prints x, y, fitted, weight", () => {
+  const c = lowessCase('R mcycle delta default'); // 133 points with tied x, f = 0.1, 3 iterations, delta = 1 % of range(x)
   assert.equal(c.source, 'R');
   assert.ok(Math.abs(c.delta - 0.01 * range(c.x)) < 1e-12);
   const order = shuffled(c);
@@ -519,15 +862,23 @@ test('lowess matches R\'s lowess() in the file\'s row order (default delta, as R
   rows.slice(1).forEach((r, k) => {
     const i = order[k];
     assert.deepEqual([Number(r[0]), Number(r[1])], [c.x[i], c.y[i]], `row ${k}`);
-    assert.ok(Math.abs(Number(r[2]) - c.fitted[i]) <= tolerance, `row ${k} (x = ${c.x[i]}): ${r[2]} vs R's ${c.fitted[i]}`);
+    assert.ok(
+      Math.abs(Number(r[2]) - c.fitted[i]) <= tolerance,
+      `row ${k} (x = ${c.x[i]}): ${r[2]} vs R's ${c.fitted[i]}`,
+    );
     assert.ok(Number(r[3]) >= 0 && Number(r[3]) <= 1, `row ${k}: weight ${r[3]}`);
   });
   // --delta 0 and --iterations, against R again (its 20-point example, no robustness iterations).
   const simple = lowessCase('R iter 0');
   writeFileSync(at('simple.tsv'), simple.x.map((x, i) => `${x}\t${simple.y[i]}`).join('\n') + '\n');
-  const json = JSON.parse(ok('lowess', 'simple.tsv', '--x', '1', '--y', '2', '--iterations', '0', '--delta', '0', '--format', 'json'));
+  const json = JSON.parse(
+    ok('lowess', 'simple.tsv', '--x', '1', '--y', '2', '--iterations', '0', '--delta', '0', '--format', 'json'),
+  );
   json.forEach((r, i) => {
-    assert.ok(Math.abs(r.fitted - simple.fitted[i]) <= 1e-5 * range(simple.y), `${i}: ${r.fitted} vs R's ${simple.fitted[i]}`);
+    assert.ok(
+      Math.abs(r.fitted - simple.fitted[i]) <= 1e-5 * range(simple.y),
+      `${i}: ${r.fitted} vs R's ${simple.fitted[i]}`,
+    );
     assert.equal(r.weight, 1, 'no robustness iterations: every weight 1');
   });
 });
@@ -535,8 +886,23 @@ test('lowess matches R\'s lowess() in the file\'s row order (default delta, as R
 test('lowess: robustness weights follow the float64 reference; - is stdin and stdout', () => {
   const c = lowessCase('outlier f=0.3 iter 4');
   const text = 'x,y\n' + c.x.map((x, i) => `${x},${c.y[i]}`).join('\n') + '\n';
-  const r = cliIn(text, 'lowess', '-', '--x', 'x', '--y', 'y', '--frac', String(c.frac), '--iterations', String(c.iterations),
-    '--delta', String(c.delta), '--output', '-');
+  const r = cliIn(
+    text,
+    'lowess',
+    '-',
+    '--x',
+    'x',
+    '--y',
+    'y',
+    '--frac',
+    String(c.frac),
+    '--iterations',
+    String(c.iterations),
+    '--delta',
+    String(c.delta),
+    '--output',
+    '-',
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, '');
   const rows = parseCsv(r.stdout).slice(1);
@@ -545,7 +911,10 @@ test('lowess: robustness weights follow the float64 reference; - is stdin and st
     assert.ok(Math.abs(Number(row[2]) - c.fitted[i]) <= 1e-5 * range(c.y), `${i}: fitted ${row[2]} vs ${c.fitted[i]}`);
     assert.ok(Math.abs(Number(row[3]) - c.weights[i]) <= 1e-6, `${i}: weight ${row[3]} vs ${c.weights[i]}`);
   });
-  assert.ok(rows.some((row) => Number(row[3]) < 0.5), 'the outliers are down-weighted');
+  assert.ok(
+    rows.some((row) => Number(row[3]) < 0.5),
+    'the outliers are down-weighted',
+  );
 });
 
 test('lowess: bad --frac, --iterations, --delta and columns are refused naming the flag (exit code 2), before reading the file', () => {
@@ -575,24 +944,34 @@ test('lowess: bad --frac, --iterations, --delta and columns are refused naming t
 test('lowess: a closed pipe (… | head -1) ends the command quietly with exit code 0', () => {
   const rows = Array.from({ length: 200_000 }, (_, i) => `${i},${Math.sin(i / 1000) + ((i * 7919) % 13) / 13}`);
   writeFileSync(at('long.csv'), 'x,y\n' + rows.join('\n') + '\n');
-  const r = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${CLI}" lowess long.csv --x x --y y --frac 0.05 | head -1`],
-    { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(
+    'bash',
+    ['-c', `set -o pipefail; "${process.execPath}" "${CLI}" lowess long.csv --x x --y y --frac 0.05 | head -1`],
+    { cwd: dir, encoding: 'utf8', timeout: 120_000 },
+  );
   assert.equal(r.stdout, 'x,y,fitted,weight\n');
   assert.equal(r.stderr, '');
   assert.equal(r.status, 0);
 });
 
-test('fit, predict and select-bandwidth print the result\'s warnings on stderr (one line each), never on stdout', async () => {
+test("fit, predict and select-bandwidth print the result's warnings on stderr (one line each), never on stdout", async () => {
   // Yearly sunspots (309 years, public domain; the demo's copy of statsmodels' data): leave-one-out CV chooses an h
   // below the one-year spacing, and the fit interpolates.
   const { DATASETS } = await import('../../web/demo/data/datasets.js');
   const set = DATASETS.sunspots;
   writeFileSync(at('sunspots.csv'), 'year,spots\n' + set.rows.map((r) => r.join(',')).join('\n') + '\n');
   const ka = await init({ threads: 1 });
-  const model = ka.kernelRegression(set.rows.map((r) => r[0]), set.rows.map((r) => r[1]), { dim: 1 });
+  const model = ka.kernelRegression(
+    set.rows.map((r) => r[0]),
+    set.rows.map((r) => r[1]),
+    { dim: 1 },
+  );
   const want = model.warnings;
   model.dispose();
-  assert.ok(want.some((w) => w.code === 'interpolating'), 'the API warns');
+  assert.ok(
+    want.some((w) => w.code === 'interpolating'),
+    'the API warns',
+  );
   const runs = [
     ['fit', 'sunspots.csv', '--x', 'year', '--y', 'spots', '--format', 'json'],
     ['predict', 'sunspots.csv', '--x', 'year', '--y', 'spots', '--grid', '3'],
@@ -603,41 +982,101 @@ test('fit, predict and select-bandwidth print the result\'s warnings on stderr (
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stderr.split('\n').filter(Boolean);
     assert.ok(lines.length >= 1, `${args[0]}: no warning`);
-    for (const line of lines) assert.match(line, /^warning \[(interpolating|precision|guard)\]: \S/, `${args[0]}: ${line}`);
-    assert.ok(lines.some((l) => /^warning \[interpolating\]: .*below the median spacing 1\b/.test(l)), `${args[0]}: ${r.stderr}`);
+    for (const line of lines)
+      assert.match(line, /^warning \[(interpolating|precision|guard)\]: \S/, `${args[0]}: ${line}`);
+    assert.ok(
+      lines.some((l) => /^warning \[interpolating\]: .*below the median spacing 1\b/.test(l)),
+      `${args[0]}: ${r.stderr}`,
+    );
     assert.doesNotMatch(r.stdout, /warning/);
-    if (args[0] === 'fit') assert.deepEqual(lines, want.map((w) => `warning [${w.code}]: ${w.message}`));
-    if (args.includes('json')) JSON.parse(r.stdout);  // stdout is the result alone
+    if (args[0] === 'fit')
+      assert.deepEqual(
+        lines,
+        want.map((w) => `warning [${w.code}]: ${w.message}`),
+      );
+    if (args.includes('json')) JSON.parse(r.stdout); // stdout is the result alone
   }
 });
 
-test('--robust [N] (fit, predict) follows the float64 bisquare loop and names the rejected rows; --variance local gives the API\'s local band', async () => {
+test("--robust [N] (fit, predict) follows the float64 bisquare loop and names the rejected rows; --variance local gives the API's local band", async () => {
   const { referenceRobustFit } = await import('../js/reference.mjs');
   const xs = Array.from({ length: 40 }, (_, i) => i / 39);
   const ys = xs.map((t, i) => Math.fround(Math.sin(4 * t) + 0.1 * Math.sin(7.3 * i * i) + (i % 7 === 3 ? 5 : 0)));
   writeFileSync(at('outliers.csv'), 'x,y\n' + xs.map((x, i) => `${x},${ys[i]}`).join('\n') + '\n');
   const range = Math.max(...ys) - Math.min(...ys);
-  for (const [flags, iterations] of [[['--robust'], 3], [['--robust', '2'], 2], [['--robust=1'], 1]]) {
-    const grid = parseCsv(ok('predict', 'outliers.csv', '--x', 'x', '--y', 'y', '--bandwidth', '0.15', ...flags, '--grid', '5'));
+  for (const [flags, iterations] of [
+    [['--robust'], 3],
+    [['--robust', '2'], 2],
+    [['--robust=1'], 1],
+  ]) {
+    const grid = parseCsv(
+      ok('predict', 'outliers.csv', '--x', 'x', '--y', 'y', '--bandwidth', '0.15', ...flags, '--grid', '5'),
+    );
     const q = grid.slice(1).map((r) => Number(r[0]));
-    const want = referenceRobustFit(xs.map(Math.fround), ys, q, { dim: 1, bandwidth: Math.fround(0.15) }, iterations).mean;
-    grid.slice(1).forEach((r, i) => assert.ok(Math.abs(Number(r[1]) - want[i]) < 1e-4 * range, `${flags} at ${q[i]}: ${r[1]} vs ${want[i]}`));
+    const want = referenceRobustFit(
+      xs.map(Math.fround),
+      ys,
+      q,
+      { dim: 1, bandwidth: Math.fround(0.15) },
+      iterations,
+    ).mean;
+    grid
+      .slice(1)
+      .forEach((r, i) =>
+        assert.ok(Math.abs(Number(r[1]) - want[i]) < 1e-4 * range, `${flags} at ${q[i]}: ${r[1]} vs ${want[i]}`),
+      );
   }
-  const fit = JSON.parse(ok('fit', 'outliers.csv', '--x', 'x', '--y', 'y', '--bandwidth', '0.15', '--robust', '--format', 'json'));
-  assert.deepEqual(fit.rejected, xs.flatMap((_, i) => (i % 7 === 3 ? [i + 1] : [])));
+  const fit = JSON.parse(
+    ok('fit', 'outliers.csv', '--x', 'x', '--y', 'y', '--bandwidth', '0.15', '--robust', '--format', 'json'),
+  );
+  assert.deepEqual(
+    fit.rejected,
+    xs.flatMap((_, i) => (i % 7 === 3 ? [i + 1] : [])),
+  );
   assert.equal(JSON.parse(ok('fit', 'outliers.csv', '--x', 'x', '--y', 'y', '--format', 'json')).rejected, undefined);
 
-  const rows = JSON.parse(ok('predict', 'sample.tsv', '--x', '1', '--y', '2', '--bandwidth', '0.1', '--at', 'queries.tsv',
-    '--at-x', 'x', '--level', '0.9', '--variance', 'local', '--format', 'json'));
+  const rows = JSON.parse(
+    ok(
+      'predict',
+      'sample.tsv',
+      '--x',
+      '1',
+      '--y',
+      '2',
+      '--bandwidth',
+      '0.1',
+      '--at',
+      'queries.tsv',
+      '--at-x',
+      'x',
+      '--level',
+      '0.9',
+      '--variance',
+      'local',
+      '--format',
+      'json',
+    ),
+  );
   const ka = await init({ threads: 1 });
   const model = ka.kernelRegression(X, Y, { dim: 1, bandwidth: 0.1 });
   const band = model.predictInterval([0.1, 0.5, 0.77], { level: 0.9, variance: 'local' });
-  rows.forEach((r, i) => assert.ok(Math.abs(r['y1.stderr'] - band.stderr[i]) < 1e-4 * band.stderr[i], `row ${i}: ${r['y1.stderr']} vs ${band.stderr[i]}`));
+  rows.forEach((r, i) =>
+    assert.ok(
+      Math.abs(r['y1.stderr'] - band.stderr[i]) < 1e-4 * band.stderr[i],
+      `row ${i}: ${r['y1.stderr']} vs ${band.stderr[i]}`,
+    ),
+  );
   model.dispose();
 
   for (const [args, pattern] of [
-    [['predict', 'outliers.csv', '--x', 'x', '--y', 'y', '--grid', '3', '--variance', 'local'], /--variance needs --level/],
-    [['predict', 'outliers.csv', '--x', 'x', '--y', 'y', '--grid', '3', '--level', '0.9', '--variance', 'wide'], /--variance must be one of global, local/],
+    [
+      ['predict', 'outliers.csv', '--x', 'x', '--y', 'y', '--grid', '3', '--variance', 'local'],
+      /--variance needs --level/,
+    ],
+    [
+      ['predict', 'outliers.csv', '--x', 'x', '--y', 'y', '--grid', '3', '--level', '0.9', '--variance', 'wide'],
+      /--variance must be one of global, local/,
+    ],
     [['fit', 'outliers.csv', '--x', 'x', '--y', 'y', '--robust', '0'], /--robust must be a positive integer; got "0"/],
   ]) {
     const r = cli(...args);

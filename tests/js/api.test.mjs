@@ -3,9 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { init, KernelAttentionError } from '../../web/src/index.js';
-import {
-  maxAbs, maxAbsDiff, mulberry32, randomFloat32, referenceAttention, referenceWeights,
-} from './reference.mjs';
+import { maxAbs, maxAbsDiff, mulberry32, randomFloat32, referenceAttention, referenceWeights } from './reference.mjs';
 import { initOptions } from './build.mjs';
 
 const ka = await init(initOptions);
@@ -14,9 +12,27 @@ const KERNELS = ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechnikov', '
 const COMPACT = ['epanechnikov', 'tricube', 'uniform'];
 const MASK_KINDS = ['none', 'causal', 'key padding', 'general', 'loo', 'groups'];
 const HEADS = [1, 2, 4];
-const DIMS_PER_HEAD = [1, 3, 16];  // M = heads · this, so M ∈ {1, 3, 16} with one head
-const SIZES = [[1, 1], [1, 5], [3, 4], [4, 3], [5, 17], [16, 16], [17, 65], [65, 17], [65, 65]];
-const SQUARE_SIZES = [[1, 1], [3, 3], [4, 4], [5, 5], [16, 16], [17, 17], [65, 65]];
+const DIMS_PER_HEAD = [1, 3, 16]; // M = heads · this, so M ∈ {1, 3, 16} with one head
+const SIZES = [
+  [1, 1],
+  [1, 5],
+  [3, 4],
+  [4, 3],
+  [5, 17],
+  [16, 16],
+  [17, 65],
+  [65, 17],
+  [65, 65],
+];
+const SQUARE_SIZES = [
+  [1, 1],
+  [3, 3],
+  [4, 4],
+  [5, 5],
+  [16, 16],
+  [17, 17],
+  [65, 65],
+];
 
 const pick = (rand, list) => list[Math.floor(rand() * list.length)];
 const bits = (rand, n, p) => Uint8Array.from({ length: n }, () => (rand() < p ? 1 : 0));
@@ -40,7 +56,7 @@ function randomCall(rand, { kernel, maskKind, heads, dimsPerHead, I, J }) {
   if (maskKind === 'key padding') options.mask = bits(rand, J, 0.3);
   if (maskKind === 'general') options.mask = bits(rand, I * J, 0.4);
   if (maskKind === 'loo') options.mask = 'loo';
-  if (maskKind === 'groups') options.groups = { queries: ints(rand, I, 4), keys: ints(rand, J, 3) };  // group 3: no keys
+  if (maskKind === 'groups') options.groups = { queries: ints(rand, I, 4), keys: ints(rand, J, 3) }; // group 3: no keys
   return {
     queries: randomFloat32(rand, I * dim),
     keys: randomFloat32(rand, J * dim),
@@ -53,8 +69,10 @@ function label(c) {
   const { mask, groups, bandwidth, ...rest } = c.options;
   const I = c.queries.length / c.options.dim;
   const J = c.keys.length / c.options.dim;
-  return `I=${I} J=${J} ${JSON.stringify(rest)}${mask === undefined ? '' : ` mask=${typeof mask === 'string' ? mask : `[${mask.length}]`}`}` +
-    `${groups ? ' groups' : ''}${bandwidth === undefined ? '' : ` bandwidth=${typeof bandwidth === 'number' ? bandwidth : '[per-dim]'}`}`;
+  return (
+    `I=${I} J=${J} ${JSON.stringify(rest)}${mask === undefined ? '' : ` mask=${typeof mask === 'string' ? mask : `[${mask.length}]`}`}` +
+    `${groups ? ' groups' : ''}${bandwidth === undefined ? '' : ` bandwidth=${typeof bandwidth === 'number' ? bandwidth : '[per-dim]'}`}`
+  );
 }
 
 /** got must be a Float32Array of the reference's length within tol · max(1, max|scale|); NaN only where expected. */
@@ -105,7 +123,12 @@ for (const kernel of KERNELS) {
     for (const maskKind of MASK_KINDS) {
       for (const heads of HEADS) {
         for (const dimsPerHead of [1, 3]) {
-          for (const [I, J] of [[1, 1], [3, 3], [5, 4], [17, 16]]) {
+          for (const [I, J] of [
+            [1, 1],
+            [3, 3],
+            [5, 4],
+            [17, 16],
+          ]) {
             if (maskKind === 'loo' && I !== J) continue;
             const w = checkWeights(randomCall(rand, { kernel, maskKind, heads, dimsPerHead, I, J }));
             assert.equal(w.length, heads * I * J);
@@ -156,9 +179,15 @@ test('Float32Array, Float64Array and plain-array inputs give identical results',
     if (kernel !== 'softmax') c.options.bandwidth = randomFloat32(rand, 3, 0.5, 2);
     const forms = [(a) => a, (a) => Float64Array.from(a), (a) => Array.from(a)];
     const results = forms.map((form) => {
-      const options = { ...c.options, groups: { queries: form(c.options.groups.queries), keys: form(c.options.groups.keys) } };
+      const options = {
+        ...c.options,
+        groups: { queries: form(c.options.groups.queries), keys: form(c.options.groups.keys) },
+      };
       if (kernel !== 'softmax') options.bandwidth = form(c.options.bandwidth);
-      return [ka.attention(form(c.queries), form(c.keys), form(c.values), options), ka.weights(form(c.queries), form(c.keys), options)];
+      return [
+        ka.attention(form(c.queries), form(c.keys), form(c.values), options),
+        ka.weights(form(c.queries), form(c.keys), options),
+      ];
     });
     assert.deepEqual(results[1], results[0], `${kernel}: Float64Array vs Float32Array`);
     assert.deepEqual(results[2], results[0], `${kernel}: plain arrays vs Float32Array`);
@@ -171,17 +200,21 @@ test('inputs, masks, groups and bandwidths are unchanged after a call, including
   const keys = Float64Array.from(randomFloat32(rand, 12));
   const values = Array.from(randomFloat32(rand, 8));
   const mask = bits(rand, 4, 0.5);
-  const general = Uint8Array.from([0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0]);  // query 1 sees nothing
+  const general = Uint8Array.from([0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0]); // query 1 sees nothing
   const groups = { queries: Int32Array.from([0, 1, 0, 1]), keys: [0, 0, 1, 1] };
   const bandwidth = Float64Array.from([0.5, 1.5, 2]);
   const all = { queries, keys, values, mask, general, groups, bandwidth };
   const before = structuredClone(all);
   ka.attention(queries, keys, values, { dim: 3, kernel: 'gaussian', mask, groups, bandwidth });
   ka.weights(queries, keys, { dim: 3, kernel: 'tricube', mask, groups, bandwidth });
-  assert.throws(() => ka.attention(queries, keys, values, { dim: 3, kernel: 'gaussian', mask: general, bandwidth, empty: 'error' }),
-    { code: 'EmptyRow' });
-  assert.throws(() => ka.weights(queries, keys, { dim: 3, kernel: 'gaussian', mask: general, bandwidth, empty: 'error' }),
-    { code: 'EmptyRow' });
+  assert.throws(
+    () => ka.attention(queries, keys, values, { dim: 3, kernel: 'gaussian', mask: general, bandwidth, empty: 'error' }),
+    { code: 'EmptyRow' },
+  );
+  assert.throws(
+    () => ka.weights(queries, keys, { dim: 3, kernel: 'gaussian', mask: general, bandwidth, empty: 'error' }),
+    { code: 'EmptyRow' },
+  );
   assert.throws(() => ka.attention(queries, keys, values, { dim: 3, heads: 3, mask, groups }), { code: 'BadArgument' });
   assert.deepEqual(all, before);
 });
@@ -190,7 +223,7 @@ test('typed-array views with a byteOffset into a larger buffer are read at their
   const rand = mulberry32(9);
   const view = (Type, data, offset) => {
     const buffer = new ArrayBuffer(Type.BYTES_PER_ELEMENT * (data.length + offset + 5));
-    new Type(buffer).fill(Type === Uint8Array ? 1 : Type === Int32Array ? -7 : NaN);  // poison around the view
+    new Type(buffer).fill(Type === Uint8Array ? 1 : Type === Int32Array ? -7 : NaN); // poison around the view
     const v = new Type(buffer, offset * Type.BYTES_PER_ELEMENT, data.length);
     v.set(data);
     return v;
@@ -205,7 +238,10 @@ test('typed-array views with a byteOffset into a larger buffer are read at their
     const options = {
       ...c.options,
       mask: view(Uint8Array, c.options.mask, 3),
-      groups: { queries: view(Int32Array, c.options.groups.queries, 1), keys: view(Int32Array, c.options.groups.keys, 2) },
+      groups: {
+        queries: view(Int32Array, c.options.groups.queries, 1),
+        keys: view(Int32Array, c.options.groups.keys, 2),
+      },
       bandwidth: view(Float, c.options.bandwidth, 1),
     };
     const q = view(Float, c.queries, 3);
@@ -226,7 +262,7 @@ test('the result is a fresh Float32Array that owns its buffer and survives later
   const w = ka.weights(c.queries, c.keys, c.options);
   assert.equal(w.buffer.byteLength, w.byteLength);
 
-  first.fill(12345);  // mutating a result must not affect a second call
+  first.fill(12345); // mutating a result must not affect a second call
   const second = checkAttention(c);
   assert.notEqual(second.buffer, first.buffer);
   assert.deepEqual(second, saved);
@@ -237,7 +273,12 @@ test('the result is a fresh Float32Array that owns its buffer and survives later
   assert.equal(large.length, 2500 * 2500);
   for (const i of [0, 1234, 2499]) {
     const row = large.subarray(i * 2500, (i + 1) * 2500);
-    assertClose(row, referenceWeights(big.subarray(i, i + 1), big, { dim: 1, kernel: 'gaussian', bandwidth: 0.05 }), [1], `large row ${i}`);
+    assertClose(
+      row,
+      referenceWeights(big.subarray(i, i + 1), big, { dim: 1, kernel: 'gaussian', bandwidth: 0.05 }),
+      [1],
+      `large row ${i}`,
+    );
   }
   assert.deepEqual(second, saved, 'an earlier result is still valid after memory grew');
   assert.deepEqual(checkAttention(c), saved, 'calls after memory growth still work');
@@ -272,7 +313,7 @@ const near = (got, want, what, tol = 1e-5) => {
   assert.ok(err <= tol * Math.max(1, maxAbs(want)), `${what}: got ${Array.from(got)}, want ${Array.from(want)}`);
 };
 
-test('a Gaussian bandwidth of 1e-4 on keys spaced 1e-2 gives the nearest key\'s value', () => {
+test("a Gaussian bandwidth of 1e-4 on keys spaced 1e-2 gives the nearest key's value", () => {
   const keys = Float32Array.from({ length: 101 }, (_, j) => j / 100);
   const values = Float32Array.from({ length: 101 }, (_, j) => Math.sin(j) * 10);
   const queries = Float32Array.from([0.0123, 0.5, 0.5049, 0.9951, 0.33]);
@@ -284,7 +325,7 @@ test('a Gaussian bandwidth of 1e-4 on keys spaced 1e-2 gives the nearest key\'s 
   near(w, want, 'weights');
 });
 
-test('softmax scores near ±1e4 give the arg-max key\'s value', () => {
+test("softmax scores near ±1e4 give the arg-max key's value", () => {
   const keys = Float32Array.from([100, 99, 98, -100]);
   const values = Float32Array.from([1, 2, 3, 4]);
   // q·k ∈ {1e4, 9900, 9800, −1e4} for q = 100; all near −1e4 for q = −100 (arg-max is key 3).
@@ -317,7 +358,8 @@ test('one key gives its value for every query and every kernel', () => {
     const options = { dim: 2, kernel, empty: 'nearest' };
     const out = ka.attention(queries, [0.25, -0.5], [7, -3, 0.5], options);
     near(out, Array.from({ length: 12 }, () => [7, -3, 0.5]).flat(), `${kernel} (empty: 'nearest')`);
-    if (!compact) {  // every query is in reach: the default policy is never needed
+    if (!compact) {
+      // every query is in reach: the default policy is never needed
       const plain = ka.attention(queries, [0.25, -0.5], [7, -3, 0.5], { ...options, empty: 'nan' });
       near(plain, Array.from({ length: 12 }, () => [7, -3, 0.5]).flat(), kernel);
     }
@@ -340,11 +382,16 @@ test('queries far outside the data (±1e6) with the Gaussian give the value of t
 
 test('an exact tie at a tiny bandwidth gives the mean of the two values', () => {
   for (const kernel of ['gaussian', 'laplacian', 'epanechnikov', 'tricube', 'uniform']) {
-    const empty = COMPACT.includes(kernel) ? 'nearest' : 'nan';  // out of reach of both: the tie rule of 'nearest'
+    const empty = COMPACT.includes(kernel) ? 'nearest' : 'nan'; // out of reach of both: the tie rule of 'nearest'
     const out = ka.attention([0.5, 0.5, 0.5, 0.5], [0.25, 0.75], [2, 10], { dim: 1, kernel, bandwidth: 1e-4, empty });
     near(out, [6, 6, 6, 6], kernel);
     // In two dimensions, the query at the centre of four keys: mean of all four.
-    const two = ka.attention([0, 0], [1, 0, -1, 0, 0, 1, 0, -1], [1, 2, 3, 6], { dim: 2, kernel, bandwidth: 1e-4, empty });
+    const two = ka.attention([0, 0], [1, 0, -1, 0, 0, 1, 0, -1], [1, 2, 3, 6], {
+      dim: 2,
+      kernel,
+      bandwidth: 1e-4,
+      empty,
+    });
     near(two, [3], `${kernel} 2-D`);
   }
 });
@@ -353,24 +400,33 @@ test('values near the float32 limit average without overflowing', () => {
   // The mean of values within float32 range is within float32 range: 3e38, not Infinity; 0, not Infinity − Infinity.
   near(ka.attention([0], [0, 0, 0, 0, 0], [3e38, 3e38, 3e38, 3e38, 3e38], { dim: 1 }), [3e38], 'five equal keys');
   const alternating = Array.from({ length: 8 }, (_, j) => (j % 2 ? -3e38 : 3e38));
-  near(ka.attention([0], new Array(8).fill(0), alternating, { dim: 1, kernel: 'gaussian' }), [0], 'alternating signs', 1e-5 * 3e38);
+  near(
+    ka.attention([0], new Array(8).fill(0), alternating, { dim: 1, kernel: 'gaussian' }),
+    [0],
+    'alternating signs',
+    1e-5 * 3e38,
+  );
 });
 
-test('no call returns NaN except through empty: \'nan\'; \'zero\' and \'nearest\' fill empty rows', () => {
+test("no call returns NaN except through empty: 'nan'; 'zero' and 'nearest' fill empty rows", () => {
   const rand = mulberry32(12);
   const I = 6;
   const J = 6;
   const cases = [
-    { mask: Uint8Array.from([1, 1, 1, 1, 1, 1]) },                                 // every key padded
-    { mask: Uint8Array.from({ length: I * J }, (_, n) => (n < J ? 1 : 0)) },         // query 0 sees nothing
-    { groups: { queries: [0, 1, 2, 2, 0, 5], keys: [0, 0, 1, 1, 2, 2] } },           // groups 5: no key
-    { causal: true, mask: Uint8Array.from([1, 0, 0, 0, 0, 0]) },                    // query 0 sees only key 0, padded
-    { kernel: 'uniform', bandwidth: 1e-3 },                                          // nothing in reach
+    { mask: Uint8Array.from([1, 1, 1, 1, 1, 1]) }, // every key padded
+    { mask: Uint8Array.from({ length: I * J }, (_, n) => (n < J ? 1 : 0)) }, // query 0 sees nothing
+    { groups: { queries: [0, 1, 2, 2, 0, 5], keys: [0, 0, 1, 1, 2, 2] } }, // groups 5: no key
+    { causal: true, mask: Uint8Array.from([1, 0, 0, 0, 0, 0]) }, // query 0 sees only key 0, padded
+    { kernel: 'uniform', bandwidth: 1e-3 }, // nothing in reach
   ];
   for (const extra of cases) {
     for (const kernel of extra.kernel ? [extra.kernel] : KERNELS) {
-      const half = randomFloat32(rand, J);  // keys 3, 4, 5 repeat keys 0, 1, 2: 'nearest' meets exact ties
-      const c = { queries: randomFloat32(rand, I * 2), keys: Float32Array.of(...half, ...half), values: randomFloat32(rand, J * 2) };
+      const half = randomFloat32(rand, J); // keys 3, 4, 5 repeat keys 0, 1, 2: 'nearest' meets exact ties
+      const c = {
+        queries: randomFloat32(rand, I * 2),
+        keys: Float32Array.of(...half, ...half),
+        values: randomFloat32(rand, J * 2),
+      };
       const options = { dim: 2, ...extra, kernel };
       const nan = ka.attention(c.queries, c.keys, c.values, options);
       assert.ok(nan.some(Number.isNaN), `${kernel} ${JSON.stringify(extra)}: the case has an empty row`);
@@ -385,7 +441,8 @@ test('no call returns NaN except through empty: \'nan\'; \'zero\' and \'nearest\
         assertClose(w, referenceWeights(c.queries, c.keys, o), [1], `weights ${what}`);
       }
       const zero = ka.attention(c.queries, c.keys, c.values, { ...options, empty: 'zero' });
-      for (let n = 0; n < nan.length; n++) {  // 'zero' writes zeros exactly where 'nan' writes NaN
+      for (let n = 0; n < nan.length; n++) {
+        // 'zero' writes zeros exactly where 'nan' writes NaN
         if (Number.isNaN(nan[n])) assert.equal(zero[n], 0);
         else assert.equal(zero[n], nan[n]);
       }
@@ -394,5 +451,8 @@ test('no call returns NaN except through empty: \'nan\'; \'zero\' and \'nearest\
 });
 
 test('errors from the API are KernelAttentionError instances', () => {
-  assert.throws(() => ka.attention([1], [1], [1], { dim: 0 }), (e) => e instanceof KernelAttentionError && e instanceof Error);
+  assert.throws(
+    () => ka.attention([1], [1], [1], { dim: 0 }),
+    (e) => e instanceof KernelAttentionError && e instanceof Error,
+  );
 });

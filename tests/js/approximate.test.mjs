@@ -47,8 +47,10 @@ test('random features: the error shrinks as the features grow and errorEstimate 
         assert.equal(info.features, features);
         assert.equal(info.landmarks, undefined);
         assert.equal(info.exactRows, 0);
-        assert.ok(info.errorEstimate > 0.5 * err && info.errorEstimate < 2 * err,
-          `causal ${causal}, ${features} features, seed ${seed}: estimate ${info.errorEstimate} vs error ${err}`);
+        assert.ok(
+          info.errorEstimate > 0.5 * err && info.errorEstimate < 2 * err,
+          `causal ${causal}, ${features} features, seed ${seed}: estimate ${info.errorEstimate} vs error ${err}`,
+        );
         mean += err / 3;
       }
       assert.ok(mean < previous / 1.5, `causal ${causal}: ${features} features, mean error ${mean} after ${previous}`);
@@ -69,7 +71,10 @@ test('random features serve the Gaussian kernel with heads and per-dimension ban
   assert.ok(tight.features > 64, `tolerance 2e-3 chose ${tight.features} features`);
   const err = relativeRms(out, want, v);
   assert.ok(err < 4e-3, `error ${err} at tolerance 2e-3 (estimate ${tight.errorEstimate})`);
-  assert.ok(tight.errorEstimate > 0.5 * err && tight.errorEstimate < 2 * err, `estimate ${tight.errorEstimate} vs ${err}`);
+  assert.ok(
+    tight.errorEstimate > 0.5 * err && tight.errorEstimate < 2 * err,
+    `estimate ${tight.errorEstimate} vs ${err}`,
+  );
 });
 
 test('random Fourier features serve the Laplacian and Cauchy kernels: the error shrinks as the features grow', () => {
@@ -81,7 +86,10 @@ test('random Fourier features serve the Laplacian and Cauchy kernels: the error 
       const run = ka.attentionWithInfo(q, k, v, { ...base, method: 'random-features', features, seed: 5 });
       assert.equal(run.features, features);
       const err = relativeRms(run.output, want, v);
-      assert.ok(run.errorEstimate >= 0.5 * err, `${kernel}, ${features} features: estimate ${run.errorEstimate} vs error ${err}`);
+      assert.ok(
+        run.errorEstimate >= 0.5 * err,
+        `${kernel}, ${features} features: estimate ${run.errorEstimate} vs error ${err}`,
+      );
       return err;
     });
     // 16× the features each step: a quarter of the error in the limit (1/√m).
@@ -92,7 +100,12 @@ test('random Fourier features serve the Laplacian and Cauchy kernels: the error 
 
 test('Nyström: the error shrinks as the landmarks grow, the held-out estimate tracks it, every kernel it takes', () => {
   const { q, k, v } = problem({ I: 150, J: 300, dim: 4, D: 3, seed: 3 });
-  for (const [kernel, extra] of [['gaussian', { bandwidth: 0.8 }], ['softmax', {}], ['laplacian', { bandwidth: 1.5 }], ['cauchy', { bandwidth: 0.8 }]]) {
+  for (const [kernel, extra] of [
+    ['gaussian', { bandwidth: 0.8 }],
+    ['softmax', {}],
+    ['laplacian', { bandwidth: 1.5 }],
+    ['cauchy', { bandwidth: 0.8 }],
+  ]) {
     for (const causal of [false, true]) {
       const base = { dim: 4, kernel, causal, ...extra };
       const want = referenceAttention(q, k, v, base);
@@ -103,8 +116,10 @@ test('Nyström: the error shrinks as the landmarks grow, the held-out estimate t
         assert.equal(info.method, 'nystrom');
         assert.equal(info.landmarks, landmarks);
         assert.equal(info.features, undefined);
-        assert.ok(info.errorEstimate > 0.3 * err && info.errorEstimate < 3 * err + 1e-6,
-          `${kernel} causal ${causal}, ${landmarks} landmarks: estimate ${info.errorEstimate} vs error ${err}`);
+        assert.ok(
+          info.errorEstimate > 0.3 * err && info.errorEstimate < 3 * err + 1e-6,
+          `${kernel} causal ${causal}, ${landmarks} landmarks: estimate ${info.errorEstimate} vs error ${err}`,
+        );
         return err;
       });
       assert.ok(errors[2] < errors[0] / 3, `${kernel} causal ${causal}: errors ${errors}`);
@@ -176,12 +191,15 @@ test('bad method options are typed errors naming the option; inputs are left as 
   for (const [options, argument, shape] of cases) {
     const qq = shape?.I ? randomFloat32(mulberry32(1), 12) : q;
     for (const fn of [ka.attention, ka.attentionWithInfo]) {
-      assert.throws(() => fn(qq, k, v, { dim: 2, ...options }), (error) => {
-        assert.ok(error instanceof KernelAttentionError, `${JSON.stringify(options)}: ${error}`);
-        assert.equal(error.argument, argument, `${JSON.stringify(options)}: ${error.message}`);
-        assert.match(error.code, /^Bad/);
-        return true;
-      });
+      assert.throws(
+        () => fn(qq, k, v, { dim: 2, ...options }),
+        (error) => {
+          assert.ok(error instanceof KernelAttentionError, `${JSON.stringify(options)}: ${error}`);
+          assert.equal(error.argument, argument, `${JSON.stringify(options)}: ${error.message}`);
+          assert.match(error.code, /^Bad/);
+          return true;
+        },
+      );
     }
   }
   assert.deepEqual([q, k, v], copies);
@@ -205,11 +223,20 @@ test('approximate calls, successful or refused, leave no allocation outstanding'
 test('docs/approximations.md shows examples/approximations.mjs verbatim, and it runs with its estimates near the measured errors', () => {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const example = readFileSync(root + 'examples/approximations.mjs', 'utf8');
-  assert.ok(readFileSync(root + 'docs/approximations.md', 'utf8').includes('```js\n' + example.trimEnd() + '\n```'), 'stale copy');
+  assert.ok(
+    readFileSync(root + 'docs/approximations.md', 'utf8').includes('```js\n' + example.trimEnd() + '\n```'),
+    'stale copy',
+  );
   const output = execFileSync(process.execPath, [root + 'examples/approximations.mjs'], { encoding: 'utf8' });
   const rows = [...output.matchAll(/^(\S+): (\d+) \w+, estimated error (\S+), measured (\S+)$/gm)];
-  assert.deepEqual(rows.map((r) => r[1]), ['random-features', 'nystrom']);
+  assert.deepEqual(
+    rows.map((r) => r[1]),
+    ['random-features', 'nystrom'],
+  );
   for (const [, , , estimate, measured] of rows) {
-    assert.ok(Number(measured) < 1e-2 && Number(estimate) < 3 * Number(measured) && Number(estimate) > Number(measured) / 3, output);
+    assert.ok(
+      Number(measured) < 1e-2 && Number(estimate) < 3 * Number(measured) && Number(estimate) > Number(measured) / 3,
+      output,
+    );
   }
 });

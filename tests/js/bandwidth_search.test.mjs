@@ -7,7 +7,8 @@ import { init } from '../../web/src/index.js';
 
 const ka = await init();
 const engel = JSON.parse(readFileSync(new URL('../fixtures/engel_cv.json', import.meta.url), 'utf8'));
-const x = Float64Array.from(engel.x), y = Float64Array.from(engel.y);
+const x = Float64Array.from(engel.x),
+  y = Float64Array.from(engel.y);
 
 test('engel, local-linear CV: the selected h is within 2 % of the float64 global minimiser', () => {
   const chosen = ka.selectBandwidth(x, y, { dim: 1, estimator: 'local-linear' });
@@ -18,7 +19,10 @@ test('engel, local-linear CV: the selected h is within 2 % of the float64 global
   // fit is the straight line.
   const hs = Array.from(chosen.curve.bandwidths);
   const range = Math.max(...x) - Math.min(...x);
-  assert.ok(Math.min(...hs) < 4 && Math.max(...hs) >= 3.99 * range, `curve spans ${Math.min(...hs)} … ${Math.max(...hs)}`);
+  assert.ok(
+    Math.min(...hs) < 4 && Math.max(...hs) >= 3.99 * range,
+    `curve spans ${Math.min(...hs)} … ${Math.max(...hs)}`,
+  );
   assert.ok(hs.length < 60, `${hs.length} evaluations`);
   assert.deepEqual(chosen.warnings, []);
 });
@@ -40,10 +44,14 @@ test('the async search resumes its replayed curve to the same result, warnings i
 });
 
 test("yearly sunspots with the defaults: the model and the selection say 'interpolating'", () => {
-  const sx = Float64Array.from(engel.sunspots.x), sy = Float64Array.from(engel.sunspots.y);
+  const sx = Float64Array.from(engel.sunspots.x),
+    sy = Float64Array.from(engel.sunspots.y);
   const model = ka.kernelRegression(sx, sy, { dim: 1 });
   try {
-    assert.ok(model.warnings.some((w) => w.code === 'interpolating'), JSON.stringify(model.warnings));
+    assert.ok(
+      model.warnings.some((w) => w.code === 'interpolating'),
+      JSON.stringify(model.warnings),
+    );
     assert.ok(model.bandwidth[0] < 1 || model.effectiveDegreesOfFreedom >= 0.9 * sx.length);
   } finally {
     model.dispose();
@@ -63,7 +71,8 @@ test('a smooth, well-sampled fit has no warnings', () => {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const n = 400;
-  const sx = new Float64Array(n), sy = new Float64Array(n);
+  const sx = new Float64Array(n),
+    sy = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     sx[i] = rand();
     sy[i] = Math.sin(2 * Math.PI * sx[i]) + 0.3 * (rand() - 0.5);
@@ -80,12 +89,17 @@ test('a smooth, well-sampled fit has no warnings', () => {
 
 test("inputs stored in float32 that vary by less than 1e-5 of their magnitude get 'precision'; float64 ones are centred and do not", () => {
   const n = 200;
-  const sx = new Float64Array(n), sy = new Float64Array(n);
+  const sx = new Float64Array(n),
+    sy = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    sx[i] = 1.7e12 + 1000 * i;  // Date.now()-like milliseconds, 1 s apart: spread 2e5 against 1.7e12
+    sx[i] = 1.7e12 + 1000 * i; // Date.now()-like milliseconds, 1 s apart: spread 2e5 against 1.7e12
     sy[i] = Math.cos(i / 20);
   }
-  for (const [x, warned] of [[Float32Array.from(sx), true], [sx, false], [Array.from(sx), false]]) {
+  for (const [x, warned] of [
+    [Float32Array.from(sx), true],
+    [sx, false],
+    [Array.from(sx), false],
+  ]) {
     const model = ka.kernelRegression(x, sy, { dim: 1, bandwidth: 2e4 });
     try {
       const w = model.warnings.find((v) => v.code === 'precision');
@@ -115,13 +129,21 @@ test('from 2,000 points the wide scan is scored on a fine grid: the result is st
   for (const estimator of ['nadaraya-watson', 'local-linear']) {
     const chosen = ka.selectBandwidth(sx, sy, { dim: 1, estimator });
     const h = chosen.bandwidth[0];
-    assert.equal(chosen.score, ka.cvScore(sx, sy, { dim: 1, estimator, bandwidth: h }), `${estimator}: the returned score`);
+    assert.equal(
+      chosen.score,
+      ka.cvScore(sx, sy, { dim: 1, estimator, bandwidth: h }),
+      `${estimator}: the returned score`,
+    );
     let screened = 0;
-    const hs = chosen.curve.bandwidths, scores = chosen.curve.scores;
+    const hs = chosen.curve.bandwidths,
+      scores = chosen.curve.scores;
     for (let k = 0; k < hs.length; k++) {
       const exact = ka.cvScore(sx, sy, { dim: 1, estimator, bandwidth: hs[k] });
       if (exact === Infinity) continue;
-      assert.ok(chosen.score <= exact * (1 + 1e-5), `${estimator}: ${chosen.score} at ${h} against ${exact} at ${hs[k]}`);
+      assert.ok(
+        chosen.score <= exact * (1 + 1e-5),
+        `${estimator}: ${chosen.score} at ${h} against ${exact} at ${hs[k]}`,
+      );
       // The grid's scores: within what fits off by 5e-6 of range(y) give, a tenth of the margin the search allows.
       const margin = 2 * Math.sqrt(exact) * 5e-6 * rangeY;
       assert.ok(Math.abs(scores[k] - exact) <= margin, `${estimator}: curve ${scores[k]} against ${exact} at ${hs[k]}`);

@@ -16,7 +16,9 @@ function blockedCv(x, y, dim, bandwidth, estimator, r) {
   const n = y.length;
   let sum = 0;
   for (let i = 0; i < n; i++) {
-    const weights = Float64Array.from({ length: n }, (_, j) => (j === i || Math.abs(x[j * dim] - x[i * dim]) <= r ? 0 : 1));
+    const weights = Float64Array.from({ length: n }, (_, j) =>
+      j === i || Math.abs(x[j * dim] - x[i * dim]) <= r ? 0 : 1,
+    );
     if (!weights.some((w) => w > 0)) return Infinity;
     const fit = referenceLocalFit(x, y, x.subarray(i * dim, (i + 1) * dim), { dim, bandwidth, estimator, weights });
     if (!Number.isFinite(fit.mean[0])) return Infinity;
@@ -37,7 +39,8 @@ function sample(n, dim, seed) {
 /** True when no pair's first-column distance lies within 1e-5 of r (float32 rounding cannot move a point across). */
 function clearOf(x, dim, r) {
   const n = x.length / dim;
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (Math.abs(Math.abs(x[i * dim] - x[j * dim]) - r) < 1e-5) return false;
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) if (Math.abs(Math.abs(x[i * dim] - x[j * dim]) - r) < 1e-5) return false;
   return true;
 }
 
@@ -53,7 +56,10 @@ for (const dim of [1, 2]) {
         assert.ok(Math.abs(got - want) <= 1e-4 * want, `r = ${r}: ${got} vs ${want}`);
         if (r === 0.05) assert.ok(got > ka.cvScore(x, y, { dim, bandwidth, estimator }), 'blocking changes the score');
       }
-      assert.equal(ka.cvScore(x, y, { dim, bandwidth, estimator, exclude: 0 }), ka.cvScore(x, y, { dim, bandwidth, estimator }));
+      assert.equal(
+        ka.cvScore(x, y, { dim, bandwidth, estimator, exclude: 0 }),
+        ka.cvScore(x, y, { dim, bandwidth, estimator }),
+      );
     });
   }
 }
@@ -68,7 +74,12 @@ test('blocked CV with observation weights: Σ ω_i e_i² / Σ ω_i, each held-ou
   let total = 0;
   for (let i = 0; i < 90; i++) {
     const weights = Float64Array.from(omega, (w, j) => (j === i || Math.abs(x[j] - x[i]) <= r ? 0 : w));
-    const fit = referenceLocalFit(x, y, x.subarray(i, i + 1), { dim: 1, bandwidth: 0.5, estimator: 'local-linear', weights });
+    const fit = referenceLocalFit(x, y, x.subarray(i, i + 1), {
+      dim: 1,
+      bandwidth: 0.5,
+      estimator: 'local-linear',
+      weights,
+    });
     sum += omega[i] * (y[i] - fit.mean[0]) ** 2;
     total += omega[i];
   }
@@ -82,8 +93,12 @@ test('a band that leaves a held-out point no neighbour in reach (compact kernel)
 });
 
 for (const c of fixture.cases) {
-  const x = Float32Array.from(c.x), y = Float32Array.from(c.y);
-  for (const [estimator, key] of [['nadaraya-watson', 'nw'], ['local-linear', 'll']]) {
+  const x = Float32Array.from(c.x),
+    y = Float32Array.from(c.y);
+  for (const [estimator, key] of [
+    ['nadaraya-watson', 'nw'],
+    ['local-linear', 'll'],
+  ]) {
     const ref = c.reference[key];
     test(`${c.name}, exclude ${c.exclude}, ${estimator}: h above the spacing and within 1 % of the numpy minimiser`, () => {
       for (const { bandwidth, value } of ref.at) {
@@ -108,7 +123,8 @@ for (const c of fixture.cases) {
 
 test('kernelRegression and the async variants pass exclude to the search; inputs are not mutated', async () => {
   const c = fixture.cases[0];
-  const x = Float64Array.from(c.x), y = Float64Array.from(c.y);
+  const x = Float64Array.from(c.x),
+    y = Float64Array.from(c.y);
   const [x0, y0] = [x.slice(), y.slice()];
   const options = { dim: 1, estimator: 'local-linear', exclude: c.exclude };
   const chosen = ka.selectBandwidth(x, y, options);
@@ -133,8 +149,15 @@ test('kernelRegression and the async variants pass exclude to the search; inputs
 
 test('exclude: a finite number >= 0, for CV only; errors name options.exclude', () => {
   const { x, y } = sample(40, 1, 5);
-  const named = (fn, pattern) => assert.throws(fn, (e) => e instanceof KernelAttentionError && e.code === 'BadArgument' &&
-    e.argument === 'options.exclude' && pattern.test(e.message));
+  const named = (fn, pattern) =>
+    assert.throws(
+      fn,
+      (e) =>
+        e instanceof KernelAttentionError &&
+        e.code === 'BadArgument' &&
+        e.argument === 'options.exclude' &&
+        pattern.test(e.message),
+    );
   for (const bad of [-1, NaN, Infinity, '5', null]) {
     named(() => ka.cvScore(x, y, { dim: 1, bandwidth: 0.5, exclude: bad }), /finite number >= 0/);
     named(() => ka.selectBandwidth(x, y, { dim: 1, exclude: bad }), /finite number >= 0/);

@@ -14,15 +14,15 @@ const worst = (got, want) => Math.max(...Array.from(want, (w, i) => Math.abs(got
 
 test('the shift is 0 where a column is near the origin (largest |v| below 4 half-ranges) or constant, else a coarse midrange', () => {
   assert.equal(chooseShift(1, [-1, 2]), null);
-  assert.equal(chooseShift(1, [0.1, 1]), null);  // largest |v| below 4 half-ranges: not worth moving
+  assert.equal(chooseShift(1, [0.1, 1]), null); // largest |v| below 4 half-ranges: not worth moving
   assert.equal(chooseShift(1, [5, 5, 5]), null);
-  assert.equal(chooseShift(1, [1e30, 1e30 + 1e20]), null);  // beyond 2⁹⁶: a far query could overflow float32 after it
-  const [c] = chooseShift(1, [1.7e9 + 3, 1.7e9 + 10]);  // half-range 3.5: a multiple of 2
+  assert.equal(chooseShift(1, [1e30, 1e30 + 1e20]), null); // beyond 2⁹⁶: a far query could overflow float32 after it
+  const [c] = chooseShift(1, [1.7e9 + 3, 1.7e9 + 10]); // half-range 3.5: a multiple of 2
   assert.equal(c % 2, 0);
   assert.ok(Math.abs(c - (1.7e9 + 6.5)) <= 1, `${c}`);
-  const two = chooseShift(2, [1, 1000, -1, 1100], [3, 1200]);  // columns [-1, 3] and [1000, 1200]
+  const two = chooseShift(2, [1, 1000, -1, 1100], [3, 1200]); // columns [-1, 3] and [1000, 1200]
   assert.equal(two[0], 0);
-  assert.equal(two[1], 1088);  // 1100 to a multiple of 64, the power of two below the half-range 100
+  assert.equal(two[1], 1088); // 1100 to a multiple of 64, the power of two below the half-range 100
 });
 
 // A smooth curve sampled with noise: x as Unix seconds a minute apart, y near an offset.
@@ -30,7 +30,7 @@ function series(n, x0, y0, seed) {
   const rand = mulberry32(seed);
   const x = Float64Array.from({ length: n }, (_, i) => x0 + 60 * i + 20 * rand());
   const y = Float64Array.from(x, (t) => y0 + Math.sin((t - x0) / 900) + 0.1 * (rand() - 0.5));
-  const q = Float64Array.from({ length: 37 }, (_, i) => x0 + 300 + i * 60 * (n - 10) / 36);
+  const q = Float64Array.from({ length: 37 }, (_, i) => x0 + 300 + (i * 60 * (n - 10)) / 36);
   return { x, y, q };
 }
 
@@ -42,11 +42,17 @@ for (const estimator of ['nadaraya-watson', 'local-linear']) {
       const model = ka.kernelRegression(x, y, { dim: 1, estimator, bandwidth: h, method });
       // The exact fit against a float64 loop; the grid (whose own error is its tolerance) against the grid on the
       // same data moved to the origin, shifted back.
-      const centred = ka.kernelRegression(x.map((t) => t - 1.7e9), y.map((v) => v - 1.7e9), { dim: 1, estimator, bandwidth: h, method });
+      const centred = ka.kernelRegression(
+        x.map((t) => t - 1.7e9),
+        y.map((v) => v - 1.7e9),
+        { dim: 1, estimator, bandwidth: h, method },
+      );
       try {
         assert.equal(model.method, method);
-        const want = method === 'exact' ? referenceLocalFit(x, y, q, { dim: 1, bandwidth: h, estimator }).mean
-          : centred.predict(q.map((t) => t - 1.7e9)).map((v) => v + 1.7e9);
+        const want =
+          method === 'exact'
+            ? referenceLocalFit(x, y, q, { dim: 1, bandwidth: h, estimator }).mean
+            : centred.predict(q.map((t) => t - 1.7e9)).map((v) => v + 1.7e9);
         const got = model.predict(q);
         assert.ok(got instanceof Float64Array);
         const err = worst(got, want) / range(y);
@@ -55,7 +61,10 @@ for (const estimator of ['nadaraya-watson', 'local-linear']) {
         for (const key of ['mean', 'lower', 'upper', 'stderr']) assert.ok(band[key] instanceof Float64Array, key);
         assert.deepEqual(band.mean, got);
         for (let i = 0; i < q.length; i++) {
-          assert.ok(band.lower[i] < got[i] && got[i] < band.upper[i], `row ${i}: ${band.lower[i]} ${got[i]} ${band.upper[i]}`);
+          assert.ok(
+            band.lower[i] < got[i] && got[i] < band.upper[i],
+            `row ${i}: ${band.lower[i]} ${got[i]} ${band.upper[i]}`,
+          );
           assert.ok(Math.abs(band.upper[i] - got[i] - (got[i] - band.lower[i])) <= 1e-6 * range(y));
         }
       } finally {
@@ -68,10 +77,21 @@ for (const estimator of ['nadaraya-watson', 'local-linear']) {
 
 test("async predictions are Float64Array and the same numbers; empty: 'zero' rows read 0 with y shifted", async () => {
   const { x, y, q } = series(200, 1.7e9, 5e4, 4);
-  const model = ka.kernelRegression(x, y, { dim: 1, kernel: 'epanechnikov', estimator: 'nadaraya-watson', bandwidth: 200, empty: 'zero' });
-  const nan = ka.kernelRegression(x, y, { dim: 1, kernel: 'epanechnikov', estimator: 'nadaraya-watson', bandwidth: 200 });
+  const model = ka.kernelRegression(x, y, {
+    dim: 1,
+    kernel: 'epanechnikov',
+    estimator: 'nadaraya-watson',
+    bandwidth: 200,
+    empty: 'zero',
+  });
+  const nan = ka.kernelRegression(x, y, {
+    dim: 1,
+    kernel: 'epanechnikov',
+    estimator: 'nadaraya-watson',
+    bandwidth: 200,
+  });
   try {
-    const far = Float64Array.of(q[0], 1.6e9, q[5]);  // the middle query is beyond every key's reach
+    const far = Float64Array.of(q[0], 1.6e9, q[5]); // the middle query is beyond every key's reach
     const got = model.predict(far);
     assert.ok(got instanceof Float64Array);
     assert.equal(got[1], 0);
@@ -92,11 +112,18 @@ test("async predictions are Float64Array and the same numbers; empty: 'zero' row
 
 test('selectBandwidth and cvScore on x ≈ 1.7e12 ms and y + 1e4 equal those on the centred data (1e-3)', () => {
   const { x, y } = series(300, 0, 0, 5);
-  const xs = x.map((t) => t * 1000 + 1.7e12);  // milliseconds
+  const xs = x.map((t) => t * 1000 + 1.7e12); // milliseconds
   const ys = y.map((v) => v + 1e4);
-  const base = ka.selectBandwidth(x.map((t) => t * 1000), y, { dim: 1, estimator: 'local-linear' });
+  const base = ka.selectBandwidth(
+    x.map((t) => t * 1000),
+    y,
+    { dim: 1, estimator: 'local-linear' },
+  );
   const moved = ka.selectBandwidth(xs, ys, { dim: 1, estimator: 'local-linear' });
-  assert.ok(Math.abs(moved.bandwidth[0] / base.bandwidth[0] - 1) <= 1e-3, `${moved.bandwidth[0]} against ${base.bandwidth[0]}`);
+  assert.ok(
+    Math.abs(moved.bandwidth[0] / base.bandwidth[0] - 1) <= 1e-3,
+    `${moved.bandwidth[0]} against ${base.bandwidth[0]}`,
+  );
   const score = ka.cvScore(xs, ys, { dim: 1, bandwidth: base.bandwidth[0], estimator: 'local-linear' });
   assert.ok(Math.abs(score / base.score - 1) <= 1e-3, `${score} against ${base.score}`);
 });
@@ -122,7 +149,13 @@ test('weights, attentionAsync and attentionGradients at x ≈ 1.7e9 equal those 
   assert.deepEqual(await ka.attentionAsync(q, x, y, options), one);
   const dOut = Float64Array.from(q, (_, i) => Math.cos(i));
   const moved = ka.attentionGradients(q, x, y, dOut, options);
-  const origin = ka.attentionGradients(q.map((t) => t - 1.7e9), x.map((t) => t - 1.7e9), y, dOut, options);
+  const origin = ka.attentionGradients(
+    q.map((t) => t - 1.7e9),
+    x.map((t) => t - 1.7e9),
+    y,
+    dOut,
+    options,
+  );
   for (const key of ['output', 'dq', 'dk', 'dv', 'dLogBandwidth']) {
     const scale = Math.max(...Array.from(origin[key], Math.abs));
     assert.ok(worst(moved[key], origin[key]) <= 1e-4 * scale, `${key}: ${worst(moved[key], origin[key])} of ${scale}`);
@@ -136,7 +169,9 @@ for (const kernel of ['gaussian', 'epanechnikov']) {
     const want = referenceAttention(q, x, y, options);
     const one = ka.attention(q, x, y, options);
     const cuts = [0, 97, 98, 300];
-    const states = cuts.slice(1).map((end, s) => ka.attentionState(q, x.subarray(cuts[s], end), y.subarray(cuts[s], end), options));
+    const states = cuts
+      .slice(1)
+      .map((end, s) => ka.attentionState(q, x.subarray(cuts[s], end), y.subarray(cuts[s], end), options));
     const merged = ka.finalizeState(ka.mergeStates(...states));
     const scale = range(y);
     assert.ok(worst(one, want) <= 1e-5 * scale, `one call: ${worst(one, want)}`);
@@ -150,10 +185,16 @@ test("attentionWithInfo warns 'precision' for float32-stored inputs that kept fe
   const options = { dim: 1, kernel: 'gaussian', bandwidth: 300 };
   assert.deepEqual(ka.attentionWithInfo(q, x, y, options).warnings, []);
   const info = ka.attentionWithInfo(Float32Array.from(q), Float32Array.from(x), y, options);
-  assert.deepEqual(info.warnings.map((w) => w.code), ['precision']);
+  assert.deepEqual(
+    info.warnings.map((w) => w.code),
+    ['precision'],
+  );
   assert.match(info.warnings[0].message, /queries, keys/);
   const sparse = ka.attentionWithInfo(q, Float32Array.from(x), y, { ...options, method: 'sparse' });
-  assert.deepEqual(sparse.warnings.map((w) => w.code), ['precision']);
+  assert.deepEqual(
+    sparse.warnings.map((w) => w.code),
+    ['precision'],
+  );
 });
 
 // At a sample point the point's own weight keeps a 1-D design regular (the guard's pivot ratio is at least
@@ -174,14 +215,17 @@ test("the 'guard' warning appears where points along a line make local-linear de
   const x = [...cloud, ...line];
   const model = ka.kernelRegression(x, yOf(x), { dim: 2, bandwidth: 0.1 });
   try {
-    assert.deepEqual(model.warnings.map((w) => w.code), ['guard']);
+    assert.deepEqual(
+      model.warnings.map((w) => w.code),
+      ['guard'],
+    );
     assert.match(model.warnings[0].message, /of 210 fitted values/);
   } finally {
     model.dispose();
   }
   const nw = ka.kernelRegression(x, yOf(x), { dim: 2, bandwidth: 0.1, estimator: 'nadaraya-watson' });
   try {
-    assert.deepEqual(nw.warnings, []);  // no local design, no guard
+    assert.deepEqual(nw.warnings, []); // no local design, no guard
   } finally {
     nw.dispose();
   }

@@ -14,8 +14,13 @@ const heapMiB = () => module.HEAP8.length / MiB;
 
 test('65,536 queries × 64 with 64 keys: rows match the float64 reference and the heap stays small', () => {
   const rand = mulberry32(65536);
-  const I = 65536, J = 64, M = 64, D = 64;
-  const q = randomFloat32(rand, I * M), k = randomFloat32(rand, J * M), v = randomFloat32(rand, J * D);
+  const I = 65536,
+    J = 64,
+    M = 64,
+    D = 64;
+  const q = randomFloat32(rand, I * M),
+    k = randomFloat32(rand, J * M),
+    v = randomFloat32(rand, J * D);
   const out = attention(q, k, v, { dim: M });
   assert.ok(heapMiB() <= 24, `heap grew to ${heapMiB()} MiB; queries and outputs alone are 32 MiB`);
   // Rows at chunk edges and elsewhere, against the reference computed on those rows only.
@@ -27,32 +32,54 @@ test('65,536 queries × 64 with 64 keys: rows match the float64 reference and th
 
 test('chunked rows equal the unchunked call byte for byte, with a general mask and groups sliced per chunk', () => {
   const rand = mulberry32(7);
-  const I = 20000, J = 50, M = 60, D = 4;  // (M + D)·4 bytes per row: over 16,384 rows per 4 MiB chunk
-  const q = randomFloat32(rand, I * M), k = randomFloat32(rand, J * M), v = randomFloat32(rand, J * D);
+  const I = 20000,
+    J = 50,
+    M = 60,
+    D = 4; // (M + D)·4 bytes per row: over 16,384 rows per 4 MiB chunk
+  const q = randomFloat32(rand, I * M),
+    k = randomFloat32(rand, J * M),
+    v = randomFloat32(rand, J * D);
   const mask = Uint8Array.from({ length: I * J }, () => (rand() < 0.3 ? 1 : 0));
-  const groups = { queries: Int32Array.from({ length: I }, (_, i) => i % 3), keys: Int32Array.from({ length: J }, (_, j) => j % 3) };
+  const groups = {
+    queries: Int32Array.from({ length: I }, (_, i) => i % 3),
+    keys: Int32Array.from({ length: J }, (_, j) => j % 3),
+  };
   const options = { dim: M, mask, groups, empty: 'zero' };
   const all = attention(q, k, v, options);
   for (const i of [0, 16383, 16384, I - 1]) {
     const one = attention(q.subarray(i * M, (i + 1) * M), k, v, {
-      ...options, mask: mask.slice(i * J, (i + 1) * J), groups: { queries: [groups.queries[i]], keys: groups.keys },
+      ...options,
+      mask: mask.slice(i * J, (i + 1) * J),
+      groups: { queries: [groups.queries[i]], keys: groups.keys },
     });
     assert.deepEqual(new Uint8Array(all.buffer, i * D * 4, D * 4), new Uint8Array(one.buffer), `row ${i}`);
   }
 });
 
 test('an empty row found in a later chunk is reported with its index in the whole call', () => {
-  const I = 20000, J = 8, M = 60;
-  const q = new Float32Array(I * M), k = new Float32Array(J * M), v = new Float32Array(J);
+  const I = 20000,
+    J = 8,
+    M = 60;
+  const q = new Float32Array(I * M),
+    k = new Float32Array(J * M),
+    v = new Float32Array(J);
   const mask = new Uint8Array(I * J);
   mask.fill(1, 19000 * J, 19001 * J);
-  assert.throws(() => attention(q, k, v, { dim: M, mask, empty: 'error' }), (e) => e.code === 'EmptyRow' && /query 19000 /.test(e.message));
+  assert.throws(
+    () => attention(q, k, v, { dim: M, mask, empty: 'error' }),
+    (e) => e.code === 'EmptyRow' && /query 19000 /.test(e.message),
+  );
 });
 
 test('65,536 keys × 64 with values × 64 run within a 64 MiB heap', () => {
   const rand = mulberry32(3);
-  const I = 32, J = 65536, M = 64, D = 64;
-  const q = randomFloat32(rand, I * M), k = randomFloat32(rand, J * M), v = randomFloat32(rand, J * D);
+  const I = 32,
+    J = 65536,
+    M = 64,
+    D = 64;
+  const q = randomFloat32(rand, I * M),
+    k = randomFloat32(rand, J * M),
+    v = randomFloat32(rand, J * D);
   const out = attention(q, k, v, { dim: M });
   assert.ok(heapMiB() < 64, `heap grew to ${heapMiB()} MiB`);
   const want = referenceAttention(q.subarray(0, M), k, v, { dim: M });

@@ -12,18 +12,24 @@ const ka = await init();
 function sample(n, dim, seed, f) {
   const rand = mulberry32(seed);
   const x = Float32Array.from({ length: n * dim }, rand);
-  const y = Float32Array.from({ length: n }, (_, i) => f(x.subarray(i * dim, (i + 1) * dim)) +
-    0.2 * Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand()));
+  const y = Float32Array.from(
+    { length: n },
+    (_, i) =>
+      f(x.subarray(i * dim, (i + 1) * dim)) +
+      0.2 * Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand()),
+  );
   return { x, y };
 }
 
 /** Leave-one-out CV of the Gaussian Nadaraya–Watson estimate in float64, with u = L(q − k) when `transform` is given. */
 function looCv(x, y, dim, h, transform) {
   const n = y.length;
-  const L = transform ?? Float64Array.from({ length: dim * dim }, (_, k) => (k % (dim + 1) === 0 ? 1 / h[k / (dim + 1)] : 0));
+  const L =
+    transform ?? Float64Array.from({ length: dim * dim }, (_, k) => (k % (dim + 1) === 0 ? 1 / h[k / (dim + 1)] : 0));
   let total = 0;
   for (let i = 0; i < n; i++) {
-    let num = 0, den = 0;
+    let num = 0,
+      den = 0;
     for (let j = 0; j < n; j++) {
       if (j === i) continue;
       let u2 = 0;
@@ -49,12 +55,20 @@ test('ARD: with y depending on x1 only, h1 ends at least 10× below h2..h5, and 
   const cd = ka.selectBandwidth(ard.x, ard.y, { dim: 5, rule: 'cv', perDimension: true });
   const h = got.bandwidth;
   for (let d = 1; d < 5; d++) assert.ok(h[d] >= 10 * h[0], `h = ${h}`);
-  for (let d = 0; d < 5; d++) {  // the documented box: within 1e-3 … 1e3 × Scott's rule
-    assert.ok(h[d] >= start[d] / 1e3 * (1 - 1e-12) && h[d] <= start[d] * 1e3 * (1 + 1e-12), `h${d + 1} = ${h[d]}, start ${start[d]}`);
+  for (let d = 0; d < 5; d++) {
+    // the documented box: within 1e-3 … 1e3 × Scott's rule
+    assert.ok(
+      h[d] >= (start[d] / 1e3) * (1 - 1e-12) && h[d] <= start[d] * 1e3 * (1 + 1e-12),
+      `h${d + 1} = ${h[d]}, start ${start[d]}`,
+    );
   }
   // Both judged by the float64 CV written above, not by either search's own figure.
-  const ours = looCv(ard.x, ard.y, 5, h), theirs = looCv(ard.x, ard.y, 5, cd.bandwidth);
-  assert.ok(ours <= theirs * (1 + 1e-5), `cv-gradient ${ours} (h = ${h}) vs coordinate search ${theirs} (h = ${cd.bandwidth})`);
+  const ours = looCv(ard.x, ard.y, 5, h),
+    theirs = looCv(ard.x, ard.y, 5, cd.bandwidth);
+  assert.ok(
+    ours <= theirs * (1 + 1e-5),
+    `cv-gradient ${ours} (h = ${h}) vs coordinate search ${theirs} (h = ${cd.bandwidth})`,
+  );
   assert.ok(Math.abs(got.score - ours) <= 1e-4 * ours, `reported ${got.score} vs float64 ${ours}`);
   assert.equal(got.rule, 'cv-gradient');
   assert.equal(got.method, 'exact');
@@ -66,7 +80,9 @@ test('ARD: with y depending on x1 only, h1 ends at least 10× below h2..h5, and 
   assert.equal(got.curve.bandwidths.length, 5 * evaluations);
   assert.equal(Math.min(...got.curve.scores), got.score);
   // It starts at Scott's rule (as exp(log h)).
-  got.curve.bandwidths.subarray(0, 5).forEach((v, d) => assert.ok(Math.abs(v - start[d]) <= 1e-14 * start[d], `${v} vs ${start[d]}`));
+  got.curve.bandwidths
+    .subarray(0, 5)
+    .forEach((v, d) => assert.ok(Math.abs(v - start[d]) <= 1e-14 * start[d], `${v} vs ${start[d]}`));
 });
 
 test("metric 'full' learns a rotated direction that per-dimension bandwidths cannot express", () => {
@@ -80,7 +96,8 @@ test("metric 'full' learns a rotated direction that per-dimension bandwidths can
   assert.ok(Math.abs(full.score - cvFull) <= 1e-4 * cvFull, `reported ${full.score} vs float64 ${cvFull}`);
   assert.ok(cvFull < 0.97 * looCv(x, y, 2, diagonal.bandwidth), `full ${cvFull} vs diagonal ${diagonal.score}`);
   // bandwidth: the metric's length scale along each axis, 1/‖L e_d‖; the curve keeps each L.
-  for (let d = 0; d < 2; d++) assert.ok(Math.abs(full.bandwidth[d] - 1 / Math.hypot(L[d], L[2 + d])) <= 1e-12 * full.bandwidth[d]);
+  for (let d = 0; d < 2; d++)
+    assert.ok(Math.abs(full.bandwidth[d] - 1 / Math.hypot(L[d], L[2 + d])) <= 1e-12 * full.bandwidth[d]);
   assert.equal(full.curve.transforms.length, 4 * full.curve.scores.length);
   assert.equal(full.curve.bandwidths.length, 2 * full.curve.scores.length);
 });
@@ -91,8 +108,16 @@ test('maxIterations bounds the iterations; the compact kernels work from a start
   const { x, y } = sample(60, 2, 11, (p) => p[0]);
   for (const kernel of ['epanechnikov', 'tricube', 'laplacian', 'cauchy']) {
     const got = ka.selectBandwidth(x, y, { dim: 2, rule: 'cv-gradient', kernel });
-    assert.ok(Number.isFinite(got.score) && got.bandwidth.every((h) => h > 0 && Number.isFinite(h)), `${kernel}: ${got.bandwidth}`);
-    const exact = ka.cvScore(x, y, { dim: 2, kernel, estimator: 'nadaraya-watson', bandwidth: Array.from(got.bandwidth) });
+    assert.ok(
+      Number.isFinite(got.score) && got.bandwidth.every((h) => h > 0 && Number.isFinite(h)),
+      `${kernel}: ${got.bandwidth}`,
+    );
+    const exact = ka.cvScore(x, y, {
+      dim: 2,
+      kernel,
+      estimator: 'nadaraya-watson',
+      bandwidth: Array.from(got.bandwidth),
+    });
     assert.ok(Math.abs(got.score - exact) <= 1e-4 * exact, `${kernel}: ${got.score} vs cvScore ${exact}`);
   }
 });
@@ -114,13 +139,16 @@ test('bad options give KernelAttentionErrors naming them', () => {
     [{ rule: 'aicc', maxIterations: 3 }, 'options.maxIterations'],
   ];
   for (const [options, argument] of cases) {
-    assert.throws(() => ka.selectBandwidth(x, y, { dim: 2, rule: 'cv-gradient', ...options }), (e) => {
-      assert.ok(e instanceof KernelAttentionError, `${JSON.stringify(options)}: ${e}`);
-      assert.equal(e.code, 'BadArgument');
-      assert.equal(e.argument, argument, JSON.stringify(options));
-      assert.ok(e.message.includes(argument), e.message);
-      return true;
-    });
+    assert.throws(
+      () => ka.selectBandwidth(x, y, { dim: 2, rule: 'cv-gradient', ...options }),
+      (e) => {
+        assert.ok(e instanceof KernelAttentionError, `${JSON.stringify(options)}: ${e}`);
+        assert.equal(e.code, 'BadArgument');
+        assert.equal(e.argument, argument, JSON.stringify(options));
+        assert.ok(e.message.includes(argument), e.message);
+        return true;
+      },
+    );
   }
 });
 
@@ -129,11 +157,23 @@ test('selectBandwidthAsync: the same bytes, one progress report per evaluation, 
   for (const metric of ['diagonal', 'full']) {
     const want = ka.selectBandwidth(x, y, { dim: 3, rule: 'cv-gradient', metric });
     const reports = [];
-    const got = await ka.selectBandwidthAsync(x, y, { dim: 3, rule: 'cv-gradient', metric, onProgress: (p) => reports.push(p) });
+    const got = await ka.selectBandwidthAsync(x, y, {
+      dim: 3,
+      rule: 'cv-gradient',
+      metric,
+      onProgress: (p) => reports.push(p),
+    });
     assert.ok(Object.is(got.score, want.score), `${metric}: ${got.score} vs ${want.score}`);
     assert.equal(got.iterations, want.iterations);
-    for (const [a, b] of [[got.bandwidth, want.bandwidth], [got.curve.scores, want.curve.scores], [got.curve.bandwidths, want.curve.bandwidths]]) {
-      assert.deepEqual(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+    for (const [a, b] of [
+      [got.bandwidth, want.bandwidth],
+      [got.curve.scores, want.curve.scores],
+      [got.curve.bandwidths, want.curve.bandwidths],
+    ]) {
+      assert.deepEqual(
+        new Uint8Array(a.buffer, a.byteOffset, a.byteLength),
+        new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
+      );
     }
     const evaluations = want.curve.scores.length;
     assert.equal(reports.length, evaluations + 1, `${metric}: one report per evaluation, and the end`);
@@ -143,7 +183,13 @@ test('selectBandwidthAsync: the same bytes, one progress report per evaluation, 
   const controller = new AbortController();
   let seen = 0;
   await assert.rejects(
-    ka.selectBandwidthAsync(x, y, { dim: 3, rule: 'cv-gradient', signal: controller.signal, onProgress: () => ++seen === 3 && controller.abort() }),
-    (e) => e.name === 'AbortError');
+    ka.selectBandwidthAsync(x, y, {
+      dim: 3,
+      rule: 'cv-gradient',
+      signal: controller.signal,
+      onProgress: () => ++seen === 3 && controller.abort(),
+    }),
+    (e) => e.name === 'AbortError',
+  );
   assert.equal(seen, 3);
 });

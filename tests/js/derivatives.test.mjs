@@ -56,7 +56,7 @@ function centralDifferences(fit, xq, dim, steps) {
 
 /** Whether the derivative of query i along d has a kink within one step: a key at the Laplacian's peak or at the Epanechnikov kernel's edge. */
 function nearKink(kernel, x, xq, i, d, dim, h, steps) {
-  if (kernel !== 'laplacian' && kernel !== 'epanechnikov') return false;  // the tricube's edge is smooth
+  if (kernel !== 'laplacian' && kernel !== 'epanechnikov') return false; // the tricube's edge is smooth
   const n = x.length / dim;
   for (let j = 0; j < n; j++) {
     const gap = Math.abs(xq[i * dim + d] - x[j * dim + d]);
@@ -113,8 +113,14 @@ test('Nadaraya–Watson gradients are the derivative of the fit: central differe
       // Where a sample point's kink (the Laplacian's peak, the Epanechnikov kernel's edge) lies within a step of the query,
       // a finite difference is not the derivative there: those entries are compared with the float64 fit only.
       const kept = (k) => !nearKink(kernel, x, xq, Math.floor(k / dim), k % dim, dim, bandwidth, ownSteps);
-      const ownErr = errorOverScale(gradient.filter((_, k) => kept(k)), own.filter((_, k) => kept(k)));
-      assert.ok(gradient.filter((_, k) => kept(k)).length >= 0.7 * gradient.length, `${kernel} ${dim}-D: too few entries kept`);
+      const ownErr = errorOverScale(
+        gradient.filter((_, k) => kept(k)),
+        own.filter((_, k) => kept(k)),
+      );
+      assert.ok(
+        gradient.filter((_, k) => kept(k)).length >= 0.7 * gradient.length,
+        `${kernel} ${dim}-D: too few entries kept`,
+      );
       assert.ok(ownErr <= 5e-3, `${kernel} ${dim}-D against predict(): ${ownErr}`);
       // The derivative of the smoother's weights is the derivative's own linear smoother: σ² Σ (∂ℓ_j/∂q_d)².
       const I = xq.length / dim;
@@ -160,13 +166,25 @@ test('gradient(): several value columns, layout [(i·dim + d)·width + c], grid 
 test('gradient() refuses the uniform kernel, bad queries and disposed models by name', () => {
   const { x, y } = sample(7, 50, 2);
   const uniform = ka.kernelRegression(x, y, { dim: 2, kernel: 'uniform', bandwidth: 1 });
-  assert.throws(() => uniform.gradient([0, 0]), (e) => e instanceof KernelAttentionError && e.code === 'BadArgument' && e.argument === 'kernel');
+  assert.throws(
+    () => uniform.gradient([0, 0]),
+    (e) => e instanceof KernelAttentionError && e.code === 'BadArgument' && e.argument === 'kernel',
+  );
   const model = ka.kernelRegression(x, y, { dim: 2, kernel: 'gaussian', bandwidth: 1 });
-  assert.throws(() => model.gradient([0, 0, 0]), (e) => e instanceof KernelAttentionError && e.argument === 'xq');
-  assert.throws(() => model.gradient('a'), (e) => e instanceof KernelAttentionError && e.argument === 'xq');
+  assert.throws(
+    () => model.gradient([0, 0, 0]),
+    (e) => e instanceof KernelAttentionError && e.argument === 'xq',
+  );
+  assert.throws(
+    () => model.gradient('a'),
+    (e) => e instanceof KernelAttentionError && e.argument === 'xq',
+  );
   assert.deepEqual(model.gradient(new Float32Array(0)).gradient, new Float64Array(0));
   model.dispose();
-  assert.throws(() => model.gradient([0, 0]), (e) => e instanceof KernelAttentionError && e.code === 'Disposed');
+  assert.throws(
+    () => model.gradient([0, 0]),
+    (e) => e instanceof KernelAttentionError && e.code === 'Disposed',
+  );
 });
 
 test('Nadaraya–Watson gradients far from the data (every key below e^-20 of the peak) still follow the float64 fit', () => {
@@ -177,7 +195,10 @@ test('Nadaraya–Watson gradients far from the data (every key below e^-20 of th
     const { gradient } = ka.kernelRegression(x, y, options).gradient(xq);
     const want = centralDifferences((q) => referenceLocalFit(x, y, q, options).mean, xq, 1, [1e-7]);
     for (let i = 0; i < xq.length; i++) {
-      assert.ok(Math.abs(gradient[i] - want[i]) <= 1e-4 * Math.max(1, Math.abs(want[i])), `${kernel} at ${xq[i]}: ${gradient[i]} vs ${want[i]}`);
+      assert.ok(
+        Math.abs(gradient[i] - want[i]) <= 1e-4 * Math.max(1, Math.abs(want[i])),
+        `${kernel} at ${xq[i]}: ${gradient[i]} vs ${want[i]}`,
+      );
     }
   }
 });

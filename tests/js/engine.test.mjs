@@ -16,13 +16,22 @@ const engine = makeEngine(module);
 const KERNELS = ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
 
 test('the kernel table lists the kernels the API documents, in the core order, once per module', () => {
-  assert.deepEqual(engine.kernels.map((k) => k.name), KERNELS);
+  assert.deepEqual(
+    engine.kernels.map((k) => k.name),
+    KERNELS,
+  );
   assert.equal(engine.kernels.length, module.kernelCount);
   assert.equal(makeEngine(module), engine, 'one engine per module');
   for (const name of KERNELS) assert.equal(engine.kernel(name).name, name);
   assert.equal(engine.kernel('box'), undefined);
-  assert.deepEqual(engine.kernels.filter((k) => !k.distance).map((k) => k.name), ['softmax']);
-  assert.deepEqual(engine.kernels.filter((k) => k.compact).map((k) => k.name), ['epanechnikov', 'tricube', 'uniform']);
+  assert.deepEqual(
+    engine.kernels.filter((k) => !k.distance).map((k) => k.name),
+    ['softmax'],
+  );
+  assert.deepEqual(
+    engine.kernels.filter((k) => k.compact).map((k) => k.name),
+    ['epanechnikov', 'tricube', 'uniform'],
+  );
   assert.deepEqual(engine.emptyPolicies, ['nan', 'zero', 'nearest', 'error']);
   assert.deepEqual(engine.estimators, ['nadaraya-watson', 'local-linear']);
   assert.deepEqual(engine.samplings, ['kmeans++', 'uniform']);
@@ -36,14 +45,18 @@ test('the limits are the core constants the option messages quote', () => {
 test('sparseReach is where each kernel falls to the tolerance (closed forms in float64)', () => {
   for (const t of [1e-1, 1e-3, 1e-8]) {
     const want = {
-      gaussian: Math.sqrt(-2 * Math.log(t)), laplacian: -Math.log(t), cauchy: Math.sqrt(1 / t - 1),
-      epanechnikov: 1, tricube: 1, uniform: 1,
+      gaussian: Math.sqrt(-2 * Math.log(t)),
+      laplacian: -Math.log(t),
+      cauchy: Math.sqrt(1 / t - 1),
+      epanechnikov: 1,
+      tricube: 1,
+      uniform: 1,
     };
     for (const [kernel, reach] of Object.entries(want)) {
       const got = engine.sparseReach(kernel, t);
       assert.ok(Math.abs(got - reach) <= 1e-12 * reach, `${kernel} at ${t}: ${got} against ${reach}`);
       // the weight there, by the kernel's own formula, is the tolerance (compact kernels: the edge of the support)
-      if (kernel === 'gaussian') assert.ok(Math.abs(Math.exp(-got * got / 2) - t) < 1e-12);
+      if (kernel === 'gaussian') assert.ok(Math.abs(Math.exp((-got * got) / 2) - t) < 1e-12);
       if (kernel === 'laplacian') assert.ok(Math.abs(Math.exp(-got) - t) < 1e-12);
       if (kernel === 'cauchy') assert.ok(Math.abs(1 / (1 + got * got) - t) < 1e-12);
     }
@@ -58,28 +71,67 @@ function run(entry, kernel) {
   const [q, k, v] = [randomFloat32(rand, I * M), randomFloat32(rand, J * M), randomFloat32(rand, J * D)];
   return engine.withHeap((heap) => {
     const options = {
-      kernel, scale: 1, bandwidth: heap.f32([0.8, 0.8]), heads: 1, causal: false, leaveOneOut: false, keyPadding: 0,
-      generalMask: 0, queryGroups: 0, keyGroups: 0, empty: 'zero',
+      kernel,
+      scale: 1,
+      bandwidth: heap.f32([0.8, 0.8]),
+      heads: 1,
+      causal: false,
+      leaveOneOut: false,
+      keyPadding: 0,
+      generalMask: 0,
+      queryGroups: 0,
+      keyGroups: 0,
+      empty: 'zero',
     };
     const [qp, kp, vp] = [heap.f32(q), heap.f32(k), heap.f32(v)];
     const out = heap.alloc(I * D * 4);
     const approx = { tolerance: 0.05, seed: 1, count: 16, sampling: 'kmeans++' };
     switch (entry) {
-      case 'randomFeatures': return engine.randomFeaturesAttention(qp, kp, vp, out, I, J, M, D, options, approx).status;
-      case 'nystrom': return engine.nystromAttention(qp, kp, vp, out, I, J, M, D, options, approx).status;
-      case 'sparse': return engine.sparseAttention(qp, kp, vp, out, I, J, M, D, options, 1e-3, 1, 0, 0, 0, 0).status;
+      case 'randomFeatures':
+        return engine.randomFeaturesAttention(qp, kp, vp, out, I, J, M, D, options, approx).status;
+      case 'nystrom':
+        return engine.nystromAttention(qp, kp, vp, out, I, J, M, D, options, approx).status;
+      case 'sparse':
+        return engine.sparseAttention(qp, kp, vp, out, I, J, M, D, options, 1e-3, 1, 0, 0, 0, 0).status;
       case 'gradient': {
-        const [dq, dk, dv, dt] = [heap.alloc(I * M * 4), heap.alloc(J * M * 4), heap.alloc(J * D * 4), heap.alloc(M * 4)];
-        return engine.attentionGradients(qp, kp, vp, heap.f32(randomFloat32(rand, I * D)), out, dq, dk, dv, dt, I, J, M, D,
-          options, 1).status;
+        const [dq, dk, dv, dt] = [
+          heap.alloc(I * M * 4),
+          heap.alloc(J * M * 4),
+          heap.alloc(J * D * 4),
+          heap.alloc(M * 4),
+        ];
+        return engine.attentionGradients(
+          qp,
+          kp,
+          vp,
+          heap.f32(randomFloat32(rand, I * D)),
+          out,
+          dq,
+          dk,
+          dv,
+          dt,
+          I,
+          J,
+          M,
+          D,
+          options,
+          1,
+        ).status;
       }
       case 'grid': {
         // 1-D: a sample of 2,000 points, where a grid pays for every kernel that has one.
         const x = heap.f32(randomFloat32(rand, 2000));
-        const fit = fitOptions({ kernel, estimator: 'nadaraya-watson', bandwidth: heap.f32([0.05]), threads: 1, tolerance: 1e-3 });
+        const fit = fitOptions({
+          kernel,
+          estimator: 'nadaraya-watson',
+          bandwidth: heap.f32([0.05]),
+          threads: 1,
+          tolerance: 1e-3,
+        });
         return engine.gridNodes(x, 2000, 1, fit).nodes > 0 ? 'Ok' : 'BadArgument';
       }
-      default: throw new Error(entry);
+      default:
+        throw new Error(entry);
     }
   });
 }
@@ -87,7 +139,7 @@ function run(entry, kernel) {
 for (const entry of ['randomFeatures', 'nystrom', 'sparse', 'gradient', 'grid']) {
   test(`the table's '${entry}' is what the core's entry accepts, kernel by kernel`, () => {
     for (const traits of engine.kernels) {
-      if (entry === 'grid' && !traits.distance) continue;  // a regression kernel property: softmax has no bandwidth
+      if (entry === 'grid' && !traits.distance) continue; // a regression kernel property: softmax has no bandwidth
       const status = run(entry, traits.name);
       assert.equal(status, traits[entry] ? 'Ok' : 'BadArgument', `${entry} with ${traits.name}`);
     }
@@ -109,7 +161,8 @@ test('statuses come back as their names, and rules and scores cross as names', (
 
 test('only engine.js and heap.js name the functions or the heap of the module (loader.js only creates it)', () => {
   const dir = fileURLToPath(new URL('../../web/src/', import.meta.url));
-  const touching = readdirSync(dir).filter((f) => f.endsWith('.js'))
+  const touching = readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
     .filter((f) => /\bmodule\._|HEAP/.test(readFileSync(dir + f, 'utf8')));
   assert.deepEqual(touching.sort(), ['engine.js', 'heap.js']);
 });

@@ -10,16 +10,30 @@ const read = (path) => readFileSync(root + path, 'utf8');
 
 test('the README shows every file of examples/ verbatim', () => {
   const readme = read('README.md');
-  assert.ok(readme.includes('```js\n' + read('examples/node.mjs').trimEnd() + '\n```'), 'README copy of examples/node.mjs is stale');
-  assert.ok(readme.includes('```html\n' + read('examples/browser.html').trimEnd() + '\n```'), 'README copy of examples/browser.html is stale');
-  assert.ok(readme.includes('```js\n' + read('examples/shards.mjs').trimEnd() + '\n```'), 'README copy of examples/shards.mjs is stale');
-  assert.ok(readme.includes('```js\n' + read('examples/regression.mjs').trimEnd() + '\n```'), 'README copy of examples/regression.mjs is stale');
+  assert.ok(
+    readme.includes('```js\n' + read('examples/node.mjs').trimEnd() + '\n```'),
+    'README copy of examples/node.mjs is stale',
+  );
+  assert.ok(
+    readme.includes('```html\n' + read('examples/browser.html').trimEnd() + '\n```'),
+    'README copy of examples/browser.html is stale',
+  );
+  assert.ok(
+    readme.includes('```js\n' + read('examples/shards.mjs').trimEnd() + '\n```'),
+    'README copy of examples/shards.mjs is stale',
+  );
+  assert.ok(
+    readme.includes('```js\n' + read('examples/regression.mjs').trimEnd() + '\n```'),
+    'README copy of examples/regression.mjs is stale',
+  );
 });
 
 test('the regression example chooses a positive bandwidth and its bands follow the truth', () => {
   const output = execFileSync(process.execPath, [root + 'examples/regression.mjs'], { encoding: 'utf8' });
   assert.ok(Number(output.match(/^bandwidth (\S+)/m)[1]) > 0);
-  const rows = [...output.matchAll(/fit (\S+)\s+95% band \[(\S+), (\S+)\]\s+truth (\S+)/g)].map((m) => m.slice(1).map(Number));
+  const rows = [...output.matchAll(/fit (\S+)\s+95% band \[(\S+), (\S+)\]\s+truth (\S+)/g)].map((m) =>
+    m.slice(1).map(Number),
+  );
   assert.equal(rows.length, 5);
   for (const [fit, lower, upper, truth] of rows) {
     assert.ok(lower < fit && fit < upper, `fit ${fit} inside [${lower}, ${upper}]`);
@@ -37,7 +51,10 @@ test('the sharding example merges to the direct result', () => {
 
 test('the Node example runs and its fit follows sin(x)', () => {
   const output = execFileSync(process.execPath, [root + 'examples/node.mjs'], { encoding: 'utf8' });
-  const fit = output.match(/^fit: (.*)$/m)[1].split(' ').map(Number);
+  const fit = output
+    .match(/^fit: (.*)$/m)[1]
+    .split(' ')
+    .map(Number);
   assert.equal(fit.length, 3);
   fit.forEach((f, i) => assert.ok(Math.abs(f - Math.sin(i + 1)) < 0.15, `fit at ${i + 1} = ${f}`));
   assert.match(output, /attention row 0 equals value row 0: true/);

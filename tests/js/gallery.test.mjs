@@ -12,7 +12,9 @@ import { initOptions } from './build.mjs';
 
 const ka = await init(initOptions);
 const dir = new URL('../fixtures/gallery/', import.meta.url);
-const sets = readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+const sets = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
   .map((f) => JSON.parse(readFileSync(new URL(f, dir), 'utf8')));
 const ESTIMATOR = { nw: 'nadaraya-watson', ll: 'local-linear' };
 const range = (a) => Math.max(...a) - Math.min(...a);
@@ -22,15 +24,19 @@ const range = (a) => Math.max(...a) - Math.min(...a);
 // and why. Each is marked `todo` with what must change; remove an entry when the change lands and the case passes.
 
 const GALLERY_TODAY = {
-  'engel ll aicc': 'item 2: the AICc curve is flat here (0.01 % across 51–55), so float32 noise of 5e-5 in the '
-    + 'criterion itself (not in the inputs: x is centred) moves the chosen h by 8 % (51.0, scoring 9.94339, against the '
-    + 'float64 minimum 9.94388 at 55.3)',
-  'grunfeld ll aicc': 'item 2: AICc at small h must be the textbook value (today h = 5.18 scores 8.74, below the float64 '
-    + 'minimum 9.78 at 16.8)',
-  'co2 ll cv': 'item 2: with x centred, h = 0.02152 (CV 0.2133379) against the float64 textbook 0.02110 (0.2133267): '
-    + 'the curve is flat to 5e-5 relative across the 2 %, below the float32 criterion\'s own noise',
-  'macrodata ll cv': 'item 2: with x centred, h = 0.0747 (CV 0.02634237) against the float64 textbook 0.0712 (0.02634236): '
-    + 'the curve is flat to 2e-7 relative across the 5 %, below the float32 criterion\'s own noise',
+  'engel ll aicc':
+    'item 2: the AICc curve is flat here (0.01 % across 51–55), so float32 noise of 5e-5 in the ' +
+    'criterion itself (not in the inputs: x is centred) moves the chosen h by 8 % (51.0, scoring 9.94339, against the ' +
+    'float64 minimum 9.94388 at 55.3)',
+  'grunfeld ll aicc':
+    'item 2: AICc at small h must be the textbook value (today h = 5.18 scores 8.74, below the float64 ' +
+    'minimum 9.78 at 16.8)',
+  'co2 ll cv':
+    'item 2: with x centred, h = 0.02152 (CV 0.2133379) against the float64 textbook 0.02110 (0.2133267): ' +
+    "the curve is flat to 5e-5 relative across the 2 %, below the float32 criterion's own noise",
+  'macrodata ll cv':
+    'item 2: with x centred, h = 0.0747 (CV 0.02634237) against the float64 textbook 0.0712 (0.02634236): ' +
+    "the curve is flat to 2e-7 relative across the 5 %, below the float32 criterion's own noise",
 };
 
 // Outputs that cannot hold y + c to 1e-5 of range(y) in their own type: attention's Float32Array (step 128 at 1.7e9),
@@ -66,8 +72,10 @@ function offsetTodo(c, axis, off) {
   const top = off + Math.max(...y.map(Math.abs));
   const attention = c.what.includes('attention');
   const step = attention ? f32step(top) : 2 ** (Math.floor(Math.log2(top)) - 52);
-  return `the output type cannot hold y + ${off}: a ${attention ? 'Float32Array (attention outputs stay float32)' : 'Float64Array'} `
-    + `steps by ${step} there, whose half is above 1e-5 of range(y) = ${(1e-5 * range(y)).toPrecision(3)}`;
+  return (
+    `the output type cannot hold y + ${off}: a ${attention ? 'Float32Array (attention outputs stay float32)' : 'Float64Array'} ` +
+    `steps by ${step} there, whose half is above 1e-5 of range(y) = ${(1e-5 * range(y)).toPrecision(3)}`
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -89,7 +97,9 @@ function matches(selection, ref) {
       if (ok) return { ok, tried };
     } else {
       const worst = Math.max(...r.bandwidth.map((v, d) => Math.abs(selection.bandwidth[d] / v - 1)));
-      tried.push(`${rule}: h = ${r.bandwidth.map((v) => v.toPrecision(6))} (value ${r.value.toPrecision(8)}), off by ${worst.toPrecision(3)}`);
+      tried.push(
+        `${rule}: h = ${r.bandwidth.map((v) => v.toPrecision(6))} (value ${r.value.toPrecision(8)}), off by ${worst.toPrecision(3)}`,
+      );
       if (worst <= 0.01) return { ok: true, tried };
     }
   }
@@ -107,14 +117,25 @@ for (const ds of sets) {
       test(name, { todo: why && `issue 22 ${why}` }, () => {
         const sel = ka.selectBandwidth(x, y, { dim, estimator: ESTIMATOR[est], rule: which });
         const { ok, tried } = matches(sel, ref);
-        assert.ok(ok, `selected h = ${Array.from(sel.bandwidth, (v) => v.toPrecision(6))} (score ${sel.score}); float64 ${tried.join('; ')}`);
+        assert.ok(
+          ok,
+          `selected h = ${Array.from(sel.bandwidth, (v) => v.toPrecision(6))} (score ${sel.score}); float64 ${tried.join('; ')}`,
+        );
       });
       const fitName = `gallery ${ds.name}, ${est} ${which}: kernelRegression at the float64 minimiser fits within 1e-4 of range(y)`;
       test(fitName, () => {
-        const model = ka.kernelRegression(x, y, { dim, estimator: ESTIMATOR[est], bandwidth: ref.bandwidth, method: 'exact' });
+        const model = ka.kernelRegression(x, y, {
+          dim,
+          estimator: ESTIMATOR[est],
+          bandwidth: ref.bandwidth,
+          method: 'exact',
+        });
         try {
           let compared = 0;
-          for (const [where, q] of [['Data', x], ['Grid', grid]]) {
+          for (const [where, q] of [
+            ['Data', x],
+            ['Grid', grid],
+          ]) {
             const got = model.predict(q);
             const want = ref[`fitAt${where}`];
             const regular = ref[`regularAt${where}`];
@@ -123,7 +144,10 @@ for (const ds of sets) {
               if (!regular[i]) continue;
               compared++;
               const err = Math.abs(got[i] - want[i]) / scale;
-              assert.ok(err <= 1e-4, `${where.toLowerCase()} point ${i}: ${got[i]} against ${want[i]} (${err.toExponential(2)} of range(y))`);
+              assert.ok(
+                err <= 1e-4,
+                `${where.toLowerCase()} point ${i}: ${got[i]} against ${want[i]} (${err.toExponential(2)} of range(y))`,
+              );
             }
           }
           assert.ok(compared >= ds.n, `only ${compared} regular points compared`);
@@ -149,13 +173,13 @@ const elnino = sets.find((s) => s.name === 'elnino');
 const jitter = (i, step = 0.6180339887) => Math.floor(((i * step) % 1) * 4096) / 4096;
 const oneD = {
   dim: 1,
-  x: nile.x.map((v, i) => v - 1920 + jitter(i)),  // years −49 … 50, jittered
+  x: nile.x.map((v, i) => v - 1920 + jitter(i)), // years −49 … 50, jittered
   y: nile.y.map((v, i) => v + jitter(i, 0.4142135624)),
   queries: Array.from({ length: 101 }, (_, i) => -49.75 + i),
 };
 const twoD = {
   dim: 2,
-  x: elnino.x.map((v, i) => (i % 2 === 0 ? v - 1980 : v) + jitter(i) / 2),  // (year − 1980, month), jittered
+  x: elnino.x.map((v, i) => (i % 2 === 0 ? v - 1980 : v) + jitter(i) / 2), // (year − 1980, month), jittered
   y: elnino.y.map((v) => Math.round(v * 4096) / 4096),
   queries: Array.from({ length: 30 }, (_, i) => [-28.5 + 2 * i, 1.5 + (i % 11)]).flat(),
 };
@@ -170,40 +194,81 @@ function predictionChange(base, moved, c, scale) {
 
 function offsetCases() {
   const cases = [];
-  const fits = [['nw', 'exact'], ['nw', 'grid'], ['nw', 'sparse'], ['ll', 'exact'], ['ll', 'grid']];
+  const fits = [
+    ['nw', 'exact'],
+    ['nw', 'grid'],
+    ['nw', 'sparse'],
+    ['ll', 'exact'],
+    ['ll', 'grid'],
+  ];
   for (const data of [oneD, twoD]) {
     const h = data.dim === 1 ? 2.5 : [4, 0.9];
     for (const [est, method] of fits) {
       cases.push({
-        what: `${data.dim}-D kernelRegression ${est} ${method} predictions`, data, kind: 'predict',
+        what: `${data.dim}-D kernelRegression ${est} ${method} predictions`,
+        data,
+        kind: 'predict',
         run: (x, y, q) => {
           const model = ka.kernelRegression(x, y, { dim: data.dim, estimator: ESTIMATOR[est], bandwidth: h, method });
-          try { return model.predict(q); } finally { model.dispose(); }
+          try {
+            return model.predict(q);
+          } finally {
+            model.dispose();
+          }
         },
       });
     }
   }
-  const selections = [['nw', 'cv', 'exact'], ['nw', 'aicc', 'exact'], ['ll', 'cv', 'exact'], ['ll', 'aicc', 'exact'],
-    ['nw', 'cv', 'grid'], ['ll', 'cv', 'grid']];
+  const selections = [
+    ['nw', 'cv', 'exact'],
+    ['nw', 'aicc', 'exact'],
+    ['ll', 'cv', 'exact'],
+    ['ll', 'aicc', 'exact'],
+    ['nw', 'cv', 'grid'],
+    ['ll', 'cv', 'grid'],
+  ];
   for (const [est, rule, method] of selections) {
     cases.push({
-      what: `1-D selectBandwidth ${est} ${rule} ${method} bandwidth`, data: oneD, kind: 'bandwidth',
+      what: `1-D selectBandwidth ${est} ${rule} ${method} bandwidth`,
+      data: oneD,
+      kind: 'bandwidth',
       run: (x, y) => ka.selectBandwidth(x, y, { dim: 1, estimator: ESTIMATOR[est], rule, method }).bandwidth,
     });
   }
   cases.push({
-    what: '2-D selectBandwidth ll cv exact bandwidth', data: twoD, kind: 'bandwidth',
+    what: '2-D selectBandwidth ll cv exact bandwidth',
+    data: twoD,
+    kind: 'bandwidth',
     run: (x, y) => ka.selectBandwidth(x, y, { dim: 2, estimator: 'local-linear' }).bandwidth,
   });
-  const attention = [['gaussian', 'exact'], ['gaussian', 'sparse'], ['gaussian', 'top-k'], ['gaussian', 'random-features'],
-    ['gaussian', 'nystrom'], ['laplacian', 'exact'], ['laplacian', 'sparse'], ['cauchy', 'exact'],
-    ['epanechnikov', 'exact'], ['epanechnikov', 'sparse'], ['tricube', 'exact'], ['uniform', 'exact']];
+  const attention = [
+    ['gaussian', 'exact'],
+    ['gaussian', 'sparse'],
+    ['gaussian', 'top-k'],
+    ['gaussian', 'random-features'],
+    ['gaussian', 'nystrom'],
+    ['laplacian', 'exact'],
+    ['laplacian', 'sparse'],
+    ['cauchy', 'exact'],
+    ['epanechnikov', 'exact'],
+    ['epanechnikov', 'sparse'],
+    ['tricube', 'exact'],
+    ['uniform', 'exact'],
+  ];
   for (const [kernel, method] of attention) {
     cases.push({
-      what: `1-D attention ${kernel} ${method} output`, data: oneD, kind: 'predict',
-      run: (x, y, q) => ka.attention(q, x, y, {
-        dim: 1, kernel, bandwidth: 2.5, method, empty: 'zero', ...(method === 'top-k' ? { topK: 8 } : {}),
-      }),
+      what: `1-D attention ${kernel} ${method} output`,
+      data: oneD,
+      kind: 'predict',
+      run: (x, y, q) =>
+        ka.attention(q, x, y, {
+          dim: 1,
+          kernel,
+          bandwidth: 2.5,
+          method,
+          empty: 'zero',
+          ...(method === 'top-k' ? { topK: 8 } : {}),
+        }),
     });
   }
   return cases;
@@ -227,7 +292,10 @@ for (const c of offsetCases()) {
           assert.ok(change <= 1e-5, `changed by ${change.toExponential(3)} of range(y)`);
         } else {
           const change = Math.max(...Array.from(want, (v, d) => Math.abs(got[d] / v - 1)));
-          assert.ok(change <= 1e-3, `h ${Array.from(got)} against ${Array.from(want)}: ${change.toExponential(3)} relative`);
+          assert.ok(
+            change <= 1e-3,
+            `h ${Array.from(got)} against ${Array.from(want)}: ${change.toExponential(3)} relative`,
+          );
         }
       });
     }
@@ -242,10 +310,12 @@ for (const c of offsetCases()) {
 const npCase = JSON.parse(readFileSync(new URL('../fixtures/np_ll_cvls.json', import.meta.url), 'utf8'));
 test(`R np case (${npCase.source.split(':')[0]}): local-linear CV bandwidths per input within 0.5 % of R's, y as given and + 1.7e9`, () => {
   for (const offset of [0, 1.7e9]) {
-    const y = npCase.y.map((v) => v + offset);  // + 1.7e9: centred in double before the float32 pass
+    const y = npCase.y.map((v) => v + offset); // + 1.7e9: centred in double before the float32 pass
     const sel = ka.selectBandwidth(npCase.x, y, { dim: 2, estimator: 'local-linear', perDimension: true });
     const off = Array.from(sel.bandwidth, (v, d) => Math.abs(v / npCase.rBandwidth[d] - 1));
-    assert.ok(Math.max(...off) <= 5e-3,
-      `y + ${offset}: h = ${Array.from(sel.bandwidth)} against R's ${npCase.rBandwidth}: off by ${off.map((v) => v.toExponential(2))}`);
+    assert.ok(
+      Math.max(...off) <= 5e-3,
+      `y + ${offset}: h = ${Array.from(sel.bandwidth)} against R's ${npCase.rBandwidth}: off by ${off.map((v) => v.toExponential(2))}`,
+    );
   }
 });

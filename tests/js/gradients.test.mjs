@@ -14,12 +14,18 @@ const SMOOTH_KERNELS = ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechni
 function dlogwDu(kernel, u, sumU2) {
   const a = Math.abs(u);
   switch (kernel) {
-    case 'gaussian': return -u;
-    case 'laplacian': return -Math.sign(u);
-    case 'cauchy': return (-2 * u) / (1 + sumU2);
-    case 'epanechnikov': return (-2 * u) / (1 - u * u);
-    case 'tricube': return (3 * -3 * a * a * Math.sign(u)) / (1 - a * a * a);
-    default: throw new Error(kernel);
+    case 'gaussian':
+      return -u;
+    case 'laplacian':
+      return -Math.sign(u);
+    case 'cauchy':
+      return (-2 * u) / (1 + sumU2);
+    case 'epanechnikov':
+      return (-2 * u) / (1 - u * u);
+    case 'tricube':
+      return (3 * -3 * a * a * Math.sign(u)) / (1 - a * a * a);
+    default:
+      throw new Error(kernel);
   }
 }
 
@@ -30,9 +36,17 @@ function dlogwDu(kernel, u, sumU2) {
  */
 function referenceGradients(q, k, v, dOut, options) {
   const { dim: M, kernel = 'softmax', heads: H = 1 } = options;
-  const I = q.length / M, J = k.length / M, D = v.length / J, m = M / H, width = D / H;
-  const h = kernel === 'softmax' ? null : Float64Array.from({ length: M }, (_, d) => (
-    typeof options.bandwidth === 'number' ? options.bandwidth : options.bandwidth?.[d] ?? 1));
+  const I = q.length / M,
+    J = k.length / M,
+    D = v.length / J,
+    m = M / H,
+    width = D / H;
+  const h =
+    kernel === 'softmax'
+      ? null
+      : Float64Array.from({ length: M }, (_, d) =>
+          typeof options.bandwidth === 'number' ? options.bandwidth : (options.bandwidth?.[d] ?? 1),
+        );
   const scale = options.scale ?? 1 / Math.sqrt(m);
   const W = referenceWeights(q, k, { ...options, empty: 'nan' });
   const nearest = options.empty === 'nearest' ? referenceWeights(q, k, options) : null;
@@ -98,8 +112,11 @@ function relativeError(got, want) {
 }
 
 function worstError(got, want) {
-  return Math.max(...['dq', 'dk', 'dv', 'dScale', 'dLogBandwidth'].filter((key) => key in want)
-    .map((key) => relativeError(got[key], want[key])));
+  return Math.max(
+    ...['dq', 'dk', 'dv', 'dScale', 'dLogBandwidth']
+      .filter((key) => key in want)
+      .map((key) => relativeError(got[key], want[key])),
+  );
 }
 
 /** Random inputs; bandwidths give scores of O(1–10) and compact kernels keep keys within their support. */
@@ -122,7 +139,18 @@ const TOLERANCE = 1e-5;
 test('gradients match the float64 reference backward at lane and tile boundary sizes for every kernel', () => {
   let worst = 0;
   for (const kernel of SMOOTH_KERNELS) {
-    for (const [I, J] of [[1, 1], [3, 5], [4, 4], [5, 3], [15, 17], [16, 16], [17, 15], [63, 65], [65, 64], [64, 63]]) {
+    for (const [I, J] of [
+      [1, 1],
+      [3, 5],
+      [4, 4],
+      [5, 3],
+      [15, 17],
+      [16, 16],
+      [17, 15],
+      [63, 65],
+      [65, 64],
+      [64, 63],
+    ]) {
       for (const M of [1, 3, 8]) {
         const D = 1 + ((I + J + M) % 4);
         const { q, k, v, dOut, options } = problem(I * 1000 + J * 10 + M, I, J, M, D, kernel);
@@ -141,17 +169,30 @@ test('gradients match the reference under every mask and with several heads', ()
   for (const kernel of SMOOTH_KERNELS) {
     for (const heads of [1, 2]) {
       for (const n of [1, 4, 17, 65]) {
-        const I = n, J = n;
+        const I = n,
+          J = n;
         const masks = {
           causal: { causal: true },
           loo: { mask: 'loo' },
           padding: { mask: Uint8Array.from({ length: J }, (_, j) => (j % 3 === 1 ? 1 : 0)) },
           general: { mask: Uint8Array.from({ length: I * J }, () => (rand() < 0.3 ? 1 : 0)) },
-          groups: { groups: { queries: Array.from({ length: I }, (_, i) => i % 2), keys: Array.from({ length: J }, (_, j) => j % 3 % 2) } },
+          groups: {
+            groups: {
+              queries: Array.from({ length: I }, (_, i) => i % 2),
+              keys: Array.from({ length: J }, (_, j) => (j % 3) % 2),
+            },
+          },
         };
         for (const [name, mask] of Object.entries(masks)) {
-          const { q, k, v, dOut, options } = problem(n * 7 + heads, I, J, 4, 2 * heads, kernel, { heads, empty: 'zero', ...mask });
-          const e = worstError(ka.attentionGradients(q, k, v, dOut, options), referenceGradients(q, k, v, dOut, options));
+          const { q, k, v, dOut, options } = problem(n * 7 + heads, I, J, 4, 2 * heads, kernel, {
+            heads,
+            empty: 'zero',
+            ...mask,
+          });
+          const e = worstError(
+            ka.attentionGradients(q, k, v, dOut, options),
+            referenceGradients(q, k, v, dOut, options),
+          );
           assert.ok(e <= TOLERANCE, `${kernel} heads=${heads} n=${n} ${name}: ${e}`);
         }
       }
@@ -161,11 +202,14 @@ test('gradients match the reference under every mask and with several heads', ()
 
 test('the reference backward matches central differences of referenceAttention in float64', () => {
   // Differences in float64 on float64 inputs (step 1e-6: truncation ~1e-12, rounding ~1e-10 relative).
-  const loss = (q, k, v, dOut, options) => referenceAttention(q, k, v, options).reduce((s, o, n) => s + (Number.isNaN(o) ? 0 : o * dOut[n]), 0);
+  const loss = (q, k, v, dOut, options) =>
+    referenceAttention(q, k, v, options).reduce((s, o, n) => s + (Number.isNaN(o) ? 0 : o * dOut[n]), 0);
   for (const kernel of SMOOTH_KERNELS) {
     for (const extra of [{}, { causal: true }, { heads: 2, mask: 'loo' }]) {
       const p = problem(31, 4, 4, 2, 2, kernel, extra);
-      const q = Float64Array.from(p.q), k = Float64Array.from(p.k), v = Float64Array.from(p.v);
+      const q = Float64Array.from(p.q),
+        k = Float64Array.from(p.k),
+        v = Float64Array.from(p.v);
       const want = referenceGradients(q, k, v, p.dOut, p.options);
       const step = 1e-6;
       const central = (array, n) => {
@@ -178,7 +222,9 @@ test('the reference backward matches central differences of referenceAttention i
         return (up - down) / (2 * step);
       };
       const fd = {
-        dq: q.map((_, n) => central(q, n)), dk: k.map((_, n) => central(k, n)), dv: v.map((_, n) => central(v, n)),
+        dq: q.map((_, n) => central(q, n)),
+        dk: k.map((_, n) => central(k, n)),
+        dv: v.map((_, n) => central(v, n)),
       };
       if (kernel === 'softmax') {
         const s = 1 / Math.sqrt(2 / (extra.heads ?? 1));
@@ -186,7 +232,11 @@ test('the reference backward matches central differences of referenceAttention i
         fd.dScale = (at(s + step) - at(s - step)) / (2 * step);
       } else {
         fd.dLogBandwidth = p.options.bandwidth.map((h, d) => {
-          const at = (f) => loss(q, k, v, p.dOut, { ...p.options, bandwidth: p.options.bandwidth.map((x, e) => (e === d ? h * Math.exp(f) : x)) });
+          const at = (f) =>
+            loss(q, k, v, p.dOut, {
+              ...p.options,
+              bandwidth: p.options.bandwidth.map((x, e) => (e === d ? h * Math.exp(f) : x)),
+            });
           return (at(step) - at(-step)) / (2 * step);
         });
       }
@@ -198,7 +248,7 @@ test('the reference backward matches central differences of referenceAttention i
   }
 });
 
-test('the output is attention()\'s, inputs are untouched, and empty rows follow the policy', () => {
+test("the output is attention()'s, inputs are untouched, and empty rows follow the policy", () => {
   const { q, k, v, dOut, options } = problem(3, 20, 6, 1, 2, 'epanechnikov');
   options.bandwidth = [0.1];
   const copies = [q, k, v, dOut].map((a) => a.slice());
@@ -209,24 +259,36 @@ test('the output is attention()\'s, inputs are untouched, and empty rows follow 
   }
   assert.ok(referenceWeights(q, k, { ...options, empty: 'nan' }).some(Number.isNaN), 'the case has empty rows');
   [q, k, v, dOut].forEach((a, n) => assert.deepEqual(a, copies[n]));
-  assert.throws(() => ka.attentionGradients(q, k, v, dOut, { ...options, empty: 'error' }),
-    (e) => e instanceof KernelAttentionError && e.code === 'EmptyRow' && e.argument === 'options.empty');
+  assert.throws(
+    () => ka.attentionGradients(q, k, v, dOut, { ...options, empty: 'error' }),
+    (e) => e instanceof KernelAttentionError && e.code === 'EmptyRow' && e.argument === 'options.empty',
+  );
 });
 
 test('bad arguments are refused naming them', () => {
   const { q, k, v, dOut, options } = problem(4, 3, 2, 2, 2, 'gaussian');
-  const refuses = (fn, code, argument) => assert.throws(fn, (e) => e instanceof KernelAttentionError && e.code === code && e.argument === argument);
+  const refuses = (fn, code, argument) =>
+    assert.throws(fn, (e) => e instanceof KernelAttentionError && e.code === code && e.argument === argument);
   refuses(() => ka.attentionGradients(q, k, v, undefined, options), 'BadArgument', 'dOut');
   refuses(() => ka.attentionGradients(q, k, v, dOut.subarray(1), options), 'BadShape', 'dOut');
   refuses(() => ka.attentionGradients(q, k, v, Float32Array.of(1, 2, 3, 4, 5, NaN), options), 'NonFinite', 'dOut');
-  refuses(() => ka.attentionGradients(q, k, v, dOut, { ...options, kernel: 'uniform' }), 'BadArgument', 'options.kernel');
-  refuses(() => ka.attentionGradients(q, k, v, dOut, { ...options, method: 'nystrom' }), 'BadArgument', 'options.method');
+  refuses(
+    () => ka.attentionGradients(q, k, v, dOut, { ...options, kernel: 'uniform' }),
+    'BadArgument',
+    'options.kernel',
+  );
+  refuses(
+    () => ka.attentionGradients(q, k, v, dOut, { ...options, method: 'nystrom' }),
+    'BadArgument',
+    'options.method',
+  );
   refuses(() => ka.attentionGradients(q, k, undefined, dOut, options), 'BadArgument', 'values');
 });
 
 test('a step against the gradient lowers a leave-one-out loss (learning the bandwidth)', () => {
   // Nadaraya–Watson on y = sin(3x): the leave-one-out squared error as a function of the log-bandwidth.
-  const n = 60, rand = mulberry32(9);
+  const n = 60,
+    rand = mulberry32(9);
   const x = Float32Array.from({ length: n }, () => rand() * 2);
   const y = x.map((t) => Math.sin(3 * t) + 0.1 * (rand() - 0.5));
   let logH = Math.log(0.8);
@@ -234,7 +296,10 @@ test('a step against the gradient lowers a leave-one-out loss (learning the band
     const options = { dim: 1, kernel: 'gaussian', bandwidth: Math.exp(logH), mask: 'loo' };
     const fit = ka.attention(x, x, y, options);
     const dOut = fit.map((f, i) => (2 * (f - y[i])) / n);
-    return { loss: fit.reduce((s, f, i) => s + (f - y[i]) ** 2, 0) / n, grad: ka.attentionGradients(x, x, y, dOut, options).dLogBandwidth[0] };
+    return {
+      loss: fit.reduce((s, f, i) => s + (f - y[i]) ** 2, 0) / n,
+      grad: ka.attentionGradients(x, x, y, dOut, options).dLogBandwidth[0],
+    };
   };
   const first = lossAndGrad();
   for (let step = 0; step < 30; step++) logH -= 0.5 * Math.sign(lossAndGrad().grad) * 0.1;

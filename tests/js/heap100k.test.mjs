@@ -26,14 +26,25 @@ const q = Float32Array.from({ length: 3 * 4 }, (_, i) => Math.sin(i));
 const k = Float32Array.from({ length: 5 * 4 }, (_, i) => Math.cos(i));
 const v = Float32Array.from({ length: 5 * 2 }, (_, i) => i / 10);
 const model = kernelRegression(x, y, { dim: 1, bandwidth: 0.2 });
-const nwModel = kernelRegression(x, y, { dim: 1, bandwidth: 0.1, estimator: 'nadaraya-watson', kernel: 'epanechnikov', empty: 'error' });
+const nwModel = kernelRegression(x, y, {
+  dim: 1,
+  bandwidth: 0.1,
+  estimator: 'nadaraya-watson',
+  kernel: 'epanechnikov',
+  empty: 'error',
+});
 const gone = kernelRegression(x, y, { dim: 1, bandwidth: 0.2 });
 gone.dispose();
 
 // [what, expected error code or null, whether it must throw before allocating, the call]
 const CALL_KINDS = [
   ['attention', null, false, () => attention(q, k, v, { dim: 4, heads: 2 })],
-  ['attention gaussian', null, false, () => attention([0.1, 0.5], x, y, { dim: 1, kernel: 'gaussian', bandwidth: 0.1 })],
+  [
+    'attention gaussian',
+    null,
+    false,
+    () => attention([0.1, 0.5], x, y, { dim: 1, kernel: 'gaussian', bandwidth: 0.1 }),
+  ],
   ['weights', null, false, () => weights(q, k, { dim: 4, causal: true })],
   ['cvScore', null, false, () => cvScore(x, y, { dim: 1, bandwidth: 0.2 })],
   ['predict', null, false, () => model.predict([0.25, 0.75])],
@@ -44,7 +55,12 @@ const CALL_KINDS = [
   ['cvScore BadArgument', 'BadArgument', true, () => cvScore(x, y, { dim: 1, bandwidth: 0.2, kernel: 'softmax' })],
   ['predict BadArgument', 'BadArgument', true, () => model.predict('x')],
   ['predict Disposed', 'Disposed', true, () => gone.predict([0.5])],
-  ['attention EmptyRow', 'EmptyRow', false, () => attention([0, 1], [0, 1], [1, 2], { dim: 1, mask: 'loo', kernel: 'uniform', bandwidth: 0.5, empty: 'error' })],
+  [
+    'attention EmptyRow',
+    'EmptyRow',
+    false,
+    () => attention([0, 1], [0, 1], [1, 2], { dim: 1, mask: 'loo', kernel: 'uniform', bandwidth: 0.5, empty: 'error' }),
+  ],
   ['predict EmptyRow', 'EmptyRow', false, () => nwModel.predict([5])],
 ];
 
@@ -69,7 +85,10 @@ test(`${CALLS.toLocaleString('en')} calls (successful and failing) leave the was
     if (want === null) {
       assert.equal(error, null, `${what} (call ${n}) threw ${error}`);
     } else {
-      assert.ok(error instanceof KernelAttentionError && error.code === want, `${what} (call ${n}): expected ${want}, got ${error}`);
+      assert.ok(
+        error instanceof KernelAttentionError && error.code === want,
+        `${what} (call ${n}): expected ${want}, got ${error}`,
+      );
       if (early) assert.equal(stats.mallocs, mallocs, `${what} must throw before allocating`);
     }
     if (live.size !== 0 || stats.badFrees !== 0) {

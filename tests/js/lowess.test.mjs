@@ -24,7 +24,10 @@ test('lowess matches R and the reference on every fixture case', () => {
     // The target is 1e-5 of range(y); the bound is lowess_test.cpp's (both follow R's branch decisions).
     const tol = 1e-7 * Math.max(rangeOf(c.y), 1);
     for (let j = 0; j < c.x.length; j++) {
-      assert.ok(Math.abs(fitted[j] - c.fitted[j]) <= tol, `${c.name}: fitted[${j}] = ${fitted[j]}, want ${c.fitted[j]}`);
+      assert.ok(
+        Math.abs(fitted[j] - c.fitted[j]) <= tol,
+        `${c.name}: fitted[${j}] = ${fitted[j]}, want ${c.fitted[j]}`,
+      );
       if (c.weights) assert.ok(Math.abs(weights[j] - c.weights[j]) <= 1e-7, `${c.name}: weights[${j}]`);
     }
   }
@@ -33,8 +36,9 @@ test('lowess matches R and the reference on every fixture case', () => {
 test("lowess defaults are R's: frac 2/3, 3 iterations, delta 1 % of the range of x", () => {
   const c = cases.find((k) => k.name === 'R mcycle delta default');
   const { fitted } = ka.lowess(c.x, c.y, { frac: 0.1 });
-  for (let j = 0; j < c.x.length; j++) assert.ok(Math.abs(fitted[j] - c.fitted[j]) <= 1e-7 * rangeOf(c.y), `fitted[${j}]`);
-  const s = cases.find((k) => k.name === 'R simple');  // x = 0 … 19: the default delta 0.19 skips nothing
+  for (let j = 0; j < c.x.length; j++)
+    assert.ok(Math.abs(fitted[j] - c.fitted[j]) <= 1e-7 * rangeOf(c.y), `fitted[${j}]`);
+  const s = cases.find((k) => k.name === 'R simple'); // x = 0 … 19: the default delta 0.19 skips nothing
   const d = ka.lowess(s.x, s.y).fitted;
   for (let j = 0; j < s.x.length; j++) assert.ok(Math.abs(d[j] - s.fitted[j]) <= 1e-7 * rangeOf(s.y), `simple[${j}]`);
 });
@@ -42,7 +46,8 @@ test("lowess defaults are R's: frac 2/3, 3 iterations, delta 1 % of the range of
 test('lowess returns each point its own fit whatever the input order, ties included', () => {
   // Unsorted input with many ties: the fixture's reference sorts stably (R's order()) and puts results back.
   const c = cases.find((k) => k.name.startsWith('ties n=401 f=0.25 default'));
-  const xs = new Float64Array(c.x), ys = new Float64Array(c.y);
+  const xs = new Float64Array(c.x),
+    ys = new Float64Array(c.y);
   const { fitted } = ka.lowess(xs, ys, { frac: c.frac, delta: c.delta });
   for (let j = 0; j < xs.length; j++) {
     assert.ok(Math.abs(fitted[j] - c.fitted[j]) <= 1e-7 * rangeOf(c.y), `fitted[${j}]`);
@@ -61,8 +66,10 @@ test('lowess returns each point its own fit whatever the input order, ties inclu
 
 test('lowess takes Float32Array, Float64Array and plain arrays, and leaves them untouched', () => {
   const c = cases.find((k) => k.name === 'uniform n=300 f=0.3');
-  const x32 = new Float32Array(c.x), y32 = new Float32Array(c.y);
-  const x32copy = x32.slice(), y32copy = y32.slice();
+  const x32 = new Float32Array(c.x),
+    y32 = new Float32Array(c.y);
+  const x32copy = x32.slice(),
+    y32copy = y32.slice();
   const viaF32 = ka.lowess(x32, y32, { frac: 0.3 });
   const viaF64 = ka.lowess(new Float64Array(x32), new Float64Array(y32), { frac: 0.3 });
   const viaArray = ka.lowess(Array.from(x32), Array.from(y32), { frac: 0.3 });
@@ -70,7 +77,8 @@ test('lowess takes Float32Array, Float64Array and plain arrays, and leaves them 
   assert.deepEqual(viaArray, viaF64);
   assert.deepEqual(x32, x32copy);
   assert.deepEqual(y32, y32copy);
-  const xa = [...c.x], ya = [...c.y];
+  const xa = [...c.x],
+    ya = [...c.y];
   ka.lowess(xa, ya);
   assert.deepEqual(xa, c.x);
   assert.deepEqual(ya, c.y);
@@ -84,7 +92,8 @@ test('lowess with one point returns it; iterations 0 gives weights of 1', () => 
 });
 
 test('lowess rejects bad arguments with a KernelAttentionError naming them', () => {
-  const x = [0, 1, 2, 3], y = [1, 2, 3, 4];
+  const x = [0, 1, 2, 3],
+    y = [1, 2, 3, 4];
   const bad = [
     [() => ka.lowess('abc', y), 'x', 'BadArgument'],
     [() => ka.lowess(x, null), 'y', 'BadArgument'],
@@ -104,8 +113,11 @@ test('lowess rejects bad arguments with a KernelAttentionError naming them', () 
     [() => ka.lowess(x, y, 0.5), 'options', 'BadArgument'],
   ];
   for (const [call, argument, code] of bad) {
-    assert.throws(call, (e) => e instanceof KernelAttentionError && e.argument === argument && e.code === code,
-      `${argument} (${code})`);
+    assert.throws(
+      call,
+      (e) => e instanceof KernelAttentionError && e.argument === argument && e.code === code,
+      `${argument} (${code})`,
+    );
   }
 });
 
@@ -119,17 +131,22 @@ test('lowess gives back all the memory it takes, and allocates nothing before a 
   const before = stats.mallocs;
   assert.throws(() => lowess(c.x, c.y, { frac: 2 }), KernelAttentionError);
   assert.equal(stats.mallocs, before);
-  stats.failNext = 3;  // the third allocation (the fitted values) fails
-  assert.throws(() => lowess(c.x, c.y), (e) => e.code === 'OutOfMemory');
+  stats.failNext = 3; // the third allocation (the fitted values) fails
+  assert.throws(
+    () => lowess(c.x, c.y),
+    (e) => e.code === 'OutOfMemory',
+  );
   assert.equal(live.size, 0);
   assert.equal(stats.badFrees, 0);
   // Memory growth during the call (10⁶ points need about 100 MB) must not spoil the copies out.
-  const n = 1_000_000, big = new Float64Array(n), yb = new Float64Array(n);
+  const n = 1_000_000,
+    big = new Float64Array(n),
+    yb = new Float64Array(n);
   for (let j = 0; j < n; j++) {
     big[j] = j / n;
     yb[j] = 2 * big[j] + 1;
   }
   const { fitted } = lowess(big, yb, { frac: 0.1, iterations: 0 });
-  for (const j of [0, 12_345, n >> 1, n - 1]) assert.ok(Math.abs(fitted[j] - yb[j]) < 1e-9, `fitted[${j}]`);  // a line is fitted exactly
+  for (const j of [0, 12_345, n >> 1, n - 1]) assert.ok(Math.abs(fitted[j] - yb[j]) < 1e-9, `fitted[${j}]`); // a line is fitted exactly
   assert.equal(live.size, 0);
 });

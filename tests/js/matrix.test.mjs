@@ -14,7 +14,16 @@ import { initOptions } from './build.mjs';
 
 const ka = await init(initOptions);
 
-const CODES = ['BadArgument', 'BadShape', 'NonFinite', 'BadBandwidth', 'EmptyRow', 'OutOfMemory', 'Unsupported', 'Disposed'];
+const CODES = [
+  'BadArgument',
+  'BadShape',
+  'NonFinite',
+  'BadBandwidth',
+  'EmptyRow',
+  'OutOfMemory',
+  'Unsupported',
+  'Disposed',
+];
 const KERNELS = ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
 const DISTANCE_KERNELS = KERNELS.slice(1);
 const EMPTY = ['nan', 'zero', 'nearest', 'error'];
@@ -29,7 +38,7 @@ const V = [1, 2, 3, 4];
 const X = [0, 0, 0.2, 1, 0.5, 0.4, 0.7, 0.9, 1, 0.1];
 const Y = [1, 2, 1, 3, 2];
 const XQ = [0.1, 0.2, 0.6, 0.5];
-const DOUT = [0.5, -1, 0.25, 2, -0.75, 1];  // dL/dOut of attentionGradients(): I·D = 3·2
+const DOUT = [0.5, -1, 0.25, 2, -0.75, 1]; // dL/dOut of attentionGradients(): I·D = 3·2
 const REGRESSION = { dim: 2, bandwidth: [0.4, 0.5] };
 const MODEL = ka.kernelRegression(X, Y, REGRESSION);
 const STATE_A = ka.attentionState(Q, K.slice(0, 2), V.slice(0, 2), { dim: 2 });
@@ -45,7 +54,8 @@ const withHole = (array, index = 1) => {
   delete copy[index];
   return copy;
 };
-const rows = (array, cols) => Array.from({ length: array.length / cols }, (_, r) => array.slice(r * cols, (r + 1) * cols));
+const rows = (array, cols) =>
+  Array.from({ length: array.length / cols }, (_, r) => array.slice(r * cols, (r + 1) * cols));
 /** A view of `values` at a byte offset into a larger buffer whose other entries are `pad` (read them and it shows). */
 function offsetView(values, Type = Float32Array, pad = NaN) {
   const buffer = new Type(values.length + 5).fill(pad);
@@ -81,17 +91,27 @@ function growing(values) {
   let reads = 0;
   const length = (target) => (armed && reads++ ? 4096 : target.length);
   return new Proxy([...values], {
-    get: (target, key) => (key === 'length' ? length(target) : target[key] ?? (typeof key === 'string' && /^\d+$/.test(key) ? 0 : undefined)),
+    get: (target, key) =>
+      key === 'length'
+        ? length(target)
+        : (target[key] ?? (typeof key === 'string' && /^\d+$/.test(key) ? 0 : undefined)),
   });
 }
 
 /** Values of every wrong type, except the types in `except` ('string', 'boolean', 'number', 'object'…). */
 function wrongTypes(except = []) {
   return [
-    ['null', null, 'object'], ['a string', 'abc', 'string'], ['true', true, 'boolean'], ['the number 7', 7, 'number'],
-    ['an empty object', {}, 'object'], ['a function', () => 2, 'function'], ['a symbol', Symbol('bad'), 'symbol'],
+    ['null', null, 'object'],
+    ['a string', 'abc', 'string'],
+    ['true', true, 'boolean'],
+    ['the number 7', 7, 'number'],
+    ['an empty object', {}, 'object'],
+    ['a function', () => 2, 'function'],
+    ['a symbol', Symbol('bad'), 'symbol'],
     ['a BigInt', 2n, 'bigint'],
-  ].filter(([, , type]) => !except.includes(type)).map(([label, value]) => ({ label, value, code: 'BadArgument' }));
+  ]
+    .filter(([, , type]) => !except.includes(type))
+    .map(([label, value]) => ({ label, value, code: 'BadArgument' }));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -111,27 +131,55 @@ function numericArrayCases(base, { cols, empty = 'BadShape', shapeArgument } = {
     { label: "one entry '1'", value: at(base, 1, '1'), code: 'BadArgument' },
     { label: 'a hole', value: withHole(base), code: 'BadArgument' },
     { label: 'only holes', value: new Array(base.length), code: 'BadArgument' },
-    ...[undefined, null, true, 1n, [1]].map((x) => ({ label: `an entry ${typeof x === 'bigint' ? '1n' : JSON.stringify(x) ?? 'undefined'}`, value: at(base, 1, x), code: 'BadArgument' })),
+    ...[undefined, null, true, 1n, [1]].map((x) => ({
+      label: `an entry ${typeof x === 'bigint' ? '1n' : (JSON.stringify(x) ?? 'undefined')}`,
+      value: at(base, 1, x),
+      code: 'BadArgument',
+    })),
     { label: 'one entry short', value: base.slice(0, -1), code: 'BadShape', argument: shapeArgument },
     { label: 'one entry long', value: [...base, 0.5], code: 'BadShape', argument: shapeArgument },
     empty === 'ok' ? { label: 'empty (no rows)', value: [], ok: 'runs' } : { label: 'empty', value: [], code: empty },
-    empty === 'ok' ? { label: 'an empty Float32Array', value: new Float32Array(0), ok: 'runs' } : { label: 'an empty Float32Array', value: new Float32Array(0), code: empty },
-    ...[NaN, Infinity, -Infinity].flatMap((x) => [Array, Float64Array, Float32Array].map((Type) => (
-      { label: `${x} in a ${Type.name}`, value: Type.from(at(base, 1, x)), code: 'NonFinite' }))),
-    ...[1e39, -1e39].flatMap((x) => [Array, Float64Array].map((Type) => (
-      { label: `${x} (beyond float32) in a ${Type.name}`, value: Type.from(at(base, 1, x)), code: 'NonFinite' }))),
+    empty === 'ok'
+      ? { label: 'an empty Float32Array', value: new Float32Array(0), ok: 'runs' }
+      : { label: 'an empty Float32Array', value: new Float32Array(0), code: empty },
+    ...[NaN, Infinity, -Infinity].flatMap((x) =>
+      [Array, Float64Array, Float32Array].map((Type) => ({
+        label: `${x} in a ${Type.name}`,
+        value: Type.from(at(base, 1, x)),
+        code: 'NonFinite',
+      })),
+    ),
+    ...[1e39, -1e39].flatMap((x) =>
+      [Array, Float64Array].map((Type) => ({
+        label: `${x} (beyond float32) in a ${Type.name}`,
+        value: Type.from(at(base, 1, x)),
+        code: 'NonFinite',
+      })),
+    ),
     { label: 'a detached Float32Array', value: detached(Float32Array, base.length), code: 'BadArgument' },
     { label: 'a DataView', value: new DataView(Float32Array.from(base).buffer), code: 'BadArgument' },
     { label: 'an ArrayBuffer', value: Float32Array.from(base).buffer, code: 'BadArgument' },
     { label: 'a BigInt64Array', value: BigInt64Array.from(base, () => 1n), code: 'BadArgument' },
     { label: 'a sparse array of length 2³² − 1', value: new Array(2 ** 32 - 1) },
-    { label: 'a Float32Array subclass claiming one entry fewer', value: lying(Float32Array, base, base.length - cols), code: 'BadArgument' },
-    { label: 'a Float32Array subclass claiming 2³² entries', value: lying(Float32Array, base, 2 ** 32), code: 'BadArgument' },
+    {
+      label: 'a Float32Array subclass claiming one entry fewer',
+      value: lying(Float32Array, base, base.length - cols),
+      code: 'BadArgument',
+    },
+    {
+      label: 'a Float32Array subclass claiming 2³² entries',
+      value: lying(Float32Array, base, 2 ** 32),
+      code: 'BadArgument',
+    },
     { label: 'a Proxy whose length grows after the first read', value: growing(base), ok: true },
     { label: 'a Float32Array', value: Float32Array.from(base), ok: true },
     { label: 'a Float64Array', value: Float64Array.from(base), ok: true },
     { label: 'a Float32Array view at a byte offset into a NaN-filled buffer', value: offsetView(base), ok: true },
-    { label: 'a Float64Array view at a byte offset into a NaN-filled buffer', value: offsetView(base, Float64Array), ok: true },
+    {
+      label: 'a Float64Array view at a byte offset into a NaN-filled buffer',
+      value: offsetView(base, Float64Array),
+      ok: true,
+    },
     { label: 'a Float32Array on a SharedArrayBuffer', value: shared(base), ok: true },
     { label: 'a Float64Array on a SharedArrayBuffer', value: shared(base, Float64Array), ok: true },
   ];
@@ -140,7 +188,9 @@ function numericArrayCases(base, { cols, empty = 'BadShape', shapeArgument } = {
 /** Observation weights: a numeric array of n entries, none negative, not all zero. */
 function weightCases(base) {
   return [
-    ...numericArrayCases(base, { cols: 1 }).filter((c) => c.label !== 'undefined').map((c) => (c.ok ? { ...c, same: () => [...base] } : c)),
+    ...numericArrayCases(base, { cols: 1 })
+      .filter((c) => c.label !== 'undefined')
+      .map((c) => (c.ok ? { ...c, same: () => [...base] } : c)),
     { label: 'a negative weight', value: at(base, 2, -1), code: 'BadArgument' },
     { label: 'all weights zero', value: base.map(() => 0), code: 'BadArgument' },
     { label: 'all weights −0', value: Float64Array.from(base, () => -0), code: 'BadArgument' },
@@ -150,7 +200,11 @@ function weightCases(base) {
 function positiveIntegerCases() {
   return [
     ...wrongTypes(['number']),
-    ...[0, -0, -1, -2, 1.5, NaN, Infinity, -Infinity].map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
+    ...[0, -0, -1, -2, 1.5, NaN, Infinity, -Infinity].map((value) => ({
+      label: describe(value),
+      value,
+      code: 'BadArgument',
+    })),
     { label: "'2'", value: '2', code: 'BadArgument' },
     { label: '[2]', value: [2], code: 'BadArgument' },
     { label: 'new Number(2)', value: new Number(2), code: 'BadArgument' },
@@ -161,7 +215,11 @@ function positiveIntegerCases() {
 function rangeCases(lo, hi) {
   return [
     ...wrongTypes(['number']),
-    ...[lo, hi, lo - 1, hi + 1, NaN, Infinity, -Infinity, ...(lo === 0 ? [-0] : [])].map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
+    ...[lo, hi, lo - 1, hi + 1, NaN, Infinity, -Infinity, ...(lo === 0 ? [-0] : [])].map((value) => ({
+      label: describe(value),
+      value,
+      code: 'BadArgument',
+    })),
     { label: `'${(lo + hi) / 2}'`, value: String((lo + hi) / 2), code: 'BadArgument' },
     { label: `[${(lo + hi) / 2}]`, value: [(lo + hi) / 2], code: 'BadArgument' },
   ];
@@ -185,9 +243,18 @@ const VARIANCE = { cases: () => enumCases(['global', 'local']), valid: () => 'gl
 
 /** kernelRegression's robust: true, false or { iterations } (a positive integer). */
 const robustCases = () => [
-  ...[null, 'abc', 7, 0, 1, 'true', [true], () => 2, Symbol('bad'), 2n].map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
+  ...[null, 'abc', 7, 0, 1, 'true', [true], () => 2, Symbol('bad'), 2n].map((value) => ({
+    label: describe(value),
+    value,
+    code: 'BadArgument',
+  })),
   { label: '{ iterations: 0 }', value: { iterations: 0 }, code: 'BadArgument', argument: 'options.robust.iterations' },
-  { label: '{ iterations: 1.5 }', value: { iterations: 1.5 }, code: 'BadArgument', argument: 'options.robust.iterations' },
+  {
+    label: '{ iterations: 1.5 }',
+    value: { iterations: 1.5 },
+    code: 'BadArgument',
+    argument: 'options.robust.iterations',
+  },
   { label: '{ iter: 2 }', value: { iter: 2 }, code: 'BadArgument', argument: 'options.robust.iter' },
   { label: '{ iterations: 2 }', value: { iterations: 2 }, ok: 'runs' },
   { label: 'false', value: false, ok: 'runs' },
@@ -215,8 +282,9 @@ function booleanCases() {
 function enumCases(values, refused = []) {
   return [
     ...wrongTypes(['string']),
-    ...['nope', values[0].toUpperCase(), '', ` ${values[0]}`, `${values[0]} `, 0, NaN, [values[0]], ...refused].map((value) => (
-      { label: describe(value), value, code: 'BadArgument' })),
+    ...['nope', values[0].toUpperCase(), '', ` ${values[0]}`, `${values[0]} `, 0, NaN, [values[0]], ...refused].map(
+      (value) => ({ label: describe(value), value, code: 'BadArgument' }),
+    ),
     { label: `new String('${values[0]}')`, value: new String(values[0]), code: 'BadArgument' },
   ];
 }
@@ -225,10 +293,22 @@ function enumCases(values, refused = []) {
 function bandwidthCases(dim, { rules = [] } = {}) {
   const list = Array.from({ length: dim }, (_, d) => 0.4 + d / 10);
   return [
-    ...[0, -0, -1, NaN, Infinity, -Infinity, 1e-50, 1e39].map((value) => ({ label: describe(value), value, code: 'BadBandwidth' })),
+    ...[0, -0, -1, NaN, Infinity, -Infinity, 1e-50, 1e39].map((value) => ({
+      label: describe(value),
+      value,
+      code: 'BadBandwidth',
+    })),
     ...wrongTypes(['number', ...(rules.length ? [] : ['string'])]),
-    ...(rules.length ? ['CV', 'cv_ls', '1', ''] : ['scott', '1']).map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
-    ...[0, NaN, -1, Infinity, '1', undefined].map((x) => ({ label: `[…, ${describe(x)}]`, value: at(list, dim - 1, x), code: 'BadBandwidth' })),
+    ...(rules.length ? ['CV', 'cv_ls', '1', ''] : ['scott', '1']).map((value) => ({
+      label: describe(value),
+      value,
+      code: 'BadArgument',
+    })),
+    ...[0, NaN, -1, Infinity, '1', undefined].map((x) => ({
+      label: `[…, ${describe(x)}]`,
+      value: at(list, dim - 1, x),
+      code: 'BadBandwidth',
+    })),
     { label: 'a hole', value: withHole(list, dim - 1), code: 'BadBandwidth' },
     { label: 'nested arrays', value: list.map((h) => [h]), code: 'BadBandwidth' },
     { label: 'one entry short', value: list.slice(0, -1), code: 'BadShape' },
@@ -238,7 +318,11 @@ function bandwidthCases(dim, { rules = [] } = {}) {
     { label: 'a DataView', value: new DataView(new ArrayBuffer(8)), code: 'BadArgument' },
     { label: 'an ArrayBuffer', value: new ArrayBuffer(8), code: 'BadArgument' },
     { label: 'a Float32Array', value: Float32Array.from(list), ok: true },
-    { label: 'a Float64Array view at a byte offset into a NaN-filled buffer', value: offsetView(list, Float64Array), ok: true },
+    {
+      label: 'a Float64Array view at a byte offset into a NaN-filled buffer',
+      value: offsetView(list, Float64Array),
+      ok: true,
+    },
     { label: 'a Float32Array view at a byte offset into a NaN-filled buffer', value: offsetView(list), ok: true },
     { label: 'a Float32Array on a SharedArrayBuffer', value: shared(list), ok: true },
   ].map((c) => (c.ok ? { ...c, same: () => [...list] } : c));
@@ -251,11 +335,23 @@ function maskCases(I, J) {
     ...['LOO', 'causal', ''].map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
     ...(I !== J ? [{ label: "'loo' with I ≠ J", value: 'loo', code: 'BadShape' }] : []),
     { label: 'a plain array of J', value: new Array(J).fill(0), code: 'BadArgument' },
-    ...[Int8Array, Uint8ClampedArray, Uint16Array, Float32Array].map((Type) => ({ label: `a ${Type.name} of J`, value: new Type(J), code: 'BadArgument' })),
+    ...[Int8Array, Uint8ClampedArray, Uint16Array, Float32Array].map((Type) => ({
+      label: `a ${Type.name} of J`,
+      value: new Type(J),
+      code: 'BadArgument',
+    })),
     { label: 'a DataView', value: new DataView(new ArrayBuffer(J)), code: 'BadArgument' },
-    ...[J - 1, J + 1, 0, I * J - 1, I * J + 1].map((n) => ({ label: `a Uint8Array of ${n}`, value: new Uint8Array(n), code: 'BadShape' })),
+    ...[J - 1, J + 1, 0, I * J - 1, I * J + 1].map((n) => ({
+      label: `a Uint8Array of ${n}`,
+      value: new Uint8Array(n),
+      code: 'BadShape',
+    })),
     { label: 'a detached Uint8Array', value: detached(Uint8Array, J), code: 'BadShape' },
-    { label: 'a Uint8Array of 4096 claiming length J', value: lying(Uint8Array, new Uint8Array(4096), J), code: 'BadArgument' },
+    {
+      label: 'a Uint8Array of 4096 claiming length J',
+      value: lying(Uint8Array, new Uint8Array(4096), J),
+      code: 'BadArgument',
+    },
     { label: 'a Proxy of a Uint8Array of J', value: new Proxy(new Uint8Array(J), {}), code: 'BadArgument' },
     { label: 'key padding at a byte offset into a buffer of 1s', value: offsetView([0, 1], Uint8Array, 1), ok: true },
     { label: 'key padding on a SharedArrayBuffer', value: shared([0, 1], Uint8Array), ok: true },
@@ -266,19 +362,34 @@ function maskCases(I, J) {
 function groupsCases(I, J) {
   const base = { queries: [0, 0, 1], keys: [0, 1] };
   const sub = (which, value, code, label) => ({
-    label: `${which} ${label ?? describe(value)}`, value: { ...base, [which]: value }, code, argument: `options.groups.${which}`,
+    label: `${which} ${label ?? describe(value)}`,
+    value: { ...base, [which]: value },
+    code,
+    argument: `options.groups.${which}`,
   });
   return [
     ...wrongTypes().map((c) => (c.label === 'an empty object' ? { ...c, argument: 'options.groups.queries' } : c)),
     { label: 'an array', value: [0, 0, 1], code: 'BadArgument' },
     { label: 'an Int32Array', value: new Int32Array(I), code: 'BadArgument' },
-    { label: 'an unknown key (query)', value: { ...base, query: [0] }, code: 'BadArgument', argument: 'options.groups.query' },
+    {
+      label: 'an unknown key (query)',
+      value: { ...base, query: [0] },
+      code: 'BadArgument',
+      argument: 'options.groups.query',
+    },
     ...['queries', 'keys'].flatMap((which) => {
       const ids = base[which];
       return [
-        { label: `${which} missing`, value: { ...base, [which]: undefined }, code: 'BadArgument', argument: `options.groups.${which}` },
+        {
+          label: `${which} missing`,
+          value: { ...base, [which]: undefined },
+          code: 'BadArgument',
+          argument: `options.groups.${which}`,
+        },
         ...[null, 'abc', 7, {}, Symbol('g'), 1n].map((v) => sub(which, v, 'BadArgument')),
-        ...[1.5, '0', NaN, Infinity, 2 ** 31, -(2 ** 31) - 1, null, 1n].map((x) => sub(which, at(ids, 1, x), 'BadArgument', `with an id ${describe(x)}`)),
+        ...[1.5, '0', NaN, Infinity, 2 ** 31, -(2 ** 31) - 1, null, 1n].map((x) =>
+          sub(which, at(ids, 1, x), 'BadArgument', `with an id ${describe(x)}`),
+        ),
         sub(which, withHole(ids), 'BadArgument', 'with a hole'),
         sub(which, BigInt64Array.from(ids, BigInt), 'BadArgument', 'a BigInt64Array'),
         sub(which, ids.slice(0, -1), 'BadShape', 'one short'),
@@ -288,10 +399,26 @@ function groupsCases(I, J) {
         sub(which, new DataView(new ArrayBuffer(ids.length * 4)), 'BadShape', 'a DataView'),
       ];
     }),
-    { label: 'Int32Arrays at a byte offset', value: { queries: offsetView(base.queries, Int32Array, 7), keys: offsetView(base.keys, Int32Array, 7) }, ok: true },
-    { label: 'Int32Arrays on a SharedArrayBuffer', value: { queries: shared(base.queries, Int32Array), keys: shared(base.keys, Int32Array) }, ok: true },
-    { label: 'Proxies whose length grows after the first read', value: { queries: growing(base.queries), keys: growing(base.keys) }, ok: true },
-    { label: 'Float64Arrays of integers', value: { queries: Float64Array.from(base.queries), keys: Float64Array.from(base.keys) }, ok: true },
+    {
+      label: 'Int32Arrays at a byte offset',
+      value: { queries: offsetView(base.queries, Int32Array, 7), keys: offsetView(base.keys, Int32Array, 7) },
+      ok: true,
+    },
+    {
+      label: 'Int32Arrays on a SharedArrayBuffer',
+      value: { queries: shared(base.queries, Int32Array), keys: shared(base.keys, Int32Array) },
+      ok: true,
+    },
+    {
+      label: 'Proxies whose length grows after the first read',
+      value: { queries: growing(base.queries), keys: growing(base.keys) },
+      ok: true,
+    },
+    {
+      label: 'Float64Arrays of integers',
+      value: { queries: Float64Array.from(base.queries), keys: Float64Array.from(base.keys) },
+      ok: true,
+    },
   ].map((c) => (c.ok ? { ...c, same: () => structuredClone(base) } : c));
 }
 
@@ -304,24 +431,61 @@ function stateCases(base) {
     ...wrongTypes(),
     { label: 'an array', value: [], code: 'BadArgument' },
     { label: 'a Float32Array', value: new Float32Array(3), code: 'BadArgument' },
-    ...['queries', 'heads', 'width', 'max', 'sum', 'acc'].map((field) => ({ label: `without ${field}`, value: { ...s(), [field]: undefined }, code: 'BadArgument' })),
-    ...['queries', 'heads', 'width'].flatMap((field) => [-1, 1.5, NaN, Infinity, '1', null, 1n, base[field] + 1].map((x) => (
-      { label: `${field} ${describe(x)}`, value: { ...s(), [field]: x }, code: 'BadArgument' }))),
+    ...['queries', 'heads', 'width', 'max', 'sum', 'acc'].map((field) => ({
+      label: `without ${field}`,
+      value: { ...s(), [field]: undefined },
+      code: 'BadArgument',
+    })),
+    ...['queries', 'heads', 'width'].flatMap((field) =>
+      [-1, 1.5, NaN, Infinity, '1', null, 1n, base[field] + 1].map((x) => ({
+        label: `${field} ${describe(x)}`,
+        value: { ...s(), [field]: x },
+        code: 'BadArgument',
+      })),
+    ),
     { label: 'heads 0', value: { ...s(), heads: 0 }, code: 'BadArgument' },
     ...['max', 'sum', 'acc'].flatMap((field) => [
-      { label: `${field} a Float64Array`, value: { ...s(), [field]: Float64Array.from(base[field]) }, code: 'BadArgument' },
+      {
+        label: `${field} a Float64Array`,
+        value: { ...s(), [field]: Float64Array.from(base[field]) },
+        code: 'BadArgument',
+      },
       { label: `${field} a plain array`, value: { ...s(), [field]: Array.from(base[field]) }, code: 'BadArgument' },
       { label: `${field} one short`, value: { ...s(), [field]: base[field].slice(0, -1) }, code: 'BadArgument' },
-      { label: `${field} one long`, value: { ...s(), [field]: Float32Array.from([...base[field], 1]) }, code: 'BadArgument' },
-      { label: `${field} detached`, value: { ...s(), [field]: detached(Float32Array, base[field].length) }, code: 'BadArgument' },
-      { label: `${field} at a byte offset into a NaN-filled buffer`, value: { ...s(), [field]: offsetView(base[field]) }, ok: true },
+      {
+        label: `${field} one long`,
+        value: { ...s(), [field]: Float32Array.from([...base[field], 1]) },
+        code: 'BadArgument',
+      },
+      {
+        label: `${field} detached`,
+        value: { ...s(), [field]: detached(Float32Array, base[field].length) },
+        code: 'BadArgument',
+      },
+      {
+        label: `${field} at a byte offset into a NaN-filled buffer`,
+        value: { ...s(), [field]: offsetView(base[field]) },
+        ok: true,
+      },
       { label: `${field} on a SharedArrayBuffer`, value: { ...s(), [field]: shared(base[field]) }, ok: true },
     ]),
-    { label: 'NaN in max', value: { ...s(), max: Float32Array.from(at(Array.from(base.max), n - 1, NaN)) }, code: 'NonFinite' },
-    ...[NaN, Infinity, -1].map((x) => ({ label: `${describe(x)} in sum`, value: { ...s(), sum: Float32Array.from(at(Array.from(base.sum), n - 1, x)) }, code: x === -1 ? 'BadArgument' : 'NonFinite' })),
+    {
+      label: 'NaN in max',
+      value: { ...s(), max: Float32Array.from(at(Array.from(base.max), n - 1, NaN)) },
+      code: 'NonFinite',
+    },
+    ...[NaN, Infinity, -1].map((x) => ({
+      label: `${describe(x)} in sum`,
+      value: { ...s(), sum: Float32Array.from(at(Array.from(base.sum), n - 1, x)) },
+      code: x === -1 ? 'BadArgument' : 'NonFinite',
+    })),
     { label: 'a structured clone (as after postMessage)', value: structuredClone(base), ok: true },
     // acc may legitimately hold ±Infinity or NaN when Σ w·v overflows float32 (attention() then gives the same): accepted.
-    { label: 'NaN in acc (float32 overflow of Σ w·v): accepted', value: { ...s(), acc: Float32Array.from(base.acc, (x, i) => (i ? x : NaN)) }, ok: 'runs' },
+    {
+      label: 'NaN in acc (float32 overflow of Σ w·v): accepted',
+      value: { ...s(), acc: Float32Array.from(base.acc, (x, i) => (i ? x : NaN)) },
+      ok: 'runs',
+    },
   ];
 }
 
@@ -359,14 +523,21 @@ const attentionOptions = ({ empty = true, I = 3, J = 2 } = {}) => ({
 
 /** An integer from 1 to `most` (features, landmarks, topK). */
 function countCases(most) {
-  return [...positiveIntegerCases(), { label: `${most + 1} (beyond the core's limit)`, value: most + 1, code: 'BadArgument' }];
+  return [
+    ...positiveIntegerCases(),
+    { label: `${most + 1} (beyond the core's limit)`, value: most + 1, code: 'BadArgument' },
+  ];
 }
 
 /** An integer seed from 0 to 2³² − 1. */
 function seedCases() {
   return [
     ...wrongTypes(['number']),
-    ...[-1, 1.5, 2 ** 32, NaN, Infinity, -Infinity].map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
+    ...[-1, 1.5, 2 ** 32, NaN, Infinity, -Infinity].map((value) => ({
+      label: describe(value),
+      value,
+      code: 'BadArgument',
+    })),
     { label: "'3'", value: '3', code: 'BadArgument' },
     { label: '-0 (is 0)', value: -0, ok: true, same: () => 0 },
   ];
@@ -383,29 +554,52 @@ const methodOptions = () => ({
   seed: { cases: seedCases, valid: () => 3, context: { method: 'random-features' } },
   features: { cases: () => countCases(8192), valid: () => 16, context: { method: 'random-features' } },
   landmarks: { cases: () => countCases(1024), valid: () => 2, context: { method: 'nystrom' } },
-  sampling: { cases: () => enumCases(['kmeans++', 'uniform']), valid: () => 'uniform', values: ['kmeans++', 'uniform'], context: { method: 'nystrom' } },
-  topK: { required: true, cases: () => countCases(2 ** 31 - 1), valid: () => 2, context: { method: 'top-k' } },  // required by 'top-k'
+  sampling: {
+    cases: () => enumCases(['kmeans++', 'uniform']),
+    valid: () => 'uniform',
+    values: ['kmeans++', 'uniform'],
+    context: { method: 'nystrom' },
+  },
+  topK: { required: true, cases: () => countCases(2 ** 31 - 1), valid: () => 2, context: { method: 'top-k' } }, // required by 'top-k'
 });
 
 const regressionOptions = () => ({
   dim: { required: true, cases: positiveIntegerCases, valid: () => 2, sizeOf: ['x'] },
-  kernel: { cases: () => enumCases(DISTANCE_KERNELS, ['softmax']), valid: () => 'epanechnikov', values: DISTANCE_KERNELS },
+  kernel: {
+    cases: () => enumCases(DISTANCE_KERNELS, ['softmax']),
+    valid: () => 'epanechnikov',
+    values: DISTANCE_KERNELS,
+  },
   estimator: { cases: () => enumCases(ESTIMATORS, ['lc', 'll']), valid: () => 'local-linear', values: ESTIMATORS },
   weights: { cases: () => weightCases([1, 2, 1, 1, 0.5]), valid: () => [1, 2, 1, 1, 0.5] },
-  method: { cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']), valid: () => 'exact', values: ['auto', 'exact', 'grid'] },
+  method: {
+    cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']),
+    valid: () => 'exact',
+    values: ['auto', 'exact', 'grid'],
+  },
   tolerance: { cases: () => rangeCases(0, 1), valid: () => 0.01 },
 });
 // selectBandwidth's and cvScore's `method` before 0.2.0 (deprecated, still read).
 const deprecatedApproximation = () => ({
-  approximation: { cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']), valid: () => 'exact', values: ['auto', 'exact', 'grid'] },
+  approximation: {
+    cases: () => enumCases(['auto', 'exact', 'grid'], ['fast']),
+    valid: () => 'exact',
+    values: ['auto', 'exact', 'grid'],
+  },
 });
 
 /** Combinations an approximation refuses: other masks, groups, kernels it cannot approximate, the wrong method's count. */
 // The async siblings' `signal` (an AbortSignal, duck-typed) and `onProgress` (a function).
 const controlOptions = () => ({
   signal: {
-    cases: () => [...wrongTypes(['object']), ...[['null', null], ['an empty object', {}], ['{ aborted: false } (no addEventListener)', { aborted: false }]]
-      .map(([label, value]) => ({ label, value, code: 'BadArgument' }))],
+    cases: () => [
+      ...wrongTypes(['object']),
+      ...[
+        ['null', null],
+        ['an empty object', {}],
+        ['{ aborted: false } (no addEventListener)', { aborted: false }],
+      ].map(([label, value]) => ({ label, value, code: 'BadArgument' })),
+    ],
     valid: () => new AbortController().signal,
   },
   onProgress: { cases: () => wrongTypes(['function']), valid: () => () => {} },
@@ -428,30 +622,62 @@ function betasCases() {
     { label: 'null', value: null, code: 'BadArgument' },
     { label: 'an empty object', value: {}, code: 'BadArgument' },
     ...[[0.9], [0.5, 0.9, 0.99], []].map((value) => ({ label: describe(value), value, code: 'BadShape' })),
-    ...[[1, 0.9], [0.5, 1], [-0.1, 0.9], [NaN, 0.9], [0.5, Infinity], ['0.5', 0.9], [0.5, undefined], [[0.5], 0.9]].map((value) => (
-      { label: describe(value), value, code: 'BadArgument' })),
+    ...[
+      [1, 0.9],
+      [0.5, 1],
+      [-0.1, 0.9],
+      [NaN, 0.9],
+      [0.5, Infinity],
+      ['0.5', 0.9],
+      [0.5, undefined],
+      [[0.5], 0.9],
+    ].map((value) => ({ label: describe(value), value, code: 'BadArgument' })),
     { label: 'a hole', value: withHole([0.5, 0.9], 0), code: 'BadArgument' },
     { label: 'a DataView', value: new DataView(new ArrayBuffer(16)), code: 'BadArgument' },
     { label: 'a BigInt64Array', value: BigInt64Array.of(1n, 2n), code: 'BadArgument' },
     { label: 'a Float64Array', value: Float64Array.of(0.5, 0.9), ok: true },
-    { label: 'a Float64Array view at a byte offset into a NaN-filled buffer', value: offsetView([0.5, 0.9], Float64Array), ok: true },
+    {
+      label: 'a Float64Array view at a byte offset into a NaN-filled buffer',
+      value: offsetView([0.5, 0.9], Float64Array),
+      ok: true,
+    },
     { label: 'a Float32Array (0.9 rounded to float32)', value: Float32Array.of(0.5, 0.9), ok: 'runs' },
   ];
 }
 
 function projectionCases() {
-  const rank = (c) => ({ ...c, label: `rank ${c.label}`, value: { rank: c.value }, argument: 'options.projections.rank' });
-  const seed = (c) => ({ ...c, label: `seed ${c.label}`, value: { rank: 2, seed: c.value }, argument: 'options.projections.seed' });
+  const rank = (c) => ({
+    ...c,
+    label: `rank ${c.label}`,
+    value: { rank: c.value },
+    argument: 'options.projections.rank',
+  });
+  const seed = (c) => ({
+    ...c,
+    label: `seed ${c.label}`,
+    value: { rank: 2, seed: c.value },
+    argument: 'options.projections.seed',
+  });
   return [
     ...wrongTypes(['object']),
     { label: 'null', value: null, code: 'BadArgument' },
     { label: 'an array', value: [2], code: 'BadArgument' },
     { label: '{} (no rank)', value: {}, code: 'BadArgument', argument: 'options.projections.rank' },
-    { label: 'an unknown key (ranks)', value: { ranks: 2 }, code: 'BadArgument', argument: 'options.projections.ranks' },
+    {
+      label: 'an unknown key (ranks)',
+      value: { ranks: 2 },
+      code: 'BadArgument',
+      argument: 'options.projections.ranks',
+    },
     ...positiveIntegerCases().map(rank),
     rank({ label: '2²⁴ (Wq and Wk of dim·rank = 2²⁵ entries)', value: 2 ** 24, code: 'BadArgument' }),
     ...seedCases().map((c) => (c.ok ? { ...seed(c), same: () => ({ rank: 2, seed: 0 }) } : seed(c))),
-    ...booleanCases().map((c) => ({ ...c, label: `shared ${c.label}`, value: { rank: 2, shared: c.value }, argument: 'options.projections.shared' })),
+    ...booleanCases().map((c) => ({
+      ...c,
+      label: `shared ${c.label}`,
+      value: { rank: 2, shared: c.value },
+      argument: 'options.projections.shared',
+    })),
     { label: 'shared (one W, a learned metric)', value: { rank: 2, shared: true }, ok: 'runs' },
   ];
 }
@@ -477,13 +703,43 @@ function poolingCallCases() {
   const valid = () => ({ queries: [...Q], keys: [...K], values: [...V], options: undefined });
   const refusals = (base, spec) => numericArrayCases(base, spec).filter((c) => !c.ok);
   return [
-    ...['queries', 'keys', 'values'].flatMap((arg) => refusals(valid()[arg], { cols: 2, empty: arg === 'queries' ? 'ok' : 'BadShape' }).map((c) => (
-      { label: `forward ${arg}: ${c.label}`, args: { ...valid(), [arg]: c.value }, call: forward, code: c.code, argument: arg }))),
-    ...refusals([...DOUT], { cols: 2 }).map((c) => ({ label: `backward dOut: ${c.label}`, args: { dOut: c.value }, call: backward, code: c.code, argument: 'dOut' })),
-    ...[['a factory option (bandwidth)', { bandwidth: 1 }, 'options.bandwidth'], ['null', null, 'options'], ["'loo'", 'loo', 'options'],
-      ['mask LOO', { mask: 'LOO' }, 'options.mask'], ['causal 1', { causal: 1 }, 'options.causal'], ["empty 'skip'", { empty: 'skip' }, 'options.empty']]
-      .map(([label, options, argument]) => ({ label: `forward options: ${label}`, args: { ...valid(), options }, call: forward, code: 'BadArgument', argument })),
-    { label: 'backward before any forward', args: { dOut: [...DOUT] }, call: pooled((p, a) => p.backward(a.dOut)), code: 'BadArgument', argument: 'pooling' },
+    ...['queries', 'keys', 'values'].flatMap((arg) =>
+      refusals(valid()[arg], { cols: 2, empty: arg === 'queries' ? 'ok' : 'BadShape' }).map((c) => ({
+        label: `forward ${arg}: ${c.label}`,
+        args: { ...valid(), [arg]: c.value },
+        call: forward,
+        code: c.code,
+        argument: arg,
+      })),
+    ),
+    ...refusals([...DOUT], { cols: 2 }).map((c) => ({
+      label: `backward dOut: ${c.label}`,
+      args: { dOut: c.value },
+      call: backward,
+      code: c.code,
+      argument: 'dOut',
+    })),
+    ...[
+      ['a factory option (bandwidth)', { bandwidth: 1 }, 'options.bandwidth'],
+      ['null', null, 'options'],
+      ["'loo'", 'loo', 'options'],
+      ['mask LOO', { mask: 'LOO' }, 'options.mask'],
+      ['causal 1', { causal: 1 }, 'options.causal'],
+      ["empty 'skip'", { empty: 'skip' }, 'options.empty'],
+    ].map(([label, options, argument]) => ({
+      label: `forward options: ${label}`,
+      args: { ...valid(), options },
+      call: forward,
+      code: 'BadArgument',
+      argument,
+    })),
+    {
+      label: 'backward before any forward',
+      args: { dOut: [...DOUT] },
+      call: pooled((p, a) => p.backward(a.dOut)),
+      code: 'BadArgument',
+      argument: 'pooling',
+    },
   ];
 }
 
@@ -491,30 +747,128 @@ function approximationCases(call) {
   const args = (options) => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2, ...options } });
   return [
     ...APPROXIMATIONS.flatMap((method) => [
-      { label: `${method} with a key-padding mask`, args: args({ method, mask: Uint8Array.of(0, 1) }), code: 'BadArgument', argument: 'options.mask' },
-      { label: `${method} with groups`, args: args({ method, groups: { queries: [0, 0, 1], keys: [0, 1] } }), code: 'BadArgument', argument: 'options.groups' },
-      { label: `${method} with kernel 'uniform'`, args: args({ method, kernel: 'uniform' }), code: 'BadArgument', argument: 'options.method' },
+      {
+        label: `${method} with a key-padding mask`,
+        args: args({ method, mask: Uint8Array.of(0, 1) }),
+        code: 'BadArgument',
+        argument: 'options.mask',
+      },
+      {
+        label: `${method} with groups`,
+        args: args({ method, groups: { queries: [0, 0, 1], keys: [0, 1] } }),
+        code: 'BadArgument',
+        argument: 'options.groups',
+      },
+      {
+        label: `${method} with kernel 'uniform'`,
+        args: args({ method, kernel: 'uniform' }),
+        code: 'BadArgument',
+        argument: 'options.method',
+      },
     ]),
-    { label: "random-features with kernel 'laplacian'", args: args({ method: 'random-features', kernel: 'laplacian', bandwidth: 0.5 }), ok: 'runs' },
-    { label: "random-features with kernel 'epanechnikov'", args: args({ method: 'random-features', kernel: 'epanechnikov' }), code: 'BadArgument', argument: 'options.method' },
-    { label: "features with method 'nystrom'", args: args({ method: 'nystrom', features: 8 }), code: 'BadArgument', argument: 'options.features' },
-    { label: "landmarks with method 'random-features'", args: args({ method: 'random-features', landmarks: 2 }), code: 'BadArgument', argument: 'options.landmarks' },
-    { label: "sampling with method 'exact'", args: args({ sampling: 'uniform' }), code: 'BadArgument', argument: 'options.sampling' },
+    {
+      label: "random-features with kernel 'laplacian'",
+      args: args({ method: 'random-features', kernel: 'laplacian', bandwidth: 0.5 }),
+      ok: 'runs',
+    },
+    {
+      label: "random-features with kernel 'epanechnikov'",
+      args: args({ method: 'random-features', kernel: 'epanechnikov' }),
+      code: 'BadArgument',
+      argument: 'options.method',
+    },
+    {
+      label: "features with method 'nystrom'",
+      args: args({ method: 'nystrom', features: 8 }),
+      code: 'BadArgument',
+      argument: 'options.features',
+    },
+    {
+      label: "landmarks with method 'random-features'",
+      args: args({ method: 'random-features', landmarks: 2 }),
+      code: 'BadArgument',
+      argument: 'options.landmarks',
+    },
+    {
+      label: "sampling with method 'exact'",
+      args: args({ sampling: 'uniform' }),
+      code: 'BadArgument',
+      argument: 'options.sampling',
+    },
     // 'sparse' (its kernels are the distance kernels, so the valid call's softmax is refused): what it serves and refuses.
-    ...DISTANCE_KERNELS.map((kernel) => (
-      { label: `sparse with kernel '${kernel}'`, args: args({ method: 'sparse', kernel, bandwidth: 0.5, tolerance: 0.01 }), ok: 'runs' })),
-    { label: 'sparse with causal and a key-padding mask', args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, causal: true, mask: Uint8Array.of(0, 1) }), ok: 'runs' },
-    { label: "sparse with kernel 'softmax'", args: args({ method: 'sparse' }), code: 'BadArgument', argument: 'options.method' },
-    { label: 'sparse with dim 4', args: { queries: [1, 2, 3, 4], keys: [1, 2, 3, 4], values: [1], options: { dim: 4, method: 'sparse', kernel: 'gaussian', bandwidth: 1 } }, code: 'BadArgument', argument: 'options.dim' },
-    { label: 'sparse with a general mask', args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, mask: new Uint8Array(6) }), code: 'BadArgument', argument: 'options.mask' },
-    { label: 'sparse with groups', args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, groups: { queries: [0, 0, 1], keys: [0, 1] } }), code: 'BadArgument', argument: 'options.groups' },
-    { label: 'sparse with tolerance 1', args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, tolerance: 1 }), code: 'BadArgument', argument: 'options.tolerance' },
+    ...DISTANCE_KERNELS.map((kernel) => ({
+      label: `sparse with kernel '${kernel}'`,
+      args: args({ method: 'sparse', kernel, bandwidth: 0.5, tolerance: 0.01 }),
+      ok: 'runs',
+    })),
+    {
+      label: 'sparse with causal and a key-padding mask',
+      args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, causal: true, mask: Uint8Array.of(0, 1) }),
+      ok: 'runs',
+    },
+    {
+      label: "sparse with kernel 'softmax'",
+      args: args({ method: 'sparse' }),
+      code: 'BadArgument',
+      argument: 'options.method',
+    },
+    {
+      label: 'sparse with dim 4',
+      args: {
+        queries: [1, 2, 3, 4],
+        keys: [1, 2, 3, 4],
+        values: [1],
+        options: { dim: 4, method: 'sparse', kernel: 'gaussian', bandwidth: 1 },
+      },
+      code: 'BadArgument',
+      argument: 'options.dim',
+    },
+    {
+      label: 'sparse with a general mask',
+      args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, mask: new Uint8Array(6) }),
+      code: 'BadArgument',
+      argument: 'options.mask',
+    },
+    {
+      label: 'sparse with groups',
+      args: args({
+        method: 'sparse',
+        kernel: 'gaussian',
+        bandwidth: 0.5,
+        groups: { queries: [0, 0, 1], keys: [0, 1] },
+      }),
+      code: 'BadArgument',
+      argument: 'options.groups',
+    },
+    {
+      label: 'sparse with tolerance 1',
+      args: args({ method: 'sparse', kernel: 'gaussian', bandwidth: 0.5, tolerance: 1 }),
+      code: 'BadArgument',
+      argument: 'options.tolerance',
+    },
     // 'top-k': every kernel, mask and groups; topK required there and refused elsewhere.
-    ...['softmax', ...DISTANCE_KERNELS].map((kernel) => (
-      { label: `top-k with kernel '${kernel}'`, args: args({ method: 'top-k', topK: 1, kernel, ...(kernel === 'softmax' ? {} : { bandwidth: 0.5 }) }), ok: 'runs' })),
-    { label: 'top-k with a general mask and groups', args: args({ method: 'top-k', topK: 1, mask: new Uint8Array(6), groups: { queries: [0, 0, 1], keys: [0, 1] } }), ok: 'runs' },
-    { label: "method 'top-k' without topK", args: args({ method: 'top-k' }), code: 'BadArgument', argument: 'options.topK' },
-    { label: "topK with method 'nystrom'", args: args({ method: 'nystrom', topK: 2 }), code: 'BadArgument', argument: 'options.topK' },
+    ...['softmax', ...DISTANCE_KERNELS].map((kernel) => ({
+      label: `top-k with kernel '${kernel}'`,
+      args: args({ method: 'top-k', topK: 1, kernel, ...(kernel === 'softmax' ? {} : { bandwidth: 0.5 }) }),
+      ok: 'runs',
+    })),
+    {
+      label: 'top-k with a general mask and groups',
+      args: args({ method: 'top-k', topK: 1, mask: new Uint8Array(6), groups: { queries: [0, 0, 1], keys: [0, 1] } }),
+      ok: 'runs',
+    },
+    {
+      label: "method 'top-k' without topK",
+      args: args({ method: 'top-k' }),
+      code: 'BadArgument',
+      argument: 'options.topK',
+    },
+    {
+      label: "topK with method 'nystrom'",
+      args: args({ method: 'nystrom', topK: 2 }),
+      code: 'BadArgument',
+      argument: 'options.topK',
+    },
   ].map((c) => ({ ...c, call }));
 }
 
@@ -523,7 +877,8 @@ const TABLE = {
     valid: () => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2 } }),
     call: (a) => ka.attention(a.queries, a.keys, a.values, a.options),
     arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 }, values: { cols: 2 } },
-    optionsName: 'options', optionsRequired: true,
+    optionsName: 'options',
+    optionsRequired: true,
     options: { ...attentionOptions(), ...methodOptions() },
     extra: () => approximationCases((a) => ka.attention(a.queries, a.keys, a.values, a.options)),
   },
@@ -531,7 +886,8 @@ const TABLE = {
     valid: () => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2 } }),
     call: (a) => ka.attentionWithInfo(a.queries, a.keys, a.values, a.options),
     arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 }, values: { cols: 2 } },
-    optionsName: 'options', optionsRequired: true,
+    optionsName: 'options',
+    optionsRequired: true,
     options: { ...attentionOptions(), ...methodOptions() },
     extra: () => approximationCases((a) => ka.attentionWithInfo(a.queries, a.keys, a.values, a.options)),
   },
@@ -541,19 +897,34 @@ const TABLE = {
     valid: () => ({ queries: [...Q], keys: [...K], values: [...V], dOut: [...DOUT], options: { dim: 2 } }),
     call: (a) => ka.attentionGradients(a.queries, a.keys, a.values, a.dOut, a.options),
     arrays: { keys: { cols: 2 }, values: { cols: 2 }, dOut: { cols: 2 } },
-    optionsName: 'options', optionsRequired: true,
+    optionsName: 'options',
+    optionsRequired: true,
     options: {
       ...attentionOptions(),
-      kernel: { cases: () => enumCases(KERNELS.slice(0, -1), ['uniform']), valid: () => 'gaussian', values: KERNELS.slice(0, -1) },
+      kernel: {
+        cases: () => enumCases(KERNELS.slice(0, -1), ['uniform']),
+        valid: () => 'gaussian',
+        values: KERNELS.slice(0, -1),
+      },
     },
     extra: () => [
       ...numericArrayCases([...Q], { cols: 2, empty: 'BadShape' }).map((c) => ({
-        ...c, label: `queries: ${c.label}`,
+        ...c,
+        label: `queries: ${c.label}`,
         args: { queries: c.value, keys: [...K], values: [...V], dOut: [...DOUT], options: { dim: 2 } },
         argument: ['empty', 'an empty Float32Array'].includes(c.label) ? 'dOut' : 'queries',
       })),
-      { label: 'no queries and an empty dOut', args: { queries: [], keys: [...K], values: [...V], dOut: [], options: { dim: 2 } }, ok: 'runs' },
-      { label: 'dOut missing', args: { queries: [...Q], keys: [...K], values: [...V], dOut: undefined, options: { dim: 2 } }, code: 'BadArgument', argument: 'dOut' },
+      {
+        label: 'no queries and an empty dOut',
+        args: { queries: [], keys: [...K], values: [...V], dOut: [], options: { dim: 2 } },
+        ok: 'runs',
+      },
+      {
+        label: 'dOut missing',
+        args: { queries: [...Q], keys: [...K], values: [...V], dOut: undefined, options: { dim: 2 } },
+        code: 'BadArgument',
+        argument: 'dOut',
+      },
     ],
   },
   // The factory's options; `result` trains one step on the valid data and reads everything back (forward() and
@@ -570,10 +941,15 @@ const TABLE = {
       pooling.dispose();
       return read;
     },
-    optionsName: 'options', optionsRequired: true,
+    optionsName: 'options',
+    optionsRequired: true,
     options: {
       dim: { required: true, cases: positiveIntegerCases, valid: () => 2 },
-      kernel: { cases: () => enumCases(KERNELS.slice(0, -1), ['uniform']), valid: () => 'softmax', values: KERNELS.slice(0, -1) },
+      kernel: {
+        cases: () => enumCases(KERNELS.slice(0, -1), ['uniform']),
+        valid: () => 'softmax',
+        values: KERNELS.slice(0, -1),
+      },
       scale: { cases: finiteNumberCases, valid: () => -0, context: { kernel: 'softmax' } },
       bandwidth: { cases: () => bandwidthCases(2), valid: () => [0.4, 0.5] },
       projections: { cases: projectionCases, valid: () => ({ rank: 3, seed: 1 }) },
@@ -587,25 +963,38 @@ const TABLE = {
     valid: () => ({ queries: [...Q], keys: [...K], options: { dim: 2 } }),
     call: (a) => ka.weights(a.queries, a.keys, a.options),
     arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 } },
-    optionsName: 'options', optionsRequired: true,
+    optionsName: 'options',
+    optionsRequired: true,
     options: attentionOptions(),
-    extra: () => [{
-      label: 'I = J = 65,536: I·J = 2³² floats, beyond the wasm memory',
-      args: { queries: new Float32Array(65536), keys: new Float32Array(65536), options: { dim: 1 } },
-      code: 'OutOfMemory', argument: 'queries',
-    }],
+    extra: () => [
+      {
+        label: 'I = J = 65,536: I·J = 2³² floats, beyond the wasm memory',
+        args: { queries: new Float32Array(65536), keys: new Float32Array(65536), options: { dim: 1 } },
+        code: 'OutOfMemory',
+        argument: 'queries',
+      },
+    ],
   },
   attentionState: {
     valid: () => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2 } }),
     call: (a) => ka.attentionState(a.queries, a.keys, a.values, a.options),
     arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 }, values: { cols: 2 } },
-    optionsName: 'options', optionsRequired: true,
+    optionsName: 'options',
+    optionsRequired: true,
     options: attentionOptions({ empty: false }),
-    extra: () => [{
-      label: 'I = D = 65,536 (one key): acc of I·D = 2³² floats, whose byte count wraps past 2³²',
-      args: { queries: new Float32Array(65536), keys: new Float32Array(1), values: new Float32Array(65536), options: { dim: 1 } },
-      code: 'OutOfMemory', argument: 'queries',
-    }],
+    extra: () => [
+      {
+        label: 'I = D = 65,536 (one key): acc of I·D = 2³² floats, whose byte count wraps past 2³²',
+        args: {
+          queries: new Float32Array(65536),
+          keys: new Float32Array(1),
+          values: new Float32Array(65536),
+          options: { dim: 1 },
+        },
+        code: 'OutOfMemory',
+        argument: 'queries',
+      },
+    ],
   },
   mergeStates: {
     valid: () => ({ 'states[0]': cloneState(STATE_A), 'states[1]': cloneState(STATE_B) }),
@@ -614,14 +1003,26 @@ const TABLE = {
     extra: () => [
       { label: 'no states', args: {}, call: () => ka.mergeStates(), code: 'BadArgument', argument: 'states' },
       {
-        label: 'states of different queries', args: { a: cloneState(STATE_A), b: ka.attentionState(Q.slice(2), K, V, { dim: 2 }) },
-        call: (a) => ka.mergeStates(a.a, a.b), code: 'BadShape', argument: 'states[1]',
+        label: 'states of different queries',
+        args: { a: cloneState(STATE_A), b: ka.attentionState(Q.slice(2), K, V, { dim: 2 }) },
+        call: (a) => ka.mergeStates(a.a, a.b),
+        code: 'BadShape',
+        argument: 'states[1]',
       },
       {
-        label: 'states of different heads', args: { a: cloneState(STATE_A), b: ka.attentionState(Q, K, V, { dim: 2, heads: 2 }) },
-        call: (a) => ka.mergeStates(a.a, a.b), code: 'BadShape', argument: 'states[1]',
+        label: 'states of different heads',
+        args: { a: cloneState(STATE_A), b: ka.attentionState(Q, K, V, { dim: 2, heads: 2 }) },
+        call: (a) => ka.mergeStates(a.a, a.b),
+        code: 'BadShape',
+        argument: 'states[1]',
       },
-      { label: 'a bad third state', args: { a: cloneState(STATE_A), b: cloneState(STATE_B) }, call: (a) => ka.mergeStates(a.a, a.b, null), code: 'BadArgument', argument: 'states[2]' },
+      {
+        label: 'a bad third state',
+        args: { a: cloneState(STATE_A), b: cloneState(STATE_B) },
+        call: (a) => ka.mergeStates(a.a, a.b, null),
+        code: 'BadArgument',
+        argument: 'states[2]',
+      },
       { label: 'one state (a copy)', args: { a: cloneState(STATE_A) }, call: (a) => ka.mergeStates(a.a), ok: 'runs' },
     ],
   },
@@ -629,8 +1030,15 @@ const TABLE = {
     valid: () => ({ state: cloneState(STATE), options: undefined }),
     call: (a) => ka.finalizeState(a.state, a.options),
     states: { state: STATE },
-    optionsName: 'options', optionsRequired: false,
-    options: { empty: { cases: () => enumCases(['nan', 'zero', 'error'], ['nearest']), valid: () => 'zero', values: ['nan', 'zero', 'error'] } },
+    optionsName: 'options',
+    optionsRequired: false,
+    options: {
+      empty: {
+        cases: () => enumCases(['nan', 'zero', 'error'], ['nearest']),
+        valid: () => 'zero',
+        values: ['nan', 'zero', 'error'],
+      },
+    },
   },
   kernelRegression: {
     valid: () => ({ x: [...X], y: [...Y], options: { ...REGRESSION, bandwidth: [...REGRESSION.bandwidth] } }),
@@ -642,12 +1050,15 @@ const TABLE = {
       return read;
     },
     arrays: { x: { cols: 2 }, y: { cols: 1 } },
-    optionsName: 'options', optionsRequired: true,
+    optionsName: 'options',
+    optionsRequired: true,
     options: (({ method, ...shared }) => ({
       ...shared,
       bandwidth: {
-        cases: () => bandwidthCases(2, { rules: RULES }), valid: () => 'scott', values: RULES,
-        context: { estimator: 'nadaraya-watson' },  // AICc on 5 points in 2-D needs the fewer degrees of freedom of NW
+        cases: () => bandwidthCases(2, { rules: RULES }),
+        valid: () => 'scott',
+        values: RULES,
+        context: { estimator: 'nadaraya-watson' }, // AICc on 5 points in 2-D needs the fewer degrees of freedom of NW
       },
       empty: { cases: () => enumCases(EMPTY), valid: () => 'zero', values: EMPTY },
       perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { bandwidth: 'cv' } },
@@ -656,13 +1067,40 @@ const TABLE = {
       robust: { cases: robustCases, valid: () => true },
     }))(regressionOptions()),
     extra: () => {
-      const sparse = (options) => ({ x: [...X], y: [...Y], options: { ...REGRESSION, bandwidth: [...REGRESSION.bandwidth], method: 'sparse', ...options } });
-      const call = (a) => ka.kernelRegression(a.x, a.y, a.options);  // the entry's result() predicts and disposes
+      const sparse = (options) => ({
+        x: [...X],
+        y: [...Y],
+        options: { ...REGRESSION, bandwidth: [...REGRESSION.bandwidth], method: 'sparse', ...options },
+      });
+      const call = (a) => ka.kernelRegression(a.x, a.y, a.options); // the entry's result() predicts and disposes
       return [
-        { label: "method 'sparse' with Nadaraya–Watson", args: sparse({ estimator: 'nadaraya-watson' }), call, ok: 'runs' },
-        { label: "method 'sparse' with local-linear (the default)", args: sparse({}), call, code: 'BadArgument', argument: 'options.method' },
-        { label: "method 'sparse' with weights", args: sparse({ estimator: 'nadaraya-watson', weights: [1, 1, 1, 1, 1] }), call, code: 'BadArgument', argument: 'options.weights' },
-        { label: "method 'sparse' with tolerance 0", args: sparse({ estimator: 'nadaraya-watson', tolerance: 0 }), call, code: 'BadArgument', argument: 'options.tolerance' },
+        {
+          label: "method 'sparse' with Nadaraya–Watson",
+          args: sparse({ estimator: 'nadaraya-watson' }),
+          call,
+          ok: 'runs',
+        },
+        {
+          label: "method 'sparse' with local-linear (the default)",
+          args: sparse({}),
+          call,
+          code: 'BadArgument',
+          argument: 'options.method',
+        },
+        {
+          label: "method 'sparse' with weights",
+          args: sparse({ estimator: 'nadaraya-watson', weights: [1, 1, 1, 1, 1] }),
+          call,
+          code: 'BadArgument',
+          argument: 'options.weights',
+        },
+        {
+          label: "method 'sparse' with tolerance 0",
+          args: sparse({ estimator: 'nadaraya-watson', tolerance: 0 }),
+          call,
+          code: 'BadArgument',
+          argument: 'options.tolerance',
+        },
       ];
     },
   },
@@ -670,21 +1108,28 @@ const TABLE = {
     valid: () => ({ x: [...X], y: [...Y], options: { dim: 2, rule: 'scott' } }),
     call: (a) => ka.selectBandwidth(a.x, a.y, a.options),
     arrays: { x: { cols: 2 }, y: { cols: 1 } },
-    optionsName: 'options', optionsRequired: true,
+    optionsName: 'options',
+    optionsRequired: true,
     options: {
       ...regressionOptions(),
       ...deprecatedApproximation(),
       rule: {
-        cases: () => enumCases(RULES, ['AICc', 'aic', 'fixed', 'gradient']), valid: () => 'cv', values: [...RULES, 'cv-gradient'],
-        context: { estimator: 'nadaraya-watson' },  // AICc on 5 points in 2-D needs the fewer degrees of freedom of NW
+        cases: () => enumCases(RULES, ['AICc', 'aic', 'fixed', 'gradient']),
+        valid: () => 'cv',
+        values: [...RULES, 'cv-gradient'],
+        context: { estimator: 'nadaraya-watson' }, // AICc on 5 points in 2-D needs the fewer degrees of freedom of NW
       },
       perDimension: { cases: booleanCases, valid: () => true, values: [true, false], context: { rule: 'cv' } },
       metric: {
-        cases: () => enumCases(['diagonal', 'full'], ['ard', 'low-rank']), valid: () => 'full', values: ['diagonal', 'full'],
+        cases: () => enumCases(['diagonal', 'full'], ['ard', 'low-rank']),
+        valid: () => 'full',
+        values: ['diagonal', 'full'],
         context: { rule: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
       },
       maxIterations: {
-        cases: positiveIntegerCases, valid: () => 3, context: { rule: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
+        cases: positiveIntegerCases,
+        valid: () => 3,
+        context: { rule: 'cv-gradient', estimator: 'nadaraya-watson', kernel: 'gaussian' },
       },
       exclude: { cases: excludeCases, valid: () => 0.1, context: { rule: 'cv' } },
     },
@@ -693,12 +1138,42 @@ const TABLE = {
       const gradient = (options) => ({ x: [...X], y: [...Y], options: { dim: 2, rule: 'cv-gradient', ...options } });
       return [
         { label: "rule 'cv-gradient'", args: gradient({}), ok: 'runs' },
-        { label: "rule 'cv-gradient' with local-linear", args: gradient({ estimator: 'local-linear' }), code: 'BadArgument', argument: 'options.estimator' },
-        { label: "rule 'cv-gradient' with kernel 'uniform'", args: gradient({ kernel: 'uniform' }), code: 'BadArgument', argument: 'options.kernel' },
-        { label: "rule 'cv-gradient' with weights", args: gradient({ weights: [1, 1, 1, 1, 1] }), code: 'BadArgument', argument: 'options.weights' },
-        { label: "rule 'cv-gradient' with method 'grid'", args: gradient({ method: 'grid' }), code: 'BadArgument', argument: 'options.method' },
-        { label: "metric 'full' with rule 'cv'", args: gradient({ rule: 'cv', metric: 'full' }), code: 'BadArgument', argument: 'options.metric' },
-        { label: "maxIterations with rule 'scott'", args: gradient({ rule: 'scott', maxIterations: 5 }), code: 'BadArgument', argument: 'options.maxIterations' },
+        {
+          label: "rule 'cv-gradient' with local-linear",
+          args: gradient({ estimator: 'local-linear' }),
+          code: 'BadArgument',
+          argument: 'options.estimator',
+        },
+        {
+          label: "rule 'cv-gradient' with kernel 'uniform'",
+          args: gradient({ kernel: 'uniform' }),
+          code: 'BadArgument',
+          argument: 'options.kernel',
+        },
+        {
+          label: "rule 'cv-gradient' with weights",
+          args: gradient({ weights: [1, 1, 1, 1, 1] }),
+          code: 'BadArgument',
+          argument: 'options.weights',
+        },
+        {
+          label: "rule 'cv-gradient' with method 'grid'",
+          args: gradient({ method: 'grid' }),
+          code: 'BadArgument',
+          argument: 'options.method',
+        },
+        {
+          label: "metric 'full' with rule 'cv'",
+          args: gradient({ rule: 'cv', metric: 'full' }),
+          code: 'BadArgument',
+          argument: 'options.metric',
+        },
+        {
+          label: "maxIterations with rule 'scott'",
+          args: gradient({ rule: 'scott', maxIterations: 5 }),
+          code: 'BadArgument',
+          argument: 'options.maxIterations',
+        },
       ];
     },
   },
@@ -706,7 +1181,8 @@ const TABLE = {
     valid: () => ({ x: [...X], y: [...Y], options: { ...REGRESSION, bandwidth: [...REGRESSION.bandwidth] } }),
     call: (a) => ka.cvScore(a.x, a.y, a.options),
     arrays: { x: { cols: 2 }, y: { cols: 1 } },
-    optionsName: 'options', optionsRequired: true,
+    optionsName: 'options',
+    optionsRequired: true,
     options: {
       ...regressionOptions(),
       ...deprecatedApproximation(),
@@ -732,7 +1208,8 @@ const TABLE = {
     valid: () => ({ task: 'attention', queries: [...Q], keys: [...K], options: { dim: 2 } }),
     call: (a) => ka.plan(a.task, a.queries, a.keys, a.options),
     arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 } },
-    optionsName: 'options', optionsRequired: true,
+    optionsName: 'options',
+    optionsRequired: true,
     options: { ...attentionOptions(), ...methodOptions() },
     extra: () => {
       const regression = (options) => ({ task: 'regression', options });
@@ -745,11 +1222,36 @@ const TABLE = {
         { label: 'regression n 0', args: regression({ n: 0, dim: 1 }), code: 'BadArgument', argument: 'options.n' },
         { label: 'regression n 1.5', args: regression({ n: 1.5, dim: 1 }), code: 'BadArgument', argument: 'options.n' },
         { label: 'regression dim missing', args: regression({ n: 10 }), code: 'BadArgument', argument: 'options.dim' },
-        { label: 'regression kernel softmax', args: regression({ n: 10, dim: 1, kernel: 'softmax' }), code: 'BadArgument', argument: 'options.kernel' },
-        { label: "regression method 'grid' in 3-D", args: regression({ n: 10, dim: 3, method: 'grid' }), code: 'BadArgument', argument: 'options.method' },
-        { label: "regression method 'cv'", args: regression({ n: 10, dim: 1, method: 'cv' }), code: 'BadArgument', argument: 'options.method' },
-        { label: 'regression tolerance 0', args: regression({ n: 10, dim: 1, tolerance: 0 }), code: 'BadArgument', argument: 'options.tolerance' },
-        { label: 'regression unknown option', args: regression({ n: 10, dim: 1, bandwidth: 1 }), code: 'BadArgument', argument: 'options.bandwidth' },
+        {
+          label: 'regression kernel softmax',
+          args: regression({ n: 10, dim: 1, kernel: 'softmax' }),
+          code: 'BadArgument',
+          argument: 'options.kernel',
+        },
+        {
+          label: "regression method 'grid' in 3-D",
+          args: regression({ n: 10, dim: 3, method: 'grid' }),
+          code: 'BadArgument',
+          argument: 'options.method',
+        },
+        {
+          label: "regression method 'cv'",
+          args: regression({ n: 10, dim: 1, method: 'cv' }),
+          code: 'BadArgument',
+          argument: 'options.method',
+        },
+        {
+          label: 'regression tolerance 0',
+          args: regression({ n: 10, dim: 1, tolerance: 0 }),
+          code: 'BadArgument',
+          argument: 'options.tolerance',
+        },
+        {
+          label: 'regression unknown option',
+          args: regression({ n: 10, dim: 1, bandwidth: 1 }),
+          code: 'BadArgument',
+          argument: 'options.bandwidth',
+        },
       ].map((c) => ({ ...c, call }));
     },
   },
@@ -771,7 +1273,8 @@ const TABLE = {
     valid: () => ({ xq: [...XQ], intervalOptions: undefined }),
     call: (a) => MODEL.predictInterval(a.xq, a.intervalOptions),
     arrays: { xq: { cols: 2, empty: 'ok' } },
-    optionsName: 'intervalOptions', optionsRequired: false,
+    optionsName: 'intervalOptions',
+    optionsRequired: false,
     options: { level: { cases: () => rangeCases(0, 1), valid: () => 0.5 }, variance: VARIANCE },
   },
   // The async siblings: their sync function's arguments, `signal` and `onProgress` added to its options object;
@@ -780,7 +1283,8 @@ const TABLE = {
     valid: () => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2 } }),
     call: (a) => ka.attentionAsync(a.queries, a.keys, a.values, a.options),
     arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 }, values: { cols: 2 } },
-    optionsName: 'options', optionsRequired: true,
+    optionsName: 'options',
+    optionsRequired: true,
     options: { ...attentionOptions(), ...methodOptions(), ...controlOptions() },
     extra: () => approximationCases((a) => ka.attentionAsync(a.queries, a.keys, a.values, a.options)),
   },
@@ -789,7 +1293,8 @@ const TABLE = {
     valid: () => ({ xq: [...XQ], options: undefined }),
     call: (a) => MODEL.predictAsync(a.xq, a.options),
     arrays: { xq: { cols: 2, empty: 'ok' } },
-    optionsName: 'options', optionsRequired: false,
+    optionsName: 'options',
+    optionsRequired: false,
     options: controlOptions(),
   },
   predictIntervalAsync: {
@@ -797,7 +1302,8 @@ const TABLE = {
     valid: () => ({ xq: [...XQ], intervalOptions: undefined }),
     call: (a) => MODEL.predictIntervalAsync(a.xq, a.intervalOptions),
     arrays: { xq: { cols: 2, empty: 'ok' } },
-    optionsName: 'intervalOptions', optionsRequired: false,
+    optionsName: 'intervalOptions',
+    optionsRequired: false,
     options: { level: { cases: () => rangeCases(0, 1), valid: () => 0.5 }, variance: VARIANCE, ...controlOptions() },
   },
   dispose: {
@@ -807,11 +1313,19 @@ const TABLE = {
       const model = ka.kernelRegression(X, Y, REGRESSION);
       model.dispose();
       model.dispose('ignored', 1);
-      for (const run of [() => model.predict(XQ), () => model.predictInterval(XQ), () => model.predict(null), () => model.predictInterval(null, { level: 0.9 })]) {
+      for (const run of [
+        () => model.predict(XQ),
+        () => model.predictInterval(XQ),
+        () => model.predict(null),
+        () => model.predictInterval(null, { level: 0.9 }),
+      ]) {
         assert.throws(run, (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model');
       }
       for (const run of [() => model.predictAsync(XQ), () => model.predictIntervalAsync(null, { level: 0.9 })]) {
-        await assert.rejects(run, (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model');
+        await assert.rejects(
+          run,
+          (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model',
+        );
       }
     },
   },
@@ -832,7 +1346,8 @@ for (const [name, call] of [
 // guards are tested below).
 const TODO = {};
 const PROXY_TODO = {};
-const todoFor = (name, argument, label) => TODO[`${name}: ${argument}: ${label}`] ??
+const todoFor = (name, argument, label) =>
+  TODO[`${name}: ${argument}: ${label}`] ??
   (label === 'a Proxy whose length grows after the first read' ? PROXY_TODO[argument] : undefined);
 const NOT_RUN = {};
 
@@ -868,7 +1383,8 @@ function snapshot(value) {
 
 /** The bytes of a result, for comparing a call with the valid one: typed arrays byte for byte, numbers as float64. */
 function bytesOf(value, out = []) {
-  if (ArrayBuffer.isView(value)) out.push(value.constructor.name, Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex'));
+  if (ArrayBuffer.isView(value))
+    out.push(value.constructor.name, Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex'));
   else if (typeof value === 'number') out.push(Buffer.from(Float64Array.of(value).buffer).toString('hex'));
   else if (value !== null && typeof value === 'object') {
     for (const key of Object.keys(value).sort()) {
@@ -904,25 +1420,39 @@ async function check(name, entry, { args, run, ok, code, argument, reference }) 
   }
   if (ok) {
     assert.equal(error, undefined, `expected to succeed, threw ${error}`);
-    if (ok === true) assert.ok(resultBytes(entry, result) === await reference(), 'an accepted form gives other bytes than the plain valid call');
+    if (ok === true)
+      assert.ok(
+        resultBytes(entry, result) === (await reference()),
+        'an accepted form gives other bytes than the plain valid call',
+      );
     else if (entry.result) entry.result(result);
   } else {
     assert.ok(error !== undefined, 'did not throw');
-    assert.ok(error instanceof KernelAttentionError, `not a KernelAttentionError: ${error?.constructor?.name}: ${error?.message ?? String(error)}`);
+    assert.ok(
+      error instanceof KernelAttentionError,
+      `not a KernelAttentionError: ${error?.constructor?.name}: ${error?.message ?? String(error)}`,
+    );
     assert.ok(CODES.includes(error.code), `undocumented code ${error.code}: ${error.message}`);
     if (code) assert.equal(error.code, code, error.message);
     const names = [argument].flat();
-    assert.ok(names.includes(error.argument), `argument ${error.argument}, expected ${names.join(' or ')}: ${error.message}`);
+    assert.ok(
+      names.includes(error.argument),
+      `argument ${error.argument}, expected ${names.join(' or ')}: ${error.message}`,
+    );
     assert.ok(error.message.includes(error.argument), `the message does not name ${error.argument}: ${error.message}`);
   }
   assert.deepStrictEqual(snapshot(args), before, 'an input changed');
-  assert.ok(resultBytes(entry, await entry.call(entry.valid())) === BASELINE[name], 'the valid call afterwards gives other bytes');
+  assert.ok(
+    resultBytes(entry, await entry.call(entry.valid())) === BASELINE[name],
+    'the valid call afterwards gives other bytes',
+  );
 }
 
 /** Every generated case of a function: [argumentLabel, case, args, run, argument, reference]. */
 function generate(name, entry) {
   const out = [];
-  const push = (group, c, args, argument, reference, run = entry.call) => out.push({ group, c, args, argument: c.argument ?? argument, reference, run });
+  const push = (group, c, args, argument, reference, run = entry.call) =>
+    out.push({ group, c, args, argument: c.argument ?? argument, reference, run });
   const validBytes = () => BASELINE[name];
   for (const [arg, spec] of Object.entries(entry.arrays ?? {})) {
     const base = entry.valid()[arg];
@@ -936,26 +1466,43 @@ function generate(name, entry) {
     const baseOptions = () => entry.valid()[where] ?? {};
     const withOptions = (options) => ({ ...entry.valid(), [where]: options });
     // the options object itself
-    const bad = [...wrongTypes(['object']), { label: 'null', value: null }, { label: 'an array', value: [baseOptions()] },
-      { label: 'a Float32Array', value: new Float32Array(2) }, { label: 'a number', value: 2 }];
+    const bad = [
+      ...wrongTypes(['object']),
+      { label: 'null', value: null },
+      { label: 'an array', value: [baseOptions()] },
+      { label: 'a Float32Array', value: new Float32Array(2) },
+      { label: 'a number', value: 2 },
+    ];
     for (const c of bad) push(where, { ...c, code: 'BadArgument' }, withOptions(c.value), where, validBytes);
-    if (entry.optionsRequired) push(where, { label: 'undefined', code: 'BadArgument' }, withOptions(undefined), where, validBytes);
+    if (entry.optionsRequired)
+      push(where, { label: 'undefined', code: 'BadArgument' }, withOptions(undefined), where, validBytes);
     else {
       push(where, { label: 'undefined (all defaults)', ok: true }, withOptions(undefined), where, validBytes);
       push(where, { label: '{} (all defaults)', ok: true }, withOptions({}), where, validBytes);
     }
     // unknown names: typos of each option, and names an object has anyway
     const known = Object.keys(entry.options);
-    const typos = new Set(known.flatMap((n) => [n.slice(0, -1), `${n}${n.at(-1)}`, n.toUpperCase(), `${n[0].toUpperCase()}${n.slice(1)}`]));
-    for (const typo of [...typos, 'constructor', 'toString', '__proto__', 'valueOf'].filter((t) => !known.includes(t))) {
+    const typos = new Set(
+      known.flatMap((n) => [n.slice(0, -1), `${n}${n.at(-1)}`, n.toUpperCase(), `${n[0].toUpperCase()}${n.slice(1)}`]),
+    );
+    for (const typo of [...typos, 'constructor', 'toString', '__proto__', 'valueOf'].filter(
+      (t) => !known.includes(t),
+    )) {
       const options = { ...baseOptions() };
       Object.defineProperty(options, typo, { value: 1, enumerable: true, writable: true, configurable: true });
-      push(where, { label: `unknown option ${typo}`, code: 'BadArgument' }, withOptions(options), `${where}.${typo}`, validBytes);
+      push(
+        where,
+        { label: `unknown option ${typo}`, code: 'BadArgument' },
+        withOptions(options),
+        `${where}.${typo}`,
+        validBytes,
+      );
     }
     // each option: its generated values, in the context it needs
     for (const [option, spec] of Object.entries(entry.options)) {
       const context = { ...baseOptions(), ...spec.context };
-      const reference = async () => resultBytes(entry, await entry.call(withOptions({ ...context, [option]: spec.valid() })));
+      const reference = async () =>
+        resultBytes(entry, await entry.call(withOptions({ ...context, [option]: spec.valid() })));
       const argument = `${where}.${option}`;
       if (spec.required) {
         const { [option]: _, ...without } = context;
@@ -965,16 +1512,30 @@ function generate(name, entry) {
           const { [option]: _, ...without } = context;
           return resultBytes(entry, await entry.call(withOptions(without)));
         };
-        push(option, { label: 'undefined (the default)', ok: true }, withOptions({ ...context, [option]: undefined }), argument, defaults);
+        push(
+          option,
+          { label: 'undefined (the default)', ok: true },
+          withOptions({ ...context, [option]: undefined }),
+          argument,
+          defaults,
+        );
       }
       for (const c of spec.cases()) {
-        const same = c.same === undefined ? reference : async () => resultBytes(entry, await entry.call(withOptions({ ...context, [option]: c.same() })));
+        const same =
+          c.same === undefined
+            ? reference
+            : async () => resultBytes(entry, await entry.call(withOptions({ ...context, [option]: c.same() })));
         push(option, c, withOptions({ ...context, [option]: c.value }), argument, same);
       }
       // sizes the arrays' lengths do not fit can only be seen as a shape mismatch of an array they size
       if (spec.sizeOf) {
         for (const size of [3, 2 ** 31, 2 ** 32 + 2]) {
-          push(option, { label: `${size}, which the arrays' lengths do not fit`, code: 'BadShape' }, withOptions({ ...context, [option]: size }), spec.sizeOf);
+          push(
+            option,
+            { label: `${size}, which the arrays' lengths do not fit`, code: 'BadShape' },
+            withOptions({ ...context, [option]: size }),
+            spec.sizeOf,
+          );
         }
       }
     }
@@ -992,10 +1553,18 @@ const apiFunctions = Object.keys(ka).filter((key) => typeof ka[key] === 'functio
 const modelFunctions = Object.keys(MODEL).filter((key) => typeof MODEL[key] === 'function');
 
 test('every function of the API object and of a model has an entry in the table, and every entry is one of them', () => {
-  for (const key of apiFunctions) assert.ok(key in TABLE && !TABLE[key].model, `init()'s result has ${key}(), which the bad-input matrix does not cover`);
-  for (const key of modelFunctions) assert.ok(key in TABLE && TABLE[key].model, `a model has ${key}(), which the bad-input matrix does not cover`);
+  for (const key of apiFunctions)
+    assert.ok(
+      key in TABLE && !TABLE[key].model,
+      `init()'s result has ${key}(), which the bad-input matrix does not cover`,
+    );
+  for (const key of modelFunctions)
+    assert.ok(key in TABLE && TABLE[key].model, `a model has ${key}(), which the bad-input matrix does not cover`);
   for (const key of Object.keys(TABLE)) {
-    assert.ok(TABLE[key].model ? modelFunctions.includes(key) : apiFunctions.includes(key), `the table has ${key}, which is not a public function`);
+    assert.ok(
+      TABLE[key].model ? modelFunctions.includes(key) : apiFunctions.includes(key),
+      `the table has ${key}, which is not a public function`,
+    );
   }
 });
 
@@ -1005,13 +1574,20 @@ for (const [name, entry] of Object.entries(TABLE)) {
     const where = entry.optionsName;
     const args = entry.valid();
     args[where] = { ...args[where], zzProbe: 1 };
-    await assert.rejects(async () => entry.call(args), (error) => {
-      assert.ok(error instanceof KernelAttentionError, String(error));
-      assert.equal(error.argument, `${where}.zzProbe`);
-      const known = /known options: (.*)$/.exec(error.message)?.[1].split(', ');
-      assert.deepEqual(known?.slice().sort(), Object.keys(entry.options).sort(), `${name} accepts ${known}; the table lists ${Object.keys(entry.options)}`);
-      return true;
-    });
+    await assert.rejects(
+      async () => entry.call(args),
+      (error) => {
+        assert.ok(error instanceof KernelAttentionError, String(error));
+        assert.equal(error.argument, `${where}.zzProbe`);
+        const known = /known options: (.*)$/.exec(error.message)?.[1].split(', ');
+        assert.deepEqual(
+          known?.slice().sort(),
+          Object.keys(entry.options).sort(),
+          `${name} accepts ${known}; the table lists ${Object.keys(entry.options)}`,
+        );
+        return true;
+      },
+    );
     for (const [option, spec] of Object.entries(entry.options)) {
       for (const value of spec.values ?? [spec.valid()]) {
         const probe = entry.valid();
@@ -1035,7 +1611,9 @@ for (const [name, entry] of Object.entries(TABLE)) {
   }
   const cases = generate(name, entry);
   total += cases.length;
-  const groups = Map.groupBy ? Map.groupBy(cases, (c) => c.group) : cases.reduce((map, c) => map.set(c.group, [...(map.get(c.group) ?? []), c]), new Map());
+  const groups = Map.groupBy
+    ? Map.groupBy(cases, (c) => c.group)
+    : cases.reduce((map, c) => map.set(c.group, [...(map.get(c.group) ?? []), c]), new Map());
   // One subtest per argument or option (thousands of subtests would cost more than the cases); every failing case
   // of it is listed. A case with a known bug in another file runs as its own todo subtest.
   test(`${name}: ${cases.length} generated bad and accepted inputs`, async (t) => {
@@ -1044,7 +1622,11 @@ for (const [name, entry] of Object.entries(TABLE)) {
       await t.test(`${group}: ${list.length} cases`, async () => {
         const failures = [];
         for (const { c, args, run, argument, reference } of list) {
-          const expect = c.ok ? (c.ok === true ? 'accepted, same bytes' : 'accepted') : `${c.code ?? 'an error'} for ${[argument].flat().join(' or ')}`;
+          const expect = c.ok
+            ? c.ok === true
+              ? 'accepted, same bytes'
+              : 'accepted'
+            : `${c.code ?? 'an error'} for ${[argument].flat().join(' or ')}`;
           const label = `${group}: ${c.label} → ${expect}`;
           const todo = todoFor(name, argument, c.label);
           const go = () => check(name, entry, { args, run, ok: c.ok, code: c.code, argument, reference });
@@ -1072,7 +1654,10 @@ test('a disposed model refuses predictInterval with a bad option as Disposed too
   const model = ka.kernelRegression(X, Y, REGRESSION);
   model.dispose();
   for (const options of [{ lvl: 0.9 }, { level: 2 }, 5]) {
-    assert.throws(() => model.predictInterval(XQ, options), (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model');
+    assert.throws(
+      () => model.predictInterval(XQ, options),
+      (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model',
+    );
   }
 });
 
@@ -1080,15 +1665,21 @@ test('results beyond the 2 GiB memory are refused before anything is allocated (
   // I = D = 65,536: 2³² output floats. Unchunked (causal) and chunked paths alike refuse, naming the queries.
   const I = 65536;
   const queries = new Float32Array(I);
-  const values = new Float32Array(I);  // one key with D = 65,536 columns
+  const values = new Float32Array(I); // one key with D = 65,536 columns
   for (const causal of [false, true]) {
-    assert.throws(() => ka.attention(queries, [0], values, { dim: 1, causal }),
-      (e) => e instanceof KernelAttentionError && e.code === 'OutOfMemory' && e.argument === 'queries', `causal ${causal}`);
+    assert.throws(
+      () => ka.attention(queries, [0], values, { dim: 1, causal }),
+      (e) => e instanceof KernelAttentionError && e.code === 'OutOfMemory' && e.argument === 'queries',
+      `causal ${causal}`,
+    );
   }
   // A model whose y has 65,536 columns, predicted at 65,536 points.
   const model = ka.kernelRegression([0, 1], new Float32Array(2 * I), { dim: 1, bandwidth: 0.5 });
-  assert.throws(() => model.predict(queries), (e) => e instanceof KernelAttentionError && e.code === 'OutOfMemory' && e.argument === 'xq');
-  assert.equal(model.predict([0.5]).length, I);  // and the module still works
+  assert.throws(
+    () => model.predict(queries),
+    (e) => e instanceof KernelAttentionError && e.code === 'OutOfMemory' && e.argument === 'xq',
+  );
+  assert.equal(model.predict([0.5]).length, I); // and the module still works
   model.dispose();
 });
 

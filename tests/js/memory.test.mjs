@@ -7,7 +7,14 @@ import { makeAttention, makeWeights } from '../../web/src/attention.js';
 import { makeBandwidth } from '../../web/src/bandwidth.js';
 import { makeRegression } from '../../web/src/regression.js';
 import { KernelAttentionError } from '../../web/src/errors.js';
-import { maxAbsDiff, mulberry32, randomFloat32, referenceAttention, referenceLocalFit, referenceWeights } from './reference.mjs';
+import {
+  maxAbsDiff,
+  mulberry32,
+  randomFloat32,
+  referenceAttention,
+  referenceLocalFit,
+  referenceWeights,
+} from './reference.mjs';
 import { countedModule } from './counted.mjs';
 
 const { module, live, stats } = await countedModule();
@@ -39,9 +46,18 @@ function validCall(n) {
   if (kernel !== 'softmax') options.bandwidth = n % 2 ? 1.5 : randomFloat32(rand, dim, 0.5, 2);
   if (n % 4 === 1) options.mask = Uint8Array.from({ length: J }, () => (rand() < 0.3 ? 1 : 0));
   if (n % 4 === 2) options.mask = Uint8Array.from({ length: I * J }, () => (rand() < 0.3 ? 1 : 0));
-  if (n % 5 === 0) options.groups = { queries: Int32Array.from({ length: I }, (_, i) => i % 2), keys: Array.from({ length: J }, (_, j) => j % 2) };
+  if (n % 5 === 0)
+    options.groups = {
+      queries: Int32Array.from({ length: I }, (_, i) => i % 2),
+      keys: Array.from({ length: J }, (_, j) => j % 2),
+    };
   if (n % 6 === 0) options.causal = true;
-  return { queries: randomFloat32(rand, I * dim), keys: randomFloat32(rand, J * dim), values: randomFloat32(rand, J * heads * 2), options };
+  return {
+    queries: randomFloat32(rand, I * dim),
+    keys: randomFloat32(rand, J * dim),
+    values: randomFloat32(rand, J * heads * 2),
+    options,
+  };
 }
 
 test('1,000 successful calls leave no allocation outstanding and do not grow memory', () => {
@@ -53,7 +69,10 @@ test('1,000 successful calls leave no allocation outstanding and do not grow mem
     assert.ok(stats.mallocs > mallocs, 'the call allocated through module._malloc');
     assertNothingLeft(`call ${n}`);
     if (n % 50 === 0) {
-      const want = n % 2 ? referenceAttention(c.queries, c.keys, c.values, c.options) : referenceWeights(c.queries, c.keys, c.options);
+      const want =
+        n % 2
+          ? referenceAttention(c.queries, c.keys, c.values, c.options)
+          : referenceWeights(c.queries, c.keys, c.options);
       assertMatches(out, want, `call ${n}`);
     }
   }
@@ -67,17 +86,36 @@ const THROWING = [
   { expect: 'NonFinite', before: true, run: () => attention([0, NaN], [0, 1], [1, 2], { dim: 1 }) },
   { expect: 'BadBandwidth', before: true, run: () => weights([0], [0], { dim: 1, kernel: 'gaussian', bandwidth: 0 }) },
   { expect: 'BadArgument', before: true, run: () => attention([0], [0], [1], undefined) },
-  { expect: 'OutOfMemory', before: true, run: () => weights(new Float32Array(23171), new Float32Array(23171), { dim: 1 }) },
   {
-    expect: 'EmptyRow', before: false,
-    run: () => attention([0, 1, 2], [0, 1, 2], [1, 2, 3], { dim: 1, mask: Uint8Array.from([0, 0, 0, 1, 1, 1, 0, 0, 0]), empty: 'error' }),
+    expect: 'OutOfMemory',
+    before: true,
+    run: () => weights(new Float32Array(23171), new Float32Array(23171), { dim: 1 }),
   },
   {
-    expect: 'EmptyRow', before: false,
-    run: () => weights([0, 5], [0, 1], { dim: 1, kernel: 'epanechnikov', groups: { queries: [0, 0], keys: [0, 1] }, empty: 'error', heads: 1 }),
+    expect: 'EmptyRow',
+    before: false,
+    run: () =>
+      attention([0, 1, 2], [0, 1, 2], [1, 2, 3], {
+        dim: 1,
+        mask: Uint8Array.from([0, 0, 0, 1, 1, 1, 0, 0, 0]),
+        empty: 'error',
+      }),
   },
   {
-    expect: 'EmptyRow', before: false,
+    expect: 'EmptyRow',
+    before: false,
+    run: () =>
+      weights([0, 5], [0, 1], {
+        dim: 1,
+        kernel: 'epanechnikov',
+        groups: { queries: [0, 0], keys: [0, 1] },
+        empty: 'error',
+        heads: 1,
+      }),
+  },
+  {
+    expect: 'EmptyRow',
+    before: false,
     run: () => attention([0, 0, 0, 9], [0, 0], [1, 2], { dim: 2, heads: 2, kernel: 'uniform', empty: 'error' }),
   },
 ];
@@ -86,22 +124,35 @@ test('1,000 calls that throw (validation and EmptyRow) leave nothing allocated; 
   for (let n = 0; n < 1000; n++) {
     const row = THROWING[n % THROWING.length];
     const mallocs = stats.mallocs;
-    assert.throws(row.run, (e) => e instanceof KernelAttentionError && e.code === row.expect, `row ${n % THROWING.length}`);
+    assert.throws(
+      row.run,
+      (e) => e instanceof KernelAttentionError && e.code === row.expect,
+      `row ${n % THROWING.length}`,
+    );
     if (row.before) assert.equal(stats.mallocs, mallocs, `${row.expect} must be thrown before any allocation`);
     else assert.ok(stats.mallocs > mallocs, 'EmptyRow is thrown after the inputs were copied in');
     assertNothingLeft(`throwing call ${n} (${row.expect})`);
   }
   const c = validCall(3);
-  assertMatches(attention(c.queries, c.keys, c.values, c.options), referenceAttention(c.queries, c.keys, c.values, c.options), 'after errors');
+  assertMatches(
+    attention(c.queries, c.keys, c.values, c.options),
+    referenceAttention(c.queries, c.keys, c.values, c.options),
+    'after errors',
+  );
   assertNothingLeft('valid call after errors');
 });
 
 test('an allocation failure at any point throws OutOfMemory and frees what was already allocated', () => {
   // Eight buffers to copy in: queries, keys, values, output, bandwidths, key padding, two group arrays.
   const c = {
-    queries: randomFloat32(rand, 8), keys: randomFloat32(rand, 10), values: randomFloat32(rand, 15),
+    queries: randomFloat32(rand, 8),
+    keys: randomFloat32(rand, 10),
+    values: randomFloat32(rand, 15),
     options: {
-      dim: 2, kernel: 'gaussian', bandwidth: [0.5, 2], mask: Uint8Array.from([0, 1, 0, 0, 0]),
+      dim: 2,
+      kernel: 'gaussian',
+      bandwidth: [0.5, 2],
+      mask: Uint8Array.from([0, 1, 0, 0, 0]),
       groups: { queries: [0, 1, 0, 1], keys: [0, 0, 1, 1, 1] },
     },
   };
@@ -111,11 +162,19 @@ test('an allocation failure at any point throws OutOfMemory and frees what was a
   assert.ok(perCall >= 8, `expected eight allocations per call, saw ${perCall}`);
   for (let k = 1; k <= perCall; k++) {
     stats.failNext = k;
-    assert.throws(() => attention(c.queries, c.keys, c.values, c.options), { code: 'OutOfMemory' }, `allocation ${k} failing`);
+    assert.throws(
+      () => attention(c.queries, c.keys, c.values, c.options),
+      { code: 'OutOfMemory' },
+      `allocation ${k} failing`,
+    );
     assert.equal(stats.failNext, 0);
     assertNothingLeft(`allocation ${k} failing`);
   }
-  assertMatches(attention(c.queries, c.keys, c.values, c.options), referenceAttention(c.queries, c.keys, c.values, c.options), 'after failures');
+  assertMatches(
+    attention(c.queries, c.keys, c.values, c.options),
+    referenceAttention(c.queries, c.keys, c.values, c.options),
+    'after failures',
+  );
 });
 
 test('weights of 3000×3000 grow memory; results stay correct and later calls re-read the heap views', () => {
@@ -130,14 +189,26 @@ test('weights of 3000×3000 grow memory; results stay correct and later calls re
   assert.notEqual(module.HEAPU8.buffer, buffer);
   assert.equal(w.length, 9e6);
   for (const i of [0, 1499, 2999]) {
-    assertMatches(w.subarray(i * 3000, (i + 1) * 3000), referenceWeights(x.subarray(i, i + 1), x, { dim: 1, kernel: 'gaussian', bandwidth: 0.01 }), `row ${i}`);
+    assertMatches(
+      w.subarray(i * 3000, (i + 1) * 3000),
+      referenceWeights(x.subarray(i, i + 1), x, { dim: 1, kernel: 'gaussian', bandwidth: 0.01 }),
+      `row ${i}`,
+    );
   }
   assertNothingLeft('large weights');
 
   for (let n = 0; n < 20; n++) {
-    assertMatches(attention(small.queries, small.keys, small.values, small.options), wantSmall, `call ${n} after growth`);
+    assertMatches(
+      attention(small.queries, small.keys, small.values, small.options),
+      wantSmall,
+      `call ${n} after growth`,
+    );
     const c = validCall(100 + n);
-    assertMatches(weights(c.queries, c.keys, c.options), referenceWeights(c.queries, c.keys, c.options), `weights ${n} after growth`);
+    assertMatches(
+      weights(c.queries, c.keys, c.options),
+      referenceWeights(c.queries, c.keys, c.options),
+      `weights ${n} after growth`,
+    );
   }
   assertNothingLeft('calls after growth');
 });
@@ -149,12 +220,15 @@ test('memory grown inside the core during a call (large scratch) is read back th
   const values = randomFloat32(rand, D);
   const size = module.HEAPU8.length;
   const out = attention([0.5], [0.25], values, { dim: 1, kernel: 'laplacian' });
-  assert.ok(module.HEAPU8.length > size, 'memory grew during the call (if the core no longer needs scratch ∝ D, grow it another way)');
-  assertMatches(out, values, "one key");
+  assert.ok(
+    module.HEAPU8.length > size,
+    'memory grew during the call (if the core no longer needs scratch ∝ D, grow it another way)',
+  );
+  assertMatches(out, values, 'one key');
   assertNothingLeft('large scratch');
 });
 
-test('a value width too large for the core\'s scratch throws OutOfMemory and leaves nothing allocated', () => {
+test("a value width too large for the core's scratch throws OutOfMemory and leaves nothing allocated", () => {
   // D = 8.5 million: the core's per-call scratch (64 keys × D floats, and 16 queries × D × lanes) exceeds 2 GiB.
   // Should the core stop needing scratch proportional to D, the call may succeed; it must then be correct.
   const values = new Float32Array(8_500_000);
@@ -169,7 +243,11 @@ test('a value width too large for the core\'s scratch throws OutOfMemory and lea
   if (out) assert.equal(out[7], 3);
   assertNothingLeft('core OutOfMemory');
   const c = validCall(7);
-  assertMatches(attention(c.queries, c.keys, c.values, c.options), referenceAttention(c.queries, c.keys, c.values, c.options), 'after OutOfMemory');
+  assertMatches(
+    attention(c.queries, c.keys, c.values, c.options),
+    referenceAttention(c.queries, c.keys, c.values, c.options),
+    'after OutOfMemory',
+  );
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -191,7 +269,7 @@ const BANDWIDTH_CHOICES = ['fixed', 'cv', 'scott', 'aicc', 'silverman', 'perDime
 function regressionCall(n) {
   const dim = 1 + (n % 2);
   const D = 1 + ((n >> 1) % 2);
-  const rows = 8 + ((n * 7) % 37);  // AICc needs more points than the degrees of freedom + 2 (4 points in 2-D cannot)
+  const rows = 8 + ((n * 7) % 37); // AICc needs more points than the degrees of freedom + 2 (4 points in 2-D cannot)
   const x = randomFloat32(rand, rows * dim, 0, 1);
   const y = randomFloat32(rand, rows * D);
   const options = { dim, estimator: n % 3 === 0 ? 'nadaraya-watson' : 'local-linear' };
@@ -218,18 +296,33 @@ test('300 regression fits with predictions, bands, selections and CV scores leav
     model.dispose();
     assert.throws(() => model.predict(c.xq), { code: 'Disposed' });
     const { dim, estimator, weights, kernel } = c.options;
-    const chosen = selectBandwidth(c.x, c.y, { dim, estimator, weights, kernel, method: ['cv', 'aicc', 'scott', 'silverman'][n % 4] });
+    const chosen = selectBandwidth(c.x, c.y, {
+      dim,
+      estimator,
+      weights,
+      kernel,
+      method: ['cv', 'aicc', 'scott', 'silverman'][n % 4],
+    });
     const score = cvScore(c.x, c.y, { dim, estimator, weights, kernel, bandwidth: Array.from(chosen.bandwidth) });
     assert.ok(regStats.mallocs > mallocs, 'the calls allocated through module._malloc');
     assertRegressionHeapClean(`call ${n}`);
     if (estimator === 'nadaraya-watson' && kernel === undefined) {
       assert.ok(mean.every(Number.isFinite), `call ${n}: gaussian Nadaraya–Watson is defined everywhere`);
-      const want = referenceLocalFit(c.x, c.y, c.xq, { dim, estimator, weights, bandwidth: Array.from(model.bandwidth, Math.fround) }).mean;
+      const want = referenceLocalFit(c.x, c.y, c.xq, {
+        dim,
+        estimator,
+        weights,
+        bandwidth: Array.from(model.bandwidth, Math.fround),
+      }).mean;
       assertMatches(mean, want, `call ${n}`);
       assert.ok(Number.isFinite(score) && score >= 0, `call ${n}: CV score ${score}`);
     }
   }
-  assert.equal(regression.HEAPU8.length, before, 'wasm memory grew during small regression calls: a leak inside the core?');
+  assert.equal(
+    regression.HEAPU8.length,
+    before,
+    'wasm memory grew during small regression calls: a leak inside the core?',
+  );
 });
 
 test('span fits and gradient() give every allocation back, also when they throw', () => {
@@ -260,8 +353,16 @@ test('regression calls that throw (validation, Disposed, EmptyRow) leave nothing
   const gone = kernelRegression(x, y, { dim: 1, bandwidth: 0.2 });
   gone.dispose();
   const rows = [
-    { expect: 'BadArgument', before: true, run: () => kernelRegression(x, y, { dim: 1, weights: [1, 1, -1, 1, 1, 1] }) },
-    { expect: 'BadArgument', before: true, run: () => kernelRegression(x, y, { dim: 1, weights: new Float32Array(6) }) },
+    {
+      expect: 'BadArgument',
+      before: true,
+      run: () => kernelRegression(x, y, { dim: 1, weights: [1, 1, -1, 1, 1, 1] }),
+    },
+    {
+      expect: 'BadArgument',
+      before: true,
+      run: () => kernelRegression(x, y, { dim: 1, weights: new Float32Array(6) }),
+    },
     { expect: 'NonFinite', before: true, run: () => kernelRegression(x, y, { dim: 1, weights: [1, NaN, 1, 1, 1, 1] }) },
     { expect: 'BadShape', before: true, run: () => kernelRegression(x, y, { dim: 1, weights: [1, 1] }) },
     { expect: 'BadArgument', before: true, run: () => kernelRegression(x, y, { dim: 1, estimator: 'loess' }) },
@@ -271,7 +372,11 @@ test('regression calls that throw (validation, Disposed, EmptyRow) leave nothing
     { expect: 'BadArgument', before: true, run: () => model.predictInterval([0.5], { level: '0.9' }) },
     { expect: 'NonFinite', before: true, run: () => model.predict([0.5, NaN]) },
     { expect: 'Disposed', before: true, run: () => gone.predictInterval([0.5]) },
-    { expect: 'BadArgument', before: true, run: () => selectBandwidth(x, y, { dim: 1, estimator: 'local-linear', weights: [1, 1, 1, 1, 1, -1] }) },
+    {
+      expect: 'BadArgument',
+      before: true,
+      run: () => selectBandwidth(x, y, { dim: 1, estimator: 'local-linear', weights: [1, 1, 1, 1, 1, -1] }),
+    },
     { expect: 'BadArgument', before: true, run: () => cvScore(x, y, { dim: 1, bandwidth: 0.2, estimator: 'lc' }) },
     { expect: 'EmptyRow', before: false, run: () => strict.predict([0.5]) },
     { expect: 'EmptyRow', before: false, run: () => strict.predictInterval([0.05, 0.5]) },
@@ -280,7 +385,12 @@ test('regression calls that throw (validation, Disposed, EmptyRow) leave nothing
     const row = rows[n % rows.length];
     const mallocs = regStats.mallocs;
     assert.throws(row.run, (e) => e instanceof KernelAttentionError && e.code === row.expect, `row ${n % rows.length}`);
-    if (row.before) assert.equal(regStats.mallocs, mallocs, `${row.expect} (row ${n % rows.length}) must be thrown before any allocation`);
+    if (row.before)
+      assert.equal(
+        regStats.mallocs,
+        mallocs,
+        `${row.expect} (row ${n % rows.length}) must be thrown before any allocation`,
+      );
     else assert.ok(regStats.mallocs > mallocs, 'EmptyRow is thrown after the inputs were copied in');
     assertRegressionHeapClean(`throwing call ${n} (${row.expect})`);
   }
@@ -288,15 +398,27 @@ test('regression calls that throw (validation, Disposed, EmptyRow) leave nothing
 });
 
 test('an allocation failure at any point of a regression fit or band throws OutOfMemory and frees what was allocated', () => {
-  const c = regressionCall(1);  // local-linear, dim 2, weights, CV bandwidth
+  const c = regressionCall(1); // local-linear, dim 2, weights, CV bandwidth
   c.options.bandwidth = 'cv';
   for (const step of ['fit', 'band', 'select', 'cv']) {
     const model = step === 'fit' ? null : kernelRegression(c.x, c.y, c.options);
     const run = {
       fit: () => kernelRegression(c.x, c.y, c.options).bandwidth,
       band: () => model.predictInterval(c.xq),
-      select: () => selectBandwidth(c.x, c.y, { dim: c.options.dim, estimator: 'local-linear', weights: c.options.weights, rule: 'aicc' }),
-      cv: () => cvScore(c.x, c.y, { dim: c.options.dim, estimator: 'local-linear', weights: c.options.weights, bandwidth: 0.4 }),
+      select: () =>
+        selectBandwidth(c.x, c.y, {
+          dim: c.options.dim,
+          estimator: 'local-linear',
+          weights: c.options.weights,
+          rule: 'aicc',
+        }),
+      cv: () =>
+        cvScore(c.x, c.y, {
+          dim: c.options.dim,
+          estimator: 'local-linear',
+          weights: c.options.weights,
+          bandwidth: 0.4,
+        }),
     }[step];
     const want = run();
     const mallocs = regStats.mallocs;

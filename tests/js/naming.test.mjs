@@ -29,7 +29,7 @@ function capture(f) {
 
 const same = (a, b, what) => assert.deepEqual(Array.from(a), Array.from(b), what);
 
-test("`approximation` is read as `method`, with exactly one deprecation message over every call", () => {
+test('`approximation` is read as `method`, with exactly one deprecation message over every call', () => {
   const want = ka.selectBandwidth(x, y, { dim: 1, method: 'grid' });
   const wantCv = ka.cvScore(x, y, { dim: 1, bandwidth: 0.05, method: 'grid' });
   const [got, messages] = capture(() => [
@@ -45,7 +45,7 @@ test("`approximation` is read as `method`, with exactly one deprecation message 
   assert.match(messages[0], /`options\.approximation`.*`options\.method`/);
 });
 
-test("a rule given as `method` is read as `rule`, with exactly one deprecation message", () => {
+test('a rule given as `method` is read as `rule`, with exactly one deprecation message', () => {
   const want = ka.selectBandwidth(x, y, { dim: 1, rule: 'aicc' });
   const [got, messages] = capture(() => [
     ka.selectBandwidth(x, y, { dim: 1, method: 'aicc' }),
@@ -63,12 +63,24 @@ test("a rule given as `method` is read as `rule`, with exactly one deprecation m
 
 test('an old and a new name for the same setting together are a BadArgument naming both', () => {
   const cases = [
-    ['selectBandwidth approximation + method', () => ka.selectBandwidth(x, y, { dim: 1, approximation: 'grid', method: 'exact' }),
-      'options.approximation', ['options.approximation', 'options.method']],
-    ['cvScore approximation + method', () => ka.cvScore(x, y, { dim: 1, bandwidth: 0.05, approximation: 'exact', method: 'exact' }),
-      'options.approximation', ['options.approximation', 'options.method']],
-    ['selectBandwidth method (a rule) + rule', () => ka.selectBandwidth(x, y, { dim: 1, method: 'cv', rule: 'cv' }),
-      'options.method', ['options.method', 'options.rule']],
+    [
+      'selectBandwidth approximation + method',
+      () => ka.selectBandwidth(x, y, { dim: 1, approximation: 'grid', method: 'exact' }),
+      'options.approximation',
+      ['options.approximation', 'options.method'],
+    ],
+    [
+      'cvScore approximation + method',
+      () => ka.cvScore(x, y, { dim: 1, bandwidth: 0.05, approximation: 'exact', method: 'exact' }),
+      'options.approximation',
+      ['options.approximation', 'options.method'],
+    ],
+    [
+      'selectBandwidth method (a rule) + rule',
+      () => ka.selectBandwidth(x, y, { dim: 1, method: 'cv', rule: 'cv' }),
+      'options.method',
+      ['options.method', 'options.rule'],
+    ],
   ];
   for (const [what, run, argument, names] of cases) {
     assert.throws(run, (e) => {
@@ -80,13 +92,16 @@ test('an old and a new name for the same setting together are a BadArgument nami
     });
   }
   // `rule` takes rules only, and the unknown value is named under `rule`.
-  assert.throws(() => ka.selectBandwidth(x, y, { dim: 1, rule: 'grid' }), (e) => e.code === 'BadArgument' && e.argument === 'options.rule');
+  assert.throws(
+    () => ka.selectBandwidth(x, y, { dim: 1, rule: 'grid' }),
+    (e) => e.code === 'BadArgument' && e.argument === 'options.rule',
+  );
 });
 
 test('selections report `rule` and `method`, models `selection.rule`; the old result fields are gone', () => {
   const exact = ka.selectBandwidth(x, y, { dim: 1, method: 'exact' });
   const grid = ka.selectBandwidth(x, y, { dim: 1, rule: 'cv', method: 'grid' });
-  const aicc = ka.selectBandwidth(x, y, { dim: 1, rule: 'aicc', method: 'grid' });  // AICc runs exactly
+  const aicc = ka.selectBandwidth(x, y, { dim: 1, rule: 'aicc', method: 'grid' }); // AICc runs exactly
   const gradient = ka.selectBandwidth(x, y, { dim: 1, rule: 'cv-gradient' });
   assert.deepEqual([exact.rule, exact.method], ['cv', 'exact']);
   assert.deepEqual([grid.rule, grid.method], ['cv', 'grid']);
@@ -106,7 +121,7 @@ test('selections report `rule` and `method`, models `selection.rule`; the old re
   }
 });
 
-test("one default estimator: selectBandwidth, cvScore and kernelRegression choose for local-linear", () => {
+test('one default estimator: selectBandwidth, cvScore and kernelRegression choose for local-linear', () => {
   const byDefault = ka.selectBandwidth(x, y, { dim: 1 });
   const ll = ka.selectBandwidth(x, y, { dim: 1, estimator: 'local-linear' });
   const nw = ka.selectBandwidth(x, y, { dim: 1, estimator: 'nadaraya-watson' });
@@ -123,11 +138,22 @@ test("one default estimator: selectBandwidth, cvScore and kernelRegression choos
     model.dispose();
   }
   const h = ll.bandwidth[0];
-  assert.equal(ka.cvScore(x, y, { dim: 1, bandwidth: h }), ka.cvScore(x, y, { dim: 1, bandwidth: h, estimator: 'local-linear' }));
-  assert.notEqual(ka.cvScore(x, y, { dim: 1, bandwidth: h }), ka.cvScore(x, y, { dim: 1, bandwidth: h, estimator: 'nadaraya-watson' }));
+  assert.equal(
+    ka.cvScore(x, y, { dim: 1, bandwidth: h }),
+    ka.cvScore(x, y, { dim: 1, bandwidth: h, estimator: 'local-linear' }),
+  );
+  assert.notEqual(
+    ka.cvScore(x, y, { dim: 1, bandwidth: h }),
+    ka.cvScore(x, y, { dim: 1, bandwidth: h, estimator: 'nadaraya-watson' }),
+  );
   // 'cv-gradient' is Nadaraya–Watson's: its default, and local-linear asked for by name stays an error.
-  same(ka.selectBandwidth(x, y, { dim: 1, rule: 'cv-gradient' }).bandwidth,
-    ka.selectBandwidth(x, y, { dim: 1, rule: 'cv-gradient', estimator: 'nadaraya-watson' }).bandwidth, 'cv-gradient default');
-  assert.throws(() => ka.selectBandwidth(x, y, { dim: 1, rule: 'cv-gradient', estimator: 'local-linear' }),
-    (e) => e.code === 'BadArgument' && e.argument === 'options.estimator');
+  same(
+    ka.selectBandwidth(x, y, { dim: 1, rule: 'cv-gradient' }).bandwidth,
+    ka.selectBandwidth(x, y, { dim: 1, rule: 'cv-gradient', estimator: 'nadaraya-watson' }).bandwidth,
+    'cv-gradient default',
+  );
+  assert.throws(
+    () => ka.selectBandwidth(x, y, { dim: 1, rule: 'cv-gradient', estimator: 'local-linear' }),
+    (e) => e.code === 'BadArgument' && e.argument === 'options.estimator',
+  );
 });

@@ -55,8 +55,11 @@ test("'auto' runs sparse up to 15 % of keys within reach, exactly above (the sha
   const k = spread(J, 1, 4);
   for (const tolerance of [1e-3, 1e-6]) {
     const reach = gaussianReach(tolerance);
-    for (const [share, want] of [[0.145, 'sparse'], [0.155, 'exact']]) {
-      const h = (share * 2) / (2 * reach);  // share = 2·reach·h / extent, extent 2
+    for (const [share, want] of [
+      [0.145, 'sparse'],
+      [0.155, 'exact'],
+    ]) {
+      const h = (share * 2) / (2 * reach); // share = 2·reach·h / extent, extent 2
       const p = ka.plan('attention', k, k, { dim: 1, kernel: 'gaussian', bandwidth: h, tolerance });
       assert.equal(p.method, want, `tolerance ${tolerance}, share ${share}`);
       assert.match(p.reason, new RegExp(`${(100 * share).toFixed(1)} % of keys within reach`));
@@ -88,14 +91,23 @@ test("what 'auto' never runs sparse: a heavy tail, more than 3 dimensions per he
   const k = spread(J, 4, 7);
   assert.equal(ka.plan('attention', k, k, { dim: 4, heads: 2, kernel: 'gaussian', bandwidth: 0.01 }).method, 'sparse');
   for (const extra of [{ causal: true }, { mask: 'loo' }, { mask: new Uint8Array(J) }]) {
-    assert.equal(ka.plan('attention', k, k, { dim: 4, heads: 2, kernel: 'epanechnikov', bandwidth: 0.01, ...extra }).method, 'sparse');
+    assert.equal(
+      ka.plan('attention', k, k, { dim: 4, heads: 2, kernel: 'epanechnikov', bandwidth: 0.01, ...extra }).method,
+      'sparse',
+    );
   }
 });
 
 test('a method asked for runs, and says so', () => {
   const q = spread(32, 2, 8);
   const v = randomFloat32(mulberry32(9), 32);
-  for (const [method, extra] of [['exact', {}], ['random-features', {}], ['nystrom', {}], ['top-k', { topK: 4 }], ['sparse', {}]]) {
+  for (const [method, extra] of [
+    ['exact', {}],
+    ['random-features', {}],
+    ['nystrom', {}],
+    ['top-k', { topK: 4 }],
+    ['sparse', {}],
+  ]) {
     const o = { dim: 2, kernel: 'gaussian', bandwidth: 0.5, method, ...extra };
     assert.deepEqual(ka.plan('attention', q, q, o), { method, reason: `${method}: asked for` });
     const info = ka.attentionWithInfo(q, q, v, o);
@@ -113,7 +125,10 @@ test("regression: 'auto' bins from 20,000 points in 1-D and 2-D for kernels with
   }
   assert.match(ka.plan('regression', { n: 50000, dim: 3 }).reason, /^exact: 3 dimensions: the grid serves 1 or 2/);
   assert.match(ka.plan('regression', { n: 50000, dim: 1, kernel: 'cauchy' }).reason, /^exact: cauchy has no grid/);
-  assert.deepEqual(ka.plan('regression', { n: 50000, dim: 1, method: 'exact' }), { method: 'exact', reason: 'exact: asked for' });
+  assert.deepEqual(ka.plan('regression', { n: 50000, dim: 1, method: 'exact' }), {
+    method: 'exact',
+    reason: 'exact: asked for',
+  });
 });
 
 test('models and selections report the method that ran and why', () => {

@@ -53,7 +53,15 @@ const DISTANCE_KERNELS = ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tr
 // Reads the options into plain numbers and an admissibility predicate.
 function describeCall(queries, keys, options) {
   const {
-    dim: M, kernel = 'softmax', scale, bandwidth = 1, mask, causal = false, groups, heads: H = 1, empty = 'nan',
+    dim: M,
+    kernel = 'softmax',
+    scale,
+    bandwidth = 1,
+    mask,
+    causal = false,
+    groups,
+    heads: H = 1,
+    empty = 'nan',
   } = options;
   const I = queries.length / M;
   const J = keys.length / M;
@@ -66,7 +74,8 @@ function describeCall(queries, keys, options) {
   let general = null;
   const loo = mask === 'loo';
   if (mask !== undefined && !loo) {
-    if (mask.length === J) keyPadding = mask;  // when I = J a length-J mask is key padding
+    if (mask.length === J)
+      keyPadding = mask; // when I = J a length-J mask is key padding
     else if (mask.length === I * J) general = mask;
     else throw new Error('reference: bad mask length');
   }
@@ -79,7 +88,15 @@ function describeCall(queries, keys, options) {
     return true;
   };
   return {
-    I, J, M, H, m, kernel, h, empty, allowed,
+    I,
+    J,
+    M,
+    H,
+    m,
+    kernel,
+    h,
+    empty,
+    allowed,
     scale: scale === undefined ? 1 / Math.sqrt(m) : scale,
   };
 }
@@ -105,10 +122,14 @@ function logWeight(c, queries, keys, head, i, j) {
     if (c.kernel === 'uniform') logProduct += a <= 1 ? 0 : -Infinity;
   }
   switch (c.kernel) {
-    case 'gaussian': return -0.5 * sumSquares;
-    case 'laplacian': return -sumAbs;
-    case 'cauchy': return -Math.log1p(sumSquares);
-    default: return logProduct;
+    case 'gaussian':
+      return -0.5 * sumSquares;
+    case 'laplacian':
+      return -sumAbs;
+    case 'cauchy':
+      return -Math.log1p(sumSquares);
+    default:
+      return logProduct;
   }
 }
 
@@ -134,7 +155,7 @@ function rowWeights(c, queries, keys, head, i) {
   }
   if (max > -Infinity) {
     let sum = 0;
-    for (let j = 0; j < c.J; j++) sum += (w[j] = Math.exp(w[j] - max));
+    for (let j = 0; j < c.J; j++) sum += w[j] = Math.exp(w[j] - max);
     for (let j = 0; j < c.J; j++) w[j] /= sum;
     return w;
   }
@@ -256,8 +277,12 @@ export function referenceLocalFit(x, y, xq, options) {
   const D = y.length / n;
   const p = estimator === 'local-linear' ? dim + 1 : 1;
   const out = {
-    mean: new Float64Array(I * D), sumSq: new Float64Array(I), effectiveKeys: new Float64Array(I),
-    logDenominator: new Float64Array(I), ell: new Float64Array(I * n), minPivotRatio: 1,
+    mean: new Float64Array(I * D),
+    sumSq: new Float64Array(I),
+    effectiveKeys: new Float64Array(I),
+    logDenominator: new Float64Array(I),
+    ell: new Float64Array(I * n),
+    minPivotRatio: 1,
   };
   for (let i = 0; i < I; i++) {
     const logw = new Float64Array(n);
@@ -273,7 +298,7 @@ export function referenceLocalFit(x, y, xq, options) {
       out.logDenominator[i] = -Infinity;
       continue;
     }
-    const w = logw.map((l) => Math.exp(l - max));  // w_j / e^max: ℓ does not depend on the common factor
+    const w = logw.map((l) => Math.exp(l - max)); // w_j / e^max: ℓ does not depend on the common factor
     let s0 = 0;
     let s2 = 0;
     for (let j = 0; j < n; j++) {
@@ -338,7 +363,8 @@ export function referenceFitSummary(x, y, options) {
     if (!(omega(i) > 0)) continue;
     trace += fit.ell[i * n + i];
     traceSq += fit.sumSq[i];
-    for (let col = 0; col < D; col++) rss[col] += (omega(i) * m / total) * (y[i * D + col] - fit.mean[i * D + col]) ** 2;
+    for (let col = 0; col < D; col++)
+      rss[col] += ((omega(i) * m) / total) * (y[i * D + col] - fit.mean[i * D + col]) ** 2;
   }
   const dof = Math.max(1, m - 2 * trace + traceSq);
   return { observations: m, trace, traceSq, rss, sigma2: rss.map((r) => r / dof), minPivotRatio: fit.minPivotRatio };
@@ -373,7 +399,11 @@ export function referenceRobustFit(x, y, xq, options, iterations = 3, exactScale
     });
     weights = rw.map((r, j) => r * (omega ? omega[j] : 1));
   }
-  return { mean: referenceLocalFit(x, y, xq, { ...options, weights }).mean, robustnessWeights: Float64Array.from(rw), iterations: done };
+  return {
+    mean: referenceLocalFit(x, y, xq, { ...options, weights }).mean,
+    robustnessWeights: Float64Array.from(rw),
+    iterations: done,
+  };
 }
 
 /**
@@ -461,7 +491,9 @@ export function referenceSpanFit(x, y, xq, options) {
   const scales = Array.from({ length: dim }, (_, d) => {
     if (dim === 1) return 1;
     const trim = Math.ceil(0.1 * n);
-    const kept = Array.from({ length: n }, (_, i) => x[i * dim + d]).sort((a, b) => a - b).slice(trim, n - trim);
+    const kept = Array.from({ length: n }, (_, i) => x[i * dim + d])
+      .sort((a, b) => a - b)
+      .slice(trim, n - trim);
     const mean = kept.reduce((s, v) => s + v, 0) / kept.length;
     return Math.sqrt(kept.reduce((s, v) => s + (v - mean) ** 2, 0) / (kept.length - 1));
   });
@@ -469,8 +501,9 @@ export function referenceSpanFit(x, y, xq, options) {
   const mean = new Float64Array(I * D);
   const bandwidths = new Float64Array(I * dim);
   for (let i = 0; i < I; i++) {
-    const distances = Array.from({ length: n }, (_, j) => Math.sqrt(
-      scales.reduce((s, sd, d) => s + ((x[j * dim + d] - xq[i * dim + d]) / sd) ** 2, 0))).sort((a, b) => a - b);
+    const distances = Array.from({ length: n }, (_, j) =>
+      Math.sqrt(scales.reduce((s, sd, d) => s + ((x[j * dim + d] - xq[i * dim + d]) / sd) ** 2, 0)),
+    ).sort((a, b) => a - b);
     const h = scales.map((sd) => distances[k - 1] * sd);
     bandwidths.set(h, i * dim);
     const fit = referenceLocalFit(x, y, xq.slice(i * dim, (i + 1) * dim), { dim, kernel, bandwidth: h, estimator });

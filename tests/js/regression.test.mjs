@@ -29,7 +29,10 @@ function assertRelative(got, want, tol, what) {
   assert.equal(got.length, want.length, `${what}: length`);
   for (let k = 0; k < want.length; k++) {
     const err = Math.abs(got[k] - want[k]);
-    assert.ok(err <= tol * Math.abs(want[k]), `${what}[${k}]: got ${got[k]}, want ${want[k]} (relative error ${err / Math.abs(want[k])})`);
+    assert.ok(
+      err <= tol * Math.abs(want[k]),
+      `${what}[${k}]: got ${got[k]}, want ${want[k]} (relative error ${err / Math.abs(want[k])})`,
+    );
   }
 }
 
@@ -62,7 +65,12 @@ for (const c of casesOf('predict')) {
 for (const c of casesOf('cv')) {
   test(`${c.name}: cvScore with ${c.estimator} equals statsmodels' cv_loo at every stored bandwidth (1e-4 relative)`, () => {
     const got = c.cv.map(({ bandwidth }) => ka.cvScore(c.x, c.y, { dim: c.dim, estimator: c.estimator, bandwidth }));
-    assertRelative(got, c.cv.map((e) => e.score), 1e-4, 'cv');
+    assertRelative(
+      got,
+      c.cv.map((e) => e.score),
+      1e-4,
+      'cv',
+    );
   });
 }
 
@@ -72,16 +80,27 @@ for (const c of casesOf('cv_ls')) {
     const model = ka.kernelRegression(c.x, c.y, { ...options, bandwidth: 'cv', perDimension: c.dim > 1 });
     const h = Array.from(model.bandwidth);
     const sm = c.cv_ls;
-    assert.ok(h.every((v) => v > 0 && Number.isFinite(v)), `h = ${h}`);
+    assert.ok(
+      h.every((v) => v > 0 && Number.isFinite(v)),
+      `h = ${h}`,
+    );
     assert.equal(model.selection.rule, 'cv');
     // Against statsmodels' own score at its optimum (float64, Nelder–Mead stopped at xtol = ftol = 1e-4).
-    assert.ok(model.selection.score <= sm.score * (1 + 1e-6),
-      `ours ${model.selection.score} at h = ${h}; statsmodels ${sm.score} at h = ${sm.bandwidth}`);
+    assert.ok(
+      model.selection.score <= sm.score * (1 + 1e-6),
+      `ours ${model.selection.score} at h = ${h}; statsmodels ${sm.score} at h = ${sm.bandwidth}`,
+    );
     // And like for like: our CV at statsmodels' optimum is no better than at ours, and the reported score is CV(h).
     const atTheirs = ka.cvScore(c.x, c.y, { ...options, bandwidth: sm.bandwidth });
-    assert.ok(model.selection.score <= atTheirs * (1 + 1e-6), `ours ${model.selection.score}, ours at statsmodels' h ${atTheirs}`);
+    assert.ok(
+      model.selection.score <= atTheirs * (1 + 1e-6),
+      `ours ${model.selection.score}, ours at statsmodels' h ${atTheirs}`,
+    );
     const again = ka.cvScore(c.x, c.y, { ...options, bandwidth: h });
-    assert.ok(Math.abs(again - model.selection.score) <= 1e-6 * again, `selection.score ${model.selection.score} vs cvScore ${again}`);
+    assert.ok(
+      Math.abs(again - model.selection.score) <= 1e-6 * again,
+      `selection.score ${model.selection.score} vs cvScore ${again}`,
+    );
     assert.ok(model.selection.curve.scores.length > 0);
     assert.equal(model.selection.curve.bandwidths.length, c.dim * model.selection.curve.scores.length);
     model.dispose();
@@ -119,8 +138,15 @@ function ruleOfThumb(x, dim, rule) {
 test('Scott and Silverman bandwidths follow their documented formulas (1e-6), fallbacks included', () => {
   const rand = mulberry32(7);
   const samples = [];
-  for (const [dim, n] of [[1, 37], [2, 100], [3, 64]]) {
-    samples.push({ dim, x: Float32Array.from({ length: n * dim }, (_, k) => (rand() - 0.3) * (1 + 4 * (k % dim)) ** 2) });
+  for (const [dim, n] of [
+    [1, 37],
+    [2, 100],
+    [3, 64],
+  ]) {
+    samples.push({
+      dim,
+      x: Float32Array.from({ length: n * dim }, (_, k) => (rand() - 0.3) * (1 + 4 * (k % dim)) ** 2),
+    });
   }
   // Heavy-tailed column (IQR/1.349 < sd), a column with IQR 0 but sd > 0, a constant column, a column of zeros.
   const n = 50;
@@ -147,7 +173,7 @@ test('Scott and Silverman bandwidths follow their documented formulas (1e-6), fa
 // ---------------------------------------------------------------------------------------------------------------
 // Edge bias and coverage
 
-test('on y = 2x + 1 local-linear is exact and its edge error is at least 5× smaller than Nadaraya–Watson\'s', (t) => {
+test("on y = 2x + 1 local-linear is exact and its edge error is at least 5× smaller than Nadaraya–Watson's", (t) => {
   const n = 101;
   const x = Float32Array.from({ length: n }, (_, i) => i / (n - 1));
   const y = x.map((v) => 2 * v + 1);
@@ -185,7 +211,9 @@ function coverage(seed) {
   let covered = 0;
   for (let k = 0; k < grid.length; k++) if (band.lower[k] <= f(grid[k]) && f(grid[k]) <= band.upper[k]) covered++;
   const result = {
-    coverage: covered / grid.length, h: model.bandwidth[0], nu: model.effectiveDegreesOfFreedom,
+    coverage: covered / grid.length,
+    h: model.bandwidth[0],
+    nu: model.effectiveDegreesOfFreedom,
     sigmaRatio: Math.sqrt(model.residualVariance[0]) / sigma,
   };
   model.dispose();
@@ -194,7 +222,8 @@ function coverage(seed) {
 
 test('a CV-selected local-linear 95% band covers the true function at >= 85% of a grid (2,000 points, fixed seed)', (t) => {
   const r = coverage(20240704);
-  const message = `coverage of the 95% band: ${(100 * r.coverage).toFixed(1)}% of 201 grid points ` +
+  const message =
+    `coverage of the 95% band: ${(100 * r.coverage).toFixed(1)}% of 201 grid points ` +
     `(h = ${r.h.toPrecision(4)}, ν = ${r.nu.toFixed(2)}, σ̂/σ = ${r.sigmaRatio.toFixed(4)})`;
   t.diagnostic(message);
   console.log(message);
@@ -207,7 +236,8 @@ test('averaged over 10 seeds, the 95% band covers the true function at >= 85% of
   const runs = Array.from({ length: 10 }, (_, k) => coverage(1000 + k));
   const all = runs.map((r) => r.coverage);
   const mean = all.reduce((a, b) => a + b, 0) / all.length;
-  const message = `coverage of the 95% band over 10 seeds: mean ${(100 * mean).toFixed(1)}%, ` +
+  const message =
+    `coverage of the 95% band over 10 seeds: mean ${(100 * mean).toFixed(1)}%, ` +
     `min ${(100 * Math.min(...all)).toFixed(1)}%, max ${(100 * Math.max(...all)).toFixed(1)}%`;
   t.diagnostic(message);
   console.log(message);
@@ -224,7 +254,8 @@ function smallProblem(seed, { n, dim, D, weighted, zeros = 0 }) {
   const x = Float32Array.from({ length: n * dim }, () => rand());
   const y = new Float32Array(n * D);
   for (let i = 0; i < n; i++) {
-    for (let c = 0; c < D; c++) y[i * D + c] = Math.sin(3 * x[i * dim] + c) + (c + 1) * x[i * dim + dim - 1] + 0.2 * (rand() - 0.5);
+    for (let c = 0; c < D; c++)
+      y[i * D + c] = Math.sin(3 * x[i * dim] + c) + (c + 1) * x[i * dim + dim - 1] + 0.2 * (rand() - 0.5);
   }
   let weights;
   if (weighted) {
@@ -237,7 +268,13 @@ function smallProblem(seed, { n, dim, D, weighted, zeros = 0 }) {
 
 const REFERENCE_CASES = [];
 for (const estimator of ['nadaraya-watson', 'local-linear']) {
-  for (const [n, dim, D, weighted, zeros] of [[7, 1, 1, false, 0], [23, 1, 2, true, 0], [60, 2, 2, true, 3], [40, 2, 1, false, 0], [60, 1, 1, true, 2]]) {
+  for (const [n, dim, D, weighted, zeros] of [
+    [7, 1, 1, false, 0],
+    [23, 1, 2, true, 0],
+    [60, 2, 2, true, 3],
+    [40, 2, 1, false, 0],
+    [60, 1, 1, true, 2],
+  ]) {
     REFERENCE_CASES.push({ estimator, n, dim, D, weighted, zeros, h: dim === 1 ? 0.25 : [0.3, 0.4] });
   }
 }
@@ -252,7 +289,10 @@ for (const rc of REFERENCE_CASES) {
     const ref = referenceLocalFit(x, y, xq, options);
     const summary = referenceFitSummary(x, y, options);
     // The reference has no guard: it must be a case where local_fit.h's guard (pivot floor 1e-2) does not act.
-    assert.ok(ref.minPivotRatio > 0.05 && summary.minPivotRatio > 0.05, `designs too thin: ${ref.minPivotRatio}, ${summary.minPivotRatio}`);
+    assert.ok(
+      ref.minPivotRatio > 0.05 && summary.minPivotRatio > 0.05,
+      `designs too thin: ${ref.minPivotRatio}, ${summary.minPivotRatio}`,
+    );
 
     const band = model.predictInterval(xq, { level: 0.9 });
     // Means: float32 scores and outputs, double moments: 2e-5 of the data's scale.
@@ -263,17 +303,29 @@ for (const rc of REFERENCE_CASES) {
     assertRelative(model.residualVariance, summary.sigma2, 1e-4, 'residualVariance');
     const I = xq.length / rc.dim;
     const stderr = new Float64Array(I * rc.D);
-    const z = 1.6448536269514722;  // Φ⁻¹(0.95)
+    const z = 1.6448536269514722; // Φ⁻¹(0.95)
     for (let i = 0; i < I; i++) {
       for (let c = 0; c < rc.D; c++) stderr[i * rc.D + c] = Math.sqrt(summary.sigma2[c] * ref.sumSq[i]);
     }
     assertRelative(band.stderr, stderr, 1e-4, 'stderr');
-    assertRelative(band.upper.map((u, k) => u - band.mean[k]), stderr.map((s) => z * s), 1e-4, 'upper − mean');
-    assertRelative(band.mean.map((m, k) => m - band.lower[k]), stderr.map((s) => z * s), 1e-4, 'mean − lower');
+    assertRelative(
+      band.upper.map((u, k) => u - band.mean[k]),
+      stderr.map((s) => z * s),
+      1e-4,
+      'upper − mean',
+    );
+    assertRelative(
+      band.mean.map((m, k) => m - band.lower[k]),
+      stderr.map((s) => z * s),
+      1e-4,
+      'mean − lower',
+    );
     assertRelative(band.effectiveKeys, ref.effectiveKeys, 1e-5, 'effectiveKeys');
     for (let i = 0; i < I; i++) {
-      assert.ok(Math.abs(band.logDenominator[i] - ref.logDenominator[i]) <= 1e-5 * Math.max(1, Math.abs(ref.logDenominator[i])),
-        `logDenominator[${i}]: ${band.logDenominator[i]} vs ${ref.logDenominator[i]}`);
+      assert.ok(
+        Math.abs(band.logDenominator[i] - ref.logDenominator[i]) <= 1e-5 * Math.max(1, Math.abs(ref.logDenominator[i])),
+        `logDenominator[${i}]: ${band.logDenominator[i]} vs ${ref.logDenominator[i]}`,
+      );
     }
     model.dispose();
   });
@@ -283,25 +335,47 @@ test('every kernel, at key-tile (64) and query-block (16) boundary sizes, matche
   let checked = 0;
   const kernels = ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
   for (const [k, kernel] of kernels.entries()) {
-    for (const [n, I] of [[63, 15], [64, 16], [65, 17], [129, 16]]) {
+    for (const [n, I] of [
+      [63, 15],
+      [64, 16],
+      [65, 17],
+      [129, 16],
+    ]) {
       for (const estimator of ['nadaraya-watson', 'local-linear']) {
         const dim = 1 + ((n + k) % 2);
         const rand = mulberry32(n * 31 + k);
         const x = Float32Array.from({ length: n * dim }, () => rand());
-        const y = Float32Array.from({ length: n * 2 }, (_, j) => Math.sin(4 * x[(j >> 1) * dim]) + (j % 2) * x[(j >> 1) * dim + dim - 1] + 0.1 * rand());
+        const y = Float32Array.from(
+          { length: n * 2 },
+          (_, j) => Math.sin(4 * x[(j >> 1) * dim]) + (j % 2) * x[(j >> 1) * dim + dim - 1] + 0.1 * rand(),
+        );
         const weights = n % 2 ? Float32Array.from({ length: n }, () => 0.5 + rand()) : undefined;
         const xq = Float32Array.from({ length: I * dim }, () => 0.15 + 0.7 * rand());
-        const options = { dim, kernel, estimator, weights, bandwidth: Math.fround(kernel === 'uniform' || kernel === 'tricube' ? 0.45 : 0.3) };
+        const options = {
+          dim,
+          kernel,
+          estimator,
+          weights,
+          bandwidth: Math.fround(kernel === 'uniform' || kernel === 'tricube' ? 0.45 : 0.3),
+        };
         const ref = referenceLocalFit(x, y, xq, options);
         const summary = referenceFitSummary(x, y, options);
         const what = `${kernel}, ${estimator}, n = ${n}, I = ${I}, dim ${dim}`;
-        assert.ok(ref.minPivotRatio > 0.05 && summary.minPivotRatio > 0.05, `${what}: designs too thin for the reference`);
+        assert.ok(
+          ref.minPivotRatio > 0.05 && summary.minPivotRatio > 0.05,
+          `${what}: designs too thin for the reference`,
+        );
         const model = ka.kernelRegression(x, y, options);
         const band = model.predictInterval(xq);
         assert.ok(relativeError(band.mean, ref.mean) <= 2e-5, `${what}: mean ${relativeError(band.mean, ref.mean)}`);
         assertRelative([model.effectiveDegreesOfFreedom], [summary.trace], 1e-4, `${what}: ν`);
         assertRelative(model.residualVariance, summary.sigma2, 1e-4, `${what}: σ²`);
-        assertRelative(band.stderr, band.stderr.map((_, j) => Math.sqrt(summary.sigma2[j % 2] * ref.sumSq[j >> 1])), 1e-4, `${what}: stderr`);
+        assertRelative(
+          band.stderr,
+          band.stderr.map((_, j) => Math.sqrt(summary.sigma2[j % 2] * ref.sumSq[j >> 1])),
+          1e-4,
+          `${what}: stderr`,
+        );
         assertRelative(band.effectiveKeys, ref.effectiveKeys, 1e-5, `${what}: effectiveKeys`);
         assert.ok(relativeError(band.logDenominator, ref.logDenominator) <= 1e-5, `${what}: logDenominator`);
         checked++;
@@ -316,7 +390,10 @@ test('every kernel, at key-tile (64) and query-block (16) boundary sizes, matche
 
 test('cvScore with observation weights and D = 2 equals the weighted leave-one-out score of the float64 reference', () => {
   for (const estimator of ['nadaraya-watson', 'local-linear']) {
-    for (const [dim, n] of [[1, 40], [2, 60]]) {
+    for (const [dim, n] of [
+      [1, 40],
+      [2, 60],
+    ]) {
       const { x, y, weights } = smallProblem(200 + n, { n, dim, D: 2, weighted: true, zeros: 3 });
       const bandwidth = dim === 1 ? Math.fround(0.2) : [Math.fround(0.3), Math.fround(0.35)];
       // CV(h) = Σ_i ω_i Σ_c (y_ic − f₋ᵢ(x_i)_c)² / Σ_i ω_i, f₋ᵢ fitted with point i's weight set to zero.
@@ -338,7 +415,7 @@ test('cvScore with observation weights and D = 2 equals the weighted leave-one-o
 
 test('integer observation weights predict as duplicated rows do', () => {
   const { x, y, xq } = smallProblem(55, { n: 40, dim: 2, D: 2, weighted: false });
-  const counts = Uint8Array.from({ length: 40 }, (_, i) => 1 + (i * 7) % 3);
+  const counts = Uint8Array.from({ length: 40 }, (_, i) => 1 + ((i * 7) % 3));
   const xd = [];
   const yd = [];
   counts.forEach((k, i) => {
@@ -348,7 +425,12 @@ test('integer observation weights predict as duplicated rows do', () => {
     }
   });
   for (const estimator of ['nadaraya-watson', 'local-linear']) {
-    const weighted = ka.kernelRegression(x, y, { dim: 2, estimator, bandwidth: [0.2, 0.3], weights: Array.from(counts) });
+    const weighted = ka.kernelRegression(x, y, {
+      dim: 2,
+      estimator,
+      bandwidth: [0.2, 0.3],
+      weights: Array.from(counts),
+    });
     const duplicated = ka.kernelRegression(xd, yd, { dim: 2, estimator, bandwidth: [0.2, 0.3] });
     const a = weighted.predictInterval(xq);
     const b = duplicated.predictInterval(xq);
@@ -407,7 +489,10 @@ test('a zero-weight key next to a query does not change its fit, band or CV scor
     const y = [1, 2, 3, 2.5];
     const a = ka.kernelRegression(x, y, { ...options, estimator, weights: [0, 1, 1, 1] }).predictInterval([0, 5]);
     const b = ka.kernelRegression(x.slice(1), y.slice(1), { ...options, estimator }).predictInterval([0, 5]);
-    assert.ok(relativeError(a.mean, b.mean) <= 1e-4, `${estimator}: mean ${Array.from(a.mean)} vs ${Array.from(b.mean)} without the row`);
+    assert.ok(
+      relativeError(a.mean, b.mean) <= 1e-4,
+      `${estimator}: mean ${Array.from(a.mean)} vs ${Array.from(b.mean)} without the row`,
+    );
     assertRelative(a.effectiveKeys, b.effectiveKeys, 1e-5, `${estimator}: effectiveKeys`);
     assert.ok(relativeError(a.logDenominator, b.logDenominator) <= 1e-5, `${estimator}: logDenominator`);
     // Leave-one-out at 0 in a sample whose zero-weight point sits at 0.01: finite, as without that point.
@@ -415,7 +500,8 @@ test('a zero-weight key next to a query does not change its fit, band or CV scor
     const cvB = ka.cvScore([0, 10, 10.5], [1, 2, 3], { ...options, estimator });
     // Local-linear: held out, 0's two neighbours (10 and 10.5, relative weight e^−20.5) give a slope pivot of 3e-12 of
     // its diagonal (numpy float64), a singular design by the textbook rule: +inf in both (docs/regression.md).
-    if (estimator === 'local-linear') assert.ok(cvA === Infinity && cvB === Infinity, `${estimator}: cvScore ${cvA}, ${cvB}`);
+    if (estimator === 'local-linear')
+      assert.ok(cvA === Infinity && cvB === Infinity, `${estimator}: cvScore ${cvA}, ${cvB}`);
     else assertRelative([cvA], [cvB], 1e-5, `${estimator}: cvScore`);
   }
 });
@@ -437,13 +523,18 @@ test('a tiny observation weight next to a query does not spoil Σw² (effective 
   assertRelative(got.stderr, [Math.sqrt(sigma2 * want.sumSq[0])], 1e-4, 'stderr with a tiny weight');
   const x7 = Float32Array.from([0, 7, 7.5]);
   const got7 = ka.kernelRegression(x7, y, options2).predictInterval([0]);
-  assertRelative(got7.effectiveKeys, referenceLocalFit(x7, y, [0], options2).effectiveKeys, 1e-5, 'effectiveKeys, keys 7 away');
+  assertRelative(
+    got7.effectiveKeys,
+    referenceLocalFit(x7, y, [0], options2).effectiveKeys,
+    1e-5,
+    'effectiveKeys, keys 7 away',
+  );
 });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Inputs, copies and lifetime
 
-test('inputs are never mutated, and the model does not see later changes to the caller\'s arrays', () => {
+test("inputs are never mutated, and the model does not see later changes to the caller's arrays", () => {
   const { x, y, weights, xq } = smallProblem(99, { n: 30, dim: 2, D: 2, weighted: true });
   const bandwidth = [0.3, 0.35];
   const copies = structuredClone({ x, y, weights, xq, bandwidth });
@@ -468,7 +559,11 @@ test('inputs are never mutated, and the model does not see later changes to the 
 
   // Plain arrays as input behave the same.
   const plain = { x: Array.from(copies.x), y: Array.from(copies.y) };
-  const fromPlain = ka.kernelRegression(plain.x, plain.y, { dim: 2, bandwidth: copies.bandwidth, weights: Array.from(copies.weights) });
+  const fromPlain = ka.kernelRegression(plain.x, plain.y, {
+    dim: 2,
+    bandwidth: copies.bandwidth,
+    weights: Array.from(copies.weights),
+  });
   const want = fromPlain.predict(copies.xq);
   plain.x.fill(0);
   plain.y.fill(0);
@@ -482,8 +577,16 @@ test('dispose() is idempotent, and a disposed model throws Disposed', () => {
   assert.ok(model.predict(xq).every(Number.isFinite));
   model.dispose();
   model.dispose();
-  for (const call of [() => model.predict(xq), () => model.predictInterval(xq), () => model.predictInterval(xq, { level: 0.9 })]) {
-    assert.throws(call, (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model', String(call));
+  for (const call of [
+    () => model.predict(xq),
+    () => model.predictInterval(xq),
+    () => model.predictInterval(xq, { level: 0.9 }),
+  ]) {
+    assert.throws(
+      call,
+      (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model',
+      String(call),
+    );
   }
   model.dispose();
   // Other models and the module keep working.
@@ -497,9 +600,14 @@ test('scaling every observation weight by c changes nothing but the log-denomina
   const { x, y, weights, xq } = smallProblem(31, { n: 40, dim: 2, D: 2, weighted: true });
   for (const estimator of ['nadaraya-watson', 'local-linear']) {
     for (const c of [1024, 2 ** -40, 1e30 / 3]) {
-      const scaled = Float64Array.from(weights, (w) => Math.fround(w * c) / c);  // the same float32 ratios as c·w
+      const scaled = Float64Array.from(weights, (w) => Math.fround(w * c) / c); // the same float32 ratios as c·w
       const base = ka.kernelRegression(x, y, { dim: 2, estimator, bandwidth: [0.25, 0.3], weights: scaled });
-      const big = ka.kernelRegression(x, y, { dim: 2, estimator, bandwidth: [0.25, 0.3], weights: scaled.map((w) => Math.fround(w * c)) });
+      const big = ka.kernelRegression(x, y, {
+        dim: 2,
+        estimator,
+        bandwidth: [0.25, 0.3],
+        weights: scaled.map((w) => Math.fround(w * c)),
+      });
       const a = base.predictInterval(xq);
       const b = big.predictInterval(xq);
       const what = `${estimator}, c = ${c}`;
@@ -509,10 +617,18 @@ test('scaling every observation weight by c changes nothing but the log-denomina
       assertRelative(big.residualVariance, base.residualVariance, 1e-5, `${what}: residualVariance`);
       for (let i = 0; i < a.logDenominator.length; i++) {
         const want = a.logDenominator[i] + Math.log(c);
-        assert.ok(Math.abs(b.logDenominator[i] - want) <= 1e-5 * Math.max(1, Math.abs(want)), `${what}: logDenominator[${i}] ${b.logDenominator[i]} vs ${want}`);
+        assert.ok(
+          Math.abs(b.logDenominator[i] - want) <= 1e-5 * Math.max(1, Math.abs(want)),
+          `${what}: logDenominator[${i}] ${b.logDenominator[i]} vs ${want}`,
+        );
       }
       const cvA = ka.cvScore(x, y, { dim: 2, estimator, bandwidth: [0.25, 0.3], weights: scaled });
-      const cvB = ka.cvScore(x, y, { dim: 2, estimator, bandwidth: [0.25, 0.3], weights: scaled.map((w) => Math.fround(w * c)) });
+      const cvB = ka.cvScore(x, y, {
+        dim: 2,
+        estimator,
+        bandwidth: [0.25, 0.3],
+        weights: scaled.map((w) => Math.fround(w * c)),
+      });
       assertRelative([cvB], [cvA], 1e-5, `${what}: cvScore`);
     }
   }
@@ -529,19 +645,34 @@ test('with D columns the CV score is the sum of the per-column scores; column c 
   for (const estimator of ['nadaraya-watson', 'local-linear']) {
     const both = ka.cvScore(x, y2, { dim: 1, estimator, bandwidth: 0.1 });
     const first = ka.cvScore(x, y, { dim: 1, estimator, bandwidth: 0.1 });
-    const second = ka.cvScore(x, y2.filter((_, k) => k % 2 === 1), { dim: 1, estimator, bandwidth: 0.1 });
+    const second = ka.cvScore(
+      x,
+      y2.filter((_, k) => k % 2 === 1),
+      { dim: 1, estimator, bandwidth: 0.1 },
+    );
     assertRelative([both], [first + second], 1e-5, `${estimator}: CV of two columns`);
     const band = ka.kernelRegression(x, y2, { dim: 1, estimator, bandwidth: 0.1 }).predictInterval(xq);
     for (let i = 0; i < xq.length; i++) {
       // Σ_j ℓ_j = 1 for both estimators: the fit of 4y − 1 is 4·fit(y) − 1, its standard error 4·se(y).
-      assert.ok(Math.abs(band.mean[2 * i + 1] - (4 * band.mean[2 * i] - 1)) <= 2e-5 * 4, `${estimator}: mean at ${xq[i]}`);
-      assert.ok(Math.abs(band.stderr[2 * i + 1] - 4 * band.stderr[2 * i]) <= 1e-4 * band.stderr[2 * i + 1], `${estimator}: stderr at ${xq[i]}`);
+      assert.ok(
+        Math.abs(band.mean[2 * i + 1] - (4 * band.mean[2 * i] - 1)) <= 2e-5 * 4,
+        `${estimator}: mean at ${xq[i]}`,
+      );
+      assert.ok(
+        Math.abs(band.stderr[2 * i + 1] - 4 * band.stderr[2 * i]) <= 1e-4 * band.stderr[2 * i + 1],
+        `${estimator}: stderr at ${xq[i]}`,
+      );
     }
   }
 });
 
 test('the AICc score of the selected bandwidth is the documented formula, evaluated by the float64 reference', () => {
-  for (const [seed, estimator, weighted, D] of [[3, 'nadaraya-watson', false, 1], [4, 'local-linear', true, 2], [5, 'local-linear', false, 1], [6, 'nadaraya-watson', true, 1]]) {
+  for (const [seed, estimator, weighted, D] of [
+    [3, 'nadaraya-watson', false, 1],
+    [4, 'local-linear', true, 2],
+    [5, 'local-linear', false, 1],
+    [6, 'nadaraya-watson', true, 1],
+  ]) {
     const { x, y, weights } = smallProblem(seed, { n: 60, dim: 1, D, weighted, zeros: seed === 6 ? 4 : 0 });
     const chosen = ka.selectBandwidth(x, y, { dim: 1, estimator, weights, rule: 'aicc' });
     const h = Math.fround(chosen.bandwidth[0]);
@@ -549,8 +680,14 @@ test('the AICc score of the selected bandwidth is the documented formula, evalua
     const m = s.observations;
     const rss = s.rss.reduce((a, b) => a + b, 0);
     const want = Math.log(rss / (m * D)) + (1 + s.trace / m) / (1 - (s.trace + 2) / m);
-    assert.ok(Math.abs(chosen.score - want) <= 1e-5 * Math.max(1, Math.abs(want)), `${estimator}: AICc ${chosen.score} vs ${want} at h = ${h}`);
-    assert.ok(chosen.curve.scores.every((v) => v >= chosen.score), 'the chosen point is the best evaluated');
+    assert.ok(
+      Math.abs(chosen.score - want) <= 1e-5 * Math.max(1, Math.abs(want)),
+      `${estimator}: AICc ${chosen.score} vs ${want} at h = ${h}`,
+    );
+    assert.ok(
+      chosen.curve.scores.every((v) => v >= chosen.score),
+      'the chosen point is the best evaluated',
+    );
   }
 });
 
@@ -566,20 +703,33 @@ test('the singular-design guard: keys on a line give the fit along the line; one
   const q = Float32Array.from({ length: 9 }, (_, k) => 0.1 + k / 10);
   const qLine = Float32Array.from({ length: 18 }, (_, k) => (k % 2 ? 2 : 1) * q[k >> 1]);
   const h = 0.15;
-  const alongLine = ka.kernelRegression(line, y, { dim: 2, estimator: 'local-linear', bandwidth: [h, 2 * h] }).predict(qLine);
-  const oneD = referenceLocalFit(x, y, q, { dim: 1, estimator: 'local-linear', bandwidth: Math.fround(h / Math.SQRT2) });
+  const alongLine = ka
+    .kernelRegression(line, y, { dim: 2, estimator: 'local-linear', bandwidth: [h, 2 * h] })
+    .predict(qLine);
+  const oneD = referenceLocalFit(x, y, q, {
+    dim: 1,
+    estimator: 'local-linear',
+    bandwidth: Math.fround(h / Math.SQRT2),
+  });
   assert.ok(relativeError(alongLine, oneD.mean) <= 1e-3, `collinear design: ${relativeError(alongLine, oneD.mean)}`);
 
   // One key within an Epanechnikov bandwidth: local-linear falls back to that key's value.
   const xs = [0, 1, 2, 3];
   const ys = [5, -1, 2, 7];
-  const fit = ka.kernelRegression(xs, ys, { dim: 1, estimator: 'local-linear', kernel: 'epanechnikov', bandwidth: 0.5 });
+  const fit = ka.kernelRegression(xs, ys, {
+    dim: 1,
+    estimator: 'local-linear',
+    kernel: 'epanechnikov',
+    bandwidth: 0.5,
+  });
   const got = fit.predictInterval([0.2, 1.1, 2.9]);
   // Float32 rounding of the moments, amplified at most 1/kPivotFloor = 100 times by the guard: 1e-4 relative.
   assertRelative(got.mean, [5, -1, 7], 1e-4, 'one key in reach');
   assertRelative(got.effectiveKeys, [1, 1, 1], 1e-12, 'effective keys');
   // Two keys in reach, query between them: the line through them ((0, 5)–(1, −1) at 0.5; (1, −1)–(2, 2) at 1.25).
-  const two = ka.kernelRegression(xs, ys, { dim: 1, estimator: 'local-linear', kernel: 'epanechnikov', bandwidth: 0.9 }).predict([0.5, 1.25]);
+  const two = ka
+    .kernelRegression(xs, ys, { dim: 1, estimator: 'local-linear', kernel: 'epanechnikov', bandwidth: 0.9 })
+    .predict([0.5, 1.25]);
   assert.ok(Math.abs(two[0] - 2) <= 1e-5 && Math.abs(two[1] + 0.25) <= 1e-5, `two keys: ${Array.from(two)}`);
 });
 
@@ -587,15 +737,35 @@ test('a query with no point in reach follows the empty policy, with NaN stderr, 
   const x = [0, 0.1, 0.2, 0.3];
   const y = [1, 2, 3, 4];
   for (const estimator of ['nadaraya-watson', 'local-linear']) {
-    for (const [empty, want] of [['nan', NaN], ['zero', 0], ['nearest', 4]]) {
-      const band = ka.kernelRegression(x, y, { dim: 1, estimator, kernel: 'uniform', bandwidth: 0.15, empty }).predictInterval([0.15, 2]);
-      assert.ok(Number.isFinite(band.mean[0]) && Number.isFinite(band.stderr[0]), `${estimator}, ${empty}: the covered query`);
-      assert.ok(Object.is(band.mean[1], want) || (Number.isNaN(want) && Number.isNaN(band.mean[1])), `${estimator}, ${empty}: mean ${band.mean[1]}`);
-      assert.ok(Number.isNaN(band.stderr[1]) && Number.isNaN(band.lower[1]) && Number.isNaN(band.upper[1]), `${estimator}, ${empty}: band`);
+    for (const [empty, want] of [
+      ['nan', NaN],
+      ['zero', 0],
+      ['nearest', 4],
+    ]) {
+      const band = ka
+        .kernelRegression(x, y, { dim: 1, estimator, kernel: 'uniform', bandwidth: 0.15, empty })
+        .predictInterval([0.15, 2]);
+      assert.ok(
+        Number.isFinite(band.mean[0]) && Number.isFinite(band.stderr[0]),
+        `${estimator}, ${empty}: the covered query`,
+      );
+      assert.ok(
+        Object.is(band.mean[1], want) || (Number.isNaN(want) && Number.isNaN(band.mean[1])),
+        `${estimator}, ${empty}: mean ${band.mean[1]}`,
+      );
+      assert.ok(
+        Number.isNaN(band.stderr[1]) && Number.isNaN(band.lower[1]) && Number.isNaN(band.upper[1]),
+        `${estimator}, ${empty}: band`,
+      );
       assert.equal(band.effectiveKeys[1], 0);
       assert.equal(band.logDenominator[1], -Infinity);
     }
-    assert.throws(() => ka.kernelRegression(x, y, { dim: 1, estimator, kernel: 'uniform', bandwidth: 0.15, empty: 'error' }).predict([2]),
-      (e) => e instanceof KernelAttentionError && e.code === 'EmptyRow');
+    assert.throws(
+      () =>
+        ka
+          .kernelRegression(x, y, { dim: 1, estimator, kernel: 'uniform', bandwidth: 0.15, empty: 'error' })
+          .predict([2]),
+      (e) => e instanceof KernelAttentionError && e.code === 'EmptyRow',
+    );
   }
 });

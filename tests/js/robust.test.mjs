@@ -43,7 +43,8 @@ for (const dim of [1, 2]) {
         // The robustness weights are bounded by a weight's sensitivity to float32 fitted values (|dw/dr| <= 4/s).
         assert.ok(model.robustnessWeights instanceof Float64Array && model.robustnessWeights.length === n);
         assert.ok(maxAbsDiff(model.robustnessWeights, ref.robustnessWeights) < 1e-3);
-        for (let j = 4; j < n; j += 9) assert.equal(model.robustnessWeights[j], 0, `outlier ${j} keeps weight ${model.robustnessWeights[j]}`);
+        for (let j = 4; j < n; j += 9)
+          assert.equal(model.robustnessWeights[j], 0, `outlier ${j} keeps weight ${model.robustnessWeights[j]}`);
         const plain = ka.kernelRegression(x, y, options);
         assert.equal(plain.robustnessWeights, null);
         const plainErr = maxAbsDiff(plain.predict(xq), ref.mean);
@@ -96,7 +97,11 @@ test('kernelRegressionAsync gives the robust fit of kernelRegression, bytes for 
   const [x0, y0] = [x.slice(), y.slice()];
   const sync = ka.kernelRegression(x, y, { dim: 2, robust: { iterations: 2 } });
   const progress = [];
-  const async_ = await ka.kernelRegressionAsync(x, y, { dim: 2, robust: { iterations: 2 }, onProgress: (p) => progress.push(p) });
+  const async_ = await ka.kernelRegressionAsync(x, y, {
+    dim: 2,
+    robust: { iterations: 2 },
+    onProgress: (p) => progress.push(p),
+  });
   assert.deepEqual(async_.predict(xq), sync.predict(xq));
   assert.deepEqual(async_.robustnessWeights, sync.robustnessWeights);
   assert.equal(progress.at(-1).done, progress.at(-1).total);
@@ -118,11 +123,16 @@ test('a bad options.robust is a typed error naming it', () => {
     [{ robust: { iters: 2 } }, 'BadArgument', 'options.robust.iters'],
   ];
   for (const [extra, code, argument] of cases) {
-    assert.throws(() => ka.kernelRegression(x, y, { dim: 1, bandwidth: 1, ...extra }),
-      (e) => e instanceof KernelAttentionError && e.code === code && e.argument === argument, JSON.stringify(extra));
+    assert.throws(
+      () => ka.kernelRegression(x, y, { dim: 1, bandwidth: 1, ...extra }),
+      (e) => e instanceof KernelAttentionError && e.code === code && e.argument === argument,
+      JSON.stringify(extra),
+    );
   }
-  assert.throws(() => ka.kernelRegression(x, [0, 0, 1, 1, 0, 0, 1, 1], { dim: 1, bandwidth: 1, robust: true }),
-    { code: 'BadShape', argument: 'options.robust' });
+  assert.throws(() => ka.kernelRegression(x, [0, 0, 1, 1, 0, 0, 1, 1], { dim: 1, bandwidth: 1, robust: true }), {
+    code: 'BadShape',
+    argument: 'options.robust',
+  });
   const model = ka.kernelRegression(x, y, { dim: 1, bandwidth: 1, robust: false });
   assert.equal(model.robustnessWeights, null);
   model.dispose();
@@ -147,16 +157,30 @@ test('robust fits give back every allocation, including when validation fails', 
 test('kernelRegressionAsync reports each robustness fit as a step and stops between them on abort', async () => {
   const { x, y } = withOutliers(12, 80, 1);
   const progress = [];
-  const model = await ka.kernelRegressionAsync(x, y, { dim: 1, bandwidth: 0.1, robust: { iterations: 4 }, onProgress: (p) => progress.push(p) });
-  assert.deepEqual(progress, [1, 2, 3, 4, 5].map((done) => ({ done, total: 5 })));
+  const model = await ka.kernelRegressionAsync(x, y, {
+    dim: 1,
+    bandwidth: 0.1,
+    robust: { iterations: 4 },
+    onProgress: (p) => progress.push(p),
+  });
+  assert.deepEqual(
+    progress,
+    [1, 2, 3, 4, 5].map((done) => ({ done, total: 5 })),
+  );
   model.dispose();
   const controller = new AbortController();
   let reports = 0;
-  await assert.rejects(ka.kernelRegressionAsync(x, y, {
-    dim: 1, bandwidth: 0.1, robust: { iterations: 4 }, signal: controller.signal,
-    onProgress: () => {
-      if (++reports === 2) controller.abort();
-    },
-  }), { name: 'AbortError' });
+  await assert.rejects(
+    ka.kernelRegressionAsync(x, y, {
+      dim: 1,
+      bandwidth: 0.1,
+      robust: { iterations: 4 },
+      signal: controller.signal,
+      onProgress: () => {
+        if (++reports === 2) controller.abort();
+      },
+    }),
+    { name: 'AbortError' },
+  );
   assert.equal(reports, 2);
 });

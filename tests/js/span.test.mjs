@@ -48,8 +48,10 @@ test('span fits match a float64 naive k-NN loop (1-D, 2-D; several kernels, both
           assert.ok(maxError(band.mean, want.mean) <= 1e-4 * range(y), `${what}: predictInterval's mean`);
           assert.equal(band.bandwidths.length, xq.length, `${what}: per-query bandwidths`);
           for (let k = 0; k < xq.length; k++) {
-            assert.ok(Math.abs(band.bandwidths[k] - want.bandwidths[k]) <= 1e-6 * want.bandwidths[k],
-              `${what}: bandwidth ${k}: ${band.bandwidths[k]} vs ${want.bandwidths[k]}`);
+            assert.ok(
+              Math.abs(band.bandwidths[k] - want.bandwidths[k]) <= 1e-6 * want.bandwidths[k],
+              `${what}: bandwidth ${k}: ${band.bandwidths[k]} vs ${want.bandwidths[k]}`,
+            );
           }
           // The fit at the sample itself (the summary's fit) is the same smoother: its trace is the model's
           // effective degrees of freedom.
@@ -57,13 +59,23 @@ test('span fits match a float64 naive k-NN loop (1-D, 2-D; several kernels, both
             const own = referenceSpanFit(x, y, x, { dim, kernel, estimator, span }).bandwidths;
             let trace = 0;
             for (let i = 0; i < x.length / dim; i++) {
-              trace += referenceLocalFit(x, y, x.subarray(i * dim, (i + 1) * dim),
-                { dim, kernel, estimator, bandwidth: own.subarray(i * dim, (i + 1) * dim) }).ell[i];
+              trace += referenceLocalFit(x, y, x.subarray(i * dim, (i + 1) * dim), {
+                dim,
+                kernel,
+                estimator,
+                bandwidth: own.subarray(i * dim, (i + 1) * dim),
+              }).ell[i];
             }
-            assert.ok(Math.abs(model.effectiveDegreesOfFreedom - trace) <= 1e-4 * trace, `${what}: trace ${model.effectiveDegreesOfFreedom} vs ${trace}`);
+            assert.ok(
+              Math.abs(model.effectiveDegreesOfFreedom - trace) <= 1e-4 * trace,
+              `${what}: trace ${model.effectiveDegreesOfFreedom} vs ${trace}`,
+            );
           }
           const atSample = referenceSpanFit(x, y, x.subarray(0, 10 * dim), { dim, kernel, estimator, span });
-          assert.ok(maxError(model.predict(x.subarray(0, 10 * dim)), atSample.mean) <= 1e-4 * range(y), `${what}: at the sample`);
+          assert.ok(
+            maxError(model.predict(x.subarray(0, 10 * dim)), atSample.mean) <= 1e-4 * range(y),
+            `${what}: at the sample`,
+          );
         }
       }
     }
@@ -94,22 +106,38 @@ test('with robust, the span fit is LOWESS itself: ka.lowess(x, y, { frac: f, ite
   const n = 300;
   const x = Float64Array.from({ length: n }, (_, i) => i / n + 0.002 * rand());
   const y = Float64Array.from(x, (v, i) => Math.sin(6 * v) + 0.1 * (rand() - 0.5) + (i % 37 === 0 ? 5 : 0));
-  for (const frac of [0.3, 0.5]) {  // f·n whole, as above
-    const model = ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', bandwidth: { span: frac }, robust: { iterations: 3 } });
+  for (const frac of [0.3, 0.5]) {
+    // f·n whole, as above
+    const model = ka.kernelRegression(x, y, {
+      dim: 1,
+      kernel: 'tricube',
+      bandwidth: { span: frac },
+      robust: { iterations: 3 },
+    });
     const err = maxError(model.predict(x), ka.lowess(x, y, { frac, iterations: 3, delta: 0 }).fitted);
     assert.ok(err <= 1e-5 * range(y), `frac ${frac}: ${err}`);
-    assert.ok(maxError(ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', bandwidth: { span: frac } }).predict(x),
-      ka.lowess(x, y, { frac, iterations: 3, delta: 0 }).fitted) > 1e-3 * range(y), 'the outliers must matter without robust');
+    assert.ok(
+      maxError(
+        ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', bandwidth: { span: frac } }).predict(x),
+        ka.lowess(x, y, { frac, iterations: 3, delta: 0 }).fitted,
+      ) >
+        1e-3 * range(y),
+      'the outliers must matter without robust',
+    );
   }
 });
 
-test('span gradients are the local-linear slopes at each query\'s own bandwidth', () => {
+test("span gradients are the local-linear slopes at each query's own bandwidth", () => {
   const { x, y, xq } = sample(8, 120, 2);
   const model = ka.kernelRegression(x, y, { dim: 2, kernel: 'gaussian', bandwidth: { span: 0.3 } });
   const got = model.gradient(xq);
   const { bandwidths } = referenceSpanFit(x, y, xq, { dim: 2, kernel: 'gaussian', span: 0.3 });
   for (let i = 0; i < xq.length / 2; i++) {
-    const want = referenceLocalSlope(x, y, xq.slice(2 * i, 2 * i + 2), { dim: 2, kernel: 'gaussian', bandwidth: bandwidths.slice(2 * i, 2 * i + 2) });
+    const want = referenceLocalSlope(x, y, xq.slice(2 * i, 2 * i + 2), {
+      dim: 2,
+      kernel: 'gaussian',
+      bandwidth: bandwidths.slice(2 * i, 2 * i + 2),
+    });
     for (let d = 0; d < 2; d++) {
       const w = want.slope[d];
       assert.ok(Math.abs(got.gradient[2 * i + d] - w) <= 1e-4 * Math.abs(w) + 1e-6, `query ${i}, dimension ${d}`);
@@ -126,7 +154,7 @@ test('a span model reports { span, scale }, runs exactly, and fits coincident po
   assert.equal(model.method, 'exact');
   assert.equal(model.selection.rule, 'span');
   const at0 = model.predictInterval([0]);
-  assert.equal(at0.bandwidths[0], 0);  // three points coincide with the query: the 3rd neighbour is at distance 0
+  assert.equal(at0.bandwidths[0], 0); // three points coincide with the query: the 3rd neighbour is at distance 0
   assert.ok(Math.abs(at0.mean[0] - 3) <= 1e-6, `mean of the coincident points: ${at0.mean[0]}`);
   const big = sample(1, 3000, 1);
   const auto = ka.kernelRegression(big.x, big.y, { dim: 1, bandwidth: { span: 0.2 } });
@@ -136,14 +164,17 @@ test('a span model reports { span, scale }, runs exactly, and fits coincident po
 
 test('span validation names the argument', () => {
   const { x, y } = sample(2, 30, 1);
-  const fails = (bandwidth, argument, extra = {}) => assert.throws(
-    () => ka.kernelRegression(x, y, { dim: 1, bandwidth, ...extra }),
-    (e) => e instanceof KernelAttentionError && e.argument === argument, JSON.stringify(bandwidth));
+  const fails = (bandwidth, argument, extra = {}) =>
+    assert.throws(
+      () => ka.kernelRegression(x, y, { dim: 1, bandwidth, ...extra }),
+      (e) => e instanceof KernelAttentionError && e.argument === argument,
+      JSON.stringify(bandwidth),
+    );
   fails({ span: 0 }, 'options.bandwidth.span');
   fails({ span: 1.5 }, 'options.bandwidth.span');
   fails({ span: '0.5' }, 'options.bandwidth.span');
   fails({ span: NaN }, 'options.bandwidth.span');
-  fails({}, 'options.bandwidth');  // no span: not a span bandwidth at all
+  fails({}, 'options.bandwidth'); // no span: not a span bandwidth at all
   fails({ span: 0.5, frac: 0.5 }, 'options.bandwidth.frac');
   fails({ span: 0.5 }, 'options.method', { method: 'grid' });
   fails({ span: 0.5 }, 'options.method', { method: 'sparse', estimator: 'nadaraya-watson' });
@@ -152,7 +183,7 @@ test('span validation names the argument', () => {
   assert.deepEqual(input, { span: 0.5 });
 });
 
-test('span fits and gradients: predictAsync gives predict()\'s bytes, and two threads give one thread\'s', async () => {
+test("span fits and gradients: predictAsync gives predict()'s bytes, and two threads give one thread's", async () => {
   const { x, y, xq } = sample(12, 700, 2);
   const options = { dim: 2, kernel: 'tricube', bandwidth: { span: 0.2 } };
   const model = ka.kernelRegression(x, y, options);

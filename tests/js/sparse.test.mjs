@@ -26,13 +26,27 @@ const EXPONENTIAL = ['gaussian', 'laplacian', 'cauchy'];
 
 test('compact kernels: sparse equals exact attention (dims 1–3, heads, causal, leave-one-out, key padding)', () => {
   for (const kernel of COMPACT) {
-    for (const [dim, heads] of [[1, 1], [2, 1], [3, 1], [4, 2], [6, 2]]) {
+    for (const [dim, heads] of [
+      [1, 1],
+      [2, 1],
+      [3, 1],
+      [4, 2],
+      [6, 2],
+    ]) {
       for (const masks of [{}, { causal: true }, { mask: 'loo' }, { mask: 'padding' }]) {
         const J = 70;
         const I = masks.mask === 'loo' ? J : 37;
         const { q, k, v } = problem({ I, J, dim, D: 2 * heads, seed: dim * 10 + heads });
         const mask = masks.mask === 'padding' ? Uint8Array.from({ length: J }, (_, j) => j % 3 === 0) : masks.mask;
-        const options = { dim, heads, kernel, bandwidth: 0.4, causal: masks.causal ?? false, ...(mask ? { mask } : {}), empty: 'zero' };
+        const options = {
+          dim,
+          heads,
+          kernel,
+          bandwidth: 0.4,
+          causal: masks.causal ?? false,
+          ...(mask ? { mask } : {}),
+          empty: 'zero',
+        };
         const exact = ka.attention(q, k, v, options);
         const sparse = ka.attentionWithInfo(q, k, v, { ...options, method: 'sparse' });
         const label = `${kernel}, dim ${dim}, heads ${heads}, ${JSON.stringify(masks)}`;
@@ -42,14 +56,17 @@ test('compact kernels: sparse equals exact attention (dims 1–3, heads, causal,
         assert.equal(sparse.method, 'sparse');
         assert.equal(sparse.errorEstimate, 0);
         assert.equal(sparse.droppedMass.length, I * heads);
-        assert.ok(sparse.droppedMass.every((d) => d === 0 || Number.isNaN(d)), label);
+        assert.ok(
+          sparse.droppedMass.every((d) => d === 0 || Number.isNaN(d)),
+          label,
+        );
         assert.equal(sparse.keptKeys + sparse.skippedKeys, I * J * heads);
       }
     }
   }
 });
 
-test('exponential kernels: every output is within its row\'s bound of the float64 reference; the bound shrinks with the tolerance', () => {
+test("exponential kernels: every output is within its row's bound of the float64 reference; the bound shrinks with the tolerance", () => {
   for (const kernel of EXPONENTIAL) {
     for (const dim of [1, 2, 3]) {
       const { q, k, v } = problem({ I: 60, J: 800, dim, D: 2, seed: 40 + dim });
@@ -63,18 +80,24 @@ test('exponential kernels: every output is within its row\'s bound of the float6
         let estimate = 0;
         for (let i = 0; i < 60; i++) {
           const b = run.droppedMass[i];
-          assert.ok(b >= 0 && b <= tolerance, `${label}: row ${i} bound ${b}`);  // widened until within it
+          assert.ok(b >= 0 && b <= tolerance, `${label}: row ${i} bound ${b}`); // widened until within it
           estimate = Math.max(estimate, b / (1 + b));
           for (let d = 0; d < 2; d++) {
-            const err = Math.abs(run.output[i * 2 + d] - want[i * 2 + d]) / 2;  // values span about 2
+            const err = Math.abs(run.output[i * 2 + d] - want[i * 2 + d]) / 2; // values span about 2
             assert.ok(err <= b / (1 + b) + 1e-5, `${label}: row ${i} error ${err} above its bound ${b / (1 + b)}`);
             worst = Math.max(worst, err);
           }
         }
-        assert.ok(Math.abs(run.errorEstimate - estimate) <= 1e-12 * (1 + estimate), `${label}: ${run.errorEstimate} vs ${estimate}`);
+        assert.ok(
+          Math.abs(run.errorEstimate - estimate) <= 1e-12 * (1 + estimate),
+          `${label}: ${run.errorEstimate} vs ${estimate}`,
+        );
         // The guarantee tightens with the tolerance (the error itself need not fall monotonically: a widened radius
         // at a loose tolerance can keep more keys for some rows than the first radius of a tighter one).
-        assert.ok(run.errorEstimate <= tolerance && worst <= run.errorEstimate + 1e-5, `${label}: ${worst}, ${run.errorEstimate}`);
+        assert.ok(
+          run.errorEstimate <= tolerance && worst <= run.errorEstimate + 1e-5,
+          `${label}: ${worst}, ${run.errorEstimate}`,
+        );
         assert.ok(run.errorEstimate <= previous.estimate, `${label}: ${run.errorEstimate} after ${previous.estimate}`);
         previous = { estimate: run.errorEstimate };
       }
@@ -98,7 +121,7 @@ test("method 'auto', the default, runs sparse where few keys are in reach of a q
   const sparseCases = [
     [{ dim: 2, kernel: 'gaussian', bandwidth: 0.02 }, 1e-3],
     [{ dim: 2, kernel: 'laplacian', bandwidth: [0.01, 0.03] }, 1e-5],
-    [{ dim: 2, heads: 2, kernel: 'epanechnikov', bandwidth: 0.1 }, undefined],  // 1 dimension per head: a share of 0.1
+    [{ dim: 2, heads: 2, kernel: 'epanechnikov', bandwidth: 0.1 }, undefined], // 1 dimension per head: a share of 0.1
     [{ dim: 1, kernel: 'gaussian', bandwidth: 0.005, causal: true }, 1e-2],
   ];
   for (const [options, tolerance] of sparseCases) {
@@ -116,10 +139,15 @@ test("method 'auto', the default, runs sparse where few keys are in reach of a q
     assert.deepEqual(ka.attention(qq, kk, v, { ...options, ...(tolerance ? { tolerance } : {}) }), run.output, label);
   }
   const exactCases = [
-    { dim: 2 },  // softmax: no certificate
-    { dim: 2, kernel: 'cauchy', bandwidth: 0.001 },  // its tail reaches every key
-    { dim: 2, kernel: 'gaussian', bandwidth: 0.5 },  // most keys within reach
-    { dim: 2, kernel: 'gaussian', bandwidth: 0.02, mask: Uint8Array.from({ length: 1024 * 1024 }, (_, n) => n % 7 === 0) },
+    { dim: 2 }, // softmax: no certificate
+    { dim: 2, kernel: 'cauchy', bandwidth: 0.001 }, // its tail reaches every key
+    { dim: 2, kernel: 'gaussian', bandwidth: 0.5 }, // most keys within reach
+    {
+      dim: 2,
+      kernel: 'gaussian',
+      bandwidth: 0.02,
+      mask: Uint8Array.from({ length: 1024 * 1024 }, (_, n) => n % 7 === 0),
+    },
   ];
   for (const options of exactCases) {
     const run = ka.attentionWithInfo(q, k, v, { ...options, method: 'auto' });
@@ -127,7 +155,12 @@ test("method 'auto', the default, runs sparse where few keys are in reach of a q
     assert.deepEqual(run.output, ka.attention(q, k, v, { ...options, method: 'exact' }));
   }
   // Fewer pairs than 2²⁰: exact, whatever the bandwidth.
-  const few = ka.attentionWithInfo(q.subarray(0, 2 * 1000), k, v, { dim: 2, kernel: 'gaussian', bandwidth: 0.02, method: 'auto' });
+  const few = ka.attentionWithInfo(q.subarray(0, 2 * 1000), k, v, {
+    dim: 2,
+    kernel: 'gaussian',
+    bandwidth: 0.02,
+    method: 'auto',
+  });
   assert.equal(few.method, 'exact');
 });
 
@@ -141,8 +174,14 @@ test('empty rows follow options.empty as in the exact engine; error names option
     assert.deepEqual(Array.from(got.output), Array.from(ka.attention(q, k, v, options)), empty);
     assert.ok(Number.isNaN(got.droppedMass[1]));
   }
-  assert.throws(() => ka.attention(q, k, v, { dim: 1, kernel: 'epanechnikov', bandwidth: 0.3, empty: 'error', method: 'sparse' }),
-    (e) => e instanceof KernelAttentionError && e.code === 'EmptyRow' && e.argument === 'options.empty' && /query 1/.test(e.message));
+  assert.throws(
+    () => ka.attention(q, k, v, { dim: 1, kernel: 'epanechnikov', bandwidth: 0.3, empty: 'error', method: 'sparse' }),
+    (e) =>
+      e instanceof KernelAttentionError &&
+      e.code === 'EmptyRow' &&
+      e.argument === 'options.empty' &&
+      /query 1/.test(e.message),
+  );
 });
 
 test('refusals name their option; inputs are not mutated', () => {
@@ -150,14 +189,31 @@ test('refusals name their option; inputs are not mutated', () => {
   const copies = [q, k, v].map((a) => a.slice());
   const cases = [
     [{ dim: 4, kernel: 'gaussian', bandwidth: 1, method: 'sparse' }, 'options.dim'],
-    [{ dim: 4, heads: 2, method: 'sparse' }, 'options.method'],  // softmax
-    [{ dim: 4, heads: 2, kernel: 'gaussian', bandwidth: 1, method: 'sparse', mask: new Uint8Array(20) }, 'options.mask'],
-    [{ dim: 4, heads: 2, kernel: 'gaussian', bandwidth: 1, method: 'sparse', groups: { queries: [0, 0, 0, 0], keys: [0, 0, 0, 0, 0] } }, 'options.groups'],
+    [{ dim: 4, heads: 2, method: 'sparse' }, 'options.method'], // softmax
+    [
+      { dim: 4, heads: 2, kernel: 'gaussian', bandwidth: 1, method: 'sparse', mask: new Uint8Array(20) },
+      'options.mask',
+    ],
+    [
+      {
+        dim: 4,
+        heads: 2,
+        kernel: 'gaussian',
+        bandwidth: 1,
+        method: 'sparse',
+        groups: { queries: [0, 0, 0, 0], keys: [0, 0, 0, 0, 0] },
+      },
+      'options.groups',
+    ],
     [{ dim: 4, heads: 2, kernel: 'gaussian', bandwidth: 1, method: 'sparse', tolerance: 0 }, 'options.tolerance'],
     [{ dim: 4, heads: 2, kernel: 'gaussian', bandwidth: 1, method: 'sparse', features: 8 }, 'options.features'],
   ];
   for (const [options, argument] of cases) {
-    assert.throws(() => ka.attention(q, k, v, options), (e) => e instanceof KernelAttentionError && e.argument === argument, argument);
+    assert.throws(
+      () => ka.attention(q, k, v, options),
+      (e) => e instanceof KernelAttentionError && e.argument === argument,
+      argument,
+    );
   }
   ka.attention(q, k, v, { dim: 4, heads: 2, kernel: 'gaussian', bandwidth: 1, method: 'sparse', causal: true });
   [q, k, v].forEach((a, n) => assert.deepEqual(a, copies[n]));
@@ -168,7 +224,10 @@ test('kernelRegression with method sparse: Nadaraya–Watson within the reported
   for (const dim of [1, 2]) {
     const n = 3000;
     const x = randomFloat32(rand, n * dim, 0, 1);
-    const y = Float32Array.from({ length: n }, (_, i) => Math.sin(6 * x[i * dim]) + (dim === 2 ? Math.cos(4 * x[i * dim + 1]) : 0));
+    const y = Float32Array.from(
+      { length: n },
+      (_, i) => Math.sin(6 * x[i * dim]) + (dim === 2 ? Math.cos(4 * x[i * dim + 1]) : 0),
+    );
     const xq = randomFloat32(rand, 40 * dim, 0, 1);
     for (const kernel of ['gaussian', 'tricube']) {
       const options = { dim, kernel, bandwidth: 0.03, estimator: 'nadaraya-watson' };
@@ -194,14 +253,18 @@ test('kernelRegression with method sparse: Nadaraya–Watson within the reported
   const x = [0, 0.5, 1, 1.5];
   const y = [1, 2, 3, 4];
   for (const [options, argument] of [
-    [{ dim: 1, method: 'sparse' }, 'options.method'],  // local-linear, the default
+    [{ dim: 1, method: 'sparse' }, 'options.method'], // local-linear, the default
     [{ dim: 4, method: 'sparse', estimator: 'nadaraya-watson', bandwidth: 1 }, 'options.method'],
     [{ dim: 1, method: 'sparse', estimator: 'nadaraya-watson', weights: [1, 1, 1, 1] }, 'options.weights'],
     [{ dim: 1, method: 'sparse', estimator: 'nadaraya-watson', tolerance: 2 }, 'options.tolerance'],
   ]) {
     const xs = options.dim === 4 ? [...x, ...x] : x;
     const ys = options.dim === 4 ? [1, 2] : y;
-    assert.throws(() => ka.kernelRegression(xs, ys, options), (e) => e instanceof KernelAttentionError && e.argument === argument, JSON.stringify(options));
+    assert.throws(
+      () => ka.kernelRegression(xs, ys, options),
+      (e) => e instanceof KernelAttentionError && e.argument === argument,
+      JSON.stringify(options),
+    );
   }
 });
 
@@ -211,8 +274,18 @@ test('sparse calls free everything they allocate (success and refusal)', async (
   const { q, k, v } = problem({ I: 40, J: 60, dim: 2, D: 2, seed: 8 });
   const before = module.HEAPU8.length;
   for (let n = 0; n < 40; n++) {
-    withInfo(q, k, v, { dim: 2, heads: 1 + (n % 2), kernel: n % 2 ? 'gaussian' : 'uniform', bandwidth: 0.3, causal: n % 3 === 0, method: 'sparse' });
-    assert.throws(() => withInfo(q, k, v, { dim: 2, kernel: 'uniform', bandwidth: 0.01, empty: 'error', method: 'sparse' }), KernelAttentionError);
+    withInfo(q, k, v, {
+      dim: 2,
+      heads: 1 + (n % 2),
+      kernel: n % 2 ? 'gaussian' : 'uniform',
+      bandwidth: 0.3,
+      causal: n % 3 === 0,
+      method: 'sparse',
+    });
+    assert.throws(
+      () => withInfo(q, k, v, { dim: 2, kernel: 'uniform', bandwidth: 0.01, empty: 'error', method: 'sparse' }),
+      KernelAttentionError,
+    );
   }
   assert.equal(live.size, 0);
   assert.equal(stats.badFrees, 0, 'free of a pointer not allocated');
@@ -222,10 +295,21 @@ test('sparse calls free everything they allocate (success and refusal)', async (
 test('docs/approximations.md shows examples/sparse.mjs verbatim, and it runs with every measured error within its guarantee', () => {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const example = readFileSync(root + 'examples/sparse.mjs', 'utf8');
-  assert.ok(readFileSync(root + 'docs/approximations.md', 'utf8').includes('```js\n' + example.trimEnd() + '\n```'), 'stale copy');
+  assert.ok(
+    readFileSync(root + 'docs/approximations.md', 'utf8').includes('```js\n' + example.trimEnd() + '\n```'),
+    'stale copy',
+  );
   const output = execFileSync(process.execPath, [root + 'examples/sparse.mjs'], { encoding: 'utf8' });
-  const rows = [...output.matchAll(/^(\w+): ([\d.]+) % of the pairs visited, guaranteed error ≤ (\S+), measured (\S+) \(of the range\)$/gm)];
-  assert.deepEqual(rows.map((r) => r[1]), ['gaussian', 'epanechnikov'], output);
+  const rows = [
+    ...output.matchAll(
+      /^(\w+): ([\d.]+) % of the pairs visited, guaranteed error ≤ (\S+), measured (\S+) \(of the range\)$/gm,
+    ),
+  ];
+  assert.deepEqual(
+    rows.map((r) => r[1]),
+    ['gaussian', 'epanechnikov'],
+    output,
+  );
   for (const [, kernel, visited, bound, measured] of rows) {
     assert.ok(Number(visited) < 5, `${kernel}: ${visited} % visited`);
     assert.ok(Number(measured) <= Number(bound) + 1e-5, `${kernel}: measured ${measured} above the guarantee ${bound}`);

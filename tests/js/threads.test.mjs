@@ -24,7 +24,11 @@ function sameBytes(what, fn) {
   const bytes = (r) => {
     if (ArrayBuffer.isView(r)) return Buffer.from(r.buffer, r.byteOffset, r.byteLength);
     if (typeof r === 'number') return Buffer.from(Float64Array.of(r).buffer);
-    return Buffer.concat(Object.keys(r).sort().map((key) => bytes(r[key])));
+    return Buffer.concat(
+      Object.keys(r)
+        .sort()
+        .map((key) => bytes(r[key])),
+    );
   };
   const first = bytes(fn(apis[0]));
   assert.ok(first.length > 0, `${what}: empty result`);
@@ -35,7 +39,14 @@ function sameBytes(what, fn) {
 }
 
 test('init({ threads }) picks the build: 1 is the single-thread module, more is the pthreads one', () => {
-  assert.deepEqual(apis.map((ka) => [ka.build, ka.threads]), [['single', 1], ['threads', 2], ['threads', 4]]);
+  assert.deepEqual(
+    apis.map((ka) => [ka.build, ka.threads]),
+    [
+      ['single', 1],
+      ['threads', 2],
+      ['threads', 4],
+    ],
+  );
   assert.equal(apis[1].simd, apis[0].simd);
 });
 
@@ -66,15 +77,23 @@ test('attention: bytes do not depend on the thread count', () => {
   const ys = randomFloat32(rand, 2000);
   const at = randomFloat32(rand, 1000, -1.2, 1.2);
   sameBytes('1-D gaussian', (ka) => ka.attention(at, xs, ys, { dim: 1, kernel: 'gaussian', bandwidth: 0.05 }));
-  sameBytes('1-D epanechnikov, nearest', (ka) => ka.attention(at, xs.subarray(0, 40), ys.subarray(0, 40),
-    { dim: 1, kernel: 'epanechnikov', bandwidth: 0.01, empty: 'nearest' }));
+  sameBytes('1-D epanechnikov, nearest', (ka) =>
+    ka.attention(at, xs.subarray(0, 40), ys.subarray(0, 40), {
+      dim: 1,
+      kernel: 'epanechnikov',
+      bandwidth: 0.01,
+      empty: 'nearest',
+    }),
+  );
   const q3 = randomFloat32(rand, 1000 * 3);
   const mask = Uint8Array.from({ length: 1000 }, () => (rand() < 0.2 ? 1 : 0));
-  sameBytes('3-D laplacian, key padding', (ka) => ka.attention(q3, q3, ys.subarray(0, 2000),
-    { dim: 3, kernel: 'laplacian', bandwidth: [0.3, 0.5, 0.7], mask }));
+  sameBytes('3-D laplacian, key padding', (ka) =>
+    ka.attention(q3, q3, ys.subarray(0, 2000), { dim: 3, kernel: 'laplacian', bandwidth: [0.3, 0.5, 0.7], mask }),
+  );
   // 'auto' (the default) runs certified sparsity on this one (I·J ≥ 2²⁰, few keys in reach), on every thread.
   const far = randomFloat32(rand, 1024 * 2, -1, 1);
-  const sparse = (ka) => ka.attentionWithInfo(far, far, ys.subarray(0, 1024), { dim: 2, kernel: 'gaussian', bandwidth: 0.01 });
+  const sparse = (ka) =>
+    ka.attentionWithInfo(far, far, ys.subarray(0, 1024), { dim: 2, kernel: 'gaussian', bandwidth: 0.01 });
   assert.equal(sparse(apis[2]).method, 'sparse');
   sameBytes('2-D gaussian by auto (sparse)', (ka) => sparse(ka).output);
   sameBytes('attentionState', (ka) => {
@@ -93,7 +112,7 @@ test('selectBandwidth and cvScore: bytes do not depend on the thread count', () 
     const r = ka.selectBandwidth(x, y, { dim: 1 });
     return { bandwidth: r.bandwidth, score: r.score };
   });
-  const x2 = randomFloat32(rand, 1800, -1, 1);  // 900² · 3 multiply-adds a pass: up to 2 threads
+  const x2 = randomFloat32(rand, 1800, -1, 1); // 900² · 3 multiply-adds a pass: up to 2 threads
   const y2 = randomFloat32(rand, 900);
   sameBytes('selectBandwidth cv per dimension', (ka) => {
     const r = ka.selectBandwidth(x2, y2, { dim: 2, perDimension: true });
@@ -103,13 +122,17 @@ test('selectBandwidth and cvScore: bytes do not depend on the thread count', () 
 
 test('a bad `threads` is a BadArgument naming options.threads', async () => {
   for (const threads of [0, -1, 1.5, 65, NaN, '2', 'all', null, true, [2]]) {
-    await assert.rejects(init({ threads }), (error) => {
-      assert.ok(error instanceof KernelAttentionError);
-      assert.equal(error.code, 'BadArgument');
-      assert.equal(error.argument, 'options.threads');
-      assert.match(error.message, /'auto' or an integer from 1 to 64/);
-      return true;
-    }, `threads: ${String(threads)}`);
+    await assert.rejects(
+      init({ threads }),
+      (error) => {
+        assert.ok(error instanceof KernelAttentionError);
+        assert.equal(error.code, 'BadArgument');
+        assert.equal(error.argument, 'options.threads');
+        assert.match(error.message, /'auto' or an integer from 1 to 64/);
+        return true;
+      },
+      `threads: ${String(threads)}`,
+    );
   }
   await assert.rejects(init({ thread: 2 }), { code: 'BadArgument', argument: 'options.thread' });
 });
@@ -118,9 +141,13 @@ test('a bad `threads` is a BadArgument naming options.threads', async () => {
 function runScript(source, timeout = 30_000) {
   return new Promise((resolve) => {
     const started = Date.now();
-    execFile(process.execPath, ['--input-type=module', '-e', source], { timeout, killSignal: 'SIGKILL' },
-      (error, stdout, stderr) => resolve({ code: error ? (error.killed ? 'killed' : error.code) : 0, stdout, stderr,
-        ms: Date.now() - started }));
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', source],
+      { timeout, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (error.killed ? 'killed' : error.code) : 0, stdout, stderr, ms: Date.now() - started }),
+    );
   });
 }
 

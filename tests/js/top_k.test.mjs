@@ -35,7 +35,8 @@ function referenceTopK(q, k, v, options, topK) {
       const kept = order.slice(0, topK);
       const mass = kept.reduce((s, j) => s + row[j], 0);
       const total = order.reduce((s, j) => s + row[j], 0);
-      for (let d = h * width; d < (h + 1) * width; d++) out[i * D + d] = kept.length ? kept.reduce((s, j) => s + row[j] * v[j * D + d], 0) / mass : 0;
+      for (let d = h * width; d < (h + 1) * width; d++)
+        out[i * D + d] = kept.length ? kept.reduce((s, j) => s + row[j] * v[j * D + d], 0) / mass : 0;
       dropped[i * H + h] = kept.length ? (total - mass) / mass : 0;
     }
   }
@@ -46,9 +47,15 @@ test("method 'top-k' keeps each query's k largest weights, renormalised: every k
   const I = 24;
   const J = 70;
   const { q, k, v } = problem({ I, J, dim: 4, D: 4, seed: 3 });
-  const masks = [{}, { causal: true }, { mask: Uint8Array.from({ length: J }, (_, j) => j % 4 === 1) },
+  const masks = [
+    {},
+    { causal: true },
+    { mask: Uint8Array.from({ length: J }, (_, j) => j % 4 === 1) },
     { mask: Uint8Array.from({ length: I * J }, (_, n) => n % 5 === 0) },
-    { groups: { queries: Array.from({ length: I }, (_, i) => i % 3), keys: Array.from({ length: J }, (_, j) => j % 3) } }];
+    {
+      groups: { queries: Array.from({ length: I }, (_, i) => i % 3), keys: Array.from({ length: J }, (_, j) => j % 3) },
+    },
+  ];
   for (const kernel of ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform']) {
     for (const heads of [1, 2]) {
       for (const extra of masks) {
@@ -60,7 +67,11 @@ test("method 'top-k' keeps each query's k largest weights, renormalised: every k
           assert.equal(run.method, 'top-k');
           for (let n = 0; n < want.out.length; n++) {
             if (Number.isNaN(want.out[n])) assert.ok(Number.isNaN(run.output[n]), `${label}: output ${n}`);
-            else assert.ok(Math.abs(run.output[n] - want.out[n]) <= 2e-5, `${label}: output ${n} ${run.output[n]} vs ${want.out[n]}`);
+            else
+              assert.ok(
+                Math.abs(run.output[n] - want.out[n]) <= 2e-5,
+                `${label}: output ${n} ${run.output[n]} vs ${want.out[n]}`,
+              );
           }
           let largest = 0;
           for (let n = 0; n < want.dropped.length; n++) {
@@ -68,7 +79,10 @@ test("method 'top-k' keeps each query's k largest weights, renormalised: every k
               assert.ok(Number.isNaN(run.droppedMass[n]), `${label}: dropped ${n}`);
               continue;
             }
-            assert.ok(Math.abs(run.droppedMass[n] - want.dropped[n]) <= 1e-5 * (1 + want.dropped[n]), `${label}: dropped ${n}`);
+            assert.ok(
+              Math.abs(run.droppedMass[n] - want.dropped[n]) <= 1e-5 * (1 + want.dropped[n]),
+              `${label}: dropped ${n}`,
+            );
             largest = Math.max(largest, run.droppedMass[n]);
           }
           assert.ok(Math.abs(run.errorEstimate - largest / (1 + largest)) <= 1e-12, label);
@@ -77,7 +91,13 @@ test("method 'top-k' keeps each query's k largest weights, renormalised: every k
           if (topK === J) {
             // Every key kept: full attention, within float32 summation order.
             const full = referenceAttention(q, k, v, options);
-            assert.ok(maxAbsDiff(run.output.filter((x) => !Number.isNaN(x)), full.filter((x) => !Number.isNaN(x))) <= 2e-5, label);
+            assert.ok(
+              maxAbsDiff(
+                run.output.filter((x) => !Number.isNaN(x)),
+                full.filter((x) => !Number.isNaN(x)),
+              ) <= 2e-5,
+              label,
+            );
             assert.equal(run.errorEstimate, 0);
           }
         }
@@ -88,7 +108,12 @@ test("method 'top-k' keeps each query's k largest weights, renormalised: every k
 
 test("method 'top-k': ties go to the lower key index; the dropped mass bounds the distance to full attention", async () => {
   // Keys 0 and 1 sit at the same distance from the query as keys 2 and 3.
-  const tie = ka.attentionWithInfo([0], [1, -1, 1, -1], [10, 20, 30, 40], { dim: 1, kernel: 'gaussian', method: 'top-k', topK: 2 });
+  const tie = ka.attentionWithInfo([0], [1, -1, 1, -1], [10, 20, 30, 40], {
+    dim: 1,
+    kernel: 'gaussian',
+    method: 'top-k',
+    topK: 2,
+  });
   assert.deepEqual([...tie.output], [15]);
   assert.ok(Math.abs(tie.droppedMass[0] - 1) < 1e-6);
   // Softmax attention over 2,000 keys: every output within errorEstimate × range(v) of full attention.
@@ -97,7 +122,7 @@ test("method 'top-k': ties go to the lower key index; the dropped mass bounds th
   const full = referenceAttention(q, k, v, options);
   for (const topK of [16, 256]) {
     const run = ka.attentionWithInfo(q, k, v, { ...options, method: 'top-k', topK });
-    assert.ok(maxAbsDiff(run.output, full) / 2 <= run.errorEstimate + 1e-6, `k ${topK}`);  // values span about 2
+    assert.ok(maxAbsDiff(run.output, full) / 2 <= run.errorEstimate + 1e-6, `k ${topK}`); // values span about 2
     const async = await ka.attentionAsync(q, k, v, { ...options, method: 'top-k', topK });
     assert.deepEqual(async, run.output);
   }
@@ -115,21 +140,31 @@ test("method 'top-k': bad options are typed errors naming the option; inputs sta
     [{ method: 'sparse', kernel: 'gaussian', topK: 3 }, 'options.topK'],
     [{ method: 'top-k', topK: 3, features: 8 }, 'options.features'],
   ]) {
-    assert.throws(() => ka.attention(q, k, v, { dim: 2, ...options }), (e) => {
-      assert.ok(e instanceof KernelAttentionError, String(e));
-      assert.equal(e.argument, argument, e.message);
-      return true;
-    }, JSON.stringify(options));
+    assert.throws(
+      () => ka.attention(q, k, v, { dim: 2, ...options }),
+      (e) => {
+        assert.ok(e instanceof KernelAttentionError, String(e));
+        assert.equal(e.argument, argument, e.message);
+        return true;
+      },
+      JSON.stringify(options),
+    );
   }
-  assert.throws(() => ka.attention(q, k, v, { dim: 2, kernel: 'uniform', bandwidth: 1e-3, empty: 'error', method: 'top-k', topK: 2 }),
-    (e) => e.code === 'EmptyRow' && e.argument === 'options.empty');
+  assert.throws(
+    () =>
+      ka.attention(q, k, v, { dim: 2, kernel: 'uniform', bandwidth: 1e-3, empty: 'error', method: 'top-k', topK: 2 }),
+    (e) => e.code === 'EmptyRow' && e.argument === 'options.empty',
+  );
   assert.deepEqual([q, k, v], copies);
 
   const { module, live, stats } = await countedModule();
   const withInfo = makeAttentionWithInfo(makeEngine(module));
   for (let n = 0; n < 20; n++) {
     withInfo(q, k, v, { dim: 2, heads: 1 + (n % 2), causal: n % 3 === 0, method: 'top-k', topK: 1 + (n % 4) });
-    assert.throws(() => withInfo(q, k, v, { dim: 2, kernel: 'uniform', bandwidth: 1e-3, empty: 'error', method: 'top-k', topK: 2 }), KernelAttentionError);
+    assert.throws(
+      () => withInfo(q, k, v, { dim: 2, kernel: 'uniform', bandwidth: 1e-3, empty: 'error', method: 'top-k', topK: 2 }),
+      KernelAttentionError,
+    );
   }
   assert.equal(live.size, 0);
   assert.equal(stats.badFrees, 0, 'free of a pointer not allocated');

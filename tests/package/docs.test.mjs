@@ -13,28 +13,56 @@ import { startServer } from '../../scripts/serve.mjs';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path) => readFileSync(root + path, 'utf8');
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 test('the README shows the worker, bundler and CLI examples verbatim', () => {
   const readme = read('README.md');
-  for (const [file, lang] of [['examples/worker.mjs', 'js'], ['examples/worker.html', 'html'],
-    ['examples/node-worker.mjs', 'js'], ['examples/vite.config.js', 'js'], ['examples/cli.sh', 'sh'], ['examples/commonjs.cjs', 'js']]) {
+  for (const [file, lang] of [
+    ['examples/worker.mjs', 'js'],
+    ['examples/worker.html', 'html'],
+    ['examples/node-worker.mjs', 'js'],
+    ['examples/vite.config.js', 'js'],
+    ['examples/cli.sh', 'sh'],
+    ['examples/commonjs.cjs', 'js'],
+  ]) {
     assert.ok(readme.includes('```' + lang + '\n' + read(file).trimEnd() + '\n```'), `README copy of ${file} is stale`);
   }
 });
 
 test('the worker_threads example fits cos(x)', () => {
-  const output = execFileSync(process.execPath, [root + 'examples/node-worker.mjs'], { encoding: 'utf8', timeout: 60_000 });
-  const fit = output.match(/^fit: (.*)$/m)[1].split(' ').map(Number);
-  const cos = output.match(/^cos: (.*)$/m)[1].split(' ').map(Number);
+  const output = execFileSync(process.execPath, [root + 'examples/node-worker.mjs'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const fit = output
+    .match(/^fit: (.*)$/m)[1]
+    .split(' ')
+    .map(Number);
+  const cos = output
+    .match(/^cos: (.*)$/m)[1]
+    .split(' ')
+    .map(Number);
   assert.equal(fit.length, 3);
   fit.forEach((f, i) => assert.ok(Math.abs(f - cos[i]) < 0.01, `fit ${f} vs cos ${cos[i]}`));
 });
 
 test('the CommonJS example requires the package by name, fits, and sees the typed error by name', () => {
-  const output = execFileSync(process.execPath, [root + 'examples/commonjs.cjs'], { encoding: 'utf8', timeout: 60_000 });
-  const fit = output.match(/^fit: (.*)$/m)[1].split(' ').map(Number);
+  const output = execFileSync(process.execPath, [root + 'examples/commonjs.cjs'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const fit = output
+    .match(/^fit: (.*)$/m)[1]
+    .split(' ')
+    .map(Number);
   const want = [0.5, 1.5].map((q) => {
     const w = [0, 1, 2].map((k) => Math.exp(-0.5 * ((q - k) / 0.5) ** 2));
     return (w[1] * 1 + w[2] * 4) / (w[0] + w[1] + w[2]);
@@ -52,18 +80,27 @@ test('the CLI session runs and prints what its comments say', () => {
     mkdirSync(join(dir, 'examples'));
     cpSync(root + 'examples/load.csv', join(dir, 'examples/load.csv'));
     const r = spawnSync('bash', ['-e', root + 'examples/cli.sh'], {
-      cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` },
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` },
     });
     assert.equal(r.status, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
     assert.equal(lines[0], 'bandwidth.hour,score,chosen');
-    const curve = lines.slice(1).filter((l) => /^[\d.e-]+,[\d.e-]+,[01]$/.test(l)).map((l) => l.split(',').map(Number));
+    const curve = lines
+      .slice(1)
+      .filter((l) => /^[\d.e-]+,[\d.e-]+,[01]$/.test(l))
+      .map((l) => l.split(',').map(Number));
     assert.ok(curve.length > 5);
     const chosen = curve.filter((c) => c[2] === 1);
     assert.equal(chosen.length, 1);
     assert.equal(chosen[0][1], Math.min(...curve.map((c) => c[1])));
     const band = JSON.parse(lines.find((l) => l.startsWith('[')));
-    assert.deepEqual(band.map((p) => p.hour), [0, 4, 8, 12, 16, 20, 24]);
+    assert.deepEqual(
+      band.map((p) => p.hour),
+      [0, 4, 8, 12, 16, 20, 24],
+    );
     band.forEach((p) => assert.ok(p['load.lower'] < p.load && p.load < p['load.upper']));
     assert.equal(JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8')).bandwidth[0], 1.5);
     assert.match(r.stderr, /^examples\/load\.csv:2:\d+: column "site": expected a finite number; got "south"\n$/);
@@ -81,10 +118,19 @@ test('the Web Worker example page fits in a module Worker', { timeout: 120_000 }
     const page = await browser.newPage();
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
     await page.goto(`${server.url}/examples/worker.html`);
-    await page.waitForFunction(() => window.exampleResult || document.getElementById('out').textContent.includes('rror'),
-      null, { timeout: 60_000 }).catch((e) => { throw new Error(problems.join('\n') || e.message); });
+    await page
+      .waitForFunction(
+        () => window.exampleResult || document.getElementById('out').textContent.includes('rror'),
+        null,
+        { timeout: 60_000 },
+      )
+      .catch((e) => {
+        throw new Error(problems.join('\n') || e.message);
+      });
     const r = await page.evaluate(() => window.exampleResult);
     assert.ok(r, `no result: ${problems.join('\n')}`);
     const want = r.at.map((q) => {

@@ -24,35 +24,45 @@ async function node(code, env = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ka-loading-'));
   try {
     writeFileSync(join(dir, 'script.mjs'), code);
-    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'script.mjs')],
-      { encoding: 'utf8', timeout: TIMEOUT_MS, env: { ...process.env, ...env } });
+    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'script.mjs')], {
+      encoding: 'utf8',
+      timeout: TIMEOUT_MS,
+      env: { ...process.env, ...env },
+    });
     return JSON.parse(stdout);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-test('Node: wasmPaths and locateFile say where the .wasm files are; a wrong place is a typed error', { timeout: TIMEOUT_MS }, async () => {
-  const dist = join(root, 'web/dist/');
-  const out = await node(`
+test(
+  'Node: wasmPaths and locateFile say where the .wasm files are; a wrong place is a typed error',
+  { timeout: TIMEOUT_MS },
+  async () => {
+    const dist = join(root, 'web/dist/');
+    const out = await node(`
     import { init } from '${index}';
     import { compute } from '${compute}';
     const asked = [];
     const single = await init({ threads: 1, wasmPaths: ${JSON.stringify(dist)} });
     const threads = await init({ threads: 2, locateFile: (name) => { asked.push(name); return ${JSON.stringify(dist)} + name; } });
     console.log(JSON.stringify({ results: [compute(single), compute(threads)], asked }));`);
-  checkResults(out.results, 'Node with wasmPaths / locateFile');
-  assert.deepEqual(out.results.map((r) => r.build), ['single', 'threads']);
-  assert.ok(out.asked.includes('kernel_attention_threads.wasm'), `asked for ${out.asked}`);
+    checkResults(out.results, 'Node with wasmPaths / locateFile');
+    assert.deepEqual(
+      out.results.map((r) => r.build),
+      ['single', 'threads'],
+    );
+    assert.ok(out.asked.includes('kernel_attention_threads.wasm'), `asked for ${out.asked}`);
 
-  const missing = await node(`
+    const missing = await node(`
     import { init } from '${index}';
     const error = await init({ threads: 1, wasmPaths: '/nowhere/' }).then(() => null, (e) => e);
     console.log(JSON.stringify({ name: error?.name, code: error?.code, message: error?.message }));`);
-  assert.equal(missing.name, 'KernelAttentionError');
-  assert.equal(missing.code, 'Unsupported');
-  assert.match(missing.message, /nowhere\/kernel_attention\.wasm/);
-});
+    assert.equal(missing.name, 'KernelAttentionError');
+    assert.equal(missing.code, 'Unsupported');
+    assert.match(missing.message, /nowhere\/kernel_attention\.wasm/);
+  },
+);
 
 test('Node: bad loading options are BadArgument naming the option', { timeout: TIMEOUT_MS }, async () => {
   const out = await node(`
@@ -61,11 +71,18 @@ test('Node: bad loading options are BadArgument naming the option', { timeout: T
     const errors = [];
     for (const options of cases) errors.push(await init(options).then(() => null, (e) => [e.code, e.argument]));
     console.log(JSON.stringify(errors));`);
-  assert.deepEqual(out, [['BadArgument', 'options.locateFile'], ['BadArgument', 'options.wasmPaths'], ['BadArgument', 'options.wasmPaths']]);
+  assert.deepEqual(out, [
+    ['BadArgument', 'options.locateFile'],
+    ['BadArgument', 'options.wasmPaths'],
+    ['BadArgument', 'options.wasmPaths'],
+  ]);
 });
 
-test('Node: setThreads and KERNEL_ATTENTION_THREADS set the default; auto is one thread in a worker_threads worker', { timeout: TIMEOUT_MS }, async () => {
-  const code = `
+test(
+  'Node: setThreads and KERNEL_ATTENTION_THREADS set the default; auto is one thread in a worker_threads worker',
+  { timeout: TIMEOUT_MS },
+  async () => {
+    const code = `
     import { Worker, isMainThread, parentPort } from 'node:worker_threads';
     import { init, setThreads } from '${index}';
     if (isMainThread) {
@@ -83,18 +100,38 @@ test('Node: setThreads and KERNEL_ATTENTION_THREADS set the default; auto is one
       const ka = await init();
       parentPort.postMessage([ka.build, ka.threads]);
     }`;
-  const cores = Math.min(availableParallelism(), 16);
-  const auto = await node(code, { KERNEL_ATTENTION_THREADS: '' });
-  assert.deepEqual(auto.inWorkers, [['single', 1], ['single', 1], ['single', 1]], 'a worker_threads worker gets one thread');
-  assert.deepEqual(auto.main, cores > 1 ? ['threads', cores] : ['single', 1]);
-  assert.equal(auto.old, 'auto');
-  assert.deepEqual(auto.after, ['single', 1]);
-  assert.deepEqual(auto.bad, ['BadArgument', 'options.threads']);
-  const two = await node(code, { KERNEL_ATTENTION_THREADS: '2' });
-  assert.deepEqual(two.inWorkers, [['threads', 2], ['threads', 2], ['threads', 2]], 'the variable holds in every worker');
-  assert.equal(two.old, 2);
-  await assert.rejects(node(code, { KERNEL_ATTENTION_THREADS: 'many' }), /KERNEL_ATTENTION_THREADS must be 'auto' or an integer/);
-});
+    const cores = Math.min(availableParallelism(), 16);
+    const auto = await node(code, { KERNEL_ATTENTION_THREADS: '' });
+    assert.deepEqual(
+      auto.inWorkers,
+      [
+        ['single', 1],
+        ['single', 1],
+        ['single', 1],
+      ],
+      'a worker_threads worker gets one thread',
+    );
+    assert.deepEqual(auto.main, cores > 1 ? ['threads', cores] : ['single', 1]);
+    assert.equal(auto.old, 'auto');
+    assert.deepEqual(auto.after, ['single', 1]);
+    assert.deepEqual(auto.bad, ['BadArgument', 'options.threads']);
+    const two = await node(code, { KERNEL_ATTENTION_THREADS: '2' });
+    assert.deepEqual(
+      two.inWorkers,
+      [
+        ['threads', 2],
+        ['threads', 2],
+        ['threads', 2],
+      ],
+      'the variable holds in every worker',
+    );
+    assert.equal(two.old, 2);
+    await assert.rejects(
+      node(code, { KERNEL_ATTENTION_THREADS: 'many' }),
+      /KERNEL_ATTENTION_THREADS must be 'auto' or an integer/,
+    );
+  },
+);
 
 // ---- Chromium ----
 
@@ -111,8 +148,11 @@ function serve({ wasmType = 'application/wasm', cors = false } = {}) {
       const body = await readFile(file);
       const type = path.endsWith('.wasm') ? wasmType : path.endsWith('.html') ? 'text/html' : 'text/javascript';
       res.writeHead(200, {
-        'Content-Type': type, 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp',
-        'Cross-Origin-Resource-Policy': cors ? 'cross-origin' : 'same-origin', ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
+        'Content-Type': type,
+        'Cross-Origin-Opener-Policy': 'same-origin',
+        'Cross-Origin-Embedder-Policy': 'require-corp',
+        'Cross-Origin-Resource-Policy': cors ? 'cross-origin' : 'same-origin',
+        ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
       });
       res.end(body);
     } catch {
@@ -123,7 +163,9 @@ function serve({ wasmType = 'application/wasm', cors = false } = {}) {
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(`http://127.0.0.1:${server.address().port}`)));
 }
 
-before(async () => { browser = await launchChromium(); });
+before(async () => {
+  browser = await launchChromium();
+});
 after(async () => {
   await browser?.close();
   for (const s of servers) s.close();
@@ -133,7 +175,9 @@ async function pageResults(url) {
   const page = await browser.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console.error: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
+  });
   try {
     await page.goto(url);
     await page.waitForFunction(() => window.results, null, { timeout: TIMEOUT_MS });
@@ -145,18 +189,31 @@ async function pageResults(url) {
   }
 }
 
-test('Chromium: a .wasm served as application/octet-stream still loads (compiled from its bytes)', { timeout: TIMEOUT_MS }, async () => {
-  const origin = await serve({ wasmType: 'application/octet-stream' });
-  const results = await pageResults(`${origin}/tests/package/loading/page.html`);
-  checkResults(results, 'wrong MIME type');
-  assert.equal(results[0].build, 'single');
-});
+test(
+  'Chromium: a .wasm served as application/octet-stream still loads (compiled from its bytes)',
+  { timeout: TIMEOUT_MS },
+  async () => {
+    const origin = await serve({ wasmType: 'application/octet-stream' });
+    const results = await pageResults(`${origin}/tests/package/loading/page.html`);
+    checkResults(results, 'wrong MIME type');
+    assert.equal(results[0].build, 'single');
+  },
+);
 
-test('Chromium: the files from a second origin (locateFile), threads in a Worker', { timeout: TIMEOUT_MS }, async () => {
-  const cdn = await serve({ cors: true });
-  const origin = await serve();
-  const results = await pageResults(`${origin}/tests/package/loading/cdn.html?cdn=${encodeURIComponent(`${cdn}/web/dist/`)}`);
-  checkResults(results, 'CDN');
-  assert.equal(results[0].build, 'threads');
-  assert.ok(results[0].fetched.every((url) => url.startsWith(cdn)), `fetched ${results[0].fetched}`);
-});
+test(
+  'Chromium: the files from a second origin (locateFile), threads in a Worker',
+  { timeout: TIMEOUT_MS },
+  async () => {
+    const cdn = await serve({ cors: true });
+    const origin = await serve();
+    const results = await pageResults(
+      `${origin}/tests/package/loading/cdn.html?cdn=${encodeURIComponent(`${cdn}/web/dist/`)}`,
+    );
+    checkResults(results, 'CDN');
+    assert.equal(results[0].build, 'threads');
+    assert.ok(
+      results[0].fetched.every((url) => url.startsWith(cdn)),
+      `fetched ${results[0].fetched}`,
+    );
+  },
+);

@@ -25,14 +25,22 @@ const DIST = [
   'web/dist/node/package.json',
 ];
 const SHIPPABLE = [
-  /^package\.json$/, /^README\.md$/, /^CHANGELOG\.md$/, /^LICENSE$/, /^docs\/([\w-]+\/)?[\w-]+\.(md|svg)$/,
-  /^web\/src\/[\w-]+\.c?js$/, /^web\/types\/[\w-]+\.d\.c?ts$/, /^cli\/[\w-]+\.mjs$/,
+  /^package\.json$/,
+  /^README\.md$/,
+  /^CHANGELOG\.md$/,
+  /^LICENSE$/,
+  /^docs\/([\w-]+\/)?[\w-]+\.(md|svg)$/,
+  /^web\/src\/[\w-]+\.c?js$/,
+  /^web\/types\/[\w-]+\.d\.c?ts$/,
+  /^cli\/[\w-]+\.mjs$/,
 ];
 
 // The same computation as the bundler matrix's apps (tests/package/consumers/app/compute.js), pasted into each
 // consumer here as source, so checkResults recomputes it with the same float64 loops.
-const COMPUTE = readFileSync(new URL('./consumers/app/compute.js', import.meta.url), 'utf8')
-  .replace('export function compute', 'function compute');
+const COMPUTE = readFileSync(new URL('./consumers/app/compute.js', import.meta.url), 'utf8').replace(
+  'export function compute',
+  'function compute',
+);
 
 const FILES = {
   'package.json': JSON.stringify({ name: 'scratch', version: '1.0.0', private: true, type: 'module' }),
@@ -139,27 +147,51 @@ before(async () => {
   // The web/dist/ that is there (checked above): prepack would otherwise rebuild it (tests/package/clone.test.mjs
   // packs through prepack from a clean clone).
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
-    cwd: root, env: { ...process.env, KA_PREPACK_USE_DIST: '1' },
+    cwd: root,
+    env: { ...process.env, KA_PREPACK_USE_DIST: '1' },
   });
   packed = JSON.parse(stdout.slice(stdout.indexOf('[')))[0];
   app = join(dir, 'app');
   mkdirSync(join(app, 'vite-app'), { recursive: true });
   for (const [name, text] of Object.entries(FILES)) writeFileSync(join(app, name), text);
   // --offline with an empty cache: anything that would need the registry fails instead of being fetched.
-  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', join(dir, 'cache'),
-    join(dir, packed.filename)], { cwd: app });
+  await run(
+    'npm',
+    [
+      'install',
+      '--offline',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--cache',
+      join(dir, 'cache'),
+      join(dir, packed.filename),
+    ],
+    { cwd: app },
+  );
 });
 
 after(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const node = async (file) => JSON.parse((await run(process.execPath, [file], { cwd: app, timeout: TIMEOUT_MS })).stdout);
+const node = async (file) =>
+  JSON.parse((await run(process.execPath, [file], { cwd: app, timeout: TIMEOUT_MS })).stdout);
 
 test('the tarball holds what the package needs and nothing else', (t) => {
   const files = packed.files.map((f) => f.path).sort();
-  for (const f of files) assert.ok(SHIPPABLE.some((re) => re.test(f)) || DIST.includes(f), `${f} should not be in the package`);
-  for (const f of [...DIST, 'package.json', 'CHANGELOG.md', 'docs/package.md', 'web/src/index.js', 'web/src/index.cjs', 'web/types/index.d.ts', 'web/types/index.d.cts']) {
+  for (const f of files)
+    assert.ok(SHIPPABLE.some((re) => re.test(f)) || DIST.includes(f), `${f} should not be in the package`);
+  for (const f of [
+    ...DIST,
+    'package.json',
+    'CHANGELOG.md',
+    'docs/package.md',
+    'web/src/index.js',
+    'web/src/index.cjs',
+    'web/types/index.d.ts',
+    'web/types/index.d.cts',
+  ]) {
     assert.ok(files.includes(f), `${f} is missing from the package`);
   }
   // Every relative import of a shipped module is shipped too.
@@ -172,8 +204,15 @@ test('the tarball holds what the package needs and nothing else', (t) => {
   }
   const pkg = JSON.parse(readFileSync(join(app, 'node_modules/kernel-attention/package.json'), 'utf8'));
   for (const [condition, target] of Object.entries(pkg.exports['.'])) {
-    assert.equal(Object.keys(target)[0], 'types', `"types" must come first in the "${condition}" condition of "exports"`);
-    assert.ok(files.includes(target.types.slice(2)) && files.includes(target.default.slice(2)), `"${condition}" points at files that ship`);
+    assert.equal(
+      Object.keys(target)[0],
+      'types',
+      `"types" must come first in the "${condition}" condition of "exports"`,
+    );
+    assert.ok(
+      files.includes(target.types.slice(2)) && files.includes(target.default.slice(2)),
+      `"${condition}" points at files that ship`,
+    );
   }
   assert.match(pkg.exports['.'].require.types, /\.d\.cts$/, 'CommonJS consumers get CommonJS types');
   assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'no runtime dependencies');
@@ -186,27 +225,55 @@ test('the tarball holds what the package needs and nothing else', (t) => {
 test('Node ESM: import, both builds, typed errors', { timeout: TIMEOUT_MS }, async () => {
   const out = await node('esm.mjs');
   checkResults(out.results, 'ESM');
-  assert.deepEqual(out.results.map((r) => r.build), ['single', availableParallelism() >= 2 ? 'threads' : 'single']);
+  assert.deepEqual(
+    out.results.map((r) => r.build),
+    ['single', availableParallelism() >= 2 ? 'threads' : 'single'],
+  );
   assert.equal(out.typed, true);
   assert.equal(out.code, 'BadArgument');
 });
 
-test('CommonJS: require() gives init() returning a Promise, and an asynchronous setThreads()', { timeout: TIMEOUT_MS }, async () => {
-  const out = await node('cjs.cjs');
-  checkResults(out.results, 'CommonJS');
-  assert.deepEqual(out.threads, ['auto', 1, 1]);
-  assert.equal(out.badThreads, 'BadArgument');
-  assert.deepEqual([out.typed, out.code, out.name], [true, 'BadArgument', 'KernelAttentionError']);
-});
+test(
+  'CommonJS: require() gives init() returning a Promise, and an asynchronous setThreads()',
+  { timeout: TIMEOUT_MS },
+  async () => {
+    const out = await node('cjs.cjs');
+    checkResults(out.results, 'CommonJS');
+    assert.deepEqual(out.threads, ['auto', 1, 1]);
+    assert.equal(out.badThreads, 'BadArgument');
+    assert.deepEqual([out.typed, out.code, out.name], [true, 'BadArgument', 'KernelAttentionError']);
+  },
+);
 
 test('Node worker_threads worker', { timeout: TIMEOUT_MS }, async () => {
   checkResults((await node('node-worker.mjs')).results, 'worker_threads');
 });
 
-test('TypeScript (strict, nodenext) finds the types through "exports" of the installed package', { timeout: TIMEOUT_MS }, async () => {
-  await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--target', 'es2022',
-    '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2022,dom', 'consumer.ts', 'consumer-cjs.cts'], { cwd: app, timeout: TIMEOUT_MS });
-});
+test(
+  'TypeScript (strict, nodenext) finds the types through "exports" of the installed package',
+  { timeout: TIMEOUT_MS },
+  async () => {
+    await run(
+      process.execPath,
+      [
+        join(root, 'node_modules/typescript/bin/tsc'),
+        '--noEmit',
+        '--strict',
+        '--target',
+        'es2022',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--lib',
+        'es2022,dom',
+        'consumer.ts',
+        'consumer-cjs.cts',
+      ],
+      { cwd: app, timeout: TIMEOUT_MS },
+    );
+  },
+);
 
 test('the kernel-attention command of the installed package (node_modules/.bin)', { timeout: TIMEOUT_MS }, async () => {
   const x = Array.from({ length: 40 }, (_, i) => i / 8);
@@ -214,9 +281,32 @@ test('the kernel-attention command of the installed package (node_modules/.bin)'
   const at = [0.3, 1.7, 2.9, 4.4];
   writeFileSync(join(app, 'data.csv'), 'x,y\n' + x.map((t, i) => `${t},${y[i]}`).join('\n') + '\n');
   writeFileSync(join(app, 'at.csv'), 'x\n' + at.join('\n') + '\n');
-  const { stdout } = await run(join(app, 'node_modules/.bin/kernel-attention'), ['predict', 'data.csv', '--x', 'x', '--y', 'y',
-    '--estimator', 'nadaraya-watson', '--bandwidth', '0.3', '--at', 'at.csv', '--format', 'json'], { cwd: app, timeout: TIMEOUT_MS });
-  assertClose(JSON.parse(stdout).map((r) => r.y), referenceRegression({ x, y, at }, 0.3), 1e-5, 'CLI predict');
+  const { stdout } = await run(
+    join(app, 'node_modules/.bin/kernel-attention'),
+    [
+      'predict',
+      'data.csv',
+      '--x',
+      'x',
+      '--y',
+      'y',
+      '--estimator',
+      'nadaraya-watson',
+      '--bandwidth',
+      '0.3',
+      '--at',
+      'at.csv',
+      '--format',
+      'json',
+    ],
+    { cwd: app, timeout: TIMEOUT_MS },
+  );
+  assertClose(
+    JSON.parse(stdout).map((r) => r.y),
+    referenceRegression({ x, y, at }, 0.3),
+    1e-5,
+    'CLI predict',
+  );
 });
 
 /** Opens `path` under `root` in Chromium; resolves to the results of the page and of its module Worker. */
@@ -228,21 +318,35 @@ async function resultsInChromium(root, path) {
     const problems = [];
     // A failed module import is no page error, only a hang: any of these ends the wait at once.
     let fail;
-    const failed = new Promise((_, reject) => { fail = reject; });
+    const failed = new Promise((_, reject) => {
+      fail = reject;
+    });
     failed.catch(() => {});
-    const report = (problem) => { problems.push(problem.slice(0, 1500)); fail(new Error(problem.slice(0, 1500))); };
+    const report = (problem) => {
+      problems.push(problem.slice(0, 1500));
+      fail(new Error(problem.slice(0, 1500)));
+    };
     page.on('pageerror', (e) => report(`page error: ${e.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') report(`console.error: ${m.text()}`); });
-    page.on('response', (r) => { if (r.status() >= 400) report(`HTTP ${r.status()} ${r.url()}`); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') report(`console.error: ${m.text()}`);
+    });
+    page.on('response', (r) => {
+      if (r.status() >= 400) report(`HTTP ${r.status()} ${r.url()}`);
+    });
     page.on('requestfailed', (r) => report(`request failed: ${r.url()}`));
     try {
       await Promise.race([page.goto(server.url + path), failed]);
-      await Promise.race([page.waitForFunction(() => window.results && window.workerResults, null, { timeout: TIMEOUT_MS }), failed]);
+      await Promise.race([
+        page.waitForFunction(() => window.results && window.workerResults, null, { timeout: TIMEOUT_MS }),
+        failed,
+      ]);
     } catch (e) {
       throw new Error(`${path} did not finish: ${problems.join('\n') || e.message}`);
     }
     const out = await page.evaluate(() => ({
-      results: window.results, workerResults: window.workerResults, cores: navigator.hardwareConcurrency,
+      results: window.results,
+      workerResults: window.workerResults,
+      cores: navigator.hardwareConcurrency,
     }));
     assert.deepEqual(problems, []);
     return out;
@@ -255,7 +359,7 @@ async function resultsInChromium(root, path) {
 function checkBrowser({ results, workerResults, cores }, what) {
   checkResults(results, `${what} page`);
   checkResults(workerResults, `${what} module Worker`);
-  assert.equal(results[0].build, 'single', 'a page\'s main thread uses the single-thread build');
+  assert.equal(results[0].build, 'single', "a page's main thread uses the single-thread build");
   // The server sends COOP/COEP, so a Worker on a machine with 2+ cores runs the pthreads build's files.
   if (cores >= 2) assert.equal(workerResults[0].build, 'threads', `${what} module Worker`);
 }
@@ -264,17 +368,24 @@ test('Chromium: a plain page with an import map, and a module Web Worker', { tim
   checkBrowser(await resultsInChromium(app, '/index.html'), 'import map');
 });
 
-test('Vite: an app importing the package builds offline and runs in Chromium, page and Worker', { timeout: 2 * TIMEOUT_MS }, async () => {
-  const { build } = await import('vite');
-  // The README's vite.config.js (worker.format 'es': the pthreads build's own workers are bundled too).
-  const { default: config } = await import('../../examples/vite.config.js');
-  const out = join(dir, 'vite-dist');
-  await build({
-    ...config, root: join(app, 'vite-app'), configFile: false, logLevel: 'error',
-    build: { outDir: out, emptyOutDir: true, chunkSizeWarningLimit: 2000 },
-  });
-  checkBrowser(await resultsInChromium(out, '/index.html'), 'Vite');
-});
+test(
+  'Vite: an app importing the package builds offline and runs in Chromium, page and Worker',
+  { timeout: 2 * TIMEOUT_MS },
+  async () => {
+    const { build } = await import('vite');
+    // The README's vite.config.js (worker.format 'es': the pthreads build's own workers are bundled too).
+    const { default: config } = await import('../../examples/vite.config.js');
+    const out = join(dir, 'vite-dist');
+    await build({
+      ...config,
+      root: join(app, 'vite-app'),
+      configFile: false,
+      logLevel: 'error',
+      build: { outDir: out, emptyOutDir: true, chunkSizeWarningLimit: 2000 },
+    });
+    checkBrowser(await resultsInChromium(out, '/index.html'), 'Vite');
+  },
+);
 
 test('the Node pthreads build needs no .wasm of its own: emcc wrote the same bytes for both pthreads builds', () => {
   // web/src/loader.js gives the Node build the browsers' .wasm, and only that one ships.

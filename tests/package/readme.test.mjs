@@ -11,7 +11,8 @@ import { run } from './support.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const TIMEOUT_MS = 120_000;
-const blocks = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1])
+const blocks = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/^```js\n([\s\S]*?)^```$/gm)]
+  .map((m) => m[1])
   .filter((code) => /from 'kernel-attention'|require\('kernel-attention'\)/.test(code));
 let app;
 let dir;
@@ -19,13 +20,29 @@ let dir;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ka-readme-'));
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
-    cwd: root, env: { ...process.env, KA_PREPACK_USE_DIST: '1' },
+    cwd: root,
+    env: { ...process.env, KA_PREPACK_USE_DIST: '1' },
   });
   app = join(dir, 'app');
   mkdirSync(app);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'readme-examples', version: '1.0.0', private: true }));
-  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', join(dir, 'cache'),
-    join(dir, JSON.parse(stdout.slice(stdout.indexOf('[')))[0].filename)], { cwd: app });
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'readme-examples', version: '1.0.0', private: true }),
+  );
+  await run(
+    'npm',
+    [
+      'install',
+      '--offline',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--cache',
+      join(dir, 'cache'),
+      join(dir, JSON.parse(stdout.slice(stdout.indexOf('[')))[0].filename),
+    ],
+    { cwd: app },
+  );
 });
 
 after(() => {

@@ -25,7 +25,8 @@ test('the API object has exactly the members the types declare, and the README n
   const ka = await init({ threads: 1 });
   const declared = members('KernelAttention');
   assert.deepEqual(Object.keys(ka).sort(), declared);
-  for (const name of declared) assert.ok(new RegExp(`\\b${name}\\b`).test(apiSection), `README's API section does not mention ${name}`);
+  for (const name of declared)
+    assert.ok(new RegExp(`\\b${name}\\b`).test(apiSection), `README's API section does not mention ${name}`);
 });
 
 test('a kernelRegression model has exactly the members the types declare, and the README names each method', async () => {
@@ -33,7 +34,8 @@ test('a kernelRegression model has exactly the members the types declare, and th
   const model = ka.kernelRegression([0, 1, 2, 3], [0, 1, 0, 1], { dim: 1, bandwidth: 1 });
   const declared = members('KernelRegressionModel');
   assert.deepEqual(Object.keys(model).sort(), declared);
-  for (const name of declared) assert.ok(new RegExp(`\\.${name}\\b`).test(apiSection), `README's API section does not mention .${name}`);
+  for (const name of declared)
+    assert.ok(new RegExp(`\\.${name}\\b`).test(apiSection), `README's API section does not mention .${name}`);
   model.dispose();
 });
 
@@ -42,6 +44,7 @@ test('an attentionPooling has exactly the members the types declare, and the REA
   const pooling = ka.attentionPooling({ dim: 1 });
   const declared = members('AttentionPooling');
   assert.deepEqual(Object.keys(pooling).sort(), declared);
-  for (const name of declared) assert.ok(new RegExp(`\\.${name}\\b`).test(apiSection), `README's API section does not mention .${name}`);
+  for (const name of declared)
+    assert.ok(new RegExp(`\\.${name}\\b`).test(apiSection), `README's API section does not mention .${name}`);
   pooling.dispose();
 });

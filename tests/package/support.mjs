@@ -17,7 +17,9 @@ export async function run(file, args, options) {
     return await execFileAsync(file, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...options });
   } catch (e) {
     const tail = (text) => String(text ?? '').slice(-2500);
-    throw new Error(`${file} ${args.join(' ')} failed (exit ${e.code}):\n${tail(e.stdout)}\n${tail(e.stderr) || tail(e.message)}`);
+    throw new Error(
+      `${file} ${args.join(' ')} failed (exit ${e.code}):\n${tail(e.stdout)}\n${tail(e.stderr) || tail(e.message)}`,
+    );
   }
 }
 
@@ -73,8 +75,14 @@ export function checkResults(results, what) {
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 export async function launchChromium() {
@@ -112,7 +120,9 @@ export async function resultsInChromium(browser, root, path, { allow = null, tim
       const file = join(root, decodeURIComponent(url.pathname));
       if (existsSync(file)) fetched.set(url.pathname, gzipSync(readFileSync(file), { level: 9 }).length);
     });
-    page.on('requestfailed', (r) => { if (!allow?.test(new URL(r.url()).pathname)) problems.push(`request failed: ${r.url()}`); });
+    page.on('requestfailed', (r) => {
+      if (!allow?.test(new URL(r.url()).pathname)) problems.push(`request failed: ${r.url()}`);
+    });
     await page.goto(server.url + path);
     try {
       await page.waitForFunction(() => window.results, null, { timeout });

@@ -2,7 +2,13 @@
 // through the "require" condition of "exports". `tsc -p tests/types` must pass, and each @ts-expect-error line must
 // really be an error.
 import ka = require('kernel-attention');
-import type { AttentionPooling, KernelAttention, KernelAttentionError, KernelRegressionModel, Progress } from 'kernel-attention';
+import type {
+  AttentionPooling,
+  KernelAttention,
+  KernelAttentionError,
+  KernelRegressionModel,
+  Progress,
+} from 'kernel-attention';
 
 async function main(): Promise<void> {
   const api: KernelAttention = await ka.init({ threads: 1 });
@@ -10,9 +16,14 @@ async function main(): Promise<void> {
   const controller = new AbortController();
   const seen: Progress[] = [];
   const fit: Float32Array = await api.attentionAsync(out, out, out, {
-    dim: 1, signal: controller.signal, onProgress: (p) => seen.push(p),
+    dim: 1,
+    signal: controller.signal,
+    onProgress: (p) => seen.push(p),
   });
-  const model: KernelRegressionModel = await api.kernelRegressionAsync([0, 1, 2], [1, 2, 3], { dim: 1, onProgress: ({ done, total }) => done / total });
+  const model: KernelRegressionModel = await api.kernelRegressionAsync([0, 1, 2], [1, 2, 3], {
+    dim: 1,
+    onProgress: ({ done, total }) => done / total,
+  });
   const again: Float64Array = await model.predictAsync([0.5], { signal: controller.signal });
   model.dispose();
   const pooling: AttentionPooling = api.attentionPooling({ dim: 1, bandwidth: 5, learningRate: 0.1 });

@@ -2,7 +2,14 @@
 // `tsc -p tests/types` must pass, and each @ts-expect-error line must really be an error.
 import { init, KernelAttentionError, setThreads } from 'kernel-attention';
 import type {
-  AttentionPooling, AttentionState, BandwidthSelection, Kernel, KernelRegressionModel, PredictionInterval, RegressionGradient, WarningCode,
+  AttentionPooling,
+  AttentionState,
+  BandwidthSelection,
+  Kernel,
+  KernelRegressionModel,
+  PredictionInterval,
+  RegressionGradient,
+  WarningCode,
 } from 'kernel-attention';
 
 async function main(): Promise<void> {
@@ -19,16 +26,35 @@ async function main(): Promise<void> {
   setThreads(previous);
   // @ts-expect-error: a thread count, not a string of one
   setThreads('2');
-  const q = new Float32Array(8), k = new Float32Array(12), v = [1, 2, 3];
+  const q = new Float32Array(8),
+    k = new Float32Array(12),
+    v = [1, 2, 3];
   const out: Float32Array = ka.attention(q, k, v, { dim: 4, heads: 2, causal: true, empty: 'zero' });
   const w: Float32Array = ka.weights(q, k, { dim: 4, kernel: 'gaussian', bandwidth: [1, 2, 3, 4] });
   const kernel: Kernel = 'epanechnikov';
-  ka.attention(q, k, v, { dim: 4, kernel, bandwidth: 0.5, mask: 'loo', groups: { queries: [0, 1], keys: new Int32Array(3) } });
-  const chosen = ka.attentionWithInfo(q, k, v, { dim: 2, kernel: 'gaussian', bandwidth: 0.1, method: 'auto', tolerance: 1e-4 });
+  ka.attention(q, k, v, {
+    dim: 4,
+    kernel,
+    bandwidth: 0.5,
+    mask: 'loo',
+    groups: { queries: [0, 1], keys: new Int32Array(3) },
+  });
+  const chosen = ka.attentionWithInfo(q, k, v, {
+    dim: 2,
+    kernel: 'gaussian',
+    bandwidth: 0.1,
+    method: 'auto',
+    tolerance: 1e-4,
+  });
   // @ts-expect-error: attentionWithInfo reports the method that ran, never 'auto'
   const notAuto: 'auto' = chosen.method;
   void notAuto;
-  const kept: Float64Array | undefined = ka.attentionWithInfo(q, k, v, { dim: 4, method: 'top-k', topK: 8, causal: true }).droppedMass;
+  const kept: Float64Array | undefined = ka.attentionWithInfo(q, k, v, {
+    dim: 4,
+    method: 'top-k',
+    topK: 8,
+    causal: true,
+  }).droppedMass;
   void kept;
 
   const a: AttentionState = ka.attentionState(q, k, v, { dim: 4 });
@@ -91,14 +117,21 @@ async function main(): Promise<void> {
     void scopedPooling;
   }
 
-  const pooling: AttentionPooling = ka.attentionPooling({ dim: 4, bandwidth: [1, 2], projections: { rank: 2, seed: 3 }, learningRate: 0.1, betas: [0.8, 0.99] });
+  const pooling: AttentionPooling = ka.attentionPooling({
+    dim: 4,
+    bandwidth: [1, 2],
+    projections: { rank: 2, seed: 3 },
+    learningRate: 0.1,
+    betas: [0.8, 0.99],
+  });
   const pooled: Float32Array = pooling.forward(q, k, v, { mask: 'loo', empty: 'zero' });
   const { dq, dk, dv } = pooling.backward(pooled);
   pooling.step();
   pooling.zeroGrad();
   const learned: Float64Array | undefined = pooling.parameters.bandwidth;
   const scaled: number | undefined = ka.attentionPooling({ dim: 4, kernel: 'softmax', scale: 0.5 }).gradients.scale;
-  const metric: Float64Array | undefined = ka.attentionPooling({ dim: 4, projections: { rank: 2, shared: true } }).parameters.W;
+  const metric: Float64Array | undefined = ka.attentionPooling({ dim: 4, projections: { rank: 2, shared: true } })
+    .parameters.W;
   pooling.dispose();
 
   // @ts-expect-error: dim is required
@@ -142,9 +175,9 @@ async function main(): Promise<void> {
     if (e instanceof KernelAttentionError) {
       const code: string = e.code;
       const argument: string | undefined = e.argument;
-      void code, argument;
+      (void code, argument);
     }
   }
-  void out, w, fin, cv, wrong, band, edf, fit, build, threads, ran, err, dq, dk, dv, learned, scaled, metric;
+  (void out, w, fin, cv, wrong, band, edf, fit, build, threads, ran, err, dq, dk, dv, learned, scaled, metric);
 }
 void main;

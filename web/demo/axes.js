@@ -42,12 +42,35 @@ function clockText(seconds, resolution) {
 
 // Calendar steps for ticks, smallest first: [seconds (months and years: approximate, for choosing), unit, count].
 const STEPS = [
-  [1, 's', 1], [5, 's', 5], [15, 's', 15], [30, 's', 30], [MINUTE, 's', 60], [5 * MINUTE, 's', 300], [15 * MINUTE, 's', 900],
-  [30 * MINUTE, 's', 1800], [HOUR, 's', HOUR], [3 * HOUR, 's', 3 * HOUR], [6 * HOUR, 's', 6 * HOUR], [12 * HOUR, 's', 12 * HOUR],
-  [DAY, 's', DAY], [2 * DAY, 's', 2 * DAY], [7 * DAY, 's', 7 * DAY], [14 * DAY, 's', 14 * DAY],
-  [YEAR / 12, 'month', 1], [YEAR / 4, 'month', 3], [YEAR / 2, 'month', 6],
-  [YEAR, 'year', 1], [2 * YEAR, 'year', 2], [5 * YEAR, 'year', 5], [10 * YEAR, 'year', 10], [20 * YEAR, 'year', 20],
-  [50 * YEAR, 'year', 50], [100 * YEAR, 'year', 100], [200 * YEAR, 'year', 200], [500 * YEAR, 'year', 500], [1000 * YEAR, 'year', 1000],
+  [1, 's', 1],
+  [5, 's', 5],
+  [15, 's', 15],
+  [30, 's', 30],
+  [MINUTE, 's', 60],
+  [5 * MINUTE, 's', 300],
+  [15 * MINUTE, 's', 900],
+  [30 * MINUTE, 's', 1800],
+  [HOUR, 's', HOUR],
+  [3 * HOUR, 's', 3 * HOUR],
+  [6 * HOUR, 's', 6 * HOUR],
+  [12 * HOUR, 's', 12 * HOUR],
+  [DAY, 's', DAY],
+  [2 * DAY, 's', 2 * DAY],
+  [7 * DAY, 's', 7 * DAY],
+  [14 * DAY, 's', 14 * DAY],
+  [YEAR / 12, 'month', 1],
+  [YEAR / 4, 'month', 3],
+  [YEAR / 2, 'month', 6],
+  [YEAR, 'year', 1],
+  [2 * YEAR, 'year', 2],
+  [5 * YEAR, 'year', 5],
+  [10 * YEAR, 'year', 10],
+  [20 * YEAR, 'year', 20],
+  [50 * YEAR, 'year', 50],
+  [100 * YEAR, 'year', 100],
+  [200 * YEAR, 'year', 200],
+  [500 * YEAR, 'year', 500],
+  [1000 * YEAR, 'year', 1000],
 ];
 
 /**
@@ -60,7 +83,8 @@ function calendarTicks(lo, hi, count, label) {
   if (unit === 's') {
     // Weeks start on Mondays (1970-01-05 was one); other steps count from midnight, 1970-01-01.
     const origin = n === 7 * DAY || n === 14 * DAY ? 4 * DAY : 0;
-    for (let t = Math.ceil((lo - origin) / n) * n + origin; t <= hi && out.length < 60; t += n) out.push({ value: t, label: label(t, seconds) });
+    for (let t = Math.ceil((lo - origin) / n) * n + origin; t <= hi && out.length < 60; t += n)
+      out.push({ value: t, label: label(t, seconds) });
     return out;
   }
   const start = new Date(Math.floor(lo) * 1000);
@@ -73,7 +97,10 @@ function calendarTicks(lo, hi, count, label) {
     if (t >= lo) out.push({ value: t, label: label(t, seconds) });
     if (unit === 'month') {
       month += n;
-      if (month >= 12) { month -= 12; year += 1; }
+      if (month >= 12) {
+        month -= 12;
+        year += 1;
+      }
     } else {
       year += n;
     }
@@ -84,7 +111,7 @@ function calendarTicks(lo, hi, count, label) {
 /** A month or year tick reads 1958-03 or 1958; days and finer read as dates and clocks. */
 function dateTickLabel(t, step) {
   if (step >= YEAR * 0.99) return dateText(t, DAY).slice(0, -6);
-  if (step >= YEAR / 12 * 0.99) return dateText(t, DAY).slice(0, -3);
+  if (step >= (YEAR / 12) * 0.99) return dateText(t, DAY).slice(0, -3);
   return step >= DAY ? dateText(t, DAY) : dateText(t, step);
 }
 
@@ -100,8 +127,12 @@ export function duration(h) {
 }
 
 // Round durations for a log axis of h: seconds, minutes, hours, days, years.
-const DURATIONS = [1, 2, 5, 10, 30].concat([1, 2, 5, 10, 30].map((m) => m * MINUTE), [1, 2, 6, 12].map((h) => h * HOUR),
-  [1, 2, 5, 10, 20, 50, 100, 200].map((d) => d * DAY), [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].map((y) => y * YEAR));
+const DURATIONS = [1, 2, 5, 10, 30].concat(
+  [1, 2, 5, 10, 30].map((m) => m * MINUTE),
+  [1, 2, 6, 12].map((h) => h * HOUR),
+  [1, 2, 5, 10, 20, 50, 100, 200].map((d) => d * DAY),
+  [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].map((y) => y * YEAR),
+);
 
 /** Ticks for a log axis of durations over [lo, hi] seconds, labelled as durations; every other one when crowded. */
 function durationTicks(lo, hi) {
@@ -119,7 +150,8 @@ function durationTicks(lo, hi) {
 export function axis(kind = 'number', centre = 0, span = 0) {
   if (kind !== 'date' && kind !== 'time') {
     return {
-      kind: 'number', centre: 0,
+      kind: 'number',
+      centre: 0,
       ticks: (lo, hi, count) => numberTicks(lo, hi, count),
       text: (v) => v.toFixed(3),
       csv: null,
@@ -130,8 +162,10 @@ export function axis(kind = 'number', centre = 0, span = 0) {
   const resolution = span > 300 * DAY ? DAY : span > HOUR ? MINUTE : 1;
   const label = kind === 'date' ? dateTickLabel : (t, step) => clockText(t, step);
   return {
-    kind, centre,
-    ticks: (lo, hi, count) => calendarTicks(lo + centre, hi + centre, count, label).map((t) => ({ ...t, value: t.value - centre })),
+    kind,
+    centre,
+    ticks: (lo, hi, count) =>
+      calendarTicks(lo + centre, hi + centre, count, label).map((t) => ({ ...t, value: t.value - centre })),
     text: (v) => (kind === 'date' ? dateText(v + centre, resolution) : clockText(v + centre, resolution)),
     // The reader keeps whole seconds; a date without a clock time stays a date.
     csv: (v) => {

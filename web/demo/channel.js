@@ -9,16 +9,20 @@ export function channel(worker, onOther, onError) {
   const waiting = new Map();
   worker.onmessage = ({ data }) => {
     const done = waiting.get(data.id);
-    if (!done || data.op === 'progress') { onOther?.(data); return; }
+    if (!done || data.op === 'progress') {
+      onOther?.(data);
+      return;
+    }
     waiting.delete(data.id);
     // `argument` names the setting that would fix a refusal (the reader's option, say): the page focuses it.
     if (data.error) done.reject(Object.assign(new Error(data.error), data.argument ? { argument: data.argument } : {}));
     else done.resolve(data);
   };
   worker.onerror = (event) => onError(new Error(event.message || 'worker failed to start'));
-  return (op, payload = {}, transfer = []) => new Promise((resolve, reject) => {
-    const id = nextId++;
-    waiting.set(id, { resolve, reject });
-    worker.postMessage({ id, op, ...payload }, transfer);
-  });
+  return (op, payload = {}, transfer = []) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, op, ...payload }, transfer);
+    });
 }

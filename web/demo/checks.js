@@ -25,16 +25,22 @@ export function float32Problem(values, name, { offset = 0, stride = 1, isX = fal
     maxAbs = Math.max(maxAbs, Math.abs(v));
   }
   if (maxAbs > FLOAT32_MAX) {
-    return `“${name}” holds ${sci(lo < -FLOAT32_MAX ? lo : hi)}, beyond ±3.4×10^38, the largest float32 (the engine computes in ` +
-      'float32): divide the column by a power of ten before loading it.';
+    return (
+      `“${name}” holds ${sci(lo < -FLOAT32_MAX ? lo : hi)}, beyond ±3.4×10^38, the largest float32 (the engine computes in ` +
+      'float32): divide the column by a power of ten before loading it.'
+    );
   }
   if (maxAbs > 0 && maxAbs < FLOAT32_MIN_NORMAL) {
-    return `“${name}” holds only values below 1.2×10^-38 in size (largest ${sci(maxAbs)}), under float32’s range (the engine ` +
-      'computes in float32): multiply the column by a power of ten before loading it.';
+    return (
+      `“${name}” holds only values below 1.2×10^-38 in size (largest ${sci(maxAbs)}), under float32’s range (the engine ` +
+      'computes in float32): multiply the column by a power of ten before loading it.'
+    );
   }
   if (isX && hi > lo && !(hi - lo >= MIN_SPREAD)) {
-    return `“${name}” spans only ${sci(hi - lo)} around ${sci(lo)}, finer than float32 resolves even once centred (the ` +
-      'engine computes in float32): multiply the column by a power of ten before loading it.';
+    return (
+      `“${name}” spans only ${sci(hi - lo)} around ${sci(lo)}, finer than float32 resolves even once centred (the ` +
+      'engine computes in float32): multiply the column by a power of ten before loading it.'
+    );
   }
   return null;
 }

@@ -21,11 +21,13 @@ export const EXAMPLES = {
   sine: { label: 'Sine + noise', dim: 1, make: (t, rand) => [[t * 10], Math.sin(t * 10) + 0.3 * normal(rand)] },
   step: { label: 'A step', dim: 1, make: (t, rand) => [[t * 10], (t < 0.5 ? 0 : 1) + 0.15 * normal(rand)] },
   hetero: {
-    label: 'Heteroscedastic noise', dim: 1,
+    label: 'Heteroscedastic noise',
+    dim: 1,
     make: (t, rand) => [[t * 10], 0.5 * t * 10 - 2 + (0.05 + 0.6 * t) * normal(rand)],
   },
   surface: {
-    label: '2-D surface', dim: 2,
+    label: '2-D surface',
+    dim: 2,
     make: (t, rand) => {
       const a = 4 * t - 2;
       const b = 4 * rand() - 2;
@@ -78,7 +80,10 @@ export function paddedRange(values, fraction = 0.06) {
     if (v < lo) lo = v;
     if (v > hi) hi = v;
   }
-  if (!(hi > lo)) { lo -= 1; hi += 1; }
+  if (!(hi > lo)) {
+    lo -= 1;
+    hi += 1;
+  }
   const pad = (hi - lo) * fraction;
   return [lo - pad, hi + pad];
 }

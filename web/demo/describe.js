@@ -26,29 +26,42 @@ export function describeFit(ui, fit, thinBelow, axes) {
     minEff = Math.min(minEff, e);
   }
   const name = fit.estimator === 'local-linear' ? 'Local-linear' : 'Nadaraya–Watson';
-  ui.fitStatus.textContent = `${name}, ${fit.kernel} kernel, h = ${hText(fit.h, axes)}` +
+  ui.fitStatus.textContent =
+    `${name}, ${fit.kernel} kernel, h = ${hText(fit.h, axes)}` +
     ` on ${fit.n.toLocaleString('en')} points${fit.draft && fit.method !== 'grid' ? ' (draft while dragging)' : ''}, ` +
-    (fit.method === 'grid' ? `on a grid (error estimate ${fit.errorEstimate.toExponential(1)} of the range of y): ` : 'exactly: ') +
+    (fit.method === 'grid'
+      ? `on a grid (error estimate ${fit.errorEstimate.toExponential(1)} of the range of y): `
+      : 'exactly: ') +
     `${fit.edf.toFixed(1)} effective parameters, noise sd ${fit.sigma.toPrecision(3)}; ` +
     `effective points per query ≥ ${minEff.toFixed(1)}` +
     (thin ? `, ${thin} of ${fit.effectiveKeys.length} queries have fewer than ${thinBelow} (thin support).` : '.') +
-    (fit.robust ? ` Robust: ${fit.robust.iterations} rounds of bisquare weights gave ${fit.robust.low.toLocaleString('en')} of ` +
-      `${fit.robust.n.toLocaleString('en')} points a weight below 0.5` +
-      (fit.dim === 1 ? ` (ringed${fit.robust.ringX.length < fit.robust.low ? `: the first ${fit.robust.ringX.length.toLocaleString('en')}` : ''}).` : '.') : '') +
-    (fit.localVariance ? ` Band from a local σ(x): log squared residuals smoothed with h = ${hText(fit.localVariance.bandwidth, axes)}` +
-      (fit.n < window.demoState.n ? ` (with this band, the fit uses a random ${fit.n.toLocaleString('en')} of the points).` : '.') : '');
-
+    (fit.robust
+      ? ` Robust: ${fit.robust.iterations} rounds of bisquare weights gave ${fit.robust.low.toLocaleString('en')} of ` +
+        `${fit.robust.n.toLocaleString('en')} points a weight below 0.5` +
+        (fit.dim === 1
+          ? ` (ringed${fit.robust.ringX.length < fit.robust.low ? `: the first ${fit.robust.ringX.length.toLocaleString('en')}` : ''}).`
+          : '.')
+      : '') +
+    (fit.localVariance
+      ? ` Band from a local σ(x): log squared residuals smoothed with h = ${hText(fit.localVariance.bandwidth, axes)}` +
+        (fit.n < window.demoState.n
+          ? ` (with this band, the fit uses a random ${fit.n.toLocaleString('en')} of the points).`
+          : '.')
+      : '');
 }
 
 /** The status line of a LOWESS fit: span, iterations, the points the robustness weights set aside, and no band. */
 function describeLowess(ui, fit) {
   let low = 0;
   for (const w of fit.weights) if (w < 0.5) low++;
-  ui.fitStatus.textContent = `LOWESS (Cleveland 1979, as R's lowess(): tricube-weighted local-linear fits), span f = ` +
+  ui.fitStatus.textContent =
+    `LOWESS (Cleveland 1979, as R's lowess(): tricube-weighted local-linear fits), span f = ` +
     `${fit.frac.toFixed(2)}: each local fit uses the ${fit.span.toLocaleString('en')} nearest of ` +
     `${fit.n.toLocaleString('en')} points${fit.n < window.demoState.n ? ' (a random sample of the data)' : ''}; ` +
     `${fit.iterations} robustness iteration${fit.iterations === 1 ? '' : 's'}` +
-    (fit.iterations ? `, which gave ${low.toLocaleString('en')} point${low === 1 ? '' : 's'} a weight below 0.5 (ringed)` : '') +
+    (fit.iterations
+      ? `, which gave ${low.toLocaleString('en')} point${low === 1 ? '' : 's'} a weight below 0.5 (ringed)`
+      : '') +
     '. The curve joins the fitted values at the observations. No confidence band: LOWESS gives no standard errors.';
 }
 
@@ -59,25 +72,33 @@ export function describeIdentity(ui, fit, axes) {
   const rows = ui.identity.tBodies[0];
   const I = view.kernel.length;
   const picks = [0, Math.floor(I / 4), Math.floor(I / 2), Math.floor((3 * I) / 4), I - 1];
-  rows.replaceChildren(...picks.map((i) => {
-    const tr = document.createElement('tr');
-    const q = xText(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), axes);
-    for (const text of [q, view.kernel[i].toFixed(6), view.softmax[i].toFixed(6), Math.abs(view.kernel[i] - view.softmax[i]).toExponential(1)]) {
-      const td = document.createElement('td');
-      td.textContent = text;
-      tr.append(td);
-    }
-    const approx = document.createElement('td');
-    approx.hidden = !approxOutput;
-    approx.textContent = approxOutput ? approxOutput[i].toFixed(6) : '';
-    tr.append(approx);
-    return tr;
-  }));
+  rows.replaceChildren(
+    ...picks.map((i) => {
+      const tr = document.createElement('tr');
+      const q = xText(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), axes);
+      for (const text of [
+        q,
+        view.kernel[i].toFixed(6),
+        view.softmax[i].toFixed(6),
+        Math.abs(view.kernel[i] - view.softmax[i]).toExponential(1),
+      ]) {
+        const td = document.createElement('td');
+        td.textContent = text;
+        tr.append(td);
+      }
+      const approx = document.createElement('td');
+      approx.hidden = !approxOutput;
+      approx.textContent = approxOutput ? approxOutput[i].toFixed(6) : '';
+      tr.append(approx);
+      return tr;
+    }),
+  );
   ui.approxHead.hidden = !approxOutput;
   ui.approxHead.textContent = view.approx ? METHOD_NAMES[view.approx.method] : '';
   ui.approxStatus.classList.toggle('error', Boolean(view.approx?.error));
   ui.approxStatus.textContent = describeApprox(view.approx, view.kernelMs);
-  ui.identityCaption.textContent = `Gaussian Nadaraya–Watson at h = ${hText(fit.viewH, axes)}, both ways, over ${I.toLocaleString('en')} ` +
+  ui.identityCaption.textContent =
+    `Gaussian Nadaraya–Watson at h = ${hText(fit.viewH, axes)}, both ways, over ${I.toLocaleString('en')} ` +
     `queries: largest difference ${view.maxDiff.toExponential(2)}. Both run in float32, and the rounding of |k|²/2h² ` +
     'grows with (spread of x / h)², so very small bandwidths show larger differences.';
 }
@@ -92,7 +113,8 @@ function describeApprox(approx, exactMs) {
   if (approx.error) return `${name} (tolerance ${approx.tolerance}) refused: ${approx.error}`;
   // Certified sparsity draws nothing at random, and its estimate is a guaranteed bound.
   const sparse = approx.method === 'sparse';
-  return `${name[0].toUpperCase()}${name.slice(1)}, ${approx.count.toLocaleString('en')} ${approx.countName} (tolerance ${approx.tolerance}` +
+  return (
+    `${name[0].toUpperCase()}${name.slice(1)}, ${approx.count.toLocaleString('en')} ${approx.countName} (tolerance ${approx.tolerance}` +
     `${sparse ? '' : `, seed ${approx.seed}`}${approx.exactRows ? `, ${approx.exactRows} queries recomputed exactly` : ''}): ` +
     `${sparse ? 'guaranteed error ≤' : 'estimated error'} ${sci(approx.errorEstimate)}; measured against the exact fit: RMS ${sci(approx.rmsRelative)} ` +
     `of the range of y, largest difference ${sci(approx.maxDiff)}` +
@@ -101,7 +123,8 @@ function describeApprox(approx, exactMs) {
       ? ` (${Math.round(approx.rmsRelative / Math.max(approx.errorEstimate, 1e-300)).toLocaleString('en')}× the estimate: ` +
         'it is not to be trusted for this data and bandwidth)'
       : '') +
-    `; ${ms(approx.ms)} (exact: ${ms(exactMs)}).`;
+    `; ${ms(approx.ms)} (exact: ${ms(exactMs)}).`
+  );
 }
 
 /** How long each step took, and which WebAssembly build ran them. */
@@ -112,7 +135,9 @@ export function describeTimings(ui, fit, { timings: t, selection, worker }) {
       `LOWESS (ka.lowess, ${fit.n.toLocaleString('en')} points, f = ${fit.frac.toFixed(2)}, ${fit.iterations} iterations): ${ms(t.fit)}`,
       `request → answer on the main thread: ${ms(t.roundTrip)}`,
     ];
-    ui.timings.replaceChildren(...lines.map((text) => Object.assign(document.createElement('li'), { textContent: text })));
+    ui.timings.replaceChildren(
+      ...lines.map((text) => Object.assign(document.createElement('li'), { textContent: text })),
+    );
     return;
   }
   const I = fit.mean.length;
@@ -121,15 +146,23 @@ export function describeTimings(ui, fit, { timings: t, selection, worker }) {
     `bandwidth choice: ${ms(t.select)}${selection ? ` (${selection.n.toLocaleString('en')} points)` : ''}`,
     `fit (kernelRegression, ${fit.method}: noise variance and degrees of freedom over ${fit.n.toLocaleString('en')} points): ${ms(t.fit)}`,
     `prediction and band at ${I.toLocaleString('en')} queries: ${ms(t.predict)}`,
-    fit.matrix ? `attention matrix (weights(), ${fit.matrix.rows} × ${fit.matrix.keys.toLocaleString('en')}): ${ms(t.weights)}` : '',
+    fit.matrix
+      ? `attention matrix (weights(), ${fit.matrix.rows} × ${fit.matrix.keys.toLocaleString('en')}): ${ms(t.weights)}`
+      : '',
     `Gaussian kernel attention: ${ms(t.attentionKernel)}; softmax attention with the augmented keys: ${ms(t.attentionSoftmax)}`,
-    fit.view?.approx && !fit.view.approx.error ? `the same by ${METHOD_NAMES[fit.view.approx.method]} ` +
-      `(attentionWithInfo, ${fit.view.approx.count} ${fit.view.approx.countName}): ${ms(fit.view.approx.ms)}` : '',
+    fit.view?.approx && !fit.view.approx.error
+      ? `the same by ${METHOD_NAMES[fit.view.approx.method]} ` +
+        `(attentionWithInfo, ${fit.view.approx.count} ${fit.view.approx.countName}): ${ms(fit.view.approx.ms)}`
+      : '',
     `request → answer on the main thread: ${ms(t.roundTrip)}`,
-    worker ? `WebAssembly: ${worker.build === 'threads' ? `${worker.threads} threads` : 'one thread'}, ` +
-      `SIMD ${worker.simd}, page ${worker.isolated ? '' : 'not '}cross-origin isolated` : '',
+    worker
+      ? `WebAssembly: ${worker.build === 'threads' ? `${worker.threads} threads` : 'one thread'}, ` +
+        `SIMD ${worker.simd}, page ${worker.isolated ? '' : 'not '}cross-origin isolated`
+      : '',
   ];
-  ui.timings.replaceChildren(...lines.filter(Boolean).map((text) => Object.assign(document.createElement('li'), { textContent: text })));
+  ui.timings.replaceChildren(
+    ...lines.filter(Boolean).map((text) => Object.assign(document.createElement('li'), { textContent: text })),
+  );
 }
 
 /**
@@ -145,9 +178,14 @@ export function describeHover(ui, fit, hover, row, showBand, inspected = true, a
   const i = fit.matrix.queryIndex[row];
   const at = xText(hover.query, axes);
   const band = showBand ? ` [${fit.lower[i].toFixed(3)}, ${fit.upper[i].toFixed(3)}]` : '';
-  ui.hoverStatus.textContent = inspected ? `query ${at}: fit ${fit.mean[i].toFixed(4)}${band}, ` +
-    `${fit.effectiveKeys[i].toFixed(1)} effective points` : '';
-  const top = hover.top.slice(0, 3).map((k) => `${axes ? xText(k.x, axes) : k.x.map((v) => v.toFixed(2)).join(', ')} (${k.w.toFixed(3)})`).join('; ');
-  ui.barsCaption.textContent = `${inspected ? 'Query' : 'The middle query,'} ${at}: its weights over the keys (sum 1). ` +
+  ui.hoverStatus.textContent = inspected
+    ? `query ${at}: fit ${fit.mean[i].toFixed(4)}${band}, ` + `${fit.effectiveKeys[i].toFixed(1)} effective points`
+    : '';
+  const top = hover.top
+    .slice(0, 3)
+    .map((k) => `${axes ? xText(k.x, axes) : k.x.map((v) => v.toFixed(2)).join(', ')} (${k.w.toFixed(3)})`)
+    .join('; ');
+  ui.barsCaption.textContent =
+    `${inspected ? 'Query' : 'The middle query,'} ${at}: its weights over the keys (sum 1). ` +
     `Heaviest keys${inspected ? ', circled on the fit' : ''}: ${top}.${inspected ? '' : ' Hover or tap the fit for another query.'}`;
 }

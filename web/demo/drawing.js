@@ -24,7 +24,11 @@ function hovered(orMiddle = false) {
   const hoverRow = state.hoverRow ?? (orMiddle ? Math.floor(fit.matrix.rows / 2) : null);
   if (hoverRow === null) return null;
   const { matrix } = fit;
-  return { row: hoverRow, query: Array.from(matrix.queries.subarray(hoverRow * fit.dim, (hoverRow + 1) * fit.dim)), top: matrix.top[hoverRow] };
+  return {
+    row: hoverRow,
+    query: Array.from(matrix.queries.subarray(hoverRow * fit.dim, (hoverRow + 1) * fit.dim)),
+    top: matrix.top[hoverRow],
+  };
 }
 
 /** Draws plot `name` (plot, matrix, selection) on `target`: its canvas, or a stand-in for an export (no hover marks). */
@@ -35,8 +39,24 @@ export function paintPlot(name, target, cache, { hover: withHover = true } = {})
   if (!data) return null;
   const hover = withHover ? hovered() : null;
   return data.dim === 1
-    ? drawFit(target, { data, fit: fit && fit.dim === 1 ? fit : null, showBand: ui.band.checked && !fit?.lowess, hover, thin: THIN, ...view, cache })
-    : drawSurface(target, { data, fit: fit && fit.dim === 2 ? fit : null, hover, side: 48, thin: THIN, ...view, cache });
+    ? drawFit(target, {
+        data,
+        fit: fit && fit.dim === 1 ? fit : null,
+        showBand: ui.band.checked && !fit?.lowess,
+        hover,
+        thin: THIN,
+        ...view,
+        cache,
+      })
+    : drawSurface(target, {
+        data,
+        fit: fit && fit.dim === 2 ? fit : null,
+        hover,
+        side: 48,
+        thin: THIN,
+        ...view,
+        cache,
+      });
 }
 
 /**
@@ -45,19 +65,22 @@ export function paintPlot(name, target, cache, { hover: withHover = true } = {})
  * paints the layers itself from then on.
  */
 function paintElsewhere(cache, key, version, spec) {
-  parser('points', spec).then(({ bitmap }) => {
-    if (cache.asked !== key) {
-      bitmap.close();
-      return;
-    }
-    if (cache.canvas instanceof ImageBitmap) cache.canvas.close();
-    Object.assign(cache, { key, version, canvas: bitmap });
-    scheduleDraw();
-  }, () => {
-    cache.paintElsewhere = null;
-    cache.asked = null;
-    scheduleDraw();
-  });
+  parser('points', spec).then(
+    ({ bitmap }) => {
+      if (cache.asked !== key) {
+        bitmap.close();
+        return;
+      }
+      if (cache.canvas instanceof ImageBitmap) cache.canvas.close();
+      Object.assign(cache, { key, version, canvas: bitmap });
+      scheduleDraw();
+    },
+    () => {
+      cache.paintElsewhere = null;
+      cache.asked = null;
+      scheduleDraw();
+    },
+  );
 }
 
 function draw() {
@@ -73,7 +96,8 @@ function draw() {
     state.matrixArea = paintPlot('matrix', ui.matrix);
     drawBars(ui.bars, fit?.matrix, shown?.row ?? null, data.axes?.[0]);
   }
-  if (changed('hover', fit, state.hoverRow, ui.band.checked)) describeHover(ui, fit, shown, shown?.row ?? null, ui.band.checked, state.hoverRow !== null, data.axes);
+  if (changed('hover', fit, state.hoverRow, ui.band.checked))
+    describeHover(ui, fit, shown, shown?.row ?? null, ui.band.checked, state.hoverRow !== null, data.axes);
   if (changed('selection', state.selection, h1(), ui.selection.clientWidth)) {
     // A rule (Scott, Silverman) has no search curve: no empty box for it.
     const curve = Boolean(state.selection?.curve?.scores.length);
@@ -83,7 +107,7 @@ function draw() {
     describeSelection();
   }
   if (fit && changed('warnings', fit, state.selection)) renderWarnings();
-  ui.slope.hidden = !fit?.slope;  // shown first, so that its size is known below
+  ui.slope.hidden = !fit?.slope; // shown first, so that its size is known below
   if (changed('slope', fit, ui.slope.clientWidth, state.view)) {
     ui.slopeStatus.textContent = fit?.slopeError ? `No derivative: ${fit.slopeError}` : '';
     if (fit?.slope) drawSlope(ui.slope, fit, state.view.xDomain, data.axes?.[0], data.names);
@@ -115,19 +139,21 @@ function changed(name, ...inputs) {
 export function renderWarnings() {
   const seen = new Set();
   // A LOWESS fit chose no h: the bandwidth choice's warnings are about the kernel fits, not the curve shown.
-  const chosen = state.fit?.lowess ? [] : state.selection?.warnings ?? [];
+  const chosen = state.fit?.lowess ? [] : (state.selection?.warnings ?? []);
   const items = [...(state.fit?.warnings ?? []), ...chosen].filter((w) => {
     const key = `${w.code}|${w.message}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
   });
-  ui.fitWarnings.replaceChildren(...items.map((w) => {
-    const li = document.createElement('li');
-    li.textContent = w.message;
-    li.dataset.code = w.code;
-    return li;
-  }));
+  ui.fitWarnings.replaceChildren(
+    ...items.map((w) => {
+      const li = document.createElement('li');
+      li.textContent = w.message;
+      li.dataset.code = w.code;
+      return li;
+    }),
+  );
   ui.fitWarnings.hidden = !items.length;
 }
 
@@ -143,7 +169,10 @@ export function hoverAt(event) {
   for (let r = 0; r < matrix.rows; r++) {
     const dx = state.scales.sx(matrix.queries[r * fit.dim]) - px;
     const dy = data.dim === 2 ? state.scales.sy(matrix.queries[r * 2 + 1]) - py : 0;
-    if (dx * dx + dy * dy < bestD) { bestD = dx * dx + dy * dy; best = r; }
+    if (dx * dx + dy * dy < bestD) {
+      bestD = dx * dx + dy * dy;
+      best = r;
+    }
   }
   setHover(best);
 }

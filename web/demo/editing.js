@@ -27,10 +27,13 @@ export function startDrag(event) {
   const px = event.clientX - rect.left;
   const py = event.clientY - rect.top;
   let best = -1;
-  let bestD = 36;  // within 6 px
+  let bestD = 36; // within 6 px
   for (let i = 0; i < data.y.length; i++) {
     const d = (state.scales.sx(data.x[i]) - px) ** 2 + (state.scales.sy(data.y[i]) - py) ** 2;
-    if (d < bestD) { bestD = d; best = i; }
+    if (d < bestD) {
+      bestD = d;
+      best = i;
+    }
   }
   if (best < 0) return;
   state.dragging = { index: best, moved: false, before: [data.x[best], data.y[best]] };
@@ -43,7 +46,7 @@ export function moveDrag(event) {
   if (!at) return;
   state.data.x[state.dragging.index] = at.x;
   state.data.y[state.dragging.index] = at.y;
-  state.data.version = `${state.version}.${++dragMoves}`;  // repaints the point layer
+  state.data.version = `${state.version}.${++dragMoves}`; // repaints the point layer
   state.dragging.moved = true;
   scheduleDraw();
 }
@@ -53,12 +56,15 @@ export function endDrag() {
   const { moved, index, before } = state.dragging;
   state.dragging = null;
   if (moved) {
-    ui.plot.dataset.dragged = '1';  // the click that ends a drag adds no point
+    ui.plot.dataset.dragged = '1'; // the click that ends a drag adds no point
     const x = Float64Array.from(state.data.x);
     const y = Float64Array.from(state.data.y);
     [x[index], y[index]] = before;
     remember({ ...state.data, x, y });
-    setData({ ...state.data, example: null, dataset: null, source: withClicks(state.data.source) }, { h: h1(), edit: true });
+    setData(
+      { ...state.data, example: null, dataset: null, source: withClicks(state.data.source) },
+      { h: h1(), edit: true },
+    );
   }
 }
 
@@ -79,7 +85,10 @@ const withClicks = (source) => (source.endsWith(' and edited points') ? source :
 
 /** A click or tap on the plot: adds a point in "add and move points" mode, else inspects the nearest query. */
 export function addPoint(event) {
-  if (ui.plot.dataset.dragged) { delete ui.plot.dataset.dragged; return; }
+  if (ui.plot.dataset.dragged) {
+    delete ui.plot.dataset.dragged;
+    return;
+  }
   if (!ui.addMode.checked) {
     hoverAt(event);
     return;
@@ -97,5 +106,8 @@ export function addPoint(event) {
   xs[data.y.length] = x;
   ys[data.y.length] = y;
   remember(data);
-  setData({ ...data, x: xs, y: ys, example: null, dataset: null, source: withClicks(data.source) }, { h: h1(), edit: true });
+  setData(
+    { ...data, x: xs, y: ys, example: null, dataset: null, source: withClicks(data.source) },
+    { h: h1(), edit: true },
+  );
 }

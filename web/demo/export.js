@@ -61,17 +61,26 @@ export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.me
     // LOWESS: its fitted values (float64) and robustness weights at the observations it used, sorted by x.
     const lines = [[names[0], 'fit', 'robustness_weight'].map(csvField).join(',')];
     for (let i = 0; i < fit.mean.length; i++) {
-      lines.push([xField(axes, 0, fit.queries[i], String), String(fit.mean[i]), String(fit.weights[i])].map(csvField).join(','));
+      lines.push(
+        [xField(axes, 0, fit.queries[i], String), String(fit.mean[i]), String(fit.weights[i])].map(csvField).join(','),
+      );
     }
     return `${lines.join('\n')}\n`;
   }
   const xNames = names.slice(0, fit.dim);
-  const head = [...xNames, 'fit', ...(withBand ? [`lower_${fit.level}`, `upper_${fit.level}`] : []), 'effective_points'];
+  const head = [
+    ...xNames,
+    'fit',
+    ...(withBand ? [`lower_${fit.level}`, `upper_${fit.level}`] : []),
+    'effective_points',
+  ];
   const lines = [head.map(csvField).join(',')];
   const I = fit.mean.length;
   const xRanges = Array.from({ length: fit.dim }, (_, d) => spread(fit.queries, d, fit.dim));
   for (let i = 0; i < I; i++) {
-    const row = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), (v, d) => xField(axes, d, v, (t) => resultText(t, xRanges[d])));
+    const row = Array.from(fit.queries.subarray(i * fit.dim, (i + 1) * fit.dim), (v, d) =>
+      xField(axes, d, v, (t) => resultText(t, xRanges[d])),
+    );
     row.push(resultText(fit.mean[i], yRange));
     if (withBand) row.push(resultText(fit.lower[i], yRange), resultText(fit.upper[i], yRange));
     row.push(fit.effectiveKeys[i].toFixed(3));
@@ -86,7 +95,13 @@ export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.me
  * in float64 throughout, with all theirs), and the residual y − fit (to the digits of y and the fit, no further).
  */
 export function observationsCsv({ x, y, dim, names, axes }, { mean, lower, upper, level, float64 = false }, withBand) {
-  const head = [...names.slice(0, dim), names[dim], 'fit', 'residual', ...(withBand ? [`lower_${level}`, `upper_${level}`] : [])];
+  const head = [
+    ...names.slice(0, dim),
+    names[dim],
+    'fit',
+    'residual',
+    ...(withBand ? [`lower_${level}`, `upper_${level}`] : []),
+  ];
   const lines = [head.map(csvField).join(',')];
   const yRange = spread(y);
   for (let i = 0; i < y.length; i++) {
@@ -94,7 +109,11 @@ export function observationsCsv({ x, y, dim, names, axes }, { mean, lower, upper
     const yText = String(y[i]);
     const fitText = float64 ? String(mean[i]) : resultText(mean[i], yRange);
     const places = Math.min(20, Math.max(decimals(yText), decimals(fitText)));
-    row.push(yText, fitText, Number.isFinite(mean[i]) ? String(Number((y[i] - Number(fitText)).toFixed(places))) : 'NaN');
+    row.push(
+      yText,
+      fitText,
+      Number.isFinite(mean[i]) ? String(Number((y[i] - Number(fitText)).toFixed(places))) : 'NaN',
+    );
     if (withBand) row.push(resultText(lower[i], yRange), resultText(upper[i], yRange));
     lines.push(row.map(csvField).join(','));
   }

@@ -3,8 +3,8 @@
 import { svgCanvas } from './svg.js';
 
 const FONT = 'system-ui, sans-serif';
-const HEAD = 46;    // px above the plot: title and parameters
-const LEGEND = 26;  // px below it, when there is a legend
+const HEAD = 46; // px above the plot: title and parameters
+const LEGEND = 26; // px below it, when there is a legend
 const PNG_SCALE = 2;
 
 /**
@@ -22,8 +22,12 @@ function shifted(ctx, width, height, top, pixelRatio) {
     set: (target, key, value) => Reflect.set(target, key, value),
   });
   return {
-    clientWidth: width, clientHeight: height, width: Math.round(width * pixelRatio), height: Math.round(height * pixelRatio),
-    pixelRatio, getContext: () => context,
+    clientWidth: width,
+    clientHeight: height,
+    width: Math.round(width * pixelRatio),
+    height: Math.round(height * pixelRatio),
+    pixelRatio,
+    getContext: () => context,
   };
 }
 
@@ -82,7 +86,12 @@ export function figure(canvas, format, spec, paint) {
   const height = canvas.clientHeight;
   const total = HEAD + height + (spec.legend?.length ? LEGEND : 0);
   if (format === 'svg') {
-    const target = svgCanvas(canvas, { title: spec.description ?? spec.title, background: spec.colors.bg, width, height: total });
+    const target = svgCanvas(canvas, {
+      title: spec.description ?? spec.title,
+      background: spec.colors.bg,
+      width,
+      height: total,
+    });
     const ctx = target.getContext();
     paint(shifted(ctx, width, height, HEAD, 1));
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -102,5 +111,7 @@ export function figure(canvas, format, spec, paint) {
   ctx.restore();
   ctx.setTransform(PNG_SCALE, 0, 0, PNG_SCALE, 0, 0);
   annotate(ctx, width, spec, HEAD + height);
-  return new Promise((resolve, reject) => out.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the PNG could not be made'))), 'image/png'));
+  return new Promise((resolve, reject) =>
+    out.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the PNG could not be made'))), 'image/png'),
+  );
 }

@@ -20,14 +20,18 @@ export const isLowess = () => ui.estimator.value === 'lowess';
 /** The span f and the robustness iterations of the LOWESS controls (an entry out of range is clamped). */
 export function lowessSettings() {
   const iterations = Math.round(Number(ui.iterations.value));
-  return { frac: Number(ui.span.value), iterations: Number.isFinite(iterations) ? Math.min(10, Math.max(0, iterations)) : 3 };
+  return {
+    frac: Number(ui.span.value),
+    iterations: Number.isFinite(iterations) ? Math.min(10, Math.max(0, iterations)) : 3,
+  };
 }
 
 // Rounds of bisquare robustness weights with the "robust" box (Cleveland's and R's lowess() default).
 const ROBUST_ITERATIONS = 3;
 /** The kernel fits' robustness (the "robust" box) and band variance ("band σ": 'global' or 'local'). */
 export const kernelExtras = () => ({
-  robust: ui.robust.checked ? ROBUST_ITERATIONS : 0, variance: ui.variance.disabled ? 'global' : ui.variance.value,
+  robust: ui.robust.checked ? ROBUST_ITERATIONS : 0,
+  variance: ui.variance.disabled ? 'global' : ui.variance.value,
   derivative: ui.derivative.checked && !ui.derivative.disabled,
 });
 
@@ -59,9 +63,16 @@ async function pump() {
   state.inFlight = true;
   const version = state.version;
   const settings = {
-    h: bandwidthVector(), kernel: ui.kernel.value, estimator: ui.estimator.value, level: Number(ui.level.value),
-    draft: request.draft, method: ui.fitMethod.value,
-    attentionMethod: ui.attentionMethod.value, tolerance: Number(ui.tolerance.value), ...lowessSettings(), ...kernelExtras(),
+    h: bandwidthVector(),
+    kernel: ui.kernel.value,
+    estimator: ui.estimator.value,
+    level: Number(ui.level.value),
+    draft: request.draft,
+    method: ui.fitMethod.value,
+    attentionMethod: ui.attentionMethod.value,
+    tolerance: Number(ui.tolerance.value),
+    ...lowessSettings(),
+    ...kernelExtras(),
   };
   const t0 = performance.now();
   try {
@@ -69,7 +80,12 @@ async function pump() {
     // Stale: the data changed meanwhile, or a newer answer is already on screen.
     if (version === state.version && request.seq > lastDrawn) {
       lastDrawn = request.seq;
-      if (!answer.view && !answer.lowess) Object.assign(answer, { view: state.fit?.view ?? null, matrix: state.fit?.matrix ?? null, viewH: state.fit?.viewH });
+      if (!answer.view && !answer.lowess)
+        Object.assign(answer, {
+          view: state.fit?.view ?? null,
+          matrix: state.fit?.matrix ?? null,
+          viewH: state.fit?.viewH,
+        });
       else answer.viewH = answer.h;
       state.fit = answer;
       state.error = null;
@@ -94,7 +110,12 @@ async function pump() {
   }
 }
 
-const RULES = { cv: 'leave-one-out cross-validation', aicc: 'AICc', scott: "Scott's rule", silverman: "Silverman's rule" };
+const RULES = {
+  cv: 'leave-one-out cross-validation',
+  aicc: 'AICc',
+  scott: "Scott's rule",
+  silverman: "Silverman's rule",
+};
 export const kernelName = (kernel) => [...ui.kernel.options].find((o) => o.value === kernel)?.textContent ?? kernel;
 export const estimatorName = (estimator) => (estimator === 'local-linear' ? 'local-linear' : 'Nadaraya–Watson');
 let chooseSeq = 0;
@@ -110,8 +131,10 @@ export function blockRadius() {
 }
 
 /** A rule's name in captions; CV with a radius r is blocked CV, r in x's terms (a duration on a date axis). */
-const ruleName = ({ method, exclude = 0 }) => (method === 'cv' && exclude > 0
-  ? `blocked cross-validation (each point's neighbours within ±${hText([exclude], state.data?.axes)} left out)` : RULES[method]);
+const ruleName = ({ method, exclude = 0 }) =>
+  method === 'cv' && exclude > 0
+    ? `blocked cross-validation (each point's neighbours within ±${hText([exclude], state.data?.axes)} left out)`
+    : RULES[method];
 
 export async function chooseBandwidth() {
   if (!state.data) return;
@@ -124,9 +147,15 @@ export async function chooseBandwidth() {
   state.learning = null;
   const version = state.version;
   const seq = ++chooseSeq;
-  const settings = { method: ui.method.value, kernel: ui.kernel.value, estimator: ui.estimator.value, approximation: ui.fitMethod.value,
-    exclude: blockRadius() };
-  ui.selectionCaption.textContent = `Choosing h for the ${kernelName(settings.kernel)} kernel (${estimatorName(settings.estimator)}) ` +
+  const settings = {
+    method: ui.method.value,
+    kernel: ui.kernel.value,
+    estimator: ui.estimator.value,
+    approximation: ui.fitMethod.value,
+    exclude: blockRadius(),
+  };
+  ui.selectionCaption.textContent =
+    `Choosing h for the ${kernelName(settings.kernel)} kernel (${estimatorName(settings.estimator)}) ` +
     `by ${ruleName(settings)}…`;
   state.choosing = true;
   publish();
@@ -143,7 +172,7 @@ export async function chooseBandwidth() {
     requestFit(false);
   } catch (err) {
     if (seq !== chooseSeq) return;
-    ui.selectionCaption.textContent = `No bandwidth was chosen: ${String(err && err.message || err)}`;
+    ui.selectionCaption.textContent = `No bandwidth was chosen: ${String((err && err.message) || err)}`;
     fail(err);
   } finally {
     if (seq === chooseSeq) state.choosing = false;
@@ -158,9 +187,11 @@ export function describeSelection() {
   const axes = state.data?.axes;
   const hs = hText(chosen.bandwidth, axes);
   const moved = Math.abs(Math.log(h1() / chosen.bandwidth[0])) > 1e-6;
-  ui.selectionCaption.textContent = `${ruleName(chosen)} for the ${kernelName(chosen.kernel)} kernel ` +
+  ui.selectionCaption.textContent =
+    `${ruleName(chosen)} for the ${kernelName(chosen.kernel)} kernel ` +
     `(${estimatorName(chosen.estimator)}) on ${chosen.n.toLocaleString('en')} points chose h = ${hs}` +
-    (chosen.curve.scores.length ? ` after ${chosen.curve.scores.length} evaluations (solid line; dashed: the slider).`
+    (chosen.curve.scores.length
+      ? ` after ${chosen.curve.scores.length} evaluations (solid line; dashed: the slider).`
       : ': a formula of the data’s spread, with no search to plot.') +
     (moved ? ` The slider now holds h = ${hText(bandwidthVector(), axes)}.` : '');
   showHNote();
@@ -169,11 +200,17 @@ export function describeSelection() {
 /** "h was chosen for another kernel": shown when h was set by hand or by a link for other settings than those now. */
 export function showHNote() {
   const source = state.hSource;
-  const stale = Boolean(state.data && source && !isLowess() && ['hand', 'link'].includes(source.by) &&
-    (source.kernel !== ui.kernel.value || source.estimator !== ui.estimator.value));
+  const stale = Boolean(
+    state.data &&
+    source &&
+    !isLowess() &&
+    ['hand', 'link'].includes(source.by) &&
+    (source.kernel !== ui.kernel.value || source.estimator !== ui.estimator.value),
+  );
   ui.hNote.hidden = !stale;
   if (stale) {
-    ui.hNoteText.textContent = `h = ${hText([h1()], state.data?.axes)} was ${source.by === 'link' ? 'given by the link' : 'set by hand'} ` +
+    ui.hNoteText.textContent =
+      `h = ${hText([h1()], state.data?.axes)} was ${source.by === 'link' ? 'given by the link' : 'set by hand'} ` +
       `with the ${kernelName(source.kernel)} kernel (${estimatorName(source.estimator)}); it was not chosen for the ` +
       `${kernelName(ui.kernel.value)} kernel (${estimatorName(ui.estimator.value)}).`;
   }
@@ -182,7 +219,7 @@ export function showHNote() {
 // "Learn h": gradient descent on the leave-one-out loss, one Adam step per round trip to the worker, the fit and the
 // attention matrix redrawn as h moves and the loss drawn against h in the selection plot. The button stops it.
 const LEARN_STEPS = 60;
-const LEARN_STALL = 1e-4;  // stop once ten steps improved the loss by less than this fraction
+const LEARN_STALL = 1e-4; // stop once ten steps improved the loss by less than this fraction
 
 export async function learnBandwidth() {
   if (!state.data) return;
@@ -193,7 +230,8 @@ export async function learnBandwidth() {
   const run = { version: state.version };
   state.learning = run;
   ui.learn.textContent = 'Stop';
-  const what = `Gradient descent (Adam on log h) on the leave-one-out loss of ${ui.kernel.selectedOptions[0].textContent} ` +
+  const what =
+    `Gradient descent (Adam on log h) on the leave-one-out loss of ${ui.kernel.selectedOptions[0].textContent} ` +
     'attention pooling (Nadaraya–Watson)';
   try {
     const { n } = await compute('learnStart', { h: bandwidthVector(), kernel: ui.kernel.value });
@@ -207,14 +245,15 @@ export async function learnBandwidth() {
       state.hSource = { by: 'learn', kernel: ui.kernel.value, estimator: ui.estimator.value };
       state.ratios = next.map((v) => v / next[0]);
       setSlider(next[0]);
-      ui.selectionCaption.textContent = `${what} on ${n.toLocaleString('en')} points: step ${step}, loss ${loss.toPrecision(4)} ` +
+      ui.selectionCaption.textContent =
+        `${what} on ${n.toLocaleString('en')} points: step ${step}, loss ${loss.toPrecision(4)} ` +
         `at h = ${hText(h, state.data?.axes)}.`;
       requestFit(false);
       const s = curve.scores;
       if (s.length > 10 && s.at(-11) - s.at(-1) < LEARN_STALL * s.at(-11)) break;
     }
   } catch (err) {
-    ui.selectionCaption.textContent = `${what}: ${String(err && err.message || err)}`;
+    ui.selectionCaption.textContent = `${what}: ${String((err && err.message) || err)}`;
   } finally {
     if (state.learning === run) state.learning = null;
     ui.learn.textContent = 'Learn h';

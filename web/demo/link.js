@@ -38,13 +38,16 @@ const SETTINGS = {
 export function shareData() {
   const data = state.data;
   if (!data || data.example || data.dataset) return;
-  data.packing = packData(data).then((packed) => {
-    data.packed = packed;
-    if (state.data === data) shareSettings();
-  }, () => {
-    data.packed = null;
-    if (state.data === data) shareSettings();
-  });
+  data.packing = packData(data).then(
+    (packed) => {
+      data.packed = packed;
+      if (state.data === data) shareSettings();
+    },
+    () => {
+      data.packed = null;
+      if (state.data === data) shareSettings();
+    },
+  );
 }
 
 /**
@@ -54,12 +57,20 @@ export function shareData() {
  */
 export function shareSettings() {
   const settings = {
-    kernel: ui.kernel.value, estimator: ui.estimator.value, method: ui.method.value, fitMethod: ui.fitMethod.value,
-    level: ui.level.value, attention: ui.attentionMethod.value, tolerance: ui.tolerance.value,
-    band: ui.band.checked ? 'on' : 'off', h: Number(h1().toPrecision(6)),
+    kernel: ui.kernel.value,
+    estimator: ui.estimator.value,
+    method: ui.method.value,
+    fitMethod: ui.fitMethod.value,
+    level: ui.level.value,
+    attention: ui.attentionMethod.value,
+    tolerance: ui.tolerance.value,
+    band: ui.band.checked ? 'on' : 'off',
+    h: Number(h1().toPrecision(6)),
     // Robustness and the local band only when chosen (other links stay as they were).
-    ...(ui.robust.checked ? { robust: 'on' } : {}), ...(ui.variance.value === 'local' ? { variance: 'local' } : {}),
-    ...(Number(ui.exclude.value) > 0 ? { exclude: ui.exclude.value } : {}), ...(ui.derivative.checked ? { derivative: 'on' } : {}),
+    ...(ui.robust.checked ? { robust: 'on' } : {}),
+    ...(ui.variance.value === 'local' ? { variance: 'local' } : {}),
+    ...(Number(ui.exclude.value) > 0 ? { exclude: ui.exclude.value } : {}),
+    ...(ui.derivative.checked ? { derivative: 'on' } : {}),
     // LOWESS's own settings, only when it is the estimator (other links stay as they were).
     ...(ui.estimator.value === 'lowess' ? { frac: ui.span.value, iterations: ui.iterations.value } : {}),
   };
@@ -80,11 +91,13 @@ export function shareSettings() {
     status = 'Packing the data for a link…';
   } else if (data.packed) {
     which = { data: data.packed };
-    status = `The address bar holds this view with your data (packed into ${data.packed.length.toLocaleString('en')} characters ` +
+    status =
+      `The address bar holds this view with your data (packed into ${data.packed.length.toLocaleString('en')} characters ` +
       'after the #, which the browser never sends to a server): copy it to share it.';
   } else {
     which = { data: 'none' };
-    status = `Your data stays behind: packed, it would take over ${LINK_DATA_LIMIT.toLocaleString('en')} characters, too many for ` +
+    status =
+      `Your data stays behind: packed, it would take over ${LINK_DATA_LIMIT.toLocaleString('en')} characters, too many for ` +
       'a link. A link to this view holds only the settings; send the file itself along with it.';
   }
   ui.shareStatus.textContent = status;
@@ -98,7 +111,8 @@ export async function applySettings() {
   if (shared.example) ui.example.value = shared.example;
   if (shared.dataset) ui.example.value = `data:${shared.dataset}`;
   if (shared.n) ui.exampleN.value = shared.n;
-  for (const key of ['kernel', 'estimator', 'method', 'level', 'fitMethod', 'variance']) if (shared[key]) ui[key].value = shared[key];
+  for (const key of ['kernel', 'estimator', 'method', 'level', 'fitMethod', 'variance'])
+    if (shared[key]) ui[key].value = shared[key];
   if (shared.robust) ui.robust.checked = shared.robust === 'on';
   if (shared.exclude) ui.exclude.value = shared.exclude;
   if (shared.derivative) ui.derivative.checked = shared.derivative === 'on';
@@ -110,8 +124,12 @@ export async function applySettings() {
   ui.tolerance.disabled = ui.attentionMethod.value === 'exact';
   const h = shared.h ? Number(shared.h) : null;
   if (shared.data === 'none') {
-    return { h: null, note: 'This link was shared without its data (too large for a link, or none was loaded), so ' +
-      'an example is shown instead, with a bandwidth chosen for it. Open the same file to see the shared fit.' };
+    return {
+      h: null,
+      note:
+        'This link was shared without its data (too large for a link, or none was loaded), so ' +
+        'an example is shown instead, with a bandwidth chosen for it. Open the same file to see the shared fit.',
+    };
   }
   if (shared.data) {
     try {

@@ -5,7 +5,15 @@ import { checkColumns } from './checks.js';
 import { columnStats, generate, paddedRange } from './data.js';
 import { DATASETS } from './data/datasets.js';
 import { forgetDrawn, renderWarnings, scheduleDraw } from './drawing.js';
-import { chooseBandwidth, describeSelection, requestFit, setSlider, showBandwidth, showHNote, showSmoother } from './fitting.js';
+import {
+  chooseBandwidth,
+  describeSelection,
+  requestFit,
+  setSlider,
+  showBandwidth,
+  showHNote,
+  showSmoother,
+} from './fitting.js';
 import { shareData, shareSettings } from './link.js';
 import { labelFor, readOptions, resetReading, showReading, showRefusal } from './reading.js';
 import { publish, state } from './state.js';
@@ -38,7 +46,7 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
   ui.band.disabled = data.dim !== 1;
   ui.variance.disabled = ui.band.disabled || !ui.band.checked;
   ui.derivative.disabled = data.dim !== 1;
-  showSmoother();  // LOWESS is for one x: 2-D data goes back to local-linear
+  showSmoother(); // LOWESS is for one x: 2-D data goes back to local-linear
   const stats = columnStats(data.x, data.dim);
   state.ratios = stats.map((s) => s.sd / stats[0].sd);
   const range = stats[0].max - stats[0].min || 1;
@@ -55,11 +63,16 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
   state.timings = { ...state.timings, load: performance.now() - t0 };
   state.sampleInfo = info;
   clearError(ui.dataStatus);
-  ui.dataStatus.textContent = `${n.toLocaleString('en')} points, ${data.dim === 1 ? 'one input' : 'two inputs'} ` +
+  ui.dataStatus.textContent =
+    `${n.toLocaleString('en')} points, ${data.dim === 1 ? 'one input' : 'two inputs'} ` +
     `(${data.names.join(', ')}) from ${data.source}.` +
-    (info.fitN < n ? ` Exact fits and the attention views use a random ${info.fitN.toLocaleString('en')} of them` +
-      (data.dim === 1 ? '; fits on the grid use all.' : '.') : '') +
-    (info.draftN < info.fitN ? ` While the slider moves: ${info.draftN.toLocaleString('en')}, refined on release.` : '');
+    (info.fitN < n
+      ? ` Exact fits and the attention views use a random ${info.fitN.toLocaleString('en')} of them` +
+        (data.dim === 1 ? '; fits on the grid use all.' : '.')
+      : '') +
+    (info.draftN < info.fitN
+      ? ` While the slider moves: ${info.draftN.toLocaleString('en')}, refined on release.`
+      : '');
   scheduleDraw();
   if (h === null) {
     await chooseBandwidth();
@@ -76,11 +89,12 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
  * set than the one the menus name, and says what to change (`message`, an error).
  */
 export function clearData(message) {
-  state.version += 1;  // answers still on their way are dropped
+  state.version += 1; // answers still on their way are dropped
   Object.assign(state, { data: null, fit: null, selection: null, hoverRow: null, undo: [] });
   state.learning = null;
   state.pending = null;
-  for (const canvas of [ui.plot, ui.matrix, ui.bars, ui.selection]) canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+  for (const canvas of [ui.plot, ui.matrix, ui.bars, ui.selection])
+    canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
   forgetDrawn();
   state.layer = {};
   clearError(ui.fitStatus);
@@ -124,14 +138,19 @@ export function useExample(h = null, hBy = null) {
   }
   const n = Math.max(2, Math.min(1_000_000, Math.round(Number(ui.exampleN.value)) || 300));
   const data = generate(value, n);
-  setData({ ...data, example: { name: value, n }, source: `the “${ui.example.selectedOptions[0].textContent}” example` }, { h, hBy });
+  setData(
+    { ...data, example: { name: value, n }, source: `the “${ui.example.selectedOptions[0].textContent}” example` },
+    { h, hBy },
+  );
 }
 
 export function showExampleSource() {
   const value = ui.example.value;
   const set = isDataset(value) ? DATASETS[value.slice(5)] : null;
   ui.exampleN.disabled = Boolean(set);
-  ui.exampleSource.textContent = set ? `${set.rows.length} rows. ${set.source}` : 'Simulated: a seeded random sample of the size you set.';
+  ui.exampleSource.textContent = set
+    ? `${set.rows.length} rows. ${set.source}`
+    : 'Simulated: a seeded random sample of the size you set.';
 }
 
 /** A problem with the visitor's data, shown where the data's status goes, as an error. */
@@ -141,7 +160,7 @@ export function dataError(message) {
 }
 
 let parsedSource = '';
-let lastRead = null;  // { source, name } of the last file or text read: the reading menus read it again
+let lastRead = null; // { source, name } of the last file or text read: the reading menus read it again
 
 /** Reads `source` ({ file } or { text }) named `name`; `again`: the same source with the reading menus' settings. */
 export async function parse(source, name, { again = false } = {}) {
@@ -149,8 +168,10 @@ export async function parse(source, name, { again = false } = {}) {
   lastRead = { source, name };
   const size = source.file ? source.file.size : source.text.length;
   if (size > MAX_FILE_BYTES) {
-    dataError(`${name} is ${(size / 1e6).toFixed(0)} MB; the demo reads files of up to ${MAX_FILE_BYTES / 1e6} MB, since ` +
-      'it keeps every row in this tab. Use a sample of the rows here, or the kernel-attention command line for all of them.');
+    dataError(
+      `${name} is ${(size / 1e6).toFixed(0)} MB; the demo reads files of up to ${MAX_FILE_BYTES / 1e6} MB, since ` +
+        'it keeps every row in this tab. Use a sample of the rows here, or the kernel-attention command line for all of them.',
+    );
     return;
   }
   ui.progress.hidden = false;
@@ -177,8 +198,12 @@ export async function parse(source, name, { again = false } = {}) {
     window.demoState.reading = null;
     window.demoState.parseArgument = err.argument ?? null;
     const fix = err.argument && labelFor(err.argument) !== err.argument;
-    clearData(`Could not read ${name}: ${err.message}` +
-      (fix ? `${/[.)]$/.test(err.message) ? '' : '.'} Change “${labelFor(err.argument)}” under “How the file was read”.` : ''));
+    clearData(
+      `Could not read ${name}: ${err.message}` +
+        (fix
+          ? `${/[.)]$/.test(err.message) ? '' : '.'} Change “${labelFor(err.argument)}” under “How the file was read”.`
+          : ''),
+    );
     showRefusal(err.argument);
   }
 }
@@ -187,7 +212,7 @@ export function fillColumns(names) {
   const fill = (select, extra) => {
     select.replaceChildren();
     if (extra) select.append(new Option(extra, ''));
-    names.forEach((name, i) => select.append(new Option(name, String(i))));  // text, never HTML
+    names.forEach((name, i) => select.append(new Option(name, String(i)))); // text, never HTML
   };
   fill(ui.x1);
   fill(ui.x2, 'none');
@@ -206,14 +231,18 @@ export async function selectColumns() {
   showMalformed(picked.malformed);
   // The menus keep the new file's columns (pick others there); the old data and its fit go.
   if (picked.rejected) {
-    clearData(`Rejected ${parsedSource}: ${picked.malformed.count} malformed row(s), listed below. ` +
-      'Fix them, choose “skip”, or pick other columns.');
+    clearData(
+      `Rejected ${parsedSource}: ${picked.malformed.count} malformed row(s), listed below. ` +
+        'Fix them, choose “skip”, or pick other columns.',
+    );
     return;
   }
   if (picked.y.length < 2) {
-    clearData(`${parsedSource}: fewer than two usable rows with these columns` +
-      (picked.malformed.count ? ` (${picked.malformed.count} malformed, listed below)` : '') +
-      '. Pick other columns for x and y, or fix the rows listed.');
+    clearData(
+      `${parsedSource}: fewer than two usable rows with these columns` +
+        (picked.malformed.count ? ` (${picked.malformed.count} malformed, listed below)` : '') +
+        '. Pick other columns for x and y, or fix the rows listed.',
+    );
     return;
   }
   // Dates and times (seconds) are centred here, in float64, before the compute worker makes float32 of them.
@@ -229,11 +258,13 @@ export async function selectColumns() {
 
 export function showMalformed(malformed) {
   state.malformed = malformed;
-  ui.malformed.replaceChildren(...malformed.listed.map(({ line, reason }) => {
-    const li = document.createElement('li');
-    li.textContent = `line ${line}: ${reason}`;
-    return li;
-  }));
+  ui.malformed.replaceChildren(
+    ...malformed.listed.map(({ line, reason }) => {
+      const li = document.createElement('li');
+      li.textContent = `line ${line}: ${reason}`;
+      return li;
+    }),
+  );
   if (malformed.count > malformed.listed.length) {
     const li = document.createElement('li');
     li.textContent = `… and ${malformed.count - malformed.listed.length} more`;

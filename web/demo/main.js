@@ -5,7 +5,16 @@
 import { DATASETS } from './data/datasets.js';
 import { forgetDrawn, hoverAt, hoverMatrix, scheduleDraw, setHover } from './drawing.js';
 import { addPoint, endDrag, moveDrag, startDrag, undo } from './editing.js';
-import { blockRadius, chooseBandwidth, learnBandwidth, onSlider, requestFit, showBandwidth, showHNote, showSmoother } from './fitting.js';
+import {
+  blockRadius,
+  chooseBandwidth,
+  learnBandwidth,
+  onSlider,
+  requestFit,
+  showBandwidth,
+  showHNote,
+  showSmoother,
+} from './fitting.js';
 import { applySettings, shareSettings } from './link.js';
 import { parse, readAgain, selectColumns, setData, showExampleSource, useExample } from './loading.js';
 import { wireReading } from './reading.js';
@@ -23,7 +32,8 @@ function wire() {
   ui.usePaste.addEventListener('click', () => parse({ text: ui.paste.value }, 'the pasted text'));
   wireReading(readAgain);
   for (const select of [ui.x1, ui.x2, ui.ycol]) select.addEventListener('change', () => selectColumns());
-  for (const radio of document.querySelectorAll('input[name="policy"]')) radio.addEventListener('change', () => selectColumns());
+  for (const radio of document.querySelectorAll('input[name="policy"]'))
+    radio.addEventListener('change', () => selectColumns());
   document.addEventListener('dragover', (e) => e.preventDefault());
   document.addEventListener('drop', (e) => {
     e.preventDefault();
@@ -31,11 +41,17 @@ function wire() {
     if (file) parse({ file }, file.name);
   });
 
-  ui.example.addEventListener('change', () => { showExampleSource(); useExample(); });
+  ui.example.addEventListener('change', () => {
+    showExampleSource();
+    useExample();
+  });
   ui.bandwidth.addEventListener('input', onSlider);
   ui.bandwidth.addEventListener('change', () => requestFit(false));
   // LOWESS: a draft while the span is dragged, the full fit on release or a new number of iterations.
-  ui.span.addEventListener('input', () => { showSmoother(); requestFit(true); });
+  ui.span.addEventListener('input', () => {
+    showSmoother();
+    requestFit(true);
+  });
   ui.span.addEventListener('change', () => requestFit(false));
   ui.iterations.addEventListener('change', () => requestFit(false));
   // A bandwidth chosen by a rule was chosen for one kernel and estimator: choose again for the new ones (also when
@@ -56,9 +72,16 @@ function wire() {
   ui.exclude.addEventListener('change', () => chooseBandwidth());
   ui.rechoose.addEventListener('click', () => chooseBandwidth());
   for (const control of [ui.level, ui.fitMethod]) control.addEventListener('change', () => requestFit(false));
-  ui.band.addEventListener('change', () => { ui.variance.disabled = ui.band.disabled || !ui.band.checked; shareSettings(); scheduleDraw(); });
-  for (const control of [ui.robust, ui.variance, ui.derivative]) control.addEventListener('change', () => requestFit(false));
-  ui.attentionMethod.addEventListener('change', () => { ui.tolerance.disabled = ui.attentionMethod.value === 'exact'; });
+  ui.band.addEventListener('change', () => {
+    ui.variance.disabled = ui.band.disabled || !ui.band.checked;
+    shareSettings();
+    scheduleDraw();
+  });
+  for (const control of [ui.robust, ui.variance, ui.derivative])
+    control.addEventListener('change', () => requestFit(false));
+  ui.attentionMethod.addEventListener('change', () => {
+    ui.tolerance.disabled = ui.attentionMethod.value === 'exact';
+  });
   for (const control of [ui.attentionMethod, ui.tolerance]) control.addEventListener('change', () => requestFit(false));
   ui.choose.addEventListener('click', chooseBandwidth);
   ui.learn.addEventListener('click', learnBandwidth);

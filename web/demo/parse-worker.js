@@ -4,14 +4,16 @@ import { selectRows, TableReader } from '../src/table.js';
 import { paintPoints } from './pixels.js';
 
 // A worker's Content-Security-Policy violations fire here, not on the page's document: the page records them.
-self.addEventListener('securitypolicyviolation', (e) => postMessage({ op: 'csp', violation: `${e.violatedDirective} ${e.blockedURI}` }));
+self.addEventListener('securitypolicyviolation', (e) =>
+  postMessage({ op: 'csp', violation: `${e.violatedDirective} ${e.blockedURI}` }),
+);
 
 const CHUNK_BYTES = 1 << 20;
-const MAX_LISTED = 50;  // line numbers listed per report; the count covers all of them
+const MAX_LISTED = 50; // line numbers listed per report; the count covers all of them
 // A line this long is no table row: its fields could fill the page's column menus with millions of entries, and
 // nothing would be read until its end. Refused after one quick pass over the bytes.
 const MAX_LINE_BYTES = 10e6;
-const MAX_COLUMNS = 1000;  // likewise: the menus hold every column three times
+const MAX_COLUMNS = 1000; // likewise: the menus hold every column three times
 const SCAN_BYTES = 4 << 20;
 
 /** The last table read (see readTable in web/src/table.js). */
@@ -60,8 +62,13 @@ function longLine(file, text) {
 function parse({ id, text, file, options = {} }) {
   const long = longLine(file, text);
   if (long) {
-    postMessage({ id, op: 'parsed', error: `line ${long} is longer than ${MAX_LINE_BYTES / 1e6} MB, which no table row ` +
-      'should be (is this the right file, with line breaks?)' });
+    postMessage({
+      id,
+      op: 'parsed',
+      error:
+        `line ${long} is longer than ${MAX_LINE_BYTES / 1e6} MB, which no table row ` +
+        'should be (is this the right file, with line breaks?)',
+    });
     return;
   }
   const started = performance.now();
@@ -83,8 +90,17 @@ function parse({ id, text, file, options = {} }) {
   if (size === 0) reader.push(file ? new Uint8Array(0) : '');
   table = reader.end();
   const { names, rows, settings, preview } = table;
-  postMessage({ id, op: 'parsed', names, rows, ms: performance.now() - started, settings, kinds: settings.kinds,
-    dateColumns: settings.dateColumns, preview });
+  postMessage({
+    id,
+    op: 'parsed',
+    names,
+    rows,
+    ms: performance.now() - started,
+    settings,
+    kinds: settings.kinds,
+    dateColumns: settings.dateColumns,
+    preview,
+  });
 }
 
 const quoted = (name) => `“${name}”`;
@@ -111,7 +127,9 @@ function select({ id, xColumns, yColumn, policy }) {
   const { rows, skipped } = selectRows(table, used);
   const malformed = {
     count: skipped.length,
-    listed: skipped.slice(0, MAX_LISTED).map(({ line, column, reason, missing }) => ({ line, reason: describe(column, reason, missing) })),
+    listed: skipped
+      .slice(0, MAX_LISTED)
+      .map(({ line, column, reason, missing }) => ({ line, reason: describe(column, reason, missing) })),
   };
   if (policy === 'reject' && skipped.length) {
     postMessage({ id, op: 'selected', rejected: true, malformed });
@@ -121,11 +139,25 @@ function select({ id, xColumns, yColumn, policy }) {
   const x = new Float64Array(rows.length * dim);
   const y = new Float64Array(rows.length);
   rows.forEach((row, i) => {
-    xColumns.forEach((c, d) => { x[i * dim + d] = columns[c][row]; });
+    xColumns.forEach((c, d) => {
+      x[i * dim + d] = columns[c][row];
+    });
     y[i] = columns[yColumn][row];
   });
-  postMessage({ id, op: 'selected', x, y, dim, names: used.map((c) => names[c]), malformed,
-    xKinds: xColumns.map((c) => kinds[c]), yKind: kinds[yColumn] }, [x.buffer, y.buffer]);
+  postMessage(
+    {
+      id,
+      op: 'selected',
+      x,
+      y,
+      dim,
+      names: used.map((c) => names[c]),
+      malformed,
+      xKinds: xColumns.map((c) => kinds[c]),
+      yKind: kinds[yColumn],
+    },
+    [x.buffer, y.buffer],
+  );
 }
 
 onmessage = ({ data }) => {
@@ -139,9 +171,15 @@ onmessage = ({ data }) => {
     }
   } catch (err) {
     // The reader names its limit; the page says whose limit it is.
-    const message = err?.argument === 'maxColumns' ? err.message.replace(/at most (\d+) columns are read/, 'the demo reads at most $1 columns')
-      : String(err && err.message || err);
-    postMessage({ id: data.id, op: { parse: 'parsed', select: 'selected' }[data.op] ?? data.op, error: message,
-      argument: err && err.argument });
+    const message =
+      err?.argument === 'maxColumns'
+        ? err.message.replace(/at most (\d+) columns are read/, 'the demo reads at most $1 columns')
+        : String((err && err.message) || err);
+    postMessage({
+      id: data.id,
+      op: { parse: 'parsed', select: 'selected' }[data.op] ?? data.op,
+      error: message,
+      argument: err && err.argument,
+    });
   }
 };

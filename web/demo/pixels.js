@@ -43,7 +43,13 @@ export function coverPixels({ W, H, k, sx, sy, x, y, dim, step, r, rgba: [R, G, 
 
 /** A colour ramp (viridis-like) for t in [0, 1]. */
 export function ramp(t) {
-  const stops = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+  const stops = [
+    [68, 1, 84],
+    [59, 82, 139],
+    [33, 145, 140],
+    [94, 201, 98],
+    [253, 231, 37],
+  ];
   const u = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (stops.length - 1);
   const i = Math.min(stops.length - 2, Math.floor(u));
   const f = u - i;

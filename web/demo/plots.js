@@ -5,10 +5,9 @@ import { coverPixels, paintSurfacePoints, ramp, scale } from './pixels.js';
 
 export { ramp, scale };
 
-
 /** Sizes the canvas for the device pixel ratio; returns its 2-D context in CSS pixels, or null when hidden. */
 export function prepare(canvas) {
-  const dpr = canvas.pixelRatio || window.devicePixelRatio || 1;  // an SVG stand-in has its own (1)
+  const dpr = canvas.pixelRatio || window.devicePixelRatio || 1; // an SVG stand-in has its own (1)
   const width = canvas.clientWidth;
   const height = canvas.clientHeight;
   if (!width || !height) return null;
@@ -27,8 +26,19 @@ export function prepare(canvas) {
 
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
-
-const SUPERSCRIPT = { '-': '\u207b', 0: '\u2070', 1: '\u00b9', 2: '\u00b2', 3: '\u00b3', 4: '\u2074', 5: '\u2075', 6: '\u2076', 7: '\u2077', 8: '\u2078', 9: '\u2079' };
+const SUPERSCRIPT = {
+  '-': '\u207b',
+  0: '\u2070',
+  1: '\u00b9',
+  2: '\u00b2',
+  3: '\u00b3',
+  4: '\u2074',
+  5: '\u2075',
+  6: '\u2076',
+  7: '\u2077',
+  8: '\u2078',
+  9: '\u2079',
+};
 
 /** v as m×10ⁿ (three significant digits at most), for values no fixed notation writes briefly. */
 function scientific(v) {
@@ -46,7 +56,10 @@ export function tickLabel(v, step) {
   let s;
   if (a >= 1e-4 && a < 1e12 && Math.abs(v) < 1e12) {
     const decimals = Math.max(0, -Math.floor(Math.log10(a) + 1e-9));
-    s = Math.abs(v) >= 1e5 ? v.toLocaleString('en', { minimumFractionDigits: decimals, maximumFractionDigits: decimals }) : v.toFixed(decimals);
+    s =
+      Math.abs(v) >= 1e5
+        ? v.toLocaleString('en', { minimumFractionDigits: decimals, maximumFractionDigits: decimals })
+        : v.toFixed(decimals);
   } else {
     s = scientific(v);
   }
@@ -62,7 +75,7 @@ export function ticks(lo, hi, count) {
   const out = [];
   const first = Math.ceil(lo / step);
   for (let k = first; k * step <= hi + step * 1e-9 && out.length < 50; k++) {
-    if (!(k * step > (k - 1) * step)) break;  // a step below the values' resolution
+    if (!(k * step > (k - 1) * step)) break; // a step below the values' resolution
     out.push({ value: k * step, label: tickLabel(k * step, step) });
   }
   return out;
@@ -84,14 +97,19 @@ function logTicks(lo, hi) {
   return out;
 }
 
-const FONT = 12;  // px, the plots' text
+const FONT = 12; // px, the plots' text
 
 /**
  * The plot frame: scales for the inner area, grid lines, tick labels and axis titles. The left margin is measured
  * from the widest y tick label, so the y title (turned, at the far left) never overlaps a label; the x title sits
  * centred under the x labels. Returns the scales and the margins (`pad`).
  */
-export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, xTitle = '', yTitle = '', right = 12, top = 10, xAxis = null, yAxis = null } = {}) {
+export function frame(
+  { ctx, width, height },
+  xDomain,
+  yDomain,
+  { xLog = false, xTitle = '', yTitle = '', right = 12, top = 10, xAxis = null, yAxis = null } = {},
+) {
   const yCount = Math.max(2, Math.min(6, Math.floor(height / 60)));
   const yTicks = yAxis ? yAxis.ticks(...yDomain, yCount) : ticks(...yDomain, yCount);
   let labelWidth = 0;
@@ -105,8 +123,15 @@ export function frame({ ctx, width, height }, xDomain, yDomain, { xLog = false, 
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
   // Dates and clock times are wider labels than most numbers: fewer of them.
-  const xCount = Math.max(2, Math.min(8, Math.floor((width - pad.left - pad.right) / (xAxis && xAxis.kind !== 'number' ? 120 : 80))));
-  const xTicks = xLog ? (xAxis?.hTicks ?? logTicks)(...xDomain) : xAxis ? xAxis.ticks(...xDomain, xCount) : ticks(...xDomain, xCount);
+  const xCount = Math.max(
+    2,
+    Math.min(8, Math.floor((width - pad.left - pad.right) / (xAxis && xAxis.kind !== 'number' ? 120 : 80))),
+  );
+  const xTicks = xLog
+    ? (xAxis?.hTicks ?? logTicks)(...xDomain)
+    : xAxis
+      ? xAxis.ticks(...xDomain, xCount)
+      : ticks(...xDomain, xCount);
   for (const t of xTicks) {
     const px = Math.round(sx(t.value)) + 0.5;
     ctx.beginPath();
@@ -181,13 +206,18 @@ function pointLayer(cache, key, c, data, spec, paint) {
   if (cache.key !== key && cache.asked !== key) {
     cache.asked = key;
     const dpr = window.devicePixelRatio || 1;
-    cache.paintElsewhere(cache, key, data.version, { ...spec(), W: Math.round(c.width * dpr), H: Math.round(c.height * dpr), k: dpr });
+    cache.paintElsewhere(cache, key, data.version, {
+      ...spec(),
+      W: Math.round(c.width * dpr),
+      H: Math.round(c.height * dpr),
+      k: dpr,
+    });
   }
   return cache.key === key || cache.version === data.version ? cache.canvas : null;
 }
 
-const MANY_POINTS = 5000;       // beyond this many points: 1-pixel squares, written as pixels
-const SCATTER_LIMIT = 50_000;   // points drawn at most (evenly strided)
+const MANY_POINTS = 5000; // beyond this many points: 1-pixel squares, written as pixels
+const SCATTER_LIMIT = 50_000; // points drawn at most (evenly strided)
 
 /** Points as small squares (fast for tens of thousands); at most `limit` of them, evenly strided. */
 function scatter(ctx, sx, sy, x, y, dim, color, limit = SCATTER_LIMIT) {
@@ -223,7 +253,10 @@ function line(ctx, xs, ys, sx, sy) {
   ctx.beginPath();
   let pen = false;
   for (let i = 0; i < ys.length; i++) {
-    if (!Number.isFinite(ys[i])) { pen = false; continue; }
+    if (!Number.isFinite(ys[i])) {
+      pen = false;
+      continue;
+    }
     if (pen) ctx.lineTo(sx(xs[i]), sy(ys[i]));
     else ctx.moveTo(sx(xs[i]), sy(ys[i]));
     pen = true;
@@ -239,21 +272,42 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
   const c = prepare(canvas);
   if (!c) return null;
   const { ctx, width, height } = c;
-  const { sx, sy, pad } = frame(c, xDomain, yDomain, { xTitle: data.names[0], yTitle: data.names[data.names.length - 1], xAxis: data.axes?.[0] });
+  const { sx, sy, pad } = frame(c, xDomain, yDomain, {
+    xTitle: data.names[0],
+    yTitle: data.names[data.names.length - 1],
+    xAxis: data.axes?.[0],
+  });
   ctx.save();
   clip(ctx, width, height, pad);
   const color = css('--point');
   const key = `${data.version}|${width}|${height}|${xDomain}|${yDomain}|${color}`;
   const n = data.y.length;
-  const points = pointLayer(cache, key, c, data, () => ({
-    kind: 'scatter', x: data.x, y: data.y, dim: 1, xDomain: sx.domain, xRange: [pad.left, width - pad.right],
-    yDomain: sy.domain, yRange: [height - pad.bottom, pad.top], step: Math.max(1, Math.ceil(n / SCATTER_LIMIT)), r: 1, rgba: rgba(color),
-  }), (g) => scatter(g, sx, sy, data.x, data.y, 1, color));
+  const points = pointLayer(
+    cache,
+    key,
+    c,
+    data,
+    () => ({
+      kind: 'scatter',
+      x: data.x,
+      y: data.y,
+      dim: 1,
+      xDomain: sx.domain,
+      xRange: [pad.left, width - pad.right],
+      yDomain: sy.domain,
+      yRange: [height - pad.bottom, pad.top],
+      step: Math.max(1, Math.ceil(n / SCATTER_LIMIT)),
+      r: 1,
+      rgba: rgba(color),
+    }),
+    (g) => scatter(g, sx, sy, data.x, data.y, 1, color),
+  );
   if (points) ctx.drawImage(points, 0, 0, width, height);
   if (fit) {
     const q = fit.queries;
     ctx.fillStyle = css('--thin');
-    for (let i = 0; fit.effectiveKeys && i < q.length; i++) {  // LOWESS reports no effective points
+    for (let i = 0; fit.effectiveKeys && i < q.length; i++) {
+      // LOWESS reports no effective points
       if (fit.effectiveKeys[i] < thin) {
         const a = sx(i ? (q[i - 1] + q[i]) / 2 : q[i]);
         const b = sx(i + 1 < q.length ? (q[i] + q[i + 1]) / 2 : q[i]);
@@ -270,8 +324,14 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
       };
       for (let i = 0; i < q.length; i++) {
         const ok = Number.isFinite(fit.upper[i]) && Number.isFinite(fit.lower[i]);
-        if (ok && !open) { ctx.moveTo(sx(q[i]), sy(fit.upper[i])); open = true; } else if (ok) ctx.lineTo(sx(q[i]), sy(fit.upper[i]));
-        else if (open) { close(i - 1); open = false; }
+        if (ok && !open) {
+          ctx.moveTo(sx(q[i]), sy(fit.upper[i]));
+          open = true;
+        } else if (ok) ctx.lineTo(sx(q[i]), sy(fit.upper[i]));
+        else if (open) {
+          close(i - 1);
+          open = false;
+        }
       }
       if (open) close(q.length - 1);
       ctx.fill();
@@ -316,7 +376,12 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
     ctx.lineTo(sx(hover.query[0]), height - pad.bottom);
     ctx.stroke();
     ctx.setLineDash([]);
-    highlight(ctx, hover.top, (k) => sx(k.x[0]), (k) => sy(k.y));
+    highlight(
+      ctx,
+      hover.top,
+      (k) => sx(k.x[0]),
+      (k) => sy(k.y),
+    );
   }
   ctx.restore();
   return { sx, sy, pad };
@@ -334,7 +399,6 @@ function highlight(ctx, top, px, py) {
     ctx.stroke();
   }
 }
-
 
 /** The heat map's key: the colour ramp from yDomain[0] (bottom) to yDomain[1], with tick values and y's name. */
 function colourScale(ctx, { x, top, bottom }, yDomain, name) {
@@ -368,7 +432,14 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cach
   const c = prepare(canvas);
   if (!c) return null;
   const { ctx, width, height } = c;
-  const { sx, sy, pad } = frame(c, box[0], box[1], { xTitle: data.names[0], yTitle: data.names[1], right: 70, top: 24, xAxis: data.axes?.[0], yAxis: data.axes?.[1] });
+  const { sx, sy, pad } = frame(c, box[0], box[1], {
+    xTitle: data.names[0],
+    yTitle: data.names[1],
+    right: 70,
+    top: 24,
+    xAxis: data.axes?.[0],
+    yAxis: data.axes?.[1],
+  });
   colourScale(ctx, { x: width - 58, top: pad.top, bottom: height - pad.bottom }, yDomain, data.names[2]);
   ctx.save();
   clip(ctx, width, height, pad);
@@ -397,15 +468,34 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cach
   }
   const edge = css('--bg');
   const key = `${data.version}|${width}|${height}|${box}|${yDomain}|${edge}`;
-  const points = pointLayer(cache, key, c, data, () => ({
-    kind: 'surface', x: data.x, y: data.y, xDomain: sx.domain, xRange: [pad.left, width - pad.right], yDomain: sy.domain,
-    yRange: [height - pad.bottom, pad.top], colourDomain: yDomain, edge,
-  }), (g) => paintSurfacePoints(g, { sx, sy, x: data.x, y: data.y, colourDomain: yDomain, edge }));
+  const points = pointLayer(
+    cache,
+    key,
+    c,
+    data,
+    () => ({
+      kind: 'surface',
+      x: data.x,
+      y: data.y,
+      xDomain: sx.domain,
+      xRange: [pad.left, width - pad.right],
+      yDomain: sy.domain,
+      yRange: [height - pad.bottom, pad.top],
+      colourDomain: yDomain,
+      edge,
+    }),
+    (g) => paintSurfacePoints(g, { sx, sy, x: data.x, y: data.y, colourDomain: yDomain, edge }),
+  );
   if (points) ctx.drawImage(points, 0, 0, width, height);
   if (hover) {
     ctx.fillStyle = css('--accent');
     ctx.fillRect(sx(hover.query[0]) - 4, sy(hover.query[1]) - 4, 8, 8);
-    highlight(ctx, hover.top, (k) => sx(k.x[0]), (k) => sy(k.x[1]));
+    highlight(
+      ctx,
+      hover.top,
+      (k) => sx(k.x[0]),
+      (k) => sy(k.x[1]),
+    );
   }
   ctx.restore();
   return { sx, sy, pad };
@@ -471,10 +561,18 @@ export function drawSlope(canvas, fit, xDomain, xAxis, names) {
   const { ctx, width, height } = c;
   let lo = 0;
   let hi = 0;
-  for (const a of [fit.slopeLower, fit.slopeUpper]) for (const v of a) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  for (const a of [fit.slopeLower, fit.slopeUpper])
+    for (const v of a)
+      if (Number.isFinite(v)) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
   const padY = 0.05 * (hi - lo || 1);
-  const { sx, sy, pad } = frame(c, xDomain, [lo - padY, hi + padY],
-    { xTitle: names[0], yTitle: `d ${names[names.length - 1]} / d ${names[0]}`, xAxis });
+  const { sx, sy, pad } = frame(c, xDomain, [lo - padY, hi + padY], {
+    xTitle: names[0],
+    yTitle: `d ${names[names.length - 1]} / d ${names[0]}`,
+    xAxis,
+  });
   ctx.save();
   clip(ctx, width, height, pad);
   const q = fit.queries;
@@ -499,14 +597,24 @@ export function drawSelection(canvas, selection, currentH, hAxis = null) {
   const { ctx } = c;
   const { bandwidths, scores } = selection.curve;
   const dim = bandwidths.length / scores.length;
-  const points = Array.from(scores, (s, i) => ({ h: bandwidths[i * dim], s })).filter((p) => Number.isFinite(p.s))
+  const points = Array.from(scores, (s, i) => ({ h: bandwidths[i * dim], s }))
+    .filter((p) => Number.isFinite(p.s))
     .sort((a, b) => a.h - b.h);
   if (!points.length) return;
   const hs = points.map((p) => p.h).concat(currentH);
   const lo = Math.min(...points.map((p) => p.s));
   const hi = Math.max(...points.map((p) => p.s));
-  const { sx, sy, pad } = frame(c, [Math.min(...hs) / 1.2, Math.max(...hs) * 1.2], [lo - 0.05 * (hi - lo || 1), hi + 0.05 * (hi - lo || 1)],
-    { xLog: true, xTitle: 'h', xAxis: hAxis, yTitle: { aicc: 'AICc', learn: 'leave-one-out loss' }[selection.method] ?? 'CV score' });
+  const { sx, sy, pad } = frame(
+    c,
+    [Math.min(...hs) / 1.2, Math.max(...hs) * 1.2],
+    [lo - 0.05 * (hi - lo || 1), hi + 0.05 * (hi - lo || 1)],
+    {
+      xLog: true,
+      xTitle: 'h',
+      xAxis: hAxis,
+      yTitle: { aicc: 'AICc', learn: 'leave-one-out loss' }[selection.method] ?? 'CV score',
+    },
+  );
   ctx.strokeStyle = css('--curve');
   ctx.fillStyle = css('--curve');
   ctx.lineWidth = 1.5;

@@ -8,7 +8,8 @@ const $ = (id) => document.getElementById(id);
 const CONTROLS = {
   encoding: { id: 'read-encoding', label: 'encoding', option: (v) => v },
   delimiter: {
-    id: 'read-delimiter', label: 'delimiter',
+    id: 'read-delimiter',
+    label: 'delimiter',
     option: (v) => ({ comma: ',', tab: '\t', semicolon: ';', bar: '|', whitespace: 'whitespace' })[v] ?? v,
   },
   decimal: { id: 'read-decimal', label: 'decimal mark', option: (v) => v },
@@ -16,7 +17,13 @@ const CONTROLS = {
   dateOrder: { id: 'read-date-order', label: 'date order', option: (v) => v },
 };
 
-const ENCODING_NAMES = { 'utf-8': 'UTF-8', latin1: 'Latin-1', 'utf-16le': 'UTF-16 LE', 'utf-16be': 'UTF-16 BE', text: 'text' };
+const ENCODING_NAMES = {
+  'utf-8': 'UTF-8',
+  latin1: 'Latin-1',
+  'utf-16le': 'UTF-16 LE',
+  'utf-16be': 'UTF-16 BE',
+  text: 'text',
+};
 const DECIMAL_NAMES = { '.': 'point', ',': 'comma' };
 const plural = (n, one) => `${n.toLocaleString('en')} ${one}${n === 1 ? '' : 's'}`;
 
@@ -57,29 +64,44 @@ export function showReading({ names, settings, preview }, pasted) {
     delimiter: settings.delimiter,
     decimal: DECIMAL_NAMES[settings.decimal] ?? settings.decimal,
     header: settings.header ? 'yes' : 'no',
-    dateOrder: settings.dateOrder ? settings.dateOrder.replace('-', ' ') : settings.dateColumns.length ? 'unambiguous' : 'no dates',
+    dateOrder: settings.dateOrder
+      ? settings.dateOrder.replace('-', ' ')
+      : settings.dateColumns.length
+        ? 'unambiguous'
+        : 'no dates',
   };
   for (const [name, { id }] of Object.entries(CONTROLS)) $(id).options[0].textContent = `auto: ${autoText[name]}`;
   $('read-encoding').disabled = pasted;
   const dates = settings.dateColumns.map((c) => `“${names[c]}” (${settings.kinds[c]})`);
-  const skipped = [settings.commentLines ? `${plural(settings.commentLines, 'comment line')}` : '',
-    settings.blankLines ? `${plural(settings.blankLines, 'blank line')}` : ''].filter(Boolean);
-  $('read-detected').textContent = `Read as ${pasted ? 'pasted text' : autoText.encoding}, ${settings.delimiter}-separated, ` +
+  const skipped = [
+    settings.commentLines ? `${plural(settings.commentLines, 'comment line')}` : '',
+    settings.blankLines ? `${plural(settings.blankLines, 'blank line')}` : '',
+  ].filter(Boolean);
+  $('read-detected').textContent =
+    `Read as ${pasted ? 'pasted text' : autoText.encoding}, ${settings.delimiter}-separated, ` +
     `decimal ${autoText.decimal}${settings.thousands ? `, thousands separated by “${settings.thousands}”` : ''}, ` +
     `${settings.header ? 'with' : 'without'} a header row; ` +
-    (dates.length ? `date and time columns: ${dates.join(', ')}` +
-      (settings.dateOrder ? `, ${settings.dateOrder}${settings.dateOrderGuessed ? ' (a guess: no day above 12 was seen)' : ''}` : '') : 'no date columns') +
+    (dates.length
+      ? `date and time columns: ${dates.join(', ')}` +
+        (settings.dateOrder
+          ? `, ${settings.dateOrder}${settings.dateOrderGuessed ? ' (a guess: no day above 12 was seen)' : ''}`
+          : '')
+      : 'no date columns') +
     `; ${skipped.length ? `${skipped.join(' and ')} skipped` : 'no line skipped'}. Change a setting below to read it again.`;
   const table = $('preview');
   const head = document.createElement('tr');
-  for (const name of names) head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: name }));
+  for (const name of names)
+    head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: name }));
   table.tHead.replaceChildren(head);
-  table.tBodies[0].replaceChildren(...preview.map((cells) => {
-    const tr = document.createElement('tr');
-    for (const cell of cells) tr.append(Object.assign(document.createElement('td'), { textContent: cell }));
-    return tr;
-  }));
-  $('preview-caption').textContent = `The first ${plural(preview.length, 'row')} as read (kinds: ` +
+  table.tBodies[0].replaceChildren(
+    ...preview.map((cells) => {
+      const tr = document.createElement('tr');
+      for (const cell of cells) tr.append(Object.assign(document.createElement('td'), { textContent: cell }));
+      return tr;
+    }),
+  );
+  $('preview-caption').textContent =
+    `The first ${plural(preview.length, 'row')} as read (kinds: ` +
     `${names.map((n, c) => settings.kinds[c]).join(', ')})`;
 }
 

@@ -12,7 +12,12 @@ import { compute } from './workers.js';
 export function saveFit() {
   const { fit, data } = state;
   if (!fit) return;
-  download(new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1 && !fit.lowess, data.axes, spread(data.y))], { type: 'text/csv' }), 'kernel-fit.csv');
+  download(
+    new Blob([fitCsv(fit, data.names, ui.band.checked && fit.dim === 1 && !fit.lowess, data.axes, spread(data.y))], {
+      type: 'text/csv',
+    }),
+    'kernel-fit.csv',
+  );
 }
 
 /** The fit, residuals and (when shown) band at every observation, computed by the worker at the fit's settings. */
@@ -22,11 +27,21 @@ export async function saveObservations() {
   ui.saveStatus.textContent = 'Computing the fit at the observations…';
   clearError(ui.saveStatus);
   try {
-    const at = await compute('observations', { h: Array.from(fit.h), kernel: fit.kernel, estimator: fit.estimator, level: fit.level,
-      method: ui.fitMethod.value, ...(fit.lowess ? { frac: fit.frac, iterations: fit.iterations } : lowessSettings()),
-      robust: fit.robust?.iterations ?? 0, variance: fit.variance ?? 'global' });
+    const at = await compute('observations', {
+      h: Array.from(fit.h),
+      kernel: fit.kernel,
+      estimator: fit.estimator,
+      level: fit.level,
+      method: ui.fitMethod.value,
+      ...(fit.lowess ? { frac: fit.frac, iterations: fit.iterations } : lowessSettings()),
+      robust: fit.robust?.iterations ?? 0,
+      variance: fit.variance ?? 'global',
+    });
     if (state.data !== data) return;
-    download(new Blob([observationsCsv(data, at, ui.band.checked && data.dim === 1 && !fit.lowess)], { type: 'text/csv' }), 'kernel-fit-observations.csv');
+    download(
+      new Blob([observationsCsv(data, at, ui.band.checked && data.dim === 1 && !fit.lowess)], { type: 'text/csv' }),
+      'kernel-fit-observations.csv',
+    );
     ui.saveStatus.textContent = '';
   } catch (err) {
     showError(ui.saveStatus, `Not saved: ${err.message}.`);
@@ -40,17 +55,33 @@ function figureParams() {
   const { fit } = state;
   if (!fit) return '';
   if (fit.lowess) {
-    return `LOWESS (as R's lowess()), span f = ${fit.frac.toFixed(2)}, ${fit.iterations} robustness iteration${fit.iterations === 1 ? '' : 's'}, ` +
-      `${fit.n.toLocaleString('en')} points, no band`;
+    return (
+      `LOWESS (as R's lowess()), span f = ${fit.frac.toFixed(2)}, ${fit.iterations} robustness iteration${fit.iterations === 1 ? '' : 's'}, ` +
+      `${fit.n.toLocaleString('en')} points, no band`
+    );
   }
   const blocked = state.hSource?.by === 'cv' && state.hSource.exclude > 0;
-  const cv = blocked ? `chosen by blocked CV (±${hText([state.hSource.exclude], state.data.axes)} left out)` : 'chosen by leave-one-out CV';
-  const how = { cv, aicc: 'chosen by AICc', scott: "Scott's rule", silverman: "Silverman's rule",
-    learn: 'learnt by gradient descent', hand: 'set by hand', link: 'from a link' }[state.hSource?.by] ?? '';
-  return `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, h = ${hText(fit.h, state.data.axes)}` +
+  const cv = blocked
+    ? `chosen by blocked CV (±${hText([state.hSource.exclude], state.data.axes)} left out)`
+    : 'chosen by leave-one-out CV';
+  const how =
+    {
+      cv,
+      aicc: 'chosen by AICc',
+      scott: "Scott's rule",
+      silverman: "Silverman's rule",
+      learn: 'learnt by gradient descent',
+      hand: 'set by hand',
+      link: 'from a link',
+    }[state.hSource?.by] ?? '';
+  return (
+    `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, h = ${hText(fit.h, state.data.axes)}` +
     `${how ? ` (${how})` : ''}, method ${fit.method}, ${fit.n.toLocaleString('en')} points` +
     (fit.robust ? `, robust (${fit.robust.iterations} bisquare rounds)` : '') +
-    (fit.dim === 1 && ui.band.checked ? `, ${Math.round(fit.level * 100)} % band (${fit.variance === 'local' ? 'local σ(x)' : 'global σ'})` : '');
+    (fit.dim === 1 && ui.band.checked
+      ? `, ${Math.round(fit.level * 100)} % band (${fit.variance === 'local' ? 'local σ(x)' : 'global σ'})`
+      : '')
+  );
 }
 
 /** Saves one plot as PNG or SVG: an opaque figure with title, parameters and legend, without hover marks. */
@@ -63,22 +94,31 @@ export async function savePlot(name, format) {
   const subject = `${data.names[data.dim]} on ${data.names.slice(0, data.dim).join(' and ')}`;
   const lowess = Boolean(state.fit?.lowess);
   const titles = {
-    plot: `${lowess ? 'LOWESS smooth' : 'Kernel regression'} of ${subject}`, matrix: `Attention weights of the fit of ${subject}`,
+    plot: `${lowess ? 'LOWESS smooth' : 'Kernel regression'} of ${subject}`,
+    matrix: `Attention weights of the fit of ${subject}`,
     selection: `Choosing h for the fit of ${subject}`,
   };
   let legend = [];
   if (name === 'plot' && data.dim === 1) {
-    legend = [{ kind: 'point', color: color('--point'), label: 'data' }, { kind: 'line', color: color('--curve'), label: 'fit' }];
+    legend = [
+      { kind: 'point', color: color('--point'), label: 'data' },
+      { kind: 'line', color: color('--curve'), label: 'fit' },
+    ];
     if (lowess) {
       legend[1].label = 'LOWESS fit (no band)';
       legend.push({ kind: 'ring', color: color('--accent'), label: 'robustness weight < ½' });
-    }
-    else if (ui.band.checked) legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label: 'confidence band' });
-    if (!lowess) legend.push({ kind: 'bar', color: color('--thin'), label: `thin support (< ${THIN} effective points)` });
-    if (!lowess && state.fit?.robust) legend.push({ kind: 'ring', color: color('--accent'), label: 'robustness weight < ½' });
+    } else if (ui.band.checked)
+      legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label: 'confidence band' });
+    if (!lowess)
+      legend.push({ kind: 'bar', color: color('--thin'), label: `thin support (< ${THIN} effective points)` });
+    if (!lowess && state.fit?.robust)
+      legend.push({ kind: 'ring', color: color('--accent'), label: 'robustness weight < ½' });
   }
   const spec = {
-    title: `${titles[name]} (${data.source})`, description: canvas.getAttribute('aria-label'), params: figureParams(), legend,
+    title: `${titles[name]} (${data.source})`,
+    description: canvas.getAttribute('aria-label'),
+    params: figureParams(),
+    legend,
     colors: { bg: color('--bg'), fg: color('--fg'), muted: color('--muted') },
   };
   const blob = await figure(canvas, format, spec, (target) => paintPlot(name, target, {}, { hover: false }));

@@ -32,7 +32,7 @@ export async function packData({ names, x, y, dim, xKinds, centres }) {
   const stream = new Blob([lines.join('\n')]).stream().pipeThrough(new CompressionStream('deflate-raw'));
   const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
   // Base64 grows the bytes by a third: skip encoding what cannot fit.
-  if (bytes.length * 4 / 3 > LINK_DATA_LIMIT) return null;
+  if ((bytes.length * 4) / 3 > LINK_DATA_LIMIT) return null;
   return base64url(bytes);
 }
 
@@ -58,7 +58,9 @@ export async function unpackData(packed) {
       }
     }
   } catch (err) {
-    throw new Error(err.message.startsWith('its data') ? err.message : 'its data does not unpack (was the link cut short?)');
+    throw new Error(
+      err.message.startsWith('its data') ? err.message : 'its data does not unpack (was the link cut short?)',
+    );
   }
   const [head, ...rows] = text.split('\n');
   let meta;
@@ -68,12 +70,26 @@ export async function unpackData(packed) {
     meta = null;
   }
   const { names, dim, xKinds, centres } = meta ?? {};
-  if (![1, 2].includes(dim) || !Array.isArray(names) || names.length !== dim + 1 || !names.every((n) => typeof n === 'string')) {
+  if (
+    ![1, 2].includes(dim) ||
+    !Array.isArray(names) ||
+    names.length !== dim + 1 ||
+    !names.every((n) => typeof n === 'string')
+  ) {
     throw new Error('its data has no valid header');
   }
   const dates = xKinds !== undefined;
-  if (dates && !(Array.isArray(xKinds) && xKinds.length === dim && xKinds.every((k) => ['number', 'date', 'time'].includes(k)) &&
-    Array.isArray(centres) && centres.length === dim && centres.every(Number.isFinite))) {
+  if (
+    dates &&
+    !(
+      Array.isArray(xKinds) &&
+      xKinds.length === dim &&
+      xKinds.every((k) => ['number', 'date', 'time'].includes(k)) &&
+      Array.isArray(centres) &&
+      centres.length === dim &&
+      centres.every(Number.isFinite)
+    )
+  ) {
     throw new Error('its data has no valid header');
   }
   if (rows.length < 2 || rows.length > MAX_ROWS) throw new Error(`its data has ${rows.length} rows`);
@@ -81,7 +97,8 @@ export async function unpackData(packed) {
   const y = new Float64Array(rows.length);
   rows.forEach((row, i) => {
     const fields = row.split(',').map(Number);
-    if (fields.length !== dim + 1 || !fields.every(Number.isFinite)) throw new Error(`row ${i + 1} of its data is not ${dim + 1} numbers`);
+    if (fields.length !== dim + 1 || !fields.every(Number.isFinite))
+      throw new Error(`row ${i + 1} of its data is not ${dim + 1} numbers`);
     x.set(fields.slice(0, dim), i * dim);
     y[i] = fields[dim];
   });

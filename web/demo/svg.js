@@ -14,11 +14,17 @@ function paint(kind, color) {
 let measurer = null;
 
 const ANCHOR = { left: 'start', start: 'start', center: 'middle', right: 'end', end: 'end' };
-const BASELINE = { top: 'hanging', hanging: 'hanging', middle: 'central', bottom: 'text-after-edge', ideographic: 'text-after-edge' };
+const BASELINE = {
+  top: 'hanging',
+  hanging: 'hanging',
+  middle: 'central',
+  bottom: 'text-after-edge',
+  ideographic: 'text-after-edge',
+};
 
 /** The subset of CanvasRenderingContext2D that plots.js uses, writing SVG elements into `root`. */
 class SvgContext {
-  vector = true;  // plots.js draws points here directly instead of through its cached raster layer
+  vector = true; // plots.js draws points here directly instead of through its cached raster layer
   fillStyle = '#000';
   strokeStyle = '#000';
   lineWidth = 1;
@@ -29,18 +35,30 @@ class SvgContext {
   imageSmoothingEnabled = true;
 
   constructor(doc, root) {
-    Object.assign(this, { doc, group: root, path: [], m: [1, 0, 0, 1, 0, 0], dash: [], stack: [], clips: 0, rects: null });
+    Object.assign(this, {
+      doc,
+      group: root,
+      path: [],
+      m: [1, 0, 0, 1, 0, 0],
+      dash: [],
+      stack: [],
+      clips: 0,
+      rects: null,
+    });
   }
 
   el(name, attributes, parent = this.group) {
     const node = this.doc.createElementNS(SVG, name);
-    for (const [key, value] of Object.entries(attributes)) if (value !== null && value !== undefined && value !== '') node.setAttribute(key, value);
+    for (const [key, value] of Object.entries(attributes))
+      if (value !== null && value !== undefined && value !== '') node.setAttribute(key, value);
     parent.append(node);
     return node;
   }
 
   // Transforms: the plots use setTransform (device pixels; 1 here), translate and rotate (the y-axis title).
-  setTransform(a, b, c, d, e, f) { this.m = [a, b, c, d, e, f]; }
+  setTransform(a, b, c, d, e, f) {
+    this.m = [a, b, c, d, e, f];
+  }
   translate(x, y) {
     const [a, b, c, d, e, f] = this.m;
     this.m = [a, b, c, d, a * x + c * y + e, b * x + d * y + f];
@@ -58,27 +76,64 @@ class SvgContext {
 
   save() {
     this.flush();
-    const { fillStyle, strokeStyle, lineWidth, lineJoin, font, textAlign, textBaseline, imageSmoothingEnabled, m, dash, group } = this;
-    this.stack.push({ fillStyle, strokeStyle, lineWidth, lineJoin, font, textAlign, textBaseline, imageSmoothingEnabled, m, dash, group });
+    const {
+      fillStyle,
+      strokeStyle,
+      lineWidth,
+      lineJoin,
+      font,
+      textAlign,
+      textBaseline,
+      imageSmoothingEnabled,
+      m,
+      dash,
+      group,
+    } = this;
+    this.stack.push({
+      fillStyle,
+      strokeStyle,
+      lineWidth,
+      lineJoin,
+      font,
+      textAlign,
+      textBaseline,
+      imageSmoothingEnabled,
+      m,
+      dash,
+      group,
+    });
   }
   restore() {
     this.flush();
     Object.assign(this, this.stack.pop());
   }
-  setLineDash(dash) { this.dash = dash; }
+  setLineDash(dash) {
+    this.dash = dash;
+  }
   clearRect() {}
 
-  beginPath() { this.path = []; }
-  moveTo(x, y) { this.path.push(`M${this.pt(x, y)}`); }
-  lineTo(x, y) { this.path.push(`${this.path.length ? 'L' : 'M'}${this.pt(x, y)}`); }
-  closePath() { this.path.push('Z'); }
+  beginPath() {
+    this.path = [];
+  }
+  moveTo(x, y) {
+    this.path.push(`M${this.pt(x, y)}`);
+  }
+  lineTo(x, y) {
+    this.path.push(`${this.path.length ? 'L' : 'M'}${this.pt(x, y)}`);
+  }
+  closePath() {
+    this.path.push('Z');
+  }
   rect(x, y, w, h) {
     this.path.push(`M${this.pt(x, y)}L${this.pt(x + w, y)}L${this.pt(x + w, y + h)}L${this.pt(x, y + h)}Z`);
   }
   arc(x, y, r, start, end) {
-    if (end - start >= 2 * Math.PI - 1e-9) {  // a circle: two half arcs
+    if (end - start >= 2 * Math.PI - 1e-9) {
+      // a circle: two half arcs
       const s = round(r * Math.hypot(this.m[0], this.m[1]));
-      this.path.push(`M${this.pt(x + r, y)}A${s} ${s} 0 1 0 ${this.pt(x - r, y)}A${s} ${s} 0 1 0 ${this.pt(x + r, y)}Z`);
+      this.path.push(
+        `M${this.pt(x + r, y)}A${s} ${s} 0 1 0 ${this.pt(x - r, y)}A${s} ${s} 0 1 0 ${this.pt(x + r, y)}Z`,
+      );
       return;
     }
     for (let k = 0; k <= 24; k++) {
@@ -94,8 +149,12 @@ class SvgContext {
   stroke() {
     this.flush();
     this.el('path', {
-      d: this.path.join(''), fill: 'none', ...paint('stroke', this.strokeStyle), 'stroke-width': this.lineWidth,
-      'stroke-dasharray': this.dash.join(' '), 'stroke-linejoin': this.lineJoin === 'miter' ? null : this.lineJoin,
+      d: this.path.join(''),
+      fill: 'none',
+      ...paint('stroke', this.strokeStyle),
+      'stroke-width': this.lineWidth,
+      'stroke-dasharray': this.dash.join(' '),
+      'stroke-linejoin': this.lineJoin === 'miter' ? null : this.lineJoin,
     });
   }
   // Runs of fillRect in one colour (tens of thousands of data points) become one path, not one element each.
@@ -139,11 +198,16 @@ class SvgContext {
     const turned = this.m[1] !== 0 || this.m[2] !== 0;
     const [px, py] = this.pt(x, y).split(' ');
     const node = this.el('text', {
-      x: turned ? round(x) : px, y: turned ? round(y) : py, transform: turned ? `matrix(${this.m.map(round).join(' ')})` : null,
-      'font-size': size, 'font-family': family, 'text-anchor': ANCHOR[this.textAlign], 'dominant-baseline': BASELINE[this.textBaseline],
+      x: turned ? round(x) : px,
+      y: turned ? round(y) : py,
+      transform: turned ? `matrix(${this.m.map(round).join(' ')})` : null,
+      'font-size': size,
+      'font-family': family,
+      'text-anchor': ANCHOR[this.textAlign],
+      'dominant-baseline': BASELINE[this.textBaseline],
       ...paint('fill', this.fillStyle),
     });
-    node.textContent = text;  // the visitor's column names are text here too, never markup
+    node.textContent = text; // the visitor's column names are text here too, never markup
   }
 
   /** A raster source (an OffscreenCanvas) as a PNG data: URL inside the file. */
@@ -155,7 +219,12 @@ class SvgContext {
     copy.getContext('2d').drawImage(source, 0, 0);
     const [px, py] = this.pt(x, y).split(' ');
     this.el('image', {
-      x: px, y: py, width: round(w), height: round(h), preserveAspectRatio: 'none', href: copy.toDataURL('image/png'),
+      x: px,
+      y: py,
+      width: round(w),
+      height: round(h),
+      preserveAspectRatio: 'none',
+      href: copy.toDataURL('image/png'),
       'image-rendering': this.imageSmoothingEnabled ? null : 'pixelated',
     });
   }
@@ -165,15 +234,23 @@ class SvgContext {
  * A stand-in for `canvas` (same CSS size, pixel ratio 1) for the draw functions of plots.js; `.svg()` gives the file's
  * text. The elements live in a separate XML document, which loads nothing (no image is fetched while recording).
  */
-export function svgCanvas(canvas, { title = '', background = '', width = canvas.clientWidth, height = canvas.clientHeight } = {}) {
+export function svgCanvas(
+  canvas,
+  { title = '', background = '', width = canvas.clientWidth, height = canvas.clientHeight } = {},
+) {
   const doc = document.implementation.createDocument(SVG, 'svg', null);
   const root = doc.documentElement;
-  for (const [key, value] of Object.entries({ width, height, viewBox: `0 0 ${width} ${height}` })) root.setAttribute(key, value);
+  for (const [key, value] of Object.entries({ width, height, viewBox: `0 0 ${width} ${height}` }))
+    root.setAttribute(key, value);
   const ctx = new SvgContext(doc, root);
   if (title) ctx.el('title', {}).textContent = title;
   if (background) ctx.el('rect', { width, height, fill: background });
   return {
-    clientWidth: width, clientHeight: height, width, height, pixelRatio: 1,
+    clientWidth: width,
+    clientHeight: height,
+    width,
+    height,
+    pixelRatio: 1,
     getContext: () => ctx,
     svg() {
       ctx.flush();

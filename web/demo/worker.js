@@ -2,29 +2,31 @@
 // Messages are { id, op, ... }; each answer carries the id it answers.
 import { init } from '../src/index.js';
 
-const FIT_MAX = 50_000;     // points an exact fit and the attention views use (a seeded subsample beyond that)
-const DRAFT_MAX = 2_000;    // points a live fit uses while the slider is dragged
-const SELECT_MAX = 4_000;   // points the bandwidth search uses (each CV pass is O(n²))
+const FIT_MAX = 50_000; // points an exact fit and the attention views use (a seeded subsample beyond that)
+const DRAFT_MAX = 2_000; // points a live fit uses while the slider is dragged
+const SELECT_MAX = 4_000; // points the bandwidth search uses (each CV pass is O(n²))
 // Points a fit with the local-σ band uses: its variance smoother chooses a bandwidth by CV on the log squared
 // residuals, which took 2 s on 10,000 points and over a minute on 100,000 (Node, one thread).
 const LOCAL_MAX = 10_000;
-const CURVE_QUERIES = 300;  // 1-D: queries on a grid across the data
-const SURFACE_SIDE = 48;    // 2-D: SURFACE_SIDE² queries
-const MATRIX_QUERIES = 40;  // rows of the attention matrix
-const MATRIX_BINS = 200;    // its columns: keys, in x order, summed into at most this many bins
+const CURVE_QUERIES = 300; // 1-D: queries on a grid across the data
+const SURFACE_SIDE = 48; // 2-D: SURFACE_SIDE² queries
+const MATRIX_QUERIES = 40; // rows of the attention matrix
+const MATRIX_BINS = 200; // its columns: keys, in x order, summed into at most this many bins
 const TOP_KEYS = 8;
-const LEARNING_RATE = 0.1;  // Adam's step on log h: h moves by up to about 10 % a step
+const LEARNING_RATE = 0.1; // Adam's step on log h: h moves by up to about 10 % a step
 // The attention view's approximations (docs/approximations.md): one fixed seed, so a shared URL shows the same draw.
 const APPROX_SEED = 1;
 const APPROX_METHODS = ['random-features', 'nystrom', 'sparse'];
 
 // A worker's Content-Security-Policy violations fire here, not on the page's document: the page records them.
-self.addEventListener('securitypolicyviolation', (e) => postMessage({ op: 'csp', violation: `${e.violatedDirective} ${e.blockedURI}` }));
+self.addEventListener('securitypolicyviolation', (e) =>
+  postMessage({ op: 'csp', violation: `${e.violatedDirective} ${e.blockedURI}` }),
+);
 
 const threads = new URLSearchParams(self.location.search).get('threads');
 const kaReady = init(threads ? { threads: threads === 'auto' ? 'auto' : Number(threads) } : {});
 let sample = null;
-let learner = null;  // the attention pooling that "Learn h" trains (learnStart … learnStep)
+let learner = null; // the attention pooling that "Learn h" trains (learnStart … learnStep)
 
 /**
  * Whether a fit uses every point: in 1-D (where the demo keeps them all) when kernelRegression runs the sample on a
@@ -42,7 +44,8 @@ function subsample({ x, y, n, dim }, max, seed) {
   let rows = Array.from({ length: n }, (_, i) => i);
   if (n > max) {
     let s = seed >>> 0;
-    for (let i = 0; i < max; i++) {  // partial Fisher–Yates
+    for (let i = 0; i < max; i++) {
+      // partial Fisher–Yates
       s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
       const j = i + Math.floor((s / 2 ** 32) * (n - i));
       [rows[i], rows[j]] = [rows[j], rows[i]];
@@ -114,8 +117,14 @@ function attentionView(ka, s, queries, h) {
   };
   const I = queries.length / dim;
   const [kernel, kernelMs] = timed(() => ka.attention(queries, s.x, s.y, { dim, kernel: 'gaussian', bandwidth: h }));
-  const [softmax, softmaxMs] = timed(() => ka.attention(augment(queries, I, () => 1), augment(s.x, n, (sq) => -sq / 2), s.y,
-    { dim: dim + 1, kernel: 'softmax', scale: 1 }));
+  const [softmax, softmaxMs] = timed(() =>
+    ka.attention(
+      augment(queries, I, () => 1),
+      augment(s.x, n, (sq) => -sq / 2),
+      s.y,
+      { dim: dim + 1, kernel: 'softmax', scale: 1 },
+    ),
+  );
   let maxDiff = 0;
   for (let i = 0; i < I; i++) maxDiff = Math.max(maxDiff, Math.abs(kernel[i] - softmax[i]));
   return { kernel, softmax, maxDiff, centre: c, kernelMs, softmaxMs };
@@ -134,11 +143,14 @@ function approximateView(ka, s, queries, h, exact, { method, tolerance }) {
   try {
     [run, ms] = timed(() => ka.attentionWithInfo(queries, s.x, s.y, options));
   } catch (err) {
-    return { method, tolerance, seed: APPROX_SEED, error: String(err && err.message || err) };
+    return { method, tolerance, seed: APPROX_SEED, error: String((err && err.message) || err) };
   }
   let lo = Infinity;
   let hi = -Infinity;
-  for (const v of s.y) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  for (const v of s.y) {
+    lo = Math.min(lo, v);
+    hi = Math.max(hi, v);
+  }
   const range = hi - lo || 1;
   let maxDiff = 0;
   let sq = 0;
@@ -148,11 +160,19 @@ function approximateView(ka, s, queries, h, exact, { method, tolerance }) {
     sq += d * d;
   }
   return {
-    method: run.method, tolerance, seed: APPROX_SEED, output: run.output, errorEstimate: run.errorEstimate,
+    method: run.method,
+    tolerance,
+    seed: APPROX_SEED,
+    output: run.output,
+    errorEstimate: run.errorEstimate,
     ...(run.method === 'sparse'
       ? { count: run.keptKeys, countName: `of ${(run.keptKeys + run.skippedKeys).toLocaleString('en')} weights kept` }
       : { count: run.features ?? run.landmarks, countName: run.features !== undefined ? 'features' : 'landmarks' }),
-    exactRows: run.exactRows, maxDiff, rmsRelative: Math.sqrt(sq / exact.length) / range, range, ms,
+    exactRows: run.exactRows,
+    maxDiff,
+    rmsRelative: Math.sqrt(sq / exact.length) / range,
+    range,
+    ms,
   };
 }
 
@@ -179,16 +199,21 @@ function attentionMatrix(ka, s, queries, h, kernel) {
         if (best.length > TOP_KEYS) best.pop();
       }
     }
-    top.push(best.map(({ j, w: weight }) => ({ x: Array.from(s.x.subarray(j * dim, (j + 1) * dim)), y: s.y[j], w: weight })));
+    top.push(
+      best.map(({ j, w: weight }) => ({ x: Array.from(s.x.subarray(j * dim, (j + 1) * dim)), y: s.y[j], w: weight })),
+    );
   }
-  const binStart = Float64Array.from({ length: bins + 1 }, (_, b) => s.x[Math.min(n - 1, Math.floor((b * n) / bins)) * dim]);
+  const binStart = Float64Array.from(
+    { length: bins + 1 },
+    (_, b) => s.x[Math.min(n - 1, Math.floor((b * n) / bins)) * dim],
+  );
   return { rows, bins, queryIndex: pick, queries: q, binned, top, binStart, keys: n, ms };
 }
 
 /** kernelRegression's `robust` option for `iterations` rounds of bisquare weights (0: none). */
 const robustOption = (iterations) => (iterations > 0 ? { robust: { iterations } } : {});
 
-const RINGED_MAX = 2_000;  // points set aside by robustness that the plot rings, at most (the first in x order)
+const RINGED_MAX = 2_000; // points set aside by robustness that the plot rings, at most (the first in x order)
 
 /**
  * What robustness did: its rounds, how many points of the sample `s` it gave a weight below ½, and those points
@@ -203,7 +228,10 @@ function robustSummary(model, iterations, s) {
   for (let i = 0; i < w.length; i++) {
     if (!(w[i] < 0.5)) continue;
     low++;
-    if (s.dim === 1 && ringX.length < RINGED_MAX) { ringX.push(s.x[i]); ringY.push(s.y[i]); }
+    if (s.dim === 1 && ringX.length < RINGED_MAX) {
+      ringX.push(s.x[i]);
+      ringY.push(s.y[i]);
+    }
   }
   return { iterations, low, n: w.length, ringX: Float64Array.from(ringX), ringY: Float64Array.from(ringY) };
 }
@@ -218,7 +246,11 @@ function slopeOf(model, queries, band) {
     const { gradient, stderr } = model.gradient(queries);
     const k = band.stderr.findIndex((e) => e > 0);
     const z = k < 0 ? 0 : (band.upper[k] - band.mean[k]) / band.stderr[k];
-    return { slope: gradient, slopeLower: gradient.map((g, i) => g - z * stderr[i]), slopeUpper: gradient.map((g, i) => g + z * stderr[i]) };
+    return {
+      slope: gradient,
+      slopeLower: gradient.map((g, i) => g - z * stderr[i]),
+      slopeUpper: gradient.map((g, i) => g + z * stderr[i]),
+    };
   } catch (error) {
     return { slopeError: String(error?.message || error) };
   }
@@ -231,7 +263,8 @@ function localVarianceSummary(model) {
 }
 
 /** The library's `warnings` ({ code, message }), when the result carries them (older builds do not). */
-const warningsOf = (result) => (Array.isArray(result?.warnings) ? result.warnings.map(({ code, message }) => ({ code, message })) : undefined);
+const warningsOf = (result) =>
+  Array.isArray(result?.warnings) ? result.warnings.map(({ code, message }) => ({ code, message })) : undefined;
 
 const handlers = {
   hello(ka) {
@@ -244,8 +277,15 @@ const handlers = {
     const all = { x, y, n: y.length, dim };
     sample = null;
     const full = subsample(all, FIT_MAX, 1);
-    sample = { n: all.n, dim, x64: x, full, draft: subsample(full, DRAFT_MAX, 2), select: subsample(full, SELECT_MAX, 3),
-      local: subsample(full, LOCAL_MAX, 4) };
+    sample = {
+      n: all.n,
+      dim,
+      x64: x,
+      full,
+      draft: subsample(full, DRAFT_MAX, 2),
+      select: subsample(full, SELECT_MAX, 3),
+      local: subsample(full, LOCAL_MAX, 4),
+    };
     // The grid needs no sort: every point, in float64 as read, for fits on the grid (1-D and 2-D).
     sample.all = all;
     // LOWESS (1-D): the same rows as the exact fits (the same seed), sorted by x.
@@ -259,8 +299,15 @@ const handlers = {
     const s = sample.select;
     // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
     // (exclude: r > 0) applies to the CV criterion only, and always runs exactly.
-    const select = (rule) => ka.selectBandwidth(s.x, s.y, { dim: s.dim, kernel, estimator, rule,
-      ...(rule === 'cv' || rule === 'aicc' ? { method: approximation } : {}), ...(rule === 'cv' && exclude > 0 ? { exclude } : {}) });
+    const select = (rule) =>
+      ka.selectBandwidth(s.x, s.y, {
+        dim: s.dim,
+        kernel,
+        estimator,
+        rule,
+        ...(rule === 'cv' || rule === 'aicc' ? { method: approximation } : {}),
+        ...(rule === 'cv' && exclude > 0 ? { exclude } : {}),
+      });
     // CV and AICc are undefined where every held-out local fit is singular (two points under local-linear, say):
     // the library refuses, and the page says so and takes Scott's rule rather than showing no fit.
     let undefinedCriterion = null;
@@ -274,11 +321,19 @@ const handlers = {
       }
     });
     const warnings = warningsOf(chosen) ?? [];
-    if (undefinedCriterion) warnings.push({ code: 'undefined-criterion', message: `${undefinedCriterion}; h is Scott's rule instead` });
+    if (undefinedCriterion)
+      warnings.push({ code: 'undefined-criterion', message: `${undefinedCriterion}; h is Scott's rule instead` });
     return {
-      method: undefinedCriterion ? 'scott' : method, exclude: undefinedCriterion || method !== 'cv' ? 0 : exclude, kernel, estimator,
+      method: undefinedCriterion ? 'scott' : method,
+      exclude: undefinedCriterion || method !== 'cv' ? 0 : exclude,
+      kernel,
+      estimator,
       bandwidth: Array.from(chosen.bandwidth),
-      score: chosen.score, curve: chosen.curve, n: s.n, ms, warnings,
+      score: chosen.score,
+      curve: chosen.curve,
+      n: s.n,
+      ms,
+      warnings,
     };
   },
 
@@ -286,19 +341,30 @@ const handlers = {
   observations(ka, { h, kernel, estimator, level, method, frac, iterations, robust = 0, variance = 'global' }) {
     if (estimator === 'lowess') {
       if (sample.n > FIT_MAX) {
-        throw new Error(`the LOWESS fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points; ` +
-          `the curve drawn here uses a sample of ${FIT_MAX.toLocaleString('en')}`);
+        throw new Error(
+          `the LOWESS fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points; ` +
+            `the curve drawn here uses a sample of ${FIT_MAX.toLocaleString('en')}`,
+        );
       }
       // In the data's order, as lowess() answers; float64, so written with all its digits.
       return { mean: ka.lowess(sample.x64, sample.y64, { frac, iterations }).fitted, float64: true, level };
     }
     const grid = onGrid(ka, kernel, method) && variance !== 'local';
     if (!grid && sample.n > FIT_MAX && variance !== 'local') {
-      throw new Error(`the fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points, or on the ` +
-        `grid (1-D, 2-D); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`);
+      throw new Error(
+        `the fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points, or on the ` +
+          `grid (1-D, 2-D); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`,
+      );
     }
     const s = variance === 'local' ? sample.local : grid ? sample.all : sample.full;
-    const model = ka.kernelRegression(s.x, s.y, { dim: s.dim, kernel, estimator, bandwidth: h, method, ...robustOption(robust) });
+    const model = ka.kernelRegression(s.x, s.y, {
+      dim: s.dim,
+      kernel,
+      estimator,
+      bandwidth: h,
+      method,
+      ...robustOption(robust),
+    });
     try {
       return { ...model.predictInterval(sample.x64, { level, variance }), level };
     } finally {
@@ -337,38 +403,92 @@ const handlers = {
     if (!s) throw new Error('LOWESS takes one x; this data has two');
     const [r, ms] = timed(() => ka.lowess(s.x, s.y, { frac, iterations }));
     return {
-      lowess: true, estimator: 'lowess', kernel: 'tricube', n: s.n, dim: 1, h: [], frac, iterations, draft, method: 'lowess',
-      queries: s.x, observed: s.y, mean: r.fitted, weights: r.weights, lower: null, upper: null, effectiveKeys: null, level: null,
-      span: Math.max(2, Math.floor(frac * s.n + 1e-7)), warnings: [], view: null, matrix: null, timings: { fit: ms },
+      lowess: true,
+      estimator: 'lowess',
+      kernel: 'tricube',
+      n: s.n,
+      dim: 1,
+      h: [],
+      frac,
+      iterations,
+      draft,
+      method: 'lowess',
+      queries: s.x,
+      observed: s.y,
+      mean: r.fitted,
+      weights: r.weights,
+      lower: null,
+      upper: null,
+      effectiveKeys: null,
+      level: null,
+      span: Math.max(2, Math.floor(frac * s.n + 1e-7)),
+      warnings: [],
+      view: null,
+      matrix: null,
+      timings: { fit: ms },
     };
   },
 
-  fit(ka, { h, kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2, frac, iterations, robust = 0,
-    variance = 'global', derivative = false }) {
+  fit(
+    ka,
+    {
+      h,
+      kernel,
+      estimator,
+      level,
+      draft,
+      method,
+      attentionMethod = 'exact',
+      tolerance = 1e-2,
+      frac,
+      iterations,
+      robust = 0,
+      variance = 'global',
+      derivative = false,
+    },
+  ) {
     if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
     // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
     const grid = onGrid(ka, kernel, method);
     // The local-σ band on at most LOCAL_MAX points (a draft: DRAFT_MAX), even where the grid could take them all.
-    const s = draft && (variance === 'local' || !grid) ? sample.draft : variance === 'local' ? sample.local : grid ? sample.all : sample.full;
+    const s =
+      draft && (variance === 'local' || !grid)
+        ? sample.draft
+        : variance === 'local'
+          ? sample.local
+          : grid
+            ? sample.all
+            : sample.full;
     const { dim } = s;
     const queries = sample.queries;
     const timings = {};
-    const [model, fitMs] = timed(() => ka.kernelRegression(s.x, s.y, { dim, kernel, estimator, bandwidth: h, method, ...robustOption(robust) }));
+    const [model, fitMs] = timed(() =>
+      ka.kernelRegression(s.x, s.y, { dim, kernel, estimator, bandwidth: h, method, ...robustOption(robust) }),
+    );
     timings.fit = fitMs;
     const [band, bandMs] = timed(() => model.predictInterval(queries, { level, variance }));
     timings.predict = bandMs;
     const fit = {
-      edf: model.effectiveDegreesOfFreedom, sigma: Math.sqrt(model.residualVariance[0]), method: model.method,
-      warnings: warningsOf(model), robust: robustSummary(model, robust, s), variance,
+      edf: model.effectiveDegreesOfFreedom,
+      sigma: Math.sqrt(model.residualVariance[0]),
+      method: model.method,
+      warnings: warningsOf(model),
+      robust: robustSummary(model, robust, s),
+      variance,
       localVariance: variance === 'local' ? localVarianceSummary(model) : null,
     };
     // The variance smoother's own warnings ('interpolating': σ(x) follows single residuals) join the fit's.
     if (fit.localVariance?.warnings.length) {
-      fit.warnings = [...(fit.warnings ?? []),
-        ...fit.localVariance.warnings.map(({ code, message }) => ({ code, message: `The local σ(x) of the band: ${message}` }))];
+      fit.warnings = [
+        ...(fit.warnings ?? []),
+        ...fit.localVariance.warnings.map(({ code, message }) => ({
+          code,
+          message: `The local σ(x) of the band: ${message}`,
+        })),
+      ];
     }
     if (derivative && dim === 1) Object.assign(fit, slopeOf(model, queries, band));
-    const v = draft ? null : sample.full;  // the attention views run exactly, on at most FIT_MAX points
+    const v = draft ? null : sample.full; // the attention views run exactly, on at most FIT_MAX points
     model.dispose();
     // While the slider is dragged only the curve and its band follow; the other views wait for the release.
     let view = null;
@@ -384,7 +504,22 @@ const handlers = {
       matrix = attentionMatrix(ka, v, queries, h, kernel);
       timings.weights = matrix.ms;
     }
-    return { n: s.n, viewN: sample.full.n, dim, h, kernel, estimator, level, draft, queries, ...band, ...fit, view, matrix, timings };
+    return {
+      n: s.n,
+      viewN: sample.full.n,
+      dim,
+      h,
+      kernel,
+      estimator,
+      level,
+      draft,
+      queries,
+      ...band,
+      ...fit,
+      view,
+      matrix,
+      timings,
+    };
   },
 };
 
@@ -394,6 +529,6 @@ self.onmessage = async ({ data }) => {
     if (ka instanceof Error) throw ka;
     postMessage({ id: data.id, op: data.op, ...handlers[data.op](ka, data) });
   } catch (err) {
-    postMessage({ id: data.id, op: data.op, error: String(err && err.message || err) });
+    postMessage({ id: data.id, op: data.op, error: String((err && err.message) || err) });
   }
 };

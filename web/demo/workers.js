@@ -7,18 +7,26 @@ import { showError, ui } from './ui.js';
 const workerUrl = new URL('./worker.js', import.meta.url);
 const threadsParam = new URLSearchParams(location.search).get('threads');
 if (threadsParam) workerUrl.searchParams.set('threads', threadsParam);
-export const compute = channel(new Worker(workerUrl, { type: 'module' }), (msg) => {
-  if (msg.op === 'csp') noteViolation(`compute worker: ${msg.violation}`);
-}, (err) => fail(err));
-export const parser = channel(new Worker(new URL('./parse-worker.js', import.meta.url), { type: 'module' }), (msg) => {
-  if (msg.op === 'progress') ui.progress.value = msg.fraction;
-  if (msg.op === 'csp') noteViolation(`parse worker: ${msg.violation}`);
-}, (err) => fail(err));
+export const compute = channel(
+  new Worker(workerUrl, { type: 'module' }),
+  (msg) => {
+    if (msg.op === 'csp') noteViolation(`compute worker: ${msg.violation}`);
+  },
+  (err) => fail(err),
+);
+export const parser = channel(
+  new Worker(new URL('./parse-worker.js', import.meta.url), { type: 'module' }),
+  (msg) => {
+    if (msg.op === 'progress') ui.progress.value = msg.fraction;
+    if (msg.op === 'csp') noteViolation(`parse worker: ${msg.violation}`);
+  },
+  (err) => fail(err),
+);
 
 export function fail(err) {
-  state.error = String(err && err.message || err);
+  state.error = String((err && err.message) || err);
   showError(ui.fitStatus, `Error: ${state.error}`);
-  if (/^Choosing/.test(ui.selectionCaption.textContent)) ui.selectionCaption.textContent = 'No bandwidth was chosen (see the error above).';
+  if (/^Choosing/.test(ui.selectionCaption.textContent))
+    ui.selectionCaption.textContent = 'No bandwidth was chosen (see the error above).';
   publish();
 }
-

@@ -12,15 +12,23 @@ export const METHOD_OPTIONS = ['method', 'tolerance', 'seed', 'features', 'landm
 const MAX_TOP_K = 2 ** 31 - 1;
 /** Whether `method` approximates kernel `k` (the core's kernel traits, engine.kernels; top-k serves every kernel). */
 const SERVES = {
-  'random-features': (k) => k.randomFeatures, nystrom: (k) => k.nystrom, sparse: (k) => k.sparse, 'top-k': () => true,
+  'random-features': (k) => k.randomFeatures,
+  nystrom: (k) => k.nystrom,
+  sparse: (k) => k.sparse,
+  'top-k': () => true,
 };
 
 function countOption(value, method, needs, most, name) {
   if (value === undefined) return 0;
   if (method !== needs) {
-    throw new KernelAttentionError('BadArgument', `\`${name}\` applies to method '${needs}'; got method '${method}'`, name);
+    throw new KernelAttentionError(
+      'BadArgument',
+      `\`${name}\` applies to method '${needs}'; got method '${method}'`,
+      name,
+    );
   }
-  if (!Number.isInteger(value) || value < 1 || value > most) fail('BadArgument', name, `an integer from 1 to ${most}`, value);
+  if (!Number.isInteger(value) || value < 1 || value > most)
+    fail('BadArgument', name, `an integer from 1 to ${most}`, value);
   return value;
 }
 
@@ -33,19 +41,32 @@ export function readMethod(engine, options, call) {
   const { maxFeatures, maxLandmarks } = engine.limits;
   let { method = 'auto' } = options;
   oneOf(method, METHODS, 'options.method');
-  if (options.tolerance !== undefined && (typeof options.tolerance !== 'number' || !(options.tolerance > 0 && options.tolerance < 1))) {
+  if (
+    options.tolerance !== undefined &&
+    (typeof options.tolerance !== 'number' || !(options.tolerance > 0 && options.tolerance < 1))
+  ) {
     fail('BadArgument', 'options.tolerance', 'a number strictly between 0 and 1', options.tolerance);
   }
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) fail('BadArgument', 'options.seed', 'an integer from 0 to 2³² − 1', seed);
-  const count = countOption(features, method, 'random-features', maxFeatures, 'options.features') ||
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+    fail('BadArgument', 'options.seed', 'an integer from 0 to 2³² − 1', seed);
+  const count =
+    countOption(features, method, 'random-features', maxFeatures, 'options.features') ||
     countOption(landmarks, method, 'nystrom', maxLandmarks, 'options.landmarks') ||
     countOption(topK, method, 'top-k', MAX_TOP_K, 'options.topK');
   if (method === 'top-k' && !count) {
-    throw new KernelAttentionError('BadArgument', "method 'top-k' needs `options.topK`, the number of keys each query keeps", 'options.topK');
+    throw new KernelAttentionError(
+      'BadArgument',
+      "method 'top-k' needs `options.topK`, the number of keys each query keeps",
+      'options.topK',
+    );
   }
   if (sampling !== undefined) {
     if (method !== 'nystrom') {
-      throw new KernelAttentionError('BadArgument', `\`options.sampling\` applies to method 'nystrom'; got method '${method}'`, 'options.sampling');
+      throw new KernelAttentionError(
+        'BadArgument',
+        `\`options.sampling\` applies to method 'nystrom'; got method '${method}'`,
+        'options.sampling',
+      );
     }
     oneOf(sampling, engine.samplings, 'options.sampling');
   }
@@ -56,20 +77,32 @@ export function readMethod(engine, options, call) {
   method = plan.method;
   if (method !== 'exact') {
     if (!SERVES[method](engine.kernel(call.kernel))) {
-      throw new KernelAttentionError('BadArgument',
+      throw new KernelAttentionError(
+        'BadArgument',
         `\`options.method\` '${method}' approximates the kernels ` +
-        `${engine.kernels.filter(SERVES[method]).map((k) => `'${k.name}'`).join(', ')}; got kernel '${call.kernel}'`, 'options.method');
+          `${engine.kernels
+            .filter(SERVES[method])
+            .map((k) => `'${k.name}'`)
+            .join(', ')}; got kernel '${call.kernel}'`,
+        'options.method',
+      );
     }
     if (method === 'sparse') {
       readSparse(engine, call);
       return { method, reason, tolerance, seed, count: 0, sampling: null };
     }
-    if (method === 'top-k') return { method, reason, tolerance, seed, count, sampling: null };  // every mask, group and kernel
+    if (method === 'top-k') return { method, reason, tolerance, seed, count, sampling: null }; // every mask, group and kernel
     const masked = call.leaveOneOut || call.keyPadding !== null || call.general !== null;
-    for (const [name, present] of [['mask', masked], ['groups', call.queryGroups !== null]]) {
+    for (const [name, present] of [
+      ['mask', masked],
+      ['groups', call.queryGroups !== null],
+    ]) {
       if (present) {
-        throw new KernelAttentionError('BadArgument',
-          `\`options.${name}\` is not available with method '${method}' (only \`causal\` is); use method 'exact'`, `options.${name}`);
+        throw new KernelAttentionError(
+          'BadArgument',
+          `\`options.${name}\` is not available with method '${method}' (only \`causal\` is); use method 'exact'`,
+          `options.${name}`,
+        );
       }
     }
     if (call.J === 0) throw new KernelAttentionError('BadShape', '`keys` must hold at least one row', 'keys');
@@ -83,15 +116,22 @@ export function readMethod(engine, options, call) {
  */
 export function planAttention(engine, call, method, tolerance) {
   const shape = {
-    task: 'attention', kernel: call.kernel, queries: call.I, keys: call.J, dims: call.M, heads: call.heads,
-    generalMask: call.general !== null, groups: call.queryGroups !== null,
+    task: 'attention',
+    kernel: call.kernel,
+    queries: call.I,
+    keys: call.J,
+    dims: call.M,
+    heads: call.heads,
+    generalMask: call.general !== null,
+    groups: call.queryGroups !== null,
   };
   const plan = engine.plan(shape, method, tolerance);
   if (plan.method !== 'auto') return plan;
   // The keys in the call's frame, as the method that runs will see them.
   const keyData = (heap) => heap.f32Shifted(call.keys, call.M, frameOf(call).keys);
-  return engine.withHeap((heap) => engine.plan({ ...shape, keyData: keyData(heap), bandwidth: heap.f32(call.bandwidth) },
-    method, tolerance));
+  return engine.withHeap((heap) =>
+    engine.plan({ ...shape, keyData: keyData(heap), bandwidth: heap.f32(call.bandwidth) }, method, tolerance),
+  );
 }
 
 /** What method 'sparse' refuses: more than the core's dimensions per head (3), a general mask, groups. */
@@ -99,14 +139,22 @@ function readSparse(engine, call) {
   const perHead = call.M / call.heads;
   const { sparseMaxDims } = engine.limits;
   if (perHead > sparseMaxDims) {
-    throw new KernelAttentionError('BadArgument',
-      `method 'sparse' needs at most ${sparseMaxDims} dimensions per head (\`options.dim\` / \`options.heads\`); got ${perHead}`, 'options.dim');
+    throw new KernelAttentionError(
+      'BadArgument',
+      `method 'sparse' needs at most ${sparseMaxDims} dimensions per head (\`options.dim\` / \`options.heads\`); got ${perHead}`,
+      'options.dim',
+    );
   }
-  for (const [name, present] of [['mask', call.general !== null], ['groups', call.queryGroups !== null]]) {
+  for (const [name, present] of [
+    ['mask', call.general !== null],
+    ['groups', call.queryGroups !== null],
+  ]) {
     if (present) {
-      throw new KernelAttentionError('BadArgument',
+      throw new KernelAttentionError(
+        'BadArgument',
         `\`options.${name}\` is not available with method 'sparse' (causal, leaveOneOut and keyPadding are); use method 'exact'`,
-        `options.${name}`);
+        `options.${name}`,
+      );
     }
   }
 }
@@ -121,12 +169,32 @@ export function sparseAttention(engine, call, tolerance, threads = 1, reason = '
     const { q, k, v, options: opts } = copyCall(heap, call);
     const out = heap.alloc(call.I * call.D * 4);
     const dropped = heap.alloc(call.I * call.heads * 8);
-    const result = engine.sparseAttention(q, k, v, out, call.I, call.J, call.M, call.D, opts, tolerance, threads,
-      dropped, 0, 0, 0);
+    const result = engine.sparseAttention(
+      q,
+      k,
+      v,
+      out,
+      call.I,
+      call.J,
+      call.M,
+      call.D,
+      opts,
+      tolerance,
+      threads,
+      dropped,
+      0,
+      0,
+      0,
+    );
     checkResult(result);
     return {
-      output: heap.readF32(out, call.I * call.D), method: 'sparse', reason, errorEstimate: result.errorEstimate,
-      droppedMass: heap.readF64(dropped, call.I * call.heads), keptKeys: result.keptKeys, skippedKeys: result.skippedKeys,
+      output: heap.readF32(out, call.I * call.D),
+      method: 'sparse',
+      reason,
+      errorEstimate: result.errorEstimate,
+      droppedMass: heap.readF64(dropped, call.I * call.heads),
+      keptKeys: result.keptKeys,
+      skippedKeys: result.skippedKeys,
       exactRows: 0,
     };
   });
@@ -145,8 +213,13 @@ function topKAttention(engine, call, topK, reason) {
     const result = engine.topKAttention(q, k, v, out, call.I, call.J, call.M, call.D, opts, topK, dropped);
     checkResult(result);
     return {
-      output: heap.readF32(out, call.I * call.D), method: 'top-k', reason, errorEstimate: result.errorEstimate,
-      droppedMass: heap.readF64(dropped, call.I * call.heads), keptKeys: result.keptKeys, skippedKeys: result.skippedKeys,
+      output: heap.readF32(out, call.I * call.D),
+      method: 'top-k',
+      reason,
+      errorEstimate: result.errorEstimate,
+      droppedMass: heap.readF64(dropped, call.I * call.heads),
+      keptKeys: result.keptKeys,
+      skippedKeys: result.skippedKeys,
       exactRows: 0,
     };
   });
@@ -167,8 +240,12 @@ export function approximateAttention(engine, call, how, threads = 1) {
     const result = run(q, k, v, out, call.I, call.J, call.M, call.D, opts, { tolerance, seed, count, sampling });
     checkResult(result);
     return {
-      output: heap.readF32(out, call.I * call.D), method: how.method, reason: how.reason, errorEstimate: result.errorEstimate,
-      [how.method === 'nystrom' ? 'landmarks' : 'features']: result.count, exactRows: result.exactRows,
+      output: heap.readF32(out, call.I * call.D),
+      method: how.method,
+      reason: how.reason,
+      errorEstimate: result.errorEstimate,
+      [how.method === 'nystrom' ? 'landmarks' : 'features']: result.count,
+      exactRows: result.exactRows,
     };
   });
 }

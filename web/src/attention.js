@@ -30,10 +30,18 @@ export function makeAttentionWithInfo(engine, threads = 1) {
     const call = readCall(engine, queries, keys, values, options, ATTENTION_OPTIONS);
     tooLarge(call.I * call.D, 'attentionWithInfo()', 'queries', 'I·D');
     const how = readMethod(engine, options, call);
-    const warnings = precisionWarnings([[call.queries, call.M, 'queries'], [call.keys, call.M, 'keys'], [call.values, call.D, 'values']]);
+    const warnings = precisionWarnings([
+      [call.queries, call.M, 'queries'],
+      [call.keys, call.M, 'keys'],
+      [call.values, call.D, 'values'],
+    ]);
     if (how.method !== 'exact') return { ...approximateAttention(engine, call, how, threads), warnings };
     return {
-      output: drive(exactSteps(engine, threads, call, false), null), method: 'exact', reason: how.reason, errorEstimate: 0, exactRows: 0,
+      output: drive(exactSteps(engine, threads, call, false), null),
+      method: 'exact',
+      reason: how.reason,
+      errorEstimate: 0,
+      exactRows: 0,
       warnings,
     };
   };
@@ -52,11 +60,14 @@ export function makeAttentionAsync(engine, threads = 1) {
     const how = readMethod(engine, options, call);
     const control = readControl(options);
     if (how.method !== 'exact') {
-      return drive((function* approximate() {
-        const { output } = approximateAttention(engine, call, how, threads);
-        yield { done: call.I, total: call.I };
-        return output;
-      })(), control);
+      return drive(
+        (function* approximate() {
+          const { output } = approximateAttention(engine, call, how, threads);
+          yield { done: call.I, total: call.I };
+          return output;
+        })(),
+        control,
+      );
     }
     return drive(exactSteps(engine, threads, call, true), control);
   };
@@ -84,7 +95,10 @@ function planSteps(call, stepwise) {
   // Chunks are whole query blocks of the engine (16 rows).
   const chunk = Math.max(16, Math.floor(QUERY_CHUNK_BYTES / ((M + D) * 4) / 16) * 16);
   const absolute = call.causal || call.leaveOneOut;
-  const whole = I <= chunk || absolute ? [[0, I]] : Array.from({ length: Math.ceil(I / chunk) }, (_, c) => [c * chunk, Math.min(I, (c + 1) * chunk)]);
+  const whole =
+    I <= chunk || absolute
+      ? [[0, I]]
+      : Array.from({ length: Math.ceil(I / chunk) }, (_, c) => [c * chunk, Math.min(I, (c + 1) * chunk)]);
   if (!stepwise) return whole;
   let step = Math.max(MIN_STEP_ROWS, Math.round(STEP_WORK / (J * (M + D)) / 16) * 16);
   step = Math.min(step, chunk);
@@ -94,7 +108,8 @@ function planSteps(call, stepwise) {
   for (const [from, to] of whole) {
     for (let first = from; first < to; first += step) {
       const last = Math.min(to, first + step);
-      if (steps.length && first > from && last - first < UNSHARDED_ROWS && steps.at(-1)[1] === first) steps.at(-1)[1] = last;
+      if (steps.length && first > from && last - first < UNSHARDED_ROWS && steps.at(-1)[1] === first)
+        steps.at(-1)[1] = last;
       else steps.push([first, last]);
     }
   }
@@ -111,7 +126,7 @@ function* exactSteps(engine, threads, call, stepwise) {
   const { I, J, M, D } = call;
   if (I === 0) return new Float32Array(0);
   const steps = planSteps(call, stepwise);
-  const frame = frameOf(call);  // before the copies below, which leave out the queries
+  const frame = frameOf(call); // before the copies below, which leave out the queries
   const heap = engine.openHeap();
   try {
     if (steps.length === 1) {
@@ -141,7 +156,8 @@ function* exactSteps(engine, threads, call, stepwise) {
       if (mask) {
         const m = mask.subarray(0, count * keys);
         if (call.general) {
-          for (let r = 0; r < count; r++) m.set(call.general.subarray((first + r) * J, (first + r) * J + keys), r * keys);
+          for (let r = 0; r < count; r++)
+            m.set(call.general.subarray((first + r) * J, (first + r) * J + keys), r * keys);
         } else m.fill(0);
         for (let r = 0; r < count; r++) {
           if (call.causal) m.fill(1, r * keys + first + r + 1, (r + 1) * keys);
@@ -166,14 +182,18 @@ function* exactSteps(engine, threads, call, stepwise) {
  */
 export function tooLarge(floats, fn, argument, shape) {
   if (floats * 4 > 2 ** 31) {
-    throw new KernelAttentionError('OutOfMemory',
-      `${fn} would return ${shape} = ${floats} floats (${(floats * 4 / 2 ** 20).toFixed(0)} MiB) for these \`${argument}\`, ` +
-      'beyond the 2 GiB WebAssembly memory', argument);
+    throw new KernelAttentionError(
+      'OutOfMemory',
+      `${fn} would return ${shape} = ${floats} floats (${((floats * 4) / 2 ** 20).toFixed(0)} MiB) for these \`${argument}\`, ` +
+        'beyond the 2 GiB WebAssembly memory',
+      argument,
+    );
   }
 }
 
 /** Entries [from, from + count) of a typed or plain array, without copying a typed one. */
-const rowsOf = (array, from, count) => (ArrayBuffer.isView(array) ? array.subarray(from, from + count) : array.slice(from, from + count));
+const rowsOf = (array, from, count) =>
+  ArrayBuffer.isView(array) ? array.subarray(from, from + count) : array.slice(from, from + count);
 
 export function makeWeights(engine) {
   return function weights(queries, keys, options) {

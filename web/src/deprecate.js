@@ -19,9 +19,11 @@ export function renamed(options, oldName, newName, where = 'options') {
   const [oldValue, newValue] = [options[oldName], options[newName]];
   if (oldValue === undefined) return newValue;
   if (newValue !== undefined) {
-    throw new KernelAttentionError('BadArgument',
+    throw new KernelAttentionError(
+      'BadArgument',
       `\`${where}.${oldName}\` is the deprecated name of \`${where}.${newName}\`; pass only \`${where}.${newName}\``,
-      `${where}.${oldName}`);
+      `${where}.${oldName}`,
+    );
   }
   deprecated(`${where}.${oldName}`, `\`${where}.${oldName}\` is now \`${where}.${newName}\``);
   return oldValue;

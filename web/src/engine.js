@@ -22,7 +22,13 @@ function createEngine(module) {
   const named = (result) => ({ ...result, status: statusNames.get(result.status) });
   const status = (s) => ({ status: statusNames.get(s) });
   const callOptions = (o) => ({ ...o, kernel: KernelKind[o.kernel], empty: EmptyPolicy[o.empty] });
-  const fitOptions = (o) => ({ queryScale: 0, ...o, kernel: KernelKind[o.kernel], estimator: Estimator[o.estimator], empty: EmptyPolicy[o.empty] });
+  const fitOptions = (o) => ({
+    queryScale: 0,
+    ...o,
+    kernel: KernelKind[o.kernel],
+    estimator: Estimator[o.estimator],
+    empty: EmptyPolicy[o.empty],
+  });
   const approxCall = (a) => ({ ...a, sampling: LandmarkSampling[a.sampling] });
   const methodNames = new Map(namesOf(Method).map((name) => [Method[name], name]));
 
@@ -40,7 +46,9 @@ function createEngine(module) {
     selections: Object.freeze([...namesOf(Score), ...namesOf(Rule)]),
     /** The core's limits (random_features.h, nystrom.h, sparse.h, grid.h). */
     limits: Object.freeze({
-      maxFeatures: module.maxFeatures, maxLandmarks: module.maxLandmarks, sparseMaxDims: module.sparseMaxDims,
+      maxFeatures: module.maxFeatures,
+      maxLandmarks: module.maxLandmarks,
+      sparseMaxDims: module.sparseMaxDims,
       maxGridDims: module.maxGridDims,
     }),
     /** In bandwidths, where `kernel`'s weight falls to `tolerance` of its peak (traits.h, sparse_reach). */
@@ -66,7 +74,25 @@ function createEngine(module) {
     nystromAttention: (q, k, v, out, I, J, M, D, o, a) =>
       named(module._nystromAttention(q, k, v, out, I, J, M, D, callOptions(o), approxCall(a))),
     sparseAttention: (q, k, v, out, I, J, M, D, o, tolerance, threads, dropped, sumSq, eff, logden) =>
-      named(module._sparseAttention(q, k, v, out, I, J, M, D, callOptions(o), tolerance, threads, dropped, sumSq, eff, logden)),
+      named(
+        module._sparseAttention(
+          q,
+          k,
+          v,
+          out,
+          I,
+          J,
+          M,
+          D,
+          callOptions(o),
+          tolerance,
+          threads,
+          dropped,
+          sumSq,
+          eff,
+          logden,
+        ),
+      ),
     topKAttention: (q, k, v, out, I, J, M, D, o, topK, dropped) =>
       named(module._topKAttention(q, k, v, out, I, J, M, D, callOptions(o), topK, dropped)),
     /** LOWESS (stats/lowess.h): x, y, fitted, weights are offsets of n doubles each. */
@@ -76,12 +102,65 @@ function createEngine(module) {
     ruleOfThumb: (x, n, dim, rule, h) => status(module._ruleOfThumb(x, n, dim, Rule[rule], h)),
     /** `score`: 'cv' (leave-one-out) or 'aicc'. */
     selectCv: (x, y, n, dim, width, o, score, perDimension, h, best, curveH, curveScore, capacity, recorded, stopAt) =>
-      named(module._selectCv(x, y, n, dim, width, fitOptions(o), Score[score], perDimension, h, best, curveH, curveScore,
-        capacity, recorded, stopAt)),
-    selectCvGradient: (x, y, n, dim, width, o, rank, transform, maxIterations, h, best, curveH, curveScore, curveGrad,
-      capacity, recorded, stopAt) =>
-      named(module._selectCvGradient(x, y, n, dim, width, fitOptions(o), rank, transform, maxIterations, h, best, curveH,
-        curveScore, curveGrad, capacity, recorded, stopAt)),
+      named(
+        module._selectCv(
+          x,
+          y,
+          n,
+          dim,
+          width,
+          fitOptions(o),
+          Score[score],
+          perDimension,
+          h,
+          best,
+          curveH,
+          curveScore,
+          capacity,
+          recorded,
+          stopAt,
+        ),
+      ),
+    selectCvGradient: (
+      x,
+      y,
+      n,
+      dim,
+      width,
+      o,
+      rank,
+      transform,
+      maxIterations,
+      h,
+      best,
+      curveH,
+      curveScore,
+      curveGrad,
+      capacity,
+      recorded,
+      stopAt,
+    ) =>
+      named(
+        module._selectCvGradient(
+          x,
+          y,
+          n,
+          dim,
+          width,
+          fitOptions(o),
+          rank,
+          transform,
+          maxIterations,
+          h,
+          best,
+          curveH,
+          curveScore,
+          curveGrad,
+          capacity,
+          recorded,
+          stopAt,
+        ),
+      ),
     cvScore: (x, y, n, dim, width, o, score, h, out) =>
       status(module._cvScore(x, y, n, dim, width, fitOptions(o), Score[score], h, out)),
     localFit: (x, y, q, n, I, dim, width, o, mean, sumSq, self, eff, logden) =>
@@ -92,7 +171,8 @@ function createEngine(module) {
     /** Span bandwidths (neighbours.h): out[i] the distance from query i to its k-th nearest of the n points x, scaled. */
     kthNeighbourDistances: (x, n, q, I, dim, scale, k, threads, out) =>
       status(module._kthNeighbourDistances(x, n, q, I, dim, scale, k, threads, out)),
-    fitSummary: (x, y, n, dim, width, o, sigma2) => named(module._fitSummary(x, y, n, dim, width, fitOptions(o), sigma2)),
+    fitSummary: (x, y, n, dim, width, o, sigma2) =>
+      named(module._fitSummary(x, y, n, dim, width, fitOptions(o), sigma2)),
     gridFit: (x, y, q, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, error) =>
       named(module._gridFit(x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error)),
     /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */
@@ -105,8 +185,11 @@ function createEngine(module) {
      */
     plan: (c, method, tolerance) => {
       const defaults = { heads: 1, generalMask: false, groups: false, keyData: 0, bandwidth: 0 };
-      const p = module._plan({ ...defaults, ...c, task: Task[c.task], kernel: KernelKind[c.kernel] },
-        Method[method], tolerance);
+      const p = module._plan(
+        { ...defaults, ...c, task: Task[c.task], kernel: KernelKind[c.kernel] },
+        Method[method],
+        tolerance,
+      );
       return { ...p, method: methodNames.get(p.method) };
     },
   });

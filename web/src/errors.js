@@ -40,12 +40,17 @@ export function checkResult(result, firstRow = 0) {
   const code = result.status;
   if (code === 'Ok') return;
   if (code === 'EmptyRow') {
-    throw new KernelAttentionError('EmptyRow',
+    throw new KernelAttentionError(
+      'EmptyRow',
       `query ${result.row + firstRow}${result.head > 0 ? ` (head ${result.head})` : ''} has no admissible key and \`options.empty\` is 'error'`,
-      'options.empty');
+      'options.empty',
+    );
   }
   if (code === 'OutOfMemory') {
-    throw new KernelAttentionError(code, 'the engine could not allocate its working memory (WebAssembly memory is limited to 2 GiB); use smaller inputs');
+    throw new KernelAttentionError(
+      code,
+      'the engine could not allocate its working memory (WebAssembly memory is limited to 2 GiB); use smaller inputs',
+    );
   }
   throw new KernelAttentionError(code, `the engine rejected the call (${code}); this is a bug if validation passed`);
 }

@@ -9,22 +9,29 @@ export function makeAttentionGradients(engine, threads = 1) {
   return function attentionGradients(queries, keys, values, dOut, options) {
     requireValues(values, 'attentionGradients');
     if (dOut === undefined) {
-      throw new KernelAttentionError('BadArgument',
+      throw new KernelAttentionError(
+        'BadArgument',
         '`dOut` is required: attentionGradients(queries, keys, values, dOut, options), the gradient of the loss with respect to the output (I·D entries)',
-        'dOut');
+        'dOut',
+      );
     }
     const call = readCall(engine, queries, keys, values, options, SHARED_OPTIONS);
     const kernel = engine.kernel(call.kernel);
     if (!kernel.gradient) {
-      throw new KernelAttentionError('BadArgument',
+      throw new KernelAttentionError(
+        'BadArgument',
         `\`options.kernel\` '${kernel.name}' has no gradient (its output is piecewise constant in the queries, keys and bandwidth); ` +
-        `use ${smoothCompact(engine)}`,
-        'options.kernel');
+          `use ${smoothCompact(engine)}`,
+        'options.kernel',
+      );
     }
     const dout = numericArray(dOut, 'dOut');
     if (dout.length !== call.I * call.D) {
-      throw new KernelAttentionError('BadShape',
-        `\`dOut\` must have I·D = ${call.I}·${call.D} = ${call.I * call.D} entries (the shape of the output); got length ${dout.length}`, 'dOut');
+      throw new KernelAttentionError(
+        'BadShape',
+        `\`dOut\` must have I·D = ${call.I}·${call.D} = ${call.I * call.D} entries (the shape of the output); got length ${dout.length}`,
+        'dOut',
+      );
     }
     tooLarge(call.I * (call.D + call.M), 'attentionGradients()', 'queries', 'I·(D + dim)');
     tooLarge(call.J * (call.D + call.M), 'attentionGradients()', 'keys', 'J·(D + dim)');
@@ -38,8 +45,9 @@ export function makeAttentionGradients(engine, threads = 1) {
       const dk = heap.alloc(call.J * call.M * 4);
       const dv = heap.alloc(call.J * call.D * 4);
       const dtheta = heap.alloc((softmax ? 1 : call.M) * 4);
-      checkResult(engine.attentionGradients(q, k, v, dO, out, dq, dk, dv, dtheta, call.I, call.J, call.M, call.D,
-        opts, threads));
+      checkResult(
+        engine.attentionGradients(q, k, v, dO, out, dq, dk, dv, dtheta, call.I, call.J, call.M, call.D, opts, threads),
+      );
       const result = {
         output: heap.readF32(out, call.I * call.D),
         dq: heap.readF32(dq, call.I * call.M),

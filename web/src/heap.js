@@ -26,8 +26,10 @@ export function openHeap(module) {
   const alloc = (bytes) => {
     // malloc takes a 32-bit size: a larger request would wrap around to a small block and be overrun.
     if (!(bytes <= MAX_BYTES)) {
-      throw new KernelAttentionError('OutOfMemory',
-        `the call would need ${(bytes / 2 ** 20).toFixed(0)} MiB of WebAssembly memory in one block, beyond its 2 GiB`);
+      throw new KernelAttentionError(
+        'OutOfMemory',
+        `the call would need ${(bytes / 2 ** 20).toFixed(0)} MiB of WebAssembly memory in one block, beyond its 2 GiB`,
+      );
     }
     const ptr = module._malloc(Math.max(bytes, 8));
     if (!ptr) {

@@ -34,8 +34,11 @@ function cached(map, key, make) {
 
 function readThreads(threads) {
   if (threads === 'auto' || (Number.isInteger(threads) && threads >= 1 && threads <= MAX_THREADS)) return threads;
-  throw new KernelAttentionError('BadArgument',
-    `\`options.threads\` must be 'auto' or an integer from 1 to ${MAX_THREADS}; got ${describe(threads)}`, 'options.threads');
+  throw new KernelAttentionError(
+    'BadArgument',
+    `\`options.threads\` must be 'auto' or an integer from 1 to ${MAX_THREADS}; got ${describe(threads)}`,
+    'options.threads',
+  );
 }
 
 // Where the .wasm files are (init's locateFile / wasmPaths): used by the first init() that loads each build.
@@ -60,7 +63,12 @@ function api(build, threads) {
       ...makeStates(engine, threads),
       ...bandwidth,
       kernelRegression: makeRegression(engine, threads, bandwidth.selectBandwidth, bandwidth.selectBandwidthAsync),
-      kernelRegressionAsync: makeRegressionAsync(engine, threads, bandwidth.selectBandwidthAsync, bandwidth.selectBandwidth),
+      kernelRegressionAsync: makeRegressionAsync(
+        engine,
+        threads,
+        bandwidth.selectBandwidthAsync,
+        bandwidth.selectBandwidth,
+      ),
       lowess: makeLowess(engine, threads),
       plan: makePlan(engine),
       simd: engine.simdName(),
@@ -78,7 +86,7 @@ async function autoApi() {
   try {
     return await api('threads', cores);
   } catch {
-    return api('single', 1);  // e.g. a bundle that left the worker script behind: still works, on one thread
+    return api('single', 1); // e.g. a bundle that left the worker script behind: still works, on one thread
   }
 }
 
@@ -94,9 +102,11 @@ function readEnvironmentThreads() {
   try {
     defaultThreads = readThreads(threads);
   } catch {
-    throw new KernelAttentionError('BadArgument',
+    throw new KernelAttentionError(
+      'BadArgument',
       `the environment variable KERNEL_ATTENTION_THREADS must be 'auto' or an integer from 1 to ${MAX_THREADS}; got ${JSON.stringify(text)}`,
-      'KERNEL_ATTENTION_THREADS');
+      'KERNEL_ATTENTION_THREADS',
+    );
   }
 }
 
@@ -110,7 +120,11 @@ export function setThreads(threads) {
 
 export async function init(options) {
   if (!environmentRead) readEnvironmentThreads();
-  const { threads = defaultThreads, locateFile, wasmPaths } = checkOptionNames(options, ['threads', 'locateFile', 'wasmPaths']);
+  const {
+    threads = defaultThreads,
+    locateFile,
+    wasmPaths,
+  } = checkOptionNames(options, ['threads', 'locateFile', 'wasmPaths']);
   readThreads(threads);
   const located = readLocate({ locateFile, wasmPaths });
   if (located) locate = located;
@@ -118,7 +132,11 @@ export async function init(options) {
   if (threads === 1) return api('single', 1);
   const support = await threadSupport();
   if (!support.run) {
-    throw new KernelAttentionError('Unsupported', `\`options.threads\` is ${threads}, but ${support.why}`, 'options.threads');
+    throw new KernelAttentionError(
+      'Unsupported',
+      `\`options.threads\` is ${threads}, but ${support.why}`,
+      'options.threads',
+    );
   }
   return api('threads', threads);
 }

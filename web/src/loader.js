@@ -19,10 +19,35 @@ const THREADS_WORKER = 'kernel_attention_threads.worker.js';
 
 // The smallest module that uses a SIMD128 instruction: () -> v128 { i8x16.splat(i32.const 0) }.
 const simdProbe = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
-  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // type section: () -> v128
-  0x03, 0x02, 0x01, 0x00, // function section
-  0x0a, 0x08, 0x01, 0x06, 0x00, 0x41, 0x00, 0xfd, 0x0f, 0x0b, // code: i32.const 0; i8x16.splat; end
+  0x00,
+  0x61,
+  0x73,
+  0x6d,
+  0x01,
+  0x00,
+  0x00,
+  0x00, // magic, version
+  0x01,
+  0x05,
+  0x01,
+  0x60,
+  0x00,
+  0x01,
+  0x7b, // type section: () -> v128
+  0x03,
+  0x02,
+  0x01,
+  0x00, // function section
+  0x0a,
+  0x08,
+  0x01,
+  0x06,
+  0x00,
+  0x41,
+  0x00,
+  0xfd,
+  0x0f,
+  0x0b, // code: i32.const 0; i8x16.splat; end
 ]);
 
 function checkWebAssembly() {
@@ -30,8 +55,10 @@ function checkWebAssembly() {
     throw new KernelAttentionError('Unsupported', 'this JavaScript runtime has no WebAssembly');
   }
   if (!WebAssembly.validate(simdProbe)) {
-    throw new KernelAttentionError('Unsupported',
-      'this runtime lacks WebAssembly SIMD (Chrome/Edge 91+, Firefox 89+, Safari 16.4+, Node 16.4+ have it)');
+    throw new KernelAttentionError(
+      'Unsupported',
+      'this runtime lacks WebAssembly SIMD (Chrome/Edge 91+, Firefox 89+, Safari 16.4+, Node 16.4+ have it)',
+    );
   }
 }
 
@@ -47,9 +74,15 @@ function loadFailed(what, cause) {
  * through its own `new URL(…, import.meta.url)`. `onLoadError` lets the pre-js report the real cause.
  */
 function factoryOptions(locate, wasmUrl, failure) {
-  const options = { onLoadError: (error) => { failure.error = error; } };
+  const options = {
+    onLoadError: (error) => {
+      failure.error = error;
+    },
+  };
   // In Node only the .wasm moves: the worker is the Node build's own CommonJS file, beside its module.
-  if (locate) options.locateFile = (name, prefix) => (isNode && !name.endsWith('.wasm') ? prefix + name : sameOriginWorker(name, locate(name, prefix)));
+  if (locate)
+    options.locateFile = (name, prefix) =>
+      isNode && !name.endsWith('.wasm') ? prefix + name : sameOriginWorker(name, locate(name, prefix));
   else if (wasmUrl) options.wasmUrl = wasmUrl;
   return options;
 }
@@ -60,7 +93,9 @@ function sameOriginWorker(name, url) {
   if (name !== THREADS_WORKER || isNode || typeof location !== 'object') return url;
   const absolute = new URL(url, location.href);
   if (absolute.origin === location.origin) return url;
-  return URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(absolute.href)});`], { type: 'text/javascript' }));
+  return URL.createObjectURL(
+    new Blob([`importScripts(${JSON.stringify(absolute.href)});`], { type: 'text/javascript' }),
+  );
 }
 
 /**
@@ -70,21 +105,29 @@ function sameOriginWorker(name, url) {
  */
 export function readLocate({ locateFile, wasmPaths }) {
   if (locateFile !== undefined && wasmPaths !== undefined) {
-    throw new KernelAttentionError('BadArgument', '`options.locateFile` and `options.wasmPaths` say the same thing: pass one',
-      'options.wasmPaths');
+    throw new KernelAttentionError(
+      'BadArgument',
+      '`options.locateFile` and `options.wasmPaths` say the same thing: pass one',
+      'options.wasmPaths',
+    );
   }
   if (locateFile !== undefined) {
     if (typeof locateFile !== 'function') {
-      throw new KernelAttentionError('BadArgument',
-        `\`options.locateFile\` must be a function (name, prefix) => URL; got ${typeof locateFile}`, 'options.locateFile');
+      throw new KernelAttentionError(
+        'BadArgument',
+        `\`options.locateFile\` must be a function (name, prefix) => URL; got ${typeof locateFile}`,
+        'options.locateFile',
+      );
     }
     return (name, prefix) => String(locateFile(name, prefix));
   }
   if (wasmPaths !== undefined) {
     if (typeof wasmPaths !== 'string' && !(wasmPaths instanceof URL)) {
-      throw new KernelAttentionError('BadArgument',
+      throw new KernelAttentionError(
+        'BadArgument',
         `\`options.wasmPaths\` must be a string or URL (the folder holding the .wasm files); got ${typeof wasmPaths}`,
-        'options.wasmPaths');
+        'options.wasmPaths',
+      );
     }
     const prefix = String(wasmPaths).endsWith('/') ? String(wasmPaths) : `${wasmPaths}/`;
     return (name) => prefix + name;
@@ -106,7 +149,11 @@ export async function loadModule(locate) {
   const failure = {};
   try {
     const { default: factory } = await import('../dist/kernel_attention.mjs');
-    return await create(factory, factoryOptions(locate, new URL('../dist/kernel_attention.wasm', import.meta.url).href, failure), failure);
+    return await create(
+      factory,
+      factoryOptions(locate, new URL('../dist/kernel_attention.wasm', import.meta.url).href, failure),
+      failure,
+    );
   } catch (cause) {
     throw loadFailed('WebAssembly module', cause);
   }
@@ -122,14 +169,17 @@ export async function threadSupport() {
   if (isNode) {
     const { isMainThread } = await import(nodeWorkerSpecifier);
     return {
-      run: typeof SharedArrayBuffer === 'function', auto: isMainThread,
+      run: typeof SharedArrayBuffer === 'function',
+      auto: isMainThread,
       why: isMainThread ? 'SharedArrayBuffer is missing' : 'a worker_threads worker shares the cores with its siblings',
     };
   }
   if (typeof SharedArrayBuffer !== 'function' || globalThis.crossOriginIsolated !== true) {
     return {
-      run: false, auto: false,
-      why: 'this scope is not cross-origin isolated (SharedArrayBuffer needs the headers Cross-Origin-Opener-Policy: ' +
+      run: false,
+      auto: false,
+      why:
+        'this scope is not cross-origin isolated (SharedArrayBuffer needs the headers Cross-Origin-Opener-Policy: ' +
         'same-origin and Cross-Origin-Embedder-Policy: require-corp)',
     };
   }
@@ -148,7 +198,10 @@ export async function hardwareThreads() {
 function withTimeout(promise, what) {
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not start within ${WORKER_START_MS / 1000} s`)), WORKER_START_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not start within ${WORKER_START_MS / 1000} s`)),
+      WORKER_START_MS,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -169,13 +222,19 @@ export async function loadThreadsModule(locate) {
       const factory = createRequire(import.meta.url)('../dist/node/kernel_attention_threads.js');
       // Both pthreads builds link the same objects with the same flags but for the JavaScript environment, so their
       // .wasm files are byte-identical (tests/package/pack.test.mjs checks it) and only the browsers' one ships.
-      return await create(factory,
-        factoryOptions(locate, new URL('../dist/kernel_attention_threads.wasm', import.meta.url).href, failure), failure);
+      return await create(
+        factory,
+        factoryOptions(locate, new URL('../dist/kernel_attention_threads.wasm', import.meta.url).href, failure),
+        failure,
+      );
     }
     const { default: factory } = await import('../dist/kernel_attention_threads.mjs');
     // (It throws before fetching the .wasm where a bundler made import.meta.url a file: URL: threads_es.pre.js.)
-    return await create(factory,
-      factoryOptions(locate, new URL('../dist/kernel_attention_threads.wasm', import.meta.url).href, failure), failure);
+    return await create(
+      factory,
+      factoryOptions(locate, new URL('../dist/kernel_attention_threads.wasm', import.meta.url).href, failure),
+      failure,
+    );
   } catch (cause) {
     throw loadFailed('pthreads WebAssembly module', cause);
   }
@@ -198,12 +257,18 @@ export async function ensureWorkers(module, count) {
     let restore;
     const loaded = new Promise((resolve, reject) => {
       PThread.loadWasmModuleToWorker(worker, resolve);
-      const own = worker.onerror;  // set by loadWasmModuleToWorker
-      restore = () => { worker.onerror = own; };
+      const own = worker.onerror; // set by loadWasmModuleToWorker
+      restore = () => {
+        worker.onerror = own;
+      };
       worker.onerror = (event) => {
         event?.preventDefault?.();
-        reject(new Error(`a pthreads worker failed to load${event?.message ? `: ${event.message}` : ''}` +
-          (event?.filename ? ` (${event.filename})` : ` (is ${THREADS_WORKER} served next to the module?)`)));
+        reject(
+          new Error(
+            `a pthreads worker failed to load${event?.message ? `: ${event.message}` : ''}` +
+              (event?.filename ? ` (${event.filename})` : ` (is ${THREADS_WORKER} served next to the module?)`),
+          ),
+        );
       };
     });
     // Once loaded, errors are Emscripten's again (a crash inside a running thread).

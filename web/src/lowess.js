@@ -28,8 +28,11 @@ function pointArray(value, name) {
   const checked = numericArray(value, name);
   if (checked.length < 1) fail('BadShape', name, 'at least one value', value);
   if (checked.length > MAX_POINTS) {
-    throw new KernelAttentionError('OutOfMemory',
-      `\`${name}\` has ${checked.length} entries; lowess() takes at most ${MAX_POINTS} within the 2 GiB WebAssembly memory`, name);
+    throw new KernelAttentionError(
+      'OutOfMemory',
+      `\`${name}\` has ${checked.length} entries; lowess() takes at most ${MAX_POINTS} within the 2 GiB WebAssembly memory`,
+      name,
+    );
   }
   return Float64Array.from(checked);
 }
@@ -41,22 +44,28 @@ export function makeLowess(engine, threads = 1) {
     const xs = pointArray(x, 'x');
     const ys = pointArray(y, 'y');
     if (ys.length !== xs.length) {
-      throw new KernelAttentionError('BadShape',
-        `\`y\` must have one value per \`x\` (${xs.length}); got ${ys.length}`, 'y');
+      throw new KernelAttentionError(
+        'BadShape',
+        `\`y\` must have one value per \`x\` (${xs.length}); got ${ys.length}`,
+        'y',
+      );
     }
-    if (typeof frac !== 'number' || !(frac > 0 && frac <= 1)) fail('BadArgument', 'options.frac', 'a number in (0, 1]', frac);
+    if (typeof frac !== 'number' || !(frac > 0 && frac <= 1))
+      fail('BadArgument', 'options.frac', 'a number in (0, 1]', frac);
     if (!Number.isInteger(iterations) || iterations < 0 || iterations > 2 ** 31 - 1) {
       fail('BadArgument', 'options.iterations', 'an integer ≥ 0', iterations);
     }
     let step = delta;
-    if (step === undefined) {  // R's default: 1 % of the range of x
-      let lo = Infinity, hi = -Infinity;
+    if (step === undefined) {
+      // R's default: 1 % of the range of x
+      let lo = Infinity,
+        hi = -Infinity;
       for (const v of xs) {
         if (v < lo) lo = v;
         if (v > hi) hi = v;
       }
       step = 0.01 * (hi - lo);
-      if (!Number.isFinite(step)) step = Number.MAX_VALUE;  // a range beyond float64: every point but the ends is interpolated
+      if (!Number.isFinite(step)) step = Number.MAX_VALUE; // a range beyond float64: every point but the ends is interpolated
     } else if (typeof step !== 'number' || !(step >= 0 && step < Infinity)) {
       fail('BadArgument', 'options.delta', 'a finite number ≥ 0', delta);
     }

@@ -2,7 +2,15 @@
 import { describe, KernelAttentionError } from './errors.js';
 import { attentionFrame } from './frame.js';
 import {
-  bandwidths, boolean, checkOptionNames, groupIds, numericArray, oneOf, ownLength, positiveInteger, rowsOf,
+  bandwidths,
+  boolean,
+  checkOptionNames,
+  groupIds,
+  numericArray,
+  oneOf,
+  ownLength,
+  positiveInteger,
+  rowsOf,
 } from './validate.js';
 
 export const SHARED_OPTIONS = ['dim', 'kernel', 'scale', 'bandwidth', 'mask', 'causal', 'groups', 'heads', 'empty'];
@@ -13,54 +21,85 @@ export const SHARED_OPTIONS = ['dim', 'kernel', 'scale', 'bandwidth', 'mask', 'c
  */
 export function readCall(engine, queries, keys, values, options, known = SHARED_OPTIONS) {
   if (options === undefined) {
-    throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of queries and keys', 'options');
+    throw new KernelAttentionError(
+      'BadArgument',
+      '`options` is required: at least `{ dim }`, the number of columns of queries and keys',
+      'options',
+    );
   }
   checkOptionNames(options, known);
-  const {
-    dim, kernel = 'softmax', scale, bandwidth, mask, causal = false, groups, heads = 1, empty = 'nan',
-  } = options;
+  const { dim, kernel = 'softmax', scale, bandwidth, mask, causal = false, groups, heads = 1, empty = 'nan' } = options;
   positiveInteger(dim, 'options.dim');
   queries = numericArray(queries, 'queries');
   keys = numericArray(keys, 'keys');
   const I = rowsOf(queries, dim, 'queries', 'options.dim');
   const J = rowsOf(keys, dim, 'keys', 'options.dim');
-  if (J === 0) throw new KernelAttentionError('BadShape', '`keys` must hold at least one row; got an empty array', 'keys');
+  if (J === 0)
+    throw new KernelAttentionError('BadShape', '`keys` must hold at least one row; got an empty array', 'keys');
 
   let D = 0;
   if (values !== undefined) {
     values = numericArray(values, 'values');
     if (values.length === 0 || values.length % J !== 0) {
-      throw new KernelAttentionError('BadShape',
-        `\`values\` must have J·D entries for J = ${J} keys and some D ≥ 1; got length ${values.length}`, 'values');
+      throw new KernelAttentionError(
+        'BadShape',
+        `\`values\` must have J·D entries for J = ${J} keys and some D ≥ 1; got length ${values.length}`,
+        'values',
+      );
     }
     D = values.length / J;
   }
 
-  oneOf(kernel, engine.kernels.map((k) => k.name), 'options.kernel');
+  oneOf(
+    kernel,
+    engine.kernels.map((k) => k.name),
+    'options.kernel',
+  );
   positiveInteger(heads, 'options.heads');
   if (dim % heads !== 0) {
-    throw new KernelAttentionError('BadArgument', `\`options.heads\` = ${heads} must divide \`options.dim\` = ${dim}`, 'options.heads');
+    throw new KernelAttentionError(
+      'BadArgument',
+      `\`options.heads\` = ${heads} must divide \`options.dim\` = ${dim}`,
+      'options.heads',
+    );
   }
   if (values !== undefined && D % heads !== 0) {
-    throw new KernelAttentionError('BadArgument',
-      `\`options.heads\` = ${heads} must divide the value width D = ${D} (values.length / J)`, 'options.heads');
+    throw new KernelAttentionError(
+      'BadArgument',
+      `\`options.heads\` = ${heads} must divide the value width D = ${D} (values.length / J)`,
+      'options.heads',
+    );
   }
 
   let scaleValue = 0;
   let bandwidthValue = null;
   if (!engine.kernel(kernel).distance) {
     if (bandwidth !== undefined) {
-      throw new KernelAttentionError('BadArgument', `\`options.bandwidth\` applies to distance kernels, not '${kernel}' (use \`scale\`)`, 'options.bandwidth');
+      throw new KernelAttentionError(
+        'BadArgument',
+        `\`options.bandwidth\` applies to distance kernels, not '${kernel}' (use \`scale\`)`,
+        'options.bandwidth',
+      );
     }
     scaleValue = scale === undefined ? 1 / Math.sqrt(dim / heads) : scale;
     if (typeof scaleValue !== 'number' || !Number.isFinite(Math.fround(scaleValue))) {
-      throw new KernelAttentionError('BadArgument',
-        `\`options.scale\` must be a finite number within float32 range; got ${describe(scale)}`, 'options.scale');
+      throw new KernelAttentionError(
+        'BadArgument',
+        `\`options.scale\` must be a finite number within float32 range; got ${describe(scale)}`,
+        'options.scale',
+      );
     }
   } else {
     if (scale !== undefined) {
-      const scaled = engine.kernels.filter((k) => !k.distance).map((k) => `'${k.name}'`).join(', ');
-      throw new KernelAttentionError('BadArgument', `\`options.scale\` applies to ${scaled} only; kernel '${kernel}' uses \`bandwidth\``, 'options.scale');
+      const scaled = engine.kernels
+        .filter((k) => !k.distance)
+        .map((k) => `'${k.name}'`)
+        .join(', ');
+      throw new KernelAttentionError(
+        'BadArgument',
+        `\`options.scale\` applies to ${scaled} only; kernel '${kernel}' uses \`bandwidth\``,
+        'options.scale',
+      );
     }
     bandwidthValue = bandwidths(bandwidth === undefined ? 1 : bandwidth, dim, 'options.bandwidth');
   }
@@ -71,7 +110,11 @@ export function readCall(engine, queries, keys, values, options, known = SHARED_
   if (mask !== undefined) {
     if (mask === 'loo') {
       if (I !== J) {
-        throw new KernelAttentionError('BadShape', `\`options.mask\` 'loo' needs as many queries as keys; got I = ${I}, J = ${J}`, 'options.mask');
+        throw new KernelAttentionError(
+          'BadShape',
+          `\`options.mask\` 'loo' needs as many queries as keys; got I = ${I}, J = ${J}`,
+          'options.mask',
+        );
       }
       leaveOneOut = true;
     } else if (mask instanceof Uint8Array && ArrayBuffer.isView(mask) && ownLength(mask, 'options.mask') === J) {
@@ -79,10 +122,12 @@ export function readCall(engine, queries, keys, values, options, known = SHARED_
     } else if (mask instanceof Uint8Array && ArrayBuffer.isView(mask) && mask.length === I * J) {
       general = mask;
     } else {
-      throw new KernelAttentionError(mask instanceof Uint8Array && ArrayBuffer.isView(mask) ? 'BadShape' : 'BadArgument',
+      throw new KernelAttentionError(
+        mask instanceof Uint8Array && ArrayBuffer.isView(mask) ? 'BadShape' : 'BadArgument',
         `\`options.mask\` must be 'loo', a Uint8Array of length J = ${J} (key padding) or I·J = ${I * J} (general); ` +
-        `got ${describe(mask)}`,
-        'options.mask');
+          `got ${describe(mask)}`,
+        'options.mask',
+      );
     }
   }
   boolean(causal, 'options.causal');
@@ -97,16 +142,36 @@ export function readCall(engine, queries, keys, values, options, known = SHARED_
   oneOf(empty, engine.emptyPolicies, 'options.empty');
 
   return {
-    queries, keys, values, I, J, M: dim, D,
-    kernel, distance: engine.kernel(kernel).distance, scale: scaleValue, bandwidth: bandwidthValue, heads,
-    causal, leaveOneOut, keyPadding, general, queryGroups, keyGroups, empty,
+    queries,
+    keys,
+    values,
+    I,
+    J,
+    M: dim,
+    D,
+    kernel,
+    distance: engine.kernel(kernel).distance,
+    scale: scaleValue,
+    bandwidth: bandwidthValue,
+    heads,
+    causal,
+    leaveOneOut,
+    keyPadding,
+    general,
+    queryGroups,
+    keyGroups,
+    empty,
   };
 }
 
 /** Throws unless `values` was given to `fn` (its signature names the argument order in the message). */
 export function requireValues(values, fn) {
   if (values === undefined) {
-    throw new KernelAttentionError('BadArgument', `\`values\` is required: ${fn}(queries, keys, values, options)`, 'values');
+    throw new KernelAttentionError(
+      'BadArgument',
+      `\`values\` is required: ${fn}(queries, keys, values, options)`,
+      'values',
+    );
   }
 }
 

@@ -11,7 +11,16 @@ import { describe, fail, KernelAttentionError } from './errors.js';
 import { smoothCompact } from './gradients.js';
 import { bandwidths, boolean, checkOptionNames, numericArray, oneOf, positiveInteger, rowsOf } from './validate.js';
 
-export const POOLING_OPTIONS = ['dim', 'kernel', 'bandwidth', 'scale', 'projections', 'learningRate', 'betas', 'epsilon'];
+export const POOLING_OPTIONS = [
+  'dim',
+  'kernel',
+  'bandwidth',
+  'scale',
+  'projections',
+  'learningRate',
+  'betas',
+  'epsilon',
+];
 export const FORWARD_OPTIONS = ['mask', 'causal', 'groups', 'empty'];
 // Wq and Wk hold 2·dim·rank float64s (and their gradients and moments four times more): 2²⁴ entries each at most.
 const MAX_PROJECTION = 2 ** 24;
@@ -29,7 +38,8 @@ function mulberry32(seed) {
 }
 
 function positiveNumber(value, name) {
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) fail('BadArgument', name, 'a positive finite number', value);
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value))
+    fail('BadArgument', name, 'a positive finite number', value);
   return value;
 }
 
@@ -39,10 +49,14 @@ function readBetas(value) {
     fail('BadArgument', name, 'an array of two numbers [β1, β2], each in [0, 1)', value);
   }
   if (value.length !== 2) fail('BadShape', name, 'two numbers [β1, β2]', value);
-  const betas = [value[0], value[1]];  // each read once
+  const betas = [value[0], value[1]]; // each read once
   betas.forEach((b, n) => {
     if (typeof b !== 'number' || !(b >= 0 && b < 1)) {
-      throw new KernelAttentionError('BadArgument', `\`${name}[${n}]\` must be a number in [0, 1); got ${describe(b)}`, name);
+      throw new KernelAttentionError(
+        'BadArgument',
+        `\`${name}[${n}]\` must be a number in [0, 1); got ${describe(b)}`,
+        name,
+      );
     }
   });
   return betas;
@@ -54,11 +68,14 @@ function readProjections(projections, dim) {
   const { rank, seed = 0, shared = false } = projections;
   positiveInteger(rank, 'options.projections.rank');
   if (dim * rank > MAX_PROJECTION) {
-    throw new KernelAttentionError('BadArgument',
+    throw new KernelAttentionError(
+      'BadArgument',
       `\`options.projections.rank\` = ${rank} makes Wq and Wk dim·rank = ${dim * rank} entries each; at most ${MAX_PROJECTION}`,
-      'options.projections.rank');
+      'options.projections.rank',
+    );
   }
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) fail('BadArgument', 'options.projections.seed', 'an integer from 0 to 2³² − 1', seed);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+    fail('BadArgument', 'options.projections.seed', 'an integer from 0 to 2³² − 1', seed);
   boolean(shared, 'options.projections.shared');
   // Uniform in ±1/√dim (a linear layer's usual start), Wq then Wk from one stream (or W alone).
   const random = mulberry32(seed);
@@ -103,23 +120,40 @@ function projectBack(x, rows, cols, W, rank, dy, dW) {
 export function makeAttentionPooling(engine, attention, attentionGradients) {
   return function attentionPooling(options) {
     if (options === undefined) {
-      throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of queries and keys', 'options');
+      throw new KernelAttentionError(
+        'BadArgument',
+        '`options` is required: at least `{ dim }`, the number of columns of queries and keys',
+        'options',
+      );
     }
     checkOptionNames(options, POOLING_OPTIONS);
     const {
-      dim, kernel = 'gaussian', bandwidth, scale, projections, learningRate = 1e-3, betas = [0.9, 0.999], epsilon = 1e-8,
+      dim,
+      kernel = 'gaussian',
+      bandwidth,
+      scale,
+      projections,
+      learningRate = 1e-3,
+      betas = [0.9, 0.999],
+      epsilon = 1e-8,
     } = options;
     positiveInteger(dim, 'options.dim');
-    oneOf(kernel, engine.kernels.map((k) => k.name), 'options.kernel');
+    oneOf(
+      kernel,
+      engine.kernels.map((k) => k.name),
+      'options.kernel',
+    );
     const traits = engine.kernel(kernel);
     if (!traits.gradient) {
-      throw new KernelAttentionError('BadArgument',
+      throw new KernelAttentionError(
+        'BadArgument',
         `\`options.kernel\` '${kernel}' cannot be trained (its output is piecewise constant in the bandwidth); use ${smoothCompact(engine)}`,
-        'options.kernel');
+        'options.kernel',
+      );
     }
     const projection = readProjections(projections, dim);
-    const m = projection ? projection.rank : dim;  // the dimension the kernel sees
-    const softmax = !traits.distance;  // trains a scale, not bandwidths
+    const m = projection ? projection.rank : dim; // the dimension the kernel sees
+    const softmax = !traits.distance; // trains a scale, not bandwidths
 
     // The kernel's parameter, read as float32 as attention() reads it: softmax's scale, or the log-bandwidths (one
     // shared when `bandwidth` is a number, else one per dimension of the space the kernel sees).
@@ -127,19 +161,34 @@ export function makeAttentionPooling(engine, attention, attentionGradients) {
     let theta;
     if (softmax) {
       if (bandwidth !== undefined) {
-        throw new KernelAttentionError('BadArgument', "`options.bandwidth` applies to distance kernels, not 'softmax' (use `scale`)", 'options.bandwidth');
+        throw new KernelAttentionError(
+          'BadArgument',
+          "`options.bandwidth` applies to distance kernels, not 'softmax' (use `scale`)",
+          'options.bandwidth',
+        );
       }
       const s = scale === undefined ? 1 / Math.sqrt(m) : scale;
       if (typeof s !== 'number' || !Number.isFinite(Math.fround(s))) {
-        throw new KernelAttentionError('BadArgument', `\`options.scale\` must be a finite number within float32 range; got ${describe(scale)}`, 'options.scale');
+        throw new KernelAttentionError(
+          'BadArgument',
+          `\`options.scale\` must be a finite number within float32 range; got ${describe(scale)}`,
+          'options.scale',
+        );
       }
       theta = Float64Array.of(Math.fround(s));
     } else {
       if (scale !== undefined) {
-        throw new KernelAttentionError('BadArgument', `\`options.scale\` applies to 'softmax' only; kernel '${kernel}' uses \`bandwidth\``, 'options.scale');
+        throw new KernelAttentionError(
+          'BadArgument',
+          `\`options.scale\` applies to 'softmax' only; kernel '${kernel}' uses \`bandwidth\``,
+          'options.scale',
+        );
       }
       sharedBandwidth = bandwidth === undefined || typeof bandwidth === 'number';
-      theta = Float64Array.from(bandwidths(bandwidth === undefined ? 1 : bandwidth, sharedBandwidth ? 1 : m, 'options.bandwidth'), Math.log);
+      theta = Float64Array.from(
+        bandwidths(bandwidth === undefined ? 1 : bandwidth, sharedBandwidth ? 1 : m, 'options.bandwidth'),
+        Math.log,
+      );
     }
     const rate = positiveNumber(learningRate, 'options.learningRate');
     const [beta1, beta2] = readBetas(betas);
@@ -148,7 +197,11 @@ export function makeAttentionPooling(engine, attention, attentionGradients) {
     // Each parameter with its gradient and Adam's moments. step() replaces `value` with a new array, so a forward's
     // record keeps the values it ran with.
     const slot = (name, value) => ({
-      name, value, grad: new Float64Array(value.length), m: new Float64Array(value.length), v: new Float64Array(value.length),
+      name,
+      value,
+      grad: new Float64Array(value.length),
+      m: new Float64Array(value.length),
+      v: new Float64Array(value.length),
     });
     const params = [slot(softmax ? 'scale' : 'logBandwidth', theta)];
     if (projection?.shared) params.push(slot('W', projection.W));
@@ -160,7 +213,12 @@ export function makeAttentionPooling(engine, attention, attentionGradients) {
     let disposed = false;
 
     const live = () => {
-      if (disposed) throw new KernelAttentionError('Disposed', 'this `pooling` was disposed (make another with attentionPooling())', 'pooling');
+      if (disposed)
+        throw new KernelAttentionError(
+          'Disposed',
+          'this `pooling` was disposed (make another with attentionPooling())',
+          'pooling',
+        );
     };
 
     /** The kernel options for the current parameters (the bandwidths as attention() takes them, one per dimension). */
@@ -170,10 +228,12 @@ export function makeAttentionPooling(engine, attention, attentionGradients) {
       const h = Array.from({ length: m }, (_, d) => Math.exp(log[sharedBandwidth ? 0 : d]));
       h.forEach((x, d) => {
         if (!(Math.fround(x) > 0) || !Number.isFinite(Math.fround(x))) {
-          throw new KernelAttentionError('BadBandwidth',
+          throw new KernelAttentionError(
+            'BadBandwidth',
             `\`parameters.logBandwidth[${sharedBandwidth ? 0 : d}]\` = ${log[sharedBandwidth ? 0 : d]} was learned, a bandwidth of ${x}, beyond float32 ` +
-            'range (1.4e-45 to 3.4e38); lower `options.learningRate`',
-            'parameters.logBandwidth');
+              'range (1.4e-45 to 3.4e38); lower `options.learningRate`',
+            'parameters.logBandwidth',
+          );
         }
       });
       return { bandwidth: h };
@@ -181,7 +241,7 @@ export function makeAttentionPooling(engine, attention, attentionGradients) {
 
     function forward(queries, keys, values, callOptions) {
       live();
-      record = null;  // a refused forward leaves nothing for backward() to differentiate
+      record = null; // a refused forward leaves nothing for backward() to differentiate
       checkOptionNames(callOptions, FORWARD_OPTIONS);
       const { mask, causal, groups, empty } = callOptions ?? {};
       const q = Float64Array.from(numericArray(queries, 'queries'));
@@ -197,7 +257,8 @@ export function makeAttentionPooling(engine, attention, attentionGradients) {
       const output = attention(qp, kp, v, { ...call, method: 'exact' });
       // What backward() needs, checked by attention() above; the masks and groups copied, so later edits do not count.
       call.mask = mask instanceof Uint8Array ? mask.slice() : mask;
-      if (groups !== undefined) call.groups = { queries: Int32Array.from(groups.queries), keys: Int32Array.from(groups.keys) };
+      if (groups !== undefined)
+        call.groups = { queries: Int32Array.from(groups.queries), keys: Int32Array.from(groups.keys) };
       record = { q, k, v, qp, kp, I, J, Wq, Wk, call };
       return output;
     }
@@ -205,13 +266,20 @@ export function makeAttentionPooling(engine, attention, attentionGradients) {
     function backward(dOut) {
       live();
       if (record === null) {
-        throw new KernelAttentionError('BadArgument', '`pooling.backward(dOut)` differentiates the latest `pooling.forward()`: call forward() first', 'pooling');
+        throw new KernelAttentionError(
+          'BadArgument',
+          '`pooling.backward(dOut)` differentiates the latest `pooling.forward()`: call forward() first',
+          'pooling',
+        );
       }
       const { q, k, v, qp, kp, I, J, Wq, Wk, call } = record;
       const g = attentionGradients(qp, kp, v, dOut, call);
       const dTheta = params[0].grad;
       if (softmax) dTheta[0] += g.dScale;
-      else g.dLogBandwidth.forEach((x, d) => { dTheta[sharedBandwidth ? 0 : d] += x; });
+      else
+        g.dLogBandwidth.forEach((x, d) => {
+          dTheta[sharedBandwidth ? 0 : d] += x;
+        });
       if (!projection) return { dq: g.dq, dk: g.dk, dv: g.dv };
       return {
         dq: projectBack(q, I, dim, Wq, m, g.dq, pq.grad),

@@ -10,11 +10,17 @@ export const CONTROL_OPTIONS = ['signal', 'onProgress'];
 export function readControl(options, where = 'options') {
   const { signal, onProgress } = options ?? {};
   // Duck-typed, so that a signal of another realm (an iframe, a vm context) is accepted.
-  if (signal !== undefined && (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean' ||
-      typeof signal.addEventListener !== 'function')) {
+  if (
+    signal !== undefined &&
+    (signal === null ||
+      typeof signal !== 'object' ||
+      typeof signal.aborted !== 'boolean' ||
+      typeof signal.addEventListener !== 'function')
+  ) {
     fail('BadArgument', `${where}.signal`, 'an AbortSignal', signal);
   }
-  if (onProgress !== undefined && typeof onProgress !== 'function') fail('BadArgument', `${where}.onProgress`, 'a function', onProgress);
+  if (onProgress !== undefined && typeof onProgress !== 'function')
+    fail('BadArgument', `${where}.onProgress`, 'a function', onProgress);
   return { signal, onProgress };
 }
 
@@ -72,7 +78,7 @@ export function drive(steps, control) {
         }
       }
     } finally {
-      steps.return();  // runs the generator's finally blocks: frees its wasm memory on every path
+      steps.return(); // runs the generator's finally blocks: frees its wasm memory on every path
     }
   })();
 }

@@ -8,9 +8,7 @@ import { readRobust, robustSteps } from './robust.js';
 import { localVarianceAt, logSquaredResiduals, VARIANCE_FLOOR, varianceScale } from './variance.js';
 import { readSpan, spanCount, spanDistances, spanScales } from './span.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
-import {
-  bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf,
-} from './validate.js';
+import { bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf } from './validate.js';
 import { fitWarnings } from './warnings.js';
 import { back64, coreEmpty, sampleFrame, shifted32 } from './frame.js';
 
@@ -19,18 +17,26 @@ import { back64, coreEmpty, sampleFrame, shifted32 } from './frame.js';
  * enough for confidence levels.
  */
 export function normalQuantile(p) {
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.3577518672690, -30.66479806614716, 2.506628277459239];
+  const a = [
+    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239,
+  ];
   const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const c = [
+    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ];
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const tail = (q) => (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+  const tail = (q) =>
+    (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
     ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
   if (p < 0.02425) return tail(Math.sqrt(-2 * Math.log(p)));
   if (p > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
   const q = p - 0.5;
   const r = q * q;
-  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  return (
+    ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) /
+    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+  );
 }
 
 /**
@@ -42,7 +48,11 @@ function ownCopy(x, y, weights, n, dim, width, sort, frame) {
   const x32 = shifted32(x, dim, frame.x);
   if (!sort) return { x: x32, y: shifted32(y, width, frame.y), weights: weights && Float32Array.from(weights) };
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => x32[a * dim] - x32[b * dim] || a - b);
-  const data = { x: new Float32Array(n * dim), y: new Float32Array(n * width), weights: weights && new Float32Array(n) };
+  const data = {
+    x: new Float32Array(n * dim),
+    y: new Float32Array(n * width),
+    weights: weights && new Float32Array(n),
+  };
   order.forEach((from, to) => {
     data.x.set(x32.subarray(from * dim, (from + 1) * dim), to * dim);
     for (let c = 0; c < width; c++) data.y[to * width + c] = y[from * width + c] - (frame.y ? frame.y[c] : 0);
@@ -52,7 +62,17 @@ function ownCopy(x, y, weights, n, dim, width, sort, frame) {
 }
 
 const REGRESSION_OPTIONS = [
-  'dim', 'kernel', 'bandwidth', 'estimator', 'weights', 'empty', 'perDimension', 'method', 'tolerance', 'exclude', 'robust',
+  'dim',
+  'kernel',
+  'bandwidth',
+  'estimator',
+  'weights',
+  'empty',
+  'perDimension',
+  'method',
+  'tolerance',
+  'exclude',
+  'robust',
 ];
 
 /** kernelRegression() on `engine` (engine.js); `selectBandwidth` chooses the bandwidth when one is asked for by name. */
@@ -82,8 +102,13 @@ export function makeRegressionAsync(engine, threads, selectBandwidthAsync, selec
     const iterations = p.robust ? p.robust.iterations : 0;
     if (!chosen) {
       // The search's own last report (done === total) is left out: the robustness fits and the summary's step follow.
-      const report = onProgress && (({ done, total }) => done < total && onProgress({ done, total: total + 1 + iterations }));
-      const selection = await selectBandwidthAsync(p.data.x, p.data.y, { ...selectionOptions(p), signal, onProgress: report });
+      const report =
+        onProgress && (({ done, total }) => done < total && onProgress({ done, total: total + 1 + iterations }));
+      const selection = await selectBandwidthAsync(p.data.x, p.data.y, {
+        ...selectionOptions(p),
+        signal,
+        onProgress: report,
+      });
       chosen = fromSelection(p, selection);
       steps = Math.max(selection.curve.scores.length, 1);
       await nextTask();
@@ -92,7 +117,10 @@ export function makeRegressionAsync(engine, threads, selectBandwidthAsync, selec
     // Robustness fits are steps of their own (an early stop, on an exact fit, jumps to the last step).
     const total = steps + iterations + 1;
     const report = onProgress && (({ done }) => onProgress({ done: steps + done, total }));
-    const fitted = await drive(robustFit(engine, threads, p, chosen.h, chosen.selection, searches), { signal, onProgress: report });
+    const fitted = await drive(robustFit(engine, threads, p, chosen.h, chosen.selection, searches), {
+      signal,
+      onProgress: report,
+    });
     if (p.robust) {
       await nextTask();
       throwIfAborted(signal);
@@ -106,11 +134,21 @@ export function makeRegressionAsync(engine, threads, selectBandwidthAsync, selec
 /** Validates kernelRegression's arguments; the model's own copy of the sample; the bandwidth when it is given. */
 function readRegression(engine, x, y, options, known) {
   if (options === undefined) {
-    throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ dim }`, the number of columns of x', 'options');
+    throw new KernelAttentionError(
+      'BadArgument',
+      '`options` is required: at least `{ dim }`, the number of columns of x',
+      'options',
+    );
   }
   checkOptionNames(options, known);
   let {
-    dim, kernel = 'gaussian', bandwidth = 'cv', estimator = 'local-linear', weights, empty = 'nan', perDimension = false,
+    dim,
+    kernel = 'gaussian',
+    bandwidth = 'cv',
+    estimator = 'local-linear',
+    weights,
+    empty = 'nan',
+    perDimension = false,
     method = 'auto',
   } = options;
   const sample = readSample(x, y, dim, weights);
@@ -123,12 +161,22 @@ function readRegression(engine, x, y, options, known) {
   // Span bandwidths run exactly: each query has its own bandwidth, which neither the grid nor the sparse plan has.
   const span = readSpan(bandwidth, 'options.bandwidth');
   if (span !== null && method !== 'auto' && method !== 'exact') {
-    throw new KernelAttentionError('BadArgument', `\`options.method\` '${method}' does not apply to span bandwidths, ` +
-      "which run exactly; pass method 'auto' or 'exact'", 'options.method');
+    throw new KernelAttentionError(
+      'BadArgument',
+      `\`options.method\` '${method}' does not apply to span bandwidths, ` +
+        "which run exactly; pass method 'auto' or 'exact'",
+      'options.method',
+    );
   }
   if (span !== null) method = 'exact';
-  const sparse = readSparseRegression(engine, { method, dim, estimator, weights });  // searches and summaries run exactly
-  const plan = resolveApproximation(engine, sparse ? 'exact' : method, options.tolerance, { dim, kernel, n }, 'options.method');
+  const sparse = readSparseRegression(engine, { method, dim, estimator, weights }); // searches and summaries run exactly
+  const plan = resolveApproximation(
+    engine,
+    sparse ? 'exact' : method,
+    options.tolerance,
+    { dim, kernel, n },
+    'options.method',
+  );
   const { method: approximation, tolerance } = plan;
   const reason = sparse ? 'sparse: asked for' : span !== null ? 'exact: span bandwidths run exactly' : plan.reason;
   let chosen = null;
@@ -141,7 +189,11 @@ function readRegression(engine, x, y, options, known) {
   } else {
     chosen = {
       h: Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth')),
-      selection: { rule: 'fixed', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
+      selection: {
+        rule: 'fixed',
+        score: null,
+        curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) },
+      },
     };
   }
   const robust = readRobust(options.robust, width);
@@ -150,12 +202,30 @@ function readRegression(engine, x, y, options, known) {
   // The model's frame, once (frame.js): its sample and every query are shifted by it, predictions shifted back.
   const frame = sampleFrame(x, dim, y, width);
   const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact', frame);
-  const stored = { x, y };  // for the 'precision' warning: what the caller's storage kept
+  const stored = { x, y }; // for the 'precision' warning: what the caller's storage kept
   return {
-    n, width, dim, kernel, estimator, empty, perDimension, approximation, reason, tolerance, bandwidth, data, chosen, sparse,
-    frame, stored, exclude, span,
+    n,
+    width,
+    dim,
+    kernel,
+    estimator,
+    empty,
+    perDimension,
+    approximation,
+    reason,
+    tolerance,
+    bandwidth,
+    data,
+    chosen,
+    sparse,
+    frame,
+    stored,
+    exclude,
+    span,
     // The sample in the input's order, in double (residuals for robustness and local variance): own copies too.
-    robust, sample: { x: Float64Array.from(x), y: Float64Array.from(y) }, fitWeights: weights && Float64Array.from(weights),
+    robust,
+    sample: { x: Float64Array.from(x), y: Float64Array.from(y) },
+    fitWeights: weights && Float64Array.from(weights),
     robustnessWeights: null,
   };
 }
@@ -170,7 +240,9 @@ function* robustFit(engine, threads, p, h, selection, searches) {
   if (!p.robust) return p;
   const { n, dim, width, sample } = p;
   const reweighted = (weights) => ({
-    ...p, fitWeights: weights, data: ownCopy(sample.x, sample.y, weights, n, dim, width, p.approximation === 'exact', p.frame),
+    ...p,
+    fitWeights: weights,
+    data: ownCopy(sample.x, sample.y, weights, n, dim, width, p.approximation === 'exact', p.frame),
   });
   // A point the fit cannot reach (compact kernel, its own weight 0) gets NaN, not the empty policy's value or error.
   const fit = (weights) => {
@@ -203,17 +275,29 @@ function positiveRows(sample, fitted, weights, n, dim, width) {
     return out;
   };
   return {
-    x: rows(sample.x, dim), y: rows(sample.y, width), fitted: rows(Float64Array.from(fitted), width),
-    weights: weights && rows(weights, 1), n: keep.length,
+    x: rows(sample.x, dim),
+    y: rows(sample.y, width),
+    fitted: rows(Float64Array.from(fitted), width),
+    weights: weights && rows(weights, 1),
+    n: keep.length,
   };
 }
 
 const selectionOptions = (p) => ({
-  dim: p.dim, kernel: p.kernel, estimator: p.estimator, rule: p.bandwidth, perDimension: p.perDimension,
-  weights: p.data.weights, method: p.approximation, tolerance: p.tolerance,
+  dim: p.dim,
+  kernel: p.kernel,
+  estimator: p.estimator,
+  rule: p.bandwidth,
+  perDimension: p.perDimension,
+  weights: p.data.weights,
+  method: p.approximation,
+  tolerance: p.tolerance,
   ...(p.exclude > 0 ? { exclude: p.exclude } : {}),
 });
-const fromSelection = (p, chosen) => ({ h: chosen.bandwidth, selection: { rule: p.bandwidth, score: chosen.score, curve: chosen.curve } });
+const fromSelection = (p, chosen) => ({
+  h: chosen.bandwidth,
+  selection: { rule: p.bandwidth, score: chosen.score, curve: chosen.curve },
+});
 
 // Multiply-adds per step of predictAsync (as attentionAsync's steps, attention.js).
 const STEP_WORK = 2 ** 25;
@@ -227,22 +311,39 @@ function buildModel(engine, threads, p, h, selection, searches) {
   // Grid nodes for this bandwidth (0: the grid cannot reach the tolerance, so the model runs exactly).
   let nodes = 0;
   if (approximation === 'grid') {
-    ({ nodes, reason } = engine.withHeap((heap) => engine.gridNodes(heap.f32(data.x), n, dim, fitOptions({
-      kernel, estimator, bandwidth: heap.f32(h32), threads, tolerance,
-    }))));
+    ({ nodes, reason } = engine.withHeap((heap) =>
+      engine.gridNodes(
+        heap.f32(data.x),
+        n,
+        dim,
+        fitOptions({
+          kernel,
+          estimator,
+          bandwidth: heap.f32(h32),
+          threads,
+          tolerance,
+        }),
+      ),
+    ));
   }
   const options32 = (heap, extra = {}) => ({
     ...fitOptions({
-      kernel, estimator, bandwidth: heap.f32(h32), weights: data.weights ? heap.f32(data.weights) : 0, threads,
-      tolerance: nodes ? tolerance : 0, ...extra,
+      kernel,
+      estimator,
+      bandwidth: heap.f32(h32),
+      weights: data.weights ? heap.f32(data.weights) : 0,
+      threads,
+      tolerance: nodes ? tolerance : 0,
+      ...extra,
     }),
-    queryScale: extra.queryScale ?? 0,  // span models: the heap offset of the queries' d_i (fitOptions has no field for it)
+    queryScale: extra.queryScale ?? 0, // span models: the heap offset of the queries' d_i (fitOptions has no field for it)
   });
 
   // Span bandwidths: the heap offset of query scales d_i for the I queries at qp (h_i = d_i × the column scales h).
   const { span } = p;
   const spanK = span === null ? 0 : spanCount(span, n);
-  const queryScales = (heap, xp, qp, I) => spanDistances(engine, heap, { xp, n, qp, I, dim, scale32: h32, k: spanK, threads });
+  const queryScales = (heap, xp, qp, I) =>
+    spanDistances(engine, heap, { xp, n, qp, I, dim, scale32: h32, k: spanK, threads });
 
   const summary = engine.withHeap((heap) => {
     const sigma2 = heap.alloc(width * 8);
@@ -253,7 +354,9 @@ function buildModel(engine, threads, p, h, selection, searches) {
     // For the warnings, a span fit's bandwidth is the median over the sample of each dimension's h_i.
     const median = scales && heap.readF64(scales, n).sort()[n >> 1];
     return {
-      trace: r.trace, sigma2: heap.readF64(sigma2, width), guardChanged: r.guardChanged,
+      trace: r.trace,
+      sigma2: heap.readF64(sigma2, width),
+      guardChanged: r.guardChanged,
       typical: span === null ? h : h.map((s) => s * median),
     };
   });
@@ -274,7 +377,13 @@ function buildModel(engine, threads, p, h, selection, searches) {
     xq = numericArray(xq, 'xq');
     const I = rowsOf(xq, dim, 'xq', 'options.dim');
     tooLarge(I * width, 'predict()', 'xq', 'I·D');
-    const step = stepwise && !nodes ? Math.max(16, Math.round(STEP_WORK / (n * (dim + width) * (estimator === 'local-linear' ? dim + 1 : 1)) / 16) * 16) : I;
+    const step =
+      stepwise && !nodes
+        ? Math.max(
+            16,
+            Math.round(STEP_WORK / (n * (dim + width) * (estimator === 'local-linear' ? dim + 1 : 1)) / 16) * 16,
+          )
+        : I;
     const heap = engine.openHeap();
     try {
       const o = options32(heap, { empty: coreEmpty(emptyPolicy, frame) });
@@ -289,22 +398,52 @@ function buildModel(engine, threads, p, h, selection, searches) {
       for (let first = 0; first < I || first === 0; first += step) {
         const count = Math.min(step, I - first);
         const at = (ptr, bytes) => (ptr ? ptr + first * bytes : 0);
-        checkResult(sparse
-          ? sparseFit(engine, heap, {
-            xp, yp, qp: at(qp, dim * 4), n, count, dim, width, kernel, bandwidth: o.bandwidth, empty: coreEmpty(emptyPolicy, frame), tolerance,
-            threads, mean: at(mean, width * 4), sumSq: at(sumSq, 8), eff: at(eff, 8), logden: at(logden, 8), error: extra ? error : 0,
-          })
-          : nodes
-          ? engine.gridFit(xp, yp, qp, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
-          : engine.localFit(xp, yp, at(qp, dim * 4), n, count, dim, width, scales ? { ...o, queryScale: at(scales, 8) } : o,
-            at(mean, width * 4), at(sumSq, 8), 0,
-            at(eff, 8), at(logden, 8)), first);
+        checkResult(
+          sparse
+            ? sparseFit(engine, heap, {
+                xp,
+                yp,
+                qp: at(qp, dim * 4),
+                n,
+                count,
+                dim,
+                width,
+                kernel,
+                bandwidth: o.bandwidth,
+                empty: coreEmpty(emptyPolicy, frame),
+                tolerance,
+                threads,
+                mean: at(mean, width * 4),
+                sumSq: at(sumSq, 8),
+                eff: at(eff, 8),
+                logden: at(logden, 8),
+                error: extra ? error : 0,
+              })
+            : nodes
+              ? engine.gridFit(xp, yp, qp, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
+              : engine.localFit(
+                  xp,
+                  yp,
+                  at(qp, dim * 4),
+                  n,
+                  count,
+                  dim,
+                  width,
+                  scales ? { ...o, queryScale: at(scales, 8) } : o,
+                  at(mean, width * 4),
+                  at(sumSq, 8),
+                  0,
+                  at(eff, 8),
+                  at(logden, 8),
+                ),
+          first,
+        );
         if (stepwise) yield { done: first + count, total: I };
         if (I === 0) break;
       }
       return {
         I,
-        mean: back64(heap.readF32(mean, I * width), width, frame, emptyPolicy),  // in y's units, in double
+        mean: back64(heap.readF32(mean, I * width), width, frame, emptyPolicy), // in y's units, in double
         sumSq: extra && heap.readF64(sumSq, I),
         effectiveKeys: extra && heap.readF64(eff, I),
         logDenominator: extra && heap.readF64(logden, I),
@@ -321,14 +460,18 @@ function buildModel(engine, threads, p, h, selection, searches) {
     checkOptionNames(intervalOptions, known, 'intervalOptions');
     const { level = 0.95 } = intervalOptions ?? {};
     if (typeof level !== 'number' || !(level > 0 && level < 1)) {
-      throw new KernelAttentionError('BadArgument', `\`intervalOptions.level\` must be a number strictly between 0 and 1; got ${describe(level)}`,
-        'intervalOptions.level');
+      throw new KernelAttentionError(
+        'BadArgument',
+        `\`intervalOptions.level\` must be a number strictly between 0 and 1; got ${describe(level)}`,
+        'intervalOptions.level',
+      );
     }
     return level;
   }
 
   /** Reads predictInterval's variance: 'global' (one σ̂² per column, the default) or 'local' (σ²(x), variance.js). */
-  const readVariance = ({ variance = 'global' } = {}) => oneOf(variance, ['global', 'local'], 'intervalOptions.variance');
+  const readVariance = ({ variance = 'global' } = {}) =>
+    oneOf(variance, ['global', 'local'], 'intervalOptions.variance');
 
   // The local variance estimate (variance.js), made on first use: the variance smoother (a local-linear
   // kernelRegression of the log squared residuals on x, its bandwidth chosen by leave-one-out CV) and its scale.
@@ -346,11 +489,15 @@ function buildModel(engine, threads, p, h, selection, searches) {
   const keepVariance = (smoother, s) => {
     const scale = varianceScale(smoother.predict(s.x), s.weights, summary.sigma2, s.n, width);
     variance = {
-      smoother, scale,
+      smoother,
+      scale,
       info: Object.freeze({
-        bandwidth: smoother.bandwidth, selection: smoother.selection, effectiveDegreesOfFreedom: smoother.effectiveDegreesOfFreedom,
+        bandwidth: smoother.bandwidth,
+        selection: smoother.selection,
+        effectiveDegreesOfFreedom: smoother.effectiveDegreesOfFreedom,
         warnings: smoother.warnings,
-        scale: Float64Array.from(scale), floor: summary.sigma2.map((s) => VARIANCE_FLOOR * s),
+        scale: Float64Array.from(scale),
+        floor: summary.sigma2.map((s) => VARIANCE_FLOOR * s),
       }),
     };
     return variance;
@@ -359,16 +506,24 @@ function buildModel(engine, threads, p, h, selection, searches) {
     live();
     if (variance) return variance;
     const s = varianceSample();
-    return keepVariance(makeRegression(engine, threads, searches.selectBandwidth, searches.selectBandwidthAsync)(s.x, s.z, s.options), s);
+    return keepVariance(
+      makeRegression(engine, threads, searches.selectBandwidth, searches.selectBandwidthAsync)(s.x, s.z, s.options),
+      s,
+    );
   };
   const localVarianceAsync = async (signal) => {
     live();
     if (variance) return variance;
     const s = varianceSample();
-    const smoother = await makeRegressionAsync(engine, threads, searches.selectBandwidthAsync, searches.selectBandwidth)(
-      s.x, s.z, { ...s.options, signal });
+    const smoother = await makeRegressionAsync(
+      engine,
+      threads,
+      searches.selectBandwidthAsync,
+      searches.selectBandwidth,
+    )(s.x, s.z, { ...s.options, signal });
     live();
-    if (variance) {  // another call estimated it meanwhile
+    if (variance) {
+      // another call estimated it meanwhile
       smoother.dispose();
       return variance;
     }
@@ -392,7 +547,12 @@ function buildModel(engine, threads, p, h, selection, searches) {
       }
     }
     const result = {
-      mean: fit.mean, lower, upper, stderr, effectiveKeys: fit.effectiveKeys, logDenominator: fit.logDenominator,
+      mean: fit.mean,
+      lower,
+      upper,
+      stderr,
+      effectiveKeys: fit.effectiveKeys,
+      logDenominator: fit.logDenominator,
       errorEstimate: fit.errorEstimate,
     };
     if (fit.queryScales) result.bandwidths = spanBandwidths(fit.queryScales);
@@ -400,7 +560,8 @@ function buildModel(engine, threads, p, h, selection, searches) {
   }
 
   /** Span models: each query's bandwidth per dimension (I × dim), d_i times the column scales. */
-  const spanBandwidths = (d) => Float64Array.from({ length: d.length * dim }, (_, at) => d[Math.floor(at / dim)] * h[at % dim]);
+  const spanBandwidths = (d) =>
+    Float64Array.from({ length: d.length * dim }, (_, at) => d[Math.floor(at / dim)] * h[at % dim]);
 
   /**
    * ∂f/∂x at xq, exactly (grid and sparse models too), with σ² Σℓ'² as the squared standard error (local_rows.h);
@@ -409,8 +570,11 @@ function buildModel(engine, threads, p, h, selection, searches) {
   function gradient(xq) {
     live();
     if (!engine.kernel(kernel).gradient) {
-      throw new KernelAttentionError('BadArgument',
-        `the '${kernel}' kernel has no derivative (it is flat inside its support): fit with another kernel for gradient()`, 'kernel');
+      throw new KernelAttentionError(
+        'BadArgument',
+        `the '${kernel}' kernel has no derivative (it is flat inside its support): fit with another kernel for gradient()`,
+        'kernel',
+      );
     }
     xq = numericArray(xq, 'xq');
     const I = rowsOf(xq, dim, 'xq', 'options.dim');
@@ -420,11 +584,26 @@ function buildModel(engine, threads, p, h, selection, searches) {
       const scales = span === null ? 0 : queryScales(heap, xp, qp, I);
       const g = heap.alloc(Math.max(I * dim * width, 1) * 8);
       const ss = heap.alloc(Math.max(I * dim, 1) * 8);
-      checkResult(engine.localGradient(xp, yp, qp, n, I, dim, width, options32(heap, { tolerance: 0, queryScale: scales }), g, ss, 0));
+      checkResult(
+        engine.localGradient(
+          xp,
+          yp,
+          qp,
+          n,
+          I,
+          dim,
+          width,
+          options32(heap, { tolerance: 0, queryScale: scales }),
+          g,
+          ss,
+          0,
+        ),
+      );
       const out = heap.readF64(g, I * dim * width);
       const sumSq = heap.readF64(ss, I * dim);
       const stderr = new Float64Array(I * dim * width);
-      for (let at = 0; at < stderr.length; at++) stderr[at] = Math.sqrt(summary.sigma2[at % width] * sumSq[Math.floor(at / width)]);
+      for (let at = 0; at < stderr.length; at++)
+        stderr[at] = Math.sqrt(summary.sigma2[at % width] * sumSq[Math.floor(at / width)]);
       const result = { gradient: out, stderr };
       if (scales) result.bandwidths = spanBandwidths(heap.readF64(scales, I));
       return result;
@@ -453,7 +632,14 @@ function buildModel(engine, threads, p, h, selection, searches) {
       return variance?.info ?? null;
     },
     warnings: fitWarnings({
-      ...data, n, dim, width, bandwidth: summary.typical, effectiveParameters: summary.trace, guardChanged: summary.guardChanged, stored: p.stored,
+      ...data,
+      n,
+      dim,
+      width,
+      bandwidth: summary.typical,
+      effectiveParameters: summary.trace,
+      guardChanged: summary.guardChanged,
+      stored: p.stored,
     }),
     predict(xq) {
       return drive(fitSteps(xq, false, false), null).mean;

@@ -8,16 +8,22 @@ import { checkOptionNames, positiveInteger } from './validate.js';
 export function readRobust(robust, width) {
   if (robust === undefined || robust === false) return null;
   if (robust !== true && (robust === null || typeof robust !== 'object' || Array.isArray(robust))) {
-    throw new KernelAttentionError('BadArgument',
-      `\`options.robust\` must be true, false or { iterations }; got ${describe(robust)}`, 'options.robust');
+    throw new KernelAttentionError(
+      'BadArgument',
+      `\`options.robust\` must be true, false or { iterations }; got ${describe(robust)}`,
+      'options.robust',
+    );
   }
   checkOptionNames(robust === true ? undefined : robust, ['iterations'], 'options.robust');
   const { iterations = 3 } = robust === true ? {} : robust;
   positiveInteger(iterations, 'options.robust.iterations');
   if (width !== 1) {
     // A residual per observation needs one y column (a norm across columns would be a choice of scale).
-    throw new KernelAttentionError('BadShape',
-      `\`options.robust\` needs one column of y (one residual per observation); got ${width} columns`, 'options.robust');
+    throw new KernelAttentionError(
+      'BadShape',
+      `\`options.robust\` needs one column of y (one residual per observation); got ${width} columns`,
+      'options.robust',
+    );
   }
   return { iterations };
 }
@@ -35,13 +41,14 @@ export function bisquareWeights(residuals, weights, rangeY) {
   const n = residuals.length;
   const abs = [];
   // A point the fit cannot reach (NaN: a compact kernel, the point's own weight 0) counts as infinitely far.
-  for (let j = 0; j < n; j++) if (!weights || weights[j] > 0) abs.push(Number.isNaN(residuals[j]) ? Infinity : Math.abs(residuals[j]));
+  for (let j = 0; j < n; j++)
+    if (!weights || weights[j] > 0) abs.push(Number.isNaN(residuals[j]) ? Infinity : Math.abs(residuals[j]));
   abs.sort((a, b) => a - b);
   const m = abs.length;
   const median = m % 2 ? abs[(m - 1) / 2] : (abs[m / 2 - 1] + abs[m / 2]) / 2;
   const s = 6 * median;
   if (!(s > EXACT_SCALE * rangeY)) return null;
-  if (s === Infinity) return null;  // most points out of the fit's reach: nothing to weigh them by
+  if (s === Infinity) return null; // most points out of the fit's reach: nothing to weigh them by
   const out = new Float64Array(n);
   for (let j = 0; j < n; j++) {
     const u = residuals[j] / s;

@@ -7,15 +7,23 @@ import { checkOptionNames } from './validate.js';
 export function readSpan(value, name) {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) return null;
   const proto = Object.getPrototypeOf(value);
-  if (!(proto === Object.prototype || proto === null) || !('span' in value)) {  // {}, an ArrayBuffer, a Map, …
-    throw new KernelAttentionError('BadArgument', `\`${name}\` must be a positive number, one per dimension, a rule name ` +
-      `or { span }; got ${describe(value)}`, name);
+  if (!(proto === Object.prototype || proto === null) || !('span' in value)) {
+    // {}, an ArrayBuffer, a Map, …
+    throw new KernelAttentionError(
+      'BadArgument',
+      `\`${name}\` must be a positive number, one per dimension, a rule name ` + `or { span }; got ${describe(value)}`,
+      name,
+    );
   }
   checkOptionNames(value, ['span'], name);
   const { span } = value;
   if (typeof span !== 'number' || !(span > 0 && span <= 1)) {
-    throw new KernelAttentionError('BadBandwidth', `\`${name}.span\` must be a number in (0, 1], the fraction of sample points ` +
-      `in each query's neighbourhood; got ${describe(span)}`, `${name}.span`);
+    throw new KernelAttentionError(
+      'BadBandwidth',
+      `\`${name}.span\` must be a number in (0, 1], the fraction of sample points ` +
+        `in each query's neighbourhood; got ${describe(span)}`,
+      `${name}.span`,
+    );
   }
   return span;
 }

@@ -11,19 +11,32 @@ function readState(state, name) {
   if (state === null || typeof state !== 'object') fail('BadArgument', name, 'a state from attentionState()', state);
   const { queries, heads, width, max, sum, acc } = state;
   const sizes = [queries, heads, width].every((n) => Number.isInteger(n) && n >= 0) && heads >= 1;
-  if (!sizes || !(max instanceof Float32Array) || !(sum instanceof Float32Array) || !(acc instanceof Float32Array) ||
-      max.length !== queries * heads || sum.length !== queries * heads || acc.length !== queries * width ||
-      width % heads !== 0) {
-    throw new KernelAttentionError('BadArgument',
-      `\`${name}\` must be a state from attentionState() ({ queries, heads, width, max, sum, acc }); got ${describe(state)}`, name);
+  if (
+    !sizes ||
+    !(max instanceof Float32Array) ||
+    !(sum instanceof Float32Array) ||
+    !(acc instanceof Float32Array) ||
+    max.length !== queries * heads ||
+    sum.length !== queries * heads ||
+    acc.length !== queries * width ||
+    width % heads !== 0
+  ) {
+    throw new KernelAttentionError(
+      'BadArgument',
+      `\`${name}\` must be a state from attentionState() ({ queries, heads, width, max, sum, acc }); got ${describe(state)}`,
+      name,
+    );
   }
   // max may be ±Infinity (no admissible key; scores beyond float32) and acc may overflow, but a NaN max or a sum that
   // is not a finite count ≥ 0 cannot come from attentionState() and would silently spoil the merge.
   for (let n = 0; n < max.length; n++) {
     if (Number.isNaN(max[n]) || !(sum[n] >= 0 && sum[n] < Infinity)) {
       const [field, x] = Number.isNaN(max[n]) ? ['max', max[n]] : ['sum', sum[n]];
-      throw new KernelAttentionError(x < 0 ? 'BadArgument' : 'NonFinite',
-        `\`${name}.${field}[${n}]\` must be ${field === 'max' ? 'a number (not NaN)' : 'a finite number ≥ 0'}; got ${describe(x)}`, name);
+      throw new KernelAttentionError(
+        x < 0 ? 'BadArgument' : 'NonFinite',
+        `\`${name}.${field}[${n}]\` must be ${field === 'max' ? 'a number (not NaN)' : 'a finite number ≥ 0'}; got ${describe(x)}`,
+        name,
+      );
     }
   }
   return state;
@@ -35,9 +48,12 @@ const MAX_BYTES = 2 ** 31;
 
 function sameShape(a, b, name) {
   if (a.queries !== b.queries || a.heads !== b.heads || a.width !== b.width) {
-    throw new KernelAttentionError('BadShape',
+    throw new KernelAttentionError(
+      'BadShape',
       `\`${name}\` has ${b.queries} queries × ${b.width} values in ${b.heads} heads; the first state has ` +
-      `${a.queries} × ${a.width} in ${a.heads}`, name);
+        `${a.queries} × ${a.width} in ${a.heads}`,
+      name,
+    );
   }
 }
 
@@ -51,9 +67,12 @@ export function makeStates(engine, threads = 1) {
     const rows = call.I * call.heads;
     const floats = 2 * rows + call.I * call.D;
     if (floats * 4 > MAX_BYTES) {
-      throw new KernelAttentionError('OutOfMemory',
+      throw new KernelAttentionError(
+        'OutOfMemory',
         `attentionState() would need ${floats} floats (${(floats / 2 ** 18).toFixed(0)} MiB) for I = ${call.I} \`queries\` ` +
-        `and D = ${call.D}, beyond the 2 GiB WebAssembly memory`, 'queries');
+          `and D = ${call.D}, beyond the 2 GiB WebAssembly memory`,
+        'queries',
+      );
     }
     return engine.withHeap((heap) => {
       const { q, k, v, options: opts } = copyCall(heap, call);
@@ -62,8 +81,12 @@ export function makeStates(engine, threads = 1) {
       const acc = heap.alloc(call.I * call.D * 4);
       checkResult(engine.attentionStates(q, k, v, max, sum, acc, call.I, call.J, call.M, call.D, opts, threads));
       return {
-        queries: call.I, heads: call.heads, width: call.D,
-        max: heap.readF32(max, rows), sum: heap.readF32(sum, rows), acc: heap.readF32(acc, call.I * call.D),
+        queries: call.I,
+        heads: call.heads,
+        width: call.D,
+        max: heap.readF32(max, rows),
+        sum: heap.readF32(sum, rows),
+        acc: heap.readF32(acc, call.I * call.D),
       };
     });
   }
@@ -80,7 +103,14 @@ export function makeStates(engine, threads = 1) {
       for (const s of states.slice(1)) {
         checkResult(engine.mergeStates(max, sum, acc, heap.f32(s.max), heap.f32(s.sum), heap.f32(s.acc), I, D, H));
       }
-      return { queries: I, heads: H, width: D, max: heap.readF32(max, I * H), sum: heap.readF32(sum, I * H), acc: heap.readF32(acc, I * D) };
+      return {
+        queries: I,
+        heads: H,
+        width: D,
+        max: heap.readF32(max, I * H),
+        sum: heap.readF32(sum, I * H),
+        acc: heap.readF32(acc, I * D),
+      };
     });
   }
 
@@ -88,11 +118,17 @@ export function makeStates(engine, threads = 1) {
     readState(state, 'state');
     const { empty = 'nan' } = checkOptionNames(options, ['empty']);
     // 'nearest' needs the keys, which a state no longer has.
-    oneOf(empty, engine.emptyPolicies.filter((p) => p !== 'nearest'), 'options.empty');
+    oneOf(
+      empty,
+      engine.emptyPolicies.filter((p) => p !== 'nearest'),
+      'options.empty',
+    );
     const { queries: I, heads: H, width: D } = state;
     return engine.withHeap((heap) => {
       const out = heap.alloc(I * D * 4);
-      checkResult(engine.finalizeStates(heap.f32(state.max), heap.f32(state.sum), heap.f32(state.acc), I, D, H, empty, out));
+      checkResult(
+        engine.finalizeStates(heap.f32(state.max), heap.f32(state.sum), heap.f32(state.acc), I, D, H, empty, out),
+      );
       return heap.readF32(out, I * D);
     });
   }

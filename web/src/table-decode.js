@@ -32,7 +32,8 @@ export function detectEncoding(head, final) {
 
 // Latin-1 maps each byte to the code point of the same number, except 0x80–0x9F (control codes in ISO-8859-1), read
 // as windows-1252 (€, ‘’, “”, –, …) as browsers read a file labelled Latin-1: Windows writes those bytes for them.
-const CP1252 = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+const CP1252 =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 function latin1(bytes) {
   let s = '';
   for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
@@ -47,7 +48,7 @@ export function createDecoder(encoding) {
   if (encoding === 'latin1') return { decode: latin1, end: () => '' };
   const be = encoding === 'utf-16be';
   const decoder = new TextDecoder(be ? 'utf-16le' : encoding, { fatal: encoding === 'utf-8', ignoreBOM: true });
-  let odd = null;  // a byte of UTF-16 BE held back for its pair
+  let odd = null; // a byte of UTF-16 BE held back for its pair
   let offset = 0;
   const run = (bytes, stream) => {
     try {
@@ -57,11 +58,18 @@ export function createDecoder(encoding) {
       const even = all.length & ~1;
       odd = even < all.length ? all[even] : null;
       const swapped = new Uint8Array(even);
-      for (let i = 0; i < even; i += 2) { swapped[i] = all[i + 1]; swapped[i + 1] = all[i]; }
+      for (let i = 0; i < even; i += 2) {
+        swapped[i] = all[i + 1];
+        swapped[i + 1] = all[i];
+      }
       return decoder.decode(swapped, { stream });
     } catch {
-      throw new KernelAttentionError('BadInput', `the bytes after byte ${offset.toLocaleString('en')} are not valid ` +
-        `${encoding.toUpperCase()}, though the start of the file is: set \`encoding\` to 'latin1'`, 'encoding');
+      throw new KernelAttentionError(
+        'BadInput',
+        `the bytes after byte ${offset.toLocaleString('en')} are not valid ` +
+          `${encoding.toUpperCase()}, though the start of the file is: set \`encoding\` to 'latin1'`,
+        'encoding',
+      );
     } finally {
       offset += bytes.length;
     }

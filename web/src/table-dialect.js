@@ -29,7 +29,11 @@ export function splitLine(line, delimiter, starts) {
         const q = line.indexOf('"', i);
         if (q < 0) return null;
         value += line.slice(i, q);
-        if (line[q + 1] === '"') { value += '"'; i = q + 2; continue; }
+        if (line[q + 1] === '"') {
+          value += '"';
+          i = q + 2;
+          continue;
+        }
         i = q + 1;
         break;
       }
@@ -56,8 +60,12 @@ export function splitLine(line, delimiter, starts) {
 }
 
 /** Whether a cell reads as a value (a number with either decimal mark, a date, a time) or a missing value. */
-const valueLike = (cell) => isMissing(cell) || !Number.isNaN(parseNumber(cell, '.')) ||
-  !Number.isNaN(parseNumber(cell, ',')) || parseDate(cell) !== null || parseDate(cell, false) !== null;
+const valueLike = (cell) =>
+  isMissing(cell) ||
+  !Number.isNaN(parseNumber(cell, '.')) ||
+  !Number.isNaN(parseNumber(cell, ',')) ||
+  parseDate(cell) !== null ||
+  parseDate(cell, false) !== null;
 
 const SHOWN = { '\t': 'tab', ';': 'semicolon', ',': 'comma', '|': 'bar', whitespace: 'whitespace' };
 export const delimiterName = (d) => SHOWN[d] ?? JSON.stringify(d);
@@ -80,9 +88,14 @@ export function detectDelimiter(lines) {
     const fit = rows.filter((r) => r.length === width).length / rows.length;
     let cells = 0;
     let values = 0;
-    for (const r of data) for (const c of r) { cells++; if (valueLike(c)) values++; }
+    for (const r of data)
+      for (const c of r) {
+        cells++;
+        if (valueLike(c)) values++;
+      }
     const score = [Math.round(fit * 20) / 20, values / cells];
-    if (score[0] > best.score[0] || (score[0] === best.score[0] && score[1] > best.score[1])) best = { delimiter, score };
+    if (score[0] > best.score[0] || (score[0] === best.score[0] && score[1] > best.score[1]))
+      best = { delimiter, score };
   }
   return best.score[0] < 0 ? null : best.delimiter;
 }
@@ -100,13 +113,21 @@ export function detectDecimal(cells, where) {
     if (kind in seen && seen[kind] === null) seen[kind] = cell;
   }
   if (seen.dot !== null && seen.comma !== null) {
-    throw new KernelAttentionError('BadInput', `the numbers use both decimal marks (${JSON.stringify(seen.dot)} and ` +
-      `${JSON.stringify(seen.comma)}${where}): set \`decimal\` to '.' or ','`, 'decimal');
+    throw new KernelAttentionError(
+      'BadInput',
+      `the numbers use both decimal marks (${JSON.stringify(seen.dot)} and ` +
+        `${JSON.stringify(seen.comma)}${where}): set \`decimal\` to '.' or ','`,
+      'decimal',
+    );
   }
   if (seen.comma !== null) return ',';
   if (seen.dot !== null || seen.ambiguous === null || !seen.ambiguous.includes(',')) return '.';
-  throw new KernelAttentionError('BadInput', `cannot tell whether ${JSON.stringify(seen.ambiguous)}${where} has a ` +
-    `decimal comma or a thousands separator: set \`decimal\` to ',' or '.'`, 'decimal');
+  throw new KernelAttentionError(
+    'BadInput',
+    `cannot tell whether ${JSON.stringify(seen.ambiguous)}${where} has a ` +
+      `decimal comma or a thousands separator: set \`decimal\` to ',' or '.'`,
+    'decimal',
+  );
 }
 
 /**
@@ -117,7 +138,11 @@ export function detectDecimal(cells, where) {
  * only reads month first), `ordered` (some cell has that form) and `guessed` (every such cell read both ways).
  */
 export function columnKind(cells, decimal, name = '') {
-  if (/date/i.test(name) && cells.some((c) => !isMissing(c)) && cells.every((c) => isMissing(c) || parseCompactDate(c))) {
+  if (
+    /date/i.test(name) &&
+    cells.some((c) => !isMissing(c)) &&
+    cells.every((c) => isMissing(c) || parseCompactDate(c))
+  ) {
     return { kind: 'date', compact: true };
   }
   let numbers = 0;
@@ -130,12 +155,18 @@ export function columnKind(cells, decimal, name = '') {
   for (const cell of cells) {
     if (isMissing(cell)) continue;
     present++;
-    if (!Number.isNaN(parseNumber(cell, decimal))) { numbers++; continue; }
+    if (!Number.isNaN(parseNumber(cell, decimal))) {
+      numbers++;
+      continue;
+    }
     const d = parseDate(cell, true);
     const m = parseDate(cell, false);
     const r = d ?? m;
     if (!r) continue;
-    if (r.kind === 'time') { times++; continue; }
+    if (r.kind === 'time') {
+      times++;
+      continue;
+    }
     dates++;
     if (r.order) {
       ordered = true;
@@ -147,7 +178,12 @@ export function columnKind(cells, decimal, name = '') {
   if (present === 0 || most === 0 || most < present / 2) return { kind: present === 0 ? 'number' : 'text' };
   if (numbers === most) return { kind: 'number' };
   if (times === most) return { kind: 'time' };
-  return { kind: 'date', dayFirst: dayFirstOk || !monthFirstOk, ordered, guessed: ordered && dayFirstOk && monthFirstOk };
+  return {
+    kind: 'date',
+    dayFirst: dayFirstOk || !monthFirstOk,
+    ordered,
+    guessed: ordered && dayFirstOk && monthFirstOk,
+  };
 }
 
 /**

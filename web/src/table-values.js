@@ -10,9 +10,11 @@ export const isMissing = (cell) => MISSING.has(cell.trim().toLowerCase());
 const PLAIN = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 // Digit-group separators: the other mark, spaces (plain, no-break, narrow no-break) and the Swiss apostrophe. A
 // grouped integer part has a first group of 1–3 digits not starting with 0, then groups of exactly 3 with one separator.
-const numberPattern = (decimal) => new RegExp(
-  `^([+-]?)(\\d+|[1-9]\\d{0,2}([${decimal === '.' ? ',' : '.'} \\u00a0\\u202f'])\\d{3}(?:\\3\\d{3})*)?` +
-  `(?:\\${decimal}(\\d*))?(?:[eE]([+-]?\\d+))?$`);
+const numberPattern = (decimal) =>
+  new RegExp(
+    `^([+-]?)(\\d+|[1-9]\\d{0,2}([${decimal === '.' ? ',' : '.'} \\u00a0\\u202f'])\\d{3}(?:\\3\\d{3})*)?` +
+      `(?:\\${decimal}(\\d*))?(?:[eE]([+-]?\\d+))?$`,
+  );
 const PATTERNS = { '.': numberPattern('.'), ',': numberPattern(',') };
 
 /**
@@ -26,7 +28,7 @@ export function parseNumber(cell, decimal = '.') {
   const m = PATTERNS[decimal].exec(s);
   if (!m) return NaN;
   const [, sign, int = '', group, frac, exp] = m;
-  if (int === '' && !frac) return NaN;  // no digit at all ("." or "-e5")
+  if (int === '' && !frac) return NaN; // no digit at all ("." or "-e5")
   return Number(`${sign}${group ? int.replaceAll(group, '') : int}.${frac ?? ''}${exp === undefined ? '' : `e${exp}`}`);
 }
 
@@ -43,8 +45,20 @@ export function decimalEvidence(cell) {
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const FULL = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october',
-  'november', 'december'];
+const FULL = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /** 1–12 for an English month name or its 3-letter abbreviation (also `Sept`), else 0. */
 function month(name) {
@@ -71,7 +85,7 @@ function utcSeconds(y, mo, d, hh = '0', mm = '0', ss = '0') {
   const [h, mi, s] = [Number(hh), Number(mm), Number(ss)];
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s >= 60) return NaN;
   const date = new Date(Date.UTC(y, mo - 1, d));
-  date.setUTCFullYear(y);  // Date.UTC maps years 0–99 to 1900–1999
+  date.setUTCFullYear(y); // Date.UTC maps years 0–99 to 1900–1999
   if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return NaN;
   return date.getTime() / 1000 + h * 3600 + mi * 60 + s;
 }

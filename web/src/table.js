@@ -8,7 +8,15 @@
 // is NaN with its place recorded, for `selectRows` to skip or report.
 import { KernelAttentionError } from './errors.js';
 import { createDecoder, detectEncoding, ENCODINGS } from './table-decode.js';
-import { columnKind, delimiterName, detectDecimal, detectDelimiter, detectHeader, DELIMITERS, splitLine } from './table-dialect.js';
+import {
+  columnKind,
+  delimiterName,
+  detectDecimal,
+  detectDelimiter,
+  detectHeader,
+  DELIMITERS,
+  splitLine,
+} from './table-dialect.js';
 import { isMissing, parseCompactDate, parseDate, parseNumber } from './table-values.js';
 
 export { isMissing, parseDate, parseNumber } from './table-values.js';
@@ -36,20 +44,36 @@ class Growing {
     this.data[this.length++] = v;
   }
 
-  array() { return this.data.slice(0, this.length); }
+  array() {
+    return this.data.slice(0, this.length);
+  }
 }
 
-const fail = (argument, message) => { throw new KernelAttentionError('BadInput', message, argument); };
+const fail = (argument, message) => {
+  throw new KernelAttentionError('BadInput', message, argument);
+};
 
 function checkOptions(o) {
-  if (!ENCODINGS.includes(o.encoding)) fail('encoding', `\`encoding\` must be one of ${ENCODINGS.join(', ')}; got ${JSON.stringify(o.encoding)}`);
-  if (o.delimiter !== 'auto' && !DELIMITERS.includes(o.delimiter) && !(typeof o.delimiter === 'string' && o.delimiter.length === 1 && !/["\r\n]/.test(o.delimiter))) {
-    fail('delimiter', `\`delimiter\` must be 'auto', 'whitespace' or one character other than a quote or line break; got ${JSON.stringify(o.delimiter)}`);
+  if (!ENCODINGS.includes(o.encoding))
+    fail('encoding', `\`encoding\` must be one of ${ENCODINGS.join(', ')}; got ${JSON.stringify(o.encoding)}`);
+  if (
+    o.delimiter !== 'auto' &&
+    !DELIMITERS.includes(o.delimiter) &&
+    !(typeof o.delimiter === 'string' && o.delimiter.length === 1 && !/["\r\n]/.test(o.delimiter))
+  ) {
+    fail(
+      'delimiter',
+      `\`delimiter\` must be 'auto', 'whitespace' or one character other than a quote or line break; got ${JSON.stringify(o.delimiter)}`,
+    );
   }
-  if (!['auto', '.', ','].includes(o.decimal)) fail('decimal', `\`decimal\` must be 'auto', '.' or ','; got ${JSON.stringify(o.decimal)}`);
-  if (o.decimal !== 'auto' && o.decimal === o.delimiter) fail('decimal', `the decimal mark cannot be the delimiter (${JSON.stringify(o.delimiter)})`);
-  if (!['auto', true, false].includes(o.header)) fail('header', `\`header\` must be 'auto', true or false; got ${JSON.stringify(o.header)}`);
-  if (!['auto', 'day-first', 'month-first'].includes(o.dateOrder)) fail('dateOrder', `\`dateOrder\` must be 'auto', 'day-first' or 'month-first'; got ${JSON.stringify(o.dateOrder)}`);
+  if (!['auto', '.', ','].includes(o.decimal))
+    fail('decimal', `\`decimal\` must be 'auto', '.' or ','; got ${JSON.stringify(o.decimal)}`);
+  if (o.decimal !== 'auto' && o.decimal === o.delimiter)
+    fail('decimal', `the decimal mark cannot be the delimiter (${JSON.stringify(o.delimiter)})`);
+  if (!['auto', true, false].includes(o.header))
+    fail('header', `\`header\` must be 'auto', true or false; got ${JSON.stringify(o.header)}`);
+  if (!['auto', 'day-first', 'month-first'].includes(o.dateOrder))
+    fail('dateOrder', `\`dateOrder\` must be 'auto', 'day-first' or 'month-first'; got ${JSON.stringify(o.dateOrder)}`);
 }
 
 /**
@@ -64,20 +88,29 @@ function checkOptions(o) {
  * (how many data rows `preview` holds as text; default 10).
  */
 export class TableReader {
-  constructor({ encoding = 'auto', delimiter = 'auto', decimal = 'auto', header = 'auto', comment = '#',
-    dateOrder = 'auto', columns, maxColumns = Infinity, previewRows = 10 } = {}) {
+  constructor({
+    encoding = 'auto',
+    delimiter = 'auto',
+    decimal = 'auto',
+    header = 'auto',
+    comment = '#',
+    dateOrder = 'auto',
+    columns,
+    maxColumns = Infinity,
+    previewRows = 10,
+  } = {}) {
     this.options = { encoding, delimiter, decimal, header, comment, dateOrder, columns, maxColumns, previewRows };
     checkOptions(this.options);
-    this.head = [];  // chunks before the encoding is known
+    this.head = []; // chunks before the encoding is known
     this.headBytes = 0;
     this.decoder = null;
     this.encoding = null;
-    this.pending = '';  // text after the last complete line
-    this.line = 0;  // physical lines split off so far
-    this.sample = [];  // [line number, text] until the dialect is known
+    this.pending = ''; // text after the last complete line
+    this.line = 0; // physical lines split off so far
+    this.sample = []; // [line number, text] until the dialect is known
     this.sampleChars = 0;
     this.dialect = null;
-    this.record = null;  // an open quoted record: { text, line }
+    this.record = null; // an open quoted record: { text, line }
     this.counts = { comments: 0, blank: 0 };
     this.rows = 0;
   }
@@ -89,9 +122,15 @@ export class TableReader {
       this.text(chunk);
       return;
     }
-    const bytes = chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk.buffer ?? chunk, chunk.byteOffset ?? 0, chunk.byteLength);
+    const bytes =
+      chunk instanceof Uint8Array
+        ? chunk
+        : new Uint8Array(chunk.buffer ?? chunk, chunk.byteOffset ?? 0, chunk.byteLength);
     if (this.encoding === 'text') fail('chunk', 'a table is read from bytes or from text, not both');
-    if (this.decoder) { this.text(this.decoder.decode(bytes)); return; }
+    if (this.decoder) {
+      this.text(this.decoder.decode(bytes));
+      return;
+    }
     this.head.push(bytes);
     this.headBytes += bytes.length;
     if (this.headBytes >= SAMPLE_BYTES) this.startDecoding(false);
@@ -100,7 +139,10 @@ export class TableReader {
   startDecoding(final) {
     const head = new Uint8Array(this.headBytes);
     let at = 0;
-    for (const b of this.head) { head.set(b, at); at += b.length; }
+    for (const b of this.head) {
+      head.set(b, at);
+      at += b.length;
+    }
     this.head = null;
     const found = detectEncoding(head, final);
     const chosen = this.options.encoding === 'auto' ? found.encoding : this.options.encoding;
@@ -113,20 +155,32 @@ export class TableReader {
 
   text(chunk) {
     let text = this.pending + chunk;
-    if (this.encoding === 'text' && this.line === 0 && this.pending === '' && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (this.encoding === 'text' && this.line === 0 && this.pending === '' && text.charCodeAt(0) === 0xfeff)
+      text = text.slice(1);
     // A final CR may be the first half of CRLF: it waits for the next chunk.
     let last = text.length;
     for (;;) {
       const lf = text.lastIndexOf('\n', last - 1);
       const cr = text.lastIndexOf('\r', last - 1);
       const end = Math.max(lf, cr);
-      if (end < 0) { last = 0; break; }
-      if (end === text.length - 1 && text[end] === '\r') { last = end; continue; }
+      if (end < 0) {
+        last = 0;
+        break;
+      }
+      if (end === text.length - 1 && text[end] === '\r') {
+        last = end;
+        continue;
+      }
       last = end + 1;
       break;
     }
     this.pending = text.slice(last);
-    if (last > 0) for (const l of text.slice(0, last).split(/\r\n|\r|\n/).slice(0, -1)) this.physical(l);
+    if (last > 0)
+      for (const l of text
+        .slice(0, last)
+        .split(/\r\n|\r|\n/)
+        .slice(0, -1))
+        this.physical(l);
   }
 
   physical(text) {
@@ -146,8 +200,13 @@ export class TableReader {
       this.record.text += '\n' + text;
       text = this.record.text;
       line = this.record.line;
-    } else if (text === '' || /^\s*$/.test(text)) { this.counts.blank++; return; }
-    else if (this.options.comment && text.trimStart().startsWith(this.options.comment)) { this.counts.comments++; return; }
+    } else if (text === '' || /^\s*$/.test(text)) {
+      this.counts.blank++;
+      return;
+    } else if (this.options.comment && text.trimStart().startsWith(this.options.comment)) {
+      this.counts.comments++;
+      return;
+    }
     const cells = splitLine(text, this.dialect.delimiter);
     if (cells === null) {
       this.record = { text, line };
@@ -160,12 +219,15 @@ export class TableReader {
   /** Decides the dialect from the sample lines, then reads them. */
   detect(final) {
     const o = this.options;
-    const records = [];  // quote-balanced joins of the sample's lines
+    const records = []; // quote-balanced joins of the sample's lines
     let open = null;
     for (const [line, text] of this.sample) {
       if (open) {
         open.text += '\n' + text;
-        if ((open.text.split('"').length - 1) % 2 === 0) { records.push(open); open = null; }
+        if ((open.text.split('"').length - 1) % 2 === 0) {
+          records.push(open);
+          open = null;
+        }
         continue;
       }
       if (text.trim() === '' || (o.comment && text.trimStart().startsWith(o.comment))) continue;
@@ -177,19 +239,41 @@ export class TableReader {
     const votes = (final ? records : records.slice(0, -1)).slice(0, SAMPLE_LINES);
     const texts = (votes.length ? votes : records).map((r) => r.text);
     // Each candidate delimiter reads every cell of the lines it is shown: 200 lines are enough to vote.
-    const delimiter = o.delimiter !== 'auto' ? (o.delimiter === ' ' ? 'whitespace' : o.delimiter)
-      : detectDelimiter(texts.slice(0, DELIMITER_VOTES)) ?? ',';
+    const delimiter =
+      o.delimiter !== 'auto'
+        ? o.delimiter === ' '
+          ? 'whitespace'
+          : o.delimiter
+        : (detectDelimiter(texts.slice(0, DELIMITER_VOTES)) ?? ',');
     const rows = texts.map((t) => splitLine(t, delimiter) ?? [t]);
     const header = o.header === 'auto' ? rows.length > 0 && detectHeader(rows[0]) : o.header;
     const data = header ? rows.slice(1) : rows;
     const where = ` in the first ${data.length} rows`;
-    const decimal = o.decimal !== 'auto' ? o.decimal : delimiter === ',' && !texts.some((t) => t.includes('"')) ? '.'
-      : detectDecimal(data.flat().filter((c) => /^[\s\d+\-\u2212.,'\u00a0\u202f]+$/.test(c)), where);
-    if (decimal === delimiter) fail('decimal', `the decimal mark cannot be the delimiter (${JSON.stringify(delimiter)})`);
+    const decimal =
+      o.decimal !== 'auto'
+        ? o.decimal
+        : delimiter === ',' && !texts.some((t) => t.includes('"'))
+          ? '.'
+          : detectDecimal(
+              data.flat().filter((c) => /^[\s\d+\-\u2212.,'\u00a0\u202f]+$/.test(c)),
+              where,
+            );
+    if (decimal === delimiter)
+      fail('decimal', `the decimal mark cannot be the delimiter (${JSON.stringify(delimiter)})`);
     const width = rows.length ? rows[0].length : 0;
-    const kinds = Array.from({ length: width }, (_, c) => columnKind(data.map((r) => r[c] ?? ''), decimal, header ? rows[0][c] : ''));
-    if (o.dateOrder !== 'auto') for (const k of kinds) if (k.kind === 'date') Object.assign(k, { dayFirst: o.dateOrder === 'day-first', guessed: false });
-    const group = data.flat().map((c) => /^\s*[-+\u2212]?[1-9]\d{0,2}([., '\u00a0\u202f])\d{3}/.exec(c)?.[1])
+    const kinds = Array.from({ length: width }, (_, c) =>
+      columnKind(
+        data.map((r) => r[c] ?? ''),
+        decimal,
+        header ? rows[0][c] : '',
+      ),
+    );
+    if (o.dateOrder !== 'auto')
+      for (const k of kinds)
+        if (k.kind === 'date') Object.assign(k, { dayFirst: o.dateOrder === 'day-first', guessed: false });
+    const group = data
+      .flat()
+      .map((c) => /^\s*[-+\u2212]?[1-9]\d{0,2}([., '\u00a0\u202f])\d{3}/.exec(c)?.[1])
       .find((g) => g !== undefined && g !== decimal && !Number.isNaN(parseNumber(`1${g}000`, decimal)));
     this.dialect = { delimiter, decimal, header, kinds, thousands: group ?? null };
     const sample = this.sample;
@@ -202,17 +286,24 @@ export class TableReader {
     const d = this.dialect;
     if (!this.names) {
       if (cells.length > this.options.maxColumns) {
-        fail('maxColumns', `line ${line} has ${cells.length.toLocaleString('en')} fields; at most ${this.options.maxColumns} columns are read`);
+        fail(
+          'maxColumns',
+          `line ${line} has ${cells.length.toLocaleString('en')} fields; at most ${this.options.maxColumns} columns are read`,
+        );
       }
       this.width = cells.length;
-      this.names = d.header ? cells.map((c, k) => c.trim() || `column ${k + 1}`) : cells.map((_, k) => `column ${k + 1}`);
-      const keep = this.options.columns ? this.options.columns(this.names.slice(), { header: d.header }) : this.names.map((_, k) => k);
+      this.names = d.header
+        ? cells.map((c, k) => c.trim() || `column ${k + 1}`)
+        : cells.map((_, k) => `column ${k + 1}`);
+      const keep = this.options.columns
+        ? this.options.columns(this.names.slice(), { header: d.header })
+        : this.names.map((_, k) => k);
       this.keep = keep;
       this.columns = keep.map(() => new Growing(Float64Array));
       this.lines = new Growing(Uint32Array);
-      this.problems = new Map();  // row → [{ column, reason, text, position }] (column -1: the whole row)
+      this.problems = new Map(); // row → [{ column, reason, text, position }] (column -1: the whole row)
       this.problemCount = 0;
-      this.unreadable = [];  // per column: cells that are neither values nor missing
+      this.unreadable = []; // per column: cells that are neither values nor missing
       this.preview = [];
       if (d.header) return;
     }
@@ -220,7 +311,12 @@ export class TableReader {
     this.lines.push(line);
     if (r < this.options.previewRows) this.preview.push(cells.map((c) => c.trim()));
     if (cells.length !== this.width) {
-      this.problem(r, { column: -1, reason: `expected ${this.width} fields (as in the first row); got ${cells.length}`, line, text });
+      this.problem(r, {
+        column: -1,
+        reason: `expected ${this.width} fields (as in the first row); got ${cells.length}`,
+        line,
+        text,
+      });
     }
     const plain = d.decimal === '.';
     this.keep.forEach((c, k) => {
@@ -239,7 +335,12 @@ export class TableReader {
           const seen = (this.unreadable[c] = (this.unreadable[c] ?? 0) + 1);
           if (seen <= MAX_STORED) {
             const expected = kind.kind === 'date' || kind.kind === 'time' ? `a ${kind.kind}` : 'a finite number';
-            this.problem(r, { column: c, reason: `expected ${expected}; got ${JSON.stringify(cell.length > 40 ? cell.slice(0, 40) + '…' : cell)}`, line, text });
+            this.problem(r, {
+              column: c,
+              reason: `expected ${expected}; got ${JSON.stringify(cell.length > 40 ? cell.slice(0, 40) + '…' : cell)}`,
+              line,
+              text,
+            });
           }
         }
       }
@@ -269,12 +370,24 @@ export class TableReader {
     const d = this.dialect;
     const problems = new Map();
     for (const [row, list] of this.problems) {
-      problems.set(row, list.map(({ column, reason, line, text }) => {
-        const starts = [];
-        splitLine(text, d.delimiter, starts);
-        return { column, reason, line, position: column < 0 ? null : text.lastIndexOf('\n', starts[column]) < 0
-          ? starts[column] + 1 : starts[column] - text.lastIndexOf('\n', starts[column]) };
-      }));
+      problems.set(
+        row,
+        list.map(({ column, reason, line, text }) => {
+          const starts = [];
+          splitLine(text, d.delimiter, starts);
+          return {
+            column,
+            reason,
+            line,
+            position:
+              column < 0
+                ? null
+                : text.lastIndexOf('\n', starts[column]) < 0
+                  ? starts[column] + 1
+                  : starts[column] - text.lastIndexOf('\n', starts[column]),
+          };
+        }),
+      );
     }
     const kinds = this.names.map((_, c) => d.kinds[c]?.kind ?? 'number');
     return {
@@ -296,8 +409,12 @@ export class TableReader {
         blankLines: this.counts.blank,
         kinds,
         dateColumns: kinds.flatMap((k, c) => (k === 'date' || k === 'time' ? [c] : [])),
-        dateOrder: d.kinds.find((k) => k.ordered)?.dayFirst === false ? 'month-first'
-          : d.kinds.some((k) => k.ordered) ? 'day-first' : null,
+        dateOrder:
+          d.kinds.find((k) => k.ordered)?.dayFirst === false
+            ? 'month-first'
+            : d.kinds.some((k) => k.ordered)
+              ? 'day-first'
+              : null,
         dateOrderGuessed: d.kinds.some((k) => k.guessed),
       },
     };
@@ -327,7 +444,8 @@ export function readTable(input, options) {
  * empty or NA cell, false for a cell that is not a value or a row with the wrong number of fields) are left out. With 'error', the first such row throws a KernelAttentionError naming its line and column.
  */
 export function selectRows(table, used, { missing = 'skip' } = {}) {
-  if (missing !== 'skip' && missing !== 'error') fail('missing', `\`missing\` must be 'skip' or 'error'; got ${JSON.stringify(missing)}`);
+  if (missing !== 'skip' && missing !== 'error')
+    fail('missing', `\`missing\` must be 'skip' or 'error'; got ${JSON.stringify(missing)}`);
   const rows = [];
   const skipped = [];
   for (let r = 0; r < table.rows; r++) {
@@ -335,21 +453,39 @@ export function selectRows(table, used, { missing = 'skip' } = {}) {
     const problems = table.problems.get(r);
     if (problems) {
       const p = problems.find((q) => q.column < 0 || used.some((k) => table.keep[k] === q.column));
-      if (p) why = { row: r, line: p.line, position: p.position, column: p.column < 0 ? null : table.names[p.column], reason: p.reason, missing: false };
+      if (p)
+        why = {
+          row: r,
+          line: p.line,
+          position: p.position,
+          column: p.column < 0 ? null : table.names[p.column],
+          reason: p.reason,
+          missing: false,
+        };
     }
     if (!why) {
       const k = used.find((u) => Number.isNaN(table.columns[u][r]));
       if (k !== undefined) {
         const name = table.names[table.keep[k]];
         // Unreadable cells past the first 1,000 of a text column are not stored: they are the column's kind.
-        why = { row: r, line: table.lines[r], position: null, column: name,
-          reason: table.kinds[k] === 'text' ? 'not a number (a text column)' : 'missing value', missing: table.kinds[k] !== 'text' };
+        why = {
+          row: r,
+          line: table.lines[r],
+          position: null,
+          column: name,
+          reason: table.kinds[k] === 'text' ? 'not a number (a text column)' : 'missing value',
+          missing: table.kinds[k] !== 'text',
+        };
       }
     }
     if (!why) rows.push(r);
     else if (missing === 'error') {
-      throw new KernelAttentionError('BadInput', `line ${why.line}${why.column === null ? '' : `, column ${JSON.stringify(why.column)}`}: ` +
-        `${why.reason}${why.missing ? " (\`missing\`: 'skip' drops such rows)" : ''}`, 'input');
+      throw new KernelAttentionError(
+        'BadInput',
+        `line ${why.line}${why.column === null ? '' : `, column ${JSON.stringify(why.column)}`}: ` +
+          `${why.reason}${why.missing ? " (\`missing\`: 'skip' drops such rows)" : ''}`,
+        'input',
+      );
     } else skipped.push(why);
   }
   return { rows: Uint32Array.from(rows), skipped };

@@ -11,10 +11,13 @@ export function checkOptionNames(options, known, where = 'options') {
   }
   for (const name of Object.keys(options)) {
     if (!known.includes(name)) {
-      const near = name.length >= 3 && known.find((k) => k.toLowerCase() === name.toLowerCase() || k.startsWith(name.slice(0, 3)));
-      throw new KernelAttentionError('BadArgument',
+      const near =
+        name.length >= 3 && known.find((k) => k.toLowerCase() === name.toLowerCase() || k.startsWith(name.slice(0, 3)));
+      throw new KernelAttentionError(
+        'BadArgument',
         `unknown option \`${where}.${name}\`${near ? ` (did you mean \`${near}\`?)` : ''}; known options: ${known.join(', ')}`,
-        `${where}.${name}`);
+        `${where}.${name}`,
+      );
     }
   }
   return options;
@@ -27,7 +30,12 @@ const typedArrayLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(U
 /** Throws unless the typed array `value` reports its real length (a subclass may override the getter). */
 export function ownLength(value, name) {
   if (value.length !== typedArrayLength.call(value)) {
-    fail('BadArgument', name, `a typed array whose \`length\` is its own (${typedArrayLength.call(value)} entries)`, value);
+    fail(
+      'BadArgument',
+      name,
+      `a typed array whose \`length\` is its own (${typedArrayLength.call(value)} entries)`,
+      value,
+    );
   }
   return value.length;
 }
@@ -40,7 +48,8 @@ export function ownLength(value, name) {
  */
 export function numericArray(value, name) {
   const typed = ArrayBuffer.isView(value) && !(value instanceof DataView);
-  if (!Array.isArray(value) && !typed) fail('BadArgument', name, 'a Float32Array, Float64Array or array of numbers', value);
+  if (!Array.isArray(value) && !typed)
+    fail('BadArgument', name, 'a Float32Array, Float64Array or array of numbers', value);
   if (value instanceof BigInt64Array || value instanceof BigUint64Array) {
     fail('BadArgument', name, 'a Float32Array, Float64Array or array of numbers (not BigInt)', value);
   }
@@ -48,17 +57,23 @@ export function numericArray(value, name) {
     fail('BadArgument', name, 'an array whose buffer is not detached (transferred)', value);
   }
   const length = typed ? ownLength(value, name) : value.length;
-  if (!typed && length > 2 ** 29) {  // no dense JS array is that long; its float32 copy would not fit the wasm memory
-    throw new KernelAttentionError('OutOfMemory',
-      `\`${name}\` has ${length} entries, beyond the 2 GiB WebAssembly memory (as float32)`, name);
+  if (!typed && length > 2 ** 29) {
+    // no dense JS array is that long; its float32 copy would not fit the wasm memory
+    throw new KernelAttentionError(
+      'OutOfMemory',
+      `\`${name}\` has ${length} entries, beyond the 2 GiB WebAssembly memory (as float32)`,
+      name,
+    );
   }
   const copy = typed ? null : new Float64Array(length);
   for (let n = 0; n < length; n++) {
     const x = value[n];
     if (typeof x !== 'number' || !Number.isFinite(Math.fround(x))) {
-      throw new KernelAttentionError(typeof x === 'number' ? 'NonFinite' : 'BadArgument',
+      throw new KernelAttentionError(
+        typeof x === 'number' ? 'NonFinite' : 'BadArgument',
         `\`${name}[${n}]\` must be a finite number within float32 range; got ${x === undefined ? 'a hole or undefined' : describe(x)}`,
-        name);
+        name,
+      );
     }
     if (copy) copy[n] = x;
   }
@@ -68,7 +83,8 @@ export function numericArray(value, name) {
 // Node 20 has no ArrayBuffer.prototype.detached; a view on a detached buffer cannot be created.
 function isDetached(buffer) {
   if (typeof buffer.detached === 'boolean') return buffer.detached;
-  if (buffer.byteLength > 0 || typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer) return false;
+  if (buffer.byteLength > 0 || (typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer))
+    return false;
   try {
     new Uint8Array(buffer);
     return false;
@@ -85,8 +101,11 @@ export function positiveInteger(value, name) {
 /** Rows of a flat row-major array with `cols` columns. */
 export function rowsOf(array, cols, name, colsName) {
   if (array.length % cols !== 0) {
-    throw new KernelAttentionError('BadShape',
-      `\`${name}\` has length ${array.length}, which is not a multiple of \`${colsName}\` = ${cols}`, name);
+    throw new KernelAttentionError(
+      'BadShape',
+      `\`${name}\` has length ${array.length}, which is not a multiple of \`${colsName}\` = ${cols}`,
+      name,
+    );
   }
   return array.length / cols;
 }
@@ -115,9 +134,12 @@ export function bandwidths(value, dim, name) {
     const h = list[d];
     const f = Math.fround(h);
     if (typeof h !== 'number' || !(h > 0) || !Number.isFinite(h) || !(f > 0) || !Number.isFinite(f)) {
-      throw new KernelAttentionError('BadBandwidth',
+      throw new KernelAttentionError(
+        'BadBandwidth',
         `\`${name}${typeof value === 'number' ? '' : `[${d}]`}\` must be a positive finite number within float32 range ` +
-        `(1.4e-45 to 3.4e38); got ${describe(h)}`, name);
+          `(1.4e-45 to 3.4e38); got ${describe(h)}`,
+        name,
+      );
     }
     out[d] = f;
   }
@@ -127,12 +149,17 @@ export function bandwidths(value, dim, name) {
 /** Group ids as Int32Array of the given length. */
 export function groupIds(value, length, name) {
   const ok = value instanceof Int32Array || Array.isArray(value) || ArrayBuffer.isView(value);
-  if (!ok || value.length !== length) fail(ok ? 'BadShape' : 'BadArgument', name, `an Int32Array or array of ${length} integers`, value);
-  const ids = new Int32Array(length);  // the values checked, each read once
+  if (!ok || value.length !== length)
+    fail(ok ? 'BadShape' : 'BadArgument', name, `an Int32Array or array of ${length} integers`, value);
+  const ids = new Int32Array(length); // the values checked, each read once
   for (let n = 0; n < length; n++) {
     const g = value[n];
     if (!isInteger(g) || g < -2147483648 || g > 2147483647) {
-      throw new KernelAttentionError('BadArgument', `\`${name}[${n}]\` must be a 32-bit integer; got ${describe(g)}`, name);
+      throw new KernelAttentionError(
+        'BadArgument',
+        `\`${name}[${n}]\` must be a 32-bit integer; got ${describe(g)}`,
+        name,
+      );
     }
     ids[n] = g;
   }

@@ -55,22 +55,31 @@ export function fitWarnings({ x, y, n, dim, width, bandwidth, effectiveParameter
   for (let d = 0; d < dim; d++) {
     const spacing = medianSpacing(x, n, dim, d);
     if (bandwidth[d] < spacing) {
-      reasons.push(`the bandwidth ${fmt(bandwidth[d])}${dim > 1 ? ` of x[${d}]` : ''} is below the median spacing ${fmt(spacing)}`);
+      reasons.push(
+        `the bandwidth ${fmt(bandwidth[d])}${dim > 1 ? ` of x[${d}]` : ''} is below the median spacing ${fmt(spacing)}`,
+      );
     }
   }
   if (reasons.length) {
     warnings.push({
       code: 'interpolating',
-      message: `the fit interpolates its sample (${reasons.join('; ')}): it follows the noise and its band is too narrow. ` +
+      message:
+        `the fit interpolates its sample (${reasons.join('; ')}): it follows the noise and its band is too narrow. ` +
         'With serial data, leave-one-out CV does this: choose h by blocked CV, `exclude: r` (leave out every point within ' +
         'r of the held-out one along x, r about the range of the dependence), or a larger bandwidth.',
     });
   }
-  warnings.push(...precisionWarnings([[stored.x, dim, 'x'], [stored.y, width, 'y']]));
+  warnings.push(
+    ...precisionWarnings([
+      [stored.x, dim, 'x'],
+      [stored.y, width, 'y'],
+    ]),
+  );
   if (guardChanged !== undefined && guardChanged > GUARD_SHARE * n) {
     warnings.push({
       code: 'guard',
-      message: `the singular-design guard changed ${guardChanged} of ${n} fitted values by more than 1e-3 of the range of y ` +
+      message:
+        `the singular-design guard changed ${guardChanged} of ${n} fitted values by more than 1e-3 of the range of y ` +
         '(points without neighbours on both sides within the bandwidth): use a larger bandwidth or Nadaraya–Watson.',
     });
   }
@@ -93,12 +102,15 @@ export function precisionWarnings(inputs) {
     }
   }
   if (!narrow.length) return [];
-  return [{
-    code: 'precision',
-    message: `${narrow.join(', ')} ${narrow.length > 1 ? 'vary' : 'varies'} by less than 1e-5 of ${narrow.length > 1 ? 'their' : 'its'} ` +
-      'magnitude in float32 storage, which keeps few of the significant digits of the spread: pass a Float64Array or an ' +
-      'array of numbers (centred in double before the float32 pass), or subtract an offset before storing in float32.',
-  }];
+  return [
+    {
+      code: 'precision',
+      message:
+        `${narrow.join(', ')} ${narrow.length > 1 ? 'vary' : 'varies'} by less than 1e-5 of ${narrow.length > 1 ? 'their' : 'its'} ` +
+        'magnitude in float32 storage, which keeps few of the significant digits of the spread: pass a Float64Array or an ' +
+        'array of numbers (centred in double before the float32 pass), or subtract an offset before storing in float32.',
+    },
+  ];
 }
 
 /** A selection's generator (bandwidth.js) whose result gains `warnings` for the sample `s` it selected for. */

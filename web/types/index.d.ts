@@ -13,17 +13,23 @@
  * finite and within float32 range. It is copied (converted to float32), never mutated or kept.
  */
 export type NumericArray =
-  | Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array
-  | Int32Array | Uint32Array | readonly number[];
+  | Float32Array
+  | Float64Array
+  | Int8Array
+  | Uint8Array
+  | Uint8ClampedArray
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | readonly number[];
 
 /**
  * Kernel names. `softmax`: w = exp(scale · q·k). Distance kernels use u_d = (q_d − k_d) / h_d:
  * `gaussian` exp(−½ Σ u_d²), `laplacian` exp(−Σ |u_d|), `cauchy` 1 / (1 + Σ u_d²);
  * compact product kernels `epanechnikov` Π (1 − u_d²)₊, `tricube` Π (1 − |u_d|³)³₊, `uniform` Π 1[|u_d| ≤ 1].
  */
-export type Kernel =
-  | 'softmax' | 'gaussian' | 'laplacian' | 'cauchy'
-  | 'epanechnikov' | 'tricube' | 'uniform';
+export type Kernel = 'softmax' | 'gaussian' | 'laplacian' | 'cauchy' | 'epanechnikov' | 'tricube' | 'uniform';
 
 /**
  * What a query with no admissible key returns (every key masked, or a compact kernel with no key in reach):
@@ -303,14 +309,23 @@ export interface AttentionPooling {
    * Float32Array of I·D. Copies of the inputs, the options and the parameters used are kept for backward() (until the
    * next forward() or dispose()).
    */
-  forward(queries: NumericArray, keys: NumericArray, values: NumericArray, options?: PoolingForwardOptions): Float32Array<ArrayBuffer>;
+  forward(
+    queries: NumericArray,
+    keys: NumericArray,
+    values: NumericArray,
+    options?: PoolingForwardOptions,
+  ): Float32Array<ArrayBuffer>;
   /**
    * Differentiates the latest forward() (its inputs and the parameters it ran with, even after a step()) given
    * dOut = dL/dOut (I·D entries): adds the parameters' gradients to `gradients`, and returns the gradients with respect
    * to the forward's inputs (new Float32Arrays of their shapes). Each call adds again.
    * @throws {KernelAttentionError} `'BadArgument'` naming `pooling` before any forward(); as attentionGradients() for dOut.
    */
-  backward(dOut: NumericArray): { dq: Float32Array<ArrayBuffer>; dk: Float32Array<ArrayBuffer>; dv: Float32Array<ArrayBuffer> };
+  backward(dOut: NumericArray): {
+    dq: Float32Array<ArrayBuffer>;
+    dk: Float32Array<ArrayBuffer>;
+    dv: Float32Array<ArrayBuffer>;
+  };
   /** One Adam step (bias-corrected) on every parameter with the accumulated gradients; then zeroes them. */
   step(): void;
   /** Zeroes the accumulated gradients. */
@@ -469,7 +484,11 @@ export interface BandwidthSelection {
    * `'cv-gradient'` one entry per evaluation, line-search trials included; with `metric: 'full'` the bandwidths are
    * each L's 1/‖L e_d‖ and `transforms` [eval][dim·dim] holds the L themselves.
    */
-  curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer>; transforms?: Float64Array<ArrayBuffer> };
+  curve: {
+    bandwidths: Float64Array<ArrayBuffer>;
+    scores: Float64Array<ArrayBuffer>;
+    transforms?: Float64Array<ArrayBuffer>;
+  };
   /** `'cv-gradient'` only: the metric searched. */
   metric?: 'diagonal' | 'full';
   /** `'cv-gradient'` only: the L-BFGS iterations (accepted steps) made. */
@@ -646,7 +665,11 @@ export interface KernelRegressionModel {
    * How the bandwidth was chosen: its `rule` (`'fixed'`, with `score: null`, when given; `'span'` for a span; before
    * 0.2.0 this field was `method`).
    */
-  readonly selection: { rule: BandwidthRule | 'fixed' | 'span'; score: number | null; curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> } };
+  readonly selection: {
+    rule: BandwidthRule | 'fixed' | 'span';
+    score: number | null;
+    curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> };
+  };
   /** ν = tr(L), the trace of the smoother matrix at the sample. */
   readonly effectiveDegreesOfFreedom: number;
   /** σ̂²_c = RSS_c / (n − 2ν + ν̃) per column of y, ν̃ = tr(LᵀL) (Wasserman 2006, eq. 5.86). */
@@ -724,7 +747,12 @@ export interface KernelAttention {
    * @returns a new Float32Array of length I*D.
    * @throws {KernelAttentionError} on any invalid argument (before any allocation), or `'EmptyRow'` with `empty: 'error'`.
    */
-  attention(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions): Float32Array<ArrayBuffer>;
+  attention(
+    queries: NumericArray,
+    keys: NumericArray,
+    values: NumericArray,
+    options: AttentionOptions,
+  ): Float32Array<ArrayBuffer>;
   /**
    * attention() with what computed it and, for the approximations, the error estimate.
    * @example
@@ -733,7 +761,12 @@ export interface KernelAttention {
    * other than `causal`, groups, or a kernel the method cannot approximate is `'BadArgument'` naming that option
    * (`options.method` for the kernel).
    */
-  attentionWithInfo(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions): AttentionWithInfo;
+  attentionWithInfo(
+    queries: NumericArray,
+    keys: NumericArray,
+    values: NumericArray,
+    options: AttentionOptions,
+  ): AttentionWithInfo;
   /**
    * The backward pass of the exact engine (FlashAttention-style: the weights are recomputed from each row's saved
    * log-sum-exp, never forming the I×J matrix): given `dOut` = dL/dOut (I·D entries, the output's shape), the
@@ -753,7 +786,13 @@ export interface KernelAttention {
    * `'BadShape'` when its length is not I·D, `'NonFinite'` for NaN or ±Infinity in it; `'BadArgument'` naming
    * `options.kernel` for `'uniform'` (piecewise constant: no gradient).
    */
-  attentionGradients(queries: NumericArray, keys: NumericArray, values: NumericArray, dOut: NumericArray, options: WeightsOptions): AttentionGradients;
+  attentionGradients(
+    queries: NumericArray,
+    keys: NumericArray,
+    values: NumericArray,
+    dOut: NumericArray,
+    options: WeightsOptions,
+  ): AttentionGradients;
   /**
    * A trainable attention pooling: the kernel's bandwidth (or softmax's scale), optionally query and key projections,
    * learned by Adam from the gradients of attentionGradients(); see {@link AttentionPooling}.
@@ -770,7 +809,12 @@ export interface KernelAttention {
    * @throws {KernelAttentionError} (as a rejection) as attention(); `'BadArgument'` for a `signal` that is not an
    * AbortSignal or an `onProgress` that is not a function. Rejects with `signal.reason` when aborted.
    */
-  attentionAsync(queries: NumericArray, keys: NumericArray, values: NumericArray, options: AttentionOptions & AsyncOptions): Promise<Float32Array<ArrayBuffer>>;
+  attentionAsync(
+    queries: NumericArray,
+    keys: NumericArray,
+    values: NumericArray,
+    options: AttentionOptions & AsyncOptions,
+  ): Promise<Float32Array<ArrayBuffer>>;
   /**
    * The normalised weight matrix, each row summing to 1 (empty rows follow `empty`).
    * @returns a new Float32Array of length I*J, or H*I*J laid out [head][query][key] with `heads: H`.
@@ -787,14 +831,22 @@ export interface KernelAttention {
    * const b = ka.attentionState(q, keys2, values2, { dim }); // e.g. in another worker
    * const out = ka.finalizeState(ka.mergeStates(a, b));
    */
-  attentionState(queries: NumericArray, keys: NumericArray, values: NumericArray, options: StateOptions): AttentionState;
+  attentionState(
+    queries: NumericArray,
+    keys: NumericArray,
+    values: NumericArray,
+    options: StateOptions,
+  ): AttentionState;
   /** Merges states of the same queries over disjoint key shards, in any order; returns a new state. */
   mergeStates(...states: AttentionState[]): AttentionState;
   /**
    * out = acc / sum per query (Float32Array of length I·width). Queries no shard reached follow `empty`
    * (`'nearest'` is not available here: the keys are not at hand).
    */
-  finalizeState(state: AttentionState, options?: { empty?: Exclude<EmptyPolicy, 'nearest'> }): Float32Array<ArrayBuffer>;
+  finalizeState(
+    state: AttentionState,
+    options?: { empty?: Exclude<EmptyPolicy, 'nearest'> },
+  ): Float32Array<ArrayBuffer>;
   /**
    * Fits a Nadaraya–Watson or local-linear regression of y (n × D) on x (n × dim), choosing the bandwidth by
    * leave-one-out cross-validation unless told otherwise.
@@ -809,7 +861,11 @@ export interface KernelAttention {
    * kernelRegression() with the bandwidth search run one evaluation per step (as selectBandwidthAsync()) and the fit
    * summary as the last step; resolves to the model kernelRegression() returns.
    */
-  kernelRegressionAsync(x: NumericArray, y: NumericArray, options: KernelRegressionOptions & AsyncOptions): Promise<KernelRegressionModel>;
+  kernelRegressionAsync(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & AsyncOptions,
+  ): Promise<KernelRegressionModel>;
   /**
    * Cleveland's (1979) LOWESS, computed as R's `lowess()` computes it: at each x_i a weighted local-linear fit over
    * its ⌊frac·n⌋ nearest points (tricube weights on the distance over the farthest one's), then `iterations` refits
@@ -847,7 +903,11 @@ export interface KernelAttention {
    * resumed, docs/design.md); `total` is an estimate until the search ends. Resolves to selectBandwidth()'s result,
    * byte for byte (the curve holds the first 256 evaluations).
    */
-  selectBandwidthAsync(x: NumericArray, y: NumericArray, options: SelectBandwidthOptions & AsyncOptions): Promise<BandwidthSelection>;
+  selectBandwidthAsync(
+    x: NumericArray,
+    y: NumericArray,
+    options: SelectBandwidthOptions & AsyncOptions,
+  ): Promise<BandwidthSelection>;
   /**
    * The leave-one-out least-squares CV score at a bandwidth: Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i, where f_{−i}
    * is the estimate from every other point (ω = 1 without weights; with `exclude: r > 0`, from every point farther
@@ -908,7 +968,7 @@ export function setThreads(threads: 'auto' | number): 'auto' | number;
 export function init(options?: InitOptions): Promise<KernelAttention>;
 
 export type ErrorCode =
-  | 'BadArgument' | 'BadShape' | 'NonFinite' | 'BadBandwidth' | 'EmptyRow' | 'OutOfMemory' | 'Unsupported' | 'Disposed';
+  'BadArgument' | 'BadShape' | 'NonFinite' | 'BadBandwidth' | 'EmptyRow' | 'OutOfMemory' | 'Unsupported' | 'Disposed';
 
 /** Thrown for any invalid input or failed computation; nothing is left allocated and the module keeps working. */
 export class KernelAttentionError extends Error {

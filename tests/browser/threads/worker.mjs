@@ -8,8 +8,14 @@ const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 async function report() {
   const auto = await init();
-  const out = { worker: { build: auto.build, threads: auto.threads, isolated: crossOriginIsolated,
-    cores: navigator.hardwareConcurrency } };
+  const out = {
+    worker: {
+      build: auto.build,
+      threads: auto.threads,
+      isolated: crossOriginIsolated,
+      cores: navigator.hardwareConcurrency,
+    },
+  };
   const single = await init({ threads: 1 });
   out.single = {};
   for (const [name, run] of Object.entries(WORKLOADS)) {
@@ -17,7 +23,10 @@ async function report() {
     out.single[name] = { digest: await digest(first), repeat: same(bytes(first), bytes(again)) };
   }
   if (!crossOriginIsolated) {
-    const error = await init({ threads: 2 }).then(() => null, (e) => e);
+    const error = await init({ threads: 2 }).then(
+      () => null,
+      (e) => e,
+    );
     out.refused = error && { code: error.code, argument: error.argument, message: error.message };
     return out;
   }
@@ -31,4 +40,7 @@ async function report() {
   return out;
 }
 
-report().then((out) => postMessage(out), (err) => postMessage({ error: String(err && err.stack || err) }));
+report().then(
+  (out) => postMessage(out),
+  (err) => postMessage({ error: String((err && err.stack) || err) }),
+);

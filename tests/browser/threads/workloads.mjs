@@ -17,7 +17,7 @@ const v = numbers(257 * 64, 3);
 const x = numbers(2000, 4);
 const y = numbers(2000, 5);
 const at = numbers(1000, 6, -1.2, 1.2);
-const few = numbers(20 * 16, 7);  // 20 queries over 20,000 keys: the engine cuts the keys into shards
+const few = numbers(20 * 16, 7); // 20 queries over 20,000 keys: the engine cuts the keys into shards
 const many = numbers(20000 * 16, 8);
 const manyValues = numbers(20000 * 2, 9);
 
@@ -36,7 +36,10 @@ export const WORKLOADS = {
 };
 
 /** The bytes of a result: a typed array's own bytes, a number as float64. */
-export const bytes = (r) => new Uint8Array(ArrayBuffer.isView(r) ? r.buffer.slice(r.byteOffset, r.byteOffset + r.byteLength) : Float64Array.of(r).buffer);
+export const bytes = (r) =>
+  new Uint8Array(
+    ArrayBuffer.isView(r) ? r.buffer.slice(r.byteOffset, r.byteOffset + r.byteLength) : Float64Array.of(r).buffer,
+  );
 
 /** Hex SHA-256 of a result's bytes (Web Crypto: the same in a Worker, a page and Node). */
 export async function digest(r) {

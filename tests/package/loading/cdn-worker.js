@@ -4,5 +4,13 @@ import { compute } from '../consumers/app/compute.js';
 
 const cdn = new URLSearchParams(location.search).get('cdn');
 const fetched = [];
-init({ threads: 2, locateFile: (name) => { fetched.push(cdn + name); return cdn + name; } })
-  .then((ka) => postMessage({ ...compute(ka), fetched }), (e) => postMessage({ error: String((e && e.stack) || e) }));
+init({
+  threads: 2,
+  locateFile: (name) => {
+    fetched.push(cdn + name);
+    return cdn + name;
+  },
+}).then(
+  (ka) => postMessage({ ...compute(ka), fetched }),
+  (e) => postMessage({ error: String((e && e.stack) || e) }),
+);

@@ -2,4 +2,11 @@
 import { init } from 'kernel-attention';
 import { compute } from './compute.js';
 
-init().then((ka) => { window.results = [compute(ka)]; }, (e) => { window.results = [{ error: String(e) }]; });
+init().then(
+  (ka) => {
+    window.results = [compute(ka)];
+  },
+  (e) => {
+    window.results = [{ error: String(e) }];
+  },
+);

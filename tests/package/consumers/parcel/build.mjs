@@ -3,8 +3,12 @@ import { Parcel } from '@parcel/core';
 
 for (const page of ['page', 'threads']) {
   const bundler = new Parcel({
-    entries: `app/${page}.html`, defaultConfig: '@parcel/config-default', mode: 'production', shouldDisableCache: true,
-    defaultTargetOptions: { distDir: `dist/${page}`, publicUrl: './' }, logLevel: 'error',
+    entries: `app/${page}.html`,
+    defaultConfig: '@parcel/config-default',
+    mode: 'production',
+    shouldDisableCache: true,
+    defaultTargetOptions: { distDir: `dist/${page}`, publicUrl: './' },
+    logLevel: 'error',
   });
   await bundler.run();
 }

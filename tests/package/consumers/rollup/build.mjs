@@ -7,11 +7,18 @@ import { nodeResolve } from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import { importMetaAssets } from '@web/rollup-plugin-import-meta-assets';
 
-for (const [page, entries] of [['page', ['page']], ['threads', ['threads', 'worker']]]) {
+for (const [page, entries] of [
+  ['page', ['page']],
+  ['threads', ['threads', 'worker']],
+]) {
   const bundle = await rollup({
     input: entries.map((e) => `app/${e}.js`),
     // The plugin rewrites the package's new URL(…)s; the app's own worker is an entry here, not a file to copy as is.
-    plugins: [nodeResolve({ browser: true }), importMetaAssets({ include: '**/node_modules/kernel-attention/**' }), terser()],
+    plugins: [
+      nodeResolve({ browser: true }),
+      importMetaAssets({ include: '**/node_modules/kernel-attention/**' }),
+      terser(),
+    ],
   });
   await bundle.write({ dir: `dist/${page}`, format: 'es' });
   await bundle.close();

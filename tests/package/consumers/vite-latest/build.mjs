@@ -4,6 +4,12 @@
 import { build } from 'vite';
 
 const common = { root: 'app', configFile: false, logLevel: 'error' };
-await build({ ...common, build: { outDir: '../dist/page', emptyOutDir: true, rollupOptions: { input: 'app/page.html' } } });
-await build({ ...common, worker: { format: 'es' },
-  build: { outDir: '../dist/threads', emptyOutDir: true, rollupOptions: { input: 'app/threads.html' } } });
+await build({
+  ...common,
+  build: { outDir: '../dist/page', emptyOutDir: true, rollupOptions: { input: 'app/page.html' } },
+});
+await build({
+  ...common,
+  worker: { format: 'es' },
+  build: { outDir: '../dist/threads', emptyOutDir: true, rollupOptions: { input: 'app/threads.html' } },
+});

@@ -4,8 +4,15 @@ import { createServer } from 'vite';
 import config from './vite.config.js';
 
 const server = await createServer({
-  ...config, root: 'app', configFile: false, logLevel: 'error',
-  server: { port: 0, host: '127.0.0.1', headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } },
+  ...config,
+  root: 'app',
+  configFile: false,
+  logLevel: 'error',
+  server: {
+    port: 0,
+    host: '127.0.0.1',
+    headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
+  },
 });
 await server.listen();
 console.log(server.resolvedUrls.local[0]);
