@@ -566,8 +566,8 @@ TEST_CASE("a screened 1-D search returns an exact evaluation no worse than the e
 
 namespace {
 
-// Blocked CV of the Gaussian Nadaraya–Watson estimate, float64, straight from its definition: held-out point i is fitted
-// from the points j != i with |x_j1 − x_i1| > r (bandwidth.h, Criterion::exclude); +inf where none is left.
+// Blocked CV of the Gaussian Nadaraya–Watson estimate, float64, straight from its definition: held-out point i is
+// fitted from the points j != i with |x_j1 − x_i1| > r (bandwidth.h, Criterion::exclude); +inf where none is left.
 double blocked_cv(const Sample& s, const std::vector<double>& h, double r) {
   const int64_t n = s.p.queries.rows, dims = s.p.queries.cols;
   double total = 0;
@@ -613,7 +613,8 @@ TEST_CASE("blocked CV (exclude r) equals a float64 loop that leaves out every po
   }
 }
 
-TEST_CASE("blocked CV refuses a bad radius, AICc and the gradient search; a band beyond a compact kernel's reach is +inf") {
+TEST_CASE(
+    "blocked CV refuses a bad radius, AICc and the gradient search; a band beyond a compact kernel's reach is +inf") {
   Sample s(80, 1, 29);
   const double h = 0.05;
   double score = 0;
@@ -695,7 +696,9 @@ TEST_CASE("blocked CV's search returns the best point of its curve; on serial da
   CHECK(blocked_h > 1.5 * loo_h);
 }
 
-TEST_CASE("the scan's lower bounds (nearest neighbour, mean) never exceed the CV score; the search finds the global minimum") {
+TEST_CASE(
+    "the scan's lower bounds (nearest neighbour, mean) never exceed the CV score; the search finds the global "
+    "minimum") {
   // 2-D and 3-D Nadaraya–Watson (where select_cv scans downward and stops on the bound), with and without a band.
   for (const int64_t dims : {2, 3}) {
     for (const double r : {0.0, 0.02}) {

@@ -19,7 +19,8 @@ TEST_CASE("kth_neighbour_distances matches sorting every distance (1-3 D, ties, 
   std::uniform_real_distribution<float> u(-3, 3);
   for (int64_t dims = 1; dims <= 3; ++dims) {
     const int64_t J = 257, I = 41;
-    std::vector<float> x(static_cast<size_t>(J * dims)), q(static_cast<size_t>(I * dims)), scale(static_cast<size_t>(dims));
+    std::vector<float> x(static_cast<size_t>(J * dims)), q(static_cast<size_t>(I * dims)),
+        scale(static_cast<size_t>(dims));
     for (float& v : x) v = std::round(u(rng) * 8) / 8;  // a coarse lattice: many ties
     for (float& v : q) v = u(rng);
     for (int64_t d = 0; d < dims; ++d) scale[size_t(d)] = 0.5f + float(d);
@@ -34,7 +35,8 @@ TEST_CASE("kth_neighbour_distances matches sorting every distance (1-3 D, ties, 
           for (int64_t j = 0; j < J; ++j) {
             double s = 0;
             for (int64_t d = 0; d < dims; ++d) {
-              const double v = double(x[size_t(j * dims + d)]) / scale[size_t(d)] - double(q[size_t(i * dims + d)]) / scale[size_t(d)];
+              const double v = double(x[size_t(j * dims + d)]) / scale[size_t(d)] -
+                               double(q[size_t(i * dims + d)]) / scale[size_t(d)];
               s += v * v;
             }
             all.push_back(std::sqrt(s));
@@ -104,7 +106,8 @@ TEST_CASE("local_gradient: exact slopes of linear data, Nadaraya-Watson's deriva
   p.keys = {x.data(), J, dims, dims};
   p.values = {y.data(), J, 1, 1};
   p.kernel = {KernelKind::Gaussian, 1.0, h};
-  std::vector<double> g(static_cast<size_t>((I + 1) * dims)), ss(static_cast<size_t>(I * dims)), mean(static_cast<size_t>(I));  // g: a spare row for single queries
+  std::vector<double> g(static_cast<size_t>((I + 1) * dims)), ss(static_cast<size_t>(I * dims)),
+      mean(static_cast<size_t>(I));  // g: a spare row for single queries
   REQUIRE(local_gradient({p, Estimator::LocalLinear}, {g.data(), ss.data(), mean.data()}).status == Status::Ok);
   for (int64_t i = 0; i < I; ++i) {
     CHECK(g[size_t(2 * i)] == doctest::Approx(-2.0).epsilon(1e-5));
@@ -126,9 +129,11 @@ TEST_CASE("local_gradient: exact slopes of linear data, Nadaraya-Watson's deriva
         double fp = 0, fm = 0;
         Problem one = p;
         one.queries = {qp, 1, dims, dims};
-        REQUIRE(local_gradient({one, Estimator::NadarayaWatson}, {g.data() + I * dims, nullptr, &fp}).status == Status::Ok);
+        REQUIRE(local_gradient({one, Estimator::NadarayaWatson}, {g.data() + I * dims, nullptr, &fp}).status ==
+                Status::Ok);
         one.queries = {qm, 1, dims, dims};
-        REQUIRE(local_gradient({one, Estimator::NadarayaWatson}, {g.data() + I * dims, nullptr, &fm}).status == Status::Ok);
+        REQUIRE(local_gradient({one, Estimator::NadarayaWatson}, {g.data() + I * dims, nullptr, &fm}).status ==
+                Status::Ok);
         CHECK(g[size_t(i * dims + d)] == doctest::Approx((fp - fm) / actual).epsilon(2e-3).scale(1));
       }
     }

@@ -16,10 +16,10 @@
 namespace ka {
 namespace {
 
+using local_fit_tiles::tile_bounds;
+using local_fit_tiles::TileBoxes;
 using simd::Batch;
 using simd::kLanes;
-using local_fit_tiles::TileBoxes;
-using local_fit_tiles::tile_bounds;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 

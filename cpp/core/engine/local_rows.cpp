@@ -76,16 +76,31 @@ struct Row {
   std::vector<double> h, z, g, a, b, t, G, GY, B1, B2, l, inv;
   double max = -kInf;
   Row(int64_t dims_, int64_t width_, int64_t p_, bool nw_grad_)
-      : dims(dims_), width(width_), p(p_), nw_grad(nw_grad_), h(size_t(dims)), z(size_t(p)), g(size_t(dims)),
-        a(size_t(p * p)), b(size_t(p * p)), t(size_t(p * width)), G(size_t(dims)), GY(size_t(dims * width)),
-        B1(size_t(dims)), B2(size_t(dims)), l(size_t(p * p)), inv(size_t(p * p)) {}
+      : dims(dims_),
+        width(width_),
+        p(p_),
+        nw_grad(nw_grad_),
+        h(size_t(dims)),
+        z(size_t(p)),
+        g(size_t(dims)),
+        a(size_t(p * p)),
+        b(size_t(p * p)),
+        t(size_t(p * width)),
+        G(size_t(dims)),
+        GY(size_t(dims * width)),
+        B1(size_t(dims)),
+        B2(size_t(dims)),
+        l(size_t(p * p)),
+        inv(size_t(p * p)) {}
   void clear() {
     max = -kInf;
     for (auto* v : {&a, &b, &t, &G, &GY, &B1, &B2}) std::fill(v->begin(), v->end(), 0.0);
   }
   void scale(double f) {
-    for (auto* v : {&a, &t, &G, &GY}) for (double& x : *v) x *= f;
-    for (auto* v : {&b, &B1, &B2}) for (double& x : *v) x *= f * f;
+    for (auto* v : {&a, &t, &G, &GY})
+      for (double& x : *v) x *= f;
+    for (auto* v : {&b, &B1, &B2})
+      for (double& x : *v) x *= f * f;
   }
 };
 
@@ -94,7 +109,7 @@ struct Context {
   Head hd;
   const float* omega;  // null: all ones
   const double* query_scale;
-  bool sorted;  // keys in increasing order of their first coordinate
+  bool sorted;           // keys in increasing order of their first coordinate
   double log_omega_max;  // ln max ω (0 without observation weights)
 };
 
@@ -120,7 +135,10 @@ void accumulate(const Context& c, int64_t i, Row& r) {
   const KernelKind kind = p.kernel.kind;
   const int64_t J = p.keys.rows;
   const float* q = p.queries.row(i);
-  const double units = is_compact(kind) ? 1 + 1e-6 : kind == KernelKind::Gaussian ? 11.8 : kind == KernelKind::Laplacian ? 69.1 : 0.0;
+  const double units = is_compact(kind)                ? 1 + 1e-6
+                       : kind == KernelKind::Gaussian  ? 11.8
+                       : kind == KernelKind::Laplacian ? 69.1
+                                                       : 0.0;
   if (!c.sorted || units == 0) return accumulate_range(c, i, r, 0, J);
   int64_t first = 0, last = J;
   {
@@ -129,14 +147,19 @@ void accumulate(const Context& c, int64_t i, Row& r) {
     int64_t lo = 0, hi = J;
     while (lo < hi) {
       const int64_t mid = (lo + hi) / 2;
-      if (below(mid, double(q[0]) - reach)) lo = mid + 1; else hi = mid;
+      if (below(mid, double(q[0]) - reach))
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     first = lo;
     hi = J;
     while (lo < hi) {
       const int64_t mid = (lo + hi) / 2;
-      if (below(mid, double(q[0]) + reach) || double(p.keys.row(mid)[0]) == double(q[0]) + reach) lo = mid + 1;
-      else hi = mid;
+      if (below(mid, double(q[0]) + reach) || double(p.keys.row(mid)[0]) == double(q[0]) + reach)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     last = lo;
   }
@@ -165,7 +188,8 @@ void accumulate_range(const Context& c, int64_t i, Row& r, int64_t first, int64_
         const double u = (double(q[d]) - double(k[d])) / hd, a = std::fabs(u);
         g[d] = (kind == KernelKind::Epanechnikov ? -2 * u / (1 - u * u)
                 : kind == KernelKind::Tricube    ? -9 * u * a / (1 - a * a * a)
-                                                 : 0.0) / hd;  // as log_kernel's
+                                                 : 0.0) /
+               hd;  // as log_kernel's
       }
       if (!(w > 0)) continue;
       r.max = 0;
@@ -278,7 +302,8 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
   const int64_t I = p.queries.rows, J = p.keys.rows, dims = p.queries.cols, width = p.values.cols;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
   if (out.self_weight && I != J) return {Status::BadShape};
-  const Context c{p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
+  const Context c{
+      p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
   const int64_t np = f.estimator == Estimator::LocalLinear ? dims + 1 : 1;
   const bool with_b = out.sum_sq_weights || out.effective_keys;
   return for_rows(c, np, false, [&](int64_t i, Row& r, uint8_t* chosen) -> Result {
@@ -339,7 +364,8 @@ Result local_gradient(const Fit& f, const GradientOut& out) {
   if (p.kernel.kind == KernelKind::Uniform) return {Status::BadArgument};
   const int64_t dims = p.queries.cols, width = p.values.cols;
   if (p.queries.rows > 0 && !out.gradient) return {Status::BadShape};
-  const Context c{p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
+  const Context c{
+      p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
   const bool ll = f.estimator == Estimator::LocalLinear;
   const int64_t np = ll ? dims + 1 : 1;
   return for_rows(c, np, !ll, [&](int64_t i, Row& r, uint8_t*) -> Result {

@@ -18,7 +18,8 @@ Result select_cv_gradient(const Problem& p, double* h, double* score, CvCurve* c
   if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims || p.values.rows != n) return {Status::BadShape};
   if (!search || search->rank < 0 || (search->rank > 0 && !search->transform)) return {Status::BadArgument};
   if (criterion.estimator != Estimator::NadarayaWatson || criterion.score != Score::LeaveOneOut ||
-      criterion.observation_weights || criterion.exclude != 0 || p.kernel.kind == KernelKind::Uniform || p.kernel.kind == KernelKind::Softmax)
+      criterion.observation_weights || criterion.exclude != 0 || p.kernel.kind == KernelKind::Uniform ||
+      p.kernel.kind == KernelKind::Softmax)
     return {Status::BadArgument};
   for (int64_t d = 0; d < dims; ++d)
     if (!(h[d] > 0) || !std::isfinite(h[d])) return {Status::BadArgument};

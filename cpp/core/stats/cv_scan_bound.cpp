@@ -184,8 +184,8 @@ double NearestBound::lower_bound_far(double s) const {
     // Twice the bound's spread, as in lower_bound; a == 0 (every weight may vanish) gives no bound.
     const double spread = a > 0 ? (1 - a) / a : std::numeric_limits<double>::infinity();
     for (int64_t col = 0; col < width_; ++col) {
-      const double e = mean_residual_.get()[i * width_ + col] -
-                       std::min(range_.get()[col], spread * sd_.get()[i * width_ + col]);
+      const double e =
+          mean_residual_.get()[i * width_ + col] - std::min(range_.get()[col], spread * sd_.get()[i * width_ + col]);
       if (e > 0) sum += e * e;
     }
   }

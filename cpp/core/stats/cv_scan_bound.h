@@ -31,8 +31,8 @@ class NearestBound {
   NearestBound(const Problem& p, const Criterion& c, const double* start);
   Status status() const { return status_; }
   bool active() const { return active_; }
-  double lower_bound(double s) const;            // LB(s): the bound near the nearest-neighbour fit
-  double lower_bound_far(double s) const;        // UB(s): the bound near the mean
+  double lower_bound(double s) const;      // LB(s): the bound near the nearest-neighbour fit
+  double lower_bound_far(double s) const;  // UB(s): the bound near the mean
 
  private:
   Status status_ = Status::Ok;
