@@ -19,17 +19,20 @@ const contentTypes = {
 };
 
 // Cross-origin isolation gives a fine-grained performance.now() and lets a threaded build use SharedArrayBuffer.
+// 'no-cache' lets a browser keep what it fetched and ask again each time: an unchanged file costs a 304 (its ETag
+// is its size and modification time), a rebuilt one comes back new, so a warm visit loads from the cache.
 const commonHeaders = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
   'Cross-Origin-Resource-Policy': 'same-origin',
-  'Cache-Control': 'no-store',
+  'Cache-Control': 'no-cache',
 };
 
 /**
  * The demo's Content-Security-Policy: scripts and workers from this origin only, WebAssembly compiled without eval,
  * no inline script or style, nothing from elsewhere. A worker takes its policy from its own script's response, so the
- * policy goes on everything the demo loads (web/ and node_modules/, where Papa Parse lives), not only on its page.
+ * policy goes on everything the demo loads (web/; node_modules/ too, should a page load from there), not only on its
+ * page.
  * Examples and test pages (examples/, tests/) keep their inline scripts and get none unless a test asks for one.
  */
 export const DEMO_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
@@ -85,13 +88,21 @@ async function handle(req, res) {
       }
       target = path.join(target, 'index.html');
     }
+    const info = await stat(target);
+    const etag = `"${info.size.toString(36)}-${Math.floor(info.mtimeMs).toString(36)}"`;
+    const type = contentTypes[path.extname(target).toLowerCase()] ?? 'application/octet-stream';
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, { ...commonHeaders, ...res.policy, ...res.extraHeaders, ETag: etag });
+      return res.end();
+    }
     const body = await readFile(target);
     res.writeHead(200, {
       ...commonHeaders,
       ...res.policy,
       ...res.extraHeaders,
-      'Content-Type': contentTypes[path.extname(target).toLowerCase()] ?? 'application/octet-stream',
+      'Content-Type': type,
       'Content-Length': body.length,
+      ETag: etag,
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   } catch (err) {
