@@ -5,6 +5,8 @@
 #include <string>
 
 #include "common.h"
+#include "engine/exact.h"
+#include "engine/key_tile.h"
 #include "kernel/traits.h"
 #include "methods/grid/grid.h"
 #include "methods/nystrom.h"
@@ -96,4 +98,6 @@ EMSCRIPTEN_BINDINGS(plan) {
   constant("maxLandmarks", kMaxLandmarks);
   constant("sparseMaxDims", int32_t(kSparseMaxDims));
   constant("maxGridDims", int32_t(kMaxGridDims));
+  constant("queryBlock", int32_t(kQueryBlock));
+  constant("unshardedRows", int32_t(kShardBelowBlocks * kQueryBlock));
 }

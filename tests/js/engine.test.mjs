@@ -39,7 +39,17 @@ test('the kernel table lists the kernels the API documents, in the core order, o
 });
 
 test('the limits are the core constants the option messages quote', () => {
-  assert.deepEqual({ ...engine.limits }, { maxFeatures: 8192, maxLandmarks: 1024, sparseMaxDims: 3, maxGridDims: 2 });
+  assert.deepEqual(
+    { ...engine.limits },
+    {
+      maxFeatures: 8192,
+      maxLandmarks: 1024,
+      sparseMaxDims: 3,
+      maxGridDims: 2,
+      queryBlock: 16,
+      unshardedRows: 64,
+    },
+  );
 });
 
 test('sparseReach is where each kernel falls to the tolerance (closed forms in float64)', () => {

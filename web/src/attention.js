@@ -76,9 +76,6 @@ export function makeAttentionAsync(engine, threads = 1) {
 // Multiply-adds per step of attentionAsync (about 5–20 ms of one wasm thread): steps long enough that reporting
 // and yielding between them costs nothing measurable, short enough that an abort takes effect quickly.
 const STEP_WORK = 2 ** 25;
-// The engine cuts the keys into shards for calls with fewer than 4 query blocks (exact.cpp): steps of at least
-// this many rows keep every step unsharded where attention()'s call over the same rows is, so the bytes agree.
-const UNSHARDED_ROWS = 64;
 // Each step is one call of the engine, which packs the keys again (J·M floats) and sets up its blocks: a cost per
 // call of a fixed fraction of J·M, so its share of a step depends on the step's rows alone, not on J. Measured side
 // by side (bench/progress.mjs, attention 4096², M = D = 64): 8 % at 64-row steps, 3–4 % at 256; hence 1,024 rows.
@@ -90,25 +87,28 @@ const MIN_STEP_ROWS = 1024;
  * chunks cut into steps of about STEP_WORK, a short tail joining the step before it. Steps subdivide the chunks, so
  * every row gets the same arithmetic.
  */
-function planSteps(call, stepwise) {
+function planSteps(call, stepwise, { queryBlock: block, unshardedRows }) {
   const { I, J, M, D } = call;
-  // Chunks are whole query blocks of the engine (16 rows).
-  const chunk = Math.max(16, Math.floor(QUERY_CHUNK_BYTES / ((M + D) * 4) / 16) * 16);
+  // Chunks are whole query blocks of the engine. The engine cuts the keys into shards for calls with fewer than
+  // unshardedRows rows (exact.h): steps at least that long keep every step unsharded where attention()'s call over the
+  // same rows is, so the bytes agree.
+  const chunk = Math.max(block, Math.floor(QUERY_CHUNK_BYTES / ((M + D) * 4) / block) * block);
   const absolute = call.causal || call.leaveOneOut;
   const whole =
     I <= chunk || absolute
       ? [[0, I]]
       : Array.from({ length: Math.ceil(I / chunk) }, (_, c) => [c * chunk, Math.min(I, (c + 1) * chunk)]);
   if (!stepwise) return whole;
-  let step = Math.max(MIN_STEP_ROWS, Math.round(STEP_WORK / (J * (M + D)) / 16) * 16);
+  let step = Math.max(MIN_STEP_ROWS, Math.round(STEP_WORK / (J * (M + D)) / block) * block);
   step = Math.min(step, chunk);
   // A step's mask is step × J bytes: within the chunk budget.
-  if (absolute || call.general) step = Math.min(step, Math.max(16, Math.floor(QUERY_CHUNK_BYTES / J / 16) * 16));
+  if (absolute || call.general)
+    step = Math.min(step, Math.max(block, Math.floor(QUERY_CHUNK_BYTES / J / block) * block));
   const steps = [];
   for (const [from, to] of whole) {
     for (let first = from; first < to; first += step) {
       const last = Math.min(to, first + step);
-      if (steps.length && first > from && last - first < UNSHARDED_ROWS && steps.at(-1)[1] === first)
+      if (steps.length && first > from && last - first < unshardedRows && steps.at(-1)[1] === first)
         steps.at(-1)[1] = last;
       else steps.push([first, last]);
     }
@@ -125,7 +125,7 @@ function planSteps(call, stepwise) {
 function* exactSteps(engine, threads, call, stepwise) {
   const { I, J, M, D } = call;
   if (I === 0) return new Float32Array(0);
-  const steps = planSteps(call, stepwise);
+  const steps = planSteps(call, stepwise, engine.limits);
   const frame = frameOf(call); // before the copies below, which leave out the queries
   const heap = engine.openHeap();
   try {

@@ -44,12 +44,17 @@ function createEngine(module) {
     samplings: Object.freeze(namesOf(LandmarkSampling)),
     /** How a bandwidth is chosen: the criteria a search minimises ('cv', 'aicc'), then the rules ('scott', 'silverman'). */
     selections: Object.freeze([...namesOf(Score), ...namesOf(Rule)]),
-    /** The core's limits (random_features.h, nystrom.h, sparse.h, grid.h). */
+    /**
+     * The core's limits (random_features.h, nystrom.h, sparse.h, grid.h) and the exact engine's row blocks: queries
+     * per packed tile (key_tile.h) and the rows from which a call never cuts its keys into shards (exact.h).
+     */
     limits: Object.freeze({
       maxFeatures: module.maxFeatures,
       maxLandmarks: module.maxLandmarks,
       sparseMaxDims: module.sparseMaxDims,
       maxGridDims: module.maxGridDims,
+      queryBlock: module.queryBlock,
+      unshardedRows: module.unshardedRows,
     }),
     /** In bandwidths, where `kernel`'s weight falls to `tolerance` of its peak (traits.h, sparse_reach). */
     sparseReach: (kernel, tolerance) => module._sparseReach(KernelKind[kernel], tolerance),

@@ -80,7 +80,6 @@ Result run_query_blocks(const Problem& p, Matrix out, const StateOut* states, in
 // on the thread count, and so do the results. Masks index keys globally, so masked calls are not cut.
 constexpr int64_t kShardMinKeys = 8192;
 constexpr int64_t kMaxShards = 16;
-constexpr int64_t kShardBelowBlocks = 4;  // query blocks below which keys are cut
 
 int64_t key_shards(const Problem& p) {
   const int64_t blocks = (p.queries.rows + kQueryBlock - 1) / kQueryBlock;

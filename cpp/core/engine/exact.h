@@ -16,6 +16,11 @@ Result attention(const Problem& p, Matrix out);
 // The same on `threads` threads instead of p.threads.
 Result attention(const Problem& p, Matrix out, int32_t threads);
 
+// Calls with fewer query blocks (key_tile.h's kQueryBlock rows each) than this, unmasked, cut the keys into shards
+// (exact.cpp): a caller that splits one call's rows into several calls keeps the bytes only with pieces of at least
+// kShardBelowBlocks · kQueryBlock rows wherever the whole call was unsharded (attention.js's steps read it).
+constexpr int64_t kShardBelowBlocks = 4;
+
 template <class S>
 struct StateTable;
 // Where a caller wants each row's unnormalised state instead of its output (online_softmax.h): max and sum in double,
