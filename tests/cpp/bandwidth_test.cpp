@@ -326,7 +326,7 @@ TEST_CASE(
 namespace {
 
 // Local-linear leave-one-out CV as a float64 textbook loop: Gaussian weights divided by each row's largest, the
-// 2 × 2 normal equations solved exactly (no guard); +inf where the slope's pivot is at most 1e-10 of S₂ (the
+// 2 × 2 normal equations solved exactly (no guard); +inf where the slope's pivot is at most 1e-12 of S₂ (the
 // documented rule for a singular held-out design, docs/regression.md).
 double textbook_ll_cv(const std::vector<float>& x, const std::vector<float>& y, double h) {
   const size_t n = x.size();
@@ -346,7 +346,7 @@ double textbook_ll_cv(const std::vector<float>& x, const std::vector<float>& y, 
       t1 += w * u * y[j];
     }
     const double det = s0 * s2 - s1 * s1;
-    if (!(det / s0 > 1e-10 * s2)) return std::numeric_limits<double>::infinity();
+    if (!(det / s0 > 1e-12 * s2)) return std::numeric_limits<double>::infinity();
     total += std::pow(y[i] - (s2 * t0 - s1 * t1) / det, 2);
   }
   return total / double(n);

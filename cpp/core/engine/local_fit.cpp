@@ -351,7 +351,7 @@ Result local_fit(const Fit& f, const FitOut& out) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return {st};
   if (p.heads != 1 || p.kernel.kind == KernelKind::Softmax) return {Status::BadArgument};
-  if (f.query_scale) return local_fit_scaled(f, out);
+  if (f.query_scale || out.mean_double) return local_fit_scaled(f, out);
   const int32_t threads = p.threads;
   if (f.estimator != Estimator::NadarayaWatson && f.estimator != Estimator::LocalLinear) return {Status::BadArgument};
   const int64_t I = p.queries.rows, J = p.keys.rows, dims = p.queries.cols, width = p.values.cols;

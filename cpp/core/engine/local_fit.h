@@ -31,6 +31,9 @@ struct FitOut {
   double* effective_keys = nullptr;   // (Σ_j w_ij)² / Σ_j w_ij², Kish's effective sample size of the row
   double* log_denominator = nullptr;  // ln Σ_j w_ij: where it is very negative, the fit is extrapolating
   uint8_t* guarded = nullptr;         // 1 where the guard below (kPivotFloor) changed the solve, else 0
+  // I × D: f(q_i) in double. When given, local_fit runs query by query in double (local_rows.h), with weights and
+  // moments in double too: for criteria (CV, AICc) whose curve is flatter than the float32 pass's rounding.
+  double* mean_double = nullptr;
 };
 
 // Local-linear's guard against a singular local design (one key in reach, keys on a line, queries far outside the

@@ -312,6 +312,7 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
     if (out.guarded) out.guarded[i] = 0;
     if (!row_bandwidths(c, i, r)) {
       std::fill(mean, mean + width, std::numeric_limits<float>::quiet_NaN());
+      if (out.mean_double) std::fill(out.mean_double + i * width, out.mean_double + (i + 1) * width, kNaN);
       for (double* o : {out.sum_sq_weights, out.self_weight, out.effective_keys, out.log_denominator})
         if (o) o[i] = kNaN;
       return {};
@@ -325,14 +326,18 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
       if (out.log_denominator) out.log_denominator[i] = -kInf;
       if (finalize(empty_state(width), mean, p.empty, NearestKeys{&c.hd, i, chosen}) == RowOutcome::Error)
         return {Status::EmptyRow, i, 0};
+      if (out.mean_double)
+        for (int64_t col = 0; col < width; ++col) out.mean_double[i * width + col] = double(mean[col]);
       return {};
     }
-    invert(r);
+    const bool guarded = invert(r);
+    if (out.guarded && !f.query_scale) out.guarded[i] = guarded;
     const double* g = r.inv.data();  // A⁻¹ e₁
     for (int64_t col = 0; col < width; ++col) {
       double v = 0;
       for (int64_t x = 0; x < np; ++x) v += g[x] * r.t[size_t(x * width + col)];
       mean[col] = mean_to_float(v);
+      if (out.mean_double) out.mean_double[i * width + col] = v;
     }
     if (out.sum_sq_weights) {
       const double v = quadratic_b(r, 0);

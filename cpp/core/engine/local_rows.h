@@ -9,8 +9,9 @@ namespace ka {
 // local_fit(f, out) for a fit with f.query_scale: query i's bandwidth along d is h_d = kernel.bandwidth[d] ·
 // query_scale[i] (a scale of 0, where at least k sample points coincide with the query, becomes the smallest positive
 // double: the fit is then the mean of the coincident points; a scale that is NaN gives a NaN row). Same outputs and
-// guard as local_fit, except `guarded`, which is always 0 here: the textbook re-solve of guarded rows (local_solve.h,
-// exact_local_row) has no per-query bandwidth.
+// guard as local_fit, except `guarded`, which is always 0 with f.query_scale: the textbook re-solve of guarded rows
+// (local_solve.h, exact_local_row) has no per-query bandwidth. Also local_fit's path for out.mean_double (no
+// query_scale): the fit in double, for criteria.
 Result local_fit_scaled(const Fit& f, const FitOut& out);
 
 // ∂f(q_i)/∂q_d, for every query i, dimension d and column c of y, at fixed bandwidth (with f.query_scale, h(q_i) is

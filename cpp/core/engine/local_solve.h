@@ -27,6 +27,7 @@ inline bool guarded_factor(const double* a, int64_t p, double* l) {
       pivot = std::max(pivot, kPivotFloor * a[c * p + c]);
     }
     if (c > 0 && !(pivot > 0)) {  // no spread along c: drop it (a row and column of the identity)
+      guarded = true;             // a zero diagonal passes the floor test above, but the design is singular
       for (int64_t k = 0; k < p; ++k) l[c * p + k] = l[k * p + c] = 0;
       l[c * p + c] = 1;
       continue;
@@ -71,9 +72,10 @@ inline bool first_column_of_inverse(const double* a, int64_t p, double* l, doubl
 
 // Below this relative slope pivot (the Schur complement over its diagonal, in bandwidth units: the squared sine of
 // the angle between a slope column and the others, weighted) a local design counts as singular even in float64:
-// the textbook solve there has lost more than 10 of its 16 digits and is an extrapolation from a degenerate
-// neighbourhood, not a fit.
-constexpr double kSingularDesign = 1e-10;
+// the textbook solve there has lost more than 12 of its 16 digits and is an extrapolation from a degenerate
+// neighbourhood, not a fit. (1e-10 refused real minimisers: co2's local-linear CV has its float64 minimum at a
+// smallest pivot ratio of 6.9e-11.)
+constexpr double kSingularDesign = 1e-12;
 
 // Scratch for exact_local_row: p = dims + 1 (local-linear) or 1, D = p.values.cols.
 struct ExactRowScratch {

@@ -41,7 +41,9 @@ struct Criterion {
 // neighbourhoods is ever chosen. Local-linear: the textbook criterion, without the guard of
 // local_fit.h: where the guard acted at a held-out point, its fit is the float64 solve (exact_local_row), and where
 // that design is singular (kSingularDesign) CV is +inf, as for a point without neighbours.
-// AICc: aicc() of summarize_fit() (regression.h).
+// AICc: aicc() of summarize_fit() (regression.h), +inf where some observation's design is singular in float64
+// (FitSummary::singular), as for CV. Up to kDoubleCriterionRows points (bandwidth_detail.h), an exact evaluation of
+// either fits in double, so the score is the float64 textbook value of the float32 sample.
 // p.queries and p.keys must be the same sample; p.kernel.bandwidth is replaced by h (p.heads must be 1).
 Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion = {});
 

@@ -20,6 +20,12 @@ inline bool exclude_ok(const Criterion& c) {
   return c.exclude >= 0 && c.exclude < kInf && (c.exclude == 0 || c.score == Score::LeaveOneOut);
 }
 
+// Up to this many points, an exact (not grid) CV or AICc evaluation fits in double (FitOut::mean_double): the
+// criterion is then the float64 textbook value, whose curve can be flatter near its minimum than the float32 pass's
+// rounding (docs/regression.md). The double path makes a search 5–9 times slower (docs/benchmarks.md): above this
+// size, where a search costs more, the float32 pass.
+constexpr int64_t kDoubleCriterionRows = 500;
+
 // h as the float32 bandwidth the engine reads; false where float32 cannot hold it (such a bandwidth is never the
 // minimiser; checked before converting: beyond FLT_MAX the conversion is undefined).
 bool float_bandwidth(double h, float* hf);

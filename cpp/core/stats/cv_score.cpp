@@ -115,9 +115,10 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
   const Fit f{q, criterion.estimator, sorted.criterion.observation_weights};
   if (criterion.score == Score::AICc) {
     FitSummary s;
-    const Result r = summarize_fit(f, &s);
+    const Result r = summarize_fit(f, &s, nullptr, 0, n <= bandwidth_detail::kDoubleCriterionRows);
     if (r.status != Status::Ok) return r;
-    *score = s.empty_rows ? kInf : aicc(s, width);
+    // A design singular even in float64 at an observation is never rewarded (bandwidth.h).
+    *score = s.empty_rows || s.singular ? kInf : aicc(s, width);
     return {};
   }
   q.masks.leave_one_out = true;
@@ -134,6 +135,10 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
   std::fill(guarded.get(), guarded.get() + (linear ? n : 0), uint8_t(0));
   FitOut into{Matrix{fit.get(), n, width, width}};
   into.guarded = linear ? guarded.get() : nullptr;
+  const bool in_double = nodes == 0 && n <= bandwidth_detail::kDoubleCriterionRows;
+  Scratch<double> fit64(in_double ? n * width : 0);
+  if (!fit64.ok()) return {Status::OutOfMemory};
+  if (in_double) into.mean_double = fit64.get();
   const Result r = nodes > 0 ? grid_local_fit(loo, nodes, into) : local_fit(loo, into);
   if (r.status != Status::Ok) return r;
   // The textbook criterion: where the guard changed a held-out point's solve, its fit comes from the float64
@@ -154,7 +159,8 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
       return {};
     }
     for (int64_t c = 0; c < width; ++c) {
-      const double e = double(q.values.row(i)[c]) - (textbook ? exact[c] : double(fit.get()[i * width + c]));
+      const double held = into.mean_double ? into.mean_double[i * width + c] : double(fit.get()[i * width + c]);
+      const double e = double(q.values.row(i)[c]) - (textbook ? exact[c] : held);
       if (omega > 0) sum += omega * e * e;  // a zero-weight point does not count, even when its fit is empty
     }
   }

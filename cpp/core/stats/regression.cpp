@@ -11,7 +11,7 @@
 
 namespace ka {
 
-Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, double grid_tolerance) {
+Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, double grid_tolerance, bool in_double) {
   const Problem& p = f.problem;
   const int64_t n = p.queries.rows, width = p.values.cols;
   if (p.keys.rows != n || p.keys.cols != p.queries.cols) return {Status::BadShape};
@@ -26,6 +26,12 @@ Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, doubl
   FitOut fit{Matrix{mean.get(), n, width, width}, sum_sq.get(), self.get()};
   fit.guarded = guarded.get();
   const int64_t nodes = plan_grid_nodes(p.keys, p.kernel.kind, p.kernel.bandwidth, grid_tolerance);
+  Scratch<double> mean64(in_double && nodes == 0 ? n * width : 0);
+  if (!mean64.ok()) return {Status::OutOfMemory};
+  if (in_double && nodes == 0) fit.mean_double = mean64.get();
+  const auto fitted = [&](int64_t i, int64_t c) {
+    return fit.mean_double ? fit.mean_double[i * width + c] : double(mean.get()[i * width + c]);
+  };
   const Result r = nodes > 0 ? grid_local_fit(g, nodes, fit) : local_fit(g, fit);
   if (r.status != Status::Ok) return r;
   FitSummary s;
@@ -51,13 +57,14 @@ Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, doubl
       double own = 0;
       if (!exact_local_row(g.problem, int(np - 1), f.observation_weights, i, rows, exact, &own)) {
         ++s.guard_changed;
+        ++s.singular;
         continue;
       }
       bool moved = false;
       for (int64_t c = 0; c < width; ++c) {
-        moved |= !(std::fabs(exact[c] - double(mean.get()[i * width + c])) <=
-                   kGuardChange * (y_hi.get()[c] - y_lo.get()[c]));
+        moved |= !(std::fabs(exact[c] - fitted(i, c)) <= kGuardChange * (y_hi.get()[c] - y_lo.get()[c]));
         mean.get()[i * width + c] = float(exact[c]);
+        if (fit.mean_double) fit.mean_double[i * width + c] = exact[c];
       }
       s.guard_changed += moved;
       self.get()[i] = own;
@@ -79,7 +86,7 @@ Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, doubl
       continue;
     }
     for (int64_t c = 0; c < width; ++c) {
-      const double e = double(p.values.row(i)[c]) - double(mean.get()[i * width + c]);
+      const double e = double(p.values.row(i)[c]) - fitted(i, c);
       s.rss += omega * norm * e * e;
       if (column_sigma2) column_sigma2[c] += omega * norm * e * e;
     }

@@ -21,6 +21,9 @@ struct FitSummary {
   // some column) from the float64 solve without it, or where that solve is singular: the fit a prediction gives
   // there is the guard's, not the textbook's (a 'guard' warning when they are many).
   int64_t guard_changed = 0;
+  // Of those, observations where the float64 solve without the guard is singular too (kSingularDesign): AICc as a
+  // bandwidth criterion scores such a bandwidth +inf (bandwidth.h), as CV does.
+  int64_t singular = 0;
 };
 
 // How far the guard may move a fitted value, relative to the range of y, before guard_changed counts it.
@@ -28,11 +31,14 @@ constexpr double kGuardChange = 1e-3;
 
 // f.problem.queries must be f.problem.keys (the same rows); masks and f.problem.empty are ignored. Where the guard
 // acted at an observation, rss and trace take the textbook float64 solve there (exact_local_row), as CV does
-// (bandwidth.h), so AICc is the textbook criterion; where that solve is singular, the guard's values stay (such a
-// point is interpolated either way: its own weight dominates). trace_sq and sigma2's other inputs keep the guard.
-// `column_sigma2`, when given, receives D per-column noise variances rss_c / (m − 2ν + ν̃). With grid_tolerance > 0,
-// a 1-D fit runs on a grid sized for it (grid.h) where one can reach it.
-Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2 = nullptr, double grid_tolerance = 0);
+// (bandwidth.h), so AICc is the textbook criterion; where that solve is singular, the guard's values stay (for the
+// band's statistics) and `singular` counts the point (the AICc criterion is then +inf, bandwidth.h). trace_sq and
+// sigma2's other inputs keep the guard. `column_sigma2`, when given, receives D per-column noise variances rss_c / (m −
+// 2ν + ν̃). With grid_tolerance > 0, a 1-D fit runs on a grid sized for it (grid.h) where one can reach it. With
+// in_double (and no grid), the fit runs in double (FitOut::mean_double) and rss takes the double fitted values: AICc to
+// float64 rounding, not float32's.
+Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2 = nullptr, double grid_tolerance = 0,
+                     bool in_double = false);
 
 // AICc (Hurvich, Simonoff & Tsai 1998): ln σ̂² + (1 + ν/m) / (1 − (ν + 2)/m), with σ̂² = rss / (m·D), ν = trace and
 // m = s.observations; +inf when ν + 2 >= m (the fit interpolates), so such a bandwidth is never chosen.
