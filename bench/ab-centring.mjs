@@ -2,19 +2,11 @@
 // tested copy shifts them in its float32 copy and the reference copy does not. Inputs 10 + [0, 1] (and softmax keys
 // 3 + [0, 1]) keep both copies' float32 problems alike, so the times compare the same work. One thread each.
 //   node bench/ab-centring.mjs <reference web/src> [<web/src under test, default this checkout's>] [rounds, default 11]
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { interleaved, loadPair } from './interleave.mjs';
 import { mulberry32 } from './workloads.mjs';
 
-const [refDir, testDir = new URL('../web/src', import.meta.url).pathname, rounds = '11'] = process.argv.slice(2);
-if (!refDir) {
-  console.error('usage: node bench/ab-centring.mjs <reference web/src> [<web/src under test>] [rounds]');
-  process.exit(2);
-}
-const load = async (dir) => (await import(pathToFileURL(resolve(dir, 'index.js')).href)).init({ threads: 1 });
-const [reference, tested] = [await load(refDir), await load(testDir)];
+const pair = await loadPair('ab-centring.mjs');
 const rand = mulberry32(7);
-const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const from = (n, f) => Float64Array.from({ length: n }, f);
 
 const n = 10000;
@@ -52,27 +44,4 @@ const cases = [
     (ka) => ka.selectBandwidth(xs, ys, { dim: 1, estimator: 'local-linear' }).bandwidth,
   ],
 ];
-for (const [id, run] of cases) {
-  const t = { reference: [], tested: [] };
-  for (let r = 0; r < Number(rounds); r++) {
-    const order =
-      r % 2
-        ? [
-            ['tested', tested],
-            ['reference', reference],
-          ]
-        : [
-            ['reference', reference],
-            ['tested', tested],
-          ];
-    for (const [name, ka] of order) {
-      const t0 = performance.now();
-      run(ka);
-      t[name].push(performance.now() - t0);
-    }
-  }
-  const [a, b] = [median(t.reference), median(t.tested)];
-  console.log(
-    `${id}: median reference ${a.toFixed(1)} ms, tested ${b.toFixed(1)} ms, tested/reference ${(b / a).toFixed(3)}`,
-  );
-}
+for (const [id, run] of cases) console.log(`${id}: ${interleaved(pair, run).line}`);

@@ -40,13 +40,8 @@ const OUTPUT_HELP = `
   -q, --quiet         no progress bar (one is drawn on stderr when it is a terminal)
   -h, --help          this help`;
 
-const SAMPLE_OPTIONS = {
-  x: { type: 'string' },
-  y: { type: 'string' },
-  kernel: { type: 'string' },
-  estimator: { type: 'string' },
-  bandwidth: { type: 'string' },
-  span: { type: 'string' },
+// How a file is read (READING_HELP) and the result written: every command that reads a table takes these.
+const FILE_OPTIONS = {
   delimiter: { type: 'string' },
   'no-header': { type: 'boolean' },
   missing: { type: 'string' },
@@ -55,6 +50,16 @@ const SAMPLE_OPTIONS = {
   'date-order': { type: 'string' },
   format: { type: 'string' },
   output: { type: 'string' },
+};
+
+const SAMPLE_OPTIONS = {
+  x: { type: 'string' },
+  y: { type: 'string' },
+  kernel: { type: 'string' },
+  estimator: { type: 'string' },
+  bandwidth: { type: 'string' },
+  span: { type: 'string' },
+  ...FILE_OPTIONS,
   quiet: { type: 'boolean', short: 'q' },
   exclude: { type: 'string' },
 };
@@ -578,14 +583,7 @@ async function lowess(argv, api) {
       frac: { type: 'string' },
       iterations: { type: 'string' },
       delta: { type: 'string' },
-      delimiter: { type: 'string' },
-      'no-header': { type: 'boolean' },
-      missing: { type: 'string' },
-      decimal: { type: 'string' },
-      encoding: { type: 'string' },
-      'date-order': { type: 'string' },
-      format: { type: 'string' },
-      output: { type: 'string' },
+      ...FILE_OPTIONS,
     },
     { positionals: 1 },
   );

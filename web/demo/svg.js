@@ -23,6 +23,21 @@ const BASELINE = {
 };
 
 /** The subset of CanvasRenderingContext2D that plots.js uses, writing SVG elements into `root`. */
+// What save() keeps and restore() puts back, as a canvas context's drawing state.
+const SAVED_STATE = [
+  'fillStyle',
+  'strokeStyle',
+  'lineWidth',
+  'lineJoin',
+  'font',
+  'textAlign',
+  'textBaseline',
+  'imageSmoothingEnabled',
+  'm',
+  'dash',
+  'group',
+];
+
 class SvgContext {
   vector = true; // plots.js draws points here directly instead of through its cached raster layer
   fillStyle = '#000';
@@ -76,32 +91,7 @@ class SvgContext {
 
   save() {
     this.flush();
-    const {
-      fillStyle,
-      strokeStyle,
-      lineWidth,
-      lineJoin,
-      font,
-      textAlign,
-      textBaseline,
-      imageSmoothingEnabled,
-      m,
-      dash,
-      group,
-    } = this;
-    this.stack.push({
-      fillStyle,
-      strokeStyle,
-      lineWidth,
-      lineJoin,
-      font,
-      textAlign,
-      textBaseline,
-      imageSmoothingEnabled,
-      m,
-      dash,
-      group,
-    });
+    this.stack.push(Object.fromEntries(SAVED_STATE.map((key) => [key, this[key]])));
   }
   restore() {
     this.flush();
