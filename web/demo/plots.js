@@ -120,8 +120,6 @@ export function frame(
   ctx.lineWidth = 1;
   ctx.strokeStyle = css('--grid');
   ctx.fillStyle = css('--muted');
-  ctx.textAlign = 'center';
-  ctx.textBaseline = 'top';
   // Dates and clock times are wider labels than most numbers: fewer of them.
   const xCount = Math.max(
     2,
@@ -132,16 +130,8 @@ export function frame(
     : xAxis
       ? xAxis.ticks(...xDomain, xCount)
       : ticks(...xDomain, xCount);
-  for (const t of xTicks) {
-    const px = Math.round(sx(t.value)) + 0.5;
-    ctx.beginPath();
-    ctx.moveTo(px, pad.top);
-    ctx.lineTo(px, height - pad.bottom);
-    ctx.stroke();
-    // A label at the edge (100 days, 2021-07) is moved inside the canvas rather than cut.
-    const half = ctx.measureText(t.label).width / 2;
-    ctx.fillText(t.label, Math.min(Math.max(px, half), width - half), height - pad.bottom + 4);
-  }
+  // The y labels go first: an x label at the left edge that would run into the lowest one is left out.
+  const yBoxes = [];
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
   for (const t of yTicks) {
@@ -151,6 +141,22 @@ export function frame(
     ctx.lineTo(width - pad.right, py);
     ctx.stroke();
     ctx.fillText(t.label, pad.left - 5, py);
+    yBoxes.push({ right: pad.left - 5, bottom: py + FONT }); // a line box is taller than the font size
+  }
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  for (const t of xTicks) {
+    const px = Math.round(sx(t.value)) + 0.5;
+    ctx.beginPath();
+    ctx.moveTo(px, pad.top);
+    ctx.lineTo(px, height - pad.bottom);
+    ctx.stroke();
+    // A label at the edge (100 days, 2021-07) is moved inside the canvas rather than cut.
+    const half = ctx.measureText(t.label).width / 2;
+    const cx = Math.min(Math.max(px, half), width - half);
+    const top = height - pad.bottom + 4;
+    if (yBoxes.some((b) => cx - half < b.right + 2 && top < b.bottom)) continue;
+    ctx.fillText(t.label, cx, top);
   }
   ctx.textAlign = 'center';
   ctx.textBaseline = 'bottom';
