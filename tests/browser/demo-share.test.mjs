@@ -490,6 +490,9 @@ test(
       });
       try {
         assert.deepEqual(await layoutProblems(page), [], `at ${width} × ${height}, h`);
+        // CV interpolates CO₂'s monthly series: the fit and the choice both warn, listed once.
+        const codes = await page.$$eval('#fit-warnings li', (items) => items.map((li) => li.dataset.code));
+        assert.deepEqual(codes, ['interpolating']);
         // The span's controls and LOWESS's take the h slider's place.
         await page.selectOption('#bandwidth-kind', 'span');
         await waitForFit(page, problems, 's.fit.spanBandwidth');
