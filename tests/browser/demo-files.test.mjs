@@ -2,9 +2,12 @@
 // refused with a message that names the fix, and none is misread silently. Each fixture of tests/fixtures/files goes
 // through the page's file input (the parse worker, the column menus, the float32 checks, the fit) in Debian's
 // Chromium under the demo's CSP. The expected numbers are written here from each file's text (dates as Date.UTC
-// seconds), not printed by the reader. Also the last line: one WebAssembly build downloaded per visit.
+// seconds), not printed by the reader; the real data sets' own CSV files (Debian's python3-statsmodels) are checked
+// against pandas' reading of them (/usr/bin/python3). Also the last line: one WebAssembly build downloaded per visit.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { assertClean, launch, openDemo, TIMEOUT_MS, waitForFit } from './demo-page.mjs';
 
@@ -182,3 +185,70 @@ test('demo: one WebAssembly build is downloaded per visit, its .wasm once', { ti
     await page.close();
   }
 });
+
+// statsmodels' CSV files as Debian installs them: the real data the issue tried. Each with the x and y columns picked
+// (by name; null: the page's default, the first and the last column) and whether x is a date column.
+const STATSMODELS = '/usr/lib/python3/dist-packages/statsmodels/datasets/';
+const REAL_FILES = [
+  ['nile/nile.csv', null, null],
+  ['co2/co2.csv', null, null, 'date'],
+  ['engel/engel.csv', null, null],
+  ['sunspots/sunspots.csv', null, null],
+  ['elnino/elnino.csv', 'YEAR', 'JUL'],
+  ['longley/longley.csv', 'GNP', 'TOTEMP'],
+];
+
+/**
+ * pandas' reading of `file` (read_csv, exact float parsing): the names, and x and y of the rows where both are
+ * present (a date x as seconds since 1970, from YYYYMMDD).
+ */
+function pandasRead(file, xName, yName, date) {
+  const code = `
+import json, sys
+import pandas as pd
+df = pd.read_csv(sys.argv[1], float_precision='round_trip', dtype={'date': str} if sys.argv[4] else None)
+x = sys.argv[2] or df.columns[0]
+y = sys.argv[3] or df.columns[-1]
+d = df[[x, y]].dropna()
+xs = (pd.to_datetime(d[x], format='%Y%m%d') - pd.Timestamp('1970-01-01')).dt.total_seconds() if sys.argv[4] else d[x]
+print(json.dumps({'names': list(df.columns), 'x': [float(v) for v in xs], 'y': [float(v) for v in d[y]]}))
+`;
+  const run = spawnSync('/usr/bin/python3', ['-c', code, file, xName ?? '', yName ?? '', date ? '1' : ''], {
+    encoding: 'utf8',
+  });
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+test(
+  "demo: statsmodels' own CSV files (nile, co2, engel, sunspots, elnino, longley) load with pandas' numbers",
+  { timeout: 6 * TIMEOUT_MS, skip: !existsSync(STATSMODELS) && 'Debian python3-statsmodels is not installed' },
+  async () => {
+    const { page, problems } = await openDemo(session);
+    try {
+      for (const [path, xName, yName, date] of REAL_FILES) {
+        const ref = pandasRead(`${STATSMODELS}${path}`, xName, yName, date);
+        const file = path.split('/')[1];
+        await page.setInputFiles('#file', `${STATSMODELS}${path}`);
+        let shown = await settle(page, problems, file);
+        assert.deepEqual(shown.menu, ref.names, `${file}: columns`);
+        if (xName) {
+          await page.selectOption('#x1', String(ref.names.indexOf(xName)));
+          await page.selectOption('#ycol', String(ref.names.indexOf(yName)));
+          await waitForFit(page, problems, 's.names[0] === a[0] && s.names[1] === a[1]', [xName, yName]);
+          shown = await settle(page, problems, file);
+        }
+        assert.equal(shown.refusal, null, `${file}: ${shown.refusal}`);
+        assert.deepEqual(shown.y, ref.y, `${file}: y`);
+        if (date) {
+          const steps = (v) => v.slice(1).map((t, i) => t - v[i]);
+          assert.deepEqual(steps(shown.x), steps(ref.x), `${file}: x steps in seconds`);
+        } else assert.deepEqual(shown.x, ref.x, `${file}: x`);
+        assert.ok(shown.fit, `${file}: no fit`);
+      }
+      await assertClean(page, problems);
+    } finally {
+      await page.close();
+    }
+  },
+);
