@@ -29,7 +29,11 @@ export function describeFit(ui, fit, thinBelow, axes) {
   ui.fitStatus.textContent =
     `${name}, ${fit.kernel} kernel, ` +
     (fit.spanBandwidth ? `${spanText(fit.spanBandwidth, fit.n, axes)},` : `h = ${hText(fit.h, axes)}`) +
-    ` on ${fit.n.toLocaleString('en')} points${fit.draft && fit.method !== 'grid' ? ' (draft while dragging)' : ''}, ` +
+    ` on ${fit.n.toLocaleString('en')} points${fit.draft && fit.method !== 'grid' ? ' (draft while dragging)' : ''}` +
+    (fit.spanBandwidth && !fit.draft && fit.n < window.demoState.n
+      ? ` (a random sample of the ${window.demoState.n.toLocaleString('en')}: a span fit runs exactly, about n·k kernel terms)`
+      : '') +
+    ', ' +
     (fit.method === 'grid'
       ? `on a grid (error estimate ${fit.errorEstimate.toExponential(1)} of the range of y): `
       : 'exactly: ') +

@@ -75,6 +75,7 @@ function wire() {
   // Back from a span to h: an h a rule chose for another kernel or estimator (changed meanwhile) is chosen again; an
   // h set by hand or a link stays, with its note.
   ui.bandwidthKind.addEventListener('change', () => {
+    state.learning = null; // "Learn h" stops: a span has no h to learn
     showSmoother();
     showHNote();
     const source = state.hSource;

@@ -390,6 +390,12 @@ const handlers = {
       // In the data's order, as lowess() answers; float64, so written with all its digits.
       return { mean: ka.lowess(sample.x64, sample.y64, { frac, iterations }).fitted, float64: true, level };
     }
+    if (span && sample.n > FIT_MAX) {
+      throw new Error(
+        `a span fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points (it runs ` +
+          'exactly, each observation over its own nearest points)',
+      );
+    }
     const grid = !span && onGrid(ka, kernel, method) && variance !== 'local';
     if (!grid && sample.n > FIT_MAX && (variance !== 'local' || span)) {
       throw new Error(
