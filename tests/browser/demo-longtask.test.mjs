@@ -1,9 +1,21 @@
-// Main-thread long tasks while the demo loads a 100,000-row file (issue 20: none over 100 ms), held to the budget of
-// longWorkReport (demo-page.mjs): no task over 100 ms in which the page's own scripts took 50 ms or more, none over
-// 250 ms at all; a task over 100 ms that the browser or the wait for a shared core made long is printed, not failed.
+// Main-thread long tasks while the demo loads a 100,000-row file (issue 20: none over 100 ms), measured by a Chromium
+// trace (taskTraceReport, demo-page.mjs), which gives each task's wall time and the time its thread ran. The budget:
+// no task over 100 ms in which the main thread ran 50 ms or more, none over 250 ms at all. On this shared 2-core
+// machine a task's wall time also counts the time the thread was ready but waited for a core (the compute and parse
+// workers, the browser's other processes, other builds hold them): a task over 100 ms that ran under 50 ms is that
+// wait, printed with its breakdown, not failed. Traced runs (docs/demo.md): such tasks ran 4–18 ms of 50–81 ms.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClean, launch, longWorkReport, observeLongWork, openDemo, TIMEOUT_MS } from './demo-page.mjs';
+import {
+  assertClean,
+  launch,
+  longWorkReport,
+  observeLongWork,
+  openDemo,
+  startTaskTrace,
+  taskTraceReport,
+  TIMEOUT_MS,
+} from './demo-page.mjs';
 
 const ROWS = 100_000;
 let session;
@@ -28,6 +40,7 @@ test(
         window.testFile = new File([lines.join('\n')], 'rows.csv', { type: 'text/csv' });
       }, ROWS);
       await observeLongWork(page);
+      await startTaskTrace(session.browser, page);
       // Dropped on the page, as a visitor would.
       await page.evaluate(() => {
         const transfer = new DataTransfer();
@@ -46,17 +59,18 @@ test(
         y: window.demoState.y[99_999],
         draws: window.demoState.drawTimes.map(Math.round),
       }));
+      const trace = await taskTraceReport(session.browser);
       const work = await longWorkReport(page);
       assert.equal(s.parseError, undefined);
       assert.deepEqual(s.x, [0, 99_999]);
       assert.equal(s.y, Number(`${(99_999 * 99_999) / 1e9 + (99_999 % 7) / 10}`));
       console.log(
-        `# ${ROWS} rows loaded and fitted: ${work.text}; draws since the page opened (ms) [${s.draws.join(', ')}]`,
+        `# ${ROWS} rows loaded and fitted: ${trace.text}; ${work.text}; draws since the page opened (ms) [${s.draws.join(', ')}]`,
       );
       assert.deepEqual(
-        work.over,
+        trace.over,
         [],
-        `main-thread tasks over 100 ms with the page's scripts in them: ${JSON.stringify(work.over)}`,
+        `main-thread tasks over 100 ms in which the main thread ran 50 ms or more: ${JSON.stringify(trace.over)}`,
       );
       await assertClean(page, problems);
     } finally {

@@ -413,6 +413,101 @@ test(
   },
 );
 
+/**
+ * What the page's layout breaks at the current viewport: a horizontal scroll bar; a label (`label[for]`) at the end of
+ * a line with its control on the next, or a slider's read-out on another line than the slider; two of the settings' labels and controls overlapping; the identity
+ * table narrower than its column (its caption then wraps in a strip) or a cell of it wrapped.
+ */
+function layoutProblems(page) {
+  return page.evaluate(() => {
+    const problems = [];
+    const shown = (e) => e.offsetParent !== null && e.getBoundingClientRect().width > 1; // not .visually-hidden
+    const sameLine = (a, b) => a.top < b.bottom - 2 && b.top < a.bottom - 2;
+    const doc = document.documentElement;
+    if (doc.scrollWidth > innerWidth) problems.push(`page ${doc.scrollWidth} px wide in ${innerWidth}`);
+    for (const label of document.querySelectorAll('label[for]')) {
+      const control = document.getElementById(label.htmlFor);
+      if (!shown(label) || !control || !shown(control)) continue;
+      // On its control's line, or above it starting at its left edge (a phone's full-width menus); never at the end of
+      // a line with the control on the next.
+      const [l, c] = [label.getBoundingClientRect(), control.getBoundingClientRect()];
+      if (!sameLine(l, c) && !(l.bottom <= c.top + 2 && l.left <= c.left + 4))
+        problems.push(`label “${label.textContent.trim()}” not on its control's line`);
+    }
+    for (const output of document.querySelectorAll('output[for]')) {
+      const input = document.getElementById(output.htmlFor);
+      if (shown(output) && shown(input) && !sameLine(output.getBoundingClientRect(), input.getBoundingClientRect()))
+        problems.push(`read-out of #${input.id} not on its line`);
+    }
+    const parts = [
+      ...document.querySelectorAll(
+        '#controls label, #controls select, #controls input, #controls output, #controls button',
+      ),
+    ]
+      .filter(shown)
+      // A checkbox lies inside its label.
+      .filter((e) => !(e.tagName === 'INPUT' && e.closest('label')))
+      .map((e) => ({ e, r: e.getBoundingClientRect() }));
+    for (let i = 0; i < parts.length; i++) {
+      for (let j = i + 1; j < parts.length; j++) {
+        const [a, b] = [parts[i].r, parts[j].r];
+        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (w > 1 && h > 1)
+          problems.push(
+            `#${parts[i].e.id || parts[i].e.textContent.trim()} overlaps #${parts[j].e.id || parts[j].e.textContent.trim()}`,
+          );
+      }
+    }
+    const table = document.getElementById('identity');
+    const box = table.parentElement;
+    if (innerWidth >= 1000) {
+      for (const part of [table.caption, table.tHead.rows[0]]) {
+        const width = part.getBoundingClientRect().width;
+        if (width < box.clientWidth - 2)
+          problems.push(`identity table's ${part.localName} ${Math.round(width)} px in a column of ${box.clientWidth}`);
+      }
+      for (const cell of table.querySelectorAll('td, th')) {
+        const lineHeight = parseFloat(getComputedStyle(cell).lineHeight) || 20;
+        if (cell.clientHeight > 1.8 * lineHeight + 8) problems.push(`identity cell “${cell.textContent}” wraps`);
+      }
+    }
+    return problems;
+  });
+}
+
+test(
+  'demo: on wide screens (1920 × 1080, 2560 × 1440) and a phone, no label leaves its control, nothing overlaps or scrolls sideways, and the identity table fills its column',
+  { timeout: 4 * TIMEOUT_MS },
+  async () => {
+    for (const [width, height] of [
+      [1920, 1080],
+      [2560, 1440],
+      [390, 844],
+    ]) {
+      const { page, problems } = await openDemo(session, '#dataset=co2', {
+        pageOptions: { viewport: { width, height } },
+      });
+      try {
+        assert.deepEqual(await layoutProblems(page), [], `at ${width} × ${height}, h`);
+        // CV interpolates CO₂'s monthly series: the fit and the choice both warn, listed once.
+        const codes = await page.$$eval('#fit-warnings li', (items) => items.map((li) => li.dataset.code));
+        assert.deepEqual(codes, ['interpolating']);
+        // The span's controls and LOWESS's take the h slider's place.
+        await page.selectOption('#bandwidth-kind', 'span');
+        await waitForFit(page, problems, 's.fit.spanBandwidth');
+        assert.deepEqual(await layoutProblems(page), [], `at ${width} × ${height}, span`);
+        await page.selectOption('#estimator', 'lowess');
+        await waitForFit(page, problems, "s.fit.estimator === 'lowess'");
+        assert.deepEqual(await layoutProblems(page), [], `at ${width} × ${height}, LOWESS`);
+        await assertClean(page, problems);
+      } finally {
+        await page.close();
+      }
+    }
+  },
+);
+
 test(
   'demo: axis titles, tick labels, title and legend of the exported figures never overlap, on each 1-D data set',
   { timeout: 3 * TIMEOUT_MS },

@@ -16,16 +16,18 @@ import {
   observeLongWork,
   openDemo as open,
   parseSvgs,
+  startTaskTrace,
+  taskTraceReport,
   TIMEOUT_MS,
   waitForFit,
 } from './demo-page.mjs';
 
 const OUT_DIR = fileURLToPath(new URL('./out/', import.meta.url));
-// The issue asks for no main-thread task over 100 ms while dragging. Chromium's long tasks include the browser's own
-// painting and every pause of a CPU shared with the worker, which the page cannot shorten: longWorkReport
-// (demo-page.mjs) fails a task over 100 ms when the page's own scripts in it (Long Animation Frames API) took 50 ms or
-// more, or when no frame accounts for it, and any task over 250 ms; and PAGE_SCRIPT_MS holds the page's scripts in
-// any long frame (one draw of 78 ms was seen in a frame once, on the loaded machine, so 100 ms rather than 50).
+// The issue asks for no main-thread task over 100 ms while dragging. A task's wall time also counts the time the main
+// thread was ready but waited for a core shared with the workers and other processes, which the page cannot shorten:
+// taskTraceReport (demo-page.mjs, a Chromium trace) fails a task over 100 ms in which the thread ran 50 ms or more,
+// and any task over 250 ms; and PAGE_SCRIPT_MS holds the page's scripts in any long animation frame (one draw of
+// 78 ms was seen in a frame once, on the loaded machine, so 100 ms rather than 50).
 // docs/demo.md ("Responsiveness") has the figures measured on this 2-core machine.
 const PAGE_SCRIPT_MS = 100;
 const MEDIAN_DRAW_MS = 16;
@@ -462,6 +464,7 @@ test(
       await page.click('#generate');
       await waitForFit(page, problems, 's.n === a', DRAG_POINTS);
       await observeLongWork(page);
+      await startTaskTrace(session.browser, page);
       const before = await page.evaluate(() => window.demoState.fitsDrawn);
       const box = await page.locator('#bandwidth').boundingBox();
       const y = box.y + box.height / 2;
@@ -483,11 +486,12 @@ test(
           allDraws: window.demoState.drawTimes,
         };
       }, before);
+      const trace = await taskTraceReport(session.browser);
       const work = await longWorkReport(page);
       const median = draws.slice().sort((a, b) => a - b)[Math.floor(draws.length / 2)];
       console.log(
         `# drag of ${dragMs} ms over ${DRAG_POINTS} points: ${drawn} fits drawn, median draw ${median.toFixed(1)} ms, ` +
-          `max draw ${Math.max(...draws).toFixed(1)} ms, draws over 30 ms since the page opened ${JSON.stringify(allDraws.filter((d) => d > 30).map(Math.round))}, ${work.text}`,
+          `max draw ${Math.max(...draws).toFixed(1)} ms, draws over 30 ms since the page opened ${JSON.stringify(allDraws.filter((d) => d > 30).map(Math.round))}, ${trace.text}; ${work.text}`,
       );
       assert.ok(median <= MEDIAN_DRAW_MS, `median draw ${median} ms`);
       assert.ok(drawn >= 3, `only ${drawn} fits were drawn during a ${dragMs} ms drag`);
@@ -496,9 +500,9 @@ test(
         `the page's scripts took over ${PAGE_SCRIPT_MS} ms in a frame: ${JSON.stringify(work.frames.filter((f) => f.scripts > PAGE_SCRIPT_MS))}`,
       );
       assert.deepEqual(
-        work.over,
+        trace.over,
         [],
-        `main-thread tasks over 100 ms with the page's scripts in them: ${JSON.stringify(work.over)}`,
+        `main-thread tasks over 100 ms in which the main thread ran 50 ms or more: ${JSON.stringify(trace.over)}`,
       );
       await assertClean(page, problems);
     } finally {

@@ -1,5 +1,6 @@
 // What the engine (float32) cannot take, checked per column before any fit, with a message that names the column
-// and the fix: values beyond float32's range, below its normal range, or an x whose spread it cannot resolve. The
+// and the fix: values beyond float32's range, below its normal range, or an x whose spread it cannot resolve (or
+// that has none). The
 // library centres every column in double before its float32 pass, so an offset (timestamps, 10⁶ + microseconds)
 // costs nothing: only the spread itself must be one float32 resolves.
 
@@ -35,6 +36,10 @@ export function float32Problem(values, name, { offset = 0, stride = 1, isX = fal
       `“${name}” holds only values below 1.2×10^-38 in size (largest ${sci(maxAbs)}), under float32’s range (the engine ` +
       'computes in float32): multiply the column by a power of ten before loading it.'
     );
+  }
+  // One value in every row (a year column of one year's months): no curve along it, only the mean of y.
+  if (isX && hi === lo && values.length > stride) {
+    return `“${name}” has the same value in every row kept, so there is no curve along it to fit: pick another x column.`;
   }
   if (isX && hi > lo && !(hi - lo >= MIN_SPREAD)) {
     return (

@@ -27,8 +27,13 @@ export function describeFit(ui, fit, thinBelow, axes) {
   }
   const name = fit.estimator === 'local-linear' ? 'Local-linear' : 'Nadaraya–Watson';
   ui.fitStatus.textContent =
-    `${name}, ${fit.kernel} kernel, h = ${hText(fit.h, axes)}` +
-    ` on ${fit.n.toLocaleString('en')} points${fit.draft && fit.method !== 'grid' ? ' (draft while dragging)' : ''}, ` +
+    `${name}, ${fit.kernel} kernel, ` +
+    (fit.spanBandwidth ? `${spanText(fit.spanBandwidth, fit.n, axes)},` : `h = ${hText(fit.h, axes)}`) +
+    ` on ${fit.n.toLocaleString('en')} points${fit.draft && fit.method !== 'grid' ? ' (draft while dragging)' : ''}` +
+    (fit.spanBandwidth && !fit.draft && fit.n < window.demoState.n
+      ? ` (a random sample of the ${window.demoState.n.toLocaleString('en')}: a span fit runs exactly, about n·k kernel terms)`
+      : '') +
+    ', ' +
     (fit.method === 'grid'
       ? `on a grid (error estimate ${fit.errorEstimate.toExponential(1)} of the range of y): `
       : 'exactly: ') +
@@ -49,6 +54,21 @@ export function describeFit(ui, fit, thinBelow, axes) {
           : '.')
       : '');
 }
+
+/** 1st, 2nd, 3rd, 4th, 11th, 21st, 1,002nd. */
+const ordinal = (k) => {
+  const tail = k % 100 >= 11 && k % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[k % 10] ?? 'th');
+  return `${k.toLocaleString('en')}${tail}`;
+};
+
+/**
+ * A span fit's bandwidth in words: the span, its k nearest of n points, and the median h over the curve's queries
+ * with their smallest and largest.
+ */
+export const spanText = (span, n, axes) =>
+  `nearest-neighbour span f = ${span.f.toFixed(2)} (each query's h is the distance to its ` +
+  `${ordinal(span.k)} nearest of ${n.toLocaleString('en')} points: median h = ${hText(span.median, axes)}, ` +
+  `from ${hText(span.min, axes)} to ${hText(span.max, axes)} over the curve's queries)`;
 
 /** The status line of a LOWESS fit: span, iterations, the points the robustness weights set aside, and no band. */
 function describeLowess(ui, fit) {
@@ -98,7 +118,7 @@ export function describeIdentity(ui, fit, axes) {
   ui.approxStatus.classList.toggle('error', Boolean(view.approx?.error));
   ui.approxStatus.textContent = describeApprox(view.approx, view.kernelMs);
   ui.identityCaption.textContent =
-    `Gaussian Nadaraya–Watson at h = ${hText(fit.viewH, axes)}, both ways, over ${I.toLocaleString('en')} ` +
+    `Gaussian Nadaraya–Watson at h = ${hText(fit.viewH, axes)}${fit.spanBandwidth ? ' (the span fit’s median h)' : ''}, both ways, over ${I.toLocaleString('en')} ` +
     `queries: largest difference ${view.maxDiff.toExponential(2)}. Both run in float32, and the rounding of |k|²/2h² ` +
     'grows with (spread of x / h)², so very small bandwidths show larger differences.';
 }

@@ -137,15 +137,12 @@ function changed(name, ...inputs) {
  * fit; nothing when the results carry none (or no `warnings` field at all).
  */
 export function renderWarnings() {
-  const seen = new Set();
-  // A LOWESS fit chose no h: the bandwidth choice's warnings are about the kernel fits, not the curve shown.
-  const chosen = state.fit?.lowess ? [] : (state.selection?.warnings ?? []);
-  const items = [...(state.fit?.warnings ?? []), ...chosen].filter((w) => {
-    const key = `${w.code}|${w.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  // A LOWESS or span fit uses no chosen h: the bandwidth choice's warnings are about the fit at h, not the curve
+  // shown. The choice's warning of a kind the fit has too ('interpolating' on both, say) says the same thing twice.
+  const fitWarnings = state.fit?.warnings ?? [];
+  const seen = new Set(fitWarnings.map((w) => w.code));
+  const chosen = state.fit?.lowess || state.fit?.spanBandwidth ? [] : (state.selection?.warnings ?? []);
+  const items = [...fitWarnings, ...chosen.filter((w) => !seen.has(w.code))];
   ui.fitWarnings.replaceChildren(
     ...items.map((w) => {
       const li = document.createElement('li');

@@ -48,6 +48,9 @@ const decimals = (text) => {
   return Math.max(0, (m[1] && !m[1].startsWith('e') ? m[1].length : 0) - Number(m[3] ?? m[2] ?? 0));
 };
 
+/** A span fit's bandwidth as CSV text, to 7 digits (seconds on a date or time axis, as x is fitted). */
+const hField = (v) => (Number.isFinite(v) ? String(Number(v.toPrecision(7))) : 'NaN');
+
 /** x's coordinate d as CSV text: a date or time column (axes.js) as ISO text, else `number(v)`. */
 const xField = (axes, d, v, number) => (axes?.[d]?.csv ? axes[d].csv(v) : number(v));
 
@@ -73,6 +76,8 @@ export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.me
     'fit',
     ...(withBand ? [`lower_${fit.level}`, `upper_${fit.level}`] : []),
     'effective_points',
+    // A span fit's own bandwidth at each query, per x.
+    ...(fit.spanBandwidth && fit.bandwidths ? xNames.map((name) => `h_${name}`) : []),
   ];
   const lines = [head.map(csvField).join(',')];
   const I = fit.mean.length;
@@ -84,6 +89,8 @@ export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.me
     row.push(resultText(fit.mean[i], yRange));
     if (withBand) row.push(resultText(fit.lower[i], yRange), resultText(fit.upper[i], yRange));
     row.push(fit.effectiveKeys[i].toFixed(3));
+    if (fit.spanBandwidth && fit.bandwidths)
+      for (let d = 0; d < fit.dim; d++) row.push(hField(fit.bandwidths[i * fit.dim + d]));
     lines.push(row.map(csvField).join(','));
   }
   return `${lines.join('\n')}\n`;
@@ -94,13 +101,18 @@ export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.me
  * fit and, when shown, the band (float64 results to the digits the library resolves, resultText; LOWESS's, computed
  * in float64 throughout, with all theirs), and the residual y − fit (to the digits of y and the fit, no further).
  */
-export function observationsCsv({ x, y, dim, names, axes }, { mean, lower, upper, level, float64 = false }, withBand) {
+export function observationsCsv(
+  { x, y, dim, names, axes },
+  { mean, lower, upper, level, float64 = false, bandwidths = null },
+  withBand,
+) {
   const head = [
     ...names.slice(0, dim),
     names[dim],
     'fit',
     'residual',
     ...(withBand ? [`lower_${level}`, `upper_${level}`] : []),
+    ...(bandwidths ? names.slice(0, dim).map((name) => `h_${name}`) : []),
   ];
   const lines = [head.map(csvField).join(',')];
   const yRange = spread(y);
@@ -115,6 +127,7 @@ export function observationsCsv({ x, y, dim, names, axes }, { mean, lower, upper
       Number.isFinite(mean[i]) ? String(Number((y[i] - Number(fitText)).toFixed(places))) : 'NaN',
     );
     if (withBand) row.push(resultText(lower[i], yRange), resultText(upper[i], yRange));
+    if (bandwidths) for (let d = 0; d < dim; d++) row.push(hField(bandwidths[i * dim + d]));
     lines.push(row.map(csvField).join(','));
   }
   return `${lines.join('\n')}\n`;

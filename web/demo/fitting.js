@@ -17,6 +17,11 @@ export const bandwidthVector = () => state.ratios.map((r) => h1() * r);
 
 /** Whether the estimator menu holds LOWESS (one x): its span and iterations replace h and the kernel's controls. */
 export const isLowess = () => ui.estimator.value === 'lowess';
+/** Whether a kernel fit takes its bandwidth from a nearest-neighbour span (the "Bandwidth" menu) rather than h. */
+export const isSpan = () => !isLowess() && ui.bandwidthKind.value === 'span';
+/** The kernel fit's span f (the library's `bandwidth: { span }`), or 0 for a fit at h. */
+export const kernelSpan = () => (isSpan() ? Number(ui.kernelSpan.value) : 0);
+
 /** The span f and the robustness iterations of the LOWESS controls (an entry out of range is clamped). */
 export function lowessSettings() {
   const iterations = Math.round(Number(ui.iterations.value));
@@ -45,8 +50,11 @@ export function showSmoother() {
   lowessOption.disabled = dim !== 1;
   if (dim !== 1 && isLowess()) ui.estimator.value = 'local-linear';
   document.body.dataset.smoother = isLowess() ? 'lowess' : 'kernel';
+  document.body.dataset.bandwidth = isSpan() ? 'span' : 'h';
   ui.spanValue.value = `f = ${Number(ui.span.value).toFixed(2)}`;
   ui.span.setAttribute('aria-valuetext', ui.spanValue.value);
+  ui.kernelSpanValue.value = `f = ${Number(ui.kernelSpan.value).toFixed(2)}`;
+  ui.kernelSpan.setAttribute('aria-valuetext', ui.kernelSpanValue.value);
 }
 
 export function requestFit(draft = false) {
@@ -68,7 +76,9 @@ async function pump() {
     estimator: ui.estimator.value,
     level: Number(ui.level.value),
     draft: request.draft,
-    method: ui.fitMethod.value,
+    // Spans run exactly (the grid and sparse plans serve one h for all queries).
+    method: isSpan() ? 'exact' : ui.fitMethod.value,
+    span: kernelSpan(),
     attentionMethod: ui.attentionMethod.value,
     tolerance: Number(ui.tolerance.value),
     ...lowessSettings(),
@@ -204,6 +214,7 @@ export function showHNote() {
     state.data &&
     source &&
     !isLowess() &&
+    !isSpan() &&
     ['hand', 'link'].includes(source.by) &&
     (source.kernel !== ui.kernel.value || source.estimator !== ui.estimator.value),
   );

@@ -4,7 +4,7 @@ import { checkColumns } from './checks.js';
 import { EXAMPLES } from './data.js';
 import { DATASETS } from './data/datasets.js';
 import { readSettings, settingsHash } from './export.js';
-import { h1 } from './fitting.js';
+import { h1, isSpan } from './fitting.js';
 import { LINK_DATA_LIMIT, packData, unpackData } from './share.js';
 import { state } from './state.js';
 import { ui } from './ui.js';
@@ -29,6 +29,8 @@ const SETTINGS = {
   h: (v) => Number(v) > 0 && Number.isFinite(Number(v)),
   frac: (v) => Number(v) >= Number(ui.span.min) && Number(v) <= Number(ui.span.max),
   iterations: (v) => /^\d+$/.test(v) && Number(v) <= Number(ui.iterations.max),
+  bandwidth: (v) => v === 'h' || v === 'span',
+  span: (v) => Number(v) >= Number(ui.kernelSpan.min) && Number(v) <= Number(ui.kernelSpan.max),
 };
 
 /**
@@ -73,6 +75,8 @@ export function shareSettings() {
     ...(ui.derivative.checked ? { derivative: 'on' } : {}),
     // LOWESS's own settings, only when it is the estimator (other links stay as they were).
     ...(ui.estimator.value === 'lowess' ? { frac: ui.span.value, iterations: ui.iterations.value } : {}),
+    // A kernel fit's nearest-neighbour span, only when chosen (h stays in the link for switching back).
+    ...(isSpan() ? { bandwidth: 'span', span: ui.kernelSpan.value } : {}),
   };
   const data = state.data;
   let which = {};
@@ -119,6 +123,8 @@ export async function applySettings() {
   if (shared.band) ui.band.checked = shared.band === 'on';
   if (shared.frac) ui.span.value = shared.frac;
   if (shared.iterations) ui.iterations.value = shared.iterations;
+  if (shared.bandwidth) ui.bandwidthKind.value = shared.bandwidth;
+  if (shared.span) ui.kernelSpan.value = shared.span;
   if (shared.attention) ui.attentionMethod.value = shared.attention;
   if (shared.tolerance) ui.tolerance.value = shared.tolerance;
   ui.tolerance.disabled = ui.attentionMethod.value === 'exact';

@@ -72,7 +72,8 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
       : '') +
     (info.draftN < info.fitN
       ? ` While the slider moves: ${info.draftN.toLocaleString('en')}, refined on release.`
-      : '');
+      : '') +
+    (info.spanN < n ? ` Span fits (exact, in double) use ${info.spanN.toLocaleString('en')}.` : '');
   scheduleDraw();
   if (h === null) {
     await chooseBandwidth();

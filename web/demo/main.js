@@ -8,6 +8,7 @@ import { addPoint, endDrag, moveDrag, startDrag, undo } from './editing.js';
 import {
   blockRadius,
   chooseBandwidth,
+  isSpan,
   learnBandwidth,
   onSlider,
   requestFit,
@@ -57,10 +58,13 @@ function wire() {
   // A bandwidth chosen by a rule was chosen for one kernel and estimator: choose again for the new ones (also when
   // none was chosen yet, as after data first fitted by LOWESS). One set by hand (or by a link) stays, with a note
   // that it was not chosen for them.
+  // A span needs no choosing: only the fit is redone.
   for (const control of [ui.kernel, ui.estimator]) {
     control.addEventListener('change', () => {
       showSmoother();
-      if (!state.hSource || !['hand', 'link'].includes(state.hSource.by)) {
+      if (isSpan()) {
+        requestFit(false);
+      } else if (!state.hSource || !['hand', 'link'].includes(state.hSource.by)) {
         chooseBandwidth();
       } else {
         showHNote();
@@ -68,6 +72,25 @@ function wire() {
       }
     });
   }
+  // Back from a span to h: an h a rule chose for another kernel or estimator (changed meanwhile) is chosen again; an
+  // h set by hand or a link stays, with its note.
+  ui.bandwidthKind.addEventListener('change', () => {
+    state.learning = null; // "Learn h" stops: a span has no h to learn
+    showSmoother();
+    showHNote();
+    const source = state.hSource;
+    const stale =
+      !source ||
+      (!['hand', 'link'].includes(source.by) &&
+        (source.kernel !== ui.kernel.value || source.estimator !== ui.estimator.value));
+    if (!isSpan() && stale) chooseBandwidth();
+    else requestFit(false);
+  });
+  ui.kernelSpan.addEventListener('input', () => {
+    showSmoother();
+    requestFit(true);
+  });
+  ui.kernelSpan.addEventListener('change', () => requestFit(false));
   ui.method.addEventListener('change', () => chooseBandwidth());
   ui.exclude.addEventListener('change', () => chooseBandwidth());
   ui.rechoose.addEventListener('click', () => chooseBandwidth());

@@ -36,6 +36,7 @@ export async function saveObservations() {
       ...(fit.lowess ? { frac: fit.frac, iterations: fit.iterations } : lowessSettings()),
       robust: fit.robust?.iterations ?? 0,
       variance: fit.variance ?? 'global',
+      span: fit.spanBandwidth?.f ?? 0,
     });
     if (state.data !== data) return;
     download(
@@ -74,9 +75,13 @@ function figureParams() {
       hand: 'set by hand',
       link: 'from a link',
     }[state.hSource?.by] ?? '';
+  const bandwidth = fit.spanBandwidth
+    ? `nearest-neighbour span f = ${fit.spanBandwidth.f.toFixed(2)} (${fit.spanBandwidth.k.toLocaleString('en')} ` +
+      `nearest points; median h = ${hText(fit.h, state.data.axes)})`
+    : `h = ${hText(fit.h, state.data.axes)}${how ? ` (${how})` : ''}`;
   return (
-    `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, h = ${hText(fit.h, state.data.axes)}` +
-    `${how ? ` (${how})` : ''}, method ${fit.method}, ${fit.n.toLocaleString('en')} points` +
+    `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, ${bandwidth}` +
+    `, method ${fit.method}, ${fit.n.toLocaleString('en')} points` +
     (fit.robust ? `, robust (${fit.robust.iterations} bisquare rounds)` : '') +
     (fit.dim === 1 && ui.band.checked
       ? `, ${Math.round(fit.level * 100)} % band (${fit.variance === 'local' ? 'local σ(x)' : 'global σ'})`

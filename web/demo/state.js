@@ -90,6 +90,8 @@ export function publish() {
       slopeLower: fit.slopeLower ?? null,
       slopeUpper: fit.slopeUpper ?? null,
       slopeError: fit.slopeError ?? null,
+      spanBandwidth: fit.spanBandwidth ?? null,
+      bandwidths: fit.bandwidths ?? null,
     },
     hSource: state.hSource,
     dataset: data?.dataset ?? null,

@@ -59,6 +59,9 @@ export const ui = {
   derivative: $('derivative'),
   slope: $('slope'),
   slopeStatus: $('slope-status'),
+  bandwidthKind: $('bandwidth-kind'),
+  kernelSpan: $('kernel-span'),
+  kernelSpanValue: $('kernel-span-value'),
 };
 
 /** Shows `message` in `element` as an error (styled, and announced at once), or clears the error styling. */

@@ -8,6 +8,9 @@ const SELECT_MAX = 4_000; // points the bandwidth search uses (each CV pass is O
 // Points a fit with the local-σ band uses: its variance smoother chooses a bandwidth by CV on the log squared
 // residuals, which took 2 s on 10,000 points and over a minute on 100,000 (Node, one thread).
 const LOCAL_MAX = 10_000;
+// Points a span fit uses (a draft: DRAFT_MAX): it runs exactly in double, each point's fit over its own k = ⌈f·n⌉
+// nearest, and the Gaussian kernel reaches every point: 10,000 points took 6–10 s, 2,000 0.3–0.4 s (Node, one thread).
+const SPAN_MAX = 4_000;
 const CURVE_QUERIES = 300; // 1-D: queries on a grid across the data
 const SURFACE_SIDE = 48; // 2-D: SURFACE_SIDE² queries
 const MATRIX_QUERIES = 40; // rows of the attention matrix
@@ -176,15 +179,27 @@ function approximateView(ka, s, queries, h, exact, { method, tolerance }) {
   };
 }
 
-/** The queries × keys weight matrix for MATRIX_QUERIES queries, binned over keys, and each query's top keys. */
-function attentionMatrix(ka, s, queries, h, kernel) {
+/**
+ * The queries × keys weight matrix for MATRIX_QUERIES queries, binned over keys, and each query's top keys. A span
+ * fit gives each query its own bandwidth (`rowH`: the I × dim bandwidths of the queries), so its rows are computed
+ * one by one at those.
+ */
+function attentionMatrix(ka, s, queries, h, kernel, rowH = null) {
   const { dim, n } = s;
   const I = queries.length / dim;
   const rows = Math.min(MATRIX_QUERIES, I);
   const pick = Array.from({ length: rows }, (_, r) => Math.round((r * (I - 1)) / Math.max(1, rows - 1)));
   const q = new Float64Array(rows * dim);
   pick.forEach((i, r) => q.set(queries.subarray(i * dim, (i + 1) * dim), r * dim));
-  const [w, ms] = timed(() => ka.weights(q, s.x, { dim, kernel, bandwidth: h, empty: 'nearest' }));
+  const [w, ms] = timed(() => {
+    if (!rowH) return ka.weights(q, s.x, { dim, kernel, bandwidth: h, empty: 'nearest' });
+    const all = new Float32Array(rows * n);
+    pick.forEach((i, r) => {
+      const bandwidth = Array.from(rowH.subarray(i * dim, (i + 1) * dim));
+      all.set(ka.weights(q.subarray(r * dim, (r + 1) * dim), s.x, { dim, kernel, bandwidth, empty: 'nearest' }), r * n);
+    });
+    return all;
+  });
   const bins = Math.min(MATRIX_BINS, n);
   const binned = new Float32Array(rows * bins);
   const top = [];
@@ -266,6 +281,28 @@ function localVarianceSummary(model) {
 const warningsOf = (result) =>
   Array.isArray(result?.warnings) ? result.warnings.map(({ code, message }) => ({ code, message })) : undefined;
 
+/**
+ * What a span fit's bandwidths were: the span, k (the library's ⌈f·n⌉, a product within 10⁻⁷ of an integer counting
+ * as it) and, per dimension, the smallest, median and largest h over the queries (`bandwidths`, I × dim).
+ */
+function spanSummary(f, n, bandwidths, dim) {
+  const perDim = Array.from({ length: dim }, (_, d) =>
+    bandwidths.filter((_, i) => i % dim === d && Number.isFinite(bandwidths[i])).sort(),
+  );
+  const product = f * n;
+  const k = Math.max(
+    1,
+    Math.min(n, Math.abs(product - Math.round(product)) < 1e-7 ? Math.round(product) : Math.ceil(product)),
+  );
+  return {
+    f,
+    k,
+    min: perDim.map((v) => v[0]),
+    median: perDim.map((v) => v[v.length >> 1]),
+    max: perDim.map((v) => v[v.length - 1]),
+  };
+}
+
 const handlers = {
   hello(ka) {
     return { build: ka.build, threads: ka.threads, simd: ka.simd, isolated: self.crossOriginIsolated === true };
@@ -285,6 +322,7 @@ const handlers = {
       draft: subsample(full, DRAFT_MAX, 2),
       select: subsample(full, SELECT_MAX, 3),
       local: subsample(full, LOCAL_MAX, 4),
+      span: subsample(full, SPAN_MAX, 5),
     };
     // The grid needs no sort: every point, in float64 as read, for fits on the grid (1-D and 2-D).
     sample.all = all;
@@ -292,7 +330,7 @@ const handlers = {
     sample.lowess = dim === 1 ? full : null;
     sample.y64 = y;
     sample.queries = queryGrid(bounds(full));
-    return { n: all.n, fitN: full.n, draftN: sample.draft.n, selectN: sample.select.n };
+    return { n: all.n, fitN: full.n, draftN: sample.draft.n, selectN: sample.select.n, spanN: sample.span.n };
   },
 
   select(ka, { method, kernel, estimator, approximation, exclude = 0 }) {
@@ -338,7 +376,10 @@ const handlers = {
   },
 
   /** The fit (same settings and sample as `fit`) at every observation, for the CSV export. */
-  observations(ka, { h, kernel, estimator, level, method, frac, iterations, robust = 0, variance = 'global' }) {
+  observations(
+    ka,
+    { h, kernel, estimator, level, method, frac, iterations, robust = 0, variance = 'global', span = 0 },
+  ) {
     if (estimator === 'lowess') {
       if (sample.n > FIT_MAX) {
         throw new Error(
@@ -349,20 +390,27 @@ const handlers = {
       // In the data's order, as lowess() answers; float64, so written with all its digits.
       return { mean: ka.lowess(sample.x64, sample.y64, { frac, iterations }).fitted, float64: true, level };
     }
-    const grid = onGrid(ka, kernel, method) && variance !== 'local';
-    if (!grid && sample.n > FIT_MAX && variance !== 'local') {
+    if (span && sample.n > FIT_MAX) {
+      throw new Error(
+        `a span fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points (it runs ` +
+          'exactly, each observation over its own nearest points)',
+      );
+    }
+    const grid = !span && onGrid(ka, kernel, method) && variance !== 'local';
+    if (!grid && sample.n > FIT_MAX && (variance !== 'local' || span)) {
       throw new Error(
         `the fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points, or on the ` +
           `grid (1-D, 2-D); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`,
       );
     }
-    const s = variance === 'local' ? sample.local : grid ? sample.all : sample.full;
+    // A span fit's sample is the fit's (SPAN_MAX), whatever the band.
+    const s = span ? sample.span : variance === 'local' ? sample.local : grid ? sample.all : sample.full;
     const model = ka.kernelRegression(s.x, s.y, {
       dim: s.dim,
       kernel,
       estimator,
-      bandwidth: h,
-      method,
+      bandwidth: span ? { span } : h,
+      method: span ? 'exact' : method,
       ...robustOption(robust),
     });
     try {
@@ -445,25 +493,36 @@ const handlers = {
       robust = 0,
       variance = 'global',
       derivative = false,
+      span = 0,
     },
   ) {
     if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
-    // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
-    const grid = onGrid(ka, kernel, method);
+    // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging. A span
+    // (each query's h from its nearest points) always runs exactly, on at most SPAN_MAX points.
+    const grid = !span && onGrid(ka, kernel, method);
     // The local-σ band on at most LOCAL_MAX points (a draft: DRAFT_MAX), even where the grid could take them all.
     const s =
       draft && (variance === 'local' || !grid)
         ? sample.draft
-        : variance === 'local'
-          ? sample.local
-          : grid
-            ? sample.all
-            : sample.full;
+        : span
+          ? sample.span
+          : variance === 'local'
+            ? sample.local
+            : grid
+              ? sample.all
+              : sample.full;
     const { dim } = s;
     const queries = sample.queries;
     const timings = {};
     const [model, fitMs] = timed(() =>
-      ka.kernelRegression(s.x, s.y, { dim, kernel, estimator, bandwidth: h, method, ...robustOption(robust) }),
+      ka.kernelRegression(s.x, s.y, {
+        dim,
+        kernel,
+        estimator,
+        bandwidth: span ? { span } : h,
+        method: span ? 'exact' : method,
+        ...robustOption(robust),
+      }),
     );
     timings.fit = fitMs;
     const [band, bandMs] = timed(() => model.predictInterval(queries, { level, variance }));
@@ -488,7 +547,14 @@ const handlers = {
       ];
     }
     if (derivative && dim === 1) Object.assign(fit, slopeOf(model, queries, band));
-    const v = draft ? null : sample.full; // the attention views run exactly, on at most FIT_MAX points
+    // A span fit's h differs by query: h stands for their median (the identity table's h), the rest in `span`.
+    if (span) {
+      fit.spanBandwidth = spanSummary(span, s.n, band.bandwidths, dim);
+      h = fit.spanBandwidth.median;
+    }
+    // The attention views run exactly, on at most FIT_MAX points; a span fit's on its own sample, whose neighbours
+    // set each query's h.
+    const v = draft ? null : span ? s : sample.full;
     model.dispose();
     // While the slider is dragged only the curve and its band follow; the other views wait for the release.
     let view = null;
@@ -501,12 +567,12 @@ const handlers = {
         view.approx = approximateView(ka, v, queries, h, view.kernel, { method: attentionMethod, tolerance });
         timings.approximation = view.approx.ms;
       }
-      matrix = attentionMatrix(ka, v, queries, h, kernel);
+      matrix = attentionMatrix(ka, v, queries, h, kernel, span ? band.bandwidths : null);
       timings.weights = matrix.ms;
     }
     return {
       n: s.n,
-      viewN: sample.full.n,
+      viewN: span ? s.n : sample.full.n,
       dim,
       h,
       kernel,
