@@ -25,10 +25,13 @@ const range = (a) => Math.max(...a) - Math.min(...a);
 
 const GALLERY_TODAY = {
   'co2 ll cv':
-    'item 2: the float64 minimum (h = 0.0211, CV 0.2133267) sits at a nearly singular held-out design (pivot ratio ' +
-    '6.9e-11) where the float64 criterion is jagged: rounding h to float32 moves it by 8e-6 relative and rounding the ' +
-    'centred x to float32 by 4e-5, above its rise 1 % either side (1.1e-5); the engine reads x and h as float32 ' +
-    '(selected: h = 0.0198, CV 0.2133195 on the float32 sample)',
+    'item 2: the minimum is not defined to 1 % in h. Below h = 0.0213 (a quarter of the monthly spacing) held-out ' +
+    'points at the gaps of the series are extrapolated from designs with slope pivot ratios of 1e-16 to 1e-10 and the ' +
+    'float64 CV jumps between 0.2119 and 35 from one h to the next 0.6 % away (the engine now scores those +inf, its ' +
+    "rule 'engine' in make_gallery.py); above, it dips to 0.21333592 at h = 0.0220 (the rule's minimiser) from a " +
+    'plateau at 0.2133380 (h = 0.023 to 0.026). The engine, whose criterion at n = 521 runs in float32 (double only ' +
+    'up to 500 points), picks h = 0.02152 with CV 0.2133379: 1e-5 of the value from the minimum, 2.2 % off in h. ' +
+    'What would change it: the criterion in double with x and h in double (not their float32 copies) for this size',
 };
 
 // What float64 itself can hold: y + c is rounded to a step of 2^(⌊log2|y + c|⌋ − 52) on the way in and the result on
