@@ -75,9 +75,12 @@ function label(c) {
   );
 }
 
-/** got must be a Float32Array of the reference's length within tol · max(1, max|scale|); NaN only where expected. */
-function assertClose(got, want, scale, what) {
-  assert.ok(got instanceof Float32Array, `${what}: result is not a Float32Array`);
+/**
+ * got must be a Float32Array (a Float64Array with `Type`) of the reference's length within tol · max(1, max|scale|);
+ * NaN only where expected.
+ */
+function assertClose(got, want, scale, what, Type = Float32Array) {
+  assert.ok(got instanceof Type, `${what}: result is not a ${Type.name}`);
   assert.equal(got.length, want.length, `${what}: length`);
   const tol = 1e-5 * Math.max(1, maxAbs(scale));
   const err = maxAbsDiff(got, want);
@@ -172,7 +175,7 @@ test('each head attends on its own slice: a multi-head call equals separate sing
 // ---------------------------------------------------------------------------------------------------------------
 // Input forms and ownership.
 
-test('Float32Array, Float64Array and plain-array inputs give identical results', () => {
+test('Float32Array, Float64Array and plain-array inputs give the same numbers; the output type follows the values', () => {
   const rand = mulberry32(7);
   for (const kernel of KERNELS) {
     const c = randomCall(rand, { kernel, maskKind: 'groups', heads: 1, dimsPerHead: 3, I: 9, J: 11 });
@@ -189,9 +192,45 @@ test('Float32Array, Float64Array and plain-array inputs give identical results',
         ka.weights(form(c.queries), form(c.keys), options),
       ];
     });
-    assert.deepEqual(results[1], results[0], `${kernel}: Float64Array vs Float32Array`);
-    assert.deepEqual(results[2], results[0], `${kernel}: plain arrays vs Float32Array`);
+    // Values on [−2, 2] need no shift: the float64 outputs are the float32 ones, widened.
+    assert.ok(results[0][0] instanceof Float32Array, `${kernel}: Float32Array values give a Float32Array`);
+    for (const [form, [out, w]] of [
+      ['Float64Array', results[1]],
+      ['plain arrays', results[2]],
+    ]) {
+      assert.ok(out instanceof Float64Array, `${kernel}: ${form} of values give a Float64Array`);
+      assert.deepEqual(Array.from(out), Array.from(results[0][0]), `${kernel}: ${form} vs Float32Array`);
+      assert.deepEqual(w, results[0][1], `${kernel}: ${form} weights vs Float32Array`);
+    }
   }
+});
+
+test('values far from the origin (1.7e9) given in double come back in double, to float32 precision on their spread', () => {
+  const rand = mulberry32(17);
+  const J = 40;
+  const keys = randomFloat32(rand, J);
+  const queries = Float32Array.from([-0.9, -0.3, 0.1, 0.55, 0.95, 40]); // the last query has no key within reach
+  const values = Float64Array.from(randomFloat32(rand, J, -2, 2), (v) => 1.7e9 + v);
+  for (const kernel of ['softmax', 'gaussian', 'epanechnikov']) {
+    for (const empty of ['zero', 'nan', 'nearest']) {
+      const options = { dim: 1, kernel, empty, ...(kernel === 'softmax' ? { scale: 3 } : { bandwidth: 0.4 }) };
+      const q = kernel === 'epanechnikov' ? queries : queries.subarray(0, 5);
+      const want = referenceAttention(q, keys, values, options);
+      for (const method of ['exact', 'auto']) {
+        const got = ka.attention(q, keys, values, { ...options, method });
+        assert.ok(got instanceof Float64Array, `${kernel} ${empty} ${method}: a Float64Array`);
+        for (let i = 0; i < q.length; i++) {
+          const what = `${kernel} empty '${empty}' ${method}, query ${q[i]}: got ${got[i]}, want ${want[i]}`;
+          if (Number.isNaN(want[i])) assert.ok(Number.isNaN(got[i]), what);
+          else assert.ok(Math.abs(got[i] - want[i]) <= 4e-5, what); // 1e-5 of the values' spread (4)
+        }
+      }
+    }
+  }
+  // A Float32Array of the same values holds them to its own steps (128 at 1.7e9), and so does its output.
+  const out = ka.attention(queries.subarray(0, 5), keys, Float32Array.from(values), { dim: 1, kernel: 'gaussian' });
+  assert.ok(out instanceof Float32Array);
+  for (const v of out) assert.equal(v % 128, 0);
 });
 
 test('inputs, masks, groups and bandwidths are unchanged after a call, including a call that throws', () => {
@@ -246,7 +285,9 @@ test('typed-array views with a byteOffset into a larger buffer are read at their
     };
     const q = view(Float, c.queries, 3);
     const k = view(Float, c.keys, 1);
-    assert.deepEqual(ka.attention(q, k, view(Float, c.values, 5), options), want, Float.name);
+    const got = ka.attention(q, k, view(Float, c.values, 5), options);
+    assert.ok(got instanceof Float, Float.name);
+    assert.deepEqual(Array.from(got), Array.from(want), Float.name);
     assert.deepEqual(ka.weights(q, k, options), wantWeights, Float.name);
   }
 });
@@ -292,11 +333,16 @@ test('ka.simd names the instruction set, init() twice gives the same frozen obje
   assert.ok(Object.isFrozen(ka));
 });
 
-test('no queries (I = 0) give an empty Float32Array', () => {
+test("no queries (I = 0) give an empty array of the values' type", () => {
   for (const queries of [new Float32Array(0), [], new Float64Array(0)]) {
-    const out = ka.attention(queries, [1, 2], [3, 4, 5, 6], { dim: 1 });
-    assert.ok(out instanceof Float32Array);
-    assert.equal(out.length, 0);
+    for (const [values, Type] of [
+      [Float32Array.from([3, 4, 5, 6]), Float32Array],
+      [[3, 4, 5, 6], Float64Array],
+    ]) {
+      const out = ka.attention(queries, [1, 2], values, { dim: 1 });
+      assert.ok(out instanceof Type);
+      assert.equal(out.length, 0);
+    }
     const w = ka.weights(queries, [1, 2], { dim: 1, kernel: 'gaussian', heads: 1 });
     assert.ok(w instanceof Float32Array);
     assert.equal(w.length, 0);

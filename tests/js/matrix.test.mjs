@@ -34,7 +34,9 @@ const RULES = ['cv', 'aicc', 'scott', 'silverman'];
 // points in dim 2 (dim 2, so that one entry short or long is a shape error of that very array) and 2 query points.
 const Q = [0, 1, 1, 0, 0.5, 0.5];
 const K = [0, 0, 1, 1];
-const V = [1, 2, 3, 4];
+// Values near the origin: attention shifts no column of them (frame.js), so their Float32Array forms, taken as stored,
+// give the same numbers as the plain valid call (as a Float32Array rather than a Float64Array: compared as float64).
+const V = [1, -2, 3, 4];
 const X = [0, 0, 0.2, 1, 0.5, 0.4, 0.7, 0.9, 1, 0.1];
 const Y = [1, 2, 1, 3, 2];
 const XQ = [0.1, 0.2, 0.6, 0.5];
@@ -876,6 +878,8 @@ const TABLE = {
   attention: {
     valid: () => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2 } }),
     call: (a) => ka.attention(a.queries, a.keys, a.values, a.options),
+    // The output's type follows the values' (Float32Array values give a Float32Array): compared as float64 numbers.
+    result: (output) => Float64Array.from(output),
     arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 }, values: { cols: 2 } },
     optionsName: 'options',
     optionsRequired: true,
@@ -885,6 +889,8 @@ const TABLE = {
   attentionWithInfo: {
     valid: () => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2 } }),
     call: (a) => ka.attentionWithInfo(a.queries, a.keys, a.values, a.options),
+    // The output's type follows the values' (Float32Array values give a Float32Array): compared as float64 numbers.
+    result: (info) => ({ ...info, output: Float64Array.from(info.output) }),
     arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 }, values: { cols: 2 } },
     optionsName: 'options',
     optionsRequired: true,
@@ -1282,6 +1288,8 @@ const TABLE = {
   attentionAsync: {
     valid: () => ({ queries: [...Q], keys: [...K], values: [...V], options: { dim: 2 } }),
     call: (a) => ka.attentionAsync(a.queries, a.keys, a.values, a.options),
+    // The output's type follows the values' (Float32Array values give a Float32Array): compared as float64 numbers.
+    result: (output) => Float64Array.from(output),
     arrays: { queries: { cols: 2, empty: 'ok' }, keys: { cols: 2 }, values: { cols: 2 } },
     optionsName: 'options',
     optionsRequired: true,

@@ -97,7 +97,7 @@ init().then((ka) => postMessage(compute(ka)), (e) => postMessage({ error: String
   // A TypeScript consumer of the installed package's types, resolved through "exports" as Node would.
   'consumer.ts': `import { init, KernelAttentionError, type KernelAttention } from 'kernel-attention';
 const ka: KernelAttention = await init({ threads: 1 });
-const out: Float32Array = ka.attention([0], [0], [1], { dim: 1 });
+const out: Float64Array = ka.attention([0], [0], [1], { dim: 1 }); // numbers in, double out
 const e: KernelAttentionError | null = null;
 // @ts-expect-error: dim is required
 ka.attention([0], [0], [1], {});

@@ -12,7 +12,11 @@ import type {
 
 async function main(): Promise<void> {
   const api: KernelAttention = await ka.init({ threads: 1 });
-  const out: Float32Array = api.attention([0, 1], [0, 1], [1, 2], { dim: 1, kernel: 'gaussian', bandwidth: 0.5 });
+  const out: Float32Array = api.attention([0, 1], [0, 1], Float32Array.of(1, 2), {
+    dim: 1,
+    kernel: 'gaussian',
+    bandwidth: 0.5,
+  });
   const controller = new AbortController();
   const seen: Progress[] = [];
   const fit: Float32Array = await api.attentionAsync(out, out, out, {

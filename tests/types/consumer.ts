@@ -9,6 +9,7 @@ import type {
   KernelRegressionModel,
   PredictionInterval,
   RegressionGradient,
+  NumericArray,
   WarningCode,
 } from 'kernel-attention';
 
@@ -29,7 +30,15 @@ async function main(): Promise<void> {
   const q = new Float32Array(8),
     k = new Float32Array(12),
     v = [1, 2, 3];
-  const out: Float32Array = ka.attention(q, k, v, { dim: 4, heads: 2, causal: true, empty: 'zero' });
+  // The output's type follows the values': numbers (or a Float64Array) give a Float64Array, a Float32Array its own.
+  const out: Float64Array = ka.attention(q, k, v, { dim: 4, heads: 2, causal: true, empty: 'zero' });
+  const out32: Float32Array = ka.attention(q, k, new Float32Array(3), { dim: 4 });
+  // @ts-expect-error: Float32Array values give a Float32Array
+  const notOut64: Float64Array = ka.attention(q, k, new Float32Array(3), { dim: 4 });
+  const either: Float32Array | Float64Array = ka.attention(q, k, v as NumericArray, { dim: 4 });
+  const info64: Float64Array = ka.attentionWithInfo(q, k, Float64Array.from(v), { dim: 4 }).output;
+  const async32: Promise<Float32Array> = ka.attentionAsync(q, k, new Float32Array(3), { dim: 4 });
+  void [out32, notOut64, either, info64, async32];
   const w: Float32Array = ka.weights(q, k, { dim: 4, kernel: 'gaussian', bandwidth: [1, 2, 3, 4] });
   const kernel: Kernel = 'epanechnikov';
   ka.attention(q, k, v, {

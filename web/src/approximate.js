@@ -2,6 +2,7 @@
 // 'auto', plan.h) and runs the core's method.
 import { checkResult, fail, KernelAttentionError } from './errors.js';
 import { copyCall, frameOf } from './options.js';
+import { outputOf } from './frame.js';
 import { oneOf } from './validate.js';
 
 export const METHODS = ['exact', 'random-features', 'nystrom', 'sparse', 'top-k', 'auto'];
@@ -188,7 +189,7 @@ export function sparseAttention(engine, call, tolerance, threads = 1, reason = '
     );
     checkResult(result);
     return {
-      output: heap.readF32(out, call.I * call.D),
+      output: outputOf(heap.readF32(out, call.I * call.D), call),
       method: 'sparse',
       reason,
       errorEstimate: result.errorEstimate,
@@ -213,7 +214,7 @@ function topKAttention(engine, call, topK, reason) {
     const result = engine.topKAttention(q, k, v, out, call.I, call.J, call.M, call.D, opts, topK, dropped);
     checkResult(result);
     return {
-      output: heap.readF32(out, call.I * call.D),
+      output: outputOf(heap.readF32(out, call.I * call.D), call),
       method: 'top-k',
       reason,
       errorEstimate: result.errorEstimate,
@@ -240,7 +241,7 @@ export function approximateAttention(engine, call, how, threads = 1) {
     const result = run(q, k, v, out, call.I, call.J, call.M, call.D, opts, { tolerance, seed, count, sampling });
     checkResult(result);
     return {
-      output: heap.readF32(out, call.I * call.D),
+      output: outputOf(heap.readF32(out, call.I * call.D), call),
       method: how.method,
       reason: how.reason,
       errorEstimate: result.errorEstimate,

@@ -4,6 +4,7 @@ import { approximateAttention, METHOD_OPTIONS, readMethod } from './approximate.
 import { copyCall, frameOf, readCall, requireValues, SHARED_OPTIONS } from './options.js';
 import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
 import { precisionWarnings } from './warnings.js';
+import { outputOf } from './frame.js';
 
 const ATTENTION_OPTIONS = [...SHARED_OPTIONS, ...METHOD_OPTIONS];
 
@@ -124,7 +125,7 @@ function planSteps(call, stepwise, { queryBlock: block, unshardedRows }) {
  */
 function* exactSteps(engine, threads, call, stepwise) {
   const { I, J, M, D } = call;
-  if (I === 0) return new Float32Array(0);
+  if (I === 0) return call.values64 ? new Float64Array(0) : new Float32Array(0);
   const steps = planSteps(call, stepwise, engine.limits);
   const frame = frameOf(call); // before the copies below, which leave out the queries
   const heap = engine.openHeap();
@@ -133,7 +134,7 @@ function* exactSteps(engine, threads, call, stepwise) {
       const { q, k, v, options } = copyCall(heap, call);
       const out = heap.alloc(I * D * 4);
       checkResult(engine.attention(q, k, v, out, I, J, M, D, options, threads));
-      const result = heap.readF32(out, I * D);
+      const result = outputOf(heap.readF32(out, I * D), call);
       if (stepwise) yield { done: I, total: I };
       return result;
     }
@@ -170,7 +171,7 @@ function* exactSteps(engine, threads, call, stepwise) {
       heap.readF32Into(out, count * D, result, first * D);
       if (stepwise) yield { done: last, total: I };
     }
-    return result;
+    return outputOf(result, call);
   } finally {
     heap.free();
   }

@@ -52,17 +52,30 @@ export function chooseShift(cols, ...arrays) {
  * the frame of attentionState(), which every shard of keys must agree on: a distance kernel's comes from the queries
  * (which the shards share), and softmax keys stay unshifted, since a state's log-max would carry q·c
  * (docs/design.md, "Partial states").
- * The values are not shifted: attention returns float32 in the values' units, and its float32 weighted sums already
- * hold them to that type's own relative precision, whatever their offset (the shift pays for the regressions, whose
- * results are float64). Unshifted values also keep a state's sums, merged across shards, in the caller's units, and
- * make the empty rows of every policy (zeros, the nearest key's value) read as documented.
+ * `values`: a shift per value column, for calls whose values did not come as a Float32Array (`call.values64`: a
+ * Float64Array, an array of numbers): their outputs are Float64Array, in double, as a regression's are (outputOf()),
+ * so values around 1.7e9 come back to float32's precision on their spread, not on their magnitude. A Float32Array's
+ * values are not shifted: its outputs are float32 in the values' units, already held to that type's own relative
+ * precision. States and gradients keep their values unshifted (`values: false`): a state's sums, merged across
+ * shards, stay in the caller's units.
  */
-export function attentionFrame(call, distance, { states = false } = {}) {
+export function attentionFrame(call, distance, { states = false, values = !states } = {}) {
   const { queries, keys, M } = call;
   let x;
   if (distance) x = states ? chooseShift(M, queries) : chooseShift(M, queries, keys);
   else x = states ? null : chooseShift(M, keys);
-  return { queries: distance ? x : null, keys: x };
+  const v = values && call.values64 ? chooseShift(call.D, call.values) : null;
+  return { queries: distance ? x : null, keys: x, values: v };
+}
+
+/**
+ * An attention call's outputs (`out`, I × D float32 from the heap, in its frame) as the call returns them: as they
+ * are for Float32Array values, else a Float64Array with the values' shift added back and, under `empty: 'zero'`, the
+ * empty rows (which ran under coreEmpty()'s 'nan') as zeros.
+ */
+export function outputOf(out, call) {
+  if (!call.values64) return out;
+  return back64(out, call.D, { y: call.frame.values }, call.empty);
 }
 
 /**
@@ -75,7 +88,7 @@ export function sampleFrame(x, dim, y, width) {
   return { x: chooseShift(dim, x), y: chooseShift(width, y) };
 }
 
-/** The empty policy the core runs under for a call that asks for `empty` in `frame` (sampleFrame()). */
+/** The empty policy the core runs under for a call that asks for `empty` in `frame` (sampleFrame()'s: `y` shifted). */
 export const coreEmpty = (empty, frame) => (frame.y && empty === 'zero' ? 'nan' : empty);
 
 /** `a` (rows × cols) minus `shift` per column (null: none), as a new Float32Array, in one pass. */

@@ -2,6 +2,7 @@
 import { checkResult, KernelAttentionError } from './errors.js';
 import { tooLarge } from './attention.js';
 import { copyCall, readCall, requireValues, SHARED_OPTIONS } from './options.js';
+import { attentionFrame } from './frame.js';
 import { numericArray } from './validate.js';
 
 /** attentionGradients() on `engine` (engine.js); the forward runs on up to `threads` threads, the backward on one. */
@@ -37,6 +38,8 @@ export function makeAttentionGradients(engine, threads = 1) {
     tooLarge(call.J * (call.D + call.M), 'attentionGradients()', 'keys', 'J·(D + dim)');
     // Softmax's one parameter is its scale; a distance kernel's, a log-bandwidth per dimension.
     const softmax = !kernel.distance;
+    // The values stay unshifted (frame.js): the gradients' outputs are float32 in the caller's units.
+    call.frame = attentionFrame(call, call.distance, { values: false });
     return engine.withHeap((heap) => {
       const { q, k, v, options: opts } = copyCall(heap, call);
       const dO = heap.f32(dout);

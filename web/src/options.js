@@ -1,6 +1,6 @@
 // Reads the options shared by attention() and weights() into the call description the engine (engine.js) takes.
 import { describe, KernelAttentionError } from './errors.js';
-import { attentionFrame } from './frame.js';
+import { attentionFrame, coreEmpty } from './frame.js';
 import {
   bandwidths,
   boolean,
@@ -38,6 +38,8 @@ export function readCall(engine, queries, keys, values, options, known = SHARED_
     throw new KernelAttentionError('BadShape', '`keys` must hold at least one row; got an empty array', 'keys');
 
   let D = 0;
+  // The outputs' type follows the values': float32 for a Float32Array, else float64, as JS numbers are (frame.js).
+  const values64 = values !== undefined && !(values instanceof Float32Array);
   if (values !== undefined) {
     values = numericArray(values, 'values');
     if (values.length === 0 || values.length % J !== 0) {
@@ -145,6 +147,7 @@ export function readCall(engine, queries, keys, values, options, known = SHARED_
     queries,
     keys,
     values,
+    values64,
     I,
     J,
     M: dim,
@@ -182,15 +185,15 @@ export function frameOf(call) {
 }
 
 /**
- * Copies the call's inputs into the heap, queries and keys in its frame (frameOf): byte offsets of queries, keys and
- * values (0 without values), and the CallOptions the engine takes. Outputs need no mapping back.
+ * Copies the call's inputs into the heap, in its frame (frameOf): byte offsets of queries, keys and values (0 without
+ * values), and the CallOptions the engine takes. Outputs come back through outputOf() (frame.js).
  */
 export function copyCall(heap, call) {
   const frame = frameOf(call);
   return {
     q: heap.f32Shifted(call.queries, call.M, frame.queries),
     k: heap.f32Shifted(call.keys, call.M, frame.keys),
-    v: call.values === undefined ? 0 : heap.f32(call.values),
+    v: call.values === undefined ? 0 : heap.f32Shifted(call.values, call.D, frame.values),
     options: {
       kernel: call.kernel,
       scale: call.scale,
@@ -202,7 +205,7 @@ export function copyCall(heap, call) {
       generalMask: call.general ? heap.u8(call.general) : 0,
       queryGroups: call.queryGroups ? heap.i32(call.queryGroups) : 0,
       keyGroups: call.keyGroups ? heap.i32(call.keyGroups) : 0,
-      empty: call.empty,
+      empty: coreEmpty(call.empty, { y: frame.values }),
     },
   };
 }

@@ -25,6 +25,15 @@ export type NumericArray =
   | readonly number[];
 
 /**
+ * What attention() returns for values of type `V`: a Float32Array for a Float32Array, else a Float64Array (values given
+ * in double are shifted in double before the float32 pass and the shift added back in double, docs/design.md "The
+ * frame"). A `V` known only as NumericArray gives the union.
+ */
+export type AttentionOutput<V extends NumericArray = NumericArray> = V extends Float32Array
+  ? Float32Array<ArrayBuffer>
+  : Float64Array<ArrayBuffer>;
+
+/**
  * Kernel names. `softmax`: w = exp(scale · q·k). Distance kernels use u_d = (q_d − k_d) / h_d:
  * `gaussian` exp(−½ Σ u_d²), `laplacian` exp(−Σ |u_d|), `cauchy` 1 / (1 + Σ u_d²);
  * compact product kernels `epanechnikov` Π (1 − u_d²)₊, `tricube` Π (1 − |u_d|³)³₊, `uniform` Π 1[|u_d| ≤ 1].
@@ -153,13 +162,15 @@ export interface RegressionPlanOptions {
 }
 
 /** attentionWithInfo()'s result: the output and what computed it. */
-export interface AttentionWithInfo {
+export interface AttentionWithInfo<Output extends Float32Array | Float64Array = AttentionOutput> {
   /**
-   * What attention() returns with the same arguments: a new Float32Array of length I·D. Queries and keys are centred
-   * in double before the float32 pass (docs/design.md, "The frame"), so their offset costs no precision; the values
-   * are not shifted, and an output near 1.7e9 is rounded to float32 (steps of 128) by its type, not by the computation.
+   * What attention() returns with the same arguments: a new array of length I·D, a Float32Array for Float32Array
+   * values, else a Float64Array. Queries and keys are centred in double before the float32 pass (docs/design.md, "The
+   * frame"), so their offset costs no precision; so are values given in double (a Float64Array, numbers), so an output
+   * near 1.7e9 keeps float32's precision on the values' spread. A Float32Array of values is not shifted: it already
+   * holds values near 1.7e9 only to steps of 128, and so does its output.
    */
-  output: Float32Array<ArrayBuffer>;
+  output: Output;
   method: AttentionMethod;
   /**
    * Why that method ran, one sentence starting with its name: `"sparse: 2-D gaussian, 4194304 pairs, 0.6 % of keys
@@ -744,15 +755,17 @@ export interface KernelAttention {
    * f(q_i) = Σ_j w(q_i, k_j) v_j / Σ_j w(q_i, k_j), computed in float32 by a streaming engine that never forms the
    * I×J matrix. Scores are shifted by their running maximum, so tiny bandwidths give the nearest key's value and huge
    * softmax scores give the arg-max key's value instead of 0/0.
-   * @returns a new Float32Array of length I*D.
+   * @returns a new array of length I*D in the values' precision (AttentionOutput): a Float32Array for Float32Array
+   * values, else a Float64Array (values given in double are centred in double first, so an offset such as 1.7e9 costs
+   * nothing).
    * @throws {KernelAttentionError} on any invalid argument (before any allocation), or `'EmptyRow'` with `empty: 'error'`.
    */
-  attention(
+  attention<V extends NumericArray>(
     queries: NumericArray,
     keys: NumericArray,
-    values: NumericArray,
+    values: V,
     options: AttentionOptions,
-  ): Float32Array<ArrayBuffer>;
+  ): AttentionOutput<V>;
   /**
    * attention() with what computed it and, for the approximations, the error estimate.
    * @example
@@ -761,12 +774,12 @@ export interface KernelAttention {
    * other than `causal`, groups, or a kernel the method cannot approximate is `'BadArgument'` naming that option
    * (`options.method` for the kernel).
    */
-  attentionWithInfo(
+  attentionWithInfo<V extends NumericArray>(
     queries: NumericArray,
     keys: NumericArray,
-    values: NumericArray,
+    values: V,
     options: AttentionOptions,
-  ): AttentionWithInfo;
+  ): AttentionWithInfo<AttentionOutput<V>>;
   /**
    * The backward pass of the exact engine (FlashAttention-style: the weights are recomputed from each row's saved
    * log-sum-exp, never forming the I×J matrix): given `dOut` = dL/dOut (I·D entries, the output's shape), the
@@ -809,12 +822,12 @@ export interface KernelAttention {
    * @throws {KernelAttentionError} (as a rejection) as attention(); `'BadArgument'` for a `signal` that is not an
    * AbortSignal or an `onProgress` that is not a function. Rejects with `signal.reason` when aborted.
    */
-  attentionAsync(
+  attentionAsync<V extends NumericArray>(
     queries: NumericArray,
     keys: NumericArray,
-    values: NumericArray,
+    values: V,
     options: AttentionOptions & AsyncOptions,
-  ): Promise<Float32Array<ArrayBuffer>>;
+  ): Promise<AttentionOutput<V>>;
   /**
    * The normalised weight matrix, each row summing to 1 (empty rows follow `empty`).
    * @returns a new Float32Array of length I*J, or H*I*J laid out [head][query][key] with `heads: H`.
