@@ -158,10 +158,10 @@ function minimiser(ref) {
   const text = t.atLowerEnd
     ? `flat below ${hs(t.bandwidth)} (CV ${fmt(t.value)})`
     : `${hs(t.bandwidth)} (CV ${fmt(t.value)})`;
-  const p = ref.rules.pivot;
-  return ref.ruleDependent
-    ? `${text}; ${hs(p.bandwidth)} (CV ${fmt(p.value)}) with near-singular designs ruled out`
-    : text;
+  if (!ref.ruleDependent) return text;
+  const { engine: e, pivot: p } = ref.rules;
+  const engine = near(e.bandwidth, t) ? '' : `; ${hs(e.bandwidth)} (CV ${fmt(e.value)}) under the engine's rule`;
+  return `${text}${engine}; ${hs(p.bandwidth)} (CV ${fmt(p.value)}) with near-singular designs ruled out`;
 }
 function agrees({ h, ref, score }) {
   return Object.values(ref.ruleDependent ? ref.rules : { t: ref.rules.textbook }).some((r) =>
@@ -178,8 +178,10 @@ const md = [
   '',
   'The **float64 minimiser** is the global minimum of the same criterion computed in numpy float64 by the fixture',
   'script (a log-spaced scan from a quarter of the median spacing to 100 times the range of x, then golden-section',
-  'refinement). Where some leave-one-out design is nearly singular near the minimum, the textbook value and the value',
-  'with such bandwidths ruled out (a Cholesky pivot below 1e-2 of its diagonal entry) are both given; see the',
+  'refinement; the scan goes on below its lower end while the criterion still falls, as the search does). Where some',
+  'leave-one-out design is nearly singular near the minimum, the textbook value, the value under the rule the engine',
+  'documents (a bandwidth scores +∞ where a slope pivot is at most 1e-10 of its diagonal: docs/regression.md) where',
+  'it differs, and the value with every guarded design ruled out (a pivot below 1e-2) are given; see the',
   "script's docstring. Where the criterion is flat down to the bottom of the scan (each point fitted from its nearest",
   "neighbours), the minimiser is not unique and the plateau's value is given. `tests/js/gallery.test.mjs` checks every",
   "data set, both estimators and both criteria against these references (bandwidth within 1 %, or the plateau's value",
