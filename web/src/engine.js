@@ -3,7 +3,7 @@
 // 'local-linear'), which become the core's embind enums here. Results come back with `status` as the Status name
 // ('Ok', 'EmptyRow', …) for errors.js's checkResult. What each kernel supports and the core's limits are read once,
 // from the core. With heap.js (memory), this is the only code that touches `module`.
-import { openHeap, withHeap } from './heap.js';
+import { heapTraffic, openHeap, resident, residentUse, withHeap } from './heap.js';
 
 const engines = new WeakMap();
 
@@ -62,6 +62,12 @@ function createEngine(module) {
 
     withHeap: (body) => withHeap(module, body),
     openHeap: () => openHeap(module),
+    /** A reference-counted long-lived copy of float32 arrays in the heap (heap.js resident()): a model's sample. */
+    resident: (arrays) => resident(module, arrays),
+    /** Bytes copied from JS into the heap since start (the tests count a call's copies with it). */
+    heapTraffic: () => heapTraffic(module),
+    /** { blocks, bytes } that live resident copies hold. */
+    residentUse: () => residentUse(module),
 
     attention: (q, k, v, out, I, J, M, D, o, threads) =>
       named(module._attention(q, k, v, out, I, J, M, D, callOptions(o), threads)),
