@@ -186,6 +186,18 @@ function createEngine(module) {
       named(module._fitSummary(x, y, n, dim, width, fitOptions(o), sigma2)),
     gridFit: (x, y, q, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, error) =>
       named(module._gridFit(x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error)),
+    /**
+     * A model's grid (methods/grid/model.h) over its resident sample: a handle (0: out of memory) that keeps the bins
+     * and moments between gridModelFit calls (which take gridFit's arguments after it), freed by gridModelFree.
+     */
+    gridModelCreate: (x, y, n, dim, width, weights) => module._gridModelCreate(x, y, n, dim, width, weights),
+    gridModelFit: (model, x, y, q, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, error) =>
+      named(
+        module._gridModelFit(model, x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error),
+      ),
+    gridModelFree: (model) => module._gridModelFree(model),
+    /** { binnings, convolutions } a grid model has made. */
+    gridModelCounts: (model) => module._gridModelCounts(model),
     /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */
     gridNodes: (x, n, dim, o) => module._gridNodes(x, n, dim, fitOptions(o)),
     /**

@@ -44,7 +44,7 @@ function allocate(module, bytes) {
 
 /**
  * A long-lived copy of `arrays` (typed arrays of float32 values, or null: offset 0) in the heap, outside any scope:
- * { offsets, bytes, retain(), release() }. It is reference-counted: retain() adds an owner, release() drops one and
+ * { offsets, bytes, retain(), release(), attach(free) }. It is reference-counted: retain() adds an owner, release() drops one and
  * frees the blocks with the last (further calls do nothing). On an allocation failure nothing stays allocated.
  */
 export function resident(module, arrays) {
@@ -72,15 +72,21 @@ export function resident(module, arrays) {
     throw e;
   }
   let owners = 1;
+  const cleanups = [];
   return {
     offsets,
     bytes,
+    /** Runs free() at the last release(): what the owners built on this copy (a grid's bins). */
+    attach(free) {
+      cleanups.push(free);
+    },
     retain() {
       if (owners === 0) throw new Error('resident(): retain() after the last release()');
       owners++;
     },
     release() {
       if (owners === 0 || --owners > 0) return;
+      for (const free of cleanups.splice(0)) free();
       for (const ptr of offsets) {
         if (!ptr) continue;
         module._free(ptr);

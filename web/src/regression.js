@@ -375,6 +375,19 @@ function residentModel(engine, threads, p, h, selection, searches, shared, lazyS
     queryScale: extra.queryScale ?? 0, // span models: the heap offset of the queries' d_i (fitOptions has no field for it)
   });
 
+  // The grid (methods/grid/model.h) over the resident sample, made by the first grid fit and shared by every model on
+  // it: it keeps the sample's bins (re-binned only for a bandwidth they do not serve) and the moments of the last
+  // bandwidth, so a prediction after withBandwidth re-convolves instead of re-binning.
+  const gridOf = (s) => {
+    if (!s.grid) {
+      const handle = engine.gridModelCreate(xr, yr, n, dim, width, wr);
+      if (!handle) throw new KernelAttentionError('OutOfMemory', 'could not allocate a grid model');
+      s.grid = handle;
+      s.attach(() => engine.gridModelFree(handle));
+    }
+    return s.grid;
+  };
+
   // Span bandwidths: the heap offset of query scales d_i for the I queries at qp (h_i = d_i × the column scales h).
   const { span } = p;
   const spanK = span === null ? 0 : spanCount(span, n);
@@ -468,7 +481,23 @@ function residentModel(engine, threads, p, h, selection, searches, shared, lazyS
                 error: extra ? error : 0,
               })
             : nodes
-              ? engine.gridFit(xp, yp, qp, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
+              ? engine.gridModelFit(
+                  gridOf(store),
+                  xp,
+                  yp,
+                  qp,
+                  n,
+                  I,
+                  dim,
+                  width,
+                  o,
+                  nodes,
+                  mean,
+                  sumSq,
+                  eff,
+                  logden,
+                  extra ? error : 0,
+                )
               : engine.localFit(
                   xp,
                   yp,
