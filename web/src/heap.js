@@ -1,11 +1,9 @@
 // With engine.js, the only code that touches the module: this file owns the wasm heap (scoped allocation, copy in,
-// copy out, free on every path), engine.js the calls into the core. The API modules see neither `module` nor HEAP*.
+// copy out, free on every path; the long-lived copies models keep their sample in), engine.js the calls into the
+// core. The API modules see neither `module` nor HEAP*.
 import { KernelAttentionError } from './errors.js';
 
-/**
- * Runs body(heap) with a scoped allocator; everything it allocates is freed when body returns or throws.
- * Heap views are re-read on every access because memory growth replaces (detaches) them.
- */
+// malloc's largest block: its size argument is 32 bits.
 const MAX_BYTES = 2 ** 31;
 
 // Per module: bytes copied from JS into the heap since the module was first used (heapTraffic(), for the tests that a
@@ -97,6 +95,10 @@ export function resident(module, arrays) {
   };
 }
 
+/**
+ * Runs body(heap) with a scoped allocator; everything it allocates is freed when body returns or throws.
+ * Heap views are re-read on every access because memory growth replaces (detaches) them.
+ */
 export function withHeap(module, body) {
   const heap = openHeap(module);
   try {

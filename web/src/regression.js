@@ -334,6 +334,7 @@ function buildModel(engine, threads, p, h, selection, searches, shared = null) {
   }
 }
 
+/** buildModel's model on its resident sample `shared.store`; `lazySummary`: the summary waits for its first read. */
 function residentModel(engine, threads, p, h, selection, searches, shared, lazySummary) {
   const { n, width, dim, kernel, estimator, empty, approximation, tolerance, sparse, frame } = p;
   // What the closures below keep (not `p`, whose `stored` holds the caller's own arrays, nor its data: both must not
@@ -378,14 +379,14 @@ function residentModel(engine, threads, p, h, selection, searches, shared, lazyS
   // The grid (methods/grid/model.h) over the resident sample, made by the first grid fit and shared by every model on
   // it: it keeps the sample's bins (re-binned only for a bandwidth they do not serve) and the moments of the last
   // bandwidth, so a prediction after withBandwidth re-convolves instead of re-binning.
-  const gridOf = (s) => {
-    if (!s.grid) {
+  const gridModel = () => {
+    if (!store.grid) {
       const handle = engine.gridModelCreate(xr, yr, n, dim, width, wr);
       if (!handle) throw new KernelAttentionError('OutOfMemory', 'could not allocate a grid model');
-      s.grid = handle;
-      s.attach(() => engine.gridModelFree(handle));
+      store.grid = handle;
+      store.attach(() => engine.gridModelFree(handle));
     }
-    return s.grid;
+    return store.grid;
   };
 
   // Span bandwidths: the heap offset of query scales d_i for the I queries at qp (h_i = d_i × the column scales h).
@@ -482,7 +483,7 @@ function residentModel(engine, threads, p, h, selection, searches, shared, lazyS
               })
             : nodes
               ? engine.gridModelFit(
-                  gridOf(store),
+                  gridModel(),
                   xp,
                   yp,
                   qp,
