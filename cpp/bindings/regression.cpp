@@ -50,15 +50,6 @@ Status kth_neighbour_distances_js(uintptr_t x, int32_t n, uintptr_t q, int32_t I
                                  ptr<double>(out));
 }
 
-// The fit on a grid of `nodes` nodes per axis (1-D or 2-D); error: 1 double, the measured error estimate (0 to skip).
-CallResult grid_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
-                       FitOptions o, int32_t nodes, uintptr_t mean, uintptr_t sum_sq, uintptr_t eff, uintptr_t logden,
-                       uintptr_t error) {
-  const FitOut out{Matrix{ptr<float>(mean), I, width, width}, ptr<double>(sum_sq), nullptr, ptr<double>(eff),
-                   ptr<double>(logden)};
-  return to_js(grid_local_fit(make_fit(x, y, q, n, I, dims, width, o), nodes, out, ptr<double>(error)));
-}
-
 // A model's grid (model.h) over its resident sample x, y (n × dims, n × width floats) and weights (n floats or 0):
 // a handle for gridModelFit, freed by gridModelFree; 0 when it cannot be allocated.
 uintptr_t grid_model_create(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, uintptr_t weights) {
@@ -67,7 +58,9 @@ uintptr_t grid_model_create(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, i
   return reinterpret_cast<uintptr_t>(new (std::nothrow) GridModel(make_fit(x, y, x, n, n, dims, width, o)));
 }
 
-// grid_fit_js on the model's kept bins and moments (GridModel::fit): x, y and o.weights must be the model's.
+// The fit on a model's grid (GridModel::fit; 1-D or 2-D) of `nodes` nodes per axis: x, y and o.weights must be the
+// model's; mean I × width floats, sum_sq, eff, logden I doubles (or 0), error 1 double, the measured error estimate
+// (or 0).
 CallResult grid_model_fit_js(uintptr_t model, uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims,
                              int32_t width, FitOptions o, int32_t nodes, uintptr_t mean, uintptr_t sum_sq,
                              uintptr_t eff, uintptr_t logden, uintptr_t error) {
@@ -197,7 +190,6 @@ EMSCRIPTEN_BINDINGS(regression) {
   function("_localGradient", &local_gradient_js);
   function("_kthNeighbourDistances", &kth_neighbour_distances_js);
   function("_fitSummary", &fit_summary_js);
-  function("_gridFit", &grid_fit_js);
   function("_gridNodes", &grid_nodes_js);
   function("_gridModelCreate", &grid_model_create);
   function("_gridModelFit", &grid_model_fit_js);

@@ -184,11 +184,11 @@ function createEngine(module) {
       status(module._kthNeighbourDistances(x, n, q, I, dim, scale, k, threads, out)),
     fitSummary: (x, y, n, dim, width, o, sigma2) =>
       named(module._fitSummary(x, y, n, dim, width, fitOptions(o), sigma2)),
-    gridFit: (x, y, q, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, error) =>
-      named(module._gridFit(x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error)),
     /**
      * A model's grid (methods/grid/model.h) over its resident sample: a handle (0: out of memory) that keeps the bins
-     * and moments between gridModelFit calls (which take gridFit's arguments after it), freed by gridModelFree.
+     * and moments between gridModelFit calls, freed by gridModelFree. gridModelFit: the fit at the I queries q on a
+     * grid of `nodes` nodes per axis (the plan's); mean I × width floats, sumSq, eff, logden I doubles or 0, error 1
+     * double (the measured error estimate) or 0.
      */
     gridModelCreate: (x, y, n, dim, width, weights) => module._gridModelCreate(x, y, n, dim, width, weights),
     gridModelFit: (model, x, y, q, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, error) =>
