@@ -114,6 +114,7 @@ test('withBandwidth() shares the sample and predicts as a fresh fit at that band
     { dim: 1, bandwidth: 0.05, method: 'exact', estimator: 'nadaraya-watson', kernel: 'epanechnikov' },
     { dim: 1, bandwidth: 'cv', method: 'grid', tolerance: 1e-4 },
     { dim: 1, bandwidth: { span: 0.3 } },
+    { dim: 1, bandwidth: 0.05, method: 'sparse', estimator: 'nadaraya-watson' },
   ]) {
     const what = JSON.stringify(options);
     const model = kernelRegression(x, y, options);
