@@ -2,6 +2,7 @@
 // bindings are written).
 #include <emscripten/bind.h>
 
+#include <new>
 #include <string>
 
 #include "common.h"
@@ -9,6 +10,7 @@
 #include "engine/local_rows.h"
 #include "engine/neighbours.h"
 #include "methods/grid/grid.h"
+#include "methods/grid/model.h"
 #include "methods/plan.h"
 #include "stats/bandwidth.h"
 #include "stats/lowess.h"
@@ -48,13 +50,35 @@ Status kth_neighbour_distances_js(uintptr_t x, int32_t n, uintptr_t q, int32_t I
                                  ptr<double>(out));
 }
 
-// The fit on a grid of `nodes` nodes per axis (1-D or 2-D); error: 1 double, the measured error estimate (0 to skip).
-CallResult grid_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
-                       FitOptions o, int32_t nodes, uintptr_t mean, uintptr_t sum_sq, uintptr_t eff, uintptr_t logden,
-                       uintptr_t error) {
+// A model's grid (model.h) over its resident sample x, y (n × dims, n × width floats) and weights (n floats or 0):
+// a handle for gridModelFit, freed by gridModelFree; 0 when it cannot be allocated.
+uintptr_t grid_model_create(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, uintptr_t weights) {
+  FitOptions o{};
+  o.weights = weights;
+  return reinterpret_cast<uintptr_t>(new (std::nothrow) GridModel(make_fit(x, y, x, n, n, dims, width, o)));
+}
+
+// The fit on a model's grid (GridModel::fit; 1-D or 2-D) of `nodes` nodes per axis: x, y and o.weights must be the
+// model's; mean I × width floats, sum_sq, eff, logden I doubles (or 0), error 1 double, the measured error estimate
+// (or 0).
+CallResult grid_model_fit_js(uintptr_t model, uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims,
+                             int32_t width, FitOptions o, int32_t nodes, uintptr_t mean, uintptr_t sum_sq,
+                             uintptr_t eff, uintptr_t logden, uintptr_t error) {
   const FitOut out{Matrix{ptr<float>(mean), I, width, width}, ptr<double>(sum_sq), nullptr, ptr<double>(eff),
                    ptr<double>(logden)};
-  return to_js(grid_local_fit(make_fit(x, y, q, n, I, dims, width, o), nodes, out, ptr<double>(error)));
+  return to_js(reinterpret_cast<GridModel*>(model)->fit(make_fit(x, y, q, n, I, dims, width, o), nodes, out,
+                                                        ptr<double>(error)));
+}
+
+void grid_model_free(uintptr_t model) { delete reinterpret_cast<GridModel*>(model); }
+
+// How many times a model binned its sample and convolved its moments (tests, benchmarks).
+struct GridModelCounts {
+  double binnings, convolutions;
+};
+GridModelCounts grid_model_counts(uintptr_t model) {
+  const GridModel* m = reinterpret_cast<const GridModel*>(model);
+  return {double(m->binnings()), double(m->convolutions())};
 }
 
 // Grid nodes per axis for the sample x (n × dims) at o's kernel, bandwidths and tolerance (0: run exactly), and why.
@@ -143,6 +167,9 @@ Status lowess_js(uintptr_t x, uintptr_t y, int32_t n, double frac, int32_t itera
 EMSCRIPTEN_BINDINGS(regression) {
   using namespace emscripten;
   value_object<GridPlanJs>("GridPlan").field("nodes", &GridPlanJs::nodes).field("reason", &GridPlanJs::reason);
+  value_object<GridModelCounts>("GridModelCounts")
+      .field("binnings", &GridModelCounts::binnings)
+      .field("convolutions", &GridModelCounts::convolutions);
   value_object<SummaryResult>("SummaryResult")
       .field("status", &SummaryResult::status)
       .field("rss", &SummaryResult::rss)
@@ -163,7 +190,10 @@ EMSCRIPTEN_BINDINGS(regression) {
   function("_localGradient", &local_gradient_js);
   function("_kthNeighbourDistances", &kth_neighbour_distances_js);
   function("_fitSummary", &fit_summary_js);
-  function("_gridFit", &grid_fit_js);
   function("_gridNodes", &grid_nodes_js);
+  function("_gridModelCreate", &grid_model_create);
+  function("_gridModelFit", &grid_model_fit_js);
+  function("_gridModelFree", &grid_model_free);
+  function("_gridModelCounts", &grid_model_counts);
   function("_lowess", &lowess_js);
 }

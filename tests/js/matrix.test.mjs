@@ -1314,6 +1314,49 @@ const TABLE = {
     optionsRequired: false,
     options: { level: { cases: () => rangeCases(0, 1), valid: () => 0.5 }, variance: VARIANCE, ...controlOptions() },
   },
+  withBandwidth: {
+    model: true,
+    title:
+      'each bad bandwidth is refused naming h; a valid one fits as kernelRegression at it; a disposed model refuses',
+    special: () => {
+      const bad = [
+        [0, 'BadBandwidth'],
+        [-1, 'BadBandwidth'],
+        [NaN, 'BadBandwidth'],
+        [Infinity, 'BadBandwidth'],
+        [1e39, 'BadBandwidth'],
+        [[0.4, 0], 'BadBandwidth'],
+        [[0.4, '0.5'], 'BadBandwidth'],
+        [[0.4], 'BadShape'],
+        [[0.4, 0.5, 0.6], 'BadShape'],
+        ['0.5', 'BadArgument'],
+        [null, 'BadArgument'],
+        [undefined, 'BadArgument'],
+        [{ span: 0.5 }, 'BadArgument'],
+      ];
+      for (const [h, code] of bad) {
+        assert.throws(
+          () => MODEL.withBandwidth(h),
+          (e) => e instanceof KernelAttentionError && e.code === code && e.argument === 'h',
+          `withBandwidth(${String(h)})`,
+        );
+      }
+      for (const h of [0.3, [0.3, 0.6], Float64Array.of(0.3, 0.6)]) {
+        const next = MODEL.withBandwidth(h);
+        const fresh = ka.kernelRegression(X, Y, { ...REGRESSION, bandwidth: h });
+        assert.deepEqual(next.predictInterval(XQ), fresh.predictInterval(XQ));
+        assert.equal(next.selection.rule, 'fixed');
+        next.dispose();
+        fresh.dispose();
+      }
+      const gone = ka.kernelRegression(X, Y, REGRESSION);
+      gone.dispose();
+      assert.throws(
+        () => gone.withBandwidth(0.3),
+        (e) => e instanceof KernelAttentionError && e.code === 'Disposed' && e.argument === 'model',
+      );
+    },
+  },
   dispose: {
     model: true,
     // dispose() takes nothing and is idempotent; a disposed model refuses everything with Disposed naming `model`.
@@ -1614,7 +1657,8 @@ for (const [name, entry] of Object.entries(TABLE)) {
 let total = 0;
 for (const [name, entry] of Object.entries(TABLE)) {
   if (entry.special) {
-    test(`${name}: idempotent; a disposed model refuses every call with Disposed`, () => entry.special());
+    test(`${name}: ${entry.title ?? 'idempotent; a disposed model refuses every call with Disposed'}`, () =>
+      entry.special());
     continue;
   }
   const cases = generate(name, entry);

@@ -106,6 +106,10 @@ async function main(): Promise<void> {
   void fixedOrRule;
   const band: PredictionInterval = model.predictInterval(q, { level: 0.9 });
   const edf: number = model.effectiveDegreesOfFreedom;
+  const wider: KernelRegressionModel = model.withBandwidth([0.5, 0.5, 0.5, 0.5]);
+  wider.dispose();
+  // @ts-expect-error: a span is not a fixed bandwidth
+  model.withBandwidth({ span: 0.5 });
   const fit: Float64Array = model.predict(q);
   // @ts-expect-error: regression results are float64 (y's units, shifted back in double)
   const fit32: Float32Array = model.predict(q);

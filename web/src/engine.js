@@ -3,7 +3,7 @@
 // 'local-linear'), which become the core's embind enums here. Results come back with `status` as the Status name
 // ('Ok', 'EmptyRow', …) for errors.js's checkResult. What each kernel supports and the core's limits are read once,
 // from the core. With heap.js (memory), this is the only code that touches `module`.
-import { openHeap, withHeap } from './heap.js';
+import { heapTraffic, openHeap, resident, residentUse, withHeap } from './heap.js';
 
 const engines = new WeakMap();
 
@@ -62,6 +62,12 @@ function createEngine(module) {
 
     withHeap: (body) => withHeap(module, body),
     openHeap: () => openHeap(module),
+    /** A reference-counted long-lived copy of float32 arrays in the heap (heap.js resident()): a model's sample. */
+    resident: (arrays) => resident(module, arrays),
+    /** Bytes copied from JS into the heap since start (the tests count a call's copies with it). */
+    heapTraffic: () => heapTraffic(module),
+    /** { blocks, bytes } that live resident copies hold. */
+    residentUse: () => residentUse(module),
 
     attention: (q, k, v, out, I, J, M, D, o, threads) =>
       named(module._attention(q, k, v, out, I, J, M, D, callOptions(o), threads)),
@@ -178,8 +184,20 @@ function createEngine(module) {
       status(module._kthNeighbourDistances(x, n, q, I, dim, scale, k, threads, out)),
     fitSummary: (x, y, n, dim, width, o, sigma2) =>
       named(module._fitSummary(x, y, n, dim, width, fitOptions(o), sigma2)),
-    gridFit: (x, y, q, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, error) =>
-      named(module._gridFit(x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error)),
+    /**
+     * A model's grid (methods/grid/model.h) over its resident sample: a handle (0: out of memory) that keeps the bins
+     * and moments between gridModelFit calls, freed by gridModelFree. gridModelFit: the fit at the I queries q on a
+     * grid of `nodes` nodes per axis (the plan's); mean I × width floats, sumSq, eff, logden I doubles or 0, error 1
+     * double (the measured error estimate) or 0.
+     */
+    gridModelCreate: (x, y, n, dim, width, weights) => module._gridModelCreate(x, y, n, dim, width, weights),
+    gridModelFit: (model, x, y, q, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, error) =>
+      named(
+        module._gridModelFit(model, x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error),
+      ),
+    gridModelFree: (model) => module._gridModelFree(model),
+    /** { binnings, convolutions } a grid model has made. */
+    gridModelCounts: (model) => module._gridModelCounts(model),
     /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */
     gridNodes: (x, n, dim, o) => module._gridNodes(x, n, dim, fitOptions(o)),
     /**

@@ -9,7 +9,7 @@ import { localVarianceAt, logSquaredResiduals, VARIANCE_FLOOR, varianceScale } f
 import { readSpan, spanCount, spanDistances, spanScales } from './span.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
 import { bandwidths, boolean, checkOptionNames, numericArray, oneOf, rowsOf } from './validate.js';
-import { fitWarnings } from './warnings.js';
+import { fitWarnings, medianSpacing, precisionWarnings } from './warnings.js';
 import { back64, coreEmpty, sampleFrame, shifted32 } from './frame.js';
 
 /**
@@ -254,7 +254,8 @@ function* robustFit(engine, threads, p, h, selection, searches) {
     }
   };
   const r = yield* robustSteps(fit, sample.y, p.fitWeights, p.robust.iterations);
-  return { ...reweighted(r.weights), robustnessWeights: r.robustnessWeights };
+  // observationWeights: the weights before robustness, for a refit at another bandwidth (withBandwidth).
+  return { ...reweighted(r.weights), robustnessWeights: r.robustnessWeights, observationWeights: p.fitWeights };
 }
 
 /**
@@ -302,18 +303,54 @@ const fromSelection = (p, chosen) => ({
 // Multiply-adds per step of predictAsync (as attentionAsync's steps, attention.js).
 const STEP_WORK = 2 ** 25;
 
-function buildModel(engine, threads, p, h, selection, searches) {
-  const { n, width, dim, kernel, estimator, empty, approximation, tolerance, data, sparse, frame } = p;
-  // What the closures below keep (not `p`, whose `stored` holds the caller's own arrays: those must not stay alive).
+// The safety net for models dropped without dispose(): gives back their resident sample when the model is collected.
+// dispose() is the way (collection may come late, or never, while the heap stays full).
+const collected =
+  typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((store) => store.release()) : null;
+const NO_CURVE = () => ({ bandwidths: new Float64Array(0), scores: new Float64Array(0) });
+
+/**
+ * The model of `p` at bandwidth h. Its sample (p.data) is copied into the wasm heap once, as a resident copy that
+ * every call reads; `shared` ({ store, spacings, precision }, from withBandwidth) reuses another model's copy (one
+ * more owner: disposing either model keeps the other working) and what the warnings read from the sample.
+ */
+function buildModel(engine, threads, p, h, selection, searches, shared = null) {
+  const { data } = p;
+  const store = shared?.store ?? engine.resident([data.x, data.y, data.weights]);
+  if (shared?.store) store.retain();
+  try {
+    const spacings =
+      shared?.spacings ?? Float64Array.from({ length: p.dim }, (_, d) => medianSpacing(data.x, p.n, p.dim, d));
+    const precision =
+      shared?.precision ??
+      precisionWarnings([
+        [p.stored?.x, p.dim, 'x'],
+        [p.stored?.y, p.width, 'y'],
+      ]);
+    return residentModel(engine, threads, p, h, selection, searches, { store, spacings, precision }, !!shared);
+  } catch (e) {
+    store.release();
+    throw e;
+  }
+}
+
+/** buildModel's model on its resident sample `shared.store`; `lazySummary`: the summary waits for its first read. */
+function residentModel(engine, threads, p, h, selection, searches, shared, lazySummary) {
+  const { n, width, dim, kernel, estimator, empty, approximation, tolerance, sparse, frame } = p;
+  // What the closures below keep (not `p`, whose `stored` holds the caller's own arrays, nor its data: both must not
+  // stay alive; the sample lives in the heap, at `xr`, `yr` and `wr`).
   let { sample, fitWeights } = p;
   let { reason } = p;
+  const base = { ...p, data: null, stored: null };
+  const { store } = shared;
+  const [xr, yr, wr] = store.offsets;
   const h32 = Float32Array.from(h);
   // Grid nodes for this bandwidth (0: the grid cannot reach the tolerance, so the model runs exactly).
   let nodes = 0;
   if (approximation === 'grid') {
     ({ nodes, reason } = engine.withHeap((heap) =>
       engine.gridNodes(
-        heap.f32(data.x),
+        xr,
         n,
         dim,
         fitOptions({
@@ -331,7 +368,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
       kernel,
       estimator,
       bandwidth: heap.f32(h32),
-      weights: data.weights ? heap.f32(data.weights) : 0,
+      weights: wr,
       threads,
       tolerance: nodes ? tolerance : 0,
       ...extra,
@@ -339,29 +376,54 @@ function buildModel(engine, threads, p, h, selection, searches) {
     queryScale: extra.queryScale ?? 0, // span models: the heap offset of the queries' d_i (fitOptions has no field for it)
   });
 
+  // The grid (methods/grid/model.h) over the resident sample, made by the first grid fit and shared by every model on
+  // it: it keeps the sample's bins (re-binned only for a bandwidth they do not serve) and the moments of the last
+  // bandwidth, so a prediction after withBandwidth re-convolves instead of re-binning.
+  const gridModel = () => {
+    if (!store.grid) {
+      const handle = engine.gridModelCreate(xr, yr, n, dim, width, wr);
+      if (!handle) throw new KernelAttentionError('OutOfMemory', 'could not allocate a grid model');
+      store.grid = handle;
+      store.attach(() => engine.gridModelFree(handle));
+    }
+    return store.grid;
+  };
+
   // Span bandwidths: the heap offset of query scales d_i for the I queries at qp (h_i = d_i × the column scales h).
   const { span } = p;
   const spanK = span === null ? 0 : spanCount(span, n);
   const queryScales = (heap, xp, qp, I) =>
     spanDistances(engine, heap, { xp, n, qp, I, dim, scale32: h32, k: spanK, threads });
 
-  const summary = engine.withHeap((heap) => {
-    const sigma2 = heap.alloc(width * 8);
-    const xp = heap.f32(data.x);
-    const scales = span === null ? 0 : queryScales(heap, xp, xp, n);
-    const r = engine.fitSummary(xp, heap.f32(data.y), n, dim, width, options32(heap, { queryScale: scales }), sigma2);
-    checkResult(r);
-    // For the warnings, a span fit's bandwidth is the median over the sample of each dimension's h_i.
-    const median = scales && heap.readF64(scales, n).sort()[n >> 1];
-    return {
-      trace: r.trace,
-      sigma2: heap.readF64(sigma2, width),
-      guardChanged: r.guardChanged,
-      typical: span === null ? h : h.map((s) => s * median),
-    };
-  });
+  // The fit at its own sample: degrees of freedom, residual variances, the warnings' counts. A model made by
+  // withBandwidth computes it on first use (a bandwidth slider then pays for its predictions only).
+  let summaryOnce = null;
+  const summarize = () => {
+    if (summaryOnce) return summaryOnce;
+    live();
+    summaryOnce = fitSummaryOf();
+    return summaryOnce;
+  };
+  const fitSummaryOf = () =>
+    engine.withHeap((heap) => {
+      const sigma2 = heap.alloc(width * 8);
+      const xp = xr;
+      const scales = span === null ? 0 : queryScales(heap, xp, xp, n);
+      const r = engine.fitSummary(xp, yr, n, dim, width, options32(heap, { queryScale: scales }), sigma2);
+      checkResult(r);
+      // For the warnings, a span fit's bandwidth is the median over the sample of each dimension's h_i.
+      const median = scales && heap.readF64(scales, n).sort()[n >> 1];
+      return {
+        trace: r.trace,
+        sigma2: heap.readF64(sigma2, width),
+        guardChanged: r.guardChanged,
+        typical: span === null ? h : h.map((s) => s * median),
+      };
+    });
 
   let disposed = false;
+  let warnings = null;
+  if (!lazySummary) summaryOnce = fitSummaryOf();
   const live = () => {
     if (disposed) throw new KernelAttentionError('Disposed', 'this kernelRegression model was disposed', 'model');
   };
@@ -393,7 +455,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
       const logden = extra ? heap.alloc(I * 8) : 0;
       const error = heap.alloc(8);
       heap.setF64(error, 0);
-      const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32Shifted(xq, dim, frame.x)];
+      const [xp, yp, qp] = [xr, yr, heap.f32Shifted(xq, dim, frame.x)];
       const scales = span === null ? 0 : queryScales(heap, xp, qp, I);
       for (let first = 0; first < I || first === 0; first += step) {
         const count = Math.min(step, I - first);
@@ -420,7 +482,23 @@ function buildModel(engine, threads, p, h, selection, searches) {
                 error: extra ? error : 0,
               })
             : nodes
-              ? engine.gridFit(xp, yp, qp, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, extra ? error : 0)
+              ? engine.gridModelFit(
+                  gridModel(),
+                  xp,
+                  yp,
+                  qp,
+                  n,
+                  I,
+                  dim,
+                  width,
+                  o,
+                  nodes,
+                  mean,
+                  sumSq,
+                  eff,
+                  logden,
+                  extra ? error : 0,
+                )
               : engine.localFit(
                   xp,
                   yp,
@@ -482,12 +560,12 @@ function buildModel(engine, threads, p, h, selection, searches) {
     const s = positiveRows(sample, fitted, fitWeights, n, dim, width);
     return {
       ...s,
-      z: logSquaredResiduals(s.y, s.fitted, summary.sigma2, s.n, width),
+      z: logSquaredResiduals(s.y, s.fitted, summarize().sigma2, s.n, width),
       options: { dim, kernel, estimator: 'local-linear', bandwidth: 'cv', ...(s.weights && { weights: s.weights }) },
     };
   };
   const keepVariance = (smoother, s) => {
-    const scale = varianceScale(smoother.predict(s.x), s.weights, summary.sigma2, s.n, width);
+    const scale = varianceScale(smoother.predict(s.x), s.weights, summarize().sigma2, s.n, width);
     variance = {
       smoother,
       scale,
@@ -497,7 +575,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
         effectiveDegreesOfFreedom: smoother.effectiveDegreesOfFreedom,
         warnings: smoother.warnings,
         scale: Float64Array.from(scale),
-        floor: summary.sigma2.map((s) => VARIANCE_FLOOR * s),
+        floor: summarize().sigma2.map((s) => VARIANCE_FLOOR * s),
       }),
     };
     return variance;
@@ -530,7 +608,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
     return keepVariance(smoother, s);
   };
   // σ²(q) per query row and column, I × width.
-  const varianceAt = (v, xq) => localVarianceAt(v.smoother.predict(xq), v.scale, summary.sigma2, width);
+  const varianceAt = (v, xq) => localVarianceAt(v.smoother.predict(xq), v.scale, summarize().sigma2, width);
 
   function interval(fit, level, local) {
     const z = normalQuantile(0.5 + level / 2);
@@ -540,7 +618,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
     for (let i = 0; i < fit.I; i++) {
       for (let c = 0; c < width; c++) {
         const at = i * width + c;
-        const s = Math.sqrt((local ? local[at] : summary.sigma2[c]) * fit.sumSq[i]);
+        const s = Math.sqrt((local ? local[at] : summarize().sigma2[c]) * fit.sumSq[i]);
         stderr[at] = s;
         lower[at] = fit.mean[at] - z * s;
         upper[at] = fit.mean[at] + z * s;
@@ -580,7 +658,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
     const I = rowsOf(xq, dim, 'xq', 'options.dim');
     tooLarge(I * dim * width, 'gradient()', 'xq', 'I·dim·D');
     return engine.withHeap((heap) => {
-      const [xp, yp, qp] = [heap.f32(data.x), heap.f32(data.y), heap.f32Shifted(xq, dim, frame.x)];
+      const [xp, yp, qp] = [xr, yr, heap.f32Shifted(xq, dim, frame.x)];
       const scales = span === null ? 0 : queryScales(heap, xp, qp, I);
       const g = heap.alloc(Math.max(I * dim * width, 1) * 8);
       const ss = heap.alloc(Math.max(I * dim, 1) * 8);
@@ -603,7 +681,7 @@ function buildModel(engine, threads, p, h, selection, searches) {
       const sumSq = heap.readF64(ss, I * dim);
       const stderr = new Float64Array(I * dim * width);
       for (let at = 0; at < stderr.length; at++)
-        stderr[at] = Math.sqrt(summary.sigma2[at % width] * sumSq[Math.floor(at / width)]);
+        stderr[at] = Math.sqrt(summarize().sigma2[at % width] * sumSq[Math.floor(at / width)]);
       const result = { gradient: out, stderr };
       if (scales) result.bandwidths = spanBandwidths(heap.readF64(scales, I));
       return result;
@@ -620,8 +698,12 @@ function buildModel(engine, threads, p, h, selection, searches) {
     method: sparse ? 'sparse' : nodes ? 'grid' : 'exact',
     /** Why that method runs (the core's plan, plan.h): "grid: 1-D gaussian, …". */
     reason,
-    effectiveDegreesOfFreedom: summary.trace,
-    residualVariance: summary.sigma2,
+    get effectiveDegreesOfFreedom() {
+      return summarize().trace;
+    },
+    get residualVariance() {
+      return summarize().sigma2;
+    },
     /** Bisquare robustness weights of the final fit (n, input order) with options.robust; else null. */
     robustnessWeights: p.robustnessWeights,
     /**
@@ -631,16 +713,19 @@ function buildModel(engine, threads, p, h, selection, searches) {
     get localVariance() {
       return variance?.info ?? null;
     },
-    warnings: fitWarnings({
-      ...data,
-      n,
-      dim,
-      width,
-      bandwidth: summary.typical,
-      effectiveParameters: summary.trace,
-      guardChanged: summary.guardChanged,
-      stored: p.stored,
-    }),
+    get warnings() {
+      warnings ??= fitWarnings({
+        n,
+        dim,
+        width,
+        bandwidth: summarize().typical,
+        effectiveParameters: summarize().trace,
+        guardChanged: summarize().guardChanged,
+        spacings: shared.spacings,
+        precision: shared.precision,
+      });
+      return warnings;
+    },
     predict(xq) {
       return drive(fitSteps(xq, false, false), null).mean;
     },
@@ -668,14 +753,35 @@ function buildModel(engine, threads, p, h, selection, searches) {
       const fit = await drive(fitSteps(xq, true, true), control);
       return interval(fit, level, local ? varianceAt(await localVarianceAsync(control.signal), xq) : null);
     },
+    /**
+     * The model at another (fixed) bandwidth, as kernelRegression with `bandwidth: h` and this model's other options
+     * would fit it, sharing this model's copy of the sample in the wasm heap (each model still needs its dispose()).
+     * Its summary (degrees of freedom, residual variance, warnings) is computed on first use. A robust model's
+     * robustness weights are refitted at h (on a copy of its own).
+     */
+    withBandwidth(h) {
+      live();
+      const fixed = Float64Array.from(bandwidths(h, dim, 'h'));
+      const selection = { rule: 'fixed', score: null, curve: NO_CURVE() };
+      const next = { ...base, span: null };
+      const { spacings, precision } = shared;
+      if (!base.robust) return buildModel(engine, threads, next, fixed, selection, searches, shared);
+      const start = { ...next, fitWeights: base.observationWeights, robustnessWeights: null };
+      const fitted = drive(robustFit(engine, threads, start, fixed, selection, searches), null);
+      return buildModel(engine, threads, fitted, fixed, selection, searches, { spacings, precision });
+    },
     dispose() {
+      if (disposed) return;
       disposed = true;
-      data.x = data.y = data.weights = null;
+      collected?.unregister(token);
+      store.release();
       sample = fitWeights = null;
       variance?.smoother.dispose();
       variance = null;
     },
   };
   if (typeof Symbol.dispose === 'symbol') model[Symbol.dispose] = model.dispose;
+  const token = {};
+  collected?.register(model, store, token);
   return Object.freeze(model);
 }

@@ -45,15 +45,29 @@ const fmt = (v) => Number(v.toPrecision(4));
  * - 'precision': a column of x or y, as the caller stored it (`stored`: { x, y }; default x and y), that is a
  *   Float32Array and spreads over less than 1e-5 of its magnitude (precisionWarnings());
  * - 'guard': guardChanged (the core's count of fitted values the guard moved by > 1e-3 of range(y)) > 1 % of n.
+ * `spacings` (dim median spacings) and `precision` (the 'precision' warnings), when given, stand for those computed
+ * from x and `stored`: a model refitted at another bandwidth (withBandwidth) reuses its sample's.
  */
-export function fitWarnings({ x, y, n, dim, width, bandwidth, effectiveParameters, guardChanged, stored = { x, y } }) {
+export function fitWarnings({
+  x,
+  y,
+  n,
+  dim,
+  width,
+  bandwidth,
+  effectiveParameters,
+  guardChanged,
+  stored = { x, y },
+  spacings = null,
+  precision = null,
+}) {
   const warnings = [];
   const reasons = [];
   if (effectiveParameters !== undefined && effectiveParameters >= INTERPOLATING_SHARE * n) {
     reasons.push(`${fmt(effectiveParameters)} effective parameters on ${n} points`);
   }
   for (let d = 0; d < dim; d++) {
-    const spacing = medianSpacing(x, n, dim, d);
+    const spacing = spacings ? spacings[d] : medianSpacing(x, n, dim, d);
     if (bandwidth[d] < spacing) {
       reasons.push(
         `the bandwidth ${fmt(bandwidth[d])}${dim > 1 ? ` of x[${d}]` : ''} is below the median spacing ${fmt(spacing)}`,
@@ -70,10 +84,11 @@ export function fitWarnings({ x, y, n, dim, width, bandwidth, effectiveParameter
     });
   }
   warnings.push(
-    ...precisionWarnings([
-      [stored.x, dim, 'x'],
-      [stored.y, width, 'y'],
-    ]),
+    ...(precision ??
+      precisionWarnings([
+        [stored.x, dim, 'x'],
+        [stored.y, width, 'y'],
+      ])),
   );
   if (guardChanged !== undefined && guardChanged > GUARD_SHARE * n) {
     warnings.push({

@@ -655,7 +655,11 @@ export interface AsyncOptions {
   onProgress?: (progress: Progress) => void;
 }
 
-/** A fitted kernel regression; holds its own copy of the sample. */
+/**
+ * A fitted kernel regression; holds its own copy of the sample in WebAssembly memory (copied once: predictions copy
+ * only their queries) until dispose(), which is the way to give it back (a model collected undisposed is freed too,
+ * but collection may come late or never).
+ */
 export interface KernelRegressionModel {
   readonly dim: number;
   readonly kernel: DistanceKernel;
@@ -681,7 +685,7 @@ export interface KernelRegressionModel {
     score: number | null;
     curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> };
   };
-  /** ν = tr(L), the trace of the smoother matrix at the sample. */
+  /** ν = tr(L), the trace of the smoother matrix at the sample (withBandwidth's models compute it on first read). */
   readonly effectiveDegreesOfFreedom: number;
   /** σ̂²_c = RSS_c / (n − 2ν + ν̃) per column of y, ν̃ = tr(LᵀL) (Wasserman 2006, eq. 5.86). */
   readonly residualVariance: Float64Array<ArrayBuffer>;
@@ -720,7 +724,17 @@ export interface KernelRegressionModel {
    * the first call also runs the variance smoother's bandwidth search (stopped by `signal`, not counted in progress).
    */
   predictIntervalAsync(xq: NumericArray, intervalOptions?: IntervalOptions & AsyncOptions): Promise<PredictionInterval>;
-  /** Releases the model's data; idempotent. Later calls throw `'Disposed'`. */
+  /**
+   * The model at another fixed bandwidth `h` (one number, or one per dimension), as kernelRegression with `bandwidth:
+   * h` and this model's other options fits it (`selection.rule` `'fixed'`), sharing this model's copy of the sample
+   * and, on a grid, its bins (a bandwidth that needs finer bins, or far coarser ones, bins again): a bandwidth slider
+   * re-convolves instead of refitting. The new model needs its own dispose(); disposing either keeps the other
+   * working. Its effective degrees of freedom, residual variance and warnings are computed on first read. A robust
+   * model refits its robustness weights at h; a span model gives a fixed-bandwidth model that runs exactly.
+   * Errors: `'BadBandwidth'`/`'BadShape'`/`'BadArgument'` naming `h`, `'Disposed'`.
+   */
+  withBandwidth(h: number | ArrayLike<number>): KernelRegressionModel;
+  /** Releases the model's data (its WebAssembly memory once no other model shares it); idempotent. Later calls throw `'Disposed'`. */
   dispose(): void;
   /** dispose(), for `using model = ka.kernelRegression(…)` (where the runtime has Symbol.dispose: Node 20, current browsers). */
   [Symbol.dispose](): void;

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <limits>
+#include <memory>
 
 #include "methods/grid/grid.h"
 #include "stats/bandwidth.h"
@@ -34,8 +35,26 @@ bool float_bandwidth(double h, float* hf);
 // compute) makes the GridCv decline every bandwidth at no cost.
 GridCv search_grid(const Problem& p, const Criterion& criterion);
 
-// CV(h) on the search's grid where it serves h, else by the exact (or grid_local_fit) evaluation.
-Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score, const Criterion& criterion);
+struct SortedSample;  // cv_score.cpp
+
+// What the exact evaluations of one search share: the sample sorted by its first coordinate (with blocked CV's
+// band), made by the first evaluation that needs it and kept for the search's others. A search then sorts and copies
+// its sample once instead of once per evaluation; the scores are the same bytes.
+class SearchSample {
+ public:
+  SearchSample();
+  ~SearchSample();
+  // The sorted sample of p and c (the same for every call on one object); nullptr when it cannot be allocated.
+  const SortedSample* sorted(const Problem& p, const Criterion& c);
+
+ private:
+  std::unique_ptr<SortedSample> sorted_;
+};
+
+// CV(h) on the search's grid where it serves h, else by the exact (or grid_local_fit) evaluation; `sample`, when
+// given, holds the search's sorted sample for the exact evaluations (cv_score alone sorts for itself).
+Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score, const Criterion& criterion,
+                     SearchSample* sample = nullptr);
 
 }  // namespace bandwidth_detail
 }  // namespace ka

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 
 #include "methods/plan.h"
 #include "engine/local_solve.h"
@@ -10,9 +11,7 @@
 #include "stats/bandwidth_detail.h"
 
 namespace ka {
-namespace {
-
-using bandwidth_detail::kInf;
+namespace bandwidth_detail {
 
 // The sample in the order of its first coordinate: key tiles are then compact in space, so local_fit skips the
 // tiles far from each query. The scores are sums over points: the order changes only their rounding. With
@@ -47,6 +46,13 @@ struct SortedSample {
   bool ok() const { return order.ok() && x.ok() && y.ok() && weights.ok(); }
 };
 
+}  // namespace bandwidth_detail
+
+namespace {
+
+using bandwidth_detail::kInf;
+using bandwidth_detail::SortedSample;
+
 // Blocked CV's band (bandwidth.h, Criterion::exclude) on a sample sorted by its first coordinate: for held-out
 // point i, the keys j with |x_j1 − x_i1| <= r are the contiguous index range [first_i, last_i] (i among them).
 struct ExcludedBand {
@@ -74,6 +80,17 @@ struct ExcludedBand {
 
 namespace bandwidth_detail {
 
+SearchSample::SearchSample() = default;
+SearchSample::~SearchSample() = default;
+
+const SortedSample* SearchSample::sorted(const Problem& p, const Criterion& c) {
+  if (!sorted_) {
+    sorted_.reset(new (std::nothrow) SortedSample(p, c, true));
+    if (sorted_ && !sorted_->ok()) sorted_.reset();
+  }
+  return sorted_.get();
+}
+
 bool float_bandwidth(double h, float* hf) {
   if (!(h > 0) || !(h <= double(std::numeric_limits<float>::max())) || !(float(h) > 0)) return false;
   *hf = float(h);
@@ -92,7 +109,9 @@ namespace {
 using bandwidth_detail::float_bandwidth;
 
 // cv_score without GridCv: exactly, or (2-D, or a sample GridCv declines) by grid_local_fit per evaluation.
-Result cv_score_direct(const Problem& p, const double* h, double* score, const Criterion& criterion) {
+// `sample`, when given, supplies the sorted sample (a search's, sorted once).
+Result cv_score_direct(const Problem& p, const double* h, double* score, const Criterion& criterion,
+                       bandwidth_detail::SearchSample* sample) {
   const int64_t n = p.queries.rows, dims = p.queries.cols, width = p.values.cols;
   if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims) return {Status::BadShape};
   Scratch<float> hf(dims), fit(n * width);
@@ -107,8 +126,11 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
   const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any() && !(criterion.exclude > 0)
                             ? plan_grid_nodes(p.keys, p.kernel.kind, hf.get(), criterion.grid_tolerance)
                             : 0;
-  const SortedSample sorted(p, criterion, nodes == 0);
-  if (!sorted.ok()) return {Status::OutOfMemory};
+  const SortedSample* kept = nodes == 0 && sample ? sample->sorted(p, criterion) : nullptr;
+  if (nodes == 0 && sample && !kept) return {Status::OutOfMemory};
+  const SortedSample own(p, criterion, nodes == 0 && !kept);
+  if (!own.ok()) return {Status::OutOfMemory};
+  const SortedSample& sorted = kept ? *kept : own;
   Problem q = sorted.problem;
   q.kernel.bandwidth = hf.get();
   q.empty = EmptyPolicy::NaN;
@@ -172,14 +194,15 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
 
 namespace bandwidth_detail {
 
-Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score, const Criterion& criterion) {
+Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score, const Criterion& criterion,
+                     SearchSample* sample) {
   float hf;
   if (grid.suits() && float_bandwidth(h[0], &hf)) {
     bool served = false;
     const Result r = grid.score(hf, score, &served);
     if (served || r.status != Status::Ok) return r;
   }
-  return cv_score_direct(p, h, score, criterion);
+  return cv_score_direct(p, h, score, criterion, sample);
 }
 
 }  // namespace bandwidth_detail

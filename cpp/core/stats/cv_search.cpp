@@ -153,6 +153,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   int32_t evaluations = 0;
   // Leave-one-out CV in 1-D: one grid for the whole search, binned once.
   GridCv grid = search_grid(p, criterion);
+  // The exact evaluations' sorted sample, sorted once for the whole search.
+  bandwidth_detail::SearchSample sorted;
   // An exact 1-D leave-one-out search screens its scan on a fine grid of its own (kScreenTolerance); then only the
   // refinement's evaluations, all exact, can be returned. Whether the scan is screened depends on the sample alone,
   // so a replayed search makes the same choice.
@@ -207,7 +209,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
         if (r.status != Status::Ok) failure = r;
       }
       if (!served && failure.status == Status::Ok) {
-        const Result r = cv_score_with(grid, p, bandwidth, &s, criterion);
+        const Result r = cv_score_with(grid, p, bandwidth, &s, criterion, &sorted);
         if (r.status != Status::Ok) failure = r;
       }
       if (curve && curve->count < curve->capacity) {

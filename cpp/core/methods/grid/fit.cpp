@@ -14,6 +14,7 @@
 #include "methods/grid/convolution.h"
 #include "methods/grid/exact_rows.h"
 #include "methods/grid/far.h"
+#include "methods/grid/fit_parts.h"
 #include "methods/grid/plan.h"
 
 namespace ka {
@@ -67,41 +68,46 @@ void shift_moments(double* v, int64_t count, int64_t dims, const double* delta) 
 
 }  // namespace
 
-Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate, int64_t* exact_rows_out,
-                      int64_t* range_rows_out) {
-  if (range_rows_out) *range_rows_out = 0;
+Status check_grid_fit(const Fit& f, int64_t nodes, const FitOut& out) {
   const Problem& p = f.problem;
-  if (const Status st = check(p, true); st != Status::Ok) return {st};
+  if (const Status st = check(p, true); st != Status::Ok) return st;
   const int64_t n = p.keys.rows, I = p.queries.rows, width = p.values.cols, dims = p.queries.cols;
   const Masks& m = p.masks;
-  if (out.self_weight && I != n) return {Status::BadShape};
+  if (out.self_weight && I != n) return Status::BadShape;
   if (dims > kMaxGridDims || p.heads != 1 || p.kernel.kind == KernelKind::Softmax ||
       p.kernel.kind == KernelKind::Cauchy || m.causal || m.key_padding || m.general || m.query_groups || m.band_first ||
       nodes < 2 || nodes > kMaxGridNodes || (dims == 2 && nodes * nodes > kMaxGridNodes))
-    return {Status::BadArgument};
-  if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
-  const bool linear = f.estimator == Estimator::LocalLinear;
-  const int64_t p_cols = linear ? 1 + dims : 1;
+    return Status::BadArgument;
+  if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return Status::BadShape;
   const float* omega = f.observation_weights;
-  const auto weight_of = [&](int64_t j) { return omega ? double(omega[j]) : 1.0; };
-  for (int64_t j = 0; j < n; ++j)
-    if (!(weight_of(j) >= 0) || !std::isfinite(weight_of(j))) return {Status::BadArgument};
+  for (int64_t j = 0; j < n; ++j) {
+    const double w = omega ? double(omega[j]) : 1.0;
+    if (!(w >= 0) || !std::isfinite(w)) return Status::BadArgument;
+  }
+  return Status::Ok;
+}
 
-  // The axes over the sample's bounding box.
-  Axis axis[kMaxGridDims];
-  double total = 0;
-  for (int64_t d = 0; d < dims; ++d) {
-    Axis& a = axis[d];
-    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+bool key_ranges(ConstMatrix keys, float* lo, float* hi) {
+  const int64_t n = keys.rows;
+  for (int64_t d = 0; d < keys.cols; ++d) {
+    lo[d] = std::numeric_limits<float>::infinity();
+    hi[d] = -lo[d];
     bool finite = true;
     const auto range = simd::keep_out_of_line(&column_range);
-    for (int64_t j = 0; j < n; j += kBlock) range(p.keys, d, j, std::min(n, j + kBlock), &lo, &hi, &finite);
-    if (!finite) {  // NaN or infinite keys: the exact engine knows what they give
-      if (error_estimate) *error_estimate = 0;
-      return local_fit(f, out);
-    }
-    a.lo = lo;
-    a.hi = hi;
+    for (int64_t j = 0; j < n; j += kBlock) range(keys, d, j, std::min(n, j + kBlock), &lo[d], &hi[d], &finite);
+    if (!finite) return false;
+  }
+  return true;
+}
+
+void lay_axes(const Fit& f, int64_t nodes, const float* lo, const float* hi, Axis* axis) {
+  const Problem& p = f.problem;
+  const int64_t dims = p.queries.cols;
+  for (int64_t d = 0; d < dims; ++d) {
+    Axis& a = axis[d];
+    a = Axis{};
+    a.lo = lo[d];
+    a.hi = hi[d];
     a.h = p.kernel.bandwidth[d];
     a.nodes = nodes;
     a.step = a.hi > a.lo ? (a.hi - a.lo) / double(nodes - 1) : a.h;
@@ -119,22 +125,49 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   } else {
     axis[0].fft = fft_pays(2, double(axis[0].nodes), double(axis[0].L));
   }
-  double total_sq = 0;  // Σω²: the scale of the Σ K²·ω² moments' FFT rounding
+}
+
+void sample_totals(const Fit& f, double* total, double* total_sq) {
+  const float* omega = f.observation_weights;
+  *total = *total_sq = 0;
   if (omega)
-    for (int64_t j = 0; j < n; ++j) {
-      total += double(omega[j]);
-      total_sq += double(omega[j]) * double(omega[j]);
+    for (int64_t j = 0; j < f.problem.keys.rows; ++j) {
+      *total += double(omega[j]);
+      *total_sq += double(omega[j]) * double(omega[j]);
     }
   else
-    total = total_sq = double(n);
+    *total = *total_sq = double(f.problem.keys.rows);
+}
+
+int64_t moment_stride(const Fit& f) {
+  const bool linear = f.estimator == Estimator::LocalLinear;
+  const int64_t dims = f.problem.queries.cols;
+  return 2 * (linear ? (dims == 2 ? 6 : 3) : 1) + f.problem.values.cols * (linear ? 1 + dims : 1);
+}
+
+Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate, int64_t* exact_rows_out,
+                      int64_t* range_rows_out) {
+  if (range_rows_out) *range_rows_out = 0;
+  if (const Status st = check_grid_fit(f, nodes, out); st != Status::Ok) return {st};
+  const Problem& p = f.problem;
+  const int64_t width = p.values.cols, dims = p.queries.cols;
+  const bool linear = f.estimator == Estimator::LocalLinear;
+  // The axes over the sample's bounding box.
+  float lo[kMaxGridDims], hi[kMaxGridDims];
+  if (!key_ranges(p.keys, lo, hi)) {  // NaN or infinite keys: the exact engine knows what they give
+    if (error_estimate) *error_estimate = 0;
+    return local_fit(f, out);
+  }
+  Axis axis[kMaxGridDims];
+  lay_axes(f, nodes, lo, hi, axis);
+  double total = 0, total_sq = 0;  // Σω, Σω²: the scales of the moments' FFT rounding
+  sample_totals(f, &total, &total_sq);
   const Axis& x1 = axis[0];
   const Axis x2 = dims == 2 ? axis[1] : Axis{};
 
   // The moments, node-major: Σ K·ω·uᵏ (S), Σ K²·ω²·uᵏ (B) for the powers up to degree 2 (local-linear) or 0, and
   // Σ K·ω·y·uᵏ (T) for each column up to degree 1 or 0 (convolve_moments).
-  const int64_t powers_2 = linear ? (dims == 2 ? 6 : 3) : 1;
-  const int64_t powers_1 = linear ? 1 + dims : 1;
-  const int64_t stride = 2 * powers_2 + width * powers_1;
+  const int64_t stride = moment_stride(f);
   const int64_t cells = x1.nodes * x2.nodes, out_cells = x1.E * x2.E;
   Scratch<double> count(cells), count_sq(cells), sums(cells * width);
   Scratch<double> moments(out_cells * stride);
@@ -150,7 +183,25 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
                                          sums.get(), moments.get());
       st != Status::Ok)
     return {st};
-  const double* mom = moments.get();
+  return serve_grid(f, axis, moments.get(), total, total_sq, squares, out, error_estimate, exact_rows_out,
+                    range_rows_out);
+}
+
+Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double total, double total_sq, bool squares,
+                  const FitOut& out, double* error_estimate, int64_t* exact_rows_out, int64_t* range_rows_out) {
+  if (range_rows_out) *range_rows_out = 0;
+  const Problem& p = f.problem;
+  const int64_t n = p.keys.rows, I = p.queries.rows, width = p.values.cols, dims = p.queries.cols;
+  const Masks& m = p.masks;
+  const bool linear = f.estimator == Estimator::LocalLinear;
+  const int64_t p_cols = linear ? 1 + dims : 1;
+  const float* omega = f.observation_weights;
+  const auto weight_of = [&](int64_t j) { return omega ? double(omega[j]) : 1.0; };
+  const int64_t powers_2 = linear ? (dims == 2 ? 6 : 3) : 1;
+  const int64_t powers_1 = linear ? 1 + dims : 1;
+  const int64_t stride = 2 * powers_2 + width * powers_1;
+  const Axis& x1 = axis[0];
+  const Axis x2 = dims == 2 ? axis[1] : Axis{};
 
   // Each query: interpolated moments, leave-one-out correction, the same solve as the exact fit.
   // The moment of the sum of two powers (for A and B): powers of degree 1 are entries 1 … dims of kPowers.

@@ -1,0 +1,56 @@
+// A grid fit that keeps its work between calls (fast-kde's estimator pattern): a model's sample is binned once per
+// bin layout and convolved once per bandwidth, so a prediction after a bandwidth change re-convolves the kept bins
+// instead of re-binning the sample, and a prediction at an unchanged bandwidth only serves its queries.
+#pragma once
+#include <cstdint>
+
+#include "base/scratch.h"
+#include "engine/local_fit.h"
+#include "methods/grid/plan.h"
+
+namespace ka {
+
+// Kept bins serve a bandwidth whose plan asks for up to this many times fewer nodes per axis: finer bins only make
+// the fit more accurate (the binning and interpolation errors are O((spacing/h)²)), at up to this many times the
+// convolutions' cost per axis. A bandwidth that needs finer bins, or much coarser ones, re-bins the sample.
+constexpr int64_t kKeptBinsFactor = 2;
+
+class GridModel {
+ public:
+  // `sample`: the keys, values and observation weights every fit() reads (its queries, kernel, bandwidth and
+  // estimator are ignored); its views must outlive this object, unchanged.
+  explicit GridModel(const Fit& sample);
+
+  // grid_local_fit(f, nodes, out, error_estimate) where f's keys, values and observation weights are the sample's
+  // (else BadArgument); `nodes` is the plan's node count for f's bandwidths (plan_grid_nodes). The fit runs on the
+  // kept bins when they hold between `nodes` and kKeptBinsFactor·nodes nodes per axis (then it equals grid_local_fit
+  // at their node count), else on bins of `nodes` nodes made now (then it equals grid_local_fit's bytes); the moments
+  // are convolved again only when the bandwidths, kernel, estimator or bins changed. Two layers are kept: calls with
+  // standard errors or effective keys (whose binning also sums ω²) and calls without.
+  Result fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate = nullptr);
+
+  // How many times the sample was binned and the moments convolved (for tests and benchmarks).
+  int64_t binnings() const { return binnings_; }
+  int64_t convolutions() const { return convolutions_; }
+
+ private:
+  struct Layer {
+    int64_t nodes = 0;  // of the bins; 0: none yet
+    Scratch<double> count, count_sq, sums, moments;
+    int64_t moment_room = 0;
+    bool convolved = false;  // moments hold the convolution of these bins for the key below
+    float h[2] = {0, 0};
+    KernelKind kind = KernelKind::Gaussian;
+    Estimator estimator = Estimator::NadarayaWatson;
+  };
+
+  ConstMatrix keys_, values_;
+  const float* weights_;
+  bool ranged_ = false, finite_ = true;
+  float lo_[2] = {0, 0}, hi_[2] = {0, 0};
+  double total_ = 0, total_sq_ = 0;
+  Layer layers_[2];  // without, with the Σ K²·ω² moments
+  int64_t binnings_ = 0, convolutions_ = 0;
+};
+
+}  // namespace ka

@@ -1,0 +1,128 @@
+// GridModel against grid_local_fit: the same bytes when it bins at the plan's node count, within the grid's tolerance
+// of the exact fit when it keeps finer bins, and binning once for bandwidths that its kept bins serve.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "engine/local_fit.h"
+#include "methods/grid/grid.h"
+#include "methods/grid/model.h"
+
+using namespace ka;
+
+namespace {
+
+struct Data {
+  int64_t n, dims;
+  std::vector<float> x, y, w, q;
+  Data(int64_t n_, int64_t dims_, int64_t I, uint32_t seed) : n(n_), dims(dims_) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    x.resize(size_t(n * dims));
+    y.resize(size_t(n));
+    w.resize(size_t(n));
+    q.resize(size_t(I * dims));
+    for (auto& v : x) v = u(rng);
+    for (int64_t j = 0; j < n; ++j) {
+      y[size_t(j)] = std::sin(6.0f * x[size_t(j * dims)]) + 0.2f * (u(rng) - 0.5f);
+      w[size_t(j)] = 0.5f + u(rng);
+    }
+    for (auto& v : q) v = u(rng);
+  }
+  Fit fit(const float* h, Estimator est, bool weighted, KernelKind kind = KernelKind::Gaussian) const {
+    Problem p;
+    const int64_t I = int64_t(q.size()) / dims;
+    p.keys = {x.data(), n, dims, dims};
+    p.queries = {q.data(), I, dims, dims};
+    p.values = {y.data(), n, 1, 1};
+    p.kernel = {kind, 1.0, h};
+    return {p, est, weighted ? w.data() : nullptr};
+  }
+};
+
+struct Out {
+  std::vector<float> mean;
+  std::vector<double> sum_sq, eff;
+  explicit Out(int64_t I) : mean(size_t(I)), sum_sq(size_t(I)), eff(size_t(I)) {}
+  FitOut view(bool band) {
+    FitOut o{Matrix{mean.data(), int64_t(mean.size()), 1, 1}};
+    if (band) {
+      o.sum_sq_weights = sum_sq.data();
+      o.effective_keys = eff.data();
+    }
+    return o;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("GridModel gives grid_local_fit's bytes at the plan's nodes, and convolves once per bandwidth") {
+  for (const int64_t dims : {1, 2}) {
+    const Data d(dims == 1 ? 20000 : 6000, dims, 300, 3);
+    const float h1[2] = {0.03f, 0.05f};
+    for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
+      for (const bool weighted : {false, true}) {
+        GridModel model(d.fit(h1, est, weighted));
+        for (const bool band : {false, true}) {
+          const Fit f = d.fit(h1, est, weighted);
+          const int64_t nodes = grid_nodes(f.problem.keys, KernelKind::Gaussian, h1, 1e-3);
+          REQUIRE(nodes > 0);
+          Out want(300), got(300), again(300);
+          REQUIRE(grid_local_fit(f, nodes, want.view(band)).status == Status::Ok);
+          REQUIRE(model.fit(f, nodes, got.view(band)).status == Status::Ok);
+          REQUIRE(model.fit(f, nodes, again.view(band)).status == Status::Ok);
+          CHECK(got.mean == want.mean);
+          CHECK(again.mean == want.mean);
+          if (band) {
+            CHECK(got.sum_sq == want.sum_sq);
+            CHECK(got.eff == want.eff);
+          }
+        }
+        // One binning and one convolution per layer (with and without the band's moments).
+        CHECK(model.binnings() == 2);
+        CHECK(model.convolutions() == 2);
+      }
+  }
+}
+
+TEST_CASE("GridModel re-convolves kept bins for a wider bandwidth and re-bins for a narrower one") {
+  const Data d(50000, 1, 400, 5);
+  const float narrow = 0.01f, wide = 0.015f, wider = 0.05f;
+  GridModel model(d.fit(&narrow, Estimator::LocalLinear, false));
+  const auto nodes_of = [&](const float* h) {
+    return grid_nodes(d.fit(h, Estimator::LocalLinear, false).problem.keys, KernelKind::Gaussian, h, 1e-3);
+  };
+  Out first(400);
+  REQUIRE(model.fit(d.fit(&narrow, Estimator::LocalLinear, false), nodes_of(&narrow), first.view(false)).status ==
+          Status::Ok);
+  // wide needs fewer nodes, within kKeptBinsFactor: the kept bins serve it, convolved again.
+  REQUIRE(nodes_of(&wide) < nodes_of(&narrow));
+  REQUIRE(nodes_of(&wide) * kKeptBinsFactor >= nodes_of(&narrow));
+  Out kept(400), exact(400);
+  const Fit f = d.fit(&wide, Estimator::LocalLinear, false);
+  REQUIRE(model.fit(f, nodes_of(&wide), kept.view(false)).status == Status::Ok);
+  CHECK(model.binnings() == 1);
+  CHECK(model.convolutions() == 2);
+  REQUIRE(local_fit(f, exact.view(false)).status == Status::Ok);
+  double worst = 0;
+  for (size_t i = 0; i < exact.mean.size(); ++i)
+    worst = std::max(worst, std::fabs(double(kept.mean[i]) - double(exact.mean[i])));
+  CHECK(worst < 1e-3 * 2.2);  // the tolerance, relative to the range of y (about 2.2)
+  // Far coarser needs (wider) and finer ones (narrow again after wider) bin again, at the plan's nodes.
+  Out coarse(400);
+  REQUIRE(model.fit(d.fit(&wider, Estimator::LocalLinear, false), nodes_of(&wider), coarse.view(false)).status ==
+          Status::Ok);
+  CHECK(model.binnings() == 2);
+  Out back(400), fresh(400);
+  const Fit g = d.fit(&narrow, Estimator::LocalLinear, false);
+  REQUIRE(model.fit(g, nodes_of(&narrow), back.view(false)).status == Status::Ok);
+  CHECK(model.binnings() == 3);
+  REQUIRE(grid_local_fit(g, nodes_of(&narrow), fresh.view(false)).status == Status::Ok);
+  CHECK(back.mean == fresh.mean);
+  // Another sample is refused.
+  const Data other(100, 1, 400, 6);
+  CHECK(model.fit(other.fit(&narrow, Estimator::LocalLinear, false), 64, back.view(false)).status ==
+        Status::BadArgument);
+}
