@@ -30,6 +30,28 @@ const threads = new URLSearchParams(self.location.search).get('threads');
 const kaReady = init(threads ? { threads: threads === 'auto' ? 'auto' : Number(threads) } : {});
 let sample = null;
 let learner = null; // the attention pooling that "Learn h" trains (learnStart … learnStep)
+// The last fit's model, kept while only h moves (the slider): withBandwidth() shares its sample in the wasm heap and,
+// on a grid, its bins, so a new h re-convolves instead of fitting again. { key, sample, model }; disposed when the
+// data or any other setting changes.
+let kept = null;
+
+/**
+ * A model of `s` under `options` at bandwidth h, from the kept one when only h differs, and whether the caller owns
+ * it (must dispose it): a kept model stays for the next h.
+ */
+function modelAt(ka, s, options, h) {
+  const key = JSON.stringify(options);
+  if (kept && (kept.key !== key || kept.sample !== s)) forgetModel();
+  if (kept) return { model: kept.model.withBandwidth(h), owned: true };
+  const model = ka.kernelRegression(s.x, s.y, { ...options, bandwidth: h });
+  kept = { key, sample: s, model };
+  return { model, owned: false };
+}
+
+function forgetModel() {
+  kept?.model.dispose();
+  kept = null;
+}
 
 /**
  * Whether a fit uses every point: in 1-D (where the demo keeps them all) when kernelRegression runs the sample on a
@@ -311,6 +333,7 @@ const handlers = {
   data(ka, { x, y, dim }) {
     learner?.dispose();
     learner = null;
+    forgetModel();
     const all = { x, y, n: y.length, dim };
     sample = null;
     const full = subsample(all, FIT_MAX, 1);
@@ -514,15 +537,11 @@ const handlers = {
     const { dim } = s;
     const queries = sample.queries;
     const timings = {};
-    const [model, fitMs] = timed(() =>
-      ka.kernelRegression(s.x, s.y, {
-        dim,
-        kernel,
-        estimator,
-        bandwidth: span ? { span } : h,
-        method: span ? 'exact' : method,
-        ...robustOption(robust),
-      }),
+    const options = { dim, kernel, estimator, method: span ? 'exact' : method, ...robustOption(robust) };
+    const [{ model, owned }, fitMs] = timed(() =>
+      span
+        ? { model: ka.kernelRegression(s.x, s.y, { ...options, bandwidth: { span } }), owned: true }
+        : modelAt(ka, s, options, h),
     );
     timings.fit = fitMs;
     const [band, bandMs] = timed(() => model.predictInterval(queries, { level, variance }));
@@ -555,7 +574,7 @@ const handlers = {
     // The attention views run exactly, on at most FIT_MAX points; a span fit's on its own sample, whose neighbours
     // set each query's h.
     const v = draft ? null : span ? s : sample.full;
-    model.dispose();
+    if (owned) model.dispose();
     // While the slider is dragged only the curve and its band follow; the other views wait for the release.
     let view = null;
     let matrix = null;
