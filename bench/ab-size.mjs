@@ -76,6 +76,15 @@ const cases = [
     (ka) => ka.selectBandwidth(xs, ys, { dim: 1, estimator: 'local-linear' }).bandwidth,
   ],
   ['attentionGradients 512² dim 64', (ka) => ka.attentionGradients(g.q, g.k, g.v, dOut, { dim: 64 })],
+  [
+    'attentionGradients gaussian 2-D 2000²',
+    (ka) =>
+      ka.attentionGradients(x2.subarray(0, 4000), x2.subarray(0, 4000), y2.subarray(0, 2000), y2.subarray(2000, 4000), {
+        dim: 2,
+        kernel: 'gaussian',
+        bandwidth: 0.1,
+      }),
+  ],
   ['random features 512²', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'random-features', seed: 1 })],
   ['nystrom 1024²', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, method: 'nystrom', seed: 1 })],
 ];
