@@ -1,8 +1,8 @@
 // Interleaved A/B for changes to the build or to template instances (issue 21, download size): one representative
 // call of each engine a size cut can touch, on two copies of web/src (each importing its own web/dist), one thread
-// each, alternated every round; prints each case's medians and ratio and whether the outputs are bit-identical.
+// each, alternated every round; prints each case's median CPU times and ratio and whether the outputs are bit-identical.
 //   node bench/ab-size.mjs <reference web/src> [<web/src under test, default this checkout's>] [rounds, default 11]
-import { interleaved, loadPair } from './interleave.mjs';
+import { loadPair } from './interleave.mjs';
 import { attentionCase, mulberry32, regressionCase } from './workloads.mjs';
 
 const pair = await loadPair('ab-size.mjs');
@@ -92,6 +92,25 @@ const bytes = (v) =>
   ArrayBuffer.isView(v)
     ? Buffer.from(v.buffer, v.byteOffset, v.byteLength)
     : Buffer.from(JSON.stringify(v, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x)));
+// The medians of each API's process CPU time per call (user + system, process.cpuUsage), over rounds whose order
+// alternates: on a shared 2-core host, wall time also counts the slices other processes take, CPU time much less.
+function interleaved({ reference, tested, rounds }, run) {
+  const t = { reference: [], tested: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const name of r % 2 ? ['tested', 'reference'] : ['reference', 'tested']) {
+      const start = process.cpuUsage();
+      run(name === 'tested' ? tested : reference);
+      const used = process.cpuUsage(start);
+      t[name].push((used.user + used.system) / 1000);
+    }
+  }
+  const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+  const [a, b] = [median(t.reference), median(t.tested)];
+  return {
+    line: `CPU ms median reference ${a.toFixed(1)}, tested ${b.toFixed(1)}, tested/reference ${(b / a).toFixed(3)}`,
+  };
+}
+
 const only = process.env.KA_AB_CASES?.split(',');
 for (const [name, run] of cases) {
   if (only && !only.some((o) => name.includes(o))) continue;
