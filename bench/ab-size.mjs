@@ -85,6 +85,23 @@ const cases = [
         bandwidth: 0.1,
       }),
   ],
+  [
+    'kernelRegression local-linear 1-D 2000, h given',
+    (ka) => {
+      const m = ka.kernelRegression(xs, ys, { dim: 1, estimator: 'local-linear', bandwidth: 0.05 });
+      const out = m.predictInterval(xs.subarray(0, 500)).mean;
+      m.dispose();
+      return out;
+    },
+  ],
+  [
+    'attentionState + mergeStates + finalizeState 1024² dim 64',
+    (ka) => {
+      const s1 = ka.attentionState(a.q, a.k.subarray(0, 512 * 64), a.v.subarray(0, 512 * 64), { dim: 64 });
+      const s2 = ka.attentionState(a.q, a.k.subarray(512 * 64), a.v.subarray(512 * 64), { dim: 64 });
+      return ka.finalizeState(ka.mergeStates(s1, s2));
+    },
+  ],
   ['random features 512²', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'random-features', seed: 1 })],
   ['nystrom 1024²', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, method: 'nystrom', seed: 1 })],
 ];

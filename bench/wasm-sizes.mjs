@@ -96,24 +96,40 @@ const demangled = execFileSync('llvm-cxxfilt', { input: mangled.join('\n'), maxB
   .split('\n');
 bodies.forEach((b, i) => (b.name = demangled[i] || mangled[i]));
 
-// Where each function comes from, by the first rule that matches its demangled name.
+// Where each function comes from, by the first rule that matches its demangled name. Binaryen inlines functions
+// with one caller, so a function's bytes include what it inlined: the sparse binding holds the whole sparse engine.
 const groups = [
-  ['embind (bindings and registration)', /^(ka::bindings|embind|emscripten::|_embind|__embind|EMSCRIPTEN_BINDINGS)/],
-  ['sparse engine', /ka::sparse|sparse_/i],
-  ['grid methods', /ka::grid|grid::/],
-  ['gradients', /backward|gradient/i],
-  ['exact engine', /ka::(exact|engine)|exact_|key_tile|tile_|online_softmax/i],
-  ['top-k', /top_k/i],
-  ['random features / Nystrom / approx', /random_features|nystrom|approx/i],
-  ['statistics (cv, bandwidth, regression, lowess)', /ka::stats|cv_|bandwidth|lowess|regression|local_fit|local_rows/i],
-  ['other ka::', /\bka::/],
-  ['libc++ sort', /std::__2::__(sort|insertion_sort|partial_sort|nth_element|introsort|floyd|sift)/],
-  ['libc++ iostream/locale', /locale|ios_base|basic_(i|o)stream|streambuf|facet|ctype|num_put|num_get/],
-  ['libc++ other', /^std::|std::__2/],
+  ['sparse engine (sparse.cpp, sparse_*.h)', /sparse_attention|add_run<|nearest_norm|run_row<|ka::CellGrid|build_grid/],
+  ['exact engine, narrow path (exact_narrow.h: kernel × dims × width)', /ka::narrow::/],
   [
-    'printf / libc',
-    /printf|fmt_|pop_arg|__(stdio|towrite|fwritex|overflow)|strto|scan|memcpy|memset|memmove|malloc|free|dlmalloc|sbrk/,
+    'exact engine, the rest (exact.cpp, exact_wide.cpp, tiles)',
+    /run_query_blocks|run_exact|run_wide|ka::\{anon\}::block_tile\(ka::Head const&, float,|exponentiate|ka::tiles::|ka::attention\(/,
   ],
+  ['gradients (gradients/*)', /backward|attention_gradients|attention_forward/],
+  [
+    'grid methods (methods/grid/*)',
+    /ka::grid|grid_|sort_bucket|place_in_buckets|cell_residuals|binning|convolution|fft|GridCv/i,
+  ],
+  [
+    'approximations (random features, Nyström, top-k)',
+    /random_features|nystrom|approx|top_k|KeySums|Features|HeadData|head_data/i,
+  ],
+  [
+    'weights, states (weights.cpp, states.cpp)',
+    /weights|states|row_statistics|run_rows<\(ka::KernelKind\)\d>\(ka::Head const&, int,/,
+  ],
+  [
+    'local fits, selection, lowess (local_fit, local_rows, stats/*)',
+    /local_fit|local_row|select_cv|cv_score|summarize_fit|lowess|bandwidth|lbfgs|local_gradient|Criterion|aicc|accumulate_|evaluate\(|write_fit|pass\(|cv_scan|kth_neighbour|rule_of_thumb|SortedSample/i,
+  ],
+  ['other ka:: (plan, bindings, helpers)', /\bka::|_js\(|embind|emscripten::|EMSCRIPTEN_BINDINGS/],
+  ['libc++ (sort, merge, vector, string)', /^(void |bool |unsigned int )?std::/],
+  [
+    'printf (plan.cpp reasons)',
+    /printf|fmt_|pop_arg|^out$|^pad$|__towrite|__fwritex|getint|frexp|wctomb|__overflow|__stdio/,
+  ],
+  ['malloc', /malloc|free|sbrk|emmalloc/],
+  ['libm', /exp|log|pow|sin|cos|rem_pio2|scalbn|sqrt|fmod|tan/],
 ];
 const byGroup = new Map();
 for (const b of bodies) {
