@@ -43,11 +43,10 @@ const CONSUMERS = process.env.KA_BUNDLERS?.split(',') ?? [
   'parcel',
 ];
 const TIMEOUT_MS = 180_000;
-// Issue 21 asks for under 200 kB; the engine's .wasm alone is 209 kB gzip (all of it code: 178 kB before LOWESS, the
-// method table and the grid's edges, 196 kB before spans, derivatives and blocked CV) and the API's JavaScript about
-// 33 kB, so the measured 240.3–242.8 kB (2026-12-05) misses it: this budget catches growth until the .wasm shrinks.
-// docs/package.md, Sizes.
-const DOWNLOAD_BUDGET = 250_000;
+// Issue 21 asks for under 200 kB; the engine's .wasm is 192 kB gzip (209 kB before the size cuts of 2026-12-05), all
+// of it code, and its glue and the API's JavaScript about 33 kB, so the page misses it: this budget holds what the
+// cuts gained and catches growth until the .wasm shrinks further. docs/package.md, Sizes and What the bytes are.
+const DOWNLOAD_BUDGET = 235_000;
 
 let dir;
 let tarball;

@@ -17,12 +17,18 @@ namespace {
 template <KernelKind K>
 Result run_head(const Head& hd, int32_t head, QueryRange range, Workspace& ws, Matrix out) {
   if (K == KernelKind::Softmax && hd.queries.cols >= kWideMinDims) return run_wide(hd, head, range, ws, out);
-  switch (hd.values.cols) {
-    case 1: return narrow::run<K, 1>(hd, head, range, ws, out);
-    case 2: return narrow::run<K, 2>(hd, head, range, ws, out);
-    case 3: return narrow::run<K, 3>(hd, head, range, ws, out);
-    case 4: return narrow::run<K, 4>(hd, head, range, ws, out);
-    default: return narrow::run<K, 0>(hd, head, range, ws, out);
+  // The value width is a template parameter only for softmax's running sums; the distance kernels pick their tile
+  // functions by width at run time (fused_for), so one instance per kernel serves every width.
+  if constexpr (K != KernelKind::Softmax) {
+    return narrow::run<K, 0>(hd, head, range, ws, out);
+  } else {
+    switch (hd.values.cols) {
+      case 1: return narrow::run<K, 1>(hd, head, range, ws, out);
+      case 2: return narrow::run<K, 2>(hd, head, range, ws, out);
+      case 3: return narrow::run<K, 3>(hd, head, range, ws, out);
+      case 4: return narrow::run<K, 4>(hd, head, range, ws, out);
+      default: return narrow::run<K, 0>(hd, head, range, ws, out);
+    }
   }
 }
 

@@ -194,11 +194,15 @@ void add_running(const KeyTile& tile, const float* scores, int64_t width, float*
   sums.flush(row_sum, row_acc);
 }
 
-// What every query block of a head shares: the kernel's per-dimension factors and the tile functions.
+using FusedFn = float (*)(const Head&, int64_t, const float*, const KeyTile&, const float*, int64_t, float*, double&,
+                          double*);
+
+// What every query block of a head shares: the kernel's per-dimension factors and the tile functions (fused for the
+// distance kernels, running for softmax; the other pair is null, so that neither kind instantiates the other's).
 template <KernelKind K, int W>
 struct BlockPlan {
   const float* factors;
-  decltype(fused_for<K, false>(1, 1)) fused, fused_biased;
+  FusedFn fused, fused_biased;
   decltype(&add_running<W>) running;
 };
 
@@ -260,8 +264,13 @@ Result run(const Head& hd, int32_t head, QueryRange range, Workspace& ws, Matrix
   float* factors = ws.factors.get();
   for (int64_t d = 0; d < dims; ++d)
     factors[d] = K == KernelKind::Softmax ? 1.0f : BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
-  const BlockPlan<K, W> plan{factors, fused_for<K, false>(dims, width), fused_for<K, true>(dims, width),
-                             simd::keep_out_of_line(&add_running<W>)};
+  BlockPlan<K, W> plan{factors, nullptr, nullptr, nullptr};
+  if constexpr (K == KernelKind::Softmax) {
+    plan.running = simd::keep_out_of_line(&add_running<W>);
+  } else {
+    plan.fused = fused_for<K, false>(dims, width);
+    plan.fused_biased = fused_for<K, true>(dims, width);
+  }
   const auto block = simd::keep_out_of_line(&run_block<K, W>);
   for (int64_t i0 = range.first; i0 < range.last; i0 += kQueryBlock)
     if (const Result r = block(hd, head, i0, std::min(kQueryBlock, range.last - i0), plan, ws, out);

@@ -25,8 +25,10 @@ struct RowResult {
   double dropped = 0;  // bound on skipped mass / kept mass; NaN for an empty row
 };
 
-// One query of one head: writes its output row and the extras, returns its outcome and dropped-mass bound.
-template <KernelKind K, int W>
+// One query of one head: writes its output row and the extras, returns its outcome and dropped-mass bound. The value
+// width picks the key runs' instance (add_run's W) at run time: only those loops gain from it, and the rest of the row,
+// which runs once per query, is then not compiled twice per kernel (issue 21, download size).
+template <KernelKind K>
 RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, int32_t head, int64_t heads,
                   double* acc, std::vector<uint8_t>& chosen, int64_t& kept_keys) {
   const CellGrid& g = *qr.g;
@@ -64,12 +66,13 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
       }
     }
   };
+  const bool one = qr.width == 1;
   const auto dims_add = [&](int64_t b, int64_t e) {
     if (b == e) return;
     switch (g.dims) {
-      case 1: add_run<K, 1, W>(qr, b, e, rs); break;
-      case 2: add_run<K, 2, W>(qr, b, e, rs); break;
-      default: add_run<K, 3, W>(qr, b, e, rs); break;
+      case 1: one ? add_run<K, 1, 1>(qr, b, e, rs) : add_run<K, 1, 0>(qr, b, e, rs); break;
+      case 2: one ? add_run<K, 2, 1>(qr, b, e, rs) : add_run<K, 2, 0>(qr, b, e, rs); break;
+      default: one ? add_run<K, 3, 1>(qr, b, e, rs) : add_run<K, 3, 0>(qr, b, e, rs); break;
     }
   };
   // Exponential kernels: the largest weight has log2 score smax_log2 (the nearest admissible key). Rows whose
@@ -178,7 +181,7 @@ struct TaskResult {
 
 constexpr int64_t kRowsPerTask = 256;
 
-template <KernelKind K, int W>
+template <KernelKind K>
 void run_rows(const Head& hd, const CellGrid& g, int32_t head, int64_t heads, int64_t first, int64_t last,
               const SparseOptions& o, const SparseOut& so, TaskResult& tr) {
   const int64_t width = hd.values.cols;
@@ -190,7 +193,7 @@ void run_rows(const Head& hd, const CellGrid& g, int32_t head, int64_t heads, in
   const bool masked = hd.masks->any();
   for (int64_t i = first; i < last; ++i) {
     const Query qr{&hd, &g, i, hd.queries.row(i), factors, masked, spill.data(), width};
-    const RowResult rr = run_row<K, W>(qr, o, so, head, heads, acc.data(), chosen, tr.kept);
+    const RowResult rr = run_row<K>(qr, o, so, head, heads, acc.data(), chosen, tr.kept);
     if (rr.outcome == RowOutcome::Error) {
       if (tr.first.status == Status::Ok) tr.first = {Status::EmptyRow, i, head};
       return;
@@ -226,10 +229,7 @@ Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOu
       with_kernel(p.kernel.kind, [&](auto kind) {
         constexpr KernelKind K = kind();
         if constexpr (K != KernelKind::Softmax) {
-          if (hd.values.cols == 1)
-            run_rows<K, 1>(hd, g, h, H, a, b, o, so, results[size_t(t)]);
-          else
-            run_rows<K, 0>(hd, g, h, H, a, b, o, so, results[size_t(t)]);
+          run_rows<K>(hd, g, h, H, a, b, o, so, results[size_t(t)]);
         }
         return 0;
       });

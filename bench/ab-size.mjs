@@ -1,0 +1,136 @@
+// Interleaved A/B for changes to the build or to template instances (issue 21, download size): one representative
+// call of each engine a size cut can touch, on two copies of web/src (each importing its own web/dist), one thread
+// each, alternated every round; prints each case's median CPU times and ratio and whether the outputs are bit-identical.
+//   node bench/ab-size.mjs <reference web/src> [<web/src under test, default this checkout's>] [rounds, default 11]
+import { loadPair } from './interleave.mjs';
+import { attentionCase, mulberry32, regressionCase } from './workloads.mjs';
+
+const pair = await loadPair('ab-size.mjs');
+const uniform = (n, seed) => {
+  const rand = mulberry32(seed);
+  return Float32Array.from({ length: n }, () => rand());
+};
+const a = attentionCase(1024);
+const small = attentionCase(2048, { M: 4, D: 2 });
+const r = regressionCase(1e4);
+const x2 = uniform(2 * 20000, 3);
+const y2 = uniform(20000, 4);
+const xs = uniform(2000, 5);
+const ys = Float32Array.from(xs, (x) => Math.sin(6.28 * x));
+const g = attentionCase(512);
+const dOut = uniform(512 * 64, 6);
+const cases = [
+  ['softmax 1024² dim 64 (wide)', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, scale: a.scale, method: 'exact' })],
+  ['softmax 2048² dim 4 (narrow)', (ka) => ka.attention(small.q, small.k, small.v, { dim: 4, method: 'exact' })],
+  [
+    'gaussian 1-D 10⁴²',
+    (ka) => ka.attention(r.q, r.k, r.v, { dim: 1, kernel: 'gaussian', bandwidth: r.h, method: 'exact' }),
+  ],
+  [
+    'epanechnikov 1-D 10⁴²',
+    (ka) => ka.attention(r.q, r.k, r.v, { dim: 1, kernel: 'epanechnikov', bandwidth: 0.2, method: 'exact' }),
+  ],
+  [
+    'laplacian 2-D 20000² / 4',
+    (ka) =>
+      ka.attention(x2.subarray(0, 10000), x2, y2, { dim: 2, kernel: 'laplacian', bandwidth: 0.05, method: 'exact' }),
+  ],
+  [
+    'cauchy 2-D width 2',
+    (ka) =>
+      ka.attention(x2.subarray(0, 8000), x2.subarray(0, 16000), x2.subarray(0, 16000), {
+        dim: 2,
+        kernel: 'cauchy',
+        bandwidth: 0.05,
+        method: 'exact',
+      }),
+  ],
+  [
+    'sparse gaussian 1-D 10⁴²',
+    (ka) => ka.attention(r.q, r.k, r.v, { dim: 1, kernel: 'gaussian', bandwidth: 0.01, method: 'sparse' }),
+  ],
+  [
+    'sparse gaussian 2-D 20000²',
+    (ka) => ka.attention(x2, x2, y2, { dim: 2, kernel: 'gaussian', bandwidth: 0.01, method: 'sparse' }),
+  ],
+  [
+    'sparse tricube 2-D 20000²',
+    (ka) => ka.attention(x2, x2, y2, { dim: 2, kernel: 'tricube', bandwidth: 0.02, method: 'sparse' }),
+  ],
+  [
+    'sparse laplacian 3-D width 2',
+    (ka) =>
+      ka.attention(x2.subarray(0, 30000), x2.subarray(0, 30000), x2.subarray(0, 20000), {
+        dim: 3,
+        kernel: 'laplacian',
+        bandwidth: 0.05,
+        method: 'sparse',
+      }),
+  ],
+  [
+    'selectBandwidth exact 1-D 2000',
+    (ka) => ka.selectBandwidth(xs, ys, { dim: 1, estimator: 'nadaraya-watson', method: 'exact' }).bandwidth,
+  ],
+  [
+    'selectBandwidth local-linear 1-D 2000',
+    (ka) => ka.selectBandwidth(xs, ys, { dim: 1, estimator: 'local-linear' }).bandwidth,
+  ],
+  ['attentionGradients 512² dim 64', (ka) => ka.attentionGradients(g.q, g.k, g.v, dOut, { dim: 64 })],
+  [
+    'attentionGradients gaussian 2-D 2000²',
+    (ka) =>
+      ka.attentionGradients(x2.subarray(0, 4000), x2.subarray(0, 4000), y2.subarray(0, 2000), y2.subarray(2000, 4000), {
+        dim: 2,
+        kernel: 'gaussian',
+        bandwidth: 0.1,
+      }),
+  ],
+  [
+    'kernelRegression local-linear 1-D 2000, h given',
+    (ka) => {
+      const m = ka.kernelRegression(xs, ys, { dim: 1, estimator: 'local-linear', bandwidth: 0.05 });
+      const out = m.predictInterval(xs.subarray(0, 500)).mean;
+      m.dispose();
+      return out;
+    },
+  ],
+  [
+    'attentionState + mergeStates + finalizeState 1024² dim 64',
+    (ka) => {
+      const s1 = ka.attentionState(a.q, a.k.subarray(0, 512 * 64), a.v.subarray(0, 512 * 64), { dim: 64 });
+      const s2 = ka.attentionState(a.q, a.k.subarray(512 * 64), a.v.subarray(512 * 64), { dim: 64 });
+      return ka.finalizeState(ka.mergeStates(s1, s2));
+    },
+  ],
+  ['random features 512²', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'random-features', seed: 1 })],
+  ['nystrom 1024²', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, method: 'nystrom', seed: 1 })],
+];
+const bytes = (v) =>
+  ArrayBuffer.isView(v)
+    ? Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+    : Buffer.from(JSON.stringify(v, (k, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x)));
+// The medians of each API's process CPU time per call (user + system, process.cpuUsage), over rounds whose order
+// alternates: on a shared 2-core host, wall time also counts the slices other processes take, CPU time much less.
+function interleaved({ reference, tested, rounds }, run) {
+  const t = { reference: [], tested: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const name of r % 2 ? ['tested', 'reference'] : ['reference', 'tested']) {
+      const start = process.cpuUsage();
+      run(name === 'tested' ? tested : reference);
+      const used = process.cpuUsage(start);
+      t[name].push((used.user + used.system) / 1000);
+    }
+  }
+  const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+  const [a, b] = [median(t.reference), median(t.tested)];
+  return {
+    line: `CPU ms median reference ${a.toFixed(1)}, tested ${b.toFixed(1)}, tested/reference ${(b / a).toFixed(3)}`,
+  };
+}
+
+const only = process.env.KA_AB_CASES?.split(',');
+for (const [name, run] of cases) {
+  if (only && !only.some((o) => name.includes(o))) continue;
+  const same = bytes(run(pair.reference)).equals(bytes(run(pair.tested)));
+  console.log(`${name}: bit-identical ${same}; ${interleaved(pair, run).line}`);
+}
