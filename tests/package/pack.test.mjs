@@ -106,12 +106,13 @@ export { out, e };
   // A TypeScript consumer compiled to CommonJS: require() resolves through the "require" condition to index.d.cts.
   'consumer-cjs.cts': `import ka = require('kernel-attention');
 import type { KernelAttention } from 'kernel-attention';
-export async function main(): Promise<Float32Array> {
+export async function main(): Promise<Float64Array> {
   const old: 'auto' | number = await ka.setThreads(1);
   void old;
   const api: KernelAttention = await ka.init({ threads: 1 });
   // @ts-expect-error: the CommonJS entry has no error class at run time
   void ka.KernelAttentionError;
+  // Numbers as values: the output is a Float64Array (a Float32Array only for Float32Array values).
   return api.attentionAsync([0], [0], [1], { dim: 1, onProgress: ({ done, total }) => done / total });
 }
 `,

@@ -16,7 +16,7 @@ function members(name) {
   assert.ok(start >= 0, `interface ${name} not found in index.d.ts`);
   const body = types.slice(start, types.indexOf('\n}', start));
   // A set: overloads declare a method once per signature.
-  return [...new Set([...body.matchAll(/^ {2}(?:readonly )?(\w+)\??[(:]/gm)].map((m) => m[1]))].sort();
+  return [...new Set([...body.matchAll(/^ {2}(?:readonly )?(\w+)\??[(:<]/gm)].map((m) => m[1]))].sort();
 }
 
 const apiSection = readme.slice(readme.indexOf('## API'), readme.indexOf('\n## ', readme.indexOf('## API') + 1));
