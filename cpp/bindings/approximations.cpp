@@ -65,6 +65,16 @@ struct SparseResult {
   double errorEstimate = 0, maxDropped = 0, keptKeys = 0, skippedKeys = 0;
 };
 
+SparseResult sparse_result(const Result& r, const SparseReport& rep) {
+  return {r.status,
+          double(r.row),
+          r.head,
+          rep.error_estimate,
+          rep.max_dropped,
+          double(rep.kept_keys),
+          double(rep.skipped_keys)};
+}
+
 SparseResult sparse_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, int32_t I, int32_t J, int32_t M,
                                  int32_t D, CallOptions o, double tolerance, int32_t threads, uintptr_t dropped,
                                  uintptr_t sum_sq, uintptr_t eff, uintptr_t logden) {
@@ -76,13 +86,7 @@ SparseResult sparse_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_
                      ptr<double>(logden)};
   SparseReport rep;
   const Result r = sparse_attention(p, opts, so, &rep);
-  return {r.status,
-          double(r.row),
-          r.head,
-          rep.error_estimate,
-          rep.max_dropped,
-          double(rep.kept_keys),
-          double(rep.skipped_keys)};
+  return sparse_result(r, rep);
 }
 
 SparseResult top_k_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t out, int32_t I, int32_t J, int32_t M,
@@ -90,13 +94,7 @@ SparseResult top_k_attention_js(uintptr_t q, uintptr_t k, uintptr_t v, uintptr_t
   SparseReport rep;
   const Result r = top_k_attention(make_problem(q, k, v, I, J, M, D, o), top_k,
                                    SparseOut{Matrix{ptr<float>(out), I, D, D}, ptr<double>(dropped)}, &rep);
-  return {r.status,
-          double(r.row),
-          r.head,
-          rep.error_estimate,
-          rep.max_dropped,
-          double(rep.kept_keys),
-          double(rep.skipped_keys)};
+  return sparse_result(r, rep);
 }
 
 }  // namespace

@@ -187,17 +187,7 @@ export function sparseAttention(engine, call, tolerance, threads = 1, reason = '
       0,
       0,
     );
-    checkResult(result);
-    return {
-      output: outputOf(heap.readF32(out, call.I * call.D), call),
-      method: 'sparse',
-      reason,
-      errorEstimate: result.errorEstimate,
-      droppedMass: heap.readF64(dropped, call.I * call.heads),
-      keptKeys: result.keptKeys,
-      skippedKeys: result.skippedKeys,
-      exactRows: 0,
-    };
+    return keptResult(heap, call, 'sparse', reason, result, out, dropped);
   });
 }
 
@@ -212,18 +202,23 @@ function topKAttention(engine, call, topK, reason) {
     const out = heap.alloc(call.I * call.D * 4);
     const dropped = heap.alloc(call.I * call.heads * 8);
     const result = engine.topKAttention(q, k, v, out, call.I, call.J, call.M, call.D, opts, topK, dropped);
-    checkResult(result);
-    return {
-      output: outputOf(heap.readF32(out, call.I * call.D), call),
-      method: 'top-k',
-      reason,
-      errorEstimate: result.errorEstimate,
-      droppedMass: heap.readF64(dropped, call.I * call.heads),
-      keptKeys: result.keptKeys,
-      skippedKeys: result.skippedKeys,
-      exactRows: 0,
-    };
+    return keptResult(heap, call, 'top-k', reason, result, out, dropped);
   });
+}
+
+/** What sparse and top-k attention return, from the core's report `result` and the heap's `out` and `dropped`. */
+function keptResult(heap, call, method, reason, result, out, dropped) {
+  checkResult(result);
+  return {
+    output: outputOf(heap.readF32(out, call.I * call.D), call),
+    method,
+    reason,
+    errorEstimate: result.errorEstimate,
+    droppedMass: heap.readF64(dropped, call.I * call.heads),
+    keptKeys: result.keptKeys,
+    skippedKeys: result.skippedKeys,
+    exactRows: 0,
+  };
 }
 
 /**

@@ -75,7 +75,7 @@ export function attentionFrame(call, distance, { states = false, values = !state
  */
 export function outputOf(out, call) {
   if (!call.values64) return out;
-  return back64(out, call.D, { y: call.frame.values }, call.empty);
+  return back64(out, call.D, call.frame.values, call.empty);
 }
 
 /**
@@ -88,8 +88,11 @@ export function sampleFrame(x, dim, y, width) {
   return { x: chooseShift(dim, x), y: chooseShift(width, y) };
 }
 
-/** The empty policy the core runs under for a call that asks for `empty` in `frame` (sampleFrame()'s: `y` shifted). */
-export const coreEmpty = (empty, frame) => (frame.y && empty === 'zero' ? 'nan' : empty);
+/**
+ * The empty policy the core runs under for a call that asks for `empty` with its outputs' column shifts `shift` (a
+ * regression's y, attention's values; null: none).
+ */
+export const coreEmpty = (empty, shift) => (shift && empty === 'zero' ? 'nan' : empty);
 
 /** `a` (rows × cols) minus `shift` per column (null: none), as a new Float32Array, in one pass. */
 export function shifted32(a, cols, shift) {
@@ -102,16 +105,15 @@ export function shifted32(a, cols, shift) {
 }
 
 /**
- * A Float64Array of a regression's float32 results `a` (rows × cols) back in y's frame (sampleFrame()), in double;
- * `empty` is the policy the call asked for (its empty rows ran under coreEmpty()'s).
+ * A Float64Array of float32 results `a` (rows × cols) with the column shifts `shift` (null: none) added back, in
+ * double; `empty` is the policy the call asked for (its empty rows ran under coreEmpty()'s).
  */
-export function back64(a, cols, frame, empty) {
+export function back64(a, cols, shift, empty) {
   const out = Float64Array.from(a);
-  if (frame.y) {
-    for (let i = 0; i < out.length; i += cols) {
-      for (let c = 0; c < cols; c++) out[i + c] += frame.y[c];
-    }
+  if (!shift) return out;
+  for (let i = 0; i < out.length; i += cols) {
+    for (let c = 0; c < cols; c++) out[i + c] += shift[c];
   }
-  if (frame.y && empty === 'zero') for (let i = 0; i < out.length; i++) if (Number.isNaN(out[i])) out[i] = 0;
+  if (empty === 'zero') for (let i = 0; i < out.length; i++) if (Number.isNaN(out[i])) out[i] = 0;
   return out;
 }

@@ -265,7 +265,7 @@ function residentModel(engine, threads, p, h, selection, searches, shared, lazyS
         : I;
     const heap = engine.openHeap();
     try {
-      const o = options32(heap, { empty: coreEmpty(emptyPolicy, frame) });
+      const o = options32(heap, { empty: coreEmpty(emptyPolicy, frame.y) });
       const mean = heap.alloc(I * width * 4);
       const sumSq = extra ? heap.alloc(I * 8) : 0;
       const eff = extra ? heap.alloc(I * 8) : 0;
@@ -289,7 +289,7 @@ function residentModel(engine, threads, p, h, selection, searches, shared, lazyS
                 width,
                 kernel,
                 bandwidth: o.bandwidth,
-                empty: coreEmpty(emptyPolicy, frame),
+                empty: coreEmpty(emptyPolicy, frame.y),
                 tolerance,
                 threads,
                 mean: at(mean, width * 4),
@@ -338,7 +338,7 @@ function residentModel(engine, threads, p, h, selection, searches, shared, lazyS
       }
       return {
         I,
-        mean: back64(heap.readF32(mean, I * width), width, frame, emptyPolicy), // in y's units, in double
+        mean: back64(heap.readF32(mean, I * width), width, frame.y, emptyPolicy), // in y's units, in double
         sumSq: extra && heap.readF64(sumSq, I),
         effectiveKeys: extra && heap.readF64(eff, I),
         logDenominator: extra && heap.readF64(logden, I),

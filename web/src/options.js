@@ -205,7 +205,7 @@ export function copyCall(heap, call) {
       generalMask: call.general ? heap.u8(call.general) : 0,
       queryGroups: call.queryGroups ? heap.i32(call.queryGroups) : 0,
       keyGroups: call.keyGroups ? heap.i32(call.keyGroups) : 0,
-      empty: coreEmpty(call.empty, { y: frame.values }),
+      empty: coreEmpty(call.empty, frame.values),
     },
   };
 }
