@@ -1,33 +1,17 @@
 // End-to-end checks in Debian's Chromium: the library page and the README's browser example (the demo: demo.test.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const PAGE_TIMEOUT_MS = 30_000;
 
 let server;
 let browser;
 
 before(async () => {
-  // A missing browser must fail the run, not skip it, or CI would go green without testing anything.
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install chromium, or scripts/setup.sh)`);
-  }
   server = await startServer({ port: 0 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: PAGE_TIMEOUT_MS });
+  browser = await launchChromium({ timeout: PAGE_TIMEOUT_MS });
 });
 
 after(async () => {

@@ -2,31 +2,16 @@
 // -sDYNAMIC_EXECUTION=0, and the wasm is compiled under 'wasm-unsafe-eval' only.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 let server;
 let browser;
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (scripts/setup.sh)`);
   server = await startServer({ port: 0, headers: { 'Content-Security-Policy': CSP } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {

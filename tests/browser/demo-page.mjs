@@ -1,28 +1,15 @@
 // Shared by the demo's browser tests: Debian's Chromium, the demo served by scripts/serve.mjs (with its strict
 // Content-Security-Policy), and waiting on window.demoState, the numbers the page publishes for tests.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../chromium.mjs';
 import { DEMO_CSP, startServer } from '../../scripts/serve.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 export const TIMEOUT_MS = 30_000;
 
 /** Starts the server and the browser; `close()` stops both. */
 export async function launch() {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (scripts/setup.sh)`);
   const server = await startServer({ port: 0 });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: TIMEOUT_MS });
+  const browser = await launchChromium({ timeout: TIMEOUT_MS });
   return {
     server,
     browser,

@@ -3,13 +3,11 @@
 // Determinism: repeated calls give the same bytes, and Chromium's single-thread bytes are Node's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 import { init } from '../../web/src/index.js';
 import { WORKLOADS, digest } from './threads/workloads.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TIMEOUT_MS = 60_000;
 // scripts/serve.mjs isolates every page; these override its two headers for the second server.
 const NOT_ISOLATED = { 'Cross-Origin-Opener-Policy': 'unsafe-none', 'Cross-Origin-Embedder-Policy': 'unsafe-none' };
@@ -36,22 +34,9 @@ async function checkSingle(single) {
 }
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (scripts/setup.sh)`);
   isolated = await startServer({ port: 0 });
   plain = await startServer({ port: 0, headers: NOT_ISOLATED });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {

@@ -7,21 +7,11 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../chromium.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path) => readFileSync(root + path, 'utf8');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 test('the README shows the worker, bundler and CLI examples verbatim', () => {
   const readme = read('README.md');
@@ -111,9 +101,8 @@ test('the CLI session runs and prints what its comments say', () => {
 });
 
 test('the Web Worker example page fits in a module Worker', { timeout: 120_000 }, async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium`);
   const server = await startServer({ port: 0 });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const problems = [];
