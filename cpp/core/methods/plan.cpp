@@ -3,10 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <limits>
 
+#include "base/text.h"
 #include "kernel/traits.h"
 #include "methods/grid/grid.h"
 #include "methods/grid/plan.h"
@@ -15,14 +14,12 @@
 namespace ka {
 namespace {
 
-// A reason being written: printf-style, truncated at kReasonSize.
+// A reason being written (format_text), truncated at kReasonSize.
 struct Text {
   char s[kReasonSize] = {};
-  void say(const char* format, ...) {
-    va_list args;
-    va_start(args, format);
-    std::vsnprintf(s, sizeof s, format, args);
-    va_end(args);
+  template <class... Args>
+  void say(const char* format, Args... args) {
+    format_text(s, sizeof s, format, args...);
   }
   bool empty() const { return s[0] == 0; }
 };
@@ -30,7 +27,7 @@ struct Text {
 // A pair or point count in reasons, in full (a rounded count would blur the thresholds it is compared with).
 struct Count {
   char s[32];
-  explicit Count(double n) { std::snprintf(s, sizeof s, "%.0f", n); }
+  explicit Count(double n) { format_text(s, sizeof s, "%.0f", n); }
 };
 
 // ---- sparse (sparse.h): 'auto' runs it where it measured at least 2× faster than exact ----
@@ -195,7 +192,7 @@ Plan plan(const PlanCall& call, Method requested, double tolerance) {
   out.tolerance = tolerance;
   if (requested != Method::Auto) {
     out.method = requested;
-    std::snprintf(out.reason, sizeof out.reason, "%s: asked for", method_name(requested));
+    format_text(out.reason, sizeof out.reason, "%s: asked for", method_name(requested));
     return out;
   }
   Text first;  // why the first method 'auto' could have picked was not: the reason exact runs
@@ -206,19 +203,19 @@ Plan plan(const PlanCall& call, Method requested, double tolerance) {
     bool needs_keys = false;
     if (e.serves(call, tolerance, why) && e.pays(call, tolerance, why, &needs_keys)) {
       out.method = e.method;
-      std::snprintf(out.reason, sizeof out.reason, "%s: %s", e.name, why.s);
+      format_text(out.reason, sizeof out.reason, "%s: %s", e.name, why.s);
       return out;
     }
     if (needs_keys) {
       out.method = Method::Auto;  // undecided: call again with the keys
-      std::snprintf(out.reason, sizeof out.reason, "auto: %s", why.s);
+      format_text(out.reason, sizeof out.reason, "auto: %s", why.s);
       return out;
     }
     if (first.empty()) first = why;
   }
   out.method = Method::Exact;
-  std::snprintf(out.reason, sizeof out.reason, "exact: %s",
-                first.empty() ? "no certified approximation serves this call" : first.s);
+  format_text(out.reason, sizeof out.reason, "exact: %s",
+              first.empty() ? "no certified approximation serves this call" : first.s);
   return out;
 }
 
@@ -226,15 +223,15 @@ int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double t
   const int64_t nodes = grid_nodes(x, kind, h, tolerance);
   if (why) {
     if (nodes > 0) {
-      std::snprintf(why, kReasonSize, "grid: %lld-D %s, %lld points on %lld nodes per axis, within %g",
-                    (long long)x.cols, kernel_traits(kind).name, (long long)x.rows, (long long)nodes, tolerance);
+      format_text(why, kReasonSize, "grid: %lld-D %s, %lld points on %lld nodes per axis, within %g", (long long)x.cols,
+                  kernel_traits(kind).name, (long long)x.rows, (long long)nodes, tolerance);
     } else if (!(tolerance > 0)) {
-      std::snprintf(why, kReasonSize, "exact: no grid asked for");
+      format_text(why, kReasonSize, "exact: no grid asked for");
     } else {
-      std::snprintf(why, kReasonSize,
-                    "exact: at this bandwidth no grid of at most %lld nodes reaches %g, or its "
-                    "convolutions cost more than the exact fit of %lld points",
-                    (long long)kMaxGridNodes, tolerance, (long long)x.rows);
+      format_text(why, kReasonSize,
+                  "exact: at this bandwidth no grid of at most %lld nodes reaches %g, or its "
+                  "convolutions cost more than the exact fit of %lld points",
+                  (long long)kMaxGridNodes, tolerance, (long long)x.rows);
     }
   }
   return nodes;
@@ -244,8 +241,8 @@ int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t point
   const int64_t wanted = grid_nodes(range, double(h), tolerance);
   if (wanted == 0) {  // no grid reaches the tolerance: the caller runs exactly
     if (why)
-      std::snprintf(why, kReasonSize, "exact: at this bandwidth no grid of at most %lld nodes reaches %g",
-                    (long long)kMaxGridNodes, tolerance);
+      format_text(why, kReasonSize, "exact: at this bandwidth no grid of at most %lld nodes reaches %g",
+                  (long long)kMaxGridNodes, tolerance);
     return 0;
   }
   int level = 6;  // at least grid_nodes' 64 nodes; more only make the grid more accurate
@@ -253,14 +250,13 @@ int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t point
   const int64_t cells = int64_t(1) << level;
   if (!grid_pays(kind, cells + 1, 1, double(h), range / double(cells), points)) {
     if (why)
-      std::snprintf(why, kReasonSize,
-                    "exact: the convolutions on %lld nodes cost more than the exact CV of %lld points",
-                    (long long)(cells + 1), (long long)points);
+      format_text(why, kReasonSize, "exact: the convolutions on %lld nodes cost more than the exact CV of %lld points",
+                  (long long)(cells + 1), (long long)points);
     return 0;
   }
   if (why)
-    std::snprintf(why, kReasonSize, "grid: 1-D %s, %lld points on %lld nodes, within %g", kernel_traits(kind).name,
-                  (long long)points, (long long)(cells + 1), tolerance);
+    format_text(why, kReasonSize, "grid: 1-D %s, %lld points on %lld nodes, within %g", kernel_traits(kind).name,
+                (long long)points, (long long)(cells + 1), tolerance);
   return cells;
 }
 

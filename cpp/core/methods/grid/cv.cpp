@@ -3,11 +3,11 @@
 // (convolution.h) and read cell by cell.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 #include "base/scratch.h"
 #include "base/simd.h"
+#include "base/text.h"
 #include "engine/local_solve.h"
 #include "methods/grid/binning.h"
 #include "methods/grid/convolution.h"
@@ -217,7 +217,7 @@ Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum
 Result GridCv::score(float h, double* score, bool* served, char* why) {
   *served = false;
   if (!suits_) {
-    if (why) std::snprintf(why, kReasonSize, "exact: the sample does not suit the grid");
+    if (why) format_text(why, kReasonSize, "exact: the sample does not suit the grid");
     return {};
   }
   // The plan decides whether a grid scores h, and on how many cells: 0, the caller runs exactly.
