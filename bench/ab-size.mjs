@@ -18,6 +18,8 @@ const y2 = uniform(20000, 4);
 const xs = uniform(2000, 5);
 const ys = Float32Array.from(xs, (x) => Math.sin(6.28 * x));
 const g = attentionCase(512);
+const xg = uniform(100000, 7);
+const yg = Float32Array.from(xg, (x, i) => Math.sin(6.28 * x) + 0.1 * Math.sin(i));
 const dOut = uniform(512 * 64, 6);
 const cases = [
   ['softmax 1024² dim 64 (wide)', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, scale: a.scale, method: 'exact' })],
@@ -101,6 +103,32 @@ const cases = [
       const s2 = ka.attentionState(a.q, a.k.subarray(512 * 64), a.v.subarray(512 * 64), { dim: 64 });
       return ka.finalizeState(ka.mergeStates(s1, s2));
     },
+  ],
+  [
+    'grid kernelRegression 1-D 10⁵ + predict, h given',
+    (ka) => {
+      const m = ka.kernelRegression(xg, yg, { dim: 1, bandwidth: 0.01, method: 'grid' });
+      const out = m.predictInterval(xg.subarray(0, 20000)).mean;
+      m.dispose();
+      return out;
+    },
+  ],
+  [
+    'grid kernelRegression 2-D 50000 + predict, h given',
+    (ka) => {
+      const m = ka.kernelRegression(x2.subarray(0, 100000), y2.subarray(0, 50000), {
+        dim: 2,
+        bandwidth: 0.05,
+        method: 'grid',
+      });
+      const out = m.predict(x2.subarray(0, 20000));
+      m.dispose();
+      return out;
+    },
+  ],
+  [
+    'grid selectBandwidth 1-D 30000',
+    (ka) => ka.selectBandwidth(xg.subarray(0, 30000), yg.subarray(0, 30000), { dim: 1, method: 'grid' }).bandwidth,
   ],
   ['random features 512²', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'random-features', seed: 1 })],
   ['nystrom 1024²', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, method: 'nystrom', seed: 1 })],
