@@ -89,7 +89,8 @@ inline void build_grid(const Head& hd, double cell, CellGrid& g) {
       cells *= double(g.n[a]);
     }
     if (cells <= cap) break;
-    cell *= std::pow(cells / cap, 1.0 / double(dims)) * 1.001;
+    const double ratio = cells / cap;  // grown by its dims-th root (no std::pow: issue 21, download size)
+    cell *= (dims == 1 ? ratio : dims == 2 ? std::sqrt(ratio) : std::cbrt(ratio)) * 1.001;
   }
   const int64_t total = g.n[0] * g.n[1] * g.n[2];
   std::vector<int64_t> cell_of_key(static_cast<size_t>(J));

@@ -25,7 +25,7 @@ Status rule_of_thumb(ConstMatrix x, Rule rule, double* h) {
   if (n < 2 || dims < 1 || !x.data || !h) return Status::BadShape;
   Scratch<double> column(n);
   if (!column.ok()) return Status::OutOfMemory;
-  const double factor = std::pow(double(n), -1.0 / double(dims + 4));
+  const double factor = std::exp(-std::log(double(n)) / double(dims + 4));  // n^(−1/(d+4)); std::pow links 4 kB
   for (int64_t d = 0; d < dims; ++d) {
     double mean = 0;
     for (int64_t i = 0; i < n; ++i) mean += column.get()[i] = x.row(i)[d];

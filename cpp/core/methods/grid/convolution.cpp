@@ -81,9 +81,10 @@ Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t
     for (int64_t m2 = -axis[d].L; m2 <= axis[d].L; ++m2) {
       const double u = double(m2) * axis[d].step / axis[d].h;
       const double k = kernel_weight(kind, float(axis[d].h), double(m2) * axis[d].step);
-      for (int a = 0; a < 3; ++a) {
-        tap(d, false, a)[m2 + axis[d].L] = k * std::pow(u, a);
-        tap(d, true, a)[m2 + axis[d].L] = k * k * std::pow(u, a);
+      double ua = 1;  // uᵃ by products: std::pow would link libm's pow and its 4 kB table (issue 21)
+      for (int a = 0; a < 3; ++a, ua *= u) {
+        tap(d, false, a)[m2 + axis[d].L] = k * ua;
+        tap(d, true, a)[m2 + axis[d].L] = k * k * ua;
       }
     }
   }

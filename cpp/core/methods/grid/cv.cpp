@@ -267,7 +267,8 @@ Result GridCv::score(float h, double* score, bool* served, char* why) {
   const int64_t tap_len = 2 * x.L + 1;
   for (int64_t m = -x.L; m <= x.L; ++m) {
     const double u = double(m) * x.step / x.h, k = kernel_weight(p.kernel.kind, h, double(m) * x.step);
-    for (int64_t a = 0; a < s_count; ++a) taps.get()[a * tap_len + m + x.L] = k * std::pow(u, double(a));
+    double ua = 1;  // uᵃ by products, not std::pow (convolution.cpp)
+    for (int64_t a = 0; a < s_count; ++a, ua *= u) taps.get()[a * tap_len + m + x.L] = k * ua;
   }
   const double one = 1.0;
   FftWork work;

@@ -45,6 +45,9 @@ double edge_amplification(const double* S, int64_t dims, double s0) {
 // Moments Σ w·u₁ᵃ·u₂ᵇ (`count` of them, in kPowers order; 1-D: b = 0) about a point c, turned into those about
 // q = c − δ·h: the offsets become u + δ, so each is Σ over i ≤ a, j ≤ b of C(a, i)·C(b, j)·δ₁^(a−i)·δ₂^(b−j) times the
 // moment of power (i, j). Powers are at most 2, so the binomial coefficients are 1 or 2.
+// dᵉ for e = 0, 1, 2 (the moments' degrees), by products rather than std::pow, which links libm's pow (issue 21).
+double square_at_most(double d, int e) { return e == 0 ? 1 : e == 1 ? d : d * d; }
+
 void shift_moments(double* v, int64_t count, int64_t dims, const double* delta) {
   const auto power = [&](int64_t k) { return dims == 2 ? kPowers[k] : Power{int(k), 0}; };
   const auto index = [&](int a, int b) {
@@ -60,7 +63,7 @@ void shift_moments(double* v, int64_t count, int64_t dims, const double* delta) 
     for (int i = 0; i <= pw.a; ++i)
       for (int j = 0; j <= pw.b; ++j) {
         const double c = (pw.a == 2 && i == 1 ? 2 : 1) * (pw.b == 2 && j == 1 ? 2 : 1);
-        acc += c * std::pow(delta[0], pw.a - i) * std::pow(delta[1], pw.b - j) * old[index(i, j)];
+        acc += c * square_at_most(delta[0], pw.a - i) * square_at_most(delta[1], pw.b - j) * old[index(i, j)];
       }
     v[k] = acc;
   }

@@ -34,7 +34,7 @@ constexpr double kFftPairCost = 3.5, kFftFilterCost = 1.5;
 double direct_cost(double rows, double nodes, double L) { return rows * nodes * (2 * L + 1); }
 double fft_cost(double rows, double nodes, double L) {
   const double n = double(convolution_size(int64_t(nodes), 2 * int64_t(L) + 1));
-  return (kFftPairCost * std::ceil(rows / 2) + kFftFilterCost) * n * std::log2(n);
+  return (kFftPairCost * std::ceil(rows / 2) + kFftFilterCost) * n * std::log(n) * 1.4426950408889634;  // log2(n)
 }
 
 }  // namespace
