@@ -1,0 +1,18 @@
+// log, sin, cos and tan without tables. musl's (the WebAssembly C library) are table-driven: their tables and
+// Payne–Hanek reduction were 10 kB gzip of the module (issue 21, download size), so the WebAssembly modules link these
+// in their place (cpp/bindings/libm.cpp); native builds keep the system's.
+//
+// Accuracy, measured against the C library in tests/cpp/math_test.cpp: log within 1 ulp everywhere; sin and cos within
+// 1 ulp for |x| up to 2^20·π/2 (1.6e6), tan within 2. Beyond that the reduction by π/2 errs by about one ulp of x,
+// the argument's own rounding: the phase of such an argument is not known any better.
+#pragma once
+
+namespace ka::math {
+
+double log(double x);
+double sin(double x);
+double cos(double x);
+double tan(double x);
+void sin_cos(double x, double* s, double* c);
+
+}  // namespace ka::math
