@@ -27,27 +27,30 @@ constexpr int64_t kFlushKeys = 64;         // float32 lane sums go to double eve
 constexpr float kUnderflowFloor = -58.0f;  // log2: below it a row is redone in double (exact_narrow.h's floor)
 
 // The kernel as a function of a "norm" ν of u = (q − k)/h: Σu² (gaussian, cauchy) or Σ|u| (laplacian). Compact
-// kernels are handled by their support (|u_d| <= 1 on every axis) and do not use these.
-template <KernelKind K>
+// kernels are handled by their support (|u_d| <= 1 on every axis) and do not use these. A run-time value: it is
+// evaluated per cell, not per key, so the row code that uses it is compiled once for every kernel (issue 21).
 struct Norm {
-  static constexpr bool kSquared = K != KernelKind::Laplacian;
-  static double of(double t) { return kSquared ? t * t : std::fabs(t); }
-  static double log_w(double nu) {
-    if constexpr (K == KernelKind::Gaussian) return -nu / 2;
-    if constexpr (K == KernelKind::Laplacian) return -nu;
+  KernelKind kind;
+  bool squared;  // Σu² rather than Σ|u|
+
+  explicit Norm(KernelKind k) : kind(k), squared(k != KernelKind::Laplacian) {}
+  double of(double t) const { return squared ? t * t : std::fabs(t); }
+  double log_w(double nu) const {
+    if (kind == KernelKind::Gaussian) return -nu / 2;
+    if (kind == KernelKind::Laplacian) return -nu;
     return -std::log1p(nu);
   }
   // ν at which the weight is tolerance × the weight at ν = best.
-  static double radius(double best, double tolerance) {
-    if constexpr (K == KernelKind::Gaussian) return best - 2 * std::log(tolerance);
-    if constexpr (K == KernelKind::Laplacian) return best - std::log(tolerance);
+  double radius(double best, double tolerance) const {
+    if (kind == KernelKind::Gaussian) return best - 2 * std::log(tolerance);
+    if (kind == KernelKind::Laplacian) return best - std::log(tolerance);
     return (1 + best) / tolerance - 1;
   }
-  static double extent(double nu) { return kSquared ? std::sqrt(std::max(nu, 0.0)) : nu; }  // distance along one axis
+  double extent(double nu) const { return squared ? std::sqrt(std::max(nu, 0.0)) : nu; }  // distance along one axis
   // A radius at which the weights are `excess` (> 1) times smaller relative to those at `nu`, with some margin.
-  static double widen(double nu, double excess) {
-    if constexpr (K == KernelKind::Gaussian) return nu + 2 * std::log(excess) + 2;
-    if constexpr (K == KernelKind::Laplacian) return nu + std::log(excess) + 1;
+  double widen(double nu, double excess) const {
+    if (kind == KernelKind::Gaussian) return nu + 2 * std::log(excess) + 2;
+    if (kind == KernelKind::Laplacian) return nu + std::log(excess) + 1;
     return (1 + nu) * excess * 2 - 1;
   }
 };
@@ -141,6 +144,20 @@ void add_run(const Query& qr, int64_t b, int64_t e, RowSums& rs) {
   }
   if constexpr (is_compact(K)) rs.top = std::max(rs.top, simd::max(top));
 }
+
+// The key runs of one kernel, by dimensions (1–3) and value width (1, or any): the one part of a row compiled per
+// kernel and shape, since it is the loop over keys; the rest of the row reaches it through this table.
+using RunFn = void (*)(const Query&, int64_t, int64_t, RowSums&);
+struct Runs {
+  RunFn by_dims[kSparseMaxDims][2];  // [dims − 1][width == 1]
+
+  template <KernelKind K>
+  static Runs of() {
+    return {{{add_run<K, 1, 0>, add_run<K, 1, 1>},
+             {add_run<K, 2, 0>, add_run<K, 2, 1>},
+             {add_run<K, 3, 0>, add_run<K, 3, 1>}}};
+  }
+};
 
 // The same keys in double, one at a time (rows whose float32 weights would underflow).
 void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<double>& st, double& sum_sq) {

@@ -38,8 +38,9 @@ double outside_gap(const CellGrid& g, const Position& p, const int64_t* lo, cons
   return gap;
 }
 
-// The smallest ν of the keys [b, e) (unmasked), in float32 lanes: +inf lanes pad the tail.
-template <KernelKind K>
+// The smallest ν of the keys [b, e) (unmasked), in float32 lanes: +inf lanes pad the tail. A loop over keys, so
+// compiled per norm (Σu² or Σ|u|), not per kernel.
+template <bool kSquared>
 float nearest_in_run(const CellGrid& g, const Position& p, int64_t b, int64_t e) {
   Batch best(INFINITY);
   const float pad[16] = {0,        0,        0,        0,        0,        0,        0,        0,
@@ -50,7 +51,7 @@ float nearest_in_run(const CellGrid& g, const Position& p, int64_t b, int64_t e)
       const int a = int(A - g.dims + d);
       const Batch t =
           (Batch(float(p.u[a])) - simd::load(g.keys_t.data() + d * g.stride + c) * Batch(float(g.inv_h[a])));
-      nu = Norm<K>::kSquared ? xsimd::fma(t, t, nu) : nu + xsimd::abs(t);
+      nu = kSquared ? xsimd::fma(t, t, nu) : nu + xsimd::abs(t);
     }
     if (c + kLanes > e) nu += simd::load(pad + 8 - (e - c));  // lanes past e: +inf (kLanes <= 8)
     best = xsimd::min(best, nu);
@@ -62,8 +63,7 @@ float nearest_in_run(const CellGrid& g, const Position& p, int64_t b, int64_t e)
 
 // The smallest ν over admissible keys (exponential kernels), by rings of cells around the query's cell, stopping
 // when no key outside the rings searched can be nearer. +inf when no key is admissible.
-template <KernelKind K>
-double nearest_norm(const Query& qr, const Position& p) {
+double nearest_norm(const Query& qr, const Norm& norm, const Position& p) {
   const CellGrid& g = *qr.g;
   const Head& hd = *qr.hd;
   double best = kInf;
@@ -84,7 +84,7 @@ double nearest_norm(const Query& qr, const Position& p) {
           const int64_t id = g.id(c0, c1, c2);
           const int64_t b = g.start[size_t(id)], e = g.start[size_t(id + 1)];
           if (!qr.masked) {  // in float32 lanes; rounded up a little, which only widens the radius
-            const float nu = nearest_in_run<K>(g, p, b, e);
+            const float nu = norm.squared ? nearest_in_run<true>(g, p, b, e) : nearest_in_run<false>(g, p, b, e);
             if (nu < INFINITY) best = std::min(best, double(nu) * (1 + 1e-5) + 1e-30);
             continue;
           }
@@ -93,14 +93,14 @@ double nearest_norm(const Query& qr, const Position& p) {
             double nu = 0;
             for (int64_t d = 0; d < g.dims; ++d) {
               const int a = int(A - g.dims + d);
-              nu += Norm<K>::of(p.u[a] - double(g.keys_t[size_t(d * g.stride + s)]) * g.inv_h[a]);
+              nu += norm.of(p.u[a] - double(g.keys_t[size_t(d * g.stride + s)]) * g.inv_h[a]);
             }
             best = std::min(best, nu);
           }
         }
       }
     const double gap = outside_gap(g, p, lo, hi);
-    if (gap == kInf || (best < kInf && Norm<K>::of(gap) >= best)) return best;
+    if (gap == kInf || (best < kInf && norm.of(gap) >= best)) return best;
   }
 }
 
