@@ -90,6 +90,15 @@ const cases = [
         method: 'sparse',
       }),
   ],
+  [
+    'sparse gaussian 1-D 10⁴² width 2',
+    (ka) =>
+      ka.attention(r.q, r.k, x2.subarray(0, 20000), { dim: 1, kernel: 'gaussian', bandwidth: 0.01, method: 'sparse' }),
+  ],
+  [
+    'sparse epanechnikov 2-D 20000² width 2',
+    (ka) => ka.attention(x2, x2, x2, { dim: 2, kernel: 'epanechnikov', bandwidth: 0.02, method: 'sparse' }),
+  ],
   ['top-k 512² k 16', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'top-k', topK: 16 })],
   [
     'selectBandwidth exact 1-D 2000',

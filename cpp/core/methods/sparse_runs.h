@@ -99,7 +99,13 @@ void add_run(const Query& qr, int64_t b, int64_t e, RowSums& rs) {
   // One batch of keys [c, c + kLanes) into one set of lane sums; lanes at or past c1, or masked, weigh 0.
   const auto step = [&](int64_t c, int64_t c1, Batch& sum, Batch& sq, Batch* acc) {
     Batch s = BatchScore<K>::init();
-    for (int64_t d = 0; d < dims; ++d) s = BatchScore<K>::step(s, qb[d], simd::load(keys + d * stride + c), fb[d]);
+    if constexpr (DIMS > 0) {
+      for (int64_t d = 0; d < DIMS; ++d) s = BatchScore<K>::step(s, qb[d], simd::load(keys + d * stride + c), fb[d]);
+    } else {  // 1 to kSparseMaxDims dimensions, unrolled: a loop would keep qb and fb in memory
+      s = BatchScore<K>::step(s, qb[0], simd::load(keys + c), fb[0]);
+      if (dims > 1) s = BatchScore<K>::step(s, qb[1], simd::load(keys + stride + c), fb[1]);
+      if (dims > 2) s = BatchScore<K>::step(s, qb[2], simd::load(keys + 2 * stride + c), fb[2]);
+    }
     s = BatchScore<K>::finish(s, Batch(1.0f));
     if (masked || c + kLanes > c1) {
       for (int64_t l = 0; l < kLanes; ++l) {
@@ -153,9 +159,9 @@ struct Runs {
 
   template <KernelKind K>
   static Runs of() {
-    return {{{add_run<K, 1, 0>, add_run<K, 1, 1>},
-             {add_run<K, 2, 0>, add_run<K, 2, 1>},
-             {add_run<K, 3, 0>, add_run<K, 3, 1>}}};
+    return {{{add_run<K, 0, 0>, add_run<K, 1, 1>},
+             {add_run<K, 0, 0>, add_run<K, 2, 1>},
+             {add_run<K, 0, 0>, add_run<K, 3, 1>}}};
   }
 };
 
