@@ -12,13 +12,26 @@
 #include "base/parallel.h"
 #include "engine/online_softmax.h"
 #include "engine/scalar_row.h"
+#include "kernel/kernels_simd.h"
 #include "kernel/traits.h"
 #include "methods/sparse_grid.h"
 #include "methods/sparse_runs.h"
 #include "methods/sparse_search.h"
 
 namespace ka {
+namespace sparse {
 namespace {
+
+// The same keys in double, one at a time (rows whose float32 weights would underflow).
+void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<double>& st, double& sum_sq) {
+  const Head& hd = *qr.hd;
+  for (int64_t s = b; s < e; ++s) {
+    const int64_t j = qr.g->order[size_t(s)];
+    if (qr.masked && !hd.allows(qr.i, j)) continue;
+    const double score = log_score<double>(hd.kernel, qr.q, hd.keys.row(j), hd.keys.cols);
+    st.add_with_square(score, hd.values.row(j), &sum_sq);
+  }
+}
 
 struct RowResult {
   RowOutcome outcome = RowOutcome::Done;
@@ -31,7 +44,7 @@ struct RowResult {
 struct RowKernel {
   bool compact;
   Norm norm;
-  Runs runs;
+  const Runs* runs;
 };
 
 // One query of one head: writes its output row and the extras, returns its outcome and dropped-mass bound.
@@ -72,7 +85,7 @@ RowResult run_row(const Query& qr, const RowKernel& rk, const SparseOptions& o, 
       }
     }
   };
-  const RunFn run = rk.runs.by_dims[g.dims - 1][qr.width == 1];
+  const RunFn run = rk.runs->by_dims[g.dims - 1][qr.width == 1];
   const auto dims_add = [&](int64_t b, int64_t e) {
     if (b != e) run(qr, b, e, rs);
   };
@@ -201,6 +214,7 @@ void run_rows(const Head& hd, const CellGrid& g, const RowKernel& rk, const floa
 }
 
 }  // namespace
+}  // namespace sparse
 
 Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOut& so, SparseReport* report) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
@@ -221,19 +235,20 @@ Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOu
     const Head hd = head_of(p, h);
     build_grid(hd, cell, g);
     float factors[kSparseMaxDims];
-    const RowKernel rk = with_kernel(p.kernel.kind, [&](auto kind) {
-      constexpr KernelKind K = kind() == KernelKind::Softmax ? KernelKind::Gaussian : kind();  // Softmax: refused above
+    with_kernel(p.kernel.kind, [&](auto kind) {
       for (int64_t d = 0; d < hd.queries.cols; ++d)
-        factors[d] = BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
-      return RowKernel{is_compact(K), Norm(K), Runs::of<K>()};
+        factors[d] = BatchScore<kind()>::dimension_factor(hd.kernel.bandwidth[d]);
+      return 0;
     });
-    const int64_t tasks = (I + kRowsPerTask - 1) / kRowsPerTask;
-    std::vector<TaskResult> results(size_t(std::max<int64_t>(tasks, 1)));
+    const sparse::RowKernel rk{is_compact(p.kernel.kind), sparse::Norm(p.kernel.kind),
+                               &sparse::key_runs(p.kernel.kind)};
+    const int64_t tasks = (I + sparse::kRowsPerTask - 1) / sparse::kRowsPerTask;
+    std::vector<sparse::TaskResult> results(size_t(std::max<int64_t>(tasks, 1)));
     parallel_for(tasks, p.threads, [&](int64_t t) {
-      const int64_t a = t * kRowsPerTask, b = std::min(I, a + kRowsPerTask);
-      run_rows(hd, g, rk, factors, h, H, a, b, o, so, results[size_t(t)]);
+      const int64_t a = t * sparse::kRowsPerTask, b = std::min(I, a + sparse::kRowsPerTask);
+      sparse::run_rows(hd, g, rk, factors, h, H, a, b, o, so, results[size_t(t)]);
     });
-    for (const TaskResult& tr : results) {  // in row order: the first error is the one one thread would meet
+    for (const sparse::TaskResult& tr : results) {  // in row order: the first error is the one one thread would meet
       if (tr.first.status != Status::Ok && first.status == Status::Ok) first = tr.first;
       rep.max_dropped = std::max(rep.max_dropped, tr.max_dropped);
       rep.kept_keys += tr.kept;
