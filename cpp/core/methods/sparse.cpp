@@ -195,8 +195,10 @@ struct TaskResult {
 
 constexpr int64_t kRowsPerTask = 256;
 
-void run_rows(const Head& hd, const CellGrid& g, const RowKernel& rk, const float* factors, int32_t head, int64_t heads,
-              int64_t first, int64_t last, const SparseOptions& o, const SparseOut& so, TaskResult& tr) {
+// Out of line: sparse_attention around it runs once per call and is compiled for size.
+[[gnu::noinline]] void run_rows(const Head& hd, const CellGrid& g, const RowKernel& rk, const float* factors,
+                                int32_t head, int64_t heads, int64_t first, int64_t last, const SparseOptions& o,
+                                const SparseOut& so, TaskResult& tr) {
   const int64_t width = hd.values.cols;
   std::vector<double> acc(static_cast<size_t>(width));
   std::vector<float> spill(size_t(width * kLanes));
@@ -216,7 +218,8 @@ void run_rows(const Head& hd, const CellGrid& g, const RowKernel& rk, const floa
 }  // namespace
 }  // namespace sparse
 
-Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOut& so, SparseReport* report) {
+KA_SPARSE_ONCE Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOut& so,
+                                       SparseReport* report) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
   const int64_t I = p.queries.rows, J = p.keys.rows, H = p.heads;
   if (so.out.rows != I || so.out.cols != p.values.cols || (I > 0 && !so.out.data)) return {Status::BadShape};
