@@ -101,6 +101,17 @@ const cases = [
   ],
   ['top-k 512² k 16', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'top-k', topK: 16 })],
   [
+    'top-k gaussian 1-D 500 × 10⁴ k 32',
+    (ka) =>
+      ka.attention(r.q.subarray(0, 500), r.k, r.v, {
+        dim: 1,
+        kernel: 'gaussian',
+        bandwidth: r.h,
+        method: 'top-k',
+        topK: 32,
+      }),
+  ],
+  [
     'selectBandwidth exact 1-D 2000',
     (ka) => ka.selectBandwidth(xs, ys, { dim: 1, estimator: 'nadaraya-watson', method: 'exact' }).bandwidth,
   ],
