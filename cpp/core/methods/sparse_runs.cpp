@@ -25,10 +25,12 @@ void add_run(const Query& qr, int64_t b, int64_t e, RowSums& rs) {
   const float minus_inf = -std::numeric_limits<float>::infinity();
   alignas(64) float bias[kLanes];
   Batch top(minus_inf), qb[kSparseMaxDims], fb[kSparseMaxDims];
-  for (int64_t d = 0; d < dims; ++d) {
-    qb[d] = Batch(qr.q[d]);
-    fb[d] = Batch(qr.factors[d]);
-  }
+  // Constant indices only (the bound is kSparseMaxDims), so that qb and fb live in registers for any DIMS.
+  for (int d = 0; d < kSparseMaxDims; ++d)
+    if (d < dims) {
+      qb[d] = Batch(qr.q[d]);
+      fb[d] = Batch(qr.factors[d]);
+    }
   rs.kept += e - b;
   // One batch of keys [c, c + kLanes) into one set of lane sums; lanes at or past c1, or masked, weigh 0.
   const auto step = [&](int64_t c, int64_t c1, Batch& sum, Batch& sq, Batch* acc) {
