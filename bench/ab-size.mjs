@@ -70,6 +70,50 @@ const cases = [
       }),
   ],
   [
+    'sparse cauchy 2-D 400 × 20000',
+    (ka) => ka.attention(x2.subarray(0, 800), x2, y2, { dim: 2, kernel: 'cauchy', bandwidth: 0.001, method: 'sparse' }),
+  ],
+  [
+    'sparse gaussian 1-D 10⁴² causal',
+    (ka) =>
+      ka.attention(r.q, r.k, r.v, { dim: 1, kernel: 'gaussian', bandwidth: 0.01, causal: true, method: 'sparse' }),
+  ],
+  [
+    'sparse uniform 1-D 10⁴²',
+    (ka) => ka.attention(r.q, r.k, r.v, { dim: 1, kernel: 'uniform', bandwidth: 0.03, method: 'sparse' }),
+  ],
+  [
+    'sparse epanechnikov 3-D 13333²',
+    (ka) =>
+      ka.attention(x2.subarray(0, 39999), x2.subarray(0, 39999), y2.subarray(0, 13333), {
+        dim: 3,
+        kernel: 'epanechnikov',
+        bandwidth: 0.08,
+        method: 'sparse',
+      }),
+  ],
+  [
+    'sparse gaussian 1-D 10⁴² width 2',
+    (ka) =>
+      ka.attention(r.q, r.k, x2.subarray(0, 20000), { dim: 1, kernel: 'gaussian', bandwidth: 0.01, method: 'sparse' }),
+  ],
+  [
+    'sparse epanechnikov 2-D 20000² width 2',
+    (ka) => ka.attention(x2, x2, x2, { dim: 2, kernel: 'epanechnikov', bandwidth: 0.02, method: 'sparse' }),
+  ],
+  ['top-k 512² k 16', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'top-k', topK: 16 })],
+  [
+    'top-k gaussian 1-D 500 × 10⁴ k 32',
+    (ka) =>
+      ka.attention(r.q.subarray(0, 500), r.k, r.v, {
+        dim: 1,
+        kernel: 'gaussian',
+        bandwidth: r.h,
+        method: 'top-k',
+        topK: 32,
+      }),
+  ],
+  [
     'selectBandwidth exact 1-D 2000',
     (ka) => ka.selectBandwidth(xs, ys, { dim: 1, estimator: 'nadaraya-watson', method: 'exact' }).bandwidth,
   ],

@@ -69,58 +69,61 @@ TEST_CASE("compact kernels: sparse equals the exact engine and the reference at 
   for (KernelKind kind : kCompact)
     for (int64_t M : {1, 2, 3})
       for (MaskKind mask : kSparseMasks)
-        for (int64_t J : ka::testing::kSizes) {
-          const int64_t I = mask == MaskKind::LeaveOneOut ? J : std::min<int64_t>(J + 2, 40);
-          Case c(I, J, M, 2, kind, mask, 1, uint32_t(J * 31 + M));
-          INFO("int(kind) = ", int(kind), " ", "M = ", M, " ", "int(mask) = ", int(mask), " ", "J = ", J);
-          const Run r = run(c.problem, 1e-3);
-          REQUIRE(r.result.status == Status::Ok);
-          // Both sum the same float32 weights (BatchScore, exp2_nonpositive) in a different order, flushed into
-          // double every 64 keys: values in [-1, 1], so a few float32 ulps of 1.
-          CHECK(ka::testing::max_error(r.out, [&] {
-                  const auto e = exact(c.problem);
-                  return std::vector<double>(e.begin(), e.end());
-                }()) <= 2e-6);
-          CHECK(ka::testing::max_error(r.out, reference::attention(c.problem)) <= 1e-5);
-          CHECK(r.report.error_estimate == 0);
-          for (size_t n = 0; n < r.dropped.size(); ++n)
-            if (!std::isnan(r.dropped[n])) CHECK(r.dropped[n] == 0);
-        }
+        for (int64_t J : ka::testing::kSizes)
+          for (int64_t D : {1, 2}) {  // one value column and several take different key-run loops
+            const int64_t I = mask == MaskKind::LeaveOneOut ? J : std::min<int64_t>(J + 2, 40);
+            Case c(I, J, M, D, kind, mask, 1, uint32_t(J * 31 + M));
+            INFO("int(kind) = ", int(kind), " ", "M = ", M, " ", "int(mask) = ", int(mask), " ", "J = ", J, " D = ", D);
+            const Run r = run(c.problem, 1e-3);
+            REQUIRE(r.result.status == Status::Ok);
+            // Both sum the same float32 weights (BatchScore, exp2_nonpositive) in a different order, flushed into
+            // double every 64 keys: values in [-1, 1], so a few float32 ulps of 1.
+            CHECK(ka::testing::max_error(r.out, [&] {
+                    const auto e = exact(c.problem);
+                    return std::vector<double>(e.begin(), e.end());
+                  }()) <= 2e-6);
+            CHECK(ka::testing::max_error(r.out, reference::attention(c.problem)) <= 1e-5);
+            CHECK(r.report.error_estimate == 0);
+            for (size_t n = 0; n < r.dropped.size(); ++n)
+              if (!std::isnan(r.dropped[n])) CHECK(r.dropped[n] == 0);
+          }
 }
 
 TEST_CASE("exponential kernels: every row is within its reported bound, dims 1-3, masks, heads") {
   for (KernelKind kind : kExp)
     for (int64_t M : {1, 2, 3, 6})
       for (MaskKind mask : kSparseMasks)
-        for (int64_t J : {1, 5, 17, 65, 257, 600}) {
-          const int32_t heads = M == 6 ? 2 : 1;
-          const int64_t I = mask == MaskKind::LeaveOneOut ? J : 33;
-          Case c(I, J, M, 2 * heads, kind, mask, heads, uint32_t(J * 7 + M));
-          for (float& h : c.bandwidth) h *= 0.15f;  // narrow: most keys far beyond the reach
-          INFO("int(kind) = ", int(kind), " ", "M = ", M, " ", "int(mask) = ", int(mask), " ", "J = ", J);
-          const Run r = run(c.problem, 1e-3);
-          REQUIRE(r.result.status == Status::Ok);
-          const auto want = reference::attention(c.problem);
-          const double range = range_of(c.v);
-          const int64_t D = c.D, dh = D / heads;
-          for (int64_t i = 0; i < I; ++i)
-            for (int64_t h = 0; h < heads; ++h) {
-              const double b = r.dropped[size_t(i * heads + h)];
-              for (int64_t d = h * dh; d < (h + 1) * dh; ++d) {
-                const double w = want[size_t(i * D + d)], g = r.out[size_t(i * D + d)];
-                if (std::isnan(w)) {
-                  CHECK(std::isnan(g));
-                  continue;
+        for (int64_t J : {1, 5, 17, 65, 257, 600})
+          for (int64_t dv : {1, 2}) {  // value columns per head: one and several take different key-run loops
+            const int32_t heads = M == 6 ? 2 : 1;
+            const int64_t I = mask == MaskKind::LeaveOneOut ? J : 33;
+            Case c(I, J, M, dv * heads, kind, mask, heads, uint32_t(J * 7 + M));
+            for (float& h : c.bandwidth) h *= 0.15f;  // narrow: most keys far beyond the reach
+            INFO("int(kind) = ", int(kind), " ", "M = ", M, " ", "int(mask) = ", int(mask), " ", "J = ", J,
+                 " dv = ", dv);
+            const Run r = run(c.problem, 1e-3);
+            REQUIRE(r.result.status == Status::Ok);
+            const auto want = reference::attention(c.problem);
+            const double range = range_of(c.v);
+            const int64_t D = c.D, dh = D / heads;
+            for (int64_t i = 0; i < I; ++i)
+              for (int64_t h = 0; h < heads; ++h) {
+                const double b = r.dropped[size_t(i * heads + h)];
+                for (int64_t d = h * dh; d < (h + 1) * dh; ++d) {
+                  const double w = want[size_t(i * D + d)], g = r.out[size_t(i * D + d)];
+                  if (std::isnan(w)) {
+                    CHECK(std::isnan(g));
+                    continue;
+                  }
+                  INFO("i = ", i, " ", "d = ", d, " ", "b = ", b);
+                  REQUIRE(b >= 0);
+                  // The certificate: |f − f_kept| <= b/(1 + b)·range; 2e-5 for float32 scores and sums.
+                  CHECK(std::fabs(g - w) <= b / (1 + b) * range + 2e-5);
                 }
-                INFO("i = ", i, " ", "d = ", d, " ", "b = ", b);
-                REQUIRE(b >= 0);
-                // The certificate: |f − f_kept| <= b/(1 + b)·range; 2e-5 for float32 scores and sums.
-                CHECK(std::fabs(g - w) <= b / (1 + b) * range + 2e-5);
               }
-            }
-          CHECK(r.report.error_estimate <= 1);
-          CHECK(r.report.kept_keys + r.report.skipped_keys == I * J * heads);
-        }
+            CHECK(r.report.error_estimate <= 1);
+            CHECK(r.report.kept_keys + r.report.skipped_keys == I * J * heads);
+          }
 }
 
 TEST_CASE(

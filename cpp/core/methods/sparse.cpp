@@ -12,52 +12,71 @@
 #include "base/parallel.h"
 #include "engine/online_softmax.h"
 #include "engine/scalar_row.h"
+#include "kernel/kernels_simd.h"
 #include "kernel/traits.h"
 #include "methods/sparse_grid.h"
 #include "methods/sparse_runs.h"
 #include "methods/sparse_search.h"
 
 namespace ka {
+namespace sparse {
 namespace {
+
+// The same keys in double, one at a time (rows whose float32 weights would underflow).
+void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<double>& st, double& sum_sq) {
+  const Head& hd = *qr.hd;
+  for (int64_t s = b; s < e; ++s) {
+    const int64_t j = qr.g->order[size_t(s)];
+    if (qr.masked && !hd.allows(qr.i, j)) continue;
+    const double score = log_score<double>(hd.kernel, qr.q, hd.keys.row(j), hd.keys.cols);
+    st.add_with_square(score, hd.values.row(j), &sum_sq);
+  }
+}
 
 struct RowResult {
   RowOutcome outcome = RowOutcome::Done;
   double dropped = 0;  // bound on skipped mass / kept mass; NaN for an empty row
 };
 
-// One query of one head: writes its output row and the extras, returns its outcome and dropped-mass bound. The value
-// width picks the key runs' instance (add_run's W) at run time: only those loops gain from it, and the rest of the row,
-// which runs once per query, is then not compiled twice per kernel (issue 21, download size).
-template <KernelKind K>
-RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, int32_t head, int64_t heads,
-                  double* acc, std::vector<uint8_t>& chosen, int64_t& kept_keys) {
+// What a row needs of its kernel: whether it is compact, its norm (exponential kernels), and its key runs. Only the
+// runs are compiled per kernel, dimension count and value width; the rest of the row, which runs once per query and
+// per cell, is compiled once for every kernel and reads these at run time (issue 21, download size).
+struct RowKernel {
+  bool compact;
+  Norm norm;
+  const Runs* runs;
+};
+
+// One query of one head: writes its output row and the extras, returns its outcome and dropped-mass bound.
+RowResult run_row(const Query& qr, const RowKernel& rk, const SparseOptions& o, const SparseOut& so, int32_t head,
+                  int64_t heads, double* acc, std::vector<uint8_t>& chosen, int64_t& kept_keys) {
   const CellGrid& g = *qr.g;
   const Head& hd = *qr.hd;
   const Position p = locate(g, qr.q);
-  constexpr bool kCompact = is_compact(K);
-  using N = Norm<K>;
+  const bool compact = rk.compact;
+  const Norm& norm = rk.norm;
   double best = 0, radius_nu = 0, extent = 1;
-  if constexpr (!kCompact) {
-    best = nearest_norm<K>(qr, p);
+  if (!compact) {
+    best = nearest_norm(qr, norm, p);
     if (best < kInf) {
-      radius_nu = N::radius(best, o.tolerance);
-      extent = N::extent(radius_nu);
+      radius_nu = norm.radius(best, o.tolerance);
+      extent = norm.extent(radius_nu);
     }
   }
   RowSums rs = RowSums::at_zero(acc, qr.width);
   int64_t lo[A] = {0, 0, 0}, hi[A] = {0, 0, 0};
-  bool any = kCompact || best < kInf;
+  bool any = compact || best < kInf;
   // Runs along the last axis; exponential kernels narrow each run to the cells within the radius.
   const auto each_run = [&](auto&& fn) {
     if (!any) return;
     for (int64_t c0 = lo[0]; c0 <= hi[0]; ++c0) {
-      const double n0 = kCompact ? 0 : N::of(g.gap(0, c0, p.u[0]));
+      const double n0 = compact ? 0 : norm.of(g.gap(0, c0, p.u[0]));
       for (int64_t c1 = lo[1]; c1 <= hi[1]; ++c1) {
         int64_t a2 = lo[2], b2 = hi[2];
-        if constexpr (!kCompact) {
-          const double rest = radius_nu - n0 - N::of(g.gap(1, c1, p.u[1]));
+        if (!compact) {
+          const double rest = radius_nu - n0 - norm.of(g.gap(1, c1, p.u[1]));
           if (rest < 0) continue;
-          const double e2 = N::extent(rest);
+          const double e2 = norm.extent(rest);
           a2 = std::max(a2, g.cell_of(2, p.u[2] - e2 - g.slack));
           b2 = std::min(b2, g.cell_of(2, p.u[2] + e2 + g.slack));
           if (a2 > b2) continue;
@@ -66,18 +85,13 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
       }
     }
   };
-  const bool one = qr.width == 1;
+  const RunFn run = rk.runs->by_dims[g.dims - 1][qr.width == 1];
   const auto dims_add = [&](int64_t b, int64_t e) {
-    if (b == e) return;
-    switch (g.dims) {
-      case 1: one ? add_run<K, 1, 1>(qr, b, e, rs) : add_run<K, 1, 0>(qr, b, e, rs); break;
-      case 2: one ? add_run<K, 2, 1>(qr, b, e, rs) : add_run<K, 2, 0>(qr, b, e, rs); break;
-      default: one ? add_run<K, 3, 1>(qr, b, e, rs) : add_run<K, 3, 0>(qr, b, e, rs); break;
-    }
+    if (b != e) run(qr, b, e, rs);
   };
   // Exponential kernels: the largest weight has log2 score smax_log2 (the nearest admissible key). Rows whose
   // weights sit near float32's underflow are redone in double over the same keys, as the exact engine does.
-  const double smax = kCompact ? 0 : N::log_w(best);
+  const double smax = compact ? 0 : norm.log_w(best);
   SoftmaxState<double> st{0.0, 0.0, acc, qr.width};
   double sum_sq = 0, dropped = 0;
   // The bound on the skipped mass relative to the kept mass, from the cells outside the visited ones.
@@ -87,18 +101,18 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
     // Cells of the box beyond the radius, each at its own distance (the gaps bound every key's from below).
     double bound = 0;
     for (int64_t c0 = lo[0]; c0 <= hi[0]; ++c0) {
-      const double n0 = N::of(g.gap(0, c0, p.u[0]));
+      const double n0 = norm.of(g.gap(0, c0, p.u[0]));
       for (int64_t c1 = lo[1]; c1 <= hi[1]; ++c1) {
-        const double n01 = n0 + N::of(g.gap(1, c1, p.u[1]));
+        const double n01 = n0 + norm.of(g.gap(1, c1, p.u[1]));
         const double rest = radius_nu - n01;
-        const double e2 = N::extent(rest);
+        const double e2 = norm.extent(rest);
         const int64_t a2 = rest < 0 ? hi[2] + 1 : std::max(lo[2], g.cell_of(2, p.u[2] - e2 - g.slack));
         const int64_t b2 = rest < 0 ? hi[2] : std::min(hi[2], g.cell_of(2, p.u[2] + e2 + g.slack));
         for (int64_t c2 = lo[2]; c2 <= hi[2]; ++c2) {
           if (c2 >= a2 && c2 <= b2) continue;
           const int64_t id = g.id(c0, c1, c2);
           const int64_t n = g.start[size_t(id + 1)] - g.start[size_t(id)];
-          if (n) bound += double(n) * std::exp(N::log_w(n01 + N::of(g.gap(2, c2, p.u[2]))) - smax);
+          if (n) bound += double(n) * std::exp(norm.log_w(n01 + norm.of(g.gap(2, c2, p.u[2]))) - smax);
         }
       }
     }
@@ -116,7 +130,7 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
         out_hi[a] = std::min(g.n[a] - 1, hi[a] + grow);
       }
       const int64_t outer = g.count(out_lo, out_hi);
-      bound += double(outer - inner) * std::exp(N::log_w(N::of(gap)) - smax);
+      bound += double(outer - inner) * std::exp(norm.log_w(norm.of(gap)) - smax);
       inner = outer;
       std::copy(out_lo, out_lo + A, inner_lo);
       std::copy(out_hi, out_hi + A, inner_hi);
@@ -129,7 +143,7 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
   for (int round = 0;; ++round) {
     rs = RowSums::at_zero(acc, qr.width);
     std::fill(acc, acc + qr.width, 0.0);
-    any = kCompact || best < kInf;
+    any = compact || best < kInf;
     for (int a = 0; a < A && any; ++a) {
       lo[a] = g.cell_of(a, p.u[a] - extent - g.slack);
       hi[a] = g.cell_of(a, p.u[a] + extent + g.slack);
@@ -139,8 +153,8 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
       }
     }
     each_run(dims_add);
-    const bool underflow = kCompact ? (rs.top > -std::numeric_limits<float>::infinity() && rs.top < kUnderflowFloor)
-                                    : (best < kInf && smax / kLn2 < double(kUnderflowFloor));
+    const bool underflow = compact ? (rs.top > -std::numeric_limits<float>::infinity() && rs.top < kUnderflowFloor)
+                                   : (best < kInf && smax / kLn2 < double(kUnderflowFloor));
     st = rs.state;
     sum_sq = rs.sum_sq;
     if (underflow) {
@@ -148,12 +162,12 @@ RowResult run_row(const Query& qr, const SparseOptions& o, const SparseOut& so, 
       sum_sq = 0;
       each_run([&](int64_t b, int64_t e) { add_run_double(qr, b, e, st, sum_sq); });
     }
-    if (kCompact && !(rs.top > -std::numeric_limits<float>::infinity()) && !underflow) st.sum = 0;  // nothing in reach
-    if (kCompact || st.empty()) break;
+    if (compact && !(rs.top > -std::numeric_limits<float>::infinity()) && !underflow) st.sum = 0;  // nothing in reach
+    if (compact || st.empty()) break;
     dropped = dropped_bound();
     if (dropped <= o.tolerance || round == 4) break;
-    radius_nu = N::widen(radius_nu, dropped / o.tolerance);
-    extent = N::extent(radius_nu);
+    radius_nu = norm.widen(radius_nu, dropped / o.tolerance);
+    extent = norm.extent(radius_nu);
   }
   kept_keys += rs.kept;  // the final round's keys: kept + skipped = I·J per head
   float* out = so.out.row(qr.i) + head * qr.width;
@@ -181,19 +195,18 @@ struct TaskResult {
 
 constexpr int64_t kRowsPerTask = 256;
 
-template <KernelKind K>
-void run_rows(const Head& hd, const CellGrid& g, int32_t head, int64_t heads, int64_t first, int64_t last,
-              const SparseOptions& o, const SparseOut& so, TaskResult& tr) {
+// Out of line: sparse_attention around it runs once per call and is compiled for size.
+[[gnu::noinline]] void run_rows(const Head& hd, const CellGrid& g, const RowKernel& rk, const float* factors,
+                                int32_t head, int64_t heads, int64_t first, int64_t last, const SparseOptions& o,
+                                const SparseOut& so, TaskResult& tr) {
   const int64_t width = hd.values.cols;
   std::vector<double> acc(static_cast<size_t>(width));
   std::vector<float> spill(size_t(width * kLanes));
   std::vector<uint8_t> chosen;
-  float factors[kSparseMaxDims];
-  for (int64_t d = 0; d < hd.queries.cols; ++d) factors[d] = BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
   const bool masked = hd.masks->any();
   for (int64_t i = first; i < last; ++i) {
     const Query qr{&hd, &g, i, hd.queries.row(i), factors, masked, spill.data(), width};
-    const RowResult rr = run_row<K>(qr, o, so, head, heads, acc.data(), chosen, tr.kept);
+    const RowResult rr = run_row(qr, rk, o, so, head, heads, acc.data(), chosen, tr.kept);
     if (rr.outcome == RowOutcome::Error) {
       if (tr.first.status == Status::Ok) tr.first = {Status::EmptyRow, i, head};
       return;
@@ -203,8 +216,10 @@ void run_rows(const Head& hd, const CellGrid& g, int32_t head, int64_t heads, in
 }
 
 }  // namespace
+}  // namespace sparse
 
-Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOut& so, SparseReport* report) {
+KA_SPARSE_ONCE Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOut& so,
+                                       SparseReport* report) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
   const int64_t I = p.queries.rows, J = p.keys.rows, H = p.heads;
   if (so.out.rows != I || so.out.cols != p.values.cols || (I > 0 && !so.out.data)) return {Status::BadShape};
@@ -222,19 +237,21 @@ Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOu
   for (int32_t h = 0; h < H && first.status == Status::Ok; ++h) {
     const Head hd = head_of(p, h);
     build_grid(hd, cell, g);
-    const int64_t tasks = (I + kRowsPerTask - 1) / kRowsPerTask;
-    std::vector<TaskResult> results(size_t(std::max<int64_t>(tasks, 1)));
-    parallel_for(tasks, p.threads, [&](int64_t t) {
-      const int64_t a = t * kRowsPerTask, b = std::min(I, a + kRowsPerTask);
-      with_kernel(p.kernel.kind, [&](auto kind) {
-        constexpr KernelKind K = kind();
-        if constexpr (K != KernelKind::Softmax) {
-          run_rows<K>(hd, g, h, H, a, b, o, so, results[size_t(t)]);
-        }
-        return 0;
-      });
+    float factors[kSparseMaxDims];
+    with_kernel(p.kernel.kind, [&](auto kind) {
+      for (int64_t d = 0; d < hd.queries.cols; ++d)
+        factors[d] = BatchScore<kind()>::dimension_factor(hd.kernel.bandwidth[d]);
+      return 0;
     });
-    for (const TaskResult& tr : results) {  // in row order: the first error is the one one thread would meet
+    const sparse::RowKernel rk{is_compact(p.kernel.kind), sparse::Norm(p.kernel.kind),
+                               &sparse::key_runs(p.kernel.kind)};
+    const int64_t tasks = (I + sparse::kRowsPerTask - 1) / sparse::kRowsPerTask;
+    std::vector<sparse::TaskResult> results(size_t(std::max<int64_t>(tasks, 1)));
+    parallel_for(tasks, p.threads, [&](int64_t t) {
+      const int64_t a = t * sparse::kRowsPerTask, b = std::min(I, a + sparse::kRowsPerTask);
+      sparse::run_rows(hd, g, rk, factors, h, H, a, b, o, so, results[size_t(t)]);
+    });
+    for (const sparse::TaskResult& tr : results) {  // in row order: the first error is the one one thread would meet
       if (tr.first.status != Status::Ok && first.status == Status::Ok) first = tr.first;
       rep.max_dropped = std::max(rep.max_dropped, tr.max_dropped);
       rep.kept_keys += tr.kept;

@@ -1,6 +1,7 @@
 // The kept keys of one sparse row (sparse.cpp): the distance kernels as functions of a norm of u = (q − k)/h, and the
-// runs of keys (contiguous in the cell grid's order) scored, exponentiated and summed, in float32 SIMD or in double.
-// Internal to sparse.cpp, which alone includes it.
+// loops over keys, in sparse_runs.cpp: runs of keys (contiguous in the cell grid's order) scored, exponentiated and
+// summed in float32 SIMD, one instance per kernel and shape, and the nearest key of a run. The row code that calls
+// them once per cell is compiled once for every kernel (issue 21, download size).
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -9,45 +10,45 @@
 
 #include "base/simd.h"
 #include "engine/online_softmax.h"
-#include "kernel/kernels_simd.h"
+#include "kernel/kernels.h"
 #include "methods/sparse.h"
 #include "methods/sparse_grid.h"
 
 namespace ka {
-// Internal linkage, as when this code lived in sparse.cpp, its one includer: the inliner then folds each template
-// into its one caller (the last-call bonus), which the hot runs depend on.
-namespace {
+namespace sparse {
 
 using simd::Batch;
 using simd::kLanes;
 constexpr int A = CellGrid::kAxes;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kLn2 = 0.6931471805599453;
-constexpr int64_t kFlushKeys = 64;         // float32 lane sums go to double every 64 keys
 constexpr float kUnderflowFloor = -58.0f;  // log2: below it a row is redone in double (exact_narrow.h's floor)
 
 // The kernel as a function of a "norm" ν of u = (q − k)/h: Σu² (gaussian, cauchy) or Σ|u| (laplacian). Compact
-// kernels are handled by their support (|u_d| <= 1 on every axis) and do not use these.
-template <KernelKind K>
+// kernels are handled by their support (|u_d| <= 1 on every axis) and do not use these. A run-time value: it is
+// evaluated per cell, not per key, so the row code that uses it is compiled once for every kernel (issue 21).
 struct Norm {
-  static constexpr bool kSquared = K != KernelKind::Laplacian;
-  static double of(double t) { return kSquared ? t * t : std::fabs(t); }
-  static double log_w(double nu) {
-    if constexpr (K == KernelKind::Gaussian) return -nu / 2;
-    if constexpr (K == KernelKind::Laplacian) return -nu;
+  KernelKind kind;
+  bool squared;  // Σu² rather than Σ|u|
+
+  explicit Norm(KernelKind k) : kind(k), squared(k != KernelKind::Laplacian) {}
+  double of(double t) const { return squared ? t * t : std::fabs(t); }
+  double log_w(double nu) const {
+    if (kind == KernelKind::Gaussian) return -nu / 2;
+    if (kind == KernelKind::Laplacian) return -nu;
     return -std::log1p(nu);
   }
   // ν at which the weight is tolerance × the weight at ν = best.
-  static double radius(double best, double tolerance) {
-    if constexpr (K == KernelKind::Gaussian) return best - 2 * std::log(tolerance);
-    if constexpr (K == KernelKind::Laplacian) return best - std::log(tolerance);
+  double radius(double best, double tolerance) const {
+    if (kind == KernelKind::Gaussian) return best - 2 * std::log(tolerance);
+    if (kind == KernelKind::Laplacian) return best - std::log(tolerance);
     return (1 + best) / tolerance - 1;
   }
-  static double extent(double nu) { return kSquared ? std::sqrt(std::max(nu, 0.0)) : nu; }  // distance along one axis
+  double extent(double nu) const { return squared ? std::sqrt(std::max(nu, 0.0)) : nu; }  // distance along one axis
   // A radius at which the weights are `excess` (> 1) times smaller relative to those at `nu`, with some margin.
-  static double widen(double nu, double excess) {
-    if constexpr (K == KernelKind::Gaussian) return nu + 2 * std::log(excess) + 2;
-    if constexpr (K == KernelKind::Laplacian) return nu + std::log(excess) + 1;
+  double widen(double nu, double excess) const {
+    if (kind == KernelKind::Gaussian) return nu + 2 * std::log(excess) + 2;
+    if (kind == KernelKind::Laplacian) return nu + std::log(excess) + 1;
     return (1 + nu) * excess * 2 - 1;
   }
 };
@@ -74,84 +75,18 @@ struct Query {
   int64_t width;
 };
 
-// Keys [b, e) of the sorted order, scored, exponentiated (fixed shift 0: distance-kernel scores are <= 0) and summed.
-template <KernelKind K, int DIMS, int W>
-void add_run(const Query& qr, int64_t b, int64_t e, RowSums& rs) {
-  const CellGrid& g = *qr.g;
-  const int64_t dims = DIMS > 0 ? DIMS : g.dims;
-  const float* keys = g.keys_t.data();
-  const float* vals = g.values_t.data();
-  const int64_t stride = g.stride, width = qr.width;
-  const bool masked = qr.masked;
-  const simd::ExpConstants& ek = simd::exp_constants();
-  constexpr int kRegs = W > 0 ? W : 1;
-  const float minus_inf = -std::numeric_limits<float>::infinity();
-  alignas(64) float bias[kLanes];
-  Batch top(minus_inf), qb[kSparseMaxDims], fb[kSparseMaxDims];
-  for (int64_t d = 0; d < dims; ++d) {
-    qb[d] = Batch(qr.q[d]);
-    fb[d] = Batch(qr.factors[d]);
-  }
-  rs.kept += e - b;
-  // One batch of keys [c, c + kLanes) into one set of lane sums; lanes at or past c1, or masked, weigh 0.
-  const auto step = [&](int64_t c, int64_t c1, Batch& sum, Batch& sq, Batch* acc) {
-    Batch s = BatchScore<K>::init();
-    for (int64_t d = 0; d < dims; ++d) s = BatchScore<K>::step(s, qb[d], simd::load(keys + d * stride + c), fb[d]);
-    s = BatchScore<K>::finish(s, Batch(1.0f));
-    if (masked || c + kLanes > c1) {
-      for (int64_t l = 0; l < kLanes; ++l) {
-        const int64_t j = c + l;
-        bias[l] = j < c1 && (!masked || qr.hd->allows(qr.i, g.order[size_t(j)])) ? 0.0f : minus_inf;
-      }
-      s += Batch::load_aligned(bias);
-    }
-    if constexpr (is_compact(K)) top = xsimd::max(top, s);
-    const Batch w = simd::exp2_nonpositive(s, ek);
-    sum += w;
-    sq = xsimd::fma(w, w, sq);
-    if constexpr (W > 0) {
-      for (int d = 0; d < W; ++d) acc[d] = xsimd::fma(w, simd::load(vals + d * stride + c), acc[d]);
-    } else {
-      for (int64_t d = 0; d < width; ++d) {
-        float* a = qr.spill + d * kLanes;
-        simd::store(a, xsimd::fma(w, simd::load(vals + d * stride + c), simd::load(a)));
-      }
-    }
-  };
-  for (int64_t c0 = b; c0 < e; c0 += kFlushKeys) {
-    const int64_t c1 = std::min(e, c0 + kFlushKeys);
-    Batch sum(0.0f), sq(0.0f), acc[kRegs], sum2(0.0f), sq2(0.0f), acc2[kRegs];
-    for (int r = 0; r < kRegs; ++r) acc[r] = acc2[r] = Batch(0.0f);
-    if constexpr (W == 0) std::fill(qr.spill, qr.spill + width * kLanes, 0.0f);
-    int64_t c = c0;
-    // Two batches per step into separate sums: their exp chains (long, about 50 cycles) then overlap.
-    if constexpr (W > 0)
-      for (; c + 2 * kLanes <= c1; c += 2 * kLanes) {
-        step(c, c1, sum, sq, acc);
-        step(c + kLanes, c1, sum2, sq2, acc2);
-      }
-    for (; c < c1; c += kLanes) step(c, c1, sum, sq, acc);
-    rs.state.add_block<W>(simd::sum(sum + sum2), [&](int64_t d) {
-      if constexpr (W > 0)
-        return simd::sum(acc[d] + acc2[d]);
-      else
-        return simd::sum(simd::load(qr.spill + d * kLanes));
-    });
-    rs.sum_sq += simd::sum(sq + sq2);
-  }
-  if constexpr (is_compact(K)) rs.top = std::max(rs.top, simd::max(top));
-}
+// The key runs of one kernel, by dimensions (1–3) and value width (1, or any): the one part of a row compiled per
+// kernel and shape, since it is the loop over keys; the rest of the row reaches it through this table. A run adds
+// keys [b, e) of the sorted order, scored, exponentiated (fixed shift 0: distance-kernel scores are <= 0) and summed.
+using RunFn = void (*)(const Query&, int64_t, int64_t, RowSums&);
+struct Runs {
+  RunFn by_dims[kSparseMaxDims][2];  // [dims − 1][width == 1]
+};
+const Runs& key_runs(KernelKind kind);  // a distance kernel (not Softmax)
 
-// The same keys in double, one at a time (rows whose float32 weights would underflow).
-void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<double>& st, double& sum_sq) {
-  const Head& hd = *qr.hd;
-  for (int64_t s = b; s < e; ++s) {
-    const int64_t j = qr.g->order[size_t(s)];
-    if (qr.masked && !hd.allows(qr.i, j)) continue;
-    const double score = log_score<double>(hd.kernel, qr.q, hd.keys.row(j), hd.keys.cols);
-    st.add_with_square(score, hd.values.row(j), &sum_sq);
-  }
-}
+// The smallest ν (Σu² when `squared`, else Σ|u|) of the keys [b, e) (unmasked) from the query at u (u units, on the
+// grid's axes), in float32 lanes; +inf when b == e.
+float nearest_in_run(bool squared, const CellGrid& g, const double* u, int64_t b, int64_t e);
 
-}  // namespace
+}  // namespace sparse
 }  // namespace ka

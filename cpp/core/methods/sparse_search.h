@@ -8,7 +8,8 @@
 #include "methods/sparse_runs.h"
 
 namespace ka {
-namespace {  // internal linkage, as sparse_runs.h says why
+namespace sparse {
+namespace {
 
 // What one row needs from the grid: the query in u units on the three axes and its clamped cell.
 struct Position {
@@ -38,32 +39,9 @@ double outside_gap(const CellGrid& g, const Position& p, const int64_t* lo, cons
   return gap;
 }
 
-// The smallest ν of the keys [b, e) (unmasked), in float32 lanes: +inf lanes pad the tail.
-template <KernelKind K>
-float nearest_in_run(const CellGrid& g, const Position& p, int64_t b, int64_t e) {
-  Batch best(INFINITY);
-  const float pad[16] = {0,        0,        0,        0,        0,        0,        0,        0,
-                         INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
-  for (int64_t c = b; c < e; c += kLanes) {
-    Batch nu(0.0f);
-    for (int64_t d = 0; d < g.dims; ++d) {
-      const int a = int(A - g.dims + d);
-      const Batch t =
-          (Batch(float(p.u[a])) - simd::load(g.keys_t.data() + d * g.stride + c) * Batch(float(g.inv_h[a])));
-      nu = Norm<K>::kSquared ? xsimd::fma(t, t, nu) : nu + xsimd::abs(t);
-    }
-    if (c + kLanes > e) nu += simd::load(pad + 8 - (e - c));  // lanes past e: +inf (kLanes <= 8)
-    best = xsimd::min(best, nu);
-  }
-  alignas(64) float lanes[kLanes];
-  best.store_aligned(lanes);
-  return *std::min_element(lanes, lanes + kLanes);
-}
-
 // The smallest ν over admissible keys (exponential kernels), by rings of cells around the query's cell, stopping
 // when no key outside the rings searched can be nearer. +inf when no key is admissible.
-template <KernelKind K>
-double nearest_norm(const Query& qr, const Position& p) {
+double nearest_norm(const Query& qr, const Norm& norm, const Position& p) {
   const CellGrid& g = *qr.g;
   const Head& hd = *qr.hd;
   double best = kInf;
@@ -84,7 +62,7 @@ double nearest_norm(const Query& qr, const Position& p) {
           const int64_t id = g.id(c0, c1, c2);
           const int64_t b = g.start[size_t(id)], e = g.start[size_t(id + 1)];
           if (!qr.masked) {  // in float32 lanes; rounded up a little, which only widens the radius
-            const float nu = nearest_in_run<K>(g, p, b, e);
+            const float nu = nearest_in_run(norm.squared, g, p.u, b, e);
             if (nu < INFINITY) best = std::min(best, double(nu) * (1 + 1e-5) + 1e-30);
             continue;
           }
@@ -93,16 +71,17 @@ double nearest_norm(const Query& qr, const Position& p) {
             double nu = 0;
             for (int64_t d = 0; d < g.dims; ++d) {
               const int a = int(A - g.dims + d);
-              nu += Norm<K>::of(p.u[a] - double(g.keys_t[size_t(d * g.stride + s)]) * g.inv_h[a]);
+              nu += norm.of(p.u[a] - double(g.keys_t[size_t(d * g.stride + s)]) * g.inv_h[a]);
             }
             best = std::min(best, nu);
           }
         }
       }
     const double gap = outside_gap(g, p, lo, hi);
-    if (gap == kInf || (best < kInf && Norm<K>::of(gap) >= best)) return best;
+    if (gap == kInf || (best < kInf && norm.of(gap) >= best)) return best;
   }
 }
 
 }  // namespace
+}  // namespace sparse
 }  // namespace ka
