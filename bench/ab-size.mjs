@@ -102,6 +102,46 @@ const cases = [
       return ka.finalizeState(ka.mergeStates(s1, s2));
     },
   ],
+  [
+    'selectBandwidth exact 1-D 400 (criterion in double)',
+    (ka) => ka.selectBandwidth(xs.subarray(0, 400), ys.subarray(0, 400), { dim: 1, method: 'exact' }).bandwidth,
+  ],
+  [
+    'selectBandwidth local-linear 2-D 1500 exact',
+    (ka) => ka.selectBandwidth(x2.subarray(0, 3000), y2.subarray(0, 1500), { dim: 2, method: 'exact' }).bandwidth,
+  ],
+  [
+    'selectBandwidth aicc tricube 1-D 2000',
+    (ka) => ka.selectBandwidth(xs, ys, { dim: 1, rule: 'aicc', kernel: 'tricube', method: 'exact' }).bandwidth,
+  ],
+  ['selectBandwidth grid 1-D 20000', (ka) => ka.selectBandwidth(x2.subarray(0, 20000), y2, { dim: 1 }).bandwidth],
+  [
+    'lowess 20000',
+    (ka) => ka.lowess(Float64Array.from(x2.subarray(0, 20000)), Float64Array.from(y2), { frac: 0.05, delta: 0 }).fitted,
+  ],
+  [
+    'kernelRegression span 0.2 1-D 2000',
+    (ka) => {
+      const m = ka.kernelRegression(xs, ys, { dim: 1, kernel: 'tricube', bandwidth: { span: 0.2 } });
+      const out = m.predict(xs.subarray(0, 500));
+      m.dispose();
+      return out;
+    },
+  ],
+  [
+    'kernelRegression laplacian 2-D 4000, h given',
+    (ka) => {
+      const m = ka.kernelRegression(x2.subarray(0, 8000), y2.subarray(0, 4000), {
+        dim: 2,
+        kernel: 'laplacian',
+        bandwidth: 0.05,
+        method: 'exact',
+      });
+      const out = m.predictInterval(x2.subarray(0, 2000)).mean;
+      m.dispose();
+      return out;
+    },
+  ],
   ['random features 512²', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'random-features', seed: 1 })],
   ['nystrom 1024²', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, method: 'nystrom', seed: 1 })],
 ];
