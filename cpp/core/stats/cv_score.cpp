@@ -5,6 +5,7 @@
 #include <new>
 
 #include "methods/plan.h"
+#include "engine/neighbours.h"
 #include "engine/local_solve.h"
 #include "stats/regression.h"
 #include "base/scratch.h"
@@ -18,12 +19,14 @@ namespace bandwidth_detail {
 // `sort` false, the sample as it is (the grid needs no order).
 struct SortedSample {
   Scratch<int64_t> order;
+  Scratch<double> first;  // the first coordinate, in the sample's order, to sort by
   Scratch<float> x, y, weights;
   Problem problem;
   Criterion criterion;
 
   SortedSample(const Problem& p, const Criterion& c, bool sort)
       : order(sort ? p.keys.rows : 0),
+        first(sort ? p.keys.rows : 0),
         x(sort ? p.keys.rows * p.keys.cols : 0),
         y(sort ? p.values.rows * p.values.cols : 0),
         weights(sort && c.observation_weights ? p.keys.rows : 0),
@@ -33,7 +36,8 @@ struct SortedSample {
     const int64_t n = p.keys.rows, dims = p.keys.cols, width = p.values.cols;
     int64_t* idx = order.get();
     for (int64_t i = 0; i < n; ++i) idx[i] = i;
-    std::stable_sort(idx, idx + n, [&](int64_t a, int64_t b) { return p.keys.row(a)[0] < p.keys.row(b)[0]; });
+    for (int64_t i = 0; i < n; ++i) first.get()[i] = double(p.keys.row(i)[0]);  // exact: the floats' order
+    order_by(first.get(), idx, n, true);
     for (int64_t i = 0; i < n; ++i) {
       std::copy(p.keys.row(idx[i]), p.keys.row(idx[i]) + dims, x.get() + i * dims);
       std::copy(p.values.row(idx[i]), p.values.row(idx[i]) + width, y.get() + i * width);
@@ -43,7 +47,7 @@ struct SortedSample {
     problem.values = {y.get(), n, width, width};
     if (c.observation_weights) criterion.observation_weights = weights.get();
   }
-  bool ok() const { return order.ok() && x.ok() && y.ok() && weights.ok(); }
+  bool ok() const { return order.ok() && first.ok() && x.ok() && y.ok() && weights.ok(); }
 };
 
 }  // namespace bandwidth_detail
