@@ -142,6 +142,15 @@ const cases = [
       return out;
     },
   ],
+  [
+    'kernelRegression gradient local-linear 1-D 2000',
+    (ka) => {
+      const m = ka.kernelRegression(xs, ys, { dim: 1, bandwidth: 0.05, method: 'exact' });
+      const out = m.gradient(xs);
+      m.dispose();
+      return out;
+    },
+  ],
   ['random features 512²', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'random-features', seed: 1 })],
   ['nystrom 1024²', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, method: 'nystrom', seed: 1 })],
 ];
