@@ -23,6 +23,14 @@ using simd::kLanes;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// In WebAssembly (download size), code that runs once per query, or per query block and tile, is compiled for size;
+// the loops over a tile's keys (key_scores, tile_bounds, accumulate_*) keep the file's -O3.
+#ifdef __EMSCRIPTEN__
+#define KA_PER_ROW __attribute__((minsize))
+#else
+#define KA_PER_ROW
+#endif
+
 // The moments of one query, in units of 2^max: with z = [1, (x_j − q)/h] (local-linear) or z = [1] (NW),
 //   a = Σ w z zᵀ (p × p),   b = Σ w² z zᵀ (p × p, only when asked),   t = Σ w z yᵀ (p × width).
 struct Moments {
@@ -204,7 +212,7 @@ void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, Ti
 }
 
 // The same moments in double, key by key: for rows float32 could not hold (see add_tile's `redo`).
-void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shape& s, Moments& m) {
+KA_PER_ROW void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shape& s, Moments& m) {
   const int64_t J = hd.keys.rows;
   const float* q = hd.queries.row(i);
   double top = -kInf;
@@ -243,8 +251,8 @@ struct RowScratch {
 };
 
 // Writes query i's outputs from its moments. `log_omega` is ln of the factor the observation weights were divided by.
-RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega, double log_omega,
-                     const FitOut& out, RowScratch& r) {
+KA_PER_ROW RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega,
+                                double log_omega, const FitOut& out, RowScratch& r) {
   const double s0 = m.a[0];
   float* mean = out.mean.row(i);
   if (s0 == 0) {
@@ -306,8 +314,8 @@ KernelLoops loops_of() {
   return {simd::keep_out_of_line(&key_scores<K>), &tile_bounds<K>, &BatchScore<K>::dimension_factor};
 }
 
-Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const TileBoxes& boxes,
-           QueryRange range, const FitOut& out, const KernelLoops& loops) {
+KA_PER_ROW Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const TileBoxes& boxes,
+                      QueryRange range, const FitOut& out, const KernelLoops& loops) {
   TileWork w(s.dims, s.width);
   RowScratch rs(s.p, hd.keys.rows);
   const int64_t per_row = 2 * s.p * s.p + s.p * s.width;
@@ -369,7 +377,7 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
 
 }  // namespace
 
-Result local_fit(const Fit& f, const FitOut& out) {
+KA_PER_ROW Result local_fit(const Fit& f, const FitOut& out) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return {st};
   if (p.heads != 1 || p.kernel.kind == KernelKind::Softmax) return {Status::BadArgument};
