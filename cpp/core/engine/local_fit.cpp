@@ -23,13 +23,8 @@ using simd::kLanes;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// In WebAssembly (download size), code that runs once per query, or per query block and tile, is compiled for size;
-// the loops over a tile's keys (key_scores, tile_bounds, accumulate_*) keep the file's -O3.
-#ifdef __EMSCRIPTEN__
-#define KA_PER_ROW __attribute__((minsize))
-#else
-#define KA_PER_ROW
-#endif
+// Code that runs once per query, or per query block and tile, is KA_PER_ROW (local_fit.h); the loops over a tile's
+// keys (key_scores, tile_bounds, accumulate_*) keep the file's -O3.
 
 // The moments of one query, in units of 2^max: with z = [1, (x_j − q)/h] (local-linear) or z = [1] (NW),
 //   a = Σ w z zᵀ (p × p),   b = Σ w² z zᵀ (p × p, only when asked),   t = Σ w z yᵀ (p × width).
