@@ -151,6 +151,10 @@ const cases = [
       return out;
     },
   ],
+  [
+    'selectBandwidth local-linear 2-D 400 (criterion in double)',
+    (ka) => ka.selectBandwidth(x2.subarray(0, 800), y2.subarray(0, 400), { dim: 2, method: 'exact' }).bandwidth,
+  ],
   ['random features 512²', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'random-features', seed: 1 })],
   ['nystrom 1024²', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, method: 'nystrom', seed: 1 })],
 ];
