@@ -155,6 +155,15 @@ const cases = [
     'selectBandwidth local-linear 2-D 400 (criterion in double)',
     (ka) => ka.selectBandwidth(x2.subarray(0, 800), y2.subarray(0, 400), { dim: 2, method: 'exact' }).bandwidth,
   ],
+  [
+    'selectBandwidth nadaraya-watson 2-D 1500 exact (scan bound)',
+    (ka) =>
+      ka.selectBandwidth(x2.subarray(0, 3000), y2.subarray(0, 1500), {
+        dim: 2,
+        estimator: 'nadaraya-watson',
+        method: 'exact',
+      }).bandwidth,
+  ],
   ['random features 512²', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'random-features', seed: 1 })],
   ['nystrom 1024²', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, method: 'nystrom', seed: 1 })],
 ];

@@ -28,7 +28,7 @@ Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const floa
     }
   std::vector<double> first(static_cast<size_t>(J));
   for (int64_t j = 0; j < J; ++j) first[size_t(j)] = scaled[size_t(j * dims)];
-  order_by(first.data(), order.data(), J, false);
+  order_by(first.data(), order.data(), J);
   std::vector<double> sorted(static_cast<size_t>(J * dims));
   for (int64_t r = 0; r < J; ++r)
     std::copy_n(scaled.begin() + order[size_t(r)] * dims, dims, sorted.begin() + r * dims);
@@ -78,12 +78,8 @@ Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const floa
   return Status::Ok;
 }
 
-void order_by(const double* key, int64_t* idx, int64_t n, bool stable) {
-  const auto less = [key](int64_t a, int64_t b) { return key[a] < key[b]; };
-  if (stable)
-    std::stable_sort(idx, idx + n, less);
-  else
-    std::sort(idx, idx + n, less);
+void order_by(const double* key, int64_t* idx, int64_t n) {
+  std::stable_sort(idx, idx + n, [key](int64_t a, int64_t b) { return key[a] < key[b]; });
 }
 
 }  // namespace ka

@@ -37,7 +37,7 @@ struct SortedSample {
     int64_t* idx = order.get();
     for (int64_t i = 0; i < n; ++i) idx[i] = i;
     for (int64_t i = 0; i < n; ++i) first.get()[i] = double(p.keys.row(i)[0]);  // exact: the floats' order
-    order_by(first.get(), idx, n, true);
+    order_by(first.get(), idx, n);
     for (int64_t i = 0; i < n; ++i) {
       std::copy(p.keys.row(idx[i]), p.keys.row(idx[i]) + dims, x.get() + i * dims);
       std::copy(p.values.row(idx[i]), p.values.row(idx[i]) + width, y.get() + i * width);
