@@ -158,6 +158,32 @@ const cases = [
     },
   ],
   [
+    'selectBandwidth exact 1-D 400 (criterion in double)',
+    (ka) => ka.selectBandwidth(xs.subarray(0, 400), ys.subarray(0, 400), { dim: 1, method: 'exact' }).bandwidth,
+  ],
+  [
+    'selectBandwidth local-linear 2-D 1500 exact',
+    (ka) => ka.selectBandwidth(x2.subarray(0, 3000), y2.subarray(0, 1500), { dim: 2, method: 'exact' }).bandwidth,
+  ],
+  [
+    'selectBandwidth aicc tricube 1-D 2000',
+    (ka) => ka.selectBandwidth(xs, ys, { dim: 1, rule: 'aicc', kernel: 'tricube', method: 'exact' }).bandwidth,
+  ],
+  ['selectBandwidth grid 1-D 20000', (ka) => ka.selectBandwidth(x2.subarray(0, 20000), y2, { dim: 1 }).bandwidth],
+  [
+    'lowess 20000',
+    (ka) => ka.lowess(Float64Array.from(x2.subarray(0, 20000)), Float64Array.from(y2), { frac: 0.05, delta: 0 }).fitted,
+  ],
+  [
+    'kernelRegression span 0.2 1-D 2000',
+    (ka) => {
+      const m = ka.kernelRegression(xs, ys, { dim: 1, kernel: 'tricube', bandwidth: { span: 0.2 } });
+      const out = m.predict(xs.subarray(0, 500));
+      m.dispose();
+      return out;
+    },
+  ],
+  [
     'grid kernelRegression 2-D 50000 + predict, h given',
     (ka) => {
       const m = ka.kernelRegression(x2.subarray(0, 100000), y2.subarray(0, 50000), {
@@ -171,8 +197,40 @@ const cases = [
     },
   ],
   [
-    'grid selectBandwidth 1-D 30000',
-    (ka) => ka.selectBandwidth(xg.subarray(0, 30000), yg.subarray(0, 30000), { dim: 1, method: 'grid' }).bandwidth,
+    'kernelRegression laplacian 2-D 4000, h given',
+    (ka) => {
+      const m = ka.kernelRegression(x2.subarray(0, 8000), y2.subarray(0, 4000), {
+        dim: 2,
+        kernel: 'laplacian',
+        bandwidth: 0.05,
+        method: 'exact',
+      });
+      const out = m.predictInterval(x2.subarray(0, 2000)).mean;
+      m.dispose();
+      return out;
+    },
+  ],
+  [
+    'kernelRegression gradient local-linear 1-D 2000',
+    (ka) => {
+      const m = ka.kernelRegression(xs, ys, { dim: 1, bandwidth: 0.05, method: 'exact' });
+      const out = m.gradient(xs);
+      m.dispose();
+      return out;
+    },
+  ],
+  [
+    'selectBandwidth local-linear 2-D 400 (criterion in double)',
+    (ka) => ka.selectBandwidth(x2.subarray(0, 800), y2.subarray(0, 400), { dim: 2, method: 'exact' }).bandwidth,
+  ],
+  [
+    'selectBandwidth nadaraya-watson 2-D 1500 exact (scan bound)',
+    (ka) =>
+      ka.selectBandwidth(x2.subarray(0, 3000), y2.subarray(0, 1500), {
+        dim: 2,
+        estimator: 'nadaraya-watson',
+        method: 'exact',
+      }).bandwidth,
   ],
   ['random features 512²', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'random-features', seed: 1 })],
   ['nystrom 1024²', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, method: 'nystrom', seed: 1 })],

@@ -23,6 +23,9 @@ using simd::kLanes;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// Code that runs once per query, or per query block and tile, is KA_PER_ROW (local_fit.h); the loops over a tile's
+// keys (key_scores, tile_bounds, accumulate_*) keep the file's -O3.
+
 // The moments of one query, in units of 2^max: with z = [1, (x_j − q)/h] (local-linear) or z = [1] (NW),
 //   a = Σ w z zᵀ (p × p),   b = Σ w² z zᵀ (p × p, only when asked),   t = Σ w z yᵀ (p × width).
 struct Moments {
@@ -158,23 +161,33 @@ Accumulate accumulate_for(const Shape& s) {
   return simd::keep_out_of_line(fn);
 }
 
+// scores[c] = log2 K((q − key c)/h) for the packed tile's `padded` keys: the one loop over keys that depends on the
+// kernel, compiled once per kernel (factors[d] = BatchScore<K>::dimension_factor(h_d)).
+template <KernelKind K>
+void key_scores(const float* q, const KeyTile& tile, const float* factors, int64_t dims, float* scores) {
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    Batch score = BatchScore<K>::init();
+    for (int64_t d = 0; d < dims; ++d)
+      score = BatchScore<K>::step(score, Batch(q[d]), simd::load(tile.keys_t + d * kKeyTile + c), Batch(factors[d]));
+    simd::store(scores + c, BatchScore<K>::finish(score, Batch(1.0f)));
+  }
+}
+
+using KeyScores = void (*)(const float*, const KeyTile&, const float*, int64_t, float*);
+
 // Adds one packed tile to the moments of query i: scores (masked through a bias row only where the tile needs one),
 // the running maximum, then `accumulate`.
-template <KernelKind K>
-void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, TileWork& w, Accumulate accumulate,
-              Moments& m) {
+void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, TileWork& w, KeyScores key_scores,
+              Accumulate accumulate, Moments& m) {
   float* scores = w.scores.get();
   const float* bias = narrow::tile_bias(hd, i, tile, w.bias.get()) ? w.bias.get() : nullptr;
   const float* q = hd.queries.row(i);
-  const float* factors = w.factors.get();
+  key_scores(q, tile, w.factors.get(), s.dims, scores);
   const Batch minus_inf(-std::numeric_limits<float>::infinity());
   Batch top = minus_inf;
   auto bad = top != top;
   for (int64_t c = 0; c < tile.padded; c += kLanes) {
-    Batch score = BatchScore<K>::init();
-    for (int64_t d = 0; d < s.dims; ++d)
-      score = BatchScore<K>::step(score, Batch(q[d]), simd::load(tile.keys_t + d * kKeyTile + c), Batch(factors[d]));
-    score = BatchScore<K>::finish(score, Batch(1.0f));
+    Batch score = simd::load(scores + c);
     if (bias) score = score + simd::load(bias + c);
     // The observation weight joins the score as log2 ω, so the shift is the largest weight ω·K itself: a key of tiny
     // or zero weight (log2 0 = −inf: no observation) cannot set it and underflow every other key.
@@ -194,7 +207,7 @@ void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, Ti
 }
 
 // The same moments in double, key by key: for rows float32 could not hold (see add_tile's `redo`).
-void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shape& s, Moments& m) {
+KA_PER_ROW void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shape& s, Moments& m) {
   const int64_t J = hd.keys.rows;
   const float* q = hd.queries.row(i);
   double top = -kInf;
@@ -233,8 +246,8 @@ struct RowScratch {
 };
 
 // Writes query i's outputs from its moments. `log_omega` is ln of the factor the observation weights were divided by.
-RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega, double log_omega,
-                     const FitOut& out, RowScratch& r) {
+KA_PER_ROW RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega,
+                                double log_omega, const FitOut& out, RowScratch& r) {
   const double s0 = m.a[0];
   float* mean = out.mean.row(i);
   if (s0 == 0) {
@@ -283,9 +296,21 @@ RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Moments& m
 // so the result is unchanged to float32 precision. (Below 126, weights flush to exactly 0 anyway.)
 inline float skip_below(int64_t keys) { return std::min(126.0f, 25.0f + std::log2(float(std::max<int64_t>(keys, 1)))); }
 
+// What depends on the kernel, once per kernel: the per-key loops (key_scores, tile_bounds) and the bandwidth factor.
+// The rest of the fit (per query block, per row, per tile decision) is the same code for every kernel.
+struct KernelLoops {
+  KeyScores key_scores;
+  void (*tile_bounds)(const float*, const TileBoxes&, const float*, float*, float*);
+  float (*dimension_factor)(float);
+};
+
 template <KernelKind K>
-Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const TileBoxes& boxes,
-           QueryRange range, const FitOut& out) {
+KernelLoops loops_of() {
+  return {simd::keep_out_of_line(&key_scores<K>), &tile_bounds<K>, &BatchScore<K>::dimension_factor};
+}
+
+KA_PER_ROW Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const TileBoxes& boxes,
+                      QueryRange range, const FitOut& out, const KernelLoops& loops) {
   TileWork w(s.dims, s.width);
   RowScratch rs(s.p, hd.keys.rows);
   const int64_t per_row = 2 * s.p * s.p + s.p * s.width;
@@ -293,7 +318,7 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
   Scratch<float> bound(kQueryBlock * boxes.padded), mid(boxes.padded);
   if (!w.ok() || !rs.ok() || !sums.ok() || !bound.ok() || !mid.ok()) return {Status::OutOfMemory};
   for (int64_t d = 0; d < s.dims; ++d) {
-    w.factors.get()[d] = BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
+    w.factors.get()[d] = loops.dimension_factor(hd.kernel.bandwidth[d]);
     w.inv_h.get()[d] = 1.0f / hd.kernel.bandwidth[d];
   }
   std::fill(w.z.get(), w.z.get() + kKeyTile, 1.0f);  // z₀ = 1
@@ -310,7 +335,7 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
       double* base = sums.get() + r * per_row;
       // The shift starts at the best score of the tiles' middle keys that are admissible: a lower bound of the
       // row's maximum, so that far tiles are skipped from the first one on.
-      tile_bounds<K>(hd.queries.row(i), boxes, w.factors.get(), bound.get() + r * boxes.padded, mid.get());
+      loops.tile_bounds(hd.queries.row(i), boxes, w.factors.get(), bound.get() + r * boxes.padded, mid.get());
       float start = -std::numeric_limits<float>::infinity();
       for (int64_t t = 0; t < tiles; ++t) {
         const int64_t j = TileBoxes::middle(t, hd.keys.rows);
@@ -331,12 +356,12 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
       for (int64_t c = 0; c < tile.count; ++c) lw[c] = std::log2(omega[j0 + c]);  // −inf for ω = 0
       std::fill(lw + tile.count, lw + tile.padded, -std::numeric_limits<float>::infinity());
       for (int64_t r = 0; r < count; ++r)
-        if (needs(r, t)) add_tile<K>(hd, i0 + r, tile, s, w, accumulate, rows[r]);
+        if (needs(r, t)) add_tile(hd, i0 + r, tile, s, w, loops.key_scores, accumulate, rows[r]);
     }
     for (int64_t r = 0; r < count; ++r) {
       Moments& m = rows[r];
       const bool empty = !(m.max > -kInf);
-      if (m.redo || (empty && !is_compact(K)) || std::fabs(m.max) > kFloatScoreLimit)
+      if (m.redo || (empty && !is_compact(hd.kernel.kind)) || std::fabs(m.max) > kFloatScoreLimit)
         accumulate_double(hd, i0 + r, omega, s, m);
       if (write_fit(hd, i0 + r, s, m, omega, log_omega, out, rs) == RowOutcome::Error)
         return {Status::EmptyRow, i0 + r, 0};
@@ -347,7 +372,7 @@ Result run(const Head& hd, const Shape& s, const float* omega, double log_omega,
 
 }  // namespace
 
-Result local_fit(const Fit& f, const FitOut& out) {
+KA_PER_ROW Result local_fit(const Fit& f, const FitOut& out) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return {st};
   if (p.heads != 1 || p.kernel.kind == KernelKind::Softmax) return {Status::BadArgument};
@@ -378,12 +403,16 @@ Result local_fit(const Fit& f, const FitOut& out) {
   const int64_t tasks = std::min<int64_t>(blocks, threads == 1 ? 1 : int64_t(threads) * 4);
   const int64_t per_task = tasks ? (blocks + tasks - 1) / tasks * kQueryBlock : 0;
   std::vector<Result> results(size_t(std::max<int64_t>(tasks, 1)));
+  const KernelLoops loops = with_kernel(p.kernel.kind, [](auto kind) {
+    if constexpr (kind() == KernelKind::Softmax)
+      return KernelLoops{};  // refused above
+    else
+      return loops_of<kind()>();
+  });
   parallel_for(tasks, threads, [&](int64_t t) {
     const QueryRange range{t * per_task, std::min(I, (t + 1) * per_task)};
     if (range.first >= range.last) return;
-    results[size_t(t)] = with_kernel(p.kernel.kind, [&](auto kind) {
-      return run<kind()>(hd, s, omega.get(), std::log(double(scale)), boxes, range, out);
-    });
+    results[size_t(t)] = run(hd, s, omega.get(), std::log(double(scale)), boxes, range, out, loops);
   });
   // Tasks cover increasing query ranges, so the first failure in task order is the one a single thread meets.
   for (const Result& r : results)

@@ -26,12 +26,12 @@ Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const floa
       if (!std::isfinite(v)) return Status::BadArgument;
       scaled[size_t(j * dims + d)] = v;
     }
-  std::sort(order.begin(), order.end(),
-            [&](int64_t a, int64_t b) { return scaled[size_t(a * dims)] < scaled[size_t(b * dims)]; });
+  std::vector<double> first(static_cast<size_t>(J));
+  for (int64_t j = 0; j < J; ++j) first[size_t(j)] = scaled[size_t(j * dims)];
+  order_by(first.data(), order.data(), J);
   std::vector<double> sorted(static_cast<size_t>(J * dims));
   for (int64_t r = 0; r < J; ++r)
     std::copy_n(scaled.begin() + order[size_t(r)] * dims, dims, sorted.begin() + r * dims);
-  std::vector<double> first(static_cast<size_t>(J));
   for (int64_t r = 0; r < J; ++r) first[size_t(r)] = sorted[size_t(r * dims)];
 
   const int64_t tasks = std::min<int64_t>(I, threads <= 1 ? 1 : int64_t(threads) * 4);
@@ -76,6 +76,10 @@ Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const floa
     }
   });
   return Status::Ok;
+}
+
+void order_by(const double* key, int64_t* idx, int64_t n) {
+  std::stable_sort(idx, idx + n, [key](int64_t a, int64_t b) { return key[a] < key[b]; });
 }
 
 }  // namespace ka

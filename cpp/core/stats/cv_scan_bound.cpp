@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/neighbours.h"
+
 namespace ka {
 namespace {
 
@@ -55,7 +57,8 @@ NearestBound::NearestBound(const Problem& p, const Criterion& c, const double* s
   // cannot change D1 or D2.
   int64_t* o = order.get();
   for (int64_t i = 0; i < n; ++i) o[i] = i;
-  std::sort(o, o + n, [&](int64_t a, int64_t b) { return p.keys.row(a)[0] < p.keys.row(b)[0]; });
+  for (int64_t i = 0; i < n; ++i) x1.get()[i] = double(p.keys.row(i)[0]);  // exact: the floats' order
+  order_by(x1.get(), o, n);
   for (int64_t k = 0; k < n; ++k) x1.get()[k] = double(p.keys.row(o[k])[0]);
   for (int64_t d = 0; d < dims; ++d) {
     lows.get()[d] = inf;

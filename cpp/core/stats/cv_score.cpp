@@ -5,6 +5,7 @@
 #include <new>
 
 #include "methods/plan.h"
+#include "engine/neighbours.h"
 #include "engine/local_solve.h"
 #include "stats/regression.h"
 #include "base/scratch.h"
@@ -18,12 +19,14 @@ namespace bandwidth_detail {
 // `sort` false, the sample as it is (the grid needs no order).
 struct SortedSample {
   Scratch<int64_t> order;
+  Scratch<double> first;  // the first coordinate, in the sample's order, to sort by
   Scratch<float> x, y, weights;
   Problem problem;
   Criterion criterion;
 
-  SortedSample(const Problem& p, const Criterion& c, bool sort)
+  KA_PER_ROW SortedSample(const Problem& p, const Criterion& c, bool sort)
       : order(sort ? p.keys.rows : 0),
+        first(sort ? p.keys.rows : 0),
         x(sort ? p.keys.rows * p.keys.cols : 0),
         y(sort ? p.values.rows * p.values.cols : 0),
         weights(sort && c.observation_weights ? p.keys.rows : 0),
@@ -33,7 +36,8 @@ struct SortedSample {
     const int64_t n = p.keys.rows, dims = p.keys.cols, width = p.values.cols;
     int64_t* idx = order.get();
     for (int64_t i = 0; i < n; ++i) idx[i] = i;
-    std::stable_sort(idx, idx + n, [&](int64_t a, int64_t b) { return p.keys.row(a)[0] < p.keys.row(b)[0]; });
+    for (int64_t i = 0; i < n; ++i) first.get()[i] = double(p.keys.row(i)[0]);  // exact: the floats' order
+    order_by(first.get(), idx, n);
     for (int64_t i = 0; i < n; ++i) {
       std::copy(p.keys.row(idx[i]), p.keys.row(idx[i]) + dims, x.get() + i * dims);
       std::copy(p.values.row(idx[i]), p.values.row(idx[i]) + width, y.get() + i * width);
@@ -43,7 +47,7 @@ struct SortedSample {
     problem.values = {y.get(), n, width, width};
     if (c.observation_weights) criterion.observation_weights = weights.get();
   }
-  bool ok() const { return order.ok() && x.ok() && y.ok() && weights.ok(); }
+  bool ok() const { return order.ok() && first.ok() && x.ok() && y.ok() && weights.ok(); }
 };
 
 }  // namespace bandwidth_detail
@@ -58,7 +62,7 @@ using bandwidth_detail::SortedSample;
 struct ExcludedBand {
   Scratch<double> column;
   Scratch<int64_t> first, last;
-  ExcludedBand(ConstMatrix x, double r)
+  KA_PER_ROW ExcludedBand(ConstMatrix x, double r)
       : column(r > 0 ? x.rows : 0), first(r > 0 ? x.rows : 0), last(r > 0 ? x.rows : 0) {
     if (!(r > 0) || !ok()) return;
     const int64_t n = x.rows;
@@ -83,7 +87,7 @@ namespace bandwidth_detail {
 SearchSample::SearchSample() = default;
 SearchSample::~SearchSample() = default;
 
-const SortedSample* SearchSample::sorted(const Problem& p, const Criterion& c) {
+KA_PER_ROW const SortedSample* SearchSample::sorted(const Problem& p, const Criterion& c) {
   if (!sorted_) {
     sorted_.reset(new (std::nothrow) SortedSample(p, c, true));
     if (sorted_ && !sorted_->ok()) sorted_.reset();
@@ -97,7 +101,7 @@ bool float_bandwidth(double h, float* hf) {
   return true;
 }
 
-GridCv search_grid(const Problem& p, const Criterion& criterion) {
+KA_PER_ROW GridCv search_grid(const Problem& p, const Criterion& criterion) {
   const bool grid = criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.exclude > 0);
   return GridCv(Fit{p, criterion.estimator, criterion.observation_weights}, grid ? criterion.grid_tolerance : 0.0);
 }
@@ -110,8 +114,8 @@ using bandwidth_detail::float_bandwidth;
 
 // cv_score without GridCv: exactly, or (2-D, or a sample GridCv declines) by grid_local_fit per evaluation.
 // `sample`, when given, supplies the sorted sample (a search's, sorted once).
-Result cv_score_direct(const Problem& p, const double* h, double* score, const Criterion& criterion,
-                       bandwidth_detail::SearchSample* sample) {
+KA_PER_ROW Result cv_score_direct(const Problem& p, const double* h, double* score, const Criterion& criterion,
+                                  bandwidth_detail::SearchSample* sample) {
   const int64_t n = p.queries.rows, dims = p.queries.cols, width = p.values.cols;
   if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims) return {Status::BadShape};
   Scratch<float> hf(dims), fit(n * width);
@@ -194,8 +198,8 @@ Result cv_score_direct(const Problem& p, const double* h, double* score, const C
 
 namespace bandwidth_detail {
 
-Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score, const Criterion& criterion,
-                     SearchSample* sample) {
+KA_PER_ROW Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score,
+                                const Criterion& criterion, SearchSample* sample) {
   float hf;
   if (grid.suits() && float_bandwidth(h[0], &hf)) {
     bool served = false;
@@ -210,7 +214,7 @@ Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* sc
 using bandwidth_detail::cv_score_with;
 using bandwidth_detail::search_grid;
 
-Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion) {
+KA_PER_ROW Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion) {
   if (!bandwidth_detail::exclude_ok(criterion)) return {Status::BadArgument};
   GridCv grid = search_grid(p, criterion);
   return cv_score_with(grid, p, h, score, criterion);

@@ -19,8 +19,9 @@ using bandwidth_detail::search_grid;
 // Brent's minimiser (Brent 1973, ch. 5) over [a, b]: parabolic steps through the three best points, golden-section
 // steps when a parabola is untrustworthy, until the bracket is narrower than `tol`. On the smooth, nearly
 // quadratic CV curve in log h it needs about half the evaluations of golden section alone. Returns the best x.
-template <class F>
-double brent(F&& f, double a, double b, double tol) {
+// One copy for every objective: f is called through a pointer, once per evaluation (each a whole CV fit).
+double brent_with(double (*call)(const void*, double), const void* objective, double a, double b, double tol) {
+  const auto f = [&](double x) { return call(objective, x); };
   const double golden = 0.3819660112501051;  // 2 − φ
   double x = a + golden * (b - a), w = x, v = x;
   double fx = f(x), fw = fx, fv = fx;
@@ -70,6 +71,11 @@ double brent(F&& f, double a, double b, double tol) {
     }
   }
   return x;
+}
+
+template <class F>
+double brent(const F& f, double a, double b, double tol) {
+  return brent_with([](const void* o, double x) { return (*static_cast<const F*>(o))(x); }, &f, a, b, tol);
 }
 
 // The scan of select_cv (bandwidth.h): kScanPerDecade log-spaced points per decade of the common scale, from

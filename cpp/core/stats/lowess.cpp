@@ -10,6 +10,7 @@
 #include "base/parallel.h"
 #include "base/scratch.h"
 #include "base/simd.h"
+#include "engine/neighbours.h"
 
 namespace ka {
 namespace {
@@ -352,7 +353,7 @@ Status lowess(const double* x, const double* y, int64_t n, const LowessOptions& 
   }
   int64_t* idx = order.get();
   std::iota(idx, idx + n, int64_t(0));
-  if (!std::is_sorted(x, x + n)) std::stable_sort(idx, idx + n, [x](int64_t a, int64_t b) { return x[a] < x[b]; });
+  if (!std::is_sorted(x, x + n)) order_by(x, idx, n);
   const auto [ylo, yhi] = std::minmax_element(y, y + n);
   const double centre = *ylo / 2 + *yhi / 2;  // the fits are linear in y: fit(y − centre) + centre
   for (int64_t j = 0; j < n; ++j) {
