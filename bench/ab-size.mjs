@@ -104,6 +104,78 @@ const cases = [
   ],
   ['random features 512²', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'random-features', seed: 1 })],
   ['nystrom 1024²', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, method: 'nystrom', seed: 1 })],
+  // The engines of weights(), states of a distance kernel, the Fourier features, Nyström and the double backward of
+  // the other kernels (issue 21: each engine a size cut touches has a case).
+  ['weights softmax 1024² dim 64', (ka) => ka.weights(a.q, a.k, { dim: 64 })],
+  [
+    'weights gaussian 2-D 1000 × 4000',
+    (ka) => ka.weights(x2.subarray(0, 2000), x2.subarray(0, 8000), { dim: 2, kernel: 'gaussian', bandwidth: 0.05 }),
+  ],
+  [
+    'weights tricube 1-D 2000² causal',
+    (ka) => ka.weights(xs, xs, { dim: 1, kernel: 'tricube', bandwidth: 0.05, causal: true }),
+  ],
+  [
+    'attentionState laplacian 2-D + merge + finalize 4000 × 2·8000',
+    (ka) => {
+      const o = { dim: 2, kernel: 'laplacian', bandwidth: 0.05 };
+      const s1 = ka.attentionState(x2.subarray(0, 8000), x2.subarray(0, 16000), y2.subarray(0, 8000), o);
+      const s2 = ka.attentionState(x2.subarray(0, 8000), x2.subarray(16000, 32000), y2.subarray(8000, 16000), o);
+      return ka.finalizeState(ka.mergeStates(s1, s2));
+    },
+  ],
+  [
+    'random features laplacian 2-D 4000²',
+    (ka) =>
+      ka.attention(x2.subarray(0, 8000), x2.subarray(0, 8000), y2.subarray(0, 4000), {
+        dim: 2,
+        kernel: 'laplacian',
+        bandwidth: 0.2,
+        method: 'random-features',
+        seed: 1,
+        features: 256,
+      }),
+  ],
+  [
+    'nystrom cauchy 2-D 10⁴² causal',
+    (ka) =>
+      ka.attention(x2.subarray(0, 20000), x2.subarray(0, 20000), y2.subarray(0, 10000), {
+        dim: 2,
+        kernel: 'cauchy',
+        bandwidth: 0.2,
+        method: 'nystrom',
+        causal: true,
+        seed: 1,
+      }),
+  ],
+  [
+    'attentionGradients laplacian 2-D 1000² causal',
+    (ka) =>
+      ka.attentionGradients(x2.subarray(0, 2000), x2.subarray(0, 2000), y2.subarray(0, 1000), y2.subarray(1000, 2000), {
+        dim: 2,
+        kernel: 'laplacian',
+        bandwidth: 0.1,
+        causal: true,
+      }),
+  ],
+  [
+    'attentionGradients tricube 1-D 2000²',
+    (ka) => ka.attentionGradients(xs, xs, ys, ys, { dim: 1, kernel: 'tricube', bandwidth: 0.1 }),
+  ],
+  [
+    'attentionGradients softmax 2048² dim 8 causal',
+    (ka) =>
+      ka.attentionGradients(
+        g.q.subarray(0, 16384),
+        g.k.subarray(0, 16384),
+        g.v.subarray(0, 16384),
+        dOut.subarray(0, 16384),
+        {
+          dim: 8,
+          causal: true,
+        },
+      ),
+  ],
 ];
 const bytes = (v) =>
   ArrayBuffer.isView(v)
