@@ -14,6 +14,7 @@
 #include "kernel/kernels_simd.h"
 #include "engine/online_softmax.h"
 #include "engine/scalar_row.h"
+#include "base/rare.h"
 #include "base/scratch.h"
 #include "engine/workspace.h"
 
@@ -57,6 +58,23 @@ Result attention_forward(const Problem& p, Matrix out, double* lse) {
 }
 
 namespace {
+
+// The dθ of the rows the float32 path took (in the heads marked in wide_heads), again in double (rare: KA_RARE).
+KA_RARE double wide_theta_in_double(const Problem& p, const double* lse, ConstMatrix dout,
+                                    const std::vector<uint8_t>& wide_heads) {
+  const int64_t I = p.queries.rows, H = p.heads, width = p.values.cols / H;
+  double theta = 0;
+  for (int32_t h = 0; h < p.heads; ++h) {
+    if (!wide_heads[size_t(h)]) continue;
+    const Head hd = head_of(p, h);
+    const ConstMatrix dout_h = dout.columns(h * width, width);
+    for (int64_t i = 0; i < I; ++i) {
+      const double L = lse[i * H + h];
+      if (backward_row_in_float(L) && several_keys(hd, i)) theta += row_theta(hd, i, L, dout_h);
+    }
+  }
+  return theta;
+}
 
 // attention_backward() given the forward's output `out` (I × D) for the float32 path's D_i = dO_i·O_i; `out` may be
 // empty when no head takes that path.
@@ -130,18 +148,8 @@ Result backward(const Problem& p, const double* lse, ConstMatrix dout, Gradients
     // The float32 rows' dθ, unless its estimated rounding error is too large a part of the total (its terms
     // cancelled): then those rows' dθ again, in double.
     double theta = wide_theta.value;
-    if (wide_theta.error() > kScaleGradientTolerance * std::fabs(scale_grad + theta)) {
-      theta = 0;
-      for (int32_t h = 0; h < p.heads; ++h) {
-        if (!wide_heads[size_t(h)]) continue;
-        const Head hd = head_of(p, h);
-        const ConstMatrix dout_h = dout.columns(h * width, width);
-        for (int64_t i = 0; i < I; ++i) {
-          const double L = lse[i * H + h];
-          if (backward_row_in_float(L) && several_keys(hd, i)) theta += row_theta(hd, i, L, dout_h);
-        }
-      }
-    }
+    if (wide_theta.error() > kScaleGradientTolerance * std::fabs(scale_grad + theta))
+      theta = wide_theta_in_double(p, lse, dout, wide_heads);
     grads.kernel[0] = float(scale_grad + theta);
   }
   return {};
