@@ -19,6 +19,7 @@ const xs = uniform(2000, 5);
 const ys = Float32Array.from(xs, (x) => Math.sin(6.28 * x));
 const g = attentionCase(512);
 const dOut = uniform(512 * 64, 6);
+const statesOf = new Map(); // each API's own two states, for the merge case
 const cases = [
   ['softmax 1024² dim 64 (wide)', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, scale: a.scale, method: 'exact' })],
   ['softmax 2048² dim 4 (narrow)', (ka) => ka.attention(small.q, small.k, small.v, { dim: 4, method: 'exact' })],
@@ -122,6 +123,20 @@ const cases = [
       const s1 = ka.attentionState(x2.subarray(0, 8000), x2.subarray(0, 16000), y2.subarray(0, 8000), o);
       const s2 = ka.attentionState(x2.subarray(0, 8000), x2.subarray(16000, 32000), y2.subarray(8000, 16000), o);
       return ka.finalizeState(ka.mergeStates(s1, s2));
+    },
+  ],
+  [
+    'mergeStates + finalizeState 1024 × dim 64, states given',
+    (ka) => {
+      if (!statesOf.has(ka))
+        statesOf.set(ka, [
+          ka.attentionState(a.q, a.k.subarray(0, 512 * 64), a.v.subarray(0, 512 * 64), { dim: 64 }),
+          ka.attentionState(a.q, a.k.subarray(512 * 64), a.v.subarray(512 * 64), { dim: 64 }),
+        ]);
+      const [s1, s2] = statesOf.get(ka);
+      let merged = s1;
+      for (let n = 0; n < 20; n++) merged = ka.mergeStates(merged, s2);
+      return ka.finalizeState(merged);
     },
   ],
   [

@@ -176,8 +176,10 @@ void block_tile(const Head& hd, float scale2, const KeyTile& keys, const KeyTile
   }
 }
 
-// acc[c][·] += scale · part[c][·] for `count` rows, and part's `rows` rows (count and the padding) back to zero.
-void flush(float* part, int64_t count, int64_t rows, int64_t cols, double scale, double* acc) {
+// acc[c][·] += scale · part[c][·] for `count` rows, and part's `rows` rows (count and the padding) back to zero. Once
+// per tile or block beside its O(64·64·m) products, from five places: one copy.
+__attribute__((noinline)) void flush(float* part, int64_t count, int64_t rows, int64_t cols, double scale,
+                                     double* acc) {
   for (int64_t n = 0; n < count * cols; ++n) acc[n] += scale * double(part[n]);
   std::fill(part, part + rows * cols, 0.0f);
 }
