@@ -82,7 +82,11 @@ double row_lse(const Head& hd, int64_t i, const double* h, double scale, PairSco
 // Every pair's gradient terms, key tile by key tile. The mask test is one predictable branch per pair beside a
 // score and an exp, so masked and unmasked heads share one copy per kernel.
 template <KernelKind K>
-void backward_tiles(const Head& hd, const double* h, ConstMatrix dout, const RowData& rows, const HeadGrads& g) {
+void backward_tiles(const Head& hd, const double* h, ConstMatrix dout, const RowData& rows_in, const HeadGrads& g_in) {
+  // Local copies: the loop's stores into the accumulators could alias the callers' structs, whose pointers would
+  // then be reloaded for every pair.
+  const RowData rows = rows_in;
+  const HeadGrads g = g_in;
   const int64_t I = hd.queries.rows, J = hd.keys.rows, m = hd.queries.cols, width = hd.values.cols;
   const double scale = hd.kernel.scale;
   const bool causal = hd.masks->causal, masked = hd.masks->any();
