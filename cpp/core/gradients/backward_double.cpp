@@ -79,9 +79,8 @@ double row_lse(const Head& hd, int64_t i, const double* h, double scale, PairSco
   return st.max == -kInf ? -kInf : st.max + std::log(st.sum);
 }
 
-// Every pair's gradient terms, key tile by key tile. The mask test is one predictable branch per pair beside a
-// score and an exp, so masked and unmasked heads share one copy per kernel.
-template <KernelKind K>
+// Every pair's gradient terms, key tile by key tile.
+template <KernelKind K, bool Masked>
 void backward_tiles(const Head& hd, const double* h, ConstMatrix dout, const RowData& rows_in, const HeadGrads& g_in) {
   // Local copies: the loop's stores into the accumulators could alias the callers' structs, whose pointers would
   // then be reloaded for every pair.
@@ -89,7 +88,7 @@ void backward_tiles(const Head& hd, const double* h, ConstMatrix dout, const Row
   const HeadGrads g = g_in;
   const int64_t I = hd.queries.rows, J = hd.keys.rows, m = hd.queries.cols, width = hd.values.cols;
   const double scale = hd.kernel.scale;
-  const bool causal = hd.masks->causal, masked = hd.masks->any();
+  const bool causal = hd.masks->causal;
   double dot = 0;
   for (int64_t j0 = 0; j0 < J; j0 += kBackwardTile) {
     const int64_t j1 = std::min(J, j0 + kBackwardTile);
@@ -100,7 +99,7 @@ void backward_tiles(const Head& hd, const double* h, ConstMatrix dout, const Row
       const float* dO = dout.row(i);
       double* dq = g.dq + i * m;
       for (int64_t j = j0; j < j1; ++j) {
-        if (masked && !hd.allows(i, j)) continue;
+        if (Masked && !hd.allows(i, j)) continue;
         const float* k = hd.keys.row(j);
         const double s = pair_score<K>(q, k, h, m, scale, dot);
         const double P = std::exp(s - L);  // 0 outside a compact support (s = −inf)
@@ -160,8 +159,9 @@ void row_statistics(const Head& hd, int64_t i, const double* h, ConstMatrix dout
 
 // The kernel's per-pair passes: each row's statistics, and every pair's gradient terms.
 struct KernelPasses {
+  using Tiles = void (*)(const Head&, const double*, ConstMatrix, const RowData&, const HeadGrads&);
   void (*statistics)(const Head&, int64_t, const double*, ConstMatrix, double&, double&);
-  void (*tiles)(const Head&, const double*, ConstMatrix, const RowData&, const HeadGrads&);
+  Tiles tiles, masked_tiles;
 };
 
 // The double path for the rows of one head that `skip` does not mark (null: every row); marked rows are left to
@@ -189,7 +189,7 @@ Result backward_head(const KernelPasses& passes, const Head& hd, int32_t head, c
     rows.delta[i] = delta;
     any = any || L > -kInf;
   }
-  if (any) passes.tiles(hd, h, dout, rows, g);
+  if (any) (hd.masks->any() ? passes.masked_tiles : passes.tiles)(hd, h, dout, rows, g);
   if (hd.empty != EmptyPolicy::Nearest) return {};
   // Empty rows under Nearest return the mean of the nearest keys' values: only those values receive gradient.
   for (int64_t i = 0; i < I; ++i) {
@@ -236,7 +236,7 @@ Result backward_double(KernelKind kind, const Head& hd, int32_t head, const doub
   // The uniform kernel has no gradient (attention_backward() refuses it), so it gets no passes of its own.
   const auto passes = [](auto k) {
     constexpr KernelKind K = decltype(k)::value;
-    return KernelPasses{&row_statistics<K>, &backward_tiles<K>};
+    return KernelPasses{&row_statistics<K>, &backward_tiles<K, false>, &backward_tiles<K, true>};
   };
   using K = KernelKind;
   KernelPasses p{};
