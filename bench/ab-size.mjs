@@ -21,6 +21,7 @@ const g = attentionCase(512);
 const xg = uniform(100000, 7);
 const yg = Float32Array.from(xg, (x, i) => Math.sin(6.28 * x) + 0.1 * Math.sin(i));
 const dOut = uniform(512 * 64, 6);
+const statesOf = new Map(); // each API's own two states, for the merge case
 const cases = [
   ['softmax 1024² dim 64 (wide)', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, scale: a.scale, method: 'exact' })],
   ['softmax 2048² dim 4 (narrow)', (ka) => ka.attention(small.q, small.k, small.v, { dim: 4, method: 'exact' })],
@@ -234,6 +235,92 @@ const cases = [
   ],
   ['random features 512²', (ka) => ka.attention(g.q, g.k, g.v, { dim: g.M, method: 'random-features', seed: 1 })],
   ['nystrom 1024²', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, method: 'nystrom', seed: 1 })],
+  // The engines of weights(), states of a distance kernel, the Fourier features, Nyström and the double backward of
+  // the other kernels (issue 21: each engine a size cut touches has a case).
+  ['weights softmax 1024² dim 64', (ka) => ka.weights(a.q, a.k, { dim: 64 })],
+  [
+    'weights gaussian 2-D 1000 × 4000',
+    (ka) => ka.weights(x2.subarray(0, 2000), x2.subarray(0, 8000), { dim: 2, kernel: 'gaussian', bandwidth: 0.05 }),
+  ],
+  [
+    'weights tricube 1-D 2000² causal',
+    (ka) => ka.weights(xs, xs, { dim: 1, kernel: 'tricube', bandwidth: 0.05, causal: true }),
+  ],
+  [
+    'attentionState laplacian 2-D + merge + finalize 4000 × 2·8000',
+    (ka) => {
+      const o = { dim: 2, kernel: 'laplacian', bandwidth: 0.05 };
+      const s1 = ka.attentionState(x2.subarray(0, 8000), x2.subarray(0, 16000), y2.subarray(0, 8000), o);
+      const s2 = ka.attentionState(x2.subarray(0, 8000), x2.subarray(16000, 32000), y2.subarray(8000, 16000), o);
+      return ka.finalizeState(ka.mergeStates(s1, s2));
+    },
+  ],
+  [
+    'mergeStates + finalizeState 1024 × dim 64, states given',
+    (ka) => {
+      if (!statesOf.has(ka))
+        statesOf.set(ka, [
+          ka.attentionState(a.q, a.k.subarray(0, 512 * 64), a.v.subarray(0, 512 * 64), { dim: 64 }),
+          ka.attentionState(a.q, a.k.subarray(512 * 64), a.v.subarray(512 * 64), { dim: 64 }),
+        ]);
+      const [s1, s2] = statesOf.get(ka);
+      let merged = s1;
+      for (let n = 0; n < 20; n++) merged = ka.mergeStates(merged, s2);
+      return ka.finalizeState(merged);
+    },
+  ],
+  [
+    'random features laplacian 2-D 4000²',
+    (ka) =>
+      ka.attention(x2.subarray(0, 8000), x2.subarray(0, 8000), y2.subarray(0, 4000), {
+        dim: 2,
+        kernel: 'laplacian',
+        bandwidth: 0.2,
+        method: 'random-features',
+        seed: 1,
+        features: 256,
+      }),
+  ],
+  [
+    'nystrom cauchy 2-D 10⁴² causal',
+    (ka) =>
+      ka.attention(x2.subarray(0, 20000), x2.subarray(0, 20000), y2.subarray(0, 10000), {
+        dim: 2,
+        kernel: 'cauchy',
+        bandwidth: 0.2,
+        method: 'nystrom',
+        causal: true,
+        seed: 1,
+      }),
+  ],
+  [
+    'attentionGradients laplacian 2-D 1000² causal',
+    (ka) =>
+      ka.attentionGradients(x2.subarray(0, 2000), x2.subarray(0, 2000), y2.subarray(0, 1000), y2.subarray(1000, 2000), {
+        dim: 2,
+        kernel: 'laplacian',
+        bandwidth: 0.1,
+        causal: true,
+      }),
+  ],
+  [
+    'attentionGradients tricube 1-D 2000²',
+    (ka) => ka.attentionGradients(xs, xs, ys, ys, { dim: 1, kernel: 'tricube', bandwidth: 0.1 }),
+  ],
+  [
+    'attentionGradients softmax 2048² dim 8 causal',
+    (ka) =>
+      ka.attentionGradients(
+        g.q.subarray(0, 16384),
+        g.k.subarray(0, 16384),
+        g.v.subarray(0, 16384),
+        dOut.subarray(0, 16384),
+        {
+          dim: 8,
+          causal: true,
+        },
+      ),
+  ],
 ];
 const bytes = (v) =>
   ArrayBuffer.isView(v)

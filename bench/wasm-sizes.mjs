@@ -105,7 +105,10 @@ const groups = [
     'exact engine, the rest (exact.cpp, exact_wide.cpp, tiles)',
     /run_query_blocks|run_exact|run_wide|ka::\{anon\}::block_tile\(ka::Head const&, float,|exponentiate|ka::tiles::|ka::attention\(/,
   ],
-  ['gradients (gradients/*)', /backward|attention_gradients|attention_forward/],
+  [
+    'gradients (gradients/*)',
+    /backward|attention_gradients|attention_forward|row_statistics|pair_score|row_lse|several_keys|row_theta|wide_rows|store_head|wide_theta|key_offset|all_finite|namespace\)::flush\(/,
+  ],
   [
     'grid methods (methods/grid/*)',
     /ka::grid|grid_|sort_bucket|place_in_buckets|cell_residuals|binning|convolution|fft|GridCv/i,
@@ -116,7 +119,7 @@ const groups = [
   ],
   [
     'weights, states (weights.cpp, states.cpp)',
-    /weights|states|row_statistics|run_rows<\(ka::KernelKind\)\d>\(ka::Head const&, int,/,
+    /weights|states|run_rows\(ka::Head const&, int,|score_tile<|double_row|empty_row/,
   ],
   [
     'local fits, selection, lowess (local_fit, local_rows, stats/*)',

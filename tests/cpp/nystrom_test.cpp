@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 #include <vector>
 
+#include "base/counter_rng.h"
 #include "cases.h"
 #include "methods/nystrom.h"
 #include "reference.h"
@@ -135,4 +137,28 @@ TEST_CASE("Nyström refuses compact kernels and masks other than causal") {
   CHECK(run(c, 4).result.status == Status::BadArgument);
   const Case ok(5, 7, 2, 1, KernelKind::Gaussian, MaskKind::None, 1, 26);
   CHECK(run(ok, kMaxLandmarks + 1).result.status == Status::BadArgument);
+}
+
+TEST_CASE("sample_rows draws the rows of Floyd's algorithm: distinct, increasing, the seed's") {
+  // Floyd's algorithm written out with a linear search of the rows drawn so far, the definition of the sample.
+  const auto floyd = [](int64_t I, int64_t count, uint64_t seed, uint64_t stream) {
+    std::vector<int64_t> rows;
+    const CounterRng rng(seed, stream);
+    for (int64_t n = I - count; n < I; ++n) {
+      const int64_t t = int64_t(rng.below(uint64_t(n + 1), uint64_t(n)));
+      rows.push_back(std::find(rows.begin(), rows.end(), t) == rows.end() ? t : n);
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  for (const int64_t I : {1, 2, 7, 64, 65, 1000, 5000})
+    for (const int64_t count : {int64_t(0), int64_t(1), I / 2, I - 1, I, I + 3, int64_t(4096)}) {
+      CAPTURE(I);
+      CAPTURE(count);
+      const std::vector<int64_t> got = sample_rows(I, count, 11, 5);
+      REQUIRE(int64_t(got.size()) == std::min(std::max<int64_t>(count, 0), I));
+      CHECK(std::adjacent_find(got.begin(), got.end(), std::greater_equal<int64_t>()) == got.end());
+      CHECK((got.empty() || (got.front() >= 0 && got.back() < I)));
+      if (count < I) CHECK(got == floyd(I, count, 11, 5));
+    }
 }

@@ -8,6 +8,7 @@
 #include "engine/key_tile.h"
 #include "engine/online_softmax.h"
 #include "engine/scalar_row.h"
+#include "base/rare.h"
 #include "base/scratch.h"
 
 namespace ka {
@@ -23,8 +24,8 @@ bool normalise(T* row, int64_t n) {
   return true;
 }
 
-// Row i recomputed in double, for rows whose float32 scores overflowed or underflowed.
-bool double_row(const Head& hd, int64_t i, double* scores, float* out) {
+// Row i recomputed in double, for rows whose float32 scores overflowed or underflowed (rare: KA_RARE).
+KA_RARE bool double_row(const Head& hd, int64_t i, double* scores, float* out) {
   const int64_t J = hd.keys.rows;
   for (int64_t j = 0; j < J; ++j)
     scores[j] = hd.allows(i, j) ? log_score<double>(hd.kernel, hd.queries.row(i), hd.keys.row(j), hd.queries.cols)
@@ -34,16 +35,38 @@ bool double_row(const Head& hd, int64_t i, double* scores, float* out) {
   return true;
 }
 
-// Rows [first, last) of head `head`'s weights into out (row i at out + (i − first)·J).
-template <KernelKind K>
+// An empty row w (J weights) as finalize() leaves it under hd.empty; under Nearest the row is the weights of the
+// nearest-key mean, 1/n on each of the n nearest keys (zeros when the masks allow no key). False under Error.
+KA_RARE bool empty_row(const Head& hd, int64_t i, float* w, uint8_t* chosen) {
+  const int64_t J = hd.keys.rows;
+  const RowOutcome outcome = finalize(empty_state(J), w, hd.empty);
+  if (outcome == RowOutcome::Error) return false;
+  if (outcome == RowOutcome::NeedsNearest) {
+    const int64_t n = nearest_keys(hd, i, chosen);
+    for (int64_t j = 0; j < J; ++j) w[j] = chosen[j] ? float(1.0 / double(n)) : 0.0f;
+  }
+  return true;
+}
+
+// One query's scores against a packed tile: score_tile<K> of the head's kernel.
+using ScoreTile = void (*)(const Head&, int64_t, const float*, const KeyTile&, float*);
+
+// Rows [first, last) of head `head`'s weights into out (row i at out + (i − first)·J). Only the tile's scores
+// depend on the kernel at compile time: the rest runs once per row, so one copy serves every kernel, and the
+// scores are reached through a pointer once per query and tile of kKeyTile keys.
 Result run_rows(const Head& hd, int32_t head, int64_t first, int64_t last, float* out) {
   const int64_t J = hd.keys.rows, dims = hd.queries.cols;
+  const KernelKind kind = hd.kernel.kind;
   Scratch<float> keys_t(dims * kKeyTile), factors(dims);
   Scratch<double> row(J);
   Scratch<uint8_t> chosen(J);
   if (!keys_t.ok() || !factors.ok() || !row.ok() || !chosen.ok()) return {Status::OutOfMemory};
-  for (int64_t d = 0; d < dims; ++d)
-    factors.get()[d] = K == KernelKind::Softmax ? 1.0f : BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
+  const ScoreTile score_tile_of = with_kernel(kind, [&](auto k) -> ScoreTile {
+    constexpr KernelKind K = k();
+    for (int64_t d = 0; d < dims; ++d)
+      factors.get()[d] = K == KernelKind::Softmax ? 1.0f : BatchScore<K>::dimension_factor(hd.kernel.bandwidth[d]);
+    return &score_tile<K>;
+  });
   KeyTile tile{keys_t.get(), nullptr};
   const auto row_of = [&](int64_t i) { return out + (i - first) * J; };
 
@@ -56,7 +79,7 @@ Result run_rows(const Head& hd, int32_t head, int64_t first, int64_t last, float
       pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
       alignas(64) float scores[kKeyTile];
       for (int64_t r = 0; r < rows; ++r) {
-        score_tile<K>(hd, i0 + r, factors.get(), tile, scores);
+        score_tile_of(hd, i0 + r, factors.get(), tile, scores);
         std::copy(scores, scores + tile.count, row_of(i0 + r) + j0);
       }
     }
@@ -66,15 +89,8 @@ Result run_rows(const Head& hd, int32_t head, int64_t first, int64_t last, float
       const bool bad = std::any_of(w, w + J, [](float s) { return std::isnan(s) || s == INFINITY; }) ||
                        (std::isfinite(top) && std::fabs(top) > kFloatScoreLimit);
       if (!bad && normalise(w, J)) continue;
-      if ((bad || !is_compact(K)) && double_row(hd, i, row.get(), w)) continue;
-      // The policy as finalize() applies it to a row of J weights; under Nearest the row is the weights of the
-      // nearest-key mean, 1/n on each of the n nearest keys (zeros when the masks allow no key).
-      const RowOutcome outcome = finalize(empty_state(J), w, hd.empty);
-      if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, head};
-      if (outcome == RowOutcome::NeedsNearest) {
-        const int64_t n = nearest_keys(hd, i, chosen.get());
-        for (int64_t j = 0; j < J; ++j) w[j] = chosen.get()[j] ? float(1.0 / double(n)) : 0.0f;
-      }
+      if ((bad || !is_compact(kind)) && double_row(hd, i, row.get(), w)) continue;
+      if (!empty_row(hd, i, w, chosen.get())) return {Status::EmptyRow, i, head};
     }
   }
   return {};
@@ -90,8 +106,7 @@ Result weights(const Problem& p, float* out) {
   q.values = {nullptr, J, 0, 0};
   for (int32_t h = 0; h < p.heads; ++h) {
     const Head hd = head_of(q, h);
-    const Result r =
-        with_kernel(p.kernel.kind, [&](auto kind) { return run_rows<kind()>(hd, h, 0, I, out + h * I * J); });
+    const Result r = run_rows(hd, h, 0, I, out + h * I * J);
     if (r.status != Status::Ok) return r;
   }
   return {};
@@ -104,7 +119,7 @@ Result weight_rows(const Problem& p, int32_t head, int64_t first, int64_t last, 
   Problem q = p;
   q.values = {nullptr, p.keys.rows, 0, 0};
   const Head hd = head_of(q, head);
-  return with_kernel(p.kernel.kind, [&](auto kind) { return run_rows<kind()>(hd, head, first, last, out); });
+  return run_rows(hd, head, first, last, out);
 }
 
 }  // namespace ka

@@ -14,6 +14,7 @@
 #include "kernel/kernels_simd.h"
 #include "engine/online_softmax.h"
 #include "engine/scalar_row.h"
+#include "base/rare.h"
 #include "base/scratch.h"
 #include "engine/workspace.h"
 
@@ -28,7 +29,8 @@ bool fits(const Matrix& m, int64_t rows, int64_t cols) {
 
 }  // namespace
 
-Result attention_forward(const Problem& p, Matrix out, double* lse) {
+// O(I·D) around the engine's forward pass: KA_RARE.
+KA_RARE Result attention_forward(const Problem& p, Matrix out, double* lse) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
   const int64_t I = p.queries.rows, H = p.heads, width = p.values.cols / H;
   if (out.rows != I || out.cols != p.values.cols || (I > 0 && (!out.data || !lse))) return {Status::BadShape};
@@ -57,6 +59,51 @@ Result attention_forward(const Problem& p, Matrix out, double* lse) {
 }
 
 namespace {
+
+// The dθ of the rows the float32 path took (in the heads marked in wide_heads), again in double (rare: KA_RARE).
+KA_RARE double wide_theta_in_double(const Problem& p, const double* lse, ConstMatrix dout,
+                                    const std::vector<uint8_t>& wide_heads) {
+  const int64_t I = p.queries.rows, H = p.heads, width = p.values.cols / H;
+  double theta = 0;
+  for (int32_t h = 0; h < p.heads; ++h) {
+    if (!wide_heads[size_t(h)]) continue;
+    const Head hd = head_of(p, h);
+    const ConstMatrix dout_h = dout.columns(h * width, width);
+    for (int64_t i = 0; i < I; ++i) {
+      const double L = lse[i * H + h];
+      if (backward_row_in_float(L) && several_keys(hd, i)) theta += row_theta(hd, i, L, dout_h);
+    }
+  }
+  return theta;
+}
+
+// Marks the rows of head h that the float32 path takes, with their log-sum-exp in log2 units and D_i = dO_i·O_i
+// (O(I·width) beside the pass's O(I·J·(m + width)): KA_RARE); true when there is one.
+KA_RARE bool wide_rows(const Head& hd, int32_t h, const double* lse, int64_t H, ConstMatrix dout_h, ConstMatrix out,
+                       uint8_t* on, float* lse2, float* delta2) {
+  const int64_t width = dout_h.cols;
+  bool any = false;
+  for (int64_t i = 0; i < hd.queries.rows; ++i) {
+    const double L = lse[i * H + h];
+    on[i] = backward_row_in_float(L) && several_keys(hd, i);
+    any = any || on[i];
+    lse2[i] = float(L * kLog2e);
+    double dO_O = 0;
+    for (int64_t d = 0; d < width; ++d) dO_O += double(dout_h.row(i)[d]) * double(out.row(i)[h * width + d]);
+    delta2[i] = float(dO_O);
+  }
+  return any;
+}
+
+// Head h's double accumulators into the float32 outputs' columns (O((I + J)·(m + width)): KA_RARE).
+KA_RARE void store_head(int32_t h, const HeadGrads& g, int64_t m, int64_t width, const Gradients& grads) {
+  for (int64_t i = 0; i < grads.queries.rows; ++i)
+    for (int64_t d = 0; d < m; ++d) grads.queries.row(i)[h * m + d] = float(g.dq[i * m + d]);
+  for (int64_t j = 0; j < grads.keys.rows; ++j)
+    for (int64_t d = 0; d < m; ++d) grads.keys.row(j)[h * m + d] = float(g.dk[j * m + d]);
+  for (int64_t j = 0; j < grads.values.rows; ++j)
+    for (int64_t d = 0; d < width; ++d) grads.values.row(j)[h * width + d] = float(g.dv[j * width + d]);
+}
 
 // attention_backward() given the forward's output `out` (I × D) for the float32 path's D_i = dO_i·O_i; `out` may be
 // empty when no head takes that path.
@@ -90,16 +137,7 @@ Result backward(const Problem& p, const double* lse, ConstMatrix dout, Gradients
     const ConstMatrix dout_h = dout.columns(h * width, width);
     // Softmax rows whose scores float32 resolves go to backward_wide(); the rest (empty rows, huge logits) stay here.
     bool any_wide = false;
-    if (wide)
-      for (int64_t i = 0; i < I; ++i) {
-        const double L = lse[i * H + h];
-        on.get()[i] = backward_row_in_float(L) && several_keys(hd, i);
-        any_wide = any_wide || on.get()[i];
-        lse2.get()[i] = float(L * kLog2e);
-        double dO_O = 0;
-        for (int64_t d = 0; d < width; ++d) dO_O += double(dout_h.row(i)[d]) * double(out.row(i)[h * width + d]);
-        delta2.get()[i] = float(dO_O);
-      }
+    if (wide) any_wide = wide_rows(hd, h, lse, H, dout_h, out, on.get(), lse2.get(), delta2.get());
     const auto run_double = [&](const uint8_t* skip) {
       return backward_double(p.kernel.kind, hd, h, bandwidth.get(), lse, p.heads, dout_h, rows, g, chosen.get(), skip);
     };
@@ -115,12 +153,7 @@ Result backward(const Problem& p, const double* lse, ConstMatrix dout, Gradients
         if (r = run_double(nullptr); r.status != Status::Ok) return r;
       }
     }
-    for (int64_t i = 0; i < grads.queries.rows; ++i)
-      for (int64_t d = 0; d < m; ++d) grads.queries.row(i)[h * m + d] = float(dq.get()[i * m + d]);
-    for (int64_t j = 0; j < grads.keys.rows; ++j)
-      for (int64_t d = 0; d < m; ++d) grads.keys.row(j)[h * m + d] = float(dk.get()[j * m + d]);
-    for (int64_t j = 0; j < grads.values.rows; ++j)
-      for (int64_t d = 0; d < width; ++d) grads.values.row(j)[h * width + d] = float(dv.get()[j * width + d]);
+    store_head(h, g, m, width, grads);
     if (softmax)
       scale_grad += dtheta.get()[0];
     else if (grads.kernel)
@@ -130,18 +163,8 @@ Result backward(const Problem& p, const double* lse, ConstMatrix dout, Gradients
     // The float32 rows' dθ, unless its estimated rounding error is too large a part of the total (its terms
     // cancelled): then those rows' dθ again, in double.
     double theta = wide_theta.value;
-    if (wide_theta.error() > kScaleGradientTolerance * std::fabs(scale_grad + theta)) {
-      theta = 0;
-      for (int32_t h = 0; h < p.heads; ++h) {
-        if (!wide_heads[size_t(h)]) continue;
-        const Head hd = head_of(p, h);
-        const ConstMatrix dout_h = dout.columns(h * width, width);
-        for (int64_t i = 0; i < I; ++i) {
-          const double L = lse[i * H + h];
-          if (backward_row_in_float(L) && several_keys(hd, i)) theta += row_theta(hd, i, L, dout_h);
-        }
-      }
-    }
+    if (wide_theta.error() > kScaleGradientTolerance * std::fabs(scale_grad + theta))
+      theta = wide_theta_in_double(p, lse, dout, wide_heads);
     grads.kernel[0] = float(scale_grad + theta);
   }
   return {};

@@ -65,21 +65,29 @@ void add_distance_grads(const float* q, const float* k, const double* h, int64_t
   }
 }
 
-// The log-sum-exp of row i over its admissible keys, in double (for rows where the float32 one is too coarse).
-template <KernelKind K>
-double row_lse(const Head& hd, int64_t i, const double* h, double scale) {
+// s(q, k) of one kernel (pair_score<K>).
+using PairScore = double (*)(const float*, const float*, const double*, int64_t, double, double&);
+
+// The log-sum-exp of row i over its admissible keys, in double (for rows where the float32 one is too coarse: rare,
+// so the score is reached through a pointer and one copy serves every kernel).
+double row_lse(const Head& hd, int64_t i, const double* h, double scale, PairScore score) {
   const int64_t m = hd.queries.cols;
   SoftmaxState<double> st;  // width 0: only the shift and the sum
   double dot = 0;
   for (int64_t j = 0; j < hd.keys.rows; ++j)
-    if (hd.allows(i, j)) st.add(pair_score<K>(hd.queries.row(i), hd.keys.row(j), h, m, scale, dot), nullptr);
+    if (hd.allows(i, j)) st.add(score(hd.queries.row(i), hd.keys.row(j), h, m, scale, dot), nullptr);
   return st.max == -kInf ? -kInf : st.max + std::log(st.sum);
 }
 
+// Every pair's gradient terms, key tile by key tile.
 template <KernelKind K, bool Masked>
-void backward_tiles(const Head& hd, const double* h, double scale, ConstMatrix dout, const RowData& rows,
-                    const HeadGrads& g) {
+void backward_tiles(const Head& hd, const double* h, ConstMatrix dout, const RowData& rows_in, const HeadGrads& g_in) {
+  // Local copies: the loop's stores into the accumulators could alias the callers' structs, whose pointers would
+  // then be reloaded for every pair.
+  const RowData rows = rows_in;
+  const HeadGrads g = g_in;
   const int64_t I = hd.queries.rows, J = hd.keys.rows, m = hd.queries.cols, width = hd.values.cols;
+  const double scale = hd.kernel.scale;
   const bool causal = hd.masks->causal;
   double dot = 0;
   for (int64_t j0 = 0; j0 < J; j0 += kBackwardTile) {
@@ -140,7 +148,7 @@ void row_statistics(const Head& hd, int64_t i, const double* h, ConstMatrix dout
     pd += w * dP;
   }
   if (!(z > 0) || !std::isfinite(z)) {  // only when the saved L_i was far off: redo the row from scratch
-    L = row_lse<K>(hd, i, h, hd.kernel.scale);
+    L = row_lse(hd, i, h, hd.kernel.scale, &pair_score<K>);
     if (L == -kInf) return;
     row_statistics<K>(hd, i, h, dout, L, delta);
     return;
@@ -149,11 +157,18 @@ void row_statistics(const Head& hd, int64_t i, const double* h, ConstMatrix dout
   delta = pd / z;
 }
 
+// The kernel's per-pair passes: each row's statistics, and every pair's gradient terms.
+struct KernelPasses {
+  using Tiles = void (*)(const Head&, const double*, ConstMatrix, const RowData&, const HeadGrads&);
+  void (*statistics)(const Head&, int64_t, const double*, ConstMatrix, double&, double&);
+  Tiles tiles, masked_tiles;
+};
+
 // The double path for the rows of one head that `skip` does not mark (null: every row); marked rows are left to
-// backward_wide() and contribute nothing here.
-template <KernelKind K>
-Result backward_head(const Head& hd, int32_t head, const double* h, const double* lse, int32_t heads, ConstMatrix dout,
-                     const RowData& rows, const HeadGrads& g, uint8_t* chosen, const uint8_t* skip) {
+// backward_wide() and contribute nothing here. It runs once per row and head, so one copy serves every kernel.
+Result backward_head(const KernelPasses& passes, const Head& hd, int32_t head, const double* h, const double* lse,
+                     int32_t heads, ConstMatrix dout, const RowData& rows, const HeadGrads& g, uint8_t* chosen,
+                     const uint8_t* skip) {
   const int64_t I = hd.queries.rows, width = hd.values.cols;
   bool any = false;
   for (int64_t i = 0; i < I; ++i) {
@@ -169,15 +184,12 @@ Result backward_head(const Head& hd, int32_t head, const double* h, const double
       if (hd.empty == EmptyPolicy::Error) return {Status::EmptyRow, i, head};
       continue;
     }
-    row_statistics<K>(hd, i, h, dout, L, delta);
+    passes.statistics(hd, i, h, dout, L, delta);
     rows.lse[i] = L;
     rows.delta[i] = delta;
     any = any || L > -kInf;
   }
-  if (any && hd.masks->any())
-    backward_tiles<K, true>(hd, h, hd.kernel.scale, dout, rows, g);
-  else if (any)
-    backward_tiles<K, false>(hd, h, hd.kernel.scale, dout, rows, g);
+  if (any) (hd.masks->any() ? passes.masked_tiles : passes.tiles)(hd, h, dout, rows, g);
   if (hd.empty != EmptyPolicy::Nearest) return {};
   // Empty rows under Nearest return the mean of the nearest keys' values: only those values receive gradient.
   for (int64_t i = 0; i < I; ++i) {
@@ -221,8 +233,23 @@ bool several_keys(const Head& hd, int64_t i) {
 Result backward_double(KernelKind kind, const Head& hd, int32_t head, const double* h, const double* lse, int32_t heads,
                        ConstMatrix dout, const RowData& rows, const HeadGrads& g, uint8_t* chosen,
                        const uint8_t* skip) {
-  return with_kernel(kind,
-                     [&](auto k) { return backward_head<k()>(hd, head, h, lse, heads, dout, rows, g, chosen, skip); });
+  // The uniform kernel has no gradient (attention_backward() refuses it), so it gets no passes of its own.
+  const auto passes = [](auto k) {
+    constexpr KernelKind K = decltype(k)::value;
+    return KernelPasses{&row_statistics<K>, &backward_tiles<K, false>, &backward_tiles<K, true>};
+  };
+  using K = KernelKind;
+  KernelPasses p{};
+  switch (kind) {
+    case K::Gaussian: p = passes(std::integral_constant<K, K::Gaussian>{}); break;
+    case K::Laplacian: p = passes(std::integral_constant<K, K::Laplacian>{}); break;
+    case K::Cauchy: p = passes(std::integral_constant<K, K::Cauchy>{}); break;
+    case K::Epanechnikov: p = passes(std::integral_constant<K, K::Epanechnikov>{}); break;
+    case K::Tricube: p = passes(std::integral_constant<K, K::Tricube>{}); break;
+    case K::Uniform: return {Status::BadArgument};
+    case K::Softmax: p = passes(std::integral_constant<K, K::Softmax>{}); break;
+  }
+  return backward_head(p, hd, head, h, lse, heads, dout, rows, g, chosen, skip);
 }
 
 }  // namespace ka

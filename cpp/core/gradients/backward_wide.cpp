@@ -35,6 +35,7 @@
 #include <limits>
 
 #include "engine/key_tile.h"
+#include "base/rare.h"
 #include "base/scratch.h"
 #include "engine/tile_kernels.h"
 
@@ -175,14 +176,17 @@ void block_tile(const Head& hd, float scale2, const KeyTile& keys, const KeyTile
   }
 }
 
-// acc[c][·] += scale · part[c][·] for `count` rows, and part's `rows` rows (count and the padding) back to zero.
-void flush(float* part, int64_t count, int64_t rows, int64_t cols, double scale, double* acc) {
+// acc[c][·] += scale · part[c][·] for `count` rows, and part's `rows` rows (count and the padding) back to zero. Once
+// per tile or block beside its O(64·64·m) products, from five places: one copy.
+__attribute__((noinline)) void flush(float* part, int64_t count, int64_t rows, int64_t cols, double scale,
+                                     double* acc) {
   for (int64_t n = 0; n < count * cols; ++n) acc[n] += scale * double(part[n]);
   std::fill(part, part + rows * cols, 0.0f);
 }
 
-// |mean of the keys| / RMS spread about it: how far the keys sit from the origin in units of their spread.
-double key_offset(const ConstMatrix& keys) {
+// |mean of the keys| / RMS spread about it: how far the keys sit from the origin in units of their spread. Once per
+// head, O(J·m) beside the pass's O(I·J·m): KA_RARE.
+KA_RARE double key_offset(const ConstMatrix& keys) {
   const int64_t J = keys.rows, m = keys.cols;
   if (J < 2) return 0;
   double offset = 0, spread = 0;
@@ -197,7 +201,7 @@ double key_offset(const ConstMatrix& keys) {
   return spread > 0 ? std::sqrt(offset / spread) : 0;
 }
 
-bool all_finite(const double* x, int64_t n) {
+KA_RARE bool all_finite(const double* x, int64_t n) {
   double s = 0;
   for (int64_t k = 0; k < n; ++k) s += x[k] * 0.0;  // NaN for any NaN or ±inf entry
   return s == 0;

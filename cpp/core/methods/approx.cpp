@@ -116,14 +116,15 @@ std::vector<int64_t> sample_rows(int64_t I, int64_t count, uint64_t seed, uint64
     for (int64_t i = 0; i < I; ++i) rows.push_back(i);
     return rows;
   }
-  // Floyd's algorithm: `count` distinct draws without an I-sized array.
+  // Floyd's algorithm: `count` distinct draws, a byte per row marking those drawn (I bytes, against the I·d doubles
+  // of the head's coordinates; a linear search of the drawn rows made Nyström's 4,096 landmark candidates O(count²)).
+  std::vector<uint8_t> drawn(size_t(I), 0);
   const CounterRng rng(seed, stream);
   for (int64_t n = I - count; n < I; ++n) {
     const int64_t t = int64_t(rng.below(uint64_t(n + 1), uint64_t(n)));
-    if (std::find(rows.begin(), rows.end(), t) == rows.end())
-      rows.push_back(t);
-    else
-      rows.push_back(n);
+    const int64_t row = drawn[size_t(t)] ? n : t;  // n itself was never drawn: every draw so far is below it
+    drawn[size_t(row)] = 1;
+    rows.push_back(row);
   }
   std::sort(rows.begin(), rows.end());
   return rows;
