@@ -23,7 +23,7 @@ using simd::kLanes;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Code that runs once per query, or per query block and tile, is KA_PER_ROW (local_fit.h); the loops over a tile's
+// Code that runs once per query, or per query block and tile, is KA_COLD (local_fit.h); the loops over a tile's
 // keys (key_scores, tile_bounds, accumulate_*) keep the file's -O3.
 
 // The moments of one query, in units of 2^max: with z = [1, (x_j − q)/h] (local-linear) or z = [1] (NW),
@@ -207,7 +207,7 @@ void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, Ti
 }
 
 // The same moments in double, key by key: for rows float32 could not hold (see add_tile's `redo`).
-KA_PER_ROW void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shape& s, Moments& m) {
+KA_COLD void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shape& s, Moments& m) {
   const int64_t J = hd.keys.rows;
   const float* q = hd.queries.row(i);
   double top = -kInf;
@@ -246,8 +246,8 @@ struct RowScratch {
 };
 
 // Writes query i's outputs from its moments. `log_omega` is ln of the factor the observation weights were divided by.
-KA_PER_ROW RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega,
-                                double log_omega, const FitOut& out, RowScratch& r) {
+KA_COLD RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega,
+                             double log_omega, const FitOut& out, RowScratch& r) {
   const double s0 = m.a[0];
   float* mean = out.mean.row(i);
   if (s0 == 0) {
@@ -309,8 +309,8 @@ KernelLoops loops_of() {
   return {simd::keep_out_of_line(&key_scores<K>), &tile_bounds<K>, &BatchScore<K>::dimension_factor};
 }
 
-KA_PER_ROW Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const TileBoxes& boxes,
-                      QueryRange range, const FitOut& out, const KernelLoops& loops) {
+KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const TileBoxes& boxes,
+                   QueryRange range, const FitOut& out, const KernelLoops& loops) {
   TileWork w(s.dims, s.width);
   RowScratch rs(s.p, hd.keys.rows);
   const int64_t per_row = 2 * s.p * s.p + s.p * s.width;
@@ -372,7 +372,7 @@ KA_PER_ROW Result run(const Head& hd, const Shape& s, const float* omega, double
 
 }  // namespace
 
-KA_PER_ROW Result local_fit(const Fit& f, const FitOut& out) {
+KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return {st};
   if (p.heads != 1 || p.kernel.kind == KernelKind::Softmax) return {Status::BadArgument};

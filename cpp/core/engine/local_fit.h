@@ -4,16 +4,8 @@
 #pragma once
 #include <cstdint>
 
+#include "base/rare.h"
 #include "engine/problem.h"
-
-// For functions of the local fits and the bandwidth searches that run once per query, per call or per search step,
-// never per pair of points: compiled for size in WebAssembly (download size), as -O3 elsewhere. The loops over keys
-// they call stay separate functions at the file's -O3.
-#ifdef __EMSCRIPTEN__
-#define KA_PER_ROW __attribute__((minsize))
-#else
-#define KA_PER_ROW
-#endif
 
 namespace ka {
 

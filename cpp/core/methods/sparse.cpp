@@ -218,8 +218,7 @@ constexpr int64_t kRowsPerTask = 256;
 }  // namespace
 }  // namespace sparse
 
-KA_SPARSE_ONCE Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOut& so,
-                                       SparseReport* report) {
+KA_COLD Result sparse_attention(const Problem& p, const SparseOptions& o, const SparseOut& so, SparseReport* report) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
   const int64_t I = p.queries.rows, J = p.keys.rows, H = p.heads;
   if (so.out.rows != I || so.out.cols != p.values.cols || (I > 0 && !so.out.data)) return {Status::BadShape};

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/head.h"
+#include "base/rare.h"
 #include "base/simd.h"
 
 namespace ka {
@@ -57,16 +58,11 @@ struct CellGrid {
   }
 };
 
-// Once per call and head, O(J + cells): compiled for size (clang's minsize; the GCC build is the native tests').
-#if defined(__clang__)
-#define KA_SPARSE_ONCE [[clang::minsize]]
-#else
-#define KA_SPARSE_ONCE
-#endif
+// Once per call and head, O(J + cells): compiled for size (base/rare.h).
 
 // Builds the grid of head `hd` with cells of about `cell` u units (enlarged until there are at most max(J, 1)
 // cells). Values are copied only when hd.values has columns.
-KA_SPARSE_ONCE inline void build_grid(const Head& hd, double cell, CellGrid& g) {
+KA_COLD inline void build_grid(const Head& hd, double cell, CellGrid& g) {
   const int64_t J = hd.keys.rows, dims = hd.keys.cols, width = hd.values.cols;
   constexpr int A = CellGrid::kAxes;
   g = CellGrid{};

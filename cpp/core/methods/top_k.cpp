@@ -8,6 +8,7 @@
 #include "engine/head.h"
 #include "engine/online_softmax.h"
 #include "base/scratch.h"
+#include "base/rare.h"
 #include "engine/weights.h"
 
 namespace ka {
@@ -19,12 +20,8 @@ constexpr int64_t kRowsPerCall = 16;
 }  // namespace
 
 // Compiled for size: its loops are over one row of weights already computed (weight_rows, which stays -O3): a scan,
-// a selection, and sums over the kept keys. Clang's minsize; the GCC build is the native tests'.
-#if defined(__clang__)
-[[clang::minsize]]
-#endif
-Result
-top_k_attention(const Problem& p, int64_t k, const SparseOut& out, SparseReport* report) {
+// a selection, and sums over the kept keys (base/rare.h).
+KA_COLD Result top_k_attention(const Problem& p, int64_t k, const SparseOut& out, SparseReport* report) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
   const int64_t I = p.queries.rows, J = p.keys.rows, D = p.values.cols, H = p.heads, dv = D / H;
   if (k < 1 || out.sum_sq_weights || out.effective_keys || out.log_denominator) return {Status::BadArgument};

@@ -24,7 +24,7 @@ struct SortedSample {
   Problem problem;
   Criterion criterion;
 
-  KA_PER_ROW SortedSample(const Problem& p, const Criterion& c, bool sort)
+  KA_COLD SortedSample(const Problem& p, const Criterion& c, bool sort)
       : order(sort ? p.keys.rows : 0),
         first(sort ? p.keys.rows : 0),
         x(sort ? p.keys.rows * p.keys.cols : 0),
@@ -62,7 +62,7 @@ using bandwidth_detail::SortedSample;
 struct ExcludedBand {
   Scratch<double> column;
   Scratch<int64_t> first, last;
-  KA_PER_ROW ExcludedBand(ConstMatrix x, double r)
+  KA_COLD ExcludedBand(ConstMatrix x, double r)
       : column(r > 0 ? x.rows : 0), first(r > 0 ? x.rows : 0), last(r > 0 ? x.rows : 0) {
     if (!(r > 0) || !ok()) return;
     const int64_t n = x.rows;
@@ -87,7 +87,7 @@ namespace bandwidth_detail {
 SearchSample::SearchSample() = default;
 SearchSample::~SearchSample() = default;
 
-KA_PER_ROW const SortedSample* SearchSample::sorted(const Problem& p, const Criterion& c) {
+KA_COLD const SortedSample* SearchSample::sorted(const Problem& p, const Criterion& c) {
   if (!sorted_) {
     sorted_.reset(new (std::nothrow) SortedSample(p, c, true));
     if (sorted_ && !sorted_->ok()) sorted_.reset();
@@ -101,7 +101,7 @@ bool float_bandwidth(double h, float* hf) {
   return true;
 }
 
-KA_PER_ROW GridCv search_grid(const Problem& p, const Criterion& criterion) {
+KA_COLD GridCv search_grid(const Problem& p, const Criterion& criterion) {
   const bool grid = criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.exclude > 0);
   return GridCv(Fit{p, criterion.estimator, criterion.observation_weights}, grid ? criterion.grid_tolerance : 0.0);
 }
@@ -114,8 +114,8 @@ using bandwidth_detail::float_bandwidth;
 
 // cv_score without GridCv: exactly, or (2-D, or a sample GridCv declines) by grid_local_fit per evaluation.
 // `sample`, when given, supplies the sorted sample (a search's, sorted once).
-KA_PER_ROW Result cv_score_direct(const Problem& p, const double* h, double* score, const Criterion& criterion,
-                                  bandwidth_detail::SearchSample* sample) {
+KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score, const Criterion& criterion,
+                               bandwidth_detail::SearchSample* sample) {
   const int64_t n = p.queries.rows, dims = p.queries.cols, width = p.values.cols;
   if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims) return {Status::BadShape};
   Scratch<float> hf(dims), fit(n * width);
@@ -198,8 +198,8 @@ KA_PER_ROW Result cv_score_direct(const Problem& p, const double* h, double* sco
 
 namespace bandwidth_detail {
 
-KA_PER_ROW Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score,
-                                const Criterion& criterion, SearchSample* sample) {
+KA_COLD Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score, const Criterion& criterion,
+                             SearchSample* sample) {
   float hf;
   if (grid.suits() && float_bandwidth(h[0], &hf)) {
     bool served = false;
@@ -214,7 +214,7 @@ KA_PER_ROW Result cv_score_with(GridCv& grid, const Problem& p, const double* h,
 using bandwidth_detail::cv_score_with;
 using bandwidth_detail::search_grid;
 
-KA_PER_ROW Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion) {
+KA_COLD Result cv_score(const Problem& p, const double* h, double* score, const Criterion& criterion) {
   if (!bandwidth_detail::exclude_ok(criterion)) return {Status::BadArgument};
   GridCv grid = search_grid(p, criterion);
   return cv_score_with(grid, p, h, score, criterion);

@@ -11,8 +11,8 @@
 
 namespace ka {
 
-KA_PER_ROW Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, double grid_tolerance,
-                                bool in_double) {
+KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, double grid_tolerance,
+                             bool in_double) {
   const Problem& p = f.problem;
   const int64_t n = p.queries.rows, width = p.values.cols;
   if (p.keys.rows != n || p.keys.cols != p.queries.cols) return {Status::BadShape};
