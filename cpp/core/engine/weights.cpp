@@ -8,7 +8,6 @@
 #include "engine/key_tile.h"
 #include "engine/online_softmax.h"
 #include "engine/scalar_row.h"
-#include "base/rare.h"
 #include "base/scratch.h"
 
 namespace ka {
@@ -24,27 +23,14 @@ bool normalise(T* row, int64_t n) {
   return true;
 }
 
-// Row i recomputed in double, for rows whose float32 scores overflowed or underflowed (rare: KA_RARE).
-KA_RARE bool double_row(const Head& hd, int64_t i, double* scores, float* out) {
+// Row i recomputed in double, for rows whose float32 scores overflowed or underflowed.
+bool double_row(const Head& hd, int64_t i, double* scores, float* out) {
   const int64_t J = hd.keys.rows;
   for (int64_t j = 0; j < J; ++j)
     scores[j] = hd.allows(i, j) ? log_score<double>(hd.kernel, hd.queries.row(i), hd.keys.row(j), hd.queries.cols)
                                 : -std::numeric_limits<double>::infinity();
   if (!normalise(scores, J)) return false;
   for (int64_t j = 0; j < J; ++j) out[j] = float(scores[j]);
-  return true;
-}
-
-// An empty row w (J weights) as finalize() leaves it under hd.empty; under Nearest the row is the weights of the
-// nearest-key mean, 1/n on each of the n nearest keys (zeros when the masks allow no key). False under Error.
-KA_RARE bool empty_row(const Head& hd, int64_t i, float* w, uint8_t* chosen) {
-  const int64_t J = hd.keys.rows;
-  const RowOutcome outcome = finalize(empty_state(J), w, hd.empty);
-  if (outcome == RowOutcome::Error) return false;
-  if (outcome == RowOutcome::NeedsNearest) {
-    const int64_t n = nearest_keys(hd, i, chosen);
-    for (int64_t j = 0; j < J; ++j) w[j] = chosen[j] ? float(1.0 / double(n)) : 0.0f;
-  }
   return true;
 }
 
@@ -90,7 +76,14 @@ Result run_rows(const Head& hd, int32_t head, int64_t first, int64_t last, float
                        (std::isfinite(top) && std::fabs(top) > kFloatScoreLimit);
       if (!bad && normalise(w, J)) continue;
       if ((bad || !is_compact(kind)) && double_row(hd, i, row.get(), w)) continue;
-      if (!empty_row(hd, i, w, chosen.get())) return {Status::EmptyRow, i, head};
+      // The policy as finalize() applies it to a row of J weights; under Nearest the row is the weights of the
+      // nearest-key mean, 1/n on each of the n nearest keys (zeros when the masks allow no key).
+      const RowOutcome outcome = finalize(empty_state(J), w, hd.empty);
+      if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, head};
+      if (outcome == RowOutcome::NeedsNearest) {
+        const int64_t n = nearest_keys(hd, i, chosen.get());
+        for (int64_t j = 0; j < J; ++j) w[j] = chosen.get()[j] ? float(1.0 / double(n)) : 0.0f;
+      }
     }
   }
   return {};
