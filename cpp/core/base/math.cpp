@@ -1,30 +1,15 @@
-// Table-free log, sin, cos, tan (math.h): Taylor series on a reduced range, evaluated by Horner's rule.
+// Table-free sin, cos, tan (math.h): Taylor series on a reduced range, evaluated by Horner's rule.
 #include "base/math.h"
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 namespace ka::math {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
-uint64_t bits_of(double x) {
-  uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-}
-double from_bits(uint64_t u) {
-  double x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
-
-// ln 2 as a 33-bit head (k·head exact for every binary exponent k) and the rest.
-constexpr double kLn2Head = 0x1.62e42ffp-1, kLn2Tail = -0x1.718432a1b0e26p-35;
 // π/2 as three parts, the first two of 33 bits (k·part exact for |k| < 2^20), and 2/π.
 constexpr double kHalfPi1 = 0x1.921fb544p+0, kHalfPi2 = 0x1.0b4611a6p-34, kHalfPi3 = 0x1.3198a2e037073p-69;
 constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
@@ -80,35 +65,6 @@ double reduce(double x, double* tail, int* quadrant) {
 }
 
 }  // namespace
-
-double log(double x) {
-  if (!(x > 0)) return x == 0 ? -kInf : kNaN;  // also NaN
-  if (x == kInf) return x;
-  int e = 0;
-  if (x < 0x1p-1022) {  // subnormal: scale into the normal range first
-    x *= 0x1p54;
-    e = -54;
-  }
-  const uint64_t u = bits_of(x);
-  e += int(u >> 52) - 1023;
-  double m = from_bits((u & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);  // in [1, 2)
-  if (m > 1.4142135623730951) {
-    m *= 0.5;
-    ++e;
-  }
-  // log m = log(1 + f) = 2 atanh(s), s = f/(2 + f), |s| <= 0.1716; with f = 2s + s·f, 2 atanh(s) = f − s·(f − R),
-  // R = 2(s²/3 + s⁴/5 + …) to s^20 (the next term is below 1e-18 of the result).
-  const double f = m - 1, s = f / (2 + f), z = s * s;
-  const double R =
-      z * (2.0 / 3 +
-           z * (2.0 / 5 +
-                z * (2.0 / 7 +
-                     z * (2.0 / 9 +
-                          z * (2.0 / 11 +
-                               z * (2.0 / 13 + z * (2.0 / 15 + z * (2.0 / 17 + z * (2.0 / 19 + z * (2.0 / 21))))))))));
-  const double k = double(e);
-  return k * kLn2Head + (f - (s * (f - R) - k * kLn2Tail));
-}
 
 void sin_cos(double x, double* s, double* c) {
   if (!std::isfinite(x)) {
