@@ -20,6 +20,15 @@ const ys = Float32Array.from(xs, (x) => Math.sin(6.28 * x));
 const g = attentionCase(512);
 const xg = uniform(100000, 7);
 const yg = Float32Array.from(xg, (x, i) => Math.sin(6.28 * x) + 0.1 * Math.sin(i));
+// A model's cases: fit, `use` it, dispose; the result is what `use` returned.
+const withModel = (ka, x, y, options, use) => {
+  const m = ka.kernelRegression(x, y, options);
+  try {
+    return use(m);
+  } finally {
+    m.dispose();
+  }
+};
 const dOut = uniform(512 * 64, 6);
 const statesOf = new Map(); // each API's own two states, for the merge case
 const cases = [
@@ -134,12 +143,14 @@ const cases = [
   ],
   [
     'kernelRegression local-linear 1-D 2000, h given',
-    (ka) => {
-      const m = ka.kernelRegression(xs, ys, { dim: 1, estimator: 'local-linear', bandwidth: 0.05 });
-      const out = m.predictInterval(xs.subarray(0, 500)).mean;
-      m.dispose();
-      return out;
-    },
+    (ka) =>
+      withModel(
+        ka,
+        xs,
+        ys,
+        { dim: 1, estimator: 'local-linear', bandwidth: 0.05 },
+        (m) => m.predictInterval(xs.subarray(0, 500)).mean,
+      ),
   ],
   [
     'attentionState + mergeStates + finalizeState 1024² dim 64',
@@ -151,12 +162,14 @@ const cases = [
   ],
   [
     'grid kernelRegression 1-D 10⁵ + predict, h given',
-    (ka) => {
-      const m = ka.kernelRegression(xg, yg, { dim: 1, bandwidth: 0.01, method: 'grid' });
-      const out = m.predictInterval(xg.subarray(0, 20000)).mean;
-      m.dispose();
-      return out;
-    },
+    (ka) =>
+      withModel(
+        ka,
+        xg,
+        yg,
+        { dim: 1, bandwidth: 0.01, method: 'grid' },
+        (m) => m.predictInterval(xg.subarray(0, 20000)).mean,
+      ),
   ],
   [
     'selectBandwidth exact 1-D 400 (criterion in double)',
@@ -177,48 +190,45 @@ const cases = [
   ],
   [
     'kernelRegression span 0.2 1-D 2000',
-    (ka) => {
-      const m = ka.kernelRegression(xs, ys, { dim: 1, kernel: 'tricube', bandwidth: { span: 0.2 } });
-      const out = m.predict(xs.subarray(0, 500));
-      m.dispose();
-      return out;
-    },
+    (ka) =>
+      withModel(ka, xs, ys, { dim: 1, kernel: 'tricube', bandwidth: { span: 0.2 } }, (m) =>
+        m.predict(xs.subarray(0, 500)),
+      ),
   ],
   [
     'grid kernelRegression 2-D 50000 + predict, h given',
-    (ka) => {
-      const m = ka.kernelRegression(x2.subarray(0, 100000), y2.subarray(0, 50000), {
-        dim: 2,
-        bandwidth: 0.05,
-        method: 'grid',
-      });
-      const out = m.predict(x2.subarray(0, 20000));
-      m.dispose();
-      return out;
-    },
+    (ka) =>
+      withModel(
+        ka,
+        x2.subarray(0, 100000),
+        y2.subarray(0, 50000),
+        {
+          dim: 2,
+          bandwidth: 0.05,
+          method: 'grid',
+        },
+        (m) => m.predict(x2.subarray(0, 20000)),
+      ),
   ],
   [
     'kernelRegression laplacian 2-D 4000, h given',
-    (ka) => {
-      const m = ka.kernelRegression(x2.subarray(0, 8000), y2.subarray(0, 4000), {
-        dim: 2,
-        kernel: 'laplacian',
-        bandwidth: 0.05,
-        method: 'exact',
-      });
-      const out = m.predictInterval(x2.subarray(0, 2000)).mean;
-      m.dispose();
-      return out;
-    },
+    (ka) =>
+      withModel(
+        ka,
+        x2.subarray(0, 8000),
+        y2.subarray(0, 4000),
+        {
+          dim: 2,
+          kernel: 'laplacian',
+          bandwidth: 0.05,
+          method: 'exact',
+        },
+        (m) => m.predictInterval(x2.subarray(0, 2000)).mean,
+      ),
   ],
   [
     'kernelRegression gradient local-linear 1-D 2000',
-    (ka) => {
-      const m = ka.kernelRegression(xs, ys, { dim: 1, bandwidth: 0.05, method: 'exact' });
-      const out = m.gradient(xs);
-      m.dispose();
-      return out;
-    },
+    (ka) => withModel(ka, xs, ys, { dim: 1, bandwidth: 0.05, method: 'exact' }, (m) => m.gradient(xs)),
   ],
   [
     'selectBandwidth local-linear 2-D 400 (criterion in double)',

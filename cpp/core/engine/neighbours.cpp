@@ -18,7 +18,6 @@ Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const floa
     if (!(scale[d] > 0) || !std::isfinite(scale[d])) return Status::BadArgument;
   // The keys in scaled double coordinates, ordered by the first one.
   std::vector<int64_t> order(static_cast<size_t>(J));
-  std::iota(order.begin(), order.end(), int64_t(0));
   std::vector<double> scaled(static_cast<size_t>(J * dims));
   for (int64_t j = 0; j < J; ++j)
     for (int64_t d = 0; d < dims; ++d) {
@@ -79,6 +78,7 @@ Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const floa
 }
 
 void order_by(const double* key, int64_t* idx, int64_t n) {
+  std::iota(idx, idx + n, int64_t(0));
   std::stable_sort(idx, idx + n, [key](int64_t a, int64_t b) { return key[a] < key[b]; });
 }
 

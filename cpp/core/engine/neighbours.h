@@ -16,9 +16,9 @@ namespace ka {
 Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const float* scale, int64_t k, int32_t threads,
                                double* out);
 
-// Sorts idx[0, n) stably (ties keep their order) so that key[idx[·]] increases. One sort instance for every place that
-// orders points by one coordinate (span distances, the CV searches' sorted sample and scan bound, LOWESS), instead of
-// one std::sort or std::stable_sort per comparator.
+// Writes into idx[0, n) the order of the points by key, ties by index (key[idx[·]] increases). One sort instance for
+// every place that orders points by one coordinate (span distances, the CV searches' sorted sample and scan bound,
+// LOWESS), instead of one std::sort or std::stable_sort per comparator.
 void order_by(const double* key, int64_t* idx, int64_t n);
 
 }  // namespace ka

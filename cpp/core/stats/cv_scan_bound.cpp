@@ -56,7 +56,6 @@ NearestBound::NearestBound(const Problem& p, const Criterion& c, const double* s
   // Nearest points by a sweep along x₁ (sorted): a point farther along x₁ alone than the second distance found so far
   // cannot change D1 or D2.
   int64_t* o = order.get();
-  for (int64_t i = 0; i < n; ++i) o[i] = i;
   for (int64_t i = 0; i < n; ++i) x1.get()[i] = double(p.keys.row(i)[0]);  // exact: the floats' order
   order_by(x1.get(), o, n);
   for (int64_t k = 0; k < n; ++k) x1.get()[k] = double(p.keys.row(o[k])[0]);

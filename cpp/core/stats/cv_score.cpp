@@ -35,7 +35,6 @@ struct SortedSample {
     if (!sort || !ok()) return;
     const int64_t n = p.keys.rows, dims = p.keys.cols, width = p.values.cols;
     int64_t* idx = order.get();
-    for (int64_t i = 0; i < n; ++i) idx[i] = i;
     for (int64_t i = 0; i < n; ++i) first.get()[i] = double(p.keys.row(i)[0]);  // exact: the floats' order
     order_by(first.get(), idx, n);
     for (int64_t i = 0; i < n; ++i) {

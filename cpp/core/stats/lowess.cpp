@@ -352,8 +352,10 @@ Status lowess(const double* x, const double* y, int64_t n, const LowessOptions& 
     return Status::OutOfMemory;
   }
   int64_t* idx = order.get();
-  std::iota(idx, idx + n, int64_t(0));
-  if (!std::is_sorted(x, x + n)) order_by(x, idx, n);
+  if (std::is_sorted(x, x + n))
+    std::iota(idx, idx + n, int64_t(0));
+  else
+    order_by(x, idx, n);
   const auto [ylo, yhi] = std::minmax_element(y, y + n);
   const double centre = *ylo / 2 + *yhi / 2;  // the fits are linear in y: fit(y − centre) + centre
   for (int64_t j = 0; j < n; ++j) {
