@@ -1,13 +1,16 @@
 // Drawing: the main plot and the smaller views, redrawn in one animation frame after each change, each only when
 // what it shows changed; the text panels; and the inspected (hovered or tapped) query.
 import { describeFit, describeHover, describeIdentity, describeTimings } from './describe.js';
-import { describeSelection, h1 } from './fitting.js';
-import { drawBars, drawFit, drawMatrix, drawSelection, drawSlope, drawSurface } from './plots.js';
-import { drawTimes, publish, state, THIN } from './state.js';
+import { describeSelection } from './captions.js';
+import { drawFit, drawSurface } from './plot-fit.js';
+import { drawBars, drawMatrix, drawSelection, drawSlope } from './plot-views.js';
+import { h1 } from './settings.js';
+import { drawTimes, publish, state, subscribe, THIN } from './state.js';
 import { $, ui } from './ui.js';
 import { parser } from './workers.js';
 
 let drawQueued = false;
+/** Draws in the next animation frame (once, however many changes came before it). */
 export function scheduleDraw() {
   if (drawQueued) return;
   drawQueued = true;
@@ -60,7 +63,7 @@ export function paintPlot(name, target, cache, { hover: withHover = true } = {})
 }
 
 /**
- * Paints the main plot's layer of many points in the parse worker (plots.js asks, with the layer's `key`) and
+ * Paints the main plot's layer of many points in the parse worker (plot-fit.js asks, with the layer's `key`) and
  * redraws once it is back; an answer for a layer no longer wanted is dropped. If the worker cannot paint, the page
  * paints the layers itself from then on.
  */
@@ -192,3 +195,6 @@ export function hoverMatrix(event) {
 export function forgetDrawn() {
   for (const name of Object.keys(drawn)) delete drawn[name];
 }
+
+subscribe('fit', scheduleDraw);
+subscribe('view', scheduleDraw);

@@ -4,19 +4,12 @@ import { axesOf, centreDates } from './axes.js';
 import { checkColumns } from './checks.js';
 import { columnStats, generate, paddedRange } from './data.js';
 import { DATASETS } from './data/datasets.js';
-import { forgetDrawn, renderWarnings, scheduleDraw } from './drawing.js';
-import {
-  chooseBandwidth,
-  describeSelection,
-  requestFit,
-  setSlider,
-  showBandwidth,
-  showHNote,
-  showSmoother,
-} from './fitting.js';
+import { describeSelection, showBandwidth, showHNote } from './captions.js';
+import { forgetDrawn, renderWarnings } from './drawing.js';
+import { chooseBandwidth, requestFit, setSlider, showSmoother } from './fitting.js';
 import { shareData, shareSettings } from './link.js';
 import { labelFor, readOptions, resetReading, showReading, showRefusal } from './reading.js';
-import { publish, state } from './state.js';
+import { notify, publish, state } from './state.js';
 import { $, clearError, showError, ui } from './ui.js';
 import { compute, parser } from './workers.js';
 
@@ -74,7 +67,7 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
       ? ` While the slider moves: ${info.draftN.toLocaleString('en')}, refined on release.`
       : '') +
     (info.spanN < n ? ` Span fits (exact, in double) use ${info.spanN.toLocaleString('en')}.` : '');
-  scheduleDraw();
+  notify('view');
   if (h === null) {
     await chooseBandwidth();
   } else {

@@ -1,26 +1,19 @@
 // The demo page's wiring: controls → workers → plots. The main thread never computes a fit: parsing runs in
 // parse-worker.js and every kernel-attention call in worker.js. The page's modules, one job each: ui.js (elements),
-// state.js (state, demoState), workers.js, loading.js (data in), reading.js (the reading panel), fitting.js (fits,
-// h), drawing.js, editing.js (points by hand), link.js (the address bar), saving.js (downloads), axes.js (dates).
+// state.js (state, its subscribers, demoState), settings.js (the controls read), workers.js, loading.js (data in),
+// reading.js (the reading panel), fitting.js (fits, h), captions.js (how h was set), drawing.js, editing.js (points
+// by hand), link.js (the address bar), saving.js (downloads), axes.js (dates).
 import { DATASETS } from './data/datasets.js';
 import { forgetDrawn, hoverAt, hoverMatrix, scheduleDraw, setHover } from './drawing.js';
 import { addPoint, endDrag, moveDrag, startDrag, undo } from './editing.js';
-import {
-  blockRadius,
-  chooseBandwidth,
-  isSpan,
-  learnBandwidth,
-  onSlider,
-  requestFit,
-  showBandwidth,
-  showHNote,
-  showSmoother,
-} from './fitting.js';
-import { applySettings, shareSettings } from './link.js';
+import { showBandwidth, showHNote } from './captions.js';
+import { chooseBandwidth, learnBandwidth, onSlider, requestFit, showSmoother } from './fitting.js';
+import { applySettings } from './link.js';
 import { parse, readAgain, selectColumns, setData, showExampleSource, useExample } from './loading.js';
 import { wireReading } from './reading.js';
 import { saveFit, saveObservations, savePlot } from './saving.js';
-import { state } from './state.js';
+import { isSpan } from './settings.js';
+import { notify, state } from './state.js';
 import { $, ui } from './ui.js';
 import { compute, fail } from './workers.js';
 
@@ -97,8 +90,8 @@ function wire() {
   for (const control of [ui.level, ui.fitMethod]) control.addEventListener('change', () => requestFit(false));
   ui.band.addEventListener('change', () => {
     ui.variance.disabled = ui.band.disabled || !ui.band.checked;
-    shareSettings();
-    scheduleDraw();
+    notify('settings');
+    notify('view');
   });
   for (const control of [ui.robust, ui.variance, ui.derivative])
     control.addEventListener('change', () => requestFit(false));
@@ -147,7 +140,6 @@ async function main() {
   listDatasets();
   wire();
   showBandwidth();
-  blockRadius();
   try {
     state.worker = await compute('hello');
   } catch (err) {

@@ -3,8 +3,8 @@
 import { paintPlot } from './drawing.js';
 import { download, fitCsv, observationsCsv, spread } from './export.js';
 import { figure } from './figure.js';
-import { estimatorName, kernelExtras, kernelName, lowessSettings } from './fitting.js';
 import { hText } from './describe.js';
+import { estimatorName, kernelName, lowessSettings } from './settings.js';
 import { state, THIN } from './state.js';
 import { clearError, showError, ui } from './ui.js';
 import { compute } from './workers.js';
