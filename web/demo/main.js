@@ -9,7 +9,7 @@ import { addPoint, endDrag, moveDrag, startDrag, undo } from './editing.js';
 import { showBandwidth, showHNote } from './captions.js';
 import { chooseBandwidth, learnBandwidth, onSlider, requestFit, showSmoother } from './fitting.js';
 import { applySettings } from './link.js';
-import { parse, readAgain, selectColumns, setData, showExampleSource, useExample } from './loading.js';
+import { parse, pasteText, readAgain, selectColumns, setData, showExampleSource, useExample } from './loading.js';
 import { wireReading } from './reading.js';
 import { saveFit, saveObservations, savePlot } from './saving.js';
 import { isSpan } from './settings.js';
@@ -23,6 +23,7 @@ function wire() {
     const file = ui.file.files[0];
     if (file) parse({ file }, file.name);
   });
+  ui.paste.addEventListener('paste', pasteText);
   ui.usePaste.addEventListener('click', () => parse({ text: ui.paste.value }, 'the pasted text'));
   wireReading(readAgain);
   for (const select of [ui.x1, ui.x2, ui.ycol]) select.addEventListener('change', () => selectColumns());

@@ -9,6 +9,7 @@ export const ui = {
   progress: $('progress'),
   paste: $('paste'),
   usePaste: $('use-paste'),
+  pasteNote: $('paste-note'),
   columns: $('columns'),
   x1: $('x1'),
   x2: $('x2'),
