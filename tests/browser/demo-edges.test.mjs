@@ -103,3 +103,105 @@ test(
     }
   },
 );
+
+/** Drops a file named `name` holding `content` (text, or an array of bytes) on the page, as a visitor would. */
+const drop = (page, name, content) =>
+  page.evaluate(
+    ([name, content]) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([typeof content === 'string' ? content : Uint8Array.from(content)], name));
+      document.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    },
+    [name, content],
+  );
+
+/** The data panel's message once the page has answered (an error after a failed load, or the data's status). */
+async function dataMessage(page, expected) {
+  await page.waitForFunction(
+    (source) => new RegExp(source).test(document.getElementById('data-status').textContent),
+    expected.source,
+  );
+  return page.textContent('#data-status');
+}
+
+const autoTexts = (page) =>
+  page.evaluate(() =>
+    ['read-encoding', 'read-delimiter', 'read-decimal', 'read-header', 'read-date-order'].map(
+      (id) => document.getElementById(id).options[0].textContent,
+    ),
+  );
+
+test(
+  'demo: each file is judged on its own (no stale rows or settings), by usable columns, and in the page’s words',
+  { timeout: 4 * TIMEOUT_MS },
+  async () => {
+    const { page, problems } = await openDemo(session);
+    try {
+      // Semicolons and decimal commas, one malformed row.
+      await drop(page, 'first.csv', 'a;b\n1,5;2\n2,5;x\n3,5;4\n4,5;5\n');
+      await waitForFit(page, problems, 's.n === 3 && s.names[0] === "a"');
+      assert.match(await page.textContent('#malformed'), /line 3/);
+      assert.deepEqual((await autoTexts(page)).slice(1, 3), ['auto: semicolon', 'auto: comma']);
+
+      // A refusal: no rows of first.csv listed, no setting of first.csv shown as detected, the menu named as the page
+      // names it (not the reader's option).
+      await drop(page, 'ambiguous.tsv', 'x\ty\n1,234\t1\n2,500\t2\n');
+      const refused = await dataMessage(page, /^Could not read ambiguous\.tsv/);
+      assert.match(
+        refused,
+        /a thousands separator\. Change “decimal mark” under “How the file was read” to comma \(1,5\) or point \(1\.5\)\.$/,
+      );
+      assert.doesNotMatch(refused, /`/);
+      assert.equal(await page.textContent('#malformed'), '');
+      assert.deepEqual(await autoTexts(page), ['auto', 'auto', 'auto', 'auto', 'auto']);
+
+      // A text column first and one column of numbers: x is not the text column, and x = y is refused by name.
+      await drop(page, 'prices.csv', 'name,city,price\nAlice,Paris,3\nBob,Rome,4\nCarol,Oslo,5\n');
+      assert.equal(
+        await dataMessage(page, /^prices\.csv/),
+        'prices.csv (3 rows): a fit needs two columns of numbers (an x and a y), and “price” is the only one ' +
+          '(“name”, “city” hold text).',
+      );
+      assert.equal(await page.evaluate(() => window.demoState.n), undefined);
+      assert.equal(await page.inputValue('#x1'), '2');
+
+      // Text first, then two columns of numbers: they are x and y.
+      await drop(page, 'people.csv', 'name,age,height\nAlice,30,1.61\nBob,41,1.82\nCarol,25,1.70\nDan,35,1.75\n');
+      await waitForFit(page, problems, 's.n === 4 && s.names[0] === "age" && s.names[1] === "height"');
+      // The text column picked as x: named as text, not listed row by row as "not a number".
+      await page.selectOption('#x1', '0');
+      assert.equal(
+        await dataMessage(page, /holds text/),
+        'people.csv (4 rows): “name” holds text, not numbers: pick a column of numbers, dates or times for x.',
+      );
+
+      // A header and no rows: said so, with no "rows listed".
+      await drop(page, 'header.csv', 'x,y\n');
+      assert.equal(
+        await dataMessage(page, /^header\.csv/),
+        'header.csv (0 rows): there are no rows under the header (“x”, “y”), so nothing to fit.',
+      );
+
+      // Not text: a workbook by its signature, random bytes by their control characters (no malformed rows).
+      await drop(page, 'book.xlsx', [0x50, 0x4b, 0x03, 0x04, 20, 0, 6, 0, 8, 0, ...Array(200).fill(65)]);
+      assert.match(
+        await dataMessage(page, /^Could not read book\.xlsx/),
+        /^Could not read book\.xlsx: it is not a text file: its first bytes are those of a ZIP archive \(an Excel \.xlsx or OpenDocument \.ods workbook is one\)\. Open a CSV or TSV file instead/,
+      );
+      let seed = 7;
+      const noise = Array.from({ length: 4096 }, () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) >> 23);
+      await drop(page, 'data.bin', noise);
+      assert.match(await dataMessage(page, /^Could not read data\.bin/), /it is not a text file/);
+      assert.equal(await page.textContent('#malformed'), '');
+
+      // UTF-8 with a byte-order mark, named in words.
+      await drop(page, 'bom.csv', [0xef, 0xbb, 0xbf, ...Buffer.from('x,y\n1,2\n3,4\n5,7\n')]);
+      await waitForFit(page, problems, 's.n === 3');
+      assert.match(await page.textContent('#read-detected'), /^Read as UTF-8 with a byte-order mark, comma-separated/);
+      assert.equal((await autoTexts(page))[0], 'auto: UTF-8 with a byte-order mark');
+      await assertClean(page, problems);
+    } finally {
+      await page.close();
+    }
+  },
+);

@@ -7,6 +7,7 @@ import { drawBars, drawMatrix, drawSelection, drawSlope } from './plot-views.js'
 import { h1 } from './settings.js';
 import { drawTimes, publish, state, subscribe, THIN } from './state.js';
 import { $, ui } from './ui.js';
+import { warningText } from './wording.js';
 import { parser } from './workers.js';
 
 let drawQueued = false;
@@ -149,7 +150,7 @@ export function renderWarnings() {
   ui.fitWarnings.replaceChildren(
     ...items.map((w) => {
       const li = document.createElement('li');
-      li.textContent = w.message;
+      li.textContent = warningText(w, state.data?.axes, state.data?.names);
       li.dataset.code = w.code;
       return li;
     }),

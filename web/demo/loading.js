@@ -1,24 +1,15 @@
-// Data in and out of the page: examples, built-in data sets, files and pasted text (through the parse worker and the
-// reading panel), the columns picked, and the failed load that clears what belonged to the old data.
-import { axesOf, centreDates } from './axes.js';
-import { checkColumns } from './checks.js';
+// Data in and out of the page: examples and built-in data sets, the data made current (setData), its status line and
+// malformed rows, and the failed load that clears what belonged to the old data. Files and pasted text: files.js.
+import { axesOf } from './axes.js';
 import { columnStats, generate, paddedRange } from './data.js';
 import { DATASETS } from './data/datasets.js';
 import { describeSelection, showBandwidth, showHNote } from './captions.js';
 import { forgetDrawn, renderWarnings } from './drawing.js';
 import { chooseBandwidth, requestFit, setSlider, showSmoother } from './fitting.js';
 import { shareData, shareSettings } from './link.js';
-import { labelFor, readOptions, resetReading, showReading, showRefusal } from './reading.js';
 import { notify, publish, state } from './state.js';
 import { $, clearError, showError, ui } from './ui.js';
-import { compute, parser } from './workers.js';
-
-// Larger files are refused before a byte is read: every row is held in this tab's memory (the parse worker checks
-// lines of over 10 MB itself).
-const MAX_FILE_BYTES = 200e6;
-// Pasted text longer than this is read at once and never enters the text box: a box holding megabytes freezes the
-// page while it lays them out (in Chromium here: 1 MB of CSV 1.5 s, 3 MB 2.9 s, a 50 MB line 21–26 s).
-const PASTE_BOX_MAX = 100_000;
+import { compute } from './workers.js';
 
 /** Makes `data` current; the bandwidth is then `h` (h₁) if given, else chosen by the selected method. */
 export async function setData(data, { h = null, hBy = null, edit = false } = {}) {
@@ -121,7 +112,7 @@ export function useExample(h = null, hBy = null) {
   ui.columns.hidden = true;
   ui.pasteNote.hidden = true;
   $('reading').hidden = true;
-  showMalformed({ count: 0, listed: [] });
+  showMalformed(NO_ROWS);
   if (isDataset(value)) {
     const name = value.slice(5);
     const set = DATASETS[name];
@@ -151,112 +142,15 @@ export function showExampleSource() {
     : 'Simulated: a seeded random sample of the size you set.';
 }
 
+export const NO_ROWS = { count: 0, listed: [] };
+
 /** A problem with the visitor's data, shown where the data's status goes, as an error. */
 export function dataError(message) {
   showError(ui.dataStatus, message);
   window.demoState.parseError = message;
 }
 
-let parsedSource = '';
-let lastRead = null; // { source, name } of the last file or text read: the reading menus read it again
-
-/** Reads `source` ({ file } or { text }) named `name`; `again`: the same source with the reading menus' settings. */
-export async function parse(source, name, { again = false } = {}) {
-  if (!again) {
-    resetReading();
-    ui.pasteNote.hidden = true; // a note on an earlier paste
-  }
-  lastRead = { source, name };
-  const size = source.file ? source.file.size : source.text.length;
-  if (size > MAX_FILE_BYTES) {
-    dataError(
-      `${name} is ${(size / 1e6).toFixed(0)} MB; the demo reads files of up to ${MAX_FILE_BYTES / 1e6} MB, since ` +
-        'it keeps every row in this tab. Use a sample of the rows here, or the kernel-attention command line for all of them.',
-    );
-    return;
-  }
-  ui.progress.hidden = false;
-  ui.progress.value = 0;
-  clearError(ui.dataStatus);
-  ui.dataStatus.textContent = `Reading ${name}…`;
-  window.demoState.parseError = undefined;
-  window.demoState.parseArgument = null;
-  try {
-    const pasted = source.text !== undefined;
-    const table = await parser('parse', { ...source, options: readOptions(pasted) });
-    ui.progress.hidden = true;
-    state.timings.parse = table.ms;
-    showReading(table, pasted);
-    window.demoState.reading = { names: table.names, settings: table.settings, preview: table.preview };
-    parsedSource = `${name} (${table.rows.toLocaleString('en')} rows)`;
-    fillColumns(table.names);
-    await selectColumns();
-  } catch (err) {
-    ui.progress.hidden = true;
-    ui.columns.hidden = true;
-    for (const select of [ui.x1, ui.x2, ui.ycol]) select.replaceChildren();
-    // A refusal that a reading setting fixes names it, and that menu gets the focus.
-    window.demoState.reading = null;
-    window.demoState.parseArgument = err.argument ?? null;
-    const fix = err.argument && labelFor(err.argument) !== err.argument;
-    clearData(
-      `Could not read ${name}: ${err.message}` +
-        (fix
-          ? `${/[.)]$/.test(err.message) ? '' : '.'} Change “${labelFor(err.argument)}” under “How the file was read”.`
-          : ''),
-    );
-    showRefusal(err.argument);
-  }
-}
-
-export function fillColumns(names) {
-  const fill = (select, extra) => {
-    select.replaceChildren();
-    if (extra) select.append(new Option(extra, ''));
-    names.forEach((name, i) => select.append(new Option(name, String(i)))); // text, never HTML
-  };
-  fill(ui.x1);
-  fill(ui.x2, 'none');
-  fill(ui.ycol);
-  ui.x1.value = '0';
-  ui.x2.value = '';
-  ui.ycol.value = String(names.length - 1);
-  ui.columns.hidden = false;
-}
-
-export async function selectColumns() {
-  const xColumns = [Number(ui.x1.value)];
-  if (ui.x2.value !== '' && ui.x2.value !== ui.x1.value) xColumns.push(Number(ui.x2.value));
-  const policy = document.querySelector('input[name="policy"]:checked').value;
-  const picked = await parser('select', { xColumns, yColumn: Number(ui.ycol.value), policy });
-  showMalformed(picked.malformed);
-  // The menus keep the new file's columns (pick others there); the old data and its fit go.
-  if (picked.rejected) {
-    clearData(
-      `Rejected ${parsedSource}: ${picked.malformed.count} malformed row(s), listed below. ` +
-        'Fix them, choose “skip”, or pick other columns.',
-    );
-    return;
-  }
-  if (picked.y.length < 2) {
-    clearData(
-      `${parsedSource}: fewer than two usable rows with these columns` +
-        (picked.malformed.count ? ` (${picked.malformed.count} malformed, listed below)` : '') +
-        '. Pick other columns for x and y, or fix the rows listed.',
-    );
-    return;
-  }
-  // Dates and times (seconds) are centred here, in float64, before the compute worker makes float32 of them.
-  const dates = picked.xKinds?.some((k) => k === 'date' || k === 'time');
-  const centred = dates ? { xKinds: picked.xKinds, centres: centreDates(picked.x, picked.dim, picked.xKinds) } : {};
-  const problem = checkColumns(picked);
-  if (problem) {
-    clearData(`${parsedSource}: ${problem}`);
-    return;
-  }
-  await setData({ names: picked.names, x: picked.x, y: picked.y, dim: picked.dim, source: parsedSource, ...centred });
-}
-
+/** The malformed rows of the columns picked (none: `NO_ROWS`), listed under the data's status. */
 export function showMalformed(malformed) {
   state.malformed = malformed;
   ui.malformed.replaceChildren(
@@ -278,24 +172,4 @@ export function showMalformed(malformed) {
     ui.malformed.prepend(li);
   }
   publish();
-}
-
-/**
- * A paste into the text box: text of up to PASTE_BOX_MAX characters goes into the box as usual (“Use this text”
- * reads it); more is read at once, with a note in the box's place, and the box keeps what it held.
- */
-export function pasteText(event) {
-  const text = event.clipboardData?.getData('text/plain') ?? '';
-  if (text.length <= PASTE_BOX_MAX) return;
-  event.preventDefault();
-  parse({ text }, 'the pasted text');
-  ui.pasteNote.textContent =
-    `${text.length.toLocaleString('en')} characters pasted: read at once, not put in the box ` +
-    '(a box that large would freeze the page).';
-  ui.pasteNote.hidden = false;
-}
-
-/** Reads the last file or text again with the reading panel's settings (one of its menus changed). */
-export function readAgain() {
-  if (lastRead) parse(lastRead.source, lastRead.name, { again: true });
 }
