@@ -205,3 +205,63 @@ test(
     }
   },
 );
+
+test(
+  'demo: dates read by a guess say so at the plot; blocked CV and warnings speak in days',
+  { timeout: 4 * TIMEOUT_MS },
+  async () => {
+    const { page, problems } = await openDemo(session);
+    try {
+      // 01/03/2024 … 12/03/2024: no day above 12, so the order is a guess (day first).
+      const rows = Array.from({ length: 12 }, (_, i) => `${String(i + 1).padStart(2, '0')}/03/2024,${(i % 3) + i / 4}`);
+      await page.click('#paste-box summary');
+      await copy(page, new Function(`return () => ${JSON.stringify(['date,v', ...rows].join('\n'))}`)());
+      await paste(page);
+      await waitForFit(page, problems, 's.n === 12 && s.names[0] === "date"');
+      assert.equal(await page.isVisible('#date-note'), true);
+      assert.equal(
+        await page.textContent('#date-note-text'),
+        'The dates of “date” were read day first, from 1 March 2024 to 12 March 2024: a guess, since no day above 12 ' +
+          'was seen.',
+      );
+      assert.equal(await page.textContent('#date-order-flip'), 'Read them month first');
+      // The note sits at the plot, where the dates are drawn, not only in the reading panel.
+      const [plot, note] = await Promise.all(['#plot', '#date-note'].map((s) => page.locator(s).boundingBox()));
+      assert.ok(note.y >= plot.y + plot.height && note.y < plot.y + plot.height + 60, JSON.stringify({ plot, note }));
+
+      // "leave out ±" in days, as h is written: 2 days are 172,800 s to the library.
+      assert.equal(await page.textContent('#exclude-unit'), 'in days');
+      await page.fill('#exclude', '2');
+      await page.press('#exclude', 'Enter');
+      await waitForFit(page, problems, 's.selection?.exclude === 172800');
+      assert.match(await page.textContent('#selection-caption'), /within ±2 days left out/);
+      assert.match(page.url(), /exclude=2(&|$)/);
+
+      // h far below the spacing of a day: the warning gives both as durations and names the page's control.
+      await page.locator('#bandwidth').evaluate((slider) => {
+        slider.value = slider.min;
+        slider.dispatchEvent(new Event('input', { bubbles: true }));
+        slider.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      await waitForFit(
+        page,
+        problems,
+        's.hSource.by === "hand" && s.fit.warnings.some((w) => w.code === a)',
+        'interpolating',
+      );
+      const warning = await page.textContent('#fit-warnings [data-code="interpolating"]');
+      assert.match(warning, /h = [\d.]+ min is below the median spacing of “date”, 24 hours/);
+      assert.match(warning, /choose h by blocked CV \(“leave out ±”, beside “Choose for me”/);
+      assert.doesNotMatch(warning, /exclude|`|86[,.]?400|\d{5}/);
+
+      // Read the other way: 3 January to 3 December, no longer a guess.
+      await page.click('#date-order-flip');
+      await waitForFit(page, problems, 's.n === 12 && s.x[11] - s.x[0] > 300 * 86400');
+      assert.equal(await page.evaluate(() => window.demoState.reading.settings.dateOrder), 'month-first');
+      assert.equal(await page.isVisible('#date-note'), false);
+      await assertClean(page, problems);
+    } finally {
+      await page.close();
+    }
+  },
+);

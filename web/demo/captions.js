@@ -1,7 +1,7 @@
 // The lines that say how h was set: the slider's read-out, the "Choosing h" caption and the note when h was not
 // chosen for the kernel and estimator now set. Text only, from the state and the controls.
 import { hText } from './describe.js';
-import { bandwidthVector, estimatorName, h1, isLowess, isSpan, kernelName } from './settings.js';
+import { bandwidthVector, estimatorName, h1, isLowess, isSpan, kernelName, radiusUnit } from './settings.js';
 import { state } from './state.js';
 import { ui } from './ui.js';
 
@@ -60,4 +60,9 @@ export function showBandwidth() {
   const text = hText(bandwidthVector(), state.data?.axes);
   ui.bandwidthValue.value = text;
   ui.bandwidth.setAttribute('aria-valuetext', `h = ${text}`);
+}
+
+/** The unit of the "leave out ±" field, after it: days for dates, minutes for times of day, else x's units. */
+export function showRadiusUnit() {
+  ui.excludeUnit.textContent = `in ${radiusUnit().name}`;
 }

@@ -18,7 +18,7 @@ const MAX_FILE_BYTES = 200e6;
 const PASTE_BOX_MAX = 100_000;
 
 let lastRead = null; // { source, name } of the last file or text read: the reading menus read it again
-// The last table read: its name with its row count (`source`), rows, column names and kinds.
+// The last table read: its name with its row count (`source`), rows, column names, kinds and the reader's settings.
 let table = null;
 
 /** Reads `source` ({ file } or { text }) named `name`; `again`: the same source with the reading menus' settings. */
@@ -55,6 +55,7 @@ export async function parse(source, name, { again = false } = {}) {
       rows: read.rows,
       names: read.names,
       kinds: read.kinds,
+      settings: read.settings,
     };
     fillColumns(read.names, read.kinds);
     await selectColumns();
@@ -166,7 +167,47 @@ export async function selectColumns() {
     clearData(`${table.source}: ${problem}`);
     return;
   }
-  await setData({ names: picked.names, x: picked.x, y: picked.y, dim: picked.dim, source: table.source, ...centred });
+  const loaded = setData({
+    names: picked.names,
+    x: picked.x,
+    y: picked.y,
+    dim: picked.dim,
+    ...centred,
+    source: table.source,
+  });
+  showDateGuess(picked, xColumns, centred.centres);
+  await loaded;
+}
+
+const longDate = (seconds) =>
+  new Date(seconds * 1000).toLocaleDateString('en-GB', {
+    timeZone: 'UTC',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+  });
+
+/**
+ * Under the plot, where the dates are drawn: the order dates such as 01/03/2024 were read in, when it is a guess (no
+ * day above 12 settled it), with their first and last as read and a button that reads them the other way.
+ */
+function showDateGuess({ x, dim }, xColumns, centres) {
+  const { settings } = table;
+  const d = xColumns.findIndex((c) => settings.dateColumns.includes(c) && settings.kinds[c] === 'date');
+  if (!settings.dateOrderGuessed || d < 0) return;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = d; i < x.length; i += dim) {
+    lo = Math.min(lo, x[i]);
+    hi = Math.max(hi, x[i]);
+  }
+  const dayFirst = settings.dateOrder === 'day-first';
+  ui.dateNoteText.textContent =
+    `The dates of “${table.names[xColumns[d]]}” were read ${dayFirst ? 'day' : 'month'} first, from ` +
+    `${longDate(lo + centres[d])} to ${longDate(hi + centres[d])}: a guess, since no day above 12 was seen.`;
+  ui.dateOrderFlip.textContent = `Read them ${dayFirst ? 'month' : 'day'} first`;
+  ui.dateOrderFlip.dataset.order = dayFirst ? 'month-first' : 'day-first';
+  ui.dateNote.hidden = false;
 }
 
 /**

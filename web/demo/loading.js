@@ -3,7 +3,7 @@
 import { axesOf } from './axes.js';
 import { columnStats, generate, paddedRange } from './data.js';
 import { DATASETS } from './data/datasets.js';
-import { describeSelection, showBandwidth, showHNote } from './captions.js';
+import { describeSelection, showBandwidth, showHNote, showRadiusUnit } from './captions.js';
 import { forgetDrawn, renderWarnings } from './drawing.js';
 import { chooseBandwidth, requestFit, setSlider, showSmoother } from './fitting.js';
 import { shareData, shareSettings } from './link.js';
@@ -21,7 +21,9 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
   }
   // Date and time columns arrive centred (selectColumns); their axes write them as dates again.
   state.data = { ...data, axes: axesOf(data.x, data.dim, data.xKinds, data.centres), version: state.version };
+  ui.dateNote.hidden = true; // files.js says so again when these dates' order is a guess
   showBandwidth();
+  showRadiusUnit();
   state.fit = null;
   state.selection = null;
   state.hoverRow = null;
@@ -78,6 +80,7 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
  */
 export function clearData(message) {
   state.version += 1; // answers still on their way are dropped
+  ui.dateNote.hidden = true;
   Object.assign(state, { data: null, fit: null, selection: null, hoverRow: null, undo: [] });
   state.learning = null;
   state.pending = null;

@@ -27,6 +27,11 @@ function wire() {
   ui.paste.addEventListener('paste', pasteText);
   ui.usePaste.addEventListener('click', () => parse({ text: ui.paste.value }, 'the pasted text'));
   wireReading(readAgain);
+  // Dates read by a guess (files.js): the other order, as the reading panel's menu would read them.
+  ui.dateOrderFlip.addEventListener('click', () => {
+    $('read-date-order').value = ui.dateOrderFlip.dataset.order;
+    readAgain();
+  });
   for (const select of [ui.x1, ui.x2, ui.ycol]) select.addEventListener('change', () => selectColumns());
   for (const radio of document.querySelectorAll('input[name="policy"]'))
     radio.addEventListener('change', () => selectColumns());

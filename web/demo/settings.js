@@ -34,12 +34,23 @@ export const kernelExtras = () => ({
 });
 
 /**
- * Blocked CV's radius r (the "leave out ±" field; the library's `exclude`) when the rule is CV, else 0. An entry
- * that is not a number ≥ 0 counts as 0 (leave-one-out).
+ * The unit of the "leave out ±" field: days on a date axis and minutes on a time-of-day axis (as h is written there,
+ * not the seconds the library takes), else x's own units. `seconds`: what one unit is in x's fitted terms.
+ */
+export function radiusUnit() {
+  const kind = state.data?.axes?.[0]?.kind;
+  if (kind === 'date') return { name: 'days', seconds: 86400 };
+  if (kind === 'time') return { name: 'minutes', seconds: 60 };
+  return { name: 'x’s units', seconds: 1 };
+}
+
+/**
+ * Blocked CV's radius r in x's fitted terms (the library's `exclude`: seconds for dates) from the "leave out ±" field
+ * (in radiusUnit()'s) when the rule is CV, else 0. An entry that is not a number ≥ 0 counts as 0 (leave-one-out).
  */
 export function blockRadius() {
   const r = Number(ui.exclude.value);
-  return ui.method.value === 'cv' && Number.isFinite(r) && r > 0 ? r : 0;
+  return ui.method.value === 'cv' && Number.isFinite(r) && r > 0 ? r * radiusUnit().seconds : 0;
 }
 
 export const kernelName = (kernel) => [...ui.kernel.options].find((o) => o.value === kernel)?.textContent ?? kernel;
