@@ -265,3 +265,80 @@ test(
     }
   },
 );
+
+/** Records every state of the busy sign at the plot (shown or not, its text and progress) in window.busySeen. */
+const watchBusySign = (page) =>
+  page.evaluate(() => {
+    window.busySeen = [];
+    const sign = document.getElementById('busy');
+    const record = () => {
+      const value = document.getElementById('busy-progress').getAttribute('value');
+      window.busySeen.push({
+        shown: !sign.hidden,
+        text: document.getElementById('busy-text').textContent,
+        progress: value === null ? null : Number(value),
+        busy: document.getElementById('plot-box').getAttribute('aria-busy'),
+      });
+    };
+    new MutationObserver(record).observe(sign, {
+      attributes: true,
+      subtree: true,
+      childList: true,
+      characterData: true,
+    });
+  });
+
+test(
+  'demo: a busy sign at the plot while a fit or a choice of h runs, with the search’s progress',
+  { timeout: 4 * TIMEOUT_MS },
+  async () => {
+    const { page, problems } = await openDemo(session);
+    try {
+      // A span fit of 4,000 points with its derivative (about a second here): the sign says which stage runs (the
+      // library reports no measure of how far a single fit is).
+      await page.fill('#example-n', '4000');
+      await page.click('#generate');
+      await waitForFit(page, problems, 's.n === 4000');
+      assert.equal(await page.isVisible('#busy'), false);
+      await watchBusySign(page);
+      await page.check('#derivative');
+      await page.selectOption('#bandwidth-kind', 'span');
+      await waitForFit(page, problems, 's.fit.spanBandwidth && s.fit.slope');
+      const fitting = await page.evaluate(() => window.busySeen.filter((s) => s.shown).map((s) => s.text));
+      assert.ok(
+        fitting.some((t) => /^Fitting: (each query’s nearest points, exactly|the band|the derivative)…/.test(t)),
+        JSON.stringify(fitting),
+      );
+      assert.equal(await page.isVisible('#busy'), false, 'the sign stayed after the fit');
+
+      // Blocked CV on 1,500 points (about a second here): the sign names it and counts the evaluations.
+      await page.selectOption('#bandwidth-kind', 'h');
+      await page.fill('#example-n', '1500');
+      await page.click('#generate');
+      await waitForFit(page, problems, 's.n === 1500');
+      await page.evaluate(() => window.busySeen.splice(0));
+      await page.fill('#exclude', '0.3');
+      await page.press('#exclude', 'Enter');
+      await waitForFit(page, problems, 's.selection?.exclude === 0.3');
+      const choosing = await page.evaluate(() => window.busySeen.filter((s) => s.shown));
+      assert.ok(
+        choosing.some((s) => /^Choosing h by blocked cross-validation… evaluation \d+ of \d+/.test(s.text)),
+        JSON.stringify(choosing),
+      );
+      const fractions = choosing.map((s) => s.progress).filter((p) => p !== null);
+      assert.ok(
+        fractions.some((p) => p > 0 && p < 1),
+        JSON.stringify(fractions),
+      );
+      assert.ok(
+        fractions.every((p, i) => i === 0 || p >= fractions[i - 1]),
+        `progress went back: ${fractions}`,
+      );
+      assert.equal(await page.isVisible('#busy'), false, 'the sign stayed after the choice');
+      assert.equal(await page.getAttribute('#plot-box', 'aria-busy'), 'false');
+      await assertClean(page, problems);
+    } finally {
+      await page.close();
+    }
+  },
+);

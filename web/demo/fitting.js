@@ -1,6 +1,7 @@
 // Fitting and choosing h: at most one fit request in flight (the newest settings wait, older ones are never sent),
 // the bandwidth rules and "Learn h", and the slider that holds h. What a fit or a choice changed is announced through
 // state.js (notify): drawing.js redraws, link.js writes the address bar; neither is called from here.
+import { endWork, startWork } from './busy.js';
 import { describeSelection, ruleName, showBandwidth } from './captions.js';
 import { hText } from './describe.js';
 import {
@@ -67,6 +68,7 @@ async function pump() {
     ...kernelExtras(),
   };
   const t0 = performance.now();
+  const work = request.draft ? null : startWork('fit', isLowess() ? 'Fitting LOWESS' : 'Fitting');
   try {
     const answer = await compute('fit', settings);
     // Stale: the data changed meanwhile, or a newer answer is already on screen.
@@ -90,6 +92,7 @@ async function pump() {
   } catch (err) {
     fail(err);
   } finally {
+    if (work) endWork(work);
     // While dragging, the worker rests as long as it worked before taking the next request: on a two-core machine
     // the page (and the browser drawing it) then gets a core back half the time.
     const rest = request.draft ? Math.min(200, performance.now() - t0) : 0;
@@ -127,6 +130,8 @@ export async function chooseBandwidth() {
     `by ${ruleName(settings)}…`;
   state.choosing = true;
   publish();
+  const search = { cv: settings.exclude ? 'blocked cross-validation' : 'cross-validation' }[settings.method];
+  const work = startWork('select', `Choosing h by ${search ?? ruleName(settings)}`);
   try {
     const chosen = await compute('select', settings);
     // Dropped when the data changed or a newer choice was asked for meanwhile (another kernel, rule or estimator).
@@ -143,6 +148,7 @@ export async function chooseBandwidth() {
     ui.selectionCaption.textContent = `No bandwidth was chosen: ${String((err && err.message) || err)}`;
     fail(err);
   } finally {
+    endWork(work);
     if (seq === chooseSeq) state.choosing = false;
     publish();
   }

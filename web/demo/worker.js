@@ -28,6 +28,7 @@ let learner = null; // the attention pooling that "Learn h" trains (learnStart �
 // on a grid, its bins, so a new h re-convolves instead of fitting again. { key, sample, model }; disposed when the
 // data or any other setting changes.
 let kept = null;
+let searching = null; // the AbortController of the bandwidth search under way (select)
 
 /**
  * A model of `s` under `options` at bandwidth h, from the kept one when only h differs, and whether the caller owns
@@ -60,6 +61,7 @@ const handlers = {
   },
 
   data(ka, { x, y, dim }) {
+    searching?.abort();
     learner?.dispose();
     learner = null;
     forgetModel();
@@ -67,31 +69,42 @@ const handlers = {
     return { n: sample.n, fitN: sample.full.n, draftN: sample.draft.n, selectN: sample.select.n, spanN: sample.span.n };
   },
 
-  select(ka, { method, kernel, estimator, approximation, exclude = 0 }) {
+  /**
+   * The bandwidth search, a step at a time (selectBandwidthAsync): each evaluation is reported to the page for the
+   * busy sign's progress, and a newer search or new data stops this one between steps.
+   */
+  async select(ka, { method, kernel, estimator, approximation, exclude = 0 }) {
+    searching?.abort();
+    const control = new AbortController();
+    searching = control;
     const s = sample.select;
     // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
     // (exclude: r > 0) applies to the CV criterion only, and always runs exactly.
     const select = (rule) =>
-      ka.selectBandwidth(s.x, s.y, {
+      ka.selectBandwidthAsync(s.x, s.y, {
         dim: s.dim,
         kernel,
         estimator,
         rule,
         ...(rule === 'cv' || rule === 'aicc' ? { method: approximation } : {}),
         ...(rule === 'cv' && exclude > 0 ? { exclude } : {}),
+        signal: control.signal,
+        onProgress: ({ done, total }) => postMessage({ op: 'progress', what: 'select', done, total }),
       });
     // CV and AICc are undefined where every held-out local fit is singular (two points under local-linear, say):
     // the library refuses, and the page says so and takes Scott's rule rather than showing no fit.
     let undefinedCriterion = null;
-    const [chosen, ms] = timed(() => {
-      try {
-        return select(method);
-      } catch (error) {
-        if (!(error?.code === 'BadShape' && /^no bandwidth gives a finite/.test(error.message))) throw error;
-        undefinedCriterion = error.message;
-        return select('scott');
-      }
-    });
+    const t0 = performance.now();
+    let chosen;
+    try {
+      chosen = await select(method);
+    } catch (error) {
+      if (!(error?.code === 'BadShape' && /^no bandwidth gives a finite/.test(error.message))) throw error;
+      undefinedCriterion = error.message;
+      chosen = await select('scott');
+    } finally {
+      if (searching === control) searching = null;
+    }
     const warnings = warningsOf(chosen) ?? [];
     if (undefinedCriterion)
       warnings.push({ code: 'undefined-criterion', message: `${undefinedCriterion}; h is Scott's rule instead` });
@@ -104,7 +117,7 @@ const handlers = {
       score: chosen.score,
       curve: chosen.curve,
       n: s.n,
-      ms,
+      ms: performance.now() - t0,
       warnings,
     };
   },
@@ -248,6 +261,9 @@ const handlers = {
     const { dim } = s;
     const queries = sample.queries;
     const timings = {};
+    // What the fit is doing, for the busy sign at the plot (a draft, while a slider moves, shows none).
+    const stage = (text) => draft || postMessage({ op: 'progress', what: 'fit', stage: text });
+    stage(span ? 'each query’s nearest points, exactly' : 'the model');
     const options = { dim, kernel, estimator, method: span ? 'exact' : method, ...robustOption(robust) };
     const [{ model, owned }, fitMs] = timed(() =>
       span
@@ -255,6 +271,7 @@ const handlers = {
         : modelAt(ka, s, options, h),
     );
     timings.fit = fitMs;
+    stage(variance === 'local' ? 'the band, with a local σ(x)' : 'the band');
     const [band, bandMs] = timed(() => model.predictInterval(queries, { level, variance }));
     timings.predict = bandMs;
     const fit = {
@@ -276,7 +293,10 @@ const handlers = {
         })),
       ];
     }
-    if (derivative && dim === 1) Object.assign(fit, slopeOf(model, queries, band));
+    if (derivative && dim === 1) {
+      stage('the derivative');
+      Object.assign(fit, slopeOf(model, queries, band));
+    }
     // A span fit's h differs by query: h stands for their median (the identity table's h), the rest in `span`.
     if (span) {
       fit.spanBandwidth = spanSummary(span, s.n, band.bandwidths, dim);
@@ -290,6 +310,7 @@ const handlers = {
     let view = null;
     let matrix = null;
     if (!draft) {
+      stage('the attention views');
       view = attentionView(ka, v, queries, h);
       timings.attentionKernel = view.kernelMs;
       timings.attentionSoftmax = view.softmaxMs;
@@ -323,7 +344,7 @@ self.onmessage = async ({ data }) => {
   const ka = await kaReady.catch((err) => err);
   try {
     if (ka instanceof Error) throw ka;
-    postMessage({ id: data.id, op: data.op, ...handlers[data.op](ka, data) });
+    postMessage({ id: data.id, op: data.op, ...(await handlers[data.op](ka, data)) });
   } catch (err) {
     postMessage({ id: data.id, op: data.op, error: String((err && err.message) || err) });
   }

@@ -1,5 +1,6 @@
 // The page's two workers: compute (every kernel-attention call, worker.js) and parser (the table reader,
 // parse-worker.js), each a request/answer channel; and fail(), where an error of either ends up.
+import { showProgress } from './busy.js';
 import { channel } from './channel.js';
 import { noteViolation, publish, state } from './state.js';
 import { showError, ui } from './ui.js';
@@ -11,6 +12,7 @@ export const compute = channel(
   new Worker(workerUrl, { type: 'module' }),
   (msg) => {
     if (msg.op === 'csp') noteViolation(`compute worker: ${msg.violation}`);
+    if (msg.op === 'progress') showProgress(msg);
   },
   (err) => fail(err),
 );
