@@ -6,8 +6,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   assertClean,
+  downloadText,
   launch,
   openDemo,
+  parseSvgs,
   startTaskTrace,
   taskTraceReport,
   TIMEOUT_MS,
@@ -342,3 +344,139 @@ test(
     }
   },
 );
+
+test(
+  'demo: fields say what they used, stale notes go, the plot takes the keyboard, the derivative is saved',
+  { timeout: 5 * TIMEOUT_MS },
+  async () => {
+    const { page, problems } = await openDemo(session, '#data=none');
+    try {
+      // A link without its data: the note stays only while the example it stands for is shown.
+      assert.equal(await page.isVisible('#link-note'), true);
+      await page.click('#generate');
+      await waitForFit(page, problems, 's.linkNote === null');
+      assert.equal(await page.isVisible('#link-note'), false);
+
+      // The plot is in the keyboard's order after the last setting, and its arrows step the inspected query.
+      await page.focus('#level');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement.id), 'plot');
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(() => window.demoState.hoverRow === 21);
+      await page.keyboard.press('End');
+      await page.waitForFunction(() => window.demoState.hoverRow === 39);
+      assert.match(await page.textContent('#hover-status'), /^query \d/);
+
+      // The derivative has its own save buttons.
+      await page.check('#derivative');
+      await waitForFit(page, problems, 'Boolean(s.fit.slope)');
+      const svg = await downloadText(page, '#save-slope-svg');
+      assert.equal(svg.name, 'kernel-fit-derivative.svg');
+      const { slope } = await parseSvgs(page, { slope: svg.text });
+      assert.equal(slope.error, null);
+      assert.ok(slope.texts.includes('Derivative of the fit of y on x (the “Sine + noise” example)'), slope.texts);
+      assert.ok(slope.texts.includes('d y / d x'), slope.texts);
+      assert.ok(slope.paths.length >= 3);
+
+      // Out of range: written back, and said.
+      await page.selectOption('#estimator', 'lowess');
+      await waitForFit(page, problems, 's.fit.estimator === "lowess"');
+      for (const [entered, used] of [
+        ['50', 10],
+        ['-5', 0],
+      ]) {
+        await page.fill('#iterations', entered);
+        await page.press('#iterations', 'Tab');
+        await waitForFit(page, problems, 's.fit.iterations === a', used);
+        assert.equal(await page.inputValue('#iterations'), String(used));
+        assert.equal(
+          await page.textContent('#iterations-note'),
+          `“robustness iterations” takes 0 to 10 (${entered} was entered): ${used} is used.`,
+        );
+      }
+      await page.fill('#iterations', '2');
+      await page.press('#iterations', 'Tab');
+      await waitForFit(page, problems, 's.fit.iterations === 2');
+      assert.equal(await page.isVisible('#iterations-note'), false);
+
+      // A refusal to save is about the fit it was asked for: gone once another fit is shown.
+      await page.fill('#example-n', '60000');
+      await page.click('#generate');
+      await waitForFit(page, problems, 's.n === 60000 && s.fit.estimator === "lowess"');
+      await page.click('#save-observations');
+      await page.waitForFunction(() => /^Not saved: /.test(document.getElementById('save-status').textContent));
+      await page.selectOption('#estimator', 'local-linear');
+      await waitForFit(page, problems, 's.fit.estimator === "local-linear"');
+      assert.equal(await page.textContent('#save-status'), '');
+
+      await page.fill('#exclude', '-5');
+      await page.press('#exclude', 'Tab');
+      assert.equal(
+        await page.textContent('#exclude-note'),
+        '“leave out ±” takes 0 or more (-5 was entered): 0 is used.',
+      );
+      await page.fill('#example-n', '5e6');
+      await page.press('#example-n', 'Tab');
+      assert.equal(await page.inputValue('#example-n'), '1000000');
+      assert.equal(
+        await page.textContent('#example-n-note'),
+        '“points” takes 2 to 1,000,000 (5,000,000 was entered): 1,000,000 is used.',
+      );
+      await assertClean(page, problems);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+/** axe-core's violations on the page as it is (axe.min.js served from node_modules, as the demo's CSP allows). */
+async function axeViolations(page) {
+  if (!(await page.evaluate(() => 'axe' in window)))
+    await page.addScriptTag({ url: '/node_modules/axe-core/axe.min.js' });
+  return page.evaluate(async () =>
+    (await window.axe.run(document, { resultTypes: ['violations'] })).violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.map((n) => n.target.join(' ')),
+    })),
+  );
+}
+
+for (const [width, height] of [
+  [1366, 800],
+  [390, 844],
+]) {
+  test(
+    `demo at ${width} × ${height}: axe-core finds no violation, with a file read and the derivative shown` +
+      (width < 640 ? '; the data panel follows the plot' : ''),
+    { timeout: 3 * TIMEOUT_MS },
+    async () => {
+      const phone = width < 640;
+      const { page, problems } = await openDemo(session, '', {
+        pageOptions: { viewport: { width, height }, ...(phone ? { hasTouch: true, isMobile: true } : {}) },
+      });
+      try {
+        assert.deepEqual(await axeViolations(page), [], 'as the page opens');
+        if (phone) {
+          // After the fit comes the data (a visitor's own file one panel down), then the settings.
+          const box = (selector) => page.locator(selector).evaluate((e) => e.getBoundingClientRect().toJSON());
+          const [fit, data, controls] = await Promise.all(['.fit-panel', '.data-panel', '#controls'].map(box));
+          assert.ok(fit.bottom <= data.top && data.bottom <= controls.top, JSON.stringify({ fit, data, controls }));
+        }
+        // A file read (the reading panel, its preview, a note at the plot), the derivative and a warning shown.
+        const rows = Array.from({ length: 12 }, (_, i) => `${String(i + 1).padStart(2, '0')}/03/2024,${i % 3},x${i}`);
+        await page.click('#paste-box summary');
+        await copy(page, new Function(`return () => ${JSON.stringify(['date,v,label', ...rows].join('\n'))}`)());
+        await paste(page);
+        await waitForFit(page, problems, 's.n === 12');
+        await page.check('#derivative');
+        await waitForFit(page, problems, 'Boolean(s.fit.slope)');
+        assert.equal(await page.isVisible('#date-note'), true);
+        assert.deepEqual(await axeViolations(page), [], 'with a file read');
+        await assertClean(page, problems);
+      } finally {
+        await page.close();
+      }
+    },
+  );
+}

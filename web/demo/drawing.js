@@ -40,6 +40,7 @@ export function paintPlot(name, target, cache, { hover: withHover = true } = {})
   const { data, fit, view } = state;
   if (name === 'matrix') return drawMatrix(target, fit?.matrix, withHover ? state.hoverRow : null);
   if (name === 'selection') return drawSelection(target, state.selection, h1(), data?.axes?.[0]);
+  if (name === 'slope') return fit?.slope ? drawSlope(target, fit, view.xDomain, data.axes?.[0], data.names) : null;
   if (!data) return null;
   const hover = withHover ? hovered() : null;
   return data.dim === 1
@@ -112,9 +113,10 @@ function draw() {
   }
   if (fit && changed('warnings', fit, state.selection)) renderWarnings();
   ui.slope.hidden = !fit?.slope; // shown first, so that its size is known below
+  ui.slopeSave.hidden = ui.slope.hidden;
   if (changed('slope', fit, ui.slope.clientWidth, state.view)) {
     ui.slopeStatus.textContent = fit?.slopeError ? `No derivative: ${fit.slopeError}` : '';
-    if (fit?.slope) drawSlope(ui.slope, fit, state.view.xDomain, data.axes?.[0], data.names);
+    paintPlot('slope', ui.slope);
   }
   if (fit && changed('text', fit)) {
     describeFit(ui, fit, THIN, data.axes);
@@ -182,6 +184,23 @@ export function setHover(row) {
   if (row === state.hoverRow) return;
   state.hoverRow = row;
   scheduleDraw();
+}
+
+/**
+ * Keys on the plot or the attention matrix (both take the keyboard's focus) step the inspected query: an arrow to the
+ * next or the previous one (from the middle query, which the bars show until one is inspected), Home and End to the
+ * first and the last.
+ */
+export function hoverByKey(event) {
+  const rows = state.fit?.matrix?.rows;
+  if (!rows) return;
+  const at = state.hoverRow ?? Math.floor(rows / 2);
+  const next = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: rows - 1 }[
+    event.key
+  ];
+  if (next === undefined) return;
+  event.preventDefault();
+  setHover(Math.max(0, Math.min(rows - 1, next)));
 }
 
 export function hoverMatrix(event) {

@@ -155,3 +155,14 @@ subscribe('fit', (fit) => {
   if (!fit.draft) shareSettings();
 });
 subscribe('settings', shareSettings);
+
+/** The note on a link that could not bring its data (shown until other data is loaded, which it no longer concerns). */
+export function showLinkNote(note) {
+  ui.linkNote.textContent = note;
+  ui.linkNote.hidden = false;
+  window.demoState.linkNote = note;
+}
+subscribe('data', () => {
+  ui.linkNote.hidden = true;
+  window.demoState.linkNote = null;
+});

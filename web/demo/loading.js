@@ -1,6 +1,7 @@
 // Data in and out of the page: examples and built-in data sets, the data made current (setData), its status line and
 // malformed rows, and the failed load that clears what belonged to the old data. Files and pasted text: files.js.
 import { axesOf } from './axes.js';
+import { holdToRange } from './fields.js';
 import { columnStats, generate, paddedRange } from './data.js';
 import { DATASETS } from './data/datasets.js';
 import { describeSelection, showBandwidth, showHNote, showRadiusUnit } from './captions.js';
@@ -22,6 +23,7 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
   // Date and time columns arrive centred (selectColumns); their axes write them as dates again.
   state.data = { ...data, axes: axesOf(data.x, data.dim, data.xKinds, data.centres), version: state.version };
   ui.dateNote.hidden = true; // files.js says so again when these dates' order is a guess
+  notify('data');
   showBandwidth();
   showRadiusUnit();
   state.fit = null;
@@ -81,6 +83,7 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
 export function clearData(message) {
   state.version += 1; // answers still on their way are dropped
   ui.dateNote.hidden = true;
+  notify('data');
   Object.assign(state, { data: null, fit: null, selection: null, hoverRow: null, undo: [] });
   state.learning = null;
   state.pending = null;
@@ -99,6 +102,7 @@ export function clearData(message) {
   ui.timings.replaceChildren();
   ui.hNote.hidden = true;
   ui.slope.hidden = true;
+  ui.slopeSave.hidden = true;
   ui.slopeStatus.textContent = '';
   ui.undo.disabled = true;
   renderWarnings();
@@ -128,7 +132,7 @@ export function useExample(h = null, hBy = null) {
     setData({ names: set.names, x, y, dim: set.dim, dataset: name, source: `the “${set.label}” data set` }, { h, hBy });
     return;
   }
-  const n = Math.max(2, Math.min(1_000_000, Math.round(Number(ui.exampleN.value)) || 300));
+  const n = holdToRange(ui.exampleN, 300);
   const data = generate(value, n);
   setData(
     { ...data, example: { name: value, n }, source: `the “${ui.example.selectedOptions[0].textContent}” example` },
@@ -168,6 +172,8 @@ export function showMalformed(malformed) {
     li.textContent = `… and ${malformed.count - malformed.listed.length} more`;
     ui.malformed.append(li);
   }
+  // A list long enough to scroll can be scrolled from the keyboard.
+  ui.malformed.tabIndex = malformed.count ? 0 : -1;
   if (malformed.count) {
     const li = document.createElement('li');
     li.className = 'summary';

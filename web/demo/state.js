@@ -25,11 +25,11 @@ export const state = {
   dragging: null,
   choosing: false,
 };
-// Who is told what changed: 'fit' (a fit answer is shown; its `draft` says whether it is final), 'view' (something
-// drawn changed without a new fit: h's mark, the band, the data while a point is dragged), 'settings' (a setting the
-// address bar keeps changed without a fit). drawing.js redraws and link.js writes the link: the modules that change
+// Who is told what changed: 'data' (other data is current, or none after a failed load), 'fit' (a fit answer is
+// shown; its `draft` says whether it is final), 'view' (something drawn changed without a new fit: h's mark, the
+// band, the data while a point is dragged), 'settings' (a setting the address bar keeps changed without a fit). drawing.js redraws and link.js writes the link: the modules that change
 // the state announce it here rather than calling those that show it, so no module imports its own listeners.
-const subscribers = { fit: [], view: [], settings: [] };
+const subscribers = { data: [], fit: [], view: [], settings: [] };
 /** Calls `listener(detail)` after each notify(topic, detail). */
 export function subscribe(topic, listener) {
   subscribers[topic].push(listener);

@@ -67,6 +67,7 @@ export const ui = {
   dateOrderFlip: $('date-order-flip'),
   derivative: $('derivative'),
   slope: $('slope'),
+  slopeSave: $('slope-save'),
   slopeStatus: $('slope-status'),
   bandwidthKind: $('bandwidth-kind'),
   kernelSpan: $('kernel-span'),
