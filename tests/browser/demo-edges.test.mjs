@@ -4,6 +4,7 @@
 // the derivative's export, axe-core at 1366 × 800 and 390 × 844).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { init } from '../../web/src/index.js';
 import {
   assertClean,
   downloadText,
@@ -360,6 +361,20 @@ test(
       await page.click('#generate');
       await waitForFit(page, problems, 's.linkNote === null');
       assert.equal(await page.isVisible('#link-note'), false);
+      // The status line says why the fit ran as it did in the library's own words: its plan for this call.
+      const ka = await init({ threads: 1 });
+      const { method, reason } = ka.plan('regression', { n: 300, dim: 1, kernel: 'gaussian' });
+      assert.equal(method, 'exact');
+      assert.ok(
+        (await page.textContent('#fit-status')).includes(`exactly (the plan: ${reason.replace(/^exact: /, '')}):`),
+        await page.textContent('#fit-status'),
+      );
+      assert.ok(
+        (await page.textContent('#selection-caption')).includes(
+          `computed exactly (the plan: ${reason.replace(/^exact: /, '')}).`,
+        ),
+        await page.textContent('#selection-caption'),
+      );
 
       // The plot is in the keyboard's order after the last setting, and its arrows step the inspected query.
       await page.focus('#level');

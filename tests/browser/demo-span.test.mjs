@@ -114,7 +114,7 @@ test(
       assert.equal(fit.span.k, 30);
       assert.match(
         fit.status,
-        /^Local-linear, gaussian kernel, nearest-neighbour span f = 0\.30 \(each query's h is the distance to its 30th nearest of 100 points: median h = [\d.]+, from [\d.]+ to [\d.]+ over the curve's queries\), on 100 points, exactly:/,
+        /^Local-linear, gaussian kernel, nearest-neighbour span f = 0\.30 \(each query's h is the distance to its 30th nearest of 100 points: median h = [\d.]+, from [\d.]+ to [\d.]+ over the curve's queries\), on 100 points, exactly \(the plan: [^:]*span[^:]*\):/,
       );
       assert.match(fit.hash, /bandwidth=span&span=0\.3(&|$)/);
       for (const id of ['#kernel-span', '#kernel', '#band', '#matrix'])

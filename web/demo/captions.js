@@ -1,6 +1,6 @@
 // The lines that say how h was set: the slider's read-out, the "Choosing h" caption and the note when h was not
 // chosen for the kernel and estimator now set. Text only, from the state and the controls.
-import { hText } from './describe.js';
+import { hText, withoutMethod } from './describe.js';
 import { bandwidthVector, estimatorName, h1, isLowess, isSpan, kernelName, radiusUnit } from './settings.js';
 import { state } from './state.js';
 import { ui } from './ui.js';
@@ -29,7 +29,8 @@ export function describeSelection() {
     `${ruleName(chosen)} for the ${kernelName(chosen.kernel)} kernel ` +
     `(${estimatorName(chosen.estimator)}) on ${chosen.n.toLocaleString('en')} points chose h = ${hs}` +
     (chosen.curve.scores.length
-      ? ` after ${chosen.curve.scores.length} evaluations (solid line; dashed: the slider).`
+      ? ` after ${chosen.curve.scores.length} evaluations (solid line; dashed: the slider), computed ` +
+        `${chosen.criterionMethod === 'grid' ? 'on a grid' : 'exactly'}${chosen.reason ? ` (the plan: ${withoutMethod(chosen.reason, chosen.criterionMethod)})` : ''}.`
       : ': a formula of the data’s spread, with no search to plot.') +
     (moved ? ` The slider now holds h = ${hText(bandwidthVector(), axes)}.` : '');
   showHNote();

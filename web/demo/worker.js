@@ -116,6 +116,8 @@ const handlers = {
       bandwidth: Array.from(chosen.bandwidth),
       score: chosen.score,
       curve: chosen.curve,
+      criterionMethod: chosen.method, // how the criterion was computed, and why (the library's plan)
+      reason: chosen.reason,
       n: s.n,
       ms: performance.now() - t0,
       warnings,
@@ -278,6 +280,7 @@ const handlers = {
       edf: model.effectiveDegreesOfFreedom,
       sigma: Math.sqrt(model.residualVariance[0]),
       method: model.method,
+      reason: model.reason, // the library's plan: why this method runs
       warnings: warningsOf(model),
       robust: robustSummary(model, robust, s),
       variance,
