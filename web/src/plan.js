@@ -3,7 +3,7 @@
 // blocked CV, weights, size), and its answer obeyed: a method, the reason, the tolerance, or the refusal of a method
 // asked for that cannot serve the call, thrown naming the option. No other file compares method names; plan() asks
 // the same questions without running anything.
-import { describe, fail, KernelAttentionError } from './errors.js';
+import { fail, KernelAttentionError } from './errors.js';
 import { frameOf, readCall, SHARED_OPTIONS } from './options.js';
 import { fitOptions, readExclude, regressionKernels } from './sample.js';
 import { boolean, checkOptionNames, oneOf, positiveInteger } from './validate.js';
@@ -140,14 +140,7 @@ export function planRegression(engine, method, tolerance, call, names, methods =
     );
   }
   oneOf(method, methods, names.method);
-  const tolName = names.method.replace(/\.[^.]*$/, '.tolerance');
-  if (tolerance !== undefined && (typeof tolerance !== 'number' || !(tolerance > 0 && tolerance < 1))) {
-    throw new KernelAttentionError(
-      'BadArgument',
-      `\`${tolName}\` must be a number strictly between 0 and 1; got ${describe(tolerance)}`,
-      tolName,
-    );
-  }
+  readTolerance(tolerance, names.method.replace(/\.[^.]*$/, '.tolerance'));
   const { n, dim, kernel, estimator, criterion, exclude = 0, weights = false, span = false } = call;
   const shape = { task: 'regression', kernel, queries: n, keys: n, dims: dim, estimator, criterion, weights, span };
   const p = engine.plan({ ...shape, exclude: exclude > 0 }, method, tolerance ?? 0);
@@ -157,6 +150,12 @@ export function planRegression(engine, method, tolerance, call, names, methods =
   }
   return { method: p.method, reason: p.reason, tolerance: p.tolerance };
 }
+
+/**
+ * The criterion a bandwidth rule computes, as the plan sees it: the score a search minimises ('cv', 'aicc'), CV by
+ * its gradient ('cv-gradient'), or, for the rules of thumb, the CV score they report ('cv').
+ */
+export const criterionOf = (rule) => (rule === 'aicc' || rule === 'cv-gradient' ? rule : 'cv');
 
 /** The FitOptions tolerance of a regression planned as `plan`: its tolerance on the grid, 0 (exact) otherwise. */
 export const gridTolerance = (plan) => (plan.method === 'grid' ? plan.tolerance : 0);
@@ -185,8 +184,18 @@ export function planModelFit(engine, plan, { xp, n, dim, kernel, estimator, h32,
   return { method: nodes ? 'grid' : 'exact', reason, nodes, gridTolerance: nodes ? plan.tolerance : 0 };
 }
 
-const PLAN_REGRESSION_OPTIONS = ['n', 'dim', 'kernel', 'method', 'tolerance'];
-const PLAN_CALL_OPTIONS = ['estimator', 'rule', 'exclude', 'weights', 'span'];
+const PLAN_REGRESSION_OPTIONS = [
+  'n',
+  'dim',
+  'kernel',
+  'method',
+  'tolerance',
+  'estimator',
+  'rule',
+  'exclude',
+  'weights',
+  'span',
+];
 
 /**
  * plan('attention', queries, keys, options): what attention() with these arguments would run ({ method, reason }).
@@ -209,7 +218,7 @@ export function makePlan(engine) {
     if (options === undefined) {
       throw new KernelAttentionError('BadArgument', '`options` is required: at least `{ n, dim }`', 'options');
     }
-    checkOptionNames(options, [...PLAN_REGRESSION_OPTIONS, ...PLAN_CALL_OPTIONS]);
+    checkOptionNames(options, PLAN_REGRESSION_OPTIONS);
     const { n, dim, kernel = 'gaussian', method = 'auto', tolerance, rule } = options;
     const { exclude, weights = false, span = false } = options;
     positiveInteger(n, 'options.n');
@@ -220,7 +229,7 @@ export function makePlan(engine) {
     oneOf(estimator, engine.estimators, 'options.estimator');
     boolean(weights, 'options.weights');
     boolean(span, 'options.span');
-    const criterion = rule === undefined ? 'fit' : rule === 'aicc' || rule === 'cv-gradient' ? rule : 'cv';
+    const criterion = rule === undefined ? 'fit' : criterionOf(rule);
     const call = { n, dim, kernel, estimator, criterion, exclude: readExclude(exclude, rule), weights, span };
     const names = { method: 'options.method', span: 'options.span', criterion: 'options.rule' };
     const methods = rule === undefined ? MODEL_METHODS : REGRESSION_METHODS;

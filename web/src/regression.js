@@ -4,7 +4,7 @@ import { KernelAttentionError } from './errors.js';
 import { readRobust } from './robust.js';
 import { readSpan, spanScales } from './span.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
-import { MODEL_METHODS, planRegression, sortsSample } from './plan.js';
+import { criterionOf, MODEL_METHODS, planRegression, sortsSample } from './plan.js';
 import { ownCopy, readExclude, readSample, regressionKernels } from './sample.js';
 import { bandwidths, boolean, checkOptionNames, oneOf } from './validate.js';
 import { sampleFrame } from './frame.js';
@@ -141,8 +141,7 @@ function readRegression(engine, x, y, options, known) {
   const exclude = readExclude(options.exclude, typeof bandwidth === 'string' ? bandwidth : 'fixed');
   // What the bandwidth search computes its criterion on (AICc, or leave-one-out CV, blocked with `exclude`): the plan's
   // answer for the rule's criterion, which kernelRegression asks selectBandwidth for.
-  const criterion = bandwidth === 'aicc' ? 'aicc' : 'cv';
-  const searchCall = { ...call, criterion, exclude };
+  const searchCall = { ...call, criterion: criterionOf(bandwidth), exclude };
   const search = chosen ? null : planRegression(engine, method, options.tolerance, searchCall, names, MODEL_METHODS);
   // The model's frame, once (frame.js): its sample and every query are shifted by it, predictions shifted back.
   const frame = sampleFrame(x, dim, y, width);

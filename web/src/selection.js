@@ -2,7 +2,7 @@
 // the method the plan gives it (plan.js), the sample, the gradient search's own options.
 import { KernelAttentionError } from './errors.js';
 import { smoothCompact } from './attention-gradients.js';
-import { planRegression } from './plan.js';
+import { criterionOf, planRegression } from './plan.js';
 import { readExclude, readSample, regressionKernels } from './sample.js';
 import { boolean, checkOptionNames, oneOf, positiveInteger } from './validate.js';
 import { deprecated, renamed } from './deprecate.js';
@@ -78,9 +78,6 @@ function checkGradientSearch(engine, { estimator, kernel, weights }) {
   if (weights !== undefined)
     refuse('weights', "are not supported by rule 'cv-gradient'; use rule 'cv' with `perDimension: true`");
 }
-
-/** The rules' criterion for the plan: the score a search minimises, or (rules of thumb) the CV score reported. */
-const criterionOf = (rule) => (rule === 'aicc' || rule === 'cv-gradient' ? rule : 'cv');
 
 /**
  * Validates selectBandwidth's arguments (with `known` option names) and plans its criterion; returns what the search
