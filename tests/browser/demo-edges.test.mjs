@@ -369,9 +369,11 @@ test(
         (await page.textContent('#fit-status')).includes(`exactly (the plan: ${reason.replace(/^exact: /, '')}):`),
         await page.textContent('#fit-status'),
       );
+      // The search's own plan (rule 'cv'), on the 300 points it searched.
+      const search = ka.plan('regression', { n: 300, dim: 1, kernel: 'gaussian', rule: 'cv' });
       assert.ok(
         (await page.textContent('#selection-caption')).includes(
-          `computed exactly (the plan: ${reason.replace(/^exact: /, '')}).`,
+          `computed exactly (the plan: ${search.reason.replace(/^exact: /, '')}).`,
         ),
         await page.textContent('#selection-caption'),
       );

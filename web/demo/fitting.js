@@ -59,8 +59,7 @@ async function pump() {
     estimator: ui.estimator.value,
     level: Number(ui.level.value),
     draft: request.draft,
-    // Spans run exactly (the grid and sparse plans serve one h for all queries).
-    method: isSpan() ? 'exact' : ui.fitMethod.value,
+    method: ui.fitMethod.value, // the library's plan says whether it serves the call (a span, say)
     span: kernelSpan(),
     attentionMethod: ui.attentionMethod.value,
     tolerance: Number(ui.tolerance.value),

@@ -1,7 +1,7 @@
 // The library's words in the page's: the reader's refusals name the reading panel's menus and their entries instead
-// of the reader's options (“set `decimal` to ','”), and the library's warnings give bandwidths as the page writes
-// them (days on a date axis, not seconds) and name the page's controls instead of the API's options (`exclude: r`).
-// A message of another shape is shown as the library wrote it.
+// of the reader's options (“set `decimal` to ','”), the library's warnings give bandwidths as the page writes them
+// (days on a date axis, not seconds) and name the page's controls instead of the API's options (`exclude: r`), and
+// the plan's refusal of a method names the Method menu. A message of another shape is shown as the library wrote it.
 import { axis } from './axes.js';
 import { labelFor, optionText } from './reading.js';
 
@@ -44,4 +44,19 @@ export function warningText({ code, message }, axes, names) {
         'about the range of the dependence along x), or set a larger h.',
     );
   return text[0].toUpperCase() + text.slice(1);
+}
+
+// The plan's refusal of a method asked for (web/src/plan.js): "`options.method` 'grid' cannot serve this call's
+// `options.bandwidth`: span bandwidths run exactly; use method 'auto' or 'exact'".
+const REFUSED_METHOD =
+  /`options\.method` '([\w-]+)' cannot serve this call's `[\w.]+`: (.+); use method 'auto' or 'exact'$/;
+
+/** An error of the compute worker as the page shows it: the plan's refusal of a method names the Method menu. */
+export function errorText(message) {
+  const refused = REFUSED_METHOD.exec(message);
+  if (!refused) return message;
+  return (
+    `${message.slice(0, refused.index)}method “${refused[1]}” cannot serve this fit: ${refused[2]}. ` +
+    'Choose “auto” or “exact” under “Method”.'
+  );
 }

@@ -49,11 +49,12 @@ function forgetModel() {
 }
 
 /**
- * Whether a fit uses every point: in 1-D (where the demo keeps them all) when kernelRegression runs the sample on a
- * grid, as the library plans it (ka.plan), not by a threshold of the demo's own.
+ * The library's plan for a model of all the data under these settings (ka.plan: { method, reason }), which decides
+ * whether a fit takes every point (on the grid) or a sample, with no rule of the demo's own; a method asked for that
+ * cannot serve the call (the grid for a span) is refused there, with the plan's reason, and the page shows it.
  */
-const onGrid = (ka, kernel, method) =>
-  ka.plan('regression', { n: sample.n, dim: sample.dim, kernel, method }).method === 'grid';
+const planFor = (ka, { kernel, estimator, method, span }) =>
+  ka.plan('regression', { n: sample.n, dim: sample.dim, kernel, estimator, method, span: span > 0 });
 
 const handlers = {
   hello(ka) {
@@ -79,7 +80,7 @@ const handlers = {
     searching = control;
     const s = sample.select;
     // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
-    // (exclude: r > 0) applies to the CV criterion only, and always runs exactly.
+    // (exclude: r > 0) applies to the CV criterion only; how it is computed is the library's plan (its `reason`).
     const select = (rule) =>
       ka.selectBandwidthAsync(s.x, s.y, {
         dim: s.dim,
@@ -139,17 +140,12 @@ const handlers = {
       // In the data's order, as lowess() answers; float64, so written with all its digits.
       return { mean: ka.lowess(sample.x64, sample.y64, { frac, iterations }).fitted, float64: true, level };
     }
-    if (span && sample.n > FIT_MAX) {
-      throw new Error(
-        `a span fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points (it runs ` +
-          'exactly, each observation over its own nearest points)',
-      );
-    }
-    const grid = !span && onGrid(ka, kernel, method) && variance !== 'local';
+    const plan = planFor(ka, { kernel, estimator, method, span });
+    const grid = plan.method === 'grid' && variance !== 'local';
     if (!grid && sample.n > FIT_MAX && (variance !== 'local' || span)) {
       throw new Error(
-        `the fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points, or on the ` +
-          `grid (1-D, 2-D); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`,
+        `the fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points, or for a fit ` +
+          `on the grid (this one: ${plan.reason}); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`,
       );
     }
     // A span fit's sample is the fit's (SPAN_MAX), whatever the band.
@@ -159,7 +155,7 @@ const handlers = {
       kernel,
       estimator,
       bandwidth: span ? { span } : h,
-      method: span ? 'exact' : method,
+      method,
       ...robustOption(robust),
     });
     try {
@@ -246,9 +242,9 @@ const handlers = {
     },
   ) {
     if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
-    // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging. A span
-    // (each query's h from its nearest points) always runs exactly, on at most SPAN_MAX points.
-    const grid = !span && onGrid(ka, kernel, method);
+    // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging. Any other
+    // fit uses a sample (a span's: SPAN_MAX points, each query's h from its nearest ones).
+    const grid = planFor(ka, { kernel, estimator, method, span }).method === 'grid';
     // The local-σ band on at most LOCAL_MAX points (a draft: DRAFT_MAX), even where the grid could take them all.
     const s =
       draft && (variance === 'local' || !grid)
@@ -266,7 +262,7 @@ const handlers = {
     // What the fit is doing, for the busy sign at the plot (a draft, while a slider moves, shows none).
     const stage = (text) => draft || postMessage({ op: 'progress', what: 'fit', stage: text });
     stage(span ? 'each query’s nearest points, exactly' : 'the model');
-    const options = { dim, kernel, estimator, method: span ? 'exact' : method, ...robustOption(robust) };
+    const options = { dim, kernel, estimator, method, ...robustOption(robust) };
     const [{ model, owned }, fitMs] = timed(() =>
       span
         ? { model: ka.kernelRegression(s.x, s.y, { ...options, bandwidth: { span } }), owned: true }

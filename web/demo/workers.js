@@ -4,6 +4,7 @@ import { showProgress } from './busy.js';
 import { channel } from './channel.js';
 import { noteViolation, publish, state } from './state.js';
 import { showError, ui } from './ui.js';
+import { errorText } from './wording.js';
 
 const workerUrl = new URL('./worker.js', import.meta.url);
 const threadsParam = new URLSearchParams(location.search).get('threads');
@@ -26,7 +27,7 @@ export const parser = channel(
 );
 
 export function fail(err) {
-  state.error = String((err && err.message) || err);
+  state.error = errorText(String((err && err.message) || err));
   showError(ui.fitStatus, `Error: ${state.error}`);
   if (/^Choosing/.test(ui.selectionCaption.textContent))
     ui.selectionCaption.textContent = 'No bandwidth was chosen (see the error above).';
