@@ -140,3 +140,15 @@ test('the Web Worker example page fits in a module Worker', { timeout: 120_000 }
     await server.close();
   }
 });
+
+test("the version is the CHANGELOG's newest section, in package.json, its lockfile and the README's CDN example", () => {
+  const { version } = JSON.parse(read('package.json'));
+  const lock = JSON.parse(read('package-lock.json'));
+  const newest = read('CHANGELOG.md').match(/^## (\d+\.\d+\.\d+)/m)[1];
+  assert.equal(version, newest, 'package.json against the CHANGELOG');
+  assert.equal(lock.version, version, 'package-lock.json');
+  assert.equal(lock.packages[''].version, version, "package-lock.json's root package");
+  const cdn = [...read('README.md').matchAll(/kernel-attention@(\d+\.\d+\.\d+)/g)].map((m) => m[1]);
+  assert.ok(cdn.length > 0, 'the README has no versioned CDN URL');
+  for (const v of cdn) assert.equal(v, version, "the README's CDN example");
+});
