@@ -32,7 +32,9 @@ const SHIPPABLE = [
   /^docs\/([\w-]+\/)?[\w-]+\.(md|svg)$/,
   /^web\/src\/[\w-]+\.c?js$/,
   /^web\/types\/[\w-]+\.d\.c?ts$/,
-  /^cli\/[\w-]+\.mjs$/,
+  /^cli\/(commands\/)?[\w-]+\.mjs$/,
+  // The README's examples and their data, so that its commands run from an installed copy.
+  /^examples\/[\w-]+(\.config)?\.(mjs|cjs|js|html|sh|csv)$/,
 ];
 
 // The same computation as the bundler matrix's apps (tests/package/consumers/app/compute.js), pasted into each
@@ -192,6 +194,10 @@ test('the tarball holds what the package needs and nothing else', (t) => {
     'web/src/index.cjs',
     'web/types/index.d.ts',
     'web/types/index.d.cts',
+    'cli/kernel-attention.mjs',
+    'cli/commands/fit.mjs',
+    'examples/load.csv',
+    'examples/node.mjs',
   ]) {
     assert.ok(files.includes(f), `${f} is missing from the package`);
   }

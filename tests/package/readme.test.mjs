@@ -1,6 +1,7 @@
 // The README's JavaScript examples that import the package by name run, as written, from the packed tarball installed
-// into a fresh directory (each block in its own file: .mjs, or .cjs for a block that only require()s). Blocks without
-// such an import (the API summary, a config file, a CDN URL) are not programs and are left out. The same blocks compile
+// into a fresh directory (each block in its own file: .mjs, or .cjs for a block that only require()s), and so do its
+// shell sessions and the commands it names (`node node_modules/kernel-attention/examples/…`, `npx kernel-attention …`).
+// Blocks without such an import (the API summary, a config file, a CDN URL) are not programs and are left out. The same blocks compile
 // under TypeScript's strict mode against the package's own types (checked JavaScript, as an editor checks them), with
 // a few lines declaring the Node built-ins they use.
 import { test, before, after } from 'node:test';
@@ -17,6 +18,17 @@ const blocks = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/^```j
   .map((m) => m[1])
   .filter((code) => /from 'kernel-attention'|require\('kernel-attention'\)/.test(code));
 const isModule = (code) => /^import /m.test(code);
+// The shell sessions (but installing the package, which before() does from the tarball, and working on the repository)
+// and the commands in the text and the examples' comments: `node …` and `npx kernel-attention …` without placeholders.
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const sessions = [...readme.matchAll(/^```sh\n([\s\S]*?)^```$/gm)]
+  .map((m) => m[1])
+  .filter((code) => !/^npm (install|start|test)\b/m.test(code));
+const commands = [
+  ...new Set(
+    [...readme.matchAll(/`((?:npx )?kernel-attention\s[^`]+|node\s[^`]+)`/g)].map((m) => m[1].replace(/\s+/g, ' ')),
+  ),
+].filter((command) => !/\b[A-Z]{2,}\b/.test(command));
 let app;
 let dir;
 
@@ -54,6 +66,30 @@ after(() => {
 
 test('the README has runnable examples', () => {
   assert.ok(blocks.length >= 5, `found ${blocks.length}`);
+  assert.ok(sessions.length >= 1, `found ${sessions.length} shell sessions`);
+  assert.ok(commands.length >= 6, `found ${commands.length} commands: ${commands.join('; ')}`);
+});
+
+/** Runs a shell command in the fresh directory, with the installed package's bin on PATH (as `npm exec` has it). */
+function shell(script, options = []) {
+  return run('bash', [...options, '-c', script], {
+    cwd: app,
+    timeout: TIMEOUT_MS,
+    env: { ...process.env, PATH: `${join(app, 'node_modules/.bin')}:${process.env.PATH}` },
+  });
+}
+
+sessions.forEach((code, n) => {
+  test(`README shell session ${n + 1} runs from the installed package`, { timeout: TIMEOUT_MS }, async () => {
+    await shell(code, ['-e']);
+  });
+});
+
+commands.forEach((command) => {
+  test(`README command: ${command}`, { timeout: TIMEOUT_MS }, async () => {
+    const { stderr } = await shell(command);
+    assert.doesNotMatch(stderr, /Error|unexpected/, stderr);
+  });
 });
 
 blocks.forEach((code, n) => {
