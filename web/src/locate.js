@@ -4,6 +4,7 @@
 // files and Node's built-ins.
 import { KernelAttentionError } from './errors.js';
 
+// (`process` is read through globalThis below: Parcel polyfills a bare `process` it sees used.)
 export const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
 
 /**
@@ -12,7 +13,7 @@ export const isNode = typeof process === 'object' && typeof process.versions?.no
  * browser bundle warns about it.
  */
 export async function nodeBuiltin(name) {
-  return process.getBuiltinModule?.(name) ?? import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+  return globalThis.process.getBuiltinModule?.(name) ?? import(/* webpackIgnore: true */ /* @vite-ignore */ name);
 }
 
 // The line a Next.js app adds when its server bundle runs this module away from the package's files (README, Server
@@ -82,7 +83,7 @@ export async function nodeDist() {
   if (moduleUrl?.startsWith('file:')) tried.push(path.join(path.dirname(fileURLToPath(moduleUrl)), '..', 'dist'));
   try {
     const { createRequire } = await nodeBuiltin('node:module');
-    const manifest = createRequire(path.join(process.cwd(), 'package.json')).resolve(PACKAGE_MANIFEST);
+    const manifest = createRequire(path.join(globalThis.process.cwd(), 'package.json')).resolve(PACKAGE_MANIFEST);
     tried.push(path.join(path.dirname(manifest), 'web', 'dist'));
   } catch {
     // Not installed where the app runs: the error below says what was tried.
