@@ -29,7 +29,7 @@ const SHIPPABLE = [
   /^README\.md$/,
   /^CHANGELOG\.md$/,
   /^LICENSE$/,
-  /^docs\/([\w-]+\/)?[\w-]+\.(md|svg)$/,
+  /^docs\/[\w-]+\.md$/,
   /^web\/src\/[\w-]+\.c?js$/,
   /^web\/types\/[\w-]+\.d\.c?ts$/,
   /^cli\/(commands\/)?[\w-]+\.mjs$/,
