@@ -82,7 +82,7 @@ function loadFailed(what, cause) {
  * the real cause and the URL through it) and `printErr`. A user's `locateFile(name, prefix)` decides for every file in
  * browsers; in Node the .wasm is read here (nodeWasm) and the worker is the Node build's own CommonJS file, beside it.
  */
-async function factoryOptions(build, locate, failure) {
+async function factoryOptions(build, locate, failure, dist) {
   const options = {
     onLoadError: (error, url) => {
       failure.error = error;
@@ -94,7 +94,9 @@ async function factoryOptions(build, locate, failure) {
     },
   };
   if (isNode) {
-    const { wasmBinary, wasmUrl, where } = await nodeWasm(build, locate, await nodeDist());
+    // Where init() said the .wasm is, the package's own folder need not be found (it is the prefix locateFile gets).
+    const folder = dist ?? (await nodeDist().catch((error) => (locate ? '' : Promise.reject(error))));
+    const { wasmBinary, wasmUrl, where } = await nodeWasm(build, locate, folder);
     failure.where = where;
     return { ...options, ...(wasmBinary ? { wasmBinary } : { wasmUrl }) };
   }
@@ -127,10 +129,10 @@ function sameOriginWorker(name, url) {
 }
 
 /** Runs the build's factory; a failure is the pre-js's cause when it reported one, with where the .wasm was. */
-async function create(factory, build, locate) {
+async function create(factory, build, locate, dist) {
   const failure = {};
   try {
-    return await factory(await factoryOptions(build, locate, failure));
+    return await factory(await factoryOptions(build, locate, failure, dist));
   } catch (cause) {
     const error = failure.error ?? cause;
     if (error && typeof error === 'object' && failure.where && error.url === undefined) error.where = failure.where;
@@ -209,10 +211,11 @@ export async function loadThreadsModule(locate) {
     if (isNode) {
       // Required where it lies on disk, by a path no bundler follows: its worker.js is found beside it.
       const { createRequire } = await nodeBuiltin('node:module');
-      const file = `${await nodeDist()}node/kernel_attention_threads.js`;
+      const dist = await nodeDist();
+      const file = `${dist}node/kernel_attention_threads.js`;
       // Both pthreads builds link the same objects with the same flags but for the JavaScript environment, so their
       // .wasm files are byte-identical (tests/package/pack.test.mjs checks it) and only the browsers' one ships.
-      return await create(createRequire(file)(file), 'threads', locate);
+      return await create(createRequire(file)(file), 'threads', locate, dist);
     }
     if (!esModule) {
       throw new KernelAttentionError(
