@@ -58,6 +58,12 @@ void LocalSolver::fit(const Sample& sample, const Neighbourhood& hood, const dou
     for (int a = 0; a < k; ++a)
       for (int c = 0; c < a; ++c) g[a * k + c] = g[c * k + a];
   }
+  if (!solve_gram(g, b, k, out)) fit_by_svd(sample, hood, y, z, degree, out);
+}
+
+bool solve_gram(const double* g, const double* b, int k, LocalFit* out) {
+  out->k = k;
+  out->pseudo_inverse = false;
   // R equilibrates the weighted design's columns to unit norm: the square roots of the Gram diagonal.
   double scale[kMaxColumns];
   for (int a = 0; a < k; ++a) scale[a] = g[a * k + a] > 0 ? std::sqrt(g[a * k + a]) : 1;
@@ -66,10 +72,7 @@ void LocalSolver::fit(const Sample& sample, const Neighbourhood& hood, const dou
     for (int e = 0; e < k; ++e) c[a * k + e] = g[a * k + e] / (scale[a] * scale[e]);
   symmetric_eigen(c, k, lambda, v);
   const double largest = *std::max_element(lambda, lambda + k), smallest = *std::min_element(lambda, lambda + k);
-  if (!(largest > 0 && smallest > kGramConditionLimit * largest)) {
-    fit_by_svd(sample, hood, y, z, degree, scale, out);
-    return;
-  }
+  if (!(largest > 0 && smallest > kGramConditionLimit * largest)) return false;
   for (int a = 0; a < k; ++a)
     for (int e = 0; e < k; ++e) {
       double s = 0;
@@ -81,16 +84,25 @@ void LocalSolver::fit(const Sample& sample, const Neighbourhood& hood, const dou
     for (int e = 0; e < k; ++e) s += out->inverse[a * k + e] * b[e];
     out->coef[a] = s;
   }
+  return true;
 }
 
 void LocalSolver::fit_by_svd(const Sample& sample, const Neighbourhood& hood, const double* y, const double* z,
-                             int32_t degree, const double* scale, LocalFit* out) {
+                             int32_t degree, LocalFit* out) {
   const int32_t dims = sample.dims;
-  const int k = out->k;
+  const int k = design_columns(dims, degree);
+  out->k = k;
+  out->pseudo_inverse = false;
+  // R equilibrates the weighted design's columns to unit norm.
+  double scale[kMaxColumns] = {}, row[kMaxColumns];
+  for (size_t t = 0; t < hood.index.size(); ++t) {
+    design_row(sample.point(hood.index[t]), z, dims, degree, row);
+    for (int a = 0; a < k; ++a) scale[a] += hood.weight[t] * row[a] * row[a];
+  }
+  for (int a = 0; a < k; ++a) scale[a] = scale[a] > 0 ? std::sqrt(scale[a]) : 1;
   const int64_t rows = std::max<int64_t>(int64_t(hood.index.size()), k);  // zero rows pad a tiny neighbourhood
   design_.assign(size_t(rows * k), 0.0);
   eta_.assign(size_t(rows), 0.0);
-  double row[kMaxColumns];
   for (size_t t = 0; t < hood.index.size(); ++t) {
     const int64_t i = hood.index[t];
     const double root = std::sqrt(hood.weight[t]);

@@ -48,11 +48,15 @@ class LocalSolver {
 
  private:
   void fit_by_svd(const Sample& sample, const Neighbourhood& hood, const double* y, const double* z, int32_t degree,
-                  const double* scale, LocalFit* out);
+                  LocalFit* out);
 
   std::vector<double> design_;  // the weighted, scaled design of the SVD route (column-major)
   std::vector<double> eta_;
 };
+
+// The local fit from the weighted Gram matrix g = ZᵀWZ (k × k, row-major) and b = ZᵀWy, when the scaled g is well
+// conditioned (LocalSolver's first route); false otherwise, for the caller to take the design route.
+bool solve_gram(const double* g, const double* b, int k, LocalFit* out);
 
 // The operator entries of point x (weight w, the neighbourhood weight of the fit) for the fit at z: out[c] for the
 // first `count` coefficients (value, slopes), the amount y at x contributes to each.

@@ -40,23 +40,34 @@ int64_t NeighbourFinder::window_start(double z) const {
   return lo;
 }
 
+bool NeighbourFinder::run(double z, int64_t* begin, int64_t* end, double* rho) const {
+  const double* x = sample_.x.data();
+  int64_t l = window_start(z), r = l + q_ - 1;
+  // (x − z)² as R squares it: the q-th smallest squared distance is that of the farther end of the window.
+  const auto d2 = [x, z](int64_t i) { return (x[i] - z) * (x[i] - z); };
+  *rho = std::max(d2(l), d2(r)) * enlarge_;
+  if (!(*rho > 0)) return false;
+  // The ends tied at the q-th distance have weight 0 (only with span <= 1: above, rho exceeds every distance).
+  while (l <= r && !(d2(l) < *rho)) ++l;
+  while (r >= l && !(d2(r) < *rho)) --r;
+  *begin = l;
+  *end = r + 1;
+  return true;
+}
+
 bool NeighbourFinder::find(const double* z, const double* rw, Neighbourhood* out) {
   out->index.clear();
   out->weight.clear();
+  out->index.reserve(size_t(q_));
+  out->weight.reserve(size_t(q_));
   const Sample& s = sample_;
   if (s.dims == 1) {
     const double* x = s.x.data();
-    const int64_t l = window_start(z[0]), r = l + q_ - 1;
-    // (x − z)² as R squares it: the q-th smallest squared distance is that of the farther end of the window.
-    const double far = std::max((x[l] - z[0]) * (x[l] - z[0]), (x[r] - z[0]) * (x[r] - z[0]));
-    out->rho = far * enlarge_;
-    if (!(out->rho > 0)) return false;
-    for (int64_t i = l; i <= r; ++i) {
-      const double d2 = (x[i] - z[0]) * (x[i] - z[0]);
-      if (d2 < out->rho) {
-        out->index.push_back(i);
-        out->weight.push_back(tricube(d2, out->rho) * rw[i]);
-      }
+    int64_t begin, end;
+    if (!run(z[0], &begin, &end, &out->rho)) return false;
+    for (int64_t i = begin; i < end; ++i) {
+      out->index.push_back(i);
+      out->weight.push_back(tricube((x[i] - z[0]) * (x[i] - z[0]), out->rho) * rw[i]);
     }
     return true;
   }

@@ -28,6 +28,10 @@ class NeighbourFinder {
   // Returns false when rho is 0 (at least q points at distance 0: R's "zero-width neighborhood").
   bool find(const double* z, const double* rw, Neighbourhood* out);
 
+  // 1-D: rho and the run [begin, end) of sorted points whose squared distance to z is below it; false when rho
+  // is 0.
+  bool run(double z, int64_t* begin, int64_t* end, double* rho) const;
+
   int64_t q() const { return q_; }
 
  private:
