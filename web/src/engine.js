@@ -106,6 +106,33 @@ function createEngine(module) {
       ),
     topKAttention: (q, k, v, out, I, J, M, D, o, topK, dropped) =>
       named(module._topKAttention(q, k, v, out, I, J, M, D, callOptions(o), topK, dropped)),
+    /**
+     * R's loess (cpp/bindings/loess.cpp): loessCreate() → a model handle (0: no memory) for loessFit(model, x, y,
+     * weights, n, options) → { status, problem }, with options' family, surface, statistics and traceHat as JS
+     * names; loessPredict(model, q, m, fit, se) → { status }; loessFree(model). Arrays are offsets of doubles.
+     */
+    loessCreate: () => module._loessCreate(),
+    loessFit: (model, x, y, weights, n, o) => {
+      const r = module._loessFit(model, x, y, weights, n, {
+        ...o,
+        dims: o.dim,
+        family: module.LoessFamily[o.family],
+        surface: module.LoessSurface[o.surface],
+        statistics: module.LoessStatistics[o.statistics],
+        traceHat: module.LoessTraceHat[o.traceHat],
+      });
+      const problem = namesOf(module.LoessProblem).find((name) => module.LoessProblem[name] === r.problem);
+      return { status: statusNames.get(r.status), problem };
+    },
+    loessSummary: (model) => module._loessSummary(model),
+    loessFitted: (model, out) => module._loessFitted(model, out),
+    loessResiduals: (model, out) => module._loessResiduals(model, out),
+    loessRobustnessWeights: (model, out) => module._loessRobustnessWeights(model, out),
+    loessPredict: (model, q, m, fit, se) => status(module._loessPredict(model, q, m, fit, se)),
+    loessFree: (model) => module._loessFree(model),
+    /** Loess models alive in the module (the tests' check that dispose() frees them). */
+    loessLiveModels: () => module._loessLiveModels(),
+    studentTQuantile: (p, df) => module._studentTQuantile(p, df),
     /** LOWESS (stats/lowess.h): x, y, fitted, weights are offsets of n doubles each. */
     lowess: (x, y, n, frac, iterations, delta, threads, fitted, weights) =>
       status(module._lowess(x, y, n, frac, iterations, delta, threads, fitted, weights)),
