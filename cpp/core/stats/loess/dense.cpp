@@ -4,6 +4,7 @@
 #include "stats/loess/dense.h"
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 
 namespace ka::loess {
@@ -138,7 +139,8 @@ void triangular_svd(const double* b, int64_t rows, int k, double* sigma, double*
     norm[c] = std::sqrt(s);
     order[c] = c;
   }
-  std::stable_sort(order, order + k, [&](int a, int b2) { return norm[a] > norm[b2]; });
+  for (int j = 1; j < k; ++j)  // insertion sort by decreasing norm (stable; k <= 15)
+    for (int i = j; i > 0 && norm[order[i - 1]] < norm[order[i]]; --i) std::swap(order[i - 1], order[i]);
   for (int j = 0; j < k; ++j) {
     const int c = order[j];
     sigma[j] = norm[c];

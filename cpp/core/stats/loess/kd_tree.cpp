@@ -2,35 +2,39 @@
 #include "stats/loess/kd_tree.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <map>
+#include <cstring>
+#include <utility>
+
+#include "stats/loess/id_table.h"
 
 namespace ka::loess {
 namespace {
 
-using Key = std::array<double, kMaxDims>;
-
 struct Builder {
   const Sample& sample;
   KdTree& tree;
-  int64_t capacity;            // R's nvmax = ncmax = max(200, n)
-  std::map<Key, int32_t> ids;  // every vertex by its coordinates: a cut reuses the ones that exist
-  std::vector<double> values;  // one cell's coordinates along the cut, sorted
-
-  Key key_of(const double* v) const {
-    Key k{};
-    for (int32_t j = 0; j < tree.dims; ++j) k[size_t(j)] = v[j];
-    return k;
-  }
+  int64_t capacity;                               // R's nvmax = ncmax = max(200, n)
+  IdTable ids;                                    // every vertex by its coordinates: a cut reuses the ones that exist
+  std::vector<std::pair<double, int64_t>> keyed;  // one cell's points by their coordinate along the cut
+  std::vector<double> values;                     // ... and those coordinates, sorted
 
   int32_t add_vertex(const double* v) {
-    const Key k = key_of(v);
-    const auto found = ids.find(k);
-    if (found != ids.end()) return found->second;
-    const int32_t id = tree.vertex_count();
-    tree.vertices.insert(tree.vertices.end(), v, v + tree.dims);
-    ids.emplace(k, id);
+    uint64_t hash = 0;
+    for (int32_t j = 0; j < tree.dims; ++j) {
+      const double c = v[j] + 0.0;  // −0 and +0 are one coordinate, as R compares them
+      uint64_t bits;
+      std::memcpy(&bits, &c, sizeof bits);
+      hash = (hash ^ bits) * 0x100000001b3ULL;
+    }
+    const int32_t fresh = tree.vertex_count();
+    const int32_t id = ids.find_or_insert(hash, fresh, [&](int32_t other) {
+      const double* w = tree.vertex(other);
+      for (int32_t j = 0; j < tree.dims; ++j)
+        if (!(w[j] == v[j])) return false;
+      return true;
+    });
+    if (id == fresh) tree.vertices.insert(tree.vertices.end(), v, v + tree.dims);
     return id;
   }
 
@@ -40,11 +44,13 @@ struct Builder {
     int64_t* pts = tree.points.data();
     const int32_t d = tree.dims;
     const double* x = sample.x.data();
-    if (d > 1)  // in 1-D the working order is already sorted
-      std::sort(pts + begin, pts + end, [x, d, axis](int64_t a, int64_t b) {
-        const double xa = x[a * d + axis], xb = x[b * d + axis];
-        return xa < xb || (xa == xb && a < b);
-      });
+    if (d > 1) {  // in 1-D the working order is already sorted
+      // (coordinate, index) pairs: the sort make_sample uses too, so one instance of it in the module
+      keyed.resize(size_t(end - begin));
+      for (int64_t i = begin; i < end; ++i) keyed[size_t(i - begin)] = {x[pts[i] * d + axis], pts[i]};
+      std::sort(keyed.begin(), keyed.end());
+      for (int64_t i = begin; i < end; ++i) pts[i] = keyed[size_t(i - begin)].second;
+    }
     values.resize(size_t(end - begin));
     for (int64_t i = begin; i < end; ++i) values[size_t(i - begin)] = x[pts[i] * d + axis];
     // R's m = ⌊(l + u)/2⌋ in 1-based positions l = begin + 1, u = end.
@@ -124,7 +130,7 @@ Status build_kd_tree(const Sample& sample, int64_t fc, KdTree* out) {
   tree.corner.clear();
   tree.points.resize(size_t(sample.n));
   for (int64_t i = 0; i < sample.n; ++i) tree.points[size_t(i)] = i;
-  Builder builder{sample, tree, std::max<int64_t>(200, sample.n), {}, {}};
+  Builder builder{sample, tree, std::max<int64_t>(200, sample.n), {}, {}, {}};
   // The root box: the data's, widened at each end by 0.5 % of its extent (R's ehg126).
   double lower[kMaxDims], upper[kMaxDims];
   for (int32_t j = 0; j < d; ++j) {

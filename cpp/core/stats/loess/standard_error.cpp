@@ -38,10 +38,12 @@ void InterpolatedVariance::neighbour_run(int32_t v, int64_t* begin, int64_t* end
 
 const double* InterpolatedVariance::pair(int32_t a, int32_t b) {
   const uint64_t key = uint64_t(a) * uint64_t(tree_.vertex_count()) + uint64_t(b);
-  const auto found = pairs_.find(key);
-  if (found != pairs_.end()) return found->second.data();
   const int32_t c = sample_.dims + 1;
-  std::vector<double> g(size_t(c * c), 0.0);
+  const int32_t fresh = int32_t(pairs_.size() / size_t(c * c));
+  const int32_t id = pair_ids_.find_or_insert(key, fresh, [](int32_t) { return true; });
+  if (id != fresh) return pairs_.data() + size_t(id) * size_t(c * c);
+  pairs_.resize(pairs_.size() + size_t(c * c), 0.0);
+  double* g = pairs_.data() + size_t(id) * size_t(c * c);
   int64_t begin = 0, end = sample_.n;
   if (sample_.dims == 1) {
     int64_t b0, e0, b1, e1;
@@ -56,9 +58,9 @@ const double* InterpolatedVariance::pair(int32_t a, int32_t b) {
     if (!vertex_operator_entries(sample_, tree_, ops_[size_t(a)], a, j, degree_, prior, la)) continue;
     if (!vertex_operator_entries(sample_, tree_, ops_[size_t(b)], b, j, degree_, prior, lb)) continue;
     for (int32_t r = 0; r < c; ++r)
-      for (int32_t e = 0; e < c; ++e) g[size_t(r * c + e)] += la[r] * lb[e] / prior[j];
+      for (int32_t e = 0; e < c; ++e) g[r * c + e] += la[r] * lb[e] / prior[j];
   }
-  return pairs_.emplace(key, std::move(g)).first->second.data();
+  return g;
 }
 
 double InterpolatedVariance::at(const BlendTerm* terms, int count) {

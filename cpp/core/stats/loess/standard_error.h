@@ -3,10 +3,10 @@
 // se(q) = s·√(Σ_j L_qj² / w_j), w the prior weights.
 #pragma once
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "stats/loess/blend.h"
+#include "stats/loess/id_table.h"
 #include "stats/loess/surface.h"
 
 namespace ka::loess {
@@ -31,7 +31,8 @@ class InterpolatedVariance {
   const KdTree& tree_;
   const std::vector<VertexOperator>& ops_;
   int32_t degree_;
-  std::unordered_map<uint64_t, std::vector<double>> pairs_;
+  IdTable pair_ids_;           // vertex pair → its entries' place in pairs_
+  std::vector<double> pairs_;  // (dims + 1)² entries per pair computed
 };
 
 }  // namespace ka::loess
