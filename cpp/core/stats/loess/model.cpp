@@ -182,8 +182,7 @@ Status LoessModel::predict(const double* q, int64_t m_count, double* fit, double
   ModelState& m = *state_;
   const loess::Sample& s = m.sample;
   const int32_t d = s.dims;
-  if (se && !std::isfinite(m.summary.residual_scale) && m.options.statistics == LoessStatistics::None)
-    return Status::BadArgument;
+  if (se && m.options.statistics == LoessStatistics::None) return Status::BadArgument;
   std::vector<double> z(size_t(m_count) * size_t(d));
   for (int64_t i = 0; i < m_count; ++i)
     for (int32_t j = 0; j < d; ++j) {
