@@ -187,7 +187,7 @@ TEST_CASE("loess refuses bad input with the status and problem that say why") {
   o.dims = 1;
   const double nan_y[] = {1, 2, NAN, 4, 5, 6, 7, 8, 9, 10};
   CHECK(m.fit(x, nan_y, nullptr, 10, o) == Status::BadArgument);
-  const double w[] = {1, 1, 1, 0, 1, 1, 1, 1, 1, 1};
+  const double w[] = {1, 1, 1, -1, 1, 1, 1, 1, 1, 1};
   CHECK(m.fit(x, y, w, 10, o) == Status::BadArgument);
   for (const double span : {0.0, -1.0, double(INFINITY)}) {
     o.span = span;
@@ -246,4 +246,38 @@ TEST_CASE("1-D direct fits from block moments agree with the point-by-point sums
       CHECK(worst <= 1e-9);  // of range(y) ≈ 2.3
     }
   }
+}
+
+TEST_CASE("a point of prior weight 0 leaves every fit and standard error as its y would not matter") {
+  // R counts it in the neighbourhoods (the span counts points) but gives it no weight: changing its y changes nothing
+  // (R's own standard errors divide its zero operator entries by its zero weight, NaN; here they are skipped).
+  const auto& set = loess_fixture::kDatasets[2];  // mcycle
+  std::vector<double> w(size_t(set.n), 1.0), y(set.y, set.y + set.n);
+  w[40] = 0;
+  for (const LoessSurface surface : {LoessSurface::Interpolate, LoessSurface::Direct}) {
+    LoessOptions o;
+    o.span = 0.3;
+    o.surface = surface;
+    LoessModel a, b;
+    REQUIRE(a.fit(set.x, y.data(), w.data(), set.n, o) == Status::Ok);
+    y[40] += 1000;
+    REQUIRE(b.fit(set.x, y.data(), w.data(), set.n, o) == Status::Ok);
+    y[40] -= 1000;
+    std::vector<double> fa(size_t(set.n)), fb(size_t(set.n)), sa(size_t(set.queries)), sb(size_t(set.queries)),
+        pa(size_t(set.queries)), pb(size_t(set.queries));
+    a.fitted(fa.data());
+    b.fitted(fb.data());
+    for (int64_t i = 0; i < set.n; ++i) CHECK(fb[size_t(i)] == doctest::Approx(fa[size_t(i)]).epsilon(1e-12));
+    REQUIRE(a.predict(set.q, set.queries, pa.data(), sa.data()) == Status::Ok);
+    REQUIRE(b.predict(set.q, set.queries, pb.data(), sb.data()) == Status::Ok);
+    for (int j = 0; j < set.queries; ++j) {
+      if (std::isnan(pa[size_t(j)])) continue;  // outside the box
+      CHECK(std::isfinite(sa[size_t(j)]));
+      CHECK(sb[size_t(j)] == doctest::Approx(sa[size_t(j)]).epsilon(1e-12));
+    }
+    CHECK(b.summary().residual_scale == doctest::Approx(a.summary().residual_scale).epsilon(1e-12));
+  }
+  std::vector<double> zero(size_t(set.n), 0.0);
+  LoessModel m;
+  CHECK(m.fit(set.x, set.y, zero.data(), set.n, LoessOptions{}) == Status::BadArgument);
 }

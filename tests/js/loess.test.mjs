@@ -131,7 +131,8 @@ test('loess names the argument at fault', () => {
     [() => ka.loess(x, y, { traceHat: 'fast' }), 'BadArgument', 'options.traceHat'],
     [() => ka.loess(x, y, { normalize: 1 }), 'BadArgument', 'options.normalize'],
     [() => ka.loess(x, y, { weights: [1, 2] }), 'BadShape', 'options.weights'],
-    [() => ka.loess(x, y, { weights: x.map((_, i) => (i === 4 ? 0 : 1)) }), 'BadArgument', 'options.weights[4]'],
+    [() => ka.loess(x, y, { weights: x.map((_, i) => (i === 4 ? -1 : 1)) }), 'BadArgument', 'options.weights'],
+    [() => ka.loess(x, y, { weights: x.map(() => 0) }), 'BadArgument', 'options.weights'],
     [() => ka.loess(x, y, { spn: 0.5 }), 'BadArgument', 'options.spn'],
     [() => ka.loess([1, 1, 1, 1, 1, 1, 1, 1, 2, 3], y, { span: 0.5 }), 'BadArgument', 'options.span'],
     [() => ka.loess(x, [1, 2, NaN, 4, 5, 6, 7, 8, 9, 10]), 'NonFinite', 'y'],
@@ -141,7 +142,7 @@ test('loess names the argument at fault', () => {
       assert.ok(e instanceof KernelAttentionError, String(e));
       assert.equal(e.code, code, e.message);
       assert.equal(e.argument, argument, e.message);
-      assert.ok(e.message.includes(argument.replace(/\[\d+\]$/, '')), e.message);
+      assert.ok(e.message.includes(argument), e.message);
       return true;
     });
   }

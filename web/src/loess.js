@@ -69,11 +69,18 @@ function readData(x, y, weights, dim) {
   const ys = Float64Array.from(numericArray(y, 'y'));
   if (ys.length !== n) fail('BadShape', 'y', `one value per point of \`x\` (${n})`, y);
   let ws = null;
-  if (weights !== undefined && weights !== null) {
+  if (weights !== undefined) {
     ws = Float64Array.from(numericArray(weights, 'options.weights'));
     if (ws.length !== n) fail('BadShape', 'options.weights', `one weight per point of \`x\` (${n})`, weights);
-    const bad = ws.findIndex((w) => !(w > 0));
-    if (bad >= 0) fail('BadArgument', `options.weights[${bad}]`, 'a positive number', ws[bad]);
+    const bad = ws.findIndex((w) => !(w >= 0));
+    if (bad >= 0) {
+      throw new KernelAttentionError(
+        'BadArgument',
+        `\`options.weights\` must be numbers ≥ 0; got ${ws[bad]} at index ${bad}`,
+        'options.weights',
+      );
+    }
+    if (!ws.some((w) => w > 0)) fail('BadArgument', 'options.weights', 'numbers ≥ 0, not all 0', weights);
   }
   return { xs, ys, ws, n };
 }

@@ -788,7 +788,10 @@ export interface LoessOptions {
   iterations?: number;
   /** Interpolation: the k-d tree's leaves hold at most ⌊n·span·cell⌋ points. > 0; default 0.2. */
   cell?: number;
-  /** Positive prior weights, one per point. Default all 1. */
+  /**
+   * Prior weights, one per point, ≥ 0 and not all 0 (a point of weight 0 still counts in the span, as in R). Default
+   * all 1.
+   */
   weights?: NumericArray;
   /**
    * `'approximate'` (default): R's approximations of δ1 and δ2 from the trace; `'exact'`: from the whole n × n

@@ -69,7 +69,8 @@ Status direct_fit(const Sample& sample, const FitSpec& spec, const double* y, co
       const int64_t j = hood.index[t];
       operator_entries(fit, sample.point(j), zp, d, spec.degree, hood.weight[t], 1, &entry);
       if (row) row[j] = entry;
-      if (out->variance) variance += entry * entry / out->prior[j];
+      // A point of prior weight 0 has operator entry 0 (R divides 0 by 0 there: NaN); it adds nothing.
+      if (out->variance && out->prior[j] > 0) variance += entry * entry / out->prior[j];
     }
     if (out->variance) out->variance[p] = variance;
   }

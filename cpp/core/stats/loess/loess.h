@@ -56,10 +56,10 @@ class LoessModel {
   LoessModel(const LoessModel&) = delete;
   LoessModel& operator=(const LoessModel&) = delete;
 
-  // Fits y (n) on x (n × dims, row-major) with prior weights (n positive values, or null for all 1), as
+  // Fits y (n) on x (n × dims, row-major) with prior weights (n values >= 0, not all 0, or null for all 1), as
   // loess(y ~ x, weights, span, degree, family, control = loess.control(surface, statistics, trace.hat, cell,
   // iterations)) does. Returns BadShape for n < 1 or dims outside 1 … 4 (or, with normalize, a predictor whose
-  // trimmed values do not spread), BadArgument for a non-finite value, a weight that is not positive, an option out
+  // trimmed values do not spread), BadArgument for a non-finite value, a negative weight or all 0, an option out
   // of range, or the problems `problem` names; OutOfMemory when exact statistics' n² scratch cannot be had. Inputs
   // are not modified.
   Status fit(const double* x, const double* y, const double* weights, int64_t n, const LoessOptions& options);

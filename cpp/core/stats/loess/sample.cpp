@@ -32,10 +32,13 @@ Status make_sample(const double* x, const double* y, const double* weights, int6
   if (n < 1 || dims < 1 || dims > kMaxDims) return Status::BadShape;
   for (int64_t i = 0; i < n * dims; ++i)
     if (!std::isfinite(x[i])) return Status::BadArgument;
+  bool weighed = !weights;
   for (int64_t i = 0; i < n; ++i) {
     if (!std::isfinite(y[i])) return Status::BadArgument;
-    if (weights && !(weights[i] > 0 && std::isfinite(weights[i]))) return Status::BadArgument;
+    if (weights && !(weights[i] >= 0 && std::isfinite(weights[i]))) return Status::BadArgument;
+    weighed |= weights && weights[i] > 0;
   }
+  if (!weighed) return Status::BadArgument;
   Sample& s = *out;
   s.n = n;
   s.dims = dims;

@@ -24,11 +24,11 @@ struct Sample {
   const double* point(int64_t i) const { return x.data() + i * dims; }
 };
 
-// x: n × dims row-major; y: n; weights: n positive finite values, or null for all 1. With normalize and dims > 1,
-// column j is divided by R's divisor: the standard deviation (n − 1 denominator) of its values after sorting, with
+// x: n × dims row-major; y: n; weights: n finite values >= 0, not all 0, or null for all 1. With normalize and dims >
+// 1, column j is divided by R's divisor: the standard deviation (n − 1 denominator) of its values after sorting, with
 // ⌈0.1·n⌉ dropped at each end. Returns BadShape when n < 1, dims outside 1 … 4, or a normalised column whose
-// trimmed values have no spread (fewer than 2 of them, or all equal); BadArgument for a value that is not finite
-// or a weight that is not positive.
+// trimmed values have no spread (fewer than 2 of them, or all equal); BadArgument for a value that is not finite,
+// a negative weight or weights all 0.
 Status make_sample(const double* x, const double* y, const double* weights, int64_t n, int32_t dims, bool normalize,
                    Sample* out);
 

@@ -55,6 +55,7 @@ const double* InterpolatedVariance::pair(int32_t a, int32_t b) {
   const double* prior = sample_.prior.data();
   double la[kMaxDims + 1], lb[kMaxDims + 1];
   for (int64_t j = begin; j < end; ++j) {
+    if (!(prior[j] > 0)) continue;  // operator entries 0 (R divides 0 by 0 there: NaN)
     if (!vertex_operator_entries(sample_, tree_, ops_[size_t(a)], a, j, degree_, prior, la)) continue;
     if (!vertex_operator_entries(sample_, tree_, ops_[size_t(b)], b, j, degree_, prior, lb)) continue;
     for (int32_t r = 0; r < c; ++r)
