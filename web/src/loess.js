@@ -1,6 +1,7 @@
 // loess(x, y, options): R's loess() as a model with R's statistics, predictions and standard errors
 // (cpp/core/stats/loess/loess.h has the method; docs/regression.md, "loess (R's loess)").
 import { checkResult, fail, KernelAttentionError } from './errors.js';
+import { MAX_WASM_BYTES } from './heap.js';
 import { boolean, checkOptionNames, numericArray, oneOf, rowsOf } from './validate.js';
 
 const OPTIONS = [
@@ -19,9 +20,6 @@ const OPTIONS = [
 
 // The local design's columns per degree (R's tau for the statistics uses the same count).
 const columns = (degree, dim) => (degree === 0 ? 1 : degree === 1 ? dim + 1 : ((dim + 1) * (dim + 2)) / 2);
-
-// The wasm memory holds 2 GiB; a model keeps about (dim + 8) doubles per point, a fit needs as much again.
-const maxPoints = (dim) => Math.floor(2 ** 31 / (2 * (dim + 8) * 8));
 
 /** The options after their checks, with R's defaults. */
 function readOptions(options) {
@@ -59,10 +57,12 @@ function readData(x, y, weights, dim) {
   const xs = Float64Array.from(numericArray(x, 'x'));
   const n = rowsOf(xs, dim, 'x', 'options.dim');
   if (n < 1) fail('BadShape', 'x', 'at least one point', x);
-  if (n > maxPoints(dim)) {
+  // A model keeps about (dim + 8) doubles per point and a fit needs as much again.
+  if (2 * (dim + 8) * 8 * n > MAX_WASM_BYTES) {
     throw new KernelAttentionError(
       'OutOfMemory',
-      `\`x\` has ${n} points; loess() takes at most ${maxPoints(dim)} in ${dim}-D within the 2 GiB WebAssembly memory`,
+      `\`x\` has ${n} points; loess() in ${dim}-D needs about ${2 * (dim + 8)} doubles per point, beyond the 2 GiB ` +
+        'WebAssembly memory',
       'x',
     );
   }
@@ -128,11 +128,13 @@ export function makeLoess(engine) {
     if (!handle) throw new KernelAttentionError('OutOfMemory', 'could not allocate a loess model');
     try {
       return engine.withHeap((heap) => {
-        const result = engine.loessFit(handle, heap.f64(xs), heap.f64(ys), ws ? heap.f64(ws) : 0, n, o);
+        const fields = { model: handle, x: heap.f64(xs), y: heap.f64(ys), n, options: o };
+        if (ws) fields.weights = heap.f64(ws);
+        const result = engine.loessFit(fields);
         if (result.status !== 'Ok') fitError(result, o, n);
         const out = heap.alloc(n * 8);
         const read = (fill) => {
-          fill(handle, out);
+          fill({ model: handle, out });
           return heap.readF64(out, n);
         };
         const fitted = read(engine.loessFitted);
@@ -141,14 +143,14 @@ export function makeLoess(engine) {
         return makeModel(engine, handle, o, n, { fitted, residuals, robustnessWeights });
       });
     } catch (e) {
-      engine.loessFree(handle);
+      engine.loessFree({ model: handle });
       throw e;
     }
   };
 }
 
 function makeModel(engine, handle, options, n, arrays) {
-  const summary = engine.loessSummary(handle);
+  const summary = engine.loessSummary({ model: handle });
   let live = handle;
   const use = () => {
     if (!live) throw new KernelAttentionError('Disposed', 'this loess model was disposed', 'model');
@@ -162,10 +164,10 @@ function makeModel(engine, handle, options, n, arrays) {
     const model = use();
     const { qs, m } = readQueries(xq);
     return engine.withHeap((heap) => {
-      const fit = heap.alloc(m * 8);
-      const se = withSe ? heap.alloc(m * 8) : 0;
-      checkResult(engine.loessPredict(model, heap.f64(qs), m, fit, se));
-      return { mean: heap.readF64(fit, m), stderr: withSe ? heap.readF64(se, m) : null };
+      const fields = { model, q: heap.f64(qs), m, fit: heap.alloc(m * 8) };
+      if (withSe) fields.se = heap.alloc(m * 8);
+      checkResult(engine.loessPredict(fields));
+      return { mean: heap.readF64(fields.fit, m), stderr: withSe ? heap.readF64(fields.se, m) : null };
     });
   };
   const df = (summary.oneDelta * summary.oneDelta) / summary.twoDelta;
@@ -196,13 +198,13 @@ function makeModel(engine, handle, options, n, arrays) {
         );
       }
       const { mean, stderr } = run(xq, true);
-      const t = engine.studentTQuantile((1 + level) / 2, df);
+      const t = engine.studentTQuantile({ p: (1 + level) / 2, df });
       const lower = mean.map((f, i) => f - t * stderr[i]);
       const upper = mean.map((f, i) => f + t * stderr[i]);
       return { mean, stderr, lower, upper, degreesOfFreedom: df, quantile: t };
     },
     dispose() {
-      if (live) engine.loessFree(live);
+      if (live) engine.loessFree({ model: live });
       live = 0;
     },
   };
