@@ -33,6 +33,20 @@ const BINDINGS = {
   nystromAttention: ['result', 'q k v out I J M D options:call approximation:approximation'],
   sparseAttention: ['result', 'q k v out I J M D options:call tolerance threads dropped? sumSq? eff? logden?'],
   topKAttention: ['result', 'q k v out I J M D options:call topK dropped'],
+  /**
+   * R's loess (cpp/bindings/loess.cpp), a model by handle (loessCreate, below): x n × dim, y and weights n, q m × dim,
+   * fit and se m, out n doubles. `options` carries dim, span, degree, family, surface, normalize, iterations, cell,
+   * statistics and traceHat (the enumerated ones as their JS names). loessFit's result: { status, problem }.
+   */
+  loessFit: ['result', 'model x y weights? n options:loess'],
+  loessSummary: ['value', 'model'],
+  loessFitted: ['value', 'model out'],
+  loessResiduals: ['value', 'model out'],
+  loessRobustnessWeights: ['value', 'model out'],
+  loessPredict: ['status', 'model q m fit se?'],
+  loessFree: ['value', 'model'],
+  /** Student's t quantile (stats/loess/statistics.h), p in (0, 1), df > 0; NaN otherwise. */
+  studentTQuantile: ['value', 'p df'],
   /** LOWESS (stats/lowess.h): x, y, fitted, weights are offsets of n doubles each. */
   lowess: ['status', 'x y n frac iterations delta threads fitted weights'],
   /** `rule`: 'scott' or 'silverman'; h: dim doubles. */
@@ -108,7 +122,16 @@ function createEngine(module) {
     EmptyPolicy: (name) => EmptyPolicy[name],
     Rule: (name) => Rule[name],
     Score: (name) => Score[name],
+    loess: (o) => ({
+      ...o,
+      dims: o.dim,
+      family: module.LoessFamily[o.family],
+      surface: module.LoessSurface[o.surface],
+      statistics: module.LoessStatistics[o.statistics],
+      traceHat: module.LoessTraceHat[o.traceHat],
+    }),
   };
+  const loessProblems = new Map(namesOf(module.LoessProblem).map((name) => [module.LoessProblem[name], name]));
   const bindings = Object.fromEntries(
     Object.entries(BINDINGS).map(([name, spec]) => [name, bind(module, name, spec, converters, named)]),
   );
@@ -153,6 +176,15 @@ function createEngine(module) {
     residentUse: () => residentUse(module),
 
     ...bindings,
+    /** A new, empty loess model (0: out of memory) for loessFit; freed by loessFree. */
+    loessCreate: () => module._loessCreate(),
+    /** loessFit's result with the problem (LoessProblem) as its name: 'none', 'spanTooSmall', 'zeroWidth'. */
+    loessFit: (fields) => {
+      const result = bindings.loessFit(fields);
+      return { ...result, problem: loessProblems.get(result.problem) };
+    },
+    /** Loess models alive in the module (the tests' check that dispose() frees them). */
+    loessLiveModels: () => module._loessLiveModels(),
 
     /**
      * { method, reason, tolerance, refused } (plan.h): the method that runs call `c` ({ task: 'attention' |
