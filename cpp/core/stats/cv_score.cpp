@@ -23,6 +23,7 @@ struct SortedSample {
   Scratch<float> x, y, weights;
   Problem problem;
   Criterion criterion;
+  bool ordered = false;  // sorted, and every first coordinate a number: rows can find their keys by bisection
 
   KA_COLD SortedSample(const Problem& p, const Criterion& c, bool sort)
       : order(sort ? p.keys.rows : 0),
@@ -37,6 +38,7 @@ struct SortedSample {
     int64_t* idx = order.get();
     for (int64_t i = 0; i < n; ++i) first.get()[i] = double(p.keys.row(i)[0]);  // exact: the floats' order
     order_by(first.get(), idx, n);
+    ordered = std::none_of(first.get(), first.get() + n, [](double v) { return std::isnan(v); });
     for (int64_t i = 0; i < n; ++i) {
       std::copy(p.keys.row(idx[i]), p.keys.row(idx[i]) + dims, x.get() + i * dims);
       std::copy(p.values.row(idx[i]), p.values.row(idx[i]) + width, y.get() + i * width);
@@ -126,7 +128,7 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     }
   // Leave-one-out CV in 1-D or 2-D may run on a grid, which needs no sorting and takes no mask but its own
   // leave-one-out; everything else (blocked CV too) runs exactly, on the sample sorted by its first coordinate.
-  const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any() && !(criterion.exclude > 0)
+  const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any() && !(criterion.exclude > 0) && !planned
                             ? plan_grid_nodes(p.keys, p.kernel.kind, hf.get(), criterion.grid_tolerance)
                             : 0;
   const SortedSample* kept = nodes == 0 && sample ? sample->sorted(p, criterion) : nullptr;
