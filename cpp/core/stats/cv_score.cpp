@@ -96,6 +96,11 @@ KA_COLD const SortedSample* SearchSample::sorted(const Problem& p, const Criteri
   return sorted_.get();
 }
 
+KA_COLD const Problem* SearchSample::sorted_problem(const Problem& p, const Criterion& c) {
+  const SortedSample* s = sorted(p, c);
+  return s ? &s->problem : nullptr;
+}
+
 bool float_bandwidth(double h, float* hf) {
   if (!(h > 0) || !(h <= double(std::numeric_limits<float>::max())) || !(float(h) > 0)) return false;
   *hf = float(h);
@@ -113,10 +118,12 @@ namespace {
 
 using bandwidth_detail::float_bandwidth;
 
-// cv_score without GridCv: exactly, or (2-D, or a sample GridCv declines) by grid_local_fit per evaluation.
-// `sample`, when given, supplies the sorted sample (a search's, sorted once).
+// cv_score without GridCv: exactly, or (2-D, or a sample GridCv does not suit) by grid_local_fit per evaluation.
+// `sample`, when given, supplies the sorted sample (a search's, sorted once). `planned`: a GridCv that suits the
+// sample has already declined h (its plan found the exact score cheaper, or no grid within the tolerance), so it runs
+// exactly.
 KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score, const Criterion& criterion,
-                               bandwidth_detail::SearchSample* sample) {
+                               bandwidth_detail::SearchSample* sample, bool planned) {
   const int64_t n = p.queries.rows, dims = p.queries.cols, width = p.values.cols;
   if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims) return {Status::BadShape};
   Scratch<float> hf(dims), fit(n * width);
@@ -181,7 +188,7 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
     total += omega;
     const bool textbook = into.guarded && guarded.get()[i] && omega > 0;
-    if (textbook && !exact_local_row(q, 1, f.observation_weights, i, rows, exact)) {
+    if (textbook && !exact_local_row(q, 1, f.observation_weights, i, rows, exact, nullptr, sorted.ordered)) {
       *score = kInf;
       return {};
     }
@@ -207,7 +214,7 @@ KA_COLD Result cv_score_with(GridCv& grid, const Problem& p, const double* h, do
     const Result r = grid.score(hf, score, &served);
     if (served || r.status != Status::Ok) return r;
   }
-  return cv_score_direct(p, h, score, criterion, sample);
+  return cv_score_direct(p, h, score, criterion, sample, grid.suits());
 }
 
 }  // namespace bandwidth_detail
