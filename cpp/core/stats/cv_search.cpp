@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <new>
 
 #include "base/scratch.h"
 #include "stats/bandwidth_detail.h"
@@ -261,6 +263,56 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // the smaller bandwidth, as in the upward scan.
   const NearestBound bound(p, criterion, start.get());
   if (bound.status() != Status::Ok) return {bound.status()};
+  // A large 1-D leave-one-out scan (screened, or on the search's grid) runs from the top down: its grid-served points
+  // first, then the exact ones below the grid's reach, where the scan stops or skips what cannot be its minimum (the
+  // bounds of cv_scan_bound.h, made on the sorted sample when the first exact point comes). Nadaraya–Watson
+  // (Gaussian): the lower bound near the nearest-neighbour fit, which only rises as h falls, so the descent ends
+  // where it exceeds the best score (with the screen's margin both ways, and kBoundMargin for float32 rounding).
+  // Local-linear: a point where the probe finds a singular held-out design scores +inf, as its evaluation would.
+  // Skipped points are not evaluated (nor on the curve); the scan's minimum is the one the whole scan gives.
+  const bool descending = dims == 1 && criterion.score == Score::LeaveOneOut && !(criterion.exclude > 0) &&
+                          p.keys.rows >= kScreenMinPoints && (screening || grid.suits());
+  std::unique_ptr<NearestBound> nearest;
+  std::unique_ptr<SingularProbe> probe;
+  const auto runs_exactly = [&](double h) {
+    float hf;
+    if (!float_bandwidth(h, &hf)) return false;
+    return !(screening && h >= screen_from && screen.serves(hf)) && !grid.serves(hf);
+  };
+  const auto margin = [&](double v) { return screening && std::isfinite(v) ? screen_margin(v) : 0.0; };
+  const auto descend = [&](int low, int high, const auto& at) {
+    int chosen = -1;
+    for (int k = low; k <= high; ++k) at(k) = kInf;
+    for (int k = high; k >= low; --k) {
+      const double s = std::exp(first + k * step), h = start.get()[0] * s;
+      if (failure.status != Status::Ok) continue;
+      if (chosen >= 0 && std::isfinite(at(chosen)) && runs_exactly(h)) {
+        if (!nearest && !probe) {
+          const Problem* q = sorted.sorted_problem(p, criterion);
+          if (!q) {
+            failure = {Status::OutOfMemory};
+            continue;
+          }
+          nearest.reset(new (std::nothrow) NearestBound(*q, criterion, start.get(), 1));
+          probe.reset(new (std::nothrow) SingularProbe(*q, criterion));
+          if (!nearest || !probe || nearest->status() != Status::Ok || probe->status() != Status::Ok) {
+            failure = {Status::OutOfMemory};
+            continue;
+          }
+        }
+        const double won = at(chosen);
+        if (nearest->active()) {
+          const double floor = nearest->lower_bound(s);
+          if (floor * (1 - kBoundMargin) - margin(floor) > won + margin(won)) break;  // and every lower point
+        } else if (probe->singular(float(h))) {
+          continue;
+        }
+      }
+      at(k) = scan_at(first + k * step);
+      if (chosen < 0 || at(k) <= at(chosen)) chosen = k;  // ties to the smaller bandwidth, as the upward scan
+    }
+    return std::max(chosen, low);
+  };
   if (!screening && bound.active()) {
     best = -1;
     const auto take = [&](int k) {
@@ -276,6 +328,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
     for (int j = k; j <= hi; ++j) score_at(j) = kInf;
     for (k = mid - 1; k >= lo && !beaten(bound.lower_bound(std::exp(first + k * step))); --k) take(k);
     for (int j = k; j >= lo; --j) score_at(j) = kInf;
+  } else if (descending) {
+    best = descend(lo, hi, [&](int k) -> double& { return score_at(k); });
   } else {
     for (int k = lo; k <= hi; ++k) {
       score_at(k) = scan_at(first + k * step);
