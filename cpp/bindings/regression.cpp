@@ -119,16 +119,25 @@ struct SelectResult {
 // loop and resume it; 0: it runs to the end.
 bool stop_at_count(void* stop_at, int32_t evaluations) { return evaluations < *static_cast<int32_t*>(stop_at); }
 
+// search: a handle of cvSearchCreate kept across the calls of one search resumed in steps (its sorted and binned
+// sample), or 0.
 SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
                           Score score_kind, bool per_dimension, uintptr_t h, uintptr_t score, uintptr_t curve_h,
-                          uintptr_t curve_score, int32_t capacity, int32_t recorded, int32_t stop_at) {
+                          uintptr_t curve_score, int32_t capacity, int32_t recorded, int32_t stop_at,
+                          uintptr_t search) {
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
   CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, recorded};
   const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance, o.exclude};
   const SearchProgress progress{stop_at > 0 ? &stop_at_count : nullptr, &stop_at};
-  const Result r = select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c, progress);
+  const Result r = select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c, progress,
+                             reinterpret_cast<CvSearchState*>(search));
   return {r.status, curve.count};
 }
+
+// What one search keeps between its steps (CvSearchState, bandwidth.h): a handle for selectCv, freed by
+// cvSearchFree; 0 when it cannot be allocated.
+uintptr_t cv_search_create() { return reinterpret_cast<uintptr_t>(new (std::nothrow) CvSearchState()); }
+void cv_search_free(uintptr_t search) { delete reinterpret_cast<CvSearchState*>(search); }
 
 // The gradient search (select_cv_gradient): rank 0 diagonal, r > 0 a metric L written to transform (r × dims
 // doubles); curve_grad: capacity × (dims or r·dims) doubles, replayed with the curve like select_cv_js's.
@@ -184,6 +193,8 @@ EMSCRIPTEN_BINDINGS(regression) {
       .field("iterations", &SelectResult::iterations);
   function("_ruleOfThumb", &rule_of_thumb_js);
   function("_selectCv", &select_cv_js);
+  function("_cvSearchCreate", &cv_search_create);
+  function("_cvSearchFree", &cv_search_free);
   function("_selectCvGradient", &select_cv_gradient_js);
   function("_cvScore", &cv_score_js);
   function("_localFit", &local_fit_js);

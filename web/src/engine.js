@@ -111,8 +111,28 @@ function createEngine(module) {
       status(module._lowess(x, y, n, frac, iterations, delta, threads, fitted, weights)),
     /** `rule`: 'scott' or 'silverman'. */
     ruleOfThumb: (x, n, dim, rule, h) => status(module._ruleOfThumb(x, n, dim, Rule[rule], h)),
-    /** `score`: 'cv' (leave-one-out) or 'aicc'. */
-    selectCv: (x, y, n, dim, width, o, score, perDimension, h, best, curveH, curveScore, capacity, recorded, stopAt) =>
+    /**
+     * `score`: 'cv' (leave-one-out) or 'aicc'. `search`: a cvSearchCreate handle kept across the calls of one search
+     * resumed in steps (its sorted and binned sample, bandwidth.h's CvSearchState), or 0.
+     */
+    selectCv: (
+      x,
+      y,
+      n,
+      dim,
+      width,
+      o,
+      score,
+      perDimension,
+      h,
+      best,
+      curveH,
+      curveScore,
+      capacity,
+      recorded,
+      stopAt,
+      search = 0,
+    ) =>
       named(
         module._selectCv(
           x,
@@ -130,8 +150,12 @@ function createEngine(module) {
           capacity,
           recorded,
           stopAt,
+          search,
         ),
       ),
+    /** What one CV search keeps between its steps: a handle (0: out of memory), freed by cvSearchFree. */
+    cvSearchCreate: () => module._cvSearchCreate(),
+    cvSearchFree: (search) => module._cvSearchFree(search),
     selectCvGradient: (
       x,
       y,

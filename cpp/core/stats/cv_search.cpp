@@ -142,8 +142,35 @@ Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
 
 }  // namespace
 
+// What one search keeps (CvSearchState, bandwidth.h). An exact 1-D leave-one-out search screens its scan on a fine
+// grid of its own (kScreenTolerance); then only the refinement's evaluations, all exact, can be returned. Whether the
+// scan is screened depends on the sample alone, so a replayed search makes the same choice.
+struct CvSearchKeep {
+  GridCv grid, screen;
+  bandwidth_detail::SearchSample sorted;
+  NearestBound bound;
+  std::unique_ptr<NearestBound> nearest;  // the 1-D descent's bounds, made at its first exact point
+  std::unique_ptr<SingularProbe> probe;
+  double scale_lo = 0, scale_hi = 0;
+  Status status = Status::Ok;
+  CvSearchKeep(const Problem& p, const Criterion& criterion, const double* start)
+      : grid(search_grid(p, criterion)),
+        screen(Fit{p, criterion.estimator, criterion.observation_weights},
+               criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.grid_tolerance > 0) &&
+                       !(criterion.exclude > 0)
+                   ? kScreenTolerance
+                   : 0.0),
+        bound(p, criterion, start) {
+    status = bound.status();
+    if (status == Status::Ok) status = scan_range(p.keys, start, &scale_lo, &scale_hi);
+  }
+};
+
+CvSearchState::CvSearchState() = default;
+CvSearchState::~CvSearchState() = default;
+
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
-                 const Criterion& criterion, const SearchProgress& progress) {
+                 const Criterion& criterion, const SearchProgress& progress, CvSearchState* state) {
   const int64_t dims = p.queries.cols;
   if (!bandwidth_detail::exclude_ok(criterion)) return {Status::BadArgument};
   for (int64_t d = 0; d < dims; ++d)
@@ -159,18 +186,21 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // Evaluations a resumed search takes from the curve (CvCurve), and the evaluations made so far.
   const int32_t recorded = curve ? std::clamp(curve->count, 0, curve->capacity) : 0;
   int32_t evaluations = 0;
+  // What the search keeps for its whole run, across the calls of a search resumed in steps when `state` is given
+  // (made by the first): its grids, its sorted sample, its bounds and its scan's range.
+  CvSearchState own;
+  CvSearchState& kept = state ? *state : own;
+  if (!kept.keep) {
+    kept.keep.reset(new (std::nothrow) CvSearchKeep(p, criterion, start.get()));
+    if (!kept.keep) return {Status::OutOfMemory};
+  }
+  CvSearchKeep& keep = *kept.keep;
+  if (keep.status != Status::Ok) return {keep.status};
   // Leave-one-out CV in 1-D: one grid for the whole search, binned once.
-  GridCv grid = search_grid(p, criterion);
+  GridCv& grid = keep.grid;
   // The exact evaluations' sorted sample, sorted once for the whole search.
-  bandwidth_detail::SearchSample sorted;
-  // An exact 1-D leave-one-out search screens its scan on a fine grid of its own (kScreenTolerance); then only the
-  // refinement's evaluations, all exact, can be returned. Whether the scan is screened depends on the sample alone,
-  // so a replayed search makes the same choice.
-  GridCv screen(Fit{p, criterion.estimator, criterion.observation_weights},
-                criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.grid_tolerance > 0) &&
-                        !(criterion.exclude > 0)
-                    ? kScreenTolerance
-                    : 0.0);
+  bandwidth_detail::SearchSample& sorted = keep.sorted;
+  GridCv& screen = keep.screen;
   const bool screening = screen.suits() && p.keys.rows >= kScreenMinPoints;
   // The smallest bandwidth screened: below it the exact fit of a scan point costs about as little as the grid's.
   double screen_from = kInf;
@@ -247,8 +277,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
 
   // Coarse scan of the common scale over the whole sensible range (scan_range), log-spaced, then Brent's method
   // between the best scan point's neighbours: the search returns the global minimum of what it scanned.
-  double scale_lo = 0, scale_hi = 0;
-  if (const Status st = scan_range(p.keys, start.get(), &scale_lo, &scale_hi); st != Status::Ok) return {st};
+  const double scale_lo = keep.scale_lo, scale_hi = keep.scale_hi;
   const int count = std::max(2, int(std::ceil(std::log10(scale_hi / scale_lo) * kScanPerDecade)) + 1);
   const double first = std::log(scale_lo), step = (std::log(scale_hi) - first) / double(count - 1);
   // Scan points k = lo … hi, k = 0 at scale_lo; kScanExtra more each way where the best point sits at an end.
@@ -261,8 +290,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // down; each only rises further that way) exceeds the best score found: those points are not the scan's minimum,
   // and they are its costly ones (reaching every key above, rows redone in double below the spacing). Ties go to
   // the smaller bandwidth, as in the upward scan.
-  const NearestBound bound(p, criterion, start.get());
-  if (bound.status() != Status::Ok) return {bound.status()};
+  const NearestBound& bound = keep.bound;
   // A large 1-D leave-one-out scan (screened, or on the search's grid) runs from the top down: its grid-served points
   // first, then the exact ones below the grid's reach, where the scan stops or skips what cannot be its minimum (the
   // bounds of cv_scan_bound.h, made on the sorted sample when the first exact point comes). Nadaraya–Watson
@@ -272,8 +300,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // Skipped points are not evaluated (nor on the curve); the scan's minimum is the one the whole scan gives.
   const bool descending = dims == 1 && criterion.score == Score::LeaveOneOut && !(criterion.exclude > 0) &&
                           p.keys.rows >= kScreenMinPoints && (screening || grid.suits());
-  std::unique_ptr<NearestBound> nearest;
-  std::unique_ptr<SingularProbe> probe;
+  std::unique_ptr<NearestBound>& nearest = keep.nearest;
+  std::unique_ptr<SingularProbe>& probe = keep.probe;
   const auto runs_exactly = [&](double h) {
     float hf;
     if (!float_bandwidth(h, &hf)) return false;
