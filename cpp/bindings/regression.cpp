@@ -72,13 +72,14 @@ CallResult grid_model_fit_js(uintptr_t model, uintptr_t x, uintptr_t y, uintptr_
 
 void grid_model_free(uintptr_t model) { delete reinterpret_cast<GridModel*>(model); }
 
-// How many times a model binned its sample and convolved its moments (tests, benchmarks).
+// How many times a model binned its sample, convolved its moments and sorted its sample, and how many keys the rows
+// its grid does not serve read (tests, benchmarks).
 struct GridModelCounts {
-  double binnings, convolutions;
+  double binnings, convolutions, sorts, keysRead;
 };
 GridModelCounts grid_model_counts(uintptr_t model) {
   const GridModel* m = reinterpret_cast<const GridModel*>(model);
-  return {double(m->binnings()), double(m->convolutions())};
+  return {double(m->binnings()), double(m->convolutions()), double(m->sorts()), double(m->keys_read())};
 }
 
 // Grid nodes per axis for the sample x (n × dims) at o's kernel, bandwidths and tolerance (0: run exactly), and why.
@@ -178,7 +179,9 @@ EMSCRIPTEN_BINDINGS(regression) {
   value_object<GridPlanJs>("GridPlan").field("nodes", &GridPlanJs::nodes).field("reason", &GridPlanJs::reason);
   value_object<GridModelCounts>("GridModelCounts")
       .field("binnings", &GridModelCounts::binnings)
-      .field("convolutions", &GridModelCounts::convolutions);
+      .field("convolutions", &GridModelCounts::convolutions)
+      .field("sorts", &GridModelCounts::sorts)
+      .field("keysRead", &GridModelCounts::keysRead);
   value_object<SummaryResult>("SummaryResult")
       .field("status", &SummaryResult::status)
       .field("rss", &SummaryResult::rss)

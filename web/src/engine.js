@@ -220,7 +220,7 @@ function createEngine(module) {
         module._gridModelFit(model, x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error),
       ),
     gridModelFree: (model) => module._gridModelFree(model),
-    /** { binnings, convolutions } a grid model has made. */
+    /** { binnings, convolutions, sorts, keysRead } of a grid model: its passes, and the keys its far rows read. */
     gridModelCounts: (model) => module._gridModelCounts(model),
     /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */
     gridNodes: (x, n, dim, o) => module._gridNodes(x, n, dim, fitOptions(o)),

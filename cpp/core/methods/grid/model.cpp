@@ -73,7 +73,8 @@ Result GridModel::fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     layer.convolved = true;
     ++convolutions_;
   }
-  return serve_grid(f, axis, layer.moments.get(), total_, total_sq_, squares, out, error_estimate, nullptr, nullptr);
+  return serve_grid(f, axis, layer.moments.get(), total_, total_sq_, squares, out, error_estimate, nullptr, nullptr,
+                    &sorted_);
 }
 
 }  // namespace ka
