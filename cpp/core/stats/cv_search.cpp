@@ -151,6 +151,8 @@ struct CvSearchKeep {
   NearestBound bound;
   std::unique_ptr<NearestBound> nearest;  // the 1-D descent's bounds, made at its first exact point
   std::unique_ptr<SingularProbe> probe;
+  Scratch<double> ruled;  // per scan point of the descent: its bound or probe's answer, NaN until asked
+  int ruled_points = 0;
   double scale_lo = 0, scale_hi = 0;
   Status status = Status::Ok;
   CvSearchKeep(const Problem& p, const Criterion& criterion, const double* start)
@@ -328,12 +330,23 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
             continue;
           }
         }
+        // Each point's bound or probe once per search (a search resumed in steps replays its descent every step).
+        if (keep.ruled_points < count) {
+          if (!keep.ruled.reset_zeroed(count)) {
+            failure = {Status::OutOfMemory};
+            continue;
+          }
+          std::fill(keep.ruled.get(), keep.ruled.get() + count, std::numeric_limits<double>::quiet_NaN());
+          keep.ruled_points = count;
+        }
+        double& ruled = keep.ruled.get()[k];  // the bound (Nadaraya–Watson), or 1 where the probe shows +inf
         const double won = at(chosen);
         if (nearest->active()) {
-          const double floor = nearest->lower_bound(s);
-          if (floor * (1 - kBoundMargin) - margin(floor) > won + margin(won)) break;  // and every lower point
-        } else if (probe->singular(float(h))) {
-          continue;
+          if (std::isnan(ruled)) ruled = nearest->lower_bound(s);
+          if (ruled * (1 - kBoundMargin) - margin(ruled) > won + margin(won)) break;  // and every lower point
+        } else {
+          if (std::isnan(ruled)) ruled = probe->singular(float(h)) ? 1 : 0;
+          if (ruled == 1) continue;
         }
       }
       at(k) = scan_at(first + k * step);
