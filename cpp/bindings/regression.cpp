@@ -70,6 +70,16 @@ CallResult grid_model_fit_js(uintptr_t model, uintptr_t x, uintptr_t y, uintptr_
                                                         ptr<double>(error)));
 }
 
+// ∂f/∂q on a model's sample (GridModel::gradient: exact, over its sample sorted once, the keys in reach of each
+// query); outputs as local_gradient_js's.
+CallResult grid_model_gradient_js(uintptr_t model, uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I,
+                                  int32_t dims, int32_t width, FitOptions o, uintptr_t gradient, uintptr_t sum_sq,
+                                  uintptr_t mean) {
+  return to_js(reinterpret_cast<GridModel*>(model)->gradient(
+      make_fit(x, y, q, n, I, dims, width, o),
+      GradientOut{ptr<double>(gradient), ptr<double>(sum_sq), ptr<double>(mean)}));
+}
+
 void grid_model_free(uintptr_t model) { delete reinterpret_cast<GridModel*>(model); }
 
 // How many times a model binned its sample, convolved its moments and sorted its sample, and how many keys the rows
@@ -208,6 +218,7 @@ EMSCRIPTEN_BINDINGS(regression) {
   function("_gridModelCreate", &grid_model_create);
   function("_gridModelFit", &grid_model_fit_js);
   function("_gridModelFree", &grid_model_free);
+  function("_gridModelGradient", &grid_model_gradient_js);
   function("_gridModelCounts", &grid_model_counts);
   function("_lowess", &lowess_js);
 }

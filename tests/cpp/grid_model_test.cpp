@@ -178,3 +178,24 @@ TEST_CASE("GridModel serves queries anywhere from its sorted sample: no pass ove
       }
     }
 }
+
+TEST_CASE("GridModel's gradient is the exact derivative, over its sorted sample") {
+  const int64_t n = 20000, I = 64;
+  const Data d(n, 1, I, 8);
+  const float h = 0.004f;
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
+    for (const bool weighted : {false, true}) {
+      CAPTURE(int(est));
+      CAPTURE(weighted);
+      const Fit f = d.fit(&h, est, weighted);
+      GridModel model(f);
+      std::vector<double> got(static_cast<size_t>(I)), want(got), got_ss(got), want_ss(got);
+      REQUIRE(model.gradient(f, {got.data(), got_ss.data(), nullptr}).status == Status::Ok);
+      REQUIRE(local_gradient(f, {want.data(), want_ss.data(), nullptr}).status == Status::Ok);
+      CHECK(model.sorts() == 1);
+      for (int64_t i = 0; i < I; ++i) {  // the same sums in another order: double rounding apart
+        CHECK(got[size_t(i)] == doctest::Approx(want[size_t(i)]).epsilon(1e-9).scale(1));
+        CHECK(got_ss[size_t(i)] == doctest::Approx(want_ss[size_t(i)]).epsilon(1e-9));
+      }
+    }
+}

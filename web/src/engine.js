@@ -220,6 +220,9 @@ function createEngine(module) {
         module._gridModelFit(model, x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error),
       ),
     gridModelFree: (model) => module._gridModelFree(model),
+    /** localGradient on a grid model's sample (its sorted copy, made once: each query reads the keys in its reach). */
+    gridModelGradient: (model, x, y, q, n, I, dim, width, o, gradient, sumSq, mean) =>
+      named(module._gridModelGradient(model, x, y, q, n, I, dim, width, fitOptions(o), gradient, sumSq, mean)),
     /** { binnings, convolutions, sorts, keysRead } of a grid model: its passes, and the keys its far rows read. */
     gridModelCounts: (model) => module._gridModelCounts(model),
     /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */

@@ -479,20 +479,12 @@ function residentModel(engine, threads, p, h, selection, searches, shared, lazyS
       const scales = span === null ? 0 : queryScales(heap, xp, qp, I);
       const g = heap.alloc(Math.max(I * dim * width, 1) * 8);
       const ss = heap.alloc(Math.max(I * dim, 1) * 8);
+      const o = options32(heap, { tolerance: 0, queryScale: scales });
+      // A grid model keeps its sample sorted for the rows beyond the grid: each query reads the keys in its reach.
       checkResult(
-        engine.localGradient(
-          xp,
-          yp,
-          qp,
-          n,
-          I,
-          dim,
-          width,
-          options32(heap, { tolerance: 0, queryScale: scales }),
-          g,
-          ss,
-          0,
-        ),
+        nodes
+          ? engine.gridModelGradient(gridModel(), xp, yp, qp, n, I, dim, width, o, g, ss, 0)
+          : engine.localGradient(xp, yp, qp, n, I, dim, width, o, g, ss, 0),
       );
       const out = heap.readF64(g, I * dim * width);
       const sumSq = heap.readF64(ss, I * dim);

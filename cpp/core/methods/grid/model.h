@@ -6,6 +6,7 @@
 
 #include "base/scratch.h"
 #include "engine/local_fit.h"
+#include "engine/local_rows.h"
 #include "methods/grid/plan.h"
 #include "methods/grid/sorted_keys.h"
 
@@ -30,6 +31,11 @@ class GridModel {
   // standard errors or effective keys (whose binning also sums ω²) and calls without.
   Result fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate = nullptr);
 
+  // local_gradient(f, out) (local_rows.h) over the model's sample sorted by its first coordinate, where each query
+  // reads only the keys within the kernel's reach (made by the first call that needs it): the exact derivative, in
+  // O(log n + k) a query instead of a pass over the sample. f's keys, values and weights must be the model's.
+  Result gradient(const Fit& f, const GradientOut& out);
+
   // How many times the sample was binned and the moments convolved (for tests and benchmarks); how many times it was
   // sorted (at most once: by the first call with a row the grid does not serve) and how many keys such rows read.
   int64_t binnings() const { return binnings_; }
@@ -47,6 +53,8 @@ class GridModel {
     KernelKind kind = KernelKind::Gaussian;
     Estimator estimator = Estimator::NadarayaWatson;
   };
+
+  bool same_sample(const Fit& f) const;
 
   ConstMatrix keys_, values_;
   const float* weights_;
