@@ -162,7 +162,9 @@ struct CvSearchKeep {
                        !(criterion.exclude > 0)
                    ? kScreenTolerance
                    : 0.0),
-        bound(p, criterion, start) {
+        // The bounded scan up and down from the start: in 2-D and more, and in 1-D below the size whose scan
+        // descends (where the bounds are made on the sorted sample at the first exact point).
+        bound(p, criterion, start, p.keys.rows < kScreenMinPoints ? 1 : 2) {
     status = bound.status();
     if (status == Status::Ok) status = scan_range(p.keys, start, &scale_lo, &scale_hi);
   }
