@@ -207,15 +207,12 @@ namespace ka {
 SingularProbe::SingularProbe(const Problem& sorted, const Criterion& c) : problem_(sorted) {
   const int64_t n = sorted.keys.rows;
   if (c.estimator != Estimator::LocalLinear || c.score != Score::LeaveOneOut || c.observation_weights ||
-      c.exclude > 0 || sorted.keys.cols != 1 || n < 3 || sorted.masks.any() || !sorted_by_first_coordinate(sorted.keys))
+      c.exclude > 0 || sorted.keys.cols != 1 || n < 3 || sorted.masks.any() ||
+      !sorted_by_first_coordinate(sorted.keys))
     return;
-  Scratch<double> spread(n);
-  Scratch<int64_t> order(n);
-  if (!spread.ok() || !order.ok()) {
-    status_ = Status::OutOfMemory;
-    return;
-  }
   const auto at = [&](int64_t j) { return double(sorted.keys.row(j)[0]); };
+  // The kProbes points of largest D2² − D1² (ties to the earlier point), kept in decreasing order by insertion.
+  double spread[kProbes];
   for (int64_t k = 0; k < n; ++k) {
     // The distances to the two nearest points, among the two on either side in sorted order.
     double d1 = std::numeric_limits<double>::infinity(), d2 = d1;
@@ -229,14 +226,18 @@ SingularProbe::SingularProbe(const Problem& sorted, const Criterion& c) : proble
         d2 = d;
       }
     }
-    spread.get()[k] = std::isfinite(d2) ? d2 * d2 - d1 * d1 : 0;
-    order.get()[k] = k;
+    const double v = std::isfinite(d2) ? d2 * d2 - d1 * d1 : 0;
+    int64_t r = count_;
+    if (r == kProbes && !(v > spread[kProbes - 1])) continue;
+    if (r == kProbes) --r;
+    for (; r > 0 && v > spread[r - 1]; --r) {
+      spread[r] = spread[r - 1];
+      rows_[r] = rows_[r - 1];
+    }
+    spread[r] = v;
+    rows_[r] = k;
+    count_ = std::min(count_ + 1, kProbes);
   }
-  count_ = std::min(kProbes, n);
-  std::partial_sort(order.get(), order.get() + count_, order.get() + n, [&](int64_t a, int64_t b) {
-    return spread.get()[a] > spread.get()[b] || (spread.get()[a] == spread.get()[b] && a < b);
-  });
-  std::copy(order.get(), order.get() + count_, rows_);
   problem_.queries = problem_.keys;
   problem_.masks = Masks{};
   problem_.masks.leave_one_out = true;

@@ -76,8 +76,8 @@ bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double st
 // the sample's average density over its range, at kExactPairTaps a pair.
 constexpr double kTileKeys = 64;
 double exact_cv_cost(KernelKind kind, double h, double range, int64_t points) {
-  const double n = double(points), skip = std::min(126.0, 25 + std::log2(std::max(n, 1.0)));
-  const double ln2 = 0.6931471805599453;
+  const double ln2 = 0.6931471805599453;  // log2 by log: libm's log2 is not linked (docs/package.md)
+  const double n = double(points), skip = std::min(126.0, 25 + std::log(std::max(n, 1.0)) / ln2);
   const double reach = kind == KernelKind::Gaussian    ? std::sqrt(2 * ln2 * skip)
                        : kind == KernelKind::Laplacian ? ln2 * skip
                        : is_compact(kind)              ? 1.0

@@ -91,7 +91,8 @@ void SortedKeys::window(const Fit& f, const float* q, int64_t* first, int64_t* l
     keys_read += n_;
     return;
   }
-  const double skip = std::min(126.0, 25 + std::log2(double(std::max<int64_t>(n_, 1)))) * 0.6931471805599453;
+  const double ln2 = 0.6931471805599453;  // log2 by log: libm's log2 is not linked (docs/package.md)
+  const double skip = std::min(126.0, 25 + std::log(double(std::max<int64_t>(n_, 1))) / ln2) * ln2;
   const double drop = skip - near, h0 = double(p.kernel.bandwidth[0]);
   double reach = std::numeric_limits<double>::infinity();
   if (p.kernel.kind == KernelKind::Gaussian) reach = h0 * std::sqrt(2 * drop);
