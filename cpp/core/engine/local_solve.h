@@ -92,10 +92,11 @@ struct ExactRowScratch {
 // design is singular: no admissible key of positive weight, or a slope pivot at most kSingularDesign times its
 // diagonal (e.g. a held-out point whose only neighbour is one key, or whose neighbours all lie on one line in 2-D).
 // `self_weight`, when given, receives ℓ_i(q_i), the weight of key i in the fit (needs query i to be key i).
-// O(J · dims) per call: for the few rows the guard touched, not for whole fits; with `sorted` (p.keys sorted by their
-// first coordinate, none NaN: keys_in_reach), only the keys whose weight is not exactly 0 in double, the same result.
-inline bool exact_local_row(const Problem& p, int degree, const float* omega, int64_t i, ExactRowScratch s,
-                            double* mean, double* self_weight = nullptr, bool sorted = false) {
+// O(J · dims) per call: for the few rows the guard touched, not for whole fits (compiled for size); with `sorted`
+// (p.keys sorted by their first coordinate, none NaN: keys_in_reach), only the keys whose weight is not exactly 0 in
+// double, the same result.
+KA_COLD inline bool exact_local_row(const Problem& p, int degree, const float* omega, int64_t i, ExactRowScratch s,
+                                    double* mean, double* self_weight = nullptr, bool sorted = false) {
   const int64_t J = p.keys.rows, dims = p.keys.cols, width = p.values.cols, np = degree ? dims + 1 : 1;
   const float* q = p.queries.row(i);
   double top = -std::numeric_limits<double>::infinity();
