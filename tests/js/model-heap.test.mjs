@@ -196,7 +196,7 @@ test('a grid model re-convolves its kept bins after withBandwidth() and re-bins 
     model.predict(xq);
     model.predict(xq);
     const counts = (h) => {
-      const { binnings, convolutions } = engine.gridModelCounts(h);
+      const { binnings, convolutions } = engine.gridModelCounts({ model: h });
       return { binnings, convolutions };
     };
     assert.deepEqual(counts(handle), { binnings: 1, convolutions: 1 }, 'the same bandwidth again');
@@ -236,7 +236,12 @@ test('a grid model predicts beyond its data without a pass over the sample: its 
       const model = kernelRegression(x, y, { dim: 1, bandwidth: h, estimator });
       assert.equal(model.method, 'grid');
       model.predict(queries(256, 1, 18));
-      assert.deepEqual(engine.gridModelCounts(handle), { binnings: 1, convolutions: 1, sorts: 0, keysRead: 0 });
+      assert.deepEqual(engine.gridModelCounts({ model: handle }), {
+        binnings: 1,
+        convolutions: 1,
+        sorts: 0,
+        keysRead: 0,
+      });
       // 0.3 to 10⁴ bandwidths beyond either end: the grid's output nodes, its exact extrapolations, the far rules.
       const beyond = Float64Array.from({ length: 256 }, (_, i) => {
         const by = [0.3, 2, 6, 20, 100, 1e4][i % 6] * h * (1 + 0.01 * i);
@@ -250,9 +255,9 @@ test('a grid model predicts beyond its data without a pass over the sample: its 
       const exact = exactModel.predict(beyond);
       exactModel.dispose();
       for (let call = 0; call < 2; call++) {
-        const { keysRead: before } = engine.gridModelCounts(handle);
+        const { keysRead: before } = engine.gridModelCounts({ model: handle });
         const got = model.predict(beyond);
-        const counts = engine.gridModelCounts(handle);
+        const counts = engine.gridModelCounts({ model: handle });
         assert.equal(counts.sorts, 1, 'the sample sorted once, by the first call with such rows');
         assert.equal(counts.binnings, 1);
         // Each row reads at most the keys in its reach (about 620 at this density): not a pass per row or call.

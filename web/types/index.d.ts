@@ -155,10 +155,27 @@ export interface RegressionPlanOptions {
   dim: number;
   /** Default `'gaussian'`. */
   kernel?: DistanceKernel;
-  /** Default `'auto'`. */
-  method?: 'auto' | 'exact' | 'grid';
+  /**
+   * Default `'auto'`. `'sparse'` (Nadaraya–Watson, at most 3 dimensions, no observation weights, one bandwidth for
+   * every query) is kernelRegression's only, so it needs no `rule`.
+   */
+  method?: 'auto' | 'exact' | 'grid' | 'sparse';
   /** Strictly between 0 and 1; default 1e-3. */
   tolerance?: number;
+  /** Default `'local-linear'` (`'nadaraya-watson'` with rule `'cv-gradient'`), as kernelRegression's and selectBandwidth's. */
+  estimator?: Estimator;
+  /**
+   * Without it: what kernelRegression() fits a model on (its predictions and summary). With it: what
+   * selectBandwidth() with this rule computes its criterion on (rules of thumb: the CV score they report; cvScore:
+   * `'cv'`).
+   */
+  rule?: SelectBandwidthRule;
+  /** Blocked CV's radius (rule `'cv'`), as selectBandwidth's: a number > 0 runs exactly. */
+  exclude?: number;
+  /** Whether observation weights are given (the sparse method serves none). Default false. */
+  weights?: boolean;
+  /** Whether the bandwidth is a span (`{ span }`: a bandwidth per query, which only the exact fit serves). Default false. */
+  span?: boolean;
 }
 
 /** attentionWithInfo()'s result: the output and what computed it. */
@@ -660,7 +677,24 @@ export interface AsyncOptions {
  * only their queries) until dispose(), which is the way to give it back (a model collected undisposed is freed too,
  * but collection may come late or never).
  */
-export interface KernelRegressionModel {
+/** A span model's bandwidth (KernelRegressionModel.bandwidth for `bandwidth: { span }`). */
+export interface SpanBandwidth {
+  readonly span: number;
+  /** The per-dimension factors (the trimmed standard deviations; 1 in 1-D) each neighbour distance multiplies. */
+  readonly scale: Float64Array<ArrayBuffer>;
+}
+
+/**
+ * kernelRegression's model. Its type arguments follow the options it was fitted with (kernelRegression's overloads):
+ * `Bandwidth` is a Float64Array for a fixed bandwidth or a rule, {@link SpanBandwidth} for a span; `Score` is a number
+ * for a rule (`'cv'`, the default, `'aicc'`, `'scott'`, `'silverman'`: the CV or AICc score at the bandwidth chosen)
+ * and null for a fixed bandwidth or a span. Without them it is the union of both, for models of options not known
+ * until run time.
+ */
+export interface KernelRegressionModel<
+  Bandwidth extends Float64Array<ArrayBuffer> | SpanBandwidth = Float64Array<ArrayBuffer> | SpanBandwidth,
+  Score extends number | null = number | null,
+> {
   readonly dim: number;
   readonly kernel: DistanceKernel;
   readonly estimator: Estimator;
@@ -675,14 +709,14 @@ export interface KernelRegressionModel {
    * One bandwidth per dimension; for a span model `{ span, scale }`, scale the per-dimension factors (the trimmed
    * standard deviations; 1 in 1-D) that each query's neighbour distance multiplies.
    */
-  readonly bandwidth: Float64Array<ArrayBuffer> | { readonly span: number; readonly scale: Float64Array<ArrayBuffer> };
+  readonly bandwidth: Bandwidth;
   /**
    * How the bandwidth was chosen: its `rule` (`'fixed'`, with `score: null`, when given; `'span'` for a span; before
    * 0.2.0 this field was `method`).
    */
   readonly selection: {
     rule: BandwidthRule | 'fixed' | 'span';
-    score: number | null;
+    score: Score;
     curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> };
   };
   /** ν = tr(L), the trace of the smoother matrix at the sample (withBandwidth's models compute it on first read). */
@@ -733,7 +767,7 @@ export interface KernelRegressionModel {
    * model refits its robustness weights at h; a span model gives a fixed-bandwidth model that runs exactly.
    * Errors: `'BadBandwidth'`/`'BadShape'`/`'BadArgument'` naming `h`, `'Disposed'`.
    */
-  withBandwidth(h: number | ArrayLike<number>): KernelRegressionModel;
+  withBandwidth(h: number | ArrayLike<number>): KernelRegressionModel<Float64Array<ArrayBuffer>, null>;
   /** Releases the model's data (its WebAssembly memory once no other model shares it); idempotent. Later calls throw `'Disposed'`. */
   dispose(): void;
   /** dispose(), for `using model = ka.kernelRegression(…)` (where the runtime has Symbol.dispose: Node 20, current browsers). */
@@ -762,6 +796,95 @@ export interface LowessResult {
    * `iterations` is 0 or the first fit was already exact (R stops iterating there).
    */
   weights: Float64Array<ArrayBuffer>;
+}
+
+/** Options of loess(); the defaults are R's loess() and loess.control() defaults. */
+export interface LoessOptions {
+  /** Predictors per point, 1 to 4 (x is n × dim, row-major). Default 1. */
+  dim?: number;
+  /**
+   * Each local fit uses q = min(n, ⌊n·span⌋) points: those nearer than the q-th nearest (which weighs 0). Above 1
+   * every point, with the radius grown by √span. > 0; default 0.75.
+   */
+  span?: number;
+  /** The local polynomial's degree: 0, 1 or 2. Default 2. */
+  degree?: 0 | 1 | 2;
+  /** `'symmetric'`: `iterations` fits with bisquare robustness weights. Default `'gaussian'`. */
+  family?: 'gaussian' | 'symmetric';
+  /**
+   * `'interpolate'` (default): exact fits at the vertices of a k-d tree, blended between (NaN outside the data's
+   * range); `'direct'`: an exact fit at every point asked for.
+   */
+  surface?: 'interpolate' | 'direct';
+  /** With dim > 1, divide each predictor by its 10 %-trimmed standard deviation first (R's normalize). Default true. */
+  normalize?: boolean;
+  /** Fits in all with `family: 'symmetric'` (R's loess.control iterations), 1 to 1000. Default 4. */
+  iterations?: number;
+  /** Interpolation: the k-d tree's leaves hold at most ⌊n·span·cell⌋ points. > 0; default 0.2. */
+  cell?: number;
+  /**
+   * Prior weights, one per point, ≥ 0 and not all 0 (a point of weight 0 still counts in the span, as in R). Default
+   * all 1.
+   */
+  weights?: NumericArray;
+  /**
+   * `'approximate'` (default): R's approximations of δ1 and δ2 from the trace; `'exact'`: from the whole n × n
+   * operator (O(n³), small samples); `'none'`: no statistics (and no predictInterval).
+   */
+  statistics?: 'approximate' | 'exact' | 'none';
+  /**
+   * With the interpolated surface and approximate statistics: the operator's trace `'exact'` (default, as R) or
+   * by R's `'approximate'` formula (R advises it above about 1,000 points).
+   */
+  traceHat?: 'exact' | 'approximate';
+}
+
+/** loess()'s confidence band (R's predict(se = TRUE) and pointwise()). */
+export interface LoessInterval {
+  /** The fit at each query (NaN outside the data's range with the interpolated surface, R's NA). */
+  mean: Float64Array<ArrayBuffer>;
+  /** R's se.fit: residualScale · √(Σ_j L_qj² / w_j), L_q the prediction's operator row, w the prior weights. */
+  stderr: Float64Array<ArrayBuffer>;
+  /** mean ∓ quantile·stderr. */
+  lower: Float64Array<ArrayBuffer>;
+  upper: Float64Array<ArrayBuffer>;
+  /** R's df: oneDelta² / twoDelta. */
+  degreesOfFreedom: number;
+  /** Student's t quantile of (1 + level)/2 with degreesOfFreedom (NaN where they are not positive, as in R). */
+  quantile: number;
+}
+
+/** A loess fit: R's loess object with its statistics, predict() and predict(se = TRUE). */
+export interface LoessModel {
+  /** The options the fit used, defaults filled in. */
+  readonly options: Readonly<Required<Omit<LoessOptions, 'weights'>>>;
+  /** Number of points. */
+  readonly size: number;
+  /** Fitted values, residuals y − fitted and the last fit's robustness weights (1 for gaussian), in the input's order. */
+  readonly fitted: Float64Array<ArrayBuffer>;
+  readonly residuals: Float64Array<ArrayBuffer>;
+  readonly robustnessWeights: Float64Array<ArrayBuffer>;
+  /** R's enp = oneDelta + 2·traceHat − n (NaN with statistics 'none'). */
+  readonly enp: number;
+  /** R's s: √(Σ w r² / oneDelta), r the residuals (symmetric family: those of R's pseudovalues). */
+  readonly residualScale: number;
+  /** δ1 = tr (I − L)ᵀ(I − L) and δ2 = tr ((I − L)ᵀ(I − L))², exact or by R's approximation. */
+  readonly oneDelta: number;
+  readonly twoDelta: number;
+  /** tr L, the operator's trace (R's trace.hat). */
+  readonly traceHat: number;
+  /** oneDelta² / twoDelta: the t degrees of freedom of the intervals (R's df). */
+  readonly degreesOfFreedom: number;
+  /** Whether some local fit dropped a singular value (R warns "pseudoinverse used"). */
+  readonly pseudoInverse: boolean;
+  /** The fit at the queries xq (m × dim, row-major): R's predict(fit, xq). */
+  predict(xq: NumericArray): Float64Array<ArrayBuffer>;
+  /** The fit with R's standard errors and a t band (level default 0.95); not with statistics 'none'. */
+  predictInterval(xq: NumericArray, intervalOptions?: { level?: number }): LoessInterval;
+  /** Frees the model's WebAssembly memory; idempotent. Later predictions throw `'Disposed'`. */
+  dispose(): void;
+  /** dispose(), for `using fit = ka.loess(…)` (where the runtime has Symbol.dispose). */
+  [Symbol.dispose](): void;
 }
 
 export interface KernelAttention {
@@ -883,11 +1006,43 @@ export interface KernelAttention {
    * model.dispose();
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
    */
+  kernelRegression(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & { bandwidth?: BandwidthRule },
+  ): KernelRegressionModel<Float64Array<ArrayBuffer>, number>;
+  /** A fixed bandwidth: `selection.score` is null. */
+  kernelRegression(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & { bandwidth: number | NumericArray },
+  ): KernelRegressionModel<Float64Array<ArrayBuffer>, null>;
+  /** A nearest-neighbour span: `bandwidth` is `{ span, scale }`, `selection.score` null. */
+  kernelRegression(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & { bandwidth: { span: number } },
+  ): KernelRegressionModel<SpanBandwidth, null>;
   kernelRegression(x: NumericArray, y: NumericArray, options: KernelRegressionOptions): KernelRegressionModel;
   /**
    * kernelRegression() with the bandwidth search run one evaluation per step (as selectBandwidthAsync()) and the fit
-   * summary as the last step; resolves to the model kernelRegression() returns.
+   * summary as the last step; resolves to the model kernelRegression() returns (its type follows `bandwidth` as there).
    */
+  kernelRegressionAsync(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & AsyncOptions & { bandwidth?: BandwidthRule },
+  ): Promise<KernelRegressionModel<Float64Array<ArrayBuffer>, number>>;
+  kernelRegressionAsync(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & AsyncOptions & { bandwidth: number | NumericArray },
+  ): Promise<KernelRegressionModel<Float64Array<ArrayBuffer>, null>>;
+  kernelRegressionAsync(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & AsyncOptions & { bandwidth: { span: number } },
+  ): Promise<KernelRegressionModel<SpanBandwidth, null>>;
   kernelRegressionAsync(
     x: NumericArray,
     y: NumericArray,
@@ -909,6 +1064,20 @@ export interface KernelAttention {
    */
   lowess(x: NumericArray, y: NumericArray, options?: LowessOptions): LowessResult;
   /**
+   * R's `loess()`, computed as R 4.2 computes it (docs/regression.md, "loess (R's loess)"): local fits of degree 0–2
+   * over the nearest ⌊n·span⌋ points with tricube weights, on R's k-d tree surface blended between exact vertex fits
+   * (or exact everywhere with `surface: 'direct'`), R's robustness iterations, statistics and standard errors, in
+   * float64. x (n × dim, row-major), y and weights are not modified.
+   * @example
+   * const fit = ka.loess(speed, dist, { span: 0.5 });
+   * const { mean, lower, upper } = fit.predictInterval([10, 15, 20]);
+   * fit.dispose();
+   * @throws {KernelAttentionError} `'BadArgument'` naming the option out of range (a span giving fewer points per
+   * fit than the degree needs, or one whose neighbourhoods have zero width, names `options.span`), `'NonFinite'`
+   * for NaN or ±Infinity in x or y, `'BadShape'` for sizes that do not fit together.
+   */
+  loess(x: NumericArray, y: NumericArray, options?: LoessOptions): LoessModel;
+  /**
    * Chooses a bandwidth for the sample x (n × dim) with values y (n × D).
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
    */
@@ -916,15 +1085,19 @@ export interface KernelAttention {
   /**
    * Which method attention() would run with these arguments, and why (the core's method table decides method
    * `'auto'`, docs/approximations.md "How 'auto' chooses"), without running it. Throws what attention() throws for bad
-   * arguments.
+   * arguments, and for a `method` that cannot serve the call (naming `options.method`, or the mask, groups or `dim`
+   * that forbids it).
    */
   plan(task: 'attention', queries: NumericArray, keys: NumericArray, options: AttentionOptions): Plan<AttentionMethod>;
   /**
-   * What kernelRegression(), selectBandwidth() and cvScore() run on for a sample of `n` points (`method` as
-   * kernelRegression's, default `'auto'`; `tolerance` default 1e-3). A model may still fit exactly at a bandwidth no
-   * grid serves; its own `reason` says so.
+   * What kernelRegression() (without `rule`) or selectBandwidth() with `rule` (cvScore: rule `'cv'`) runs on for a
+   * sample of `n` points, and why, as the core's method table decides it. A grid model still fits exactly at a
+   * bandwidth no grid serves; its own `reason` says so.
+   * @throws {KernelAttentionError} `'BadArgument'` for a bad option, and for a `method` that cannot serve the call,
+   * naming `options.method` (or `options.weights`) with the field that forbids it in the message, as the call itself
+   * would throw.
    */
-  plan(task: 'regression', options: RegressionPlanOptions): Plan<'exact' | 'grid'>;
+  plan(task: 'regression', options: RegressionPlanOptions): Plan<'exact' | 'grid' | 'sparse'>;
   /**
    * selectBandwidth() one criterion evaluation per step (the core's search is paused by its progress hook and
    * resumed, docs/design.md); `total` is an estimate until the search ends. Resolves to selectBandwidth()'s result,
