@@ -1,5 +1,5 @@
 // Every entry point at scale (issue 31): the default fits against R's automatic smoothers (KernSmooth's dpill +
-// locpoly in 1-D, loess in 2-D; bench/scale.R), the n = 1,000 selection against statsmodels' KernelReg cv_ls, and each
+// locpoly in 1-D, loess in 2-D; the R peer, bench/peers/r.mjs), the n = 1,000 selection against statsmodels' KernelReg cv_ls, and each
 // other entry point as a ratio to the plain fit or prediction of the same model, at n = 10⁴, 10⁵, 10⁶: one thread,
 // one run, the same data for every contender. `npm run bench` includes it (bench/run.mjs, section 'scale').
 //   node bench/scale.mjs [--sizes=1e4,1e5,1e6] [--cases=fit1,fit2,select,far,robust,interval,gradient,async,exclude]
@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { median } from './measure.mjs';
+import { rAvailable, rPeer } from './peers/r.mjs';
 import { mulberry32, normal } from './workloads.mjs';
 
 const ALL_CASES = 'fit1,fit2,select,far,robust,interval,gradient,async,exclude';
@@ -39,23 +40,23 @@ async function seconds(run, runs = 3) {
   return median(times);
 }
 
-/** R's seconds on the same sample (bench/scale.R): dpill + locpoly (1-D) or loess (2-D); NaN without R. */
-function rSeconds(what, x, y, n, dim, log) {
-  mkdirSync(dataDir, { recursive: true });
-  const [xp, yp] = ['x', 'y'].map((name) => `${dataDir}scale-${dim}-${n}.${name}.f64`);
-  writeFileSync(xp, x);
-  writeFileSync(yp, y);
-  try {
-    const script = fileURLToPath(new URL('./scale.R', import.meta.url));
-    const out = execFileSync('Rscript', [script, what, xp, yp, String(n), String(dim)], {
-      encoding: 'utf8',
-      timeout: 900e3,
-    });
-    return Number(out.trim().split('\n').at(-1));
-  } catch (error) {
-    log(`R ${what}: not available (${error.message.split('\n')[0]})`);
-    return NaN;
+/**
+ * R's seconds on the same sample, through the R peer (bench/peers/r.mjs): KernSmooth's dpill then locpoly at the
+ * bandwidth it chose (1-D; locpoly's defaults: local-linear, 401 grid points), or loess with its defaults but the
+ * approximate trace R recommends above about 1,000 points (2-D); each the median of three timed runs. NaN without R.
+ */
+async function rSeconds(r, what, x, y, n, dim) {
+  if (!r) return NaN;
+  const timed = async () => median([await r.run(), await r.run(), await r.run()].map((t) => t.seconds));
+  if (what === 'loess') {
+    await r.load('loess', x, y, n, [dim, 0.75, 2, 'gaussian', 'interpolate', 'approximate']);
+    return timed();
   }
+  await r.load('dpill', x, y, n, []);
+  const select = await timed();
+  const [h] = await r.output();
+  await r.load('locpoly', x, y, n, [1, h, 401]);
+  return select + (await timed());
 }
 
 /** statsmodels' KernelReg cv_ls (bench/statsmodels_select.py, Nadaraya–Watson) on the same sample; NaN without it. */
@@ -86,6 +87,10 @@ export async function benchScale(
 ) {
   const index = src ? pathToFileURL(`${src}/index.js`).href : new URL('../web/src/index.js', import.meta.url).href;
   const ka = await (await import(index)).init({ threads: 1 });
+  const missing = peers ? rAvailable() : 'R not asked for';
+  if (missing) log(`scale: ${missing}`);
+  const r = missing ? null : rPeer();
+  const rVersion = r ? await r.start() : null;
   const rows = [];
   const row = (n, what, ours, peer, peerLabel) => {
     rows.push({ n, what, ours, peer, peerLabel });
@@ -99,12 +104,12 @@ export async function benchScale(
     const inside = Float64Array.from({ length: 512 }, (_, i) => (i + 0.5) / 512);
     if (has('fit1')) {
       const ours = await seconds(() => ka.kernelRegression(x, y, { dim: 1 }).dispose());
-      row(n, '1-D default fit', ours, peers ? rSeconds('locpoly', x, y, n, 1, log) : NaN, 'R dpill + locpoly');
+      row(n, '1-D default fit', ours, await rSeconds(r, 'locpoly', x, y, n, 1), 'R dpill + locpoly');
     }
     if (has('fit2') && n <= 1e5) {
       const s2 = sample(n, 2);
       const ours = await seconds(() => ka.kernelRegression(s2.x, s2.y, { dim: 2 }).dispose(), 1);
-      row(n, '2-D default fit', ours, peers ? rSeconds('loess', s2.x, s2.y, n, 2, log) : NaN, 'R loess (2-D)');
+      row(n, '2-D default fit', ours, await rSeconds(r, 'loess', s2.x, s2.y, n, 2), 'R loess (2-D)');
     }
     if (['far', 'robust', 'interval', 'gradient'].some(has)) {
       let model;
@@ -160,12 +165,14 @@ export async function benchScale(
       'statsmodels cv_ls',
     );
   }
+  await r?.close();
   return [
     '### Every entry point at scale',
     '',
     'x uniform on [0, 1], y = sin 6x + 0.3·N(0, 1) (2-D: sin 6x₁ + cos 4x₂ + noise); the default fit is',
     '`kernelRegression(x, y, { dim })` (bandwidth by CV, local-linear, method auto); one thread, one run (median of',
-    'three calls after a warm-up where a call takes under 2 s). "ratio" is ours ÷ the other column.',
+    `three calls after a warm-up where a call takes under 2 s); R ${rVersion ?? 'not available'}, timed inside R.`,
+    '"ratio" is ours ÷ the other column.',
     '',
     '| n | case | ours (s) | against | its time (s) | ratio |',
     '| ---: | --- | ---: | --- | ---: | ---: |',
