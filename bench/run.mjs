@@ -19,6 +19,7 @@ import { benchSelection } from './selection.mjs';
 import { benchBackward } from './backward.mjs';
 import { benchLoess } from './loess.mjs';
 import { benchLowess } from './lowess.mjs';
+import { benchScale } from './scale.mjs';
 import { benchProgress } from './progress.mjs';
 import { attentionCase, checkedRows, naiveRows, regressionCase, relativeError } from './workloads.mjs';
 
@@ -50,7 +51,7 @@ const only = args
   .split(',');
 const write = !only && !args.includes('--no-write');
 // The exact engine's tables run unless --cases names only the separate sections (select, approx, lowess, …).
-const sections = ['select', 'approx', 'progress', 'backward', 'lowess', 'loess'];
+const sections = ['select', 'approx', 'progress', 'backward', 'lowess', 'loess', 'scale'];
 const runCases = !only || only.some((id) => !sections.includes(id));
 const log = (line) => process.stderr.write(`${line}\n`);
 const started = performance.now();
@@ -169,6 +170,13 @@ if (!only || only.includes('lowess')) {
 if (!only || only.includes('loess')) {
   log('loess…');
   extra.push(await benchLoess(log).catch((error) => `### loess\n\nfailed: ${error.message}`));
+}
+
+// Every entry point at 10⁴–10⁶ points against R and statsmodels, and as ratios to the plain fit (issue 31;
+// `--cases=scale` runs only this): minutes.
+if (!only || only.includes('scale')) {
+  log('scale…');
+  extra.push(await benchScale(log).catch((error) => `### Every entry point at scale\n\nfailed: ${error.message}`));
 }
 
 const markdown =

@@ -51,11 +51,18 @@ const BINDINGS = {
   lowess: ['status', 'x y n frac iterations delta threads fitted weights'],
   /** `rule`: 'scott' or 'silverman'; h: dim doubles. */
   ruleOfThumb: ['status', 'x n dim rule:Rule h'],
-  /** `score`: 'cv' (leave-one-out) or 'aicc'; a search resumed from `recorded` evaluations, stopped at `stopAt`. */
+  /**
+   * `score`: 'cv' (leave-one-out) or 'aicc'; a search resumed from `recorded` evaluations, stopped at `stopAt`;
+   * `search`: a cvSearchCreate handle kept across the calls of one search resumed in steps (its sorted and binned
+   * sample, bandwidth.h's CvSearchState), or 0.
+   */
   selectCv: [
     'result',
-    'x y n dim width options:fit score:Score perDimension h best curveH curveScore capacity recorded stopAt',
+    'x y n dim width options:fit score:Score perDimension h best curveH curveScore capacity recorded stopAt search?',
   ],
+  /** What one CV search keeps between its steps: a handle (0: out of memory), freed by cvSearchFree. */
+  cvSearchCreate: ['value', ''],
+  cvSearchFree: ['value', 'search'],
   selectCvGradient: [
     'result',
     'x y n dim width options:fit rank transform maxIterations h best curveH curveScore curveGrad capacity recorded stopAt',
@@ -76,7 +83,9 @@ const BINDINGS = {
   gridModelCreate: ['value', 'x y n dim width weights?'],
   gridModelFit: ['result', 'model x y q n I dim width options:fit nodes mean sumSq? eff? logden? error?'],
   gridModelFree: ['value', 'model'],
-  /** { binnings, convolutions } a grid model has made. */
+  /** localGradient on a grid model's sample (its sorted copy, made once: each query reads the keys in its reach). */
+  gridModelGradient: ['result', 'model x y q n I dim width options:fit gradient sumSq? mean?'],
+  /** { binnings, convolutions, sorts, keysRead } of a grid model: its passes, and the keys its far rows read. */
   gridModelCounts: ['value', 'model'],
   /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */
   gridNodes: ['value', 'x n dim options:fit'],
@@ -85,7 +94,7 @@ const BINDINGS = {
 /** `binding`'s function of one object of named fields, calling `module`'s `_binding` with them in order. */
 function bind(module, binding, [returns, argumentList], converters, named) {
   const key = `_${binding}`; // looked up at every call, as the module's own functions are (a test may wrap one)
-  const args = argumentList.split(' ').map((text) => {
+  const args = (argumentList ? argumentList.split(' ') : []).map((text) => {
     const [name, converter] = text.split(':');
     const optional = name.endsWith('?');
     return { name: optional ? name.slice(0, -1) : name, optional, convert: converter && converters[converter] };
