@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/scratch.h"
+#include "base/simd.h"
 #include "engine/neighbours.h"
 #include "stats/plugin_binned.h"
 #include "stats/plugin_blocks.h"
@@ -28,6 +29,48 @@ bool options_valid(const PluginOptions& o) {
          (default_range || given_range);
 }
 
+// The loops over the sample run over blocks of this many points, each a call of its own: under WebAssembly, V8
+// optimises a function only between calls (simd::keep_out_of_line).
+constexpr int64_t kBlock = int64_t(1) << 16;
+
+// Whether x and y are finite on [first, end), and x ascending there (from x[first − 1]).
+void scan_block(const double* x, const double* y, int64_t first, int64_t end, bool* finite, bool* sorted) {
+  double check = 0;  // NaN once any x or y is NaN or infinite
+  bool ascending = true;
+  for (int64_t j = first; j < end; ++j) {
+    check += (x[j] - x[j]) + (y[j] - y[j]);
+    ascending = ascending && !(j > 0 && x[j] < x[j - 1]);
+  }
+  *finite = *finite && check == 0;
+  *sorted = *sorted && ascending;
+}
+
+// Points [first, end) of the trimmed sample: point i is input point idx[i] (i + offset without idx); y's smallest
+// and largest values so far in *lo, *hi.
+void gather_block(const double* x, const double* y, const int64_t* idx, int64_t offset, int64_t first, int64_t end,
+                  double* xs, double* ys, double* lo, double* hi) {
+  double l = *lo, h = *hi;
+  for (int64_t i = first; i < end; ++i) {
+    const int64_t j = idx ? idx[i + offset] : i + offset;
+    xs[i] = x[j];
+    ys[i] = y[j];
+    l = std::min(l, ys[i]);
+    h = std::max(h, ys[i]);
+  }
+  *lo = l;
+  *hi = h;
+}
+
+// y' = (y − shift)·scale on [first, end), in place; returns Σ y'² there.
+double standardise_block(double* ys, int64_t first, int64_t end, double shift, double scale) {
+  double squares = 0;
+  for (int64_t i = first; i < end; ++i) {
+    ys[i] = (ys[i] - shift) * scale;
+    squares += ys[i] * ys[i];
+  }
+  return squares;
+}
+
 // The trimmed sample, sorted by x (ties in input order), with y' = (y − shift)·scale: the shift centres y and the
 // scale, a power of two, brings it near 1, so that squares neither overflow nor lose the residuals to y's size.
 // The rule's h does not change under either (every step is invariant to a shift of y, and σ̂² and the θ's scale
@@ -36,32 +79,28 @@ struct Sample {
   Scratch<double> x, y;
   int64_t n = 0;
   double shift = 0, scale = 1;
+  double squares = 0;  // Σ y'²
 };
 
-Status prepare(const double* x, const double* y, int64_t n, double trim, Sample* s) {
-  Scratch<int64_t> order(n);
+Status prepare(const double* x, const double* y, int64_t n, double trim, bool sorted, Sample* s) {
+  Scratch<int64_t> order(sorted ? 0 : n);
   if (!order.ok()) return Status::OutOfMemory;
-  int64_t* idx = order.get();
-  if (std::is_sorted(x, x + n)) {
-    for (int64_t i = 0; i < n; ++i) idx[i] = i;
-  } else {
-    order_by(x, idx, n);
-  }
+  if (!sorted) order_by(x, order.get(), n);
   const int64_t cut = int64_t(std::floor(trim * double(n)));
   s->n = n - 2 * cut;
   if (!s->x.reset_zeroed(s->n) || !s->y.reset_zeroed(s->n)) return Status::OutOfMemory;
-  double lo = y[idx[cut]], hi = lo;
-  for (int64_t i = 0; i < s->n; ++i) {
-    s->x.get()[i] = x[idx[cut + i]];
-    lo = std::min(lo, y[idx[cut + i]]);
-    hi = std::max(hi, y[idx[cut + i]]);
-  }
+  double lo = INFINITY, hi = -INFINITY;
+  const auto gather = simd::keep_out_of_line(&gather_block);
+  for (int64_t i = 0; i < s->n; i += kBlock)
+    gather(x, y, order.get(), cut, i, std::min(s->n, i + kBlock), s->x.get(), s->y.get(), &lo, &hi);
   s->shift = lo / 2 + hi / 2;
   const double spread = std::max(hi - s->shift, s->shift - lo);
   int exponent = 0;
   if (spread > 0 && std::isfinite(spread)) std::frexp(spread, &exponent);
   s->scale = std::ldexp(1.0, -exponent);
-  for (int64_t i = 0; i < s->n; ++i) s->y.get()[i] = (y[idx[cut + i]] - s->shift) * s->scale;
+  const auto standardise = simd::keep_out_of_line(&standardise_block);
+  for (int64_t i = 0; i < s->n; i += kBlock)
+    s->squares += standardise(s->y.get(), i, std::min(s->n, i + kBlock), s->shift, s->scale);
   return Status::Ok;
 }
 
@@ -108,10 +147,8 @@ Status kernel_steps(const Sample& s, const PluginOptions& o, const RegressionBin
   if (linear == BinnedFit::Singular) return fail(PluginIssue::SparsePilot, d);
   // Σ y'² over the sample, and R's Σ y² − 2 Σ m̂ Y + Σ m̂² c in the unshifted y'' = y' + k: the same but for the
   // points the bins dropped, 2k Σ_dropped y' + k² dropped (zero when none was).
-  double squares = 0;
-  for (int64_t i = 0; i < s.n; ++i) squares += s.y.get()[i] * s.y.get()[i];
   const double k = s.shift * s.scale;
-  const double residual = squares + parts.residual + 2 * k * bins.dropped_sum + k * k * double(bins.dropped);
+  const double residual = s.squares + parts.residual + 2 * k * bins.dropped_sum + k * k * double(bins.dropped);
   d->sigma2 = residual / (n - 2 * parts.self + parts.self_squared);
   if (!(d->sigma2 > 0)) return fail(PluginIssue::NoVariance, d);
   return Status::Ok;
@@ -139,10 +176,12 @@ Status plugin_bandwidth(const double* x, const double* y, int64_t n, const Plugi
   d->sigma2_quartic = d->theta22_quartic = d->theta24_quartic = d->gamma = d->theta22 = d->lambda = d->sigma2 = nan;
   if (n < 1 || !x || !y || !h) return Status::BadShape;
   if (!options_valid(o)) return Status::BadArgument;
-  for (int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(x[i]) || !std::isfinite(y[i])) return Status::BadArgument;
+  bool finite = true, sorted = true;
+  const auto scan = simd::keep_out_of_line(&scan_block);
+  for (int64_t i = 0; i < n; i += kBlock) scan(x, y, i, std::min(n, i + kBlock), &finite, &sorted);
+  if (!finite) return Status::BadArgument;
   Sample s;
-  if (prepare(x, y, n, o.trim, &s) != Status::Ok) return Status::OutOfMemory;
+  if (prepare(x, y, n, o.trim, sorted, &s) != Status::Ok) return Status::OutOfMemory;
   d->n = s.n;
   if (s.n <= 5) return fail(PluginIssue::TooFewPoints, d);
   const bool given = !std::isnan(o.range_lo);
@@ -158,7 +197,9 @@ Status plugin_bandwidth(const double* x, const double* y, int64_t n, const Plugi
     bins.nodes = o.gridsize;
     bins.lo = d->lo;
     bins.hi = d->hi;
-    bin_regression(s.x.get(), s.y.get(), s.n, o.truncate, &bins);
+    const auto bin = simd::keep_out_of_line(&bin_regression);
+    for (int64_t i = 0; i < s.n; i += kBlock)
+      bin(s.x.get(), s.y.get(), i, std::min(s.n, i + kBlock), o.truncate, &bins);
     status = kernel_steps(s, o, bins, d);
     if (status == Status::Ok)
       *h = root(d->sigma2 * (bins.hi - bins.lo) / (2 * std::sqrt(kPi) * d->theta22 * double(s.n)), 5);

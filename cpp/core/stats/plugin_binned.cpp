@@ -8,12 +8,12 @@
 
 namespace ka {
 
-void bin_regression(const double* x, const double* y, int64_t n, bool truncate, RegressionBins* bins) {
+void bin_regression(const double* x, const double* y, int64_t first, int64_t end, bool truncate, RegressionBins* bins) {
   const int64_t nodes = bins->nodes;
   const double lo = bins->lo, hi = bins->hi, step = bins->step();
   double* count = bins->counts;
   double* sum = bins->sums;
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = first; i < end; ++i) {
     // R's 1-based position, rounded as R rounds it; the comparisons keep the integer part in range before the cast.
     const double at = (x[i] - lo) / step + 1;
     int64_t node = at < 1 ? 0 : at >= double(nodes) ? nodes : int64_t(at);

@@ -25,7 +25,8 @@ struct RegressionBins {
   double dropped_sum = 0;
   double step() const { return (hi - lo) / double(nodes - 1); }
 };
-void bin_regression(const double* x, const double* y, int64_t n, bool truncate, RegressionBins* bins);
+// Bins points [first, end) into `bins` (added to what they hold).
+void bin_regression(const double* x, const double* y, int64_t first, int64_t end, bool truncate, RegressionBins* bins);
 
 // The local fits at node g use the nodes g + d, |d| <= L = ⌊4h/step⌋ (within the grid), with weights
 // counts[g + d]·exp(−(d·step/h)²/2): a weighted least-squares polynomial in x − node g. Only nodes holding data

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/scratch.h"
+#include "base/simd.h"
 
 namespace ka {
 namespace {
@@ -67,20 +68,28 @@ Basis basis_of(const double* x, int64_t first, int64_t end) {
   return {lo + half, half > 0 ? half : 1.0};
 }
 
-// The triangle of points [first, end) in `b`'s basis, folded kChunk rows at a time.
-void triangle_of(const double* x, const double* y, int64_t first, int64_t end, const Basis& b, Triangle* t,
+// Folds points [first, end), at most kChunk of them, into t in `b`'s basis.
+void fold_points(const double* x, const double* y, int64_t first, int64_t end, const Basis& b, Triangle* t,
                  Rows* rows) {
-  *t = Triangle{};
   const double inv = 1.0 / b.half_width;
   for (int64_t i = first; i < end; ++i) {
-    const int at = rows->count++;
+    const int at = int(i - first);
     const double u = (x[i] - b.centre) * inv;
     double power = 1;
     for (int k = 0; k < kTerms; ++k, power *= u) rows->col[k][at] = power;
     rows->col[kTerms][at] = y[i];
-    if (rows->count == kChunk) fold(t, rows);
   }
-  if (rows->count) fold(t, rows);
+  rows->count = int(end - first);
+  fold(t, rows);
+}
+
+// The triangle of points [first, end) in `b`'s basis, folded kChunk rows at a time, each a call of its own (under
+// WebAssembly, V8 optimises a function only between calls: simd::keep_out_of_line).
+void triangle_of(const double* x, const double* y, int64_t first, int64_t end, const Basis& b, Triangle* t,
+                 Rows* rows) {
+  *t = Triangle{};
+  const auto fold_chunk = simd::keep_out_of_line(&fold_points);
+  for (int64_t i = first; i < end; i += kChunk) fold_chunk(x, y, i, std::min(end, i + kChunk), b, t, rows);
 }
 
 // Folds a stretch's triangle `s` (basis `from`) into a block's triangle `t` (basis `to`, whose points include the
