@@ -208,3 +208,36 @@ TEST_CASE("plugin_bandwidth checks its arguments and leaves its inputs alone") {
   CHECK(yc == y);
   CHECK(std::isnan(d.cp[d.blocks_max]));  // beyond the partitions compared
 }
+
+TEST_CASE("plugin_kernel_factor is [2√π R(K)/μ₂(K)²]^(1/5) by quadrature of each kernel's shape") {
+  // The shapes as kernels.h weighs u = (q − k)/h, integrated in float64 by Simpson's rule on [−reach, reach].
+  const struct {
+    KernelKind kind;
+    double reach;
+    double (*shape)(double);
+  } kernels[] = {
+      {KernelKind::Gaussian, 40, [](double u) { return std::exp(-u * u / 2); }},
+      {KernelKind::Laplacian, 60, [](double u) { return std::exp(-std::fabs(u)); }},
+      {KernelKind::Epanechnikov, 1, [](double u) { return 1 - u * u; }},
+      {KernelKind::Tricube, 1, [](double u) { return std::pow(1 - std::pow(std::fabs(u), 3), 3); }},
+      {KernelKind::Uniform, 1, [](double) { return 1.0; }},
+  };
+  for (const auto& k : kernels) {
+    CAPTURE(int(k.kind));
+    const int steps = 2000000;  // even; each half is integrated separately so |u|'s kink sits on a node
+    double mass = 0, square = 0, second = 0;
+    for (int half = -1; half <= 1; half += 2)
+      for (int i = 0; i <= steps; ++i) {
+        const double u = half * k.reach * i / steps, w = (i == 0 || i == steps) ? 1 : (i % 2 ? 4 : 2);
+        const double v = k.shape(u);
+        mass += w * v, square += w * v * v, second += w * u * u * v;
+      }
+    const double du = k.reach / steps / 3;
+    mass *= du, square *= du, second *= du;
+    const double r = square / (mass * mass), mu2 = second / mass;  // for K = shape / mass
+    const double expected = std::pow(2 * std::sqrt(M_PI) * r / (mu2 * mu2), 0.2);
+    CHECK(plugin_kernel_factor(k.kind) == doctest::Approx(expected).epsilon(1e-9));
+  }
+  CHECK(std::isnan(plugin_kernel_factor(KernelKind::Cauchy)));
+  CHECK(std::isnan(plugin_kernel_factor(KernelKind::Softmax)));
+}

@@ -208,4 +208,19 @@ Status plugin_bandwidth(const double* x, const double* y, int64_t n, const Plugi
   return status;
 }
 
+double plugin_kernel_factor(KernelKind kind) {
+  // R(K)/μ₂(K)² of the normalised kernels: Laplacian e^(−|u|)/2: (1/4)/2²; Epanechnikov ¾(1 − u²): (3/5)/(1/5)²;
+  // tricube (70/81)(1 − |u|³)³: (175/247)/(35/243)²; uniform ½ on [−1, 1]: (1/2)/(1/3)²; Gaussian: 1/(2√π).
+  double ratio;
+  switch (kind) {
+    case KernelKind::Gaussian: return 1;
+    case KernelKind::Laplacian: ratio = 1.0 / 16; break;
+    case KernelKind::Epanechnikov: ratio = 15; break;
+    case KernelKind::Tricube: ratio = (175.0 / 247) / ((35.0 / 243) * (35.0 / 243)); break;
+    case KernelKind::Uniform: ratio = 4.5; break;
+    default: return std::numeric_limits<double>::quiet_NaN();
+  }
+  return root(2 * std::sqrt(kPi) * ratio, 5);
+}
+
 }  // namespace ka

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "base/status.h"
+#include "kernel/kernels.h"
 
 namespace ka {
 
@@ -78,5 +79,13 @@ struct PluginDetail {
 // rule cannot use (detail->issue says which; *h untouched), OutOfMemory (scratch: about 6n doubles).
 Status plugin_bandwidth(const double* x, const double* y, int64_t n, const PluginOptions& options, double* h,
                         PluginDetail* detail = nullptr);
+
+// What dpill's h (a Gaussian kernel's standard deviation) becomes for a local-linear fit with kernel `kind`: the
+// same asymptotically optimal bandwidth, h_K = [R(K) σ² (b − a)/(μ₂(K)² θ22 n)]^(1/5) (Ruppert, Sheather & Wand 1995,
+// §2; Fan & Gijbels 1996, §3.2), whose estimates σ̂² and θ̂22 do not depend on K, so h_K = h·[2√π R(K)/μ₂(K)²]^(1/5)
+// with R(K) = ∫K² and μ₂(K) = ∫u²K for K normalised to ∫K = 1 in kernels.h's units u = (q − k)/h (Gaussian
+// exp(−u²/2): 1). Epanechnikov 2.2138, tricube 2.6098, uniform 1.7401, Laplacian 0.7398; NaN for the Cauchy kernel
+// (no finite μ₂) and softmax.
+double plugin_kernel_factor(KernelKind kind);
 
 }  // namespace ka
