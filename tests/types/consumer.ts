@@ -102,6 +102,12 @@ async function main(): Promise<void> {
   const ran: 'exact' | 'grid' | 'sparse' = binned.method;
   const err: number = binned.predictInterval(v).errorEstimate;
   ka.selectBandwidth(v, v, { dim: 1, method: 'auto' });
+  const planned: 'exact' | 'grid' | 'sparse' = ka.plan('regression', { n: 100, dim: 1, method: 'sparse' }).method;
+  ka.plan('regression', { n: 100, dim: 2, rule: 'cv', exclude: 0.1, weights: true, estimator: 'nadaraya-watson' });
+  ka.plan('regression', { n: 100, dim: 1, span: true });
+  // @ts-expect-error: a rule is a selectBandwidth rule, not a fixed bandwidth
+  ka.plan('regression', { n: 100, dim: 1, rule: 'fixed' });
+  void planned;
   const fixedOrRule: 'cv' | 'aicc' | 'scott' | 'silverman' | 'fixed' | 'span' = model.selection.rule;
   void fixedOrRule;
   const band: PredictionInterval = model.predictInterval(q, { level: 0.9 });

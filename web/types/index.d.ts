@@ -155,10 +155,27 @@ export interface RegressionPlanOptions {
   dim: number;
   /** Default `'gaussian'`. */
   kernel?: DistanceKernel;
-  /** Default `'auto'`. */
-  method?: 'auto' | 'exact' | 'grid';
+  /**
+   * Default `'auto'`. `'sparse'` (Nadaraya–Watson, at most 3 dimensions, no observation weights, one bandwidth for
+   * every query) is kernelRegression's only, so it needs no `rule`.
+   */
+  method?: 'auto' | 'exact' | 'grid' | 'sparse';
   /** Strictly between 0 and 1; default 1e-3. */
   tolerance?: number;
+  /** Default `'local-linear'` (`'nadaraya-watson'` with rule `'cv-gradient'`), as kernelRegression's and selectBandwidth's. */
+  estimator?: Estimator;
+  /**
+   * Without it: what kernelRegression() fits a model on (its predictions and summary). With it: what
+   * selectBandwidth() with this rule computes its criterion on (rules of thumb: the CV score they report; cvScore:
+   * `'cv'`).
+   */
+  rule?: SelectBandwidthRule;
+  /** Blocked CV's radius (rule `'cv'`), as selectBandwidth's: a number > 0 runs exactly. */
+  exclude?: number;
+  /** Whether observation weights are given (the sparse method serves none). Default false. */
+  weights?: boolean;
+  /** Whether the bandwidth is a span (`{ span }`: a bandwidth per query, which only the exact fit serves). Default false. */
+  span?: boolean;
 }
 
 /** attentionWithInfo()'s result: the output and what computed it. */
@@ -916,15 +933,19 @@ export interface KernelAttention {
   /**
    * Which method attention() would run with these arguments, and why (the core's method table decides method
    * `'auto'`, docs/approximations.md "How 'auto' chooses"), without running it. Throws what attention() throws for bad
-   * arguments.
+   * arguments, and for a `method` that cannot serve the call (naming `options.method`, or the mask, groups or `dim`
+   * that forbids it).
    */
   plan(task: 'attention', queries: NumericArray, keys: NumericArray, options: AttentionOptions): Plan<AttentionMethod>;
   /**
-   * What kernelRegression(), selectBandwidth() and cvScore() run on for a sample of `n` points (`method` as
-   * kernelRegression's, default `'auto'`; `tolerance` default 1e-3). A model may still fit exactly at a bandwidth no
-   * grid serves; its own `reason` says so.
+   * What kernelRegression() (without `rule`) or selectBandwidth() with `rule` (cvScore: rule `'cv'`) runs on for a
+   * sample of `n` points, and why, as the core's method table decides it. A grid model still fits exactly at a
+   * bandwidth no grid serves; its own `reason` says so.
+   * @throws {KernelAttentionError} `'BadArgument'` for a bad option, and for a `method` that cannot serve the call,
+   * naming `options.method` (or `options.weights`) with the field that forbids it in the message, as the call itself
+   * would throw.
    */
-  plan(task: 'regression', options: RegressionPlanOptions): Plan<'exact' | 'grid'>;
+  plan(task: 'regression', options: RegressionPlanOptions): Plan<'exact' | 'grid' | 'sparse'>;
   /**
    * selectBandwidth() one criterion evaluation per step (the core's search is paused by its progress hook and
    * resumed, docs/design.md); `total` is an estimate until the search ends. Resolves to selectBandwidth()'s result,
