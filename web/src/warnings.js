@@ -28,11 +28,13 @@ export function medianSpacing(x, n, dim, c) {
   const v = new Float64Array(n);
   for (let i = 0; i < n; i++) v[i] = x[i * dim + c];
   v.sort();
-  const gaps = [];
-  for (let i = 1; i < n; i++) if (v[i] > v[i - 1]) gaps.push(v[i] - v[i - 1]);
-  if (!gaps.length) return 0;
-  gaps.sort((a, b) => a - b);
-  const at = 0.5 * (gaps.length - 1);
+  // In a typed array, sorted without a comparator: an array and a comparator took 1.2 s at 10⁶ points.
+  const all = new Float64Array(Math.max(n - 1, 0));
+  let count = 0;
+  for (let i = 1; i < n; i++) if (v[i] > v[i - 1]) all[count++] = v[i] - v[i - 1];
+  if (!count) return 0;
+  const gaps = all.subarray(0, count).sort();
+  const at = 0.5 * (count - 1);
   const k = Math.floor(at);
   return gaps[k] + (at - k) * ((gaps[k + 1] ?? gaps[k]) - gaps[k]);
 }
