@@ -1,14 +1,13 @@
-// The plug-in bandwidth (issue 30): the core's plugin_bandwidth in the single-thread WebAssembly module against
+// The plug-in bandwidth (issue 30): selectBandwidth(x, y, { dim: 1, rule: 'plugin' }) on one thread against
 // KernSmooth's dpill() in R on the same data, in the same run, interleaved round by round. `node bench/plugin.mjs
 // [rounds]` prints the table (docs/benchmarks.md, "Plug-in bandwidth"); without Rscript (or KernSmooth) R's column
-// says so. R times each dpill() call inside R (bench/dpill.R), so its start-up is not counted; ours is the binding
-// with the copy of x and y into WebAssembly memory, after one warm-up call. Until selectBandwidth takes
-// `rule: 'plugin'` it calls the binding through the package's own loader and heap (what that rule will run).
+// says so. R times each dpill() call inside R (bench/dpill.R), so its start-up is not counted; ours is the whole
+// public call after one warm-up call: the copies into WebAssembly memory, the rule, and the CV score at the chosen
+// bandwidth that every rule reports.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { withHeap } from '../web/src/heap.js';
-import { loadModule } from '../web/src/loader.js';
+import { init } from '../web/src/index.js';
 import { describeMachine, describeSource } from './machine.mjs';
 import { median } from './measure.mjs';
 import { mulberry32, normal } from './workloads.mjs';
@@ -43,15 +42,9 @@ function dpill(files, n) {
 const fmt = (v, digits = 3) => (Number.isFinite(v) ? v.toPrecision(digits) : '–');
 const spread = (values) => `${fmt(median(values))} (${fmt(Math.min(...values))}–${fmt(Math.max(...values))})`;
 
-/** Ours: the binding on float64 copies of x and y; returns h. */
-function plugin(module, x, y) {
-  const r = withHeap(module, (heap) => module._pluginBandwidth(heap.f64(x), heap.f64(y), x.length));
-  if (!Number.isFinite(r.h)) throw new Error('plugin_bandwidth gave no bandwidth on the benchmark data');
-  return r.h;
-}
-
 export async function benchPlugin(log = () => {}, rounds = 5) {
-  const module = await loadModule(undefined);
+  const ka = await init({ threads: 1 });
+  const plugin = (x, y) => ka.selectBandwidth(x, y, { dim: 1, rule: 'plugin' }).bandwidth[0];
   const missing = rMissing();
   let rVersion = missing ?? '';
   const rows = [];
@@ -65,10 +58,10 @@ export async function benchPlugin(log = () => {}, rounds = 5) {
     const theirs = [];
     let h = NaN;
     let hR = NaN;
-    plugin(module, x, y); // warm-up (V8 tiers the loops up)
+    plugin(x, y); // warm-up (V8 tiers the loops up)
     for (let round = 0; round < rounds; round++) {
       const start = performance.now();
-      h = plugin(module, x, y);
+      h = plugin(x, y);
       ours.push((performance.now() - start) / 1e3);
       if (!missing) {
         const r = dpill(files, n);
@@ -84,7 +77,7 @@ export async function benchPlugin(log = () => {}, rounds = 5) {
     );
   }
   return [
-    "### Plug-in bandwidth: plugin_bandwidth against KernSmooth's dpill",
+    "### Plug-in bandwidth: selectBandwidth rule 'plugin' against KernSmooth's dpill",
     '',
     `One thread (the single-thread WebAssembly build) against R's \`dpill(x, y)\` (${rVersion}) on the same data: ` +
       `x uniform on [0, 1] unsorted, y = sin(2πx) + 0.3·N(0, 1); ${rounds} interleaved rounds, median (min–max) ` +
