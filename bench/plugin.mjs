@@ -1,20 +1,21 @@
 // The plug-in bandwidth (issue 30): selectBandwidth(x, y, { dim: 1, rule: 'plugin' }) on one thread against
-// KernSmooth's dpill() in R on the same data, in the same run, interleaved round by round. `node bench/plugin.mjs
-// [rounds]` prints the table (docs/benchmarks.md, "Plug-in bandwidth"); without Rscript (or KernSmooth) R's column
-// says so. R times each dpill() call inside R (bench/dpill.R), so its start-up is not counted; ours is the whole
-// public call after one warm-up call: the copies into WebAssembly memory, the rule, and the CV score at the chosen
-// bandwidth that every rule reports.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+// KernSmooth's dpill() in R on the same data in the same run, timed inside each (ours: performance.now and
+// process.cpuUsage around the public call, which includes the copies into WebAssembly memory and the selection's
+// warnings; R: proc.time in bench/r_peer.R, through bench/peers/r.mjs). `node bench/plugin.mjs` prints the table
+// (docs/benchmarks.md, "Plug-in bandwidth"); without Rscript it prints ours alone with a note. Rounds alternate ours
+// and R after one warm-up call each; each cell is the median over the rounds, with the CPU seconds beside the elapsed
+// ones: on a shared machine the CPU time is the steadier figure.
 import { fileURLToPath } from 'node:url';
 import { init } from '../web/src/index.js';
-import { describeMachine, describeSource } from './machine.mjs';
-import { median } from './measure.mjs';
+import { rAvailable, rPeer } from './peers/r.mjs';
 import { mulberry32, normal } from './workloads.mjs';
 
-const script = fileURLToPath(new URL('./dpill.R', import.meta.url));
-const dataDir = fileURLToPath(new URL('../build/bench/data/', import.meta.url));
-const SIZES = [10_000, 100_000, 1_000_000];
+// [n, rounds]
+const ROWS = [
+  [10_000, 9],
+  [100_000, 7],
+  [1_000_000, 5],
+];
 
 /** x uniform on [0, 1] (unsorted), y = sin(2πx) + 0.3·N(0, 1). */
 function sample(n) {
@@ -24,74 +25,64 @@ function sample(n) {
   return { x, y };
 }
 
-/** Whether Rscript with KernSmooth is there: null when it is, else why not. */
-function rMissing() {
-  const r = spawnSync('Rscript', ['-e', 'library(KernSmooth)'], { encoding: 'utf8' });
-  if (r.error) return 'Rscript not found';
-  return r.status === 0 ? null : 'R has no KernSmooth';
-}
-
-/** One Rscript run of dpill on the files: { h, seconds }. */
-function dpill(files, n) {
-  const r = spawnSync('Rscript', [script, files.x, files.y, String(n), '1'], { encoding: 'utf8', timeout: 600e3 });
-  if (r.status !== 0) throw new Error(`Rscript failed: ${(r.stderr || '').slice(0, 300)}`);
-  const reply = JSON.parse(r.stdout.trim().split('\n').at(-1));
-  return { h: reply.h, seconds: reply.seconds[0], version: `${reply.R}, KernSmooth ${reply.KernSmooth}` };
-}
-
+const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const fmt = (v, digits = 3) => (Number.isFinite(v) ? v.toPrecision(digits) : '–');
-const spread = (values) => `${fmt(median(values))} (${fmt(Math.min(...values))}–${fmt(Math.max(...values))})`;
 
-export async function benchPlugin(log = () => {}, rounds = 5) {
+function timeOurs(select) {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const h = select();
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  return { h, seconds, cpu: (cpu.user + cpu.system) / 1e6 };
+}
+
+export async function benchPlugin(log = () => {}) {
   const ka = await init({ threads: 1 });
-  const plugin = (x, y) => ka.selectBandwidth(x, y, { dim: 1, rule: 'plugin' }).bandwidth[0];
-  const missing = rMissing();
-  let rVersion = missing ?? '';
-  const rows = [];
-  for (const n of SIZES) {
-    const { x, y } = sample(n);
-    mkdirSync(dataDir, { recursive: true });
-    const files = { x: `${dataDir}plugin-${n}.x.f64`, y: `${dataDir}plugin-${n}.y.f64` };
-    writeFileSync(files.x, x);
-    writeFileSync(files.y, y);
-    const ours = [];
-    const theirs = [];
-    let h = NaN;
-    let hR = NaN;
-    plugin(x, y); // warm-up (V8 tiers the loops up)
-    for (let round = 0; round < rounds; round++) {
-      const start = performance.now();
-      h = plugin(x, y);
-      ours.push((performance.now() - start) / 1e3);
-      if (!missing) {
-        const r = dpill(files, n);
-        theirs.push(r.seconds);
-        hR = r.h;
-        rVersion = r.version;
-      }
-      log(`plugin n=${n} round ${round + 1}: ours ${ours.at(-1).toFixed(3)} s, dpill ${fmt(theirs.at(-1))} s`);
-    }
-    rows.push(
-      `| ${n.toLocaleString('en-US')} | ${spread(ours)} | ${missing ? '–' : spread(theirs)} | ` +
-        `${missing ? '–' : fmt(median(theirs) / median(ours))} | ${missing ? '–' : Math.abs(h / hR - 1).toExponential(1)} |`,
-    );
-  }
-  return [
+  const select = (x, y) => ka.selectBandwidth(x, y, { dim: 1, rule: 'plugin' }).bandwidth[0];
+  const missing = rAvailable();
+  const r = missing ? null : rPeer();
+  const version = r ? await r.start() : null;
+  const lines = [
     "### Plug-in bandwidth: selectBandwidth rule 'plugin' against KernSmooth's dpill",
     '',
-    `One thread (the single-thread WebAssembly build) against R's \`dpill(x, y)\` (${rVersion}) on the same data: ` +
-      `x uniform on [0, 1] unsorted, y = sin(2πx) + 0.3·N(0, 1); ${rounds} interleaved rounds, median (min–max) ` +
-      'seconds. "differs" is |h / h_R − 1|.',
+    `One thread (the single-thread WebAssembly build) against ${version ?? 'R'}'s \`dpill(x, y)\` on the same data ` +
+      '(x uniform on [0, 1] unsorted, y = sin(2πx) + 0.3·N(0, 1)). Medians over alternating rounds; "CPU" is the ' +
+      'process\'s CPU seconds, "differs" |h / h_R − 1|.',
     '',
-    '| n | ours (s) | dpill (s) | dpill ÷ ours | differs |',
-    '|---|---|---|---|---|',
-    ...rows,
-    '',
-    ...describeMachine().map((line) => `- ${line}`),
-    `- ${describeSource()}`,
-  ].join('\n');
+    '| n | ours (s) | ours CPU (s) | R (s) | R CPU (s) | R ÷ ours (CPU) | differs |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  if (missing) lines.splice(3, 0, '', `Note: ${missing}.`);
+  try {
+    for (const [n, rounds] of ROWS) {
+      const { x, y } = sample(n);
+      const ours = [];
+      const theirs = [];
+      timeOurs(() => select(x, y)); // warm-up (V8 tiers the loops up)
+      if (r) await r.load('dpill', x, y, n, []);
+      for (let k = 0; k < rounds; k++) {
+        ours.push(timeOurs(() => select(x, y)));
+        if (r) theirs.push(await r.run());
+        log(
+          `plugin n=${n} round ${k + 1}: ours ${ours.at(-1).seconds.toFixed(3)} s, R ${fmt(theirs.at(-1)?.seconds)} s`,
+        );
+      }
+      const h = ours.at(-1).h;
+      const hR = r ? (await r.output())[0] : NaN;
+      const [oursS, oursCpu] = [median(ours.map((t) => t.seconds)), median(ours.map((t) => t.cpu))];
+      const [rS, rCpu] = r ? [median(theirs.map((t) => t.seconds)), median(theirs.map((t) => t.cpu))] : [NaN, NaN];
+      lines.push(
+        `| ${n.toLocaleString('en-US')} | ${fmt(oursS)} | ${fmt(oursCpu)} | ${fmt(rS)} | ${fmt(rCpu)} | ` +
+          `${fmt(rCpu / oursCpu)} | ${r ? Math.abs(h / hR - 1).toExponential(1) : '–'} |`,
+      );
+    }
+  } finally {
+    r?.close();
+  }
+  return lines.join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log(await benchPlugin((line) => console.error(line), Number(process.argv[2] ?? 5)));
+  console.log(await benchPlugin((line) => console.error(line)));
 }
