@@ -13,7 +13,6 @@
 
 #include "../fixtures/loess_r.h"
 #include "stats/loess/loess.h"
-#include "stats/loess/sample.h"
 #include "stats/loess/statistics.h"
 
 using namespace ka;
@@ -162,32 +161,6 @@ TEST_CASE("loess fits each input row whatever the input order") {
     for (int64_t i = 0; i < set.n; ++i)
       CHECK(fb[size_t(i)] == doctest::Approx(fa[size_t(perm[size_t(i)])]).epsilon(1e-12));
     CHECK(b.summary().residual_scale == doctest::Approx(a.summary().residual_scale).epsilon(1e-12));
-  }
-}
-
-TEST_CASE("sort_by_key orders keys with their indices as a stable sort of (key, index) pairs does") {
-  // Ties (few distinct values), −0 beside +0, negatives, magnitudes far apart (every radix pass used), and sizes
-  // around the passes' 2048 buckets.
-  const double values[] = {0.0, -0.0, 1.5, -1.5, 1e300, -1e-300, 3.0, 3.0, 2e-10, -7.25, 1e6, 5e-324};
-  for (const int64_t n : {0, 1, 2, 7, 2047, 2048, 2049, 10000}) {
-    CAPTURE(n);
-    std::vector<double> keys(static_cast<size_t>(n));
-    std::vector<int64_t> index(static_cast<size_t>(n));
-    uint64_t state = 12345;
-    for (int64_t i = 0; i < n; ++i) {
-      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-      keys[size_t(i)] = (state >> 40) % 3 ? values[(state >> 33) % 12] : double(int64_t(state >> 20) % 1000) / 7;
-      index[size_t(i)] = (i * 7919) % (n + 1);  // an order of indices that is not increasing
-    }
-    std::vector<std::pair<double, int64_t>> want(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) want[size_t(i)] = {keys[size_t(i)], index[size_t(i)]};
-    std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    loess::sort_by_key(keys.data(), index.data(), n);
-    for (int64_t i = 0; i < n; ++i) {
-      CAPTURE(i);
-      CHECK(keys[size_t(i)] == want[size_t(i)].first);  // −0 == +0: either sign is the same key
-      CHECK(index[size_t(i)] == want[size_t(i)].second);
-    }
   }
 }
 

@@ -6,19 +6,22 @@
 #include <cstring>
 
 #include "base/rare.h"
+#include "engine/neighbours.h"
 #include "stats/loess/id_table.h"
 
 namespace ka::loess {
 namespace {
 
 // The tree is built once per fit over few cells (each holds at most ⌊n·span·cell⌋ points): its steps are compiled for
-// size (base/rare.h, KA_COLD); the sort of a cell's points (sort_by_key, sample.cpp) is -O3.
+// size (base/rare.h, KA_COLD); the sort of a cell's points is the module's order_by.
 struct Builder {
   const Sample& sample;
   KdTree& tree;
   int64_t capacity;            // R's nvmax = ncmax = max(200, n)
   IdTable ids;                 // every vertex by its coordinates: a cut reuses the ones that exist
   std::vector<double> values;  // one cell's coordinates along the cut, sorted
+  std::vector<double> keys;    // ... in the cell's order
+  std::vector<int64_t> order;  // ... the order that sorts them
 
   KA_COLD int32_t add_vertex(const double* v) {
     uint64_t hash = 0;
@@ -45,11 +48,21 @@ struct Builder {
     int64_t* pts = tree.points.data();
     const int32_t d = tree.dims;
     const double* x = sample.x.data();
-    values.resize(size_t(end - begin));
-    for (int64_t i = begin; i < end; ++i) values[size_t(i - begin)] = x[pts[i] * d + axis];
-    // In 1-D the working order is already sorted. Points with equal coordinates may come out in any order: the cut
-    // falls between different values (or, all equal, the points are one location), so the tree is the same.
-    if (d > 1) sort_by_key(values.data(), pts + begin, end - begin);
+    const int64_t count = end - begin;
+    values.resize(size_t(count));
+    if (d == 1) {  // the working order is already sorted
+      for (int64_t i = begin; i < end; ++i) values[size_t(i - begin)] = x[pts[i]];
+    } else {
+      // Ties keep the cell's order, not the points' index order as R's sort would: the cut falls between different
+      // values (or, all equal, the points are one location), so the tree is the same.
+      keys.resize(size_t(count));
+      order.resize(size_t(count));
+      for (int64_t i = 0; i < count; ++i) keys[size_t(i)] = x[pts[begin + i] * d + axis];
+      order_by(keys.data(), order.data(), count);
+      for (int64_t i = 0; i < count; ++i) values[size_t(i)] = keys[size_t(order[size_t(i)])];
+      for (int64_t i = 0; i < count; ++i) order[size_t(i)] = pts[begin + order[size_t(i)]];  // the points, sorted
+      std::copy(order.begin(), order.end(), pts + begin);
+    }
     // R's m = ⌊(l + u)/2⌋ in 1-based positions l = begin + 1, u = end.
     const int64_t m = (begin + 1 + end) / 2 - 1;
     int64_t offset = 0;
@@ -127,7 +140,7 @@ KA_COLD Status build_kd_tree(const Sample& sample, int64_t fc, KdTree* out) {
   tree.corner.clear();
   tree.points.resize(size_t(sample.n));
   for (int64_t i = 0; i < sample.n; ++i) tree.points[size_t(i)] = i;
-  Builder builder{sample, tree, std::max<int64_t>(200, sample.n), {}, {}};
+  Builder builder{sample, tree, std::max<int64_t>(200, sample.n), {}, {}, {}, {}};
   // The root box: the data's, widened at each end by 0.5 % of its extent (R's ehg126).
   double lower[kMaxDims], upper[kMaxDims];
   for (int32_t j = 0; j < d; ++j) {

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "base/rare.h"
+#include "engine/neighbours.h"
 
 namespace ka::loess {
 namespace {
@@ -27,53 +27,9 @@ KA_COLD double trimmed_sd(const double* x, int64_t n, int32_t dims, int32_t colu
   return std::sqrt(ss / double(m - 1));
 }
 
-// A double as an unsigned integer in the same order (−0 as +0): the sign bit set for positive numbers, every bit
-// flipped for negative ones.
-uint64_t ordered_bits(double v) {
-  v += 0.0;
-  uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b >> 63 ? ~b : b | (uint64_t(1) << 63);
-}
-
-double from_ordered_bits(uint64_t b) {
-  b = b >> 63 ? b & ~(uint64_t(1) << 63) : ~b;
-  double v;
-  std::memcpy(&v, &b, sizeof v);
-  return v;
-}
-
 }  // namespace
 
-void sort_by_key(double* keys, int64_t* index, int64_t n) {
-  // 11 bits a pass, least significant first; each pass is stable, so equal keys keep their order. A pass where
-  // every key has the same digit (the exponent's high bits, mostly) is skipped.
-  constexpr int kBits = 11;
-  constexpr uint64_t kMask = (uint64_t(1) << kBits) - 1;
-  std::vector<int64_t> buffer(size_t(3 * n));
-  uint64_t *a = reinterpret_cast<uint64_t*>(buffer.data()), *b = a + n;
-  int64_t *ia = index, *ib = buffer.data() + 2 * n;
-  for (int64_t i = 0; i < n; ++i) a[i] = ordered_bits(keys[i]);
-  int64_t count[kMask + 1];
-  for (int shift = 0; shift < 64; shift += kBits) {
-    std::fill(count, count + kMask + 1, 0);
-    for (int64_t i = 0; i < n; ++i) ++count[(a[i] >> shift) & kMask];
-    if (n == 0 || count[(a[0] >> shift) & kMask] == n) continue;
-    int64_t start = 0;
-    for (uint64_t d = 0; d <= kMask; ++d) std::swap(count[d], start), start += count[d];
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t to = count[(a[i] >> shift) & kMask]++;
-      b[to] = a[i];
-      ib[to] = ia[i];
-    }
-    std::swap(a, b);
-    std::swap(ia, ib);
-  }
-  if (ia != index) std::copy(ia, ia + n, index);
-  for (int64_t i = 0; i < n; ++i) keys[i] = from_ordered_bits(a[i]);
-}
-
-// Once per fit: compiled for size (base/rare.h); the sort it calls stays this file's -O3.
+// Once per fit: compiled for size (base/rare.h); its sort is the module's order_by (-O3).
 KA_COLD Status make_sample(const double* x, const double* y, const double* weights, int64_t n, int32_t dims,
                            bool normalize, Sample* out) {
   if (n < 1 || dims < 1 || dims > kMaxDims) return Status::BadShape;
@@ -98,10 +54,7 @@ KA_COLD Status make_sample(const double* x, const double* y, const double* weigh
   }
   s.input.resize(size_t(n));
   if (dims == 1) {
-    // Rows in order, sorted stably by x: ties by row.
-    std::vector<double> keys(x, x + n);
-    for (int64_t i = 0; i < n; ++i) s.input[size_t(i)] = i;
-    sort_by_key(keys.data(), s.input.data(), n);
+    order_by(x, s.input.data(), n);  // the module's one sort of points by a coordinate: ties by row
   } else {
     for (int64_t i = 0; i < n; ++i) s.input[size_t(i)] = i;
   }

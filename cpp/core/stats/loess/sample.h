@@ -32,10 +32,6 @@ struct Sample {
 Status make_sample(const double* x, const double* y, const double* weights, int64_t n, int32_t dims, bool normalize,
                    Sample* out);
 
-// Sorts n keys (finite) with their indices by increasing key, keys that compare equal (−0 and +0 too) in the order
-// given: an LSD radix sort, so 1-D samples are ordered by (x, row) as R orders them and k-d tree cells by coordinate.
-void sort_by_key(double* keys, int64_t* index, int64_t n);
-
 // Squared Euclidean distance between the scaled point i and z (scaled coordinates), summed over the dimensions in
 // order as R sums it.
 inline double squared_distance(const Sample& s, int64_t i, const double* z) {
