@@ -138,66 +138,80 @@ Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
   return Status::Ok;
 }
 
-}  // namespace
-
-Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
-                 const Criterion& criterion, const SearchProgress& progress) {
-  const int64_t dims = p.queries.cols;
-  if (!bandwidth_detail::exclude_ok(criterion)) return {Status::BadArgument};
-  for (int64_t d = 0; d < dims; ++d)
-    if (!(h[d] > 0) || !std::isfinite(h[d])) return {Status::BadArgument};  // the start must be a bandwidth
-  Scratch<double> start(dims), trial(dims);
-  if (!start.ok() || !trial.ok()) return {Status::OutOfMemory};
-  std::copy(h, h + dims, start.get());
-  Scratch<double> best_h(dims);
-  if (!best_h.ok()) return {Status::OutOfMemory};
+// One select_cv search: its inputs, its grids, the evaluations so far (a resumed search replays them from the
+// curve), the best point evaluated and the first failure.
+struct Search {
+  const Problem& p;
+  const Criterion& criterion;
+  const SearchProgress& progress;
+  CvCurve* const curve;
+  const int64_t dims;
+  Scratch<double> start, trial, best_h;
   double best_score = kInf;
   bool any_holdable = false;  // some evaluated bandwidth was positive and finite (else the scan overflowed)
   Result failure;
   // Evaluations a resumed search takes from the curve (CvCurve), and the evaluations made so far.
-  const int32_t recorded = curve ? std::clamp(curve->count, 0, curve->capacity) : 0;
+  const int32_t recorded;
   int32_t evaluations = 0;
   // Leave-one-out CV in 1-D: one grid for the whole search, binned once.
-  GridCv grid = search_grid(p, criterion);
+  GridCv grid;
   // The exact evaluations' sorted sample, sorted once for the whole search.
   bandwidth_detail::SearchSample sorted;
   // An exact 1-D leave-one-out search screens its scan on a fine grid of its own (kScreenTolerance); then only the
   // refinement's evaluations, all exact, can be returned. Whether the scan is screened depends on the sample alone,
   // so a replayed search makes the same choice.
-  GridCv screen(Fit{p, criterion.estimator, criterion.observation_weights},
-                criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.grid_tolerance > 0) &&
-                        !(criterion.exclude > 0)
-                    ? kScreenTolerance
-                    : 0.0);
-  const bool screening = screen.suits() && p.keys.rows >= kScreenMinPoints;
+  GridCv screen;
+  bool screening;
   // The smallest bandwidth screened: below it the exact fit of a scan point costs about as little as the grid's.
   double screen_from = kInf;
-  if (screening) {
-    float low = p.keys.row(0)[0], high = low;
-    for (int64_t i = 1; i < p.keys.rows; ++i) {
-      low = std::min(low, p.keys.row(i)[0]);
-      high = std::max(high, p.keys.row(i)[0]);
-    }
-    screen_from = kScreenFrom * (double(high) - double(low));
-  }
   double y_range = 0;
-  for (int64_t c = 0; screening && c < p.values.cols; ++c) {
-    double low = kInf, high = -kInf;
-    for (int64_t i = 0; i < p.values.rows; ++i) {
-      low = std::min(low, double(p.values.row(i)[c]));
-      high = std::max(high, double(p.values.row(i)[c]));
+
+  Search(const Problem& p_, const Criterion& c, const SearchProgress& progress_, CvCurve* curve_, const double* h)
+      : p(p_),
+        criterion(c),
+        progress(progress_),
+        curve(curve_),
+        dims(p_.queries.cols),
+        start(dims),
+        trial(dims),
+        best_h(dims),
+        recorded(curve_ ? std::clamp(curve_->count, 0, curve_->capacity) : 0),
+        grid(search_grid(p_, c)),
+        screen(Fit{p_, c.estimator, c.observation_weights},
+               c.score == Score::LeaveOneOut && p_.queries.cols == 1 && !(c.grid_tolerance > 0) && !(c.exclude > 0)
+                   ? kScreenTolerance
+                   : 0.0),
+        screening(screen.suits() && p_.keys.rows >= kScreenMinPoints) {
+    if (start.ok()) std::copy(h, h + dims, start.get());
+    if (screening) {
+      float low = p.keys.row(0)[0], high = low;
+      for (int64_t i = 1; i < p.keys.rows; ++i) {
+        low = std::min(low, p.keys.row(i)[0]);
+        high = std::max(high, p.keys.row(i)[0]);
+      }
+      screen_from = kScreenFrom * (double(high) - double(low));
     }
-    y_range = std::max(y_range, high - low);
+    for (int64_t c = 0; screening && c < p.values.cols; ++c) {
+      double low = kInf, high = -kInf;
+      for (int64_t i = 0; i < p.values.rows; ++i) {
+        low = std::min(low, double(p.values.row(i)[c]));
+        high = std::max(high, double(p.values.row(i)[c]));
+      }
+      y_range = std::max(y_range, high - low);
+    }
   }
-  const auto screen_margin = [&, width = double(p.values.cols)](double s) {
-    const double e = kScreenFitError * y_range;
+  bool ok() const { return start.ok() && trial.ok() && best_h.ok(); }
+
+  double screen_margin(double s) const {
+    const double width = double(p.values.cols), e = kScreenFitError * y_range;
     return 2 * std::sqrt(s * width) * e + width * e * e;
-  };
+  }
+
   // CV at a bandwidth, recorded on the curve and kept when it is the best so far; NaN-free (+inf for empty
   // neighbourhoods). The search returns the best point it evaluated, so no evaluation is repeated at the end.
   // A scan point while screening (`scan`) is scored on the screening grid where that serves h, and is never kept.
   // After a failure (or a cancellation) nothing more is evaluated: the loops run out on +inf and the search returns.
-  const auto evaluate = [&](const double* bandwidth, bool scan) {
+  double evaluate(const double* bandwidth, bool scan) {
     if (failure.status != Status::Ok) return kInf;
     double s = kInf;
     if (evaluations < recorded) {
@@ -235,33 +249,54 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
       std::copy(bandwidth, bandwidth + dims, best_h.get());
     }
     return s;
-  };
-  const auto scale_to = [&](double log_scale, bool scan) {
+  }
+
+  // The start times e^log_scale.
+  double scale_to(double log_scale, bool scan) {
     for (int64_t d = 0; d < dims; ++d) trial.get()[d] = start.get()[d] * std::exp(log_scale);
     return evaluate(trial.get(), scan);
-  };
-  const auto scan_at = [&](double log_scale) { return scale_to(log_scale, true); };
-  const auto at_scale = [&](double log_scale) { return scale_to(log_scale, false); };
+  }
+};
 
-  // Coarse scan of the common scale over the whole sensible range (scan_range), log-spaced, then Brent's method
-  // between the best scan point's neighbours: the search returns the global minimum of what it scanned.
+// The scan of the common scale: points k = lo … hi at log scale first + k·step (k = 0 at scale_lo), their scores,
+// and the best one.
+struct Scan {
+  double first = 0, step = 0;
+  int count = 0, lo = 0, hi = 0, best = 0;
+  Scratch<double> scores;  // k = -kScanExtra … count − 1 + kScanExtra
+  double& score_at(int k) { return scores.get()[k + kScanExtra]; }
+  double score_at(int k) const { return scores.get()[k + kScanExtra]; }
+};
+
+// Coarse scan of the common scale over the whole sensible range (scan_range), log-spaced, extended beyond either
+// end while the best point sits there.
+Result scan(Search& s, Scan& sc) {
+  const Problem& p = s.p;
+  const auto scan_at = [&](double log_scale) { return s.scale_to(log_scale, true); };
   double scale_lo = 0, scale_hi = 0;
-  if (const Status st = scan_range(p.keys, start.get(), &scale_lo, &scale_hi); st != Status::Ok) return {st};
+  if (const Status st = scan_range(p.keys, s.start.get(), &scale_lo, &scale_hi); st != Status::Ok) return {st};
   const int count = std::max(2, int(std::ceil(std::log10(scale_hi / scale_lo) * kScanPerDecade)) + 1);
   const double first = std::log(scale_lo), step = (std::log(scale_hi) - first) / double(count - 1);
+  sc.first = first;
+  sc.step = step;
+  sc.count = count;
   // Scan points k = lo … hi, k = 0 at scale_lo; kScanExtra more each way where the best point sits at an end.
-  Scratch<double> scores(count + 2 * kScanExtra);
-  if (!scores.ok()) return {Status::OutOfMemory};
-  const auto score_at = [&](int k) -> double& { return scores.get()[k + kScanExtra]; };
-  int lo = 0, hi = count - 1, best = 0;
+  if (!sc.scores.reset_zeroed(count + 2 * kScanExtra)) return {Status::OutOfMemory};
+  const auto score_at = [&](int k) -> double& { return sc.score_at(k); };
+  int& lo = sc.lo;
+  int& hi = sc.hi;
+  int& best = sc.best;
+  lo = 0;
+  hi = count - 1;
+  best = 0;
   // A multi-dimensional Nadaraya–Watson scan runs from the start (s = 1) up, then from there down, and stops each
   // way where a lower bound on CV (cv_scan_bound.h: near the mean going up, near the nearest-neighbour fit going
   // down; each only rises further that way) exceeds the best score found: those points are not the scan's minimum,
   // and they are its costly ones (reaching every key above, rows redone in double below the spacing). Ties go to
   // the smaller bandwidth, as in the upward scan.
-  const NearestBound bound(p, criterion, start.get());
+  const NearestBound bound(p, s.criterion, s.start.get());
   if (bound.status() != Status::Ok) return {bound.status()};
-  if (!screening && bound.active()) {
+  if (!s.screening && bound.active()) {
     best = -1;
     const auto take = [&](int k) {
       score_at(k) = scan_at(first + k * step);
@@ -282,7 +317,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
       if (score_at(k) < score_at(best)) best = k;
     }
   }
-  if (failure.status != Status::Ok) return failure;
+  if (s.failure.status != Status::Ok) return s.failure;
   // Below the range: only while the lowest point is the best (ties in x, or a kernel that needs no spacing).
   while (best == lo && lo > -kScanExtra && std::isfinite(score_at(lo))) {
     --lo;
@@ -296,63 +331,93 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
     score_at(hi) = scan_at(first + hi * step);
     if (score_at(hi) < score_at(best)) best = hi;
   }
-  if (failure.status != Status::Ok) return failure;
-  // Brent's method, exactly, between the neighbours of the best scan point; where the scan was screened, also around
-  // up to kScreenBrackets − 1 more local minima of the scan (not next to one already taken) that the grid's error
-  // could make the best: a score within screen_margin of the best's (both ways), in order of score.
+  return s.failure;
+}
+
+// Brent's method, exactly, between the neighbours of the best scan point; where the scan was screened, also around
+// up to kScreenBrackets − 1 more local minima of the scan (not next to one already taken) that the grid's error
+// could make the best: a score within screen_margin of the best's (both ways), in order of score.
+Result refine(Search& s, const Scan& sc) {
+  const auto at_scale = [&](double log_scale) { return s.scale_to(log_scale, false); };
+  const auto score_at = [&](int k) { return sc.score_at(k); };
+  const int lo = sc.lo, hi = sc.hi, best = sc.best;
+  const double first = sc.first, step = sc.step;
   int chosen[kScreenBrackets] = {best};
   int brackets = 1;
   const double best_scan = score_at(best);
   const auto local_minimum = [&](int k) {
     return (k == lo || score_at(k) <= score_at(k - 1)) && (k == hi || score_at(k) <= score_at(k + 1));
   };
-  while (screening && brackets < kScreenBrackets && std::isfinite(best_scan)) {
+  while (s.screening && brackets < kScreenBrackets && std::isfinite(best_scan)) {
     int next = -1;
     for (int k = lo; k <= hi; ++k) {
       const bool apart = std::all_of(chosen, chosen + brackets, [&](int c) { return std::abs(k - c) >= 2; });
       if (apart && local_minimum(k) && std::isfinite(score_at(k)) && (next < 0 || score_at(k) < score_at(next)))
         next = k;
     }
-    if (next < 0 || score_at(next) - screen_margin(score_at(next)) > best_scan + screen_margin(best_scan)) break;
+    if (next < 0 || score_at(next) - s.screen_margin(score_at(next)) > best_scan + s.screen_margin(best_scan)) break;
     chosen[brackets++] = next;
   }
   for (int b = 0; b < brackets; ++b) {
     brent(at_scale, first + std::max(lo, chosen[b] - 1) * step, first + std::min(hi, chosen[b] + 1) * step, 0.005);
-    if (failure.status != Status::Ok) return failure;
+    if (s.failure.status != Status::Ok) return s.failure;
   }
+  return {};
+}
 
-  if (per_dimension && dims > 1) {
-    // Coordinate descent: sweeps until a sweep improves CV by less than 1e-7 (relative), at most 12.
-    for (int sweep = 0; sweep < 12; ++sweep) {
-      const double before = best_score;
-      for (int64_t d = 0; d < dims; ++d) {
-        std::copy(best_h.get(), best_h.get() + dims, trial.get());
-        const auto along = [&](double log_h) {
-          trial.get()[d] = std::exp(log_h);
-          return evaluate(trial.get(), false);
-        };
-        // A minimum at the edge of the bracket (an irrelevant input wants an ever larger bandwidth) moves the
-        // bracket, up to 6 times; the first sweep looks within a factor 4, later ones within a factor 2.
-        const double reach = std::log(sweep == 0 ? 4.0 : 2.0), tol = 0.002;
-        double center = std::log(best_h.get()[d]);
-        for (int moves = 0; moves < 6; ++moves) {
-          const double next = brent(along, center - reach, center + reach, tol);
-          const bool at_edge = std::fabs(std::fabs(next - center) - reach) < 2 * tol;
-          center = next;
-          if (!at_edge || failure.status != Status::Ok) break;
-        }
-        if (failure.status != Status::Ok) return failure;
+// Coordinate descent over the per-dimension bandwidths from the best common scale: sweeps until a sweep improves CV
+// by less than 1e-7 (relative), at most 12.
+Result descend_per_dimension(Search& s) {
+  const int64_t dims = s.dims;
+  for (int sweep = 0; sweep < 12; ++sweep) {
+    const double before = s.best_score;
+    for (int64_t d = 0; d < dims; ++d) {
+      std::copy(s.best_h.get(), s.best_h.get() + dims, s.trial.get());
+      const auto along = [&](double log_h) {
+        s.trial.get()[d] = std::exp(log_h);
+        return s.evaluate(s.trial.get(), false);
+      };
+      // A minimum at the edge of the bracket (an irrelevant input wants an ever larger bandwidth) moves the
+      // bracket, up to 6 times; the first sweep looks within a factor 4, later ones within a factor 2.
+      const double reach = std::log(sweep == 0 ? 4.0 : 2.0), tol = 0.002;
+      double center = std::log(s.best_h.get()[d]);
+      for (int moves = 0; moves < 6; ++moves) {
+        const double next = brent(along, center - reach, center + reach, tol);
+        const bool at_edge = std::fabs(std::fabs(next - center) - reach) < 2 * tol;
+        center = next;
+        if (!at_edge || s.failure.status != Status::Ok) break;
       }
-      if (!(best_score < before * (1 - 1e-7))) break;
+      if (s.failure.status != Status::Ok) return s.failure;
     }
+    if (!(s.best_score < before * (1 - 1e-7))) break;
   }
-  if (!any_holdable) {  // every bandwidth tried overflowed: the start, with its own score
-    evaluate(start.get(), false);
-    if (failure.status != Status::Ok) return failure;
+  return {};
+}
+
+}  // namespace
+
+Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
+                 const Criterion& criterion, const SearchProgress& progress) {
+  const int64_t dims = p.queries.cols;
+  if (!bandwidth_detail::exclude_ok(criterion)) return {Status::BadArgument};
+  for (int64_t d = 0; d < dims; ++d)
+    if (!(h[d] > 0) || !std::isfinite(h[d])) return {Status::BadArgument};  // the start must be a bandwidth
+  Search s(p, criterion, progress, curve, h);
+  if (!s.ok()) return {Status::OutOfMemory};
+  // Coarse scan of the common scale, then Brent's method between the best scan point's neighbours: the search
+  // returns the global minimum of what it scanned.
+  Scan sc;
+  if (const Result r = scan(s, sc); r.status != Status::Ok) return r;
+  if (const Result r = refine(s, sc); r.status != Status::Ok) return r;
+  if (per_dimension && dims > 1)
+    if (const Result r = descend_per_dimension(s); r.status != Status::Ok) return r;
+  if (!s.any_holdable) {  // every bandwidth tried overflowed: the start, with its own score
+    s.evaluate(s.start.get(), false);
+    if (s.failure.status != Status::Ok) return s.failure;
   }
   // h is written only now: a cancelled search leaves it as the start, so that it can be resumed.
-  std::copy(best_h.get(), best_h.get() + dims, h);
-  *score = best_score;
+  std::copy(s.best_h.get(), s.best_h.get() + dims, h);
+  *score = s.best_score;
   return {};
 }
 
