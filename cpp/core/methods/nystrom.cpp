@@ -222,7 +222,7 @@ Result nystrom_attention(const Problem& p, const ApproxOptions& o, Matrix out, A
   for (int32_t h = 0; h < p.heads; ++h) {
     heads.push_back(head_data(p, h));
     truth.emplace_back(sample.size() * size_t(D));
-    const Result e = exact_rows(p, h, sample, truth.back().data());
+    const Result e = exact_attention_rows(p, h, sample, truth.back().data());
     if (e.status != Status::Ok) return e;
   }
   // RMS error over the sample of the models built with L landmarks (per head: landmark indices and model).
@@ -271,7 +271,7 @@ Result nystrom_attention(const Problem& p, const ApproxOptions& o, Matrix out, A
     if (!rest.empty()) {
       std::vector<int64_t> rows(rest.begin(), rest.end());
       std::vector<double> exact(rows.size() * size_t(D));
-      const Result e = exact_rows(p, h, rows, exact.data());
+      const Result e = exact_attention_rows(p, h, rows, exact.data());
       if (e.status != Status::Ok) return e;
       for (size_t n = 0; n < rows.size(); ++n) std::copy_n(&exact[n * size_t(D)], D, &full[size_t(rows[n] * D)]);
       r.exact_rows += int64_t(rows.size());

@@ -231,7 +231,7 @@ Result random_features_attention(const Problem& p, const ApproxOptions& o, Matri
       run_head(heads[size_t(h)], w, m, p.masks.causal, cols, &var_sum, &fallback);
       if (!fallback.empty()) {
         std::vector<double> exact(fallback.size() * size_t(D));
-        const Result e = exact_rows(p, h, fallback, exact.data());
+        const Result e = exact_attention_rows(p, h, fallback, exact.data());
         if (e.status != Status::Ok) return e;
         for (size_t n = 0; n < fallback.size(); ++n)
           for (int64_t c = 0; c < D; ++c) cols.row(fallback[n])[c] = float(exact[n * size_t(D) + size_t(c)]);
@@ -249,7 +249,7 @@ Result random_features_attention(const Problem& p, const ApproxOptions& o, Matri
   const std::vector<int64_t> sample = sample_rows(I, kHeldOutSample, o.seed, kHeldOutStream);
   std::vector<double> exact(sample.size() * size_t(D) * size_t(p.heads));
   for (int32_t h = 0; h < p.heads; ++h) {
-    const Result e = exact_rows(p, h, sample, exact.data() + size_t(h) * sample.size() * size_t(D));
+    const Result e = exact_attention_rows(p, h, sample, exact.data() + size_t(h) * sample.size() * size_t(D));
     if (e.status != Status::Ok) return e;
   }
   const auto held_out_error = [&] {

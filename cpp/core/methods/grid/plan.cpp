@@ -50,7 +50,7 @@ bool fft_pays(double rows, double nodes, double L) { return fft_cost(rows, nodes
 // 2,000 points took 16 ms (local-linear 134 ms) where the exact fit takes 4 (6.4) before the second pass was counted
 // and this was 4.
 constexpr double kExactPairTaps = 1;
-bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n) {
+bool convolutions_pay(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n) {
   const double taps = std::min(double(nodes), std::ceil(reach_of(kind) * h / step));
   const auto pass = [&](double rows) {
     return std::min(direct_cost(rows, double(nodes), taps), fft_cost(rows, double(nodes), taps));
@@ -90,7 +90,7 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
   // that coordinate, which a 64² grid of 30 taps a side did for 6 points, thousands of times in a search.
   for (int64_t d = 0; d < dims; ++d) {
     const double step = range[d] > 0 ? range[d] / double(nodes - 1) : double(h[d]);
-    if (!grid_pays(kind, nodes, dims, double(h[d]), step, x.rows)) return 0;
+    if (!convolutions_pay(kind, nodes, dims, double(h[d]), step, x.rows)) return 0;
   }
   return nodes;
 }

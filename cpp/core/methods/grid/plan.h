@@ -19,7 +19,7 @@ bool fft_pays(double rows, double nodes, double L);
 
 // Whether the convolutions on `nodes` nodes per axis (spacing `step`, bandwidth h along that axis) of a `dims`-D
 // grid cost less than the exact fit of n points at themselves (plan.cpp says how each is counted).
-bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n);
+bool convolutions_pay(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n);
 
 // The weights the grid serves a row with must carry at least this share of the sample's total weight; below it
 // (a query beyond the data, an isolated point in leave-one-out) the row is computed exactly. The direct sums round
