@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "engine/online_softmax.h"
@@ -79,11 +80,55 @@ TEST_CASE("an empty row follows the policy and is decided in one place") {
   CHECK(std::isnan(out[1]));
   CHECK(finalize(o.st, out, EmptyPolicy::Zero) == RowOutcome::Done);
   CHECK(out[0] == 0.0f);
-  CHECK(finalize(o.st, out, EmptyPolicy::Nearest) == RowOutcome::NeedsNearest);
   CHECK(finalize(o.st, out, EmptyPolicy::Error) == RowOutcome::Error);
   Owned empty(2);
   o.st.merge(empty.st);
   CHECK(o.st.empty());
+}
+
+TEST_CASE("an empty row under Nearest: the mean of the nearest keys' values, their weights, or the known end keys") {
+  // Query 0 at x = 0.9 against keys at 0, 1, 1 and 3 (two values each); the nearest admissible keys are the two at 1.
+  const float q[1] = {0.9f}, k[4] = {0, 1, 1, 3}, v[8] = {1, 2, 10, 20, 30, 40, 5, 6}, h[1] = {0.5f};
+  Masks masks;
+  const Head hd{{q, 1, 1, 1}, {k, 4, 1, 1},        {v, 4, 2, 2}, {KernelKind::Epanechnikov, 1.0, h},
+                &masks,       EmptyPolicy::Nearest};
+  uint8_t chosen[4];
+  int64_t found = -1;
+  float out[4] = {-1, -1, -1, -1};
+  REQUIRE(finalize_empty_row(2, out, EmptyPolicy::Nearest, NearestKeys{&hd, 0, chosen, &found}) == RowOutcome::Done);
+  CHECK(found == 2);
+  CHECK(out[0] == 20.0f);  // (10 + 30) / 2
+  CHECK(out[1] == 30.0f);
+  CHECK((chosen[0] == 0 && chosen[1] == 1 && chosen[2] == 1 && chosen[3] == 0));
+  // weights(): 1/n on each nearest key, over the J keys.
+  REQUIRE(finalize_empty_row(4, out, EmptyPolicy::Nearest, NearestKeys{&hd, 0, chosen, nullptr, true}) ==
+          RowOutcome::Done);
+  CHECK((out[0] == 0.0f && out[1] == 0.5f && out[2] == 0.5f && out[3] == 0.0f));
+  // Keys a caller found itself: their value sums and count.
+  const double sums[2] = {9, 3};
+  NearestKeys known;
+  known.known_sums = sums;
+  known.known_count = 3;
+  REQUIRE(finalize_empty_row(2, out, EmptyPolicy::Nearest, known) == RowOutcome::Done);
+  CHECK((out[0] == 3.0f && out[1] == 1.0f));
+  // A row of width 0 asks only for the outcome.
+  CHECK(finalize_empty_row(0, nullptr, EmptyPolicy::Error) == RowOutcome::Error);
+  CHECK(finalize_empty_row(0, nullptr, EmptyPolicy::Nearest) == RowOutcome::Done);
+  // No admissible key at all: zeros.
+  const uint8_t none[4] = {1, 1, 1, 1};
+  masks.key_padding = none;
+  REQUIRE(finalize_empty_row(2, out, EmptyPolicy::Nearest, NearestKeys{&hd, 0, chosen, &found}) == RowOutcome::Done);
+  CHECK(found == 0);
+  CHECK((out[0] == 0.0f && out[1] == 0.0f));
+}
+
+TEST_CASE("mean_to_float clamps a finite mean beyond float32 to its largest value and passes inf and NaN") {
+  constexpr float kMax = std::numeric_limits<float>::max();
+  CHECK(mean_to_float(1e39) == kMax);
+  CHECK(mean_to_float(-1e300) == -kMax);
+  CHECK(mean_to_float(0.1) == 0.1f);
+  CHECK(mean_to_float(INFINITY) == INFINITY);
+  CHECK(std::isnan(mean_to_float(NAN)));
 }
 
 TEST_CASE("add_with_square keeps sum of squared weights under the state's shift, as a float64 loop computes it") {

@@ -99,7 +99,8 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
   const int64_t I = p.queries.rows, J = p.keys.rows, D = p.values.cols, H = p.heads, width = D / H;
   Scratch<float> acc(shards * I * D);
   Scratch<double> max(shards * I * H), sum(shards * I * H), merged(width), part(width);
-  if (!acc.ok() || !max.ok() || !sum.ok() || !merged.ok() || !part.ok()) return false;
+  Scratch<uint8_t> chosen(states ? 0 : J);  // the nearest keys of an empty row under EmptyPolicy::Nearest
+  if (!acc.ok() || !max.ok() || !sum.ok() || !merged.ok() || !part.ok() || !chosen.ok()) return false;
   std::vector<Result> results(static_cast<size_t>(shards));
   parallel_for(shards, threads, [&](int64_t s) {
     const int64_t first = s * J / shards, last = (s + 1) * J / shards;
@@ -113,8 +114,8 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
   result = {};
   for (const Result& r : results) result = first_failure(result, r);
   if (result.status != Status::Ok) return true;
-  std::vector<uint8_t> nearest(size_t(I), 0);  // empty rows under EmptyPolicy::Nearest need every key again
-  for (int32_t h = 0; h < H; ++h)  // heads outer: the first error is the lowest head, then row (first_failure)
+  for (int32_t h = 0; h < H; ++h) {  // heads outer: the first error is the lowest head, then row (first_failure)
+    const Head hd = head_of(p, h);
     for (int64_t i = 0; i < I; ++i) {
       SoftmaxState<double> st{-std::numeric_limits<double>::infinity(), 0.0, merged.get(), width};
       st.reset();
@@ -127,20 +128,8 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
         states->save(i, h, st.settled());
         continue;
       }
-      const RowOutcome outcome = finalize(st, out.row(i) + h * width, p.empty);
-      if (outcome == RowOutcome::Error) {
+      if (finalize(st, out.row(i) + h * width, p.empty, NearestKeys{&hd, i, chosen.get()}) == RowOutcome::Error) {
         result = {Status::EmptyRow, i, h};
-        return true;
-      }
-      if (outcome == RowOutcome::NeedsNearest) nearest[size_t(i)] = 1;
-    }
-  // Rare: compact kernels whose support holds no key. Those rows run again, unsharded, over every key.
-  for (int64_t i = 0; i < I; ++i) {
-    if (nearest[size_t(i)]) {
-      Problem row = p;
-      row.queries = p.queries.row_range(i, 1);
-      if (const Result r = run_query_blocks(row, out.row_range(i, 1), nullptr, 1); r.status != Status::Ok) {
-        result = {r.status, i, r.head};
         return true;
       }
     }

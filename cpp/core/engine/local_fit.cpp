@@ -256,16 +256,12 @@ KA_COLD RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Mo
     if (out.effective_keys) out.effective_keys[i] = 0;
     if (out.log_denominator) out.log_denominator[i] = -kInf;
     if (out.guarded) out.guarded[i] = 0;
-    return finalize(empty_state(s.width), mean, hd.empty, NearestKeys{&hd, i, r.chosen.get()});
+    return finalize_empty_row(s.width, mean, hd.empty, NearestKeys{&hd, i, r.chosen.get()});
   }
   double* g = r.g.get();
   const bool guarded = first_column_of_inverse(m.a, s.p, r.l.get(), g);
   if (out.guarded) out.guarded[i] = guarded;
-  for (int64_t c = 0; c < s.width; ++c) {
-    double v = 0;
-    for (int64_t x = 0; x < s.p; ++x) v += g[x] * m.t[x * s.width + c];
-    mean[c] = s.p == 1 ? mean_to_float(v) : float(v);  // Nadaraya–Watson is a weighted mean (online_softmax.h)
-  }
+  for (int64_t c = 0; c < s.width; ++c) mean[c] = mean_to_float(fitted_value(g, m.t + c, s.p, s.width));
   if (out.sum_sq_weights) {  // gᵀ B g, B symmetric with its upper triangle stored
     double v = 0;
     for (int64_t x = 0; x < s.p; ++x)

@@ -42,7 +42,7 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
       if (out.self_weight) out.self_weight[i] = kNaN;
       if (out.effective_keys) out.effective_keys[i] = 0;
       if (out.log_denominator) out.log_denominator[i] = -kInf;
-      if (finalize(empty_state(width), mean, p.empty, NearestKeys{&c.hd, i, chosen}) == RowOutcome::Error)
+      if (finalize_empty_row(width, mean, p.empty, NearestKeys{&c.hd, i, chosen}) == RowOutcome::Error)
         return {Status::EmptyRow, i, 0};
       if (out.mean_double)
         for (int64_t col = 0; col < width; ++col) out.mean_double[i * width + col] = double(mean[col]);
@@ -52,8 +52,7 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
     if (out.guarded && !f.query_scale) out.guarded[i] = guarded;
     const double* g = r.inv.data();  // A⁻¹ e₁
     for (int64_t col = 0; col < width; ++col) {
-      double v = 0;
-      for (int64_t x = 0; x < np; ++x) v += g[x] * r.t[size_t(x * width + col)];
+      const double v = fitted_value(g, r.t.data() + col, np, width);
       mean[col] = mean_to_float(v);
       if (out.mean_double) out.mean_double[i * width + col] = v;
     }
@@ -107,8 +106,7 @@ Result local_gradient(const Fit& f, const GradientOut& out) {
     const double s0 = r.a[0];
     invert(r);
     for (int64_t col = 0; col < width; ++col) {
-      double v = 0;
-      for (int64_t x = 0; x < np; ++x) v += r.inv[size_t(x)] * r.t[size_t(x * width + col)];
+      const double v = fitted_value(r.inv.data(), r.t.data() + col, np, width);
       if (mean) mean[col] = v;
       for (int64_t d = 0; d < dims; ++d) {
         if (ll) {  // β_{d+1} = e_{d+1}ᵀ A⁻¹ t, per unit of x: divided by h_d

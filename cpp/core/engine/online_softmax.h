@@ -152,7 +152,7 @@ struct StateTable {
   }
 };
 
-enum class RowOutcome { Done, NeedsNearest, Error };
+enum class RowOutcome { Done, Error };
 
 // Marks (with 1) the admissible keys of query i that share the highest nearest_score; returns how many there are.
 // `chosen` has J entries. Exact ties share the weight, which is the limit of a vanishing bandwidth.
@@ -176,44 +176,61 @@ inline int64_t nearest_keys(const Head& hd, int64_t i, uint8_t* chosen) {
   return count;
 }
 
-// What EmptyPolicy::Nearest needs to fill an empty row: the row's head and query, and J bytes of scratch.
-// A finalize() without it (hd null) leaves such a row to the caller (NeedsNearest).
+// What EmptyPolicy::Nearest reads: the nearest admissible keys of query i among hd's, which finalize() finds with
+// nearest_keys() and marks in `chosen` (J bytes of scratch, marked on return), writing how many to *found when
+// given; or, where the caller knows them already (the end keys of a 1-D grid's sample), their value sums
+// (`known_sums`, width entries) and count. `weights`: the row is the J weights of weights(), 1/n on each nearest key,
+// rather than the mean of their values.
 struct NearestKeys {
   const Head* hd = nullptr;
   int64_t i = 0;
   uint8_t* chosen = nullptr;
+  int64_t* found = nullptr;
+  bool weights = false;
+  const double* known_sums = nullptr;
+  double known_count = 0;
 };
 
-// A weighted mean a / z as float32. The mean of finite float32 values lies within float32 range, but a carries the
-// float32 tile sums' rounding (~2^-24 relative), so a mean of values at ±FLT_MAX can come out just beyond it: such a
-// quotient is clamped to ±FLT_MAX instead of rounding to ±inf. Infinite and NaN quotients (from infinite or NaN
-// values) pass through.
+// A weighted mean a / z as float32: every mean the core writes, exact or binned, attention or local fit, goes
+// through it. The mean of finite float32 values lies within float32 range, but a carries the float32 tile sums'
+// rounding (~2^-24 relative), and a local-linear fit extrapolates, so a mean can come out beyond it: such a value is
+// clamped to ±FLT_MAX instead of rounding to ±inf. Infinite and NaN quotients (from infinite or NaN values) pass
+// through.
 inline float mean_to_float(double mean) {
   constexpr double kMax = std::numeric_limits<float>::max();
   return float(std::isfinite(mean) ? std::clamp(mean, -kMax, kMax) : mean);
 }
 
-// Writes the row's result a / z into out (st.width floats). An empty row follows `policy`: NaN, zeros, the mean of
-// the values of the nearest admissible keys (zeros when the masks allow none), or Error, which the caller turns into
-// Status::EmptyRow. Every method finishes its rows here.
-template <class T>
-RowOutcome finalize(const SoftmaxState<T>& st, float* out, EmptyPolicy policy, const NearestKeys& nearest = {}) {
-  if (!st.empty()) {
-    for (int64_t d = 0; d < st.width; ++d) out[d] = mean_to_float(double(st.acc[d]) / double(st.sum));
-    return RowOutcome::Done;
-  }
+// The row of a query with no admissible key (width outputs), by `policy`: NaN, zeros, the mean of the values of the
+// nearest admissible keys (zeros when the masks allow none; `nearest` says where they are), or Error, which the
+// caller turns into Status::EmptyRow. This is the one place the empty-row policy is decided: every method ends such
+// a row here (a method with no state for the row calls it directly, the others through finalize()). A row of width 0
+// only asks for the outcome (and, under Nearest, for the keys' marks and count).
+inline RowOutcome finalize_empty_row(int64_t width, float* out, EmptyPolicy policy, const NearestKeys& nearest = {}) {
   switch (policy) {
     case EmptyPolicy::NaN:
-      std::fill(out, out + st.width, std::numeric_limits<float>::quiet_NaN());
+      std::fill(out, out + width, std::numeric_limits<float>::quiet_NaN());
       return RowOutcome::Done;
-    case EmptyPolicy::Zero: std::fill(out, out + st.width, 0.0f); return RowOutcome::Done;
+    case EmptyPolicy::Zero: std::fill(out, out + width, 0.0f); return RowOutcome::Done;
     case EmptyPolicy::Error: return RowOutcome::Error;
     case EmptyPolicy::Nearest: break;
   }
-  if (!nearest.hd) return RowOutcome::NeedsNearest;
+  if (nearest.known_sums) {
+    for (int64_t d = 0; d < width; ++d) out[d] = float(nearest.known_sums[d] / nearest.known_count);
+    return RowOutcome::Done;
+  }
+  if (!nearest.hd) {  // no keys to look at: a caller of finalize_states, which refuses Nearest, or a row of width 0
+    std::fill(out, out + width, 0.0f);
+    return RowOutcome::Done;
+  }
   const Head& hd = *nearest.hd;
   const int64_t n = nearest_keys(hd, nearest.i, nearest.chosen);
-  for (int64_t d = 0; d < st.width; ++d) {
+  if (nearest.found) *nearest.found = n;
+  if (nearest.weights) {
+    for (int64_t j = 0; j < width; ++j) out[j] = nearest.chosen[j] ? float(1.0 / double(n)) : 0.0f;
+    return RowOutcome::Done;
+  }
+  for (int64_t d = 0; d < width; ++d) {
     double a = 0;
     for (int64_t j = 0; j < hd.keys.rows; ++j)
       if (nearest.chosen[j]) a += hd.values.row(j)[d];
@@ -222,9 +239,12 @@ RowOutcome finalize(const SoftmaxState<T>& st, float* out, EmptyPolicy policy, c
   return RowOutcome::Done;
 }
 
-// An empty row's state, for finalize() where a method has no state of its own for the row.
-inline SoftmaxState<double> empty_state(int64_t width) {
-  return {-std::numeric_limits<double>::infinity(), 0.0, nullptr, width};
+// Writes the row's result a / z into out (st.width floats); an empty row (z = 0) by finalize_empty_row.
+template <class T>
+RowOutcome finalize(const SoftmaxState<T>& st, float* out, EmptyPolicy policy, const NearestKeys& nearest = {}) {
+  if (st.empty()) return finalize_empty_row(st.width, out, policy, nearest);
+  for (int64_t d = 0; d < st.width; ++d) out[d] = mean_to_float(double(st.acc[d]) / double(st.sum));
+  return RowOutcome::Done;
 }
 
 }  // namespace ka

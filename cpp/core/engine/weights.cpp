@@ -76,14 +76,10 @@ Result run_rows(const Head& hd, int32_t head, int64_t first, int64_t last, float
                        (std::isfinite(top) && std::fabs(top) > kFloatScoreLimit);
       if (!bad && normalise(w, J)) continue;
       if ((bad || !is_compact(kind)) && double_row(hd, i, row.get(), w)) continue;
-      // The policy as finalize() applies it to a row of J weights; under Nearest the row is the weights of the
-      // nearest-key mean, 1/n on each of the n nearest keys (zeros when the masks allow no key).
-      const RowOutcome outcome = finalize(empty_state(J), w, hd.empty);
-      if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, head};
-      if (outcome == RowOutcome::NeedsNearest) {
-        const int64_t n = nearest_keys(hd, i, chosen.get());
-        for (int64_t j = 0; j < J; ++j) w[j] = chosen.get()[j] ? float(1.0 / double(n)) : 0.0f;
-      }
+      // The policy's row of J weights; under Nearest the weights of the nearest-key mean, 1/n on each of the n
+      // nearest keys (zeros when the masks allow no key).
+      if (finalize_empty_row(J, w, hd.empty, NearestKeys{&hd, i, chosen.get(), nullptr, true}) == RowOutcome::Error)
+        return {Status::EmptyRow, i, head};
     }
   }
   return {};

@@ -178,10 +178,10 @@ Result backward_head(const KernelPasses& passes, const Head& hd, int32_t head, c
       rows.delta[i] = 0;
       continue;
     }
-    if (!(L > -kInf)) {
+    if (!(L > -kInf)) {  // an empty row: its outcome by the policy (finalize_empty_row), its gradient below
       rows.lse[i] = -kInf;
       rows.delta[i] = 0;
-      if (hd.empty == EmptyPolicy::Error) return {Status::EmptyRow, i, head};
+      if (finalize_empty_row(0, nullptr, hd.empty) == RowOutcome::Error) return {Status::EmptyRow, i, head};
       continue;
     }
     passes.statistics(hd, i, h, dout, L, delta);
@@ -190,11 +190,13 @@ Result backward_head(const KernelPasses& passes, const Head& hd, int32_t head, c
     any = any || L > -kInf;
   }
   if (any) (hd.masks->any() ? passes.masked_tiles : passes.tiles)(hd, h, dout, rows, g);
-  if (hd.empty != EmptyPolicy::Nearest) return {};
-  // Empty rows under Nearest return the mean of the nearest keys' values: only those values receive gradient.
+  if (hd.empty != EmptyPolicy::Nearest) return {};  // NaN and zero rows are constants
+  // Empty rows under Nearest return the mean of the nearest keys' values (finalize_empty_row, which marks them in
+  // `chosen`): only those values receive gradient.
   for (int64_t i = 0; i < I; ++i) {
     if (rows.lse[i] > -kInf || (skip && skip[i])) continue;
-    const int64_t n = nearest_keys(hd, i, chosen);
+    int64_t n = 0;
+    finalize_empty_row(0, nullptr, hd.empty, NearestKeys{&hd, i, chosen, &n});
     if (n == 0) continue;
     for (int64_t j = 0; j < hd.keys.rows; ++j)
       if (chosen[j])

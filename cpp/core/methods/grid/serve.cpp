@@ -7,6 +7,7 @@
 
 #include "base/scratch.h"
 #include "engine/local_solve.h"
+#include "engine/online_softmax.h"
 #include "methods/grid/convolution.h"
 #include "methods/grid/exact_rows.h"
 #include "methods/grid/far.h"
@@ -266,11 +267,8 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
       out.guarded[i] = 1;
     const double* gg = g.get();
     float* mean = out.mean.row(i);
-    for (int64_t col = 0; col < width; ++col) {
-      double est = 0;
-      for (int64_t r = 0; r < p_cols; ++r) est += gg[r] * T[col * powers_1 + r];
-      mean[col] = float(est);
-    }
+    for (int64_t col = 0; col < width; ++col)
+      mean[col] = mean_to_float(fitted_value(gg, T + col * powers_1, p_cols, 1));
     if (out.sum_sq_weights) {
       double sum_sq = 0;
       for (int64_t r = 0; r < p_cols; ++r)
