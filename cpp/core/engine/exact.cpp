@@ -98,7 +98,7 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
                     Result& result) {
   const int64_t I = p.queries.rows, J = p.keys.rows, D = p.values.cols, H = p.heads, width = D / H;
   Scratch<float> acc(shards * I * D);
-  Scratch<double> max(shards * I * H), sum(shards * I * H), merged(width), part(width);
+  Scratch<double> max(shards * I * H), sum(shards * I * H), merged(1 + width), part(1 + width);
   Scratch<uint8_t> chosen(states ? 0 : J);  // the nearest keys of an empty row under EmptyPolicy::Nearest
   if (!acc.ok() || !max.ok() || !sum.ok() || !merged.ok() || !part.ok() || !chosen.ok()) return false;
   std::vector<Result> results(static_cast<size_t>(shards));
@@ -117,7 +117,7 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
   for (int32_t h = 0; h < H; ++h) {  // heads outer: the first error is the lowest head, then row (first_failure)
     const Head hd = head_of(p, h);
     for (int64_t i = 0; i < I; ++i) {
-      SoftmaxState<double> st{-std::numeric_limits<double>::infinity(), 0.0, merged.get(), width};
+      SoftmaxState<double> st(merged.get(), width);
       st.reset();
       for (int64_t s = 0; s < shards; ++s) {
         const StateOut shard{max.get() + s * I * H, sum.get() + s * I * H, Matrix{acc.get() + s * I * D, I, D, D},

@@ -17,9 +17,11 @@ namespace {
 // state's batch form, then each weight over the sum; false when empty.
 template <class T>
 bool normalise(T* row, int64_t n) {
-  const SoftmaxState<T> st = exponentiate_row<T, std::is_same_v<T, float>>(row, n);
+  T sum = 0;
+  SoftmaxState<T, std::is_same_v<T, float>> st(&sum, 0);
+  exponentiate_row(row, n, st);
   if (!(st.max > -std::numeric_limits<T>::infinity())) return false;
-  for (int64_t j = 0; j < n; ++j) row[j] /= st.sum;
+  for (int64_t j = 0; j < n; ++j) row[j] /= sum;
   return true;
 }
 

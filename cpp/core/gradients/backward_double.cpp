@@ -72,11 +72,13 @@ using PairScore = double (*)(const float*, const float*, const double*, int64_t,
 // so the score is reached through a pointer and one copy serves every kernel).
 double row_lse(const Head& hd, int64_t i, const double* h, double scale, PairScore score) {
   const int64_t m = hd.queries.cols;
-  SoftmaxState<double> st;  // width 0: only the shift and the sum
+  double z = 0;
+  SoftmaxState<double> st(&z, 0);  // width 0: only the shift and the sum
+  st.reset();
   double dot = 0;
   for (int64_t j = 0; j < hd.keys.rows; ++j)
     if (hd.allows(i, j)) st.add(score(hd.queries.row(i), hd.keys.row(j), h, m, scale, dot), nullptr);
-  return st.max == -kInf ? -kInf : st.max + std::log(st.sum);
+  return st.max == -kInf ? -kInf : st.max + std::log(st.sum());
 }
 
 // Every pair's gradient terms, key tile by key tile.

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/counter_rng.h"
+#include "engine/shifted_sums.h"
 
 namespace ka {
 
@@ -84,17 +85,13 @@ void evaluate(const HeadData& h, const Model& m, bool causal, const std::vector<
   const int64_t L = m.L, D = h.values.cols, d = h.d;
   // B (L × (D + 1)): Σ_k e^{log c_k − shift} K(l_a, k) [v_k, 1].
   std::vector<double> B(size_t(L * (D + 1)), 0.0), kl(static_cast<size_t>(L)), t(size_t(L * (D + 1)));
-  double shift = -INFINITY;
+  ShiftedSums<double> shifted(B.data(), L * (D + 1));  // B under one running shift (shifted_sums.h)
   auto add = [&](int64_t first, int64_t last) {
     double top = -INFINITY;
     for (int64_t j = first; j < last; ++j) top = std::max(top, m.log_c[size_t(j)]);
-    if (top > shift) {
-      const double scale = std::isinf(shift) ? 0.0 : std::exp(shift - top);
-      for (double& x : B) x *= scale;
-      shift = top;
-    }
+    if (top > shifted.max) shifted.rescale_to(top);
     for (int64_t j = first; j < last; ++j) {
-      const double e = std::exp(m.log_c[size_t(j)] - shift);
+      const double e = std::exp(m.log_c[size_t(j)] - shifted.max);
       if (e == 0) continue;
       const float* v = h.values.row(j);
       const double* k = &h.k[size_t(j * d)];

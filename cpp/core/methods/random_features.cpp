@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "base/counter_rng.h"
-#include "engine/online_softmax.h"
+#include "engine/shifted_sums.h"
 
 namespace ka {
 
@@ -68,15 +68,24 @@ constexpr double kGrowthMargin = 2;
 bool is_fourier(KernelKind kind) { return kind == KernelKind::Laplacian || kind == KernelKind::Cauchy; }
 
 // Key-side sums over the features: z_r = Σ_k φ_r(k̃), S_r = Σ_k φ_r(k̃) v_k. The feature of direction r at x̃ is
-// exp(w_r·x̃ + b − shift) for FAVOR+ (sums in shifted form), cos(w_r·x̃ + phase_r) for Fourier features (Features
-// with phases), whose products average to the kernel without any shift.
+// exp(w_r·x̃ + b − shift) for FAVOR+ (every sum under one running shift: ShiftedSums), cos(w_r·x̃ + phase_r) for
+// Fourier features (Features with phases), whose products average to the kernel without any shift.
 struct KeySums {
   int64_t m, D;
-  std::vector<double> z, S;
-  double shift = -INFINITY;
+  std::vector<double> block;  // z (m), then S (m × D)
+  ShiftedSums<double> sums;   // over block
+  double *z, *S;
   std::vector<double> logs;  // scratch: one key block × m
 
-  KeySums(int64_t m_, int64_t D_) : m(m_), D(D_), z(size_t(m_), 0.0), S(size_t(m_ * D_), 0.0) {}
+  KeySums(int64_t m_, int64_t D_)
+      : m(m_),
+        D(D_),
+        block(size_t(m_ + m_ * D_), 0.0),
+        sums(block.data(), m_ + m_ * D_),
+        z(block.data()),
+        S(block.data() + m_) {}
+  KeySums(const KeySums&) = delete;  // its pointers are into its own block
+  KeySums& operator=(const KeySums&) = delete;
 
   // Adds keys [first, last) of h.
   void add(const HeadData& h, const Features& f, int64_t first, int64_t last) {
@@ -99,16 +108,11 @@ struct KeySums {
         top = std::max(top, l[r]);
       }
     }
-    if (top > shift) {  // the max-shift identity: rescale what was summed under the old shift
-      const double f = shift_factor(shift, top);
-      scale_sums(z.data(), m, f);
-      scale_sums(S.data(), m * D, f);
-      shift = top;
-    }
+    if (top > sums.max) sums.rescale_to(top);
     for (int64_t j = first; j < last; ++j) {
       const float* v = h.values.row(j);
       const double* l = &logs[size_t((j - first) * m)];
-      for (int64_t r = 0; r < m; ++r) accumulate(r, std::exp(l[r] - shift), v);
+      for (int64_t r = 0; r < m; ++r) accumulate(r, std::exp(l[r] - sums.max), v);
     }
   }
 
