@@ -61,6 +61,22 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .value("nystrom", Method::Nystrom)
       .value("auto", Method::Auto);
   enum_<Task>("Task").value("attention", Task::Attention).value("regression", Task::Regression);
+  enum_<PlanCriterion>("PlanCriterion")
+      .value("fit", PlanCriterion::Fit)
+      .value("cv", PlanCriterion::Cv)
+      .value("aicc", PlanCriterion::Aicc)
+      .value("cv-gradient", PlanCriterion::CvGradient);
+  enum_<PlanField>("PlanField")
+      .value("none", PlanField::None)
+      .value("task", PlanField::Task)
+      .value("kernel", PlanField::Kernel)
+      .value("dims", PlanField::Dims)
+      .value("mask", PlanField::Mask)
+      .value("groups", PlanField::Groups)
+      .value("estimator", PlanField::Estimator)
+      .value("weights", PlanField::Weights)
+      .value("span", PlanField::Span)
+      .value("criterion", PlanField::Criterion);
   value_object<CallOptions>("CallOptions")
       .field("kernel", &CallOptions::kernel)
       .field("scale", &CallOptions::scale)

@@ -24,14 +24,18 @@ struct PlanCallJs {
   Task task = Task::Attention;
   KernelKind kernel = KernelKind::Softmax;
   int32_t queries = 0, keys = 0, dims = 1, heads = 1;
-  bool generalMask = false, groups = false;
+  bool masked = false, generalMask = false, groups = false;
+  Estimator estimator = Estimator::LocalLinear;
+  PlanCriterion criterion = PlanCriterion::Fit;
+  bool exclude = false, weights = false, span = false;
   uintptr_t keyData = 0, bandwidth = 0;
 };
 
 struct PlanJs {
   Method method;
   std::string reason;
-  double tolerance;  // the one given, or the default when it was <= 0
+  double tolerance;   // the one given, or the default when it was <= 0
+  PlanField refused;  // the field that keeps the method asked for from the call (none: it runs)
 };
 
 PlanJs plan_js(PlanCallJs c, Method requested, double tolerance) {
@@ -42,12 +46,18 @@ PlanJs plan_js(PlanCallJs c, Method requested, double tolerance) {
   call.keys = c.keys;
   call.dims = c.dims;
   call.heads = c.heads;
+  call.masked = c.masked;
   call.general_mask = c.generalMask;
   call.groups = c.groups;
+  call.estimator = c.estimator;
+  call.criterion = c.criterion;
+  call.exclude = c.exclude;
+  call.weights = c.weights;
+  call.span = c.span;
   call.key_data = {ptr<const float>(c.keyData), c.keyData ? c.keys : 0, c.dims, c.dims};
   call.bandwidth = ptr<const float>(c.bandwidth);
   const Plan p = plan(call, requested, tolerance);
-  return {p.method, p.reason, p.tolerance};
+  return {p.method, p.reason, p.tolerance, p.refused};
 }
 
 // kernel_traits (traits.h) as JS reads it.
@@ -72,14 +82,21 @@ EMSCRIPTEN_BINDINGS(plan) {
       .field("keys", &PlanCallJs::keys)
       .field("dims", &PlanCallJs::dims)
       .field("heads", &PlanCallJs::heads)
+      .field("masked", &PlanCallJs::masked)
       .field("generalMask", &PlanCallJs::generalMask)
       .field("groups", &PlanCallJs::groups)
+      .field("estimator", &PlanCallJs::estimator)
+      .field("criterion", &PlanCallJs::criterion)
+      .field("exclude", &PlanCallJs::exclude)
+      .field("weights", &PlanCallJs::weights)
+      .field("span", &PlanCallJs::span)
       .field("keyData", &PlanCallJs::keyData)
       .field("bandwidth", &PlanCallJs::bandwidth);
   value_object<PlanJs>("Plan")
       .field("method", &PlanJs::method)
       .field("reason", &PlanJs::reason)
-      .field("tolerance", &PlanJs::tolerance);
+      .field("tolerance", &PlanJs::tolerance)
+      .field("refused", &PlanJs::refused);
   function("_plan", &plan_js);
   value_object<KernelTraitsJs>("KernelTraits")
       .field("name", &KernelTraitsJs::name)

@@ -1,6 +1,7 @@
 // The method table (plan.h) against its documented rules, computed here independently: 'auto' runs sparse for
 // attention from 2^20 pairs with at most 15 % of the keys within reach (the share from the keys' extent), the grid
-// for regression from 20,000 points in 1-D and 2-D; each refusal names its cause; asked-for methods pass through.
+// for regression from 20,000 points in 1-D and 2-D; each refusal names its cause; a method asked for runs where it
+// serves the call and is refused, with the field that forbids it, where it does not.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -105,11 +106,13 @@ TEST_CASE("auto keeps exact for softmax, a heavy tail, more than 3 dimensions pe
   CHECK(plan(two_heads, Method::Auto, 0).method == Method::Sparse);
 }
 
-TEST_CASE("a method asked for passes through, with the default tolerance of its task") {
+TEST_CASE("a method asked for runs where it serves the call, with the default tolerance of its task") {
   PlanCall c;
+  c.kernel = KernelKind::Gaussian;  // every attention method serves a 1-D Gaussian without masks
   for (Method m : {Method::Exact, Method::Sparse, Method::TopK, Method::RandomFeatures, Method::Nystrom}) {
     const Plan p = plan(c, m, 0);
     CHECK(p.method == m);
+    CHECK(p.refused == PlanField::None);
     CHECK(std::string(p.reason) == std::string(method_name(m)) + ": asked for");
   }
   CHECK(plan(c, Method::Sparse, 0).tolerance == 1e-3);
@@ -118,6 +121,117 @@ TEST_CASE("a method asked for passes through, with the default tolerance of its 
   CHECK(plan(c, Method::Nystrom, 0.2).tolerance == 0.2);
   c.task = Task::Regression;
   CHECK(plan(c, Method::Exact, 0).tolerance == 1e-3);
+}
+
+TEST_CASE("a method asked for that cannot serve the call is refused, with the field that forbids it and why") {
+  struct Refusal {
+    const char* name;
+    Method method;
+    PlanCall call;
+    PlanField field;
+    const char* reason;
+  };
+  PlanCall softmax, gaussian, regression;
+  gaussian.kernel = regression.kernel = KernelKind::Gaussian;
+  regression.task = Task::Regression;
+  regression.estimator = Estimator::NadarayaWatson;
+  const auto with = [](PlanCall c, auto set) {
+    set(c);
+    return c;
+  };
+  const Refusal cases[] = {
+      {"sparse softmax", Method::Sparse, softmax, PlanField::Kernel,
+       "sparse serves gaussian, laplacian, cauchy, epanechnikov, tricube and uniform; got softmax"},
+      {"nystrom uniform", Method::Nystrom, with(gaussian, [](PlanCall& c) { c.kernel = KernelKind::Uniform; }),
+       PlanField::Kernel, "nystrom serves softmax, gaussian, laplacian and cauchy; got uniform"},
+      {"sparse 4 dims per head", Method::Sparse, with(gaussian, [](PlanCall& c) { c.dims = 4; }), PlanField::Dims,
+       "4 dimensions per head: the sparse index serves at most 3"},
+      {"sparse general mask", Method::Sparse, with(gaussian, [](PlanCall& c) { c.masked = c.general_mask = true; }),
+       PlanField::Mask, "a general mask: the sparse method does not serve it"},
+      {"sparse groups", Method::Sparse, with(gaussian, [](PlanCall& c) { c.groups = true; }), PlanField::Groups,
+       "groups: the sparse method does not serve them"},
+      {"random features key padding", Method::RandomFeatures, with(gaussian, [](PlanCall& c) { c.masked = true; }),
+       PlanField::Mask, "a mask other than causal: random-features serves causal masks only"},
+      {"nystrom groups", Method::Nystrom, with(gaussian, [](PlanCall& c) { c.groups = true; }), PlanField::Groups,
+       "groups: nystrom does not serve them"},
+      {"grid attention", Method::Grid, gaussian, PlanField::Task, "grid does not compute attention"},
+      {"top-k regression", Method::TopK, regression, PlanField::Task, "top-k does not compute a regression"},
+      {"grid cauchy", Method::Grid, with(regression, [](PlanCall& c) { c.kernel = KernelKind::Cauchy; }),
+       PlanField::Kernel, "grid serves gaussian, laplacian, epanechnikov, tricube and uniform; got cauchy"},
+      {"grid 3-D", Method::Grid, with(regression, [](PlanCall& c) { c.dims = 3; }), PlanField::Dims,
+       "3 dimensions: the grid serves 1 or 2"},
+      {"grid span", Method::Grid, with(regression, [](PlanCall& c) { c.span = true; }), PlanField::Span,
+       "span bandwidths run exactly"},
+      {"grid 3-D cauchy: dimensions before the kernel", Method::Grid,
+       with(regression,
+            [](PlanCall& c) {
+              c.dims = 3;
+              c.kernel = KernelKind::Cauchy;
+            }),
+       PlanField::Dims, "3 dimensions: the grid serves 1 or 2"},
+      {"grid cv-gradient", Method::Grid, with(regression, [](PlanCall& c) { c.criterion = PlanCriterion::CvGradient; }),
+       PlanField::Criterion, "rule 'cv-gradient' runs exactly"},
+      {"sparse regression 4-D", Method::Sparse, with(regression, [](PlanCall& c) { c.dims = 4; }), PlanField::Dims,
+       "4 dimensions: the sparse index serves at most 3"},
+      {"sparse local-linear", Method::Sparse,
+       with(regression, [](PlanCall& c) { c.estimator = Estimator::LocalLinear; }), PlanField::Estimator,
+       "the sparse method fits Nadaraya-Watson (degree 0) only"},
+      {"sparse weights", Method::Sparse, with(regression, [](PlanCall& c) { c.weights = true; }), PlanField::Weights,
+       "observation weights: the sparse method does not serve them"},
+      {"sparse span", Method::Sparse, with(regression, [](PlanCall& c) { c.span = true; }), PlanField::Span,
+       "span bandwidths: the sparse method serves one bandwidth for every query"},
+  };
+  for (const Refusal& r : cases) {
+    CAPTURE(r.name);
+    const Plan p = plan(r.call, r.method, 0);
+    CHECK(p.refused == r.field);
+    CHECK(std::string(p.reason) == r.reason);
+  }
+  // Causal masks count as no mask, and top-k serves every mask and group; exact serves every call.
+  PlanCall masked = with(gaussian, [](PlanCall& c) { c.masked = c.general_mask = c.groups = true; });
+  CHECK(plan(masked, Method::TopK, 0).refused == PlanField::None);
+  CHECK(plan(masked, Method::Exact, 0).refused == PlanField::None);
+  CHECK(plan(gaussian, Method::RandomFeatures, 0).refused == PlanField::None);
+}
+
+TEST_CASE("regression criteria: AICc and blocked CV run exactly on a grid asked for; a sparse model's search too") {
+  PlanCall c;
+  c.task = Task::Regression;
+  c.kernel = KernelKind::Gaussian;
+  c.queries = c.keys = 50000;
+  for (PlanCriterion criterion : {PlanCriterion::Fit, PlanCriterion::Cv}) {
+    c.criterion = criterion;
+    CHECK(plan(c, Method::Grid, 0).method == Method::Grid);
+    CHECK(plan(c, Method::Auto, 0).method == Method::Grid);
+  }
+  c.criterion = PlanCriterion::Aicc;
+  for (Method m : {Method::Grid, Method::Auto}) {
+    const Plan p = plan(c, m, 0);
+    CHECK(p.method == Method::Exact);
+    CHECK(p.refused == PlanField::None);
+    CHECK(std::string(p.reason) == "exact: AICc runs exactly");
+  }
+  c.criterion = PlanCriterion::Cv;
+  c.exclude = true;
+  CHECK(std::string(plan(c, Method::Grid, 0).reason) == "exact: blocked CV (exclude) runs exactly");
+  c.exclude = false;
+  c.criterion = PlanCriterion::CvGradient;  // refused asked for (above); auto runs it exactly
+  CHECK(std::string(plan(c, Method::Auto, 0).reason) == "exact: rule 'cv-gradient' runs exactly");
+  // Below 20,000 points auto says the size, whatever the criterion.
+  c.queries = c.keys = 400;
+  CHECK(starts(plan(c, Method::Auto, 0).reason, "exact: 1-D gaussian, 400 points: below 20,000"));
+  c.estimator = Estimator::NadarayaWatson;
+  c.criterion = PlanCriterion::Fit;
+  CHECK(plan(c, Method::Sparse, 0).method == Method::Sparse);
+  c.criterion = PlanCriterion::Cv;
+  const Plan search = plan(c, Method::Sparse, 0);
+  CHECK(search.method == Method::Exact);
+  CHECK(starts(search.reason, "exact: the sparse method computes a model's fits"));
+  // 'auto' never picks sparse for a regression (its cost against the exact fit is not measured).
+  c.criterion = PlanCriterion::Fit;
+  c.queries = c.keys = 1000000;
+  c.dims = 3;
+  CHECK(plan(c, Method::Auto, 0).method == Method::Exact);
 }
 
 TEST_CASE("regression: auto bins from 20,000 points in 1-D and 2-D for kernels with a grid") {

@@ -7,10 +7,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 import { makeEngine } from '../../web/src/engine.js';
-import { fitOptions } from '../../web/src/bandwidth.js';
+import { fitOptions } from '../../web/src/sample.js';
 import { mulberry32, randomFloat32 } from './reference.mjs';
 
-const module = await createKernelAttention();
+// Made here without the loader, which reads the .wasm in Node (web/src/locate.js): given its bytes.
+const module = await createKernelAttention({
+  wasmBinary: readFileSync(new URL('../../web/dist/kernel_attention.wasm', import.meta.url)),
+});
 const engine = makeEngine(module);
 
 const KERNELS = ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
@@ -95,38 +98,24 @@ function run(entry, kernel) {
     };
     const [qp, kp, vp] = [heap.f32(q), heap.f32(k), heap.f32(v)];
     const out = heap.alloc(I * D * 4);
-    const approx = { tolerance: 0.05, seed: 1, count: 16, sampling: 'kmeans++' };
+    const call = { q: qp, k: kp, v: vp, out, I, J, M, D, options };
+    const approximation = { tolerance: 0.05, seed: 1, count: 16, sampling: 'kmeans++' };
     switch (entry) {
       case 'randomFeatures':
-        return engine.randomFeaturesAttention(qp, kp, vp, out, I, J, M, D, options, approx).status;
+        return engine.randomFeaturesAttention({ ...call, approximation }).status;
       case 'nystrom':
-        return engine.nystromAttention(qp, kp, vp, out, I, J, M, D, options, approx).status;
+        return engine.nystromAttention({ ...call, approximation }).status;
       case 'sparse':
-        return engine.sparseAttention(qp, kp, vp, out, I, J, M, D, options, 1e-3, 1, 0, 0, 0, 0).status;
+        return engine.sparseAttention({ ...call, tolerance: 1e-3, threads: 1 }).status;
       case 'gradient': {
-        const [dq, dk, dv, dt] = [
+        const [dq, dk, dv, dTheta] = [
           heap.alloc(I * M * 4),
           heap.alloc(J * M * 4),
           heap.alloc(J * D * 4),
           heap.alloc(M * 4),
         ];
-        return engine.attentionGradients(
-          qp,
-          kp,
-          vp,
-          heap.f32(randomFloat32(rand, I * D)),
-          out,
-          dq,
-          dk,
-          dv,
-          dt,
-          I,
-          J,
-          M,
-          D,
-          options,
-          1,
-        ).status;
+        const dOut = heap.f32(randomFloat32(rand, I * D));
+        return engine.attentionGradients({ ...call, dOut, dq, dk, dv, dTheta, threads: 1 }).status;
       }
       case 'grid': {
         // 1-D: a sample of 2,000 points, where a grid pays for every kernel that has one.
@@ -138,7 +127,7 @@ function run(entry, kernel) {
           threads: 1,
           tolerance: 1e-3,
         });
-        return engine.gridNodes(x, 2000, 1, fit).nodes > 0 ? 'Ok' : 'BadArgument';
+        return engine.gridNodes({ x, n: 2000, dim: 1, options: fit }).nodes > 0 ? 'Ok' : 'BadArgument';
       }
       default:
         throw new Error(entry);
@@ -161,11 +150,11 @@ test('statuses come back as their names, and rules and scores cross as names', (
   const x = randomFloat32(rand, 50);
   engine.withHeap((heap) => {
     const h = heap.alloc(8);
-    assert.deepEqual(engine.ruleOfThumb(heap.f32(x), 50, 1, 'silverman', h), { status: 'Ok' });
+    assert.deepEqual(engine.ruleOfThumb({ x: heap.f32(x), n: 50, dim: 1, rule: 'silverman', h }), { status: 'Ok' });
     const silverman = heap.getF64(h);
-    assert.deepEqual(engine.ruleOfThumb(heap.f32(x), 50, 1, 'scott', h), { status: 'Ok' });
+    assert.deepEqual(engine.ruleOfThumb({ x: heap.f32(x), n: 50, dim: 1, rule: 'scott', h }), { status: 'Ok' });
     assert.notEqual(heap.getF64(h), silverman, 'the two rules differ on this sample');
-    assert.deepEqual(engine.ruleOfThumb(heap.f32(x), 0, 1, 'scott', h), { status: 'BadShape' });
+    assert.deepEqual(engine.ruleOfThumb({ x: heap.f32(x), n: 0, dim: 1, rule: 'scott', h }), { status: 'BadShape' });
   });
 });
 

@@ -678,7 +678,7 @@ const REGRESSION_ROWS = [
     run: () => ka.kernelRegression(RX3, RY, { dim: 3, method: 'grid' }),
     code: 'BadArgument',
     argument: 'options.method',
-    says: 'dim 1 or 2',
+    says: '3 dimensions: the grid serves 1 or 2',
   },
   {
     name: "kernelRegression: method 'grid' with cauchy",
@@ -734,7 +734,7 @@ const REGRESSION_ROWS = [
     run: () => ka.cvScore(RX3, RY, { dim: 3, bandwidth: 0.3, method: 'grid' }),
     code: 'BadArgument',
     argument: 'options.method',
-    says: 'dim 1 or 2',
+    says: '3 dimensions: the grid serves 1 or 2',
   },
   {
     name: 'kernelRegression: dim missing',

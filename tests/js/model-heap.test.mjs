@@ -195,10 +195,18 @@ test('a grid model re-convolves its kept bins after withBandwidth() and re-bins 
     assert.equal(model.method, 'grid');
     model.predict(xq);
     model.predict(xq);
-    assert.deepEqual(engine.gridModelCounts(handle), { binnings: 1, convolutions: 1 }, 'the same bandwidth again');
+    assert.deepEqual(
+      engine.gridModelCounts({ model: handle }),
+      { binnings: 1, convolutions: 1 },
+      'the same bandwidth again',
+    );
     const wider = model.withBandwidth(0.015);
     const got = wider.predict(xq);
-    assert.deepEqual(engine.gridModelCounts(handle), { binnings: 1, convolutions: 2 }, 'kept bins, convolved again');
+    assert.deepEqual(
+      engine.gridModelCounts({ model: handle }),
+      { binnings: 1, convolutions: 2 },
+      'kept bins, convolved again',
+    );
     const want = referenceLocalFit(x, y, xq, { dim: 1, estimator: 'local-linear', bandwidth: [0.015] }).mean;
     assert.ok(maxAbsDiff(got, want) < 1e-3 * 2.4, `within the tolerance of the float64 fit: ${maxAbsDiff(got, want)}`);
     const fresh = kernelRegression(x, y, { dim: 1, bandwidth: 0.015 });
@@ -206,7 +214,7 @@ test('a grid model re-convolves its kept bins after withBandwidth() and re-bins 
     fresh.dispose();
     const finer = wider.withBandwidth(0.004);
     finer.predict(xq);
-    assert.deepEqual(engine.gridModelCounts(handle), { binnings: 2, convolutions: 3 }, 'finer bins needed');
+    assert.deepEqual(engine.gridModelCounts({ model: handle }), { binnings: 2, convolutions: 3 }, 'finer bins needed');
     // Binned at the plan's nodes: the bytes of a fresh model.
     const freshFine = kernelRegression(x, y, { dim: 1, bandwidth: 0.004 });
     assert.deepEqual(finer.predict(xq), freshFine.predict(xq));

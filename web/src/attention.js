@@ -1,8 +1,10 @@
 // attention() and weights(): validate, copy in, run the exact engine (or an approximation, approximate.js), copy out, free.
-import { checkResult, KernelAttentionError } from './errors.js';
-import { approximateAttention, METHOD_OPTIONS, readMethod } from './approximate.js';
+import { checkResult } from './errors.js';
+import { approximation } from './approximate.js';
+import { tooLarge } from './heap.js';
 import { copyCall, frameOf, readCall, requireValues, SHARED_OPTIONS } from './options.js';
-import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
+import { METHOD_OPTIONS, planAttention } from './plan.js';
+import { CONTROL_OPTIONS, drive, readControl, STEP_WORK } from './progress.js';
 import { precisionWarnings } from './warnings.js';
 import { outputOf } from './frame.js';
 
@@ -18,8 +20,9 @@ export function makeAttention(engine, threads = 1) {
     requireValues(values, 'attention');
     const call = readCall(engine, queries, keys, values, options, ATTENTION_OPTIONS);
     tooLarge(call.I * call.D, 'attention()', 'queries', 'I·D');
-    const how = readMethod(engine, options, call);
-    if (how.method !== 'exact') return approximateAttention(engine, call, how, threads).output;
+    const how = planAttention(engine, call, options);
+    const approximate = approximation(how);
+    if (approximate) return approximate(engine, call, how, threads).output;
     return drive(exactSteps(engine, threads, call, false), null);
   };
 }
@@ -30,16 +33,17 @@ export function makeAttentionWithInfo(engine, threads = 1) {
     requireValues(values, 'attentionWithInfo');
     const call = readCall(engine, queries, keys, values, options, ATTENTION_OPTIONS);
     tooLarge(call.I * call.D, 'attentionWithInfo()', 'queries', 'I·D');
-    const how = readMethod(engine, options, call);
+    const how = planAttention(engine, call, options);
     const warnings = precisionWarnings([
       [call.queries, call.M, 'queries'],
       [call.keys, call.M, 'keys'],
       [call.values, call.D, 'values'],
     ]);
-    if (how.method !== 'exact') return { ...approximateAttention(engine, call, how, threads), warnings };
+    const approximate = approximation(how);
+    if (approximate) return { ...approximate(engine, call, how, threads), warnings };
     return {
       output: drive(exactSteps(engine, threads, call, false), null),
-      method: 'exact',
+      method: how.method,
       reason: how.reason,
       errorEstimate: 0,
       exactRows: 0,
@@ -58,12 +62,13 @@ export function makeAttentionAsync(engine, threads = 1) {
     requireValues(values, 'attentionAsync');
     const call = readCall(engine, queries, keys, values, options, [...ATTENTION_OPTIONS, ...CONTROL_OPTIONS]);
     tooLarge(call.I * call.D, 'attentionAsync()', 'queries', 'I·D');
-    const how = readMethod(engine, options, call);
+    const how = planAttention(engine, call, options);
     const control = readControl(options);
-    if (how.method !== 'exact') {
+    const approximate = approximation(how);
+    if (approximate) {
       return drive(
-        (function* approximate() {
-          const { output } = approximateAttention(engine, call, how, threads);
+        (function* oneStep() {
+          const { output } = approximate(engine, call, how, threads);
           yield { done: call.I, total: call.I };
           return output;
         })(),
@@ -74,9 +79,6 @@ export function makeAttentionAsync(engine, threads = 1) {
   };
 }
 
-// Multiply-adds per step of attentionAsync (about 5–20 ms of one wasm thread): steps long enough that reporting
-// and yielding between them costs nothing measurable, short enough that an abort takes effect quickly.
-const STEP_WORK = 2 ** 25;
 // Each step is one call of the engine, which packs the keys again (J·M floats) and sets up its blocks: a cost per
 // call of a fixed fraction of J·M, so its share of a step depends on the step's rows alone, not on J. Measured side
 // by side (bench/progress.mjs, attention 4096², M = D = 64): 8 % at 64-row steps, 3–4 % at 256; hence 1,024 rows.
@@ -133,7 +135,7 @@ function* exactSteps(engine, threads, call, stepwise) {
     if (steps.length === 1) {
       const { q, k, v, options } = copyCall(heap, call);
       const out = heap.alloc(I * D * 4);
-      checkResult(engine.attention(q, k, v, out, I, J, M, D, options, threads));
+      checkResult(engine.attention({ q, k, v, out, I, J, M, D, options, threads }));
       const result = outputOf(heap.readF32(out, I * D), call);
       if (stepwise) yield { done: I, total: I };
       return result;
@@ -153,7 +155,7 @@ function* exactSteps(engine, threads, call, stepwise) {
       const count = last - first;
       // Causal: the keys after the step's last query are masked for all of its rows.
       const keys = call.causal ? Math.min(J, last) : J;
-      heap.setF32Shifted(q, rowsOf(call.queries, first * M, count * M), M, frame.queries);
+      heap.setF32Shifted(q, entries(call.queries, first * M, count * M), M, frame.queries);
       if (mask) {
         const m = mask.subarray(0, count * keys);
         if (call.general) {
@@ -167,7 +169,7 @@ function* exactSteps(engine, threads, call, stepwise) {
         heap.setU8(options.generalMask, m);
       } else if (call.general) heap.setU8(options.generalMask, call.general.subarray(first * J, last * J));
       if (call.queryGroups) heap.setI32(options.queryGroups, call.queryGroups.subarray(first, last));
-      checkResult(engine.attention(q, k, v, out, count, keys, M, D, options, threads), first);
+      checkResult(engine.attention({ q, k, v, out, I: count, J: keys, M, D, options, threads }), first);
       heap.readF32Into(out, count * D, result, first * D);
       if (stepwise) yield { done: last, total: I };
     }
@@ -177,23 +179,8 @@ function* exactSteps(engine, threads, call, stepwise) {
   }
 }
 
-/**
- * Refuses, before anything is allocated, a result of `floats` float32 values beyond the 2 GiB WebAssembly memory
- * (blamed on `argument`, whose row count makes it that large).
- */
-export function tooLarge(floats, fn, argument, shape) {
-  if (floats * 4 > 2 ** 31) {
-    throw new KernelAttentionError(
-      'OutOfMemory',
-      `${fn} would return ${shape} = ${floats} floats (${((floats * 4) / 2 ** 20).toFixed(0)} MiB) for these \`${argument}\`, ` +
-        'beyond the 2 GiB WebAssembly memory',
-      argument,
-    );
-  }
-}
-
 /** Entries [from, from + count) of a typed or plain array, without copying a typed one. */
-const rowsOf = (array, from, count) =>
+const entries = (array, from, count) =>
   ArrayBuffer.isView(array) ? array.subarray(from, from + count) : array.slice(from, from + count);
 
 export function makeWeights(engine) {
@@ -202,9 +189,9 @@ export function makeWeights(engine) {
     const count = call.heads * call.I * call.J;
     tooLarge(count, 'weights()', 'queries', 'H·I·J');
     return engine.withHeap((heap) => {
-      const { q, k, options: opts } = copyCall(heap, call);
+      const { q, k, options } = copyCall(heap, call);
       const out = heap.alloc(count * 4);
-      checkResult(engine.weights(q, k, out, call.I, call.J, call.M, opts));
+      checkResult(engine.weights({ q, k, out, I: call.I, J: call.J, M: call.M, options }));
       return heap.readF32(out, count);
     });
   };

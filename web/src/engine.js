@@ -1,6 +1,6 @@
-// The one caller of the WebAssembly module: one function per binding (cpp/bindings/), taking heap offsets
-// and sizes as the binding does and option objects whose enumerated fields are the JS names ('gaussian', 'nan',
-// 'local-linear'), which become the core's embind enums here. Results come back with `status` as the Status name
+// The one caller of the WebAssembly module: one function per binding (cpp/bindings/), each called with one object of
+// named fields (heap offsets, sizes, and option objects whose enumerated fields are the JS names 'gaussian', 'nan',
+// 'local-linear', which become the core's embind enums here). Results come back with `status` as the Status name
 // ('Ok', 'EmptyRow', …) for errors.js's checkResult. What each kernel supports and the core's limits are read once,
 // from the core. With heap.js (memory), this is the only code that touches `module`.
 import { heapTraffic, openHeap, resident, residentUse, withHeap } from './heap.js';
@@ -16,21 +16,104 @@ export function makeEngine(module) {
   return engines.get(module);
 }
 
+/**
+ * Every binding: the order of its arguments, by the names its callers give them (the only place that order is
+ * written), and what it returns: 'result' (an object with a Status: the status as its name), 'status' (a Status
+ * alone: { status }), 'value' (as the module returns it). An argument `name:converter` is converted on its way (an
+ * option object's names into the core's enums); `name?` is 0 (no array) when not given.
+ */
+const BINDINGS = {
+  attention: ['result', 'q k v out I J M D options:call threads'],
+  weights: ['result', 'q k out I J M options:call'],
+  attentionGradients: ['result', 'q k v dOut out dq dk dv dTheta I J M D options:call threads'],
+  attentionStates: ['result', 'q k v max sum acc I J M D options:call threads'],
+  mergeStates: ['result', 'max sum acc max2 sum2 acc2 I D H'],
+  finalizeStates: ['result', 'max sum acc I D H empty:EmptyPolicy out'],
+  randomFeaturesAttention: ['result', 'q k v out I J M D options:call approximation:approximation'],
+  nystromAttention: ['result', 'q k v out I J M D options:call approximation:approximation'],
+  sparseAttention: ['result', 'q k v out I J M D options:call tolerance threads dropped? sumSq? eff? logden?'],
+  topKAttention: ['result', 'q k v out I J M D options:call topK dropped'],
+  /** LOWESS (stats/lowess.h): x, y, fitted, weights are offsets of n doubles each. */
+  lowess: ['status', 'x y n frac iterations delta threads fitted weights'],
+  /** `rule`: 'scott' or 'silverman'; h: dim doubles. */
+  ruleOfThumb: ['status', 'x n dim rule:Rule h'],
+  /** `score`: 'cv' (leave-one-out) or 'aicc'; a search resumed from `recorded` evaluations, stopped at `stopAt`. */
+  selectCv: [
+    'result',
+    'x y n dim width options:fit score:Score perDimension h best curveH curveScore capacity recorded stopAt',
+  ],
+  selectCvGradient: [
+    'result',
+    'x y n dim width options:fit rank transform maxIterations h best curveH curveScore curveGrad capacity recorded stopAt',
+  ],
+  cvScore: ['status', 'x y n dim width options:fit score:Score h out'],
+  localFit: ['result', 'x y q n I dim width options:fit mean sumSq? self? eff? logden?'],
+  /** ∂f/∂q (local_rows.h): gradient I×dim×width doubles; sumSq I×dim and mean I×width doubles, or 0. */
+  localGradient: ['result', 'x y q n I dim width options:fit gradient sumSq? mean?'],
+  /** Span bandwidths (neighbours.h): out[i] the distance from query i to its k-th nearest of the n points x, scaled. */
+  kthNeighbourDistances: ['status', 'x n q I dim scale k threads out'],
+  fitSummary: ['result', 'x y n dim width options:fit sigma2'],
+  /**
+   * A model's grid (methods/grid/model.h) over its resident sample: a handle (0: out of memory) that keeps the bins
+   * and moments between gridModelFit calls, freed by gridModelFree. gridModelFit: the fit at the I queries q on a
+   * grid of `nodes` nodes per axis (the plan's); mean I × width floats, sumSq, eff, logden I doubles or 0, error 1
+   * double (the measured error estimate) or 0.
+   */
+  gridModelCreate: ['value', 'x y n dim width weights?'],
+  gridModelFit: ['result', 'model x y q n I dim width options:fit nodes mean sumSq? eff? logden? error?'],
+  gridModelFree: ['value', 'model'],
+  /** { binnings, convolutions } a grid model has made. */
+  gridModelCounts: ['value', 'model'],
+  /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */
+  gridNodes: ['value', 'x n dim options:fit'],
+};
+
+/** `binding`'s function of one object of named fields, calling `module`'s `_binding` with them in order. */
+function bind(module, binding, [returns, argumentList], converters, named) {
+  const key = `_${binding}`; // looked up at every call, as the module's own functions are (a test may wrap one)
+  const args = argumentList.split(' ').map((text) => {
+    const [name, converter] = text.split(':');
+    const optional = name.endsWith('?');
+    return { name: optional ? name.slice(0, -1) : name, optional, convert: converter && converters[converter] };
+  });
+  const finish = returns === 'result' ? named : returns === 'status' ? (s) => named({ status: s }) : (r) => r;
+  return (fields) => {
+    const values = args.map(({ name, optional, convert }) => {
+      const value = fields[name];
+      if (value === undefined) {
+        if (optional) return 0;
+        throw new Error(`engine.${binding}: the field \`${name}\` is missing`); // a bug in web/src, not bad input
+      }
+      return convert ? convert(value) : value;
+    });
+    return finish(module[key](...values));
+  };
+}
+
 function createEngine(module) {
   const { Status, KernelKind, EmptyPolicy, Estimator, Rule, Score, LandmarkSampling, Method, Task } = module;
+  const { PlanCriterion, PlanField } = module;
   const statusNames = new Map(namesOf(Status).map((name) => [Status[name], name]));
   const named = (result) => ({ ...result, status: statusNames.get(result.status) });
-  const status = (s) => ({ status: statusNames.get(s) });
-  const callOptions = (o) => ({ ...o, kernel: KernelKind[o.kernel], empty: EmptyPolicy[o.empty] });
-  const fitOptions = (o) => ({
-    queryScale: 0,
-    ...o,
-    kernel: KernelKind[o.kernel],
-    estimator: Estimator[o.estimator],
-    empty: EmptyPolicy[o.empty],
-  });
-  const approxCall = (a) => ({ ...a, sampling: LandmarkSampling[a.sampling] });
+  const converters = {
+    call: (o) => ({ ...o, kernel: KernelKind[o.kernel], empty: EmptyPolicy[o.empty] }),
+    fit: (o) => ({
+      queryScale: 0,
+      ...o,
+      kernel: KernelKind[o.kernel],
+      estimator: Estimator[o.estimator],
+      empty: EmptyPolicy[o.empty],
+    }),
+    approximation: (a) => ({ ...a, sampling: LandmarkSampling[a.sampling] }),
+    EmptyPolicy: (name) => EmptyPolicy[name],
+    Rule: (name) => Rule[name],
+    Score: (name) => Score[name],
+  };
+  const bindings = Object.fromEntries(
+    Object.entries(BINDINGS).map(([name, spec]) => [name, bind(module, name, spec, converters, named)]),
+  );
   const methodNames = new Map(namesOf(Method).map((name) => [Method[name], name]));
+  const fieldNames = new Map(namesOf(PlanField).map((name) => [PlanField[name], name]));
 
   // kernel_traits (cpp/core/kernel/traits.h), in KernelKind order.
   const kernels = namesOf(KernelKind).map((name) => Object.freeze(module._kernelTraits(KernelKind[name])));
@@ -69,151 +152,32 @@ function createEngine(module) {
     /** { blocks, bytes } that live resident copies hold. */
     residentUse: () => residentUse(module),
 
-    attention: (q, k, v, out, I, J, M, D, o, threads) =>
-      named(module._attention(q, k, v, out, I, J, M, D, callOptions(o), threads)),
-    weights: (q, k, out, I, J, M, o) => named(module._weights(q, k, out, I, J, M, callOptions(o))),
-    attentionGradients: (q, k, v, dout, out, dq, dk, dv, dtheta, I, J, M, D, o, threads) =>
-      named(module._attentionGradients(q, k, v, dout, out, dq, dk, dv, dtheta, I, J, M, D, callOptions(o), threads)),
-    attentionStates: (q, k, v, max, sum, acc, I, J, M, D, o, threads) =>
-      named(module._attentionStates(q, k, v, max, sum, acc, I, J, M, D, callOptions(o), threads)),
-    mergeStates: (max, sum, acc, max2, sum2, acc2, I, D, H) =>
-      named(module._mergeStates(max, sum, acc, max2, sum2, acc2, I, D, H)),
-    finalizeStates: (max, sum, acc, I, D, H, empty, out) =>
-      named(module._finalizeStates(max, sum, acc, I, D, H, EmptyPolicy[empty], out)),
-    randomFeaturesAttention: (q, k, v, out, I, J, M, D, o, a) =>
-      named(module._randomFeaturesAttention(q, k, v, out, I, J, M, D, callOptions(o), approxCall(a))),
-    nystromAttention: (q, k, v, out, I, J, M, D, o, a) =>
-      named(module._nystromAttention(q, k, v, out, I, J, M, D, callOptions(o), approxCall(a))),
-    sparseAttention: (q, k, v, out, I, J, M, D, o, tolerance, threads, dropped, sumSq, eff, logden) =>
-      named(
-        module._sparseAttention(
-          q,
-          k,
-          v,
-          out,
-          I,
-          J,
-          M,
-          D,
-          callOptions(o),
-          tolerance,
-          threads,
-          dropped,
-          sumSq,
-          eff,
-          logden,
-        ),
-      ),
-    topKAttention: (q, k, v, out, I, J, M, D, o, topK, dropped) =>
-      named(module._topKAttention(q, k, v, out, I, J, M, D, callOptions(o), topK, dropped)),
-    /** LOWESS (stats/lowess.h): x, y, fitted, weights are offsets of n doubles each. */
-    lowess: (x, y, n, frac, iterations, delta, threads, fitted, weights) =>
-      status(module._lowess(x, y, n, frac, iterations, delta, threads, fitted, weights)),
-    /** `rule`: 'scott' or 'silverman'. */
-    ruleOfThumb: (x, n, dim, rule, h) => status(module._ruleOfThumb(x, n, dim, Rule[rule], h)),
-    /** `score`: 'cv' (leave-one-out) or 'aicc'. */
-    selectCv: (x, y, n, dim, width, o, score, perDimension, h, best, curveH, curveScore, capacity, recorded, stopAt) =>
-      named(
-        module._selectCv(
-          x,
-          y,
-          n,
-          dim,
-          width,
-          fitOptions(o),
-          Score[score],
-          perDimension,
-          h,
-          best,
-          curveH,
-          curveScore,
-          capacity,
-          recorded,
-          stopAt,
-        ),
-      ),
-    selectCvGradient: (
-      x,
-      y,
-      n,
-      dim,
-      width,
-      o,
-      rank,
-      transform,
-      maxIterations,
-      h,
-      best,
-      curveH,
-      curveScore,
-      curveGrad,
-      capacity,
-      recorded,
-      stopAt,
-    ) =>
-      named(
-        module._selectCvGradient(
-          x,
-          y,
-          n,
-          dim,
-          width,
-          fitOptions(o),
-          rank,
-          transform,
-          maxIterations,
-          h,
-          best,
-          curveH,
-          curveScore,
-          curveGrad,
-          capacity,
-          recorded,
-          stopAt,
-        ),
-      ),
-    cvScore: (x, y, n, dim, width, o, score, h, out) =>
-      status(module._cvScore(x, y, n, dim, width, fitOptions(o), Score[score], h, out)),
-    localFit: (x, y, q, n, I, dim, width, o, mean, sumSq, self, eff, logden) =>
-      named(module._localFit(x, y, q, n, I, dim, width, fitOptions(o), mean, sumSq, self, eff, logden)),
-    /** ∂f/∂q (local_rows.h): gradient I×dim×width doubles; sumSq I×dim and mean I×width doubles, or 0. */
-    localGradient: (x, y, q, n, I, dim, width, o, gradient, sumSq, mean) =>
-      named(module._localGradient(x, y, q, n, I, dim, width, fitOptions(o), gradient, sumSq, mean)),
-    /** Span bandwidths (neighbours.h): out[i] the distance from query i to its k-th nearest of the n points x, scaled. */
-    kthNeighbourDistances: (x, n, q, I, dim, scale, k, threads, out) =>
-      status(module._kthNeighbourDistances(x, n, q, I, dim, scale, k, threads, out)),
-    fitSummary: (x, y, n, dim, width, o, sigma2) =>
-      named(module._fitSummary(x, y, n, dim, width, fitOptions(o), sigma2)),
+    ...bindings,
+
     /**
-     * A model's grid (methods/grid/model.h) over its resident sample: a handle (0: out of memory) that keeps the bins
-     * and moments between gridModelFit calls, freed by gridModelFree. gridModelFit: the fit at the I queries q on a
-     * grid of `nodes` nodes per axis (the plan's); mean I × width floats, sumSq, eff, logden I doubles or 0, error 1
-     * double (the measured error estimate) or 0.
-     */
-    gridModelCreate: (x, y, n, dim, width, weights) => module._gridModelCreate(x, y, n, dim, width, weights),
-    gridModelFit: (model, x, y, q, n, I, dim, width, o, nodes, mean, sumSq, eff, logden, error) =>
-      named(
-        module._gridModelFit(model, x, y, q, n, I, dim, width, fitOptions(o), nodes, mean, sumSq, eff, logden, error),
-      ),
-    gridModelFree: (model) => module._gridModelFree(model),
-    /** { binnings, convolutions } a grid model has made. */
-    gridModelCounts: (model) => module._gridModelCounts(model),
-    /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */
-    gridNodes: (x, n, dim, o) => module._gridNodes(x, n, dim, fitOptions(o)),
-    /**
-     * { method, reason, tolerance } (plan.h): the method that runs call `c` ({ task: 'attention' | 'regression', kernel,
-     * queries, keys, dims, heads, generalMask, groups, keyData, bandwidth }, keyData and bandwidth heap offsets or 0)
-     * when `method` is asked for at `tolerance` (0: the method's default, returned). Method 'auto' back means the
-     * decision needs the keys: ask again with keyData and bandwidth.
+     * { method, reason, tolerance, refused } (plan.h): the method that runs call `c` ({ task: 'attention' |
+     * 'regression', kernel, queries, keys, dims, heads, masked, generalMask, groups, estimator, criterion ('fit', 'cv',
+     * 'aicc', 'cv-gradient'), exclude, weights, span, keyData, bandwidth }, keyData and bandwidth heap offsets or 0)
+     * when `method` is asked for at `tolerance` (0: the method's default, returned). `refused`: 'none', or the field
+     * of the call that keeps the method asked for from it (reason: why). Method 'auto' back means the decision needs
+     * the keys: ask again with keyData and bandwidth.
      */
     plan: (c, method, tolerance) => {
-      const defaults = { heads: 1, generalMask: false, groups: false, keyData: 0, bandwidth: 0 };
+      const defaults = { heads: 1, masked: false, generalMask: false, groups: false, keyData: 0, bandwidth: 0 };
+      const regression = { estimator: 'local-linear', criterion: 'fit', exclude: false, weights: false, span: false };
+      const call = { ...defaults, ...regression, ...c };
       const p = module._plan(
-        { ...defaults, ...c, task: Task[c.task], kernel: KernelKind[c.kernel] },
+        {
+          ...call,
+          task: Task[c.task],
+          kernel: KernelKind[c.kernel],
+          estimator: Estimator[call.estimator],
+          criterion: PlanCriterion[call.criterion],
+        },
         Method[method],
         tolerance,
       );
-      return { ...p, method: methodNames.get(p.method) };
+      return { ...p, method: methodNames.get(p.method), refused: fieldNames.get(p.refused) };
     },
   });
 }

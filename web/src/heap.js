@@ -3,8 +3,24 @@
 // core. The API modules see neither `module` nor HEAP*.
 import { KernelAttentionError } from './errors.js';
 
-// malloc's largest block: its size argument is 32 bits.
-const MAX_BYTES = 2 ** 31;
+// The WebAssembly memory (2 GiB) and malloc's largest block (its size argument is 32 bits): what every size check of
+// the API measures against.
+export const MAX_WASM_BYTES = 2 ** 31;
+
+/**
+ * Refuses, before anything is allocated, a result of `floats` float32 values beyond the 2 GiB WebAssembly memory
+ * (blamed on `argument`, whose row count makes it that large; `fn` and `shape` name the call and the result's shape).
+ */
+export function tooLarge(floats, fn, argument, shape) {
+  if (floats * 4 > MAX_WASM_BYTES) {
+    throw new KernelAttentionError(
+      'OutOfMemory',
+      `${fn} would return ${shape} = ${floats} floats (${((floats * 4) / 2 ** 20).toFixed(0)} MiB) for these \`${argument}\`, ` +
+        'beyond the 2 GiB WebAssembly memory',
+      argument,
+    );
+  }
+}
 
 // Per module: bytes copied from JS into the heap since the module was first used (heapTraffic(), for the tests that a
 // model's predict copies only its queries), and the blocks and bytes that resident() allocations hold now.
@@ -27,7 +43,7 @@ export function residentUse(module) {
 /** malloc(bytes) or a typed OutOfMemory error. */
 function allocate(module, bytes) {
   // malloc takes a 32-bit size: a larger request would wrap around to a small block and be overrun.
-  if (!(bytes <= MAX_BYTES)) {
+  if (!(bytes <= MAX_WASM_BYTES)) {
     throw new KernelAttentionError(
       'OutOfMemory',
       `the call would need ${(bytes / 2 ** 20).toFixed(0)} MiB of WebAssembly memory in one block, beyond its 2 GiB`,

@@ -2,7 +2,7 @@
 import { makeAttention, makeAttentionAsync, makeAttentionWithInfo, makeWeights } from './attention.js';
 import { makeBandwidth } from './bandwidth.js';
 import { describe, KernelAttentionError } from './errors.js';
-import { makeAttentionGradients } from './gradients.js';
+import { makeAttentionGradients } from './attention-gradients.js';
 import { makeEngine } from './engine.js';
 import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, readLocate, threadSupport } from './loader.js';
 import { makeLowess } from './lowess.js';

@@ -1,6 +1,7 @@
 // lowess(x, y, { frac, iterations, delta }): Cleveland's (1979) LOWESS as R's lowess() computes it
 // (cpp/core/stats/lowess.h has the formulas; docs/regression.md, "LOWESS").
 import { checkResult, fail, KernelAttentionError } from './errors.js';
+import { MAX_WASM_BYTES } from './heap.js';
 import { checkOptionNames, numericArray } from './validate.js';
 
 // x, y are Float64Arrays of n ≥ 1 finite values, the options checked. The fit runs in float64 (it follows R's double
@@ -12,13 +13,13 @@ function runLowess(engine, x, y, frac, iterations, delta, threads) {
     const yp = heap.f64(y);
     const fitted = heap.alloc(n * 8);
     const weights = heap.alloc(n * 8);
-    checkResult(engine.lowess(xp, yp, n, frac, iterations, delta, threads, fitted, weights));
+    checkResult(engine.lowess({ x: xp, y: yp, n, frac, iterations, delta, threads, fitted, weights }));
     return { fitted: heap.readF64(fitted, n), weights: heap.readF64(weights, n) };
   });
 }
 
 // The wasm memory holds 2 GiB; the call needs about 13 doubles per point (inputs, outputs, the engine's scratch).
-const MAX_POINTS = Math.floor(2 ** 31 / (13 * 8));
+const MAX_POINTS = Math.floor(MAX_WASM_BYTES / (13 * 8));
 
 /**
  * A Float64Array of `value`'s entries after the API's standard checks (numericArray: a typed array or array of

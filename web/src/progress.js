@@ -6,6 +6,10 @@ import { fail } from './errors.js';
 
 export const CONTROL_OPTIONS = ['signal', 'onProgress'];
 
+// Multiply-adds per step of attentionAsync and predictAsync (about 5–20 ms of one wasm thread): steps long enough that
+// reporting and yielding between them costs nothing measurable, short enough that an abort takes effect quickly.
+export const STEP_WORK = 2 ** 25;
+
 /** Reads `signal` (an AbortSignal) and `onProgress` (a function) from `options`, naming `where` in errors. */
 export function readControl(options, where = 'options') {
   const { signal, onProgress } = options ?? {};

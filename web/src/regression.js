@@ -1,14 +1,14 @@
-// kernelRegression(): its options read and checked, the bandwidth chosen (bandwidth.js) or given, and the model
-// built (model.js); docs/regression.md has the formulas.
-import { readExclude, readSample, regressionKernels, resolveApproximation } from './bandwidth.js';
+// kernelRegression(): its options read and checked, its fits and its bandwidth search planned (plan.js), the
+// bandwidth chosen (bandwidth.js) or given, and the model built (model.js); docs/regression.md has the formulas.
 import { KernelAttentionError } from './errors.js';
-import { readSparseRegression } from './sparse.js';
 import { readRobust } from './robust.js';
 import { readSpan, spanScales } from './span.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
+import { criterionOf, MODEL_METHODS, planRegression, sortsSample } from './plan.js';
+import { ownCopy, readExclude, readSample, regressionKernels } from './sample.js';
 import { bandwidths, boolean, checkOptionNames, oneOf } from './validate.js';
 import { sampleFrame } from './frame.js';
-import { buildModel, ownCopy, robustFit } from './model.js';
+import { buildModel, robustModel } from './model.js';
 
 const REGRESSION_OPTIONS = [
   'dim',
@@ -24,60 +24,67 @@ const REGRESSION_OPTIONS = [
   'robust',
 ];
 
-/** kernelRegression() on `engine` (engine.js); `selectBandwidth` chooses the bandwidth when one is asked for by name. */
-export function makeRegression(engine, threads, selectBandwidth, selectBandwidthAsync) {
-  return function kernelRegression(x, y, options) {
+/**
+ * The context every model of these regressions gets: the engine, the threads, and kernelRegression and
+ * kernelRegressionAsync themselves (a model's local variance smoother is one), over the searches `selectBandwidth`
+ * and `selectBandwidthAsync` (bandwidth.js).
+ */
+function regressions(engine, threads, selectBandwidth, selectBandwidthAsync) {
+  const ctx = { engine, threads };
+  ctx.kernelRegression = function kernelRegression(x, y, options) {
     const p = readRegression(engine, x, y, options, REGRESSION_OPTIONS);
     const { h, selection } = p.chosen ?? fromSelection(p, selectBandwidth(p.data.x, p.data.y, selectionOptions(p)));
-    const searches = { selectBandwidth, selectBandwidthAsync };
-    const fitted = drive(robustFit(engine, threads, p, h, selection, searches), null);
-    return buildModel(engine, threads, fitted, h, selection, searches);
+    const fitted = drive(robustModel(ctx, p, h, selection), null);
+    return buildModel(ctx, fitted, h, selection);
   };
+  ctx.kernelRegressionAsync = (x, y, options) => fitAsync(ctx, selectBandwidthAsync, x, y, options);
+  return ctx;
 }
+
+/** kernelRegression() on `engine` (engine.js); `selectBandwidth` chooses the bandwidth when one is asked for by name. */
+export const makeRegression = (engine, threads, selectBandwidth, selectBandwidthAsync) =>
+  regressions(engine, threads, selectBandwidth, selectBandwidthAsync).kernelRegression;
 
 /**
  * kernelRegressionAsync() on `engine`: kernelRegression() with the bandwidth search run by `selectBandwidthAsync`
  * (one step per criterion evaluation) and the fit summary as a last step; `options.onProgress` receives
  * `{ done, total }` steps (total is an estimate until the search ends) and `options.signal` stops it between steps.
  */
-export function makeRegressionAsync(engine, threads, selectBandwidthAsync, selectBandwidth) {
-  const searches = { selectBandwidth, selectBandwidthAsync };
-  return async function kernelRegressionAsync(x, y, options) {
-    const p = readRegression(engine, x, y, options, [...REGRESSION_OPTIONS, ...CONTROL_OPTIONS]);
-    const { signal, onProgress } = readControl(options);
-    throwIfAborted(signal);
-    let steps = 0;
-    let chosen = p.chosen;
-    const iterations = p.robust ? p.robust.iterations : 0;
-    if (!chosen) {
-      // The search's own last report (done === total) is left out: the robustness fits and the summary's step follow.
-      const report =
-        onProgress && (({ done, total }) => done < total && onProgress({ done, total: total + 1 + iterations }));
-      const selection = await selectBandwidthAsync(p.data.x, p.data.y, {
-        ...selectionOptions(p),
-        signal,
-        onProgress: report,
-      });
-      chosen = fromSelection(p, selection);
-      steps = Math.max(selection.curve.scores.length, 1);
-      await nextTask();
-      throwIfAborted(signal);
-    }
-    // Robustness fits are steps of their own (an early stop, on an exact fit, jumps to the last step).
-    const total = steps + iterations + 1;
-    const report = onProgress && (({ done }) => onProgress({ done: steps + done, total }));
-    const fitted = await drive(robustFit(engine, threads, p, chosen.h, chosen.selection, searches), {
+export const makeRegressionAsync = (engine, threads, selectBandwidthAsync, selectBandwidth) =>
+  regressions(engine, threads, selectBandwidth, selectBandwidthAsync).kernelRegressionAsync;
+
+async function fitAsync(ctx, selectBandwidthAsync, x, y, options) {
+  const p = readRegression(ctx.engine, x, y, options, [...REGRESSION_OPTIONS, ...CONTROL_OPTIONS]);
+  const { signal, onProgress } = readControl(options);
+  throwIfAborted(signal);
+  let steps = 0;
+  let chosen = p.chosen;
+  const iterations = p.robust ? p.robust.iterations : 0;
+  if (!chosen) {
+    // The search's own last report (done === total) is left out: the robustness fits and the summary's step follow.
+    const report =
+      onProgress && (({ done, total }) => done < total && onProgress({ done, total: total + 1 + iterations }));
+    const selection = await selectBandwidthAsync(p.data.x, p.data.y, {
+      ...selectionOptions(p),
       signal,
       onProgress: report,
     });
-    if (p.robust) {
-      await nextTask();
-      throwIfAborted(signal);
-    }
-    const model = buildModel(engine, threads, fitted, chosen.h, chosen.selection, searches);
-    if (onProgress) onProgress({ done: total, total });
-    return model;
-  };
+    chosen = fromSelection(p, selection);
+    steps = Math.max(selection.curve.scores.length, 1);
+    await nextTask();
+    throwIfAborted(signal);
+  }
+  // Robustness fits are steps of their own (an early stop, on an exact fit, jumps to the last step).
+  const total = steps + iterations + 1;
+  const report = onProgress && (({ done }) => onProgress({ done: steps + done, total }));
+  const fitted = await drive(robustModel(ctx, p, chosen.h, chosen.selection), { signal, onProgress: report });
+  if (p.robust) {
+    await nextTask();
+    throwIfAborted(signal);
+  }
+  const model = buildModel(ctx, fitted, chosen.h, chosen.selection);
+  if (onProgress) onProgress({ done: total, total });
+  return model;
 }
 
 /** Validates kernelRegression's arguments; the model's own copy of the sample; the bandwidth when it is given. */
@@ -107,27 +114,11 @@ function readRegression(engine, x, y, options, known) {
   oneOf(estimator, engine.estimators, 'options.estimator');
   oneOf(empty, engine.emptyPolicies, 'options.empty');
   boolean(perDimension, 'options.perDimension');
-  // Span bandwidths run exactly: each query has its own bandwidth, which neither the grid nor the sparse plan has.
+  // What the model's fits run on (plan.js): span bandwidths, observation weights and the estimator decide with the rest.
   const span = readSpan(bandwidth, 'options.bandwidth');
-  if (span !== null && method !== 'auto' && method !== 'exact') {
-    throw new KernelAttentionError(
-      'BadArgument',
-      `\`options.method\` '${method}' does not apply to span bandwidths, ` +
-        "which run exactly; pass method 'auto' or 'exact'",
-      'options.method',
-    );
-  }
-  if (span !== null) method = 'exact';
-  const sparse = readSparseRegression(engine, { method, dim, estimator, weights }); // searches and summaries run exactly
-  const plan = resolveApproximation(
-    engine,
-    sparse ? 'exact' : method,
-    options.tolerance,
-    { dim, kernel, n },
-    'options.method',
-  );
-  const { method: approximation, tolerance } = plan;
-  const reason = sparse ? 'sparse: asked for' : span !== null ? 'exact: span bandwidths run exactly' : plan.reason;
+  const call = { n, dim, kernel, estimator, criterion: 'fit', weights: weights !== undefined, span: span !== null };
+  const names = { method: 'options.method' };
+  const plan = planRegression(engine, method, options.tolerance, call, names, MODEL_METHODS);
   let chosen = null;
   if (typeof bandwidth === 'string') oneOf(bandwidth, engine.selections, 'options.bandwidth');
   else if (span !== null) {
@@ -148,9 +139,14 @@ function readRegression(engine, x, y, options, known) {
   const robust = readRobust(options.robust, width);
   // Blocked CV's radius, for the bandwidth search 'cv' only (a given bandwidth has no search to pass it to).
   const exclude = readExclude(options.exclude, typeof bandwidth === 'string' ? bandwidth : 'fixed');
+  // What the bandwidth search computes its criterion on (AICc, or leave-one-out CV, blocked with `exclude`): the plan's
+  // answer for the rule's criterion, which kernelRegression asks selectBandwidth for.
+  const searchCall = { ...call, criterion: criterionOf(bandwidth), exclude };
+  const search = chosen ? null : planRegression(engine, method, options.tolerance, searchCall, names, MODEL_METHODS);
   // The model's frame, once (frame.js): its sample and every query are shifted by it, predictions shifted back.
   const frame = sampleFrame(x, dim, y, width);
-  const data = ownCopy(x, y, weights, n, dim, width, approximation === 'exact', frame);
+  const sorted = sortsSample(plan);
+  const data = ownCopy(x, y, weights, n, dim, width, sorted, frame);
   const stored = { x, y }; // for the 'precision' warning: what the caller's storage kept
   return {
     n,
@@ -160,13 +156,12 @@ function readRegression(engine, x, y, options, known) {
     estimator,
     empty,
     perDimension,
-    approximation,
-    reason,
-    tolerance,
+    plan,
+    search,
     bandwidth,
     data,
+    sorted,
     chosen,
-    sparse,
     frame,
     stored,
     exclude,
@@ -186,8 +181,8 @@ const selectionOptions = (p) => ({
   rule: p.bandwidth,
   perDimension: p.perDimension,
   weights: p.data.weights,
-  method: p.approximation,
-  tolerance: p.tolerance,
+  method: p.search.method,
+  tolerance: p.search.tolerance,
   ...(p.exclude > 0 ? { exclude: p.exclude } : {}),
 });
 const fromSelection = (p, chosen) => ({

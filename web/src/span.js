@@ -53,6 +53,6 @@ export function spanScales(x, n, dim) {
 /** The heap offset of I doubles d_i for the queries at `qp` (I × dim floats) against the sample at `xp` (n × dim). */
 export function spanDistances(engine, heap, { xp, n, qp, I, dim, scale32, k, threads }) {
   const out = heap.alloc(Math.max(I, 1) * 8);
-  checkResult(engine.kthNeighbourDistances(xp, n, qp, I, dim, heap.f32(scale32), k, threads, out));
+  checkResult(engine.kthNeighbourDistances({ x: xp, n, q: qp, I, dim, scale: heap.f32(scale32), k, threads, out }));
   return out;
 }

@@ -1,6 +1,7 @@
 // Mergeable partial states: attentionState() per key shard, mergeStates() in any order, finalizeState() once.
 import { checkResult, describe, fail, KernelAttentionError } from './errors.js';
 import { attentionFrame } from './frame.js';
+import { MAX_WASM_BYTES } from './heap.js';
 import { copyCall, readCall, requireValues, SHARED_OPTIONS } from './options.js';
 import { checkOptionNames, oneOf } from './validate.js';
 
@@ -42,10 +43,6 @@ function readState(state, name) {
   return state;
 }
 
-// The wasm memory holds at most 2 GiB: larger outputs are refused before allocating (a byte count past 2³² would
-// otherwise wrap when it reaches malloc).
-const MAX_BYTES = 2 ** 31;
-
 function sameShape(a, b, name) {
   if (a.queries !== b.queries || a.heads !== b.heads || a.width !== b.width) {
     throw new KernelAttentionError(
@@ -66,7 +63,8 @@ export function makeStates(engine, threads = 1) {
     call.frame = attentionFrame(call, call.distance, { states: true });
     const rows = call.I * call.heads;
     const floats = 2 * rows + call.I * call.D;
-    if (floats * 4 > MAX_BYTES) {
+    if (floats * 4 > MAX_WASM_BYTES) {
+      // refused before allocating: a byte count past 2³² would otherwise wrap when it reaches malloc
       throw new KernelAttentionError(
         'OutOfMemory',
         `attentionState() would need ${floats} floats (${(floats / 2 ** 18).toFixed(0)} MiB) for I = ${call.I} \`queries\` ` +
@@ -75,11 +73,12 @@ export function makeStates(engine, threads = 1) {
       );
     }
     return engine.withHeap((heap) => {
-      const { q, k, v, options: opts } = copyCall(heap, call);
+      const { q, k, v, options } = copyCall(heap, call);
       const max = heap.alloc(rows * 4);
       const sum = heap.alloc(rows * 4);
       const acc = heap.alloc(call.I * call.D * 4);
-      checkResult(engine.attentionStates(q, k, v, max, sum, acc, call.I, call.J, call.M, call.D, opts, threads));
+      const { I, J, M, D } = call;
+      checkResult(engine.attentionStates({ q, k, v, max, sum, acc, I, J, M, D, options, threads }));
       return {
         queries: call.I,
         heads: call.heads,
@@ -101,7 +100,8 @@ export function makeStates(engine, threads = 1) {
       const sum = heap.f32(first.sum);
       const acc = heap.f32(first.acc);
       for (const s of states.slice(1)) {
-        checkResult(engine.mergeStates(max, sum, acc, heap.f32(s.max), heap.f32(s.sum), heap.f32(s.acc), I, D, H));
+        const [max2, sum2, acc2] = [heap.f32(s.max), heap.f32(s.sum), heap.f32(s.acc)];
+        checkResult(engine.mergeStates({ max, sum, acc, max2, sum2, acc2, I, D, H }));
       }
       return {
         queries: I,
@@ -127,7 +127,16 @@ export function makeStates(engine, threads = 1) {
     return engine.withHeap((heap) => {
       const out = heap.alloc(I * D * 4);
       checkResult(
-        engine.finalizeStates(heap.f32(state.max), heap.f32(state.sum), heap.f32(state.acc), I, D, H, empty, out),
+        engine.finalizeStates({
+          max: heap.f32(state.max),
+          sum: heap.f32(state.sum),
+          acc: heap.f32(state.acc),
+          I,
+          D,
+          H,
+          empty,
+          out,
+        }),
       );
       return heap.readF32(out, I * D);
     });

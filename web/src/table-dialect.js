@@ -194,3 +194,78 @@ export function columnKind(cells, decimal, name = '') {
 export function detectHeader(first) {
   return first.some((cell) => !valueLike(cell));
 }
+
+// The sample's first lines that vote on the delimiter (each candidate reads every cell of the lines it is shown: 200
+// are enough), and the most records the sample's votes take.
+const DELIMITER_VOTES = 200;
+const SAMPLE_LINES = 1000;
+
+/**
+ * The dialect of a table from its sample (`sample`: [line number, text] pairs; `final`: the input ends there, so its
+ * last record is whole) and the reader's options (an option other than 'auto' is taken as given): { delimiter,
+ * decimal, header, kinds (per column: columnKind's, with the date order given), thousands (the digit-group separator
+ * seen, or null) }. Throws a BadInput KernelAttentionError naming `decimal` when the decimal mark is the delimiter.
+ */
+export function detectDialect(sample, o, final) {
+  const records = []; // quote-balanced joins of the sample's lines
+  let open = null;
+  for (const [line, text] of sample) {
+    if (open) {
+      open.text += '\n' + text;
+      if ((open.text.split('"').length - 1) % 2 === 0) {
+        records.push(open);
+        open = null;
+      }
+      continue;
+    }
+    if (text.trim() === '' || (o.comment && text.trimStart().startsWith(o.comment))) continue;
+    const r = { line, text };
+    if ((text.split('"').length - 1) % 2 === 1) open = r;
+    else records.push(r);
+  }
+  // An unfinished sample's last record may be cut short; leave it out of the votes.
+  const votes = (final ? records : records.slice(0, -1)).slice(0, SAMPLE_LINES);
+  const texts = (votes.length ? votes : records).map((r) => r.text);
+  // Each candidate delimiter reads every cell of the lines it is shown: 200 lines are enough to vote.
+  const delimiter =
+    o.delimiter !== 'auto'
+      ? o.delimiter === ' '
+        ? 'whitespace'
+        : o.delimiter
+      : (detectDelimiter(texts.slice(0, DELIMITER_VOTES)) ?? ',');
+  const rows = texts.map((t) => splitLine(t, delimiter) ?? [t]);
+  const header = o.header === 'auto' ? rows.length > 0 && detectHeader(rows[0]) : o.header;
+  const data = header ? rows.slice(1) : rows;
+  const where = ` in the first ${data.length} rows`;
+  const decimal =
+    o.decimal !== 'auto'
+      ? o.decimal
+      : delimiter === ',' && !texts.some((t) => t.includes('"'))
+        ? '.'
+        : detectDecimal(
+            data.flat().filter((c) => /^[\s\d+\-\u2212.,'\u00a0\u202f]+$/.test(c)),
+            where,
+          );
+  if (decimal === delimiter)
+    throw new KernelAttentionError(
+      'BadInput',
+      `the decimal mark cannot be the delimiter (${JSON.stringify(delimiter)})`,
+      'decimal',
+    );
+  const width = rows.length ? rows[0].length : 0;
+  const kinds = Array.from({ length: width }, (_, c) =>
+    columnKind(
+      data.map((r) => r[c] ?? ''),
+      decimal,
+      header ? rows[0][c] : '',
+    ),
+  );
+  if (o.dateOrder !== 'auto')
+    for (const k of kinds)
+      if (k.kind === 'date') Object.assign(k, { dayFirst: o.dateOrder === 'day-first', guessed: false });
+  const group = data
+    .flat()
+    .map((c) => /^\s*[-+\u2212]?[1-9]\d{0,2}([., '\u00a0\u202f])\d{3}/.exec(c)?.[1])
+    .find((g) => g !== undefined && g !== decimal && !Number.isNaN(parseNumber(`1${g}000`, decimal)));
+  return { delimiter, decimal, header, kinds, thousands: group ?? null };
+}

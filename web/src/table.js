@@ -8,24 +8,15 @@
 // is NaN with its place recorded, for `selectRows` to skip or report.
 import { KernelAttentionError } from './errors.js';
 import { createDecoder, detectEncoding, ENCODINGS } from './table-decode.js';
-import {
-  columnKind,
-  delimiterName,
-  detectDecimal,
-  detectDelimiter,
-  detectHeader,
-  DELIMITERS,
-  splitLine,
-} from './table-dialect.js';
+import { delimiterName, detectDialect, DELIMITERS, splitLine } from './table-dialect.js';
 import { isMissing, parseCompactDate, parseDate, parseNumber } from './table-values.js';
 
 export { isMissing, parseDate, parseNumber } from './table-values.js';
+export { selectRows } from './table-rows.js';
 
 const SAMPLE_BYTES = 1 << 16;
 const PLAIN = /^-?\d+(?:\.\d+)?$/;
 const MAX_STORED = 1000;
-const SAMPLE_LINES = 1000;
-const DELIMITER_VOTES = 200;
 
 /** A Float64Array (or Uint32Array) that grows by doubling; `array()` is a copy of exactly the values pushed. */
 class Growing {
@@ -216,66 +207,9 @@ export class TableReader {
     this.row(cells, text, line);
   }
 
-  /** Decides the dialect from the sample lines, then reads them. */
+  /** Decides the dialect from the sample lines (table-dialect.js, detectDialect), then reads them. */
   detect(final) {
-    const o = this.options;
-    const records = []; // quote-balanced joins of the sample's lines
-    let open = null;
-    for (const [line, text] of this.sample) {
-      if (open) {
-        open.text += '\n' + text;
-        if ((open.text.split('"').length - 1) % 2 === 0) {
-          records.push(open);
-          open = null;
-        }
-        continue;
-      }
-      if (text.trim() === '' || (o.comment && text.trimStart().startsWith(o.comment))) continue;
-      const r = { line, text };
-      if ((text.split('"').length - 1) % 2 === 1) open = r;
-      else records.push(r);
-    }
-    // An unfinished sample's last record may be cut short; leave it out of the votes.
-    const votes = (final ? records : records.slice(0, -1)).slice(0, SAMPLE_LINES);
-    const texts = (votes.length ? votes : records).map((r) => r.text);
-    // Each candidate delimiter reads every cell of the lines it is shown: 200 lines are enough to vote.
-    const delimiter =
-      o.delimiter !== 'auto'
-        ? o.delimiter === ' '
-          ? 'whitespace'
-          : o.delimiter
-        : (detectDelimiter(texts.slice(0, DELIMITER_VOTES)) ?? ',');
-    const rows = texts.map((t) => splitLine(t, delimiter) ?? [t]);
-    const header = o.header === 'auto' ? rows.length > 0 && detectHeader(rows[0]) : o.header;
-    const data = header ? rows.slice(1) : rows;
-    const where = ` in the first ${data.length} rows`;
-    const decimal =
-      o.decimal !== 'auto'
-        ? o.decimal
-        : delimiter === ',' && !texts.some((t) => t.includes('"'))
-          ? '.'
-          : detectDecimal(
-              data.flat().filter((c) => /^[\s\d+\-\u2212.,'\u00a0\u202f]+$/.test(c)),
-              where,
-            );
-    if (decimal === delimiter)
-      fail('decimal', `the decimal mark cannot be the delimiter (${JSON.stringify(delimiter)})`);
-    const width = rows.length ? rows[0].length : 0;
-    const kinds = Array.from({ length: width }, (_, c) =>
-      columnKind(
-        data.map((r) => r[c] ?? ''),
-        decimal,
-        header ? rows[0][c] : '',
-      ),
-    );
-    if (o.dateOrder !== 'auto')
-      for (const k of kinds)
-        if (k.kind === 'date') Object.assign(k, { dayFirst: o.dateOrder === 'day-first', guessed: false });
-    const group = data
-      .flat()
-      .map((c) => /^\s*[-+\u2212]?[1-9]\d{0,2}([., '\u00a0\u202f])\d{3}/.exec(c)?.[1])
-      .find((g) => g !== undefined && g !== decimal && !Number.isNaN(parseNumber(`1${g}000`, decimal)));
-    this.dialect = { delimiter, decimal, header, kinds, thousands: group ?? null };
+    this.dialect = detectDialect(this.sample, this.options, final);
     const sample = this.sample;
     this.sample = null;
     for (const [line, text] of sample) this.logical(text, line);
@@ -436,57 +370,4 @@ export function readTable(input, options) {
   const reader = new TableReader(options);
   reader.push(input);
   return reader.end();
-}
-
-/**
- * The rows to use for the columns `used` (indices into `table.keep`'s order). With `missing` 'skip', the rows with a missing value or a problem in a used column, listed in `skipped` (`{ row, line, position, column,
- * reason, missing }`: `column` a name or null, `position` the field's 1-based character or null, `missing` true for an
- * empty or NA cell, false for a cell that is not a value or a row with the wrong number of fields) are left out. With 'error', the first such row throws a KernelAttentionError naming its line and column.
- */
-export function selectRows(table, used, { missing = 'skip' } = {}) {
-  if (missing !== 'skip' && missing !== 'error')
-    fail('missing', `\`missing\` must be 'skip' or 'error'; got ${JSON.stringify(missing)}`);
-  const rows = [];
-  const skipped = [];
-  for (let r = 0; r < table.rows; r++) {
-    let why = null;
-    const problems = table.problems.get(r);
-    if (problems) {
-      const p = problems.find((q) => q.column < 0 || used.some((k) => table.keep[k] === q.column));
-      if (p)
-        why = {
-          row: r,
-          line: p.line,
-          position: p.position,
-          column: p.column < 0 ? null : table.names[p.column],
-          reason: p.reason,
-          missing: false,
-        };
-    }
-    if (!why) {
-      const k = used.find((u) => Number.isNaN(table.columns[u][r]));
-      if (k !== undefined) {
-        const name = table.names[table.keep[k]];
-        // Unreadable cells past the first 1,000 of a text column are not stored: they are the column's kind.
-        why = {
-          row: r,
-          line: table.lines[r],
-          position: null,
-          column: name,
-          reason: table.kinds[k] === 'text' ? 'not a number (a text column)' : 'missing value',
-          missing: table.kinds[k] !== 'text',
-        };
-      }
-    }
-    if (!why) rows.push(r);
-    else if (missing === 'error') {
-      throw new KernelAttentionError(
-        'BadInput',
-        `line ${why.line}${why.column === null ? '' : `, column ${JSON.stringify(why.column)}`}: ` +
-          `${why.reason}${why.missing ? " (\`missing\`: 'skip' drops such rows)" : ''}`,
-        'input',
-      );
-    } else skipped.push(why);
-  }
-  return { rows: Uint32Array.from(rows), skipped };
 }

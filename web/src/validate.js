@@ -1,5 +1,6 @@
 // Argument checks that run before any allocation: each failure names the argument, the expectation and the value.
 import { describe, fail, KernelAttentionError } from './errors.js';
+import { MAX_WASM_BYTES } from './heap.js';
 
 const isInteger = (x) => typeof x === 'number' && Number.isInteger(x);
 
@@ -57,7 +58,7 @@ export function numericArray(value, name) {
     fail('BadArgument', name, 'an array whose buffer is not detached (transferred)', value);
   }
   const length = typed ? ownLength(value, name) : value.length;
-  if (!typed && length > 2 ** 29) {
+  if (!typed && length > MAX_WASM_BYTES / 4) {
     // no dense JS array is that long; its float32 copy would not fit the wasm memory
     throw new KernelAttentionError(
       'OutOfMemory',

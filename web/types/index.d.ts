@@ -155,10 +155,27 @@ export interface RegressionPlanOptions {
   dim: number;
   /** Default `'gaussian'`. */
   kernel?: DistanceKernel;
-  /** Default `'auto'`. */
-  method?: 'auto' | 'exact' | 'grid';
+  /**
+   * Default `'auto'`. `'sparse'` (Nadaraya–Watson, at most 3 dimensions, no observation weights, one bandwidth for
+   * every query) is kernelRegression's only, so it needs no `rule`.
+   */
+  method?: 'auto' | 'exact' | 'grid' | 'sparse';
   /** Strictly between 0 and 1; default 1e-3. */
   tolerance?: number;
+  /** Default `'local-linear'` (`'nadaraya-watson'` with rule `'cv-gradient'`), as kernelRegression's and selectBandwidth's. */
+  estimator?: Estimator;
+  /**
+   * Without it: what kernelRegression() fits a model on (its predictions and summary). With it: what
+   * selectBandwidth() with this rule computes its criterion on (rules of thumb: the CV score they report; cvScore:
+   * `'cv'`).
+   */
+  rule?: SelectBandwidthRule;
+  /** Blocked CV's radius (rule `'cv'`), as selectBandwidth's: a number > 0 runs exactly. */
+  exclude?: number;
+  /** Whether observation weights are given (the sparse method serves none). Default false. */
+  weights?: boolean;
+  /** Whether the bandwidth is a span (`{ span }`: a bandwidth per query, which only the exact fit serves). Default false. */
+  span?: boolean;
 }
 
 /** attentionWithInfo()'s result: the output and what computed it. */
@@ -660,7 +677,24 @@ export interface AsyncOptions {
  * only their queries) until dispose(), which is the way to give it back (a model collected undisposed is freed too,
  * but collection may come late or never).
  */
-export interface KernelRegressionModel {
+/** A span model's bandwidth (KernelRegressionModel.bandwidth for `bandwidth: { span }`). */
+export interface SpanBandwidth {
+  readonly span: number;
+  /** The per-dimension factors (the trimmed standard deviations; 1 in 1-D) each neighbour distance multiplies. */
+  readonly scale: Float64Array<ArrayBuffer>;
+}
+
+/**
+ * kernelRegression's model. Its type arguments follow the options it was fitted with (kernelRegression's overloads):
+ * `Bandwidth` is a Float64Array for a fixed bandwidth or a rule, {@link SpanBandwidth} for a span; `Score` is a number
+ * for a rule (`'cv'`, the default, `'aicc'`, `'scott'`, `'silverman'`: the CV or AICc score at the bandwidth chosen)
+ * and null for a fixed bandwidth or a span. Without them it is the union of both, for models of options not known
+ * until run time.
+ */
+export interface KernelRegressionModel<
+  Bandwidth extends Float64Array<ArrayBuffer> | SpanBandwidth = Float64Array<ArrayBuffer> | SpanBandwidth,
+  Score extends number | null = number | null,
+> {
   readonly dim: number;
   readonly kernel: DistanceKernel;
   readonly estimator: Estimator;
@@ -675,14 +709,14 @@ export interface KernelRegressionModel {
    * One bandwidth per dimension; for a span model `{ span, scale }`, scale the per-dimension factors (the trimmed
    * standard deviations; 1 in 1-D) that each query's neighbour distance multiplies.
    */
-  readonly bandwidth: Float64Array<ArrayBuffer> | { readonly span: number; readonly scale: Float64Array<ArrayBuffer> };
+  readonly bandwidth: Bandwidth;
   /**
    * How the bandwidth was chosen: its `rule` (`'fixed'`, with `score: null`, when given; `'span'` for a span; before
    * 0.2.0 this field was `method`).
    */
   readonly selection: {
     rule: BandwidthRule | 'fixed' | 'span';
-    score: number | null;
+    score: Score;
     curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> };
   };
   /** ν = tr(L), the trace of the smoother matrix at the sample (withBandwidth's models compute it on first read). */
@@ -733,7 +767,7 @@ export interface KernelRegressionModel {
    * model refits its robustness weights at h; a span model gives a fixed-bandwidth model that runs exactly.
    * Errors: `'BadBandwidth'`/`'BadShape'`/`'BadArgument'` naming `h`, `'Disposed'`.
    */
-  withBandwidth(h: number | ArrayLike<number>): KernelRegressionModel;
+  withBandwidth(h: number | ArrayLike<number>): KernelRegressionModel<Float64Array<ArrayBuffer>, null>;
   /** Releases the model's data (its WebAssembly memory once no other model shares it); idempotent. Later calls throw `'Disposed'`. */
   dispose(): void;
   /** dispose(), for `using model = ka.kernelRegression(…)` (where the runtime has Symbol.dispose: Node 20, current browsers). */
@@ -883,11 +917,43 @@ export interface KernelAttention {
    * model.dispose();
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
    */
+  kernelRegression(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & { bandwidth?: BandwidthRule },
+  ): KernelRegressionModel<Float64Array<ArrayBuffer>, number>;
+  /** A fixed bandwidth: `selection.score` is null. */
+  kernelRegression(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & { bandwidth: number | NumericArray },
+  ): KernelRegressionModel<Float64Array<ArrayBuffer>, null>;
+  /** A nearest-neighbour span: `bandwidth` is `{ span, scale }`, `selection.score` null. */
+  kernelRegression(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & { bandwidth: { span: number } },
+  ): KernelRegressionModel<SpanBandwidth, null>;
   kernelRegression(x: NumericArray, y: NumericArray, options: KernelRegressionOptions): KernelRegressionModel;
   /**
    * kernelRegression() with the bandwidth search run one evaluation per step (as selectBandwidthAsync()) and the fit
-   * summary as the last step; resolves to the model kernelRegression() returns.
+   * summary as the last step; resolves to the model kernelRegression() returns (its type follows `bandwidth` as there).
    */
+  kernelRegressionAsync(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & AsyncOptions & { bandwidth?: BandwidthRule },
+  ): Promise<KernelRegressionModel<Float64Array<ArrayBuffer>, number>>;
+  kernelRegressionAsync(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & AsyncOptions & { bandwidth: number | NumericArray },
+  ): Promise<KernelRegressionModel<Float64Array<ArrayBuffer>, null>>;
+  kernelRegressionAsync(
+    x: NumericArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & AsyncOptions & { bandwidth: { span: number } },
+  ): Promise<KernelRegressionModel<SpanBandwidth, null>>;
   kernelRegressionAsync(
     x: NumericArray,
     y: NumericArray,
@@ -916,15 +982,19 @@ export interface KernelAttention {
   /**
    * Which method attention() would run with these arguments, and why (the core's method table decides method
    * `'auto'`, docs/approximations.md "How 'auto' chooses"), without running it. Throws what attention() throws for bad
-   * arguments.
+   * arguments, and for a `method` that cannot serve the call (naming `options.method`, or the mask, groups or `dim`
+   * that forbids it).
    */
   plan(task: 'attention', queries: NumericArray, keys: NumericArray, options: AttentionOptions): Plan<AttentionMethod>;
   /**
-   * What kernelRegression(), selectBandwidth() and cvScore() run on for a sample of `n` points (`method` as
-   * kernelRegression's, default `'auto'`; `tolerance` default 1e-3). A model may still fit exactly at a bandwidth no
-   * grid serves; its own `reason` says so.
+   * What kernelRegression() (without `rule`) or selectBandwidth() with `rule` (cvScore: rule `'cv'`) runs on for a
+   * sample of `n` points, and why, as the core's method table decides it. A grid model still fits exactly at a
+   * bandwidth no grid serves; its own `reason` says so.
+   * @throws {KernelAttentionError} `'BadArgument'` for a bad option, and for a `method` that cannot serve the call,
+   * naming `options.method` (or `options.weights`) with the field that forbids it in the message, as the call itself
+   * would throw.
    */
-  plan(task: 'regression', options: RegressionPlanOptions): Plan<'exact' | 'grid'>;
+  plan(task: 'regression', options: RegressionPlanOptions): Plan<'exact' | 'grid' | 'sparse'>;
   /**
    * selectBandwidth() one criterion evaluation per step (the core's search is paused by its progress hook and
    * resumed, docs/design.md); `total` is an estimate until the search ends. Resolves to selectBandwidth()'s result,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "base/text.h"
@@ -21,6 +22,12 @@ struct Text {
   void say(const char* format, Args... args) {
     format_text(s, sizeof s, format, args...);
   }
+  // Says why, and returns the answer it explains.
+  template <class Answer, class... Args>
+  Answer answer(Answer a, const char* format, Args... args) {
+    say(format, args...);
+    return a;
+  }
   bool empty() const { return s[0] == 0; }
 };
 
@@ -30,7 +37,23 @@ struct Count {
   explicit Count(double n) { format_text(s, sizeof s, "%.0f", n); }
 };
 
-// ---- sparse (sparse.h): 'auto' runs it where it measured at least 2× faster than exact ----
+// Whether a method that serves a call computes its criterion itself, runs it exactly, or (asked for) refuses it.
+enum class Verdict { Computes, Exact, Refuses };
+
+// The kernels with `trait` (a distance kernel for a regression), for a refusal: "gaussian, laplacian and cauchy".
+void say_kernels(Text& out, bool KernelTraits::*trait, Task task) {
+  int count = 0, listed = 0;
+  for (const KernelTraits& t : kKernelTraits) count += t.*trait && (task == Task::Attention || t.distance);
+  for (const KernelTraits& t : kKernelTraits) {
+    if (!(t.*trait && (task == Task::Attention || t.distance))) continue;
+    const size_t used = std::strlen(out.s);
+    const char* separator = listed == 0 ? "" : listed + 1 == count ? " and " : ", ";
+    format_text(out.s + used, sizeof out.s - used, "%s%s", separator, t.name);
+    ++listed;
+  }
+}
+
+// ---- sparse (sparse.h): 'auto' runs it for attention where it measured at least 2× faster than exact ----
 
 // Below this many query-key pairs the exact engine takes milliseconds: building an index does not pay.
 constexpr double kSparseMinPairs = double(int64_t(1) << 20);
@@ -63,29 +86,43 @@ double share_in_reach(const PlanCall& c, double reach) {
   return share_sum / c.heads;
 }
 
-bool sparse_serves(const PlanCall& c, double, Text& why) {
-  const KernelTraits& t = kernel_traits(c.kernel);
-  const int64_t per_head = c.dims / c.heads;
-  if (!t.sparse)
-    why.say("%s attention keeps its bytes: no certified approximation serves it", t.name);
-  else if (t.heavy_tail)
-    why.say("%s's heavy tail makes a sparse certificate visit nearly every key", t.name);
-  else if (per_head > kSparseMaxDims) {
-    why.say("%lld dimensions per head: the sparse index serves at most %lld", (long long)per_head,
-            (long long)kSparseMaxDims);
-  } else if (c.general_mask)
-    why.say("a general mask: the sparse method does not serve it");
-  else if (c.groups)
-    why.say("groups: the sparse method does not serve them");
-  else
-    return true;
-  return false;
+PlanField sparse_serves(const PlanCall& c, const char*, Text& why) {
+  if (c.task == Task::Attention) {
+    const int64_t per_head = c.dims / c.heads;
+    if (per_head > kSparseMaxDims)
+      return why.answer(PlanField::Dims, "%lld dimensions per head: the sparse index serves at most %lld",
+                        (long long)per_head, (long long)kSparseMaxDims);
+    if (c.general_mask) return why.answer(PlanField::Mask, "a general mask: the sparse method does not serve it");
+    if (c.groups) return why.answer(PlanField::Groups, "groups: the sparse method does not serve them");
+    return PlanField::None;
+  }
+  if (c.span)
+    return why.answer(PlanField::Span, "span bandwidths: the sparse method serves one bandwidth for every query");
+  if (c.dims > kSparseMaxDims)
+    return why.answer(PlanField::Dims, "%lld dimensions: the sparse index serves at most %lld", (long long)c.dims,
+                      (long long)kSparseMaxDims);
+  if (c.estimator != Estimator::NadarayaWatson)
+    return why.answer(PlanField::Estimator, "the sparse method fits Nadaraya-Watson (degree 0) only");
+  if (c.weights) return why.answer(PlanField::Weights, "observation weights: the sparse method does not serve them");
+  return PlanField::None;
 }
 
-// Needs the keys (key_data) unless the pair count alone rules sparse out; *needs_keys says when they were missing.
+// A sparse model's fits; its bandwidth search and its criteria run exactly.
+Verdict sparse_computes(const PlanCall& c, Text& why) {
+  if (c.task == Task::Attention || c.criterion == PlanCriterion::Fit) return Verdict::Computes;
+  why.say("the sparse method computes a model's fits; a criterion runs exactly");
+  return Verdict::Exact;
+}
+
+// Needs the keys (key_data) unless the kernel or the pair count alone rules sparse out; *needs_keys says when they
+// were missing.
 bool sparse_pays(const PlanCall& c, double tolerance, Text& why, bool* needs_keys) {
   const double pairs = double(c.queries) * double(c.keys);
   const Count n(pairs);
+  if (kernel_traits(c.kernel).heavy_tail) {
+    why.say("%s's heavy tail makes a sparse certificate visit nearly every key", kernel_traits(c.kernel).name);
+    return false;
+  }
   if (pairs < kSparseMinPairs) {
     why.say("%s pairs: below 2^20 = 1048576 the exact engine takes milliseconds and a sparse index does not pay", n.s);
     return false;
@@ -117,15 +154,20 @@ bool sparse_pays(const PlanCall& c, double tolerance, Text& why, bool* needs_key
 // Below it the exact O(n²) fit takes well under a second.
 constexpr int64_t kGridMinPoints = 20000;
 
-bool grid_serves(const PlanCall& c, double, Text& why) {
-  const KernelTraits& t = kernel_traits(c.kernel);
+PlanField grid_serves(const PlanCall& c, const char*, Text& why) {
+  if (c.span) return why.answer(PlanField::Span, "span bandwidths run exactly");
   if (c.dims > kMaxGridDims)
-    why.say("%lld dimensions: the grid serves 1 or 2", (long long)c.dims);
-  else if (!t.grid)
-    why.say("%s has no grid (its reach is not finite, or it is no product over dimensions)", t.name);
-  else
-    return true;
-  return false;
+    return why.answer(PlanField::Dims, "%lld dimensions: the grid serves 1 or 2", (long long)c.dims);
+  return PlanField::None;
+}
+
+// The grid bins a model's fits and leave-one-out CV; AICc and blocked CV run exactly, and CV searched by its
+// gradient (that of the exact CV) refuses a grid asked for.
+Verdict grid_computes(const PlanCall& c, Text& why) {
+  if (c.criterion == PlanCriterion::CvGradient) return why.answer(Verdict::Refuses, "rule 'cv-gradient' runs exactly");
+  if (c.exclude) return why.answer(Verdict::Exact, "blocked CV (exclude) runs exactly");
+  if (c.criterion == PlanCriterion::Aicc) return why.answer(Verdict::Exact, "AICc runs exactly");
+  return Verdict::Computes;
 }
 
 bool grid_pays(const PlanCall& c, double tolerance, Text& why, bool*) {
@@ -141,36 +183,105 @@ bool grid_pays(const PlanCall& c, double tolerance, Text& why, bool*) {
   return true;
 }
 
-bool serves_all(const PlanCall&, double, Text&) { return true; }
+// ---- random features and Nyström (random_features.h, nystrom.h): causal masks only, no groups ----
+
+PlanField low_rank_serves(const PlanCall& c, const char* name, Text& why) {
+  if (c.masked) return why.answer(PlanField::Mask, "a mask other than causal: %s serves causal masks only", name);
+  if (c.groups) return why.answer(PlanField::Groups, "groups: %s does not serve them", name);
+  return PlanField::None;
+}
+
+PlanField serves_all(const PlanCall&, const char*, Text&) { return PlanField::None; }
+Verdict computes_all(const PlanCall&, Text&) { return Verdict::Computes; }
 bool never_auto(const PlanCall&, double, Text&, bool*) { return false; }
 
-// One row per method, in the order 'auto' tries them. `certified`: its error is bounded, so 'auto' may pick it
-// (random features and Nyström only estimate their error, top-k drops keys without a bound).
+// One row per method, in the order 'auto' tries them. 'auto' picks a method for a task only where its error is
+// certified and its cost measured (random features and Nyström only estimate their error, top-k drops keys without a
+// bound, and sparse regression's cost has not been measured against the exact fit).
 struct MethodEntry {
   Method method;
   const char* name;
-  bool attention, regression;  // the tasks it computes
-  bool certified;
+  bool attention, regression;            // the tasks it computes
+  bool auto_attention, auto_regression;  // 'auto' may pick it for that task
   double default_tolerance;
-  bool (*serves)(const PlanCall&, double tolerance, Text& why);
+  bool KernelTraits::*kernels;  // the kernels it serves (null: every kernel of the task)
+  const char* other_kernel;     // why 'auto' passes it over for a kernel it does not serve (%s: the kernel's name)
+  bool kernel_last;             // the kernel is checked after `serves` (the grid: span bandwidths, dimensions first)
+  PlanField (*serves)(const PlanCall&, const char* name, Text& why);
+  Verdict (*computes)(const PlanCall&, Text& why);
   // Whether it costs less than exact; says why either way.
   bool (*pays)(const PlanCall&, double tolerance, Text& why, bool* needs_keys);
 };
 
 constexpr MethodEntry kMethods[] = {
-    // method                  name               attn   regr   certified tolerance
-    {Method::Grid, "grid", false, true, true, 1e-3, grid_serves, grid_pays},
-    {Method::Sparse, "sparse", true, false, true, 1e-3, sparse_serves, sparse_pays},
-    {Method::TopK, "top-k", true, false, false, 1e-2, serves_all, never_auto},
-    {Method::RandomFeatures, "random-features", true, false, false, 1e-2, serves_all, never_auto},
-    {Method::Nystrom, "nystrom", true, false, false, 1e-2, serves_all, never_auto},
-    {Method::Exact, "exact", true, true, true, 1e-2, serves_all, never_auto},
+    {Method::Grid, "grid", false, true, false, true, 1e-3, &KernelTraits::grid,
+     "%s has no grid (its reach is not finite, or it is no product over dimensions)", true, grid_serves, grid_computes,
+     grid_pays},
+    {Method::Sparse, "sparse", true, true, true, false, 1e-3, &KernelTraits::sparse,
+     "%s attention keeps its bytes: no certified approximation serves it", false, sparse_serves, sparse_computes,
+     sparse_pays},
+    {Method::TopK, "top-k", true, false, false, false, 1e-2, nullptr, "", false, serves_all, computes_all, never_auto},
+    {Method::RandomFeatures, "random-features", true, false, false, false, 1e-2, &KernelTraits::random_features, "",
+     false, low_rank_serves, computes_all, never_auto},
+    {Method::Nystrom, "nystrom", true, false, false, false, 1e-2, &KernelTraits::nystrom, "", false, low_rank_serves,
+     computes_all, never_auto},
+    {Method::Exact, "exact", true, true, false, false, 1e-2, nullptr, "", false, serves_all, computes_all, never_auto},
 };
 
 const MethodEntry* entry(Method m) {
   for (const MethodEntry& e : kMethods)
     if (e.method == m) return &e;
   return nullptr;
+}
+
+// Whether `e` computes `c`'s kernel; says why not, for a method asked for (`asked`: the kernels it serves) or one
+// 'auto' passes over.
+bool kernel_served(const MethodEntry& e, const PlanCall& c, bool asked, Text& why) {
+  const KernelTraits& t = kernel_traits(c.kernel);
+  if (!e.kernels || t.*e.kernels) return true;
+  if (!asked) {
+    why.say(e.other_kernel, t.name);
+  } else {
+    why.say("%s serves ", e.name);
+    say_kernels(why, e.kernels, c.task);
+    const size_t used = std::strlen(why.s);
+    format_text(why.s + used, sizeof why.s - used, "; got %s", t.name);
+  }
+  return false;
+}
+
+// Whether `e` serves `c`: its task, its kernels and its own checks (in the entry's order). Says why not.
+PlanField check(const MethodEntry& e, const PlanCall& c, bool asked, Text& why) {
+  if (!(c.task == Task::Attention ? e.attention : e.regression))
+    return why.answer(PlanField::Task, "%s does not compute %s", e.name,
+                      c.task == Task::Attention ? "attention" : "a regression");
+  if (!e.kernel_last && !kernel_served(e, c, asked, why)) return PlanField::Kernel;
+  const PlanField field = e.serves(c, e.name, why);
+  if (field != PlanField::None) return field;
+  if (e.kernel_last && !kernel_served(e, c, asked, why)) return PlanField::Kernel;
+  return PlanField::None;
+}
+
+// The plan of `c` when method `e` is asked for: it runs, runs exactly (its criterion), or is refused.
+Plan asked(const PlanCall& c, const MethodEntry& e, Plan out) {
+  Text why;
+  out.method = e.method;
+  out.refused = check(e, c, true, why);
+  if (out.refused == PlanField::None) {
+    const Verdict v = e.computes(c, why);
+    if (v == Verdict::Computes) {
+      format_text(out.reason, sizeof out.reason, "%s: asked for", e.name);
+      return out;
+    }
+    if (v == Verdict::Exact) {
+      out.method = Method::Exact;
+      format_text(out.reason, sizeof out.reason, "exact: %s", why.s);
+      return out;
+    }
+    out.refused = PlanField::Criterion;
+  }
+  format_text(out.reason, sizeof out.reason, "%s", why.s);
+  return out;
 }
 
 }  // namespace
@@ -190,18 +301,15 @@ Plan plan(const PlanCall& call, Method requested, double tolerance) {
   Plan out;
   if (!(tolerance > 0)) tolerance = default_tolerance(call.task, requested);
   out.tolerance = tolerance;
-  if (requested != Method::Auto) {
-    out.method = requested;
-    format_text(out.reason, sizeof out.reason, "%s: asked for", method_name(requested));
-    return out;
-  }
+  if (requested != Method::Auto) return asked(call, *entry(requested), out);
   Text first;  // why the first method 'auto' could have picked was not: the reason exact runs
   for (const MethodEntry& e : kMethods) {
     if (e.method == Method::Exact) break;
-    if (!e.certified || !(call.task == Task::Attention ? e.attention : e.regression)) continue;
+    if (!(call.task == Task::Attention ? e.auto_attention : e.auto_regression)) continue;
     Text why;
     bool needs_keys = false;
-    if (e.serves(call, tolerance, why) && e.pays(call, tolerance, why, &needs_keys)) {
+    if (check(e, call, false, why) == PlanField::None && e.pays(call, tolerance, why, &needs_keys) &&
+        e.computes(call, why) == Verdict::Computes) {
       out.method = e.method;
       format_text(out.reason, sizeof out.reason, "%s: %s", e.name, why.s);
       return out;

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "base/views.h"
+#include "engine/local_fit.h"
 #include "kernel/kernels.h"
 
 namespace ka {
@@ -16,6 +17,13 @@ enum class Method : int32_t { Exact, Grid, Sparse, TopK, RandomFeatures, Nystrom
 // bandwidth searches of kernelRegression / selectBandwidth / cvScore).
 enum class Task : int32_t { Attention, Regression };
 
+// What a regression call computes over its sample: a model's fits (predictions and fit summaries at a bandwidth), or
+// a criterion of the bandwidth (a CV score, a search): leave-one-out CV, AICc, or CV searched by its gradient.
+enum class PlanCriterion : int32_t { Fit, Cv, Aicc, CvGradient };
+
+// The field of a call that keeps a method asked for from serving it (Plan::refused).
+enum class PlanField : int32_t { None, Task, Kernel, Dims, Mask, Groups, Estimator, Weights, Span, Criterion };
+
 // What plan() needs to know of a call. Regression: queries = keys = n sample points, dims = the sample's columns.
 struct PlanCall {
   Task task = Task::Attention;
@@ -24,8 +32,18 @@ struct PlanCall {
   int64_t keys = 0;     // J
   int64_t dims = 1;     // M, over every head
   int32_t heads = 1;
-  bool general_mask = false;  // an I×J mask (causal, leave-one-out and key padding do not count)
-  bool groups = false;        // query and key groups
+  // Attention's masks: `masked`, any mask but causal (key padding, leave-one-out, a general mask); `general_mask`,
+  // an I×J mask. Causal counts as neither: every method serves it.
+  bool masked = false;
+  bool general_mask = false;
+  bool groups = false;  // query and key groups
+  // Regression: the estimator (its degree: Nadaraya–Watson 0, local-linear 1), what the call computes, blocked CV
+  // (exclude > 0), observation weights, per-query (span) bandwidths.
+  Estimator estimator = Estimator::LocalLinear;
+  PlanCriterion criterion = PlanCriterion::Fit;
+  bool exclude = false;
+  bool weights = false;
+  bool span = false;
   // The keys (J × dims) and the bandwidths (dims), for the share of keys within the sparse method's reach; may be
   // null (then sparse is judged on the shape alone, as if every key were in reach).
   ConstMatrix key_data;
@@ -36,16 +54,25 @@ constexpr int kReasonSize = 240;
 
 struct Plan {
   Method method = Method::Exact;
-  double tolerance = 0;           // the one given, or default_tolerance's when it was <= 0
+  double tolerance = 0;  // the one given, or default_tolerance's when it was <= 0
+  // Not None: the method asked for cannot serve the call, this field of it forbids it, and `reason` says why (a
+  // clause without the method's name: "a general mask: the sparse method does not serve it").
+  PlanField refused = PlanField::None;
   char reason[kReasonSize] = {};  // "sparse: 2-D gaussian, …": the method's name, a colon, why
 };
 
 // The method that runs `call` when `requested` is asked for at `tolerance` (in (0, 1); a value <= 0 means the
-// default, default_tolerance). A requested method other than Auto is returned as is, with "asked for" as the reason:
-// whether it serves the call is the caller's check (the JS layer names the option at fault). Auto walks the method
-// table in order and takes the first method that 'auto' may pick (its error is certified), that serves the call and
-// that costs less than exact; exact when none does. Auto comes back (undecided) only when the call's key_data or
-// bandwidth is null and the keys' spread decides: call again with them.
+// default, default_tolerance). Every method is checked against the call the same way, asked for or tried by Auto:
+//   - whether it serves the call (the task, the kernel, dimensions, masks, groups, the estimator, observation weights,
+//     span bandwidths, the criterion); a method asked for that does not comes back refused, with the field and why;
+//   - whether it computes the call's criterion: a regression's grid bins a model's fits and leave-one-out CV; on
+//     AICc and blocked CV the plan says Exact (and why), and it refuses CV by its gradient when asked for (Auto
+//     runs that exactly); the sparse method computes a model's fits, and any criterion runs exactly;
+//   - for Auto only, whether it costs less than exact (`pays`).
+// A method asked for that serves the call runs, with "asked for" as the reason. Auto walks the method table in order
+// and takes the first method that 'auto' may pick for the task (its error is certified and its cost measured), that
+// serves the call and that pays; exact when none does, with the first refusal as the reason. Auto comes back
+// (undecided) only when the call's key_data or bandwidth is null and the keys' spread decides: call again with them.
 Plan plan(const PlanCall& call, Method requested, double tolerance);
 
 // The tolerance a call runs at when none is given. Attention: sparse 1e-3 (a weight ratio), random features, Nyström

@@ -1,6 +1,6 @@
 // attentionGradients(): the exact engine's forward pass and its backward pass (cpp/core/gradients/backward.h) in one call.
 import { checkResult, KernelAttentionError } from './errors.js';
-import { tooLarge } from './attention.js';
+import { tooLarge } from './heap.js';
 import { copyCall, readCall, requireValues, SHARED_OPTIONS } from './options.js';
 import { attentionFrame } from './frame.js';
 import { numericArray } from './validate.js';
@@ -41,24 +41,23 @@ export function makeAttentionGradients(engine, threads = 1) {
     // The values stay unshifted (frame.js): the gradients' outputs are float32 in the caller's units.
     call.frame = attentionFrame(call, call.distance, { values: false });
     return engine.withHeap((heap) => {
-      const { q, k, v, options: opts } = copyCall(heap, call);
-      const dO = heap.f32(dout);
-      const out = heap.alloc(call.I * call.D * 4);
-      const dq = heap.alloc(call.I * call.M * 4);
-      const dk = heap.alloc(call.J * call.M * 4);
-      const dv = heap.alloc(call.J * call.D * 4);
-      const dtheta = heap.alloc((softmax ? 1 : call.M) * 4);
-      checkResult(
-        engine.attentionGradients(q, k, v, dO, out, dq, dk, dv, dtheta, call.I, call.J, call.M, call.D, opts, threads),
-      );
+      const { q, k, v, options } = copyCall(heap, call);
+      const { I, J, M, D } = call;
+      const dOut = heap.f32(dout);
+      const out = heap.alloc(I * D * 4);
+      const dq = heap.alloc(I * M * 4);
+      const dk = heap.alloc(J * M * 4);
+      const dv = heap.alloc(J * D * 4);
+      const dTheta = heap.alloc((softmax ? 1 : M) * 4);
+      checkResult(engine.attentionGradients({ q, k, v, dOut, out, dq, dk, dv, dTheta, I, J, M, D, options, threads }));
       const result = {
         output: heap.readF32(out, call.I * call.D),
         dq: heap.readF32(dq, call.I * call.M),
         dk: heap.readF32(dk, call.J * call.M),
         dv: heap.readF32(dv, call.J * call.D),
       };
-      if (softmax) result.dScale = heap.readF32(dtheta, 1)[0];
-      else result.dLogBandwidth = heap.readF32(dtheta, call.M);
+      if (softmax) result.dScale = heap.readF32(dTheta, 1)[0];
+      else result.dLogBandwidth = heap.readF32(dTheta, call.M);
       return result;
     });
   };
