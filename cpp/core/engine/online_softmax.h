@@ -174,11 +174,11 @@ struct NearestKeys {
   double known_count = 0;
 };
 
-// A weighted mean a / z as float32: every mean the core writes, exact or binned, attention or local fit, goes
-// through it. The mean of finite float32 values lies within float32 range, but a carries the float32 tile sums'
-// rounding (~2^-24 relative), and a local-linear fit extrapolates, so a mean can come out beyond it: such a value is
-// clamped to ±FLT_MAX instead of rounding to ±inf. Infinite and NaN quotients (from infinite or NaN values) pass
-// through.
+// A weighted mean a / z as float32: every mean the core writes, exact, binned or approximated, attention or
+// local fit, goes through it. The mean of finite float32 values lies within float32 range, but a carries the float32
+// tile sums' rounding (~2^-24 relative), and a local-linear fit extrapolates, so a mean can come out beyond it: such a
+// value is clamped to ±FLT_MAX instead of rounding to ±inf. Infinite and NaN quotients (from infinite or NaN values)
+// pass through.
 inline float mean_to_float(double mean) {
   constexpr double kMax = std::numeric_limits<float>::max();
   return float(std::isfinite(mean) ? std::clamp(mean, -kMax, kMax) : mean);
@@ -199,7 +199,7 @@ inline RowOutcome finalize_empty_row(int64_t width, float* out, EmptyPolicy poli
     case EmptyPolicy::Nearest: break;
   }
   if (nearest.known_sums) {
-    for (int64_t d = 0; d < width; ++d) out[d] = float(nearest.known_sums[d] / nearest.known_count);
+    for (int64_t d = 0; d < width; ++d) out[d] = mean_to_float(nearest.known_sums[d] / nearest.known_count);
     return RowOutcome::Done;
   }
   if (!nearest.hd) {  // no keys to look at: a caller of finalize_states, which refuses Nearest, or a row of width 0
@@ -217,7 +217,7 @@ inline RowOutcome finalize_empty_row(int64_t width, float* out, EmptyPolicy poli
     double a = 0;
     for (int64_t j = 0; j < hd.keys.rows; ++j)
       if (nearest.chosen[j]) a += hd.values.row(j)[d];
-    out[d] = n ? float(a / double(n)) : 0.0f;
+    out[d] = n ? mean_to_float(a / double(n)) : 0.0f;
   }
   return RowOutcome::Done;
 }

@@ -192,9 +192,8 @@ Result backward_head(const KernelPasses& passes, const Head& hd, int32_t head, c
     any = any || L > -kInf;
   }
   if (any) (hd.masks->any() ? passes.masked_tiles : passes.tiles)(hd, h, dout, rows, g);
-  if (hd.empty != EmptyPolicy::Nearest) return {};  // NaN and zero rows are constants
-  // Empty rows under Nearest return the mean of the nearest keys' values (finalize_empty_row, which marks them in
-  // `chosen`): only those values receive gradient.
+  // An empty row's output is what finalize_empty_row makes of it: a constant (NaN, zeros: no gradient), or under
+  // Nearest the mean of the nearest keys' values, which it marks in `chosen`: only those values receive gradient.
   for (int64_t i = 0; i < I; ++i) {
     if (rows.lse[i] > -kInf || (skip && skip[i])) continue;
     int64_t n = 0;

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "base/counter_rng.h"
-#include "engine/shifted_sums.h"
+#include "engine/online_softmax.h"
 
 namespace ka {
 
@@ -274,7 +274,7 @@ Result nystrom_attention(const Problem& p, const ApproxOptions& o, Matrix out, A
       r.exact_rows += int64_t(rows.size());
     }
     for (int64_t i = 0; i < I; ++i)
-      for (int64_t c = 0; c < D; ++c) out.row(i)[h * D + c] = float(full[size_t(i * D + c)]);
+      for (int64_t c = 0; c < D; ++c) out.row(i)[h * D + c] = mean_to_float(full[size_t(i * D + c)]);
     for (size_t n = 0; n < sample.size(); ++n)
       for (int64_t c = 0; c < D; ++c) {
         const double e = double(out.row(sample[n])[h * D + c]) - truth[size_t(h)][n * size_t(D) + size_t(c)];

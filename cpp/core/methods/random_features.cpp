@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "base/counter_rng.h"
-#include "engine/shifted_sums.h"
+#include "engine/online_softmax.h"
 
 namespace ka {
 
@@ -197,7 +197,7 @@ void run_head(const HeadData& h, const Features& w, int64_t m, bool causal, Matr
       continue;
     }
     *var_sum += var;
-    for (int64_t c = 0; c < D; ++c) out.row(i)[c] = float(f[size_t(c)]);
+    for (int64_t c = 0; c < D; ++c) out.row(i)[c] = mean_to_float(f[size_t(c)]);
   }
 }
 
