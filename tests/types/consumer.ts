@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   const fin: Float32Array = ka.finalizeState(merged, { empty: 'error' });
 
   const sel: BandwidthSelection = ka.selectBandwidth(k, v, { dim: 4, rule: 'cv', perDimension: true });
-  const ruleUsed: 'cv' | 'aicc' | 'scott' | 'silverman' | 'cv-gradient' = sel.rule;
+  const ruleUsed: 'cv' | 'aicc' | 'scott' | 'silverman' | 'plugin' | 'cv-gradient' = sel.rule;
   const computed: 'exact' | 'grid' = sel.method;
   void ruleUsed;
   void computed;
@@ -94,6 +94,15 @@ async function main(): Promise<void> {
   ka.selectBandwidth(k, v, { dim: 4, rule: 'cv-gradient', metric: 'ard' });
   // @ts-expect-error: kernelRegression's bandwidth rules do not include the gradient search
   ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv-gradient' });
+  const plugged = ka.selectBandwidth(v, v, { dim: 1, rule: 'plugin', kernel: 'epanechnikov' });
+  const noScore: number | null = plugged.score;
+  const dpillH: number | undefined = plugged.plugin?.gaussianBandwidth;
+  void noScore;
+  void dpillH;
+  // @ts-expect-error: the plug-in rule computes no CV score, so a selection's score may be null
+  const alwaysScored: number = plugged.score;
+  void alwaysScored;
+  ka.kernelRegression(v, v, { dim: 1, bandwidth: 'plugin' }).dispose();
 
   const model: KernelRegressionModel = ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv', weights: [1, 2, 1] });
   const modelMessages: string[] = model.warnings.map((w) => w.message);
@@ -109,7 +118,7 @@ async function main(): Promise<void> {
   // @ts-expect-error: a rule is a selectBandwidth rule, not a fixed bandwidth
   ka.plan('regression', { n: 100, dim: 1, rule: 'fixed' });
   void planned;
-  const fixedOrRule: 'cv' | 'aicc' | 'scott' | 'silverman' | 'fixed' | 'span' = model.selection.rule;
+  const fixedOrRule: 'cv' | 'aicc' | 'scott' | 'silverman' | 'plugin' | 'fixed' | 'span' = model.selection.rule;
   void fixedOrRule;
   const band: PredictionInterval = model.predictInterval(q, { level: 0.9 });
   const edf: number = model.effectiveDegreesOfFreedom;
@@ -206,6 +215,15 @@ async function main(): Promise<void> {
   pooling.parameters = {};
   // @ts-expect-error: threads is 'auto' or a number
   await init({ threads: 'max' });
+  const lo = ka.loess(k, v, { span: 0.5, degree: 1, family: 'symmetric', surface: 'direct', traceHat: 'approximate' });
+  const loBand: Float64Array = lo.predictInterval([1, 2], { level: 0.9 }).stderr;
+  const loEnp: number = lo.enp + lo.residualScale + lo.degreesOfFreedom;
+  lo.dispose();
+  // @ts-expect-error: R's degrees are 0, 1 and 2
+  ka.loess(k, v, { degree: 3 });
+  // @ts-expect-error: the family is 'gaussian' or 'symmetric'
+  ka.loess(k, v, { family: 'robust' });
+  (void loBand, loEnp);
   // @ts-expect-error: the thread count is read-only
   ka.threads = 4;
   // @ts-expect-error: results are read-only typed arrays, not numbers

@@ -5,7 +5,8 @@ import { readRobust } from './robust.js';
 import { readSpan, spanScales } from './span.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
 import { criterionOf, MODEL_METHODS, planRegression, sortsSample } from './plan.js';
-import { ownCopy, readExclude, readSample, regressionKernels } from './sample.js';
+import { checkPlugin } from './plugin.js';
+import { ownCopy, readExclude, readSample, regressionKernels, regressionRules } from './sample.js';
 import { bandwidths, boolean, checkOptionNames, oneOf } from './validate.js';
 import { sampleFrame } from './frame.js';
 import { buildModel, robustModel } from './model.js';
@@ -33,7 +34,8 @@ function regressions(engine, threads, selectBandwidth, selectBandwidthAsync) {
   const ctx = { engine, threads };
   ctx.kernelRegression = function kernelRegression(x, y, options) {
     const p = readRegression(engine, x, y, options, REGRESSION_OPTIONS);
-    const { h, selection } = p.chosen ?? fromSelection(p, selectBandwidth(p.data.x, p.data.y, selectionOptions(p)));
+    const [sx, sy] = searchSample(p);
+    const { h, selection } = p.chosen ?? fromSelection(p, selectBandwidth(sx, sy, selectionOptions(p)));
     const fitted = drive(robustModel(ctx, p, h, selection), null);
     return buildModel(ctx, fitted, h, selection);
   };
@@ -64,7 +66,7 @@ async function fitAsync(ctx, selectBandwidthAsync, x, y, options) {
     // The search's own last report (done === total) is left out: the robustness fits and the summary's step follow.
     const report =
       onProgress && (({ done, total }) => done < total && onProgress({ done, total: total + 1 + iterations }));
-    const selection = await selectBandwidthAsync(p.data.x, p.data.y, {
+    const selection = await selectBandwidthAsync(...searchSample(p), {
       ...selectionOptions(p),
       signal,
       onProgress: report,
@@ -120,8 +122,13 @@ function readRegression(engine, x, y, options, known) {
   const names = { method: 'options.method' };
   const plan = planRegression(engine, method, options.tolerance, call, names, MODEL_METHODS);
   let chosen = null;
-  if (typeof bandwidth === 'string') oneOf(bandwidth, engine.selections, 'options.bandwidth');
-  else if (span !== null) {
+  if (typeof bandwidth === 'string') {
+    oneOf(bandwidth, regressionRules(engine), 'options.bandwidth');
+    if (bandwidth === 'plugin') {
+      const rule = "`bandwidth: 'plugin'`";
+      checkPlugin(engine, { dim, width, estimator, kernel, weights, rule });
+    }
+  } else if (span !== null) {
     chosen = {
       h: spanScales(x, n, dim),
       selection: { rule: 'span', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
@@ -174,6 +181,9 @@ function readRegression(engine, x, y, options, known) {
   };
 }
 
+// The sample a search is given: the model's float32 copy, or for the plug-in rule, which computes in double as R's
+// dpill does, the sample in double.
+const searchSample = (p) => (p.bandwidth === 'plugin' ? [p.sample.x, p.sample.y] : [p.data.x, p.data.y]);
 const selectionOptions = (p) => ({
   dim: p.dim,
   kernel: p.kernel,
@@ -187,5 +197,10 @@ const selectionOptions = (p) => ({
 });
 const fromSelection = (p, chosen) => ({
   h: chosen.bandwidth,
-  selection: { rule: p.bandwidth, score: chosen.score, curve: chosen.curve },
+  selection: {
+    rule: p.bandwidth,
+    score: chosen.score,
+    curve: chosen.curve,
+    ...(chosen.plugin ? { plugin: chosen.plugin } : {}),
+  },
 });

@@ -16,6 +16,8 @@ export const CURVE_CAPACITY = 256;
 export function* searchSteps(engine, threads, s, stepwise) {
   const { n, dim, width, x, y, weights, rule, plan } = s;
   const heap = engine.openHeap();
+  // The core's state of this search across its steps (its sorted and binned sample), freed with the heap.
+  let search = 0;
   try {
     const frame = sampleFrame(x, dim, y, width); // bandwidths and scores are invariant to shifting x and y (frame.js)
     const xp = heap.f32Shifted(x, dim, frame.x);
@@ -42,6 +44,10 @@ export function* searchSteps(engine, threads, s, stepwise) {
       // Typical evaluations: a scan of the whole range (7 a decade, about 30) and about 10 of Brent's, then, per
       // dimension, 18 more each.
       const estimate = 40 + (s.perDimension && dim > 1 ? 18 * dim : 0);
+      if (stepwise) {
+        search = engine.cvSearchCreate({});
+        if (!search) throw new KernelAttentionError('OutOfMemory', 'could not allocate the search state');
+      }
       for (;;) {
         if (stepwise && count + 1 > capacity) {
           // A resumed search replays its whole curve: it must hold every evaluation.
@@ -66,6 +72,7 @@ export function* searchSteps(engine, threads, s, stepwise) {
           capacity,
           recorded: count,
           stopAt: stepwise ? count + 1 : 0,
+          search,
         });
         const paused = stepwise && r.status === 'Cancelled' && r.count > count;
         if (!paused) {
@@ -107,6 +114,7 @@ export function* searchSteps(engine, threads, s, stepwise) {
     if (stepwise) yield { done: Math.max(count, 1), total: Math.max(count, 1) };
     return result;
   } finally {
+    if (search) engine.cvSearchFree({ search });
     heap.free();
   }
 }

@@ -407,6 +407,12 @@ export interface SelectBandwidthOptions {
    * log-bandwidth per dimension from Scott's rule, each kept within 1e-3 … 1e3 times its start (an irrelevant input's
    * bandwidth grows to the top of that box); Nadaraya–Watson only (its default estimator), not with `'uniform'`,
    * `weights` or `method: 'grid'` (each a `'BadArgument'` naming that option). Always per dimension, always exact.
+   * `'plugin'`: the direct plug-in bandwidth of Ruppert, Sheather & Wand (1995), computed as R's
+   * `KernSmooth::dpill(x, y)` computes it (in float64, with its defaults; the Gaussian kernel's h is dpill's, other
+   * kernels' the same AMISE-optimal bandwidth in their units, see {@link PluginDetail}). 1-D (`dim: 1`), one column
+   * of y, local-linear only, no `weights`, not the `'cauchy'` kernel (each a `'BadArgument'` naming that option); on
+   * data it cannot use (fewer than 5 distinct x, gaps wider than its pilot bandwidths, …) a `'BadArgument'` naming
+   * `x` or `y` says why. No CV score (`score: null`).
    */
   rule?: SelectBandwidthRule;
   /** `'cv'` and `'aicc'`: a bandwidth per dimension by coordinate descent after the common scale. Default false. */
@@ -475,7 +481,7 @@ export type Approximation = 'auto' | 'exact' | 'grid';
 
 export type Estimator = 'nadaraya-watson' | 'local-linear';
 /** The bandwidth rules kernelRegression's `bandwidth` takes by name. */
-export type BandwidthRule = 'cv' | 'aicc' | 'scott' | 'silverman';
+export type BandwidthRule = 'cv' | 'aicc' | 'scott' | 'silverman' | 'plugin';
 /** selectBandwidth's rules: kernelRegression's, and the gradient search `'cv-gradient'`. */
 export type SelectBandwidthRule = BandwidthRule | 'cv-gradient';
 /** @deprecated since 0.2.0: renamed {@link BandwidthRule}. */
@@ -504,9 +510,10 @@ export interface BandwidthSelection {
   bandwidth: Float64Array<ArrayBuffer>;
   /**
    * For `'aicc'` the AICc; otherwise the CV score Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i at the chosen
-   * bandwidth (ω = 1 without weights; also reported for the rules).
+   * bandwidth (ω = 1 without weights; also reported for the rules of thumb). `null` for `'plugin'`, which computes
+   * none (at 10⁶ points a CV score costs several times the rule; cvScore() gives it).
    */
-  score: number;
+  score: number | null;
   /**
    * Every CV evaluation of the search in order (empty for the rules): bandwidths [eval][dim] and their scores. For
    * `'cv-gradient'` one entry per evaluation, line-search trials included; with `metric: 'full'` the bandwidths are
@@ -526,6 +533,40 @@ export interface BandwidthSelection {
    * `bandwidth` is then 1/‖L e_d‖, the metric's length scale along axis d (Infinity for an axis it ignores).
    */
   transform?: Float64Array<ArrayBuffer>;
+  /** `'plugin'` only: what the rule estimated on the way (docs/regression.md, "Bandwidth selection"). */
+  plugin?: PluginDetail;
+}
+
+/**
+ * The plug-in rule's estimates (KernSmooth's dpill; docs/regression.md): after sorting x and trimming 1 % at each
+ * end, blocked quartic fits over `blocks` blocks (chosen by Mallows' Cp among 1 … `maxBlocks`) give the pilots, and
+ * binned local fits give θ22 and σ², so that h = [σ² (b − a) / (2√π θ22 n)]^(1/5) on [a, b], the trimmed range.
+ */
+export interface PluginDetail {
+  /**
+   * dpill's h: the Gaussian kernel's standard deviation, which is the `'gaussian'` kernel's bandwidth. Another
+   * kernel's `bandwidth` is h·[2√π R(K)/μ₂(K)²]^(1/5): Epanechnikov 2.2138·h, tricube 2.6098·h, uniform 1.7401·h,
+   * Laplacian 0.7398·h.
+   */
+  gaussianBandwidth: number;
+  /** The points after trimming. */
+  n: number;
+  /** The number of blocks Cp chose. */
+  blocks: number;
+  /** The block counts compared: dpill's max(min(⌊n/20⌋, 5), 1), or fewer where a block would hold under 5 distinct x. */
+  maxBlocks: number;
+  /** σ̂², the kernel estimate of the residual variance. */
+  sigma2: number;
+  /** θ̂22 = (1/n) Σ m̂″(x_i)², the binned kernel estimate. */
+  theta22: number;
+  /** σ̂² of the blocked quartics (the pilots'). */
+  sigma2Quartic: number;
+  /** θ̂24 = (1/n) Σ m̂″(x_i) m̂⁽⁴⁾(x_i) of the blocked quartics. */
+  theta24Quartic: number;
+  /** The pilot bandwidth of θ̂22's local cubic fits. */
+  pilotCurvature: number;
+  /** The pilot bandwidth of σ̂²'s local-linear fits. */
+  pilotVariance: number;
 }
 
 export interface KernelRegressionOptions {
@@ -534,11 +575,11 @@ export interface KernelRegressionOptions {
   /** Default `'gaussian'`. */
   kernel?: DistanceKernel;
   /**
-   * A number (all dimensions), one per dimension, or how to choose it: `'cv'` (default), `'aicc'`, `'scott'` or
-   * `'silverman'` (see {@link SelectBandwidthOptions.rule}). Or a nearest-neighbour span `{ span: f }`, 0 < f ≤ 1
-   * (R's `loess` span, statsmodels' `frac`): each query's bandwidth is the distance to its ⌈f·n⌉-th nearest sample
-   * point, in 2-D and above with each column of x first divided by its 10 %-trimmed standard deviation (R's loess
-   * `normalize = TRUE`), times that column's scale. Spans run exactly (`method` `'auto'` or `'exact'`).
+   * A number (all dimensions), one per dimension, or how to choose it: `'cv'` (default), `'aicc'`, `'scott'`,
+   * `'silverman'` or `'plugin'` (see {@link SelectBandwidthOptions.rule}). Or a nearest-neighbour span `{ span: f }`,
+   * 0 < f ≤ 1 (R's `loess` span, statsmodels' `frac`): each query's bandwidth is the distance to its ⌈f·n⌉-th nearest
+   * sample point, in 2-D and above with each column of x first divided by its 10 %-trimmed standard deviation (R's
+   * loess `normalize = TRUE`), times that column's scale. Spans run exactly (`method` `'auto'` or `'exact'`).
    */
   bandwidth?: number | NumericArray | BandwidthRule | { span: number };
   /**
@@ -718,6 +759,8 @@ export interface KernelRegressionModel<
     rule: BandwidthRule | 'fixed' | 'span';
     score: Score;
     curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> };
+    /** `'plugin'` only: the rule's estimates. */
+    plugin?: PluginDetail;
   };
   /** ν = tr(L), the trace of the smoother matrix at the sample (withBandwidth's models compute it on first read). */
   readonly effectiveDegreesOfFreedom: number;
@@ -796,6 +839,95 @@ export interface LowessResult {
    * `iterations` is 0 or the first fit was already exact (R stops iterating there).
    */
   weights: Float64Array<ArrayBuffer>;
+}
+
+/** Options of loess(); the defaults are R's loess() and loess.control() defaults. */
+export interface LoessOptions {
+  /** Predictors per point, 1 to 4 (x is n × dim, row-major). Default 1. */
+  dim?: number;
+  /**
+   * Each local fit uses q = min(n, ⌊n·span⌋) points: those nearer than the q-th nearest (which weighs 0). Above 1
+   * every point, with the radius grown by √span. > 0; default 0.75.
+   */
+  span?: number;
+  /** The local polynomial's degree: 0, 1 or 2. Default 2. */
+  degree?: 0 | 1 | 2;
+  /** `'symmetric'`: `iterations` fits with bisquare robustness weights. Default `'gaussian'`. */
+  family?: 'gaussian' | 'symmetric';
+  /**
+   * `'interpolate'` (default): exact fits at the vertices of a k-d tree, blended between (NaN outside the data's
+   * range); `'direct'`: an exact fit at every point asked for.
+   */
+  surface?: 'interpolate' | 'direct';
+  /** With dim > 1, divide each predictor by its 10 %-trimmed standard deviation first (R's normalize). Default true. */
+  normalize?: boolean;
+  /** Fits in all with `family: 'symmetric'` (R's loess.control iterations), 1 to 1000. Default 4. */
+  iterations?: number;
+  /** Interpolation: the k-d tree's leaves hold at most ⌊n·span·cell⌋ points. > 0; default 0.2. */
+  cell?: number;
+  /**
+   * Prior weights, one per point, ≥ 0 and not all 0 (a point of weight 0 still counts in the span, as in R). Default
+   * all 1.
+   */
+  weights?: NumericArray;
+  /**
+   * `'approximate'` (default): R's approximations of δ1 and δ2 from the trace; `'exact'`: from the whole n × n
+   * operator (O(n³), small samples); `'none'`: no statistics (and no predictInterval).
+   */
+  statistics?: 'approximate' | 'exact' | 'none';
+  /**
+   * With the interpolated surface and approximate statistics: the operator's trace `'exact'` (default, as R) or
+   * by R's `'approximate'` formula (R advises it above about 1,000 points).
+   */
+  traceHat?: 'exact' | 'approximate';
+}
+
+/** loess()'s confidence band (R's predict(se = TRUE) and pointwise()). */
+export interface LoessInterval {
+  /** The fit at each query (NaN outside the data's range with the interpolated surface, R's NA). */
+  mean: Float64Array<ArrayBuffer>;
+  /** R's se.fit: residualScale · √(Σ_j L_qj² / w_j), L_q the prediction's operator row, w the prior weights. */
+  stderr: Float64Array<ArrayBuffer>;
+  /** mean ∓ quantile·stderr. */
+  lower: Float64Array<ArrayBuffer>;
+  upper: Float64Array<ArrayBuffer>;
+  /** R's df: oneDelta² / twoDelta. */
+  degreesOfFreedom: number;
+  /** Student's t quantile of (1 + level)/2 with degreesOfFreedom (NaN where they are not positive, as in R). */
+  quantile: number;
+}
+
+/** A loess fit: R's loess object with its statistics, predict() and predict(se = TRUE). */
+export interface LoessModel {
+  /** The options the fit used, defaults filled in. */
+  readonly options: Readonly<Required<Omit<LoessOptions, 'weights'>>>;
+  /** Number of points. */
+  readonly size: number;
+  /** Fitted values, residuals y − fitted and the last fit's robustness weights (1 for gaussian), in the input's order. */
+  readonly fitted: Float64Array<ArrayBuffer>;
+  readonly residuals: Float64Array<ArrayBuffer>;
+  readonly robustnessWeights: Float64Array<ArrayBuffer>;
+  /** R's enp = oneDelta + 2·traceHat − n (NaN with statistics 'none'). */
+  readonly enp: number;
+  /** R's s: √(Σ w r² / oneDelta), r the residuals (symmetric family: those of R's pseudovalues). */
+  readonly residualScale: number;
+  /** δ1 = tr (I − L)ᵀ(I − L) and δ2 = tr ((I − L)ᵀ(I − L))², exact or by R's approximation. */
+  readonly oneDelta: number;
+  readonly twoDelta: number;
+  /** tr L, the operator's trace (R's trace.hat). */
+  readonly traceHat: number;
+  /** oneDelta² / twoDelta: the t degrees of freedom of the intervals (R's df). */
+  readonly degreesOfFreedom: number;
+  /** Whether some local fit dropped a singular value (R warns "pseudoinverse used"). */
+  readonly pseudoInverse: boolean;
+  /** The fit at the queries xq (m × dim, row-major): R's predict(fit, xq). */
+  predict(xq: NumericArray): Float64Array<ArrayBuffer>;
+  /** The fit with R's standard errors and a t band (level default 0.95); not with statistics 'none'. */
+  predictInterval(xq: NumericArray, intervalOptions?: { level?: number }): LoessInterval;
+  /** Frees the model's WebAssembly memory; idempotent. Later predictions throw `'Disposed'`. */
+  dispose(): void;
+  /** dispose(), for `using fit = ka.loess(…)` (where the runtime has Symbol.dispose). */
+  [Symbol.dispose](): void;
 }
 
 export interface KernelAttention {
@@ -974,6 +1106,20 @@ export interface KernelAttention {
    * for NaN or ±Infinity in x or y, `'BadShape'` for an empty x or a y of another length.
    */
   lowess(x: NumericArray, y: NumericArray, options?: LowessOptions): LowessResult;
+  /**
+   * R's `loess()`, computed as R 4.2 computes it (docs/regression.md, "loess (R's loess)"): local fits of degree 0–2
+   * over the nearest ⌊n·span⌋ points with tricube weights, on R's k-d tree surface blended between exact vertex fits
+   * (or exact everywhere with `surface: 'direct'`), R's robustness iterations, statistics and standard errors, in
+   * float64. x (n × dim, row-major), y and weights are not modified.
+   * @example
+   * const fit = ka.loess(speed, dist, { span: 0.5 });
+   * const { mean, lower, upper } = fit.predictInterval([10, 15, 20]);
+   * fit.dispose();
+   * @throws {KernelAttentionError} `'BadArgument'` naming the option out of range (a span giving fewer points per
+   * fit than the degree needs, or one whose neighbourhoods have zero width, names `options.span`), `'NonFinite'`
+   * for NaN or ±Infinity in x or y, `'BadShape'` for sizes that do not fit together.
+   */
+  loess(x: NumericArray, y: NumericArray, options?: LoessOptions): LoessModel;
   /**
    * Chooses a bandwidth for the sample x (n × dim) with values y (n × D).
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).

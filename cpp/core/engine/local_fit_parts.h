@@ -62,7 +62,7 @@ using KeyScores = void (*)(const float* q, const KeyTile&, const float* factors,
 // The rest of the fit (per query block, per row, per tile decision) is the same code for every kernel.
 struct KernelLoops {
   KeyScores key_scores;
-  void (*tile_bounds)(const float*, const TileBoxes&, const float*, float*, float*);
+  local_fit_tiles::TileBounds tile_bounds;
   float (*dimension_factor)(float);
 };
 KernelLoops kernel_loops(KernelKind kind);  // a distance kernel

@@ -161,12 +161,14 @@ PlanField grid_serves(const PlanCall& c, const char*, Text& why) {
   return PlanField::None;
 }
 
-// The grid bins a model's fits and leave-one-out CV; AICc and blocked CV run exactly, and CV searched by its
-// gradient (that of the exact CV) refuses a grid asked for.
+// The grid bins a model's fits and leave-one-out CV; AICc and blocked CV run exactly, CV searched by its gradient
+// (that of the exact CV) refuses a grid asked for, and the plug-in rule runs as it always does (on its own bins).
 Verdict grid_computes(const PlanCall& c, Text& why) {
   if (c.criterion == PlanCriterion::CvGradient) return why.answer(Verdict::Refuses, "rule 'cv-gradient' runs exactly");
   if (c.exclude) return why.answer(Verdict::Exact, "blocked CV (exclude) runs exactly");
   if (c.criterion == PlanCriterion::Aicc) return why.answer(Verdict::Exact, "AICc runs exactly");
+  if (c.criterion == PlanCriterion::Plugin)
+    return why.answer(Verdict::Exact, "rule 'plugin' bins the sample itself, in double, as KernSmooth's dpill");
   return Verdict::Computes;
 }
 
@@ -356,7 +358,8 @@ int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t point
   int level = 6;  // at least grid_nodes' 64 nodes; more only make the grid more accurate
   while ((int64_t(1) << level) + 1 < wanted) ++level;
   const int64_t cells = int64_t(1) << level;
-  if (!convolutions_pay(kind, cells + 1, 1, double(h), range / double(cells), points)) {
+  if (!(grid_cost(kind, cells + 1, 1, double(h), range / double(cells)) <=
+        exact_cv_cost(kind, double(h), range, points))) {
     if (why)
       format_text(why, kReasonSize, "exact: the convolutions on %lld nodes cost more than the exact CV of %lld points",
                   (long long)(cells + 1), (long long)points);

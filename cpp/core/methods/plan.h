@@ -18,8 +18,9 @@ enum class Method : int32_t { Exact, Grid, Sparse, TopK, RandomFeatures, Nystrom
 enum class Task : int32_t { Attention, Regression };
 
 // What a regression call computes over its sample: a model's fits (predictions and fit summaries at a bandwidth), or
-// a criterion of the bandwidth (a CV score, a search): leave-one-out CV, AICc, or CV searched by its gradient.
-enum class PlanCriterion : int32_t { Fit, Cv, Aicc, CvGradient };
+// a criterion of the bandwidth (a CV score, a search): leave-one-out CV, AICc, or CV searched by its gradient; or the
+// plug-in rule (stats/plugin.h), which bins the sample itself.
+enum class PlanCriterion : int32_t { Fit, Cv, Aicc, CvGradient, Plugin };
 
 // The field of a call that keeps a method asked for from serving it (Plan::refused).
 enum class PlanField : int32_t { None, Task, Kernel, Dims, Mask, Groups, Estimator, Weights, Span, Criterion };
@@ -66,8 +67,9 @@ struct Plan {
 //   - whether it serves the call (the task, the kernel, dimensions, masks, groups, the estimator, observation weights,
 //     span bandwidths, the criterion); a method asked for that does not comes back refused, with the field and why;
 //   - whether it computes the call's criterion: a regression's grid bins a model's fits and leave-one-out CV; on
-//     AICc and blocked CV the plan says Exact (and why), and it refuses CV by its gradient when asked for (Auto
-//     runs that exactly); the sparse method computes a model's fits, and any criterion runs exactly;
+//     AICc, blocked CV and the plug-in rule the plan says Exact (and why), and it refuses CV by its gradient when
+//     asked for (Auto runs that exactly); the sparse method computes a model's fits, and any criterion runs
+//     exactly;
 //   - for Auto only, whether it costs less than exact (`pays`).
 // A method asked for that serves the call runs, with "asked for" as the reason. Auto walks the method table in order
 // and takes the first method that 'auto' may pick for the task (its error is certified and its cost measured), that
@@ -91,7 +93,8 @@ int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double t
 // Leave-one-out CV of a 1-D sample over a bandwidth search (GridCv, grid.h), per bandwidth: the cells of the grid that
 // scores bandwidth h for `points` points (those with weight > 0) spread over `range` (> 0), a power of two of at least
 // 64 (a grid of 2^k + 1 nodes, at least grid_nodes(range, h, tolerance) of them, derived from the search's finest
-// grid); 0 if no grid reaches the tolerance or its convolutions cost more than an exact score (convolutions_pay). `why`
+// grid); 0 when no grid reaches the tolerance or its convolutions cost more than the exact score (which visits, per
+// held-out point, only the keys within the kernel's reach: exact_cv_cost in grid/plan.h). `why`
 // (may be null) as in plan_grid_nodes. What GridCv::score asks for every bandwidth.
 int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t points, double tolerance,
                            char* why = nullptr);

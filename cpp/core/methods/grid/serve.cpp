@@ -13,6 +13,7 @@
 #include "methods/grid/far.h"
 #include "methods/grid/fit_parts.h"
 #include "methods/grid/plan.h"
+#include "methods/grid/sorted_keys.h"
 
 namespace ka {
 namespace {
@@ -132,20 +133,27 @@ void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t
   }
 }
 
+// The exact rows over the keys in each one's reach, where a model keeps its sample sorted (`by_x`, null where there
+// is none or a mask to index), else over every key.
+Result exact_of(const Fit& f, SortedKeys* by_x, const int64_t* rows, int64_t count, const FitOut& into) {
+  return by_x ? by_x->exact_rows(f, rows, count, into) : exact_rows(f, rows, count, into);
+}
+
 // The rows the grid loop left over: the far rules (far.h), which hand back to the exact rows those they do not
 // serve either, then the exact rows; EmptyRow names the first empty row of either.
 Result finish_rows(const Fit& f, const Axis* axis, double total, const int64_t* far, int64_t far_count, int64_t* exact,
-                   int64_t exact_count, const FitOut& out, int64_t* exact_rows_out, int64_t* range_rows_out) {
+                   int64_t exact_count, const FitOut& out, int64_t* exact_rows_out, int64_t* range_rows_out,
+                   SortedKeys* sorted, SortedKeys* by_x) {
   const int64_t dims = f.problem.queries.cols;
   int64_t empty_row = -1, range_count = 0;  // the first far row that is empty under EmptyPolicy::Error
-  if (const Result r =
-          far_rows(f, axis, dims, total, far, far_count, out, exact, &exact_count, &empty_row, &range_count);
+  if (const Result r = far_rows(f, axis, dims, total, far, far_count, out, exact, &exact_count, &empty_row,
+                                &range_count, sorted);
       r.status != Status::Ok)
     return r;
   if (range_rows_out) *range_rows_out = range_count;
   if (exact_rows_out) *exact_rows_out = exact_count;
   if (exact_count) {
-    const Result r = exact_rows(f, exact, exact_count, out);
+    const Result r = exact_of(f, by_x, exact, exact_count, out);
     if (r.status == Status::EmptyRow && empty_row >= 0) return {Status::EmptyRow, std::min(r.row, empty_row), 0};
     if (r.status != Status::Ok) return r;
     if (out.self_weight)  // the exact fit of a single row has no smoother diagonal: such rows count as empty
@@ -160,7 +168,7 @@ Result finish_rows(const Fit& f, const Axis* axis, double total, const int64_t* 
 
 // The measured error estimate: exact fits of up to 64 queries spread through them, against what the grid gave,
 // relative to range(y); the grid's answers stay the result.
-Result estimate_error(const Fit& f, const FitOut& out, double* error_estimate) {
+Result estimate_error(const Fit& f, const FitOut& out, SortedKeys* by_x, double* error_estimate) {
   const Problem& p = f.problem;
   const int64_t n = p.keys.rows, I = p.queries.rows, width = p.values.cols;
   const int64_t probes = std::min<int64_t>(64, I);
@@ -172,12 +180,17 @@ Result estimate_error(const Fit& f, const FitOut& out, double* error_estimate) {
     std::copy(out.mean.row(rows.get()[r]), out.mean.row(rows.get()[r]) + width, keep.get() + r * width);
   }
   double y_lo = std::numeric_limits<double>::infinity(), y_hi = -y_lo;
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t col = 0; col < width; ++col) {
-      y_lo = std::min(y_lo, double(p.values.row(j)[col]));
-      y_hi = std::max(y_hi, double(p.values.row(j)[col]));
-    }
-  const Result r = exact_rows(f, rows.get(), probes, FitOut{out.mean});
+  if (by_x && by_x->prepare(f) == Status::Ok) {
+    y_lo = by_x->y_lo();
+    y_hi = by_x->y_hi();
+  } else {
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t col = 0; col < width; ++col) {
+        y_lo = std::min(y_lo, double(p.values.row(j)[col]));
+        y_hi = std::max(y_hi, double(p.values.row(j)[col]));
+      }
+  }
+  const Result r = exact_of(f, by_x, rows.get(), probes, FitOut{out.mean});
   if (r.status != Status::Ok) return r;
   double worst = 0;
   for (int64_t k = 0; k < probes; ++k)
@@ -194,7 +207,8 @@ Result estimate_error(const Fit& f, const FitOut& out, double* error_estimate) {
 }  // namespace
 
 Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double total, double total_sq, bool squares,
-                  const FitOut& out, double* error_estimate, int64_t* exact_rows_out, int64_t* range_rows_out) {
+                  const FitOut& out, double* error_estimate, int64_t* exact_rows_out, int64_t* range_rows_out,
+                  SortedKeys* sorted) {
   if (range_rows_out) *range_rows_out = 0;
   const Problem& p = f.problem;
   const int64_t I = p.queries.rows, width = p.values.cols, dims = p.queries.cols;
@@ -280,11 +294,13 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
     // ℓ_i(x_i) = ω_i K(0) gᵀ z_i with z_i = [1, 0, …]: query i is point i, at its own position.
     if (out.self_weight) out.self_weight[i] = m.leave_one_out ? 0.0 : weight_of(i) * gg[0];
   }
+  // The exact rows over the keys in each one's reach, where a model keeps its sample sorted (no mask to index).
+  SortedKeys* by_x = sorted && !m.any() ? sorted : nullptr;
   if (const Result r = finish_rows(f, axis, total, far.get(), far_count, exact.get(), exact_count, out, exact_rows_out,
-                                   range_rows_out);
+                                   range_rows_out, sorted, by_x);
       r.status != Status::Ok)
     return r;
-  if (error_estimate) return estimate_error(f, out, error_estimate);
+  if (error_estimate) return estimate_error(f, out, by_x, error_estimate);
   return {};
 }
 
