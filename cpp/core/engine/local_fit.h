@@ -11,6 +11,10 @@ namespace ka {
 
 enum class Estimator : int32_t { NadarayaWatson, LocalLinear };
 
+// The number p of columns of an estimator's local design z, the size of its moments (MomentLayout, shifted_sums.h):
+// 1 for Nadaraya–Watson (z = [1]), 1 + dims for local-linear (z = [1, (x − q)/h]).
+inline int64_t design_columns(Estimator e, int64_t dims) { return e == Estimator::LocalLinear ? 1 + dims : 1; }
+
 // The regression of p.values (y, J × D) on p.keys (x, J × M), evaluated at p.queries (I × M), with a distance
 // kernel (not Softmax) and p.heads == 1. Every mask applies (leave-one-out gives the CV fit); p.empty decides
 // empty rows. The weight of key j at query i is w_ij = ω_j K((q_i − x_j)/h), ω the optional observation weights.

@@ -71,6 +71,15 @@ inline bool first_column_of_inverse(const double* a, int64_t p, double* l, doubl
   return guarded;
 }
 
+// A local fit's value at its query for one value column: gᵀ t, with g = A⁻¹ e₁ (first_column_of_inverse) and t
+// that column's Σw·z·y, entry x at t[x·stride]. As float32 it is written by mean_to_float (online_softmax.h), as every
+// mean is.
+inline double fitted_value(const double* g, const double* t, int64_t p, int64_t stride) {
+  double v = 0;
+  for (int64_t x = 0; x < p; ++x) v += g[x] * t[x * stride];
+  return v;
+}
+
 // Below this relative slope pivot (the Schur complement over its diagonal, in bandwidth units: the squared sine of
 // the angle between a slope column and the others, weighted) a local design counts as singular even in float64:
 // the textbook solve there has lost more than 10 of its 16 digits and is an extrapolation from a degenerate

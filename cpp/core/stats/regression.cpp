@@ -8,6 +8,7 @@
 #include "methods/plan.h"
 #include "base/scratch.h"
 #include "engine/local_solve.h"
+#include "engine/online_softmax.h"
 
 namespace ka {
 
@@ -64,7 +65,7 @@ KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma
       bool moved = false;
       for (int64_t c = 0; c < width; ++c) {
         moved |= !(std::fabs(exact[c] - fitted(i, c)) <= kGuardChange * (y_hi.get()[c] - y_lo.get()[c]));
-        mean.get()[i * width + c] = float(exact[c]);
+        mean.get()[i * width + c] = mean_to_float(exact[c]);
         if (fit.mean_double) fit.mean_double[i * width + c] = exact[c];
       }
       s.guard_changed += moved;
