@@ -142,7 +142,7 @@ Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, cons
   const bool gaussian_1d = p.kernel.kind == KernelKind::Gaussian && dims == 1;
   const double tau = (x1.step / x1.h) * (x1.step / x1.h) / 12, eps = kPivotFloor * tau;
   const auto beyond_by = [&](double at) { return at < x1.lo ? x1.lo - at : at - x1.hi; };
-  const auto t_cut = [&](double D, double end_weight) { return far_reach(D, x1.h, total, eps, end_weight); };
+  const auto t_cut = [&](double D, double end_weight) { return far_reach(D, x1.h, far_log(total, eps, end_weight)); };
   const bool mean_only = !out.sum_sq_weights && !out.effective_keys && !out.log_denominator;
   FarTables own;
   FarTables& table = tables ? *tables : own;
@@ -153,6 +153,7 @@ Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, cons
       (at < x1.lo ? nearest_low : nearest_high) = std::min(at < x1.lo ? nearest_low : nearest_high, beyond_by(at));
     }
   EdgeKeys low, high;
+  double low_log = 0, high_log = 0;  // far_log per end
   bool gathered = false;
   for (int64_t k = 0; k < far_count; ++k) {
     const int64_t i = far[k];
@@ -186,6 +187,8 @@ Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, cons
           if (const Status st = gather_end(f, end, at_low, need, &t.keys(), by_x); st != Status::Ok) return {st};
           t.held(need);
         }
+      low_log = far_log(total, eps, low.weight);
+      high_log = far_log(total, eps, high.weight);
       gathered = true;
     }
     const bool below = double(q[0]) < x1.lo;
@@ -210,15 +213,19 @@ Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, cons
     const double D = beyond_by(double(q[0]));
     FarTable& far_table = below ? table.low : table.high;
     const EndKeys& keys = far_table.keys();
-    const int64_t matter =
-        std::upper_bound(keys.behind.get(), keys.behind.get() + keys.count, t_cut(D, end.weight)) - keys.behind.get();
+    // Keys behind the end still matter where the first one past the end's own (the keys run by t) is within t_cut.
+    const double cut = far_reach(D, x1.h, below ? low_log : high_log);
+    const int64_t behind = int64_t(end.count);
+    const bool more = behind < keys.count && keys.behind.get()[behind] <= cut;
     bool guarded = false;
-    if (double(matter) > end.count && mean_only && far_table.fit(D / x1.h, f.estimator, mean, &guarded)) {
+    if (more && mean_only && far_table.fit(D / x1.h, f.estimator, mean, &guarded)) {
       if (out.guarded) out.guarded[i] = guarded;
       ++*range_count;
       continue;
     }
-    if (double(matter) > end.count) {  // keys behind the end still matter: the exact fit over those
+    if (more) {  // the exact fit over those
+      const int64_t matter =
+          std::upper_bound(keys.behind.get(), keys.behind.get() + keys.count, cut) - keys.behind.get();
       Fit sub = f;
       sub.problem.queries = {q, 1, 1, p.queries.stride};
       sub.problem.keys = {keys.x.get(), matter, 1, 1};

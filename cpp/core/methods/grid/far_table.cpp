@@ -20,21 +20,26 @@ bool FarTable::keep(double end, bool low, double h, double eps, double total, do
   end_weight_ = end_weight;
   width_ = width;
   reach_ = -1;
+  log_ratio_ = far_log(total, eps, end_weight);
   keys_.count = 0;
-  if (!made_.reset_zeroed(kFarNodes) || !nodes_.reset_zeroed(kFarNodes * stride())) made_.reset_zeroed(0);
+  if (!made_.reset_zeroed(kFarNodes) || !nodes_.reset_zeroed(kFarNodes * stride()) || !at_.reset_zeroed(kFarNodes)) {
+    made_.reset_zeroed(0);
+    return false;
+  }
+  for (int64_t k = 0; k < kFarNodes; ++k) at_.get()[k] = std::exp(double(k + kFarFirst) * kFarStep);
   return false;
 }
 
 double FarTable::reach_for(double s) const {
-  const double k = std::floor(std::log(std::max(s, 1.0)) / kFarStep);
-  return far_reach(std::exp(k * kFarStep) * h_, h_, total_, eps_, end_weight_);
+  const double k = std::max(std::floor(std::log(s) / kFarStep), double(kFarFirst));
+  return far_reach(std::exp(k * kFarStep) * h_, h_, log_ratio_);
 }
 
 const double* FarTable::node(int64_t k) {
-  double* v = nodes_.get() + k * stride();
-  if (made_.get()[k]) return v;
-  const double s = std::exp(double(k) * kFarStep);
-  const double cut = far_reach(s * h_, h_, total_, eps_, end_weight_);
+  double* v = nodes_.get() + (k - kFarFirst) * stride();
+  if (made_.get()[k - kFarFirst]) return v;
+  const double s = at_.get()[k - kFarFirst];
+  const double cut = far_reach(s * h_, h_, log_ratio_);
   const int64_t matter =
       std::upper_bound(keys_.behind.get(), keys_.behind.get() + keys_.count, cut) - keys_.behind.get();
   // Σw·τ^p (p ≤ 3) and Σw·y·τ^p (p ≤ 2) over the keys in the node's reach, w = ω·e^{−sτ − τ²/2}.
@@ -68,16 +73,16 @@ const double* FarTable::node(int64_t k) {
     e[2] = -(nu1 - nu0 * mu1);
     e[3] = -(nu2 - nu1 * mu1);
   }
-  made_.get()[k] = 1;
+  made_.get()[k - kFarFirst] = 1;
   return v;
 }
 
 bool FarTable::fit(double s, Estimator estimator, float* mean, bool* guarded) {
   *guarded = false;
-  if (!made_.get() || !(s >= 1)) return false;
-  const int64_t k = int64_t(std::log(s) / kFarStep);
-  if (k + 1 >= kFarNodes) return false;
-  const double s0 = std::exp(double(k) * kFarStep), s1 = std::exp(double(k + 1) * kFarStep);
+  if (!made_.get() || !(s > 0)) return false;
+  const int64_t k = int64_t(std::floor(std::log(s) / kFarStep));
+  if (k < kFarFirst || k + 1 - kFarFirst >= kFarNodes) return false;
+  const double s0 = at_.get()[k - kFarFirst], s1 = at_.get()[k + 1 - kFarFirst];
   const double* a = node(k);
   const double* b = node(k + 1);
   // Cubic Hermite on [s0, s1] from the values and derivatives at both ends.
