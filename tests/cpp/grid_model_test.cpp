@@ -359,3 +359,86 @@ TEST_CASE("GridModel's gradient from the grid's moments: float64's derivative wi
       }
   }
 }
+
+namespace {
+
+// The float64 loop of a 2-D Gaussian fit at q over every key (bandwidth h on both axes), with the engine's guard
+// written out for the 3 × 3 local-linear design (local_fit.h: each slope pivot of the Cholesky factor raised to at
+// least kPivotFloor = 1e-2 of its diagonal entry), g = (L Lᵀ)⁻¹e₁ and the fit gᵀt.
+double float64_fit_2d(const Data& d, const float* q, double h, Estimator est) {
+  double top = -INFINITY;
+  for (int64_t j = 0; j < d.n; ++j) {
+    const double u = (double(d.x[size_t(2 * j)]) - q[0]) / h, v = (double(d.x[size_t(2 * j + 1)]) - q[1]) / h;
+    top = std::max(top, -(u * u + v * v) / 2);
+  }
+  double A[3][3] = {}, t[3] = {};
+  for (int64_t j = 0; j < d.n; ++j) {
+    const double z[3] = {1, (double(d.x[size_t(2 * j)]) - q[0]) / h, (double(d.x[size_t(2 * j + 1)]) - q[1]) / h};
+    const double w = std::exp(-(z[1] * z[1] + z[2] * z[2]) / 2 - top);
+    for (int a = 0; a < 3; ++a) {
+      t[a] += w * z[a] * double(d.y[size_t(j)]);
+      for (int b = 0; b < 3; ++b) A[a][b] += w * z[a] * z[b];
+    }
+  }
+  if (est == Estimator::NadarayaWatson) return t[0] / A[0][0];
+  double L[3][3] = {};
+  for (int c = 0; c < 3; ++c) {
+    double pivot = A[c][c];
+    for (int k = 0; k < c; ++k) pivot -= L[c][k] * L[c][k];
+    if (c > 0) pivot = std::max(pivot, 1e-2 * A[c][c]);
+    L[c][c] = std::sqrt(pivot);
+    for (int r = c + 1; r < 3; ++r) {
+      double v = A[r][c];
+      for (int k = 0; k < c; ++k) v -= L[r][k] * L[c][k];
+      L[r][c] = v / L[c][c];
+    }
+  }
+  double g[3];
+  for (int r = 0; r < 3; ++r) {  // L y = e₁, then Lᵀ g = y
+    double v = r == 0 ? 1.0 : 0.0;
+    for (int k = 0; k < r; ++k) v -= L[r][k] * g[k];
+    g[r] = v / L[r][r];
+  }
+  for (int r = 2; r >= 0; --r) {
+    double v = g[r];
+    for (int k = r + 1; k < 3; ++k) v -= L[k][r] * g[k];
+    g[r] = v / L[r][r];
+  }
+  return g[0] * t[0] + g[1] * t[1] + g[2] * t[2];
+}
+
+}  // namespace
+
+TEST_CASE("GridModel in 2-D beyond the data left and right: float64's fit, each row over the keys in its reach") {
+  // 8,000 points on [0, 1]², h = 0.03: queries 8, 20 and 50 h beyond either end of x₁, x₂ inside. The rows the grid
+  // does not serve run exactly over the sorted sample's keys whose x₁ lies within their reach (a slab of it, not a
+  // pass: fewer keys a row than the sample holds).
+  const int64_t n = 8000, I = 24;
+  Data d(n, 2, I, 12);
+  const float h[2] = {0.03f, 0.03f};
+  float lo = d.x[0], hi = d.x[0], ylo = d.y[0], yhi = d.y[0];
+  for (int64_t j = 0; j < n; ++j) lo = std::min(lo, d.x[size_t(2 * j)]), hi = std::max(hi, d.x[size_t(2 * j)]);
+  for (float v : d.y) ylo = std::min(ylo, v), yhi = std::max(yhi, v);
+  const double outside[] = {8, 20, 50};
+  for (int64_t i = 0; i < I; ++i) {
+    const double by = outside[size_t(i / 2) % 3] * double(h[0]);
+    d.q[size_t(2 * i)] = float(i % 2 ? double(hi) + by : double(lo) - by);
+    d.q[size_t(2 * i + 1)] = 0.1f + 0.8f * d.q[size_t(2 * i + 1)];
+  }
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    CAPTURE(int(est));
+    const Fit f = d.fit(h, est, false);
+    GridModel model(f);
+    const int64_t nodes = grid_nodes(f.problem.keys, KernelKind::Gaussian, h, 1e-3);
+    REQUIRE(nodes > 0);
+    Out got(I);
+    REQUIRE(model.fit(f, nodes, got.view(false)).status == Status::Ok);
+    CHECK(model.sorts() == 1);
+    CHECK(model.keys_read() < I * n / 8);  // measured: about 680 keys a row, a twelfth of the sample
+    for (int64_t i = 0; i < I; ++i) {
+      CAPTURE(d.q[size_t(2 * i)]);
+      const double want = float64_fit_2d(d, d.q.data() + 2 * i, double(h[0]), est);
+      CHECK(std::fabs(double(got.mean[size_t(i)]) - want) < 1e-3 * (double(yhi) - double(ylo)));
+    }
+  }
+}
