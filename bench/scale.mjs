@@ -162,6 +162,25 @@ export async function benchScale(
           fresh.dispose();
         }
         row(n, "predict 512 beyond an end, a model's first call", median(firsts), within, 'predict 512 inside');
+        // The first such call at another bandwidth of the same model (withBandwidth keeps the sorted sample): the
+        // far tables alone.
+        const others = [];
+        for (let k = 0; k < 3; k++) {
+          const other = model.withBandwidth(h * (1.1 + 0.1 * k));
+          other.predict(inside);
+          const start = performance.now();
+          other.predict(right);
+          other.predict(left);
+          others.push((performance.now() - start) / 2e3);
+          other.dispose();
+        }
+        row(
+          n,
+          'predict 512 beyond an end, first call at another bandwidth',
+          median(others),
+          within,
+          'predict 512 inside',
+        );
       }
       if (has('gradient')) {
         const [p, g] = await interleavedSeconds([predict, () => model.gradient(inside)], 11);
