@@ -4,6 +4,7 @@
 // one run, the same data for every contender. `npm run bench` includes it (bench/run.mjs, section 'scale').
 //   node bench/scale.mjs [--sizes=1e4,1e5,1e6] [--cases=fit1,fit2,select,far,robust,interval,gradient,async,exclude]
 //                        [--src=DIR (web/src by default: another build to compare)] [--no-peers]
+//                        [--fit-rounds=3 (interleaved rounds of the fits and searches compared)]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -107,7 +108,7 @@ const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? (a 
 /** Runs the rows and returns their Markdown table; `log` receives a line per row. */
 export async function benchScale(
   log,
-  { sizes = [1e4, 1e5, 1e6], cases = ALL_CASES.split(','), src = null, peers = true } = {},
+  { sizes = [1e4, 1e5, 1e6], cases = ALL_CASES.split(','), src = null, peers = true, fitRounds = 3 } = {},
 ) {
   const index = src ? pathToFileURL(`${src}/index.js`).href : new URL('../web/src/index.js', import.meta.url).href;
   const ka = await (await import(index)).init({ threads: 1 });
@@ -202,7 +203,7 @@ export async function benchScale(
       if (heavy.length) {
         const [fit, ...others] = await interleavedSeconds(
           [() => fitted().dispose(), ...heavy.map(([, run]) => run)],
-          3,
+          fitRounds,
         );
         heavy.forEach(([what], k) => row(n, what, others[k], fit, 'fit'));
       }
@@ -210,7 +211,7 @@ export async function benchScale(
     if (has('async')) {
       const [sync, stepped] = await interleavedSeconds(
         [() => ka.selectBandwidth(x, y, { dim: 1 }), () => ka.selectBandwidthAsync(x, y, { dim: 1 })],
-        3,
+        fitRounds,
       );
       row(n, 'selectBandwidthAsync', stepped, sync, 'selectBandwidth');
     }
@@ -241,7 +242,7 @@ export async function benchScale(
     '`kernelRegression(x, y, { dim })` (bandwidth by CV, local-linear, method auto); one thread, one run (median of',
     `three calls after a warm-up where a call takes under 2 s); R ${rVersion ?? 'not available'}, timed inside R.`,
     'Ratios to the plain fit or prediction are of medians of interleaved calls (11 rounds for predictions and',
-    'gradients, 3 for fits and searches; the order rotating each round). "ratio" is ours ÷ the other column.',
+    `gradients, ${fitRounds} for fits and searches; the order rotating each round). "ratio" is ours ÷ the other column.`,
     '',
     '| n | case | ours (s) | against | its time (s) | ratio |',
     '| ---: | --- | ---: | --- | ---: | ---: |',
@@ -260,6 +261,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     cases: option('cases', ALL_CASES).split(','),
     src: option('src', null),
     peers: !args.includes('--no-peers'),
+    fitRounds: Number(option('fit-rounds', '3')),
   });
   console.log(markdown);
 }
