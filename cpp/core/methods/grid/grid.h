@@ -35,7 +35,8 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
 // reads the moments at the nearest point of the box and shifts them (beyond the data its weights along an axis share
 // one factor), at any distance. Rows the grid cannot serve within its accuracy run exactly by local_fit: inside the
 // box, those with too little weight for the grid's rounding (kServedShare in grid/plan.h); outside it, local-linear
-// extrapolations worse conditioned than the data's edge (kEdgeAmplification) and a compact kernel's rows within two
+// extrapolations worse conditioned than the data's edge (kEdgeAmplification; a 1-D Gaussian's go to the far rules
+// below) and a compact kernel's rows within two
 // spacings of its support's end. Every other row outside the box gets an answer without a pass over the sample: a
 // compact kernel with no key within h along an axis gives the empty row by p.empty; a 1-D Gaussian beyond what the
 // grid serves depends only on the keys near the nearer end whose weight still matters (those within t_cut of it,
