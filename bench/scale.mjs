@@ -4,6 +4,7 @@
 // one run, the same data for every contender. `npm run bench` includes it (bench/run.mjs, section 'scale').
 //   node bench/scale.mjs [--sizes=1e4,1e5,1e6] [--cases=fit1,fit2,select,far,robust,interval,gradient,async,exclude]
 //                        [--src=DIR (web/src by default: another build to compare)] [--no-peers]
+//                        [--fit-rounds=3 (interleaved rounds of the fits and searches compared)]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -38,6 +39,30 @@ async function seconds(run, runs = 3) {
   const times = [];
   for (let k = 0; k < runs; k++) times.push(await once());
   return median(times);
+}
+
+/**
+ * Median seconds of each of `runs` (sync or async), called in turn `rounds` times with the order rotating each round,
+ * so that the shared machine's drifting load falls on all alike; after one warm-up call each, unless a first call
+ * takes over 2 s (it then counts as a round).
+ */
+async function interleavedSeconds(runs, rounds) {
+  const once = async (run) => {
+    const start = performance.now();
+    await run();
+    return (performance.now() - start) / 1e3;
+  };
+  const times = [];
+  for (const run of runs) {
+    const first = await once(run);
+    times.push(first > 2 ? [first] : []);
+  }
+  for (let r = times[0].length; r < rounds; r++)
+    for (let k = 0; k < runs.length; k++) {
+      const j = (k + r) % runs.length;
+      times[j].push(await once(runs[j]));
+    }
+  return times.map(median);
 }
 
 /**
@@ -83,7 +108,7 @@ const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? (a 
 /** Runs the rows and returns their Markdown table; `log` receives a line per row. */
 export async function benchScale(
   log,
-  { sizes = [1e4, 1e5, 1e6], cases = ALL_CASES.split(','), src = null, peers = true } = {},
+  { sizes = [1e4, 1e5, 1e6], cases = ALL_CASES.split(','), src = null, peers = true, fitRounds = 3 } = {},
 ) {
   const index = src ? pathToFileURL(`${src}/index.js`).href : new URL('../web/src/index.js', import.meta.url).href;
   const ka = await (await import(index)).init({ threads: 1 });
@@ -112,38 +137,82 @@ export async function benchScale(
       row(n, '2-D default fit', ours, await rSeconds(r, 'loess', s2.x, s2.y, n, 2), 'R loess (2-D)');
     }
     if (['far', 'robust', 'interval', 'gradient'].some(has)) {
-      let model;
-      const fit = await seconds(() => {
-        model?.dispose();
-        model = ka.kernelRegression(x, y, { dim: 1 });
-      }, 1);
-      const predict = await seconds(() => model.predict(inside), 5);
+      const fitted = () => ka.kernelRegression(x, y, { dim: 1 });
+      const model = fitted();
+      const predict = () => model.predict(inside);
       if (has('far')) {
-        // 20 bandwidths and more beyond either end: the rows no grid node reaches.
+        // 20 bandwidths and more beyond either end: the rows no grid node reaches. Interleaved with the predictions
+        // inside; and the first such call of a model at that bandwidth, which makes its far tables.
         const h = model.bandwidth[0];
         const right = Float64Array.from(inside, (q) => 1 + 20 * h + q);
         const left = Float64Array.from(inside, (q) => -20 * h - q);
-        row(n, 'predict 512 beyond the right end', await seconds(() => model.predict(right), 5), predict, 'inside');
-        row(n, 'predict 512 beyond the left end', await seconds(() => model.predict(left), 5), predict, 'inside');
+        const [within, r, l] = await interleavedSeconds(
+          [predict, () => model.predict(right), () => model.predict(left)],
+          11,
+        );
+        row(n, 'predict 512 beyond the right end', r, within, 'predict 512 inside');
+        row(n, 'predict 512 beyond the left end', l, within, 'predict 512 inside');
+        const firsts = [];
+        for (let k = 0; k < 3; k++) {
+          const fresh = ka.kernelRegression(x, y, { dim: 1, bandwidth: h });
+          fresh.predict(inside);
+          const start = performance.now();
+          fresh.predict(right);
+          fresh.predict(left);
+          firsts.push((performance.now() - start) / 2e3);
+          fresh.dispose();
+        }
+        row(n, "predict 512 beyond an end, a model's first call", median(firsts), within, 'predict 512 inside');
+        // The first such call at another bandwidth of the same model (withBandwidth keeps the sorted sample): the
+        // far tables alone.
+        const others = [];
+        for (let k = 0; k < 3; k++) {
+          const other = model.withBandwidth(h * (1.1 + 0.1 * k));
+          other.predict(inside);
+          const start = performance.now();
+          other.predict(right);
+          other.predict(left);
+          others.push((performance.now() - start) / 2e3);
+          other.dispose();
+        }
+        row(
+          n,
+          'predict 512 beyond an end, first call at another bandwidth',
+          median(others),
+          within,
+          'predict 512 inside',
+        );
       }
-      if (has('robust')) {
-        const robust = await seconds(() => ka.kernelRegression(x, y, { dim: 1, robust: true }).dispose(), 1);
-        row(n, 'robust fit (3 iterations)', robust, fit, 'fit');
+      if (has('gradient')) {
+        const [p, g] = await interleavedSeconds([predict, () => model.gradient(inside)], 11);
+        row(n, 'gradient 512', g, p, 'predict 512');
       }
-      if (has('interval')) {
-        const local = await seconds(() => {
-          const m = ka.kernelRegression(x, y, { dim: 1 });
-          m.predictInterval(inside, { variance: 'local' });
-          m.dispose();
-        }, 1);
-        row(n, "fit + predictInterval, variance 'local'", local, fit, 'fit');
-      }
-      if (has('gradient')) row(n, 'gradient 512', await seconds(() => model.gradient(inside)), predict, 'predict 512');
       model.dispose();
+      const heavy = [];
+      if (has('robust'))
+        heavy.push(['robust fit (3 iterations)', () => ka.kernelRegression(x, y, { dim: 1, robust: true }).dispose()]);
+      if (has('interval'))
+        heavy.push([
+          "fit + predictInterval, variance 'local'",
+          () => {
+            const m = fitted();
+            m.predictInterval(inside, { variance: 'local' });
+            m.dispose();
+          },
+        ]);
+      if (heavy.length) {
+        const [fit, ...others] = await interleavedSeconds(
+          [() => fitted().dispose(), ...heavy.map(([, run]) => run)],
+          fitRounds,
+        );
+        heavy.forEach(([what], k) => row(n, what, others[k], fit, 'fit'));
+      }
     }
     if (has('async')) {
-      const sync = await seconds(() => ka.selectBandwidth(x, y, { dim: 1 }), 1);
-      const stepped = await seconds(() => ka.selectBandwidthAsync(x, y, { dim: 1 }), 1);
+      const [sync, stepped] = await interleavedSeconds(
+        [() => ka.selectBandwidth(x, y, { dim: 1 }), () => ka.selectBandwidthAsync(x, y, { dim: 1 })],
+        fitRounds,
+      );
       row(n, 'selectBandwidthAsync', stepped, sync, 'selectBandwidth');
     }
     if (has('exclude') && n <= 1e5) {
@@ -172,7 +241,8 @@ export async function benchScale(
     'x uniform on [0, 1], y = sin 6x + 0.3·N(0, 1) (2-D: sin 6x₁ + cos 4x₂ + noise); the default fit is',
     '`kernelRegression(x, y, { dim })` (bandwidth by CV, local-linear, method auto); one thread, one run (median of',
     `three calls after a warm-up where a call takes under 2 s); R ${rVersion ?? 'not available'}, timed inside R.`,
-    '"ratio" is ours ÷ the other column.',
+    'Ratios to the plain fit or prediction are of medians of interleaved calls (11 rounds for predictions and',
+    `gradients, ${fitRounds} for fits and searches; the order rotating each round). "ratio" is ours ÷ the other column.`,
     '',
     '| n | case | ours (s) | against | its time (s) | ratio |',
     '| ---: | --- | ---: | --- | ---: | ---: |',
@@ -191,6 +261,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     cases: option('cases', ALL_CASES).split(','),
     src: option('src', null),
     peers: !args.includes('--no-peers'),
+    fitRounds: Number(option('fit-rounds', '3')),
   });
   console.log(markdown);
 }

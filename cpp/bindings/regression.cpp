@@ -72,13 +72,13 @@ CallResult grid_model_fit_js(uintptr_t model, uintptr_t x, uintptr_t y, uintptr_
                                                         ptr<double>(error)));
 }
 
-// ∂f/∂q on a model's sample (GridModel::gradient: exact, over its sample sorted once, the keys in reach of each
-// query); outputs as local_gradient_js's.
+// ∂f/∂q on a model's sample (GridModel::gradient: from the grid of `nodes` nodes per axis where it serves the row, the
+// others exactly over its sample sorted once, the keys in reach of each query); outputs as local_gradient_js's.
 CallResult grid_model_gradient_js(uintptr_t model, uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I,
-                                  int32_t dims, int32_t width, FitOptions o, uintptr_t gradient, uintptr_t sum_sq,
-                                  uintptr_t mean) {
+                                  int32_t dims, int32_t width, FitOptions o, int32_t nodes, uintptr_t gradient,
+                                  uintptr_t sum_sq, uintptr_t mean) {
   return to_js(reinterpret_cast<GridModel*>(model)->gradient(
-      make_fit(x, y, q, n, I, dims, width, o),
+      make_fit(x, y, q, n, I, dims, width, o), nodes,
       GradientOut{ptr<double>(gradient), ptr<double>(sum_sq), ptr<double>(mean)}));
 }
 

@@ -91,8 +91,11 @@ const BINDINGS = {
   gridModelCreate: ['value', 'x y n dim width weights?'],
   gridModelFit: ['result', 'model x y q n I dim width options:fit nodes mean sumSq? eff? logden? error?'],
   gridModelFree: ['value', 'model'],
-  /** localGradient on a grid model's sample (its sorted copy, made once: each query reads the keys in its reach). */
-  gridModelGradient: ['result', 'model x y q n I dim width options:fit gradient sumSq? mean?'],
+  /**
+   * localGradient on a grid model's sample: from its grid of `nodes` nodes per axis where that serves the row, the
+   * other rows exactly over its sorted copy (made once: each query reads the keys in its reach).
+   */
+  gridModelGradient: ['result', 'model x y q n I dim width options:fit nodes gradient sumSq? mean?'],
   /** { binnings, convolutions, sorts, keysRead } of a grid model: its passes, and the keys its far rows read. */
   gridModelCounts: ['value', 'model'],
   /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */

@@ -1,5 +1,6 @@
-// A kernelRegression model's derivatives: ∂f/∂x at the queries, exactly whatever its fits run on (local_rows.h; a grid
-// model's over its sorted sample, the keys in each query's reach), with their standard errors.
+// A kernelRegression model's derivatives: ∂f/∂x at the queries (local_rows.h), with their standard errors: a grid
+// model's from its grid's moments where the grid serves the row (grid/gradient.h), every other row exactly (a grid
+// model's over its sorted sample, the keys in each query's reach).
 import { checkResult, KernelAttentionError } from './errors.js';
 import { tooLarge } from './heap.js';
 import { numericArray, rowsOf } from './validate.js';
@@ -28,9 +29,12 @@ export function modelGradient(m, xq) {
     const sumSq = heap.alloc(Math.max(I * dim, 1) * 8);
     const options = m.options32(heap, { tolerance: 0, queryScale: scales });
     const call = { x: m.xr, y: m.yr, q, n, I, dim, width, options, gradient, sumSq };
-    // A grid model keeps its sample sorted for the rows beyond the grid: each query reads the keys in its reach.
+    // A grid model serves the derivative from its grid's moments where that serves the row, and the others exactly
+    // over its sample sorted once (each query reads the keys in its reach).
     checkResult(
-      m.fit.nodes && !scales ? engine.gridModelGradient({ ...call, model: m.gridModel() }) : engine.localGradient(call),
+      m.fit.nodes && !scales
+        ? engine.gridModelGradient({ ...call, model: m.gridModel(), nodes: m.fit.nodes })
+        : engine.localGradient(call),
     );
     const out = heap.readF64(gradient, I * dim * width);
     const squares = heap.readF64(sumSq, I * dim);

@@ -795,7 +795,10 @@ export interface KernelRegressionModel<
   predict(xq: NumericArray): Float64Array<ArrayBuffer>;
   /** Predictions with pointwise standard errors and a confidence band (level default 0.95, variance default 'global'). */
   predictInterval(xq: NumericArray, intervalOptions?: IntervalOptions): PredictionInterval;
-  /** ∂f̂/∂x at xq (I × dim) with standard errors; not for the `'uniform'` kernel (flat: no derivative). */
+  /**
+   * ∂f̂/∂x at xq (I × dim) with standard errors; not for the `'uniform'` kernel (flat: no derivative). A grid model
+   * reads its grid's moments where they serve the row (within its tolerance), other rows are exact.
+   */
   gradient(xq: NumericArray): RegressionGradient;
   /**
    * predict() in steps of query rows (an exact fit; a grid fit is one step), with progress in rows and

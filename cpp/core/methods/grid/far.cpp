@@ -7,6 +7,7 @@
 
 #include "base/scratch.h"
 #include "engine/online_softmax.h"
+#include "methods/grid/far_table.h"
 #include "methods/grid/sorted_keys.h"
 
 namespace ka {
@@ -57,14 +58,6 @@ Status gather_edges(const Fit& f, float lo, float hi, EdgeKeys* low, EdgeKeys* h
   return Status::Ok;
 }
 
-// The keys within `reach` of one end of a 1-D sample, sorted by their distance t behind it (ties at the end first):
-// what the exact fit of a Gaussian row beyond that end reads (grid_local_fit's far rows). One pass over the keys,
-// then a sort of those found.
-struct EndKeys {
-  int64_t count = 0;
-  Scratch<double> behind;  // t_j ascending
-  Scratch<float> x, y, w;  // keys, their values (width each) and ω, in that order
-};
 // On a sample sorted by its first coordinate (`sorted`), the keys within reach are a run at that end, found by
 // bisection, and their order by (t, sample order) is the run's read outward, tie by tie: the same keys in the same
 // order, in O(log n + k).
@@ -128,7 +121,7 @@ Status gather_end(const Fit& f, double end, bool low, double reach, EndKeys* e, 
 
 Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, const int64_t* far, int64_t far_count,
                 const FitOut& out, int64_t* exact, int64_t* exact_count, int64_t* empty_row, int64_t* range_count,
-                SortedKeys* sorted) {
+                SortedKeys* sorted, FarTables* tables) {
   const Problem& p = f.problem;
   const int64_t width = p.values.cols;
   const Axis& x1 = axis[0];
@@ -136,25 +129,23 @@ Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, cons
   *range_count = 0;
   // Rows outside the box the grid does not serve (beyond its output nodes, or with too little weight there).
   // A compact kernel with no key within h along some axis: the empty row, by the policy. In 1-D, the Gaussian at a
-  // distance D beyond an end: a key t behind that end weighs r(t) = e^{−t(2D + t)/2h²} relative to the end's keys,
-  // so only the keys within t_cut(D) behind it matter, and the exact fit over those alone (the exact engine, both
-  // estimators alike) costs O(k) for the k keys there. t_cut is where the mass behind it, at most W·r(t_cut) for the
-  // total weight W, falls to ε·ω_end (the end keys' weight, which the kept mass includes): t_cut solves
-  // t(2D + t)/2h² = ln(W/(ε·ω_end)). Nadaraya–Watson's mean then moves by at most ε·range(y); local-linear's guard
+  // distance D beyond an end: only the keys within far_reach(D) behind it matter (far_table.h), t_cut below, where
+  // the mass left out falls to ε·ω_end. Nadaraya–Watson's mean then moves by at most ε·range(y); local-linear's guard
   // (kPivotFloor) bounds how much its solve amplifies a change of the moments, so ε = kPivotFloor·τ keeps both within
   // the tolerance τ the nodes were sized for (grid_nodes: spacing h·sqrt(12τ)). Where no key but the end's lies within
-  // t_cut, the fit is the far limit, the ω-weighted mean of y over the end's keys, in O(1). Keys within the widest
-  // t_cut a call needs are gathered and sorted once per end and call. Anything else (2-D, the Nearest policy in 2-D, a
+  // t_cut, the fit is the far limit, the ω-weighted mean of y over the end's keys, in O(1). Elsewhere a row asking
+  // for its mean alone reads the end's FarTable (the fit as a function of D/h, in O(1); its nodes are exact fits over
+  // the keys within their t_cut), and a row asking for more (Σℓ², effective keys, log-denominators) is fitted by the
+  // exact engine over its keys within t_cut, O(k). Keys within the widest reach a call needs are gathered once per end
+  // and kept with the table (a model's `tables`: across calls). Anything else (2-D, the Nearest policy in 2-D, a
   // compact kernel within h, ends whose keys all have ω = 0) runs exactly.
   const bool gaussian_1d = p.kernel.kind == KernelKind::Gaussian && dims == 1;
   const double tau = (x1.step / x1.h) * (x1.step / x1.h) / 12, eps = kPivotFloor * tau;
   const auto beyond_by = [&](double at) { return at < x1.lo ? x1.lo - at : at - x1.hi; };
-  const auto t_cut = [&](double D, double end_weight) {
-    const double L = std::log(total / (eps * end_weight));
-    if (!(L > 0)) return 0.0;
-    const double c = 2 * x1.h * x1.h * L;
-    return c / (std::sqrt(D * D + c) + D);  // √(D² + c) − D without cancellation
-  };
+  const auto t_cut = [&](double D, double end_weight) { return far_reach(D, x1.h, far_log(total, eps, end_weight)); };
+  const bool mean_only = !out.sum_sq_weights && !out.effective_keys && !out.log_denominator;
+  FarTables own;
+  FarTables& table = tables ? *tables : own;
   double nearest_low = std::numeric_limits<double>::infinity(), nearest_high = nearest_low;  // the smallest D per end
   if (gaussian_1d)
     for (int64_t k = 0; k < far_count; ++k) {
@@ -162,7 +153,7 @@ Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, cons
       (at < x1.lo ? nearest_low : nearest_high) = std::min(at < x1.lo ? nearest_low : nearest_high, beyond_by(at));
     }
   EdgeKeys low, high;
-  EndKeys low_keys, high_keys;
+  double low_log = 0, high_log = 0;  // far_log per end
   bool gathered = false;
   for (int64_t k = 0; k < far_count; ++k) {
     const int64_t i = far[k];
@@ -183,16 +174,21 @@ Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, cons
         if (const Status st = by_x->prepare(f); st != Status::Ok) return {st};
       if (const Status st = gather_edges(f, float(x1.lo), float(x1.hi), &low, &high, by_x); st != Status::Ok)
         return {st};
-      if (limit) {
-        if (std::isfinite(nearest_low) && low.weight > 0)
-          if (const Status st = gather_end(f, x1.lo, true, t_cut(nearest_low, low.weight), &low_keys, by_x);
-              st != Status::Ok)
-            return {st};
-        if (std::isfinite(nearest_high) && high.weight > 0)
-          if (const Status st = gather_end(f, x1.hi, false, t_cut(nearest_high, high.weight), &high_keys, by_x);
-              st != Status::Ok)
-            return {st};
-      }
+      if (limit)
+        for (const bool at_low : {true, false}) {
+          const double D = at_low ? nearest_low : nearest_high;
+          const EdgeKeys& e = at_low ? low : high;
+          if (!std::isfinite(D) || !(e.weight > 0)) continue;
+          FarTable& t = at_low ? table.low : table.high;
+          const double end = at_low ? x1.lo : x1.hi;
+          t.keep(end, at_low, x1.h, eps, total, e.weight, width);
+          const double need = std::max(t_cut(D, e.weight), t.reach_for(D / x1.h));
+          if (need <= t.reach()) continue;  // a model's table holds them from an earlier call
+          if (const Status st = gather_end(f, end, at_low, need, &t.keys(), by_x); st != Status::Ok) return {st};
+          t.held(need);
+        }
+      low_log = far_log(total, eps, low.weight);
+      high_log = far_log(total, eps, high.weight);
       gathered = true;
     }
     const bool below = double(q[0]) < x1.lo;
@@ -215,10 +211,21 @@ Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, cons
       continue;
     }
     const double D = beyond_by(double(q[0]));
-    const EndKeys& keys = below ? low_keys : high_keys;
-    const int64_t matter =
-        std::upper_bound(keys.behind.get(), keys.behind.get() + keys.count, t_cut(D, end.weight)) - keys.behind.get();
-    if (double(matter) > end.count) {  // keys behind the end still matter: the exact fit over those
+    FarTable& far_table = below ? table.low : table.high;
+    const EndKeys& keys = far_table.keys();
+    // Keys behind the end still matter where the first one past the end's own (the keys run by t) is within t_cut.
+    const double cut = far_reach(D, x1.h, below ? low_log : high_log);
+    const int64_t behind = int64_t(end.count);
+    const bool more = behind < keys.count && keys.behind.get()[behind] <= cut;
+    bool guarded = false;
+    if (more && mean_only && far_table.fit(D / x1.h, f.estimator, mean, &guarded)) {
+      if (out.guarded) out.guarded[i] = guarded;
+      ++*range_count;
+      continue;
+    }
+    if (more) {  // the exact fit over those
+      const int64_t matter =
+          std::upper_bound(keys.behind.get(), keys.behind.get() + keys.count, cut) - keys.behind.get();
       Fit sub = f;
       sub.problem.queries = {q, 1, 1, p.queries.stride};
       sub.problem.keys = {keys.x.get(), matter, 1, 1};

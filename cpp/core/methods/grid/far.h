@@ -12,10 +12,12 @@ namespace ka {
 // `total` the sample's Σω) into `out` as grid_local_fit documents; rows these rules do not serve are appended to
 // exact (exact_count of them so far). *empty_row: the first row that is empty under EmptyPolicy::Error, or −1;
 // *range_count: the Gaussian rows fitted over the keys near an end. `sorted` (may be null: one pass over the keys per
-// call that has such rows) gives the keys at the ends in O(log n + k), the same keys in the same order.
+// call that has such rows) gives the keys at the ends in O(log n + k), the same keys in the same order; `tables` (may
+// be null: made for this call) keeps the keys near each end and the far fits made from them between calls.
 class SortedKeys;
+struct FarTables;
 Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, const int64_t* far, int64_t far_count,
                 const FitOut& out, int64_t* exact, int64_t* exact_count, int64_t* empty_row, int64_t* range_count,
-                SortedKeys* sorted = nullptr);
+                SortedKeys* sorted = nullptr, FarTables* tables = nullptr);
 
 }  // namespace ka

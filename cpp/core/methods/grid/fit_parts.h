@@ -29,10 +29,12 @@ int64_t moment_stride(const Fit& f);
 // moments, the far rules and the exact rows, and the error estimate. `sorted` (a model's, may be null) serves the
 // rows the grid does not: the far rules' end keys, and each exact row (and error probe) over the keys in its reach
 // (SortedKeys::exact_rows), so that no call passes over the sample; prepared on first need. Without it (or with a
-// mask) every such row runs over all keys, as grid_local_fit does.
+// mask) every such row runs over all keys, as grid_local_fit does. `tables` (a model's, may be null) keeps the far
+// rules' keys near each end and their fits between calls (far_table.h).
 class SortedKeys;
+struct FarTables;
 Result serve_grid(const Fit& f, const Axis* axis, const double* moments, double total, double total_sq, bool squares,
                   const FitOut& out, double* error_estimate, int64_t* exact_rows_out, int64_t* range_rows_out,
-                  SortedKeys* sorted = nullptr);
+                  SortedKeys* sorted = nullptr, FarTables* tables = nullptr);
 
 }  // namespace ka

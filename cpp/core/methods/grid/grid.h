@@ -35,13 +35,16 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
 // reads the moments at the nearest point of the box and shifts them (beyond the data its weights along an axis share
 // one factor), at any distance. Rows the grid cannot serve within its accuracy run exactly by local_fit: inside the
 // box, those with too little weight for the grid's rounding (kServedShare in grid/plan.h); outside it, local-linear
-// extrapolations worse conditioned than the data's edge (kEdgeAmplification) and a compact kernel's rows within two
+// extrapolations worse conditioned than the data's edge (kEdgeAmplification; a 1-D Gaussian's go to the far rules
+// below) and a compact kernel's rows within two
 // spacings of its support's end. Every other row outside the box gets an answer without a pass over the sample: a
 // compact kernel with no key within h along an axis gives the empty row by p.empty; a 1-D Gaussian beyond what the
-// grid serves is fitted exactly over the keys near the nearer end whose weight still matters (those within t_cut of
-// it, grid/far.cpp: the mass left out stays below the tolerance the nodes were sized for), O(k) for those k keys, and
-// where only the end's own keys matter gets the far limit, the ω-weighted mean of y over them, in O(1); a pass over
-// the keys per call (not per row) gathers and sorts them. 2-D Gaussian rows beyond the grid, the Nearest policy in
+// grid serves depends only on the keys near the nearer end whose weight still matters (those within t_cut of it,
+// grid/far.cpp: the mass left out stays below the tolerance the nodes were sized for): a row asking for its mean alone
+// reads the end's far table (grid/far_table.h: the fit as a function of the distance, exact at nodes 5 % apart and
+// interpolated between them), O(1); a row asking for more is fitted exactly over those keys, O(k); where only the
+// end's own keys matter it gets the far limit, the ω-weighted mean of y over them, in O(1); a pass over the keys per
+// call (not per row) gathers and sorts them. 2-D Gaussian rows beyond the grid, the Nearest policy in
 // 2-D and ends whose keys all have ω = 0 still run exactly. Rows not served by the grid get NaN self_weight and
 // sum_sq_weights when self_weight is asked for (summarize_fit then counts them as empty rows). `exact_rows`, when
 // given, receives how many rows ran exactly through local_fit over all keys (not counting error_estimate's probes);

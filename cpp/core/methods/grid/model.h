@@ -8,6 +8,7 @@
 #include "engine/local_fit.h"
 #include "engine/local_rows.h"
 #include "methods/grid/plan.h"
+#include "methods/grid/far_table.h"
 #include "methods/grid/sorted_keys.h"
 
 namespace ka {
@@ -31,10 +32,13 @@ class GridModel {
   // standard errors or effective keys (whose binning also sums ω²) and calls without.
   Result fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate = nullptr);
 
-  // local_gradient(f, out) (local_rows.h) over the model's sample sorted by its first coordinate, where each query
-  // reads only the keys within the kernel's reach (made by the first call that needs it): the exact derivative, in
-  // O(log n + k) a query instead of a pass over the sample. f's keys, values and weights must be the model's.
-  Result gradient(const Fit& f, const GradientOut& out);
+  // local_gradient(f, out) (local_rows.h): from the moments of the fit's grid of `nodes` nodes per axis (the plan's
+  // node count for f's bandwidths, as fit() takes it; 0: none) where the grid serves the row (grid_gradient,
+  // gradient.h: f's kernel and estimator as grid_serves_gradient says, a query inside the sample's box with weight
+  // enough), kept between calls as fit()'s are; every other row exactly, over the model's sample sorted by its first
+  // coordinate, each query reading only the keys within the kernel's reach (O(log n + k) a row). f's keys, values and
+  // weights must be the model's.
+  Result gradient(const Fit& f, int64_t nodes, const GradientOut& out);
 
   // How many times the sample was binned and the moments convolved (for tests and benchmarks); how many times it was
   // sorted (at most once: by the first call with a row the grid does not serve) and how many keys such rows read.
@@ -55,6 +59,12 @@ class GridModel {
   };
 
   bool same_sample(const Fit& f) const;
+  // Checks f's sample and, once, finds its key ranges and totals.
+  Status ready(const Fit& f);
+  // The moments of f's estimator (with the Σ K²·ω² moments when `squares`) on the grid for `nodes`: the layer's bins
+  // kept or made again, convolved again only when something changed; `axis` receives the grid's axes.
+  Status moments(const Fit& f, int64_t nodes, bool squares, Axis* axis, const double** moments);
+  Result exact_gradient(const Fit& f, const GradientOut& out);
 
   ConstMatrix keys_, values_;
   const float* weights_;
@@ -66,6 +76,9 @@ class GridModel {
   // The sample in the order of its first coordinate, for the rows the grid does not serve (beyond the data, too
   // little weight): their keys in O(log n + k) instead of a pass over the sample per call.
   SortedKeys sorted_;
+  // The rows beyond the grid's reach: the keys near each end and the fits there as a function of the distance
+  // (far_table.h), kept while the bandwidth and tolerance stay.
+  FarTables far_;
 };
 
 }  // namespace ka

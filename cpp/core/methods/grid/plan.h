@@ -41,6 +41,13 @@ inline double served_share(bool by_fft, bool linear) {
   return by_fft && linear ? kServedShare / kPivotFloor : kServedShare;
 }
 
+// Whether the grid's moments give a fit's derivative (gradient.h): local-linear's slope is a row of the same solve,
+// for every kernel with a grid; Nadaraya–Watson's derivative weighs each key by ∂ln K/∂q, a moment of the grid only
+// where it is linear in the offset (the Gaussian's (x − q)/h²). Elsewhere the derivative runs exactly.
+inline bool grid_serves_gradient(KernelKind kind, Estimator estimator) {
+  return estimator == Estimator::LocalLinear || kind == KernelKind::Gaussian;
+}
+
 // One axis of the grid: input nodes at lo + g·step (g < nodes), output nodes extended by the kernel's reach of L
 // taps on each side (E = nodes + 2L), offsets measured in bandwidths, u = m·step/h; `fft`: convolve runs this
 // axis's pass by FFT (fft_pays for the rows it has).

@@ -1,0 +1,35 @@
+// Where a query sits on a grid of moments (grid_local_fit's output nodes) and its moments there: what serve_grid
+// and the grid's derivatives (gradient.h) read per query.
+#pragma once
+#include <cstdint>
+
+#include "methods/grid/plan.h"
+
+namespace ka {
+
+// Where one query sits on the grid: the output node e below it and its fraction of a spacing on each axis, the
+// offset δ (bandwidths) from where its moments are read, and whether the grid can serve it.
+struct GridQuery {
+  int64_t e[kMaxGridDims] = {0, 0};
+  double frac[kMaxGridDims] = {0, 0}, delta[kMaxGridDims] = {0, 0};
+  bool inside = true, on_grid = true, finite = true, kink = false;
+};
+
+// Where q (dims coordinates) sits on the grid of `axis`; `laplacian` reads the moments at the nearest point of the box
+// (query.cpp says why), `compact` marks the rows beyond a compact kernel's support or on its kink.
+GridQuery locate(const float* q, const Axis* axis, int64_t dims, bool laplacian, bool compact);
+
+// The moments at query g into v (`stride` entries: S, B, then T per column, powers_2 and powers_1 entries each):
+// interpolated between the output nodes around it, then moved to the query by δ where they were read elsewhere.
+void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t dims, int64_t width, int64_t stride,
+                int64_t powers_2, int64_t powers_1, double* v);
+
+// The index in kPowers order (convolution.h) of the product of design columns r and c (0: the constant, 1 … dims:
+// the offsets): the moment that sits at (r, c) of A and B.
+inline int64_t product_power(int64_t r, int64_t c, int64_t dims) {
+  if (r == 0 || c == 0) return r + c;
+  if (dims == 1) return 2;
+  return r == c ? (r == 1 ? 3 : 5) : 4;
+}
+
+}  // namespace ka
