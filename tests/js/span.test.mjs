@@ -202,6 +202,50 @@ test("the neighbour count is R's loess's: ⌊f·n⌋, at least the design's colu
   for (let k = 0; k < xq.length; k++) assert.ok(Math.abs(h4[k] - 2 * h1[k]) <= 1e-12 * h4[k], `√4 at query ${k}`);
 });
 
+test('1-D span predictions over windows of 1,024 keys and more (block moments) match the float64 loop', () => {
+  // Predictions at windows this large take their sums from moments of blocks of sorted keys (engine/window_blocks.h);
+  // the summary and predictInterval sum point by point. Both against the float64 k-NN loop, with and without
+  // observation weights, with queries beyond the data, and at 1,500 coincident points (a window of width 0).
+  const rand = mulberry32(31);
+  const n = 5000;
+  const x = Float32Array.from({ length: n }, (_, i) => (i < 1500 ? 2 : Math.fround(40 * rand() - 10)));
+  const y = Float32Array.from(x, (v) => Math.fround(Math.sin(v / 3) + 0.3 * (rand() - 0.5)));
+  const weights = Float64Array.from({ length: n }, (_, i) => (i % 7 === 0 ? 0 : 0.5 + (i % 3)));
+  const xq = Float32Array.from([-12, -10, -3.3, 0, 1.5, 7.5, 19, 29.99, 35]);
+  for (const span of [0.25, 0.6, 1.3]) {
+    for (const estimator of ['local-linear', 'nadaraya-watson']) {
+      for (const w of [undefined, weights]) {
+        const what = `span ${span} ${estimator}${w ? ' weighted' : ''}`;
+        const options = { dim: 1, kernel: 'tricube', estimator, bandwidth: { span }, weights: w };
+        const model = ka.kernelRegression(x, y, options);
+        const { bandwidths } = referenceSpanFit(x, y, xq, { dim: 1, kernel: 'tricube', estimator, span });
+        const want = Float64Array.from(
+          xq,
+          (q, i) =>
+            referenceLocalFit(x, y, Float32Array.of(q), {
+              dim: 1,
+              kernel: 'tricube',
+              estimator,
+              bandwidth: [bandwidths[i]],
+              weights: w,
+            }).mean[0],
+        );
+        const got = model.predict(xq);
+        assert.ok(maxError(got, want) <= 1e-5 * range(y), `${what}: ${maxError(got, want)}`);
+        assert.ok(maxError(got, model.predictInterval(xq).mean) <= 1e-6 * range(y), `${what}: predictInterval`);
+        if (span < 0.3) {
+          // At x = 2 the k-th neighbour is one of the 1,500 coincident points: h = 0, their (weighted) mean.
+          let [sw, swy] = [0, 0];
+          for (let i = 0; i < 1500; i++) [sw, swy] = [sw + (w ? w[i] : 1), swy + (w ? w[i] : 1) * y[i]];
+          const at2 = model.predict([2])[0];
+          assert.ok(Math.abs(at2 - swy / sw) <= 1e-6 * range(y), `${what}: at the coincident points ${at2}`);
+        }
+        model.dispose();
+      }
+    }
+  }
+});
+
 test('span validation names the argument', () => {
   const { x, y } = sample(2, 30, 1);
   const fails = (bandwidth, argument, extra = {}) =>
