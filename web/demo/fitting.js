@@ -8,11 +8,14 @@ import {
   bandwidthVector,
   blockRadius,
   estimatorName,
+  isKernel,
+  isLoess,
   isLowess,
   isSpan,
   kernelExtras,
   kernelName,
   kernelSpan,
+  loessSettings,
   lowessSettings,
 } from './settings.js';
 import { notify, publish, state } from './state.js';
@@ -24,20 +27,22 @@ let requestSeq = 0;
 
 /**
  * Shows the controls of the chosen smoother (style.css hides the others by body[data-smoother]); LOWESS is offered
- * for one x only, and 2-D data falls back to local-linear.
+ * for one x only, and 2-D data falls back to local-linear (loess takes one or two).
  */
 export function showSmoother() {
   const lowessOption = ui.estimator.querySelector('option[value="lowess"]');
   const dim = state.data?.dim ?? 1;
   lowessOption.disabled = dim !== 1;
   if (dim !== 1 && isLowess()) ui.estimator.value = 'local-linear';
-  document.body.dataset.smoother = isLowess() ? 'lowess' : 'kernel';
+  document.body.dataset.smoother = isLowess() ? 'lowess' : isLoess() ? 'loess' : 'kernel';
   document.body.dataset.bandwidth = isSpan() ? 'span' : 'h';
   ui.exclude.disabled = ui.method.value !== 'cv'; // blocked CV is a kind of CV
   ui.spanValue.value = `f = ${Number(ui.span.value).toFixed(2)}`;
   ui.span.setAttribute('aria-valuetext', ui.spanValue.value);
   ui.kernelSpanValue.value = `f = ${Number(ui.kernelSpan.value).toFixed(2)}`;
   ui.kernelSpan.setAttribute('aria-valuetext', ui.kernelSpanValue.value);
+  ui.loessSpanValue.value = Number(ui.loessSpan.value).toFixed(2);
+  ui.loessSpan.setAttribute('aria-valuetext', `span ${ui.loessSpanValue.value}`);
 }
 
 export function requestFit(draft = false) {
@@ -64,16 +69,19 @@ async function pump() {
     attentionMethod: ui.attentionMethod.value,
     tolerance: Number(ui.tolerance.value),
     ...lowessSettings(),
+    ...loessSettings(),
     ...kernelExtras(),
   };
   const t0 = performance.now();
-  const work = request.draft ? null : startWork('fit', isLowess() ? 'Fitting LOWESS' : 'Fitting');
+  const work = request.draft
+    ? null
+    : startWork('fit', isLowess() ? 'Fitting LOWESS' : isLoess() ? 'Fitting loess' : 'Fitting');
   try {
     const answer = await compute('fit', settings);
     // Stale: the data changed meanwhile, or a newer answer is already on screen.
     if (version === state.version && request.seq > lastDrawn) {
       lastDrawn = request.seq;
-      if (!answer.view && !answer.lowess)
+      if (!answer.view && !answer.lowess && !answer.loess)
         Object.assign(answer, {
           view: state.fit?.view ?? null,
           matrix: state.fit?.matrix ?? null,
@@ -107,8 +115,8 @@ let chooseSeq = 0;
 
 export async function chooseBandwidth() {
   if (!state.data) return;
-  // LOWESS sets each point's bandwidth from the span: there is no h to choose, only the fit to redo.
-  if (isLowess()) {
+  // LOWESS and loess set each point's bandwidth from the span: there is no h to choose, only the fit to redo.
+  if (!isKernel()) {
     state.learning = null;
     requestFit(false);
     return;

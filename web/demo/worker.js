@@ -1,6 +1,6 @@
 // The demo's compute worker: every call into kernel-attention runs here, so the page's main thread only draws.
 // Messages are { id, op, ... }; each answer carries the id it answers. The samples are sampling.js's, the attention
-// views attention-views.js's, what is said of a model besides its curve fit-summaries.js's.
+// views attention-views.js's, what is said of a model besides its curve fit-summaries.js's, loess loess-fit.js's.
 import { init } from '../src/index.js';
 import { APPROX_METHODS, approximateView, attentionMatrix, attentionView, timed } from './attention-views.js';
 import {
@@ -11,6 +11,7 @@ import {
   spanSummary,
   warningsOf,
 } from './fit-summaries.js';
+import { loessFit, loessObservations } from './loess-fit.js';
 import { FIT_MAX, samplesOf } from './sampling.js';
 
 const LEARNING_RATE = 0.1; // Adam's step on log h: h moves by up to about 10 % a step
@@ -128,8 +129,9 @@ const handlers = {
   /** The fit (same settings and sample as `fit`) at every observation, for the CSV export. */
   observations(
     ka,
-    { h, kernel, estimator, level, method, frac, iterations, robust = 0, variance = 'global', span = 0 },
+    { h, kernel, estimator, level, method, frac, iterations, robust = 0, variance = 'global', span = 0, ...loess },
   ) {
+    if (estimator === 'loess') return loessObservations(ka, sample, { ...loess, level });
     if (estimator === 'lowess') {
       if (sample.n > FIT_MAX) {
         throw new Error(
@@ -239,9 +241,15 @@ const handlers = {
       variance = 'global',
       derivative = false,
       span = 0,
+      loessSpan,
+      degree,
+      family,
     },
   ) {
+    // What the fit is doing, for the busy sign at the plot (a draft, while a slider moves, shows none).
+    const stage = (text) => draft || postMessage({ op: 'progress', what: 'fit', stage: text });
     if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
+    if (estimator === 'loess') return loessFit(ka, sample, { loessSpan, degree, family, level, draft }, stage);
     // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging. Any other
     // fit uses a sample (a span's: SPAN_MAX points, each query's h from its nearest ones).
     const grid = planFor(ka, { kernel, estimator, method, span }).method === 'grid';
@@ -259,8 +267,6 @@ const handlers = {
     const { dim } = s;
     const queries = sample.queries;
     const timings = {};
-    // What the fit is doing, for the busy sign at the plot (a draft, while a slider moves, shows none).
-    const stage = (text) => draft || postMessage({ op: 'progress', what: 'fit', stage: text });
     stage(span ? 'each query’s nearest points, exactly' : 'the model');
     const options = { dim, kernel, estimator, method, ...robustOption(robust) };
     const [{ model, owned }, fitMs] = timed(() =>

@@ -139,6 +139,34 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
 
 }  // namespace
 
+namespace narrow {
+
+void begin_rows(Workspace& ws, int64_t rows, int64_t width, bool fixed_shift, RowState* st) {
+  for (int64_t r = 0; r < rows; ++r) {
+    st[r] = RowState(ws.block_acc.get() + r * (1 + width), width);
+    st[r].reset();
+    if (fixed_shift) st[r].max = 0;
+  }
+}
+
+RowOutcome end_row(const Head& hd, int32_t head, int64_t i, const RowState& st, float best, bool overflow,
+                   Workspace& ws, Matrix out) {
+  const KernelKind kind = hd.kernel.kind;
+  const bool fixed_shift = kind != KernelKind::Softmax, compact = is_compact(kind);
+  const int64_t width = st.width;
+  // The best score (log2): softmax's shift; for the distance kernels the best one seen (compact), or, for the
+  // others, 0 or −inf by their sum of weights (kFixedShiftMinSum).
+  float top = fixed_shift ? best : float(st.max);
+  if (fixed_shift && !compact) top = st.sum() >= kFixedShiftMinSum ? 0.0f : -std::numeric_limits<float>::infinity();
+  SoftmaxState<double> row(st.sums, width);  // the same sums, the shift in natural units
+  row.max = fixed_shift ? 0.0 : st.max * kLn2;
+  bool redo = needs_double(overflow, top, compact) || !finite_state(row);
+  if (fixed_shift && top > -std::numeric_limits<float>::infinity() && top < kFixedShiftFloor) redo = true;
+  return write_row(hd, head, i, redo, row, ws, out.row(i) + head * width);
+}
+
+}  // namespace narrow
+
 Result run_exact(const Problem& p, Matrix out, const StateOut* states, int32_t threads) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
   if (out.rows != p.queries.rows || out.cols != p.values.cols || (out.rows > 0 && !out.data)) return {Status::BadShape};

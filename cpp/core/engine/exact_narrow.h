@@ -203,6 +203,17 @@ struct BlockPlan {
   decltype(&add_running<W>) running;
 };
 
+// The block's row states over ws.block_acc (1 + width doubles each), cleared; for the distance kernels (fixed_shift)
+// the shift is 0. Once per block, the same for every kernel: one copy (exact.cpp).
+void begin_rows(Workspace& ws, int64_t rows, int64_t width, bool fixed_shift, RowState* st);
+
+// Row i's end (exact.cpp): the state in natural units, the double recomputation where float32 was not enough
+// (needs_double; for the distance kernels also a best score below kFixedShiftFloor: `best`, compact kernels' best
+// score seen, or, for the others, 0 or −inf by their sum of weights against kFixedShiftMinSum), then write_row. Once
+// per row, the same for every kernel: one copy.
+RowOutcome end_row(const Head& hd, int32_t head, int64_t i, const RowState& st, float best, bool overflow,
+                   Workspace& ws, Matrix out);
+
 // One block of up to kQueryBlock queries from i0 over all the keys it may see. A function of its own, called through
 // a pointer once per block, so that V8 optimises the block loop during a call's first blocks (simd::keep_out_of_line)
 // rather than only from the next call: a one-off 10^4 × 10^4 regression took about 3x its steady time.
@@ -219,11 +230,7 @@ Result run_block(const Head& hd, int32_t head, int64_t i0, int64_t rows, const B
   float* const scores = ws.scores.get();
   std::fill(best, best + rows, -std::numeric_limits<float>::infinity());
   std::fill(overflow, overflow + rows, false);
-  for (int64_t r = 0; r < rows; ++r) {
-    st[r] = RowState(ws.block_acc.get() + r * (1 + width), width);
-    st[r].reset();
-    if constexpr (kFixedShift) st[r].max = 0;
-  }
+  begin_rows(ws, rows, width, kFixedShift, st);
 
   const int64_t end = key_end(hd, i0, rows);
   for (int64_t j0 = 0; j0 < end; j0 += kNarrowTile) {
@@ -243,20 +250,9 @@ Result run_block(const Head& hd, int32_t head, int64_t i0, int64_t rows, const B
       }
     }
   }
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t i = i0 + r;
-    // The best score (log2): softmax's shift; for the distance kernels the best one seen (compact), or, for the
-    // others, 0 or −inf by their sum of weights (kFixedShiftMinSum).
-    float top = kFixedShift ? best[r] : float(st[r].max);
-    if constexpr (kFixedShift && !is_compact(K))
-      top = st[r].sum() >= kFixedShiftMinSum ? 0.0f : -std::numeric_limits<float>::infinity();
-    SoftmaxState<double> row(st[r].sums, width);  // the same sums, the shift in natural units
-    row.max = kFixedShift ? 0.0 : st[r].max * kLn2;
-    bool redo = needs_double(overflow[r], top, is_compact(K)) || !finite_state(row);
-    if (kFixedShift && top > -std::numeric_limits<float>::infinity() && top < kFixedShiftFloor) redo = true;
-    const RowOutcome outcome = write_row(hd, head, i, redo, row, ws, out.row(i) + head * width);
-    if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, head};
-  }
+  for (int64_t r = 0; r < rows; ++r)
+    if (end_row(hd, head, i0 + r, st[r], best[r], overflow[r], ws, out) == RowOutcome::Error)
+      return {Status::EmptyRow, i0 + r, head};
   return {};
 }
 

@@ -188,8 +188,10 @@ inline float mean_to_float(double mean) {
 // nearest admissible keys (zeros when the masks allow none; `nearest` says where they are), or Error, which the
 // caller turns into Status::EmptyRow. This is the one place the empty-row policy is decided: every method ends such
 // a row here (a method with no state for the row calls it directly, the others through finalize()). A row of width 0
-// only asks for the outcome (and, under Nearest, for the keys' marks and count).
-inline RowOutcome finalize_empty_row(int64_t width, float* out, EmptyPolicy policy, const NearestKeys& nearest = {}) {
+// only asks for the outcome (and, under Nearest, for the keys' marks and count). Out of line: empty rows are rare,
+// and one copy serves every caller.
+[[gnu::noinline]] inline RowOutcome finalize_empty_row(int64_t width, float* out, EmptyPolicy policy,
+                                                       const NearestKeys& nearest = {}) {
   switch (policy) {
     case EmptyPolicy::NaN:
       std::fill(out, out + width, std::numeric_limits<float>::quiet_NaN());
