@@ -105,7 +105,7 @@ std::unique_ptr<WindowBlocks> window_blocks(const Context& c, bool with_b) {
     window[t] = run.last - run.first;
   }
   std::sort(window, window + 3);
-  const int64_t block = loess::moment_block_size(window[1]);
+  const int64_t block = moment_block_size(window[1]);
   if (block == 0) return nullptr;
   b->y.resize(size_t(J));
   b->omega.resize(size_t(J));
@@ -124,7 +124,7 @@ bool accumulate_blocks(const Context& c, const WindowBlocks& blocks, int64_t i, 
   if (!std::isfinite(inv * inv * inv) || (r.with_b && !blocks.with_b)) return false;
   r.sums.clear();
   const Run run = run_of(blocks.x, q, h);
-  loess::PolynomialSums s;
+  PolynomialSums s;
   blocks.moments.add_side(run.first, run.mid, q, h, -1, &s);
   blocks.moments.add_side(run.mid, run.last, q, h, 1, &s);
   if (run.first == run.last || !(s.s[0] > 0)) return true;  // an empty row: r.sums as cleared

@@ -1,18 +1,18 @@
 // 1-D span rows from block moments: a prediction's tricube-weighted sums over the run of sorted keys within its
 // bandwidth, in O(run / block + block) instead of O(run), from moments of fixed blocks of keys shifted to the query
-// (stats/loess/block_moments.h, the device of ka.lowess and ka.loess's direct surface).
+// (engine/block_moments.h, the device of ka.loess's direct surface).
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "engine/local_row_sums.h"
-#include "stats/loess/block_moments.h"
+#include "engine/block_moments.h"
 
 namespace ka::row_sums {
 
 // Σ w² d^p (p = 0, 1, 2) over runs of sorted keys, from the moments Σ ω² (x − c)^l (l <= 20) of the blocks of
-// loess::BlockMoments: on one side of q the squared tricube weight (1 − σ(d/h)³)⁶ is a polynomial of degree 18 in
+// BlockMoments: on one side of q the squared tricube weight (1 − σ(d/h)³)⁶ is a polynomial of degree 18 in
 // d = x − q, shifted to q binomially as BlockMoments shifts its own (|x − c| and |c − q| below h: about 2^20 ulps of
 // h^l lost, 1e-10 of the sums' scale, for the summary's Σℓ² and effective keys).
 class SquaredBlockMoments {
@@ -30,14 +30,14 @@ class SquaredBlockMoments {
 
 struct WindowBlocks {
   std::vector<double> x, y, omega;  // the keys, the values and the observation weights (1 without) in double
-  loess::BlockMoments moments;
+  BlockMoments moments;
   SquaredBlockMoments squared;  // with_b only: Σw² z zᵀ
   bool with_b = false;
 };
 
 // The blocks of c's rows where they serve: 1-D span rows (per-query bandwidths) of Nadaraya–Watson or local-linear
 // under the tricube kernel, one column of y, keys sorted, no masks (with_b: with the squared weights' sums too, for
-// the summary and intervals), and windows large enough to pay (loess::moment_block_size of the median window of three
+// the summary and intervals), and windows large enough to pay (moment_block_size of the median window of three
 // queries: at least 1,024 keys). Null otherwise: the rows then sum point by point.
 std::unique_ptr<WindowBlocks> window_blocks(const Context& c, bool with_b);
 
