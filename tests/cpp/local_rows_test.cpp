@@ -112,8 +112,9 @@ TEST_CASE("a fit with per-query scales is the fixed-bandwidth fit at each query'
 }
 
 TEST_CASE("1-D span rows over sorted keys (point by point and from block moments) are the fixed-bandwidth fit") {
-  // Windows of 500-750 keys sum point by point (accumulate_window); of 1,000-2,700, without Σw² asked, from block moments
-  // (window_blocks.h); with Σw² asked, point by point again. All against local_fit at each query's own bandwidth.
+  // Windows of 500-750 keys sum point by point (tricube: accumulate_window); of 1,000-2,700, without Σw² asked, from
+  // block moments (window_blocks.h); with Σw² asked, point by point again. All against local_fit at each query's own
+  // bandwidth.
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(0, 10);
   const int64_t J = 3000, I = 9;

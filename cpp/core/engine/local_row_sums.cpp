@@ -137,11 +137,11 @@ inline double compact_weight(double a) {
   }
 }
 
-// 1-D span rows of Nadaraya–Watson or local-linear under a compact kernel (accumulate_window): the keys [first, last)
-// in increasing order, summed in two interleaved halves (even and odd places) so that each add waits on the one two
-// keys back, not the last: about twice the throughput of one chain. Same moments as accumulate_range_p (a = Σw z zᵀ,
-// b = Σw² z zᵀ, t = Σw z y, z = [1, u] or [1]), with u = (x_j − q)·(1/h) and the support |x_j − q| < h (≤ h for the
-// uniform kernel) tested on the exact difference, as compact_factor does.
+// 1-D span rows of Nadaraya–Watson or local-linear under a compact kernel K (accumulate_window: tricube, R's loess
+// kernel; the template keeps the others one line away): the keys [first, last) in increasing order, summed in two
+// interleaved halves (even and odd places) so that each add waits on the one two keys back, not the last. Same moments
+// as accumulate_range_p (a = Σw z zᵀ, b = Σw² z zᵀ, t = Σw z y, z = [1, u] or [1]), with u = (x_j − q)·(1/h) and the
+// support |x_j − q| < h (≤ h for the uniform kernel) tested on the exact difference, as compact_factor does.
 template <KernelKind K>
 void accumulate_window_k(const Context& c, int64_t i, Row& r, int64_t first, int64_t last) {
   const Problem& p = c.p;
@@ -202,21 +202,16 @@ void accumulate_window_k(const Context& c, int64_t i, Row& r, int64_t first, int
 }
 
 // Whether a row takes accumulate_window: a 1-D span row (per-query bandwidths) of Nadaraya–Watson or local-linear
-// under a compact kernel, without masks or the derivative's sums, over sorted keys.
+// under the tricube kernel, without masks or the derivative's sums, over sorted keys. (The Epanechnikov and uniform
+// instances would add about 0.3 kB gzip to the .wasm for kernels R's loess does not use: they sum as other rows do.)
 bool window_row(const Context& c, const Row& r) {
-  return c.query_scale && c.sorted && r.dims == 1 && r.p <= 2 && !r.nw_grad && is_compact(c.p.kernel.kind) &&
+  return c.query_scale && c.sorted && r.dims == 1 && r.p <= 2 && !r.nw_grad && c.p.kernel.kind == KernelKind::Tricube &&
          !c.p.masks.any();
 }
 
 void accumulate_window(const Context& c, int64_t i, Row& r, int64_t first, int64_t last) {
   r.sums.clear();
-  switch (c.p.kernel.kind) {
-    case KernelKind::Tricube:
-      return simd::keep_out_of_line(&accumulate_window_k<KernelKind::Tricube>)(c, i, r, first, last);
-    case KernelKind::Epanechnikov:
-      return simd::keep_out_of_line(&accumulate_window_k<KernelKind::Epanechnikov>)(c, i, r, first, last);
-    default: return simd::keep_out_of_line(&accumulate_window_k<KernelKind::Uniform>)(c, i, r, first, last);
-  }
+  return simd::keep_out_of_line(&accumulate_window_k<KernelKind::Tricube>)(c, i, r, first, last);
 }
 
 // The row loops run as functions of their own, called through simd::keep_out_of_line: inlined into for_rows' body,
