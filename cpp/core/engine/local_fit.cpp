@@ -75,13 +75,13 @@ KA_COLD void accumulate_double(const Head& hd, int64_t i, const float* omega, co
   m.max = top / kLn2;
   double *a = m.a(), *b = m.b(), *t = m.t();
   if (top == -kInf) return;
-  std::vector<double> z(size_t(s.p), 1.0);
+  std::vector<double> z(size_t(s.p), 1.0), u(size_t(s.dims));
   for (int64_t j = range.first; j < range.last; ++j) {
     if (!hd.allows(i, j) || omega[j] == 0) continue;
     const float* k = hd.keys.row(j);
     const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) + std::log(double(omega[j])) - top);
-    for (int64_t d = 1; d < s.p; ++d)
-      z[size_t(d)] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
+    offsets(q, k, hd.kernel.bandwidth, s.dims, u.data());
+    design_row(s.degree, u.data(), s.dims, z.data());
     for (int64_t x = 0; x < s.p; ++x) {
       for (int64_t y = x; y < s.p; ++y) {
         a[x * s.p + y] += w * z[size_t(x)] * z[size_t(y)];
@@ -93,10 +93,10 @@ KA_COLD void accumulate_double(const Head& hd, int64_t i, const float* omega, co
 }
 
 struct RowScratch {
-  Scratch<double> l, g, z;
+  Scratch<double> l, g, z, u;
   Scratch<uint8_t> chosen;
-  RowScratch(int64_t p, int64_t J) : l(p * p), g(p), z(p), chosen(J) {}
-  bool ok() const { return l.ok() && g.ok() && z.ok() && chosen.ok(); }
+  RowScratch(int64_t p, int64_t dims, int64_t J) : l(p * p), g(p), z(p), u(dims), chosen(J) {}
+  bool ok() const { return l.ok() && g.ok() && z.ok() && u.ok() && chosen.ok(); }
 };
 
 // Writes query i's outputs from its moments. `log_omega` is ln of the factor the observation weights were divided by.
@@ -129,9 +129,8 @@ KA_COLD RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Mo
       const float* q = hd.queries.row(i);
       const float* k = hd.keys.row(i);
       double* z = r.z.get();
-      z[0] = 1;
-      for (int64_t d = 1; d < s.p; ++d)
-        z[d] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
+      offsets(q, k, hd.kernel.bandwidth, s.dims, r.u.get());
+      design_row(s.degree, r.u.get(), s.dims, z);
       const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) - m.max * kLn2) * double(omega[i]);
       for (int64_t x = 0; x < s.p; ++x) v += w * g[x] * z[x];
     }
@@ -150,7 +149,7 @@ inline float skip_below(int64_t keys) { return std::min(126.0f, 25.0f + std::log
 KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const TileBoxes& boxes,
                    QueryRange range, const FitOut& out, const KernelLoops& loops) {
   TileWork w(s);
-  RowScratch rs(s.p, hd.keys.rows);
+  RowScratch rs(s.p, s.dims, hd.keys.rows);
   const MomentLayout layout = s.layout();
   const int64_t per_row = layout.size();
   Scratch<double> sums(kQueryBlock * per_row);
@@ -235,7 +234,7 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   if (p.heads != 1 || p.kernel.kind == KernelKind::Softmax) return {Status::BadArgument};
   if (f.query_scale || out.mean_double) return local_fit_scaled(f, out);
   const int32_t threads = p.threads;
-  if (f.estimator != Estimator::NadarayaWatson && f.estimator != Estimator::LocalLinear) return {Status::BadArgument};
+  if (!known_estimator(f.estimator)) return {Status::BadArgument};
   const int64_t I = p.queries.rows, J = p.keys.rows, dims = p.queries.cols, width = p.values.cols;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
   if (out.self_weight && I != J) return {Status::BadShape};
@@ -251,7 +250,7 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   const float scale = top > 0 ? top : 1.0f;
   for (int64_t j = 0; j < J; ++j) omega.get()[j] = f.observation_weights ? f.observation_weights[j] / scale : 1.0f;
   const Shape s{dims, width, design_columns(f.estimator, dims),
-                out.sum_sq_weights != nullptr || out.effective_keys != nullptr};
+                out.sum_sq_weights != nullptr || out.effective_keys != nullptr, degree_of(f.estimator)};
   const Head hd = head_of(p, 0);
   const TileBoxes boxes(hd);
   if (!boxes.ok()) return {Status::OutOfMemory};

@@ -15,11 +15,12 @@ namespace local_fit_parts {
 
 using local_fit_tiles::TileBoxes;
 
-// A fit's local design: p design columns z (design_columns), dims key coordinates, width value columns; with_b:
-// the sums of squared weights are kept too (Σℓ² or effective keys are asked for).
+// A fit's local design: p design columns z (design_columns) of a polynomial of `degree`, dims key coordinates, width
+// value columns; with_b: the sums of squared weights are kept too (Σℓ² or effective keys are asked for).
 struct Shape {
   int64_t dims, width, p;
   bool with_b;
+  int degree;
   MomentLayout layout() const { return {p, width, with_b}; }
 };
 
@@ -30,8 +31,8 @@ struct Moments : MomentSums<double, true> {
   bool redo = false;
 };
 
-// Per-task scratch: one packed tile, and the tile's design columns z and weighted ones w·z (p rows of kKeyTile; z's
-// first row holds ones).
+// Per-task scratch: one packed tile, and the tile's design columns z and weighted ones w·z (p rows of kKeyTile, in
+// design_row's order; z's first row holds ones).
 struct TileWork {
   Scratch<float> keys_t, values_t, log_omega, scores, bias, z, wz, factors, inv_h;  // log_omega: log2 ω per key
   TileWork(const Shape& s)
@@ -52,7 +53,8 @@ struct TileWork {
 
 // Adds one tile's weights 2^(score − max)·ω, and their products with the design and the values, to the moments.
 using Accumulate = void (*)(const KeyTile&, const float* scores, const float* q, TileWork&, const Shape&, Moments&);
-// The instance for a shape: fused in registers for the common ones (p <= 3, one value column), else any.
+// The instance for a shape: fused in registers for the common ones (p <= 3, one value column: degrees 0 and 1 in 1-D
+// and 2-D, degree 2 in 1-D), else any.
 Accumulate accumulate_for(const Shape& s);
 
 // scores[c] = log2 K((q − key c)/h) for a packed tile's keys.

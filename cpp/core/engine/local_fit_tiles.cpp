@@ -34,18 +34,26 @@ void accumulate_any(const KeyTile& tile, const float* scores, const float* q, Ti
   const simd::ExpConstants& ek = simd::exp_constants();
   const Batch shift(float(m.max));
   double *a = m.a(), *b = m.b(), *t = m.t();
-  float* z = w.z.get();  // z[0] holds ones; rows 1..dims are the scaled offsets
+  float* z = w.z.get();  // z[0] holds ones; then the scaled offsets, then (degree 2) their products (design_row)
   float* wz = w.wz.get();
+  const int64_t linear_end = s.degree > 0 ? 1 + s.dims : 1;
   for (int64_t c = 0; c < tile.padded; c += kLanes) {
     const Batch weight = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek);
     simd::store(wz + c, weight);
-    for (int64_t d = 1; d < s.p; ++d) {
+    for (int64_t d = 1; d < linear_end; ++d) {
       // Centred at the query before any product, so float32 keeps the local design's relative accuracy.
       const Batch u =
           (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - Batch(q[d - 1])) * Batch(w.inv_h.get()[d - 1]);
       simd::store(z + d * kKeyTile + c, u);
       simd::store(wz + d * kKeyTile + c, weight * u);
     }
+    int64_t k = linear_end;
+    for (int64_t x = 1; x < linear_end && k < s.p; ++x)
+      for (int64_t y = x; y < linear_end; ++y, ++k) {
+        const Batch uu = simd::load(z + x * kKeyTile + c) * simd::load(z + y * kKeyTile + c);
+        simd::store(z + k * kKeyTile + c, uu);
+        simd::store(wz + k * kKeyTile + c, weight * uu);
+      }
   }
   for (int64_t x = 0; x < s.p; ++x) {
     for (int64_t y = x; y < s.p; ++y) {
@@ -57,9 +65,9 @@ void accumulate_any(const KeyTile& tile, const float* scores, const float* q, Ti
   }
 }
 
-// The same for the common shapes (P = 1 + dims ≤ 3 design columns, one value column), with every moment summed
-// in registers in a single pass over the tile.
-template <int P, bool WITH_B>
+// The same for the common shapes (P ≤ 3 design columns, one value column), with every moment summed in registers
+// in a single pass over the tile. SQUARE: the 1-D local-quadratic design [1, u, u²]; else [1, u₁ … u_dims].
+template <int P, bool WITH_B, bool SQUARE = false>
 void accumulate_fused(const KeyTile& tile, const float* scores, const float* q, TileWork& w, const Shape&, Moments& m) {
   constexpr int kPairs = P * (P + 1) / 2;
   const simd::ExpConstants& ek = simd::exp_constants();
@@ -67,7 +75,7 @@ void accumulate_fused(const KeyTile& tile, const float* scores, const float* q, 
   Batch a[kPairs], b[kPairs], t[P], qb[P], ih[P];
   for (int k = 0; k < kPairs; ++k) a[k] = b[k] = Batch(0.0f);
   for (int x = 0; x < P; ++x) t[x] = Batch(0.0f);
-  for (int d = 1; d < P; ++d) {
+  for (int d = 1; d < (SQUARE ? 2 : P); ++d) {
     qb[d] = Batch(q[d - 1]);
     ih[d] = Batch(w.inv_h.get()[d - 1]);
   }
@@ -75,7 +83,7 @@ void accumulate_fused(const KeyTile& tile, const float* scores, const float* q, 
     Batch z[P], wz[P];
     wz[0] = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek);
     for (int d = 1; d < P; ++d) {
-      z[d] = (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - qb[d]) * ih[d];
+      z[d] = SQUARE && d == 2 ? z[1] * z[1] : (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - qb[d]) * ih[d];
       wz[d] = wz[0] * z[d];
     }
     const Batch y = simd::load(tile.values_t + c);
@@ -124,7 +132,8 @@ Accumulate accumulate_for(const Shape& s) {
   if (s.width == 1) {
     if (s.p == 1) fn = s.with_b ? &accumulate_fused<1, true> : &accumulate_fused<1, false>;
     if (s.p == 2) fn = s.with_b ? &accumulate_fused<2, true> : &accumulate_fused<2, false>;
-    if (s.p == 3) fn = s.with_b ? &accumulate_fused<3, true> : &accumulate_fused<3, false>;
+    if (s.p == 3 && s.degree == 1) fn = s.with_b ? &accumulate_fused<3, true> : &accumulate_fused<3, false>;
+    if (s.p == 3 && s.degree == 2) fn = s.with_b ? &accumulate_fused<3, true, true> : &accumulate_fused<3, false, true>;
   }
   return simd::keep_out_of_line(fn);
 }

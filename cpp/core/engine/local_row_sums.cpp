@@ -104,7 +104,12 @@ void accumulate_range_p(const Context& c, int64_t i, Row& r, int64_t first, int6
       if (!(w > 0)) continue;
     }
     z[0] = 1;
-    for (int64_t d = 1; d < np; ++d) z[d] = (double(k[d - 1]) - double(q[d - 1])) / h[d - 1];
+    if constexpr (P == 2) {  // 1-D local-linear, the span fits' common case, without design_row's loops
+      z[1] = (double(k[0]) - double(q[0])) / h[0];
+    } else if (np > 1) {
+      offsets(q, k, h, r.dims, r.u.data());
+      design_row(r.degree, r.u.data(), r.dims, z);
+    }
     const float* y = p.values.row(j);
     for (int64_t x = 0; x < np; ++x) {
       const double wz = w * z[x];
@@ -319,7 +324,7 @@ Status check_fit(const Fit& f) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return st;
   if (p.heads != 1 || p.kernel.kind == KernelKind::Softmax) return Status::BadArgument;
-  if (f.estimator != Estimator::NadarayaWatson && f.estimator != Estimator::LocalLinear) return Status::BadArgument;
+  if (!known_estimator(f.estimator)) return Status::BadArgument;
   for (int64_t j = 0; j < p.keys.rows; ++j) {
     const float v = f.observation_weights ? f.observation_weights[j] : 1.0f;
     if (!(v >= 0) || !std::isfinite(v)) return Status::BadArgument;

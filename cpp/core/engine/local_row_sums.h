@@ -16,24 +16,27 @@ namespace ka::row_sums {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// What one query accumulates: its moments (MomentSums, shifted_sums.h) in units of e^max, with z = [1, (x_j − q)/h]
-// (local-linear) or [1] (Nadaraya–Watson),
+// What one query accumulates: its moments (MomentSums, shifted_sums.h) in units of e^max, with z the design row of
+// the estimator's degree (design_row, local_fit.h: [1], [1, u] or [1, u, u_a·u_b], u = (x_j − q)/h),
 //   a = Σ w z zᵀ, b = Σ w² z zᵀ (p × p, full), t = Σ w z yᵀ (p × width);
 // and for Nadaraya–Watson derivatives the extra sums G = Σ w g, GY = Σ w g yᵀ (of weights), B1 = Σ w² g,
 // B2 = Σ w² g² (of squared weights), g = ∂ln K/∂q.
 struct Row {
   int64_t dims, width, p;
+  int degree;  // of the polynomial: design_degree(p, dims)
   bool nw_grad;
   bool with_b = true;  // b (Σ w² z zᵀ) is needed: Σℓ² or effective keys are asked for
-  std::vector<double> h, z, g, l, inv, block;
+  std::vector<double> h, u, z, g, l, inv, block;
   MomentSums<double> sums;  // over `block`
   double *a, *t, *G, *GY, *b, *B1, *B2;
   Row(int64_t dims_, int64_t width_, int64_t p_, bool nw_grad_)
       : dims(dims_),
         width(width_),
         p(p_),
+        degree(design_degree(p_, dims_)),
         nw_grad(nw_grad_),
         h(size_t(dims)),
+        u(size_t(dims)),
         z(size_t(p)),
         g(size_t(dims)),
         l(size_t(p * p)),

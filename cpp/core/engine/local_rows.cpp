@@ -70,8 +70,9 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
         double score = log_kernel(p.kernel.kind, q, k, r.h.data(), dims, nullptr);
         if (f.observation_weights) score += std::log(double(f.observation_weights[i]));
         const double w = std::exp(score - r.sums.max);
-        v = g[0];
-        for (int64_t d = 1; d < np; ++d) v += g[d] * (double(k[d - 1]) - double(q[d - 1])) / r.h[size_t(d - 1)];
+        offsets(q, k, r.h.data(), dims, r.u.data());
+        design_row(r.degree, r.u.data(), dims, r.z.data());
+        for (int64_t x = 0; x < np; ++x) v += g[x] * r.z[size_t(x)];
         v *= w;
       }
       out.self_weight[i] = v;
@@ -90,7 +91,7 @@ Result local_gradient(const Fit& f, const GradientOut& out) {
   if (p.queries.rows > 0 && !out.gradient) return {Status::BadShape};
   const Context c{
       p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
-  const bool ll = f.estimator == Estimator::LocalLinear;
+  const bool ll = f.estimator != Estimator::NadarayaWatson;  // a polynomial's slope (degree 1 or 2)
   const int64_t np = design_columns(f.estimator, dims);
   return for_rows(c, np, !ll, [&](int64_t i, Row& r, uint8_t*) -> Result {
     r.with_b = out.sum_sq_weights != nullptr;
@@ -111,7 +112,7 @@ Result local_gradient(const Fit& f, const GradientOut& out) {
       const double v = fitted_value(r.inv.data(), r.t + col, np, width);
       if (mean) mean[col] = v;
       for (int64_t d = 0; d < dims; ++d) {
-        if (ll) {  // β_{d+1} = e_{d+1}ᵀ A⁻¹ t, per unit of x: divided by h_d
+        if (ll) {  // β_{d+1} = e_{d+1}ᵀ A⁻¹ t (design_row's slope column d + 1), per unit of x: divided by h_d
           double beta = 0;
           for (int64_t x = 0; x < np; ++x) beta += r.inv[size_t((d + 1) * np + x)] * r.t[size_t(x * width + col)];
           grad[d * width + col] = beta / r.h[size_t(d)];

@@ -39,7 +39,7 @@ KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma
   FitSummary s;
   // Guarded observations: the textbook fit and self weight replace the guard's (see regression.h), and the change
   // is measured against the range of each column of y.
-  const int64_t np = f.estimator == Estimator::LocalLinear ? p.queries.cols + 1 : 1;
+  const int64_t np = design_columns(f.estimator, p.queries.cols);
   Scratch<double> solve(np * np + np * width + np + width), y_lo(width), y_hi(width);
   if (!solve.ok() || !y_lo.ok() || !y_hi.ok()) return {Status::OutOfMemory};
   const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
@@ -57,7 +57,7 @@ KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma
     for (int64_t i = 0; i < n; ++i) {
       if (!guarded.get()[i]) continue;
       double own = 0;
-      if (!exact_local_row(g.problem, int(np - 1), f.observation_weights, i, rows, exact, &own)) {
+      if (!exact_local_row(g.problem, degree_of(f.estimator), f.observation_weights, i, rows, exact, &own)) {
         ++s.guard_changed;
         ++s.singular;
         continue;

@@ -21,6 +21,8 @@ Status check_grid_fit(const Fit& f, int64_t nodes, const FitOut& out) {
   const int64_t n = p.keys.rows, I = p.queries.rows, width = p.values.cols, dims = p.queries.cols;
   const Masks& m = p.masks;
   if (out.self_weight && I != n) return Status::BadShape;
+  // Local-quadratic has no binned moments (plan() refuses the grid for it; grid_serves, methods/plan.cpp).
+  if (f.estimator == Estimator::LocalQuadratic) return Status::BadArgument;
   if (dims > kMaxGridDims || p.heads != 1 || p.kernel.kind == KernelKind::Softmax ||
       p.kernel.kind == KernelKind::Cauchy || m.causal || m.key_padding || m.general || m.query_groups || m.band_first ||
       nodes < 2 || nodes > kMaxGridNodes || (dims == 2 && nodes * nodes > kMaxGridNodes))

@@ -65,8 +65,9 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
 // (cv_score through grid_local_fit).
 class GridCv {
  public:
-  // `f`: the sample as keys and queries (the same view), 1-D, one head, no masks but leave-one-out, any estimator
-  // and observation weights; its views must outlive this object. `tolerance` as in grid_nodes.
+  // `f`: the sample as keys and queries (the same view), 1-D, one head, no masks but leave-one-out, the estimator
+  // Nadaraya–Watson or local-linear (local-quadratic never suits), any observation weights; its views must outlive
+  // this object. `tolerance` as in grid_nodes.
   GridCv(const Fit& f, double tolerance);
 
   // Whether the sample suits the grid: finite keys spanning a range, valid weights, a kernel with a grid and
