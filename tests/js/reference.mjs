@@ -514,7 +514,8 @@ export function referenceSpanFit(x, y, xq, options) {
     const mean = kept.reduce((s, v) => s + v, 0) / kept.length;
     return Math.sqrt(kept.reduce((s, v) => s + (v - mean) ** 2, 0) / (kept.length - 1));
   });
-  const columns = estimator === 'nadaraya-watson' ? 1 : dim + 1;
+  const columns =
+    estimator === 'nadaraya-watson' ? 1 : estimator === 'local-linear' ? dim + 1 : ((dim + 1) * (dim + 2)) / 2;
   const k = Math.min(n, Math.max(Math.floor(span * n), columns + 1));
   const enlarge = Math.sqrt(Math.max(1, span));
   const mean = new Float64Array(I * D);

@@ -121,7 +121,8 @@ std::unique_ptr<WindowBlocks> window_blocks(const Context& c, bool with_b) {
 
 bool accumulate_blocks(const Context& c, const WindowBlocks& blocks, int64_t i, Row& r) {
   const double q = double(c.p.queries.row(i)[0]), h = r.h[0], inv = 1 / h;
-  if (!std::isfinite(inv * inv * inv) || (r.with_b && !blocks.with_b)) return false;
+  // (Degree 2 needs Σw d³, Σw d⁴ and Σw y d² in its design: point by point.)
+  if (!std::isfinite(inv * inv * inv) || (r.with_b && !blocks.with_b) || r.p > 2) return false;
   r.sums.clear();
   const Run run = run_of(blocks.x, q, h);
   PolynomialSums s;

@@ -43,7 +43,8 @@ std::unique_ptr<WindowBlocks> window_blocks(const Context& c, bool with_b);
 
 // Query i's sums (r.a, r.t and with_b r.b, in r.sums cleared first) from the blocks: the keys with |x − q| < h, split
 // at q into the two sides on which the tricube weight is a polynomial. False where h is too small for the polynomial's
-// powers (1/h³ overflows: keys coinciding with the query), for the caller's point-by-point sums.
+// powers (1/h³ overflows: keys coinciding with the query) or the row is of degree 2, for the caller's point-by-point
+// sums.
 bool accumulate_blocks(const Context& c, const WindowBlocks& blocks, int64_t i, Row& r);
 
 }  // namespace ka::row_sums
