@@ -1,7 +1,7 @@
 // `npm run bench`: every contender on every case, one cell at a time (never two at once), then the tables on stdout
 // and in docs/benchmarks.md; then the approximations (approximations.mjs, also runnable alone) into
 // docs/benchmarks-approximations.md. The policy for each cell is in measure.mjs.
-//   node bench/run.mjs [--cases=A-1024,B-1000,select,approx,progress,backward] [--no-write]   (a --cases run never writes the docs)
+//   node bench/run.mjs [--cases=A-1024,B-1000,select,approx,progress,backward,span] [--no-write]   (a --cases run never writes the docs)
 import { fileURLToPath } from 'node:url';
 import { approximationsSection } from './approximations.mjs';
 import { chooseCpu, useAll, useOne } from './affinity.mjs';
@@ -18,6 +18,7 @@ import { renderReport, table, writeReport } from './report.mjs';
 import { benchSelection } from './selection.mjs';
 import { benchBackward } from './backward.mjs';
 import { benchLoess } from './loess.mjs';
+import { benchSpan } from './span.mjs';
 import { benchLowess } from './lowess.mjs';
 import { benchScale } from './scale.mjs';
 import { benchScaleTable } from './scale-table.mjs';
@@ -52,7 +53,7 @@ const only = args
   .split(',');
 const write = !only && !args.includes('--no-write');
 // The exact engine's tables run unless --cases names only the separate sections (select, approx, lowess, …).
-const sections = ['select', 'approx', 'progress', 'backward', 'lowess', 'loess', 'scale', 'table'];
+const sections = ['select', 'approx', 'progress', 'backward', 'lowess', 'loess', 'span', 'scale', 'table'];
 const runCases = !only || only.some((id) => !sections.includes(id));
 const log = (line) => process.stderr.write(`${line}\n`);
 const started = performance.now();
@@ -171,6 +172,11 @@ if (!only || only.includes('lowess')) {
 if (!only || only.includes('loess')) {
   log('loess…');
   extra.push(await benchLoess(log).catch((error) => `### loess\n\nfailed: ${error.message}`));
+}
+// Exact span fits against R's loess(surface = "direct") (issue 30; `--cases=span` runs only this).
+if (!only || only.includes('span')) {
+  log('span…');
+  extra.push(await benchSpan(log).catch((error) => `### Exact span fits\n\nfailed: ${error.message}`));
 }
 
 // Every entry point at 10⁴–10⁶ points against R and statsmodels, and as ratios to the plain fit (issue 31;

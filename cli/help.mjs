@@ -18,8 +18,10 @@ export const SAMPLE_HELP = `
   --bandwidth H       a number, one per x column (comma-separated), or a rule: ${RULES.join(', ')} (default cv)
   --exclude R         cv only: blocked CV for serial data, each held-out row fitted without the rows within R of it
                       along the first x column (in its units; seconds for dates); default 0, leave-one-out
-  --span F            instead of --bandwidth: a nearest-neighbour span, 0 < F ≤ 1 (each point's bandwidth reaches its
-                      ⌈F·n⌉ nearest points; several x columns scaled by their trimmed standard deviations)
+  --span F            instead of --bandwidth: a nearest-neighbour span F > 0, as R's loess span (each point's
+                      bandwidth reaches its ⌊F·n⌋-th nearest point, at least the estimator's columns + 1; above 1
+                      every point, the radius grown by √F; several x columns scaled by their trimmed standard
+                      deviations)
 ${READING_HELP}`;
 
 export const READING_NOTE = `FILE may be - for stdin. Lines starting with # are skipped. Digit groups (1,234.5), U+2212 minus, and dates or times

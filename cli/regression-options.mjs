@@ -29,8 +29,8 @@ function spanOption(values) {
   if (values.span === undefined) return null;
   if (values.bandwidth !== undefined) throw new UsageError('give --bandwidth or --span, not both');
   const span = parseNumber(values.span);
-  if (!(span > 0 && span <= 1))
-    throw new UsageError(`--span must be a number in (0, 1]; got ${JSON.stringify(values.span)}`);
+  if (!(span > 0 && span < Infinity))
+    throw new UsageError(`--span must be a finite number > 0; got ${JSON.stringify(values.span)}`);
   return { span };
 }
 
@@ -69,10 +69,13 @@ export function robustArgv(argv) {
   return out;
 }
 
-/** A model's bandwidth for the printed summary: { bandwidth } per x column, or { span, scale } for a span model. */
+/**
+ * A model's bandwidth for the printed summary: { bandwidth } per x column, or { span, neighbours, scale } for a span
+ * model (neighbours: the library's count of points per fit).
+ */
 export function bandwidthSummary(model) {
   const h = model.bandwidth;
   return h instanceof Float64Array
     ? { bandwidth: Array.from(h, round) }
-    : { span: h.span, scale: Array.from(h.scale, round) };
+    : { span: h.span, neighbours: h.neighbours, scale: Array.from(h.scale, round) };
 }

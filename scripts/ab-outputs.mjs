@@ -123,6 +123,29 @@ function cases() {
     const m = a.kernelRegression(x, y, { dim: 1, method: 'sparse', estimator: 'nadaraya-watson', bandwidth: 0.2 });
     return { method: m.method, predict: m.predict(xq), interval: m.predictInterval(xq) };
   });
+  // Span bandwidths: 1-D windows point by point (300 points) and from block moments (4,000 points, span 0.5), 2-D.
+  const xBig = random(4000, 23, 10);
+  const yBig = xBig.map((t, i) => Math.sin(t) + 0.1 * Math.sin(7.3 * i * i));
+  for (const [name, xs, ys, dim, options] of [
+    ['tricube', x, y, 1, { kernel: 'tricube', bandwidth: { span: 0.3 } }],
+    [
+      'epanechnikov nadaraya-watson',
+      x,
+      y,
+      1,
+      { kernel: 'epanechnikov', estimator: 'nadaraya-watson', bandwidth: { span: 0.45 } },
+    ],
+    ['gaussian', x, y, 1, { bandwidth: { span: 0.2 } }],
+    ['tricube blocks', xBig, yBig, 1, { kernel: 'tricube', bandwidth: { span: 0.5 } }],
+    ['tricube robust', x, y, 1, { kernel: 'tricube', bandwidth: { span: 0.6 }, robust: true }],
+    ['2-D gaussian', x2, y2, 2, { bandwidth: { span: 0.4 } }],
+  ]) {
+    add(`kernelRegression span ${name}`, (a) => {
+      const m = a.kernelRegression(xs, ys, { dim, ...options });
+      const q = dim === 1 ? xq : x2.subarray(0, 40);
+      return { ...m, predict: m.predict(q), interval: m.predictInterval(q, { level: 0.9 }) };
+    });
+  }
   add('kernelRegressionAsync + predictAsync', async (a) => {
     const m = await a.kernelRegressionAsync(x, y, { dim: 1, bandwidth: 'aicc' });
     return { ...m, predict: await m.predictAsync(xq), interval: await m.predictIntervalAsync(xq) };

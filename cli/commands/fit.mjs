@@ -66,7 +66,11 @@ export async function run(argv, api) {
     ['method', result.method],
     ...(result.span === undefined
       ? s.xNames.map((name, d) => [`bandwidth.${name}`, result.bandwidth[d]])
-      : [['span', result.span], ...s.xNames.map((name, d) => [`scale.${name}`, result.scale[d]])]),
+      : [
+          ['span', result.span],
+          ['neighbours', result.neighbours],
+          ...s.xNames.map((name, d) => [`scale.${name}`, result.scale[d]]),
+        ]),
     ['score', result.score ?? ''],
     ['effectiveDegreesOfFreedom', result.effectiveDegreesOfFreedom],
     ...s.yNames.map((name, c) => [`residualVariance.${name}`, result.residualVariance[c]]),

@@ -220,11 +220,11 @@ test(
       assert.equal(fit.dim, 2);
       assert.equal(fit.kernel, 'epanechnikov');
       assert.equal(await page.inputValue('#bandwidth-kind'), 'span');
-      assert.equal(fit.span.k, 13); // ⌈0.6 · 21⌉
+      assert.equal(fit.span.k, 12); // ⌊0.6 · 21⌋, as R's loess counts
       assertSpanFit(fit, 0.6);
       assert.match(
         fit.status,
-        /span f = 0\.60 \(each query's h is the distance to its 13th nearest of 21 points: median h = [\d.]+, [\d.]+,/,
+        /span f = 0\.60 \(each query's h is the distance to its 12th nearest of 21 points: median h = [\d.]+, [\d.]+,/,
       );
       await assertClean(page, problems);
     } finally {

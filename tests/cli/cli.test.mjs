@@ -166,10 +166,11 @@ test('predict --span --gradient follows the float64 k-NN fit and slope loops; fi
   });
   const fit = JSON.parse(ok('fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--span', '0.4', '--format', 'json'));
   assert.equal(fit.span, 0.4);
+  assert.equal(fit.neighbours, Math.floor(0.4 * X.length)); // R's loess: ⌊f·n⌋
   assert.equal(fit.rule, 'span');
   assert.deepEqual(fit.scale, [1]);
   for (const [args, message] of [
-    [['--span', '0'], /--span must be a number in \(0, 1\]/],
+    [['--span', '0'], /--span must be a finite number > 0/],
     [['--span', '0.5', '--bandwidth', '1'], /not both/],
   ]) {
     const r = cli('fit', 'sample.csv', '--x', 'x', '--y', 'the y', ...args);

@@ -1,6 +1,6 @@
 // The per-query paths (local_rows.h, neighbours.h): k-th neighbour distances against sorting every distance; a fit
-// with per-query scales against the fixed-bandwidth fit at each query's bandwidth; derivatives of exactly linear
-// data; refusals.
+// with per-query scales against the fixed-bandwidth fit at each query's bandwidth (2-D; 1-D over sorted keys, point by
+// point and from block moments); derivatives of exactly linear data; refusals.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -106,6 +106,60 @@ TEST_CASE("a fit with per-query scales is the fixed-bandwidth fit at each query'
         REQUIRE(local_fit({one, est}, FitOut{Matrix{&m, 1, 1, 1}, &s}).status == Status::Ok);
         CHECK(mean[size_t(i)] == doctest::Approx(m).epsilon(1e-4));
         CHECK(ss[size_t(i)] == doctest::Approx(s).epsilon(1e-4));
+      }
+    }
+  }
+}
+
+TEST_CASE("1-D span rows over sorted keys (point by point and from block moments) are the fixed-bandwidth fit") {
+  // Windows of 500-750 keys sum point by point (tricube: accumulate_window); of 1,000-2,700, without Σw² asked, from
+  // block moments (window_blocks.h); with Σw² asked, point by point again. All against local_fit at each query's own
+  // bandwidth.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0, 10);
+  const int64_t J = 3000, I = 9;
+  std::vector<float> x(static_cast<size_t>(J)), y(static_cast<size_t>(J)), omega(static_cast<size_t>(J));
+  for (float& v : x) v = u(rng);
+  std::sort(x.begin(), x.end());
+  for (int64_t j = 0; j < J; ++j) {
+    y[size_t(j)] = std::sin(x[size_t(j)]) + 0.1f * float(j % 5);
+    omega[size_t(j)] = j % 11 == 0 ? 0.0f : 0.5f + float(j % 3);
+  }
+  const std::vector<float> q{-0.5f, 0.0f, 0.4f, 2.5f, 5.0f, 7.25f, 9.9f, 10.0f, 10.5f};  // keys within h of each
+  for (KernelKind kind : {KernelKind::Tricube, KernelKind::Epanechnikov, KernelKind::Uniform}) {
+    for (Estimator est : {Estimator::LocalLinear, Estimator::NadarayaWatson}) {
+      for (double reach : {1.0, 4.0}) {
+        for (bool weighted : {false, true}) {
+          std::vector<double> scale(static_cast<size_t>(I));
+          for (int64_t i = 0; i < I; ++i) scale[size_t(i)] = reach * (1 + 0.125 * double(i % 3));
+          const float h[1] = {1.0f};
+          Problem p;
+          p.queries = {q.data(), I, 1, 1};
+          p.keys = {x.data(), J, 1, 1};
+          p.values = {y.data(), J, 1, 1};
+          p.kernel = {kind, 1.0, h};
+          Fit f{p, est};
+          f.query_scale = scale.data();
+          if (weighted) f.observation_weights = omega.data();
+          std::vector<float> mean(static_cast<size_t>(I)), mean_b(static_cast<size_t>(I));
+          std::vector<double> ss(static_cast<size_t>(I));
+          REQUIRE(local_fit(f, FitOut{Matrix{mean.data(), I, 1, 1}}).status == Status::Ok);
+          REQUIRE(local_fit(f, FitOut{Matrix{mean_b.data(), I, 1, 1}, ss.data()}).status == Status::Ok);
+          for (int64_t i = 0; i < I; ++i) {
+            const float hi[1] = {float(scale[size_t(i)])};
+            Problem one = p;
+            one.queries = {q.data() + i, 1, 1, 1};
+            one.kernel.bandwidth = hi;
+            Fit g{one, est};
+            g.observation_weights = f.observation_weights;
+            float m = 0;
+            double s = 0;
+            REQUIRE(local_fit(g, FitOut{Matrix{&m, 1, 1, 1}, &s}).status == Status::Ok);
+            CHECK(mean[size_t(i)] == doctest::Approx(m).epsilon(1e-5));
+            CHECK(mean_b[size_t(i)] == doctest::Approx(m).epsilon(1e-5));
+            CHECK(ss[size_t(i)] == doctest::Approx(s).epsilon(1e-4));  // the tiles sum in float32
+          }
+        }
       }
     }
   }

@@ -494,8 +494,8 @@ export function referenceLocalSlope(x, y, xq, options) {
 }
 
 /**
- * The nearest-neighbour span fit in float64, by its definition: k = ⌈span·n⌉ (a product within 1e-7 of an integer
- * counts as it); in 2-D and above each column of x scaled by its trimmed standard deviation (the ⌈0.1·n⌉ smallest and
+ * The nearest-neighbour span fit in float64, by its definition as R's loess counts it: k = min(n, ⌊span·n⌋), at least
+ * the local design's columns + 1 (R's loess refuses fewer), and above span 1 the distance grown by √span; in 2-D and above each column of x scaled by its trimmed standard deviation (the ⌈0.1·n⌉ smallest and
  * largest values left out, n − 1 denominator; R's loess normalize = TRUE); query i's bandwidth along d is the Euclidean
  * distance, in the scaled space, to its k-th nearest sample point (every distance sorted) times the scale of d.
  * options: { dim, kernel, span, estimator }. Returns { mean (I × D), bandwidths (I × dim) }.
@@ -514,14 +514,17 @@ export function referenceSpanFit(x, y, xq, options) {
     const mean = kept.reduce((s, v) => s + v, 0) / kept.length;
     return Math.sqrt(kept.reduce((s, v) => s + (v - mean) ** 2, 0) / (kept.length - 1));
   });
-  const k = Math.max(1, Math.min(n, Math.ceil(span * n - 1e-7)));
+  const columns =
+    estimator === 'nadaraya-watson' ? 1 : estimator === 'local-linear' ? dim + 1 : ((dim + 1) * (dim + 2)) / 2;
+  const k = Math.min(n, Math.max(Math.floor(span * n), columns + 1));
+  const enlarge = Math.sqrt(Math.max(1, span));
   const mean = new Float64Array(I * D);
   const bandwidths = new Float64Array(I * dim);
   for (let i = 0; i < I; i++) {
     const distances = Array.from({ length: n }, (_, j) =>
       Math.sqrt(scales.reduce((s, sd, d) => s + ((x[j * dim + d] - xq[i * dim + d]) / sd) ** 2, 0)),
     ).sort((a, b) => a - b);
-    const h = scales.map((sd) => distances[k - 1] * sd);
+    const h = scales.map((sd) => distances[k - 1] * enlarge * sd);
     bandwidths.set(h, i * dim);
     const fit = referenceLocalFit(x, y, xq.slice(i * dim, (i + 1) * dim), { dim, kernel, bandwidth: h, estimator });
     mean.set(fit.mean, i * D);

@@ -88,8 +88,8 @@ test('tricube local-linear with span f and no robustness is ka.lowess(x, y, { fr
   // Distinct x (a jittered grid, no ties), noisy y.
   const x = Float64Array.from({ length: n }, (_, i) => Math.fround(i * 0.05 + 0.02 * rand()));
   const y = Float64Array.from(x, (v) => Math.fround(Math.sin(v) * 2 + 0.5 * (rand() - 0.5)));
-  // f·n whole: lowess counts ⌊f·n + 1e-7⌋ neighbours (R's rule), a span ⌈f·n⌉; they differ otherwise.
-  for (const frac of [0.1, 0.3, 0.65]) {
+  // Both count ⌊f·n⌋ neighbours here (lowess: R's lowess's ⌊f·n + 1e-7⌋, at least 2; a span: R's loess's ⌊f·n⌋).
+  for (const frac of [0.1, 0.3, 0.65, 0.333]) {
     const model = ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', bandwidth: { span: frac } });
     const lowess = ka.lowess(x, y, { frac, iterations: 0, delta: 0 });
     const fitted = lowess.fitted ?? lowess;
@@ -107,7 +107,6 @@ test('with robust, the span fit is LOWESS itself: ka.lowess(x, y, { frac: f, ite
   const x = Float64Array.from({ length: n }, (_, i) => i / n + 0.002 * rand());
   const y = Float64Array.from(x, (v, i) => Math.sin(6 * v) + 0.1 * (rand() - 0.5) + (i % 37 === 0 ? 5 : 0));
   for (const frac of [0.3, 0.5]) {
-    // f·n whole, as above
     const model = ka.kernelRegression(x, y, {
       dim: 1,
       kernel: 'tricube',
@@ -145,12 +144,13 @@ test("span gradients are the local-linear slopes at each query's own bandwidth",
   }
 });
 
-test('a span model reports { span, scale }, runs exactly, and fits coincident points by their mean', () => {
+test('a span model reports { span, scale, neighbours }, runs exactly, and fits coincident points by their mean', () => {
   const x = [0, 0, 0, 1, 2, 3, 4, 5, 6, 7];
   const y = [1, 2, 6, 0, 0, 0, 0, 0, 0, 0];
   const model = ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', bandwidth: { span: 0.3 } });
   assert.equal(model.bandwidth.span, 0.3);
   assert.deepEqual(model.bandwidth.scale, new Float64Array([1]));
+  assert.equal(model.bandwidth.neighbours, 3);
   assert.equal(model.method, 'exact');
   assert.equal(model.selection.rule, 'span');
   const at0 = model.predictInterval([0]);
@@ -162,6 +162,90 @@ test('a span model reports { span, scale }, runs exactly, and fits coincident po
   assert.match(auto.reason, /span/);
 });
 
+test("the neighbour count is R's loess's: ⌊f·n⌋, at least the design's columns + 1, every point above f = 1", () => {
+  // R's loess (lowesd) takes q = min(n, ⌊n·f⌋) with f·n in double, refuses q ≤ the columns of the local design (1;
+  // dim + 1), and above f = 1 multiplies the squared radius by f (so the distance by √f, in any dimension).
+  const { x, y, xq } = sample(21, 50, 1);
+  const count = (span, estimator = 'local-linear', data = { x, dim: 1 }) =>
+    ka.kernelRegression(data.x, y, { dim: data.dim, kernel: 'tricube', estimator, bandwidth: { span } }).bandwidth
+      .neighbours;
+  assert.equal(count(0.3), 15);
+  assert.equal(count(0.29), 14); // 0.29 · 50 = 14.499…: no rounding up
+  assert.equal(count(0.58), 28); // 0.58 · 50 = 28.999999999999996 in double: R takes 28 too
+  assert.equal(count(0.02), 3); // ⌊1⌋ raised to local-linear's 2 columns + 1 in 1-D
+  assert.equal(count(0.02, 'nadaraya-watson'), 2);
+  const flat = sample(22, 50, 2);
+  assert.equal(count(0.02, 'local-linear', { x: flat.x, dim: 2 }), 4);
+  assert.equal(count(1), 50);
+  assert.equal(count(3), 50);
+  // (Local-linear at the minimum fits a line through the 2 points of positive weight: the guard for singular designs
+  // acts there, so the fits are compared from 5 neighbours up; Nadaraya–Watson at its minimum too.)
+  for (const [span, estimators] of [
+    [0.02, ['nadaraya-watson']],
+    [0.1, ['local-linear', 'nadaraya-watson']],
+    [1.5, ['local-linear', 'nadaraya-watson']],
+    [4, ['local-linear', 'nadaraya-watson']],
+  ]) {
+    for (const estimator of estimators) {
+      const model = ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', estimator, bandwidth: { span } });
+      const want = referenceSpanFit(x, y, xq, { dim: 1, kernel: 'tricube', estimator, span });
+      const band = model.predictInterval(xq);
+      assert.ok(maxError(band.mean, want.mean) <= 1e-4 * range(y), `span ${span} ${estimator}`);
+      for (let k = 0; k < xq.length; k++)
+        assert.ok(Math.abs(band.bandwidths[k] - want.bandwidths[k]) <= 1e-6 * want.bandwidths[k], `h ${k}`);
+    }
+  }
+  // Above 1 the radius keeps growing: the farthest point's distance times √f.
+  const far = ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', bandwidth: { span: 4 } });
+  const one = ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', bandwidth: { span: 1 } });
+  const [h4, h1] = [far.predictInterval(xq).bandwidths, one.predictInterval(xq).bandwidths];
+  for (let k = 0; k < xq.length; k++) assert.ok(Math.abs(h4[k] - 2 * h1[k]) <= 1e-12 * h4[k], `√4 at query ${k}`);
+});
+
+test('1-D span predictions over windows of 1,024 keys and more (block moments) match the float64 loop', () => {
+  // Predictions at windows this large take their sums from moments of blocks of sorted keys (engine/window_blocks.h);
+  // the summary and predictInterval sum point by point. Both against the float64 k-NN loop, with and without
+  // observation weights, with queries beyond the data, and at 1,500 coincident points (a window of width 0).
+  const rand = mulberry32(31);
+  const n = 5000;
+  const x = Float32Array.from({ length: n }, (_, i) => (i < 1500 ? 2 : Math.fround(40 * rand() - 10)));
+  const y = Float32Array.from(x, (v) => Math.fround(Math.sin(v / 3) + 0.3 * (rand() - 0.5)));
+  const weights = Float64Array.from({ length: n }, (_, i) => (i % 7 === 0 ? 0 : 0.5 + (i % 3)));
+  const xq = Float32Array.from([-12, -10, -3.3, 0, 1.5, 7.5, 19, 29.99, 35]);
+  for (const span of [0.25, 0.6, 1.3]) {
+    for (const estimator of ['local-linear', 'nadaraya-watson']) {
+      for (const w of [undefined, weights]) {
+        const what = `span ${span} ${estimator}${w ? ' weighted' : ''}`;
+        const options = { dim: 1, kernel: 'tricube', estimator, bandwidth: { span }, weights: w };
+        const model = ka.kernelRegression(x, y, options);
+        const { bandwidths } = referenceSpanFit(x, y, xq, { dim: 1, kernel: 'tricube', estimator, span });
+        const want = Float64Array.from(
+          xq,
+          (q, i) =>
+            referenceLocalFit(x, y, Float32Array.of(q), {
+              dim: 1,
+              kernel: 'tricube',
+              estimator,
+              bandwidth: [bandwidths[i]],
+              weights: w,
+            }).mean[0],
+        );
+        const got = model.predict(xq);
+        assert.ok(maxError(got, want) <= 1e-5 * range(y), `${what}: ${maxError(got, want)}`);
+        assert.ok(maxError(got, model.predictInterval(xq).mean) <= 1e-6 * range(y), `${what}: predictInterval`);
+        if (span < 0.3) {
+          // At x = 2 the k-th neighbour is one of the 1,500 coincident points: h = 0, their (weighted) mean.
+          let [sw, swy] = [0, 0];
+          for (let i = 0; i < 1500; i++) [sw, swy] = [sw + (w ? w[i] : 1), swy + (w ? w[i] : 1) * y[i]];
+          const at2 = model.predict([2])[0];
+          assert.ok(Math.abs(at2 - swy / sw) <= 1e-6 * range(y), `${what}: at the coincident points ${at2}`);
+        }
+        model.dispose();
+      }
+    }
+  }
+});
+
 test('span validation names the argument', () => {
   const { x, y } = sample(2, 30, 1);
   const fails = (bandwidth, argument, extra = {}) =>
@@ -171,7 +255,8 @@ test('span validation names the argument', () => {
       JSON.stringify(bandwidth),
     );
   fails({ span: 0 }, 'options.bandwidth.span');
-  fails({ span: 1.5 }, 'options.bandwidth.span');
+  fails({ span: -0.5 }, 'options.bandwidth.span');
+  fails({ span: Infinity }, 'options.bandwidth.span');
   fails({ span: '0.5' }, 'options.bandwidth.span');
   fails({ span: NaN }, 'options.bandwidth.span');
   fails({}, 'options.bandwidth'); // no span: not a span bandwidth at all

@@ -137,6 +137,7 @@ async function main(): Promise<void> {
   const slopeErrors: Float64Array = slopes.stderr;
   const spanModel = ka.kernelRegression(v, v, { dim: 1, kernel: 'tricube', bandwidth: { span: 0.3 } });
   const spanOf: number = spanModel.bandwidth.span;
+  const neighboursOf: number = spanModel.bandwidth.neighbours;
   // The model's type follows `bandwidth` (strict mode, as in the README): a rule (the default 'cv') has a Float64Array
   // bandwidth and a numeric score; a fixed bandwidth a null score; a model of options known at run time, the union.
   const byRule = ka.kernelRegression(v, v, { dim: 1 });

@@ -81,8 +81,9 @@ const ordinal = (k) => {
  * with their smallest and largest.
  */
 export const spanText = (span, n, axes) =>
-  `nearest-neighbour span f = ${span.f.toFixed(2)} (each query's h is the distance to its ` +
-  `${ordinal(span.k)} nearest of ${n.toLocaleString('en')} points: median h = ${hText(span.median, axes)}, ` +
+  `nearest-neighbour span f = ${span.f.toFixed(2)} (each query's h is ${span.f > 1 ? '√f times ' : ''}the ` +
+  `distance to its ${ordinal(span.k)} nearest of ${n.toLocaleString('en')} points: median h = ` +
+  `${hText(span.median, axes)}, ` +
   `from ${hText(span.min, axes)} to ${hText(span.max, axes)} over the curve's queries)`;
 
 /** The status line of a LOWESS fit: span, iterations, the points the robustness weights set aside, and no band. */

@@ -58,17 +58,12 @@ export const warningsOf = (result) =>
   Array.isArray(result?.warnings) ? result.warnings.map(({ code, message }) => ({ code, message })) : undefined;
 
 /**
- * What a span fit's bandwidths were: the span, k (the library's ⌈f·n⌉, a product within 10⁻⁷ of an integer counting
- * as it) and, per dimension, the smallest, median and largest h over the queries (`bandwidths`, I × dim).
+ * What a span fit's bandwidths were: the span, k (the model's `bandwidth.neighbours`: the library counts them) and,
+ * per dimension, the smallest, median and largest h over the queries (`bandwidths`, I × dim).
  */
-export function spanSummary(f, n, bandwidths, dim) {
+export function spanSummary(f, k, bandwidths, dim) {
   const perDim = Array.from({ length: dim }, (_, d) =>
     bandwidths.filter((_, i) => i % dim === d && Number.isFinite(bandwidths[i])).sort(),
-  );
-  const product = f * n;
-  const k = Math.max(
-    1,
-    Math.min(n, Math.abs(product - Math.round(product)) < 1e-7 ? Math.round(product) : Math.ceil(product)),
   );
   return {
     f,

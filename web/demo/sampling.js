@@ -7,7 +7,7 @@ const SELECT_MAX = 4_000; // points the bandwidth search uses (each CV pass is O
 // Points a fit with the local-σ band uses: its variance smoother chooses a bandwidth by CV on the log squared
 // residuals, which took 2 s on 10,000 points and over a minute on 100,000 (Node, one thread).
 const LOCAL_MAX = 10_000;
-// Points a span fit uses (a draft: DRAFT_MAX): it runs exactly in double, each point's fit over its own k = ⌈f·n⌉
+// Points a span fit uses (a draft: DRAFT_MAX): it runs exactly in double, each point's fit over its own k = ⌊f·n⌋
 // nearest, and the Gaussian kernel reaches every point: 10,000 points took 6–10 s, 2,000 0.3–0.4 s (Node, one thread).
 const SPAN_MAX = 4_000;
 const CURVE_QUERIES = 300; // 1-D: queries on a grid across the data

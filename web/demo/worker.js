@@ -304,7 +304,7 @@ const handlers = {
     }
     // A span fit's h differs by query: h stands for their median (the identity table's h), the rest in `span`.
     if (span) {
-      fit.spanBandwidth = spanSummary(span, s.n, band.bandwidths, dim);
+      fit.spanBandwidth = spanSummary(span, model.bandwidth.neighbours, band.bandwidths, dim);
       h = fit.spanBandwidth.median;
     }
     // The attention views run exactly, on at most FIT_MAX points; a span fit's on its own sample, whose neighbours

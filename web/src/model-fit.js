@@ -7,7 +7,7 @@ import { tooLarge } from './heap.js';
 import { planModelFit } from './plan.js';
 import { STEP_WORK } from './progress.js';
 import { fitOptions } from './sample.js';
-import { spanCount, spanDistances } from './span.js';
+import { spanDistances, spanEnlargement, spanNeighbours } from './span.js';
 import { numericArray, rowsOf } from './validate.js';
 
 /**
@@ -191,9 +191,10 @@ export function modelFits({ engine, threads }, p, h, store) {
   };
 
   // Span bandwidths: the heap offset of query scales d_i for the I queries at qp (h_i = d_i × the column scales h).
-  const spanK = span === null ? 0 : spanCount(span, n);
+  m.spanK = span === null ? 0 : spanNeighbours(span, n, estimator, dim);
+  const enlarge = span === null ? 1 : spanEnlargement(span);
   m.queryScales = (heap, xp, qp, I) =>
-    spanDistances(engine, heap, { xp, n, qp, I, dim, scale32: h32, k: spanK, threads });
+    spanDistances(engine, heap, { xp, n, qp, I, dim, scale32: h32, k: m.spanK, enlarge, threads });
   /** Span models: each query's bandwidth per dimension (I × dim), d_i times the column scales. */
   m.spanBandwidths = (d) =>
     Float64Array.from({ length: d.length * dim }, (_, at) => d[Math.floor(at / dim)] * h[at % dim]);

@@ -61,7 +61,7 @@ function residentModel(ctx, p, h, selection, shared, lazySummary) {
     dim,
     kernel,
     estimator,
-    bandwidth: span === null ? h : Object.freeze({ span, scale: h }),
+    bandwidth: span === null ? h : Object.freeze({ span, scale: h, neighbours: m.spanK }),
     selection,
     /** What predictions run on: 'exact', 'grid' (binned; see docs/regression.md) or 'sparse'. */
     method: m.fit.method,

@@ -581,8 +581,9 @@ export interface KernelRegressionOptions {
   /**
    * A number (all dimensions), one per dimension, or how to choose it: `'cv'` (default), `'aicc'`, `'scott'`,
    * `'silverman'` or `'plugin'` (see {@link SelectBandwidthOptions.rule}). Or a nearest-neighbour span `{ span: f }`,
-   * 0 < f ≤ 1 (R's `loess` span, statsmodels' `frac`): each query's bandwidth is the distance to its ⌈f·n⌉-th nearest
-   * sample point, in 2-D and above with each column of x first divided by its 10 %-trimmed standard deviation (R's
+   * f > 0 (R's `loess` span): each query's bandwidth is the distance to its k-th nearest sample point, k = ⌊f·n⌋ as R's
+   * loess counts it (at least the local design's columns + 1: 2 for Nadaraya–Watson, dim + 2 for local-linear; at most
+   * n), and above f = 1 the distance to the farthest point times √f (R's loess); in 2-D and above with each column of x first divided by its 10 %-trimmed standard deviation (R's
    * loess `normalize = TRUE`), times that column's scale. Spans run exactly (`method` `'auto'` or `'exact'`).
    */
   bandwidth?: number | NumericArray | BandwidthRule | { span: number };
@@ -729,6 +730,8 @@ export interface SpanBandwidth {
   readonly span: number;
   /** The per-dimension factors (the trimmed standard deviations; 1 in 1-D) each neighbour distance multiplies. */
   readonly scale: Float64Array<ArrayBuffer>;
+  /** k, the neighbour whose distance each query's bandwidth is: min(n, max(⌊f·n⌋, the design's columns + 1)). */
+  readonly neighbours: number;
 }
 
 /**

@@ -56,13 +56,16 @@ struct Row {
   Row& operator=(const Row&) = delete;
 };
 
+struct WindowBlocks;  // window_blocks.h
+
 struct Context {
   const Problem& p;
   Head hd;
   const float* omega;  // null: all ones
   const double* query_scale;
-  bool sorted;           // keys in increasing order of their first coordinate
-  double log_omega_max;  // ln max ω (0 without observation weights)
+  bool sorted;                           // keys in increasing order of their first coordinate
+  double log_omega_max;                  // ln max ω (0 without observation weights)
+  const WindowBlocks* blocks = nullptr;  // 1-D span predictions: the rows' sums from block moments (window_blocks.h)
 };
 
 // ln K((q − k)/h) over the dimensions and, when `grad` is given, its derivative in each q_d.
@@ -75,7 +78,8 @@ bool row_bandwidths(const Context& c, int64_t i, Row& r);
 // q₀ ± reach·h₀ are left out: they have no weight under a compact kernel (the reach widened against rounding), and
 // below 1e-30 of the peak under the Gaussian (11.8 bandwidths) and Laplacian (69.1) kernels, whose score is at most
 // that of the first coordinate alone. Where the best key kept is itself below e^-20 of the largest ω (a query far
-// from every key), the row is summed over every key instead. The Cauchy kernel's tail is too heavy: every key.
+// from every key), the row is summed over every key instead. The Cauchy kernel's tail is too heavy: every key. With
+// c.blocks, from block moments (window_blocks.h).
 void accumulate(const Context& c, int64_t i, Row& r);
 
 // With the sums of a non-empty row: the guarded inverse A⁻¹ (columns in r.inv, p × p); returns whether the guard acted.

@@ -9,6 +9,7 @@
 #include "engine/local_row_sums.h"
 #include "engine/local_solve.h"
 #include "engine/online_softmax.h"
+#include "engine/window_blocks.h"
 
 namespace ka {
 
@@ -20,10 +21,11 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
   const int64_t I = p.queries.rows, J = p.keys.rows, dims = p.queries.cols, width = p.values.cols;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
   if (out.self_weight && I != J) return {Status::BadShape};
-  const Context c{
-      p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
+  Context c{p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
   const int64_t np = design_columns(f.estimator, dims);
   const bool with_b = out.sum_sq_weights || out.effective_keys;
+  const std::unique_ptr<WindowBlocks> blocks = window_blocks(c, with_b);
+  c.blocks = blocks.get();
   return for_rows(c, np, false, [&](int64_t i, Row& r, uint8_t* chosen) -> Result {
     r.with_b = with_b;
     float* mean = out.mean.row(i);

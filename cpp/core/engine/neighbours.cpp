@@ -14,6 +14,27 @@
 
 namespace ka {
 
+namespace {
+
+// 1-D: the distance from z to the k-th nearest of the J sorted values v. The k nearest are a run of k consecutive
+// values, the run [l, l + k) that the bisection finds (moving right while the value leaving is farther than the one
+// coming in), and the k-th distance is the farther of its ends: O(log J) per query, the same number as a search
+// among all distances (|a − z| is √((a − z)²) exactly in IEEE arithmetic). NaN for a NaN z.
+double kth_distance_1d(const double* v, int64_t J, int64_t k, double z) {
+  if (std::isnan(z)) return std::numeric_limits<double>::quiet_NaN();
+  int64_t lo = 0, hi = J - k;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (z - v[mid] > v[mid + k] - z)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return std::max(std::fabs(z - v[lo]), std::fabs(v[lo + k - 1] - z));
+}
+
+}  // namespace
+
 Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const float* scale, int64_t k, int32_t threads,
                                double* out) {
   const int64_t J = keys.rows, I = queries.rows, dims = keys.cols;
@@ -39,6 +60,13 @@ Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const floa
 
   const int64_t tasks = std::min<int64_t>(I, threads <= 1 ? 1 : int64_t(threads) * 4);
   const int64_t per = tasks ? (I + tasks - 1) / tasks : 0;
+  if (dims == 1) {
+    parallel_for(tasks, threads, [&](int64_t t) {
+      for (int64_t i = t * per; i < std::min(I, (t + 1) * per); ++i)
+        out[i] = kth_distance_1d(first.data(), J, k, double(queries.row(i)[0]) / double(scale[0]));
+    });
+    return Status::Ok;
+  }
   parallel_for(tasks, threads, [&](int64_t t) {
     std::vector<double> heap;  // the k smallest squared distances so far, a max-heap
     std::vector<double> q(static_cast<size_t>(dims));

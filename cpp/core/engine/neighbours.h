@@ -10,9 +10,10 @@ namespace ka {
 
 // out[i] = the Euclidean distance from query i to its k-th nearest key (1 ≤ k ≤ J) in the scaled space
 // x_d / scale[d] (scale: dims positive finite floats). A query with a NaN coordinate gets NaN. The keys are sorted
-// once by their first scaled coordinate (O(J log J)); each query then walks outward from its place in that order,
-// nearer side first, and stops once the gap along the first coordinate alone reaches the current k-th distance: in
-// 1-D exactly k keys after an O(log J) search, in 2-3-D the keys of a slab around the query (no n² beyond the fit).
+// once by their first scaled coordinate (O(J log J)). In 1-D the k nearest keys are a run of k consecutive sorted
+// keys, found by bisection (O(log J) per query). In more dimensions each query walks outward from its place in that
+// order, nearer side first, and stops once the gap along the first coordinate alone reaches the current k-th
+// distance: the keys of a slab around the query (no n² beyond the fit).
 Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const float* scale, int64_t k, int32_t threads,
                                double* out);
 

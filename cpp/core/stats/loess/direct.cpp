@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "stats/loess/block_moments.h"
+#include "engine/block_moments.h"
 #include "stats/loess/local_fit.h"
 #include "stats/loess/neighbourhood.h"
 

@@ -1,9 +1,9 @@
 // Block moments for tricube-weighted sums over sorted 1-D points (block_moments.h).
-#include "stats/loess/block_moments.h"
+#include "engine/block_moments.h"
 
 #include <cmath>
 
-namespace ka::loess {
+namespace ka {
 namespace {
 
 constexpr int kWeightMoments = 14;  // a_0 … a_13: degree 9 of the weight times d^4
@@ -111,4 +111,4 @@ void BlockMoments::add_side(int64_t a, int64_t b, double z, double h, double sig
   }
 }
 
-}  // namespace ka::loess
+}  // namespace ka

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace ka::loess {
+namespace ka {
 
 // Σ w·d^p (p = 0 … 4) and Σ w·y·d^p (p = 0 … 2) of a local fit at z, d = x − z.
 struct PolynomialSums {
@@ -39,4 +39,4 @@ class BlockMoments {
 // q = 1024, where the direct sums are as fast.
 int64_t moment_block_size(int64_t q);
 
-}  // namespace ka::loess
+}  // namespace ka
