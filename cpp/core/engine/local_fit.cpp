@@ -245,9 +245,10 @@ struct RowScratch {
   bool ok() const { return l.ok() && g.ok() && z.ok() && chosen.ok(); }
 };
 
-// Writes query i's outputs from its moments. `log_omega` is ln of the factor the observation weights were divided by.
-KA_COLD RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega,
-                             double log_omega, const FitOut& out, RowScratch& r) {
+// Writes query i's outputs from its moments. `log_omega` is ln of the factor the observation weights were divided by;
+// `own` is the key that is query i's own observation (Fit::query_keys).
+KA_COLD RowOutcome write_fit(const Head& hd, int64_t i, int64_t own, const Shape& s, const Moments& m,
+                             const float* omega, double log_omega, const FitOut& out, RowScratch& r) {
   const double s0 = m.a[0];
   float* mean = out.mean.row(i);
   if (s0 == 0) {
@@ -274,14 +275,14 @@ KA_COLD RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Mo
   }
   if (out.self_weight) {  // ℓ_i(q_i) = w_ii gᵀ z_i
     double v = 0;
-    if (hd.allows(i, i) && omega[i] != 0) {
+    if (hd.allows(i, own) && omega[own] != 0) {
       const float* q = hd.queries.row(i);
-      const float* k = hd.keys.row(i);
+      const float* k = hd.keys.row(own);
       double* z = r.z.get();
       z[0] = 1;
       for (int64_t d = 1; d < s.p; ++d)
         z[d] = (double(k[d - 1]) - double(q[d - 1])) / double(hd.kernel.bandwidth[d - 1]);
-      const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) - m.max * kLn2) * double(omega[i]);
+      const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) - m.max * kLn2) * double(omega[own]);
       for (int64_t x = 0; x < s.p; ++x) v += w * g[x] * z[x];
     }
     out.self_weight[i] = v;
@@ -309,8 +310,8 @@ KernelLoops loops_of() {
   return {simd::keep_out_of_line(&key_scores<K>), &tile_bounds<K>, &BatchScore<K>::dimension_factor};
 }
 
-KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const TileBoxes& boxes,
-                   QueryRange range, const FitOut& out, const KernelLoops& loops) {
+KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const int64_t* query_keys,
+                   const TileBoxes& boxes, QueryRange range, const FitOut& out, const KernelLoops& loops) {
   TileWork w(s.dims, s.width);
   RowScratch rs(s.p, hd.keys.rows);
   const int64_t per_row = 2 * s.p * s.p + s.p * s.width;
@@ -363,7 +364,8 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double lo
       const bool empty = !(m.max > -kInf);
       if (m.redo || (empty && !is_compact(hd.kernel.kind)) || std::fabs(m.max) > kFloatScoreLimit)
         accumulate_double(hd, i0 + r, omega, s, m);
-      if (write_fit(hd, i0 + r, s, m, omega, log_omega, out, rs) == RowOutcome::Error)
+      const int64_t own = query_keys ? query_keys[i0 + r] : i0 + r;
+      if (write_fit(hd, i0 + r, own, s, m, omega, log_omega, out, rs) == RowOutcome::Error)
         return {Status::EmptyRow, i0 + r, 0};
     }
   }
@@ -381,7 +383,7 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   if (f.estimator != Estimator::NadarayaWatson && f.estimator != Estimator::LocalLinear) return {Status::BadArgument};
   const int64_t I = p.queries.rows, J = p.keys.rows, dims = p.queries.cols, width = p.values.cols;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
-  if (out.self_weight && I != J) return {Status::BadShape};
+  if (out.self_weight && !f.query_keys && I != J) return {Status::BadShape};
   // Observation weights divided by their maximum, so that float32 weight products cannot overflow.
   Scratch<float> omega(J);
   if (!omega.ok()) return {Status::OutOfMemory};
@@ -412,7 +414,7 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   parallel_for(tasks, threads, [&](int64_t t) {
     const QueryRange range{t * per_task, std::min(I, (t + 1) * per_task)};
     if (range.first >= range.last) return;
-    results[size_t(t)] = run(hd, s, omega.get(), std::log(double(scale)), boxes, range, out, loops);
+    results[size_t(t)] = run(hd, s, omega.get(), std::log(double(scale)), f.query_keys, boxes, range, out, loops);
   });
   // Tasks cover increasing query ranges, so the first failure in task order is the one a single thread meets.
   for (const Result& r : results)

@@ -90,10 +90,10 @@ struct ExactRowScratch {
 // by Cholesky without the pivot floor. Writes D means and returns true; returns false (nothing written) where the
 // design is singular: no admissible key of positive weight, or a slope pivot at most kSingularDesign times its
 // diagonal (e.g. a held-out point whose only neighbour is one key, or whose neighbours all lie on one line in 2-D).
-// `self_weight`, when given, receives ℓ_i(q_i), the weight of key i in the fit (needs query i to be key i).
-// O(J · dims) per call: for the few rows the guard touched, not for whole fits.
+// `self_weight`, when given, receives ℓ_i(q_i), the weight of key `own` (query i's own observation; −1: key i) in
+// the fit. O(J · dims) per call: for the few rows the guard touched, not for whole fits.
 inline bool exact_local_row(const Problem& p, int degree, const float* omega, int64_t i, ExactRowScratch s,
-                            double* mean, double* self_weight = nullptr) {
+                            double* mean, double* self_weight = nullptr, int64_t own = -1) {
   const int64_t J = p.keys.rows, dims = p.keys.cols, width = p.values.cols, np = degree ? dims + 1 : 1;
   const float* q = p.queries.row(i);
   double top = -std::numeric_limits<double>::infinity();
@@ -147,9 +147,10 @@ inline bool exact_local_row(const Problem& p, int degree, const float* omega, in
   }
   if (self_weight) {  // w_ii gᵀ z_i, with z_i's slope entries (k_i − q_i)/h
     double v = 0;
-    if (admissible(i)) {
-      const float* k = p.keys.row(i);
-      const double w = std::exp(log_score<double>(p.kernel, q, k, dims) - top) * (omega ? double(omega[i]) : 1.0);
+    if (own < 0) own = i;
+    if (admissible(own)) {
+      const float* k = p.keys.row(own);
+      const double w = std::exp(log_score<double>(p.kernel, q, k, dims) - top) * (omega ? double(omega[own]) : 1.0);
       v = s.z[0];
       for (int64_t d = 1; d < np; ++d)
         v += s.z[d] * (double(k[d - 1]) - double(q[d - 1])) / double(p.kernel.bandwidth[d - 1]);
