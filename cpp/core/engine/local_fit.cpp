@@ -310,8 +310,10 @@ KernelLoops loops_of() {
   return {simd::keep_out_of_line(&key_scores<K>), &tile_bounds<K>, &BatchScore<K>::dimension_factor};
 }
 
-KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const int64_t* query_keys,
-                   const TileBoxes& boxes, QueryRange range, const FitOut& out, const KernelLoops& loops) {
+// `log2_omega`: log2 of each key's ω, taken once per call (−inf for ω = 0), not once per query block and tile.
+KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, const float* log2_omega, double log_omega,
+                   const int64_t* query_keys, const TileBoxes& boxes, QueryRange range, const FitOut& out,
+                   const KernelLoops& loops) {
   TileWork w(s.dims, s.width);
   RowScratch rs(s.p, hd.keys.rows);
   const int64_t per_row = 2 * s.p * s.p + s.p * s.width;
@@ -340,7 +342,7 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double lo
       float start = -std::numeric_limits<float>::infinity();
       for (int64_t t = 0; t < tiles; ++t) {
         const int64_t j = TileBoxes::middle(t, hd.keys.rows);
-        if (j < end && hd.allows(i, j) && omega[j] > 0) start = std::max(start, mid.get()[t] + std::log2(omega[j]));
+        if (j < end && hd.allows(i, j) && omega[j] > 0) start = std::max(start, mid.get()[t] + log2_omega[j]);
       }
       rows[r] = Moments{double(start), false, base, base + s.p * s.p, base + 2 * s.p * s.p};
     }
@@ -354,7 +356,7 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double lo
       const int64_t j0 = t * kKeyTile;
       pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
       float* lw = w.log_omega.get();
-      for (int64_t c = 0; c < tile.count; ++c) lw[c] = std::log2(omega[j0 + c]);  // −inf for ω = 0
+      std::copy(log2_omega + j0, log2_omega + j0 + tile.count, lw);
       std::fill(lw + tile.count, lw + tile.padded, -std::numeric_limits<float>::infinity());
       for (int64_t r = 0; r < count; ++r)
         if (needs(r, t)) add_tile(hd, i0 + r, tile, s, w, loops.key_scores, accumulate, rows[r]);
@@ -385,8 +387,8 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
   if (out.self_weight && !f.query_keys && I != J) return {Status::BadShape};
   // Observation weights divided by their maximum, so that float32 weight products cannot overflow.
-  Scratch<float> omega(J);
-  if (!omega.ok()) return {Status::OutOfMemory};
+  Scratch<float> omega(J), log2_omega(J);
+  if (!omega.ok() || !log2_omega.ok()) return {Status::OutOfMemory};
   float top = 0;
   for (int64_t j = 0; j < J; ++j) {
     const float v = f.observation_weights ? f.observation_weights[j] : 1.0f;
@@ -394,7 +396,10 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
     top = std::max(top, v);
   }
   const float scale = top > 0 ? top : 1.0f;
-  for (int64_t j = 0; j < J; ++j) omega.get()[j] = f.observation_weights ? f.observation_weights[j] / scale : 1.0f;
+  for (int64_t j = 0; j < J; ++j) {
+    omega.get()[j] = f.observation_weights ? f.observation_weights[j] / scale : 1.0f;
+    log2_omega.get()[j] = std::log2(omega.get()[j]);  // −inf for ω = 0
+  }
   const Shape s{dims, width, f.estimator == Estimator::LocalLinear ? 1 + dims : 1,
                 out.sum_sq_weights != nullptr || out.effective_keys != nullptr};
   const Head hd = head_of(p, 0);
@@ -414,7 +419,8 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   parallel_for(tasks, threads, [&](int64_t t) {
     const QueryRange range{t * per_task, std::min(I, (t + 1) * per_task)};
     if (range.first >= range.last) return;
-    results[size_t(t)] = run(hd, s, omega.get(), std::log(double(scale)), f.query_keys, boxes, range, out, loops);
+    results[size_t(t)] =
+        run(hd, s, omega.get(), log2_omega.get(), std::log(double(scale)), f.query_keys, boxes, range, out, loops);
   });
   // Tasks cover increasing query ranges, so the first failure in task order is the one a single thread meets.
   for (const Result& r : results)
