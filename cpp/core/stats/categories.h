@@ -1,7 +1,7 @@
 // Discrete predictors of a mixed regression: unordered (categorical) and ordered columns, their kernels, and the
 // queries grouped by their combination of levels. Kernels as statsmodels' KernelReg and R's np define them:
 // Aitchison & Aitken (1976) for unordered levels, Wang & van Ryzin (1981) for ordered ones, and the ordered kernel of
-// Li & Racine (2007, §2.1), np's default. Li & Racine (2004): a discrete kernel is a factor of the product kernel, so
+// Li & Racine (2007), np's 'liracine'. Li & Racine (2004): a discrete kernel is a factor of the product kernel, so
 // for every query of one combination of levels the discrete factors are one weight per key (stats/mixed.h uses that).
 #pragma once
 #include <cstdint>

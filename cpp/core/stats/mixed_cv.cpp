@@ -30,6 +30,9 @@ struct MixedCriterion::Sorted {
   Problem problem;
   Categories categories;
   Criterion criterion;
+  // Leave-one-out's groups, made by the first evaluation and kept: the grouping depends on the levels alone, and the
+  // group fits read h and λ through the pointers above.
+  std::unique_ptr<GroupedFit> groups;
 
   KA_COLD Sorted(const Problem& p, const Categories& c, const Criterion& crit)
       : order(p.keys.rows),
@@ -83,12 +86,10 @@ MixedCriterion::~MixedCriterion() = default;
 
 namespace {
 
-// Leave-one-out CV of the sorted sample at its current bandwidths and λ (mixed.h).
-KA_COLD Result leave_one_out(const Problem& q, const Categories& c, const Criterion& criterion, double* score) {
+// Leave-one-out CV of the sorted sample at its current bandwidths and λ (mixed.h), over its groups (made with the
+// leave-one-out mask).
+KA_COLD Result leave_one_out(const Problem& q, GroupedFit& groups, const Criterion& criterion, double* score) {
   const int64_t n = q.queries.rows, dims = q.queries.cols, width = q.values.cols;
-  Fit f{q, criterion.estimator, criterion.observation_weights};
-  f.problem.masks.leave_one_out = true;
-  GroupedFit groups(f, c);
   if (groups.status() != Status::Ok) return {groups.status()};
   const bool linear = criterion.estimator == Estimator::LocalLinear;
   const bool in_double = n <= bandwidth_detail::kDoubleCriterionRows;
@@ -149,7 +150,15 @@ KA_COLD Result MixedCriterion::score(const double* bw, double* out) {
     }
     s.lambda.get()[d] = lambda;
   }
-  if (s.criterion.score == Score::LeaveOneOut) return leave_one_out(s.problem, s.categories, s.criterion, out);
+  if (s.criterion.score == Score::LeaveOneOut) {
+    if (!s.groups) {
+      Fit f{s.problem, s.criterion.estimator, s.criterion.observation_weights};
+      f.problem.masks.leave_one_out = true;
+      s.groups.reset(new (std::nothrow) GroupedFit(f, s.categories));
+      if (!s.groups) return {Status::OutOfMemory};
+    }
+    return leave_one_out(s.problem, *s.groups, s.criterion, out);
+  }
   FitSummary summary;
   const Fit f{s.problem, s.criterion.estimator, s.criterion.observation_weights};
   const int64_t n = s.problem.queries.rows;

@@ -146,21 +146,45 @@ struct Search {
     return x;
   }
 
-  // λ_d scanned at kLambdaScan evenly spaced values of its range, then Brent's method between the best one's
-  // neighbours.
-  void scan_lambda(int32_t d) {
+  // λ_d scanned at the points k = first … last of kLambdaScan evenly spaced values of its range (0 … kLambdaScan − 1:
+  // the whole range), then Brent's method between the best one's neighbours.
+  void scan_lambda(int32_t d, int first = 0, int last = kLambdaScan - 1) {
     const double top = lambda_max(c.kernels[d], c.levels[d]);
     if (!(top > 0)) return;
-    double scores[kLambdaScan];
-    int at_best = 0;
-    for (int k = 0; k < kLambdaScan; ++k) {
+    double best_score = kInf;
+    int at_best = first;
+    for (int k = first; k <= last; ++k) {
       std::copy(best, best + dims + c.count, trial);
       trial[dims + d] = top * k / (kLambdaScan - 1);
-      scores[k] = evaluate(trial);
-      if (scores[k] < scores[at_best]) at_best = k;
+      const double score = evaluate(trial);
+      if (score < best_score) {
+        best_score = score;
+        at_best = k;
+      }
     }
     const double step = top / (kLambdaScan - 1);
     along_lambda(d, std::max(0, at_best - 1) * step, std::min(kLambdaScan - 1, at_best + 1) * step, top * 1e-3);
+  }
+
+  // The scan point of λ_d nearest its best value.
+  int lambda_point(int32_t d) const {
+    const double top = lambda_max(c.kernels[d], c.levels[d]);
+    return top > 0 ? int(std::lround(best[dims + d] / top * (kLambdaScan - 1))) : 0;
+  }
+
+  // Brent's method along the step from `from` to the best point, in log h and λ (λ held within its range): t = 0 is
+  // `from`, 1 the best point, up to 4 beyond it.
+  void along_step(const double* from) {
+    std::copy(best, best + dims + c.count, base);
+    const auto at = [&](double t) {
+      for (int64_t d = 0; d < dims; ++d) trial[d] = from[d] * std::exp(t * std::log(base[d] / from[d]));
+      for (int32_t d = 0; d < c.count; ++d) {
+        const double v = from[dims + d] + t * (base[dims + d] - from[dims + d]);
+        trial[dims + d] = std::clamp(v, 0.0, lambda_max(c.kernels[d], c.levels[d]));
+      }
+      return evaluate(trial);
+    };
+    if (!std::equal(from, from + dims + c.count, base)) brent_of(at, 0.5, 4.0, 0.01);
   }
 
   // One coordinate of the descent: h_d (log h within a factor `reach` of the best, moving while the minimum sits at
@@ -207,14 +231,26 @@ KA_COLD Result select_mixed(const Problem& p, const Categories& c, bool per_dime
     return {st};
   const auto failed = [&] { return evaluate.failure.status != Status::Ok; };
   evaluate(best.get());
-  // Two rounds of scans: the scale at the first λ, each λ at that scale, and both again from there.
-  for (int round = 0; round < 2 && !failed(); ++round) {
-    if (continuous) s.scan_scale(lo, hi);
-    for (int32_t d = 0; d < c.count && !failed(); ++d) s.scan_lambda(d);
+  // Two rounds of scans: the scale over its whole range at the first λ and each λ over its whole range at that scale,
+  // then both again from there, within a decade of the scale and two scan points of each λ.
+  if (continuous) s.scan_scale(lo, hi);
+  for (int32_t d = 0; d < c.count && !failed(); ++d) s.scan_lambda(d);
+  if (continuous && !failed()) {
+    const double scale = best.get()[0] / start.get()[0];
+    s.scan_scale(std::max(lo, scale / 10), std::min(hi, scale * 10));
   }
-  // Coordinate descent: sweeps until a sweep improves the criterion by less than 1e-7 (relative), at most 12.
+  for (int32_t d = 0; d < c.count && !failed(); ++d) {
+    const int k = s.lambda_point(d);
+    s.scan_lambda(d, std::max(0, k - 2), std::min(kLambdaScan - 1, k + 2));
+  }
+  // Coordinate descent: sweeps until a sweep improves the criterion by less than 1e-7 (relative), at most 12, each
+  // followed by a line search along the sweep's own step (Powell 1964): h and λ are coupled (a wider h with less
+  // pooling across levels fits about as well), and their valley is curved, where steps along the axes alone zig-zag.
+  Scratch<double> swept(size);
+  if (!swept.ok()) return {Status::OutOfMemory};
   for (int sweep = 0; sweep < 12 && !failed(); ++sweep) {
     const double before = evaluate.score;
+    std::copy(best.get(), best.get() + size, swept.get());
     const double reach = std::log(sweep == 0 ? 4.0 : 2.0);
     if (continuous) {
       if (per_dimension && dims > 1)
@@ -226,9 +262,10 @@ KA_COLD Result select_mixed(const Problem& p, const Categories& c, bool per_dime
       const double top = lambda_max(c.kernels[d], c.levels[d]), width = top / (sweep == 0 ? 4.0 : 8.0);
       if (!(top > 0)) continue;
       const double at = best.get()[dims + d];
-      s.along_lambda(d, std::max(0.0, at - width), std::min(top, at + width), top * 1e-3);
+      s.along_lambda(d, std::max(0.0, at - width), std::min(top, at + width), top * 1e-4);
     }
-    if (!(evaluate.score < before * (1 - 1e-7))) break;
+    if (!failed()) s.along_step(swept.get());
+    if (!(before - evaluate.score > 1e-7 * std::fabs(before))) break;  // AICc may be negative
   }
   if (failed()) return evaluate.failure;
   // bw is written only now: a cancelled search leaves it as the start, so that it can be resumed.
