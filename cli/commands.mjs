@@ -7,6 +7,7 @@ import { parseDate, parseNumber } from '../web/src/table-values.js';
 import { formatCsv, InputError, readColumns } from './csv.mjs';
 import { readFloat32 } from './float32.mjs';
 import { progressBar } from './progress.mjs';
+import { codeQueries, codeSample, TYPES_HELP, TYPES_OPTIONS, typesFields, typesOption } from './types.mjs';
 
 const KERNELS = ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
 const ESTIMATORS = ['local-linear', 'nadaraya-watson'];
@@ -30,6 +31,7 @@ const SAMPLE_HELP = `
                       along the first x column (in its units; seconds for dates); default 0, leave-one-out
   --span F            instead of --bandwidth: a nearest-neighbour span, 0 < F ≤ 1 (each point's bandwidth reaches its
                       ⌈F·n⌉ nearest points; several x columns scaled by their trimmed standard deviations)
+${TYPES_HELP}
 ${READING_HELP}`;
 const READING_NOTE = `FILE may be - for stdin. Lines starting with # are skipped. Digit groups (1,234.5), U+2212 minus, and dates or times
 (1958-03-29, 1958-03-29T12:00, 29/03/1958, 19-Sep-03, Mar 1958, 12:30) are read; a date column used as --x is fitted
@@ -62,6 +64,7 @@ const SAMPLE_OPTIONS = {
   ...FILE_OPTIONS,
   quiet: { type: 'boolean', short: 'q' },
   exclude: { type: 'string' },
+  ...TYPES_OPTIONS,
 };
 
 /** Runs `work(onProgress)` with a progress bar labelled `label` on stderr (see progress.mjs), erased at the end. */
@@ -135,24 +138,28 @@ async function loadSample(file, values) {
     return Math.round((lo + hi) / 2);
   });
   for (let i = 0; i < x.data.length; i++) x.data[i] -= centre[i % dim];
-  return {
-    file,
-    header: t.header,
-    xCols: x.columns,
-    x: x.data,
-    y: y.data,
-    n: t.n,
-    dim,
-    lines: t.lines,
-    kinds,
-    centre,
-    xNames: x.columns.map((c, k) => name(c, 'x', k)),
-    yNames: y.columns.map((c, k) => name(c, 'y', k)),
-    formats: kinds.map((kind, d) => {
-      const f = formatter(kind);
-      return (v) => f(v + centre[d]);
-    }),
-  };
+  // Discrete columns (--types) coded 0 … c − 1: cli/types.mjs.
+  return codeSample(
+    {
+      file,
+      header: t.header,
+      xCols: x.columns,
+      x: x.data,
+      y: y.data,
+      n: t.n,
+      dim,
+      lines: t.lines,
+      kinds,
+      centre,
+      xNames: x.columns.map((c, k) => name(c, 'x', k)),
+      yNames: y.columns.map((c, k) => name(c, 'y', k)),
+      formats: kinds.map((kind, d) => {
+        const f = formatter(kind);
+        return (v) => f(v + centre[d]);
+      }),
+    },
+    values,
+  );
 }
 
 // The API's names for its arguments, as this command line's flags.
@@ -199,7 +206,10 @@ function bandwidthOption(values, dim) {
   const text = values.bandwidth ?? 'cv';
   if (RULES.includes(text)) return text;
   const list = text.split(',').map((h) => parseNumber(h));
-  if (list.some((h) => !(h > 0) || !Number.isFinite(h)) || (list.length !== 1 && list.length !== dim)) {
+  // A discrete column's entry is λ, which may be 0 (the library checks its range).
+  const discrete = typesOption(values, dim) ?? [];
+  const bad = (h, d) => !(discrete[d] && discrete[d] !== 'continuous' ? h >= 0 : h > 0) || !Number.isFinite(h);
+  if (list.some(bad) || (list.length !== 1 && list.length !== dim)) {
     throw new UsageError(
       `--bandwidth must be ${RULES.join(', ')}, a positive number, or ${dim} of them; got ${JSON.stringify(text)}`,
     );
@@ -226,6 +236,7 @@ function regressionOptions(values, dim) {
     bandwidth: spanOption(values) ?? bandwidthOption(values, dim),
     ...(iterations !== undefined && { robust: { iterations } }),
     ...excludeOption(values),
+    ...typesFields(values, dim),
   };
 }
 
@@ -406,6 +417,7 @@ async function predict(argv, api) {
   let xq;
   if (grid !== undefined) {
     if (s.dim !== 1) throw new UsageError(`--grid needs exactly one --x column; got ${s.dim} (use --at for more)`);
+    if (s.levels[0]) throw new UsageError('--grid needs a continuous --x column (use --at for a discrete one)');
     // --from and --to are numbers; for a date column they are read as dates too.
     const end = (name) => {
       if (values[name] === undefined || !DATE_KINDS.has(s.kinds[0])) return number(values, name);
@@ -430,6 +442,7 @@ async function predict(argv, api) {
     if (cols.length !== s.dim) throw new UsageError(`--at-x names ${cols.length} columns; --x has ${s.dim}`);
     xq = at.groups['--at-x'].data;
     for (let i = 0; i < xq.length; i++) xq[i] -= s.centre[i % s.dim];
+    codeQueries(s, xq);
   }
 
   const ka = await api();
@@ -516,7 +529,7 @@ async function selectBandwidth(argv, api) {
   }
   const rule = choice(values, values.method !== undefined ? 'method' : 'rule', RULES, 'cv');
   const s = await loadSample(file, values);
-  const { kernel, estimator, exclude } = regressionOptions(values, s.dim);
+  const { kernel, estimator, exclude, types, orderedKernel } = regressionOptions(values, s.dim);
   const ka = await api();
   const r = await withProgress('select-bandwidth', values, (onProgress) =>
     apiCall(
@@ -529,6 +542,7 @@ async function selectBandwidth(argv, api) {
           perDimension: Boolean(values['per-dimension']),
           onProgress,
           ...(exclude === undefined ? {} : { exclude }),
+          ...(types && { types, ...(orderedKernel && { orderedKernel }) }),
         }),
       s,
     ),
