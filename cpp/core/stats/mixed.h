@@ -46,12 +46,11 @@ Result mixed_cv_score(const Problem& p, const Categories& c, const double* bw, d
 // a rule of thumb; the λ entries are ignored) and writes the minimiser into bw. Each λ_d stays within [0,
 // lambda_max]. The search (docs/regression.md, "Mixed data"): the continuous scale is scanned as select_cv scans it
 // (log-spaced over the whole sensible range, then Brent's method) at λ = lambda_max / 2, then each λ_d over 11 evenly
-// spaced values of its range, endpoints included (then Brent's method between the best one's neighbours), and both
-// scans once more from there, within a decade of the scale and two scan points of each λ; then coordinate descent
-// over every h_d (per_dimension; else the common scale) and λ_d until a sweep improves the criterion by less than
-// 1e-7 (at most 12 sweeps). Continuous columns that are all
-// constant make h irrelevant: it stays at the start. `curve` records (dims + count) values per evaluation and
-// resumes as select_cv's does; `progress` likewise.
+// spaced values of its range, endpoints included (then Brent's method between the best one's neighbours); then
+// coordinate descent over every h_d (per_dimension; else the common scale) and λ_d, each sweep followed by a line
+// search along its own step, until a sweep improves the criterion by less than 1e-6 (at most 12 sweeps). Continuous
+// columns that are all constant make h irrelevant: it stays at the start. `curve` records (dims + count) values per
+// evaluation and resumes as select_cv's does; `progress` likewise.
 Result select_mixed(const Problem& p, const Categories& c, bool per_dimension, double* bw, double* score,
                     CvCurve* curve, const Criterion& criterion = {}, const SearchProgress& progress = {});
 

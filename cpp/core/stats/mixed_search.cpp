@@ -146,14 +146,14 @@ struct Search {
     return x;
   }
 
-  // λ_d scanned at the points k = first … last of kLambdaScan evenly spaced values of its range (0 … kLambdaScan − 1:
-  // the whole range), then Brent's method between the best one's neighbours.
-  void scan_lambda(int32_t d, int first = 0, int last = kLambdaScan - 1) {
+  // λ_d scanned at kLambdaScan evenly spaced values of its range, then Brent's method between the best one's
+  // neighbours.
+  void scan_lambda(int32_t d) {
     const double top = lambda_max(c.kernels[d], c.levels[d]);
     if (!(top > 0)) return;
     double best_score = kInf;
-    int at_best = first;
-    for (int k = first; k <= last; ++k) {
+    int at_best = 0;
+    for (int k = 0; k < kLambdaScan; ++k) {
       std::copy(best, best + dims + c.count, trial);
       trial[dims + d] = top * k / (kLambdaScan - 1);
       const double score = evaluate(trial);
@@ -164,12 +164,6 @@ struct Search {
     }
     const double step = top / (kLambdaScan - 1);
     along_lambda(d, std::max(0, at_best - 1) * step, std::min(kLambdaScan - 1, at_best + 1) * step, top * 1e-3);
-  }
-
-  // The scan point of λ_d nearest its best value.
-  int lambda_point(int32_t d) const {
-    const double top = lambda_max(c.kernels[d], c.levels[d]);
-    return top > 0 ? int(std::lround(best[dims + d] / top * (kLambdaScan - 1))) : 0;
   }
 
   // Brent's method along the step from `from` to the best point, in log h and λ (λ held within its range): t = 0 is
@@ -230,20 +224,11 @@ KA_COLD Result select_mixed(const Problem& p, const Categories& c, bool per_dime
   if (const Status st = bandwidth_detail::search_scale_range(p.keys, start.get(), &lo, &hi); st != Status::Ok)
     return {st};
   const auto failed = [&] { return evaluate.failure.status != Status::Ok; };
-  evaluate(best.get());
-  // Two rounds of scans: the scale over its whole range at the first λ and each λ over its whole range at that scale,
-  // then both again from there, within a decade of the scale and two scan points of each λ.
+  if (!continuous) evaluate(best.get());  // the λ scans compare with it (else the scale's scan makes the first)
+  // Scans: the scale over its whole range at the first λ, then each λ over its whole range at that scale.
   if (continuous) s.scan_scale(lo, hi);
   for (int32_t d = 0; d < c.count && !failed(); ++d) s.scan_lambda(d);
-  if (continuous && !failed()) {
-    const double scale = best.get()[0] / start.get()[0];
-    s.scan_scale(std::max(lo, scale / 10), std::min(hi, scale * 10));
-  }
-  for (int32_t d = 0; d < c.count && !failed(); ++d) {
-    const int k = s.lambda_point(d);
-    s.scan_lambda(d, std::max(0, k - 2), std::min(kLambdaScan - 1, k + 2));
-  }
-  // Coordinate descent: sweeps until a sweep improves the criterion by less than 1e-7 (relative), at most 12, each
+  // Coordinate descent: sweeps until a sweep improves the criterion by less than 1e-6 (relative), at most 12, each
   // followed by a line search along the sweep's own step (Powell 1964): h and λ are coupled (a wider h with less
   // pooling across levels fits about as well), and their valley is curved, where steps along the axes alone zig-zag.
   Scratch<double> swept(size);
@@ -251,7 +236,7 @@ KA_COLD Result select_mixed(const Problem& p, const Categories& c, bool per_dime
   for (int sweep = 0; sweep < 12 && !failed(); ++sweep) {
     const double before = evaluate.score;
     std::copy(best.get(), best.get() + size, swept.get());
-    const double reach = std::log(sweep == 0 ? 4.0 : 2.0);
+    const double reach = std::log(2.0);  // the scans and Brent's method put the scale within a few % already
     if (continuous) {
       if (per_dimension && dims > 1)
         for (int64_t d = 0; d < dims && !failed(); ++d) s.along_bandwidth(d, false, reach);
@@ -259,13 +244,13 @@ KA_COLD Result select_mixed(const Problem& p, const Categories& c, bool per_dime
         s.along_bandwidth(0, true, reach);
     }
     for (int32_t d = 0; d < c.count && !failed(); ++d) {
-      const double top = lambda_max(c.kernels[d], c.levels[d]), width = top / (sweep == 0 ? 4.0 : 8.0);
+      const double top = lambda_max(c.kernels[d], c.levels[d]), width = top / 8;
       if (!(top > 0)) continue;
       const double at = best.get()[dims + d];
-      s.along_lambda(d, std::max(0.0, at - width), std::min(top, at + width), top * 1e-4);
+      s.along_lambda(d, std::max(0.0, at - width), std::min(top, at + width), top * 1e-3);
     }
     if (!failed()) s.along_step(swept.get());
-    if (!(before - evaluate.score > 1e-7 * std::fabs(before))) break;  // AICc may be negative
+    if (!(before - evaluate.score > 1e-6 * std::fabs(before))) break;  // AICc may be negative
   }
   if (failed()) return evaluate.failure;
   // bw is written only now: a cancelled search leaves it as the start, so that it can be resumed.
