@@ -21,7 +21,7 @@ export function parseCommand(argv, options, { positionals = 0 } = {}) {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: negativeValues(argv, options),
       options: { ...options, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,
@@ -33,6 +33,25 @@ export function parseCommand(argv, options, { positionals = 0 } = {}) {
     throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[positionals])}`);
   }
   return parsed;
+}
+
+/**
+ * `--from -5` as `--from=-5`: parseArgs takes a value that starts with a dash for an option ("argument is ambiguous"),
+ * but a negative number after an option that takes a value can only be that value.
+ */
+function negativeValues(argv, options) {
+  const takesValue = new Set(
+    Object.entries(options)
+      .filter(([, o]) => o.type === 'string')
+      .map(([name]) => `--${name}`),
+  );
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--') return out.concat(argv.slice(i));
+    if (takesValue.has(argv[i]) && /^-\.?\d/.test(argv[i + 1] ?? '')) out.push(`${argv[i]}=${argv[++i]}`);
+    else out.push(argv[i]);
+  }
+  return out;
 }
 
 /** A required option's value. */

@@ -32,3 +32,13 @@ export function progressBar(label, { quiet = false, stream = process.stderr, env
     },
   };
 }
+
+/** Runs `work(onProgress)` with a progress bar labelled `label` on stderr unless --quiet, erased at the end. */
+export async function withProgress(label, values, work) {
+  const bar = progressBar(label, { quiet: Boolean(values.quiet) });
+  try {
+    return await work(bar.onProgress);
+  } finally {
+    bar.done();
+  }
+}

@@ -1,4 +1,4 @@
-// Approximate attention with a reported error: `node examples/approximations.mjs` after `npm run build:wasm`.
+// Approximate attention with a reported error: `node node_modules/kernel-attention/examples/approximations.mjs`.
 import { init } from '../web/src/index.js';
 
 const ka = await init();

@@ -1,7 +1,8 @@
 // Dive into Deep Learning's parametric Nadaraya–Watson regression (attention pooling with a learned Gaussian width),
-// trained by attentionPooling(): `node examples/attention-pooling.mjs`. Each training point is a query whose keys
-// are the other training points (leave-one-out); the loss is the mean squared error; Adam learns the log-bandwidth
-// (the book learns w = 1/h by SGD; the log keeps h positive, and Adam's steps do not depend on the gradient's scale).
+// trained by attentionPooling(): `node node_modules/kernel-attention/examples/attention-pooling.mjs`. Each training
+// point is a query whose keys are the other training points (leave-one-out); the loss is the mean squared error; Adam
+// learns the log-bandwidth (the book learns w = 1/h by SGD; the log keeps h positive, and Adam's steps do not depend on
+// the gradient's scale).
 // In a page, `import('./attention-pooling.mjs')` runs the same training and gives its `losses` and `bandwidth`.
 import { init } from '../web/src/index.js';
 

@@ -1,4 +1,5 @@
-// CommonJS: require() gives init(), which resolves to the same API as the ES module: `node examples/commonjs.cjs`.
+// CommonJS: require() gives init(), which resolves to the same API as the ES module:
+// `node node_modules/kernel-attention/examples/commonjs.cjs`.
 const { init } = require('kernel-attention');
 
 init().then((ka) => {

@@ -1,4 +1,5 @@
-// Regression on a continuous column and a category: `node examples/mixed.mjs`.
+// Regression on a continuous column and a category:
+// `node node_modules/kernel-attention/examples/mixed.mjs`.
 import { init } from 'kernel-attention';
 
 const ka = await init();
@@ -6,14 +7,18 @@ const ka = await init();
 // Weights of chicks on three diets over 21 days: x rows are [day, diet], the diet a label.
 let seed = 11;
 const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-const adult = { A: 150, B: 200, C: 250 }; // grams gained by day 28, logistic growth
+const diets = [
+  { name: 'A', gain: 150 }, // grams gained by day 28, logistic growth
+  { name: 'B', gain: 200 },
+  { name: 'C', gain: 250 },
+];
 const x = [];
 const y = [];
-for (const diet of ['A', 'B', 'C'])
+for (const { name, gain } of diets)
   for (let chick = 0; chick < 15; chick++)
     for (let day = 0; day <= 21; day += 3) {
-      x.push(day, diet);
-      y.push(40 + adult[diet] / (1 + Math.exp((12 - day) / 4)) + 15 * (random() - 0.5));
+      x.push(day, name);
+      y.push(40 + gain / (1 + Math.exp((12 - day) / 4)) + 15 * (random() - 0.5));
     }
 
 // The day is continuous, the diet unordered (labels coded A 0, B 1, C 2); CV chooses h for the day and λ for the diet:
@@ -21,10 +26,10 @@ for (const diet of ['A', 'B', 'C'])
 const model = ka.kernelRegression(x, y, { dim: 2, types: ['continuous', 'unordered'] });
 const [h, lambda] = model.bandwidth;
 console.log(`bandwidth: day ${h.toFixed(2)}, diet λ ${lambda.toFixed(4)} (CV ${model.selection.score.toFixed(1)})`);
-for (const diet of ['A', 'B', 'C']) {
-  const fit = model.predict([0, diet, 10, diet, 21, diet]);
-  const slope = model.gradient([10, diet]).gradient[0]; // along the day; the diet has none (NaN)
-  console.log(`diet ${diet}: day 0 ${fit[0].toFixed(1)} g, day 10 ${fit[1].toFixed(1)} g, day 21 ${fit[2].toFixed(1)} g, ` +
+for (const { name } of diets) {
+  const fit = model.predict([0, name, 10, name, 21, name]);
+  const slope = model.gradient([10, name]).gradient[0]; // along the day; the diet has none (NaN)
+  console.log(`diet ${name}: day 0 ${fit[0].toFixed(1)} g, day 10 ${fit[1].toFixed(1)} g, day 21 ${fit[2].toFixed(1)} g, ` +
     `${slope.toFixed(2)} g a day at day 10`);
 }
 model.dispose();

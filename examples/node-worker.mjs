@@ -1,4 +1,5 @@
-// Kernel regression in a Node worker_threads worker, so the main thread stays free: `node examples/node-worker.mjs`.
+// Kernel regression in a Node worker_threads worker, so the main thread stays free:
+// `node node_modules/kernel-attention/examples/node-worker.mjs`.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { init } from 'kernel-attention';
 

@@ -1,4 +1,5 @@
-// Kernel regression and attention from Node, after `npm install kernel-attention`: `node examples/node.mjs`.
+// Kernel regression and attention from Node, after `npm install kernel-attention`:
+// `node node_modules/kernel-attention/examples/node.mjs`.
 import { init } from 'kernel-attention';
 
 const ka = await init();

@@ -1,4 +1,5 @@
-// Kernel regression with a chosen bandwidth and a confidence band: `node examples/regression.mjs`.
+// Kernel regression with a chosen bandwidth and a confidence band:
+// `node node_modules/kernel-attention/examples/regression.mjs`.
 import { init } from 'kernel-attention';
 
 const ka = await init();

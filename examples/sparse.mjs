@@ -1,4 +1,4 @@
-// Certified sparse attention: `node examples/sparse.mjs` after `npm run build:wasm`.
+// Certified sparse attention: `node node_modules/kernel-attention/examples/sparse.mjs`.
 import { init } from '../web/src/index.js';
 
 const ka = await init();

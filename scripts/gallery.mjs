@@ -5,7 +5,7 @@
 //   node scripts/gallery.mjs        (after `bash scripts/build.sh package`; plain SVG strings, no dependency)
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { init } from '../web/src/index.js';
-import { ticks } from '../web/demo/plots.js';
+import { ticks } from '../web/demo/ticks.js';
 
 const root = new URL('../', import.meta.url);
 const dir = new URL('tests/fixtures/gallery/', root);

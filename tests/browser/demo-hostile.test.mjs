@@ -140,10 +140,12 @@ test(
       assert.deepEqual(plot.foreign, []);
       assert.ok(plot.texts.includes(xName) && plot.texts.includes(yName), plot.texts);
 
-      // The markup column as y: every row is malformed, and still nothing is parsed.
+      // The markup column as y: a text column, named as text (its name as text too), and still nothing is parsed.
       await page.selectOption('#ycol', '1');
       await page.waitForFunction(() =>
-        /fewer than two usable rows/.test(document.getElementById('data-status').textContent),
+        /“@cmd\|' \/C calc'!A0” holds text, not numbers: pick a column of numbers for y\.$/.test(
+          document.getElementById('data-status').textContent,
+        ),
       );
       assert.match(await page.textContent('#malformed'), /line 2: “@cmd\|' \/C calc'!A0” is not a number/);
 

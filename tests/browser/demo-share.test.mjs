@@ -555,7 +555,7 @@ test(
 );
 
 test('tick labels: log axes read 10, 20, 100; steps keep their precision; a true minus; no exception on extreme ranges', async () => {
-  const { logLabel, tickLabel, ticks } = await import('../../web/demo/plots.js');
+  const { logLabel, tickLabel, ticks } = await import('../../web/demo/ticks.js');
   assert.deepEqual([1, 2, 5, 10, 20, 100, 0.05, 200000].map(logLabel), [
     '1',
     '2',

@@ -114,12 +114,12 @@ test(
       assert.equal(fit.span.k, 30);
       assert.match(
         fit.status,
-        /^Local-linear, gaussian kernel, nearest-neighbour span f = 0\.30 \(each query's h is the distance to its 30th nearest of 100 points: median h = [\d.]+, from [\d.]+ to [\d.]+ over the curve's queries\), on 100 points, exactly:/,
+        /^Local-linear, gaussian kernel, nearest-neighbour span f = 0\.30 \(each query's h is the distance to its 30th nearest of 100 points: median h = [\d.]+, from [\d.]+ to [\d.]+ over the curve's queries\), on 100 points, exactly \(the plan: [^:]*span[^:]*\):/,
       );
       assert.match(fit.hash, /bandwidth=span&span=0\.3(&|$)/);
-      for (const id of ['#kernel-span', '#kernel', '#band', '#matrix'])
+      for (const id of ['#kernel-span', '#kernel', '#band', '#matrix', '#fit-method'])
         assert.ok(await page.isVisible(id), `${id} hidden`);
-      for (const id of ['#bandwidth', '#choose', '#learn', '#method', '#fit-method'])
+      for (const id of ['#bandwidth', '#choose', '#learn', '#method'])
         assert.ok(!(await page.isVisible(id)), `${id} shown`);
       // The attention matrix of a span fit: each row at its own query's h, so rows still sum to 1.
       const rowSums = await page.evaluate(() => {
@@ -127,6 +127,20 @@ test(
         return Array.from({ length: rows }, (_, r) => binned.slice(r * bins, (r + 1) * bins).reduce((a, b) => a + b));
       });
       for (const sum of rowSums) assert.ok(Math.abs(sum - 1) < 1e-4, `a matrix row sums to ${sum}`);
+
+      // The grid cannot serve a span: the library's plan refuses it with its reason, which the page shows in its own
+      // menu's words (it has no rule of its own about spans); "auto" fits again.
+      const { reason } = ka.plan('regression', { n: 100, dim: 1, span: true });
+      await page.selectOption('#fit-method', 'grid');
+      await page.waitForFunction(() => window.demoState.error !== null);
+      assert.equal(
+        await page.evaluate(() => window.demoState.error),
+        `method “grid” cannot serve this fit: ${reason.replace(/^exact: /, '')}. Choose “auto” or “exact” under “Method”.`,
+      );
+      await page.selectOption('#fit-method', 'auto');
+      await page.waitForFunction(() => window.demoState.error === null);
+      fit = await pageFit(page, problems, 's.fit.spanBandwidth?.f === 0.3');
+      assertSpanFit(fit, 0.3);
 
       // Another span, another kernel and estimator: refitted (no h to choose).
       await slide(page, '#kernel-span', 0.55);

@@ -1084,3 +1084,100 @@ test("--robust [N] (fit, predict) follows the float64 bisquare loop and names th
     assert.match(r.stderr, pattern);
   }
 });
+
+test('--bandwidth: the message fits the number of x columns; a negative number is a value, refused as such (not "ambiguous")', () => {
+  writeFileSync(at('two-x.csv'), 'a,b,y\n' + X.map((x, i) => `${x},${(i * 7) % 11},${Y[i]}`).join('\n') + '\n');
+  const cases = [
+    [
+      ['fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--bandwidth', 'abc'],
+      /^kernel-attention: --bandwidth must be cv, aicc, scott, silverman or a positive number; got "abc"\n/,
+    ],
+    [
+      ['fit', 'two-x.csv', '--x', 'a,b', '--y', 'y', '--bandwidth', 'abc'],
+      /--bandwidth must be cv, aicc, scott, silverman, a positive number or 2 of them \(one per --x column\); got "abc"/,
+    ],
+    [
+      ['fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--bandwidth', '-1'],
+      /--bandwidth must be .*a positive number; got "-1"/,
+    ],
+    [
+      ['predict', 'sample.csv', '--x', 'x', '--y', 'the y', '--grid', '3', '--level', '-0.5'],
+      /--level must be between 0 and 1; got -0\.5/,
+    ],
+    [
+      ['select-bandwidth', 'sample.csv', '--x', 'x', '--y', 'the y', '--exclude', '-1'],
+      /--exclude must be a number >= 0; got "-1"/,
+    ],
+  ];
+  for (const [args, pattern] of cases) {
+    const r = cli(...args);
+    assert.equal(r.code, 2, `${args.join(' ')}: exit ${r.code} (${r.stderr})`);
+    assert.match(r.stderr, pattern, args.join(' '));
+    assert.doesNotMatch(r.stderr, /ambiguous|or 1 of them/, args.join(' '));
+  }
+  // A negative value where one is allowed: the grid's ends.
+  const rows = parseCsv(
+    ok(
+      'predict',
+      'sample.csv',
+      '--x',
+      'x',
+      '--y',
+      'the y',
+      '--bandwidth',
+      '0.2',
+      '--grid',
+      '3',
+      '--from',
+      '-0.5',
+      '--to',
+      '1',
+    ),
+  );
+  assert.deepEqual(
+    rows.slice(1).map((r) => Number(r[0])),
+    [-0.5, 0.25, 1],
+  );
+});
+
+test('predict and lowess print numbers as fit does: 9 significant digits of the column (its range for predictions, so a large offset keeps its digits)', () => {
+  const digits = (text) => text.split(/e/i)[0].replace(/^-/, '').replace('.', '').replace(/^0+/, '').length;
+  const fit = parseCsv(ok('fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--bandwidth', '0.2'));
+  for (const [name, value] of fit.slice(1))
+    if (/^-?\d/.test(value)) assert.ok(digits(value) <= 9, `fit ${name} ${value}`);
+  const args = ['sample.csv', '--x', 'x', '--y', 'the y', '--estimator', 'nadaraya-watson', '--bandwidth', '0.2'];
+  const grid = [0, 0.25, 0.5, 0.75, 1];
+  const want = nadarayaWatson(grid, 0.2);
+  const rows = parseCsv(ok('predict', ...args, '--grid', '5', '--level', '0.9')).slice(1);
+  rows.forEach((r, i) => {
+    // y spans about 2.3, so 9 significant digits of it are 8 decimals.
+    // The fit and its band (the standard error keeps 9 digits of its own).
+    for (const cell of r.slice(1, 4)) assert.ok((cell.split('.')[1] ?? '').length <= 8, `predict row ${i}: ${r}`);
+    assert.ok(Math.abs(Number(r[1]) - want[i]) < 1e-5, `predict ${r[1]} vs ${want[i]}`);
+  });
+  // The same sample 1.7e9 higher: the printed fit still follows the float64 loop to float32's precision on y's spread.
+  writeFileSync(at('offset.csv'), 'x,y\n' + X.map((x, i) => `${x},${1.7e9 + Y[i]}`).join('\n') + '\n');
+  const high = parseCsv(
+    ok(
+      'predict',
+      'offset.csv',
+      '--x',
+      'x',
+      '--y',
+      'y',
+      '--estimator',
+      'nadaraya-watson',
+      '--bandwidth',
+      '0.2',
+      '--grid',
+      '5',
+    ),
+  ).slice(1);
+  high.forEach((r, i) => {
+    assert.ok((r[1].split('.')[1] ?? '').length <= 8, `offset predict row ${i}: ${r}`);
+    assert.ok(Math.abs(Number(r[1]) - 1.7e9 - want[i]) < 1e-5, `offset predict ${r[1]} vs 1.7e9 + ${want[i]}`);
+  });
+  const smooth = parseCsv(ok('lowess', 'offset.csv', '--x', 'x', '--y', 'y')).slice(1);
+  for (const r of smooth)
+    assert.ok((r[2].split('.')[1] ?? '').length <= 8 && Math.abs(Number(r[2]) - 1.7e9) < 3, `lowess ${r}`);
+});

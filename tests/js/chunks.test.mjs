@@ -2,12 +2,16 @@
 // so attention over 65,536 queries of width 64 fits a 64 MiB heap. White-box: the heap size is read from the module.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 import { makeEngine } from '../../web/src/engine.js';
 import { makeAttention } from '../../web/src/attention.js';
 import { maxAbsDiff, mulberry32, randomFloat32, referenceAttention } from './reference.mjs';
 
-const module = await createKernelAttention();
+// Made here without the loader, which reads the .wasm in Node (web/src/locate.js): given its bytes.
+const module = await createKernelAttention({
+  wasmBinary: readFileSync(new URL('../../web/dist/kernel_attention.wasm', import.meta.url)),
+});
 const attention = makeAttention(makeEngine(module));
 const MiB = 2 ** 20;
 const heapMiB = () => module.HEAP8.length / MiB;

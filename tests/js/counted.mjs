@@ -1,4 +1,5 @@
 // A module whose _malloc and _free are counted, for the white-box tests that every call gives back what it allocated.
+import { readFileSync } from 'node:fs';
 import createKernelAttention from '../../web/dist/kernel_attention.mjs';
 
 /**
@@ -7,7 +8,10 @@ import createKernelAttention from '../../web/dist/kernel_attention.mjs';
  * `stats.failNext = k` makes the k-th next allocation fail (a simulated out-of-memory).
  */
 export async function countedModule() {
-  const module = await createKernelAttention();
+  // Made here without the loader, which reads the .wasm in Node (web/src/locate.js): given its bytes.
+  const module = await createKernelAttention({
+    wasmBinary: readFileSync(new URL('../../web/dist/kernel_attention.wasm', import.meta.url)),
+  });
   // Emscripten's export stubs replace themselves with the raw wasm export on their first call, which would silently
   // drop a wrapper installed before that: call each once first.
   module._free(module._malloc(8));

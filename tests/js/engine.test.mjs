@@ -10,7 +10,10 @@ import { makeEngine } from '../../web/src/engine.js';
 import { fitOptions } from '../../web/src/sample.js';
 import { mulberry32, randomFloat32 } from './reference.mjs';
 
-const module = await createKernelAttention();
+// Made here without the loader, which reads the .wasm in Node (web/src/locate.js): given its bytes.
+const module = await createKernelAttention({
+  wasmBinary: readFileSync(new URL('../../web/dist/kernel_attention.wasm', import.meta.url)),
+});
 const engine = makeEngine(module);
 
 const KERNELS = ['softmax', 'gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];

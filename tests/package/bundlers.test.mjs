@@ -6,8 +6,13 @@
 // - threads.html runs it in a module Worker (with the configuration the README documents): the pthreads build where
 //   the bundler supports it;
 // - the same with the pthreads worker file deleted from the bundle: one thread, and no uncaught error;
-// - no bundle holds a second copy of the engine (at most one module per build, one .wasm per build);
-// - Vite's dev server, with the README's vite.config.js (optimizeDeps.exclude): the page and the Worker.
+// - no bundle holds a second copy of the engine (at most one module per build, one .wasm per build), and no page
+//   requests a file that is not there (a 404 fails the test);
+// - Vite's dev server, with the README's vite.config.js (optimizeDeps.exclude): the page and the Worker; without it,
+//   the page either computes or fails with the error naming that line;
+// - esbuild's default format (IIFE, classic scripts): a page computes, and a classic Worker computes on one thread
+//   and is refused the pthreads build with a message naming --format=esm;
+// - webpack with no configuration warns of nothing but its size hint for the .wasm files.
 // KA_UPDATE_DOCS=1 writes the sizes into docs/package.md (between the bundler-sizes markers).
 // Skipped, with a message, only when the npm registry cannot be reached.
 import { test, before, after } from 'node:test';
@@ -129,7 +134,7 @@ for (const name of CONSUMERS) {
       );
     }
 
-    const page = await resultsInChromium(browser, join(dist, 'page'), '/page.html', { allow: /\.wasm$/ });
+    const page = await resultsInChromium(browser, join(dist, 'page'), '/page.html');
     checkResults(page.results, `${name} page`);
     assert.equal(page.results[0].build, 'single');
     const download = [...page.fetched.values()].reduce((a, b) => a + b, 0);
@@ -143,7 +148,7 @@ for (const name of CONSUMERS) {
       `${name}: one .wasm downloaded`,
     );
 
-    const threads = await resultsInChromium(browser, join(dist, 'threads'), '/threads.html', { allow: /\.wasm$/ });
+    const threads = await resultsInChromium(browser, join(dist, 'threads'), '/threads.html');
     checkResults(threads.results, `${name} worker`);
     const threadsDownload = [...threads.fetched.values()].reduce((a, b) => a + b, 0);
 
@@ -153,12 +158,14 @@ for (const name of CONSUMERS) {
     for (const f of workers) unlinkSync(f);
     const names = workers.map((f) => relative(join(dist, 'threads'), f).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
     const missing = await resultsInChromium(browser, join(dist, 'threads'), '/threads.html', {
-      allow: new RegExp(`(${names.join('|')}|\\.wasm)$`),
+      allow: new RegExp(`(${names.join('|')})$`),
     });
     checkResults(missing.results, `${name} worker without the pthreads worker file`);
     assert.equal(missing.results[0].build, 'single');
 
-    if (name.startsWith('vite')) await checkDevServer(project, name);
+    const devWithoutConfig = name.startsWith('vite') ? await checkDevServer(project, name) : null;
+    if (name === 'esbuild') await checkIife(dist);
+    if (name === 'webpack5') checkWebpackWarnings(project);
 
     const versions = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies;
     sizes.push({
@@ -172,45 +179,96 @@ for (const name of CONSUMERS) {
     t.diagnostic(
       `${name}: page ${kB(download)} kB gzip (whole bundle ${kB(built.page.total)} kB); Worker: ` +
         `${threads.results[0].build} build, ${kB(threadsDownload)} kB; without the pthreads worker file, init() took ` +
-        `${Math.round(missing.results[0].initMs)} ms`,
+        `${Math.round(missing.results[0].initMs)} ms` +
+        (devWithoutConfig ? `; dev server without configuration: ${devWithoutConfig}` : ''),
     );
   });
 }
 
-/** Vite's dev server with the README's vite.config.js (dev.mjs in the fixture): the page and the Worker both compute. */
+/** esbuild's default format (dist/iife, built by the fixture's build.mjs): the page, and a classic Worker. */
+async function checkIife(dist) {
+  const page = await resultsInChromium(browser, join(dist, 'iife'), '/page.html');
+  checkResults(page.results, 'esbuild IIFE page');
+  assert.equal(page.results[0].build, 'single');
+  const worker = await resultsInChromium(browser, join(dist, 'iife'), '/worker.html');
+  checkResults(worker.results, 'esbuild IIFE Worker');
+  assert.equal(worker.results[0].build, 'single');
+  assert.match(worker.results[0].refusal, /pthreads.*classic-script bundle.*--format=esm/);
+}
+
+/** webpack's warnings (dist/warnings.json, written by the fixture's build.mjs): only its size hint, for the .wasm. */
+function checkWebpackWarnings(project) {
+  const warnings = JSON.parse(readFileSync(join(project, 'dist/warnings.json'), 'utf8'));
+  for (const { page, message } of warnings) {
+    assert.match(message, /^asset size limit: /, `webpack (${page}) warned: ${message}`);
+    const assets = [...message.matchAll(/^ {2}(\S+) \(/gm)].map((m) => m[1]);
+    assert.ok(assets.length > 0 && assets.every((f) => f.endsWith('.wasm')), `webpack (${page}): ${message}`);
+  }
+}
+
+/** Vite's dev server: without configuration, then with the README's vite.config.js (dev.mjs in the fixture). */
 async function checkDevServer(project, name) {
-  cpSync(join(root, 'examples/vite.config.js'), join(project, 'vite.config.js'));
+  const outcome = await withDevServer(project, name, async (url) => {
+    // Pre-bundled into node_modules/.vite/deps, the package is away from its .wasm: the error says what to add.
+    const page = await browser.newPage();
+    try {
+      await page.goto(url + 'page.html');
+      await page.waitForFunction(() => window.results, null, { timeout: 60_000 });
+      const [result] = await page.evaluate(() => window.results);
+      if (result.error) {
+        assert.match(result.error, /failed to load: .*\/\.vite\/deps\/\S+\.wasm/, `${name} dev server, no config`);
+        assert.match(result.error, /add optimizeDeps: \{ exclude: \['kernel-attention'\] \} to vite\.config\.js/);
+        assert.doesNotMatch(result.error, /magic word/);
+        return 'the error naming optimizeDeps.exclude';
+      }
+      checkResults([result], `${name} dev server without configuration`);
+      return 'computes';
+    } finally {
+      await page.close();
+    }
+  }).finally(() => cpSync(join(root, 'examples/vite.config.js'), join(project, 'vite.config.js')));
+  await withDevServer(project, name, (url) => checkDevPages(url, name));
+  return outcome;
+}
+
+/** Starts the fixture's dev.mjs and runs `work(url)` while it serves. */
+async function withDevServer(project, name, work) {
   const child = spawn(process.execPath, ['dev.mjs'], { cwd: project, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const url = await new Promise((resolve, reject) => {
       child.stdout.once('data', (chunk) => resolve(String(chunk).trim()));
       child.once('exit', (code) => reject(new Error(`${name}: the dev server exited (${code})`)));
     });
-    for (const [path, build] of [
-      ['page.html', 'single'],
-      ['threads.html', 'threads'],
-    ]) {
-      const page = await browser.newPage();
-      const problems = [];
-      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-      page.on('console', (m) => {
-        if (m.type() === 'error') problems.push(`console.error: ${m.text().slice(0, 500)}`);
-      });
-      try {
-        await page.goto(url + path);
-        await page.waitForFunction(() => window.results, null, { timeout: 60_000 });
-        const results = await page.evaluate(() => window.results);
-        checkResults(results, `${name} dev server ${path}`);
-        if (build === 'single' || (await page.evaluate(() => navigator.hardwareConcurrency)) >= 2) {
-          assert.equal(results[0].build, build, `${name} dev server ${path}`);
-        }
-        assert.deepEqual(problems, [], `${name} dev server ${path}`);
-      } finally {
-        await page.close();
-      }
-    }
+    return await work(url);
   } finally {
     child.kill();
+  }
+}
+
+/** With the README's configuration: the page and the Worker both compute, with nothing on the console. */
+async function checkDevPages(url, name) {
+  for (const [path, build] of [
+    ['page.html', 'single'],
+    ['threads.html', 'threads'],
+  ]) {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console.error: ${m.text().slice(0, 500)}`);
+    });
+    try {
+      await page.goto(url + path);
+      await page.waitForFunction(() => window.results, null, { timeout: 60_000 });
+      const results = await page.evaluate(() => window.results);
+      checkResults(results, `${name} dev server ${path}`);
+      if (build === 'single' || (await page.evaluate(() => navigator.hardwareConcurrency)) >= 2) {
+        assert.equal(results[0].build, build, `${name} dev server ${path}`);
+      }
+      assert.deepEqual(problems, [], `${name} dev server ${path}`);
+    } finally {
+      await page.close();
+    }
   }
 }
 

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,17 +64,12 @@ test('the CommonJS example requires the package by name, fits, and sees the type
 test('the CLI session runs and prints what its comments say', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ka-cli-example-'));
   try {
-    // `kernel-attention` on PATH, as `npm install -g` or `npx` would provide it.
-    mkdirSync(join(dir, 'bin'));
-    symlinkSync(root + 'cli/kernel-attention.mjs', join(dir, 'bin/kernel-attention'));
-    mkdirSync(join(dir, 'examples'));
-    cpSync(root + 'examples/load.csv', join(dir, 'examples/load.csv'));
-    const r = spawnSync('bash', ['-e', root + 'examples/cli.sh'], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` },
-    });
+    // The package installed as npm installs it (this working tree in node_modules, its bin in node_modules/.bin):
+    // readme.test.mjs runs the same lines from the packed tarball.
+    mkdirSync(join(dir, 'node_modules/.bin'), { recursive: true });
+    symlinkSync(root, join(dir, 'node_modules/kernel-attention'));
+    symlinkSync(root + 'cli/kernel-attention.mjs', join(dir, 'node_modules/.bin/kernel-attention'));
+    const r = spawnSync('bash', ['-e', root + 'examples/cli.sh'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
     assert.equal(lines[0], 'bandwidth.hour,score,chosen');
@@ -93,7 +88,7 @@ test('the CLI session runs and prints what its comments say', () => {
     );
     band.forEach((p) => assert.ok(p['load.lower'] < p.load && p.load < p['load.upper']));
     assert.equal(JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8')).bandwidth[0], 1.5);
-    assert.match(r.stderr, /^examples\/load\.csv:2:\d+: column "site": expected a finite number; got "south"\n$/);
+    assert.match(r.stderr, /^load\.csv:2:\d+: column "site": expected a finite number; got "south"\n$/);
     assert.equal(lines.at(-1), 'exit code 1');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -139,4 +134,16 @@ test('the Web Worker example page fits in a module Worker', { timeout: 120_000 }
     await browser.close();
     await server.close();
   }
+});
+
+test("the version is the CHANGELOG's newest section, in package.json, its lockfile and the README's CDN example", () => {
+  const { version } = JSON.parse(read('package.json'));
+  const lock = JSON.parse(read('package-lock.json'));
+  const newest = read('CHANGELOG.md').match(/^## (\d+\.\d+\.\d+)/m)[1];
+  assert.equal(version, newest, 'package.json against the CHANGELOG');
+  assert.equal(lock.version, version, 'package-lock.json');
+  assert.equal(lock.packages[''].version, version, "package-lock.json's root package");
+  const cdn = [...read('README.md').matchAll(/kernel-attention@(\d+\.\d+\.\d+)/g)].map((m) => m[1]);
+  assert.ok(cdn.length > 0, 'the README has no versioned CDN URL');
+  for (const v of cdn) assert.equal(v, version, "the README's CDN example");
 });

@@ -20,20 +20,21 @@ const compute = new URL('consumers/app/compute.js', import.meta.url).href;
 const TIMEOUT_MS = 60_000;
 
 // Each script in its own file (a worker_threads worker of a -e script would inherit --input-type and fail).
-async function node(code, env = {}) {
+async function nodeRun(code, env = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ka-loading-'));
   try {
     writeFileSync(join(dir, 'script.mjs'), code);
-    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'script.mjs')], {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(dir, 'script.mjs')], {
       encoding: 'utf8',
       timeout: TIMEOUT_MS,
       env: { ...process.env, ...env },
     });
-    return JSON.parse(stdout);
+    return { out: JSON.parse(stdout), stderr };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+const node = async (code, env) => (await nodeRun(code, env)).out;
 
 test(
   'Node: wasmPaths and locateFile say where the .wasm files are; a wrong place is a typed error',
@@ -61,6 +62,30 @@ test(
     assert.equal(missing.name, 'KernelAttentionError');
     assert.equal(missing.code, 'Unsupported');
     assert.match(missing.message, /nowhere\/kernel_attention\.wasm/);
+  },
+);
+
+test(
+  'Node: a .wasm that does not compile is one typed error naming the file, with nothing on stderr',
+  { timeout: TIMEOUT_MS },
+  async () => {
+    // Each build pointed at a file that is not WebAssembly (its own glue): Emscripten's abort() would also print
+    // "Aborted(CompileError: …)" on stderr, a second report of the same failure.
+    const glue = join(root, 'web/dist/kernel_attention.mjs');
+    const { out, stderr } = await nodeRun(`
+    import { init } from '${index}';
+    const errors = [];
+    for (const threads of [1, 2]) {
+      const error = await init({ threads, locateFile: () => ${JSON.stringify(glue)} }).then(() => null, (e) => e);
+      errors.push({ name: error?.name, code: error?.code, message: error?.message });
+    }
+    console.log(JSON.stringify(errors));`);
+    for (const error of out) {
+      assert.equal(error.name, 'KernelAttentionError');
+      assert.equal(error.code, 'Unsupported');
+      assert.ok(error.message.includes(glue), error.message);
+    }
+    assert.equal(stderr, '', 'one report per failure: the rejection, nothing printed');
   },
 );
 
@@ -138,12 +163,19 @@ test(
 let browser;
 const servers = [];
 
-/** A static server on the repository with extra headers and a chosen Content-Type for .wasm. */
-function serve({ wasmType = 'application/wasm', cors = false } = {}) {
+/**
+ * A static server on the repository with extra headers and a chosen Content-Type for .wasm; `wasmAsPage` answers every
+ * .wasm with an HTML page (200, text/html), as a dev server's fallback for a file it does not have.
+ */
+function serve({ wasmType = 'application/wasm', cors = false, wasmAsPage = false } = {}) {
   const server = http.createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     const file = join(root, path);
     if (!file.startsWith(root) || path.includes('..')) return res.writeHead(403).end();
+    if (wasmAsPage && path.endsWith('.wasm')) {
+      res.writeHead(200, { 'Content-Type': 'text/html', 'Cross-Origin-Resource-Policy': 'same-origin' });
+      return res.end('<!doctype html><html><body>an app page</body></html>');
+    }
     try {
       const body = await readFile(file);
       const type = path.endsWith('.wasm') ? wasmType : path.endsWith('.html') ? 'text/html' : 'text/javascript';
@@ -176,7 +208,8 @@ async function pageResults(url) {
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
+    if (m.type() === 'error' || (m.type() === 'warning' && /Aborted\(/.test(m.text())))
+      problems.push(`console.${m.type()}: ${m.text()}`);
   });
   try {
     await page.goto(url);
@@ -215,5 +248,19 @@ test(
       results[0].fetched.every((url) => url.startsWith(cdn)),
       `fetched ${results[0].fetched}`,
     );
+  },
+);
+
+test(
+  'Chromium: a .wasm URL that answers an HTML page is one error naming the URL and the fix (no "Aborted(…)" warning)',
+  { timeout: TIMEOUT_MS },
+  async () => {
+    const origin = await serve({ wasmAsPage: true });
+    const [result] = await pageResults(`${origin}/tests/package/loading/page.html`);
+    assert.ok(result.error, JSON.stringify(result));
+    assert.ok(result.error.includes(`${origin}/web/dist/kernel_attention.wasm`), result.error);
+    assert.match(result.error, /is not a WebAssembly file \(it starts with "<!doctype html>/);
+    assert.match(result.error, /wasmPaths/);
+    assert.doesNotMatch(result.error, /magic word/);
   },
 );

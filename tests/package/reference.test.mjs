@@ -10,11 +10,14 @@ const root = new URL('../../', import.meta.url);
 const types = readFileSync(new URL('web/types/index.d.ts', root), 'utf8');
 const readme = readFileSync(new URL('README.md', root), 'utf8');
 
-/** The member names of `export interface <name> { … }` (two-space indented lines, methods and properties). */
+/**
+ * The member names of `export interface <name> { … }` or `export interface <name><…> { … }` (two-space indented
+ * lines, methods and properties).
+ */
 function members(name) {
-  const start = types.indexOf(`export interface ${name} {`);
+  const start = types.search(new RegExp(`export interface ${name}[ <]`));
   assert.ok(start >= 0, `interface ${name} not found in index.d.ts`);
-  const body = types.slice(start, types.indexOf('\n}', start));
+  const body = types.slice(types.indexOf('{\n', start), types.indexOf('\n}', start));
   // A set: overloads declare a method once per signature.
   return [...new Set([...body.matchAll(/^ {2}(?:readonly )?(\w+)\??[(:<]/gm)].map((m) => m[1]))].sort();
 }

@@ -7,6 +7,7 @@ import type {
   BandwidthSelection,
   Kernel,
   KernelRegressionModel,
+  KernelRegressionOptions,
   ColumnType,
   PredictionInterval,
   RegressionGradient,
@@ -141,7 +142,29 @@ async function main(): Promise<void> {
   const slopes: RegressionGradient = model.gradient(q);
   const slopeErrors: Float64Array = slopes.stderr;
   const spanModel = ka.kernelRegression(v, v, { dim: 1, kernel: 'tricube', bandwidth: { span: 0.3 } });
-  const spanOf: number | undefined = spanModel.bandwidth instanceof Float64Array ? undefined : spanModel.bandwidth.span;
+  const spanOf: number = spanModel.bandwidth.span;
+  // The model's type follows `bandwidth` (strict mode, as in the README): a rule (the default 'cv') has a Float64Array
+  // bandwidth and a numeric score; a fixed bandwidth a null score; a model of options known at run time, the union.
+  const byRule = ka.kernelRegression(v, v, { dim: 1 });
+  const chosenH: number = byRule.bandwidth[0];
+  const chosenScore: number = byRule.selection.score;
+  const fixed = ka.kernelRegression(v, v, { dim: 1, bandwidth: [0.5] });
+  const fixedScore: null = fixed.selection.score;
+  const fixedH: number = fixed.bandwidth[0];
+  const later = await ka.kernelRegressionAsync(v, v, { dim: 1, bandwidth: 'aicc' });
+  const laterScore: number = later.selection.score;
+  const unknownOptions: KernelRegressionOptions = { dim: 1 };
+  const unknownModel: KernelRegressionModel = ka.kernelRegression(v, v, unknownOptions);
+  // @ts-expect-error: a model of options known only at run time may have a span's bandwidth
+  unknownModel.bandwidth[0];
+  // @ts-expect-error: ... and no score
+  unknownModel.selection.score.toFixed();
+  // @ts-expect-error: a span model has no per-dimension bandwidth array
+  spanModel.bandwidth[0];
+  // @ts-expect-error: a fixed bandwidth has no score
+  fixed.selection.score.toFixed();
+  const narrowed: KernelRegressionModel = byRule;
+  void [chosenH, chosenScore, fixedScore, fixedH, laterScore, narrowed];
   const perQuery: Float64Array | undefined = spanModel.predictInterval(q).bandwidths;
   // Results own a plain ArrayBuffer (TypeScript ≥ 5.7): they fit where a SharedArrayBuffer-backed array would not.
   const blob = new Blob([model.predict(q), ka.attention(q, k, v, { dim: 4 })]);

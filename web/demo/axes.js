@@ -3,7 +3,7 @@
 // the middle of the column), so that float32 keeps their resolution (1.6×10⁹ s, today's dates, has steps of 128 s in
 // float32; centred, a century of daily data still resolves to seconds). An axis turns centred seconds back into text.
 
-import { ticks as numberTicks } from './plots.js';
+import { ticks as numberTicks } from './ticks.js';
 
 const MINUTE = 60;
 const HOUR = 3600;

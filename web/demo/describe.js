@@ -35,8 +35,8 @@ export function describeFit(ui, fit, thinBelow, axes) {
       : '') +
     ', ' +
     (fit.method === 'grid'
-      ? `on a grid (error estimate ${fit.errorEstimate.toExponential(1)} of the range of y): `
-      : 'exactly: ') +
+      ? `on a grid (error estimate ${fit.errorEstimate.toExponential(1)} of the range of y${planned(fit)}): `
+      : `exactly${planned(fit) ? ` (${planned(fit).slice(2)})` : ''}: `) +
     `${fit.edf.toFixed(1)} effective parameters, noise sd ${fit.sigma.toPrecision(3)}; ` +
     `effective points per query ≥ ${minEff.toFixed(1)}` +
     (thin ? `, ${thin} of ${fit.effectiveKeys.length} queries have fewer than ${thinBelow} (thin support).` : '.') +
@@ -54,6 +54,16 @@ export function describeFit(ui, fit, thinBelow, axes) {
           : '.')
       : '');
 }
+
+/** A plan's reason ("exact: 1-D gaussian, 300 points: …") without the name of the method, which the text says. */
+export const withoutMethod = (reason, method) =>
+  reason.startsWith(`${method}: `) ? reason.slice(method.length + 2) : reason;
+
+/**
+ * Why the method ran, as the library's plan says (a model's `reason`, "exact: 1-D gaussian, 300 points: …"), after
+ * "; the plan: ", without the method's own name (the status line names it); '' when the answer has none.
+ */
+const planned = ({ method, reason }) => (reason ? `; the plan: ${withoutMethod(reason, method)}` : '');
 
 /** 1st, 2nd, 3rd, 4th, 11th, 21st, 1,002nd. */
 const ordinal = (k) => {

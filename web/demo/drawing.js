@@ -1,13 +1,17 @@
 // Drawing: the main plot and the smaller views, redrawn in one animation frame after each change, each only when
 // what it shows changed; the text panels; and the inspected (hovered or tapped) query.
 import { describeFit, describeHover, describeIdentity, describeTimings } from './describe.js';
-import { describeSelection, h1 } from './fitting.js';
-import { drawBars, drawFit, drawMatrix, drawSelection, drawSlope, drawSurface } from './plots.js';
-import { drawTimes, publish, state, THIN } from './state.js';
+import { describeSelection } from './captions.js';
+import { drawFit, drawSurface } from './plot-fit.js';
+import { drawBars, drawMatrix, drawSelection, drawSlope } from './plot-views.js';
+import { h1 } from './settings.js';
+import { drawTimes, publish, state, subscribe, THIN } from './state.js';
 import { $, ui } from './ui.js';
+import { warningText } from './wording.js';
 import { parser } from './workers.js';
 
 let drawQueued = false;
+/** Draws in the next animation frame (once, however many changes came before it). */
 export function scheduleDraw() {
   if (drawQueued) return;
   drawQueued = true;
@@ -36,6 +40,7 @@ export function paintPlot(name, target, cache, { hover: withHover = true } = {})
   const { data, fit, view } = state;
   if (name === 'matrix') return drawMatrix(target, fit?.matrix, withHover ? state.hoverRow : null);
   if (name === 'selection') return drawSelection(target, state.selection, h1(), data?.axes?.[0]);
+  if (name === 'slope') return fit?.slope ? drawSlope(target, fit, view.xDomain, data.axes?.[0], data.names) : null;
   if (!data) return null;
   const hover = withHover ? hovered() : null;
   return data.dim === 1
@@ -60,7 +65,7 @@ export function paintPlot(name, target, cache, { hover: withHover = true } = {})
 }
 
 /**
- * Paints the main plot's layer of many points in the parse worker (plots.js asks, with the layer's `key`) and
+ * Paints the main plot's layer of many points in the parse worker (plot-fit.js asks, with the layer's `key`) and
  * redraws once it is back; an answer for a layer no longer wanted is dropped. If the worker cannot paint, the page
  * paints the layers itself from then on.
  */
@@ -108,9 +113,10 @@ function draw() {
   }
   if (fit && changed('warnings', fit, state.selection)) renderWarnings();
   ui.slope.hidden = !fit?.slope; // shown first, so that its size is known below
+  ui.slopeSave.hidden = ui.slope.hidden;
   if (changed('slope', fit, ui.slope.clientWidth, state.view)) {
     ui.slopeStatus.textContent = fit?.slopeError ? `No derivative: ${fit.slopeError}` : '';
-    if (fit?.slope) drawSlope(ui.slope, fit, state.view.xDomain, data.axes?.[0], data.names);
+    paintPlot('slope', ui.slope);
   }
   if (fit && changed('text', fit)) {
     describeFit(ui, fit, THIN, data.axes);
@@ -146,7 +152,7 @@ export function renderWarnings() {
   ui.fitWarnings.replaceChildren(
     ...items.map((w) => {
       const li = document.createElement('li');
-      li.textContent = w.message;
+      li.textContent = warningText(w, state.data?.axes, state.data?.names);
       li.dataset.code = w.code;
       return li;
     }),
@@ -180,6 +186,23 @@ export function setHover(row) {
   scheduleDraw();
 }
 
+/**
+ * Keys on the plot or the attention matrix (both take the keyboard's focus) step the inspected query: an arrow to the
+ * next or the previous one (from the middle query, which the bars show until one is inspected), Home and End to the
+ * first and the last.
+ */
+export function hoverByKey(event) {
+  const rows = state.fit?.matrix?.rows;
+  if (!rows) return;
+  const at = state.hoverRow ?? Math.floor(rows / 2);
+  const next = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: rows - 1 }[
+    event.key
+  ];
+  if (next === undefined) return;
+  event.preventDefault();
+  setHover(Math.max(0, Math.min(rows - 1, next)));
+}
+
 export function hoverMatrix(event) {
   const area = state.matrixArea;
   if (!area || !state.fit?.matrix) return;
@@ -192,3 +215,6 @@ export function hoverMatrix(event) {
 export function forgetDrawn() {
   for (const name of Object.keys(drawn)) delete drawn[name];
 }
+
+subscribe('fit', scheduleDraw);
+subscribe('view', scheduleDraw);

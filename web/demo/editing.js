@@ -1,8 +1,8 @@
 // Editing the data by hand on the 1-D plot ("add and move points"): a click adds a point, a drag moves one, each
 // undoable; otherwise a click or tap inspects the nearest query.
 import { hoverAt, scheduleDraw } from './drawing.js';
-import { h1 } from './fitting.js';
 import { setData } from './loading.js';
+import { h1 } from './settings.js';
 import { state } from './state.js';
 import { ui } from './ui.js';
 

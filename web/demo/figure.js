@@ -1,4 +1,4 @@
-// Exported figures: a plot drawn by plots.js on an opaque background, under a title and a line of parameters (h,
+// Exported figures: a plot drawn by plot-*.js on an opaque background, under a title and a line of parameters (h,
 // kernel, estimator, method) and over a legend, as PNG (canvas pixels) or SVG (svg.js), never with hover marks.
 import { svgCanvas } from './svg.js';
 
@@ -8,7 +8,7 @@ const LEGEND = 26; // px below it, when there is a legend
 const PNG_SCALE = 2;
 
 /**
- * A stand-in canvas of the plot's CSS size whose context draws `top` px down into `ctx` (a larger figure): plots.js
+ * A stand-in canvas of the plot's CSS size whose context draws `top` px down into `ctx` (a larger figure): a plot
  * sets its own transform (device pixels) and clears its canvas, so both are redirected here.
  */
 function shifted(ctx, width, height, top, pixelRatio) {

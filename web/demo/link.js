@@ -4,9 +4,9 @@ import { checkColumns } from './checks.js';
 import { EXAMPLES } from './data.js';
 import { DATASETS } from './data/datasets.js';
 import { readSettings, settingsHash } from './export.js';
-import { h1, isSpan } from './fitting.js';
+import { h1, isSpan } from './settings.js';
 import { LINK_DATA_LIMIT, packData, unpackData } from './share.js';
-import { state } from './state.js';
+import { state, subscribe } from './state.js';
 import { ui } from './ui.js';
 
 const SETTINGS = {
@@ -149,3 +149,20 @@ export async function applySettings() {
   }
   return { h };
 }
+
+// A final fit, or a setting that needs none (the band), is what the address bar keeps.
+subscribe('fit', (fit) => {
+  if (!fit.draft) shareSettings();
+});
+subscribe('settings', shareSettings);
+
+/** The note on a link that could not bring its data (shown until other data is loaded, which it no longer concerns). */
+export function showLinkNote(note) {
+  ui.linkNote.textContent = note;
+  ui.linkNote.hidden = false;
+  window.demoState.linkNote = note;
+}
+subscribe('data', () => {
+  ui.linkNote.hidden = true;
+  window.demoState.linkNote = null;
+});

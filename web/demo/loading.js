@@ -1,28 +1,16 @@
-// Data in and out of the page: examples, built-in data sets, files and pasted text (through the parse worker and the
-// reading panel), the columns picked, and the failed load that clears what belonged to the old data.
-import { axesOf, centreDates } from './axes.js';
-import { checkColumns } from './checks.js';
+// Data in and out of the page: examples and built-in data sets, the data made current (setData), its status line and
+// malformed rows, and the failed load that clears what belonged to the old data. Files and pasted text: files.js.
+import { axesOf } from './axes.js';
+import { holdToRange } from './fields.js';
 import { columnStats, generate, paddedRange } from './data.js';
 import { DATASETS } from './data/datasets.js';
-import { forgetDrawn, renderWarnings, scheduleDraw } from './drawing.js';
-import {
-  chooseBandwidth,
-  describeSelection,
-  requestFit,
-  setSlider,
-  showBandwidth,
-  showHNote,
-  showSmoother,
-} from './fitting.js';
+import { describeSelection, showBandwidth, showHNote, showRadiusUnit } from './captions.js';
+import { forgetDrawn, renderWarnings } from './drawing.js';
+import { chooseBandwidth, requestFit, setSlider, showSmoother } from './fitting.js';
 import { shareData, shareSettings } from './link.js';
-import { labelFor, readOptions, resetReading, showReading, showRefusal } from './reading.js';
-import { publish, state } from './state.js';
+import { notify, publish, state } from './state.js';
 import { $, clearError, showError, ui } from './ui.js';
-import { compute, parser } from './workers.js';
-
-// Larger files are refused before a byte is read: every row is held in this tab's memory (the parse worker checks
-// lines of over 10 MB itself).
-const MAX_FILE_BYTES = 200e6;
+import { compute } from './workers.js';
 
 /** Makes `data` current; the bandwidth is then `h` (h₁) if given, else chosen by the selected method. */
 export async function setData(data, { h = null, hBy = null, edit = false } = {}) {
@@ -34,7 +22,10 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
   }
   // Date and time columns arrive centred (selectColumns); their axes write them as dates again.
   state.data = { ...data, axes: axesOf(data.x, data.dim, data.xKinds, data.centres), version: state.version };
+  ui.dateNote.hidden = true; // files.js says so again when these dates' order is a guess
+  notify('data');
   showBandwidth();
+  showRadiusUnit();
   state.fit = null;
   state.selection = null;
   state.hoverRow = null;
@@ -74,7 +65,7 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
       ? ` While the slider moves: ${info.draftN.toLocaleString('en')}, refined on release.`
       : '') +
     (info.spanN < n ? ` Span fits (exact, in double) use ${info.spanN.toLocaleString('en')}.` : '');
-  scheduleDraw();
+  notify('view');
   if (h === null) {
     await chooseBandwidth();
   } else {
@@ -91,6 +82,8 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
  */
 export function clearData(message) {
   state.version += 1; // answers still on their way are dropped
+  ui.dateNote.hidden = true;
+  notify('data');
   Object.assign(state, { data: null, fit: null, selection: null, hoverRow: null, undo: [] });
   state.learning = null;
   state.pending = null;
@@ -109,6 +102,7 @@ export function clearData(message) {
   ui.timings.replaceChildren();
   ui.hNote.hidden = true;
   ui.slope.hidden = true;
+  ui.slopeSave.hidden = true;
   ui.slopeStatus.textContent = '';
   ui.undo.disabled = true;
   renderWarnings();
@@ -123,8 +117,9 @@ export const isDataset = (value) => value.startsWith('data:') && Object.hasOwn(D
 export function useExample(h = null, hBy = null) {
   const value = ui.example.value;
   ui.columns.hidden = true;
+  ui.pasteNote.hidden = true;
   $('reading').hidden = true;
-  showMalformed({ count: 0, listed: [] });
+  showMalformed(NO_ROWS);
   if (isDataset(value)) {
     const name = value.slice(5);
     const set = DATASETS[name];
@@ -137,7 +132,7 @@ export function useExample(h = null, hBy = null) {
     setData({ names: set.names, x, y, dim: set.dim, dataset: name, source: `the “${set.label}” data set` }, { h, hBy });
     return;
   }
-  const n = Math.max(2, Math.min(1_000_000, Math.round(Number(ui.exampleN.value)) || 300));
+  const n = holdToRange(ui.exampleN, 300);
   const data = generate(value, n);
   setData(
     { ...data, example: { name: value, n }, source: `the “${ui.example.selectedOptions[0].textContent}” example` },
@@ -154,109 +149,15 @@ export function showExampleSource() {
     : 'Simulated: a seeded random sample of the size you set.';
 }
 
+export const NO_ROWS = { count: 0, listed: [] };
+
 /** A problem with the visitor's data, shown where the data's status goes, as an error. */
 export function dataError(message) {
   showError(ui.dataStatus, message);
   window.demoState.parseError = message;
 }
 
-let parsedSource = '';
-let lastRead = null; // { source, name } of the last file or text read: the reading menus read it again
-
-/** Reads `source` ({ file } or { text }) named `name`; `again`: the same source with the reading menus' settings. */
-export async function parse(source, name, { again = false } = {}) {
-  if (!again) resetReading();
-  lastRead = { source, name };
-  const size = source.file ? source.file.size : source.text.length;
-  if (size > MAX_FILE_BYTES) {
-    dataError(
-      `${name} is ${(size / 1e6).toFixed(0)} MB; the demo reads files of up to ${MAX_FILE_BYTES / 1e6} MB, since ` +
-        'it keeps every row in this tab. Use a sample of the rows here, or the kernel-attention command line for all of them.',
-    );
-    return;
-  }
-  ui.progress.hidden = false;
-  ui.progress.value = 0;
-  clearError(ui.dataStatus);
-  ui.dataStatus.textContent = `Reading ${name}…`;
-  window.demoState.parseError = undefined;
-  window.demoState.parseArgument = null;
-  try {
-    const pasted = source.text !== undefined;
-    const table = await parser('parse', { ...source, options: readOptions(pasted) });
-    ui.progress.hidden = true;
-    state.timings.parse = table.ms;
-    showReading(table, pasted);
-    window.demoState.reading = { names: table.names, settings: table.settings, preview: table.preview };
-    parsedSource = `${name} (${table.rows.toLocaleString('en')} rows)`;
-    fillColumns(table.names);
-    await selectColumns();
-  } catch (err) {
-    ui.progress.hidden = true;
-    ui.columns.hidden = true;
-    for (const select of [ui.x1, ui.x2, ui.ycol]) select.replaceChildren();
-    // A refusal that a reading setting fixes names it, and that menu gets the focus.
-    window.demoState.reading = null;
-    window.demoState.parseArgument = err.argument ?? null;
-    const fix = err.argument && labelFor(err.argument) !== err.argument;
-    clearData(
-      `Could not read ${name}: ${err.message}` +
-        (fix
-          ? `${/[.)]$/.test(err.message) ? '' : '.'} Change “${labelFor(err.argument)}” under “How the file was read”.`
-          : ''),
-    );
-    showRefusal(err.argument);
-  }
-}
-
-export function fillColumns(names) {
-  const fill = (select, extra) => {
-    select.replaceChildren();
-    if (extra) select.append(new Option(extra, ''));
-    names.forEach((name, i) => select.append(new Option(name, String(i)))); // text, never HTML
-  };
-  fill(ui.x1);
-  fill(ui.x2, 'none');
-  fill(ui.ycol);
-  ui.x1.value = '0';
-  ui.x2.value = '';
-  ui.ycol.value = String(names.length - 1);
-  ui.columns.hidden = false;
-}
-
-export async function selectColumns() {
-  const xColumns = [Number(ui.x1.value)];
-  if (ui.x2.value !== '' && ui.x2.value !== ui.x1.value) xColumns.push(Number(ui.x2.value));
-  const policy = document.querySelector('input[name="policy"]:checked').value;
-  const picked = await parser('select', { xColumns, yColumn: Number(ui.ycol.value), policy });
-  showMalformed(picked.malformed);
-  // The menus keep the new file's columns (pick others there); the old data and its fit go.
-  if (picked.rejected) {
-    clearData(
-      `Rejected ${parsedSource}: ${picked.malformed.count} malformed row(s), listed below. ` +
-        'Fix them, choose “skip”, or pick other columns.',
-    );
-    return;
-  }
-  if (picked.y.length < 2) {
-    clearData(
-      `${parsedSource}: fewer than two usable rows with these columns` +
-        (picked.malformed.count ? ` (${picked.malformed.count} malformed, listed below)` : '') +
-        '. Pick other columns for x and y, or fix the rows listed.',
-    );
-    return;
-  }
-  // Dates and times (seconds) are centred here, in float64, before the compute worker makes float32 of them.
-  const dates = picked.xKinds?.some((k) => k === 'date' || k === 'time');
-  const centred = dates ? { xKinds: picked.xKinds, centres: centreDates(picked.x, picked.dim, picked.xKinds) } : {};
-  const problem = checkColumns(picked);
-  if (problem) {
-    clearData(`${parsedSource}: ${problem}`);
-    return;
-  }
-  await setData({ names: picked.names, x: picked.x, y: picked.y, dim: picked.dim, source: parsedSource, ...centred });
-}
-
+/** The malformed rows of the columns picked (none: `NO_ROWS`), listed under the data's status. */
 export function showMalformed(malformed) {
   state.malformed = malformed;
   ui.malformed.replaceChildren(
@@ -271,6 +172,8 @@ export function showMalformed(malformed) {
     li.textContent = `… and ${malformed.count - malformed.listed.length} more`;
     ui.malformed.append(li);
   }
+  // A list long enough to scroll can be scrolled from the keyboard.
+  ui.malformed.tabIndex = malformed.count ? 0 : -1;
   if (malformed.count) {
     const li = document.createElement('li');
     li.className = 'summary';
@@ -278,9 +181,4 @@ export function showMalformed(malformed) {
     ui.malformed.prepend(li);
   }
   publish();
-}
-
-/** Reads the last file or text again with the reading panel's settings (one of its menus changed). */
-export function readAgain() {
-  if (lastRead) parse(lastRead.source, lastRead.name, { again: true });
 }

@@ -1,26 +1,21 @@
 // The demo page's wiring: controls → workers → plots. The main thread never computes a fit: parsing runs in
 // parse-worker.js and every kernel-attention call in worker.js. The page's modules, one job each: ui.js (elements),
-// state.js (state, demoState), workers.js, loading.js (data in), reading.js (the reading panel), fitting.js (fits,
-// h), drawing.js, editing.js (points by hand), link.js (the address bar), saving.js (downloads), axes.js (dates).
+// state.js (state, its subscribers, demoState), settings.js (the controls read), workers.js, loading.js (data in),
+// reading.js (the reading panel), fitting.js (fits, h), captions.js (how h was set), drawing.js, editing.js (points
+// by hand), link.js (the address bar), saving.js (downloads), axes.js (dates).
 import { DATASETS } from './data/datasets.js';
-import { forgetDrawn, hoverAt, hoverMatrix, scheduleDraw, setHover } from './drawing.js';
+import { forgetDrawn, hoverAt, hoverByKey, hoverMatrix, scheduleDraw } from './drawing.js';
 import { addPoint, endDrag, moveDrag, startDrag, undo } from './editing.js';
-import {
-  blockRadius,
-  chooseBandwidth,
-  isSpan,
-  learnBandwidth,
-  onSlider,
-  requestFit,
-  showBandwidth,
-  showHNote,
-  showSmoother,
-} from './fitting.js';
-import { applySettings, shareSettings } from './link.js';
-import { parse, readAgain, selectColumns, setData, showExampleSource, useExample } from './loading.js';
+import { showBandwidth, showHNote } from './captions.js';
+import { chooseBandwidth, learnBandwidth, onSlider, requestFit, showSmoother } from './fitting.js';
+import { applySettings, showLinkNote } from './link.js';
+import { holdToRange } from './fields.js';
+import { parse, pasteText, readAgain, selectColumns } from './files.js';
+import { setData, showExampleSource, useExample } from './loading.js';
 import { wireReading } from './reading.js';
 import { saveFit, saveObservations, savePlot } from './saving.js';
-import { state } from './state.js';
+import { isSpan } from './settings.js';
+import { notify, state } from './state.js';
 import { $, ui } from './ui.js';
 import { compute, fail } from './workers.js';
 
@@ -30,8 +25,14 @@ function wire() {
     const file = ui.file.files[0];
     if (file) parse({ file }, file.name);
   });
+  ui.paste.addEventListener('paste', pasteText);
   ui.usePaste.addEventListener('click', () => parse({ text: ui.paste.value }, 'the pasted text'));
   wireReading(readAgain);
+  // Dates read by a guess (files.js): the other order, as the reading panel's menu would read them.
+  ui.dateOrderFlip.addEventListener('click', () => {
+    $('read-date-order').value = ui.dateOrderFlip.dataset.order;
+    readAgain();
+  });
   for (const select of [ui.x1, ui.x2, ui.ycol]) select.addEventListener('change', () => selectColumns());
   for (const radio of document.querySelectorAll('input[name="policy"]'))
     radio.addEventListener('change', () => selectColumns());
@@ -54,7 +55,10 @@ function wire() {
     requestFit(true);
   });
   ui.span.addEventListener('change', () => requestFit(false));
-  ui.iterations.addEventListener('change', () => requestFit(false));
+  ui.iterations.addEventListener('change', () => {
+    holdToRange(ui.iterations, 3);
+    requestFit(false);
+  });
   // A bandwidth chosen by a rule was chosen for one kernel and estimator: choose again for the new ones (also when
   // none was chosen yet, as after data first fitted by LOWESS). One set by hand (or by a link) stays, with a note
   // that it was not chosen for them.
@@ -92,13 +96,17 @@ function wire() {
   });
   ui.kernelSpan.addEventListener('change', () => requestFit(false));
   ui.method.addEventListener('change', () => chooseBandwidth());
-  ui.exclude.addEventListener('change', () => chooseBandwidth());
+  ui.exclude.addEventListener('change', () => {
+    holdToRange(ui.exclude, 0);
+    chooseBandwidth();
+  });
+  ui.exampleN.addEventListener('change', () => holdToRange(ui.exampleN, 300));
   ui.rechoose.addEventListener('click', () => chooseBandwidth());
   for (const control of [ui.level, ui.fitMethod]) control.addEventListener('change', () => requestFit(false));
   ui.band.addEventListener('change', () => {
     ui.variance.disabled = ui.band.disabled || !ui.band.checked;
-    shareSettings();
-    scheduleDraw();
+    notify('settings');
+    notify('view');
   });
   for (const control of [ui.robust, ui.variance, ui.derivative])
     control.addEventListener('change', () => requestFit(false));
@@ -122,12 +130,7 @@ function wire() {
   ui.plot.addEventListener('click', addPoint);
   ui.matrix.addEventListener('mousemove', hoverMatrix);
   ui.matrix.tabIndex = 0;
-  ui.matrix.addEventListener('keydown', (e) => {
-    if (!state.fit?.matrix || !['ArrowUp', 'ArrowDown'].includes(e.key)) return;
-    e.preventDefault();
-    const rows = state.fit.matrix.rows;
-    setHover(Math.max(0, Math.min(rows - 1, (state.hoverRow ?? -1) + (e.key === 'ArrowDown' ? 1 : -1))));
-  });
+  for (const canvas of [ui.plot, ui.matrix]) canvas.addEventListener('keydown', hoverByKey);
   new ResizeObserver(scheduleDraw).observe(document.body);
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
     forgetDrawn();
@@ -147,7 +150,6 @@ async function main() {
   listDatasets();
   wire();
   showBandwidth();
-  blockRadius();
   try {
     state.worker = await compute('hello');
   } catch (err) {
@@ -161,11 +163,7 @@ async function main() {
     setData(link.data, { h: link.h, hBy: link.h === null ? null : 'link' });
   } else {
     await useExample(link.h, link.h === null ? null : 'link');
-    if (link.note) {
-      ui.linkNote.textContent = link.note;
-      ui.linkNote.hidden = false;
-      window.demoState.linkNote = link.note;
-    }
+    if (link.note) showLinkNote(link.note);
   }
 }
 

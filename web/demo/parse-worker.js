@@ -45,7 +45,7 @@ function longLine(file, text) {
     }
     return false;
   };
-  if (text !== undefined) return scan((i) => text.charCodeAt(i), text.length) ? line : 0;
+  if (text !== undefined) return longTextLine(text);
   const reader = new FileReaderSync();
   for (let start = 0; start < file.size; start += SCAN_BYTES) {
     const bytes = new Uint8Array(reader.readAsArrayBuffer(file.slice(start, start + SCAN_BYTES)));
@@ -55,11 +55,76 @@ function longLine(file, text) {
 }
 
 /**
+ * longLine() for text: the line breaks are found by the engine's own search (a regular expression), not a loop over
+ * characters in JavaScript (50 MB of pasted text: one call per line instead of 5×10⁷).
+ */
+function longTextLine(text) {
+  const breaks = /\r\n?|\n/g;
+  let line = 1;
+  let start = 0;
+  for (;;) {
+    const found = breaks.exec(text);
+    const end = found ? found.index : text.length;
+    if (end - start > MAX_LINE_BYTES) return line;
+    if (!found) return 0;
+    line += 1;
+    start = breaks.lastIndex;
+  }
+}
+
+// What a file's first bytes say it is, for the refusal of a file that is not text: spreadsheets saved in their own
+// format are the likely mistake.
+const SIGNATURES = [
+  [[0x50, 0x4b, 0x03, 0x04], 'a ZIP archive (an Excel .xlsx or OpenDocument .ods workbook is one)'],
+  [[0xd0, 0xcf, 0x11, 0xe0], 'an Office document (an Excel .xls workbook is one)'],
+  [[0x25, 0x50, 0x44, 0x46], 'a PDF document'],
+  [[0x89, 0x50, 0x4e, 0x47], 'a PNG image'],
+  [[0xff, 0xd8, 0xff], 'a JPEG image'],
+];
+const SNIFF_BYTES = 1 << 16;
+const CONTROL_SHARE = 0.01; // more control characters than this among the first bytes: not text
+
+/**
+ * Why `file` is not a text file, or null. Its first 64 kB decide: a known binary format's signature; or zero bytes
+ * that are not UTF-16's (the zero half of each ASCII character, nearly all in the even or in the odd bytes); or, in a file
+ * without them, more than 1 % of control characters other than tab, line feed, form feed and carriage return. A
+ * Latin-1 or UTF-8 table has none of these; the reader would otherwise decode any bytes as Latin-1 and report every
+ * line as malformed.
+ */
+function notText(file) {
+  const bytes = new Uint8Array(new FileReaderSync().readAsArrayBuffer(file.slice(0, SNIFF_BYTES)));
+  const known = SIGNATURES.find(([magic]) => magic.every((b, i) => bytes[i] === b));
+  if (known) return `its first bytes are those of ${known[1]}`;
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return null; // UTF-16
+  const zeros = [0, 0];
+  let controls = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === 0) zeros[i & 1]++;
+    else if (b < 0x20 && b !== 9 && b !== 10 && b !== 12 && b !== 13) controls++;
+  }
+  const utf16 = Math.max(...zeros) > bytes.length / 8 && Math.min(...zeros) <= Math.max(...zeros) / 20;
+  if (utf16 || (zeros[0] + zeros[1] === 0 && controls <= CONTROL_SHARE * bytes.length)) return null;
+  return 'its first bytes hold characters no text table has (a spreadsheet’s or another program’s own format?)';
+}
+
+/**
  * Reads `file` (a File, in chunks) or `text`, with `options` the reader's settings chosen by the visitor (encoding,
  * delimiter, decimal, header, dateOrder; 'auto' or absent: detected). Answers `{ names, rows, ms, settings, kinds,
  * dateColumns, preview }` or `{ error, argument }`, `argument` naming the setting that would fix it.
  */
 function parse({ id, text, file, options = {} }) {
+  const binary = file && notText(file);
+  if (binary) {
+    postMessage({
+      id,
+      op: 'parsed',
+      error:
+        `it is not a text file: ${binary}. Open a CSV or TSV file instead (a spreadsheet program saves one), or ` +
+        'copy the cells and paste them here',
+    });
+    return;
+  }
   const long = longLine(file, text);
   if (long) {
     postMessage({

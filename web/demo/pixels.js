@@ -1,5 +1,5 @@
 // Scales, the colour ramp and the data's point layers (1-D: squares written as pixels; 2-D: dots coloured by y):
-// shared by the page (plots.js) and the parse worker, which paints the main plot's point layer off the main thread
+// shared by the page (plot-fit.js) and the parse worker, which paints the main plot's point layer off the main thread
 // (paintPoints), so that a new data set of 10⁵ points does not hold it.
 
 /** A linear (or log10) map from [d0, d1] to [r0, r1], with its inverse. */

@@ -19,6 +19,7 @@ const CONTROLS = {
 
 const ENCODING_NAMES = {
   'utf-8': 'UTF-8',
+  'utf-8-bom': 'UTF-8 with a byte-order mark',
   latin1: 'Latin-1',
   'utf-16le': 'UTF-16 LE',
   'utf-16be': 'UTF-16 BE',
@@ -37,9 +38,20 @@ export function readOptions(pasted) {
   return options;
 }
 
-/** All menus back to 'auto' (a new file is read with detection again). */
+/** All menus back to 'auto', which names nothing detected until the new file is read (detection runs again). */
 export function resetReading() {
-  for (const { id } of Object.values(CONTROLS)) $(id).value = 'auto';
+  for (const { id } of Object.values(CONTROLS)) {
+    $(id).value = 'auto';
+    $(id).options[0].textContent = 'auto';
+  }
+}
+
+/** The text of the menu entry of reader option `argument` that gives the reader `value` (comma (1,5)), or null. */
+export function optionText(argument, value) {
+  const control = CONTROLS[argument];
+  if (!control) return null;
+  const entry = [...$(control.id).options].find((o) => o.value !== 'auto' && control.option(o.value) === value);
+  return entry?.textContent ?? null;
 }
 
 /** The control that changes `argument` (a reader option), or null. */

@@ -3,9 +3,9 @@
 import { paintPlot } from './drawing.js';
 import { download, fitCsv, observationsCsv, spread } from './export.js';
 import { figure } from './figure.js';
-import { estimatorName, kernelExtras, kernelName, lowessSettings } from './fitting.js';
 import { hText } from './describe.js';
-import { state, THIN } from './state.js';
+import { estimatorName, kernelName, lowessSettings } from './settings.js';
+import { state, subscribe, THIN } from './state.js';
 import { clearError, showError, ui } from './ui.js';
 import { compute } from './workers.js';
 
@@ -49,7 +49,23 @@ export async function saveObservations() {
   }
 }
 
-const PLOT_FILES = { plot: 'kernel-fit', matrix: 'attention-matrix', selection: 'bandwidth-selection' };
+/** A refusal to save belongs to the fit it was asked for: the next fit or data takes it away. */
+function forgetRefusal() {
+  if (!ui.saveStatus.classList.contains('error')) return;
+  clearError(ui.saveStatus);
+  ui.saveStatus.textContent = '';
+}
+subscribe('fit', (fit) => {
+  if (!fit.draft) forgetRefusal();
+});
+subscribe('data', forgetRefusal);
+
+const PLOT_FILES = {
+  plot: 'kernel-fit',
+  matrix: 'attention-matrix',
+  selection: 'bandwidth-selection',
+  slope: 'kernel-fit-derivative',
+};
 
 /** What an exported figure says about the fit: estimator, kernel, h, method (and how h was set), the level. */
 function figureParams() {
@@ -102,6 +118,7 @@ export async function savePlot(name, format) {
     plot: `${lowess ? 'LOWESS smooth' : 'Kernel regression'} of ${subject}`,
     matrix: `Attention weights of the fit of ${subject}`,
     selection: `Choosing h for the fit of ${subject}`,
+    slope: `Derivative of the fit of ${subject}`,
   };
   let legend = [];
   if (name === 'plot' && data.dim === 1) {

@@ -1,4 +1,5 @@
-// The page's state (one object, shared by the page's modules) and what the tests read of it (window.demoState).
+// The page's state (one object, shared by the page's modules), who is told when it changes (subscribe, notify), and
+// what the tests read of it (window.demoState).
 
 export const THIN = 5; // effective points below which support is called thin
 export const state = {
@@ -14,6 +15,7 @@ export const state = {
   error: null,
   layer: {}, // the cached point layer of the main plot
   hSource: null, // how h was set: { by: a rule, 'learn', 'hand' or 'link', kernel, estimator }
+  chosenH1: null, // h₁ exactly as chosen (the slider's steps would round it); null once the slider is moved
   undo: [], // the data before each point added or moved (newest last)
   // Work in progress, read by publish(): a fit request in flight and the newest one waiting (fitting.js), a "Learn h"
   // run ({ version }; null stops it), a point being dragged (editing.js), a bandwidth choice under way.
@@ -23,6 +25,19 @@ export const state = {
   dragging: null,
   choosing: false,
 };
+// Who is told what changed: 'data' (other data is current, or none after a failed load), 'fit' (a fit answer is
+// shown; its `draft` says whether it is final), 'view' (something drawn changed without a new fit: h's mark, the
+// band, the data while a point is dragged), 'settings' (a setting the address bar keeps changed without a fit). drawing.js redraws and link.js writes the link: the modules that change
+// the state announce it here rather than calling those that show it, so no module imports its own listeners.
+const subscribers = { data: [], fit: [], view: [], settings: [] };
+/** Calls `listener(detail)` after each notify(topic, detail). */
+export function subscribe(topic, listener) {
+  subscribers[topic].push(listener);
+}
+export function notify(topic, detail) {
+  for (const listener of subscribers[topic]) listener(detail);
+}
+
 window.demoState = { ready: false, fitsDrawn: 0, cspViolations: [] };
 
 // What the page's Content-Security-Policy blocked, here and in the workers (they report theirs as messages): the

@@ -1,6 +1,7 @@
-// SVG export: a stand-in canvas whose 2-D context records the calls plots.js makes as SVG elements, so each plot is
-// drawn by one piece of code, on screen and into the file. Lines, points, rectangles and text become vectors; a raster
-// (the heat maps of the attention matrix and of a 2-D surface) becomes an embedded PNG <image> under vector axes.
+// SVG export: a stand-in canvas whose 2-D context records the calls the plots (plot-*.js) make as SVG elements, so
+// each plot is drawn by one piece of code, on screen and into the file. Lines, points, rectangles and text become
+// vectors; a raster (the heat maps of the attention matrix and of a 2-D surface) becomes an embedded PNG <image> under
+// vector axes.
 
 const SVG = 'http://www.w3.org/2000/svg';
 const round = (v) => Math.round(v * 100) / 100;
@@ -22,7 +23,7 @@ const BASELINE = {
   ideographic: 'text-after-edge',
 };
 
-/** The subset of CanvasRenderingContext2D that plots.js uses, writing SVG elements into `root`. */
+/** The subset of CanvasRenderingContext2D that the plots (plot-*.js) use, writing SVG elements into `root`. */
 // What save() keeps and restore() puts back, as a canvas context's drawing state.
 const SAVED_STATE = [
   'fillStyle',
@@ -39,7 +40,7 @@ const SAVED_STATE = [
 ];
 
 class SvgContext {
-  vector = true; // plots.js draws points here directly instead of through its cached raster layer
+  vector = true; // plot-fit.js draws points here directly instead of through its cached raster layer
   fillStyle = '#000';
   strokeStyle = '#000';
   lineWidth = 1;
@@ -221,8 +222,9 @@ class SvgContext {
 }
 
 /**
- * A stand-in for `canvas` (same CSS size, pixel ratio 1) for the draw functions of plots.js; `.svg()` gives the file's
- * text. The elements live in a separate XML document, which loads nothing (no image is fetched while recording).
+ * A stand-in for `canvas` (same CSS size, pixel ratio 1) for the draw functions of the plots (plot-*.js); `.svg()`
+ * gives the file's text. The elements live in a separate XML document, which loads nothing (no image is fetched
+ * while recording).
  */
 export function svgCanvas(
   canvas,

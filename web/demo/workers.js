@@ -1,8 +1,10 @@
 // The page's two workers: compute (every kernel-attention call, worker.js) and parser (the table reader,
 // parse-worker.js), each a request/answer channel; and fail(), where an error of either ends up.
+import { showProgress } from './busy.js';
 import { channel } from './channel.js';
 import { noteViolation, publish, state } from './state.js';
 import { showError, ui } from './ui.js';
+import { errorText } from './wording.js';
 
 const workerUrl = new URL('./worker.js', import.meta.url);
 const threadsParam = new URLSearchParams(location.search).get('threads');
@@ -11,6 +13,7 @@ export const compute = channel(
   new Worker(workerUrl, { type: 'module' }),
   (msg) => {
     if (msg.op === 'csp') noteViolation(`compute worker: ${msg.violation}`);
+    if (msg.op === 'progress') showProgress(msg);
   },
   (err) => fail(err),
 );
@@ -24,7 +27,7 @@ export const parser = channel(
 );
 
 export function fail(err) {
-  state.error = String((err && err.message) || err);
+  state.error = errorText(String((err && err.message) || err));
   showError(ui.fitStatus, `Error: ${state.error}`);
   if (/^Choosing/.test(ui.selectionCaption.textContent))
     ui.selectionCaption.textContent = 'No bandwidth was chosen (see the error above).';

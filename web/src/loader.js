@@ -1,15 +1,13 @@
-// The only module that knows how the WebAssembly is found and compiled (docs/package.md, Loading). Each build is an ES
-// module plus a separate .wasm, imported only once init() has chosen it, so an app downloads one build: the
-// single-thread one, or the pthreads one (an ES module for cross-origin-isolated browser scopes, CommonJS for Node).
-// The .wasm is compiled while it downloads (cpp/bindings/instantiate.pre.js); `new URL(…, import.meta.url)` below is
-// the pattern bundlers recognise to copy it, and `locateFile` / `wasmPaths` point elsewhere (a CDN).
+// Which build is loaded and how (docs/package.md, Loading). Each build is an ES module plus a separate .wasm, imported
+// only once init() has chosen it, so an app downloads one build: the single-thread one, or the pthreads one (an ES
+// module for cross-origin-isolated browser scopes, CommonJS for Node). Where the files are is locate.js's: in Node the
+// .wasm's bytes are read there and handed over; in browsers the pre-js (cpp/bindings/instantiate.pre.js) compiles the
+// .wasm while it downloads from the URL given.
 import { KernelAttentionError } from './errors.js';
+import { browserWasmUrl, esModule, isNode, loadHint, nodeBuiltin, nodeDist, nodeWasm } from './locate.js';
 
-// Held in variables so that bundlers do not try to resolve Node built-ins for browser bundles.
-const nodeModuleSpecifier = 'node:module';
-const nodeOsSpecifier = 'node:os';
-const nodeWorkerSpecifier = 'node:worker_threads';
-const isNode = typeof process === 'object' && typeof process.versions?.node === 'string';
+export { readLocate } from './locate.js';
+
 const isBrowserWorker = typeof WorkerGlobalScope === 'function' && globalThis instanceof WorkerGlobalScope;
 // A backstop only: a worker that fails to load reports an error event at once (the loader listens for it). This bounds
 // a worker that neither loads nor fails (a server that never answers).
@@ -62,29 +60,61 @@ function checkWebAssembly() {
   }
 }
 
+/**
+ * One error for a load that failed, naming where the file was looked for and, in browsers, what fixes it (Emscripten's
+ * own "Aborted(…)" line is kept off the console: factoryOptions).
+ */
 function loadFailed(what, cause) {
-  const error = new KernelAttentionError('Unsupported', `the ${what} failed to load: ${cause?.message ?? cause}`);
+  const url = cause?.url ?? cause?.where;
+  const message = String(cause?.message ?? cause);
+  const from = url && !message.includes(url) ? ` from ${url}` : '';
+  const hint = url && !isNode && !(cause instanceof KernelAttentionError) ? `. ${loadHint(url)}` : '';
+  const error = new KernelAttentionError(
+    cause instanceof KernelAttentionError ? cause.code : 'Unsupported',
+    `the ${what} failed to load${from}: ${message}${hint}`,
+  );
   error.cause = cause;
   return error;
 }
 
 /**
- * The factory options for one build: where its .wasm (and worker.js) are. A user's `locateFile(name, prefix)` decides
- * for every file; otherwise the .wasm is the URL the bundler resolved (`wasmUrl`) and Emscripten finds worker.js
- * through its own `new URL(…, import.meta.url)`. `onLoadError` lets the pre-js report the real cause.
+ * The factory options for `build`: where its .wasm (and in browsers worker.js) are, `onLoadError` (the pre-js reports
+ * the real cause and the URL through it) and `printErr`. A user's `locateFile(name, prefix)` decides for every file in
+ * browsers; in Node the .wasm is read here (nodeWasm) and the worker is the Node build's own CommonJS file, beside it.
  */
-function factoryOptions(locate, wasmUrl, failure) {
+async function factoryOptions(build, locate, failure, dist) {
   const options = {
-    onLoadError: (error) => {
+    onLoadError: (error, url) => {
       failure.error = error;
+      failure.where = url ?? failure.where;
+    },
+    // Emscripten's abort() prints "Aborted(<the cause>)" besides rejecting: the rejection is the one report.
+    printErr: (text) => {
+      if (!(failure.error && /^Aborted\(/.test(text))) console.warn(text);
     },
   };
-  // In Node only the .wasm moves: the worker is the Node build's own CommonJS file, beside its module.
-  if (locate)
-    options.locateFile = (name, prefix) =>
-      isNode && !name.endsWith('.wasm') ? prefix + name : sameOriginWorker(name, locate(name, prefix));
-  else if (wasmUrl) options.wasmUrl = wasmUrl;
-  return options;
+  if (isNode) {
+    // Where init() said the .wasm is, the package's own folder need not be found (it is the prefix locateFile gets).
+    const folder = dist ?? (await nodeDist().catch((error) => (locate ? '' : Promise.reject(error))));
+    const { wasmBinary, wasmUrl, where } = await nodeWasm(build, locate, folder);
+    failure.where = where;
+    return { ...options, ...(wasmBinary ? { wasmBinary } : { wasmUrl }) };
+  }
+  if (locate) return { ...options, locateFile: (name, prefix) => sameOriginWorker(name, locate(name, prefix)) };
+  const wasmUrl = browserWasmUrl(build);
+  if (!wasmUrl) {
+    throw new KernelAttentionError(
+      'Unsupported',
+      'this bundle has neither import.meta.url nor a script URL to find the .wasm by: bundle as an ES module ' +
+        "(esbuild --format=esm), or pass init({ wasmPaths: '<URL of the folder that holds the .wasm files>' })",
+    );
+  }
+  failure.where = wasmUrl;
+  // The single-thread build asks locateFile for its .wasm only, and with one Emscripten's own new URL(…,
+  // import.meta.url) stays unevaluated (it throws in a bundle without import.meta). The pthreads build keeps its own
+  // worker URL, the pattern bundlers copy the worker by, so it is told the .wasm's URL alone.
+  if (build === 'threads') return { ...options, wasmUrl };
+  return { ...options, locateFile: (name, prefix) => (name.endsWith('.wasm') ? wasmUrl : prefix + name) };
 }
 
 // A classic Worker cannot be constructed from another origin (a CDN): start it from a same-origin blob that imports
@@ -98,62 +128,24 @@ function sameOriginWorker(name, url) {
   );
 }
 
-/**
- * Reads `init()`'s loading options into one `locateFile(name, prefix)`, or undefined for the default places.
- * `wasmPaths` (a URL or path prefix ending in '/', as onnxruntime-web and tfjs-backend-wasm take) is shorthand for
- * `locateFile: (name) => wasmPaths + name`.
- */
-export function readLocate({ locateFile, wasmPaths }) {
-  if (locateFile !== undefined && wasmPaths !== undefined) {
-    throw new KernelAttentionError(
-      'BadArgument',
-      '`options.locateFile` and `options.wasmPaths` say the same thing: pass one',
-      'options.wasmPaths',
-    );
-  }
-  if (locateFile !== undefined) {
-    if (typeof locateFile !== 'function') {
-      throw new KernelAttentionError(
-        'BadArgument',
-        `\`options.locateFile\` must be a function (name, prefix) => URL; got ${typeof locateFile}`,
-        'options.locateFile',
-      );
-    }
-    return (name, prefix) => String(locateFile(name, prefix));
-  }
-  if (wasmPaths !== undefined) {
-    if (typeof wasmPaths !== 'string' && !(wasmPaths instanceof URL)) {
-      throw new KernelAttentionError(
-        'BadArgument',
-        `\`options.wasmPaths\` must be a string or URL (the folder holding the .wasm files); got ${typeof wasmPaths}`,
-        'options.wasmPaths',
-      );
-    }
-    const prefix = String(wasmPaths).endsWith('/') ? String(wasmPaths) : `${wasmPaths}/`;
-    return (name) => prefix + name;
-  }
-  return undefined;
-}
-
-async function create(factory, options, failure) {
+/** Runs the build's factory; a failure is the pre-js's cause when it reported one, with where the .wasm was. */
+async function create(factory, build, locate, dist) {
+  const failure = {};
   try {
-    return await factory(options);
+    return await factory(await factoryOptions(build, locate, failure, dist));
   } catch (cause) {
-    throw failure.error ?? cause;
+    const error = failure.error ?? cause;
+    if (error && typeof error === 'object' && failure.where && error.url === undefined) error.where = failure.where;
+    throw error;
   }
 }
 
 /** The single-thread SIMD module (a fresh instance per call); `locate` as readLocate returns. */
 export async function loadModule(locate) {
   checkWebAssembly();
-  const failure = {};
   try {
     const { default: factory } = await import('../dist/kernel_attention.mjs');
-    return await create(
-      factory,
-      factoryOptions(locate, new URL('../dist/kernel_attention.wasm', import.meta.url).href, failure),
-      failure,
-    );
+    return await create(factory, 'single', locate);
   } catch (cause) {
     throw loadFailed('WebAssembly module', cause);
   }
@@ -167,7 +159,7 @@ export async function loadModule(locate) {
  */
 export async function threadSupport() {
   if (isNode) {
-    const { isMainThread } = await import(nodeWorkerSpecifier);
+    const { isMainThread } = await nodeBuiltin('node:worker_threads');
     return {
       run: typeof SharedArrayBuffer === 'function',
       auto: isMainThread,
@@ -189,7 +181,7 @@ export async function threadSupport() {
 /** Hardware threads of this machine (1 when unknown). */
 export async function hardwareThreads() {
   if (isNode) {
-    const os = await import(nodeOsSpecifier);
+    const os = await nodeBuiltin('node:os');
     return os.availableParallelism?.() ?? os.cpus().length ?? 1;
   }
   return globalThis.navigator?.hardwareConcurrency || 1;
@@ -215,26 +207,26 @@ function unrefWorkers(module) {
 /** The pthreads module (a fresh instance per call, no workers yet: ensureWorkers starts them). */
 export async function loadThreadsModule(locate) {
   checkWebAssembly();
-  const failure = {};
   try {
     if (isNode) {
-      const { createRequire } = await import(nodeModuleSpecifier);
-      const factory = createRequire(import.meta.url)('../dist/node/kernel_attention_threads.js');
+      // Required where it lies on disk, by a path no bundler follows: its worker.js is found beside it.
+      const { createRequire } = await nodeBuiltin('node:module');
+      const dist = await nodeDist();
+      const file = `${dist}node/kernel_attention_threads.js`;
       // Both pthreads builds link the same objects with the same flags but for the JavaScript environment, so their
       // .wasm files are byte-identical (tests/package/pack.test.mjs checks it) and only the browsers' one ships.
-      return await create(
-        factory,
-        factoryOptions(locate, new URL('../dist/kernel_attention_threads.wasm', import.meta.url).href, failure),
-        failure,
+      return await create(createRequire(file)(file), 'threads', locate, dist);
+    }
+    if (!esModule) {
+      throw new KernelAttentionError(
+        'Unsupported',
+        "the pthreads build's workers import the module by its URL, which a classic-script bundle (esbuild's " +
+          'default format, IIFE) does not have: bundle as an ES module (esbuild --format=esm)',
       );
     }
     const { default: factory } = await import('../dist/kernel_attention_threads.mjs');
     // (It throws before fetching the .wasm where a bundler made import.meta.url a file: URL: threads_es.pre.js.)
-    return await create(
-      factory,
-      factoryOptions(locate, new URL('../dist/kernel_attention_threads.wasm', import.meta.url).href, failure),
-      failure,
-    );
+    return await create(factory, 'threads', locate);
   } catch (cause) {
     throw loadFailed('pthreads WebAssembly module', cause);
   }

@@ -709,7 +709,24 @@ export interface AsyncOptions {
  * only their queries) until dispose(), which is the way to give it back (a model collected undisposed is freed too,
  * but collection may come late or never).
  */
-export interface KernelRegressionModel {
+/** A span model's bandwidth (KernelRegressionModel.bandwidth for `bandwidth: { span }`). */
+export interface SpanBandwidth {
+  readonly span: number;
+  /** The per-dimension factors (the trimmed standard deviations; 1 in 1-D) each neighbour distance multiplies. */
+  readonly scale: Float64Array<ArrayBuffer>;
+}
+
+/**
+ * kernelRegression's model. Its type arguments follow the options it was fitted with (kernelRegression's overloads):
+ * `Bandwidth` is a Float64Array for a fixed bandwidth or a rule, {@link SpanBandwidth} for a span; `Score` is a number
+ * for a rule (`'cv'`, the default, `'aicc'`, `'scott'`, `'silverman'`: the CV or AICc score at the bandwidth chosen)
+ * and null for a fixed bandwidth or a span. Without them it is the union of both, for models of options not known
+ * until run time.
+ */
+export interface KernelRegressionModel<
+  Bandwidth extends Float64Array<ArrayBuffer> | SpanBandwidth = Float64Array<ArrayBuffer> | SpanBandwidth,
+  Score extends number | null = number | null,
+> {
   readonly dim: number;
   readonly kernel: DistanceKernel;
   readonly estimator: Estimator;
@@ -727,14 +744,14 @@ export interface KernelRegressionModel {
    * One bandwidth per dimension (λ for a discrete column); for a span model `{ span, scale }`, scale the per-dimension factors (the trimmed
    * standard deviations; 1 in 1-D) that each query's neighbour distance multiplies.
    */
-  readonly bandwidth: Float64Array<ArrayBuffer> | { readonly span: number; readonly scale: Float64Array<ArrayBuffer> };
+  readonly bandwidth: Bandwidth;
   /**
    * How the bandwidth was chosen: its `rule` (`'fixed'`, with `score: null`, when given; `'span'` for a span; before
    * 0.2.0 this field was `method`).
    */
   readonly selection: {
     rule: BandwidthRule | 'fixed' | 'span';
-    score: number | null;
+    score: Score;
     curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> };
   };
   /** ν = tr(L), the trace of the smoother matrix at the sample (withBandwidth's models compute it on first read). */
@@ -785,7 +802,7 @@ export interface KernelRegressionModel {
    * model refits its robustness weights at h; a span model gives a fixed-bandwidth model that runs exactly.
    * Errors: `'BadBandwidth'`/`'BadShape'`/`'BadArgument'` naming `h`, `'Disposed'`.
    */
-  withBandwidth(h: number | ArrayLike<number>): KernelRegressionModel;
+  withBandwidth(h: number | ArrayLike<number>): KernelRegressionModel<Float64Array<ArrayBuffer>, null>;
   /** Releases the model's data (its WebAssembly memory once no other model shares it); idempotent. Later calls throw `'Disposed'`. */
   dispose(): void;
   /** dispose(), for `using model = ka.kernelRegression(…)` (where the runtime has Symbol.dispose: Node 20, current browsers). */
@@ -935,11 +952,43 @@ export interface KernelAttention {
    * model.dispose();
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
    */
+  kernelRegression(
+    x: SampleArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & { bandwidth?: BandwidthRule },
+  ): KernelRegressionModel<Float64Array<ArrayBuffer>, number>;
+  /** A fixed bandwidth: `selection.score` is null. */
+  kernelRegression(
+    x: SampleArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & { bandwidth: number | NumericArray },
+  ): KernelRegressionModel<Float64Array<ArrayBuffer>, null>;
+  /** A nearest-neighbour span: `bandwidth` is `{ span, scale }`, `selection.score` null. */
+  kernelRegression(
+    x: SampleArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & { bandwidth: { span: number } },
+  ): KernelRegressionModel<SpanBandwidth, null>;
   kernelRegression(x: SampleArray, y: NumericArray, options: KernelRegressionOptions): KernelRegressionModel;
   /**
    * kernelRegression() with the bandwidth search run one evaluation per step (as selectBandwidthAsync()) and the fit
-   * summary as the last step; resolves to the model kernelRegression() returns.
+   * summary as the last step; resolves to the model kernelRegression() returns (its type follows `bandwidth` as there).
    */
+  kernelRegressionAsync(
+    x: SampleArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & AsyncOptions & { bandwidth?: BandwidthRule },
+  ): Promise<KernelRegressionModel<Float64Array<ArrayBuffer>, number>>;
+  kernelRegressionAsync(
+    x: SampleArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & AsyncOptions & { bandwidth: number | NumericArray },
+  ): Promise<KernelRegressionModel<Float64Array<ArrayBuffer>, null>>;
+  kernelRegressionAsync(
+    x: SampleArray,
+    y: NumericArray,
+    options: KernelRegressionOptions & AsyncOptions & { bandwidth: { span: number } },
+  ): Promise<KernelRegressionModel<SpanBandwidth, null>>;
   kernelRegressionAsync(
     x: SampleArray,
     y: NumericArray,

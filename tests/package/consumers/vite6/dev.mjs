@@ -1,8 +1,10 @@
-// vite's dev server on ../app with the README's vite.config.js (copied here by bundlers.test.mjs): prints its URL, then
-// serves (cross-origin isolated, for the pthreads build in the Worker) until the test kills it.
+// vite's dev server on ../app, with the README's vite.config.js when bundlers.test.mjs has copied it here (without it,
+// Vite's defaults): prints its URL, then serves (cross-origin isolated, for the pthreads build in the Worker) until
+// the test kills it.
+import { existsSync } from 'node:fs';
 import { createServer } from 'vite';
-import config from './vite.config.js';
 
+const config = existsSync('vite.config.js') ? (await import('./vite.config.js')).default : {};
 const server = await createServer({
   ...config,
   root: 'app',

@@ -1,0 +1,139 @@
+// Mixed data (issue 33): (1) a mixed fit against the continuous fit of the same size, exact, interleaved in one
+// process; (2) the joint CV search over (h, λ) at n = 1,000 against statsmodels' KernelReg(bw='cv_ls') on the same
+// data (bench/statsmodels_mixed.py, Debian's python3-statsmodels). One thread (the single-thread build).
+//   node bench/mixed.mjs [--fit-only | --search-only]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { init } from '../web/src/index.js';
+import { describeMachine, describeSource, watchOtherLoad } from './machine.mjs';
+import { median } from './measure.mjs';
+import { mulberry32, normal } from './workloads.mjs';
+
+const script = fileURLToPath(new URL('./statsmodels_mixed.py', import.meta.url));
+const dataDir = fileURLToPath(new URL('../build/bench/data/', import.meta.url));
+const TYPES = ['continuous', 'ordered', 'unordered'];
+
+/** n rows like statsmodels' fair: age (continuous), a rating 0-4 (ordered), an occupation 0-5 (unordered). */
+function sample(n, seed = 11) {
+  const rand = mulberry32(seed);
+  const x = new Float64Array(3 * n);
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const age = 17 + 40 * rand();
+    const rating = Math.floor(5 * rand());
+    const occupation = Math.floor(6 * rand());
+    x.set([age, rating, occupation], 3 * i);
+    y[i] = Math.sin(age / 8) + 0.3 * rating - 0.2 * (occupation % 3) + 0.5 * normal(rand);
+  }
+  return { x, y, continuous: x.filter((_, k) => k % 3 === 0) };
+}
+
+/** Seconds of `run()`, the two alternated `rounds` times after a warm-up of each: medians and their ratio's spread. */
+function interleave(a, b, rounds) {
+  a();
+  b();
+  const ta = [];
+  const tb = [];
+  for (let r = 0; r < rounds; r++) {
+    let t = performance.now();
+    a();
+    ta.push((performance.now() - t) / 1e3);
+    t = performance.now();
+    b();
+    tb.push((performance.now() - t) / 1e3);
+  }
+  const ratios = ta.map((v, k) => v / tb[k]).sort((p, q) => p - q);
+  return { a: median(ta), b: median(tb), ratio: median(ratios), low: ratios[0], high: ratios.at(-1) };
+}
+
+function benchFit(ka) {
+  const rows = [];
+  for (const n of [2000, 20000]) {
+    const s = sample(n);
+    const queries = sample(n, 99);
+    for (const estimator of ['nadaraya-watson', 'local-linear']) {
+      const mixed = ka.kernelRegression(s.x, s.y, { dim: 3, types: TYPES, estimator, bandwidth: [2, 0.3, 0.4] });
+      const plain = ka.kernelRegression(s.continuous, s.y, { dim: 1, estimator, bandwidth: 2, method: 'exact' });
+      const r = interleave(
+        () => mixed.predict(queries.x),
+        () => plain.predict(queries.continuous),
+        n > 5000 ? 5 : 21,
+      );
+      rows.push(
+        `| ${n.toLocaleString('en')} | ${estimator} | ${r.a.toFixed(4)} | ${r.b.toFixed(4)} | ` +
+          `${r.ratio.toFixed(2)} (${r.low.toFixed(2)}–${r.high.toFixed(2)}) |`,
+      );
+      mixed.dispose();
+      plain.dispose();
+      console.error(rows.at(-1));
+    }
+  }
+  return [
+    '| n (= queries) | estimator | mixed fit (s) | continuous fit (s) | mixed ÷ continuous (min–max) |',
+    '| ---: | --- | ---: | ---: | ---: |',
+    ...rows,
+  ];
+}
+
+function statsmodels(s, n, regType) {
+  mkdirSync(dataDir, { recursive: true });
+  const [xp, yp] = ['x', 'y'].map((name) => `${dataDir}mixed-${n}.${name}.f64`);
+  writeFileSync(xp, s.x);
+  writeFileSync(yp, s.y);
+  const out = execFileSync('/usr/bin/python3', [script, xp, yp, String(n), 'cou', regType], {
+    encoding: 'utf8',
+    timeout: 1800e3,
+  });
+  const reply = JSON.parse(out.trim().split('\n').at(-1));
+  if (reply.error) throw new Error(reply.error);
+  return reply;
+}
+
+function benchSearch(ka) {
+  const n = 1000;
+  const s = sample(n);
+  const rows = [];
+  for (const [estimator, regType] of [
+    ['nadaraya-watson', 'lc'],
+    ['local-linear', 'll'],
+  ]) {
+    const options = { dim: 3, types: TYPES, estimator };
+    ka.selectBandwidth(s.x, s.y, options); // warm-up
+    const times = [];
+    let r;
+    for (let k = 0; k < 3; k++) {
+      const t = performance.now();
+      r = ka.selectBandwidth(s.x, s.y, options);
+      times.push((performance.now() - t) / 1e3);
+    }
+    const ours = median(times);
+    const sm = statsmodels(s, n, regType);
+    // statsmodels' choice scored by our criterion, λ clipped into its range (statsmodels leaves it unbounded).
+    const top = [Infinity, 1, 5 / 6];
+    const inRange = sm.bandwidth.map((v, d) => (d === 0 ? Math.abs(v) : Math.min(Math.max(v, 0), top[d])));
+    const theirs = ka.cvScore(s.x, s.y, { ...options, bandwidth: inRange });
+    const fmt = (v) => v.toPrecision(4);
+    rows.push(
+      `| ${estimator} | ${ours.toFixed(3)} | ${r.curve.scores.length} | ${[...r.bandwidth].map(fmt).join(', ')} | ` +
+        `${fmt(r.score)} | ${sm.seconds.toFixed(1)} | ${sm.evaluations} | ${sm.bandwidth.map(fmt).join(', ')} | ` +
+        `${fmt(theirs)} | ${Math.round(sm.seconds / ours)}× |`,
+    );
+    console.error(rows.at(-1));
+  }
+  return [
+    '| estimator | ours (s) | evaluations | h, λ_rating, λ_occupation | CV | statsmodels cv_ls (s) | its evaluations | ' +
+      'its h, λ, λ | our CV there (λ in range) | ours faster by |',
+    '| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: |',
+    ...rows,
+  ];
+}
+
+const ka = await init({ threads: 1 });
+const only = process.argv[2];
+const load = watchOtherLoad();
+const lines = [...describeMachine(), describeSource()].map((l) => `    ${l}`);
+if (only !== '--search-only') lines.push('', ...benchFit(ka));
+if (only !== '--fit-only') lines.push('', ...benchSearch(ka));
+lines.push('', `other processes kept ${load().toFixed(1)} cores busy on average`);
+console.log(lines.join('\n'));
