@@ -1,13 +1,15 @@
 // Mixed regression (stats/mixed.h, stats/categories.h) against float64 loops written here: the discrete kernels'
 // definitions, fits with product weights (Nadaraya–Watson; local-linear in the continuous columns only), Σℓ², the
-// smoother's diagonal, leave-one-out CV, AICc's trace, and the joint search against a brute-force scan.
+// smoother's diagonal, leave-one-out CV, AICc's trace, and the joint search against a brute-force scan; the plan.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "methods/plan.h"
 #include "stats/categories.h"
 #include "stats/mixed.h"
 
@@ -281,4 +283,22 @@ TEST_CASE("mixed calls refuse what they do not serve") {
   CHECK(mixed_fit(f, call.categories, out).status == Status::BadArgument);
   f.problem.masks.causal = false;
   CHECK(mixed_fit(f, call.categories, out).status == Status::Ok);
+}
+
+TEST_CASE("plan: discrete columns run exactly; the grid and the sparse method refuse them") {
+  PlanCall call;
+  call.task = Task::Regression;
+  call.kernel = KernelKind::Gaussian;
+  call.queries = call.keys = 50000;
+  call.dims = 1;
+  call.discrete = true;
+  const Plan automatic = plan(call, Method::Auto, 0);
+  CHECK(automatic.method == Method::Exact);
+  CHECK(std::string(automatic.reason).find("discrete columns") != std::string::npos);
+  for (const Method m : {Method::Grid, Method::Sparse}) {
+    call.estimator = Estimator::NadarayaWatson;
+    CHECK(plan(call, m, 0).refused == PlanField::Discrete);
+  }
+  call.discrete = false;
+  CHECK(plan(call, Method::Auto, 0).method == Method::Grid);  // the same call without them: the grid pays
 }
