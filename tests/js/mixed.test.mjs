@@ -212,8 +212,8 @@ test('mixed calls refuse what they cannot do, naming the option', () => {
   );
   refused(
     () => ka.kernelRegression(c.x, c.y, { ...base, types: ['continuous', 'nominal', 'ordered'] }),
-    'options.types[1]',
-    /continuous/,
+    'options.types',
+    /options\.types\[1\].*continuous/,
   );
   refused(
     () => ka.kernelRegression(c.x, c.y, { ...base, bandwidth: [40, 1.5, 0.2] }),
@@ -237,10 +237,10 @@ test('mixed calls refuse what they cannot do, naming the option', () => {
   );
   const x = [...c.x];
   x[1] = 1.5;
-  refused(() => ka.kernelRegression(x, c.y, { ...base, bandwidth: [40, 0.5, 0.2] }), 'x[1]', /integer code/);
+  refused(() => ka.kernelRegression(x, c.y, { ...base, bandwidth: [40, 0.5, 0.2] }), 'x', /x\[1\].*integer code/);
   const model = ka.kernelRegression(c.x, c.y, { ...base, bandwidth: [40, 0.5, 0.2] });
   try {
-    refused(() => model.predict([100, 3, 0]), 'xq[1]', /from 0 to 2/);
+    refused(() => model.predict([100, 3, 0]), 'xq', /xq\[1\].*from 0 to 2/);
     refused(() => model.withBandwidth([40, -0.1, 0.2]), 'h', /λ of ordered column 1/);
   } finally {
     model.dispose();

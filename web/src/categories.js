@@ -21,7 +21,9 @@ export function readTypes(types, orderedKernel, dim) {
   if (types === undefined) return null;
   if (!Array.isArray(types)) fail('BadArgument', 'options.types', `an array of ${dim} column types`, types);
   if (types.length !== dim) fail('BadShape', 'options.types', `one type per column of x (${dim})`, types);
-  types.forEach((t, d) => oneOf(t, COLUMN_TYPES, `options.types[${d}]`));
+  types.forEach((t, d) => {
+    if (!COLUMN_TYPES.includes(t)) entryError('options.types', d, `one of ${COLUMN_TYPES.join(', ')}`, t);
+  });
   const discrete = [];
   const continuous = [];
   types.forEach((t, d) => (t === 'continuous' ? continuous : discrete).push(d));
@@ -103,6 +105,15 @@ export function splitQueries(mixed, xq, name = 'xq') {
   return { I, ...splitRows(mixed, xq, I, name) };
 }
 
+/** A BadArgument for entry k of `name`: the message names the entry, the error's `argument` the array. */
+function entryError(name, k, expected, received) {
+  throw new KernelAttentionError(
+    'BadArgument',
+    `\`${name}[${k}]\` must be ${expected}; got ${describe(received)}`,
+    name,
+  );
+}
+
 /** x's rows: its length over dim, which must divide it. */
 function rowsOf(x, dim, name) {
   const typed = ArrayBuffer.isView(x) && !(x instanceof DataView);
@@ -125,7 +136,7 @@ function columnLabels(x, n, dim, d) {
   for (let i = 0; i < n; i++) {
     const v = x[i * dim + d];
     if (typeof v !== 'string') {
-      fail('BadArgument', `x[${i * dim + d}]`, `a label (string) like the rest of column ${d}`, v);
+      entryError('x', i * dim + d, `a label (string) like the rest of column ${d}`, v);
     }
     seen.add(v);
   }
@@ -159,7 +170,7 @@ function splitRows(mixed, x, rows, name) {
         const expected = index[k]
           ? `one of column ${d}'s labels (${labels[k].slice(0, 5).join(', ')}${labels[k].length > 5 ? ', …' : ''}) or a code below ${most}`
           : `an integer code from 0 to ${most - 1} (column ${d} is ${mixed.types[d]})`;
-        fail('BadArgument', `${name}[${i * dim + d}]`, expected, v);
+        entryError(name, i * dim + d, expected, v);
       }
       codes[i * discrete.length + k] = code;
     });
