@@ -316,3 +316,22 @@ test('mixed fits, selections and scores leave the heap at its baseline', () => {
   assert.equal(live.size, 0);
   assert.equal(stats.badFrees, 0);
 });
+
+test('mixed fits and scores are the same bytes on 1 and 2 threads (groups large enough to run on two)', async () => {
+  const [one, two] = [await init({ threads: 1 }), await init({ threads: 2 })];
+  let seed = 5;
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  const n = 3000;
+  const x = Array.from({ length: 2 * n }, (_, k) => (k % 2 ? Math.floor(3 * random()) : 10 * random()));
+  const y = Array.from({ length: n }, (_, i) => Math.sin(x[2 * i]) + x[2 * i + 1] + random());
+  const options = { dim: 2, types: ['continuous', 'unordered'], bandwidth: [0.3, 0.2] };
+  const results = [one, two].map((api) => {
+    const model = api.kernelRegression(x, y, options);
+    try {
+      return { fit: model.predictInterval(x), dof: model.effectiveDegreesOfFreedom, cv: api.cvScore(x, y, options) };
+    } finally {
+      model.dispose();
+    }
+  });
+  assert.deepEqual(results[1], results[0]);
+});

@@ -45,6 +45,10 @@ KA_COLD const Fit& GroupedFit::prepare(int64_t g) {
   fit_.problem.queries = ConstMatrix{queries_.get(), n, dims, dims};
   fit_.observation_weights = omega_.get();
   fit_.query_keys = p.queries.rows == J ? rows : nullptr;
+  // A thread per 2^20 multiply-adds at most (as the engine's attention calls): a group is one call, often small, and
+  // waking pool threads for each would cost more than its work (the results do not depend on the count).
+  const double work = double(n) * double(J) * double(dims + p.values.cols);
+  fit_.problem.threads = int32_t(std::clamp(work / double(1 << 20), 1.0, double(p.threads)));
   // Query r of the group ignores the keys of its own band (or itself): the band of its row in the whole call.
   Masks& masks = fit_.problem.masks;
   if (p.masks.leave_one_out || p.masks.band_first) {
