@@ -17,7 +17,9 @@ import { torch } from './peers/torch.mjs';
 import { renderReport, table, writeReport } from './report.mjs';
 import { benchSelection } from './selection.mjs';
 import { benchBackward } from './backward.mjs';
+import { benchLoess } from './loess.mjs';
 import { benchLowess } from './lowess.mjs';
+import { benchScale } from './scale.mjs';
 import { benchProgress } from './progress.mjs';
 import { attentionCase, checkedRows, naiveRows, regressionCase, relativeError } from './workloads.mjs';
 
@@ -49,7 +51,7 @@ const only = args
   .split(',');
 const write = !only && !args.includes('--no-write');
 // The exact engine's tables run unless --cases names only the separate sections (select, approx, lowess, …).
-const sections = ['select', 'approx', 'progress', 'backward', 'lowess'];
+const sections = ['select', 'approx', 'progress', 'backward', 'lowess', 'loess', 'scale'];
 const runCases = !only || only.some((id) => !sections.includes(id));
 const log = (line) => process.stderr.write(`${line}\n`);
 const started = performance.now();
@@ -162,6 +164,19 @@ if (!only || only.includes('backward')) {
 if (!only || only.includes('lowess')) {
   log('lowess…');
   extra.push(await benchLowess(log).catch((error) => `### LOWESS\n\nfailed: ${error.message}`));
+}
+
+// loess against R's loess() (issue 30; `--cases=loess` runs only this): R's rows are skipped without Rscript.
+if (!only || only.includes('loess')) {
+  log('loess…');
+  extra.push(await benchLoess(log).catch((error) => `### loess\n\nfailed: ${error.message}`));
+}
+
+// Every entry point at 10⁴–10⁶ points against R and statsmodels, and as ratios to the plain fit (issue 31;
+// `--cases=scale` runs only this): minutes.
+if (!only || only.includes('scale')) {
+  log('scale…');
+  extra.push(await benchScale(log).catch((error) => `### Every entry point at scale\n\nfailed: ${error.message}`));
 }
 
 const markdown =

@@ -73,15 +73,26 @@ CallResult grid_model_fit_js(uintptr_t model, uintptr_t x, uintptr_t y, uintptr_
                                                         ptr<double>(error)));
 }
 
+// ∂f/∂q on a model's sample (GridModel::gradient: exact, over its sample sorted once, the keys in reach of each
+// query); outputs as local_gradient_js's.
+CallResult grid_model_gradient_js(uintptr_t model, uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I,
+                                  int32_t dims, int32_t width, FitOptions o, uintptr_t gradient, uintptr_t sum_sq,
+                                  uintptr_t mean) {
+  return to_js(reinterpret_cast<GridModel*>(model)->gradient(
+      make_fit(x, y, q, n, I, dims, width, o),
+      GradientOut{ptr<double>(gradient), ptr<double>(sum_sq), ptr<double>(mean)}));
+}
+
 void grid_model_free(uintptr_t model) { delete reinterpret_cast<GridModel*>(model); }
 
-// How many times a model binned its sample and convolved its moments (tests, benchmarks).
+// How many times a model binned its sample, convolved its moments and sorted its sample, and how many keys the rows
+// its grid does not serve read (tests, benchmarks).
 struct GridModelCounts {
-  double binnings, convolutions;
+  double binnings, convolutions, sorts, keysRead;
 };
 GridModelCounts grid_model_counts(uintptr_t model) {
   const GridModel* m = reinterpret_cast<const GridModel*>(model);
-  return {double(m->binnings()), double(m->convolutions())};
+  return {double(m->binnings()), double(m->convolutions()), double(m->sorts()), double(m->keys_read())};
 }
 
 // Grid nodes per axis for the sample x (n × dims) at o's kernel, bandwidths and tolerance (0: run exactly), and why.
@@ -125,19 +136,27 @@ struct SelectResult {
 // loop and resume it; 0: it runs to the end.
 bool stop_at_count(void* stop_at, int32_t evaluations) { return evaluations < *static_cast<int32_t*>(stop_at); }
 
+// search: a handle of cvSearchCreate kept across the calls of one search resumed in steps (its sorted and binned
+// sample), or 0.
 SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
                           Score score_kind, bool per_dimension, uintptr_t h, uintptr_t score, uintptr_t curve_h,
-                          uintptr_t curve_score, int32_t capacity, int32_t recorded, int32_t stop_at) {
+                          uintptr_t curve_score, int32_t capacity, int32_t recorded, int32_t stop_at,
+                          uintptr_t search) {
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
   CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, recorded};
   const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance, o.exclude};
   const SearchProgress progress{stop_at > 0 ? &stop_at_count : nullptr, &stop_at};
-  const Result r = o.discreteColumns
-                       ? select_mixed(f.problem, make_categories(o), per_dimension, ptr<double>(h), ptr<double>(score),
-                                      &curve, c, progress)
-                       : select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c, progress);
+  const Result r = o.discreteColumns ? select_mixed(f.problem, make_categories(o), per_dimension, ptr<double>(h),
+                                                    ptr<double>(score), &curve, c, progress)
+                                     : select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve,
+                                                 c, progress, reinterpret_cast<CvSearchState*>(search));
   return {r.status, curve.count};
 }
+
+// What one search keeps between its steps (CvSearchState, bandwidth.h): a handle for selectCv, freed by
+// cvSearchFree; 0 when it cannot be allocated.
+uintptr_t cv_search_create() { return reinterpret_cast<uintptr_t>(new (std::nothrow) CvSearchState()); }
+void cv_search_free(uintptr_t search) { delete reinterpret_cast<CvSearchState*>(search); }
 
 // The gradient search (select_cv_gradient): rank 0 diagonal, r > 0 a metric L written to transform (r × dims
 // doubles); curve_grad: capacity × (dims or r·dims) doubles, replayed with the curve like select_cv_js's.
@@ -180,7 +199,9 @@ EMSCRIPTEN_BINDINGS(regression) {
   value_object<GridPlanJs>("GridPlan").field("nodes", &GridPlanJs::nodes).field("reason", &GridPlanJs::reason);
   value_object<GridModelCounts>("GridModelCounts")
       .field("binnings", &GridModelCounts::binnings)
-      .field("convolutions", &GridModelCounts::convolutions);
+      .field("convolutions", &GridModelCounts::convolutions)
+      .field("sorts", &GridModelCounts::sorts)
+      .field("keysRead", &GridModelCounts::keysRead);
   value_object<SummaryResult>("SummaryResult")
       .field("status", &SummaryResult::status)
       .field("rss", &SummaryResult::rss)
@@ -195,6 +216,8 @@ EMSCRIPTEN_BINDINGS(regression) {
       .field("iterations", &SelectResult::iterations);
   function("_ruleOfThumb", &rule_of_thumb_js);
   function("_selectCv", &select_cv_js);
+  function("_cvSearchCreate", &cv_search_create);
+  function("_cvSearchFree", &cv_search_free);
   function("_selectCvGradient", &select_cv_gradient_js);
   function("_cvScore", &cv_score_js);
   function("_localFit", &local_fit_js);
@@ -205,6 +228,7 @@ EMSCRIPTEN_BINDINGS(regression) {
   function("_gridModelCreate", &grid_model_create);
   function("_gridModelFit", &grid_model_fit_js);
   function("_gridModelFree", &grid_model_free);
+  function("_gridModelGradient", &grid_model_gradient_js);
   function("_gridModelCounts", &grid_model_counts);
   function("_lowess", &lowess_js);
 }

@@ -2,6 +2,7 @@
 // of the exact fit when it keeps finer bins, and binning once for bandwidths that its kept bins serve.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -125,4 +126,76 @@ TEST_CASE("GridModel re-convolves kept bins for a wider bandwidth and re-bins fo
   const Data other(100, 1, 400, 6);
   CHECK(model.fit(other.fit(&narrow, Estimator::LocalLinear, false), 64, back.view(false)).status ==
         Status::BadArgument);
+}
+
+TEST_CASE("GridModel serves queries anywhere from its sorted sample: no pass over the sample, the keys in reach only") {
+  // 1-D, 20,000 points on [0, 1], h = 0.002 (reach 7.8 h ≈ 310 keys): queries inside, just outside (local-linear's
+  // ill-conditioned extrapolations run exactly), beyond the grid's reach (the far rules) and very far, on both sides.
+  const int64_t n = 20000, I = 64;
+  Data d(n, 1, I, 7);
+  const float h = 0.002f;
+  const double outside[] = {0.3, 2, 6, 20, 100, 1e4};  // in bandwidths beyond the data's edge
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
+    for (const bool weighted : {false, true}) {
+      CAPTURE(int(est));
+      CAPTURE(weighted);
+      GridModel model(d.fit(&h, est, weighted));
+      const int64_t nodes = grid_nodes(d.fit(&h, est, weighted).problem.keys, KernelKind::Gaussian, &h, 1e-3);
+      REQUIRE(nodes > 0);
+      Out inside(I);
+      REQUIRE(model.fit(d.fit(&h, est, weighted), nodes, inside.view(false)).status == Status::Ok);
+      CHECK(model.sorts() == 0);  // inside the data the grid serves every row: no key read
+      CHECK(model.keys_read() == 0);
+      float lo = d.x[0], hi = d.x[0];
+      for (float v : d.x) lo = std::min(lo, v), hi = std::max(hi, v);
+      std::vector<float> beyond(static_cast<size_t>(I));
+      for (int64_t i = 0; i < I; ++i) {
+        const double by = outside[size_t(i) % 6] * double(h) * (1 + 0.01 * double(i));
+        beyond[size_t(i)] = float(i % 2 ? double(hi) + by : double(lo) - by);
+      }
+      for (int call = 0; call < 2; ++call) {
+        Fit f = d.fit(&h, est, weighted);
+        f.problem.queries = {beyond.data(), I, 1, 1};
+        Out got(I), old(I);
+        const int64_t before = model.keys_read();
+        REQUIRE(model.fit(f, nodes, got.view(true)).status == Status::Ok);
+        CHECK(model.sorts() == 1);  // sorted once, by the first call with such rows
+        CHECK(model.binnings() == 2);
+        // Each row reads at most its reach (about 620 keys at this density), far less than a pass per call.
+        CHECK(model.keys_read() - before < I * 1000);
+        CHECK(model.keys_read() - before > 0);
+        REQUIRE(grid_local_fit(f, nodes, old.view(true)).status == Status::Ok);
+        for (int64_t i = 0; i < I; ++i) {
+          CAPTURE(beyond[size_t(i)]);
+          const double by = outside[size_t(i) % 6];
+          if (by >= 20) {  // the far rules (the Gaussian's keys near the end, or its far limit): the same bytes
+            CHECK(got.mean[size_t(i)] == old.mean[size_t(i)]);
+            CHECK(got.sum_sq[size_t(i)] == old.sum_sq[size_t(i)]);
+          } else {  // served by the grid, or exactly over the keys in reach: the full exact fit to float32 rounding
+            CHECK(std::fabs(double(got.mean[size_t(i)]) - double(old.mean[size_t(i)])) <= 2e-5 * 2.4);
+          }
+        }
+      }
+    }
+}
+
+TEST_CASE("GridModel's gradient is the exact derivative, over its sorted sample") {
+  const int64_t n = 20000, I = 64;
+  const Data d(n, 1, I, 8);
+  const float h = 0.004f;
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
+    for (const bool weighted : {false, true}) {
+      CAPTURE(int(est));
+      CAPTURE(weighted);
+      const Fit f = d.fit(&h, est, weighted);
+      GridModel model(f);
+      std::vector<double> got(static_cast<size_t>(I)), want(got), got_ss(got), want_ss(got);
+      REQUIRE(model.gradient(f, {got.data(), got_ss.data(), nullptr}).status == Status::Ok);
+      REQUIRE(local_gradient(f, {want.data(), want_ss.data(), nullptr}).status == Status::Ok);
+      CHECK(model.sorts() == 1);
+      for (int64_t i = 0; i < I; ++i) {  // the same sums in another order: double rounding apart
+        CHECK(got[size_t(i)] == doctest::Approx(want[size_t(i)]).epsilon(1e-9).scale(1));
+        CHECK(got_ss[size_t(i)] == doctest::Approx(want_ss[size_t(i)]).epsilon(1e-9));
+      }
+    }
 }

@@ -11,6 +11,7 @@
 #include "stats/bandwidth.h"
 #include "engine/local_solve.h"
 #include "methods/grid/grid.h"
+#include "methods/plan.h"
 #include "reference.h"
 #include "stats/regression.h"
 
@@ -499,6 +500,9 @@ TEST_CASE("grid CV over a search (GridCv) follows a float64 leave-one-out loop a
   p.kernel = {KernelKind::Gaussian, 1.0, &h0};
   // Fine to coarse, then finer again: every grid is halved from the one finest grid, so the order does not matter.
   const double bandwidths[] = {0.01, 0.004, 0.03, 0.1, 0.3, 0.002};
+  const auto [low, high] = std::minmax_element(s.x.begin(), s.x.end());
+  const double range = double(*high) - double(*low);
+  const int64_t counted = std::count_if(w.begin(), w.end(), [](float v) { return v > 0; });
   for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
     GridCv grid({p, est, w.data()}, 1e-3);
     REQUIRE(grid.suits());
@@ -506,12 +510,19 @@ TEST_CASE("grid CV over a search (GridCv) follows a float64 leave-one-out loop a
       double score = 0, standalone = 0;
       bool served = false;
       REQUIRE(grid.score(float(h), &score, &served).status == Status::Ok);
-      REQUIRE(served);
       const Criterion c{est, Score::LeaveOneOut, w.data(), 1e-3};
       REQUIRE(cv_score(p, &h, &standalone, c).status == Status::Ok);
       const double naive = naive_loo_cv(s.x, s.y, w, double(float(h)), est);
       CAPTURE(int(est));
       CAPTURE(h);
+      // At the smallest bandwidths the exact score, which visits only the keys in reach, costs less than the grid's
+      // convolutions on 3,000 points (plan_grid_cv_cells): those run exactly, in cv_score too.
+      REQUIRE(served == (plan_grid_cv_cells(range, KernelKind::Gaussian, float(h), counted, 1e-3) > 0));
+      REQUIRE(served == (h >= 0.004));
+      if (!served) {
+        CHECK(standalone == doctest::Approx(naive).epsilon(1e-4));
+        continue;
+      }
       CHECK(standalone == score);  // a fresh grid gives the same bytes: a search resumed in steps is one search
       CHECK(score == doctest::Approx(grid_local_fit_cv(p, w, float(h), est, 1e-3)).epsilon(1e-6));
       CHECK(score == doctest::Approx(naive).epsilon(3e-3));  // 64 nodes at h = 0.1 and 0.3: about 1e-3 off
@@ -538,7 +549,15 @@ TEST_CASE("GridCv with several value columns and a compact kernel scores as the 
       double score = 0;
       bool served = false;
       REQUIRE(grid.score(float(h), &score, &served).status == Status::Ok);
-      REQUIRE(served);
+      // At 0.0005 the exact score (the keys within h of each point) costs less than the grid: it runs exactly.
+      REQUIRE(served == (h != 0.0005));
+      if (!served) {
+        double exact = 0;
+        const double hd = h;
+        REQUIRE(cv_score(p, &hd, &exact, Criterion{est, Score::LeaveOneOut, nullptr, 1e-3}).status == Status::Ok);
+        CHECK(std::isinf(exact));
+        continue;
+      }
       const double old = grid_local_fit_cv(p, w, float(h), est, 1e-3);
       CAPTURE(int(est));
       CAPTURE(h);

@@ -40,6 +40,11 @@ const V = [1, -2, 3, 4];
 const X = [0, 0, 0.2, 1, 0.5, 0.4, 0.7, 0.9, 1, 0.1];
 const Y = [1, 2, 1, 3, 2];
 const XQ = [0.1, 0.2, 0.6, 0.5];
+// loess's valid call: 8 points in 1-D (enough for degree 2 at span 0.75), exact in float32.
+const LOESS_X = [0, 0.25, 0.5, 0.75, 1, 0.125, 0.375, 0.625];
+const LOESS_Y = [1, 2, 1, 3, 2, 1.5, 2.5, 0.5];
+const LOESS_W = [1, 2, 1, 2, 1, 2, 1, 2];
+const LOESS_Q = [0.1, 0.5, 0.9];
 const DOUT = [0.5, -1, 0.25, 2, -0.75, 1]; // dL/dOut of attentionGradients(): I·D = 3·2
 const REGRESSION = { dim: 2, bandwidth: [0.4, 0.5] };
 const MODEL = ka.kernelRegression(X, Y, REGRESSION);
@@ -1228,6 +1233,69 @@ const TABLE = {
       frac: { cases: () => numberCases([0, -0, -1, 1.5, NaN, Infinity, -Infinity]), valid: () => 1, values: [0.5, 1] },
       iterations: { cases: () => numberCases([-1, 1.5, NaN, Infinity, -Infinity]), valid: () => 0, values: [0, 2] },
       delta: { cases: () => numberCases([-1, NaN, Infinity, -Infinity]), valid: () => 0.25, values: [0, 0.25] },
+    },
+  },
+  // loess(): x (n × dim) and y of n points, R's options (the valid call: 1-D, 8 points, values exact in float32);
+  // the result is the model's fields and its band at LOESS_Q.
+  loess: {
+    valid: () => ({ x: [...LOESS_X], y: [...LOESS_Y], options: {} }),
+    call: (a) => ka.loess(a.x, a.y, a.options),
+    result: (model) => {
+      const { predict, predictInterval, dispose, ...fields } = model;
+      const read = { ...fields, interval: predictInterval(LOESS_Q), predicted: predict(LOESS_Q) };
+      dispose();
+      return read;
+    },
+    arrays: { x: { cols: 1, shapeArgument: ['x', 'y'] }, y: { cols: 1 } },
+    optionsName: 'options',
+    options: {
+      dim: { cases: () => numberCases([0, -1, 1.5, 5, NaN, Infinity]), valid: () => 1, values: [1] },
+      span: { cases: () => numberCases([0, -0, -1, NaN, Infinity, -Infinity]), valid: () => 0.9, values: [0.75, 1.5] },
+      degree: { cases: () => numberCases([3, -1, 1.5, NaN]), valid: () => 1, values: [0, 1, 2] },
+      family: { cases: () => enumCases(['gaussian', 'symmetric']), valid: () => 'symmetric', values: ['gaussian'] },
+      surface: { cases: () => enumCases(['interpolate', 'direct']), valid: () => 'direct', values: ['interpolate'] },
+      normalize: { cases: booleanCases, valid: () => false, values: [true, false] },
+      iterations: { cases: () => numberCases([0, -1, 1.5, 1001, NaN, Infinity]), valid: () => 2, values: [1, 4] },
+      cell: { cases: () => numberCases([0, -0, -1, NaN, Infinity]), valid: () => 0.5, values: [0.2, 1] },
+      weights: { cases: () => weightCases([...LOESS_W]), valid: () => [...LOESS_W] },
+      // 'none' gives no band, which `result` reads: it has its own case in `extra`
+      statistics: { cases: () => enumCases(['approximate', 'exact', 'none']), valid: () => 'exact', values: ['exact'] },
+      traceHat: { cases: () => enumCases(['exact', 'approximate']), valid: () => 'approximate', values: ['exact'] },
+    },
+    extra: () => {
+      const args = (options, x = [...LOESS_X]) => ({ x, y: [...LOESS_Y], options });
+      return [
+        {
+          label: 'span 0.3 (2 points per fit)',
+          args: args({ span: 0.3 }),
+          code: 'BadArgument',
+          argument: 'options.span',
+        },
+        {
+          label: 'six points at one x (zero-width neighbourhoods)',
+          args: args({ span: 0.5 }, [0, 0, 0, 0, 0, 0, 0.5, 1]),
+          code: 'BadArgument',
+          argument: 'options.span',
+        },
+        {
+          label: "a band of statistics 'none'",
+          args: args({ statistics: 'none' }),
+          code: 'BadArgument',
+          argument: 'options.statistics',
+          call: (a) => ka.loess(a.x, a.y, a.options).predictInterval(LOESS_Q),
+        },
+        {
+          label: 'predictions of a disposed model',
+          args: args({}),
+          code: 'Disposed',
+          argument: 'model',
+          call: (a) => {
+            const model = ka.loess(a.x, a.y, a.options);
+            model.dispose();
+            return model.predict(LOESS_Q);
+          },
+        },
+      ];
     },
   },
   // plan('attention', …) reads attention()'s arguments (values aside); its 'regression' form is in `extra`.

@@ -195,18 +195,14 @@ test('a grid model re-convolves its kept bins after withBandwidth() and re-bins 
     assert.equal(model.method, 'grid');
     model.predict(xq);
     model.predict(xq);
-    assert.deepEqual(
-      engine.gridModelCounts({ model: handle }),
-      { binnings: 1, convolutions: 1 },
-      'the same bandwidth again',
-    );
+    const counts = (h) => {
+      const { binnings, convolutions } = engine.gridModelCounts({ model: h });
+      return { binnings, convolutions };
+    };
+    assert.deepEqual(counts(handle), { binnings: 1, convolutions: 1 }, 'the same bandwidth again');
     const wider = model.withBandwidth(0.015);
     const got = wider.predict(xq);
-    assert.deepEqual(
-      engine.gridModelCounts({ model: handle }),
-      { binnings: 1, convolutions: 2 },
-      'kept bins, convolved again',
-    );
+    assert.deepEqual(counts(handle), { binnings: 1, convolutions: 2 }, 'kept bins, convolved again');
     const want = referenceLocalFit(x, y, xq, { dim: 1, estimator: 'local-linear', bandwidth: [0.015] }).mean;
     assert.ok(maxAbsDiff(got, want) < 1e-3 * 2.4, `within the tolerance of the float64 fit: ${maxAbsDiff(got, want)}`);
     const fresh = kernelRegression(x, y, { dim: 1, bandwidth: 0.015 });
@@ -214,11 +210,68 @@ test('a grid model re-convolves its kept bins after withBandwidth() and re-bins 
     fresh.dispose();
     const finer = wider.withBandwidth(0.004);
     finer.predict(xq);
-    assert.deepEqual(engine.gridModelCounts({ model: handle }), { binnings: 2, convolutions: 3 }, 'finer bins needed');
+    assert.deepEqual(counts(handle), { binnings: 2, convolutions: 3 }, 'finer bins needed');
     // Binned at the plan's nodes: the bytes of a fresh model.
     const freshFine = kernelRegression(x, y, { dim: 1, bandwidth: 0.004 });
     assert.deepEqual(finer.predict(xq), freshFine.predict(xq));
     for (const m of [model, wider, finer, freshFine]) m.dispose();
+    assert.equal(live.size, 0);
+  } finally {
+    module._gridModelFit = fit;
+  }
+});
+
+test('a grid model predicts beyond its data without a pass over the sample: its sorted sample gives the keys in reach', () => {
+  const n = 20000; // the grid's smallest sample under method 'auto'; the float64 reference reads I × n weights
+  const { x, y } = sample(n, 1, 17);
+  const fit = module._gridModelFit;
+  let handle = 0;
+  module._gridModelFit = (h, ...rest) => {
+    handle = h;
+    return fit(h, ...rest);
+  };
+  try {
+    for (const estimator of ['nadaraya-watson', 'local-linear']) {
+      const h = 0.002;
+      const model = kernelRegression(x, y, { dim: 1, bandwidth: h, estimator });
+      assert.equal(model.method, 'grid');
+      model.predict(queries(256, 1, 18));
+      assert.deepEqual(engine.gridModelCounts({ model: handle }), {
+        binnings: 1,
+        convolutions: 1,
+        sorts: 0,
+        keysRead: 0,
+      });
+      // 0.3 to 10⁴ bandwidths beyond either end: the grid's output nodes, its exact extrapolations, the far rules.
+      const beyond = Float64Array.from({ length: 256 }, (_, i) => {
+        const by = [0.3, 2, 6, 20, 100, 1e4][i % 6] * h * (1 + 0.01 * i);
+        return i % 2 ? 1 + by : -by;
+      });
+      // The float64 loop, where its design is well conditioned (local-linear's guard acts from a few bandwidths out,
+      // and the loop's differs from the engine's there), and the exact engine's fit everywhere.
+      const want = referenceLocalFit(x, y, beyond, { dim: 1, estimator, bandwidth: [h] }).mean;
+      const near = (i) => estimator === 'nadaraya-watson' || Math.min(beyond[i], 1 - beyond[i]) > -h;
+      const exactModel = kernelRegression(x, y, { dim: 1, bandwidth: h, estimator, method: 'exact' });
+      const exact = exactModel.predict(beyond);
+      exactModel.dispose();
+      for (let call = 0; call < 2; call++) {
+        const { keysRead: before } = engine.gridModelCounts({ model: handle });
+        const got = model.predict(beyond);
+        const counts = engine.gridModelCounts({ model: handle });
+        assert.equal(counts.sorts, 1, 'the sample sorted once, by the first call with such rows');
+        assert.equal(counts.binnings, 1);
+        // Each row reads at most the keys in its reach (about 620 at this density): not a pass per row or call.
+        assert.ok(counts.keysRead - before < 256 * 1000, `read ${counts.keysRead - before} keys`);
+        assert.ok(counts.keysRead > before, 'the rows beyond the grid read the keys near the end');
+        const worst = maxAbsDiff(
+          got.filter((_, i) => near(i)),
+          want.filter((_, i) => near(i)),
+        );
+        assert.ok(worst < 1e-3 * 2.4, `${estimator}: within the tolerance of the float64 fit: ${worst}`);
+        assert.ok(maxAbsDiff(got, exact) < 1e-3 * 2.4, `${estimator}: within the tolerance of the exact fit`);
+      }
+      model.dispose();
+    }
     assert.equal(live.size, 0);
   } finally {
     module._gridModelFit = fit;

@@ -224,6 +224,15 @@ async function main(): Promise<void> {
   pooling.parameters = {};
   // @ts-expect-error: threads is 'auto' or a number
   await init({ threads: 'max' });
+  const lo = ka.loess(k, v, { span: 0.5, degree: 1, family: 'symmetric', surface: 'direct', traceHat: 'approximate' });
+  const loBand: Float64Array = lo.predictInterval([1, 2], { level: 0.9 }).stderr;
+  const loEnp: number = lo.enp + lo.residualScale + lo.degreesOfFreedom;
+  lo.dispose();
+  // @ts-expect-error: R's degrees are 0, 1 and 2
+  ka.loess(k, v, { degree: 3 });
+  // @ts-expect-error: the family is 'gaussian' or 'symmetric'
+  ka.loess(k, v, { family: 'robust' });
+  (void loBand, loEnp);
   // @ts-expect-error: the thread count is read-only
   ka.threads = 4;
   // @ts-expect-error: results are read-only typed arrays, not numbers

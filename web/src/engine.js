@@ -35,15 +35,36 @@ const BINDINGS = {
   nystromAttention: ['result', 'q k v out I J M D options:call approximation:approximation'],
   sparseAttention: ['result', 'q k v out I J M D options:call tolerance threads dropped? sumSq? eff? logden?'],
   topKAttention: ['result', 'q k v out I J M D options:call topK dropped'],
+  /**
+   * R's loess (cpp/bindings/loess.cpp), a model by handle (loessCreate, below): x n × dim, y and weights n, q m × dim,
+   * fit and se m, out n doubles. `options` carries dim, span, degree, family, surface, normalize, iterations, cell,
+   * statistics and traceHat (the enumerated ones as their JS names). loessFit's result: { status, problem }.
+   */
+  loessFit: ['result', 'model x y weights? n options:loess'],
+  loessSummary: ['value', 'model'],
+  loessFitted: ['value', 'model out'],
+  loessResiduals: ['value', 'model out'],
+  loessRobustnessWeights: ['value', 'model out'],
+  loessPredict: ['status', 'model q m fit se?'],
+  loessFree: ['value', 'model'],
+  /** Student's t quantile (stats/loess/statistics.h), p in (0, 1), df > 0; NaN otherwise. */
+  studentTQuantile: ['value', 'p df'],
   /** LOWESS (stats/lowess.h): x, y, fitted, weights are offsets of n doubles each. */
   lowess: ['status', 'x y n frac iterations delta threads fitted weights'],
   /** `rule`: 'scott' or 'silverman'; h: dim doubles. */
   ruleOfThumb: ['status', 'x n dim rule:Rule h'],
-  /** `score`: 'cv' (leave-one-out) or 'aicc'; a search resumed from `recorded` evaluations, stopped at `stopAt`. */
+  /**
+   * `score`: 'cv' (leave-one-out) or 'aicc'; a search resumed from `recorded` evaluations, stopped at `stopAt`;
+   * `search`: a cvSearchCreate handle kept across the calls of one search resumed in steps (its sorted and binned
+   * sample, bandwidth.h's CvSearchState), or 0.
+   */
   selectCv: [
     'result',
-    'x y n dim width options:fit score:Score perDimension h best curveH curveScore capacity recorded stopAt',
+    'x y n dim width options:fit score:Score perDimension h best curveH curveScore capacity recorded stopAt search?',
   ],
+  /** What one CV search keeps between its steps: a handle (0: out of memory), freed by cvSearchFree. */
+  cvSearchCreate: ['value', ''],
+  cvSearchFree: ['value', 'search'],
   selectCvGradient: [
     'result',
     'x y n dim width options:fit rank transform maxIterations h best curveH curveScore curveGrad capacity recorded stopAt',
@@ -64,7 +85,9 @@ const BINDINGS = {
   gridModelCreate: ['value', 'x y n dim width weights?'],
   gridModelFit: ['result', 'model x y q n I dim width options:fit nodes mean sumSq? eff? logden? error?'],
   gridModelFree: ['value', 'model'],
-  /** { binnings, convolutions } a grid model has made. */
+  /** localGradient on a grid model's sample (its sorted copy, made once: each query reads the keys in its reach). */
+  gridModelGradient: ['result', 'model x y q n I dim width options:fit gradient sumSq? mean?'],
+  /** { binnings, convolutions, sorts, keysRead } of a grid model: its passes, and the keys its far rows read. */
   gridModelCounts: ['value', 'model'],
   /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */
   gridNodes: ['value', 'x n dim options:fit'],
@@ -73,7 +96,7 @@ const BINDINGS = {
 /** `binding`'s function of one object of named fields, calling `module`'s `_binding` with them in order. */
 function bind(module, binding, [returns, argumentList], converters, named) {
   const key = `_${binding}`; // looked up at every call, as the module's own functions are (a test may wrap one)
-  const args = argumentList.split(' ').map((text) => {
+  const args = (argumentList ? argumentList.split(' ') : []).map((text) => {
     const [name, converter] = text.split(':');
     const optional = name.endsWith('?');
     return { name: optional ? name.slice(0, -1) : name, optional, convert: converter && converters[converter] };
@@ -111,7 +134,16 @@ function createEngine(module) {
     EmptyPolicy: (name) => EmptyPolicy[name],
     Rule: (name) => Rule[name],
     Score: (name) => Score[name],
+    loess: (o) => ({
+      ...o,
+      dims: o.dim,
+      family: module.LoessFamily[o.family],
+      surface: module.LoessSurface[o.surface],
+      statistics: module.LoessStatistics[o.statistics],
+      traceHat: module.LoessTraceHat[o.traceHat],
+    }),
   };
+  const loessProblems = new Map(namesOf(module.LoessProblem).map((name) => [module.LoessProblem[name], name]));
   const bindings = Object.fromEntries(
     Object.entries(BINDINGS).map(([name, spec]) => [name, bind(module, name, spec, converters, named)]),
   );
@@ -158,6 +190,15 @@ function createEngine(module) {
     residentUse: () => residentUse(module),
 
     ...bindings,
+    /** A new, empty loess model (0: out of memory) for loessFit; freed by loessFree. */
+    loessCreate: () => module._loessCreate(),
+    /** loessFit's result with the problem (LoessProblem) as its name: 'none', 'spanTooSmall', 'zeroWidth'. */
+    loessFit: (fields) => {
+      const result = bindings.loessFit(fields);
+      return { ...result, problem: loessProblems.get(result.problem) };
+    },
+    /** Loess models alive in the module (the tests' check that dispose() frees them). */
+    loessLiveModels: () => module._loessLiveModels(),
 
     /**
      * { method, reason, tolerance, refused } (plan.h): the method that runs call `c` ({ task: 'attention' |

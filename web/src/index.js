@@ -5,6 +5,7 @@ import { describe, KernelAttentionError } from './errors.js';
 import { makeAttentionGradients } from './attention-gradients.js';
 import { makeEngine } from './engine.js';
 import { ensureWorkers, hardwareThreads, loadModule, loadThreadsModule, readLocate, threadSupport } from './loader.js';
+import { makeLoess } from './loess.js';
 import { makeLowess } from './lowess.js';
 import { makeAttentionPooling } from './pooling.js';
 import { makePlan } from './plan.js';
@@ -70,6 +71,7 @@ function api(build, threads) {
         bandwidth.selectBandwidth,
       ),
       lowess: makeLowess(engine, threads),
+      loess: makeLoess(engine),
       plan: makePlan(engine),
       simd: engine.simdName(),
       build,

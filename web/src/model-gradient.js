@@ -1,5 +1,6 @@
-// A kernelRegression model's derivatives: ∂f/∂x at the queries, exactly whatever its fits run on (local_rows.h), with
-// their standard errors. A discrete column (mixed data) has no derivative: its entries are NaN.
+// A kernelRegression model's derivatives: ∂f/∂x at the queries, exactly whatever its fits run on (local_rows.h; a grid
+// model's over its sorted sample, the keys in each query's reach), with their standard errors. A discrete column
+// (mixed data) has no derivative: its entries are NaN.
 import { checkResult, KernelAttentionError } from './errors.js';
 import { tooLarge } from './heap.js';
 
@@ -28,7 +29,11 @@ export function modelGradient(m, xq) {
     const sumSq = heap.alloc(Math.max(I * dim, 1) * 8);
     const codes = queries.codes ? heap.i32(queries.codes) : 0;
     const options = m.options32(heap, { tolerance: 0, queryScale: scales, queryCategories: codes });
-    checkResult(engine.localGradient({ x: m.xr, y: m.yr, q, n, I, dim, width, options, gradient, sumSq }));
+    const call = { x: m.xr, y: m.yr, q, n, I, dim, width, options, gradient, sumSq };
+    // A grid model keeps its sample sorted for the rows beyond the grid: each query reads the keys in its reach.
+    checkResult(
+      m.fit.nodes && !scales ? engine.gridModelGradient({ ...call, model: m.gridModel() }) : engine.localGradient(call),
+    );
     const out = heap.readF64(gradient, I * dim * width);
     const squares = heap.readF64(sumSq, I * dim);
     const sigma2 = m.summarize().sigma2;

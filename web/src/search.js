@@ -19,6 +19,8 @@ export function* searchSteps(engine, threads, s, stepwise) {
   // Mixed data: the search's point is (h, λ), dim + count values (cpp/core/stats/mixed.h, select_mixed).
   const size = dim + (mixed ? mixed.count : 0);
   const heap = engine.openHeap();
+  // The core's state of this search across its steps (its sorted and binned sample), freed with the heap.
+  let search = 0;
   try {
     const frame = sampleFrame(x, dim, y, width); // bandwidths and scores are invariant to shifting x and y (frame.js)
     const xp = heap.f32Shifted(x, dim, frame.x);
@@ -46,6 +48,10 @@ export function* searchSteps(engine, threads, s, stepwise) {
       // Typical evaluations: a scan of the whole range (7 a decade, about 30) and about 10 of Brent's, then, per
       // dimension, 18 more each.
       const estimate = 40 + (s.perDimension && dim > 1 ? 18 * dim : 0) + (mixed ? 60 * mixed.count : 0);
+      if (stepwise) {
+        search = engine.cvSearchCreate({});
+        if (!search) throw new KernelAttentionError('OutOfMemory', 'could not allocate the search state');
+      }
       for (;;) {
         if (stepwise && count + 1 > capacity) {
           // A resumed search replays its whole curve: it must hold every evaluation.
@@ -70,6 +76,7 @@ export function* searchSteps(engine, threads, s, stepwise) {
           capacity,
           recorded: count,
           stopAt: stepwise ? count + 1 : 0,
+          search,
         });
         const paused = stepwise && r.status === 'Cancelled' && r.count > count;
         if (!paused) {
@@ -111,6 +118,7 @@ export function* searchSteps(engine, threads, s, stepwise) {
     if (stepwise) yield { done: Math.max(count, 1), total: Math.max(count, 1) };
     return result;
   } finally {
+    if (search) engine.cvSearchFree({ search });
     heap.free();
   }
 }

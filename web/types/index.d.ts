@@ -833,6 +833,95 @@ export interface LowessResult {
   weights: Float64Array<ArrayBuffer>;
 }
 
+/** Options of loess(); the defaults are R's loess() and loess.control() defaults. */
+export interface LoessOptions {
+  /** Predictors per point, 1 to 4 (x is n × dim, row-major). Default 1. */
+  dim?: number;
+  /**
+   * Each local fit uses q = min(n, ⌊n·span⌋) points: those nearer than the q-th nearest (which weighs 0). Above 1
+   * every point, with the radius grown by √span. > 0; default 0.75.
+   */
+  span?: number;
+  /** The local polynomial's degree: 0, 1 or 2. Default 2. */
+  degree?: 0 | 1 | 2;
+  /** `'symmetric'`: `iterations` fits with bisquare robustness weights. Default `'gaussian'`. */
+  family?: 'gaussian' | 'symmetric';
+  /**
+   * `'interpolate'` (default): exact fits at the vertices of a k-d tree, blended between (NaN outside the data's
+   * range); `'direct'`: an exact fit at every point asked for.
+   */
+  surface?: 'interpolate' | 'direct';
+  /** With dim > 1, divide each predictor by its 10 %-trimmed standard deviation first (R's normalize). Default true. */
+  normalize?: boolean;
+  /** Fits in all with `family: 'symmetric'` (R's loess.control iterations), 1 to 1000. Default 4. */
+  iterations?: number;
+  /** Interpolation: the k-d tree's leaves hold at most ⌊n·span·cell⌋ points. > 0; default 0.2. */
+  cell?: number;
+  /**
+   * Prior weights, one per point, ≥ 0 and not all 0 (a point of weight 0 still counts in the span, as in R). Default
+   * all 1.
+   */
+  weights?: NumericArray;
+  /**
+   * `'approximate'` (default): R's approximations of δ1 and δ2 from the trace; `'exact'`: from the whole n × n
+   * operator (O(n³), small samples); `'none'`: no statistics (and no predictInterval).
+   */
+  statistics?: 'approximate' | 'exact' | 'none';
+  /**
+   * With the interpolated surface and approximate statistics: the operator's trace `'exact'` (default, as R) or
+   * by R's `'approximate'` formula (R advises it above about 1,000 points).
+   */
+  traceHat?: 'exact' | 'approximate';
+}
+
+/** loess()'s confidence band (R's predict(se = TRUE) and pointwise()). */
+export interface LoessInterval {
+  /** The fit at each query (NaN outside the data's range with the interpolated surface, R's NA). */
+  mean: Float64Array<ArrayBuffer>;
+  /** R's se.fit: residualScale · √(Σ_j L_qj² / w_j), L_q the prediction's operator row, w the prior weights. */
+  stderr: Float64Array<ArrayBuffer>;
+  /** mean ∓ quantile·stderr. */
+  lower: Float64Array<ArrayBuffer>;
+  upper: Float64Array<ArrayBuffer>;
+  /** R's df: oneDelta² / twoDelta. */
+  degreesOfFreedom: number;
+  /** Student's t quantile of (1 + level)/2 with degreesOfFreedom (NaN where they are not positive, as in R). */
+  quantile: number;
+}
+
+/** A loess fit: R's loess object with its statistics, predict() and predict(se = TRUE). */
+export interface LoessModel {
+  /** The options the fit used, defaults filled in. */
+  readonly options: Readonly<Required<Omit<LoessOptions, 'weights'>>>;
+  /** Number of points. */
+  readonly size: number;
+  /** Fitted values, residuals y − fitted and the last fit's robustness weights (1 for gaussian), in the input's order. */
+  readonly fitted: Float64Array<ArrayBuffer>;
+  readonly residuals: Float64Array<ArrayBuffer>;
+  readonly robustnessWeights: Float64Array<ArrayBuffer>;
+  /** R's enp = oneDelta + 2·traceHat − n (NaN with statistics 'none'). */
+  readonly enp: number;
+  /** R's s: √(Σ w r² / oneDelta), r the residuals (symmetric family: those of R's pseudovalues). */
+  readonly residualScale: number;
+  /** δ1 = tr (I − L)ᵀ(I − L) and δ2 = tr ((I − L)ᵀ(I − L))², exact or by R's approximation. */
+  readonly oneDelta: number;
+  readonly twoDelta: number;
+  /** tr L, the operator's trace (R's trace.hat). */
+  readonly traceHat: number;
+  /** oneDelta² / twoDelta: the t degrees of freedom of the intervals (R's df). */
+  readonly degreesOfFreedom: number;
+  /** Whether some local fit dropped a singular value (R warns "pseudoinverse used"). */
+  readonly pseudoInverse: boolean;
+  /** The fit at the queries xq (m × dim, row-major): R's predict(fit, xq). */
+  predict(xq: NumericArray): Float64Array<ArrayBuffer>;
+  /** The fit with R's standard errors and a t band (level default 0.95); not with statistics 'none'. */
+  predictInterval(xq: NumericArray, intervalOptions?: { level?: number }): LoessInterval;
+  /** Frees the model's WebAssembly memory; idempotent. Later predictions throw `'Disposed'`. */
+  dispose(): void;
+  /** dispose(), for `using fit = ka.loess(…)` (where the runtime has Symbol.dispose). */
+  [Symbol.dispose](): void;
+}
+
 export interface KernelAttention {
   /**
    * f(q_i) = Σ_j w(q_i, k_j) v_j / Σ_j w(q_i, k_j), computed in float32 by a streaming engine that never forms the
@@ -1009,6 +1098,20 @@ export interface KernelAttention {
    * for NaN or ±Infinity in x or y, `'BadShape'` for an empty x or a y of another length.
    */
   lowess(x: NumericArray, y: NumericArray, options?: LowessOptions): LowessResult;
+  /**
+   * R's `loess()`, computed as R 4.2 computes it (docs/regression.md, "loess (R's loess)"): local fits of degree 0–2
+   * over the nearest ⌊n·span⌋ points with tricube weights, on R's k-d tree surface blended between exact vertex fits
+   * (or exact everywhere with `surface: 'direct'`), R's robustness iterations, statistics and standard errors, in
+   * float64. x (n × dim, row-major), y and weights are not modified.
+   * @example
+   * const fit = ka.loess(speed, dist, { span: 0.5 });
+   * const { mean, lower, upper } = fit.predictInterval([10, 15, 20]);
+   * fit.dispose();
+   * @throws {KernelAttentionError} `'BadArgument'` naming the option out of range (a span giving fewer points per
+   * fit than the degree needs, or one whose neighbourhoods have zero width, names `options.span`), `'NonFinite'`
+   * for NaN or ±Infinity in x or y, `'BadShape'` for sizes that do not fit together.
+   */
+  loess(x: NumericArray, y: NumericArray, options?: LoessOptions): LoessModel;
   /**
    * Chooses a bandwidth for the sample x (n × dim) with values y (n × D).
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).

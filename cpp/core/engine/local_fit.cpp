@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/exact_narrow.h"
+#include "engine/key_reach.h"
 #include "engine/local_rows.h"
 #include "engine/local_solve.h"
 #include "engine/tile_boxes.h"
@@ -207,22 +208,22 @@ void add_tile(const Head& hd, int64_t i, const KeyTile& tile, const Shape& s, Ti
 }
 
 // The same moments in double, key by key: for rows float32 could not hold (see add_tile's `redo`).
-KA_COLD void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shape& s, Moments& m) {
-  const int64_t J = hd.keys.rows;
+KA_COLD void accumulate_double(const Head& hd, int64_t i, const float* omega, const Shape& s, bool sorted, Moments& m) {
   const float* q = hd.queries.row(i);
   double top = -kInf;
-  for (int64_t j = 0; j < J; ++j) {
-    if (!hd.allows(i, j) || omega[j] == 0) continue;
+  const auto consider = [&](int64_t j) {
+    if (!hd.allows(i, j) || omega[j] == 0) return;
     const double score = log_score<double>(hd.kernel, q, hd.keys.row(j), s.dims) + std::log(double(omega[j]));
     if (!(score <= top)) top = score;  // NaN sticks
-  }
+  };
+  const KeyRange range = keys_in_reach(hd.keys, hd.kernel, q, sorted, consider, [&] { return top; });
   std::fill(m.a, m.a + s.p * s.p, 0.0);
   if (s.with_b) std::fill(m.b, m.b + s.p * s.p, 0.0);
   std::fill(m.t, m.t + s.p * s.width, 0.0);
   m.max = top / kLn2;
   if (top == -kInf) return;
   std::vector<double> z(size_t(s.p), 1.0);
-  for (int64_t j = 0; j < J; ++j) {
+  for (int64_t j = range.first; j < range.last; ++j) {
     if (!hd.allows(i, j) || omega[j] == 0) continue;
     const float* k = hd.keys.row(j);
     const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) + std::log(double(omega[j])) - top);
@@ -301,7 +302,7 @@ inline float skip_below(int64_t keys) { return std::min(126.0f, 25.0f + std::log
 // The rest of the fit (per query block, per row, per tile decision) is the same code for every kernel.
 struct KernelLoops {
   KeyScores key_scores;
-  void (*tile_bounds)(const float*, const TileBoxes&, const float*, float*, float*);
+  local_fit_tiles::TileBounds tile_bounds;
   float (*dimension_factor)(float);
 };
 
@@ -318,8 +319,8 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, const flo
   RowScratch rs(s.p, hd.keys.rows);
   const int64_t per_row = 2 * s.p * s.p + s.p * s.width;
   Scratch<double> sums(kQueryBlock * per_row);
-  Scratch<float> bound(kQueryBlock * boxes.padded), mid(boxes.padded);
-  if (!w.ok() || !rs.ok() || !sums.ok() || !bound.ok() || !mid.ok()) return {Status::OutOfMemory};
+  Scratch<float> bound(kQueryBlock * boxes.padded), mid(boxes.padded), near(boxes.padded);
+  if (!w.ok() || !rs.ok() || !sums.ok() || !bound.ok() || !mid.ok() || !near.ok()) return {Status::OutOfMemory};
   for (int64_t d = 0; d < s.dims; ++d) {
     w.factors.get()[d] = loops.dimension_factor(hd.kernel.bandwidth[d]);
     w.inv_h.get()[d] = 1.0f / hd.kernel.bandwidth[d];
@@ -333,23 +334,40 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, const flo
     const int64_t count = std::min(kQueryBlock, range.last - i0);
     const int64_t end = key_end(hd, i0, count), tiles = (end + kKeyTile - 1) / kKeyTile;
     std::fill(sums.get(), sums.get() + kQueryBlock * per_row, 0.0);
+    // The tiles the block tests: the union of its rows' windows (row_window: on sorted keys, the tiles in reach).
+    int64_t first = tiles, last = 0, row_first[kQueryBlock], row_last[kQueryBlock];
     for (int64_t r = 0; r < count; ++r) {
       const int64_t i = i0 + r;
       double* base = sums.get() + r * per_row;
       // The shift starts at the best score of the tiles' middle keys that are admissible: a lower bound of the
       // row's maximum, so that far tiles are skipped from the first one on.
-      loops.tile_bounds(hd.queries.row(i), boxes, w.factors.get(), bound.get() + r * boxes.padded, mid.get());
-      float start = -std::numeric_limits<float>::infinity();
-      for (int64_t t = 0; t < tiles; ++t) {
+      const auto middle = [&](int64_t t, float score) {
         const int64_t j = TileBoxes::middle(t, hd.keys.rows);
-        if (j < end && hd.allows(i, j) && omega[j] > 0) start = std::max(start, mid.get()[t] + log2_omega[j]);
-      }
-      rows[r] = Moments{double(start), false, base, base + s.p * s.p, base + 2 * s.p * s.p};
+        return j < end && hd.allows(i, j) && omega[j] > 0 ? score + log2_omega[j]
+                                                          : -std::numeric_limits<float>::infinity();
+      };
+      const local_fit_tiles::Window win =
+          local_fit_tiles::row_window(hd.queries.row(i), boxes, tiles, w.factors.get(), loops.tile_bounds, skip,
+                                      bound.get() + r * boxes.padded, mid.get(), near.get(), middle);
+      rows[r] = Moments{double(win.start), false, base, base + s.p * s.p, base + 2 * s.p * s.p};
+      row_first[r] = win.first;
+      row_last[r] = win.last;
+      first = std::min(first, win.first);
+      last = std::max(last, win.last);
+    }
+    for (int64_t r = 0; r < count; ++r) {  // every row's bounds over the union
+      float* row_bound = bound.get() + r * boxes.padded;
+      if (first < row_first[r])
+        loops.tile_bounds(hd.queries.row(i0 + r), boxes, w.factors.get(), row_bound, mid.get(), near.get(), first,
+                          row_first[r]);
+      if (row_last[r] < last)
+        loops.tile_bounds(hd.queries.row(i0 + r), boxes, w.factors.get(), row_bound, mid.get(), near.get(), row_last[r],
+                          last);
     }
     const auto needs = [&](int64_t r, int64_t t) {
       return !rows[r].redo && !(bound.get()[r * boxes.padded + t] < float(rows[r].max) - skip);
     };
-    for (int64_t t = 0; t < tiles; ++t) {
+    for (int64_t t = first; t < std::min(last, tiles); ++t) {
       bool any = false;
       for (int64_t r = 0; r < count && !any; ++r) any = needs(r, t);
       if (!any) continue;
@@ -365,7 +383,7 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, const flo
       Moments& m = rows[r];
       const bool empty = !(m.max > -kInf);
       if (m.redo || (empty && !is_compact(hd.kernel.kind)) || std::fabs(m.max) > kFloatScoreLimit)
-        accumulate_double(hd, i0 + r, omega, s, m);
+        accumulate_double(hd, i0 + r, omega, s, boxes.sorted, m);
       const int64_t own = query_keys ? query_keys[i0 + r] : i0 + r;
       if (write_fit(hd, i0 + r, own, s, m, omega, log_omega, out, rs) == RowOutcome::Error)
         return {Status::EmptyRow, i0 + r, 0};

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "engine/key_reach.h"
 #include "engine/local_fit.h"
 #include "kernel/kernels.h"
 
@@ -91,19 +92,28 @@ struct ExactRowScratch {
 // design is singular: no admissible key of positive weight, or a slope pivot at most kSingularDesign times its
 // diagonal (e.g. a held-out point whose only neighbour is one key, or whose neighbours all lie on one line in 2-D).
 // `self_weight`, when given, receives ℓ_i(q_i), the weight of key `own` (query i's own observation; −1: key i) in
-// the fit. O(J · dims) per call: for the few rows the guard touched, not for whole fits.
-inline bool exact_local_row(const Problem& p, int degree, const float* omega, int64_t i, ExactRowScratch s,
-                            double* mean, double* self_weight = nullptr, int64_t own = -1) {
+// the fit. O(J · dims) per call: for the few rows the guard touched, not for whole fits (compiled for size); with
+// `sorted` (p.keys sorted by their first coordinate, none NaN: keys_in_reach), only the keys whose weight is not
+// exactly 0 in double, the same result.
+KA_COLD inline bool exact_local_row(const Problem& p, int degree, const float* omega, int64_t i, ExactRowScratch s,
+                                    double* mean, double* self_weight = nullptr, bool sorted = false,
+                                    int64_t own = -1) {
   const int64_t J = p.keys.rows, dims = p.keys.cols, width = p.values.cols, np = degree ? dims + 1 : 1;
   const float* q = p.queries.row(i);
   double top = -std::numeric_limits<double>::infinity();
   const auto admissible = [&](int64_t j) { return p.masks.allows(i, j, J) && (!omega || omega[j] > 0); };
-  for (int64_t j = 0; j < J; ++j)
-    if (admissible(j)) top = std::max(top, log_score<double>(p.kernel, q, p.keys.row(j), dims));
+  // Without ω in the reach's score: ω only lowers a key's weight, so the range stays a superset of the keys that
+  // weigh anything (and top is the largest log K, as the loop takes it).
+  const KeyRange range = keys_in_reach(
+      p.keys, p.kernel, q, sorted,
+      [&](int64_t j) {
+        if (admissible(j)) top = std::max(top, log_score<double>(p.kernel, q, p.keys.row(j), dims));
+      },
+      [&] { return top; });
   if (!(top > -std::numeric_limits<double>::infinity()) || !std::isfinite(top)) return false;
   std::fill(s.a, s.a + np * np, 0.0);
   std::fill(s.t, s.t + np * width, 0.0);
-  for (int64_t j = 0; j < J; ++j) {
+  for (int64_t j = range.first; j < range.last; ++j) {
     if (!admissible(j)) continue;
     const float* k = p.keys.row(j);
     const double w = std::exp(log_score<double>(p.kernel, q, k, dims) - top) * (omega ? double(omega[j]) : 1.0);

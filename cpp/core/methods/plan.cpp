@@ -358,7 +358,8 @@ int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t point
   int level = 6;  // at least grid_nodes' 64 nodes; more only make the grid more accurate
   while ((int64_t(1) << level) + 1 < wanted) ++level;
   const int64_t cells = int64_t(1) << level;
-  if (!grid_pays(kind, cells + 1, 1, double(h), range / double(cells), points)) {
+  if (!(grid_cost(kind, cells + 1, 1, double(h), range / double(cells)) <=
+        exact_cv_cost(kind, double(h), range, points))) {
     if (why)
       format_text(why, kReasonSize, "exact: the convolutions on %lld nodes cost more than the exact CV of %lld points",
                   (long long)(cells + 1), (long long)points);

@@ -106,7 +106,8 @@ int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double t
 // Leave-one-out CV of a 1-D sample over a bandwidth search (GridCv, grid.h), per bandwidth: the cells of the grid that
 // scores bandwidth h for `points` points (those with weight > 0) spread over `range` (> 0), a power of two of at least
 // 64 (a grid of 2^k + 1 nodes, at least grid_nodes(range, h, tolerance) of them, derived from the search's finest
-// grid); 0 when no grid reaches the tolerance or its convolutions cost more than the exact score (grid_pays). `why`
+// grid); 0 when no grid reaches the tolerance or its convolutions cost more than the exact score (which visits, per
+// held-out point, only the keys within the kernel's reach: exact_cv_cost in grid/plan.h). `why`
 // (may be null) as in plan_grid_nodes. What GridCv::score asks for every bandwidth.
 int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t points, double tolerance,
                            char* why = nullptr);

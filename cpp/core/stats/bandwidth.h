@@ -3,6 +3,7 @@
 // being searched.
 #pragma once
 #include <cstdint>
+#include <memory>
 
 #include "engine/local_fit.h"
 
@@ -72,6 +73,17 @@ struct SearchProgress {
   void* context = nullptr;
 };
 
+// What one search keeps from one call to the next: a search resumed in steps (CvCurve) is one select_cv call per
+// step, and each would otherwise sort and bin its sample again (its grids, its sorted sample, its scan's bounds and
+// range). Pass the same object to every call of one search (the same problem, criterion and start, whose views must
+// stay valid and unchanged while it is used); the first call fills it. Scores are the same bytes either way.
+struct CvSearchKeep;  // cv_search.cpp
+struct CvSearchState {
+  CvSearchState();
+  ~CvSearchState();
+  std::unique_ptr<CvSearchKeep> keep;
+};
+
 // Minimises the criterion's score (CV or AICc) over log h, starting from h (dims values, e.g. a rule of thumb), and
 // writes the minimiser back into h. One common scale: h = s · h_start, s scanned log-spaced (6 points a decade) over
 // the whole sensible range, from h_d = 1/4 of the median gap between the sorted distinct values of x_d to h_d = 4 × the
@@ -86,9 +98,10 @@ struct SearchProgress {
 // score found: the points it leaves out cannot be the scan's minimum. Per dimension: then coordinate descent, each h_d
 // by Brent's method within a factor 4 (later 2) of its current value, the bracket moving while the minimum sits at its
 // edge, sweeping until CV improves by less than 1e-7 (at most 12 sweeps). h stays positive and finite; `score` receives
-// CV(h). `progress` may stop the search between evaluations (Cancelled; h and score are then left alone).
+// CV(h). `progress` may stop the search between evaluations (Cancelled; h and score are then left alone). `state`
+// (may be null) keeps the search's sorted and binned sample between the calls of a search resumed in steps.
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
-                 const Criterion& criterion = {}, const SearchProgress& progress = {});
+                 const Criterion& criterion = {}, const SearchProgress& progress = {}, CvSearchState* state = nullptr);
 
 // The options and outcome of select_cv_gradient.
 struct GradientSearch {

@@ -46,6 +46,8 @@ class SearchSample {
   ~SearchSample();
   // The sorted sample of p and c (the same for every call on one object); nullptr when it cannot be allocated.
   const SortedSample* sorted(const Problem& p, const Criterion& c);
+  // Its problem (keys, queries and values sorted by the first coordinate; p's kernel and masks), or nullptr.
+  const Problem* sorted_problem(const Problem& p, const Criterion& c);
 
  private:
   std::unique_ptr<SortedSample> sorted_;

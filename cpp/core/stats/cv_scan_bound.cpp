@@ -4,32 +4,35 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
+#include "engine/key_reach.h"
+#include "engine/local_solve.h"
 #include "engine/neighbours.h"
 
 namespace ka {
 namespace {
 
-bool applies(const Problem& p, const Criterion& c) {
+bool applies(const Problem& p, const Criterion& c, int64_t min_dims) {
   return p.kernel.kind == KernelKind::Gaussian && c.estimator == Estimator::NadarayaWatson &&
          c.score == Score::LeaveOneOut && !c.observation_weights && !p.masks.any() && p.keys.rows >= 2 &&
-         p.keys.cols >= 2 && p.values.rows == p.keys.rows;
+         p.keys.cols >= min_dims && p.values.rows == p.keys.rows;
 }
 
 }  // namespace
 
-NearestBound::NearestBound(const Problem& p, const Criterion& c, const double* start)
+NearestBound::NearestBound(const Problem& p, const Criterion& c, const double* start, int64_t min_dims)
     : n_(p.keys.rows),
       width_(p.values.cols),
-      gap_(applies(p, c) ? n_ : 0),
-      ratio_(applies(p, c) ? n_ : 0),
-      residual_(applies(p, c) ? n_ * width_ : 0),
-      range_(applies(p, c) ? width_ : 0),
-      far_(applies(p, c) ? n_ : 0),
-      mean_residual_(applies(p, c) ? n_ * width_ : 0),
-      sd_(applies(p, c) ? n_ * width_ : 0) {
+      gap_(applies(p, c, min_dims) ? n_ : 0),
+      ratio_(applies(p, c, min_dims) ? n_ : 0),
+      residual_(applies(p, c, min_dims) ? n_ * width_ : 0),
+      range_(applies(p, c, min_dims) ? width_ : 0),
+      far_(applies(p, c, min_dims) ? n_ : 0),
+      mean_residual_(applies(p, c, min_dims) ? n_ * width_ : 0),
+      sd_(applies(p, c, min_dims) ? n_ * width_ : 0) {
   const int64_t n = n_, dims = p.keys.cols, width = width_;
-  if (!applies(p, c)) return;
+  if (!applies(p, c, min_dims)) return;
   const double inf = std::numeric_limits<double>::infinity();
   Scratch<int64_t> order(n);
   Scratch<double> x1(n);
@@ -57,7 +60,10 @@ NearestBound::NearestBound(const Problem& p, const Criterion& c, const double* s
   // cannot change D1 or D2.
   int64_t* o = order.get();
   for (int64_t i = 0; i < n; ++i) x1.get()[i] = double(p.keys.row(i)[0]);  // exact: the floats' order
-  order_by(x1.get(), o, n);
+  if (sorted_by_first_coordinate(p.keys))  // a search's sorted sample: its own order, as order_by would give it
+    std::iota(o, o + n, int64_t(0));
+  else
+    order_by(x1.get(), o, n);
   for (int64_t k = 0; k < n; ++k) x1.get()[k] = double(p.keys.row(o[k])[0]);
   for (int64_t d = 0; d < dims; ++d) {
     lows.get()[d] = inf;
@@ -192,6 +198,64 @@ double NearestBound::lower_bound_far(double s) const {
     }
   }
   return sum / double(n_);
+}
+
+}  // namespace ka
+
+namespace ka {
+
+SingularProbe::SingularProbe(const Problem& sorted, const Criterion& c) : problem_(sorted) {
+  const int64_t n = sorted.keys.rows;
+  if (c.estimator != Estimator::LocalLinear || c.score != Score::LeaveOneOut || c.observation_weights ||
+      c.exclude > 0 || sorted.keys.cols != 1 || n < 3 || sorted.masks.any() ||
+      !sorted_by_first_coordinate(sorted.keys))
+    return;
+  const auto at = [&](int64_t j) { return double(sorted.keys.row(j)[0]); };
+  // The kProbes points of largest D2² − D1² (ties to the earlier point), kept in decreasing order by insertion.
+  double spread[kProbes];
+  for (int64_t k = 0; k < n; ++k) {
+    // The distances to the two nearest points, among the two on either side in sorted order.
+    double d1 = std::numeric_limits<double>::infinity(), d2 = d1;
+    for (const int64_t j : {k - 2, k - 1, k + 1, k + 2}) {
+      if (j < 0 || j >= n) continue;
+      const double d = std::fabs(at(j) - at(k));
+      if (d < d1) {
+        d2 = d1;
+        d1 = d;
+      } else if (d < d2) {
+        d2 = d;
+      }
+    }
+    const double v = std::isfinite(d2) ? d2 * d2 - d1 * d1 : 0;
+    int64_t r = count_;
+    if (r == kProbes && !(v > spread[kProbes - 1])) continue;
+    if (r == kProbes) --r;
+    for (; r > 0 && v > spread[r - 1]; --r) {
+      spread[r] = spread[r - 1];
+      rows_[r] = rows_[r - 1];
+    }
+    spread[r] = v;
+    rows_[r] = k;
+    count_ = std::min(count_ + 1, kProbes);
+  }
+  problem_.queries = problem_.keys;
+  problem_.masks = Masks{};
+  problem_.masks.leave_one_out = true;
+  active_ = true;
+}
+
+bool SingularProbe::singular(float h) const {
+  if (!active_) return false;
+  Problem p = problem_;
+  p.kernel.bandwidth = &h;
+  const int64_t width = p.values.cols;
+  Scratch<double> work(4 + 2 * width + 2 + width);
+  if (!work.ok()) return false;
+  const ExactRowScratch s{work.get(), work.get() + 4, work.get() + 4 + 2 * width};
+  double* mean = work.get() + 4 + 2 * width + 2;
+  for (int64_t r = 0; r < count_; ++r)
+    if (!exact_local_row(p, 1, nullptr, rows_[r], s, mean, nullptr, true)) return true;
+  return false;
 }
 
 }  // namespace ka

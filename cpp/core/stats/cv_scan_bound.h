@@ -25,10 +25,11 @@ namespace ka {
 // which reach every key (O(n²) each), are skipped where it exceeds the best score.
 class NearestBound {
  public:
-  // active() is false (and both bounds 0) unless: at least 2 dimensions (a 1-D scan is cheap and left as it is),
-  // Gaussian, Nadaraya–Watson, leave-one-out, no observation weights, no other mask, every x and y finite, every
-  // held-out point with an admissible point.
-  NearestBound(const Problem& p, const Criterion& c, const double* start);
+  // active() is false (and both bounds 0) unless: at least `min_dims` dimensions (the unbounded scan of a small 1-D
+  // sample is cheap and left as it is), Gaussian, Nadaraya–Watson, leave-one-out, no observation weights, no other
+  // mask, every x and y finite, every held-out point with an admissible point. A sample already sorted by its first
+  // coordinate is not sorted again.
+  NearestBound(const Problem& p, const Criterion& c, const double* start, int64_t min_dims = 2);
   Status status() const { return status_; }
   bool active() const { return active_; }
   double lower_bound(double s) const;      // LB(s): the bound near the nearest-neighbour fit
@@ -40,6 +41,31 @@ class NearestBound {
   int64_t n_, width_;
   Scratch<double> gap_, ratio_, residual_, range_;  // per point: D2² − D1², (|A| − m)/m; n × width; width
   Scratch<double> far_, mean_residual_, sd_;        // per point: Dmax²; n × width: |y − ȳ|, sd over A_i
+};
+
+// Local-linear leave-one-out CV is +inf at a bandwidth where some held-out point's float64 design is singular
+// (bandwidth.h; the float32 pass's guard, whose floor is 10⁸ times the singular threshold, flags such a row, and the
+// score's textbook re-solve refuses it). Below the spacing of a large 1-D sample most scan points are such: some point
+// has one neighbour that outweighs every other key by a factor beyond 1e10. The probe tries the few points whose
+// nearest neighbour is closest against their second nearest (the largest D2² − D1², in sorted order), each by the
+// textbook solve over the keys in its reach: one singular design proves the score +inf without the O(n) pass.
+class SingularProbe {
+ public:
+  // `sorted`: the sample sorted by x (a search's, keys_in_reach's `sorted`), leave-one-out, 1-D. active() is false
+  // unless: local-linear, leave-one-out, no observation weights, no blocked band, at least 3 points.
+  SingularProbe(const Problem& sorted, const Criterion& c);
+  Status status() const { return status_; }
+  bool active() const { return active_; }
+  // Whether CV at bandwidth h is shown to be +inf (false: not shown, the score must be evaluated).
+  bool singular(float h) const;
+
+ private:
+  static constexpr int64_t kProbes = 16;
+  Status status_ = Status::Ok;
+  bool active_ = false;
+  Problem problem_;
+  int64_t rows_[kProbes];
+  int64_t count_ = 0;
 };
 
 }  // namespace ka

@@ -23,6 +23,7 @@ struct SortedSample {
   Scratch<float> x, y, weights;
   Problem problem;
   Criterion criterion;
+  bool ordered = false;  // sorted, and every first coordinate a number: rows can find their keys by bisection
 
   KA_COLD SortedSample(const Problem& p, const Criterion& c, bool sort)
       : order(sort ? p.keys.rows : 0),
@@ -37,6 +38,7 @@ struct SortedSample {
     int64_t* idx = order.get();
     for (int64_t i = 0; i < n; ++i) first.get()[i] = double(p.keys.row(i)[0]);  // exact: the floats' order
     order_by(first.get(), idx, n);
+    ordered = std::none_of(first.get(), first.get() + n, [](double v) { return std::isnan(v); });
     for (int64_t i = 0; i < n; ++i) {
       std::copy(p.keys.row(idx[i]), p.keys.row(idx[i]) + dims, x.get() + i * dims);
       std::copy(p.values.row(idx[i]), p.values.row(idx[i]) + width, y.get() + i * width);
@@ -94,6 +96,11 @@ KA_COLD const SortedSample* SearchSample::sorted(const Problem& p, const Criteri
   return sorted_.get();
 }
 
+KA_COLD const Problem* SearchSample::sorted_problem(const Problem& p, const Criterion& c) {
+  const SortedSample* s = sorted(p, c);
+  return s ? &s->problem : nullptr;
+}
+
 bool float_bandwidth(double h, float* hf) {
   if (!(h > 0) || !(h <= double(std::numeric_limits<float>::max())) || !(float(h) > 0)) return false;
   *hf = float(h);
@@ -111,10 +118,12 @@ namespace {
 
 using bandwidth_detail::float_bandwidth;
 
-// cv_score without GridCv: exactly, or (2-D, or a sample GridCv declines) by grid_local_fit per evaluation.
-// `sample`, when given, supplies the sorted sample (a search's, sorted once).
+// cv_score without GridCv: exactly, or (2-D, or a sample GridCv does not suit) by grid_local_fit per evaluation.
+// `sample`, when given, supplies the sorted sample (a search's, sorted once). `planned`: a GridCv that suits the
+// sample has already declined h (its plan found the exact score cheaper, or no grid within the tolerance), so it runs
+// exactly.
 KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score, const Criterion& criterion,
-                               bandwidth_detail::SearchSample* sample) {
+                               bandwidth_detail::SearchSample* sample, bool planned) {
   const int64_t n = p.queries.rows, dims = p.queries.cols, width = p.values.cols;
   if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims) return {Status::BadShape};
   Scratch<float> hf(dims), fit(n * width);
@@ -126,7 +135,7 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     }
   // Leave-one-out CV in 1-D or 2-D may run on a grid, which needs no sorting and takes no mask but its own
   // leave-one-out; everything else (blocked CV too) runs exactly, on the sample sorted by its first coordinate.
-  const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any() && !(criterion.exclude > 0)
+  const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any() && !(criterion.exclude > 0) && !planned
                             ? plan_grid_nodes(p.keys, p.kernel.kind, hf.get(), criterion.grid_tolerance)
                             : 0;
   const SortedSample* kept = nodes == 0 && sample ? sample->sorted(p, criterion) : nullptr;
@@ -179,7 +188,7 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
     total += omega;
     const bool textbook = into.guarded && guarded.get()[i] && omega > 0;
-    if (textbook && !exact_local_row(q, 1, f.observation_weights, i, rows, exact)) {
+    if (textbook && !exact_local_row(q, 1, f.observation_weights, i, rows, exact, nullptr, sorted.ordered)) {
       *score = kInf;
       return {};
     }
@@ -205,7 +214,7 @@ KA_COLD Result cv_score_with(GridCv& grid, const Problem& p, const double* h, do
     const Result r = grid.score(hf, score, &served);
     if (served || r.status != Status::Ok) return r;
   }
-  return cv_score_direct(p, h, score, criterion, sample);
+  return cv_score_direct(p, h, score, criterion, sample, grid.suits());
 }
 
 }  // namespace bandwidth_detail

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <new>
 
 #include "base/scratch.h"
 #include "stats/bandwidth_detail.h"
@@ -140,8 +142,39 @@ Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
 
 }  // namespace
 
+// What one search keeps (CvSearchState, bandwidth.h). An exact 1-D leave-one-out search screens its scan on a fine
+// grid of its own (kScreenTolerance); then only the refinement's evaluations, all exact, can be returned. Whether the
+// scan is screened depends on the sample alone, so a replayed search makes the same choice.
+struct CvSearchKeep {
+  GridCv grid, screen;
+  bandwidth_detail::SearchSample sorted;
+  NearestBound bound;
+  std::unique_ptr<NearestBound> nearest;  // the 1-D descent's bounds, made at its first exact point
+  std::unique_ptr<SingularProbe> probe;
+  Scratch<double> ruled;  // per scan point of the descent: its bound or probe's answer, NaN until asked
+  int ruled_points = 0;
+  double scale_lo = 0, scale_hi = 0;
+  Status status = Status::Ok;
+  CvSearchKeep(const Problem& p, const Criterion& criterion, const double* start)
+      : grid(search_grid(p, criterion)),
+        screen(Fit{p, criterion.estimator, criterion.observation_weights},
+               criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.grid_tolerance > 0) &&
+                       !(criterion.exclude > 0)
+                   ? kScreenTolerance
+                   : 0.0),
+        // The bounded scan up and down from the start: in 2-D and more, and in 1-D below the size whose scan
+        // descends (where the bounds are made on the sorted sample at the first exact point).
+        bound(p, criterion, start, p.keys.rows < kScreenMinPoints ? 1 : 2) {
+    status = bound.status();
+    if (status == Status::Ok) status = scan_range(p.keys, start, &scale_lo, &scale_hi);
+  }
+};
+
+CvSearchState::CvSearchState() = default;
+CvSearchState::~CvSearchState() = default;
+
 Result select_cv(const Problem& p, bool per_dimension, double* h, double* score, CvCurve* curve,
-                 const Criterion& criterion, const SearchProgress& progress) {
+                 const Criterion& criterion, const SearchProgress& progress, CvSearchState* state) {
   const int64_t dims = p.queries.cols;
   if (!bandwidth_detail::exclude_ok(criterion)) return {Status::BadArgument};
   for (int64_t d = 0; d < dims; ++d)
@@ -157,18 +190,21 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // Evaluations a resumed search takes from the curve (CvCurve), and the evaluations made so far.
   const int32_t recorded = curve ? std::clamp(curve->count, 0, curve->capacity) : 0;
   int32_t evaluations = 0;
+  // What the search keeps for its whole run, across the calls of a search resumed in steps when `state` is given
+  // (made by the first): its grids, its sorted sample, its bounds and its scan's range.
+  CvSearchState own;
+  CvSearchState& kept = state ? *state : own;
+  if (!kept.keep) {
+    kept.keep.reset(new (std::nothrow) CvSearchKeep(p, criterion, start.get()));
+    if (!kept.keep) return {Status::OutOfMemory};
+  }
+  CvSearchKeep& keep = *kept.keep;
+  if (keep.status != Status::Ok) return {keep.status};
   // Leave-one-out CV in 1-D: one grid for the whole search, binned once.
-  GridCv grid = search_grid(p, criterion);
+  GridCv& grid = keep.grid;
   // The exact evaluations' sorted sample, sorted once for the whole search.
-  bandwidth_detail::SearchSample sorted;
-  // An exact 1-D leave-one-out search screens its scan on a fine grid of its own (kScreenTolerance); then only the
-  // refinement's evaluations, all exact, can be returned. Whether the scan is screened depends on the sample alone,
-  // so a replayed search makes the same choice.
-  GridCv screen(Fit{p, criterion.estimator, criterion.observation_weights},
-                criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.grid_tolerance > 0) &&
-                        !(criterion.exclude > 0)
-                    ? kScreenTolerance
-                    : 0.0);
+  bandwidth_detail::SearchSample& sorted = keep.sorted;
+  GridCv& screen = keep.screen;
   const bool screening = screen.suits() && p.keys.rows >= kScreenMinPoints;
   // The smallest bandwidth screened: below it the exact fit of a scan point costs about as little as the grid's.
   double screen_from = kInf;
@@ -245,8 +281,7 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
 
   // Coarse scan of the common scale over the whole sensible range (scan_range), log-spaced, then Brent's method
   // between the best scan point's neighbours: the search returns the global minimum of what it scanned.
-  double scale_lo = 0, scale_hi = 0;
-  if (const Status st = scan_range(p.keys, start.get(), &scale_lo, &scale_hi); st != Status::Ok) return {st};
+  const double scale_lo = keep.scale_lo, scale_hi = keep.scale_hi;
   const int count = std::max(2, int(std::ceil(std::log10(scale_hi / scale_lo) * kScanPerDecade)) + 1);
   const double first = std::log(scale_lo), step = (std::log(scale_hi) - first) / double(count - 1);
   // Scan points k = lo … hi, k = 0 at scale_lo; kScanExtra more each way where the best point sits at an end.
@@ -259,8 +294,68 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
   // down; each only rises further that way) exceeds the best score found: those points are not the scan's minimum,
   // and they are its costly ones (reaching every key above, rows redone in double below the spacing). Ties go to
   // the smaller bandwidth, as in the upward scan.
-  const NearestBound bound(p, criterion, start.get());
-  if (bound.status() != Status::Ok) return {bound.status()};
+  const NearestBound& bound = keep.bound;
+  // A large 1-D leave-one-out scan (screened, or on the search's grid) runs from the top down: its grid-served points
+  // first, then the exact ones below the grid's reach, where the scan stops or skips what cannot be its minimum (the
+  // bounds of cv_scan_bound.h, made on the sorted sample when the first exact point comes). Nadaraya–Watson
+  // (Gaussian): the lower bound near the nearest-neighbour fit, which only rises as h falls, so the descent ends
+  // where it exceeds the best score (with the screen's margin both ways, and kBoundMargin for float32 rounding).
+  // Local-linear: a point where the probe finds a singular held-out design scores +inf, as its evaluation would.
+  // Skipped points are not evaluated (nor on the curve); the scan's minimum is the one the whole scan gives.
+  const bool descending = dims == 1 && criterion.score == Score::LeaveOneOut && !(criterion.exclude > 0) &&
+                          p.keys.rows >= kScreenMinPoints && (screening || grid.suits());
+  std::unique_ptr<NearestBound>& nearest = keep.nearest;
+  std::unique_ptr<SingularProbe>& probe = keep.probe;
+  const auto runs_exactly = [&](double h) {
+    float hf;
+    if (!float_bandwidth(h, &hf)) return false;
+    return !(screening && h >= screen_from && screen.serves(hf)) && !grid.serves(hf);
+  };
+  const auto margin = [&](double v) { return screening && std::isfinite(v) ? screen_margin(v) : 0.0; };
+  const auto descend = [&](int low, int high, const auto& at) {
+    int chosen = -1;
+    for (int k = low; k <= high; ++k) at(k) = kInf;
+    for (int k = high; k >= low; --k) {
+      const double s = std::exp(first + k * step), h = start.get()[0] * s;
+      if (failure.status != Status::Ok) continue;
+      if (chosen >= 0 && std::isfinite(at(chosen)) && runs_exactly(h)) {
+        if (!nearest && !probe) {
+          const Problem* q = sorted.sorted_problem(p, criterion);
+          if (!q) {
+            failure = {Status::OutOfMemory};
+            continue;
+          }
+          nearest.reset(new (std::nothrow) NearestBound(*q, criterion, start.get(), 1));
+          probe.reset(new (std::nothrow) SingularProbe(*q, criterion));
+          if (!nearest || !probe || nearest->status() != Status::Ok || probe->status() != Status::Ok) {
+            failure = {Status::OutOfMemory};
+            continue;
+          }
+        }
+        // Each point's bound or probe once per search (a search resumed in steps replays its descent every step).
+        if (keep.ruled_points < count) {
+          if (!keep.ruled.reset_zeroed(count)) {
+            failure = {Status::OutOfMemory};
+            continue;
+          }
+          std::fill(keep.ruled.get(), keep.ruled.get() + count, std::numeric_limits<double>::quiet_NaN());
+          keep.ruled_points = count;
+        }
+        double& ruled = keep.ruled.get()[k];  // the bound (Nadaraya–Watson), or 1 where the probe shows +inf
+        const double won = at(chosen);
+        if (nearest->active()) {
+          if (std::isnan(ruled)) ruled = nearest->lower_bound(s);
+          if (ruled * (1 - kBoundMargin) - margin(ruled) > won + margin(won)) break;  // and every lower point
+        } else {
+          if (std::isnan(ruled)) ruled = probe->singular(float(h)) ? 1 : 0;
+          if (ruled == 1) continue;
+        }
+      }
+      at(k) = scan_at(first + k * step);
+      if (chosen < 0 || at(k) <= at(chosen)) chosen = k;  // ties to the smaller bandwidth, as the upward scan
+    }
+    return std::max(chosen, low);
+  };
   if (!screening && bound.active()) {
     best = -1;
     const auto take = [&](int k) {
@@ -276,6 +371,8 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
     for (int j = k; j <= hi; ++j) score_at(j) = kInf;
     for (k = mid - 1; k >= lo && !beaten(bound.lower_bound(std::exp(first + k * step))); --k) take(k);
     for (int j = k; j >= lo; --j) score_at(j) = kInf;
+  } else if (descending) {
+    best = descend(lo, hi, [&](int k) -> double& { return score_at(k); });
   } else {
     for (int k = lo; k <= hi; ++k) {
       score_at(k) = scan_at(first + k * step);

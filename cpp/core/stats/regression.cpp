@@ -36,7 +36,7 @@ KA_COLD Resolver::Resolver(ConstMatrix y, int64_t np)
 KA_COLD void resolve_guarded(const Problem& p, int degree, const float* omega, int64_t row, int64_t own, int64_t at,
                              Resolver& r, SampleFit& s, FitSummary& counts) {
   double self = 0;
-  if (!exact_local_row(p, degree, omega, row, r.rows, r.exact, &self, own)) {
+  if (!exact_local_row(p, degree, omega, row, r.rows, r.exact, &self, false, own)) {
     ++counts.guard_changed;
     ++counts.singular;
     return;

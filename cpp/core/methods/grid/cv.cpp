@@ -214,6 +214,10 @@ Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum
   return {};
 }
 
+bool GridCv::serves(float h) const {
+  return suits_ && plan_grid_cv_cells(range_, fit_.problem.kernel.kind, h, counted_, tolerance_) > 0;
+}
+
 Result GridCv::score(float h, double* score, bool* served, char* why) {
   *served = false;
   if (!suits_) {

@@ -7,6 +7,7 @@
 
 #include "base/scratch.h"
 #include "engine/online_softmax.h"
+#include "methods/grid/sorted_keys.h"
 
 namespace ka {
 namespace {
@@ -20,27 +21,39 @@ struct EdgeKeys {
   double count = 0, weight = 0, weight_sq = 0;
   Scratch<double> sum, weighted;  // width entries each: Σy, Σω·y
 };
-Status gather_edges(const Fit& f, float lo, float hi, EdgeKeys* low, EdgeKeys* high) {
+// On a sample sorted by its first coordinate (`sorted`, ties in sample order: the keys equal to lo and to hi are its
+// first and last runs, in the order the pass meets them), only those runs are read: the same sums.
+Status gather_edges(const Fit& f, float lo, float hi, EdgeKeys* low, EdgeKeys* high, const SortedKeys* sorted) {
   const Problem& p = f.problem;
-  const int64_t width = p.values.cols;
+  const int64_t width = p.values.cols, n = p.keys.rows;
   for (EdgeKeys* e : {low, high}) {
     if (!e->sum.reset_zeroed(width) || !e->weighted.reset_zeroed(width)) return Status::OutOfMemory;
   }
-  for (int64_t j = 0; j < p.keys.rows; ++j) {
-    const float x = p.keys.row(j)[0];
-    if (x != lo && x != hi) continue;
-    const double w = f.observation_weights ? double(f.observation_weights[j]) : 1.0;
+  const Fit g = sorted ? sorted->sorted(f) : f;
+  const auto add = [&](int64_t j) {
+    const float x = g.problem.keys.row(j)[0];
+    if (x != lo && x != hi) return;
+    const double w = g.observation_weights ? double(g.observation_weights[j]) : 1.0;
     for (EdgeKeys* e : {low, high}) {
       if (x != (e == low ? lo : hi)) continue;
       e->count += 1;
       e->weight += w;
       e->weight_sq += w * w;
       for (int64_t c = 0; c < width; ++c) {
-        e->sum.get()[c] += double(p.values.row(j)[c]);
-        e->weighted.get()[c] += w * double(p.values.row(j)[c]);
+        e->sum.get()[c] += double(g.problem.values.row(j)[c]);
+        e->weighted.get()[c] += w * double(g.problem.values.row(j)[c]);
       }
     }
+  };
+  if (!sorted) {
+    for (int64_t j = 0; j < n; ++j) add(j);
+    return Status::Ok;
   }
+  int64_t first = 0, last = n;  // the run at lo is [0, first), the run at hi [last, n)
+  while (first < n && g.problem.keys.row(first)[0] == lo) ++first;
+  while (last > first && g.problem.keys.row(last - 1)[0] == hi) --last;
+  for (int64_t j = 0; j < first; ++j) add(j);
+  for (int64_t j = last; j < n; ++j) add(j);
   return Status::Ok;
 }
 
@@ -52,12 +65,30 @@ struct EndKeys {
   Scratch<double> behind;  // t_j ascending
   Scratch<float> x, y, w;  // keys, their values (width each) and ω, in that order
 };
-Status gather_end(const Fit& f, double end, bool low, double reach, EndKeys* e) {
-  const Problem& p = f.problem;
+// On a sample sorted by its first coordinate (`sorted`), the keys within reach are a run at that end, found by
+// bisection, and their order by (t, sample order) is the run's read outward, tie by tie: the same keys in the same
+// order, in O(log n + k).
+Status gather_end(const Fit& f, double end, bool low, double reach, EndKeys* e, SortedKeys* sorted) {
+  const Fit g = sorted ? sorted->sorted(f) : f;
+  const Problem& p = g.problem;
   const int64_t n = p.keys.rows, width = p.values.cols;
   const auto behind = [&](int64_t j) { return low ? double(p.keys.row(j)[0]) - end : end - double(p.keys.row(j)[0]); };
-  int64_t k = 0;
-  for (int64_t j = 0; j < n; ++j) k += behind(j) <= reach;
+  int64_t k = 0, from = 0;  // sorted: the run [from, from + k)
+  if (sorted) {
+    int64_t lo = 0, hi = n;  // low end: the first key beyond reach; high end: the first key within it
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (low ? behind(mid) <= reach : !(behind(mid) <= reach))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    k = low ? lo : n - lo;
+    from = low ? 0 : lo;
+    sorted->keys_read += k;
+  } else {
+    for (int64_t j = 0; j < n; ++j) k += behind(j) <= reach;
+  }
   struct Found {
     double t;
     int64_t j;
@@ -66,16 +97,28 @@ Status gather_end(const Fit& f, double end, bool low, double reach, EndKeys* e) 
   if (!found.ok() || !e->behind.reset_zeroed(k) || !e->x.reset_zeroed(k) || !e->y.reset_zeroed(k * width) ||
       !e->w.reset_zeroed(k))
     return Status::OutOfMemory;
-  for (int64_t j = 0, r = 0; j < n; ++j)
-    if (behind(j) <= reach) found.get()[r++] = {behind(j), j};
-  std::sort(found.get(), found.get() + k,
-            [](const Found& a, const Found& b) { return a.t < b.t || (a.t == b.t && a.j < b.j); });
+  if (sorted && low) {
+    for (int64_t r = 0; r < k; ++r) found.get()[r] = {behind(r), r};
+  } else if (sorted) {  // from the end inward, each run of equal keys in sorted (sample) order
+    int64_t r = 0;
+    for (int64_t stop = n; stop > from;) {
+      int64_t run = stop - 1;
+      while (run > from && p.keys.row(run - 1)[0] == p.keys.row(stop - 1)[0]) --run;
+      for (int64_t j = run; j < stop; ++j) found.get()[r++] = {behind(j), j};
+      stop = run;
+    }
+  } else {
+    for (int64_t j = 0, r = 0; j < n; ++j)
+      if (behind(j) <= reach) found.get()[r++] = {behind(j), j};
+    std::sort(found.get(), found.get() + k,
+              [](const Found& a, const Found& b) { return a.t < b.t || (a.t == b.t && a.j < b.j); });
+  }
   for (int64_t r = 0; r < k; ++r) {
     const int64_t j = found.get()[r].j;
     e->behind.get()[r] = found.get()[r].t;
     e->x.get()[r] = p.keys.row(j)[0];
     std::copy(p.values.row(j), p.values.row(j) + width, e->y.get() + r * width);
-    e->w.get()[r] = f.observation_weights ? f.observation_weights[j] : 1.0f;
+    e->w.get()[r] = g.observation_weights ? g.observation_weights[j] : 1.0f;
   }
   e->count = k;
   return Status::Ok;
@@ -84,7 +127,8 @@ Status gather_end(const Fit& f, double end, bool low, double reach, EndKeys* e) 
 }  // namespace
 
 Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, const int64_t* far, int64_t far_count,
-                const FitOut& out, int64_t* exact, int64_t* exact_count, int64_t* empty_row, int64_t* range_count) {
+                const FitOut& out, int64_t* exact, int64_t* exact_count, int64_t* empty_row, int64_t* range_count,
+                SortedKeys* sorted) {
   const Problem& p = f.problem;
   const int64_t width = p.values.cols;
   const Axis& x1 = axis[0];
@@ -134,13 +178,18 @@ Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, cons
       continue;
     }
     if (!gathered && dims == 1 && (limit || nearest)) {
-      if (const Status st = gather_edges(f, float(x1.lo), float(x1.hi), &low, &high); st != Status::Ok) return {st};
+      SortedKeys* by_x = sorted && !p.masks.any() ? sorted : nullptr;
+      if (by_x)
+        if (const Status st = by_x->prepare(f); st != Status::Ok) return {st};
+      if (const Status st = gather_edges(f, float(x1.lo), float(x1.hi), &low, &high, by_x); st != Status::Ok)
+        return {st};
       if (limit) {
         if (std::isfinite(nearest_low) && low.weight > 0)
-          if (const Status st = gather_end(f, x1.lo, true, t_cut(nearest_low, low.weight), &low_keys); st != Status::Ok)
+          if (const Status st = gather_end(f, x1.lo, true, t_cut(nearest_low, low.weight), &low_keys, by_x);
+              st != Status::Ok)
             return {st};
         if (std::isfinite(nearest_high) && high.weight > 0)
-          if (const Status st = gather_end(f, x1.hi, false, t_cut(nearest_high, high.weight), &high_keys);
+          if (const Status st = gather_end(f, x1.hi, false, t_cut(nearest_high, high.weight), &high_keys, by_x);
               st != Status::Ok)
             return {st};
       }

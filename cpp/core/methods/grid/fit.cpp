@@ -16,6 +16,7 @@
 #include "methods/grid/far.h"
 #include "methods/grid/fit_parts.h"
 #include "methods/grid/plan.h"
+#include "methods/grid/sorted_keys.h"
 
 namespace ka {
 namespace {
@@ -191,7 +192,8 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
 }
 
 Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double total, double total_sq, bool squares,
-                  const FitOut& out, double* error_estimate, int64_t* exact_rows_out, int64_t* range_rows_out) {
+                  const FitOut& out, double* error_estimate, int64_t* exact_rows_out, int64_t* range_rows_out,
+                  SortedKeys* sorted) {
   if (range_rows_out) *range_rows_out = 0;
   const Problem& p = f.problem;
   const int64_t n = p.keys.rows, I = p.queries.rows, width = p.values.cols, dims = p.queries.cols;
@@ -322,13 +324,18 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
   // far rules (far.h), which hand back to the exact rows those they do not serve either.
   int64_t empty_row = -1, range_count = 0;  // the first far row that is empty under EmptyPolicy::Error
   if (const Result r = far_rows(f, axis, dims, total, far.get(), far_count, out, exact.get(), &exact_count, &empty_row,
-                                &range_count);
+                                &range_count, sorted);
       r.status != Status::Ok)
     return r;
   if (range_rows_out) *range_rows_out = range_count;
   if (exact_rows_out) *exact_rows_out = exact_count;
+  // The exact rows over the keys in each one's reach, where a model keeps its sample sorted (no mask to index).
+  SortedKeys* by_x = sorted && !m.any() ? sorted : nullptr;
+  const auto exact_of = [&](const int64_t* rows, int64_t count, const FitOut& into) {
+    return by_x ? by_x->exact_rows(f, rows, count, into) : exact_rows(f, rows, count, into);
+  };
   if (exact_count) {
-    const Result r = exact_rows(f, exact.get(), exact_count, out);
+    const Result r = exact_of(exact.get(), exact_count, out);
     if (r.status == Status::EmptyRow && empty_row >= 0) return {Status::EmptyRow, std::min(r.row, empty_row), 0};
     if (r.status != Status::Ok) return r;
     if (out.self_weight)  // the exact fit of a single row has no smoother diagonal: such rows count as empty
@@ -349,12 +356,17 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
       std::copy(out.mean.row(rows.get()[r]), out.mean.row(rows.get()[r]) + width, keep.get() + r * width);
     }
     double y_lo = std::numeric_limits<double>::infinity(), y_hi = -y_lo;
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t col = 0; col < width; ++col) {
-        y_lo = std::min(y_lo, double(p.values.row(j)[col]));
-        y_hi = std::max(y_hi, double(p.values.row(j)[col]));
-      }
-    const Result r = exact_rows(f, rows.get(), probes, FitOut{out.mean});
+    if (by_x && by_x->prepare(f) == Status::Ok) {
+      y_lo = by_x->y_lo();
+      y_hi = by_x->y_hi();
+    } else {
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t col = 0; col < width; ++col) {
+          y_lo = std::min(y_lo, double(p.values.row(j)[col]));
+          y_hi = std::max(y_hi, double(p.values.row(j)[col]));
+        }
+    }
+    const Result r = exact_of(rows.get(), probes, FitOut{out.mean});
     if (r.status != Status::Ok) return r;
     double worst = 0;
     for (int64_t k = 0; k < probes; ++k)

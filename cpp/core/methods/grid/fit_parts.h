@@ -26,8 +26,13 @@ int64_t moment_stride(const Fit& f);
 
 // The rest of grid_local_fit from the moments of the grid `axis` (convolve_moments, with the Σ K²·ω² moments when
 // `squares`, as they must be when out asks for standard errors or effective keys): each query from the interpolated
-// moments, the far rules and the exact rows, and the error estimate.
+// moments, the far rules and the exact rows, and the error estimate. `sorted` (a model's, may be null) serves the
+// rows the grid does not: the far rules' end keys, and each exact row (and error probe) over the keys in its reach
+// (SortedKeys::exact_rows), so that no call passes over the sample; prepared on first need. Without it (or with a
+// mask) every such row runs over all keys, as grid_local_fit does.
+class SortedKeys;
 Result serve_grid(const Fit& f, const Axis* axis, const double* moments, double total, double total_sq, bool squares,
-                  const FitOut& out, double* error_estimate, int64_t* exact_rows_out, int64_t* range_rows_out);
+                  const FitOut& out, double* error_estimate, int64_t* exact_rows_out, int64_t* range_rows_out,
+                  SortedKeys* sorted = nullptr);
 
 }  // namespace ka

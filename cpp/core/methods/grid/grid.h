@@ -77,6 +77,8 @@ class GridCv {
   // (plan_grid_cv_cells: no grid reaches the tolerance at h, or it costs more than the exact score). `why` (may be
   // null; kReasonSize bytes) receives the plan's reason either way.
   Result score(float h, double* score, bool* served, char* why = nullptr);
+  // Whether score(h) would run on a grid (the plan gives h cells), without scoring it.
+  bool serves(float h) const;
 
  private:
   Result sort_and_bin();

@@ -12,12 +12,25 @@ namespace ka {
 GridModel::GridModel(const Fit& sample)
     : keys_(sample.problem.keys), values_(sample.problem.values), weights_(sample.observation_weights) {}
 
+bool GridModel::same_sample(const Fit& f) const {
+  const Problem& p = f.problem;
+  return p.keys.data == keys_.data && p.keys.rows == keys_.rows && p.keys.cols == keys_.cols &&
+         p.keys.stride == keys_.stride && p.values.data == values_.data && p.values.cols == values_.cols &&
+         p.values.stride == values_.stride && f.observation_weights == weights_;
+}
+
+Result GridModel::gradient(const Fit& f, const GradientOut& out) {
+  if (!same_sample(f)) return {Status::BadArgument};
+  if (f.problem.masks.any() || f.query_scale) return local_gradient(f, out);
+  const Status st = sorted_.prepare(f);
+  if (st == Status::BadArgument) return local_gradient(f, out);  // a NaN key: no order (the exact pass decides)
+  if (st != Status::Ok) return {st};
+  return local_gradient(sorted_.sorted(f), out);
+}
+
 Result GridModel::fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate) {
   const Problem& p = f.problem;
-  if (p.keys.data != keys_.data || p.keys.rows != keys_.rows || p.keys.cols != keys_.cols ||
-      p.keys.stride != keys_.stride || p.values.data != values_.data || p.values.cols != values_.cols ||
-      p.values.stride != values_.stride || f.observation_weights != weights_)
-    return {Status::BadArgument};
+  if (!same_sample(f)) return {Status::BadArgument};
   if (const Status st = check_grid_fit(f, nodes, out); st != Status::Ok) return {st};
   if (!ranged_) {
     finite_ = key_ranges(keys_, lo_, hi_);
@@ -73,7 +86,8 @@ Result GridModel::fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     layer.convolved = true;
     ++convolutions_;
   }
-  return serve_grid(f, axis, layer.moments.get(), total_, total_sq_, squares, out, error_estimate, nullptr, nullptr);
+  return serve_grid(f, axis, layer.moments.get(), total_, total_sq_, squares, out, error_estimate, nullptr, nullptr,
+                    &sorted_);
 }
 
 }  // namespace ka

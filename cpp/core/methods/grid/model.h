@@ -6,7 +6,9 @@
 
 #include "base/scratch.h"
 #include "engine/local_fit.h"
+#include "engine/local_rows.h"
 #include "methods/grid/plan.h"
+#include "methods/grid/sorted_keys.h"
 
 namespace ka {
 
@@ -29,9 +31,17 @@ class GridModel {
   // standard errors or effective keys (whose binning also sums ω²) and calls without.
   Result fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate = nullptr);
 
-  // How many times the sample was binned and the moments convolved (for tests and benchmarks).
+  // local_gradient(f, out) (local_rows.h) over the model's sample sorted by its first coordinate, where each query
+  // reads only the keys within the kernel's reach (made by the first call that needs it): the exact derivative, in
+  // O(log n + k) a query instead of a pass over the sample. f's keys, values and weights must be the model's.
+  Result gradient(const Fit& f, const GradientOut& out);
+
+  // How many times the sample was binned and the moments convolved (for tests and benchmarks); how many times it was
+  // sorted (at most once: by the first call with a row the grid does not serve) and how many keys such rows read.
   int64_t binnings() const { return binnings_; }
   int64_t convolutions() const { return convolutions_; }
+  int64_t sorts() const { return sorted_.sorts; }
+  int64_t keys_read() const { return sorted_.keys_read; }
 
  private:
   struct Layer {
@@ -44,6 +54,8 @@ class GridModel {
     Estimator estimator = Estimator::NadarayaWatson;
   };
 
+  bool same_sample(const Fit& f) const;
+
   ConstMatrix keys_, values_;
   const float* weights_;
   bool ranged_ = false, finite_ = true;
@@ -51,6 +63,9 @@ class GridModel {
   double total_ = 0, total_sq_ = 0;
   Layer layers_[2];  // without, with the Σ K²·ω² moments
   int64_t binnings_ = 0, convolutions_ = 0;
+  // The sample in the order of its first coordinate, for the rows the grid does not serve (beyond the data, too
+  // little weight): their keys in O(log n + k) instead of a pass over the sample per call.
+  SortedKeys sorted_;
 };
 
 }  // namespace ka

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "methods/grid/fft.h"
 #include "methods/grid/grid.h"
@@ -30,11 +31,18 @@ namespace {
 // 64–4,096 nodes (at 1,024 nodes: L = 32 gave 42.7 µs a row directly against 20.6 µs a row by FFT; L = 8, 7.1
 // against 18.8): a Gaussian grid at tolerance 1e-3 (L ≈ 71) and any Laplacian one run by FFT, compact kernels
 // (L ≈ 9) directly.
-constexpr double kFftPairCost = 3.5, kFftFilterCost = 1.5;
+// Transforms of 2^19 points and more (8 MB of complex doubles) no longer fit the caches and cost about 3 times as
+// much per N·log₂N: measured natively (a timing driver against Fft::transform, best of 7, on this 2-core machine
+// shared with other jobs, 2026-12-06) 1.6–2.5 ns per N·log₂N up to 2^17, 2.4–6.8 at 2^18, 6–10 from 2^19. A 1-D
+// CV search then scores on its finest grids (2^18 + 1 nodes) in 0.2–0.7 s per bandwidth at 10⁵ points, where its
+// exact score took 0.1–0.2 s.
+constexpr double kFftPairCost = 3.5, kFftFilterCost = 1.5, kFftOutOfCache = 3;
+constexpr int64_t kFftCachedSize = int64_t(1) << 18;
 double direct_cost(double rows, double nodes, double L) { return rows * nodes * (2 * L + 1); }
 double fft_cost(double rows, double nodes, double L) {
-  const double n = double(convolution_size(int64_t(nodes), 2 * int64_t(L) + 1));
-  return (kFftPairCost * std::ceil(rows / 2) + kFftFilterCost) * n * std::log(n) * 1.4426950408889634;  // log2(n)
+  const int64_t size = convolution_size(int64_t(nodes), 2 * int64_t(L) + 1);
+  const double n = double(size), memory = size > kFftCachedSize ? kFftOutOfCache : 1.0;
+  return memory * (kFftPairCost * std::ceil(rows / 2) + kFftFilterCost) * n * std::log(n) * 1.4426950408889634;
 }
 
 }  // namespace
@@ -50,13 +58,31 @@ bool fft_pays(double rows, double nodes, double L) { return fft_cost(rows, nodes
 // 2,000 points took 16 ms (local-linear 134 ms) where the exact fit takes 4 (6.4) before the second pass was counted
 // and this was 4.
 constexpr double kExactPairTaps = 1;
-bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n) {
+double grid_cost(KernelKind kind, int64_t nodes, int64_t dims, double h, double step) {
   const double taps = std::min(double(nodes), std::ceil(reach_of(kind) * h / step));
   const auto pass = [&](double rows) {
     return std::min(direct_cost(rows, double(nodes), taps), fft_cost(rows, double(nodes), taps));
   };
-  const double cost = dims == 2 ? pass(double(nodes)) + pass(double(nodes) + 2 * taps) : pass(1);
-  return cost <= kExactPairTaps * double(n) * double(n);
+  return dims == 2 ? pass(double(nodes)) + pass(double(nodes) + 2 * taps) : pass(1);
+}
+bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n) {
+  return grid_cost(kind, nodes, dims, h, step) <= kExactPairTaps * double(n) * double(n);
+}
+
+// The exact engine skips the key tiles more than 25 + log₂ n (log2 units) below a row's best weight (local_fit.cpp)
+// and, on keys sorted by their first coordinate, never looks at them (row_window): a held-out point of a search's
+// sorted sample pays for the keys within that reach, |u| <= √(2·ln 2·(25 + log₂ n)) bandwidths for the Gaussian,
+// ln 2·(25 + log₂ n) for the Laplacian, 1 for compact kernels, plus about a tile (64 keys) at each end. Counted at
+// the sample's average density over its range, at kExactPairTaps a pair.
+constexpr double kTileKeys = 64;
+double exact_cv_cost(KernelKind kind, double h, double range, int64_t points) {
+  const double ln2 = 0.6931471805599453;  // log2 by log: libm's log2 is not linked (docs/package.md)
+  const double n = double(points), skip = std::min(126.0, 25 + std::log(std::max(n, 1.0)) / ln2);
+  const double reach = kind == KernelKind::Gaussian    ? std::sqrt(2 * ln2 * skip)
+                       : kind == KernelKind::Laplacian ? ln2 * skip
+                       : is_compact(kind)              ? 1.0
+                                                       : std::numeric_limits<double>::infinity();
+  return kExactPairTaps * n * std::min(n, n * 2 * reach * h / range + 2 * kTileKeys);
 }
 
 int64_t grid_nodes(double range, double h, double tolerance) {

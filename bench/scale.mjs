@@ -1,0 +1,196 @@
+// Every entry point at scale (issue 31): the default fits against R's automatic smoothers (KernSmooth's dpill +
+// locpoly in 1-D, loess in 2-D; the R peer, bench/peers/r.mjs), the n = 1,000 selection against statsmodels' KernelReg cv_ls, and each
+// other entry point as a ratio to the plain fit or prediction of the same model, at n = 10⁴, 10⁵, 10⁶: one thread,
+// one run, the same data for every contender. `npm run bench` includes it (bench/run.mjs, section 'scale').
+//   node bench/scale.mjs [--sizes=1e4,1e5,1e6] [--cases=fit1,fit2,select,far,robust,interval,gradient,async,exclude]
+//                        [--src=DIR (web/src by default: another build to compare)] [--no-peers]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { median } from './measure.mjs';
+import { rAvailable, rPeer } from './peers/r.mjs';
+import { mulberry32, normal } from './workloads.mjs';
+
+const ALL_CASES = 'fit1,fit2,select,far,robust,interval,gradient,async,exclude';
+const dataDir = fileURLToPath(new URL('../build/bench/data/', import.meta.url));
+
+/** x uniform on [0, 1] (unsorted), y = sin(6x) + 0.3·N(0, 1); 2-D: y = sin(6x₁) + cos(4x₂) + 0.3·N(0, 1). */
+function sample(n, dim = 1) {
+  const rand = mulberry32(31 + n + dim);
+  const x = Float64Array.from({ length: n * dim }, rand);
+  const y = Float64Array.from({ length: n }, (_, i) =>
+    dim === 1
+      ? Math.sin(6 * x[i]) + 0.3 * normal(rand)
+      : Math.sin(6 * x[2 * i]) + Math.cos(4 * x[2 * i + 1]) + 0.3 * normal(rand),
+  );
+  return { x, y };
+}
+
+/** Seconds of `run` (sync or async): the median of `runs` calls after one warm-up (none when a call takes > 2 s). */
+async function seconds(run, runs = 3) {
+  const once = async () => {
+    const start = performance.now();
+    await run();
+    return (performance.now() - start) / 1e3;
+  };
+  const first = await once();
+  if (first > 2) return first;
+  const times = [];
+  for (let k = 0; k < runs; k++) times.push(await once());
+  return median(times);
+}
+
+/**
+ * R's seconds on the same sample, through the R peer (bench/peers/r.mjs): KernSmooth's dpill then locpoly at the
+ * bandwidth it chose (1-D; locpoly's defaults: local-linear, 401 grid points), or loess with its defaults but the
+ * approximate trace R recommends above about 1,000 points (2-D); each the median of three timed runs. NaN without R.
+ */
+async function rSeconds(r, what, x, y, n, dim) {
+  if (!r) return NaN;
+  const timed = async () => median([await r.run(), await r.run(), await r.run()].map((t) => t.seconds));
+  if (what === 'loess') {
+    await r.load('loess', x, y, n, [dim, 0.75, 2, 'gaussian', 'interpolate', 'approximate']);
+    return timed();
+  }
+  await r.load('dpill', x, y, n, []);
+  const select = await timed();
+  const [h] = await r.output();
+  await r.load('locpoly', x, y, n, [1, h, 401]);
+  return select + (await timed());
+}
+
+/** statsmodels' KernelReg cv_ls (bench/statsmodels_select.py, Nadaraya–Watson) on the same sample; NaN without it. */
+function statsmodelsSeconds(x, y, n, log) {
+  mkdirSync(dataDir, { recursive: true });
+  const [xp, yp] = ['x', 'y'].map((name) => `${dataDir}scale-select-${n}.${name}.f32`);
+  writeFileSync(xp, Float32Array.from(x));
+  writeFileSync(yp, Float32Array.from(y));
+  try {
+    const script = fileURLToPath(new URL('./statsmodels_select.py', import.meta.url));
+    const out = execFileSync('/usr/bin/python3', [script, xp, yp, String(n), 'lc'], { encoding: 'utf8' });
+    const reply = JSON.parse(out.trim().split('\n').at(-1));
+    if (reply.error) throw new Error(reply.error);
+    return reply.seconds;
+  } catch (error) {
+    log(`statsmodels: not available (${error.message.split('\n')[0]})`);
+    return NaN;
+  }
+}
+
+const fmt = (s) => (Number.isFinite(s) ? (s < 0.01 ? s.toPrecision(2) : s.toFixed(3)) : '—');
+const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? (a / b).toFixed(2) : '—');
+
+/** Runs the rows and returns their Markdown table; `log` receives a line per row. */
+export async function benchScale(
+  log,
+  { sizes = [1e4, 1e5, 1e6], cases = ALL_CASES.split(','), src = null, peers = true } = {},
+) {
+  const index = src ? pathToFileURL(`${src}/index.js`).href : new URL('../web/src/index.js', import.meta.url).href;
+  const ka = await (await import(index)).init({ threads: 1 });
+  const missing = peers ? rAvailable() : 'R not asked for';
+  if (missing) log(`scale: ${missing}`);
+  const r = missing ? null : rPeer();
+  const rVersion = r ? await r.start() : null;
+  const rows = [];
+  const row = (n, what, ours, peer, peerLabel) => {
+    rows.push({ n, what, ours, peer, peerLabel });
+    log(
+      `scale n=${n} ${what}: ${fmt(ours)} s${peerLabel ? `, ${peerLabel} ${fmt(peer)} s (${ratio(ours, peer)})` : ''}`,
+    );
+  };
+  const has = (c) => cases.includes(c);
+  for (const n of sizes) {
+    const { x, y } = sample(n);
+    const inside = Float64Array.from({ length: 512 }, (_, i) => (i + 0.5) / 512);
+    if (has('fit1')) {
+      const ours = await seconds(() => ka.kernelRegression(x, y, { dim: 1 }).dispose());
+      row(n, '1-D default fit', ours, await rSeconds(r, 'locpoly', x, y, n, 1), 'R dpill + locpoly');
+    }
+    if (has('fit2') && n <= 1e5) {
+      const s2 = sample(n, 2);
+      const ours = await seconds(() => ka.kernelRegression(s2.x, s2.y, { dim: 2 }).dispose(), 1);
+      row(n, '2-D default fit', ours, await rSeconds(r, 'loess', s2.x, s2.y, n, 2), 'R loess (2-D)');
+    }
+    if (['far', 'robust', 'interval', 'gradient'].some(has)) {
+      let model;
+      const fit = await seconds(() => {
+        model?.dispose();
+        model = ka.kernelRegression(x, y, { dim: 1 });
+      }, 1);
+      const predict = await seconds(() => model.predict(inside), 5);
+      if (has('far')) {
+        // 20 bandwidths and more beyond either end: the rows no grid node reaches.
+        const h = model.bandwidth[0];
+        const right = Float64Array.from(inside, (q) => 1 + 20 * h + q);
+        const left = Float64Array.from(inside, (q) => -20 * h - q);
+        row(n, 'predict 512 beyond the right end', await seconds(() => model.predict(right), 5), predict, 'inside');
+        row(n, 'predict 512 beyond the left end', await seconds(() => model.predict(left), 5), predict, 'inside');
+      }
+      if (has('robust')) {
+        const robust = await seconds(() => ka.kernelRegression(x, y, { dim: 1, robust: true }).dispose(), 1);
+        row(n, 'robust fit (3 iterations)', robust, fit, 'fit');
+      }
+      if (has('interval')) {
+        const local = await seconds(() => {
+          const m = ka.kernelRegression(x, y, { dim: 1 });
+          m.predictInterval(inside, { variance: 'local' });
+          m.dispose();
+        }, 1);
+        row(n, "fit + predictInterval, variance 'local'", local, fit, 'fit');
+      }
+      if (has('gradient')) row(n, 'gradient 512', await seconds(() => model.gradient(inside)), predict, 'predict 512');
+      model.dispose();
+    }
+    if (has('async')) {
+      const sync = await seconds(() => ka.selectBandwidth(x, y, { dim: 1 }), 1);
+      const stepped = await seconds(() => ka.selectBandwidthAsync(x, y, { dim: 1 }), 1);
+      row(n, 'selectBandwidthAsync', stepped, sync, 'selectBandwidth');
+    }
+    if (has('exclude') && n <= 1e5) {
+      const blocked = await seconds(() => ka.selectBandwidth(x, y, { dim: 1, exclude: 5 / n }), 1);
+      row(n, 'blocked CV search (exclude: 5 spacings)', blocked);
+    }
+  }
+  if (has('select')) {
+    // bench/selection.mjs's sample at n = 1,000.
+    const rand = mulberry32(40 + 1000);
+    const x = Float32Array.from({ length: 1000 }, rand);
+    const y = Float32Array.from(x, (t) => Math.sin(2 * Math.PI * t) + 0.3 * normal(rand));
+    const ours = await seconds(() => ka.selectBandwidth(x, y, { dim: 1, estimator: 'nadaraya-watson' }), 7);
+    row(
+      1000,
+      'LOO-CV selection, Nadaraya–Watson',
+      ours,
+      peers ? statsmodelsSeconds(x, y, 1000, log) : NaN,
+      'statsmodels cv_ls',
+    );
+  }
+  await r?.close();
+  return [
+    '### Every entry point at scale',
+    '',
+    'x uniform on [0, 1], y = sin 6x + 0.3·N(0, 1) (2-D: sin 6x₁ + cos 4x₂ + noise); the default fit is',
+    '`kernelRegression(x, y, { dim })` (bandwidth by CV, local-linear, method auto); one thread, one run (median of',
+    `three calls after a warm-up where a call takes under 2 s); R ${rVersion ?? 'not available'}, timed inside R.`,
+    '"ratio" is ours ÷ the other column.',
+    '',
+    '| n | case | ours (s) | against | its time (s) | ratio |',
+    '| ---: | --- | ---: | --- | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${r.n.toLocaleString('en')} | ${r.what} | ${fmt(r.ours)} | ${r.peerLabel ?? '—'} | ${fmt(r.peer)} | ${ratio(r.ours, r.peer)} |`,
+    ),
+  ].join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const option = (name, fallback) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+  const markdown = await benchScale((line) => console.error(line), {
+    sizes: option('sizes', '1e4,1e5,1e6').split(',').map(Number),
+    cases: option('cases', ALL_CASES).split(','),
+    src: option('src', null),
+    peers: !args.includes('--no-peers'),
+  });
+  console.log(markdown);
+}

@@ -1,0 +1,165 @@
+// The 1-D scan of a large CV search (select_cv's descent): what it skips is provably not its minimum (the singular
+// probe's +inf, the nearest-neighbour bound), and the search reaches the minimum of a fine exact scan.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "stats/bandwidth.h"
+#include "stats/cv_scan_bound.h"
+
+using namespace ka;
+
+namespace {
+
+// n points sorted by x (x uniform on [0, 1], or with a gap), y = sin(6x) + noise.
+struct Sorted {
+  std::vector<float> x, y;
+  Problem p;
+  Sorted(int64_t n, uint32_t seed, float noise) : x(size_t(n)), y(size_t(n)) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    std::normal_distribution<float> z(0.0f, 1.0f);
+    for (auto& v : x) v = u(rng);
+    std::sort(x.begin(), x.end());
+    for (size_t i = 0; i < x.size(); ++i) y[i] = std::sin(6 * x[i]) + noise * z(rng);
+    p.queries = p.keys = {x.data(), n, 1, 1};
+    p.values = {y.data(), n, 1, 1};
+    p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the singular probe shows local-linear CV +inf only where the exact score is +inf") {
+  const Sorted s(3000, 3, 0.3f);
+  Criterion ll;
+  ll.estimator = Estimator::LocalLinear;
+  const SingularProbe probe(s.p, ll);
+  REQUIRE(probe.active());
+  int shown = 0;
+  for (double spacings = 0.05; spacings < 50; spacings *= 1.5) {
+    const double h = spacings / 3000;
+    double cv = 0;
+    REQUIRE(cv_score(s.p, &h, &cv, ll).status == Status::Ok);
+    CAPTURE(spacings);
+    if (probe.singular(float(h))) {
+      ++shown;
+      CHECK(std::isinf(cv));
+    }
+  }
+  CHECK(shown >= 3);                                 // the premise: below the spacing the probe finds a singular design
+  CHECK(!SingularProbe(s.p, Criterion{}).active());  // Nadaraya–Watson has no singular design
+  std::vector<float> w(3000, 1.0f);
+  Criterion weighted = ll;
+  weighted.observation_weights = w.data();
+  CHECK(!SingularProbe(s.p, weighted).active());
+}
+
+TEST_CASE("in 1-D the nearest-neighbour bound never exceeds the CV score") {
+  const Sorted s(2500, 4, 0.01f);  // little noise: the fit near the nearest neighbour is informative
+  double start = 0;
+  REQUIRE(rule_of_thumb(s.p.keys, Rule::Scott, &start) == Status::Ok);
+  const NearestBound bound(s.p, Criterion{}, &start, 1);
+  REQUIRE(bound.active());
+  CHECK(!NearestBound(s.p, Criterion{}, &start).active());  // 2-D and up unless asked
+  double informative = 0;
+  for (double spacings = 0.05; spacings < 20; spacings *= 1.4) {
+    const double h = spacings / 2500;
+    double cv = 0;
+    REQUIRE(cv_score(s.p, &h, &cv, Criterion{}).status == Status::Ok);
+    const double lb = bound.lower_bound(h / start);
+    CAPTURE(spacings);
+    CHECK(lb <= cv * (1 + 1e-6));
+    informative = std::max(informative, lb);
+  }
+  CHECK(informative > 0);
+}
+
+TEST_CASE("a large 1-D search descends its scan and returns no worse than the minimum of a fine exact scan") {
+  // Screened (exact CV, 2,000 points and more) and on the search's grid (tolerance 1e-3), both estimators; x
+  // unsorted (the search sorts its own copy).
+  const int64_t n = 4000;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> z(0.0f, 1.0f);
+  std::vector<float> x(n), y(n);
+  for (auto& v : x) v = u(rng);
+  for (int64_t i = 0; i < n; ++i) y[size_t(i)] = std::sin(6 * x[size_t(i)]) + 0.3f * z(rng);
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    Criterion c;
+    c.estimator = est;
+    // The fine exact scan: 24 points a decade over the whole range the search scans (a quarter of the spacing up to
+    // 4 times the range).
+    double best = HUGE_VAL;
+    for (double h = 0.25 / n; h < 4; h *= std::pow(10.0, 1.0 / 24)) {
+      double cv = 0;
+      REQUIRE(cv_score(p, &h, &cv, c).status == Status::Ok);
+      best = std::min(best, cv);
+    }
+    for (const double tolerance : {0.0, 1e-3}) {
+      c.grid_tolerance = tolerance;
+      double h = 0, score = 0;
+      REQUIRE(rule_of_thumb(p.keys, Rule::Scott, &h) == Status::Ok);
+      std::vector<double> bw(256), scores(256);
+      CvCurve curve{bw.data(), scores.data(), 256, 0};
+      REQUIRE(select_cv(p, false, &h, &score, &curve, c).status == Status::Ok);
+      CAPTURE(int(est));
+      CAPTURE(tolerance);
+      CHECK(curve.count > 10);
+      CHECK(bw[0] > bw[1]);  // from the top down
+      double exact = 0;
+      REQUIRE(cv_score(p, &h, &exact, Criterion{est}).status == Status::Ok);
+      // Screened: an exact evaluation; on the grid, within the grid's tolerance of one (fits off by ~1e-4 of range(y)).
+      CHECK(exact <= best * (1 + (tolerance > 0 ? 1e-3 : 1e-5)));
+    }
+  }
+}
+
+TEST_CASE("a search resumed in steps with its CvSearchState gives the bytes of one call") {
+  const int64_t n = 3000;
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<float> x(n), y(n);
+  for (auto& v : x) v = u(rng);
+  for (int64_t i = 0; i < n; ++i) y[size_t(i)] = std::cos(5 * x[size_t(i)]) + 0.2f * (u(rng) - 0.5f);
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  for (const double tolerance : {0.0, 1e-3}) {
+    Criterion c;
+    c.estimator = Estimator::LocalLinear;
+    c.grid_tolerance = tolerance;
+    double h = 0, score = 0;
+    REQUIRE(rule_of_thumb(p.keys, Rule::Scott, &h) == Status::Ok);
+    const double start = h;
+    std::vector<double> bw(256), scores(256);
+    CvCurve curve{bw.data(), scores.data(), 256, 0};
+    REQUIRE(select_cv(p, false, &h, &score, &curve, c).status == Status::Ok);
+    double h2 = start, score2 = -1;
+    std::vector<double> bw2(256), scores2(256);
+    CvCurve curve2{bw2.data(), scores2.data(), 256, 0};
+    CvSearchState state;
+    int32_t stop_at = 0, calls = 0;
+    const auto pause = [](void* ctx, int32_t e) { return e < *static_cast<int32_t*>(ctx); };
+    for (Result r{Status::Cancelled}; r.status == Status::Cancelled; ++calls) {
+      stop_at = curve2.count + 1;
+      r = select_cv(p, false, &h2, &score2, &curve2, c, {pause, &stop_at}, &state);
+      REQUIRE((r.status == Status::Ok || r.status == Status::Cancelled));
+    }
+    CAPTURE(tolerance);
+    CHECK(calls == curve.count + 1);
+    CHECK(curve2.count == curve.count);
+    CHECK(std::equal(bw.begin(), bw.begin() + curve.count, bw2.begin()));
+    CHECK(std::equal(scores.begin(), scores.begin() + curve.count, scores2.begin()));
+    CHECK(h2 == h);
+    CHECK(score2 == score);
+  }
+}
