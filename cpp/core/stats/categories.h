@@ -34,16 +34,18 @@ struct Categories {
   const double* lambda = nullptr;           // count entries within [0, lambda_max]; a search ignores them
 };
 
-// BadArgument unless count >= 1, the levels are >= 1, the kernels known, every code of the I queries and J keys
-// within its column's levels, and (when `with_lambda`) every λ within [0, lambda_max].
+// BadArgument unless count >= 1, the levels are >= 1 (at most 2^53 combinations of them), the kernels known, every
+// code of the I queries and J keys within its column's levels, and (when `with_lambda`) every λ within [0,
+// lambda_max].
 Status check_categories(const Categories& c, int64_t I, int64_t J, bool with_lambda);
 
 // The queries grouped by their combination of levels: group g holds the queries members(g)[0 … size(g)), in
 // increasing order; groups come in the lexicographic order of their levels.
 class QueryGroups {
  public:
-  QueryGroups(const int32_t* codes, int64_t queries, int32_t count);
-  bool ok() const { return order_.ok() && first_.ok(); }
+  // `levels`: each column's level count (the codes are within them).
+  QueryGroups(const int32_t* codes, int64_t queries, int32_t count, const int32_t* levels);
+  bool ok() const { return made_; }
   int64_t count() const { return groups_; }
   const int64_t* members(int64_t g) const { return order_.get() + first_.get()[g]; }
   int64_t size(int64_t g) const { return first_.get()[g + 1] - first_.get()[g]; }
@@ -52,6 +54,7 @@ class QueryGroups {
  private:
   Scratch<int64_t> order_, first_;
   int64_t groups_ = 0, largest_ = 0;
+  bool made_ = false;
 };
 
 // The weight of every key for a query of levels `query` (count codes): ω_j = base_j · Π_d L_d(query_d, key_jd; λ_d),

@@ -13,7 +13,7 @@ namespace ka {
 namespace mixed_detail {
 
 KA_COLD GroupedFit::GroupedFit(const Fit& f, const Categories& c)
-    : base_(f), c_(c), groups_(c.queries, f.problem.queries.rows, c.count) {
+    : base_(f), c_(c), groups_(c.queries, f.problem.queries.rows, c.count, c.levels) {
   const Problem& p = f.problem;
   const Masks& m = p.masks;
   const bool other_masks = m.causal || m.key_padding || m.general || m.query_groups;
