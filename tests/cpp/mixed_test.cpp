@@ -209,14 +209,19 @@ TEST_CASE("mixed leave-one-out CV and AICc equal float64 loops") {
     const double bw[] = {0.6, 0.2, 0.5};
     double cv = 0;
     REQUIRE(mixed_cv_score(call.problem, call.categories, bw, &cv, criterion).status == Status::Ok);
-    double want = 0, total = 0, trace = 0;
+    double want = 0, total = 0, trace = 0, rss = 0;
     for (int64_t i = 0; i < s.n; ++i) {
       const auto ell = equivalent_kernel(s, &s.x[size_t(i)], &s.codes[size_t(i * 2)], degree, i, h, lambda, true);
-      double fit = 0;
-      for (int64_t j = 0; j < s.n; ++j) fit += ell[size_t(j)] * s.y[size_t(j)];
+      const auto own = equivalent_kernel(s, &s.x[size_t(i)], &s.codes[size_t(i * 2)], degree, -1, h, lambda, true);
+      double fit = 0, fitted = 0;
+      for (int64_t j = 0; j < s.n; ++j) {
+        fit += ell[size_t(j)] * s.y[size_t(j)];
+        fitted += own[size_t(j)] * s.y[size_t(j)];
+      }
       want += s.weights[size_t(i)] * (s.y[size_t(i)] - fit) * (s.y[size_t(i)] - fit);
+      rss += s.weights[size_t(i)] * (s.y[size_t(i)] - fitted) * (s.y[size_t(i)] - fitted);
       total += s.weights[size_t(i)];
-      trace += equivalent_kernel(s, &s.x[size_t(i)], &s.codes[size_t(i * 2)], degree, -1, h, lambda, true)[size_t(i)];
+      trace += own[size_t(i)];
     }
     CAPTURE(degree);
     // 90 points: the criterion runs in double; the key weights are float32 (6e-8 relative).
@@ -225,6 +230,12 @@ TEST_CASE("mixed leave-one-out CV and AICc equal float64 loops") {
     const Fit f{call.problem, criterion.estimator, s.weights.data()};
     REQUIRE(mixed_summary(f, call.categories, &summary).status == Status::Ok);
     CHECK(summary.trace == doctest::Approx(trace).epsilon(1e-5));
+    // AICc (regression.h): ln(rss / n) + (1 + ν/n) / (1 − (ν + 2)/n), rss with the weights normalised to sum n.
+    const double n = double(s.n), aicc_want = std::log(rss / total) + (1 + trace / n) / (1 - (trace + 2) / n);
+    criterion.score = Score::AICc;
+    double aicc_got = 0;
+    REQUIRE(mixed_cv_score(call.problem, call.categories, bw, &aicc_got, criterion).status == Status::Ok);
+    CHECK(aicc_got == doctest::Approx(aicc_want).epsilon(1e-6));
   }
 }
 
