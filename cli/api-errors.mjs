@@ -33,6 +33,8 @@ export async function apiCall(call, s) {
         `column ${JSON.stringify(names[Number(at[2]) % names.length])}: the value ${value}`,
       );
     }
+    // A regression's dim is its number of --x columns (only attention has a --dim flag).
+    if (s?.xNames) e.message = e.message.replace(/`options\.dim`/g, 'the number of --x columns');
     e.message = e.message
       .replace(/`options\.(\w+)`/g, (_, name) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)
       .replace(/`(\w+)`/g, (all, name) => API_FLAGS[name] ?? all);

@@ -8,7 +8,7 @@ import { typesFields, typesOption } from './types.mjs';
 export const KERNELS = ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
 export const ESTIMATORS = ['local-linear', 'nadaraya-watson'];
 // The bandwidth rules --bandwidth (fit, predict) and --rule (select-bandwidth) take.
-export const RULES = ['cv', 'aicc', 'scott', 'silverman'];
+export const RULES = ['cv', 'aicc', 'scott', 'silverman', 'plugin'];
 
 /** --bandwidth: a rule, one positive number, or one per x column (`dim` of them). */
 export function bandwidthOption(values, dim) {

@@ -13,7 +13,7 @@ export const summary = 'fit a kernel regression to columns of a CSV/TSV file and
 const help = `Usage: kernel-attention fit FILE --x COLS --y COLS [options]
 
 Fits a kernel regression to the columns of a CSV or TSV file and prints the model: the bandwidth and its rule (how it
-was chosen: cv, aicc, scott, silverman, or fixed), the method the fit runs on (exact or grid), its CV score, the effective degrees of freedom and the residual variance of each y column; with --robust,
+was chosen: cv, aicc, scott, silverman, plugin, or fixed), the method the fit runs on (exact or grid), its CV score (none for plugin), the effective degrees of freedom and the residual variance of each y column; with --robust,
 also the data rows the robust fit rejects (robustness weight 0; 1-based, in the order read).
 ${SAMPLE_HELP}
 ${ROBUST_HELP}

@@ -14,7 +14,9 @@ const help = `Usage: kernel-attention select-bandwidth FILE --x COLS --y COLS [o
 
 Chooses the bandwidth for FILE's columns and prints it with the search's curve: every bandwidth tried and its score
 (CSV: one row per evaluation, the chosen one marked; JSON: { rule, method, bandwidth, score, curve }, method being how
-the scores were computed: exact or grid).
+the scores were computed: exact or grid). The rules of thumb score their bandwidth and have no curve; plugin (R's
+KernSmooth::dpill, one --x column, local-linear) computes no score (empty in CSV, null in JSON) and adds its
+estimates to the JSON as plugin.
 ${SAMPLE_HELP.replace(/\n  --bandwidth.*/, '').replace(/\n  --span.*\n.*/, '')}
   --rule R            ${RULES.join(', ')} (default cv); --method R is its deprecated spelling (before 0.2.0)
   --per-dimension     search one bandwidth per x column (default: one shared bandwidth, scaled per column)
@@ -79,11 +81,23 @@ export async function run(argv, api) {
   if (format === 'json') {
     return emit(
       values,
-      JSON.stringify({ rule, method: r.method, x: s.xNames, bandwidth, score: round(r.score), curve }, null, 2) + '\n',
+      JSON.stringify(
+        {
+          rule,
+          method: r.method,
+          x: s.xNames,
+          bandwidth,
+          score: r.score === null ? null : round(r.score),
+          curve,
+          ...(r.plugin && { plugin: Object.fromEntries(Object.entries(r.plugin).map(([k, v]) => [k, round(v)])) }),
+        },
+        null,
+        2,
+      ) + '\n',
     );
   }
   const same = (h) => h.every((v, d) => v === bandwidth[d]);
   const rows = curve.map((c) => [...c.bandwidth, c.score, same(c.bandwidth) ? 1 : 0]);
-  if (!curve.some((c) => same(c.bandwidth))) rows.push([...bandwidth, round(r.score), 1]);
+  if (!curve.some((c) => same(c.bandwidth))) rows.push([...bandwidth, r.score === null ? '' : round(r.score), 1]);
   return emit(values, formatCsv([...s.xNames.map((x) => `bandwidth.${x}`), 'score', 'chosen'], rows));
 }

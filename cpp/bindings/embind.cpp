@@ -65,7 +65,8 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .value("fit", PlanCriterion::Fit)
       .value("cv", PlanCriterion::Cv)
       .value("aicc", PlanCriterion::Aicc)
-      .value("cv-gradient", PlanCriterion::CvGradient);
+      .value("cv-gradient", PlanCriterion::CvGradient)
+      .value("plugin", PlanCriterion::Plugin);
   enum_<PlanField>("PlanField")
       .value("none", PlanField::None)
       .value("task", PlanField::Task)

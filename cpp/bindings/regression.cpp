@@ -2,6 +2,7 @@
 // bindings are written).
 #include <emscripten/bind.h>
 
+#include <limits>
 #include <new>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "stats/bandwidth.h"
 #include "stats/lowess.h"
 #include "stats/mixed.h"
+#include "stats/plugin.h"
 #include "stats/regression.h"
 
 namespace {
@@ -192,6 +194,34 @@ Status lowess_js(uintptr_t x, uintptr_t y, int32_t n, double frac, int32_t itera
   return lowess(ptr<const double>(x), ptr<const double>(y), n, o, ptr<double>(fitted), ptr<double>(weights));
 }
 
+// The plug-in bandwidth (plugin.h) with dpill's defaults: x, y are n doubles each. h and the detail are NaN where
+// the status is not Ok; issue says why for BadArgument on usable arguments.
+struct PluginResult {
+  Status status = Status::Ok;
+  PluginIssue issue = PluginIssue::None;
+  double h = 0, n = 0;
+  int32_t blocks = 0, blocksMax = 0;
+  double sigma2 = 0, theta22 = 0, sigma2Quartic = 0, theta24Quartic = 0, gamma = 0, lambda = 0;
+};
+
+PluginResult plugin_bandwidth_js(uintptr_t x, uintptr_t y, int32_t n) {
+  PluginDetail d;
+  PluginResult r;
+  r.h = std::numeric_limits<double>::quiet_NaN();
+  r.status = plugin_bandwidth(ptr<const double>(x), ptr<const double>(y), n, PluginOptions{}, &r.h, &d);
+  r.issue = d.issue;
+  r.n = double(d.n);
+  r.blocks = d.blocks;
+  r.blocksMax = d.blocks_max;
+  r.sigma2 = d.sigma2;
+  r.theta22 = d.theta22;
+  r.sigma2Quartic = d.sigma2_quartic;
+  r.theta24Quartic = d.theta24_quartic;
+  r.gamma = d.gamma;
+  r.lambda = d.lambda;
+  return r;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(regression) {
@@ -231,4 +261,28 @@ EMSCRIPTEN_BINDINGS(regression) {
   function("_gridModelGradient", &grid_model_gradient_js);
   function("_gridModelCounts", &grid_model_counts);
   function("_lowess", &lowess_js);
+  enum_<PluginIssue>("PluginIssue")
+      .value("none", PluginIssue::None)
+      .value("too-few-points", PluginIssue::TooFewPoints)
+      .value("too-few-distinct", PluginIssue::TooFewDistinct)
+      .value("exact-quartic", PluginIssue::ExactQuartic)
+      .value("flat-quartic", PluginIssue::FlatQuartic)
+      .value("sparse-pilot", PluginIssue::SparsePilot)
+      .value("no-curvature", PluginIssue::NoCurvature)
+      .value("no-variance", PluginIssue::NoVariance);
+  value_object<PluginResult>("PluginResult")
+      .field("status", &PluginResult::status)
+      .field("issue", &PluginResult::issue)
+      .field("h", &PluginResult::h)
+      .field("n", &PluginResult::n)
+      .field("blocks", &PluginResult::blocks)
+      .field("blocksMax", &PluginResult::blocksMax)
+      .field("sigma2", &PluginResult::sigma2)
+      .field("theta22", &PluginResult::theta22)
+      .field("sigma2Quartic", &PluginResult::sigma2Quartic)
+      .field("theta24Quartic", &PluginResult::theta24Quartic)
+      .field("gamma", &PluginResult::gamma)
+      .field("lambda", &PluginResult::lambda);
+  function("_pluginBandwidth", &plugin_bandwidth_js);
+  function("_pluginKernelFactor", &plugin_kernel_factor);
 }

@@ -235,6 +235,27 @@ test('select-bandwidth prints the chosen bandwidth and the CV curve', async () =
   assert.equal(Math.min(...csv.slice(1).map((r) => Number(r[1]))), Number(chosen[0][1]));
 });
 
+test("--rule plugin and --bandwidth plugin are the API's plug-in rule (R's dpill): no score, its estimates in JSON", async () => {
+  const ka = await init({ threads: 1 });
+  const want = ka.selectBandwidth(X, Y, { dim: 1, rule: 'plugin' });
+  const args = ['sample.csv', '--x', 'x', '--y', 'the y'];
+  const json = JSON.parse(ok('select-bandwidth', ...args, '--rule', 'plugin', '--format', 'json'));
+  assert.deepEqual([json.rule, json.method, json.score, json.curve], ['plugin', 'exact', null, []]);
+  assert.ok(Math.abs(json.bandwidth[0] - want.bandwidth[0]) <= 1e-8 * want.bandwidth[0]);
+  assert.equal(json.plugin.blocks, want.plugin.blocks);
+  assert.ok(Math.abs(json.plugin.sigma2 - want.plugin.sigma2) <= 1e-8 * want.plugin.sigma2);
+  const csv = parseCsv(ok('select-bandwidth', ...args, '--rule', 'plugin'));
+  assert.deepEqual(csv, [
+    ['bandwidth.x', 'score', 'chosen'],
+    [String(json.bandwidth[0]), '', '1'],
+  ]);
+  const fit = JSON.parse(okWarned('fit', ...args, '--bandwidth', 'plugin', '--format', 'json'));
+  assert.deepEqual([fit.rule, fit.score, fit.bandwidth], ['plugin', null, json.bandwidth]);
+  const two = cli('select-bandwidth', 'sample.csv', '--x', 'x,x', '--y', 'the y', '--rule', 'plugin');
+  assert.notEqual(two.code, 0);
+  assert.match(two.stderr, /^kernel-attention: the number of --x columns must be 1 for rule 'plugin'/);
+});
+
 test('--exclude R runs blocked CV in select-bandwidth and fit, as the API does; a negative R or a rule other than cv is refused', async () => {
   const ka = await init({ threads: 1 });
   const want = ka.selectBandwidth(X, Y, { dim: 1, estimator: 'local-linear', exclude: 0.1 });
@@ -1090,11 +1111,11 @@ test('--bandwidth: the message fits the number of x columns; a negative number i
   const cases = [
     [
       ['fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--bandwidth', 'abc'],
-      /^kernel-attention: --bandwidth must be cv, aicc, scott, silverman or a positive number; got "abc"\n/,
+      /^kernel-attention: --bandwidth must be cv, aicc, scott, silverman, plugin or a positive number; got "abc"\n/,
     ],
     [
       ['fit', 'two-x.csv', '--x', 'a,b', '--y', 'y', '--bandwidth', 'abc'],
-      /--bandwidth must be cv, aicc, scott, silverman, a positive number or 2 of them \(one per --x column\); got "abc"/,
+      /--bandwidth must be cv, aicc, scott, silverman, plugin, a positive number or 2 of them \(one per --x column\); got "abc"/,
     ],
     [
       ['fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--bandwidth', '-1'],

@@ -54,6 +54,25 @@ TEST_CASE("kth_neighbour_distances matches sorting every distance (1-3 D, ties, 
   CHECK(kth_neighbour_distances({x.data(), 3, 1, 1}, {q.data(), 1, 1, 1}, s.data(), 2, 1, &out) == Status::BadArgument);
 }
 
+TEST_CASE("order_by is the stable sort's permutation (ties, -0, negative and huge keys, both of its sorts)") {
+  std::mt19937 rng(11);
+  for (const int64_t n : {int64_t(7), int64_t(4095), int64_t(4096), int64_t(50000)}) {
+    CAPTURE(n);
+    std::vector<double> key(static_cast<size_t>(n));
+    std::uniform_int_distribution<int> pick(0, 9);
+    for (auto& k : key) {
+      const int kind = pick(rng);
+      k = kind == 0 ? 0.0 : kind == 1 ? -0.0 : kind == 2 ? -1e300 : kind == 3 ? 2.5 : (pick(rng) - 4.5) * 1e-3 * kind;
+    }
+    std::vector<int64_t> ours(key.size()), expected(key.size());
+    order_by(key.data(), ours.data(), n);
+    for (int64_t j = 0; j < n; ++j) expected[size_t(j)] = j;
+    std::stable_sort(expected.begin(), expected.end(),
+                     [&](int64_t a, int64_t b) { return key[size_t(a)] < key[size_t(b)]; });
+    CHECK(ours == expected);
+  }
+}
+
 TEST_CASE("a fit with per-query scales is the fixed-bandwidth fit at each query's bandwidth") {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-2, 2);

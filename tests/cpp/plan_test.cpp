@@ -217,6 +217,13 @@ TEST_CASE("regression criteria: AICc and blocked CV run exactly on a grid asked 
   c.exclude = false;
   c.criterion = PlanCriterion::CvGradient;  // refused asked for (above); auto runs it exactly
   CHECK(std::string(plan(c, Method::Auto, 0).reason) == "exact: rule 'cv-gradient' runs exactly");
+  c.criterion = PlanCriterion::Plugin;  // the plug-in rule runs on its own bins, a grid asked for or not
+  for (Method m : {Method::Grid, Method::Auto}) {
+    const Plan p = plan(c, m, 0);
+    CHECK(p.method == Method::Exact);
+    CHECK(p.refused == PlanField::None);
+    CHECK(std::string(p.reason) == "exact: rule 'plugin' bins the sample itself, in double, as KernSmooth's dpill");
+  }
   // Below 20,000 points auto says the size, whatever the criterion.
   c.queries = c.keys = 400;
   CHECK(starts(plan(c, Method::Auto, 0).reason, "exact: 1-D gaussian, 400 points: below 20,000"));

@@ -227,6 +227,11 @@ test('mixed calls refuse what they cannot do, naming the option', () => {
   );
   refused(() => ka.kernelRegression(c.x, c.y, { ...base, bandwidth: 'scott' }), 'options.bandwidth', /cannot choose λ/);
   refused(() => ka.selectBandwidth(c.x, c.y, { ...base, rule: 'cv-gradient' }), 'options.rule', /cannot choose λ/);
+  // The plug-in rule (dpill) gives no λ: refused before its own checks, which mtcars' one continuous column passes.
+  const plugin = /'plugin' cannot choose λ for discrete columns/;
+  refused(() => ka.selectBandwidth(c.x, c.y, { ...base, rule: 'plugin' }), 'options.rule', plugin);
+  refused(() => ka.kernelRegression(c.x, c.y, { ...base, bandwidth: 'plugin' }), 'options.bandwidth', plugin);
+  refused(() => ka.plan('regression', { n: c.y.length, ...base, rule: 'plugin' }), 'options.rule', plugin);
   refused(() => ka.selectBandwidth(c.x, c.y, { ...base, exclude: 10 }), 'options.exclude', /blocked CV/);
   refused(() => ka.kernelRegression(c.x, c.y, { ...base, bandwidth: { span: 0.5 } }), 'options.bandwidth', /span/);
   refused(() => ka.kernelRegression(c.x, c.y, { ...base, method: 'grid' }), 'options.method', /options\.types/);

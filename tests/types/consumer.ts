@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   const fin: Float32Array = ka.finalizeState(merged, { empty: 'error' });
 
   const sel: BandwidthSelection = ka.selectBandwidth(k, v, { dim: 4, rule: 'cv', perDimension: true });
-  const ruleUsed: 'cv' | 'aicc' | 'scott' | 'silverman' | 'cv-gradient' = sel.rule;
+  const ruleUsed: 'cv' | 'aicc' | 'scott' | 'silverman' | 'plugin' | 'cv-gradient' = sel.rule;
   const computed: 'exact' | 'grid' = sel.method;
   void ruleUsed;
   void computed;
@@ -95,6 +95,15 @@ async function main(): Promise<void> {
   ka.selectBandwidth(k, v, { dim: 4, rule: 'cv-gradient', metric: 'ard' });
   // @ts-expect-error: kernelRegression's bandwidth rules do not include the gradient search
   ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv-gradient' });
+  const plugged = ka.selectBandwidth(v, v, { dim: 1, rule: 'plugin', kernel: 'epanechnikov' });
+  const noScore: number | null = plugged.score;
+  const dpillH: number | undefined = plugged.plugin?.gaussianBandwidth;
+  void noScore;
+  void dpillH;
+  // @ts-expect-error: the plug-in rule computes no CV score, so a selection's score may be null
+  const alwaysScored: number = plugged.score;
+  void alwaysScored;
+  ka.kernelRegression(v, v, { dim: 1, bandwidth: 'plugin' }).dispose();
 
   // Mixed data: labels in a discrete column, λ in the bandwidth array, the model's types.
   const mixed = ka.kernelRegression([1.5, 'a', 2.5, 'b'], [1, 2], {
@@ -127,7 +136,7 @@ async function main(): Promise<void> {
   // @ts-expect-error: a rule is a selectBandwidth rule, not a fixed bandwidth
   ka.plan('regression', { n: 100, dim: 1, rule: 'fixed' });
   void planned;
-  const fixedOrRule: 'cv' | 'aicc' | 'scott' | 'silverman' | 'fixed' | 'span' = model.selection.rule;
+  const fixedOrRule: 'cv' | 'aicc' | 'scott' | 'silverman' | 'plugin' | 'fixed' | 'span' = model.selection.rule;
   void fixedOrRule;
   const band: PredictionInterval = model.predictInterval(q, { level: 0.9 });
   const edf: number = model.effectiveDegreesOfFreedom;

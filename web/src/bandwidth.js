@@ -1,14 +1,16 @@
-// selectBandwidth() and cvScore(): rules of thumb, leave-one-out cross-validation and AICc, for the Nadaraya–Watson
-// and local-linear estimators, with optional observation weights. The options are read in selection.js, the
-// searches run in search.js (CV, AICc) and gradient-search.js (CV by its gradient).
+// selectBandwidth() and cvScore(): rules of thumb, the plug-in rule, leave-one-out cross-validation and AICc, for the
+// Nadaraya–Watson and local-linear estimators, with optional observation weights. The options are read in
+// selection.js, the searches run in search.js (CV, AICc) and gradient-search.js (CV by its gradient), the plug-in
+// rule in plugin.js.
 import { checkResult, KernelAttentionError } from './errors.js';
 import { gradientSearchSteps } from './gradient-search.js';
 import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
 import { gridTolerance, planRegression, REGRESSION_METHODS } from './plan.js';
-import { fitOptions, readExclude, regressionKernels } from './sample.js';
+import { fitOptions, readExclude, regressionKernels, selectRules } from './sample.js';
 import { discreteOptions, readColumns, readMixedBandwidth, refuseMixed } from './categories.js';
+import { pluginSteps } from './plugin.js';
 import { searchSteps } from './search.js';
-import { readSelection, SELECT_OPTIONS, selectRules } from './selection.js';
+import { readSelection, SELECT_OPTIONS } from './selection.js';
 import { bandwidths, checkOptionNames, oneOf } from './validate.js';
 import { withSelectionWarnings } from './warnings.js';
 import { sampleFrame } from './frame.js';
@@ -92,7 +94,12 @@ export function makeBandwidth(engine, threads = 1) {
 
   const steps = (s, stepwise) =>
     withSelectionWarnings(
-      (s.rule === 'cv-gradient' ? gradientSearchSteps : searchSteps)(engine, threads, s, stepwise),
+      (s.rule === 'cv-gradient' ? gradientSearchSteps : s.rule === 'plugin' ? pluginSteps : searchSteps)(
+        engine,
+        threads,
+        s,
+        stepwise,
+      ),
       s,
     );
 

@@ -70,6 +70,14 @@ const BINDINGS = {
     'x y n dim width options:fit rank transform maxIterations h best curveH curveScore curveGrad capacity recorded stopAt',
   ],
   cvScore: ['status', 'x y n dim width options:fit score:Score h out'],
+  /**
+   * The plug-in bandwidth (stats/plugin.h) with dpill's defaults: x, y offsets of n doubles each; { status, issue
+   * (the PluginIssue name: 'none', 'too-few-points', …), h, n, blocks, blocksMax, sigma2, theta22, sigma2Quartic,
+   * theta24Quartic, gamma, lambda }.
+   */
+  pluginBandwidth: ['result', 'x y n'],
+  /** dpill's h times this is `kernel`'s plug-in bandwidth (plugin_kernel_factor); NaN where there is none. */
+  pluginKernelFactor: ['value', 'kernel:KernelKind'],
   localFit: ['result', 'x y q n I dim width options:fit mean sumSq? self? eff? logden?'],
   /** ∂f/∂q (local_rows.h): gradient I×dim×width doubles; sumSq I×dim and mean I×width doubles, or 0. */
   localGradient: ['result', 'x y q n I dim width options:fit gradient sumSq? mean?'],
@@ -117,9 +125,14 @@ function bind(module, binding, [returns, argumentList], converters, named) {
 
 function createEngine(module) {
   const { Status, KernelKind, EmptyPolicy, Estimator, Rule, Score, LandmarkSampling, Method, Task } = module;
-  const { PlanCriterion, PlanField, DiscreteKernel } = module;
+  const { PlanCriterion, PlanField, DiscreteKernel, PluginIssue } = module;
   const statusNames = new Map(namesOf(Status).map((name) => [Status[name], name]));
-  const named = (result) => ({ ...result, status: statusNames.get(result.status) });
+  const issueNames = new Map(namesOf(PluginIssue).map((name) => [PluginIssue[name], name]));
+  const named = (result) => ({
+    ...result,
+    status: statusNames.get(result.status),
+    ...(result.issue === undefined ? {} : { issue: issueNames.get(result.issue) }),
+  });
   const converters = {
     call: (o) => ({ ...o, kernel: KernelKind[o.kernel], empty: EmptyPolicy[o.empty] }),
     fit: (o) => ({
@@ -132,6 +145,7 @@ function createEngine(module) {
     }),
     approximation: (a) => ({ ...a, sampling: LandmarkSampling[a.sampling] }),
     EmptyPolicy: (name) => EmptyPolicy[name],
+    KernelKind: (name) => KernelKind[name],
     Rule: (name) => Rule[name],
     Score: (name) => Score[name],
     loess: (o) => ({
@@ -203,11 +217,10 @@ function createEngine(module) {
     /**
      * { method, reason, tolerance, refused } (plan.h): the method that runs call `c` ({ task: 'attention' |
      * 'regression', kernel, queries, keys, dims, heads, masked, generalMask, groups, estimator, criterion ('fit', 'cv',
-     * 'aicc', 'cv-gradient'), exclude, weights, span, discrete, keyData, bandwidth }, keyData and bandwidth heap
-     * offsets or 0)
-     * when `method` is asked for at `tolerance` (0: the method's default, returned). `refused`: 'none', or the field
-     * of the call that keeps the method asked for from it (reason: why). Method 'auto' back means the decision needs
-     * the keys: ask again with keyData and bandwidth.
+     * 'aicc', 'cv-gradient', 'plugin'), exclude, weights, span, discrete, keyData, bandwidth }, keyData and bandwidth
+     * heap offsets or 0) when `method` is asked for at `tolerance` (0: the method's default, returned). `refused`:
+     * 'none', or the field of the call that keeps the method asked for from it (reason: why). Method 'auto' back means
+     * the decision needs the keys: ask again with keyData and bandwidth.
      */
     plan: (c, method, tolerance) => {
       const defaults = { heads: 1, masked: false, generalMask: false, groups: false, keyData: 0, bandwidth: 0 };

@@ -5,8 +5,8 @@
 // the same questions without running anything.
 import { fail, KernelAttentionError } from './errors.js';
 import { frameOf, readCall, SHARED_OPTIONS } from './options.js';
-import { fitOptions, readExclude, regressionKernels } from './sample.js';
-import { readTypes } from './categories.js';
+import { fitOptions, readExclude, regressionKernels, regressionRules, selectRules } from './sample.js';
+import { readTypes, refuseMixed } from './categories.js';
 import { boolean, checkOptionNames, oneOf, positiveInteger } from './validate.js';
 
 /** attention()'s methods, and the options that choose and tune them. */
@@ -126,13 +126,13 @@ function askAttention(engine, call, method, tolerance) {
 /**
  * Reads a regression's method (`names.method`: the option it was given as) and tolerance and asks the core which
  * method runs the call: { method, reason, tolerance } (the tolerance given, or the core's default). `call`: { n, dim,
- * kernel, estimator, criterion ('fit': a model's fits; 'cv', 'aicc', 'cv-gradient': a score or a search), exclude
- * (blocked CV's radius), weights (given or not), span (span bandwidths), discrete (discrete columns: mixed data; dim
- * counts the continuous ones) }. `methods`: the methods the caller takes.
+ * kernel, estimator, criterion ('fit': a model's fits; 'cv', 'aicc', 'cv-gradient': a score or a search; 'plugin':
+ * the plug-in rule), exclude (blocked CV's radius), weights (given or not), span (span bandwidths), discrete (discrete
+ * columns: mixed data; dim counts the continuous ones) }. `methods`: the methods the caller takes.
  * `names`: the option each field of the call was given as (a refusal names it).
  */
 export function planRegression(engine, method, tolerance, call, names, methods = REGRESSION_METHODS) {
-  if (engine.selections.includes(method)) {
+  if (regressionRules(engine).includes(method)) {
     // a method is how to compute, not how to choose h
     throw new KernelAttentionError(
       'BadArgument',
@@ -167,9 +167,10 @@ export function planRegression(engine, method, tolerance, call, names, methods =
 
 /**
  * The criterion a bandwidth rule computes, as the plan sees it: the score a search minimises ('cv', 'aicc'), CV by
- * its gradient ('cv-gradient'), or, for the rules of thumb, the CV score they report ('cv').
+ * its gradient ('cv-gradient'), the plug-in rule's own binned estimates ('plugin'), or, for the rules of thumb, the CV
+ * score they report ('cv').
  */
-export const criterionOf = (rule) => (rule === 'aicc' || rule === 'cv-gradient' ? rule : 'cv');
+export const criterionOf = (rule) => (['aicc', 'cv-gradient', 'plugin'].includes(rule) ? rule : 'cv');
 
 /** The FitOptions tolerance of a regression planned as `plan`: its tolerance on the grid, 0 (exact) otherwise. */
 export const gridTolerance = (plan) => (plan.method === 'grid' ? plan.tolerance : 0);
@@ -242,12 +243,13 @@ export function makePlan(engine) {
     // Mixed data: the plan counts the continuous columns (categories.js).
     const mixed = readTypes(options.types, undefined, dim);
     oneOf(kernel, regressionKernels(engine), 'options.kernel');
-    if (rule !== undefined) oneOf(rule, [...engine.selections, 'cv-gradient'], 'options.rule');
+    if (rule !== undefined) oneOf(rule, selectRules(engine), 'options.rule');
     const { estimator = rule === 'cv-gradient' ? 'nadaraya-watson' : 'local-linear' } = options;
     oneOf(estimator, engine.estimators, 'options.estimator');
     boolean(weights, 'options.weights');
     boolean(span, 'options.span');
     const criterion = rule === undefined ? 'fit' : criterionOf(rule);
+    if (mixed) refuseMixed({ rule, exclude: readExclude(exclude, rule) }); // as the call itself refuses
     const columns = { dim: mixed ? mixed.continuous.length || 1 : dim, discrete: !!mixed };
     const call = { n, kernel, estimator, criterion, exclude: readExclude(exclude, rule), weights, span, ...columns };
     const names = { method: 'options.method', span: 'options.span', criterion: 'options.rule' };

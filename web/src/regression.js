@@ -5,7 +5,8 @@ import { readRobust } from './robust.js';
 import { readSpan, spanScales } from './span.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
 import { criterionOf, MODEL_METHODS, planRegression, sortsSample } from './plan.js';
-import { ownCopy, readExclude, regressionKernels } from './sample.js';
+import { checkPlugin } from './plugin.js';
+import { ownCopy, readExclude, regressionKernels, regressionRules } from './sample.js';
 import { codedRows, readColumns, readMixedBandwidth, refuseMixed } from './categories.js';
 import { bandwidths, boolean, checkOptionNames, oneOf } from './validate.js';
 import { sampleFrame } from './frame.js';
@@ -36,7 +37,8 @@ function regressions(engine, threads, selectBandwidth, selectBandwidthAsync) {
   const ctx = { engine, threads };
   ctx.kernelRegression = function kernelRegression(x, y, options) {
     const p = readRegression(engine, x, y, options, REGRESSION_OPTIONS);
-    const chosen = p.chosen ?? fromSelection(p, selectBandwidth(searchSample(p), p.data.y, selectionOptions(p)));
+    const [sx, sy] = searchSample(p);
+    const chosen = p.chosen ?? fromSelection(p, selectBandwidth(sx, sy, selectionOptions(p)));
     const { h, selection } = chosen;
     const q = { ...p, lambda: chosen.lambda };
     const fitted = drive(robustModel(ctx, q, h, selection), null);
@@ -69,7 +71,7 @@ async function fitAsync(ctx, selectBandwidthAsync, x, y, options) {
     // The search's own last report (done === total) is left out: the robustness fits and the summary's step follow.
     const report =
       onProgress && (({ done, total }) => done < total && onProgress({ done, total: total + 1 + iterations }));
-    const selection = await selectBandwidthAsync(searchSample(p), p.data.y, {
+    const selection = await selectBandwidthAsync(...searchSample(p), {
       ...selectionOptions(p),
       signal,
       onProgress: report,
@@ -137,8 +139,14 @@ function readRegression(engine, x, y, options, known) {
   const names = { method: 'options.method' };
   const plan = planRegression(engine, method, options.tolerance, call, names, MODEL_METHODS);
   let chosen = null;
-  if (typeof bandwidth === 'string') oneOf(bandwidth, engine.selections, 'options.bandwidth');
-  else if (span !== null) {
+  if (typeof bandwidth === 'string') {
+    oneOf(bandwidth, regressionRules(engine), 'options.bandwidth');
+    if (mixed) refuseMixed({ rule: bandwidth }, 'options.bandwidth'); // before the plug-in rule's own checks
+    if (bandwidth === 'plugin') {
+      const rule = "`bandwidth: 'plugin'`";
+      checkPlugin(engine, { dim, width, estimator, kernel, weights, rule });
+    }
+  } else if (span !== null) {
     chosen = {
       h: spanScales(x, n, dim),
       selection: { rule: 'span', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
@@ -207,6 +215,12 @@ function readRegression(engine, x, y, options, known) {
   };
 }
 
+// The sample a search is given: the model's float32 copy (discrete columns as codes in the user layout), or for the
+// plug-in rule, which computes in double as R's dpill does, the sample in double.
+const searchSample = (p) => {
+  if (p.bandwidth === 'plugin') return [p.sample.x, p.sample.y];
+  return [p.mixed ? codedRows(p.mixed, p.data.x, p.data.codes, p.n) : p.data.x, p.data.y];
+};
 const selectionOptions = (p) => ({
   dim: p.userDim,
   ...(p.mixed && { types: p.mixed.types, orderedKernel: p.mixed.orderedKernel }),
@@ -221,8 +235,10 @@ const selectionOptions = (p) => ({
 });
 const fromSelection = (p, chosen) => ({
   ...(p.mixed ? readMixedBandwidth(p.mixed, chosen.bandwidth, 'bandwidth') : { h: chosen.bandwidth, lambda: null }),
-  selection: { rule: p.bandwidth, score: chosen.score, curve: chosen.curve },
+  selection: {
+    rule: p.bandwidth,
+    score: chosen.score,
+    curve: chosen.curve,
+    ...(chosen.plugin ? { plugin: chosen.plugin } : {}),
+  },
 });
-
-/** The sample kernelRegression hands its bandwidth search: its own copy, discrete columns as codes in the user layout. */
-const searchSample = (p) => (p.mixed ? codedRows(p.mixed, p.data.x, p.data.codes, p.n) : p.data.x);

@@ -1,11 +1,20 @@
-// What every regression call reads the same way: its sample (x, y, observation weights), its kernels, blocked CV's
-// radius, and the FitOptions the engine takes; and a model's own copy of its sample.
+// What every regression call reads the same way: its sample (x, y, observation weights), its kernels and bandwidth
+// rules, blocked CV's radius, and the FitOptions the engine takes; and a model's own copy of its sample.
 import { describe, KernelAttentionError } from './errors.js';
 import { shifted32 } from './frame.js';
 import { numericArray, positiveInteger, rowsOf } from './validate.js';
 
 /** The kernels a regression takes: those with a bandwidth (the core's kernel traits). */
 export const regressionKernels = (engine) => engine.kernels.filter((k) => k.distance).map((k) => k.name);
+
+/**
+ * The rules kernelRegression's `bandwidth` names: the core's criteria and rules of thumb (engine.selections), and
+ * 'plugin', the direct plug-in (plugin.js).
+ */
+export const regressionRules = (engine) => [...engine.selections, 'plugin'];
+
+/** selectBandwidth's rules: kernelRegression's, and 'cv-gradient', L-BFGS on the exact CV gradient (gradient-search.js). */
+export const selectRules = (engine) => [...regressionRules(engine), 'cv-gradient'];
 
 /**
  * Validates a regression sample (x: n × dim, y: n × D, optional weights: n); returns n, the value width D and the

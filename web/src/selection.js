@@ -3,7 +3,8 @@
 import { KernelAttentionError } from './errors.js';
 import { smoothCompact } from './attention-gradients.js';
 import { criterionOf, planRegression } from './plan.js';
-import { readExclude, regressionKernels } from './sample.js';
+import { checkPlugin } from './plugin.js';
+import { readExclude, regressionKernels, selectRules } from './sample.js';
 import { readColumns, refuseMixed } from './categories.js';
 import { boolean, checkOptionNames, oneOf, positiveInteger } from './validate.js';
 import { deprecated, renamed } from './deprecate.js';
@@ -26,9 +27,6 @@ export const SELECT_OPTIONS = [
 ];
 export const METRICS = ['diagonal', 'full'];
 
-// selectBandwidth's rules: the core's criteria and rules of thumb (engine.selections), and 'cv-gradient', L-BFGS on the
-// exact CV gradient (bandwidth.h, select_cv_gradient).
-export const selectRules = (engine) => [...engine.selections, 'cv-gradient'];
 // As a destructuring default: only an absent option (undefined) takes it; null stays, for the check to name.
 const orDefault = (value, fallback) => (value === undefined ? fallback : value);
 
@@ -118,7 +116,11 @@ export function readSelection(engine, x, y, options, known) {
   if (sample.mixed) refuseMixed({ rule, exclude });
   const gradient = rule === 'cv-gradient';
   if (gradient) checkGradientSearch(engine, { estimator, kernel, weights });
-  else {
+  if (rule === 'plugin') {
+    const { width } = sample;
+    checkPlugin(engine, { dim, width, estimator, kernel, weights, rule: "rule 'plugin'" });
+  }
+  if (!gradient) {
     for (const [name, value, fallback] of [
       ['metric', metric, 'diagonal'],
       ['maxIterations', maxIterations, 100],

@@ -437,6 +437,12 @@ export interface SelectBandwidthOptions extends ColumnTypeOptions {
    * log-bandwidth per dimension from Scott's rule, each kept within 1e-3 … 1e3 times its start (an irrelevant input's
    * bandwidth grows to the top of that box); Nadaraya–Watson only (its default estimator), not with `'uniform'`,
    * `weights` or `method: 'grid'` (each a `'BadArgument'` naming that option). Always per dimension, always exact.
+   * `'plugin'`: the direct plug-in bandwidth of Ruppert, Sheather & Wand (1995), computed as R's
+   * `KernSmooth::dpill(x, y)` computes it (in float64, with its defaults; the Gaussian kernel's h is dpill's, other
+   * kernels' the same AMISE-optimal bandwidth in their units, see {@link PluginDetail}). 1-D (`dim: 1`), one column
+   * of y, local-linear only, no `weights`, not the `'cauchy'` kernel (each a `'BadArgument'` naming that option); on
+   * data it cannot use (fewer than 5 distinct x, gaps wider than its pilot bandwidths, …) a `'BadArgument'` naming
+   * `x` or `y` says why. No CV score (`score: null`).
    */
   rule?: SelectBandwidthRule;
   /** `'cv'` and `'aicc'`: a bandwidth per dimension by coordinate descent after the common scale. Default false. */
@@ -505,7 +511,7 @@ export type Approximation = 'auto' | 'exact' | 'grid';
 
 export type Estimator = 'nadaraya-watson' | 'local-linear';
 /** The bandwidth rules kernelRegression's `bandwidth` takes by name. */
-export type BandwidthRule = 'cv' | 'aicc' | 'scott' | 'silverman';
+export type BandwidthRule = 'cv' | 'aicc' | 'scott' | 'silverman' | 'plugin';
 /** selectBandwidth's rules: kernelRegression's, and the gradient search `'cv-gradient'`. */
 export type SelectBandwidthRule = BandwidthRule | 'cv-gradient';
 /** @deprecated since 0.2.0: renamed {@link BandwidthRule}. */
@@ -534,9 +540,10 @@ export interface BandwidthSelection {
   bandwidth: Float64Array<ArrayBuffer>;
   /**
    * For `'aicc'` the AICc; otherwise the CV score Σ_i ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² / Σ_i ω_i at the chosen
-   * bandwidth (ω = 1 without weights; also reported for the rules).
+   * bandwidth (ω = 1 without weights; also reported for the rules of thumb). `null` for `'plugin'`, which computes
+   * none (at 10⁶ points a CV score costs several times the rule; cvScore() gives it).
    */
-  score: number;
+  score: number | null;
   /**
    * Every CV evaluation of the search in order (empty for the rules): bandwidths [eval][dim] and their scores. For
    * `'cv-gradient'` one entry per evaluation, line-search trials included; with `metric: 'full'` the bandwidths are
@@ -556,6 +563,40 @@ export interface BandwidthSelection {
    * `bandwidth` is then 1/‖L e_d‖, the metric's length scale along axis d (Infinity for an axis it ignores).
    */
   transform?: Float64Array<ArrayBuffer>;
+  /** `'plugin'` only: what the rule estimated on the way (docs/regression.md, "Bandwidth selection"). */
+  plugin?: PluginDetail;
+}
+
+/**
+ * The plug-in rule's estimates (KernSmooth's dpill; docs/regression.md): after sorting x and trimming 1 % at each
+ * end, blocked quartic fits over `blocks` blocks (chosen by Mallows' Cp among 1 … `maxBlocks`) give the pilots, and
+ * binned local fits give θ22 and σ², so that h = [σ² (b − a) / (2√π θ22 n)]^(1/5) on [a, b], the trimmed range.
+ */
+export interface PluginDetail {
+  /**
+   * dpill's h: the Gaussian kernel's standard deviation, which is the `'gaussian'` kernel's bandwidth. Another
+   * kernel's `bandwidth` is h·[2√π R(K)/μ₂(K)²]^(1/5): Epanechnikov 2.2138·h, tricube 2.6098·h, uniform 1.7401·h,
+   * Laplacian 0.7398·h.
+   */
+  gaussianBandwidth: number;
+  /** The points after trimming. */
+  n: number;
+  /** The number of blocks Cp chose. */
+  blocks: number;
+  /** The block counts compared: dpill's max(min(⌊n/20⌋, 5), 1), or fewer where a block would hold under 5 distinct x. */
+  maxBlocks: number;
+  /** σ̂², the kernel estimate of the residual variance. */
+  sigma2: number;
+  /** θ̂22 = (1/n) Σ m̂″(x_i)², the binned kernel estimate. */
+  theta22: number;
+  /** σ̂² of the blocked quartics (the pilots'). */
+  sigma2Quartic: number;
+  /** θ̂24 = (1/n) Σ m̂″(x_i) m̂⁽⁴⁾(x_i) of the blocked quartics. */
+  theta24Quartic: number;
+  /** The pilot bandwidth of θ̂22's local cubic fits. */
+  pilotCurvature: number;
+  /** The pilot bandwidth of σ̂²'s local-linear fits. */
+  pilotVariance: number;
 }
 
 export interface KernelRegressionOptions extends ColumnTypeOptions {
@@ -564,11 +605,11 @@ export interface KernelRegressionOptions extends ColumnTypeOptions {
   /** Default `'gaussian'`. */
   kernel?: DistanceKernel;
   /**
-   * A number (all dimensions), one per dimension, or how to choose it: `'cv'` (default), `'aicc'`, `'scott'` or
-   * `'silverman'` (see {@link SelectBandwidthOptions.rule}). Or a nearest-neighbour span `{ span: f }`, 0 < f ≤ 1
-   * (R's `loess` span, statsmodels' `frac`): each query's bandwidth is the distance to its ⌈f·n⌉-th nearest sample
-   * point, in 2-D and above with each column of x first divided by its 10 %-trimmed standard deviation (R's loess
-   * `normalize = TRUE`), times that column's scale. Spans run exactly (`method` `'auto'` or `'exact'`). With
+   * A number (all dimensions), one per dimension, or how to choose it: `'cv'` (default), `'aicc'`, `'scott'`,
+   * `'silverman'` or `'plugin'` (see {@link SelectBandwidthOptions.rule}). Or a nearest-neighbour span `{ span: f }`,
+   * 0 < f ≤ 1 (R's `loess` span, statsmodels' `frac`): each query's bandwidth is the distance to its ⌈f·n⌉-th nearest
+   * sample point, in 2-D and above with each column of x first divided by its 10 %-trimmed standard deviation (R's
+   * loess `normalize = TRUE`), times that column's scale. Spans run exactly (`method` `'auto'` or `'exact'`). With
    * discrete columns (`types`): one entry per column, λ for a discrete one; `'cv'` or `'aicc'` to choose them.
    */
   bandwidth?: number | NumericArray | BandwidthRule | { span: number };
@@ -753,6 +794,8 @@ export interface KernelRegressionModel<
     rule: BandwidthRule | 'fixed' | 'span';
     score: Score;
     curve: { bandwidths: Float64Array<ArrayBuffer>; scores: Float64Array<ArrayBuffer> };
+    /** `'plugin'` only: the rule's estimates. */
+    plugin?: PluginDetail;
   };
   /** ν = tr(L), the trace of the smoother matrix at the sample (withBandwidth's models compute it on first read). */
   readonly effectiveDegreesOfFreedom: number;

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "base/parallel.h"
+#include "base/scratch.h"
+#include "base/simd.h"
 
 namespace ka {
 
@@ -77,7 +81,80 @@ Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const floa
   return Status::Ok;
 }
 
+namespace {
+
+// v's bits as an unsigned integer in v's order: the sign bit set for v >= 0, every bit flipped for v < 0; −0 as +0,
+// so that keys equal under < are equal here too.
+uint64_t ordered_bits(double v) {
+  if (v == 0) v = 0;
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits >> 63 ? ~bits : bits | (uint64_t(1) << 63);
+}
+
+// The radix sort's digits: 6 passes of 11 bits (2,048 counters a pass stay in L1 and touch few pages as they
+// scatter).
+constexpr int kDigitBits = 11;
+constexpr int64_t kDigits = int64_t(1) << kDigitBits;
+constexpr int kPasses = (64 + kDigitBits - 1) / kDigitBits;
+
+// The sort's loops run over blocks of this many keys, each a call of its own: under WebAssembly, V8 optimises a
+// function only between calls (simd::keep_out_of_line).
+constexpr int64_t kSortBlock = int64_t(1) << 16;
+
+// Keys [first, end): their ordered bits, the identity order, and every pass's digit counts.
+void count_digits(const double* key, int64_t first, int64_t end, uint64_t* bits, int64_t* idx, int64_t* count) {
+  for (int64_t j = first; j < end; ++j) {
+    const uint64_t b = bits[j] = ordered_bits(key[j]);
+    idx[j] = j;
+    for (int p = 0; p < kPasses; ++p) ++count[p * kDigits + int64_t((b >> (p * kDigitBits)) & (kDigits - 1))];
+  }
+}
+
+// One pass over entries [first, end): each to the next place of its digit.
+void scatter_digits(const uint64_t* from_bits, const int64_t* from_idx, int64_t first, int64_t end, int shift,
+                    int64_t* next, uint64_t* to_bits, int64_t* to_idx) {
+  for (int64_t j = first; j < end; ++j) {
+    const uint64_t b = from_bits[j];
+    const int64_t at = next[int64_t((b >> shift) & (kDigits - 1))]++;
+    to_bits[at] = b;
+    to_idx[at] = from_idx[j];
+  }
+}
+
+// A least-significant-digit radix sort of ordered_bits(key), which moves equal digits in their order, so ties keep
+// their index order: the comparison sort's permutation. A pass where every key has the same digit moves nothing and
+// is skipped (data on [0, 1) share their top digits). False when its scratch (3n words) cannot be had.
+bool radix_order(const double* key, int64_t* idx, int64_t n) {
+  Scratch<uint64_t> bits(n), spare_bits(n);
+  Scratch<int64_t> spare_idx(n), counts;
+  if (!bits.ok() || !spare_bits.ok() || !spare_idx.ok() || !counts.reset_zeroed(kPasses * kDigits)) return false;
+  int64_t* count = counts.get();
+  const auto count_block = simd::keep_out_of_line(&count_digits);
+  const auto scatter_block = simd::keep_out_of_line(&scatter_digits);
+  for (int64_t j = 0; j < n; j += kSortBlock) count_block(key, j, std::min(n, j + kSortBlock), bits.get(), idx, count);
+  uint64_t* from_bits = bits.get();
+  uint64_t* to_bits = spare_bits.get();
+  int64_t* from_idx = idx;
+  int64_t* to_idx = spare_idx.get();
+  for (int p = 0; p < kPasses; ++p) {
+    int64_t* next = count + p * kDigits;
+    if (std::find(next, next + kDigits, n) != next + kDigits) continue;
+    for (int64_t d = 0, start = 0; d < kDigits; ++d) start += std::exchange(next[d], start);
+    for (int64_t j = 0; j < n; j += kSortBlock)
+      scatter_block(from_bits, from_idx, j, std::min(n, j + kSortBlock), p * kDigitBits, next, to_bits, to_idx);
+    std::swap(from_bits, to_bits);
+    std::swap(from_idx, to_idx);
+  }
+  if (from_idx != idx) std::copy(from_idx, from_idx + n, idx);
+  return true;
+}
+
+}  // namespace
+
 void order_by(const double* key, int64_t* idx, int64_t n) {
+  // The radix sort from a few thousand points: at 10⁶ it took 0.15 s where std::stable_sort took 0.45 s.
+  if (n >= 4096 && radix_order(key, idx, n)) return;
   std::iota(idx, idx + n, int64_t(0));
   std::stable_sort(idx, idx + n, [key](int64_t a, int64_t b) { return key[a] < key[b]; });
 }

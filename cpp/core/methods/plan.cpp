@@ -163,12 +163,14 @@ PlanField grid_serves(const PlanCall& c, const char*, Text& why) {
   return PlanField::None;
 }
 
-// The grid bins a model's fits and leave-one-out CV; AICc and blocked CV run exactly, and CV searched by its
-// gradient (that of the exact CV) refuses a grid asked for.
+// The grid bins a model's fits and leave-one-out CV; AICc and blocked CV run exactly, CV searched by its gradient
+// (that of the exact CV) refuses a grid asked for, and the plug-in rule runs as it always does (on its own bins).
 Verdict grid_computes(const PlanCall& c, Text& why) {
   if (c.criterion == PlanCriterion::CvGradient) return why.answer(Verdict::Refuses, "rule 'cv-gradient' runs exactly");
   if (c.exclude) return why.answer(Verdict::Exact, "blocked CV (exclude) runs exactly");
   if (c.criterion == PlanCriterion::Aicc) return why.answer(Verdict::Exact, "AICc runs exactly");
+  if (c.criterion == PlanCriterion::Plugin)
+    return why.answer(Verdict::Exact, "rule 'plugin' bins the sample itself, in double, as KernSmooth's dpill");
   return Verdict::Computes;
 }
 

@@ -18,8 +18,9 @@ enum class Method : int32_t { Exact, Grid, Sparse, TopK, RandomFeatures, Nystrom
 enum class Task : int32_t { Attention, Regression };
 
 // What a regression call computes over its sample: a model's fits (predictions and fit summaries at a bandwidth), or
-// a criterion of the bandwidth (a CV score, a search): leave-one-out CV, AICc, or CV searched by its gradient.
-enum class PlanCriterion : int32_t { Fit, Cv, Aicc, CvGradient };
+// a criterion of the bandwidth (a CV score, a search): leave-one-out CV, AICc, or CV searched by its gradient; or the
+// plug-in rule (stats/plugin.h), which bins the sample itself.
+enum class PlanCriterion : int32_t { Fit, Cv, Aicc, CvGradient, Plugin };
 
 // The field of a call that keeps a method asked for from serving it (Plan::refused).
 enum class PlanField : int32_t {
@@ -81,8 +82,9 @@ struct Plan {
 //   - whether it serves the call (the task, the kernel, dimensions, masks, groups, the estimator, observation weights,
 //     span bandwidths, the criterion); a method asked for that does not comes back refused, with the field and why;
 //   - whether it computes the call's criterion: a regression's grid bins a model's fits and leave-one-out CV; on
-//     AICc and blocked CV the plan says Exact (and why), and it refuses CV by its gradient when asked for (Auto
-//     runs that exactly); the sparse method computes a model's fits, and any criterion runs exactly;
+//     AICc, blocked CV and the plug-in rule the plan says Exact (and why), and it refuses CV by its gradient when
+//     asked for (Auto runs that exactly); the sparse method computes a model's fits, and any criterion runs
+//     exactly;
 //   - for Auto only, whether it costs less than exact (`pays`).
 // A method asked for that serves the call runs, with "asked for" as the reason. Auto walks the method table in order
 // and takes the first method that 'auto' may pick for the task (its error is certified and its cost measured), that
