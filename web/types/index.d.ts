@@ -410,7 +410,7 @@ export interface ColumnTypeOptions {
    * One type per column of x (default: all continuous). With a discrete column, the bandwidth array carries λ for it
    * (h for each continuous column), local-linear fits in the continuous columns only (Li & Racine 2004; statsmodels
    * also puts the codes in the design), the search covers (h, λ) jointly with λ within its range, and the rules of
-   * thumb, `'cv-gradient'`, `exclude`, span bandwidths and the grid and sparse methods are refused.
+   * thumb, `'plugin'`, `'cv-gradient'`, `exclude`, span bandwidths and the grid and sparse methods are refused.
    */
   types?: readonly ColumnType[];
   /** Default `'wang-van-ryzin'`. */
