@@ -30,8 +30,41 @@ const withModel = (ka, x, y, options, use) => {
   }
 };
 const dOut = uniform(512 * 64, 6);
+// loess (R's loess(), float64): x uniform on [0, 10]^d, y = Σ sin x_j + noise, as bench/loess.mjs.
+const loessSample = (n, dims, seed) => {
+  const rand = mulberry32(seed);
+  const x = Float64Array.from({ length: n * dims }, () => 10 * rand());
+  const y = Float64Array.from({ length: n }, (_, i) => {
+    let s = 0.3 * (rand() - 0.5);
+    for (let j = 0; j < dims; j++) s += Math.sin(x[i * dims + j]);
+    return s;
+  });
+  return { x, y };
+};
+const l5 = loessSample(100000, 1, 8);
+const l4 = loessSample(10000, 1, 9);
+const l2 = loessSample(20000, 2, 10);
+const lq = Float64Array.from({ length: 200 }, (_, i) => 0.05 * i);
+// 2-D queries: a 20 × 10 grid inside [1, 9]², (x1, x2) pairs.
+const lq2 = Float64Array.from({ length: 400 }, (_, i) =>
+  i % 2 ? 1 + Math.floor(i / 40) * 0.8 : 1 + ((i >> 1) % 20) * 0.4,
+);
+// A loess case: the fit's values and statistics, with `band` its predictInterval at `q`.
+const loessCase = (ka, { x, y }, options, q = null) => {
+  const m = ka.loess(x, y, options);
+  try {
+    return [m.fitted, m.enp, m.residualScale, m.oneDelta, m.twoDelta, q && m.predictInterval(q).stderr];
+  } finally {
+    m.dispose();
+  }
+};
 const statesOf = new Map(); // each API's own two states, for the merge case
 const cases = [
+  ['loess 1-D interpolate 10⁵ span 0.3', (ka) => loessCase(ka, l5, { span: 0.3, traceHat: 'approximate' }, lq)],
+  ['loess 1-D interpolate exact trace 10⁴', (ka) => loessCase(ka, l4, { span: 0.3 }, lq)],
+  ['loess 1-D direct 10⁴ span 0.3', (ka) => loessCase(ka, l4, { span: 0.3, surface: 'direct' }, lq)],
+  ['loess 1-D symmetric 10⁴ degree 1', (ka) => loessCase(ka, l4, { span: 0.5, degree: 1, family: 'symmetric' }, lq)],
+  ['loess 2-D interpolate 2·10⁴', (ka) => loessCase(ka, l2, { dim: 2, span: 0.3, traceHat: 'approximate' }, lq2)],
   ['softmax 1024² dim 64 (wide)', (ka) => ka.attention(a.q, a.k, a.v, { dim: a.M, scale: a.scale, method: 'exact' })],
   ['softmax 2048² dim 4 (narrow)', (ka) => ka.attention(small.q, small.k, small.v, { dim: 4, method: 'exact' })],
   [

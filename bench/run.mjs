@@ -21,6 +21,7 @@ import { benchLoess } from './loess.mjs';
 import { benchLowess } from './lowess.mjs';
 import { benchMixed } from './mixed.mjs';
 import { benchScale } from './scale.mjs';
+import { benchScaleTable } from './scale-table.mjs';
 import { benchProgress } from './progress.mjs';
 import { attentionCase, checkedRows, naiveRows, regressionCase, relativeError } from './workloads.mjs';
 
@@ -52,7 +53,7 @@ const only = args
   .split(',');
 const write = !only && !args.includes('--no-write');
 // The exact engine's tables run unless --cases names only the separate sections (select, approx, lowess, …).
-const sections = ['select', 'approx', 'progress', 'backward', 'lowess', 'loess', 'scale', 'mixed'];
+const sections = ['select', 'approx', 'progress', 'backward', 'lowess', 'loess', 'scale', 'table', 'mixed'];
 const runCases = !only || only.some((id) => !sections.includes(id));
 const log = (line) => process.stderr.write(`${line}\n`);
 const started = performance.now();
@@ -185,6 +186,13 @@ if (!only || only.includes('mixed')) {
 if (!only || only.includes('scale')) {
   log('scale…');
   extra.push(await benchScale(log).catch((error) => `### Every entry point at scale\n\nfailed: ${error.message}`));
+}
+
+// Each smoother against every peer at n = 10³ … 10⁶, with its log–log figure docs/benchmarks-scale.svg (issue 31;
+// `--cases=table` runs only this): minutes.
+if (!only || only.includes('table')) {
+  log('scale table…');
+  extra.push(await benchScaleTable(log, { write }).catch((error) => `### The scale table\n\nfailed: ${error.message}`));
 }
 
 const markdown =

@@ -4,6 +4,7 @@
 // A new command is a file in commands/ and a line here.
 import * as attention from './commands/attention.mjs';
 import * as fit from './commands/fit.mjs';
+import * as loess from './commands/loess.mjs';
 import * as lowess from './commands/lowess.mjs';
 import * as predict from './commands/predict.mjs';
 import * as selectBandwidth from './commands/select-bandwidth.mjs';
@@ -13,5 +14,6 @@ export const COMMANDS = {
   predict,
   'select-bandwidth': selectBandwidth,
   lowess,
+  loess,
   attention,
 };

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `kernel-attention` command: fit, predict, select-bandwidth, lowess and attention (cli/commands.mjs). Input errors are
+// The `kernel-attention` command: fit, predict, select-bandwidth, lowess, loess and attention (cli/commands.mjs). Input errors are
 // printed as `file:line:column: message` with exit code 1, command-line mistakes with exit code 2; never a stack trace
 // (set KA_DEBUG=1 to see one). A reader that stops early (`… | head -1`) ends the command quietly, with exit code 0.
 import { readFileSync } from 'node:fs';

@@ -70,11 +70,18 @@ function formatter(kind) {
   return round;
 }
 
-/** The sample of a file: x (n × dim, dates centred), y (n × width), the column names and x's formats for output. */
+/**
+ * The sample of a file: x (n × dim, dates centred), y (n × width), the column names and x's formats for output; with
+ * --weights (a command that takes it), `weights`, that column's values in the rows kept (else null).
+ */
 export async function loadSample(file, values) {
   const t = await readColumns(
     file,
-    { '--x': columnList(values, 'x'), '--y': columnList(values, 'y') },
+    {
+      '--x': columnList(values, 'x'),
+      '--y': columnList(values, 'y'),
+      ...(values.weights !== undefined && { '--weights': columnList(values, 'weights') }),
+    },
     readerOptions(values),
   );
   const x = t.groups['--x'];
@@ -100,6 +107,7 @@ export async function loadSample(file, values) {
     xCols: x.columns,
     x: x.data,
     y: y.data,
+    weights: t.groups['--weights']?.data ?? null,
     n: t.n,
     dim,
     lines: t.lines,

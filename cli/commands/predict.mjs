@@ -1,15 +1,13 @@
 // `kernel-attention predict`: a kernel regression fitted to a table, predicted at the rows of another table or on an
 // evenly spaced grid, with an optional band and derivative columns.
-import { choice, columnList, number, parseCommand, UsageError } from '../args.mjs';
+import { choice, number, parseCommand, UsageError } from '../args.mjs';
 import { apiCall } from '../api-errors.mjs';
-import { readColumns } from '../csv.mjs';
 import { OUTPUT_HELP, READING_NOTE, ROBUST_HELP, SAMPLE_HELP } from '../help.mjs';
 import { emitRows, outputFormat, printWarnings, round, roundOnRange } from '../output.mjs';
 import { withProgress } from '../progress.mjs';
 import { regressionOptions, robustArgv } from '../regression-options.mjs';
-import { dataFile, DATE_KINDS, loadSample, readerOptions, SAMPLE_OPTIONS, yColumn } from '../sample.mjs';
-import { parseDate } from '../../web/src/table-values.js';
-import { codeQueries } from '../types.mjs';
+import { queryPoints, QUERY_HELP, QUERY_OPTIONS, readGrid } from '../queries.mjs';
+import { dataFile, loadSample, SAMPLE_OPTIONS, yColumn } from '../sample.mjs';
 
 export const summary = 'predict at the rows of another file or on an evenly spaced grid';
 
@@ -20,10 +18,7 @@ Fits a kernel regression to FILE (as \`fit\` does) and prints its predictions: a
 --from to --to (default: the range of x; one x column only). With --level, adds a pointwise confidence band.
 Predictions are printed to 9 significant digits of y's range (as fit prints its numbers).
 ${SAMPLE_HELP}
-  --at FILE2          predict at the rows of this CSV/TSV file
-  --at-x COLS         its input columns (default: as --x)
-  --grid N            predict at N evenly spaced points instead (N ≥ 2)
-  --from A, --to B    the grid's ends (default: the smallest and largest x)
+${QUERY_HELP}
   --level L           add <y>.lower, <y>.upper and <y>.stderr columns for a band of level L (e.g. 0.95)
   --gradient          add a <y>.d.<x> column per y and x column: the fit's derivative ∂y/∂x (per second for a
                       date column), exactly; with --level also its standard error, <y>.d.<x>.stderr
@@ -37,11 +32,7 @@ Example: kernel-attention predict data.csv --x time --y level --grid 101 --level
 
 const OPTIONS = {
   ...SAMPLE_OPTIONS,
-  at: { type: 'string' },
-  'at-x': { type: 'string' },
-  grid: { type: 'string' },
-  from: { type: 'string' },
-  to: { type: 'string' },
+  ...QUERY_OPTIONS,
   level: { type: 'string' },
   variance: { type: 'string' },
   robust: { type: 'string' },
@@ -50,8 +41,7 @@ const OPTIONS = {
 
 /** The flags that shape the output, checked before the file is read. */
 function readRequest(values, file) {
-  if ((values.at === undefined) === (values.grid === undefined))
-    throw new UsageError('give one of --at FILE2 or --grid N');
+  if (values.at === undefined && values.grid === undefined) throw new UsageError('give one of --at FILE2 or --grid N');
   const format = outputFormat(values);
   const level = number(values, 'level');
   if (level !== undefined && !(level > 0 && level < 1))
@@ -59,40 +49,7 @@ function readRequest(values, file) {
   const variance = choice(values, 'variance', ['global', 'local'], 'global');
   if (values.variance !== undefined && level === undefined)
     throw new UsageError('--variance needs --level (it shapes the band)');
-  const grid = number(values, 'grid', { integer: true });
-  if (grid !== undefined && grid < 2) throw new UsageError(`--grid must be an integer ≥ 2; got ${values.grid}`);
-  if (file === '-' && values.at === '-') throw new UsageError('FILE and --at cannot both be - (stdin)');
-  return { format, level, variance, grid };
-}
-
-/** The query points, n × dim in the sample's frame (dates centred as its x): the grid, or the rows of --at. */
-async function queryPoints(values, s, grid) {
-  if (grid !== undefined) {
-    if (s.dim !== 1) throw new UsageError(`--grid needs exactly one --x column; got ${s.dim} (use --at for more)`);
-    if (s.levels[0]) throw new UsageError('--grid needs a continuous --x column (use --at for a discrete one)');
-    // --from and --to are numbers; for a date column they are read as dates too.
-    const end = (name) => {
-      if (values[name] === undefined || !DATE_KINDS.has(s.kinds[0])) return number(values, name);
-      const d = parseDate(values[name]);
-      if (!d)
-        throw new UsageError(`--${name} must be a date or time like the column's; got ${JSON.stringify(values[name])}`);
-      return d.value - s.centre[0];
-    };
-    const lo = end('from') ?? s.x.reduce((a, b) => Math.min(a, b));
-    const hi = end('to') ?? s.x.reduce((a, b) => Math.max(a, b));
-    return Float64Array.from({ length: grid }, (_, i) => lo + ((hi - lo) * i) / (grid - 1));
-  }
-  const specs = values['at-x'] ? columnList(values, 'at-x') : null;
-  const at = await readColumns(
-    values.at,
-    { '--at-x': (found) => specs ?? (found.header && s.header ? s.xNames : s.xCols.map((c) => String(c + 1))) },
-    readerOptions(values),
-  );
-  const cols = at.groups['--at-x'].columns;
-  if (cols.length !== s.dim) throw new UsageError(`--at-x names ${cols.length} columns; --x has ${s.dim}`);
-  const xq = at.groups['--at-x'].data;
-  for (let i = 0; i < xq.length; i++) xq[i] -= s.centre[i % s.dim];
-  return codeQueries(s, xq);
+  return { format, level, variance, grid: readGrid(values, file) };
 }
 
 /** The output's header and rows: x, then per y its fit (and band), then the derivative columns per y and x. */

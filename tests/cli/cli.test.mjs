@@ -351,7 +351,7 @@ test('CSV output neutralises column names a spreadsheet would run as formulas; n
 
 test('--help for every command', () => {
   assert.match(ok('--help'), /Commands:/);
-  for (const command of ['fit', 'predict', 'select-bandwidth', 'lowess', 'attention']) {
+  for (const command of ['fit', 'predict', 'select-bandwidth', 'lowess', 'loess', 'attention']) {
     assert.match(ok(command, '--help'), new RegExp(`^Usage: kernel-attention ${command} `));
   }
 });

@@ -139,7 +139,9 @@ for (const [builder, args] of [
       const started = performance.now();
       const { stdout, stderr } = await next(['build', ...args], { cwd: project, env, timeout: TIMEOUT_MS });
       const buildSeconds = (performance.now() - started) / 1000;
-      assert.doesNotMatch(stdout + stderr, /⚠|warn/i, `${builder}: the build printed a warning:\n${stdout}\n${stderr}`);
+      // Next.js itself warns "No build cache found" on every first build where the CI variable is set: not ours.
+      const printed = (stdout + stderr).replace(/^.*No build cache found.*$/gm, '');
+      assert.doesNotMatch(printed, /⚠|warn/i, `${builder}: the build printed a warning:\n${stdout}\n${stderr}`);
       // Rendered by next build itself.
       const built = readFileSync(join(project, '.next/server/app/index.html'), 'utf8');
       checkResults(pageResults(built, `${builder} build-time page`), `${builder} server component at build time`);

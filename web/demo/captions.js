@@ -1,7 +1,7 @@
 // The lines that say how h was set: the slider's read-out, the "Choosing h" caption and the note when h was not
 // chosen for the kernel and estimator now set. Text only, from the state and the controls.
 import { hText, lambdaText, withoutMethod } from './describe.js';
-import { bandwidthVector, estimatorName, h1, isLowess, isSpan, kernelName, radiusUnit } from './settings.js';
+import { bandwidthVector, estimatorName, h1, isKernel, isSpan, kernelName, radiusUnit } from './settings.js';
 import { state } from './state.js';
 import { ui } from './ui.js';
 
@@ -45,7 +45,7 @@ export function showHNote() {
   const stale = Boolean(
     state.data &&
     source &&
-    !isLowess() &&
+    isKernel() &&
     !isSpan() &&
     ['hand', 'link'].includes(source.by) &&
     (source.kernel !== ui.kernel.value || source.estimator !== ui.estimator.value),

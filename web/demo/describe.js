@@ -31,6 +31,10 @@ export function describeFit(ui, fit, thinBelow, axes) {
     describeLowess(ui, fit);
     return;
   }
+  if (fit.loess) {
+    ui.fitStatus.textContent = loessText(fit);
+    return;
+  }
   let thin = 0;
   let minEff = Infinity;
   for (const e of fit.effectiveKeys) {
@@ -108,6 +112,34 @@ function describeLowess(ui, fit) {
     '. The curve joins the fitted values at the observations. No confidence band: LOWESS gives no standard errors.';
 }
 
+const DEGREES = ['local constant', 'local linear', 'local quadratic'];
+
+/**
+ * The status line of a loess fit: what R's loess() computed, its span in points, its family, the statistics R prints
+ * (enp, residual standard error) and how the band was made.
+ */
+export function loessText(fit) {
+  const n = fit.n.toLocaleString('en');
+  const all = window.demoState.n;
+  const robust = fit.robust;
+  return (
+    `loess (as R's loess(): ${DEGREES[fit.degree]} fits, tricube-weighted over the nearest ⌊f·n⌋ = ` +
+    `${fit.q.toLocaleString('en')} of ${n} points${fit.n < all ? ` (a draft on a random ${n} of the ${all.toLocaleString('en')} while the span moves)` : ''}, ` +
+    `on R's k-d tree, blended between its vertices), span f = ${fit.loessSpan.toFixed(2)}, degree ${fit.degree}, ` +
+    `${fit.family} family: equivalent number of parameters ${fit.enp.toFixed(2)}, residual standard error ` +
+    `${fit.residualScale.toPrecision(4)}.` +
+    (fit.dim === 1
+      ? ` Band: R's predict(se = TRUE), the fit ± t·se with t = ${fit.quantile.toFixed(3)} (${fit.degreesOfFreedom.toFixed(1)} ` +
+        `degrees of freedom, ${Math.round(fit.level * 100)} %); like R's, it ignores the smoothing bias.`
+      : ' No band on the surface.') +
+    (robust
+      ? ` Symmetric family: 4 fits, the last three with bisquare robustness weights, which gave ` +
+        `${robust.low.toLocaleString('en')} of ${robust.n.toLocaleString('en')} points a weight below 0.5` +
+        (fit.dim === 1 ? ' (ringed).' : '.')
+      : '')
+  );
+}
+
 /** The identity table: a few queries, the Gaussian kernel fit and softmax(Q′K′ᵀ)V side by side. */
 export function describeIdentity(ui, fit, axes) {
   const { view } = fit;
@@ -172,6 +204,18 @@ function describeApprox(approx, exactMs) {
 
 /** How long each step took, and which WebAssembly build ran them. */
 export function describeTimings(ui, fit, { timings: t, selection, worker }) {
+  if (fit.loess) {
+    const lines = [
+      `parse (the package's table reader, in a Worker): ${ms(t.parse)}`,
+      `loess (ka.loess, ${fit.n.toLocaleString('en')} points, span ${fit.loessSpan.toFixed(2)}, degree ${fit.degree}, ${fit.family}): ${ms(t.fit)}`,
+      `${fit.dim === 1 ? "R's band (predictInterval)" : 'predict'} at ${(fit.queries.length / fit.dim).toLocaleString('en')} queries: ${ms(t.predict)}`,
+      `request → answer on the main thread: ${ms(t.roundTrip)}`,
+    ];
+    ui.timings.replaceChildren(
+      ...lines.map((text) => Object.assign(document.createElement('li'), { textContent: text })),
+    );
+    return;
+  }
   if (fit.lowess) {
     const lines = [
       `parse (the package's table reader, in a Worker): ${ms(t.parse)}`,

@@ -143,11 +143,13 @@ function changed(name, ...inputs) {
  * fit; nothing when the results carry none (or no `warnings` field at all).
  */
 export function renderWarnings() {
-  // A LOWESS or span fit uses no chosen h: the bandwidth choice's warnings are about the fit at h, not the curve
-  // shown. The choice's warning of a kind the fit has too ('interpolating' on both, say) says the same thing twice.
+  // A LOWESS, loess or span fit uses no chosen h: the bandwidth choice's warnings are about the fit at h, not the
+  // curve shown. The choice's warning of a kind the fit has too ('interpolating' on both, say) says the same thing
+  // twice.
   const fitWarnings = state.fit?.warnings ?? [];
   const seen = new Set(fitWarnings.map((w) => w.code));
-  const chosen = state.fit?.lowess || state.fit?.spanBandwidth ? [] : (state.selection?.warnings ?? []);
+  const chosen =
+    state.fit?.lowess || state.fit?.loess || state.fit?.spanBandwidth ? [] : (state.selection?.warnings ?? []);
   const items = [...fitWarnings, ...chosen.filter((w) => !seen.has(w.code))];
   ui.fitWarnings.replaceChildren(
     ...items.map((w) => {

@@ -72,11 +72,13 @@ export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.me
     return `${lines.join('\n')}\n`;
   }
   const xNames = names.slice(0, fit.dim);
+  // loess has no effective points; its band comes with R's standard error (se.fit).
+  const loess = Boolean(fit.loess);
   const head = [
     ...xNames,
     'fit',
     ...(withBand ? [`lower_${fit.level}`, `upper_${fit.level}`] : []),
-    'effective_points',
+    ...(loess ? (withBand ? ['stderr'] : []) : ['effective_points']),
     // A span fit's own bandwidth at each query, per x.
     ...(fit.spanBandwidth && fit.bandwidths ? xNames.map((name) => `h_${name}`) : []),
   ];
@@ -89,7 +91,8 @@ export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.me
     );
     row.push(resultText(fit.mean[i], yRange));
     if (withBand) row.push(resultText(fit.lower[i], yRange), resultText(fit.upper[i], yRange));
-    row.push(fit.effectiveKeys[i].toFixed(3));
+    if (!loess) row.push(fit.effectiveKeys[i].toFixed(3));
+    else if (withBand) row.push(resultText(fit.stderr[i], yRange));
     if (fit.spanBandwidth && fit.bandwidths)
       for (let d = 0; d < fit.dim; d++) row.push(hField(fit.bandwidths[i * fit.dim + d]));
     lines.push(row.map(csvField).join(','));

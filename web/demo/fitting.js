@@ -8,11 +8,14 @@ import {
   bandwidthVector,
   blockRadius,
   estimatorName,
+  isKernel,
+  isLoess,
   isLowess,
   isSpan,
   kernelExtras,
   kernelName,
   kernelSpan,
+  loessSettings,
   lowessSettings,
 } from './settings.js';
 import { notify, publish, state } from './state.js';
@@ -24,7 +27,7 @@ let requestSeq = 0;
 
 /**
  * Shows the controls of the chosen smoother (style.css hides the others by body[data-smoother]); LOWESS is offered
- * for one x only, and 2-D data falls back to local-linear.
+ * for one x only, and 2-D data falls back to local-linear (loess takes one or two).
  */
 export function showSmoother() {
   const lowessOption = ui.estimator.querySelector('option[value="lowess"]');
@@ -33,19 +36,23 @@ export function showSmoother() {
   lowessOption.disabled = dim !== 1 || category;
   if ((dim !== 1 || category) && isLowess()) ui.estimator.value = 'local-linear';
   // With a category, h and λ are chosen together by a criterion: no rule of thumb gives λ, "Learn h" learns h alone
-  // (attention pooling has no discrete kernel), a span has no λ.
+  // (attention pooling has no discrete kernel), a span has no λ, and loess takes no discrete columns.
+  ui.estimator.querySelector('option[value="loess"]').disabled = category;
+  if (category && isLoess()) ui.estimator.value = 'local-linear';
   ui.bandwidthKind.querySelector('option[value="span"]').disabled = category;
   if (category && ui.bandwidthKind.value === 'span') ui.bandwidthKind.value = 'h';
   for (const rule of ['scott', 'silverman']) ui.method.querySelector(`option[value="${rule}"]`).disabled = category;
   if (category && !['cv', 'aicc'].includes(ui.method.value)) ui.method.value = 'cv';
   ui.learn.disabled = category;
-  document.body.dataset.smoother = isLowess() ? 'lowess' : 'kernel';
+  document.body.dataset.smoother = isLowess() ? 'lowess' : isLoess() ? 'loess' : 'kernel';
   document.body.dataset.bandwidth = isSpan() ? 'span' : 'h';
   ui.exclude.disabled = ui.method.value !== 'cv'; // blocked CV is a kind of CV
   ui.spanValue.value = `f = ${Number(ui.span.value).toFixed(2)}`;
   ui.span.setAttribute('aria-valuetext', ui.spanValue.value);
   ui.kernelSpanValue.value = `f = ${Number(ui.kernelSpan.value).toFixed(2)}`;
   ui.kernelSpan.setAttribute('aria-valuetext', ui.kernelSpanValue.value);
+  ui.loessSpanValue.value = Number(ui.loessSpan.value).toFixed(2);
+  ui.loessSpan.setAttribute('aria-valuetext', `span ${ui.loessSpanValue.value}`);
 }
 
 export function requestFit(draft = false) {
@@ -73,16 +80,19 @@ async function pump() {
     attentionMethod: ui.attentionMethod.value,
     tolerance: Number(ui.tolerance.value),
     ...lowessSettings(),
+    ...loessSettings(),
     ...kernelExtras(),
   };
   const t0 = performance.now();
-  const work = request.draft ? null : startWork('fit', isLowess() ? 'Fitting LOWESS' : 'Fitting');
+  const work = request.draft
+    ? null
+    : startWork('fit', isLowess() ? 'Fitting LOWESS' : isLoess() ? 'Fitting loess' : 'Fitting');
   try {
     const answer = await compute('fit', settings);
     // Stale: the data changed meanwhile, or a newer answer is already on screen.
     if (version === state.version && request.seq > lastDrawn) {
       lastDrawn = request.seq;
-      if (!answer.view && !answer.lowess && !answer.curves)
+      if (!answer.view && !answer.lowess && !answer.loess && !answer.curves)
         Object.assign(answer, {
           view: state.fit?.view ?? null,
           matrix: state.fit?.matrix ?? null,
@@ -116,8 +126,8 @@ let chooseSeq = 0;
 
 export async function chooseBandwidth() {
   if (!state.data) return;
-  // LOWESS sets each point's bandwidth from the span: there is no h to choose, only the fit to redo.
-  if (isLowess()) {
+  // LOWESS and loess set each point's bandwidth from the span: there is no h to choose, only the fit to redo.
+  if (!isKernel()) {
     state.learning = null;
     requestFit(false);
     return;

@@ -31,6 +31,9 @@ const SETTINGS = {
   iterations: (v) => /^\d+$/.test(v) && Number(v) <= Number(ui.iterations.max),
   bandwidth: (v) => v === 'h' || v === 'span',
   span: (v) => Number(v) >= Number(ui.kernelSpan.min) && Number(v) <= Number(ui.kernelSpan.max),
+  loessSpan: (v) => Number(v) >= Number(ui.loessSpan.min) && Number(v) <= Number(ui.loessSpan.max),
+  degree: (v) => [...ui.degree.options].some((o) => o.value === v),
+  family: (v) => [...ui.family.options].some((o) => o.value === v),
 };
 
 /**
@@ -75,6 +78,10 @@ export function shareSettings() {
     ...(ui.derivative.checked ? { derivative: 'on' } : {}),
     // LOWESS's own settings, only when it is the estimator (other links stay as they were).
     ...(ui.estimator.value === 'lowess' ? { frac: ui.span.value, iterations: ui.iterations.value } : {}),
+    // loess's settings, only when it is the estimator.
+    ...(ui.estimator.value === 'loess'
+      ? { loessSpan: ui.loessSpan.value, degree: ui.degree.value, family: ui.family.value }
+      : {}),
     // A kernel fit's nearest-neighbour span, only when chosen (h stays in the link for switching back).
     ...(isSpan() ? { bandwidth: 'span', span: ui.kernelSpan.value } : {}),
   };
@@ -125,6 +132,9 @@ export async function applySettings() {
   if (shared.iterations) ui.iterations.value = shared.iterations;
   if (shared.bandwidth) ui.bandwidthKind.value = shared.bandwidth;
   if (shared.span) ui.kernelSpan.value = shared.span;
+  if (shared.loessSpan) ui.loessSpan.value = shared.loessSpan;
+  if (shared.degree) ui.degree.value = shared.degree;
+  if (shared.family) ui.family.value = shared.family;
   if (shared.attention) ui.attentionMethod.value = shared.attention;
   if (shared.tolerance) ui.tolerance.value = shared.tolerance;
   ui.tolerance.disabled = ui.attentionMethod.value === 'exact';

@@ -59,6 +59,13 @@ function wire() {
     holdToRange(ui.iterations, 3);
     requestFit(false);
   });
+  // loess: a draft while its span is dragged, the full fit on release or with another degree or family.
+  ui.loessSpan.addEventListener('input', () => {
+    showSmoother();
+    requestFit(true);
+  });
+  ui.loessSpan.addEventListener('change', () => requestFit(false));
+  for (const control of [ui.degree, ui.family]) control.addEventListener('change', () => requestFit(false));
   // A bandwidth chosen by a rule was chosen for one kernel and estimator: choose again for the new ones (also when
   // none was chosen yet, as after data first fitted by LOWESS). One set by hand (or by a link) stays, with a note
   // that it was not chosen for them.

@@ -125,7 +125,7 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
     const q = fit.queries;
     ctx.fillStyle = css('--thin');
     for (let i = 0; fit.effectiveKeys && i < q.length; i++) {
-      // LOWESS reports no effective points
+      // LOWESS and loess report no effective points
       if (fit.effectiveKeys[i] < thin) {
         const a = sx(i ? (q[i - 1] + q[i]) / 2 : q[i]);
         const b = sx(i + 1 < q.length ? (q[i] + q[i + 1]) / 2 : q[i]);
@@ -167,7 +167,7 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
       line(ctx, q, fit.mean, sx, sy);
     }
     // LOWESS: the points its robustness weights set below 1/2 are ringed (the outliers the curve discounts).
-    // Likewise a robust kernel fit's (the worker sends those points: ringX, ringY).
+    // Likewise a robust kernel fit's and a symmetric loess's (the worker sends those points: ringX, ringY).
     if (fit.robust?.ringX) {
       ctx.strokeStyle = css('--accent');
       ctx.lineWidth = 1.5;
@@ -272,7 +272,9 @@ export function drawSurface(canvas, { data, fit, hover, side, box, yDomain, cach
         const [R, G, B] = ramp(t(fit.mean[r * side + col]));
         const p = ((side - 1 - r) * side + col) * 4;
         const k = r * side + col;
-        img.data.set([R, G, B, !Number.isFinite(fit.mean[k]) ? 0 : fit.effectiveKeys[k] < thin ? 80 : 255], p);
+        // Faded where support is thin (kernel fits; loess reports no effective points).
+        const faded = fit.effectiveKeys && fit.effectiveKeys[k] < thin;
+        img.data.set([R, G, B, !Number.isFinite(fit.mean[k]) ? 0 : faded ? 80 : 255], p);
       }
     }
     const tile = new OffscreenCanvas(side, side);

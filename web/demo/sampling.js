@@ -68,7 +68,7 @@ function queryGrid(box) {
 }
 
 /**
- * The samples of x (n × dim, float64 as read) and y that the fits use: `all` (the grid takes every point), `full`
+ * The samples of x (n × dim, float64 as read) and y that the fits use: `all` (the grid and loess take every point), `full`
  * (exact fits, the attention views and LOWESS: at most FIT_MAX), `draft` (while a slider moves), `select` (the
  * bandwidth search), `local` (the local-σ band), `span` (span fits), and the `queries` of the curve or surface.
  */

@@ -4,7 +4,7 @@ import { paintPlot } from './drawing.js';
 import { download, fitCsv, observationsCsv, spread } from './export.js';
 import { figure } from './figure.js';
 import { hText } from './describe.js';
-import { estimatorName, kernelName, lowessSettings } from './settings.js';
+import { estimatorName, kernelName, loessSettings, lowessSettings } from './settings.js';
 import { state, subscribe, THIN } from './state.js';
 import { clearError, showError, ui } from './ui.js';
 import { compute } from './workers.js';
@@ -35,6 +35,7 @@ export async function saveObservations() {
       level: fit.level,
       method: ui.fitMethod.value,
       ...(fit.lowess ? { frac: fit.frac, iterations: fit.iterations } : lowessSettings()),
+      ...(fit.loess ? { loessSpan: fit.loessSpan, degree: fit.degree, family: fit.family } : loessSettings()),
       robust: fit.robust?.iterations ?? 0,
       variance: fit.variance ?? 'global',
       span: fit.spanBandwidth?.f ?? 0,
@@ -78,6 +79,14 @@ function figureParams() {
       `${fit.n.toLocaleString('en')} points, no band`
     );
   }
+  if (fit.loess) {
+    return (
+      `loess (as R's loess()), span ${fit.loessSpan.toFixed(2)}, degree ${fit.degree}, ${fit.family} family, ` +
+      `${fit.n.toLocaleString('en')} points, enp ${fit.enp.toFixed(2)}, residual standard error ` +
+      `${fit.residualScale.toPrecision(4)}` +
+      (fit.dim === 1 && ui.band.checked ? `, ${Math.round(fit.level * 100)} % band (R's se)` : '')
+    );
+  }
   const blocked = state.hSource?.by === 'cv' && state.hSource.exclude > 0;
   const cv = blocked
     ? `chosen by blocked CV (±${hText([state.hSource.exclude], state.data.axes)} left out)`
@@ -118,8 +127,9 @@ export async function savePlot(name, format) {
     `${data.names[data.dim]} on ${data.names.slice(0, data.dim).join(' and ')}` +
     (data.category ? ` by ${data.category.name}` : '');
   const lowess = Boolean(state.fit?.lowess);
+  const loess = Boolean(state.fit?.loess);
   const titles = {
-    plot: `${lowess ? 'LOWESS smooth' : 'Kernel regression'} of ${subject}`,
+    plot: `${lowess ? 'LOWESS smooth' : loess ? 'loess fit' : 'Kernel regression'} of ${subject}`,
     matrix: `Attention weights of the fit of ${subject}`,
     selection: `Choosing h for the fit of ${subject}`,
     slope: `Derivative of the fit of ${subject}`,
@@ -143,9 +153,12 @@ export async function savePlot(name, format) {
     if (lowess) {
       legend[1].label = 'LOWESS fit (no band)';
       legend.push({ kind: 'ring', color: color('--accent'), label: 'robustness weight < ½' });
-    } else if (ui.band.checked && !state.fit?.curves)
-      legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label: 'confidence band' });
-    if (!lowess)
+    } else if (ui.band.checked && !state.fit?.curves) {
+      const label = loess ? "confidence band (R's se)" : 'confidence band';
+      legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label });
+    }
+    if (loess) legend[1].label = 'loess fit';
+    if (!lowess && !loess)
       legend.push({ kind: 'bar', color: color('--thin'), label: `thin support (< ${THIN} effective points)` });
     if (!lowess && state.fit?.robust)
       legend.push({ kind: 'ring', color: color('--accent'), label: 'robustness weight < ½' });

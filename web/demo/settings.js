@@ -1,5 +1,6 @@
 // The fit's settings as the controls hold them, read (never changed) here: h, the smoother, LOWESS's span and
-// iterations, robustness, the band's σ, the derivative, blocked CV's radius, and the names captions give them.
+// iterations, loess's span, degree and family, robustness, the band's σ, the derivative, blocked CV's radius, and
+// the names captions give them.
 import { state } from './state.js';
 import { ui } from './ui.js';
 
@@ -10,8 +11,12 @@ export const bandwidthVector = () => state.ratios.map((r) => h1() * r);
 
 /** Whether the estimator menu holds LOWESS (one x): its span and iterations replace h and the kernel's controls. */
 export const isLowess = () => ui.estimator.value === 'lowess';
+/** Whether the estimator menu holds loess (R's loess()): its span, degree and family replace h and the kernel's. */
+export const isLoess = () => ui.estimator.value === 'loess';
+/** Whether the fit is a kernel fit (Nadaraya–Watson or local-linear), the one smoother with an h to choose. */
+export const isKernel = () => !isLowess() && !isLoess();
 /** Whether a kernel fit takes its bandwidth from a nearest-neighbour span (the "Bandwidth" menu) rather than h. */
-export const isSpan = () => !isLowess() && ui.bandwidthKind.value === 'span';
+export const isSpan = () => isKernel() && ui.bandwidthKind.value === 'span';
 /** The kernel fit's span f (the library's `bandwidth: { span }`), or 0 for a fit at h. */
 export const kernelSpan = () => (isSpan() ? Number(ui.kernelSpan.value) : 0);
 
@@ -23,6 +28,13 @@ export function lowessSettings() {
     iterations: Number.isFinite(iterations) ? Math.min(10, Math.max(0, iterations)) : 3,
   };
 }
+
+/** loess's span, degree (1 or 2) and family ('gaussian' or 'symmetric'), as ka.loess takes them. */
+export const loessSettings = () => ({
+  loessSpan: Number(ui.loessSpan.value),
+  degree: Number(ui.degree.value),
+  family: ui.family.value,
+});
 
 // Rounds of bisquare robustness weights with the "robust" box (Cleveland's and R's lowess() default).
 const ROBUST_ITERATIONS = 3;

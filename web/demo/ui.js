@@ -73,6 +73,10 @@ export const ui = {
   bandwidthKind: $('bandwidth-kind'),
   kernelSpan: $('kernel-span'),
   kernelSpanValue: $('kernel-span-value'),
+  loessSpan: $('loess-span'),
+  loessSpanValue: $('loess-span-value'),
+  degree: $('degree'),
+  family: $('family'),
 };
 
 /** Shows `message` in `element` as an error (styled, and announced at once), or clears the error styling. */

@@ -1,6 +1,6 @@
 // The demo's compute worker: every call into kernel-attention runs here, so the page's main thread only draws.
 // Messages are { id, op, ... }; each answer carries the id it answers. The samples are sampling.js's, the attention
-// views attention-views.js's, what is said of a model besides its curve fit-summaries.js's.
+// views attention-views.js's, what is said of a model besides its curve fit-summaries.js's, loess loess-fit.js's.
 import { init } from '../src/index.js';
 import { APPROX_METHODS, approximateView, attentionMatrix, attentionView, timed } from './attention-views.js';
 import {
@@ -12,6 +12,7 @@ import {
   warningsOf,
 } from './fit-summaries.js';
 import { categoryFit, CATEGORY_TYPES } from './category-fit.js';
+import { loessFit, loessObservations } from './loess-fit.js';
 import { categorySamples, FIT_MAX, samplesOf } from './sampling.js';
 
 const LEARNING_RATE = 0.1; // Adam's step on log h: h moves by up to about 10 % a step
@@ -135,8 +136,22 @@ const handlers = {
   /** The fit (same settings and sample as `fit`) at every observation, for the CSV export. */
   observations(
     ka,
-    { h, lambda, kernel, estimator, level, method, frac, iterations, robust = 0, variance = 'global', span = 0 },
+    {
+      h,
+      lambda,
+      kernel,
+      estimator,
+      level,
+      method,
+      frac,
+      iterations,
+      robust = 0,
+      variance = 'global',
+      span = 0,
+      ...loess
+    },
   ) {
+    if (estimator === 'loess') return loessObservations(ka, sample, { ...loess, level });
     if (estimator === 'lowess') {
       if (sample.n > FIT_MAX) {
         throw new Error(
@@ -234,7 +249,11 @@ const handlers = {
     let { h } = settings;
     const { kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2 } = settings;
     const { frac, iterations, robust = 0, variance = 'global', derivative = false, span = 0 } = settings;
+    const { loessSpan, degree, family } = settings;
+    // What the fit is doing, for the busy sign at the plot (a draft, while a slider moves, shows none).
+    const stage = (text) => draft || postMessage({ op: 'progress', what: 'fit', stage: text });
     if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
+    if (estimator === 'loess') return loessFit(ka, sample, { loessSpan, degree, family, level, draft }, stage);
     if (sample.labels) return categoryFit(ka, sample, modelAt, settings);
     // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging. Any other
     // fit uses a sample (a span's: SPAN_MAX points, each query's h from its nearest ones).
@@ -253,8 +272,6 @@ const handlers = {
     const { dim } = s;
     const queries = sample.queries;
     const timings = {};
-    // What the fit is doing, for the busy sign at the plot (a draft, while a slider moves, shows none).
-    const stage = (text) => draft || postMessage({ op: 'progress', what: 'fit', stage: text });
     stage(span ? 'each query’s nearest points, exactly' : 'the model');
     const options = { dim, kernel, estimator, method, ...robustOption(robust) };
     const [{ model, owned }, fitMs] = timed(() =>

@@ -4,22 +4,26 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <utility>
 
+#include "base/rare.h"
+#include "engine/neighbours.h"
 #include "stats/loess/id_table.h"
 
 namespace ka::loess {
 namespace {
 
+// The tree is built once per fit over few cells (each holds at most ⌊n·span·cell⌋ points): its steps are compiled for
+// size (base/rare.h, KA_COLD); the sort of a cell's points is the module's order_by.
 struct Builder {
   const Sample& sample;
   KdTree& tree;
-  int64_t capacity;                               // R's nvmax = ncmax = max(200, n)
-  IdTable ids;                                    // every vertex by its coordinates: a cut reuses the ones that exist
-  std::vector<std::pair<double, int64_t>> keyed;  // one cell's points by their coordinate along the cut
-  std::vector<double> values;                     // ... and those coordinates, sorted
+  int64_t capacity;            // R's nvmax = ncmax = max(200, n)
+  IdTable ids;                 // every vertex by its coordinates: a cut reuses the ones that exist
+  std::vector<double> values;  // one cell's coordinates along the cut, sorted
+  std::vector<double> keys;    // ... in the cell's order
+  std::vector<int64_t> order;  // ... the order that sorts them
 
-  int32_t add_vertex(const double* v) {
+  KA_COLD int32_t add_vertex(const double* v) {
     uint64_t hash = 0;
     for (int32_t j = 0; j < tree.dims; ++j) {
       const double c = v[j] + 0.0;  // −0 and +0 are one coordinate, as R compares them
@@ -39,20 +43,26 @@ struct Builder {
   }
 
   // The median cut of cell p's points along `axis` after R's walk to a place between two different values; the
-  // points are left sorted along the axis (ties by working index). Returns the last point of the lower part.
-  int64_t median_cut(int64_t begin, int64_t end, int32_t axis) {
+  // points are left sorted along the axis. Returns the last point of the lower part.
+  KA_COLD int64_t median_cut(int64_t begin, int64_t end, int32_t axis) {
     int64_t* pts = tree.points.data();
     const int32_t d = tree.dims;
     const double* x = sample.x.data();
-    if (d > 1) {  // in 1-D the working order is already sorted
-      // (coordinate, index) pairs: the sort make_sample uses too, so one instance of it in the module
-      keyed.resize(size_t(end - begin));
-      for (int64_t i = begin; i < end; ++i) keyed[size_t(i - begin)] = {x[pts[i] * d + axis], pts[i]};
-      std::sort(keyed.begin(), keyed.end());
-      for (int64_t i = begin; i < end; ++i) pts[i] = keyed[size_t(i - begin)].second;
+    const int64_t count = end - begin;
+    values.resize(size_t(count));
+    if (d == 1) {  // the working order is already sorted
+      for (int64_t i = begin; i < end; ++i) values[size_t(i - begin)] = x[pts[i]];
+    } else {
+      // Ties keep the cell's order, not the points' index order as R's sort would: the cut falls between different
+      // values (or, all equal, the points are one location), so the tree is the same.
+      keys.resize(size_t(count));
+      order.resize(size_t(count));
+      for (int64_t i = 0; i < count; ++i) keys[size_t(i)] = x[pts[begin + i] * d + axis];
+      order_by(keys.data(), order.data(), count);
+      for (int64_t i = 0; i < count; ++i) values[size_t(i)] = keys[size_t(order[size_t(i)])];
+      for (int64_t i = 0; i < count; ++i) order[size_t(i)] = pts[begin + order[size_t(i)]];  // the points, sorted
+      std::copy(order.begin(), order.end(), pts + begin);
     }
-    values.resize(size_t(end - begin));
-    for (int64_t i = begin; i < end; ++i) values[size_t(i - begin)] = x[pts[i] * d + axis];
     // R's m = ⌊(l + u)/2⌋ in 1-based positions l = begin + 1, u = end.
     const int64_t m = (begin + 1 + end) / 2 - 1;
     int64_t offset = 0;
@@ -64,7 +74,7 @@ struct Builder {
     return m;
   }
 
-  void split(int32_t p, int32_t axis, double at, int64_t last) {
+  KA_COLD void split(int32_t p, int32_t axis, double at, int64_t last) {
     const int32_t vc = tree.corners;
     std::vector<int32_t> lower(static_cast<size_t>(vc)), upper(static_cast<size_t>(vc));
     for (int32_t b = 0; b < vc; ++b) lower[size_t(b)] = upper[size_t(b)] = tree.corner_of(p, b);
@@ -88,12 +98,12 @@ struct Builder {
     const int64_t begin = cell.begin, end = cell.end;
     tree.cells.push_back(KdCell{-1, 0, 0, 0, begin, last + 1});
     tree.cells.push_back(KdCell{-1, 0, 0, 0, last + 1, end});
-    tree.corner.insert(tree.corner.end(), lower.begin(), lower.end());
-    tree.corner.insert(tree.corner.end(), upper.begin(), upper.end());
+    for (const int32_t id : lower) tree.corner.push_back(id);
+    for (const int32_t id : upper) tree.corner.push_back(id);
   }
 
   // Whether cell p stays a leaf; else the cut (axis, value, last point of the lower part).
-  bool leaf(int32_t p, int64_t fc, int32_t* axis, double* at, int64_t* last) {
+  KA_COLD bool leaf(int32_t p, int64_t fc, int32_t* axis, double* at, int64_t* last) {
     const KdCell cell = tree.cells[size_t(p)];
     const int32_t d = tree.dims, vc = tree.corners;
     const double *lo = tree.vertex(tree.corner_of(p, 0)), *hi = tree.vertex(tree.corner_of(p, vc - 1));
@@ -120,7 +130,7 @@ struct Builder {
 
 }  // namespace
 
-Status build_kd_tree(const Sample& sample, int64_t fc, KdTree* out) {
+KA_COLD Status build_kd_tree(const Sample& sample, int64_t fc, KdTree* out) {
   KdTree& tree = *out;
   const int32_t d = sample.dims;
   tree.dims = d;
@@ -130,7 +140,7 @@ Status build_kd_tree(const Sample& sample, int64_t fc, KdTree* out) {
   tree.corner.clear();
   tree.points.resize(size_t(sample.n));
   for (int64_t i = 0; i < sample.n; ++i) tree.points[size_t(i)] = i;
-  Builder builder{sample, tree, std::max<int64_t>(200, sample.n), {}, {}, {}};
+  Builder builder{sample, tree, std::max<int64_t>(200, sample.n), {}, {}, {}, {}};
   // The root box: the data's, widened at each end by 0.5 % of its extent (R's ehg126).
   double lower[kMaxDims], upper[kMaxDims];
   for (int32_t j = 0; j < d; ++j) {

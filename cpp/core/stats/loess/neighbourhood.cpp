@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/rare.h"
+
 namespace ka::loess {
 namespace {
 
@@ -17,7 +19,8 @@ inline double tricube(double d2, double rho) {
 
 }  // namespace
 
-NeighbourFinder::NeighbourFinder(const Sample& sample, int64_t q, double span)
+// Once per fit or prediction: compiled for size (base/rare.h).
+KA_COLD NeighbourFinder::NeighbourFinder(const Sample& sample, int64_t q, double span)
     : sample_(sample), q_(q), enlarge_(std::max(1.0, span)) {
   if (sample.dims > 1) {
     dist2_.resize(size_t(sample.n));
@@ -73,7 +76,8 @@ bool NeighbourFinder::find(const double* z, const double* rw, Neighbourhood* out
   }
   for (int64_t i = 0; i < s.n; ++i) dist2_[size_t(i)] = squared_distance(s, i, z);
   std::copy(dist2_.begin(), dist2_.end(), select_.begin());
-  std::nth_element(select_.begin(), select_.begin() + (q_ - 1), select_.end());
+  double* select = select_.data();  // by pointer: the module's one instance of nth_element
+  std::nth_element(select, select + (q_ - 1), select + s.n);
   out->rho = select_[size_t(q_ - 1)] * enlarge_;
   if (!(out->rho > 0)) return false;
   for (int64_t i = 0; i < s.n; ++i) {

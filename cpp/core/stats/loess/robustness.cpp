@@ -18,10 +18,11 @@ struct Middle {
 
 Middle middle(std::vector<double>& v) {
   const int64_t n = int64_t(v.size()), m = n / 2;  // 0-based (⌊n/2⌋ + 1)-th smallest
-  std::nth_element(v.begin(), v.begin() + m, v.end());
-  const double high = v[size_t(m)];
+  double* a = v.data();                            // by pointer: the module's one instance of nth_element
+  std::nth_element(a, a + m, a + n);
+  const double high = a[m];
   if (n % 2 == 1) return {high, high, false};
-  const double low = *std::max_element(v.begin(), v.begin() + m);
+  const double low = *std::max_element(a, a + m);
   return {low, high, true};
 }
 

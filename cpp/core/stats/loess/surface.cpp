@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/rare.h"
 #include "base/scratch.h"
 
 namespace ka::loess {
 
-Status fit_vertices(const Sample& sample, const KdTree& tree, const FitSpec& spec, const double* y, const double* rw,
-                    double* values, std::vector<VertexOperator>* ops, bool* pseudo_inverse) {
+// Once per vertex, around the out-of-line neighbour search and solve: compiled for size (base/rare.h).
+KA_COLD Status fit_vertices(const Sample& sample, const KdTree& tree, const FitSpec& spec, const double* y,
+                            const double* rw, double* values, std::vector<VertexOperator>* ops, bool* pseudo_inverse) {
   const int32_t d = sample.dims, nv = tree.vertex_count();
   NeighbourFinder finder(sample, spec.q, spec.span);
   LocalSolver solver;
@@ -82,8 +84,9 @@ double interpolated_trace(const Sample& sample, const KdTree& tree, const std::v
   return trace;
 }
 
-Status interpolated_operator(const Sample& sample, const KdTree& tree, const std::vector<VertexOperator>& ops,
-                             int32_t degree, const double* rw, double* L) {
+// Exact statistics (small samples, where the O(n³) statistics cost more): compiled for size.
+KA_COLD Status interpolated_operator(const Sample& sample, const KdTree& tree, const std::vector<VertexOperator>& ops,
+                                     int32_t degree, const double* rw, double* L) {
   const int64_t n = sample.n;
   const int32_t d = sample.dims, nv = tree.vertex_count();
   // Every vertex's entries for every point: nv × (d + 1) × n.
