@@ -15,7 +15,7 @@ export const SAMPLE_HELP = `
   --x COLS            the input column(s): names from the header or 1-based indices, comma-separated
   --y COLS            the output column(s), likewise
   --kernel K          ${KERNELS.join(', ')} (default gaussian)
-  --estimator E       local-linear (default) or nadaraya-watson
+  --estimator E       local-linear (default, R's degree 1), nadaraya-watson (0) or local-quadratic (2)
   --bandwidth H       a number, one per x column (comma-separated), or a rule: ${RULES.join(', ')} (default cv)
   --exclude R         cv only: blocked CV for serial data, each held-out row fitted without the rows within R of it
                       along the first x column (in its units; seconds for dates); default 0, leave-one-out

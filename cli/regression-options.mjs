@@ -6,7 +6,7 @@ import { round } from './output.mjs';
 import { typesFields, typesOption } from './types.mjs';
 
 export const KERNELS = ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
-export const ESTIMATORS = ['local-linear', 'nadaraya-watson'];
+export const ESTIMATORS = ['local-linear', 'nadaraya-watson', 'local-quadratic'];
 // The bandwidth rules --bandwidth (fit, predict) and --rule (select-bandwidth) take.
 export const RULES = ['cv', 'aicc', 'scott', 'silverman', 'plugin'];
 

@@ -46,7 +46,8 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .value("error", EmptyPolicy::Error);
   enum_<Estimator>("Estimator")
       .value("nadaraya-watson", Estimator::NadarayaWatson)
-      .value("local-linear", Estimator::LocalLinear);
+      .value("local-linear", Estimator::LocalLinear)
+      .value("local-quadratic", Estimator::LocalQuadratic);
   enum_<Rule>("Rule").value("scott", Rule::Scott).value("silverman", Rule::Silverman);
   enum_<Score>("Score").value("cv", Score::LeaveOneOut).value("aicc", Score::AICc);
   enum_<LandmarkSampling>("LandmarkSampling")

@@ -69,6 +69,24 @@ function nadarayaWatson(xq, h) {
   });
 }
 
+/** The local-quadratic fit (R's loess degree 2) at xq, Gaussian kernel: the 3 × 3 normal equations by Cramer's rule. */
+function localQuadratic(xq, h) {
+  return xq.map((q) => {
+    const m = new Float64Array(5); // Σw·u^k, k = 0 … 4
+    const t = new Float64Array(3); // Σw·u^k·y, k = 0 … 2
+    X.forEach((k, j) => {
+      const u = k - q;
+      const w = Math.exp(-0.5 * (u / h) ** 2);
+      for (let p = 0; p < 5; p++) m[p] += w * u ** p;
+      for (let p = 0; p < 3; p++) t[p] += w * u ** p * Y[j];
+    });
+    const det3 = (a) =>
+      a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6]);
+    const A = [m[0], m[1], m[2], m[1], m[2], m[3], m[2], m[3], m[4]];
+    return det3([t[0], m[1], m[2], t[1], m[2], m[3], t[2], m[3], m[4]]) / det3(A);
+  });
+}
+
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'ka-cli-'));
   writeFileSync(at('sample.csv'), 'x,label,"the y"\n' + X.map((x, i) => `${x},"p, ${i}",${Y[i]}`).join('\r\n') + '\n');
@@ -158,6 +176,32 @@ test('predict --span --gradient follows the float64 k-NN fit and slope loops; fi
     assert.equal(r.code, 2);
     assert.match(r.stderr, message);
   }
+});
+
+test('predict --estimator local-quadratic follows a float64 loop', () => {
+  const grid = parseCsv(
+    ok(
+      'predict',
+      'sample.csv',
+      '--x',
+      'x',
+      '--y',
+      'the y',
+      '--estimator',
+      'local-quadratic',
+      '--bandwidth',
+      '0.15',
+      '--grid',
+      '5',
+    ),
+  );
+  const want = localQuadratic([0, 0.25, 0.5, 0.75, 1], 0.15);
+  grid
+    .slice(1)
+    .forEach((r, i) => assert.ok(Math.abs(Number(r[1]) - want[i]) < 1e-5, `grid ${i}: ${r[1]} vs ${want[i]}`));
+  const r = cli('fit', 'sample.csv', '--x', 'x', '--y', 'the y', '--estimator', 'local-cubic');
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /local-quadratic/);
 });
 
 test('predict on a grid and at the rows of a TSV file follows a float64 loop', () => {

@@ -675,7 +675,7 @@ TEST_CASE("a wide kernel on a fine 1-D grid runs on the grid by FFT and matches 
 
 TEST_CASE("a wide kernel on a 2-D grid runs on the grid by FFT and matches a float64 fit") {
   // Laplacian at tolerance 1e-4 with h = 0.15: the taps span the whole grid (L = nodes) along both axes. 20,000
-  // points: for 2,000 the exact fit costs less than even the FFT passes (grid_pays).
+  // points: for 2,000 the exact fit costs less than even the FFT passes (convolutions_pay).
   const int64_t n = 20000, I = 150;
   Surface s(n, I, 22);
   std::vector<float>&x = s.x, &y = s.y, &q = s.q;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "engine/local_fit.h"
@@ -77,9 +78,10 @@ inline std::vector<double> attention(const Problem& p) {
 }
 
 // Local polynomial regression at query i, from the weighted least-squares definition: the normal equations
-// XᵀWX β = XᵀW y with X = [1, x_j − q_i] (unscaled, degree 1) or [1] (degree 0), with the documented guard of
-// local_fit.h (elimination pivots of the slopes raised to kPivotFloor times their diagonal; a slope without spread
-// dropped), solved by Gauss–Jordan elimination without row exchanges. `ell` is the equivalent kernel ℓ_j(q_i)
+// XᵀWX β = XᵀW y with X = [1, x_j − q_i] (unscaled, degree 1), [1, x_j − q_i, (x_ja − q_ia)(x_jb − q_ib) for a <= b]
+// (degree 2) or [1] (degree 0), with the documented guard of local_fit.h (elimination pivots after the intercept's
+// raised to kPivotFloor times their diagonal; a column without spread dropped), solved by Gauss–Jordan elimination
+// without row exchanges. `ell` is the equivalent kernel ℓ_j(q_i)
 // (f(q_i) = Σ_j ℓ_j y_j), empty when no key has positive weight; `conditioning` is the smallest ratio of a pivot
 // to its diagonal entry before the guard (near 0 for a nearly singular local design). `omega` may be empty.
 struct LocalWeights {
@@ -101,10 +103,18 @@ inline LocalWeights local_weights(const Problem& p, int64_t i, int degree, const
     if (p.masks.allows(i, j, J) && weight_of(j) > 0)
       total += w[size_t(j)] = std::exp(log_weight(p, 0, i, j) - max) * weight_of(j);
   if (!(total > 0)) return out;
+  const auto offset = [&](int64_t j, int64_t d) { return double(p.keys.row(j)[d]) - double(p.queries.row(i)[d]); };
+  std::vector<std::pair<int64_t, int64_t>> products;  // degree 2's columns after the slopes: (a, b), a <= b
+  if (degree == 2)
+    for (int64_t a = 0; a < M; ++a)
+      for (int64_t b = a; b < M; ++b) products.emplace_back(a, b);
   const auto x = [&](int64_t j, int64_t a) {
-    return a == 0 ? 1.0 : double(p.keys.row(j)[a - 1]) - double(p.queries.row(i)[a - 1]);
+    if (a == 0) return 1.0;
+    if (a <= M) return offset(j, a - 1);
+    const auto [u, v] = products[size_t(a - 1 - M)];
+    return offset(j, u) * offset(j, v);
   };
-  const int64_t P = degree == 1 ? 1 + M : 1, N = P + 1;  // augmented with the right-hand side e₁
+  const int64_t P = degree == 0 ? 1 : 1 + M + int64_t(products.size()), N = P + 1;  // augmented with e₁
   std::vector<double> A(static_cast<size_t>(P * N), 0.0), diagonal(static_cast<size_t>(P));
   for (int64_t a = 0; a < P; ++a) {
     for (int64_t b = 0; b < P; ++b)

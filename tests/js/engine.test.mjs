@@ -36,7 +36,7 @@ test('the kernel table lists the kernels the API documents, in the core order, o
     ['epanechnikov', 'tricube', 'uniform'],
   );
   assert.deepEqual(engine.emptyPolicies, ['nan', 'zero', 'nearest', 'error']);
-  assert.deepEqual(engine.estimators, ['nadaraya-watson', 'local-linear']);
+  assert.deepEqual(engine.estimators, ['nadaraya-watson', 'local-linear', 'local-quadratic']); // degrees 0, 1, 2
   assert.deepEqual(engine.samplings, ['kmeans++', 'uniform']);
   assert.deepEqual(engine.selections, ['cv', 'aicc', 'scott', 'silverman']);
 });

@@ -134,13 +134,15 @@ test("attention: 'auto' on shapes where it picks sparse runs sparse, with the by
 
 /**
  * The refusal of `method` for a regression call (docs/regression.md): [field] or null where it runs. The grid: 1 or 2
- * dimensions, a kernel with a finite reach (not Cauchy), one bandwidth for every query, not the CV gradient's search;
+ * dimensions, degree 0 or 1 (not local-quadratic), a kernel with a finite reach (not Cauchy), one bandwidth for every
+ * query, not the CV gradient's search;
  * the sparse method (a model's fits): at most 3 dimensions, Nadaraya–Watson, no observation weights, one bandwidth.
  */
 function regressionRefusal(method, s) {
   if (method === 'grid') {
     if (s.span) return 'span';
     if (s.dim > 2) return 'dim';
+    if (s.estimator === 'local-quadratic') return 'estimator';
     if (s.kernel === 'cauchy') return 'kernel';
     if (s.rule === 'cv-gradient') return 'rule';
   }
@@ -169,7 +171,7 @@ function regressionNames(field, api) {
 /** What a plan's answer must be for a call it runs: the reason a method asked for, or 'auto''s rules. */
 function expectedMethod(method, s) {
   const exactCriterion = s.rule === 'aicc' || s.rule === 'cv-gradient' || s.exclude !== undefined;
-  const grid = s.dim <= 2 && s.kernel !== 'cauchy' && !s.span;
+  const grid = s.dim <= 2 && s.kernel !== 'cauchy' && !s.span && s.estimator !== 'local-quadratic';
   if (method === 'sparse') return s.rule === undefined ? 'sparse' : 'exact';
   if (method === 'grid') return exactCriterion ? 'exact' : 'grid';
   if (method === 'exact') return 'exact';
@@ -186,7 +188,7 @@ function regressionSample(n, dim, seed) {
 function regressionShapes() {
   const shapes = [];
   for (const dim of [1, 2, 3, 4])
-    for (const estimator of ['nadaraya-watson', 'local-linear'])
+    for (const estimator of ['nadaraya-watson', 'local-linear', 'local-quadratic'])
       for (const kernel of ['gaussian', 'cauchy']) {
         const base = { n: 300, dim, kernel, estimator };
         shapes.push(base, { ...base, weights: true }, { ...base, span: true });
@@ -203,6 +205,9 @@ function regressionShapes() {
   const large = { n: 20000, dim: 1, kernel: 'epanechnikov', estimator: 'nadaraya-watson', planOnly: true };
   shapes.push({ ...large, dim: 3 }, { ...large, kernel: 'cauchy' }, { ...large, span: true });
   shapes.push({ ...large, rule: 'aicc' }, { ...large, rule: 'cv', exclude: 0.01 }, { ...large, rule: 'cv-gradient' });
+  // Local-quadratic runs exactly at any size: 'auto' does not bin it, 'grid' asked for is refused.
+  for (const dim of [1, 2]) shapes.push({ ...large, dim, estimator: 'local-quadratic' });
+  shapes.push({ ...large, estimator: 'local-quadratic', rule: 'cv' });
   return shapes;
 }
 

@@ -264,8 +264,21 @@ function slopePivotRatio(A, p) {
 }
 
 /**
+ * The local design's row z for the offsets u = x_j − q (dim of them): [1] (Nadaraya–Watson), [1, u] (local-linear),
+ * [1, u, u_a·u_b for a ≤ b] (local-quadratic: in 2-D 1, u₁, u₂, u₁², u₁u₂, u₂²).
+ */
+function designRow(estimator, u) {
+  if (estimator === 'nadaraya-watson') return [1];
+  if (estimator === 'local-linear') return [1, ...u];
+  const products = [];
+  for (let a = 0; a < u.length; a++) for (let b = a; b < u.length; b++) products.push(u[a] * u[b]);
+  return [1, ...u, ...products];
+}
+
+/**
  * The linear-smoother fit of y (n × D) on x (n × dim) at the queries xq (I × dim), in float64.
- * options: { dim, kernel = 'gaussian', bandwidth (number or one per dimension), estimator = 'local-linear', weights }.
+ * options: { dim, kernel = 'gaussian', bandwidth (number or one per dimension), estimator = 'local-linear'
+ * ('nadaraya-watson', 'local-linear', 'local-quadratic': designRow), weights }.
  * Returns { mean (I×D), sumSq (Σ_j ℓ_j², I), effectiveKeys ((Σw)²/Σw², I), logDenominator (ln Σ w, I),
  * ell (I×n, the smoother weights ℓ_j(q_i)), minPivotRatio }. Rows with no weight get NaN.
  */
@@ -275,7 +288,7 @@ export function referenceLocalFit(x, y, xq, options) {
   const n = c.J;
   const I = c.I;
   const D = y.length / n;
-  const p = estimator === 'local-linear' ? dim + 1 : 1;
+  const p = designRow(estimator, new Array(dim).fill(0)).length;
   const out = {
     mean: new Float64Array(I * D),
     sumSq: new Float64Array(I),
@@ -307,13 +320,12 @@ export function referenceLocalFit(x, y, xq, options) {
     }
     out.effectiveKeys[i] = (s0 * s0) / s2;
     out.logDenominator[i] = max + Math.log(s0);
-    // z_j = [1, x_j − q] (or [1] for Nadaraya–Watson); A = Σ w z zᵀ; ℓ_j = w_j z_jᵀ A⁻¹ e₁.
-    const z = (j) => {
-      const v = new Float64Array(p);
-      v[0] = 1;
-      for (let d = 1; d < p; d++) v[d] = x[j * dim + d - 1] - xq[i * dim + d - 1];
-      return v;
-    };
+    // z_j = designRow(x_j − q); A = Σ w z zᵀ; ℓ_j = w_j z_jᵀ A⁻¹ e₁.
+    const z = (j) =>
+      designRow(
+        estimator,
+        Array.from({ length: dim }, (_, d) => x[j * dim + d] - xq[i * dim + d]),
+      );
     const A = new Float64Array(p * p);
     for (let j = 0; j < n; j++) {
       if (w[j] === 0) continue;
@@ -435,17 +447,18 @@ export function referenceLocalBand(x, y, xq, options, varianceBandwidth) {
 }
 
 /**
- * The local-linear slopes at xq in float64: per query, the weighted least-squares fit of y on [1, x − q] with the
- * kernel weights of `options` (as referenceLocalFit), and the linear smoother of each slope, ℓ'_dj = w_j e_{d+1}ᵀ A⁻¹ z_j.
+ * The local-linear (or, with options.estimator 'local-quadratic', local-quadratic) slopes at xq in float64: per query,
+ * the weighted least-squares fit of y on designRow(x − q) with the kernel weights of `options` (as referenceLocalFit),
+ * and the linear smoother of each slope, ℓ'_dj = w_j e_{d+1}ᵀ A⁻¹ z_j.
  * Returns { slope (I × dim × D, [(i·dim + d)·D + c]), sumSq (Σ_j ℓ'_dj², I × dim) }.
  */
 export function referenceLocalSlope(x, y, xq, options) {
-  const { dim, kernel = 'gaussian', bandwidth, weights } = options;
+  const { dim, kernel = 'gaussian', bandwidth, weights, estimator = 'local-linear' } = options;
   const c = describeCall(xq, x, { dim, kernel, bandwidth });
   const n = c.J;
   const I = c.I;
   const D = y.length / n;
-  const p = dim + 1;
+  const p = designRow(estimator, new Array(dim).fill(0)).length;
   const slope = new Float64Array(I * dim * D);
   const sumSq = new Float64Array(I * dim);
   for (let i = 0; i < I; i++) {
@@ -455,7 +468,11 @@ export function referenceLocalSlope(x, y, xq, options) {
     });
     const max = Math.max(...logw);
     const w = logw.map((l) => Math.exp(l - max));
-    const z = (j) => [1, ...Array.from({ length: dim }, (_, d) => x[j * dim + d] - xq[i * dim + d])];
+    const z = (j) =>
+      designRow(
+        estimator,
+        Array.from({ length: dim }, (_, d) => x[j * dim + d] - xq[i * dim + d]),
+      );
     const A = new Float64Array(p * p);
     for (let j = 0; j < n; j++) {
       const v = z(j);

@@ -82,6 +82,9 @@ async function main(): Promise<void> {
   const cv: number = ka.cvScore(k, v, { dim: 4, bandwidth: h, estimator: 'local-linear', weights: [1, 1, 2] });
   ka.selectBandwidth(k, v, { dim: 4, rule: 'aicc', estimator: 'local-linear', method: 'exact' });
   ka.cvScore(k, v, { dim: 4, bandwidth: 0.5, method: 'grid' });
+  ka.cvScore(k, v, { dim: 4, bandwidth: 0.5, estimator: 'local-quadratic' });
+  // @ts-expect-error: the degrees are 0, 1 and 2
+  ka.cvScore(k, v, { dim: 4, bandwidth: 0.5, estimator: 'local-cubic' });
   // Deprecated spellings still compile (tsc reports a deprecation hint, not an error): a rule as `method`, and
   // `approximation`.
   ka.selectBandwidth(k, v, { dim: 4, method: 'aicc', approximation: 'exact' });

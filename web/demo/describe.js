@@ -41,7 +41,8 @@ export function describeFit(ui, fit, thinBelow, axes) {
     if (e < thinBelow) thin++;
     minEff = Math.min(minEff, e);
   }
-  const name = fit.estimator === 'local-linear' ? 'Local-linear' : 'Nadaraya–Watson';
+  const name =
+    { 'local-linear': 'Local-linear', 'local-quadratic': 'Local-quadratic' }[fit.estimator] ?? 'Nadaraya–Watson';
   ui.fitStatus.textContent =
     `${name}, ${fit.kernel} kernel, ` +
     (fit.spanBandwidth ? `${spanText(fit.spanBandwidth, fit.n, axes)},` : `h = ${hText(fit.h, axes)}`) +

@@ -66,4 +66,5 @@ export function blockRadius() {
 }
 
 export const kernelName = (kernel) => [...ui.kernel.options].find((o) => o.value === kernel)?.textContent ?? kernel;
-export const estimatorName = (estimator) => (estimator === 'local-linear' ? 'local-linear' : 'Nadaraya–Watson');
+export const estimatorName = (estimator) =>
+  ({ 'local-linear': 'local-linear', 'local-quadratic': 'local-quadratic' })[estimator] ?? 'Nadaraya–Watson';

@@ -79,6 +79,10 @@ function sparseFit(
  * heap offsets and options, at(ptr, bytes) the offset of row `first` of an array of rows of `bytes`), and whether a
  * prediction may be cut into such steps of rows (a grid fit is one step: its error estimate is of the whole call).
  */
+/** The columns of an estimator's local design (1, 1 + dim, or 1 + dim + dim(dim + 1)/2): the work per key of a row. */
+const designColumns = (estimator, dim) =>
+  estimator === 'nadaraya-watson' ? 1 : estimator === 'local-linear' ? 1 + dim : 1 + dim + (dim * (dim + 1)) / 2;
+
 const FITS = {
   exact: {
     stepwise: true,
@@ -253,7 +257,7 @@ export function modelFits({ engine, threads }, p, h, store) {
     xq = queries.x;
     tooLarge(I * width, 'predict()', 'xq', 'I·D');
     const method = FITS[m.fit.method];
-    const perRow = n * (dim + width) * (estimator === 'local-linear' ? dim + 1 : 1);
+    const perRow = n * (dim + width) * designColumns(estimator, dim);
     const step = stepwise && method.stepwise ? Math.max(16, Math.round(STEP_WORK / perRow / 16) * 16) : I;
     const heap = engine.openHeap();
     try {

@@ -96,6 +96,7 @@ function residentModel(ctx, p, h, selection, shared, lazySummary) {
         bandwidth: summary.typical,
         effectiveParameters: summary.trace,
         guardChanged: summary.guardChanged,
+        estimator,
         spacings: shared.spacings,
         precision: shared.precision,
       });

@@ -73,8 +73,8 @@ export function fitOptions({
   discrete = {},
 }) {
   // `discrete`: the discrete columns' fields (categories.js discreteOptions), none by default. Without continuous
-  // columns (`standIn`: a column of zeros in their place) local-linear is Nadaraya–Watson, and runs as such: the
-  // stand-in's zero spread would make every local-linear design singular.
+  // columns (`standIn`: a column of zeros in their place) local-linear and local-quadratic are Nadaraya–Watson, and run
+  // as such: the stand-in's zero spread would make every such design singular.
   const { standIn = false, ...fields } = discrete;
   if (standIn) estimator = 'nadaraya-watson';
   return { kernel, estimator, bandwidth, weights, empty, threads, tolerance, exclude, ...fields };

@@ -77,7 +77,8 @@ const fmt = (v) => Number(v.toPrecision(4));
  * - 'interpolating': effectiveParameters (ν = tr L, when known) >= 0.9·n, or h_d below the median spacing of x_d;
  * - 'precision': a column of x or y, as the caller stored it (`stored`: { x, y }; default x and y), that is a
  *   Float32Array and spreads over less than 1e-5 of its magnitude (precisionWarnings());
- * - 'guard': guardChanged (the core's count of fitted values the guard moved by > 1e-3 of range(y)) > 1 % of n.
+ * - 'guard': guardChanged (the core's count of fitted values the guard moved by > 1e-3 of range(y)) > 1 % of n; its
+ *   advice names the lower degree of `estimator` (the guard pulls toward it).
  * `spacings` (dim median spacings) and `precision` (the 'precision' warnings), when given, stand for those computed
  * from x and `stored`: a model refitted at another bandwidth (withBandwidth) reuses its sample's.
  */
@@ -90,6 +91,7 @@ export function fitWarnings({
   bandwidth,
   effectiveParameters,
   guardChanged,
+  estimator = 'local-linear',
   stored = { x, y },
   spacings = null,
   precision = null,
@@ -128,7 +130,10 @@ export function fitWarnings({
       code: 'guard',
       message:
         `the singular-design guard changed ${guardChanged} of ${n} fitted values by more than 1e-3 of the range of y ` +
-        '(points without neighbours on both sides within the bandwidth): use a larger bandwidth or Nadaraya–Watson.',
+        (estimator === 'local-quadratic'
+          ? '(points with too few distinct neighbours within the bandwidth to fit a parabola): use a larger ' +
+            'bandwidth or local-linear.'
+          : '(points without neighbours on both sides within the bandwidth): use a larger bandwidth or Nadaraya–Watson.'),
     });
   }
   return warnings;

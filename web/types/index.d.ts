@@ -408,9 +408,10 @@ export type SampleArray = NumericArray | ReadonlyArray<number | string>;
 export interface ColumnTypeOptions {
   /**
    * One type per column of x (default: all continuous). With a discrete column, the bandwidth array carries λ for it
-   * (h for each continuous column), local-linear fits in the continuous columns only (Li & Racine 2004; statsmodels
-   * also puts the codes in the design), the search covers (h, λ) jointly with λ within its range, and the rules of
-   * thumb, `'plugin'`, `'cv-gradient'`, `exclude`, span bandwidths and the grid and sparse methods are refused.
+   * (h for each continuous column), local-linear and local-quadratic fit in the continuous columns only (Li & Racine
+   * 2004; statsmodels also puts the codes in the design), the search covers (h, λ) jointly with λ within its range,
+   * and the rules of thumb, `'plugin'`, `'cv-gradient'`, `exclude`, span bandwidths and the grid and sparse methods
+   * are refused.
    */
   types?: readonly ColumnType[];
   /** Default `'wang-van-ryzin'`. */
@@ -509,7 +510,11 @@ export interface CvScoreOptions extends ColumnTypeOptions {
 /** `'grid'`: linear binning and convolution, O(n + G·L) instead of O(n²); see docs/regression.md. */
 export type Approximation = 'auto' | 'exact' | 'grid';
 
-export type Estimator = 'nadaraya-watson' | 'local-linear';
+/**
+ * The local polynomial's degree, as R's `loess(degree = )` and KernSmooth's `locpoly(degree = )` count it:
+ * `'nadaraya-watson'` 0, `'local-linear'` 1, `'local-quadratic'` 2 (runs exactly: no grid).
+ */
+export type Estimator = 'nadaraya-watson' | 'local-linear' | 'local-quadratic';
 /** The bandwidth rules kernelRegression's `bandwidth` takes by name. */
 export type BandwidthRule = 'cv' | 'aicc' | 'scott' | 'silverman' | 'plugin';
 /** selectBandwidth's rules: kernelRegression's, and the gradient search `'cv-gradient'`. */
@@ -616,7 +621,9 @@ export interface KernelRegressionOptions extends ColumnTypeOptions {
   /**
    * `'local-linear'` (default): the intercept of the weighted least-squares line (plane) around each query, free of
    * Nadaraya–Watson's bias at the edges of the data and where x is unevenly spread. `'nadaraya-watson'`: the
-   * weighted mean.
+   * weighted mean. `'local-quadratic'` (R's loess default, degree 2): the intercept of the weighted least-squares
+   * parabola (in 2-D the quadric 1, x, y, x², xy, y²), which keeps peaks and troughs from being flattened, at the
+   * cost of more variance; it runs exactly (`method` `'auto'` never bins it, `'grid'` is a `'BadArgument'`).
    */
   estimator?: Estimator;
   /** Observation weights ω_i ≥ 0 (n entries, not all zero). */
@@ -627,7 +634,7 @@ export interface KernelRegressionOptions extends ColumnTypeOptions {
   perDimension?: boolean;
   /**
    * `'exact'`, `'grid'` (1-D and 2-D, binned: the sample is binned onto a grid once per call and the fit is a convolution;
-   * not for `'cauchy'`), or `'auto'` (default: the grid from 20,000 points on in 1-D and 2-D). Used for the bandwidth search,
+   * not for `'cauchy'` nor `'local-quadratic'`), or `'auto'` (default: the grid from 20,000 points on in 1-D and 2-D). Used for the bandwidth search,
    * the fit statistics and every prediction. `'sparse'` (Nadaraya–Watson only, up to 3 dimensions, no `weights`): the
    * predictions visit only the points that can matter (certified sparsity, as attention()'s `'sparse'`); the bandwidth
    * search and the fit statistics run exactly.

@@ -98,8 +98,9 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
                     Result& result) {
   const int64_t I = p.queries.rows, J = p.keys.rows, D = p.values.cols, H = p.heads, width = D / H;
   Scratch<float> acc(shards * I * D);
-  Scratch<double> max(shards * I * H), sum(shards * I * H), merged(width), part(width);
-  if (!acc.ok() || !max.ok() || !sum.ok() || !merged.ok() || !part.ok()) return false;
+  Scratch<double> max(shards * I * H), sum(shards * I * H), merged(1 + width), part(1 + width);
+  Scratch<uint8_t> chosen(states ? 0 : J);  // the nearest keys of an empty row under EmptyPolicy::Nearest
+  if (!acc.ok() || !max.ok() || !sum.ok() || !merged.ok() || !part.ok() || !chosen.ok()) return false;
   std::vector<Result> results(static_cast<size_t>(shards));
   parallel_for(shards, threads, [&](int64_t s) {
     const int64_t first = s * J / shards, last = (s + 1) * J / shards;
@@ -113,10 +114,10 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
   result = {};
   for (const Result& r : results) result = first_failure(result, r);
   if (result.status != Status::Ok) return true;
-  std::vector<uint8_t> nearest(size_t(I), 0);  // empty rows under EmptyPolicy::Nearest need every key again
-  for (int32_t h = 0; h < H; ++h)  // heads outer: the first error is the lowest head, then row (first_failure)
+  for (int32_t h = 0; h < H; ++h) {  // heads outer: the first error is the lowest head, then row (first_failure)
+    const Head hd = head_of(p, h);
     for (int64_t i = 0; i < I; ++i) {
-      SoftmaxState<double> st{-std::numeric_limits<double>::infinity(), 0.0, merged.get(), width};
+      SoftmaxState<double> st(merged.get(), width);
       st.reset();
       for (int64_t s = 0; s < shards; ++s) {
         const StateOut shard{max.get() + s * I * H, sum.get() + s * I * H, Matrix{acc.get() + s * I * D, I, D, D},
@@ -127,20 +128,8 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
         states->save(i, h, st.settled());
         continue;
       }
-      const RowOutcome outcome = finalize(st, out.row(i) + h * width, p.empty);
-      if (outcome == RowOutcome::Error) {
+      if (finalize(st, out.row(i) + h * width, p.empty, NearestKeys{&hd, i, chosen.get()}) == RowOutcome::Error) {
         result = {Status::EmptyRow, i, h};
-        return true;
-      }
-      if (outcome == RowOutcome::NeedsNearest) nearest[size_t(i)] = 1;
-    }
-  // Rare: compact kernels whose support holds no key. Those rows run again, unsharded, over every key.
-  for (int64_t i = 0; i < I; ++i) {
-    if (nearest[size_t(i)]) {
-      Problem row = p;
-      row.queries = p.queries.row_range(i, 1);
-      if (const Result r = run_query_blocks(row, out.row_range(i, 1), nullptr, 1); r.status != Status::Ok) {
-        result = {r.status, i, r.head};
         return true;
       }
     }
@@ -149,6 +138,34 @@ bool run_key_shards(const Problem& p, Matrix out, const StateOut* states, int32_
 }
 
 }  // namespace
+
+namespace narrow {
+
+void begin_rows(Workspace& ws, int64_t rows, int64_t width, bool fixed_shift, RowState* st) {
+  for (int64_t r = 0; r < rows; ++r) {
+    st[r] = RowState(ws.block_acc.get() + r * (1 + width), width);
+    st[r].reset();
+    if (fixed_shift) st[r].max = 0;
+  }
+}
+
+RowOutcome end_row(const Head& hd, int32_t head, int64_t i, const RowState& st, float best, bool overflow,
+                   Workspace& ws, Matrix out) {
+  const KernelKind kind = hd.kernel.kind;
+  const bool fixed_shift = kind != KernelKind::Softmax, compact = is_compact(kind);
+  const int64_t width = st.width;
+  // The best score (log2): softmax's shift; for the distance kernels the best one seen (compact), or, for the
+  // others, 0 or −inf by their sum of weights (kFixedShiftMinSum).
+  float top = fixed_shift ? best : float(st.max);
+  if (fixed_shift && !compact) top = st.sum() >= kFixedShiftMinSum ? 0.0f : -std::numeric_limits<float>::infinity();
+  SoftmaxState<double> row(st.sums, width);  // the same sums, the shift in natural units
+  row.max = fixed_shift ? 0.0 : st.max * kLn2;
+  bool redo = needs_double(overflow, top, compact) || !finite_state(row);
+  if (fixed_shift && top > -std::numeric_limits<float>::infinity() && top < kFixedShiftFloor) redo = true;
+  return write_row(hd, head, i, redo, row, ws, out.row(i) + head * width);
+}
+
+}  // namespace narrow
 
 Result run_exact(const Problem& p, Matrix out, const StateOut* states, int32_t threads) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};

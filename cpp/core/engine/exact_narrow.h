@@ -1,8 +1,8 @@
 // The narrow path of the exact engine: any kernel, any dimension, vectorised over keys. It serves small dimensions
 // (1-D and 2-D regression, where the work is exp-bound) and every distance kernel.
 //
-// Each tile's weights and weighted values are summed lane-wise in float32 registers, then added to the row's state
-// in double, so accuracy does not degrade with the number of keys.
+// Each tile's weights and weighted values are summed lane-wise in float32 registers, then flushed into the row's
+// double state (a SoftmaxState in log2 units), so accuracy does not degrade with the number of keys.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -23,6 +23,10 @@ using simd::kLanes;
 // the float32 limit of needs_double.
 constexpr float kFixedShiftFloor = -58.0f;
 constexpr double kFixedShiftMinSum = 0x1p-58;
+
+// The row's state during the scan: the online-softmax state with its shift in log2 units (softmax's running maximum;
+// 0 for the distance kernels).
+using RowState = SoftmaxState<double, true>;
 
 // Sums of one tile for one query, kept lane-wise and flushed into the row's double state. W is the value width when
 // small enough to keep the sums in registers (1..4), or 0 for any width (the sums then live in `spill`, kLanes
@@ -50,13 +54,13 @@ struct TileSums {
       }
     }
   }
-  void flush(double& row_sum, double* row_acc) const {
-    row_sum += simd::sum(sum);
-    if constexpr (W > 0) {
-      for (int d = 0; d < W; ++d) row_acc[d] += simd::sum(acc[d]);
-    } else {
-      for (int64_t d = 0; d < width; ++d) row_acc[d] += simd::sum(simd::load(spill + d * kLanes));
-    }
+  void flush(RowState& st) const {
+    st.add_block<W>(simd::sum(sum), [&](int64_t d) {
+      if constexpr (W > 0)
+        return simd::sum(acc[d]);
+      else
+        return simd::sum(simd::load(spill + d * kLanes));
+    });
   }
 };
 
@@ -100,7 +104,7 @@ inline bool tile_bias(const Head& hd, int64_t i, const KeyTile& tile, float* bia
 // the hot loop costs more than the rest of the step's bookkeeping.
 template <KernelKind K, int DIMS, int W, bool BIASED>
 float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& tile, const float* bias, int64_t width,
-                float* spill, double& row_sum, double* row_acc) {
+                float* spill, RowState& st) {
   constexpr bool kTrackTop = is_compact(K);
   constexpr int kDims = DIMS > 0 ? DIMS : 1;
   const int64_t dims = DIMS > 0 ? DIMS : hd.queries.cols;
@@ -149,14 +153,14 @@ float add_fused(const Head& hd, int64_t i, const float* factors, const KeyTile& 
       sums.add(weigh(e0), tile, c);
       odd.add(weigh(e1), tile, c + kLanes);
     }
-    odd.flush(row_sum, row_acc);
+    odd.flush(st);
   }
   for (; c < tile.padded; c += kLanes) {
     const Batch e = exponent(c);
     if constexpr (kTrackTop) top = xsimd::max(top, e);
     sums.add(weigh(e), tile, c);
   }
-  sums.flush(row_sum, row_acc);
+  sums.flush(st);
   return kTrackTop ? simd::max(top) : 0.0f;
 }
 
@@ -172,30 +176,23 @@ auto fused_for(int64_t dims, int64_t width) {
 }
 
 // One tile for one query with a running maximum (softmax, whose scores have no upper bound). `scores` holds the
-// tile's scores; the row's double state is rescaled when the tile raises the maximum.
+// tile's scores; the row's double state is rescaled when the tile raises the maximum (which stays a float32 value).
 template <int W>
-void add_running(const KeyTile& tile, const float* scores, int64_t width, float* spill, float& max, double& row_sum,
-                 double* row_acc) {
+void add_running(const KeyTile& tile, const float* scores, int64_t width, float* spill, RowState& st) {
   Batch m = simd::load(scores);
   for (int64_t c = kLanes; c < tile.padded; c += kLanes) m = xsimd::max(m, simd::load(scores + c));
   const float top = simd::max(m);
   if (top == -std::numeric_limits<float>::infinity()) return;
-  if (top > max) {
-    const double f = shift_factor2(double(max), double(top));
-    row_sum *= f;
-    scale_sums(row_acc, width, f);
-    max = top;
-  }
-  const Batch shift(max);
+  if (top > st.max) st.rescale_to(double(top));
+  const Batch shift(float(st.max));
   const simd::ExpConstants& ek = simd::exp_constants();
   TileSums<W> sums(spill, width);
   for (int64_t c = 0; c < tile.padded; c += kLanes)
     sums.add(simd::exp2_nonpositive(simd::load(scores + c) - shift, ek), tile, c);
-  sums.flush(row_sum, row_acc);
+  sums.flush(st);
 }
 
-using FusedFn = float (*)(const Head&, int64_t, const float*, const KeyTile&, const float*, int64_t, float*, double&,
-                          double*);
+using FusedFn = float (*)(const Head&, int64_t, const float*, const KeyTile&, const float*, int64_t, float*, RowState&);
 
 // What every query block of a head shares: the kernel's per-dimension factors and the tile functions (fused for the
 // distance kernels, running for softmax; the other pair is null, so that neither kind instantiates the other's).
@@ -205,6 +202,17 @@ struct BlockPlan {
   FusedFn fused, fused_biased;
   decltype(&add_running<W>) running;
 };
+
+// The block's row states over ws.block_acc (1 + width doubles each), cleared; for the distance kernels (fixed_shift)
+// the shift is 0. Once per block, the same for every kernel: one copy (exact.cpp).
+void begin_rows(Workspace& ws, int64_t rows, int64_t width, bool fixed_shift, RowState* st);
+
+// Row i's end (exact.cpp): the state in natural units, the double recomputation where float32 was not enough
+// (needs_double; for the distance kernels also a best score below kFixedShiftFloor: `best`, compact kernels' best
+// score seen, or, for the others, 0 or −inf by their sum of weights against kFixedShiftMinSum), then write_row. Once
+// per row, the same for every kernel: one copy.
+RowOutcome end_row(const Head& hd, int32_t head, int64_t i, const RowState& st, float best, bool overflow,
+                   Workspace& ws, Matrix out);
 
 // One block of up to kQueryBlock queries from i0 over all the keys it may see. A function of its own, called through
 // a pointer once per block, so that V8 optimises the block loop during a call's first blocks (simd::keep_out_of_line)
@@ -216,15 +224,13 @@ Result run_block(const Head& hd, int32_t head, int64_t i0, int64_t rows, const B
   const int64_t width = hd.values.cols;
   KeyTile tile{ws.keys_t.get(), ws.values_t.get()};
   tile.stride = kNarrowTile;
-  float max[kQueryBlock];  // softmax: running maximum; distance kernels: best score seen (the shift stays 0)
+  RowState st[kQueryBlock];  // over ws.block_acc; the shift stays 0 for distance kernels
+  float best[kQueryBlock];   // distance kernels: the best score seen
   bool overflow[kQueryBlock];
-  double* const sum = ws.row_sum.get();
-  double* const acc = ws.block_acc.get();
   float* const scores = ws.scores.get();
-  std::fill(max, max + rows, -std::numeric_limits<float>::infinity());
+  std::fill(best, best + rows, -std::numeric_limits<float>::infinity());
   std::fill(overflow, overflow + rows, false);
-  std::fill(sum, sum + rows, 0.0);
-  std::fill(acc, acc + rows * width, 0.0);
+  begin_rows(ws, rows, width, kFixedShift, st);
 
   const int64_t end = key_end(hd, i0, rows);
   for (int64_t j0 = 0; j0 < end; j0 += kNarrowTile) {
@@ -234,27 +240,19 @@ Result run_block(const Head& hd, int32_t head, int64_t i0, int64_t rows, const B
       const int64_t i = i0 + r;
       if constexpr (kFixedShift) {
         const float* bias = tile_bias(hd, i, tile, ws.bias.get()) ? ws.bias.get() : nullptr;
-        const float top = (bias ? plan.fused_biased : plan.fused)(hd, i, plan.factors, tile, bias, width,
-                                                                  ws.spill.get(), sum[r], acc + r * width);
-        if constexpr (is_compact(K)) max[r] = std::max(max[r], top);
+        const float top =
+            (bias ? plan.fused_biased : plan.fused)(hd, i, plan.factors, tile, bias, width, ws.spill.get(), st[r]);
+        if constexpr (is_compact(K)) best[r] = std::max(best[r], top);
       } else {
         score_tile<K>(hd, i, plan.factors, tile, scores);
         if ((overflow[r] = overflowed(scores, tile.padded))) continue;
-        plan.running(tile, scores, width, ws.spill.get(), max[r], sum[r], acc + r * width);
+        plan.running(tile, scores, width, ws.spill.get(), st[r]);
       }
     }
   }
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t i = i0 + r;
-    if constexpr (kFixedShift && !is_compact(K))
-      max[r] = sum[r] >= kFixedShiftMinSum ? 0.0f : -std::numeric_limits<float>::infinity();
-    SoftmaxState<double> st{kFixedShift ? 0.0 : max[r] * kLn2, sum[r], ws.row_acc.get(), width};
-    std::copy(acc + r * width, acc + (r + 1) * width, st.acc);
-    bool redo = needs_double(overflow[r], max[r], is_compact(K)) || !finite_state(st);
-    if (kFixedShift && max[r] > -std::numeric_limits<float>::infinity() && max[r] < kFixedShiftFloor) redo = true;
-    const RowOutcome outcome = write_row(hd, head, i, redo, st, ws, out.row(i) + head * width);
-    if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, head};
-  }
+  for (int64_t r = 0; r < rows; ++r)
+    if (end_row(hd, head, i0 + r, st[r], best[r], overflow[r], ws, out) == RowOutcome::Error)
+      return {Status::EmptyRow, i0 + r, head};
   return {};
 }
 

@@ -14,23 +14,16 @@ using simd::kLanes;
 using tiles::accumulate_values4;
 using tiles::dot_tile;
 
-// Shifts one row's tile of scores by the row's running maximum (raising it first if the tile holds a larger score)
-// and exponentiates them in place. Returns the factor exp(old max - new max) by which the row's earlier sums must
-// be scaled (1 when the maximum did not move); tile_sum receives the sum of the tile's weights.
-float exponentiate(float* S, int64_t padded, float& max, float& tile_sum) {
+// The largest of a row's tile of scores.
+float tile_max(const float* S, int64_t padded) {
   Batch m = simd::load(S);
   for (int64_t c = kLanes; c < padded; c += kLanes) m = xsimd::max(m, simd::load(S + c));
-  const float tile_max = simd::max(m);
-  tile_sum = 0.0f;
-  if (tile_max == -std::numeric_limits<float>::infinity()) {
-    std::fill(S, S + padded, 0.0f);  // no admissible key: zero weights for P·V
-    return 1.0f;
-  }
-  float factor = 1.0f;
-  if (tile_max > max) {
-    factor = shift_factor2(max, tile_max);
-    max = tile_max;
-  }
+  return simd::max(m);
+}
+
+// Shifts one row's tile of scores by the row's shift `max` (at least their largest) and exponentiates them in place;
+// returns the sum of the tile's weights.
+float exponentiate(float* S, int64_t padded, float max) {
   const Batch shift(max);
   const simd::ExpConstants& ek = simd::exp_constants();
   Batch sum(0.0f);
@@ -39,11 +32,12 @@ float exponentiate(float* S, int64_t padded, float& max, float& tile_sum) {
     simd::store(S + c, w);
     sum += w;
   }
-  tile_sum = simd::sum(sum);
-  return factor;
+  return simd::sum(sum);
 }
 
-// Everything one packed tile does to one block of queries: scores, masks, the online-softmax update and P·V.
+// Everything one packed tile does to one block of queries: scores, masks, the online-softmax update and P·V. Each
+// query's state is split by precision: its shift (log2 units) in float32 for the SIMD exponent, its z in double, its
+// value sums in float32 in its output row, where P·V accumulates them; one rescale_to (shifted_sums.h) moves them all.
 struct BlockState {
   const float* const* q;  // the block's query rows
   int64_t first, rows;    // global index of the first query, and how many
@@ -63,13 +57,13 @@ void block_tile(const Head& hd, float scale, const KeyTile& tile, float* S, floa
       std::fill(s, s + tile.padded, 0.0f);  // the row is redone in double; keep its sums finite meanwhile
       continue;
     }
-    float tile_sum;
-    const float factor = exponentiate(s, tile.padded, b.max[r], tile_sum);
-    if (factor != 1.0f) {
-      b.sum[r] *= factor;
-      for (int64_t d = 0; d < width; ++d) b.acc[r][d] *= factor;
+    const float top = tile_max(s, tile.padded);
+    if (top == -std::numeric_limits<float>::infinity()) {
+      std::fill(s, s + tile.padded, 0.0f);  // no admissible key: zero weights for P·V
+      continue;
     }
-    b.sum[r] += tile_sum;
+    if (top > b.max[r]) rescale_to<true>(b.max[r], top, SumRun<double>{b.sum + r, 1}, SumRun<float>{b.acc[r], width});
+    b.sum[r] += exponentiate(s, tile.padded, b.max[r]);
   }
   // P·V four rows at a time; a partial group borrows zero weights and a scratch row.
   for (int64_t r0 = 0; r0 < b.rows; r0 += 4) {
@@ -128,8 +122,10 @@ Result run_wide(const Head& hd, int32_t head, QueryRange range, Workspace& ws, M
     }
   }
   for (int64_t r = 0; r < I; ++r) {
-    SoftmaxState<double> st{max[r] * kLn2, sum[r], ws.row_acc.get(), width};
-    for (int64_t d = 0; d < width; ++d) st.acc[d] = acc(r)[d];
+    SoftmaxState<double> st(ws.row_acc.get(), width);
+    st.max = max[r] * kLn2;
+    st.sum() = sum[r];
+    for (int64_t d = 0; d < width; ++d) st.acc()[d] = acc(r)[d];
     const bool redo = needs_double(overflow[r], max[r], false) || !finite_state(st);
     if (write_row(hd, head, first + r, redo, st, ws, acc(r)) == RowOutcome::Error)
       return {Status::EmptyRow, first + r, head};

@@ -1,6 +1,7 @@
 // Local polynomial regression as a linear smoother: f(q) = Σ_j ℓ_j(q) y_j, with what its uncertainty needs, in one
 // streaming pass over the keys (never I×J). Degree 0 is Nadaraya–Watson; degree 1 (local-linear) is the intercept
-// of the weighted least-squares fit of y on [1, (x − q)/h] around each query (Fan & Gijbels 1996, §3.1).
+// of the weighted least-squares fit of y on [1, (x − q)/h] around each query (Fan & Gijbels 1996, §3.1); degree 2
+// (local-quadratic, R's loess default) adds the squares and products of the offsets to the design.
 #pragma once
 #include <cstdint>
 
@@ -9,7 +10,44 @@
 
 namespace ka {
 
-enum class Estimator : int32_t { NadarayaWatson, LocalLinear };
+// The local polynomial's degree, as R's loess and locpoly count it: 0, 1, 2.
+enum class Estimator : int32_t { NadarayaWatson, LocalLinear, LocalQuadratic };
+
+inline bool known_estimator(Estimator e) {
+  return e == Estimator::NadarayaWatson || e == Estimator::LocalLinear || e == Estimator::LocalQuadratic;
+}
+inline int degree_of(Estimator e) { return e == Estimator::LocalQuadratic ? 2 : e == Estimator::LocalLinear ? 1 : 0; }
+
+// The number p of columns of the local design z of a polynomial of `degree`, the size of its moments (MomentLayout,
+// shifted_sums.h): 1 for degree 0 (z = [1]), 1 + dims for degree 1 (z = [1, u], u = (x − q)/h), and 1 + dims +
+// dims(dims + 1)/2 for degree 2 (z = [1, u, u_a·u_b for a <= b]: 3 in 1-D, 6 in 2-D).
+inline int64_t design_columns_of_degree(int degree, int64_t dims) {
+  return degree == 0 ? 1 : degree == 1 ? 1 + dims : 1 + dims + dims * (dims + 1) / 2;
+}
+inline int64_t design_columns(Estimator e, int64_t dims) { return design_columns_of_degree(degree_of(e), dims); }
+
+// u_d = (k_d − q_d)/h_d in double, the offsets of key k from query q in bandwidths (design_row's input).
+template <class H>
+inline void offsets(const float* q, const float* k, const H* h, int64_t dims, double* u) {
+  for (int64_t d = 0; d < dims; ++d) u[d] = (double(k[d]) - double(q[d])) / double(h[d]);
+}
+
+// The degree whose design has p columns in `dims` dimensions (design_columns is one-to-one for dims >= 1).
+inline int design_degree(int64_t p, int64_t dims) { return p == 1 ? 0 : p == 1 + dims ? 1 : 2; }
+
+// z of one key from its offsets u_d = (x_d − q_d)/h_d (dims of them), for a polynomial of `degree`: z₀ = 1, then
+// u₁ … u_M, then (degree 2) u_a·u_b for a <= b in row order (in 2-D: u₁², u₁u₂, u₂²). The one place the order of
+// the design's columns is decided; the slopes are always z₁ … z_M. u may be z + 1 (the products read only u).
+template <class T>
+inline void design_row(int degree, const T* u, int64_t dims, T* z) {
+  z[0] = T(1);
+  if (degree == 0) return;
+  for (int64_t d = 0; d < dims; ++d) z[1 + d] = u[d];
+  if (degree == 1) return;
+  int64_t k = 1 + dims;
+  for (int64_t a = 0; a < dims; ++a)
+    for (int64_t b = a; b < dims; ++b) z[k++] = u[a] * u[b];
+}
 
 // The regression of p.values (y, J × D) on p.keys (x, J × M), evaluated at p.queries (I × M), with a distance
 // kernel (not Softmax) and p.heads == 1. Every mask applies (leave-one-out gives the CV fit); p.empty decides
@@ -40,12 +78,14 @@ struct FitOut {
   double* mean_double = nullptr;
 };
 
-// Local-linear's guard against a singular local design (one key in reach, keys on a line, queries far outside the
-// data): the moment matrix Σ w z zᵀ is factorised by a modified Cholesky (Gill & Murray 1974) in which each pivot
-// of the slope block is raised to at least kPivotFloor times its diagonal entry. A well-spread design is untouched;
-// as the spread along a direction vanishes, the slope along it is pulled continuously to 0, i.e. the estimate
-// toward Nadaraya–Watson; and float32 rounding of the moments is amplified at most 1/kPivotFloor times. A direction
-// with no spread at all (zero diagonal) is dropped from the fit.
+// The guard of local-linear and local-quadratic against a singular local design (too few distinct keys in reach:
+// one for local-linear, two for local-quadratic in 1-D; keys on a line in 2-D; queries far outside the data): the
+// moment matrix Σ w z zᵀ is factorised by a modified Cholesky (Gill & Murray 1974) in which each pivot after the
+// intercept's (slopes, then squares and products, in design_row's order) is raised to at least kPivotFloor times its
+// diagonal entry. A well-spread design is untouched; as the spread along a column vanishes, its coefficient is pulled
+// continuously to 0, i.e. the estimate toward the polynomial without that column (local-quadratic toward
+// local-linear, local-linear toward Nadaraya–Watson); and float32 rounding of the moments is amplified at most
+// 1/kPivotFloor times. A column with no spread at all (zero diagonal) is dropped from the fit.
 constexpr double kPivotFloor = 1e-2;
 // Where the guard acts, gᵀ B g (Σℓ²) is a difference of large float32-rounded terms and can come out zero or negative:
 // it is then replaced by the Nadaraya–Watson value Σw² / (Σw)², the variance of the constant fit the guard pulls the

@@ -67,13 +67,13 @@ void accumulate_range_p(const Context& c, int64_t i, Row& r, int64_t first, int6
   const Problem& p = c.p;
   const int64_t J = p.keys.rows;
   const float* q = p.queries.row(i);
-  r.clear();
+  r.sums.clear();
   double* g = r.nw_grad ? r.g.data() : nullptr;
   const KernelKind kind = p.kernel.kind;
   const bool compact = is_compact(kind);
   const bool masked = p.masks.any();
   const int64_t np = P > 0 ? P : r.p, width = r.width;
-  double *z = r.z.data(), *a = r.a.data(), *b = r.with_b ? r.b.data() : nullptr, *t = r.t.data();
+  double *z = r.z.data(), *a = r.a, *b = r.with_b ? r.b : nullptr, *t = r.t;
   const double* h = r.h.data();
   for (int64_t j = first; j < last; ++j) {
     if ((masked && !p.masks.allows(i, j, J)) || (c.omega && !(c.omega[j] > 0))) continue;
@@ -92,20 +92,22 @@ void accumulate_range_p(const Context& c, int64_t i, Row& r, int64_t first, int6
                hd;  // as log_kernel's
       }
       if (!(w > 0)) continue;
-      r.max = 0;
+      r.sums.max = 0;
     } else {
       double score = log_kernel(kind, q, k, r.h.data(), r.dims, g);
       if (score == -kInf) continue;
       if (c.omega) score += std::log(double(c.omega[j]));
-      if (score > r.max) {
-        if (r.max > -kInf) r.scale(std::exp(r.max - score));
-        r.max = score;
-      }
-      w = std::exp(score - r.max);
+      if (score > r.sums.max) r.sums.rescale_to(score);
+      w = std::exp(score - r.sums.max);
       if (!(w > 0)) continue;
     }
     z[0] = 1;
-    for (int64_t d = 1; d < np; ++d) z[d] = (double(k[d - 1]) - double(q[d - 1])) / h[d - 1];
+    if constexpr (P == 2) {  // 1-D local-linear, the span fits' common case, without design_row's loops
+      z[1] = (double(k[0]) - double(q[0])) / h[0];
+    } else if (np > 1) {
+      offsets(q, k, h, r.dims, r.u.data());
+      design_row(r.degree, r.u.data(), r.dims, z);
+    }
     const float* y = p.values.row(j);
     for (int64_t x = 0; x < np; ++x) {
       const double wz = w * z[x];
@@ -184,7 +186,8 @@ void accumulate(const Context& c, int64_t i, Row& r) {
     last = lo;
   }
   accumulate_range(c, i, r, first, last);
-  if (!is_compact(kind) && (first > 0 || last < J) && !(r.max > c.log_omega_max - 20)) accumulate_range(c, i, r, 0, J);
+  if (!is_compact(kind) && (first > 0 || last < J) && !(r.sums.max > c.log_omega_max - 20))
+    accumulate_range(c, i, r, 0, J);
 }
 
 // With the sums of a non-empty row: the guarded inverse A⁻¹ (columns in r.inv, p × p); returns whether the guard acted.
@@ -193,7 +196,7 @@ bool invert(Row& r) {
     r.inv[0] = 1 / r.a[0];
     return false;
   }
-  const bool guarded = guarded_factor(r.a.data(), r.p, r.l.data());
+  const bool guarded = guarded_factor(r.a, r.p, r.l.data());
   for (int64_t col = 0; col < r.p; ++col) solve_factored(r.l.data(), r.p, col, r.inv.data() + col * r.p);
   return guarded;
 }
@@ -224,7 +227,7 @@ Status check_fit(const Fit& f) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return st;
   if (p.heads != 1 || p.kernel.kind == KernelKind::Softmax) return Status::BadArgument;
-  if (f.estimator != Estimator::NadarayaWatson && f.estimator != Estimator::LocalLinear) return Status::BadArgument;
+  if (!known_estimator(f.estimator)) return Status::BadArgument;
   for (int64_t j = 0; j < p.keys.rows; ++j) {
     const float v = f.observation_weights ? f.observation_weights[j] : 1.0f;
     if (!(v >= 0) || !std::isfinite(v)) return Status::BadArgument;

@@ -9,48 +9,51 @@
 #include "base/parallel.h"
 #include "engine/head.h"
 #include "engine/local_fit.h"
+#include "engine/shifted_sums.h"
 
 namespace ka::row_sums {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// What one query accumulates, in units of e^max: with z = [1, (x_j − q)/h] (local-linear) or [1] (Nadaraya–Watson),
+// What one query accumulates: its moments (MomentSums, shifted_sums.h) in units of e^max, with z the design row of
+// the estimator's degree (design_row, local_fit.h: [1], [1, u] or [1, u, u_a·u_b], u = (x_j − q)/h),
 //   a = Σ w z zᵀ, b = Σ w² z zᵀ (p × p, full), t = Σ w z yᵀ (p × width);
-// for Nadaraya–Watson derivatives also G = Σ w g, GY = Σ w g yᵀ, B1 = Σ w² g, B2 = Σ w² g² (g = ∂ln K/∂q).
+// and for Nadaraya–Watson derivatives the extra sums G = Σ w g, GY = Σ w g yᵀ (of weights), B1 = Σ w² g,
+// B2 = Σ w² g² (of squared weights), g = ∂ln K/∂q.
 struct Row {
   int64_t dims, width, p;
+  int degree;  // of the polynomial: design_degree(p, dims)
   bool nw_grad;
   bool with_b = true;  // b (Σ w² z zᵀ) is needed: Σℓ² or effective keys are asked for
-  std::vector<double> h, z, g, a, b, t, G, GY, B1, B2, l, inv;
-  double max = -kInf;
+  std::vector<double> h, u, z, g, l, inv, block;
+  MomentSums<double> sums;  // over `block`
+  double *a, *t, *G, *GY, *b, *B1, *B2;
   Row(int64_t dims_, int64_t width_, int64_t p_, bool nw_grad_)
       : dims(dims_),
         width(width_),
         p(p_),
+        degree(design_degree(p_, dims_)),
         nw_grad(nw_grad_),
         h(size_t(dims)),
+        u(size_t(dims)),
         z(size_t(p)),
         g(size_t(dims)),
-        a(size_t(p * p)),
-        b(size_t(p * p)),
-        t(size_t(p * width)),
-        G(size_t(dims)),
-        GY(size_t(dims * width)),
-        B1(size_t(dims)),
-        B2(size_t(dims)),
         l(size_t(p * p)),
-        inv(size_t(p * p)) {}
-  void clear() {
-    max = -kInf;
-    for (auto* v : {&a, &b, &t, &G, &GY, &B1, &B2}) std::fill(v->begin(), v->end(), 0.0);
+        inv(size_t(p * p)) {
+    const MomentLayout layout{p, width, true, dims + dims * width, 2 * dims};
+    block.resize(size_t(layout.size()));
+    sums = MomentSums<double>(block.data(), layout);
+    a = sums.a();
+    t = sums.t();
+    G = sums.extra();
+    GY = G + dims;
+    b = sums.b();
+    B1 = sums.extra_squared();
+    B2 = B1 + dims;
   }
-  void scale(double f) {
-    for (auto* v : {&a, &t, &G, &GY})
-      for (double& x : *v) x *= f;
-    for (auto* v : {&b, &B1, &B2})
-      for (double& x : *v) x *= f * f;
-  }
+  Row(const Row&) = delete;  // its pointers are into its own block
+  Row& operator=(const Row&) = delete;
 };
 
 struct Context {

@@ -22,7 +22,7 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
   if (out.self_weight && !f.query_keys && I != J) return {Status::BadShape};
   const Context c{
       p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
-  const int64_t np = f.estimator == Estimator::LocalLinear ? dims + 1 : 1;
+  const int64_t np = design_columns(f.estimator, dims);
   const bool with_b = out.sum_sq_weights || out.effective_keys;
   return for_rows(c, np, false, [&](int64_t i, Row& r, uint8_t* chosen) -> Result {
     r.with_b = with_b;
@@ -42,7 +42,7 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
       if (out.self_weight) out.self_weight[i] = kNaN;
       if (out.effective_keys) out.effective_keys[i] = 0;
       if (out.log_denominator) out.log_denominator[i] = -kInf;
-      if (finalize(empty_state(width), mean, p.empty, NearestKeys{&c.hd, i, chosen}) == RowOutcome::Error)
+      if (finalize_empty_row(width, mean, p.empty, NearestKeys{&c.hd, i, chosen}) == RowOutcome::Error)
         return {Status::EmptyRow, i, 0};
       if (out.mean_double)
         for (int64_t col = 0; col < width; ++col) out.mean_double[i * width + col] = double(mean[col]);
@@ -52,8 +52,7 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
     if (out.guarded && !f.query_scale) out.guarded[i] = guarded;
     const double* g = r.inv.data();  // A⁻¹ e₁
     for (int64_t col = 0; col < width; ++col) {
-      double v = 0;
-      for (int64_t x = 0; x < np; ++x) v += g[x] * r.t[size_t(x * width + col)];
+      const double v = fitted_value(g, r.t + col, np, width);
       mean[col] = mean_to_float(v);
       if (out.mean_double) out.mean_double[i * width + col] = v;
     }
@@ -69,15 +68,16 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
         const float* k = p.keys.row(own);
         double score = log_kernel(p.kernel.kind, q, k, r.h.data(), dims, nullptr);
         if (f.observation_weights) score += std::log(double(f.observation_weights[own]));
-        const double w = std::exp(score - r.max);
-        v = g[0];
-        for (int64_t d = 1; d < np; ++d) v += g[d] * (double(k[d - 1]) - double(q[d - 1])) / r.h[size_t(d - 1)];
+        const double w = std::exp(score - r.sums.max);
+        offsets(q, k, r.h.data(), dims, r.u.data());
+        design_row(r.degree, r.u.data(), dims, r.z.data());
+        for (int64_t x = 0; x < np; ++x) v += g[x] * r.z[size_t(x)];
         v *= w;
       }
       out.self_weight[i] = v;
     }
     if (out.effective_keys) out.effective_keys[i] = s0 * s0 / r.b[0];
-    if (out.log_denominator) out.log_denominator[i] = std::log(s0) + r.max;
+    if (out.log_denominator) out.log_denominator[i] = std::log(s0) + r.sums.max;
     return {};
   });
 }
@@ -90,8 +90,8 @@ Result local_gradient(const Fit& f, const GradientOut& out) {
   if (p.queries.rows > 0 && !out.gradient) return {Status::BadShape};
   const Context c{
       p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
-  const bool ll = f.estimator == Estimator::LocalLinear;
-  const int64_t np = ll ? dims + 1 : 1;
+  const bool ll = f.estimator != Estimator::NadarayaWatson;  // a polynomial's slope (degree 1 or 2)
+  const int64_t np = design_columns(f.estimator, dims);
   return for_rows(c, np, !ll, [&](int64_t i, Row& r, uint8_t*) -> Result {
     r.with_b = out.sum_sq_weights != nullptr;
     double* grad = out.gradient + i * dims * width;
@@ -108,11 +108,10 @@ Result local_gradient(const Fit& f, const GradientOut& out) {
     const double s0 = r.a[0];
     invert(r);
     for (int64_t col = 0; col < width; ++col) {
-      double v = 0;
-      for (int64_t x = 0; x < np; ++x) v += r.inv[size_t(x)] * r.t[size_t(x * width + col)];
+      const double v = fitted_value(r.inv.data(), r.t + col, np, width);
       if (mean) mean[col] = v;
       for (int64_t d = 0; d < dims; ++d) {
-        if (ll) {  // β_{d+1} = e_{d+1}ᵀ A⁻¹ t, per unit of x: divided by h_d
+        if (ll) {  // β_{d+1} = e_{d+1}ᵀ A⁻¹ t (design_row's slope column d + 1), per unit of x: divided by h_d
           double beta = 0;
           for (int64_t x = 0; x < np; ++x) beta += r.inv[size_t((d + 1) * np + x)] * r.t[size_t(x * width + col)];
           grad[d * width + col] = beta / r.h[size_t(d)];

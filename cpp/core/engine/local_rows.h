@@ -16,12 +16,13 @@ Result local_fit_scaled(const Fit& f, const FitOut& out);
 
 // ∂f(q_i)/∂q_d, for every query i, dimension d and column c of y, at fixed bandwidth (with f.query_scale, h(q_i) is
 // held at its value at q_i).
-//   Local-linear: the fitted slope β_d / h_d of the weighted least-squares fit of y on [1, (x − q)/h] (Fan & Gijbels
-//   1996, §3), the same guarded solve as the fit's intercept.
+//   Local-linear and local-quadratic: the fitted slope β_d / h_d of the weighted least-squares fit of y on the
+//   design (design_row: [1, u] or [1, u, u_a·u_b], u = (x − q)/h; Fan & Gijbels 1996, §3), the same guarded solve as
+//   the fit's intercept.
 //   Nadaraya–Watson: the derivative of the ratio, Σ_j w_ij ∂ln K_ij/∂q_d (y_j − f(q_i)) / Σ_j w_ij, from each
 //   kernel's analytic derivative. The uniform kernel has none: BadArgument.
 // Both are linear in y: ∂f/∂q_d = Σ_j ℓ'_dj y_j, and sum_sq_weights receives Σ_j ℓ'_dj², so that σ² times it is the
-// derivative's variance under homoscedastic noise (local-linear: ℓ'_dj = w_j e_{d+1}ᵀ A⁻¹ z_j / h_d; Nadaraya–Watson:
+// derivative's variance under homoscedastic noise (degree 1, 2: ℓ'_dj = w_j e_{d+1}ᵀ A⁻¹ z_j / h_d; Nadaraya–Watson:
 // ℓ'_dj = w_j (g_dj − ḡ_d) / Σw with g_dj = ∂ln K_ij/∂q_d and ḡ_d its w-weighted mean).
 // Empty rows (no key of positive weight) get NaN. Masks apply as in local_fit.
 struct GradientOut {

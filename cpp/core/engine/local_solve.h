@@ -71,6 +71,15 @@ inline bool first_column_of_inverse(const double* a, int64_t p, double* l, doubl
   return guarded;
 }
 
+// A local fit's value at its query for one value column: gᵀ t, with g = A⁻¹ e₁ (first_column_of_inverse) and t
+// that column's Σw·z·y, entry x at t[x·stride]. As float32 it is written by mean_to_float (online_softmax.h), as every
+// mean is.
+inline double fitted_value(const double* g, const double* t, int64_t p, int64_t stride) {
+  double v = 0;
+  for (int64_t x = 0; x < p; ++x) v += g[x] * t[x * stride];
+  return v;
+}
+
 // Below this relative slope pivot (the Schur complement over its diagonal, in bandwidth units: the squared sine of
 // the angle between a slope column and the others, weighted) a local design counts as singular even in float64:
 // the textbook solve there has lost more than 10 of its 16 digits and is an extrapolation from a degenerate
@@ -79,26 +88,26 @@ inline bool first_column_of_inverse(const double* a, int64_t p, double* l, doubl
 // one h to the next 0.6 % away; from 1e-10 on it is smooth (0.2133380 on a plateau from h = 0.023 to 0.026).
 constexpr double kSingularDesign = 1e-10;
 
-// Scratch for exact_local_row: p = dims + 1 (local-linear) or 1, D = p.values.cols.
+// Scratch for exact_local_row: p = design_columns (local_fit.h), D = p.values.cols.
 struct ExactRowScratch {
   double* a;  // p × p
   double* t;  // p × D
   double* z;  // p
 };
 
-// The fit of `degree` (0 or 1) at query i of p (a distance kernel, every mask of p applied, ω the optional observation
-// weights) as a float64 textbook loop computes it: weights exp(log K − max log K) in double, the moment matrix solved
-// by Cholesky without the pivot floor. Writes D means and returns true; returns false (nothing written) where the
-// design is singular: no admissible key of positive weight, or a slope pivot at most kSingularDesign times its
-// diagonal (e.g. a held-out point whose only neighbour is one key, or whose neighbours all lie on one line in 2-D).
-// `self_weight`, when given, receives ℓ_i(q_i), the weight of key `own` (query i's own observation; −1: key i) in
-// the fit. O(J · dims) per call: for the few rows the guard touched, not for whole fits (compiled for size); with
-// `sorted` (p.keys sorted by their first coordinate, none NaN: keys_in_reach), only the keys whose weight is not
-// exactly 0 in double, the same result.
+// The fit of `degree` (0, 1 or 2: degree_of, local_fit.h) at query i of p (a distance kernel, every mask of p applied,
+// ω the optional observation weights) as a float64 textbook loop computes it: weights exp(log K − max log K) in double,
+// the moment matrix solved by Cholesky without the pivot floor. Writes D means and returns true; returns false (nothing
+// written) where the design is singular: no admissible key of positive weight, or a pivot after the intercept's at most
+// kSingularDesign times its diagonal (e.g. a held-out point whose only neighbour is one key, or two under
+// local-quadratic in 1-D, or whose neighbours all lie on one line in 2-D). `self_weight`, when given, receives
+// ℓ_i(q_i), the weight of key `own` (query i's own observation; −1: key i) in the fit. O(J · dims) per call: for the
+// few rows the guard touched, not for whole fits (compiled for size); with `sorted` (p.keys sorted by their first
+// coordinate, none NaN: keys_in_reach), only the keys whose weight is not exactly 0 in double, the same result.
 KA_COLD inline bool exact_local_row(const Problem& p, int degree, const float* omega, int64_t i, ExactRowScratch s,
                                     double* mean, double* self_weight = nullptr, bool sorted = false,
                                     int64_t own = -1) {
-  const int64_t J = p.keys.rows, dims = p.keys.cols, width = p.values.cols, np = degree ? dims + 1 : 1;
+  const int64_t J = p.keys.rows, dims = p.keys.cols, width = p.values.cols, np = design_columns_of_degree(degree, dims);
   const float* q = p.queries.row(i);
   double top = -std::numeric_limits<double>::infinity();
   const auto admissible = [&](int64_t j) { return p.masks.allows(i, j, J) && (!omega || omega[j] > 0); };
@@ -118,8 +127,8 @@ KA_COLD inline bool exact_local_row(const Problem& p, int degree, const float* o
     const float* k = p.keys.row(j);
     const double w = std::exp(log_score<double>(p.kernel, q, k, dims) - top) * (omega ? double(omega[j]) : 1.0);
     if (!(w > 0)) continue;
-    s.z[0] = 1;
-    for (int64_t d = 1; d < np; ++d) s.z[d] = (double(k[d - 1]) - double(q[d - 1])) / double(p.kernel.bandwidth[d - 1]);
+    if (degree > 0) offsets(q, k, p.kernel.bandwidth, dims, s.z + 1);
+    design_row(degree, s.z + 1, dims, s.z);
     for (int64_t x = 0; x < np; ++x) {
       for (int64_t y = x; y < np; ++y) s.a[x * np + y] += w * s.z[x] * s.z[y];
       for (int64_t c = 0; c < width; ++c) s.t[x * width + c] += w * s.z[x] * double(p.values.row(j)[c]);
@@ -155,15 +164,16 @@ KA_COLD inline bool exact_local_row(const Problem& p, int degree, const float* o
     for (int64_t x = 0; x < np; ++x) v += s.z[x] * s.t[x * width + c];
     mean[c] = v;
   }
-  if (self_weight) {  // w_ii gᵀ z_i, with z_i's slope entries (k_i − q_i)/h
+  if (self_weight) {  // w_ii gᵀ z_i, z_i the design row of key i
     double v = 0;
     if (own < 0) own = i;
     if (admissible(own)) {
       const float* k = p.keys.row(own);
       const double w = std::exp(log_score<double>(p.kernel, q, k, dims) - top) * (omega ? double(omega[own]) : 1.0);
-      v = s.z[0];
-      for (int64_t d = 1; d < np; ++d)
-        v += s.z[d] * (double(k[d - 1]) - double(q[d - 1])) / double(p.kernel.bandwidth[d - 1]);
+      double* zi = s.a;  // the factor's block (p × p >= p entries) is free once g is solved
+      if (degree > 0) offsets(q, k, p.kernel.bandwidth, dims, zi + 1);
+      design_row(degree, zi + 1, dims, zi);
+      for (int64_t x = 0; x < np; ++x) v += s.z[x] * zi[x];
       v *= w;
     }
     *self_weight = v;

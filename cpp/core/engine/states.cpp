@@ -36,7 +36,7 @@ KA_RARE Result attention_states(const Problem& p, States out) {
 Result merge_states(States into, const States& other) {
   if (!same_shape(into, other)) return {Status::BadShape};
   const int64_t width = into.acc.cols / into.heads;
-  Scratch<double> a(width), b(width);
+  Scratch<double> a(1 + width), b(1 + width);
   if (!a.ok() || !b.ok()) return {Status::OutOfMemory};
   for (int64_t i = 0; i < into.acc.rows; ++i)
     for (int32_t h = 0; h < into.heads; ++h) {
@@ -55,7 +55,7 @@ KA_RARE Result finalize_states(const States& s, EmptyPolicy policy, Matrix out) 
   if (s.heads < 1 || s.acc.cols % s.heads || out.rows != s.acc.rows || out.cols != s.acc.cols)
     return {Status::BadShape};
   const int64_t width = s.acc.cols / s.heads;
-  Scratch<double> a(width);
+  Scratch<double> a(1 + width);
   if (!a.ok()) return {Status::OutOfMemory};
   for (int64_t i = 0; i < s.acc.rows; ++i)
     for (int32_t h = 0; h < s.heads; ++h) {

@@ -17,9 +17,11 @@ namespace {
 // state's batch form, then each weight over the sum; false when empty.
 template <class T>
 bool normalise(T* row, int64_t n) {
-  const SoftmaxState<T> st = exponentiate_row<T, std::is_same_v<T, float>>(row, n);
+  T sum = 0;
+  SoftmaxState<T, std::is_same_v<T, float>> st(&sum, 0);
+  exponentiate_row(row, n, st);
   if (!(st.max > -std::numeric_limits<T>::infinity())) return false;
-  for (int64_t j = 0; j < n; ++j) row[j] /= st.sum;
+  for (int64_t j = 0; j < n; ++j) row[j] /= sum;
   return true;
 }
 
@@ -76,14 +78,10 @@ Result run_rows(const Head& hd, int32_t head, int64_t first, int64_t last, float
                        (std::isfinite(top) && std::fabs(top) > kFloatScoreLimit);
       if (!bad && normalise(w, J)) continue;
       if ((bad || !is_compact(kind)) && double_row(hd, i, row.get(), w)) continue;
-      // The policy as finalize() applies it to a row of J weights; under Nearest the row is the weights of the
-      // nearest-key mean, 1/n on each of the n nearest keys (zeros when the masks allow no key).
-      const RowOutcome outcome = finalize(empty_state(J), w, hd.empty);
-      if (outcome == RowOutcome::Error) return {Status::EmptyRow, i, head};
-      if (outcome == RowOutcome::NeedsNearest) {
-        const int64_t n = nearest_keys(hd, i, chosen.get());
-        for (int64_t j = 0; j < J; ++j) w[j] = chosen.get()[j] ? float(1.0 / double(n)) : 0.0f;
-      }
+      // The policy's row of J weights; under Nearest the weights of the nearest-key mean, 1/n on each of the n
+      // nearest keys (zeros when the masks allow no key).
+      if (finalize_empty_row(J, w, hd.empty, NearestKeys{&hd, i, chosen.get(), nullptr, true}) == RowOutcome::Error)
+        return {Status::EmptyRow, i, head};
     }
   }
   return {};

@@ -26,7 +26,7 @@ static_assert(kNarrowTile <= kKeyChunk && kNarrowTile <= kQueryBlock * kKeyTile,
 struct Workspace {
   Scratch<float> keys_t, values_t, scores, bias, factors;
   Scratch<float> spill;       // narrow path: lane-wise tile sums of wide values
-  Scratch<double> block_acc;  // narrow path: value sums of the block's queries
+  Scratch<double> block_acc;  // narrow path: the states' sums of the block's queries (1 + width each)
   Scratch<float> zeros;       // wide path: zero weights and a scratch row for partial groups of 4
   Scratch<float> row_max;     // wide path: the online-softmax state of every query between key chunks
   Scratch<double> row_sum;
@@ -42,12 +42,12 @@ struct Workspace {
         bias(kNarrowTile),
         factors(dims),
         spill(width * simd::kLanes),
-        block_acc(kQueryBlock * width),
+        block_acc(kQueryBlock * (1 + width)),
         zeros(kKeyTile + width),
         row_max(num_queries),
-        row_sum(std::max(num_queries, kQueryBlock)),
+        row_sum(num_queries),
         row_flag(num_queries),
-        row_acc(width),
+        row_acc(1 + width),
         chosen(num_keys) {}
 
   bool ok() const {
@@ -56,7 +56,7 @@ struct Workspace {
   }
 };
 
-// Writes row i of one head from its state `st` (max, sum and value sums; st.acc is ws.row_acc), or first
+// Writes row i of one head from its state `st` (max, sum and value sums), or first
 // recomputes the row in double when `redo` (float32 overflow, underflow of every weight, or huge scores): the
 // partial state when the caller asked for states, else finalize()'s output row.
 inline RowOutcome write_row(const Head& hd, int32_t head, int64_t i, bool redo, SoftmaxState<double>& st, Workspace& ws,
@@ -74,9 +74,9 @@ inline RowOutcome write_row(const Head& hd, int32_t head, int64_t i, bool redo, 
 
 // False when a value sum overflowed float32 (values near ±3.4e38): the row is then redone in double.
 inline bool finite_state(const SoftmaxState<double>& st) {
-  if (!std::isfinite(st.sum)) return false;
+  if (!std::isfinite(st.sum())) return false;
   for (int64_t d = 0; d < st.width; ++d)
-    if (!std::isfinite(st.acc[d])) return false;
+    if (!std::isfinite(st.acc()[d])) return false;
   return true;
 }
 

@@ -34,26 +34,24 @@ KA_RARE Result attention_forward(const Problem& p, Matrix out, double* lse) {
   if (const Status s = check(p, true); s != Status::Ok) return {s};
   const int64_t I = p.queries.rows, H = p.heads, width = p.values.cols / H;
   if (out.rows != I || out.cols != p.values.cols || (I > 0 && (!out.data || !lse))) return {Status::BadShape};
-  Scratch<double> sums(I * H);
+  Scratch<double> sums(I * H), block(1 + width);
   Scratch<uint8_t> chosen(p.keys.rows);
-  if (!sums.ok() || !chosen.ok()) return {Status::OutOfMemory};
+  if (!sums.ok() || !block.ok() || !chosen.ok()) return {Status::OutOfMemory};
   const StateOut states{lse, sums.get(), out, p.heads};
   if (const Result r = run_exact(p, out, &states, p.threads); r.status != Status::Ok) return r;
   // out holds each row's unnormalised value sums a, lse its reference maximum m and sums its z: O = a/z, L = m + log z.
   for (int64_t i = 0; i < I; ++i)
     for (int32_t h = 0; h < p.heads; ++h) {
       const int64_t at = i * H + h;
-      const double z = sums.get()[at];
       float* row = out.row(i) + h * width;
-      if (z > 0) {
-        for (int64_t d = 0; d < width; ++d) row[d] = mean_to_float(double(row[d]) / z);
-        lse[at] += std::log(z);
-        continue;
-      }
-      lse[at] = -kInf;
+      SoftmaxState<double> st(block.get(), width);
+      st.max = lse[at];
+      st.sum() = sums.get()[at];
+      for (int64_t d = 0; d < width; ++d) st.acc()[d] = row[d];
       const Head hd = head_of(p, h);
-      if (finalize(empty_state(width), row, p.empty, NearestKeys{&hd, i, chosen.get()}) == RowOutcome::Error)
+      if (finalize(st, row, p.empty, NearestKeys{&hd, i, chosen.get()}) == RowOutcome::Error)
         return {Status::EmptyRow, i, h};
+      lse[at] = st.empty() ? -kInf : lse[at] + std::log(st.sum());
     }
   return {};
 }

@@ -72,11 +72,13 @@ using PairScore = double (*)(const float*, const float*, const double*, int64_t,
 // so the score is reached through a pointer and one copy serves every kernel).
 double row_lse(const Head& hd, int64_t i, const double* h, double scale, PairScore score) {
   const int64_t m = hd.queries.cols;
-  SoftmaxState<double> st;  // width 0: only the shift and the sum
+  double z = 0;
+  SoftmaxState<double> st(&z, 0);  // width 0: only the shift and the sum
+  st.reset();
   double dot = 0;
   for (int64_t j = 0; j < hd.keys.rows; ++j)
     if (hd.allows(i, j)) st.add(score(hd.queries.row(i), hd.keys.row(j), h, m, scale, dot), nullptr);
-  return st.max == -kInf ? -kInf : st.max + std::log(st.sum);
+  return st.max == -kInf ? -kInf : st.max + std::log(st.sum());
 }
 
 // Every pair's gradient terms, key tile by key tile.
@@ -178,10 +180,10 @@ Result backward_head(const KernelPasses& passes, const Head& hd, int32_t head, c
       rows.delta[i] = 0;
       continue;
     }
-    if (!(L > -kInf)) {
+    if (!(L > -kInf)) {  // an empty row: its outcome by the policy (finalize_empty_row), its gradient below
       rows.lse[i] = -kInf;
       rows.delta[i] = 0;
-      if (hd.empty == EmptyPolicy::Error) return {Status::EmptyRow, i, head};
+      if (finalize_empty_row(0, nullptr, hd.empty) == RowOutcome::Error) return {Status::EmptyRow, i, head};
       continue;
     }
     passes.statistics(hd, i, h, dout, L, delta);
@@ -190,11 +192,12 @@ Result backward_head(const KernelPasses& passes, const Head& hd, int32_t head, c
     any = any || L > -kInf;
   }
   if (any) (hd.masks->any() ? passes.masked_tiles : passes.tiles)(hd, h, dout, rows, g);
-  if (hd.empty != EmptyPolicy::Nearest) return {};
-  // Empty rows under Nearest return the mean of the nearest keys' values: only those values receive gradient.
+  // An empty row's output is what finalize_empty_row makes of it: a constant (NaN, zeros: no gradient), or under
+  // Nearest the mean of the nearest keys' values, which it marks in `chosen`: only those values receive gradient.
   for (int64_t i = 0; i < I; ++i) {
     if (rows.lse[i] > -kInf || (skip && skip[i])) continue;
-    const int64_t n = nearest_keys(hd, i, chosen);
+    int64_t n = 0;
+    finalize_empty_row(0, nullptr, hd.empty, NearestKeys{&hd, i, chosen, &n});
     if (n == 0) continue;
     for (int64_t j = 0; j < hd.keys.rows; ++j)
       if (chosen[j])

@@ -89,7 +89,7 @@ double value_range(const Problem& p) {
   return hi > lo ? hi - lo : 1.0;
 }
 
-Result exact_rows(const Problem& p, int32_t head, const std::vector<int64_t>& rows, double* out) {
+Result exact_attention_rows(const Problem& p, int32_t head, const std::vector<int64_t>& rows, double* out) {
   const int64_t d = p.queries.cols / p.heads, D = p.values.cols / p.heads, J = p.keys.rows;
   std::vector<float> row(static_cast<size_t>(D));
   for (size_t n = 0; n < rows.size(); ++n) {

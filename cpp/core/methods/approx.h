@@ -48,7 +48,7 @@ double value_range(const Problem& p);
 
 // Rows i of head `head` computed exactly by the streaming engine (causal: over keys 0..min(i, J−1)); out is
 // rows.size() × D/H doubles.
-Result exact_rows(const Problem& p, int32_t head, const std::vector<int64_t>& rows, double* out);
+Result exact_attention_rows(const Problem& p, int32_t head, const std::vector<int64_t>& rows, double* out);
 
 // Up to `count` distinct query rows in increasing order, drawn uniformly from I by a seeded stream.
 std::vector<int64_t> sample_rows(int64_t I, int64_t count, uint64_t seed, uint64_t stream);

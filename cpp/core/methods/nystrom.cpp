@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/counter_rng.h"
+#include "engine/online_softmax.h"
 
 namespace ka {
 
@@ -84,17 +85,13 @@ void evaluate(const HeadData& h, const Model& m, bool causal, const std::vector<
   const int64_t L = m.L, D = h.values.cols, d = h.d;
   // B (L × (D + 1)): Σ_k e^{log c_k − shift} K(l_a, k) [v_k, 1].
   std::vector<double> B(size_t(L * (D + 1)), 0.0), kl(static_cast<size_t>(L)), t(size_t(L * (D + 1)));
-  double shift = -INFINITY;
+  ShiftedSums<double> shifted(B.data(), L * (D + 1));  // B under one running shift (shifted_sums.h)
   auto add = [&](int64_t first, int64_t last) {
     double top = -INFINITY;
     for (int64_t j = first; j < last; ++j) top = std::max(top, m.log_c[size_t(j)]);
-    if (top > shift) {
-      const double scale = std::isinf(shift) ? 0.0 : std::exp(shift - top);
-      for (double& x : B) x *= scale;
-      shift = top;
-    }
+    if (top > shifted.max) shifted.rescale_to(top);
     for (int64_t j = first; j < last; ++j) {
-      const double e = std::exp(m.log_c[size_t(j)] - shift);
+      const double e = std::exp(m.log_c[size_t(j)] - shifted.max);
       if (e == 0) continue;
       const float* v = h.values.row(j);
       const double* k = &h.k[size_t(j * d)];
@@ -222,7 +219,7 @@ Result nystrom_attention(const Problem& p, const ApproxOptions& o, Matrix out, A
   for (int32_t h = 0; h < p.heads; ++h) {
     heads.push_back(head_data(p, h));
     truth.emplace_back(sample.size() * size_t(D));
-    const Result e = exact_rows(p, h, sample, truth.back().data());
+    const Result e = exact_attention_rows(p, h, sample, truth.back().data());
     if (e.status != Status::Ok) return e;
   }
   // RMS error over the sample of the models built with L landmarks (per head: landmark indices and model).
@@ -271,13 +268,13 @@ Result nystrom_attention(const Problem& p, const ApproxOptions& o, Matrix out, A
     if (!rest.empty()) {
       std::vector<int64_t> rows(rest.begin(), rest.end());
       std::vector<double> exact(rows.size() * size_t(D));
-      const Result e = exact_rows(p, h, rows, exact.data());
+      const Result e = exact_attention_rows(p, h, rows, exact.data());
       if (e.status != Status::Ok) return e;
       for (size_t n = 0; n < rows.size(); ++n) std::copy_n(&exact[n * size_t(D)], D, &full[size_t(rows[n] * D)]);
       r.exact_rows += int64_t(rows.size());
     }
     for (int64_t i = 0; i < I; ++i)
-      for (int64_t c = 0; c < D; ++c) out.row(i)[h * D + c] = float(full[size_t(i * D + c)]);
+      for (int64_t c = 0; c < D; ++c) out.row(i)[h * D + c] = mean_to_float(full[size_t(i * D + c)]);
     for (size_t n = 0; n < sample.size(); ++n)
       for (int64_t c = 0; c < D; ++c) {
         const double e = double(out.row(sample[n])[h * D + c]) - truth[size_t(h)][n * size_t(D) + size_t(c)];

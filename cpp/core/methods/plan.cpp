@@ -160,6 +160,8 @@ PlanField grid_serves(const PlanCall& c, const char*, Text& why) {
   if (c.discrete) return why.answer(PlanField::Discrete, "discrete columns: mixed data run exactly");
   if (c.dims > kMaxGridDims)
     return why.answer(PlanField::Dims, "%lld dimensions: the grid serves 1 or 2", (long long)c.dims);
+  if (c.estimator == Estimator::LocalQuadratic)
+    return why.answer(PlanField::Estimator, "local-quadratic (degree 2) runs exactly: the grid bins degrees 0 and 1");
   return PlanField::None;
 }
 

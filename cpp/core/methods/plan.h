@@ -50,7 +50,8 @@ struct PlanCall {
   bool masked = false;
   bool general_mask = false;
   bool groups = false;  // query and key groups
-  // Regression: the estimator (its degree: Nadaraya–Watson 0, local-linear 1), what the call computes, blocked CV
+  // Regression: the estimator (its degree: Nadaraya–Watson 0, local-linear 1, local-quadratic 2; the grid serves
+  // degrees 0 and 1, the sparse method degree 0), what the call computes, blocked CV
   // (exclude > 0), observation weights, per-query (span) bandwidths.
   Estimator estimator = Estimator::LocalLinear;
   PlanCriterion criterion = PlanCriterion::Fit;

@@ -68,15 +68,24 @@ constexpr double kGrowthMargin = 2;
 bool is_fourier(KernelKind kind) { return kind == KernelKind::Laplacian || kind == KernelKind::Cauchy; }
 
 // Key-side sums over the features: z_r = Σ_k φ_r(k̃), S_r = Σ_k φ_r(k̃) v_k. The feature of direction r at x̃ is
-// exp(w_r·x̃ + b − shift) for FAVOR+ (sums in shifted form), cos(w_r·x̃ + phase_r) for Fourier features (Features
-// with phases), whose products average to the kernel without any shift.
+// exp(w_r·x̃ + b − shift) for FAVOR+ (every sum under one running shift: ShiftedSums), cos(w_r·x̃ + phase_r) for
+// Fourier features (Features with phases), whose products average to the kernel without any shift.
 struct KeySums {
   int64_t m, D;
-  std::vector<double> z, S;
-  double shift = -INFINITY;
+  std::vector<double> block;  // z (m), then S (m × D)
+  ShiftedSums<double> sums;   // over block
+  double *z, *S;
   std::vector<double> logs;  // scratch: one key block × m
 
-  KeySums(int64_t m_, int64_t D_) : m(m_), D(D_), z(size_t(m_), 0.0), S(size_t(m_ * D_), 0.0) {}
+  KeySums(int64_t m_, int64_t D_)
+      : m(m_),
+        D(D_),
+        block(size_t(m_ + m_ * D_), 0.0),
+        sums(block.data(), m_ + m_ * D_),
+        z(block.data()),
+        S(block.data() + m_) {}
+  KeySums(const KeySums&) = delete;  // its pointers are into its own block
+  KeySums& operator=(const KeySums&) = delete;
 
   // Adds keys [first, last) of h.
   void add(const HeadData& h, const Features& f, int64_t first, int64_t last) {
@@ -99,16 +108,11 @@ struct KeySums {
         top = std::max(top, l[r]);
       }
     }
-    if (top > shift) {  // the max-shift identity: rescale what was summed under the old shift
-      const double f = shift_factor(shift, top);
-      scale_sums(z.data(), m, f);
-      scale_sums(S.data(), m * D, f);
-      shift = top;
-    }
+    if (top > sums.max) sums.rescale_to(top);
     for (int64_t j = first; j < last; ++j) {
       const float* v = h.values.row(j);
       const double* l = &logs[size_t((j - first) * m)];
-      for (int64_t r = 0; r < m; ++r) accumulate(r, std::exp(l[r] - shift), v);
+      for (int64_t r = 0; r < m; ++r) accumulate(r, std::exp(l[r] - sums.max), v);
     }
   }
 
@@ -193,7 +197,7 @@ void run_head(const HeadData& h, const Features& w, int64_t m, bool causal, Matr
       continue;
     }
     *var_sum += var;
-    for (int64_t c = 0; c < D; ++c) out.row(i)[c] = float(f[size_t(c)]);
+    for (int64_t c = 0; c < D; ++c) out.row(i)[c] = mean_to_float(f[size_t(c)]);
   }
 }
 
@@ -231,7 +235,7 @@ Result random_features_attention(const Problem& p, const ApproxOptions& o, Matri
       run_head(heads[size_t(h)], w, m, p.masks.causal, cols, &var_sum, &fallback);
       if (!fallback.empty()) {
         std::vector<double> exact(fallback.size() * size_t(D));
-        const Result e = exact_rows(p, h, fallback, exact.data());
+        const Result e = exact_attention_rows(p, h, fallback, exact.data());
         if (e.status != Status::Ok) return e;
         for (size_t n = 0; n < fallback.size(); ++n)
           for (int64_t c = 0; c < D; ++c) cols.row(fallback[n])[c] = float(exact[n * size_t(D) + size_t(c)]);
@@ -249,7 +253,7 @@ Result random_features_attention(const Problem& p, const ApproxOptions& o, Matri
   const std::vector<int64_t> sample = sample_rows(I, kHeldOutSample, o.seed, kHeldOutStream);
   std::vector<double> exact(sample.size() * size_t(D) * size_t(p.heads));
   for (int32_t h = 0; h < p.heads; ++h) {
-    const Result e = exact_rows(p, h, sample, exact.data() + size_t(h) * sample.size() * size_t(D));
+    const Result e = exact_attention_rows(p, h, sample, exact.data() + size_t(h) * sample.size() * size_t(D));
     if (e.status != Status::Ok) return e;
   }
   const auto held_out_error = [&] {

@@ -23,13 +23,13 @@ namespace sparse {
 namespace {
 
 // The same keys in double, one at a time (rows whose float32 weights would underflow).
-void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<double>& st, double& sum_sq) {
+void add_run_double(const Query& qr, int64_t b, int64_t e, SoftmaxState<double>& st) {
   const Head& hd = *qr.hd;
   for (int64_t s = b; s < e; ++s) {
     const int64_t j = qr.g->order[size_t(s)];
     if (qr.masked && !hd.allows(qr.i, j)) continue;
     const double score = log_score<double>(hd.kernel, qr.q, hd.keys.row(j), hd.keys.cols);
-    st.add_with_square(score, hd.values.row(j), &sum_sq);
+    st.add(score, hd.values.row(j));
   }
 }
 
@@ -47,9 +47,10 @@ struct RowKernel {
   const Runs* runs;
 };
 
-// One query of one head: writes its output row and the extras, returns its outcome and dropped-mass bound.
+// One query of one head: writes its output row and the extras, returns its outcome and dropped-mass bound. `block`:
+// the row's sums (2 + width doubles: Σw, the value sums, Σw²).
 RowResult run_row(const Query& qr, const RowKernel& rk, const SparseOptions& o, const SparseOut& so, int32_t head,
-                  int64_t heads, double* acc, std::vector<uint8_t>& chosen, int64_t& kept_keys) {
+                  int64_t heads, double* block, std::vector<uint8_t>& chosen, int64_t& kept_keys) {
   const CellGrid& g = *qr.g;
   const Head& hd = *qr.hd;
   const Position p = locate(g, qr.q);
@@ -63,7 +64,7 @@ RowResult run_row(const Query& qr, const RowKernel& rk, const SparseOptions& o, 
       extent = norm.extent(radius_nu);
     }
   }
-  RowSums rs = RowSums::at_zero(acc, qr.width);
+  RowSums rs = RowSums::at_zero(block, qr.width);
   int64_t lo[A] = {0, 0, 0}, hi[A] = {0, 0, 0};
   bool any = compact || best < kInf;
   // Runs along the last axis; exponential kernels narrow each run to the cells within the radius.
@@ -92,8 +93,8 @@ RowResult run_row(const Query& qr, const RowKernel& rk, const SparseOptions& o, 
   // Exponential kernels: the largest weight has log2 score smax_log2 (the nearest admissible key). Rows whose
   // weights sit near float32's underflow are redone in double over the same keys, as the exact engine does.
   const double smax = compact ? 0 : norm.log_w(best);
-  SoftmaxState<double> st{0.0, 0.0, acc, qr.width};
-  double sum_sq = 0, dropped = 0;
+  SoftmaxState<double> st = rs.state;  // the row's state: the same block
+  double dropped = 0;
   // The bound on the skipped mass relative to the kept mass, from the cells outside the visited ones.
   const auto dropped_bound = [&]() {
     // Skipped keys: those in the box's cells beyond the radius (weight ratio <= that at the radius), then shells
@@ -136,13 +137,12 @@ RowResult run_row(const Query& qr, const RowKernel& rk, const SparseOptions& o, 
       std::copy(out_hi, out_hi + A, inner_hi);
     }
     // kept mass in units of the largest weight: Σw / w_max = sum · e^(max − smax)
-    return bound / (st.sum * std::exp(st.max - smax));
+    return bound / (st.sum() * std::exp(st.max - smax));
   };
   // The radius is widened (at most four times) until the bound is within the tolerance too: then every output is
   // within tolerance × range(v) of the exact one, not only each skipped key below tolerance × the largest weight.
   for (int round = 0;; ++round) {
-    rs = RowSums::at_zero(acc, qr.width);
-    std::fill(acc, acc + qr.width, 0.0);
+    rs = RowSums::at_zero(block, qr.width);
     any = compact || best < kInf;
     for (int a = 0; a < A && any; ++a) {
       lo[a] = g.cell_of(a, p.u[a] - extent - g.slack);
@@ -156,13 +156,11 @@ RowResult run_row(const Query& qr, const RowKernel& rk, const SparseOptions& o, 
     const bool underflow = compact ? (rs.top > -std::numeric_limits<float>::infinity() && rs.top < kUnderflowFloor)
                                    : (best < kInf && smax / kLn2 < double(kUnderflowFloor));
     st = rs.state;
-    sum_sq = rs.sum_sq;
     if (underflow) {
       st.reset();
-      sum_sq = 0;
-      each_run([&](int64_t b, int64_t e) { add_run_double(qr, b, e, st, sum_sq); });
+      each_run([&](int64_t b, int64_t e) { add_run_double(qr, b, e, st); });
     }
-    if (compact && !(rs.top > -std::numeric_limits<float>::infinity()) && !underflow) st.sum = 0;  // nothing in reach
+    if (compact && !(rs.top > -std::numeric_limits<float>::infinity()) && !underflow) st.sum() = 0;  // nothing in reach
     if (compact || st.empty()) break;
     dropped = dropped_bound();
     if (dropped <= o.tolerance || round == 4) break;
@@ -179,10 +177,10 @@ RowResult run_row(const Query& qr, const RowKernel& rk, const SparseOptions& o, 
   if (so.dropped) so.dropped[at * heads + head] = rr.dropped;
   if (so.sum_sq_weights || so.effective_keys || so.log_denominator) {
     const bool empty = st.empty();
-    const double ratio = empty ? std::numeric_limits<double>::quiet_NaN() : sum_sq / (st.sum * st.sum);
+    const double ratio = empty ? std::numeric_limits<double>::quiet_NaN() : st.sum_sq() / (st.sum() * st.sum());
     if (so.sum_sq_weights) so.sum_sq_weights[at] = ratio;
     if (so.effective_keys) so.effective_keys[at] = empty ? 0 : 1 / ratio;
-    if (so.log_denominator) so.log_denominator[at] = empty ? -kInf : std::log(st.sum) + st.max;
+    if (so.log_denominator) so.log_denominator[at] = empty ? -kInf : std::log(st.sum()) + st.max;
   }
   return rr;
 }
@@ -200,13 +198,13 @@ constexpr int64_t kRowsPerTask = 256;
                                 int32_t head, int64_t heads, int64_t first, int64_t last, const SparseOptions& o,
                                 const SparseOut& so, TaskResult& tr) {
   const int64_t width = hd.values.cols;
-  std::vector<double> acc(static_cast<size_t>(width));
+  std::vector<double> block(size_t(2 + width));  // a row's sums: Σw, the value sums, Σw²
   std::vector<float> spill(size_t(width * kLanes));
   std::vector<uint8_t> chosen;
   const bool masked = hd.masks->any();
   for (int64_t i = first; i < last; ++i) {
     const Query qr{&hd, &g, i, hd.queries.row(i), factors, masked, spill.data(), width};
-    const RowResult rr = run_row(qr, rk, o, so, head, heads, acc.data(), chosen, tr.kept);
+    const RowResult rr = run_row(qr, rk, o, so, head, heads, block.data(), chosen, tr.kept);
     if (rr.outcome == RowOutcome::Error) {
       if (tr.first.status == Status::Ok) tr.first = {Status::EmptyRow, i, head};
       return;

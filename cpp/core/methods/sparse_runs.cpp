@@ -82,7 +82,7 @@ void add_run(const Query& qr, int64_t b, int64_t e, RowSums& rs) {
       else
         return simd::sum(simd::load(qr.spill + d * kLanes));
     });
-    rs.sum_sq += simd::sum(sq + sq2);
+    rs.state.sum_sq() += simd::sum(sq + sq2);
   }
   if constexpr (is_compact(K)) rs.top = std::max(rs.top, simd::max(top));
 }

@@ -53,15 +53,20 @@ struct Norm {
   }
 };
 
-// Per-row sums of the float32 pass: the row's online-softmax state under the fixed shift 0 (distance-kernel scores
-// are <= 0), into which the float32 lane sums are flushed (its batch form), and Σw² under the same shift.
+// Per-row sums of the float32 pass: the row's online-softmax state with Σw² under the fixed shift 0 (distance-kernel
+// scores are <= 0), into which the float32 lane sums are flushed (its batch form).
 struct RowSums {
-  SoftmaxState<double> state;  // max 0, acc the row's `width` value sums
-  double sum_sq = 0;
+  SoftmaxState<double> state;                           // max 0, with squares
   float top = -std::numeric_limits<float>::infinity();  // best log2 score seen (compact kernels)
   int64_t kept = 0;
 
-  static RowSums at_zero(double* acc, int64_t width) { return {SoftmaxState<double>{0.0, 0.0, acc, width}}; }
+  // Cleared sums over `block` (2 + width doubles).
+  static RowSums at_zero(double* block, int64_t width) {
+    RowSums r{SoftmaxState<double>(block, width, true)};
+    r.state.reset();
+    r.state.max = 0;
+    return r;
+  }
 };
 
 struct Query {

@@ -28,7 +28,7 @@ KA_COLD Result top_k_attention(const Problem& p, int64_t k, const SparseOut& out
   if (out.out.rows != I || out.out.cols != D || (I > 0 && D > 0 && !out.out.data)) return {Status::BadShape};
   Scratch<float> w(kRowsPerCall * J);
   Scratch<int64_t> order(J);
-  Scratch<double> sum(dv);
+  Scratch<double> sum(1 + dv);  // the kept keys' state: Σw, then the value sums
   Scratch<uint8_t> chosen(J);
   if (!w.ok() || !order.ok() || !sum.ok() || !chosen.ok()) return {Status::OutOfMemory};
   SparseReport rep;
@@ -51,16 +51,18 @@ KA_COLD Result top_k_attention(const Problem& p, int64_t k, const SparseOut& out
         if (kept < nonzero) std::nth_element(order.get(), order.get() + kept, order.get() + nonzero, larger);
         double total = 0, mass = 0;
         for (int64_t n = 0; n < nonzero; ++n) total += row[order.get()[n]];
-        std::fill(sum.get(), sum.get() + dv, 0.0);
+        // The kept keys' state (shift 0: the weights are normalised already); with no nonzero weight it is empty and
+        // the row follows the policy, as in weights().
+        SoftmaxState<double> st(sum.get(), dv);
+        st.reset();
+        st.max = 0;
         for (int64_t n = 0; n < kept; ++n) {
           const int64_t j = order.get()[n];
           mass += row[j];
           const float* v = hd.values.row(j);
-          for (int64_t c = 0; c < dv; ++c) sum.get()[c] += double(row[j]) * double(v[c]);
+          for (int64_t c = 0; c < dv; ++c) st.acc()[c] += double(row[j]) * double(v[c]);
         }
-        // The kept keys' state (shift 0: the weights are normalised already); with no nonzero weight it is empty and
-        // the row follows the policy, as in weights().
-        const SoftmaxState<double> st{0.0, mass, sum.get(), dv};
+        st.sum() = mass;
         finalize(st, o, hd.empty, NearestKeys{&hd, i, chosen.get()});
         const double share = st.empty() && hd.empty == EmptyPolicy::NaN ? std::numeric_limits<double>::quiet_NaN()
                              : kept < nonzero                           ? std::max(0.0, (total - mass) / mass)

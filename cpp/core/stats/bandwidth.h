@@ -39,7 +39,7 @@ struct Criterion {
 // point (ω = 1 without observation weights; with Criterion::exclude r > 0, from every point farther than r from it
 // along the first column: a band mask, Masks::band_first/last, one pass per bandwidth). +inf when some point has no
 // admissible point in reach (compact kernels, or a band wider than the kernel's reach): no bandwidth with empty
-// neighbourhoods is ever chosen. Local-linear: the textbook criterion, without the guard of
+// neighbourhoods is ever chosen. Local-linear and local-quadratic: the textbook criterion, without the guard of
 // local_fit.h: where the guard acted at a held-out point, its fit is the float64 solve (exact_local_row), and where
 // that design is singular (kSingularDesign) CV is +inf, as for a point without neighbours.
 // AICc: aicc() of summarize_fit() (regression.h), +inf where some observation's design is singular in float64

@@ -12,59 +12,65 @@ namespace ka {
 
 using bandwidth_detail::kInf;
 
-Result select_cv_gradient(const Problem& p, double* h, double* score, CvCurve* curve, const Criterion& criterion,
-                          const SearchProgress& progress, GradientSearch* search) {
-  const int64_t n = p.queries.rows, dims = p.queries.cols, width = p.values.cols;
-  if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims || p.values.rows != n) return {Status::BadShape};
-  if (!search || search->rank < 0 || (search->rank > 0 && !search->transform)) return {Status::BadArgument};
-  if (criterion.estimator != Estimator::NadarayaWatson || criterion.score != Score::LeaveOneOut ||
-      criterion.observation_weights || criterion.exclude != 0 || p.kernel.kind == KernelKind::Uniform ||
-      p.kernel.kind == KernelKind::Softmax)
-    return {Status::BadArgument};
-  for (int64_t d = 0; d < dims; ++d)
-    if (!(h[d] > 0) || !std::isfinite(h[d])) return {Status::BadArgument};
-  const int64_t rank = search->rank, cols = rank ? rank : dims;  // columns of the transformed sample
-  const int64_t params = rank ? rank * dims : dims;
-  Scratch<double> theta(params), lower(params), upper(params), best(params), lse(n);
-  Scratch<float> xt(rank ? n * rank : 0), hf(cols), out(n * width), dout(n * width), dq(rank ? n * rank : 0),
-      dk(rank ? n * rank : 0), dtheta(cols);
-  if (!theta.ok() || !lower.ok() || !upper.ok() || !best.ok() || !lse.ok() || !xt.ok() || !hf.ok() || !out.ok() ||
-      !dout.ok() || !dq.ok() || !dk.ok() || !dtheta.ok())
-    return {Status::OutOfMemory};
-  // θ: log h (box of ±log kBandwidthBox around the start), or L (unbounded), starting at diag(1/h).
-  for (int64_t a = 0; a < params; ++a) {
-    if (rank == 0) {
-      theta.get()[a] = std::log(h[a]);
-      lower.get()[a] = theta.get()[a] - std::log(kBandwidthBox);
-      upper.get()[a] = theta.get()[a] + std::log(kBandwidthBox);
-    } else {
-      theta.get()[a] = a / dims == a % dims ? 1 / h[a % dims] : 0;
-      lower.get()[a] = -kInf;
-      upper.get()[a] = kInf;
-    }
-  }
-  Problem q = p;
-  q.masks.leave_one_out = true;
-  q.empty = EmptyPolicy::NaN;
-  q.kernel.bandwidth = hf.get();
-  if (rank) {
-    q.queries = q.keys = ConstMatrix{xt.get(), n, rank, rank};
-    std::fill(hf.get(), hf.get() + rank, 1.0f);
-  }
-  const int32_t recorded = curve ? std::clamp(curve->count, 0, curve->capacity) : 0;
-  if (recorded > 0 && !curve->gradients) return {Status::BadArgument};  // a replay needs the recorded gradients
+namespace {
+
+// The objective of one gradient search: CV and its gradient at θ (log h, or the transform L), the curve it records
+// or replays, the best θ evaluated and the first failure.
+struct Objective {
+  const Problem& p;
+  const SearchProgress& progress;
+  CvCurve* const curve;
+  const int64_t n, dims, width, rank, params;
+  Scratch<double> best, lse, shown_now;
+  Scratch<float> xt, hf, out, dout, dq, dk, dtheta;
+  Problem q;
+  const int32_t recorded;
   int32_t evaluations = 0;
   double best_score = kInf;
   Result failure;
+
+  Objective(const Problem& p_, const SearchProgress& progress_, CvCurve* curve_, int64_t rank_)
+      : p(p_),
+        progress(progress_),
+        curve(curve_),
+        n(p_.queries.rows),
+        dims(p_.queries.cols),
+        width(p_.values.cols),
+        rank(rank_),
+        params(rank_ ? rank_ * dims : dims),
+        best(params),
+        lse(n),
+        shown_now(params),
+        xt(rank ? n * rank : 0),
+        hf(rank ? rank : dims),
+        out(n * width),
+        dout(n * width),
+        dq(rank ? n * rank : 0),
+        dk(rank ? n * rank : 0),
+        dtheta(rank ? rank : dims),
+        q(p_),
+        recorded(curve_ ? std::clamp(curve_->count, 0, curve_->capacity) : 0) {
+    q.masks.leave_one_out = true;
+    q.empty = EmptyPolicy::NaN;
+    q.kernel.bandwidth = hf.get();
+    if (rank && xt.ok() && hf.ok()) {
+      q.queries = q.keys = ConstMatrix{xt.get(), n, rank, rank};
+      std::fill(hf.get(), hf.get() + rank, 1.0f);
+    }
+  }
+  bool ok() const {
+    return best.ok() && lse.ok() && shown_now.ok() && xt.ok() && hf.ok() && out.ok() && dout.ok() && dq.ok() &&
+           dk.ok() && dtheta.ok();
+  }
+
   // What the curve records of θ: the bandwidths (rank 0), or L itself.
-  const auto shown = [&](const double* t, double* into) {
+  void shown(const double* t, double* into) const {
     for (int64_t a = 0; a < params; ++a) into[a] = rank ? t[a] : std::exp(t[a]);
-  };
-  Scratch<double> shown_now(params);
-  if (!shown_now.ok()) return {Status::OutOfMemory};
+  }
+
   // CV at θ by the forward pass, and its gradient by the backward pass when CV <= threshold; +inf where a float32
   // bandwidth cannot hold h or a point has no neighbour; NaN stops the minimiser (a failure or a cancellation).
-  const auto cv_at = [&](const double* t, double threshold, double* grad) -> double {
+  double cv_at(const double* t, double threshold, double* grad) {
     if (rank == 0) {
       for (int64_t d = 0; d < dims; ++d) {
         const double hd = std::exp(t[d]);
@@ -110,9 +116,10 @@ Result select_cv_gradient(const Problem& p, double* h, double* score, CvCurve* c
         }
     }
     return cv;
-  };
+  }
+
   // One evaluation: replayed from the curve (resuming, as select_cv) or computed and recorded; then the hook.
-  const auto evaluate = [&](const double* t, double threshold, double* grad) -> double {
+  double evaluate(const double* t, double threshold, double* grad) {
     shown(t, shown_now.get());
     double f;
     if (evaluations < recorded) {
@@ -150,6 +157,61 @@ Result select_cv_gradient(const Problem& p, double* h, double* score, CvCurve* c
       return std::numeric_limits<double>::quiet_NaN();
     }
     return f;
+  }
+};
+
+// θ's start and box: log h (box of ±log kBandwidthBox around the start), or L (unbounded), starting at diag(1/h).
+void start_theta(const double* h, int64_t dims, int64_t rank, double* theta, double* lower, double* upper) {
+  const int64_t params = rank ? rank * dims : dims;
+  for (int64_t a = 0; a < params; ++a) {
+    if (rank == 0) {
+      theta[a] = std::log(h[a]);
+      lower[a] = theta[a] - std::log(kBandwidthBox);
+      upper[a] = theta[a] + std::log(kBandwidthBox);
+    } else {
+      theta[a] = a / dims == a % dims ? 1 / h[a % dims] : 0;
+      lower[a] = -kInf;
+      upper[a] = kInf;
+    }
+  }
+}
+
+// The best θ as the search's result: h (and, with a rank, the transform L).
+void write_result(const double* best, int64_t dims, int64_t rank, double* h, GradientSearch* search) {
+  if (rank == 0) {
+    for (int64_t d = 0; d < dims; ++d) h[d] = std::exp(best[d]);
+  } else {
+    std::copy(best, best + rank * dims, search->transform);
+    for (int64_t d = 0; d < dims; ++d) {
+      double norm = 0;
+      for (int64_t r = 0; r < rank; ++r) norm += best[r * dims + d] * best[r * dims + d];
+      h[d] = norm > 0 ? 1 / std::sqrt(norm) : kInf;
+    }
+  }
+}
+
+}  // namespace
+
+Result select_cv_gradient(const Problem& p, double* h, double* score, CvCurve* curve, const Criterion& criterion,
+                          const SearchProgress& progress, GradientSearch* search) {
+  const int64_t n = p.queries.rows, dims = p.queries.cols;
+  if (p.heads != 1 || p.keys.rows != n || p.keys.cols != dims || p.values.rows != n) return {Status::BadShape};
+  if (!search || search->rank < 0 || (search->rank > 0 && !search->transform)) return {Status::BadArgument};
+  if (criterion.estimator != Estimator::NadarayaWatson || criterion.score != Score::LeaveOneOut ||
+      criterion.observation_weights || criterion.exclude != 0 || p.kernel.kind == KernelKind::Uniform ||
+      p.kernel.kind == KernelKind::Softmax)
+    return {Status::BadArgument};
+  for (int64_t d = 0; d < dims; ++d)
+    if (!(h[d] > 0) || !std::isfinite(h[d])) return {Status::BadArgument};
+  const int64_t rank = search->rank;
+  const int64_t params = rank ? rank * dims : dims;
+  Scratch<double> theta(params), lower(params), upper(params);
+  Objective obj(p, progress, curve, rank);
+  if (!theta.ok() || !lower.ok() || !upper.ok() || !obj.ok()) return {Status::OutOfMemory};
+  start_theta(h, dims, rank, theta.get(), lower.get(), upper.get());
+  if (obj.recorded > 0 && !curve->gradients) return {Status::BadArgument};  // a replay needs the recorded gradients
+  const auto evaluate = [&](const double* t, double threshold, double* grad) {
+    return obj.evaluate(t, threshold, grad);
   };
   LbfgsOptions o;
   o.max_iterations = search->max_iterations;
@@ -162,21 +224,13 @@ Result select_cv_gradient(const Problem& p, double* h, double* score, CvCurve* c
     for (int64_t a = 0; a < params; ++a) theta.get()[a] += rank ? -0.5 * theta.get()[a] : std::log(2.0);
     stop = lbfgs_box(params, theta.get(), lower.get(), upper.get(), evaluate, o, &f, &search->iterations);
   }
-  if (failure.status != Status::Ok) return failure;
+  if (obj.failure.status != Status::Ok) return obj.failure;
   if (stop == LbfgsStop::OutOfMemory) return {Status::OutOfMemory};
-  if (best_score == kInf) std::copy(theta.get(), theta.get() + params, best.get());  // nothing finite: h stays finite
+  if (obj.best_score == kInf)
+    std::copy(theta.get(), theta.get() + params, obj.best.get());  // nothing finite: h stays finite
   // h is written only now: a cancelled search leaves it as the start, so that it can be resumed.
-  if (rank == 0) {
-    for (int64_t d = 0; d < dims; ++d) h[d] = std::exp(best.get()[d]);
-  } else {
-    std::copy(best.get(), best.get() + params, search->transform);
-    for (int64_t d = 0; d < dims; ++d) {
-      double norm = 0;
-      for (int64_t r = 0; r < rank; ++r) norm += best.get()[r * dims + d] * best.get()[r * dims + d];
-      h[d] = norm > 0 ? 1 / std::sqrt(norm) : kInf;
-    }
-  }
-  *score = best_score;
+  write_result(obj.best.get(), dims, rank, h, search);
+  *score = obj.best_score;
   return {};
 }
 

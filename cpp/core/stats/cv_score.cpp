@@ -163,7 +163,7 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     q.masks.band_last = band.last.get();
   }
   const Fit loo{q, f.estimator, f.observation_weights};
-  const bool linear = f.estimator == Estimator::LocalLinear;
+  const bool linear = f.estimator != Estimator::NadarayaWatson;  // the guard acts on degrees 1 and 2
   Scratch<uint8_t> guarded(linear ? n : 0);
   if (!guarded.ok()) return {Status::OutOfMemory};
   std::fill(guarded.get(), guarded.get() + (linear ? n : 0), uint8_t(0));
@@ -178,7 +178,7 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
   // The textbook criterion: where the guard changed a held-out point's solve, its fit comes from the float64
   // solve without the guard, and a design singular even there scores +inf, as a point with no neighbour does
   // (bandwidth.h).
-  const int64_t np = linear ? dims + 1 : 1;
+  const int64_t np = design_columns(f.estimator, dims);
   Scratch<double> solve(np * np + np * width + np + width);
   if (!solve.ok()) return {Status::OutOfMemory};
   const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
@@ -188,7 +188,8 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
     total += omega;
     const bool textbook = into.guarded && guarded.get()[i] && omega > 0;
-    if (textbook && !exact_local_row(q, 1, f.observation_weights, i, rows, exact, nullptr, sorted.ordered)) {
+    if (textbook &&
+        !exact_local_row(q, degree_of(f.estimator), f.observation_weights, i, rows, exact, nullptr, sorted.ordered)) {
       *score = kInf;
       return {};
     }

@@ -91,9 +91,9 @@ namespace {
 KA_COLD Result leave_one_out(const Problem& q, GroupedFit& groups, const Criterion& criterion, double* score) {
   const int64_t n = q.queries.rows, dims = q.queries.cols, width = q.values.cols;
   if (groups.status() != Status::Ok) return {groups.status()};
-  const bool linear = criterion.estimator == Estimator::LocalLinear;
+  const bool linear = criterion.estimator != Estimator::NadarayaWatson;  // the guard acts on degrees 1 and 2
   const bool in_double = n <= bandwidth_detail::kDoubleCriterionRows;
-  const int64_t most = groups.largest(), np = linear ? dims + 1 : 1;
+  const int64_t most = groups.largest(), np = design_columns(criterion.estimator, dims);
   Scratch<float> fit(most * width);
   Scratch<double> fit64(in_double ? most * width : 0), solve(np * np + np * width + np + width);
   Scratch<uint8_t> guarded(linear ? most : 0);
@@ -116,7 +116,8 @@ KA_COLD Result leave_one_out(const Problem& q, GroupedFit& groups, const Criteri
       // The textbook criterion where the guard acted (cv_score's rule, bandwidth.h): the float64 solve on the
       // group's problem, +inf where that design is singular.
       const bool textbook = linear && guarded.get()[r] && omega > 0;
-      if (textbook && !exact_local_row(sub.problem, 1, sub.observation_weights, r, rows, exact)) {
+      if (textbook &&
+          !exact_local_row(sub.problem, degree_of(criterion.estimator), sub.observation_weights, r, rows, exact)) {
         *score = kInf;
         return {};
       }

@@ -199,8 +199,7 @@ KA_COLD Result mixed_summary(const Fit& f, const Categories& c, FitSummary* out,
   GroupedFit groups(whole, c);
   if (groups.status() != Status::Ok) return {groups.status()};
   const GroupOutputs buffers(fit.out, groups.largest(), width);
-  const int64_t np = f.estimator == Estimator::LocalLinear ? p.queries.cols + 1 : 1;
-  Resolver resolver(p.values, np);
+  Resolver resolver(p.values, design_columns(f.estimator, p.queries.cols));
   if (!fit.ok() || !buffers.ok() || !resolver.ok()) return {Status::OutOfMemory};
   FitSummary counts;
   for (int64_t g = 0; g < groups.count(); ++g) {
@@ -211,7 +210,8 @@ KA_COLD Result mixed_summary(const Fit& f, const Categories& c, FitSummary* out,
     // Guarded observations, re-solved on their group's problem (its key weights): the textbook fit, as summarize_fit.
     for (int64_t r = 0; r < groups.size(g); ++r)
       if (fit.guarded.get()[rows[r]])
-        resolve_guarded(sub.problem, int(np - 1), sub.observation_weights, r, rows[r], rows[r], resolver, fit, counts);
+        resolve_guarded(sub.problem, degree_of(f.estimator), sub.observation_weights, r, rows[r], rows[r], resolver,
+                        fit, counts);
   }
   *out = sum_up(p.values, f.observation_weights, fit, counts, column_sigma2);
   return {};

@@ -6,6 +6,7 @@
 
 #include "methods/grid/grid.h"
 #include "methods/plan.h"
+#include "engine/online_softmax.h"
 #include "stats/summary_parts.h"
 
 namespace ka {
@@ -44,7 +45,7 @@ KA_COLD void resolve_guarded(const Problem& p, int degree, const float* omega, i
   bool moved = false;
   for (int64_t c = 0; c < s.width; ++c) {
     moved |= !(std::fabs(r.exact[c] - s.fitted(at, c)) <= kGuardChange * (r.y_hi.get()[c] - r.y_lo.get()[c]));
-    s.mean.get()[at * s.width + c] = float(r.exact[c]);
+    s.mean.get()[at * s.width + c] = mean_to_float(r.exact[c]);
     if (s.out.mean_double) s.out.mean_double[at * s.width + c] = r.exact[c];
   }
   counts.guard_changed += moved;
@@ -101,13 +102,12 @@ KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma
   if (r.status != Status::Ok) return r;
   // Guarded observations: the textbook fit and self weight replace the guard's (see regression.h), and the change
   // is measured against the range of each column of y.
-  const int64_t np = f.estimator == Estimator::LocalLinear ? p.queries.cols + 1 : 1;
-  Resolver resolver(p.values, np);
+  Resolver resolver(p.values, design_columns(f.estimator, p.queries.cols));
   if (!resolver.ok()) return {Status::OutOfMemory};
   FitSummary counts;
   for (int64_t i = 0; i < n; ++i)
     if (fit.guarded.get()[i])
-      resolve_guarded(g.problem, int(np - 1), f.observation_weights, i, i, i, resolver, fit, counts);
+      resolve_guarded(g.problem, degree_of(f.estimator), f.observation_weights, i, i, i, resolver, fit, counts);
   *out = sum_up(p.values, f.observation_weights, fit, counts, column_sigma2);
   return {};
 }

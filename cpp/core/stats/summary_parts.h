@@ -30,7 +30,7 @@ struct Resolver {
   Scratch<double> y_lo, y_hi, solve;
   ExactRowScratch rows;
   double* exact;
-  Resolver(ConstMatrix y, int64_t design_columns);  // design_columns: 1 (Nadaraya–Watson) or dims + 1
+  Resolver(ConstMatrix y, int64_t design_columns);  // design_columns(estimator, dims), local_fit.h
   bool ok() const { return y_lo.ok() && y_hi.ok() && solve.ok(); }
 };
 

@@ -136,7 +136,7 @@ GridCv::GridCv(const Fit& f, double tolerance) : fit_(f), tolerance_(tolerance) 
   if (!(tolerance > 0) || p.queries.cols != 1 || p.heads != 1 || p.keys.rows < 2 || p.queries.data != p.keys.data ||
       p.queries.rows != p.keys.rows || p.queries.stride != p.keys.stride || m.causal || m.key_padding || m.general ||
       m.query_groups || p.kernel.kind == KernelKind::Cauchy || p.kernel.kind == KernelKind::Softmax ||
-      check(p, true) != Status::Ok)
+      f.estimator == Estimator::LocalQuadratic || check(p, true) != Status::Ok)
     return;
   const int64_t n = p.keys.rows;
   const float* omega = f.observation_weights;

@@ -203,13 +203,11 @@ Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, cons
       if (out.sum_sq_weights) out.sum_sq_weights[i] = kNaN;
       if (out.effective_keys) out.effective_keys[i] = 0;
       if (out.log_denominator) out.log_denominator[i] = -std::numeric_limits<double>::infinity();
-      const RowOutcome outcome = finalize(empty_state(width), mean, p.empty);
-      if (outcome == RowOutcome::Error) {  // reported after the exact rows, so the first empty row is named
-        if (*empty_row < 0) *empty_row = i;
-        continue;
-      }
-      if (outcome == RowOutcome::NeedsNearest)  // the mean of the nearest keys' values, as the exact engine takes it
-        for (int64_t col = 0; col < width; ++col) mean[col] = float(end.sum.get()[col] / end.count);
+      NearestKeys at_end;  // the nearest keys are the end's: their mean, as the exact engine takes it
+      at_end.known_sums = end.sum.get();
+      at_end.known_count = end.count;
+      // An error is reported after the exact rows, so that the first empty row is named.
+      if (finalize_empty_row(width, mean, p.empty, at_end) == RowOutcome::Error && *empty_row < 0) *empty_row = i;
       continue;
     }
     if (!(end.weight > 0)) {

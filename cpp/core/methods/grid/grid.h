@@ -24,7 +24,7 @@ int64_t grid_nodes(double range, double h, double tolerance);
 // count along both axes in 2-D; 0 unless tolerance > 0, x has 1 or 2 columns and at least 2 rows, the kernel has a
 // grid (a distance kernel other than Cauchy, which is not a product over dimensions), the grid stays within
 // kMaxGridNodes, and its convolutions cost less than the exact fit of the sample at itself (a kernel wide against a
-// fine grid, on a small sample, runs exactly; grid_pays in grid/plan.h).
+// fine grid, on a small sample, runs exactly; convolutions_pay in grid/plan.h).
 int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance);
 
 // The fit of local_fit(f, out), computed on a grid of `nodes` nodes per axis over the bounding box of
@@ -65,8 +65,9 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
 // (cv_score through grid_local_fit).
 class GridCv {
  public:
-  // `f`: the sample as keys and queries (the same view), 1-D, one head, no masks but leave-one-out, any estimator
-  // and observation weights; its views must outlive this object. `tolerance` as in grid_nodes.
+  // `f`: the sample as keys and queries (the same view), 1-D, one head, no masks but leave-one-out, the estimator
+  // Nadaraya–Watson or local-linear (local-quadratic never suits), any observation weights; its views must outlive
+  // this object. `tolerance` as in grid_nodes.
   GridCv(const Fit& f, double tolerance);
 
   // Whether the sample suits the grid: finite keys spanning a range, valid weights, a kernel with a grid and

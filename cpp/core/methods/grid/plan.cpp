@@ -65,7 +65,7 @@ double grid_cost(KernelKind kind, int64_t nodes, int64_t dims, double h, double 
   };
   return dims == 2 ? pass(double(nodes)) + pass(double(nodes) + 2 * taps) : pass(1);
 }
-bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n) {
+bool convolutions_pay(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n) {
   return grid_cost(kind, nodes, dims, h, step) <= kExactPairTaps * double(n) * double(n);
 }
 
@@ -116,7 +116,7 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
   // that coordinate, which a 64² grid of 30 taps a side did for 6 points, thousands of times in a search.
   for (int64_t d = 0; d < dims; ++d) {
     const double step = range[d] > 0 ? range[d] / double(nodes - 1) : double(h[d]);
-    if (!grid_pays(kind, nodes, dims, double(h[d]), step, x.rows)) return 0;
+    if (!convolutions_pay(kind, nodes, dims, double(h[d]), step, x.rows)) return 0;
   }
   return nodes;
 }

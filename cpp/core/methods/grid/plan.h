@@ -19,10 +19,10 @@ bool fft_pays(double rows, double nodes, double L);
 
 // Whether the convolutions on `nodes` nodes per axis (spacing `step`, bandwidth h along that axis) of a `dims`-D
 // grid cost less than the exact fit of n points at themselves (plan.cpp says how each is counted).
-bool grid_pays(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n);
-// The convolutions' cost (in taps, as grid_pays counts them) that grid_pays compares, and what a 1-D leave-one-out CV
-// of `points` points spread over `range` costs exactly on a search's sorted sample, where each held-out point visits
-// only the keys within the kernel's reach (plan.cpp).
+bool convolutions_pay(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n);
+// The convolutions' cost (in taps, as convolutions_pay counts them) that convolutions_pay compares, and what a 1-D
+// leave-one-out CV of `points` points spread over `range` costs exactly on a search's sorted sample, where each
+// held-out point visits only the keys within the kernel's reach (plan.cpp).
 double grid_cost(KernelKind kind, int64_t nodes, int64_t dims, double h, double step);
 double exact_cv_cost(KernelKind kind, double h, double range, int64_t points);
 

@@ -1,0 +1,151 @@
+// The exact local fit's loops over the keys of one packed tile that depend on the kernel or the shape
+// (local_fit_parts.h): the keys' scores, and the moments' sums in float32 SIMD lanes flushed into the row's double
+// moments, one instance per kernel and per shape, reached through pointers. Everything that runs once per query or
+// per block lives in local_fit.cpp.
+#include <algorithm>
+#include <limits>
+
+#include "engine/exact_narrow.h"
+#include "engine/local_fit_parts.h"
+
+namespace ka {
+namespace local_fit_parts {
+namespace {
+
+using local_fit_tiles::tile_bounds;
+using simd::Batch;
+using simd::kLanes;
+
+// Σ_c x[c]·y[c] over `padded` floats (a multiple of kLanes), two accumulators to halve the add chain.
+inline double dot(const float* x, const float* y, int64_t padded) {
+  Batch s0(0.0f), s1(0.0f);
+  int64_t c = 0;
+  for (; c + 2 * kLanes <= padded; c += 2 * kLanes) {
+    s0 = xsimd::fma(simd::load(x + c), simd::load(y + c), s0);
+    s1 = xsimd::fma(simd::load(x + c + kLanes), simd::load(y + c + kLanes), s1);
+  }
+  for (; c < padded; c += kLanes) s0 = xsimd::fma(simd::load(x + c), simd::load(y + c), s0);
+  return double(simd::sum(s0 + s1));
+}
+
+// Adds the weights 2^(score − max) · ω of one tile and their products with the design and the values to the
+// moments, any shape: the weighted design columns go through w.z / w.wz, then one dot product per moment.
+void accumulate_any(const KeyTile& tile, const float* scores, const float* q, TileWork& w, const Shape& s, Moments& m) {
+  const simd::ExpConstants& ek = simd::exp_constants();
+  const Batch shift(float(m.max));
+  double *a = m.a(), *b = m.b(), *t = m.t();
+  float* z = w.z.get();  // z[0] holds ones; then the scaled offsets, then (degree 2) their products (design_row)
+  float* wz = w.wz.get();
+  const int64_t linear_end = s.degree > 0 ? 1 + s.dims : 1;
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    const Batch weight = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek);
+    simd::store(wz + c, weight);
+    for (int64_t d = 1; d < linear_end; ++d) {
+      // Centred at the query before any product, so float32 keeps the local design's relative accuracy.
+      const Batch u =
+          (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - Batch(q[d - 1])) * Batch(w.inv_h.get()[d - 1]);
+      simd::store(z + d * kKeyTile + c, u);
+      simd::store(wz + d * kKeyTile + c, weight * u);
+    }
+    int64_t k = linear_end;
+    for (int64_t x = 1; x < linear_end && k < s.p; ++x)
+      for (int64_t y = x; y < linear_end; ++y, ++k) {
+        const Batch uu = simd::load(z + x * kKeyTile + c) * simd::load(z + y * kKeyTile + c);
+        simd::store(z + k * kKeyTile + c, uu);
+        simd::store(wz + k * kKeyTile + c, weight * uu);
+      }
+  }
+  for (int64_t x = 0; x < s.p; ++x) {
+    for (int64_t y = x; y < s.p; ++y) {
+      a[x * s.p + y] += dot(wz + x * kKeyTile, z + y * kKeyTile, tile.padded);
+      if (s.with_b) b[x * s.p + y] += dot(wz + x * kKeyTile, wz + y * kKeyTile, tile.padded);
+    }
+    for (int64_t c = 0; c < s.width; ++c)
+      t[x * s.width + c] += dot(wz + x * kKeyTile, tile.values_t + c * kKeyTile, tile.padded);
+  }
+}
+
+// The same for the common shapes (P ≤ 3 design columns, one value column), with every moment summed in registers
+// in a single pass over the tile. SQUARE: the 1-D local-quadratic design [1, u, u²]; else [1, u₁ … u_dims].
+template <int P, bool WITH_B, bool SQUARE = false>
+void accumulate_fused(const KeyTile& tile, const float* scores, const float* q, TileWork& w, const Shape&, Moments& m) {
+  constexpr int kPairs = P * (P + 1) / 2;
+  const simd::ExpConstants& ek = simd::exp_constants();
+  const Batch shift(float(m.max));
+  Batch a[kPairs], b[kPairs], t[P], qb[P], ih[P];
+  for (int k = 0; k < kPairs; ++k) a[k] = b[k] = Batch(0.0f);
+  for (int x = 0; x < P; ++x) t[x] = Batch(0.0f);
+  for (int d = 1; d < (SQUARE ? 2 : P); ++d) {
+    qb[d] = Batch(q[d - 1]);
+    ih[d] = Batch(w.inv_h.get()[d - 1]);
+  }
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    Batch z[P], wz[P];
+    wz[0] = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek);
+    for (int d = 1; d < P; ++d) {
+      z[d] = SQUARE && d == 2 ? z[1] * z[1] : (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - qb[d]) * ih[d];
+      wz[d] = wz[0] * z[d];
+    }
+    const Batch y = simd::load(tile.values_t + c);
+    int k = 0;
+    for (int x = 0; x < P; ++x) {
+      for (int v = x; v < P; ++v, ++k) {
+        a[k] = v == 0 ? a[k] + wz[x] : xsimd::fma(wz[x], z[v], a[k]);
+        if constexpr (WITH_B) b[k] = xsimd::fma(wz[x], wz[v], b[k]);
+      }
+      t[x] = xsimd::fma(wz[x], y, t[x]);
+    }
+  }
+  // The flush: the tile's float32 lane sums into the row's double moments (the upper triangles of a and b).
+  double *ma = m.a(), *mb = m.b(), *mt = m.t();
+  int k = 0;
+  for (int x = 0; x < P; ++x) {
+    for (int v = x; v < P; ++v, ++k) {
+      ma[x * P + v] += double(simd::sum(a[k]));
+      if constexpr (WITH_B) mb[x * P + v] += double(simd::sum(b[k]));
+    }
+    mt[x] += double(simd::sum(t[x]));
+  }
+}
+
+// scores[c] = log2 K((q − key c)/h) for the packed tile's `padded` keys: the one loop over keys that depends on the
+// kernel, compiled once per kernel (factors[d] = BatchScore<K>::dimension_factor(h_d)).
+template <KernelKind K>
+void key_scores(const float* q, const KeyTile& tile, const float* factors, int64_t dims, float* scores) {
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    Batch score = BatchScore<K>::init();
+    for (int64_t d = 0; d < dims; ++d)
+      score = BatchScore<K>::step(score, Batch(q[d]), simd::load(tile.keys_t + d * kKeyTile + c), Batch(factors[d]));
+    simd::store(scores + c, BatchScore<K>::finish(score, Batch(1.0f)));
+  }
+}
+
+template <KernelKind K>
+KernelLoops loops_of() {
+  return {simd::keep_out_of_line(&key_scores<K>), &tile_bounds<K>, &BatchScore<K>::dimension_factor};
+}
+
+}  // namespace
+
+Accumulate accumulate_for(const Shape& s) {
+  Accumulate fn = &accumulate_any;
+  if (s.width == 1) {
+    if (s.p == 1) fn = s.with_b ? &accumulate_fused<1, true> : &accumulate_fused<1, false>;
+    if (s.p == 2) fn = s.with_b ? &accumulate_fused<2, true> : &accumulate_fused<2, false>;
+    if (s.p == 3 && s.degree == 1) fn = s.with_b ? &accumulate_fused<3, true> : &accumulate_fused<3, false>;
+    if (s.p == 3 && s.degree == 2) fn = s.with_b ? &accumulate_fused<3, true, true> : &accumulate_fused<3, false, true>;
+  }
+  return simd::keep_out_of_line(fn);
+}
+
+KernelLoops kernel_loops(KernelKind kind) {
+  return with_kernel(kind, [](auto k) {
+    if constexpr (k() == KernelKind::Softmax)
+      return KernelLoops{};  // local_fit refuses softmax
+    else
+      return loops_of<k()>();
+  });
+}
+
+}  // namespace local_fit_parts
+}  // namespace ka

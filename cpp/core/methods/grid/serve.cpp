@@ -1,0 +1,307 @@
+// Serving the queries of a binned local-polynomial fit (grid.h) from the grid's moments: each query's moments
+// interpolated between the output nodes around it, the same solve as the exact fit, and the rows the grid cannot
+// serve handed to the far rules (far.h) or the exact engine (exact_rows.h).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "base/scratch.h"
+#include "engine/local_solve.h"
+#include "engine/online_softmax.h"
+#include "methods/grid/convolution.h"
+#include "methods/grid/exact_rows.h"
+#include "methods/grid/far.h"
+#include "methods/grid/fit_parts.h"
+#include "methods/grid/plan.h"
+#include "methods/grid/sorted_keys.h"
+
+namespace ka {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Beyond the data, local-linear extrapolates: its slope, read from moments the binning and the interpolation
+// between nodes perturb by O((spacing/h)²), is multiplied by the distance to the keys' centre of weight. Per axis,
+// (1 + |ū|)/var(u) over the row's weights measures that amplification (u in bandwidths; ū = S₁/S₀, var(u) =
+// S₂/S₀ − ū²): about 1 in the middle of the data, about 5 at its edge (a Gaussian's half window), and growing fast
+// beyond it. Rows outside the box above kEdgeAmplification, a little above the edge's, run exactly: outside, the grid
+// serves no row worse conditioned than those it serves inside. Measured (Gaussian, tolerance 1e-3; grid_test.cpp,
+// grid.test.mjs): served at 0.14 h and 0.49 h out (amplification 5.7 and 7.9), rows erred 1e-3 and 1.9e-3 of range(y)
+// on 6,000 points, against 4e-4 for rows inside at the edge. The Laplacian's rows too (their moments shifted from the
+// box: the slope's error times the distance, 1.5e-3 of range(y) 6.7 h out on those points).
+constexpr double kEdgeAmplification = 5.5;
+double edge_amplification(const double* S, int64_t dims, double s0) {
+  double worst = 0;
+  for (int64_t d = 0; d < dims; ++d) {
+    const double mean = S[1 + d] / s0, second = S[dims == 2 ? 3 + 2 * d : 2] / s0;  // kPowers: u_d, then u_d²
+    const double var = second - mean * mean;
+    worst = std::max(worst, var > 0 ? (1 + std::fabs(mean)) / var : std::numeric_limits<double>::infinity());
+  }
+  return worst;
+}
+
+// Moments Σ w·u₁ᵃ·u₂ᵇ (`count` of them, in kPowers order; 1-D: b = 0) about a point c, turned into those about
+// q = c − δ·h: the offsets become u + δ, so each is Σ over i ≤ a, j ≤ b of C(a, i)·C(b, j)·δ₁^(a−i)·δ₂^(b−j) times the
+// moment of power (i, j). Powers are at most 2, so the binomial coefficients are 1 or 2.
+// dᵉ for e = 0, 1, 2 (the moments' degrees), by products rather than std::pow, which links libm's pow (issue 21).
+double square_at_most(double d, int e) { return e == 0 ? 1 : e == 1 ? d : d * d; }
+
+void shift_moments(double* v, int64_t count, int64_t dims, const double* delta) {
+  const auto power = [&](int64_t k) { return dims == 2 ? kPowers[k] : Power{int(k), 0}; };
+  const auto index = [&](int a, int b) {
+    for (int64_t k = 0; k < count; ++k)
+      if (power(k).a == a && power(k).b == b) return k;
+    return int64_t(-1);
+  };
+  double old[6];
+  std::copy(v, v + count, old);
+  for (int64_t k = 0; k < count; ++k) {
+    const Power pw = power(k);
+    double acc = 0;
+    for (int i = 0; i <= pw.a; ++i)
+      for (int j = 0; j <= pw.b; ++j) {
+        const double c = (pw.a == 2 && i == 1 ? 2 : 1) * (pw.b == 2 && j == 1 ? 2 : 1);
+        acc += c * square_at_most(delta[0], pw.a - i) * square_at_most(delta[1], pw.b - j) * old[index(i, j)];
+      }
+    v[k] = acc;
+  }
+}
+
+// Where one query sits on the grid: the output node e below it and its fraction of a spacing on each axis, the
+// offset δ (bandwidths) from where its moments are read, and whether the grid can serve it.
+struct GridQuery {
+  int64_t e[kMaxGridDims] = {0, 0};
+  double frac[kMaxGridDims] = {0, 0}, delta[kMaxGridDims] = {0, 0};
+  bool inside = true, on_grid = true, finite = true, kink = false;
+};
+
+// The output nodes reach L taps (the kernel's reach) beyond the box on each side, so a query within reach of the
+// data reads its moments there, inside or outside the box alike. The Laplacian reads them at the nearest point c
+// of the box instead: beyond the data, every key's weight along that axis carries the same factor e^{−|q − c|/h},
+// which cancels from the fit, so the moments about q are those about c with the offsets shifted by δ = (c − q)/h
+// (exact at any distance).
+GridQuery locate(const float* q, const Axis* axis, int64_t dims, bool laplacian, bool compact) {
+  GridQuery g;
+  int64_t* e = g.e;
+  double* frac = g.frac;
+  double* delta = g.delta;
+  bool &inside = g.inside, &on_grid = g.on_grid, &finite = g.finite, &kink = g.kink;
+  for (int64_t d = 0; d < dims; ++d) {
+    const double at = q[d];
+    finite = finite && std::isfinite(at);
+    inside = inside && at >= axis[d].lo && at <= axis[d].hi;
+    // A compact kernel more than h beyond the box reaches no key, though binning spread the end keys' weight to
+    // nodes up to one spacing further out: the empty row (far rules), never the grid.
+    const double out_by = std::max(axis[d].lo - at, at - axis[d].hi);
+    on_grid = on_grid && !(compact && out_by > axis[d].h);
+    // Within 2 spacings of that edge, the keys in reach all sit on the kernel's kink at |u| = 1, where binning
+    // and interpolation err to first order in spacing/h (Epanechnikov, 6,000 points, tolerance 1e-3: 3e-3 of
+    // range(y) 0.9–0.95 h out, below 8e-4 up to 0.8 h): those rows run exactly (accuracy rule).
+    if (compact && out_by > axis[d].h - 2 * axis[d].step) kink = true;
+    const double read = laplacian ? std::clamp(at, axis[d].lo, axis[d].hi) : at;
+    delta[d] = (read - at) / axis[d].h;
+    const double t = (read - axis[d].lo) / axis[d].step + double(axis[d].L);
+    on_grid = on_grid && t >= 0 && t <= double(axis[d].E - 1);
+    e[d] = on_grid ? std::min<int64_t>(axis[d].E - 2, int64_t(std::floor(t))) : 0;
+    frac[d] = t - double(e[d]);
+    // Capped taps reach the whole box only from output nodes nodes − 1 … 2L; beyond, keys in reach are missing.
+    on_grid = on_grid && (!axis[d].capped || (e[d] >= axis[d].nodes - 1 && e[d] + 1 <= 2 * axis[d].L));
+  }
+  return g;
+}
+
+// The moments at query g into v (`stride` entries: S, B, then T per column): interpolated between the output nodes
+// around it, then moved to the query by δ where they were read elsewhere (shift_moments).
+void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t dims, int64_t width, int64_t stride,
+                int64_t powers_2, int64_t powers_1, double* v) {
+  const Axis& x1 = axis[0];
+  const int64_t* e = g.e;
+  const double* frac = g.frac;
+  std::fill(v, v + stride, 0.0);
+  for (int c2 = 0; c2 < (dims == 2 ? 2 : 1); ++c2)
+    for (int c1 = 0; c1 < 2; ++c1) {
+      const double share = (c1 ? frac[0] : 1 - frac[0]) * (dims == 2 ? (c2 ? frac[1] : 1 - frac[1]) : 1.0);
+      const double* at = mom + ((e[0] + c1) + x1.E * (e[1] + c2)) * stride;
+      for (int64_t k = 0; k < stride; ++k) v[k] += share * at[k];
+    }
+  double* B = v + powers_2;
+  double* T = v + 2 * powers_2;
+  if (g.delta[0] != 0 || g.delta[1] != 0) {
+    shift_moments(v, powers_2, dims, g.delta);
+    shift_moments(B, powers_2, dims, g.delta);
+    for (int64_t col = 0; col < width; ++col) shift_moments(T + col * powers_1, powers_1, dims, g.delta);
+  }
+}
+
+// The exact rows over the keys in each one's reach, where a model keeps its sample sorted (`by_x`, null where there
+// is none or a mask to index), else over every key.
+Result exact_of(const Fit& f, SortedKeys* by_x, const int64_t* rows, int64_t count, const FitOut& into) {
+  return by_x ? by_x->exact_rows(f, rows, count, into) : exact_rows(f, rows, count, into);
+}
+
+// The rows the grid loop left over: the far rules (far.h), which hand back to the exact rows those they do not
+// serve either, then the exact rows; EmptyRow names the first empty row of either.
+Result finish_rows(const Fit& f, const Axis* axis, double total, const int64_t* far, int64_t far_count, int64_t* exact,
+                   int64_t exact_count, const FitOut& out, int64_t* exact_rows_out, int64_t* range_rows_out,
+                   SortedKeys* sorted, SortedKeys* by_x) {
+  const int64_t dims = f.problem.queries.cols;
+  int64_t empty_row = -1, range_count = 0;  // the first far row that is empty under EmptyPolicy::Error
+  if (const Result r = far_rows(f, axis, dims, total, far, far_count, out, exact, &exact_count, &empty_row,
+                                &range_count, sorted);
+      r.status != Status::Ok)
+    return r;
+  if (range_rows_out) *range_rows_out = range_count;
+  if (exact_rows_out) *exact_rows_out = exact_count;
+  if (exact_count) {
+    const Result r = exact_of(f, by_x, exact, exact_count, out);
+    if (r.status == Status::EmptyRow && empty_row >= 0) return {Status::EmptyRow, std::min(r.row, empty_row), 0};
+    if (r.status != Status::Ok) return r;
+    if (out.self_weight)  // the exact fit of a single row has no smoother diagonal: such rows count as empty
+      for (int64_t k = 0; k < exact_count; ++k) {
+        out.self_weight[exact[k]] = kNaN;
+        if (out.sum_sq_weights) out.sum_sq_weights[exact[k]] = kNaN;
+      }
+  }
+  if (empty_row >= 0) return {Status::EmptyRow, empty_row, 0};
+  return {};
+}
+
+// The measured error estimate: exact fits of up to 64 queries spread through them, against what the grid gave,
+// relative to range(y); the grid's answers stay the result.
+Result estimate_error(const Fit& f, const FitOut& out, SortedKeys* by_x, double* error_estimate) {
+  const Problem& p = f.problem;
+  const int64_t n = p.keys.rows, I = p.queries.rows, width = p.values.cols;
+  const int64_t probes = std::min<int64_t>(64, I);
+  Scratch<int64_t> rows(probes);
+  Scratch<float> keep(probes * width);
+  if (!rows.ok() || !keep.ok()) return {Status::OutOfMemory};
+  for (int64_t r = 0; r < probes; ++r) {
+    rows.get()[r] = r * I / probes;
+    std::copy(out.mean.row(rows.get()[r]), out.mean.row(rows.get()[r]) + width, keep.get() + r * width);
+  }
+  double y_lo = std::numeric_limits<double>::infinity(), y_hi = -y_lo;
+  if (by_x && by_x->prepare(f) == Status::Ok) {
+    y_lo = by_x->y_lo();
+    y_hi = by_x->y_hi();
+  } else {
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t col = 0; col < width; ++col) {
+        y_lo = std::min(y_lo, double(p.values.row(j)[col]));
+        y_hi = std::max(y_hi, double(p.values.row(j)[col]));
+      }
+  }
+  const Result r = exact_of(f, by_x, rows.get(), probes, FitOut{out.mean});
+  if (r.status != Status::Ok) return r;
+  double worst = 0;
+  for (int64_t k = 0; k < probes; ++k)
+    for (int64_t col = 0; col < width; ++col) {
+      float* cell = out.mean.row(rows.get()[k]) + col;
+      const double d = std::fabs(double(*cell) - double(keep.get()[k * width + col]));
+      if (d > worst || std::isnan(d)) worst = std::isnan(d) ? worst : d;
+      *cell = keep.get()[k * width + col];  // the grid's answer stays the result
+    }
+  *error_estimate = I ? worst / (y_hi > y_lo ? y_hi - y_lo : 1.0) : 0.0;
+  return {};
+}
+
+}  // namespace
+
+Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double total, double total_sq, bool squares,
+                  const FitOut& out, double* error_estimate, int64_t* exact_rows_out, int64_t* range_rows_out,
+                  SortedKeys* sorted) {
+  if (range_rows_out) *range_rows_out = 0;
+  const Problem& p = f.problem;
+  const int64_t I = p.queries.rows, width = p.values.cols, dims = p.queries.cols;
+  const Masks& m = p.masks;
+  const bool linear = f.estimator == Estimator::LocalLinear;
+  const int64_t p_cols = linear ? 1 + dims : 1;
+  const float* omega = f.observation_weights;
+  const auto weight_of = [&](int64_t j) { return omega ? double(omega[j]) : 1.0; };
+  const int64_t powers_2 = linear ? (dims == 2 ? 6 : 3) : 1;
+  const int64_t powers_1 = linear ? 1 + dims : 1;
+  const int64_t stride = 2 * powers_2 + width * powers_1;
+  const Axis& x1 = axis[0];
+  const Axis x2 = dims == 2 ? axis[1] : Axis{};
+
+  // Each query: interpolated moments, leave-one-out correction, the same solve as the exact fit.
+  // The moment of the sum of two powers (for A and B): powers of degree 1 are entries 1 … dims of kPowers.
+  const auto product_power = [&](int64_t r, int64_t c) -> int64_t {
+    if (r == 0 || c == 0) return r + c;
+    if (dims == 1) return 2;
+    return r == c ? (r == 1 ? 3 : 5) : 4;
+  };
+  Scratch<int64_t> exact(I);
+  Scratch<double> a(p_cols * p_cols), l(p_cols * p_cols), g(p_cols), interp(stride);
+  if (!exact.ok() || !a.ok() || !l.ok() || !g.ok() || !interp.ok()) return {Status::OutOfMemory};
+  int64_t exact_count = 0;
+  // By FFT, the Σ K²·ω² moments round relative to Σω² (their taps peak at 1), as S's do relative to the total.
+  const bool by_fft = x1.fft || x2.fft;
+  const double share = served_share(by_fft, linear);
+  // Rows outside the sample's box that the grid cannot serve: the far rules after the loop, not an exact pass.
+  Scratch<int64_t> far(I);
+  if (!far.ok()) return {Status::OutOfMemory};
+  int64_t far_count = 0;
+  const bool laplacian = p.kernel.kind == KernelKind::Laplacian, compact = is_compact(p.kernel.kind);
+  for (int64_t i = 0; i < I; ++i) {
+    const GridQuery at = locate(p.queries.row(i), axis, dims, laplacian, compact);
+    const bool inside = at.inside;
+    if (!at.finite || !at.on_grid) {  // NaN or infinite queries: the exact engine decides what they give
+      (at.finite && !inside ? far : exact).get()[(at.finite && !inside ? far_count : exact_count)++] = i;
+      continue;
+    }
+    if (at.kink) {
+      exact.get()[exact_count++] = i;
+      continue;
+    }
+    double* v = interp.get();
+    moments_at(at, mom, axis, dims, width, stride, powers_2, powers_1, v);
+    const double* S = v;
+    double* B = v + powers_2;
+    double* T = v + 2 * powers_2;
+    if (m.leave_one_out) {  // the point's own weight K(0)·ω_i = ω_i, at offset u = 0: degree 0 only
+      const double w = weight_of(i);
+      v[0] -= w;
+      B[0] -= w * w;
+      for (int64_t col = 0; col < width; ++col) T[col * powers_1] -= w * double(p.values.row(i)[col]);
+    }
+    const double s0 = S[0], b0 = B[0];
+    if (!(s0 > share * total) || (by_fft && squares && !(b0 > share * total_sq))) {
+      (inside ? exact : far).get()[(inside ? exact_count : far_count)++] = i;
+      continue;
+    }
+    if (linear && !inside && edge_amplification(S, dims, s0) > kEdgeAmplification) {
+      exact.get()[exact_count++] = i;  // an extrapolation that would amplify the grid's errors (accuracy rule)
+      continue;
+    }
+    for (int64_t r = 0; r < p_cols; ++r)
+      for (int64_t c = 0; c < p_cols; ++c) a.get()[r * p_cols + c] = S[product_power(r, c)];
+    if (p_cols == 1)
+      g.get()[0] = 1 / S[0];  // Nadaraya–Watson, inline: once per query, the hot path of grid CV
+    else if (first_column_of_inverse(a.get(), p_cols, l.get(), g.get()) && out.guarded)
+      out.guarded[i] = 1;
+    const double* gg = g.get();
+    float* mean = out.mean.row(i);
+    for (int64_t col = 0; col < width; ++col)
+      mean[col] = mean_to_float(fitted_value(gg, T + col * powers_1, p_cols, 1));
+    if (out.sum_sq_weights) {
+      double sum_sq = 0;
+      for (int64_t r = 0; r < p_cols; ++r)
+        for (int64_t c = 0; c < p_cols; ++c) sum_sq += gg[r] * gg[c] * B[product_power(r, c)];
+      out.sum_sq_weights[i] = sum_sq > 0 ? sum_sq : b0 / (s0 * s0);  // as in local_fit (local_fit.h)
+    }
+    if (out.effective_keys) out.effective_keys[i] = s0 * s0 / b0;
+    if (out.log_denominator) out.log_denominator[i] = std::log(s0) - std::fabs(at.delta[0]) - std::fabs(at.delta[1]);
+    // ℓ_i(x_i) = ω_i K(0) gᵀ z_i with z_i = [1, 0, …]: query i is point i, at its own position.
+    if (out.self_weight) out.self_weight[i] = m.leave_one_out ? 0.0 : weight_of(i) * gg[0];
+  }
+  // The exact rows over the keys in each one's reach, where a model keeps its sample sorted (no mask to index).
+  SortedKeys* by_x = sorted && !m.any() ? sorted : nullptr;
+  if (const Result r = finish_rows(f, axis, total, far.get(), far_count, exact.get(), exact_count, out, exact_rows_out,
+                                   range_rows_out, sorted, by_x);
+      r.status != Status::Ok)
+    return r;
+  if (error_estimate) return estimate_error(f, out, by_x, error_estimate);
+  return {};
+}
+
+}  // namespace ka

@@ -1,0 +1,197 @@
+// The scan of select_cv (cv_search_parts.h): the common scale's log-spaced points over the sensible range, upward
+// with bounds, descending from the top, or all of them; then extended beyond an end while the best point sits there.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <new>
+
+#include "stats/cv_search_parts.h"
+
+namespace ka {
+
+using bandwidth_detail::float_bandwidth;
+using bandwidth_detail::kInf;
+using bandwidth_detail::quantile;
+
+// The range of the common scale s (h_d = s · start_d) that the scan covers: s·start_d reaches from kScanLow times
+// the median gap between sorted distinct values of x_d (below it a fit interpolates) up to kScanHigh times the
+// range of x_d (there every weight is within e^(−1/32) of the largest: Nadaraya–Watson is within a few % of the
+// constant and local-linear of the least-squares line; a criterion still falling there extends the scan), over every
+// dimension with a spread. Without any spread (or a range no double holds): 2^-5 … 1.
+Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
+  const int64_t n = x.rows, dims = x.cols;
+  Scratch<double> column(n);
+  if (!column.ok()) return Status::OutOfMemory;
+  double low = kInf, high = 0;
+  for (int64_t d = 0; d < dims; ++d) {
+    double* v = column.get();
+    int64_t m = 0;  // the finite values only: NaN has no place in a sort (the criterion decides what NaN gives)
+    for (int64_t i = 0; i < n; ++i)
+      if (std::isfinite(x.row(i)[d])) v[m++] = x.row(i)[d];
+    if (m < 2) continue;
+    std::sort(v, v + m);
+    const double range = v[m - 1] - v[0];
+    if (!(range > 0) || !std::isfinite(range)) continue;
+    int64_t gaps = 0;
+    for (int64_t i = 1; i < m; ++i)
+      if (v[i] > v[i - 1]) v[gaps++] = v[i] - v[i - 1];  // in place: gap k overwrites a value already read
+    const double spacing = quantile(v, gaps, 0.5);
+    low = std::min(low, kScanLow * spacing / start[d]);
+    high = std::max(high, kScanHigh * range / start[d]);
+  }
+  if (!(low > 0) || !(high <= std::numeric_limits<double>::max()) || !(low < high)) {
+    low = 1.0 / 32;
+    high = 1;
+  }
+  low = std::max(low, high * 1e-30);  // at most 30 decades (180 points), whatever spacings float32 holds
+  *lo = low;
+  *hi = high;
+  return Status::Ok;
+}
+
+namespace cv_search {
+namespace {
+
+// A large 1-D leave-one-out scan (screened, or on the search's grid) runs from the top down: its grid-served points
+// first, then the exact ones below the grid's reach, where the scan stops or skips what cannot be its minimum (the
+// bounds of cv_scan_bound.h, made on the sorted sample when the first exact point comes). Nadaraya–Watson
+// (Gaussian): the lower bound near the nearest-neighbour fit, which only rises as h falls, so the descent ends
+// where it exceeds the best score (with the screen's margin both ways, and kBoundMargin for float32 rounding).
+// Local-linear: a point where the probe finds a singular held-out design scores +inf, as its evaluation would.
+// Skipped points are not evaluated (nor on the curve); the scan's minimum is the one the whole scan gives. Returns
+// the best point of [low, high].
+int descend(Search& se, Scan& sc, int low, int high) {
+  const Problem& p = se.p;
+  const Criterion& criterion = se.criterion;
+  CvSearchKeep& keep = se.keep;
+  GridCv& grid = keep.grid;
+  GridCv& screen = keep.screen;
+  const bool screening = se.screening;
+  const double screen_from = se.screen_from, first = sc.first, step = sc.step;
+  const int count = sc.count;
+  Result& failure = se.failure;
+  const auto at = [&](int k) -> double& { return sc.score_at(k); };
+  const auto scan_at = [&](double log_scale) { return se.scale_to(log_scale, true); };
+  std::unique_ptr<NearestBound>& nearest = keep.nearest;
+  std::unique_ptr<SingularProbe>& probe = keep.probe;
+  const auto runs_exactly = [&](double h) {
+    float hf;
+    if (!float_bandwidth(h, &hf)) return false;
+    return !(screening && h >= screen_from && screen.serves(hf)) && !grid.serves(hf);
+  };
+  const auto margin = [&](double v) { return screening && std::isfinite(v) ? se.screen_margin(v) : 0.0; };
+  int chosen = -1;
+  for (int k = low; k <= high; ++k) at(k) = kInf;
+  for (int k = high; k >= low; --k) {
+    const double s = std::exp(first + k * step), h = se.start[0] * s;
+    if (failure.status != Status::Ok) continue;
+    if (chosen >= 0 && std::isfinite(at(chosen)) && runs_exactly(h)) {
+      if (!nearest && !probe) {
+        const Problem* q = keep.sorted.sorted_problem(p, criterion);
+        if (!q) {
+          failure = {Status::OutOfMemory};
+          continue;
+        }
+        nearest.reset(new (std::nothrow) NearestBound(*q, criterion, se.start, 1));
+        probe.reset(new (std::nothrow) SingularProbe(*q, criterion));
+        if (!nearest || !probe || nearest->status() != Status::Ok || probe->status() != Status::Ok) {
+          failure = {Status::OutOfMemory};
+          continue;
+        }
+      }
+      // Each point's bound or probe once per search (a search resumed in steps replays its descent every step).
+      if (keep.ruled_points < count) {
+        if (!keep.ruled.reset_zeroed(count)) {
+          failure = {Status::OutOfMemory};
+          continue;
+        }
+        std::fill(keep.ruled.get(), keep.ruled.get() + count, std::numeric_limits<double>::quiet_NaN());
+        keep.ruled_points = count;
+      }
+      double& ruled = keep.ruled.get()[k];  // the bound (Nadaraya–Watson), or 1 where the probe shows +inf
+      const double won = at(chosen);
+      if (nearest->active()) {
+        if (std::isnan(ruled)) ruled = nearest->lower_bound(s);
+        if (ruled * (1 - kBoundMargin) - margin(ruled) > won + margin(won)) break;  // and every lower point
+      } else {
+        if (std::isnan(ruled)) ruled = probe->singular(float(h)) ? 1 : 0;
+        if (ruled == 1) continue;
+      }
+    }
+    at(k) = scan_at(first + k * step);
+    if (chosen < 0 || at(k) <= at(chosen)) chosen = k;  // ties to the smaller bandwidth, as the upward scan
+  }
+  return std::max(chosen, low);
+}
+
+}  // namespace
+
+Result scan(Search& se, Scan& sc) {
+  const Problem& p = se.p;
+  const auto scan_at = [&](double log_scale) { return se.scale_to(log_scale, true); };
+  const double scale_lo = se.keep.scale_lo, scale_hi = se.keep.scale_hi;
+  const int count = std::max(2, int(std::ceil(std::log10(scale_hi / scale_lo) * kScanPerDecade)) + 1);
+  const double first = std::log(scale_lo), step = (std::log(scale_hi) - first) / double(count - 1);
+  sc.first = first;
+  sc.step = step;
+  sc.count = count;
+  // Scan points k = lo … hi, k = 0 at scale_lo; kScanExtra more each way where the best point sits at an end.
+  if (!sc.scores.reset_zeroed(count + 2 * kScanExtra)) return {Status::OutOfMemory};
+  const auto score_at = [&](int k) -> double& { return sc.score_at(k); };
+  int& lo = sc.lo;
+  int& hi = sc.hi;
+  int& best = sc.best;
+  lo = 0;
+  hi = count - 1;
+  best = 0;
+  // A multi-dimensional Nadaraya–Watson scan runs from the start (s = 1) up, then from there down, and stops each
+  // way where a lower bound on CV (cv_scan_bound.h: near the mean going up, near the nearest-neighbour fit going
+  // down; each only rises further that way) exceeds the best score found: those points are not the scan's minimum,
+  // and they are its costly ones (reaching every key above, rows redone in double below the spacing). Ties go to
+  // the smaller bandwidth, as in the upward scan.
+  const NearestBound& bound = se.keep.bound;
+  const bool descending = se.dims == 1 && se.criterion.score == Score::LeaveOneOut && !(se.criterion.exclude > 0) &&
+                          p.keys.rows >= kScreenMinPoints && (se.screening || se.keep.grid.suits());
+  if (!se.screening && bound.active()) {
+    best = -1;
+    const auto take = [&](int k) {
+      score_at(k) = scan_at(first + k * step);
+      if (best < 0 || score_at(k) < score_at(best) || (score_at(k) == score_at(best) && k < best)) best = k;
+    };
+    const auto beaten = [&](double floor) {
+      return best >= 0 && std::isfinite(score_at(best)) && floor > score_at(best) * (1 + kBoundMargin);
+    };
+    const int mid = std::clamp(int(std::lround(-first / step)), lo, hi);
+    int k = mid;
+    for (; k <= hi && !beaten(bound.lower_bound_far(std::exp(first + k * step))); ++k) take(k);
+    for (int j = k; j <= hi; ++j) score_at(j) = kInf;
+    for (k = mid - 1; k >= lo && !beaten(bound.lower_bound(std::exp(first + k * step))); --k) take(k);
+    for (int j = k; j >= lo; --j) score_at(j) = kInf;
+  } else if (descending) {
+    best = descend(se, sc, lo, hi);
+  } else {
+    for (int k = lo; k <= hi; ++k) {
+      score_at(k) = scan_at(first + k * step);
+      if (score_at(k) < score_at(best)) best = k;
+    }
+  }
+  if (se.failure.status != Status::Ok) return se.failure;
+  // Below the range: only while the lowest point is the best (ties in x, or a kernel that needs no spacing).
+  while (best == lo && lo > -kScanExtra && std::isfinite(score_at(lo))) {
+    --lo;
+    score_at(lo) = scan_at(first + lo * step);
+    if (score_at(lo) < score_at(best)) best = lo;
+  }
+  // Above it: while the highest point is the best (Nadaraya–Watson's constant, local-linear's line, approached from
+  // below), or while every score is infinite (compact kernels leave points without neighbours).
+  while ((best == hi || !std::isfinite(score_at(best))) && hi < count - 1 + kScanExtra) {
+    ++hi;
+    score_at(hi) = scan_at(first + hi * step);
+    if (score_at(hi) < score_at(best)) best = hi;
+  }
+  return se.failure;
+}
+
+}  // namespace cv_search
+}  // namespace ka

@@ -1,0 +1,153 @@
+// What the scan-and-refine search of the CV (or AICc) bandwidth shares between its files: the scan's constants, what a
+// search keeps across its calls (CvSearchKeep), one call's state (Search: the evaluations and the best point) and
+// the scan's points (Scan). cv_scan.cpp scans the common scale; cv_search.cpp refines, descends per dimension and is
+// select_cv (bandwidth.h).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+
+#include "base/scratch.h"
+#include "stats/bandwidth_detail.h"
+#include "stats/cv_scan_bound.h"
+
+namespace ka {
+
+// The scan of select_cv (bandwidth.h): kScanPerDecade log-spaced points per decade of the common scale, from
+// kScanLow times the smallest per-dimension median spacing to kScanHigh times the largest per-dimension range, and
+// up to kScanExtra more points beyond either end while the best point sits there.
+constexpr double kScanPerDecade = 6, kScanLow = 0.25, kScanHigh = 4;
+constexpr int kScanExtra = 12;
+// A scan point is skipped where the nearest-neighbour bound exceeds the best score by this share: far more than the
+// float32 engine's rounding of a score, so the skipped point's score would not have been the best either.
+constexpr double kBoundMargin = 1e-3;
+
+// An exact 1-D leave-one-out search scores its scan points on a grid (GridCv) where one of this relative tolerance
+// serves h and costs less than the exact fit: the scan's upper decades, whose bandwidths reach every key, cost O(n²)
+// each exactly and O(n + G log G) so. Such a grid's fits err by at most kScreenFitError of range(y) (measured well
+// below it: bandwidth_test.cpp), so a score s errs by at most screen_margin(s) = 2·√(s·W)·e + W·e² (W columns,
+// e = kScreenFitError·range(y)); scan points whose scores are that close to the best one's get a refinement too, up
+// to kScreenBrackets in all.
+constexpr double kScreenTolerance = 1e-6, kScreenFitError = 5e-5;
+constexpr int kScreenBrackets = 3;
+// Where the screen pays (measured natively on 10⁴ uniform points, Gaussian: an exact evaluation at h = range/64 takes
+// about 40 ms, the grid's about 10 ms, falling with h while the exact one grows to O(n²)): from h = range/64, on
+// samples of at least 2,000 points (below, the whole exact search takes a tenth of a second; binning the sample
+// once on the grid of 2^18 cells costs about as much).
+constexpr double kScreenFrom = 1.0 / 64;
+constexpr int64_t kScreenMinPoints = 2000;
+
+// The range of the common scale s (h_d = s · start_d) that the scan covers (cv_scan.cpp).
+Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi);
+
+// What one search keeps (CvSearchState, bandwidth.h). An exact 1-D leave-one-out search screens its scan on a fine
+// grid of its own (kScreenTolerance); then only the refinement's evaluations, all exact, can be returned. Whether the
+// scan is screened depends on the sample alone, so a replayed search makes the same choice.
+struct CvSearchKeep {
+  GridCv grid, screen;
+  bandwidth_detail::SearchSample sorted;
+  NearestBound bound;
+  std::unique_ptr<NearestBound> nearest;  // the 1-D descent's bounds, made at its first exact point
+  std::unique_ptr<SingularProbe> probe;
+  Scratch<double> ruled;  // per scan point of the descent: its bound or probe's answer, NaN until asked
+  int ruled_points = 0;
+  double scale_lo = 0, scale_hi = 0;
+  Status status = Status::Ok;
+  CvSearchKeep(const Problem& p, const Criterion& criterion, const double* start);
+};
+
+namespace cv_search {
+
+using bandwidth_detail::kInf;
+
+// One select_cv call: its inputs, what the search keeps across its calls (CvSearchKeep: grids, sorted sample, bounds,
+// the scan's range), the evaluations so far (a resumed search replays them from the curve), the best point evaluated
+// and the first failure.
+struct Search {
+  const Problem& p;
+  const Criterion& criterion;
+  const SearchProgress& progress;
+  CvCurve* const curve;
+  const int64_t dims;
+  const double* start;
+  Scratch<double> trial, best_h;
+  double best_score = kInf;
+  bool any_holdable = false;  // some evaluated bandwidth was positive and finite (else the scan overflowed)
+  Result failure;
+  // Evaluations a resumed search takes from the curve (CvCurve), and the evaluations made so far.
+  const int32_t recorded;
+  int32_t evaluations = 0;
+  CvSearchKeep& keep;
+  // Leave-one-out CV in 1-D: one grid for the whole search, binned once (keep.grid); the exact evaluations' sorted
+  // sample, sorted once for the whole search (keep.sorted); the screen (keep.screen).
+  const bool screening;
+  // The smallest bandwidth screened: below it the exact fit of a scan point costs about as little as the grid's.
+  double screen_from = kInf;
+  double y_range = 0;
+
+  Search(const Problem& p_, const Criterion& c, const SearchProgress& progress_, CvCurve* curve_, const double* start_,
+         CvSearchKeep& keep_)
+      : p(p_),
+        criterion(c),
+        progress(progress_),
+        curve(curve_),
+        dims(p_.queries.cols),
+        start(start_),
+        trial(dims),
+        best_h(dims),
+        recorded(curve_ ? std::clamp(curve_->count, 0, curve_->capacity) : 0),
+        keep(keep_),
+        screening(keep_.screen.suits() && p_.keys.rows >= kScreenMinPoints) {
+    if (screening) {
+      float low = p.keys.row(0)[0], high = low;
+      for (int64_t i = 1; i < p.keys.rows; ++i) {
+        low = std::min(low, p.keys.row(i)[0]);
+        high = std::max(high, p.keys.row(i)[0]);
+      }
+      screen_from = kScreenFrom * (double(high) - double(low));
+    }
+    for (int64_t c = 0; screening && c < p.values.cols; ++c) {
+      double low = kInf, high = -kInf;
+      for (int64_t i = 0; i < p.values.rows; ++i) {
+        low = std::min(low, double(p.values.row(i)[c]));
+        high = std::max(high, double(p.values.row(i)[c]));
+      }
+      y_range = std::max(y_range, high - low);
+    }
+  }
+  bool ok() const { return trial.ok() && best_h.ok(); }
+
+  double screen_margin(double s) const {
+    const double width = double(p.values.cols), e = kScreenFitError * y_range;
+    return 2 * std::sqrt(s * width) * e + width * e * e;
+  }
+
+  // CV at a bandwidth, recorded on the curve and kept when it is the best so far; NaN-free (+inf for empty
+  // neighbourhoods). The search returns the best point it evaluated, so no evaluation is repeated at the end.
+  // A scan point while screening (`scan`) is scored on the screening grid where that serves h, and is never kept.
+  // After a failure (or a cancellation) nothing more is evaluated: the loops run out on +inf and the search returns.
+  double evaluate(const double* bandwidth, bool scan);
+
+  // The start times e^log_scale.
+  double scale_to(double log_scale, bool scan) {
+    for (int64_t d = 0; d < dims; ++d) trial.get()[d] = start[d] * std::exp(log_scale);
+    return evaluate(trial.get(), scan);
+  }
+};
+
+// The scan of the common scale: points k = lo … hi at log scale first + k·step (k = 0 at scale_lo), their scores,
+// and the best one.
+struct Scan {
+  double first = 0, step = 0;
+  int count = 0, lo = 0, hi = 0, best = 0;
+  Scratch<double> scores;  // k = -kScanExtra … count − 1 + kScanExtra
+  double& score_at(int k) { return scores.get()[k + kScanExtra]; }
+  double score_at(int k) const { return scores.get()[k + kScanExtra]; }
+};
+
+// Coarse scan of the common scale over the whole sensible range (scan_range), log-spaced, extended beyond either
+// end while the best point sits there (cv_scan.cpp).
+Result scan(Search& se, Scan& sc);
+
+}  // namespace cv_search
+}  // namespace ka
