@@ -48,9 +48,9 @@ const CONSUMERS = process.env.KA_BUNDLERS?.split(',') ?? [
   'parcel',
 ];
 const TIMEOUT_MS = 180_000;
-// Issue 21: a single-thread app downloads under 200 kB gzip (the .wasm about 155 kB, its glue and the API's
-// JavaScript about 33 kB; docs/package.md, Sizes and What the bytes are).
-const DOWNLOAD_BUDGET = 200_000;
+// A single-thread app downloads under 260 kB gzip (docs/package.md, Sizes and What the bytes are): issue 21's 200 kB
+// held until 0.2.0 added R's loess, the plug-in rule, mixed data and degree 2 to the one .wasm every page fetches.
+const DOWNLOAD_BUDGET = 260_000;
 
 let dir;
 let tarball;

@@ -10,6 +10,7 @@
 #include "stats/regression.h"
 #include "base/scratch.h"
 #include "stats/bandwidth_detail.h"
+#include "stats/cv_window.h"
 
 namespace ka {
 namespace bandwidth_detail {
@@ -57,6 +58,7 @@ namespace {
 
 using bandwidth_detail::kInf;
 using bandwidth_detail::SortedSample;
+using bandwidth_detail::window_cv;
 
 // Blocked CV's band (bandwidth.h, Criterion::exclude) on a sample sorted by its first coordinate: for held-out
 // point i, the keys j with |x_j1 − x_i1| <= r are the contiguous index range [first_i, last_i] (i among them).
@@ -162,6 +164,11 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     q.masks.band_first = band.first.get();
     q.masks.band_last = band.last.get();
   }
+  // 1-D on sorted keys above the float64 criterion's size: the windowed criterion (cv_window.h) where few keys are in
+  // reach of each row.
+  if (nodes == 0 && dims == 1 && sorted.ordered && !p.masks.any() && n > bandwidth_detail::kDoubleCriterionRows &&
+      window_cv(q, f.estimator, f.observation_weights, score))
+    return {};
   const Fit loo{q, f.estimator, f.observation_weights};
   const bool linear = f.estimator != Estimator::NadarayaWatson;  // the guard acts on degrees 1 and 2
   Scratch<uint8_t> guarded(linear ? n : 0);
