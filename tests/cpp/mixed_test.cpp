@@ -1,6 +1,7 @@
 // Mixed regression (stats/mixed.h, stats/categories.h) against float64 loops written here: the discrete kernels'
-// definitions, fits with product weights (Nadaraya–Watson; local-linear in the continuous columns only), Σℓ², the
-// smoother's diagonal, leave-one-out CV, AICc's trace, and the joint search against a brute-force scan; the plan.
+// definitions, fits with product weights (Nadaraya–Watson; local-linear and local-quadratic in the continuous columns
+// only), Σℓ², the smoother's diagonal, slopes, leave-one-out CV, AICc's trace, and the joint search against a
+// brute-force scan; the plan.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -74,22 +75,31 @@ double weight(const Sample& s, const float* q, const int32_t* qc, int64_t j, con
   return w;
 }
 
-// ℓ_j(q) of the fit at query (q, qc), skipping key `skip` (−1: none): WLS of y on [1, x − q] (degree 1) or [1];
-// `row` 1 … dims gives the weights of the slope along that column instead of the intercept.
+// The design row of key j at q: [1] (degree 0), [1, u] (1), [1, u, u_a·u_b for a ≤ b] (2), u = x_j − q.
+std::vector<double> design(const Sample& s, const float* q, int64_t j, int degree) {
+  std::vector<double> z{1.0}, u;
+  for (int64_t d = 0; d < s.dims && degree > 0; ++d) u.push_back(double(s.x[size_t(j * s.dims + d)]) - q[d]);
+  z.insert(z.end(), u.begin(), u.end());
+  for (size_t a = 0; a < u.size() && degree > 1; ++a)
+    for (size_t b = a; b < u.size(); ++b) z.push_back(u[a] * u[b]);
+  return z;
+}
+
+// ℓ_j(q) of the fit at query (q, qc), skipping key `skip` (−1: none): WLS of y on design(degree); `row` 1 … dims gives
+// the weights of the slope along that column instead of the intercept.
 std::vector<double> equivalent_kernel(const Sample& s, const float* q, const int32_t* qc, int degree, int64_t skip,
                                       const std::vector<double>& h, const std::vector<double>& lambda, bool weighted,
                                       int64_t row = 0) {
-  const int64_t p = degree ? s.dims + 1 : 1;
-  std::vector<double> a(size_t(p * p)), w(size_t(s.n)), z(static_cast<size_t>(p));
+  const int64_t p = int64_t(design(s, q, 0, degree).size());
+  std::vector<double> a(size_t(p * p)), w(size_t(s.n)), z;
   for (int64_t j = 0; j < s.n; ++j) {
     if (j == skip) continue;
     w[size_t(j)] = weight(s, q, qc, j, h, lambda, weighted);
-    z[0] = 1;
-    for (int64_t d = 1; d < p; ++d) z[size_t(d)] = double(s.x[size_t(j * s.dims + d - 1)]) - q[d - 1];
+    z = design(s, q, j, degree);
     for (int64_t r = 0; r < p; ++r)
       for (int64_t k = 0; k < p; ++k) a[size_t(r * p + k)] += w[size_t(j)] * z[size_t(r)] * z[size_t(k)];
   }
-  // e₁ᵀ A⁻¹ by Gauss–Jordan on [A | I] (p ≤ 3).
+  // e₁ᵀ A⁻¹ by Gauss–Jordan on [A | I] (A symmetric positive definite: no pivoting).
   std::vector<double> inv(size_t(p * p));
   for (int64_t r = 0; r < p; ++r) inv[size_t(r * p + r)] = 1;
   for (int64_t col = 0; col < p; ++col) {
@@ -110,8 +120,7 @@ std::vector<double> equivalent_kernel(const Sample& s, const float* q, const int
   std::vector<double> ell(size_t(s.n));
   for (int64_t j = 0; j < s.n; ++j) {
     if (j == skip) continue;
-    z[0] = 1;
-    for (int64_t d = 1; d < p; ++d) z[size_t(d)] = double(s.x[size_t(j * s.dims + d - 1)]) - q[d - 1];
+    z = design(s, q, j, degree);
     double g = 0;
     for (int64_t k = 0; k < p; ++k) g += inv[size_t(row * p + k)] * z[size_t(k)];
     ell[size_t(j)] = w[size_t(j)] * g;
@@ -153,13 +162,13 @@ TEST_CASE("discrete kernels follow their definitions and ranges") {
 
 TEST_CASE("mixed fits equal float64 loops with product weights") {
   for (const int64_t dims : {0, 1, 2}) {
-    for (const int degree : {0, 1}) {
+    for (const int degree : {0, 1, 2}) {
       for (const bool weighted : {false, true}) {
         Sample s(67, dims, {3, 4}, {kAll[size_t(dims % 3)], kAll[size_t((dims + 1) % 3)]}, uint32_t(7 + dims));
         const std::vector<double> h(size_t(s.dims), 0.8), lambda{0.3, 0.45};
         Call call(s, h, lambda);
-        const Fit f{call.problem, degree ? Estimator::LocalLinear : Estimator::NadarayaWatson,
-                    weighted ? s.weights.data() : nullptr};
+        const Estimator degrees[] = {Estimator::NadarayaWatson, Estimator::LocalLinear, Estimator::LocalQuadratic};
+        const Fit f{call.problem, degrees[degree], weighted ? s.weights.data() : nullptr};
         std::vector<float> mean(size_t(s.n));
         std::vector<double> sum_sq(size_t(s.n)), self(size_t(s.n));
         REQUIRE(
@@ -170,7 +179,8 @@ TEST_CASE("mixed fits equal float64 loops with product weights") {
           CAPTURE(degree);
           CAPTURE(weighted);
           CAPTURE(i);
-          // Without continuous columns local-linear is Nadaraya–Watson (the zero column has no spread).
+          // Without continuous columns local-linear and local-quadratic are Nadaraya–Watson (the zero column has no
+          // spread).
           const auto ell = equivalent_kernel(s, &s.x[size_t(i * s.dims)], &s.codes[size_t(i * s.count())],
                                              dims ? degree : 0, -1, h, lambda, weighted);
           double want = 0, squares = 0;
@@ -182,13 +192,13 @@ TEST_CASE("mixed fits equal float64 loops with product weights") {
           CHECK(sum_sq[size_t(i)] == doctest::Approx(squares).epsilon(1e-4));
           CHECK(self[size_t(i)] == doctest::Approx(ell[size_t(i)]).epsilon(1e-4));
         }
-        // The gradient along the continuous columns: local-linear's fitted slope (local_rows.h).
-        if (degree == 1 && dims > 0) {
+        // The gradient along the continuous columns: the fitted slope (local_rows.h).
+        if (degree > 0 && dims > 0) {
           std::vector<double> grad(size_t(s.n * s.dims));
           REQUIRE(mixed_gradient(f, call.categories, GradientOut{grad.data()}).status == Status::Ok);
           const int64_t i = 5;
-          const auto beta = equivalent_kernel(s, &s.x[size_t(i * s.dims)], &s.codes[size_t(i * s.count())], 1, -1, h,
-                                              lambda, weighted, 1);
+          const auto beta = equivalent_kernel(s, &s.x[size_t(i * s.dims)], &s.codes[size_t(i * s.count())], degree, -1,
+                                              h, lambda, weighted, 1);
           double slope = 0;
           for (int64_t j = 0; j < s.n; ++j) slope += beta[size_t(j)] * s.y[size_t(j)];
           CHECK(grad[size_t(i * s.dims)] == doctest::Approx(slope).epsilon(1e-6));
@@ -199,12 +209,13 @@ TEST_CASE("mixed fits equal float64 loops with product weights") {
 }
 
 TEST_CASE("mixed leave-one-out CV and AICc equal float64 loops") {
-  for (const int degree : {0, 1}) {
+  for (const int degree : {0, 1, 2}) {
     Sample s(90, 1, {3, 5}, {DiscreteKernel::AitchisonAitken, DiscreteKernel::WangVanRyzin}, 11);
     const std::vector<double> h{0.6}, lambda{0.2, 0.5};
     Call call(s, h, lambda);
     Criterion criterion;
-    criterion.estimator = degree ? Estimator::LocalLinear : Estimator::NadarayaWatson;
+    const Estimator degrees[] = {Estimator::NadarayaWatson, Estimator::LocalLinear, Estimator::LocalQuadratic};
+    criterion.estimator = degrees[degree];
     criterion.observation_weights = s.weights.data();
     const double bw[] = {0.6, 0.2, 0.5};
     double cv = 0;
