@@ -20,6 +20,7 @@ import { benchBackward } from './backward.mjs';
 import { benchLoess } from './loess.mjs';
 import { benchSpan } from './span.mjs';
 import { benchLowess } from './lowess.mjs';
+import { benchMixed } from './mixed.mjs';
 import { benchScale } from './scale.mjs';
 import { benchScaleTable } from './scale-table.mjs';
 import { benchProgress } from './progress.mjs';
@@ -53,7 +54,7 @@ const only = args
   .split(',');
 const write = !only && !args.includes('--no-write');
 // The exact engine's tables run unless --cases names only the separate sections (select, approx, lowess, …).
-const sections = ['select', 'approx', 'progress', 'backward', 'lowess', 'loess', 'span', 'scale', 'table'];
+const sections = ['select', 'approx', 'progress', 'backward', 'lowess', 'loess', 'span', 'scale', 'table', 'mixed'];
 const runCases = !only || only.some((id) => !sections.includes(id));
 const log = (line) => process.stderr.write(`${line}\n`);
 const started = performance.now();
@@ -177,6 +178,13 @@ if (!only || only.includes('loess')) {
 if (!only || only.includes('span')) {
   log('span…');
   extra.push(await benchSpan(log).catch((error) => `### Exact span fits\n\nfailed: ${error.message}`));
+}
+
+// Mixed data (issue 33; `--cases=mixed` runs only this): a mixed fit against the continuous fit, and the (h, λ) search
+// against statsmodels' cv_ls at n = 1,000 (a minute or two, most of it statsmodels').
+if (!only || only.includes('mixed')) {
+  log('mixed data…');
+  extra.push(await benchMixed(log).catch((error) => `### Mixed data\n\nfailed: ${error.message}`));
 }
 
 // Every entry point at 10⁴–10⁶ points against R and statsmodels, and as ratios to the plain fit (issue 31;

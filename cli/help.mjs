@@ -1,5 +1,6 @@
 // The help text the commands share: how a table is read, the sample's flags, the output flags.
 import { KERNELS, RULES } from './regression-options.mjs';
+import { TYPES_HELP } from './types.mjs';
 
 // The reader's flags (web/src/table.js), for every command that reads a table.
 export const READING_HELP = `  --missing M         skip (drop rows with an empty, NA or NaN cell in the columns used) or error (default)
@@ -22,6 +23,7 @@ export const SAMPLE_HELP = `
                       bandwidth reaches its ⌊F·n⌋-th nearest point, at least the estimator's columns + 1; above 1
                       every point, the radius grown by √F; several x columns scaled by their trimmed standard
                       deviations)
+${TYPES_HELP}
 ${READING_HELP}`;
 
 export const READING_NOTE = `FILE may be - for stdin. Lines starting with # are skipped. Digit groups (1,234.5), U+2212 minus, and dates or times

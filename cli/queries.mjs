@@ -4,6 +4,7 @@ import { columnList, number, UsageError } from './args.mjs';
 import { readColumns } from './csv.mjs';
 import { DATE_KINDS, readerOptions } from './sample.mjs';
 import { parseDate } from '../web/src/table-values.js';
+import { codeQueries } from './types.mjs';
 
 export const QUERY_OPTIONS = {
   at: { type: 'string' },
@@ -32,6 +33,7 @@ export function readGrid(values, file) {
 export async function queryPoints(values, s, grid) {
   if (grid !== undefined) {
     if (s.dim !== 1) throw new UsageError(`--grid needs exactly one --x column; got ${s.dim} (use --at for more)`);
+    if (s.levels?.[0]) throw new UsageError('--grid needs a continuous --x column (use --at for a discrete one)');
     // --from and --to are numbers; for a date column they are read as dates too.
     const end = (name) => {
       if (values[name] === undefined || !DATE_KINDS.has(s.kinds[0])) return number(values, name);
@@ -54,5 +56,6 @@ export async function queryPoints(values, s, grid) {
   if (cols.length !== s.dim) throw new UsageError(`--at-x names ${cols.length} columns; --x has ${s.dim}`);
   const xq = at.groups['--at-x'].data;
   for (let i = 0; i < xq.length; i++) xq[i] -= s.centre[i % s.dim];
-  return xq;
+  // Discrete columns (--types, regression commands) coded as the sample's levels.
+  return s.levels ? codeQueries(s, xq) : xq;
 }

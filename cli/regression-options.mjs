@@ -3,6 +3,7 @@
 import { parseNumber } from '../web/src/table-values.js';
 import { choice, number, UsageError } from './args.mjs';
 import { round } from './output.mjs';
+import { typesFields, typesOption } from './types.mjs';
 
 export const KERNELS = ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
 export const ESTIMATORS = ['local-linear', 'nadaraya-watson', 'local-quadratic'];
@@ -14,7 +15,10 @@ export function bandwidthOption(values, dim) {
   const text = values.bandwidth ?? 'cv';
   if (RULES.includes(text)) return text;
   const list = text.split(',').map((h) => parseNumber(h));
-  if (list.some((h) => !(h > 0) || !Number.isFinite(h)) || (list.length !== 1 && list.length !== dim)) {
+  // A discrete column's entry (--types) is λ, which may be 0 (the library checks its range).
+  const discrete = typesOption(values, dim) ?? [];
+  const bad = (h, d) => !(discrete[d] && discrete[d] !== 'continuous' ? h >= 0 : h > 0) || !Number.isFinite(h);
+  if (list.some(bad) || (list.length !== 1 && list.length !== dim)) {
     const expected =
       dim === 1
         ? `${RULES.join(', ')} or a positive number`
@@ -52,6 +56,7 @@ export function regressionOptions(values, dim) {
     bandwidth: spanOption(values) ?? bandwidthOption(values, dim),
     ...(iterations !== undefined && { robust: { iterations } }),
     ...excludeOption(values),
+    ...typesFields(values, dim),
   };
 }
 

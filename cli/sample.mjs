@@ -3,6 +3,7 @@
 import { choice, columnList, UsageError } from './args.mjs';
 import { readColumns } from './csv.mjs';
 import { round } from './output.mjs';
+import { codeSample, TYPES_OPTIONS } from './types.mjs';
 
 // How a file is read (help.mjs, READING_HELP) and the result written: every command that reads a table takes these.
 export const FILE_OPTIONS = {
@@ -27,6 +28,7 @@ export const SAMPLE_OPTIONS = {
   ...FILE_OPTIONS,
   quiet: { type: 'boolean', short: 'q' },
   exclude: { type: 'string' },
+  ...TYPES_OPTIONS,
 };
 
 /** The data file, the command's one positional argument. */
@@ -98,7 +100,8 @@ export async function loadSample(file, values) {
     return Math.round((lo + hi) / 2);
   });
   for (let i = 0; i < x.data.length; i++) x.data[i] -= centre[i % dim];
-  return {
+  // Discrete columns (--types) coded 0 … c − 1: types.mjs.
+  const sample = {
     file,
     header: t.header,
     xCols: x.columns,
@@ -117,6 +120,7 @@ export async function loadSample(file, values) {
       return (v) => f(v + centre[d]);
     }),
   };
+  return codeSample(sample, values);
 }
 
 /** Column `c` of the sample's y (row-major, `yNames.length` columns). */

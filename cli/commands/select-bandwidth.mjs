@@ -54,7 +54,7 @@ export async function run(argv, api) {
   const format = outputFormat(values);
   const rule = readRule(values);
   const s = await loadSample(file, values);
-  const { kernel, estimator, exclude } = regressionOptions(values, s.dim);
+  const { kernel, estimator, exclude, types, orderedKernel } = regressionOptions(values, s.dim);
   const ka = await api();
   const r = await withProgress('select-bandwidth', values, (onProgress) =>
     apiCall(
@@ -67,6 +67,7 @@ export async function run(argv, api) {
           perDimension: Boolean(values['per-dimension']),
           onProgress,
           ...(exclude === undefined ? {} : { exclude }),
+          ...(types && { types, ...(orderedKernel && { orderedKernel }) }),
         }),
       s,
     ),

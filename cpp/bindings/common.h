@@ -6,6 +6,7 @@
 
 #include "engine/local_fit.h"
 #include "engine/problem.h"
+#include "stats/categories.h"
 
 namespace ka::bindings {
 
@@ -66,6 +67,15 @@ struct FitOptions {
   double tolerance = 0;      // > 0: selection's leave-one-out CV may run on a grid (1-D, 2-D)
   double exclude = 0;        // selection's blocked CV radius (Criterion::exclude)
   uintptr_t queryScale = 0;  // float64 × queries: per-query bandwidth factors (span bandwidths), 0 for none
+  // Discrete columns (stats/categories.h), none when discreteColumns is 0: the sample's levels (int32 × n ·
+  // discreteColumns), the queries' (int32 × I · discreteColumns; 0: the sample's), each column's levels (int32),
+  // kernel (int32, DiscreteKernel) and λ (float64; a search ignores it).
+  int32_t discreteColumns = 0;
+  uintptr_t categories = 0;
+  uintptr_t queryCategories = 0;
+  uintptr_t levels = 0;
+  uintptr_t discreteKernels = 0;
+  uintptr_t lambda = 0;
 };
 
 // The regression of y (n × width) on x (n × dims), evaluated at q (I × dims).
@@ -79,6 +89,16 @@ inline Fit make_fit(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I,
   f.problem.threads = o.threads;
   f.query_scale = ptr<const double>(o.queryScale);
   return f;
+}
+
+// The discrete columns of o (count 0: none).
+inline Categories make_categories(const FitOptions& o) {
+  return Categories{ptr<const int32_t>(o.categories),
+                    ptr<const int32_t>(o.queryCategories ? o.queryCategories : o.categories),
+                    o.discreteColumns,
+                    ptr<const int32_t>(o.levels),
+                    ptr<const DiscreteKernel>(o.discreteKernels),
+                    ptr<const double>(o.lambda)};
 }
 
 }  // namespace ka::bindings

@@ -78,7 +78,12 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .value("estimator", PlanField::Estimator)
       .value("weights", PlanField::Weights)
       .value("span", PlanField::Span)
-      .value("criterion", PlanField::Criterion);
+      .value("criterion", PlanField::Criterion)
+      .value("discrete", PlanField::Discrete);
+  enum_<DiscreteKernel>("DiscreteKernel")
+      .value("aitchison-aitken", DiscreteKernel::AitchisonAitken)
+      .value("wang-van-ryzin", DiscreteKernel::WangVanRyzin)
+      .value("li-racine", DiscreteKernel::LiRacine);
   value_object<CallOptions>("CallOptions")
       .field("kernel", &CallOptions::kernel)
       .field("scale", &CallOptions::scale)
@@ -104,6 +109,12 @@ EMSCRIPTEN_BINDINGS(kernel_attention) {
       .field("threads", &FitOptions::threads)
       .field("tolerance", &FitOptions::tolerance)
       .field("exclude", &FitOptions::exclude)
-      .field("queryScale", &FitOptions::queryScale);
+      .field("queryScale", &FitOptions::queryScale)
+      .field("discreteColumns", &FitOptions::discreteColumns)
+      .field("categories", &FitOptions::categories)
+      .field("queryCategories", &FitOptions::queryCategories)
+      .field("levels", &FitOptions::levels)
+      .field("discreteKernels", &FitOptions::discreteKernels)
+      .field("lambda", &FitOptions::lambda);
   function("_simdName", &simd_name_js);
 }

@@ -27,7 +27,7 @@ struct PlanCallJs {
   bool masked = false, generalMask = false, groups = false;
   Estimator estimator = Estimator::LocalLinear;
   PlanCriterion criterion = PlanCriterion::Fit;
-  bool exclude = false, weights = false, span = false;
+  bool exclude = false, weights = false, span = false, discrete = false;
   uintptr_t keyData = 0, bandwidth = 0;
 };
 
@@ -54,6 +54,7 @@ PlanJs plan_js(PlanCallJs c, Method requested, double tolerance) {
   call.exclude = c.exclude;
   call.weights = c.weights;
   call.span = c.span;
+  call.discrete = c.discrete;
   call.key_data = {ptr<const float>(c.keyData), c.keyData ? c.keys : 0, c.dims, c.dims};
   call.bandwidth = ptr<const float>(c.bandwidth);
   const Plan p = plan(call, requested, tolerance);
@@ -90,6 +91,7 @@ EMSCRIPTEN_BINDINGS(plan) {
       .field("exclude", &PlanCallJs::exclude)
       .field("weights", &PlanCallJs::weights)
       .field("span", &PlanCallJs::span)
+      .field("discrete", &PlanCallJs::discrete)
       .field("keyData", &PlanCallJs::keyData)
       .field("bandwidth", &PlanCallJs::bandwidth);
   value_object<PlanJs>("Plan")

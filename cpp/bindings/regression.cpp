@@ -15,6 +15,7 @@
 #include "methods/plan.h"
 #include "stats/bandwidth.h"
 #include "stats/lowess.h"
+#include "stats/mixed.h"
 #include "stats/plugin.h"
 #include "stats/regression.h"
 
@@ -33,14 +34,16 @@ CallResult local_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_
                         uintptr_t logden) {
   const FitOut out{Matrix{ptr<float>(mean), I, width, width}, ptr<double>(sum_sq), ptr<double>(self), ptr<double>(eff),
                    ptr<double>(logden)};
-  return to_js(local_fit(make_fit(x, y, q, n, I, dims, width, o), out));
+  const Fit f = make_fit(x, y, q, n, I, dims, width, o);
+  return to_js(o.discreteColumns ? mixed_fit(f, make_categories(o), out) : local_fit(f, out));
 }
 
 // ∂f/∂q (local_rows.h): gradient I × dims × width doubles; sum_sq I × dims doubles and mean I × width doubles, or 0.
 CallResult local_gradient_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
                              FitOptions o, uintptr_t gradient, uintptr_t sum_sq, uintptr_t mean) {
-  return to_js(local_gradient(make_fit(x, y, q, n, I, dims, width, o),
-                              GradientOut{ptr<double>(gradient), ptr<double>(sum_sq), ptr<double>(mean)}));
+  const Fit f = make_fit(x, y, q, n, I, dims, width, o);
+  const GradientOut out{ptr<double>(gradient), ptr<double>(sum_sq), ptr<double>(mean)};
+  return to_js(o.discreteColumns ? mixed_gradient(f, make_categories(o), out) : local_gradient(f, out));
 }
 
 // Span bandwidths (neighbours.h): out[i], I doubles, the distance from query i to its k-th nearest of the n keys x,
@@ -116,7 +119,9 @@ struct SummaryResult {
 SummaryResult fit_summary_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
                              uintptr_t column_sigma2) {
   FitSummary s;
-  const Result r = summarize_fit(make_fit(x, y, x, n, n, dims, width, o), &s, ptr<double>(column_sigma2), o.tolerance);
+  const Fit f = make_fit(x, y, x, n, n, dims, width, o);
+  const Result r = o.discreteColumns ? mixed_summary(f, make_categories(o), &s, ptr<double>(column_sigma2))
+                                     : summarize_fit(f, &s, ptr<double>(column_sigma2), o.tolerance);
   return {r.status, s.rss, s.trace, s.trace_sq, s.sigma2, double(s.empty_rows), double(s.guard_changed)};
 }
 
@@ -126,7 +131,8 @@ struct SelectResult {
   int32_t iterations = 0;  // select_cv_gradient_js: accepted L-BFGS steps
 };
 
-// h: dims doubles, in: the start, out: the choice; score: 1 double;
+// h: dims doubles (with discrete columns, dims + discreteColumns: h then λ), in: the start, out: the choice; score: 1
+// double;
 // curve: capacity × dims and capacity doubles, whose first `recorded` entries are replayed (CvCurve: resuming).
 // stop_at > 0: the search stops (Cancelled) once it has made stop_at evaluations, so that JS can yield to its event
 // loop and resume it; 0: it runs to the end.
@@ -142,8 +148,10 @@ SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int
   CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, recorded};
   const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance, o.exclude};
   const SearchProgress progress{stop_at > 0 ? &stop_at_count : nullptr, &stop_at};
-  const Result r = select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c, progress,
-                             reinterpret_cast<CvSearchState*>(search));
+  const Result r = o.discreteColumns ? select_mixed(f.problem, make_categories(o), per_dimension, ptr<double>(h),
+                                                    ptr<double>(score), &curve, c, progress)
+                                     : select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve,
+                                                 c, progress, reinterpret_cast<CvSearchState*>(search));
   return {r.status, curve.count};
 }
 
@@ -174,6 +182,8 @@ Status cv_score_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t wi
                    uintptr_t h, uintptr_t score) {
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
   const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance, o.exclude};
+  if (o.discreteColumns)
+    return mixed_cv_score(f.problem, make_categories(o), ptr<double>(h), ptr<double>(score), c).status;
   return cv_score(f.problem, ptr<double>(h), ptr<double>(score), c).status;
 }
 

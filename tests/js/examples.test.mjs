@@ -26,6 +26,21 @@ test('the README shows every file of examples/ verbatim', () => {
     readme.includes('```js\n' + read('examples/regression.mjs').trimEnd() + '\n```'),
     'README copy of examples/regression.mjs is stale',
   );
+  assert.ok(
+    readme.includes('```js\n' + read('examples/mixed.mjs').trimEnd() + '\n```'),
+    'README copy of examples/mixed.mjs is stale',
+  );
+});
+
+test('the mixed-data example pools little across diets and finds each diet its own curve', () => {
+  const output = execFileSync(process.execPath, [root + 'examples/mixed.mjs'], { encoding: 'utf8' });
+  const [, h, lambda] = output.match(/^bandwidth: day (\S+), diet λ (\S+)/m).map(Number);
+  assert.ok(h > 0 && lambda >= 0 && lambda <= 2 / 3, `h ${h}, λ ${lambda}`);
+  const day21 = [...output.matchAll(/day 21 (\S+) g/g)].map((m) => Number(m[1]));
+  // The truth at day 21: 40 + gain / (1 + e^(−9/4)), gains 150, 200, 250 g.
+  [150, 200, 250].forEach((gain, k) =>
+    assert.ok(Math.abs(day21[k] - (40 + gain / (1 + Math.exp(-9 / 4)))) < 8, `diet ${k}: ${day21[k]}`),
+  );
 });
 
 test('the regression example chooses a positive bandwidth and its bands follow the truth', () => {

@@ -585,6 +585,27 @@ const regressionOptions = () => ({
     values: ['auto', 'exact', 'grid'],
   },
   tolerance: { cases: () => rangeCases(0, 1), valid: () => 0.01 },
+  // Mixed data (web/src/categories.js): X's second column holds non-integers, so it cannot be discrete.
+  types: {
+    cases: () => [
+      ...wrongTypes(),
+      { label: 'one type for two columns', value: ['continuous'], code: 'BadShape' },
+      { label: "an unknown type ('nominal')", value: ['continuous', 'nominal'], code: 'BadArgument' },
+      {
+        label: 'a discrete column of non-integers',
+        value: ['continuous', 'ordered'],
+        code: 'BadArgument',
+        argument: 'x',
+      },
+      { label: 'every column continuous', value: ['continuous', 'continuous'], ok: true },
+    ],
+    valid: () => ['continuous', 'continuous'],
+  },
+  orderedKernel: {
+    cases: () => enumCases(['wang-van-ryzin', 'li-racine'], ['liracine', 'wangryzin']),
+    valid: () => 'li-racine',
+    values: ['wang-van-ryzin', 'li-racine'],
+  },
 });
 // selectBandwidth's and cvScore's `method` before 0.2.0 (deprecated, still read).
 const deprecatedApproximation = () => ({

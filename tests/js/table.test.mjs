@@ -355,3 +355,20 @@ test('a later byte that is not UTF-8, after a UTF-8 start, is refused naming `en
     (e) => e instanceof KernelAttentionError && e.argument === 'encoding' && /`encoding` to 'latin1'/.test(e.message),
   );
 });
+
+test("a text column's labels: codes in the order first seen, −1 where missing, none past 50 labels", () => {
+  const t = read('toothgrowth.csv');
+  assert.deepEqual(t.kinds, ['number', 'text', 'number']);
+  assert.deepEqual(t.labels[0], null);
+  assert.deepEqual(t.labels[2], null);
+  // R wrote VC's 30 rows first, then OJ's (tests/fixtures/make_category_files.R), each label quoted.
+  assert.deepEqual(t.labels[1].labels, ['VC', 'OJ']);
+  assert.deepEqual(Array.from(t.labels[1].codes), [...Array(30).fill(0), ...Array(30).fill(1)]);
+  const gaps = readTable('g,y\n a ,1\n,2\nNA,3\nb,4\na,5\n');
+  assert.deepEqual(gaps.labels[0].labels, ['a', 'b']);
+  assert.deepEqual(Array.from(gaps.labels[0].codes), [0, -1, -1, 1, 0]);
+  const many = ['name,y', ...Array.from({ length: 51 }, (_, i) => `n${i},${i}`)].join('\n');
+  assert.equal(readTable(many).labels[0], null);
+  const fifty = ['name,y', ...Array.from({ length: 50 }, (_, i) => `n${i},${i}`)].join('\n');
+  assert.equal(readTable(fifty).labels[0].labels.length, 50);
+});

@@ -8,6 +8,7 @@ import type {
   Kernel,
   KernelRegressionModel,
   KernelRegressionOptions,
+  ColumnType,
   PredictionInterval,
   RegressionGradient,
   NumericArray,
@@ -106,6 +107,23 @@ async function main(): Promise<void> {
   const alwaysScored: number = plugged.score;
   void alwaysScored;
   ka.kernelRegression(v, v, { dim: 1, bandwidth: 'plugin' }).dispose();
+
+  // Mixed data: labels in a discrete column, λ in the bandwidth array, the model's types.
+  const mixed = ka.kernelRegression([1.5, 'a', 2.5, 'b'], [1, 2], {
+    dim: 2,
+    types: ['continuous', 'unordered'],
+    bandwidth: [1, 0.2],
+  });
+  const mixedTypes: readonly ColumnType[] | null = mixed.types;
+  void mixedTypes;
+  mixed.predict([2, 'a']);
+  ka.selectBandwidth(k, v, {
+    dim: 4,
+    types: ['continuous', 'ordered', 'ordered', 'unordered'],
+    orderedKernel: 'li-racine',
+  });
+  // @ts-expect-error: the column types are a closed set
+  ka.cvScore(k, v, { dim: 4, bandwidth: 1, types: ['nominal'] });
 
   const model: KernelRegressionModel = ka.kernelRegression(k, v, { dim: 4, bandwidth: 'cv', weights: [1, 2, 1] });
   const modelMessages: string[] = model.warnings.map((w) => w.message);

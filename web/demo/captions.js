@@ -1,6 +1,6 @@
 // The lines that say how h was set: the slider's read-out, the "Choosing h" caption and the note when h was not
 // chosen for the kernel and estimator now set. Text only, from the state and the controls.
-import { hText, withoutMethod } from './describe.js';
+import { hText, lambdaText, withoutMethod } from './describe.js';
 import { bandwidthVector, estimatorName, h1, isKernel, isSpan, kernelName, radiusUnit } from './settings.js';
 import { state } from './state.js';
 import { ui } from './ui.js';
@@ -28,6 +28,9 @@ export function describeSelection() {
   ui.selectionCaption.textContent =
     `${ruleName(chosen)} for the ${kernelName(chosen.kernel)} kernel ` +
     `(${estimatorName(chosen.estimator)}) on ${chosen.n.toLocaleString('en')} points chose h = ${hs}` +
+    (chosen.lambda === null || chosen.lambda === undefined
+      ? ''
+      : ` and ${lambdaText(chosen.lambda, state.data.category.name, state.data.category.labels.length)}`) +
     (chosen.curve.scores.length
       ? ` after ${chosen.curve.scores.length} evaluations (solid line; dashed: the slider), computed ` +
         `${chosen.criterionMethod === 'grid' ? 'on a grid' : 'exactly'}${chosen.reason ? ` (the plan: ${withoutMethod(chosen.reason, chosen.criterionMethod)})` : ''}.`

@@ -11,6 +11,18 @@ export const hText = (h, axes) => Array.from(h, (v, d) => axisOf(axes, d).h(v)).
 /** A point of x as text, each coordinate in its axis' terms. */
 const xText = (values, axes) => Array.from(values, (v, d) => axisOf(axes, d).text(v)).join(', ');
 
+/**
+ * A category's λ in words, with its range: Aitchison–Aitken's kernel weighs a point of another level λ/(c − 1)
+ * against 1 − λ for its own, so λ = 0 fits each level from its own points and λ = (c − 1)/c pools them into one.
+ */
+export function lambdaText(lambda, name, levels) {
+  const most = (levels - 1) / levels;
+  return (
+    `λ = ${lambda.toPrecision(3)} for “${name}” (0: each of its ${levels} levels fitted from its own points alone; ` +
+    `${most.toPrecision(3)}: one curve for all)`
+  );
+}
+
 const ms = (t) => (t === undefined ? '–' : t < 1 ? `${t.toFixed(2)} ms` : `${t.toFixed(1)} ms`);
 
 /** The status line under the fit: estimator, h, sample, degrees of freedom, noise, and where support is thin. */
@@ -34,6 +46,7 @@ export function describeFit(ui, fit, thinBelow, axes) {
   ui.fitStatus.textContent =
     `${name}, ${fit.kernel} kernel, ` +
     (fit.spanBandwidth ? `${spanText(fit.spanBandwidth, fit.n, axes)},` : `h = ${hText(fit.h, axes)}`) +
+    (fit.curves ? `, ${lambdaText(fit.lambda, fit.category, fit.curves.length)}` : '') +
     ` on ${fit.n.toLocaleString('en')} points${fit.draft && fit.method !== 'grid' ? ' (draft while dragging)' : ''}` +
     (fit.spanBandwidth && !fit.draft && fit.n < window.demoState.n
       ? ` (a random sample of the ${window.demoState.n.toLocaleString('en')}: a span fit runs exactly, about n·k kernel terms)`

@@ -94,7 +94,8 @@ export function addPoint(event) {
     return;
   }
   const { data, view } = state;
-  if (!data || data.dim !== 1 || !state.scales) return;
+  // A point added with a category would have no level: editing is off then (loading.js).
+  if (!data || data.dim !== 1 || data.category || !state.scales) return;
   const rect = ui.plot.getBoundingClientRect();
   const x = state.scales.sx.invert(event.clientX - rect.left);
   const y = state.scales.sy.invert(event.clientY - rect.top);

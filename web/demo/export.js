@@ -60,6 +60,7 @@ const xField = (axes, d, v, number) => (axes?.[d]?.csv ? axes[d].csv(v) : number
  * sets the digits written (resultText; else the fit's own range).
  */
 export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.mean)) {
+  if (fit.curves) return categoryCsv(fit, names, withBand, axes, yRange);
   if (fit.lowess) {
     // LOWESS: its fitted values (float64) and robustness weights at the observations it used, sorted by x.
     const lines = [[names[0], 'fit', 'robustness_weight'].map(csvField).join(',')];
@@ -95,6 +96,22 @@ export function fitCsv(fit, names, withBand, axes = null, yRange = spread(fit.me
     if (fit.spanBandwidth && fit.bandwidths)
       for (let d = 0; d < fit.dim; d++) row.push(hField(fit.bandwidths[i * fit.dim + d]));
     lines.push(row.map(csvField).join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** fitCsv() of a fit with a category: x, the level, the fit (and band) of that level's curve; the levels in turn. */
+function categoryCsv(fit, names, withBand, axes, yRange) {
+  const head = [names[0], fit.category, 'fit', ...(withBand ? [`lower_${fit.level}`, `upper_${fit.level}`] : [])];
+  const lines = [head.map(csvField).join(',')];
+  const xRange = spread(fit.queries);
+  for (const curve of fit.curves) {
+    for (let i = 0; i < fit.queries.length; i++) {
+      const row = [xField(axes, 0, fit.queries[i], (t) => resultText(t, xRange)), curve.label];
+      row.push(resultText(curve.mean[i], yRange));
+      if (withBand) row.push(resultText(curve.lower[i], yRange), resultText(curve.upper[i], yRange));
+      lines.push(row.map(csvField).join(','));
+    }
   }
   return `${lines.join('\n')}\n`;
 }

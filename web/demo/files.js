@@ -1,6 +1,7 @@
 // The visitor's own data: files and pasted text read by the parse worker (with the reading panel's settings), the
-// columns picked (by default x the first column of numbers, dates or times, y the last other column of numbers), and
-// what cannot be used, said in the page's terms: a text column, the same column twice, a header with no rows.
+// columns picked (by default x the first column of numbers, dates or times, y the last other column of numbers, no
+// category), and what cannot be used, said in the page's terms: a text column, the same column twice, a header with
+// no rows. A category (a column of labels, or of a few numbers) gives one curve per level, pooled by the fit's λ.
 import { centreDates } from './axes.js';
 import { checkColumns } from './checks.js';
 import { clearData, dataError, NO_ROWS, setData, showMalformed } from './loading.js';
@@ -62,7 +63,7 @@ export async function parse(source, name, { again = false } = {}) {
   } catch (err) {
     ui.progress.hidden = true;
     ui.columns.hidden = true;
-    for (const select of [ui.x1, ui.x2, ui.ycol]) select.replaceChildren();
+    for (const select of [ui.x1, ui.x2, ui.ycol, ui.category]) select.replaceChildren();
     // A refusal that a reading setting fixes names it, and that menu gets the focus.
     window.demoState.reading = null;
     window.demoState.parseArgument = err.argument ?? null;
@@ -85,6 +86,7 @@ function fillColumns(names, kinds) {
   fill(ui.x1);
   fill(ui.x2, 'none');
   fill(ui.ycol);
+  fill(ui.category, 'none');
   const usable = names.map((_, i) => i).filter((i) => kinds[i] !== 'text');
   const x = usable[0] ?? 0;
   const others = usable.filter((i) => i !== x);
@@ -92,15 +94,22 @@ function fillColumns(names, kinds) {
   ui.x1.value = String(x);
   ui.x2.value = '';
   ui.ycol.value = String(y);
+  ui.category.value = '';
   ui.columns.hidden = false;
 }
 
 const quoted = (names) => names.map((name) => `“${name}”`).join(', ');
 
 /** Why the picked columns cannot be fitted before a row is read (the same column twice), or null. */
-function columnsProblem(xColumns, yColumn) {
-  if (!xColumns.includes(yColumn)) return null;
+function columnsProblem(xColumns, yColumn, category) {
   const { names, kinds } = table;
+  if (category !== null && [...xColumns, yColumn].includes(category)) {
+    return `${table.source}: ${quoted([names[category]])} cannot be the category and ${category === yColumn ? 'y' : 'x'} at once: pick another for one of them.`;
+  }
+  if (category !== null && xColumns.length > 1) {
+    return `${table.source}: a category draws one curve per level over one x: choose “none” as the second x or as the category.`;
+  }
+  if (!xColumns.includes(yColumn)) return null;
   const usable = names.filter((_, i) => kinds[i] !== 'text');
   const text = names.filter((_, i) => kinds[i] === 'text');
   if (usable.length < 2) {
@@ -138,15 +147,21 @@ export async function selectColumns() {
   const xColumns = [Number(ui.x1.value)];
   if (ui.x2.value !== '' && ui.x2.value !== ui.x1.value) xColumns.push(Number(ui.x2.value));
   const yColumn = Number(ui.ycol.value);
+  const category = ui.category.value === '' ? null : Number(ui.category.value);
   // The menus keep the new file's columns (pick others there); the old data and its fit go.
-  const same = columnsProblem(xColumns, yColumn);
+  const same = columnsProblem(xColumns, yColumn, category);
   if (same) {
     showMalformed(NO_ROWS);
     clearData(same);
     return;
   }
   const policy = document.querySelector('input[name="policy"]:checked').value;
-  const picked = await parser('select', { xColumns, yColumn, policy });
+  const picked = await parser('select', { xColumns, yColumn, policy, category });
+  if (picked.categoryError) {
+    showMalformed(NO_ROWS);
+    clearData(`${table.source}: ${picked.categoryError}: pick another column as the category, or “none”.`);
+    return;
+  }
   showMalformed(picked.malformed);
   if (picked.rejected) {
     clearData(
@@ -173,6 +188,7 @@ export async function selectColumns() {
     y: picked.y,
     dim: picked.dim,
     ...centred,
+    ...(picked.category && { category: picked.category }),
     source: table.source,
   });
   showDateGuess(picked, xColumns, centred.centres);

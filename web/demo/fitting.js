@@ -32,8 +32,18 @@ let requestSeq = 0;
 export function showSmoother() {
   const lowessOption = ui.estimator.querySelector('option[value="lowess"]');
   const dim = state.data?.dim ?? 1;
-  lowessOption.disabled = dim !== 1;
-  if (dim !== 1 && isLowess()) ui.estimator.value = 'local-linear';
+  const category = Boolean(state.data?.category);
+  lowessOption.disabled = dim !== 1 || category;
+  if ((dim !== 1 || category) && isLowess()) ui.estimator.value = 'local-linear';
+  // With a category, h and λ are chosen together by a criterion: no rule of thumb gives λ, "Learn h" learns h alone
+  // (attention pooling has no discrete kernel), a span has no λ, and loess takes no discrete columns.
+  ui.estimator.querySelector('option[value="loess"]').disabled = category;
+  if (category && isLoess()) ui.estimator.value = 'local-linear';
+  ui.bandwidthKind.querySelector('option[value="span"]').disabled = category;
+  if (category && ui.bandwidthKind.value === 'span') ui.bandwidthKind.value = 'h';
+  for (const rule of ['scott', 'silverman']) ui.method.querySelector(`option[value="${rule}"]`).disabled = category;
+  if (category && !['cv', 'aicc'].includes(ui.method.value)) ui.method.value = 'cv';
+  ui.learn.disabled = category;
   document.body.dataset.smoother = isLowess() ? 'lowess' : isLoess() ? 'loess' : 'kernel';
   document.body.dataset.bandwidth = isSpan() ? 'span' : 'h';
   ui.exclude.disabled = ui.method.value !== 'cv'; // blocked CV is a kind of CV
@@ -60,6 +70,7 @@ async function pump() {
   const version = state.version;
   const settings = {
     h: bandwidthVector(),
+    lambda: state.lambda,
     kernel: ui.kernel.value,
     estimator: ui.estimator.value,
     level: Number(ui.level.value),
@@ -81,7 +92,7 @@ async function pump() {
     // Stale: the data changed meanwhile, or a newer answer is already on screen.
     if (version === state.version && request.seq > lastDrawn) {
       lastDrawn = request.seq;
-      if (!answer.view && !answer.lowess && !answer.loess)
+      if (!answer.view && !answer.lowess && !answer.loess && !answer.curves)
         Object.assign(answer, {
           view: state.fit?.view ?? null,
           matrix: state.fit?.matrix ?? null,
@@ -144,6 +155,7 @@ export async function chooseBandwidth() {
     // Dropped when the data changed or a newer choice was asked for meanwhile (another kernel, rule or estimator).
     if (version !== state.version || seq !== chooseSeq) return;
     state.selection = chosen;
+    state.lambda = chosen.lambda;
     state.timings.select = chosen.ms;
     state.ratios = chosen.bandwidth.map((h) => h / chosen.bandwidth[0]);
     state.hSource = { by: chosen.method, kernel: chosen.kernel, estimator: chosen.estimator, exclude: chosen.exclude };

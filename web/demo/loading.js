@@ -28,16 +28,22 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
   showRadiusUnit();
   state.fit = null;
   state.selection = null;
+  state.lambda = null;
   state.hoverRow = null;
   if (hBy) state.hSource = { by: hBy, kernel: ui.kernel.value, estimator: ui.estimator.value };
   clearError(ui.dataStatus);
   shareData();
   publish();
   document.body.dataset.dim = String(data.dim);
+  if (data.category) document.body.dataset.category = data.category.name;
+  else delete document.body.dataset.category;
+  // A point added with a category would have no level: "add and move points" is off with one.
+  ui.addMode.disabled = Boolean(data.category);
+  if (data.category) ui.addMode.checked = false;
   ui.band.disabled = data.dim !== 1;
   ui.variance.disabled = ui.band.disabled || !ui.band.checked;
-  ui.derivative.disabled = data.dim !== 1;
-  showSmoother(); // LOWESS is for one x: 2-D data goes back to local-linear
+  ui.derivative.disabled = data.dim !== 1 || Boolean(data.category);
+  showSmoother(); // LOWESS is for one x: 2-D data goes back to local-linear; a category takes a criterion's λ
   const stats = columnStats(data.x, data.dim);
   state.ratios = stats.map((s) => s.sd / stats[0].sd);
   const range = stats[0].max - stats[0].min || 1;
@@ -50,7 +56,13 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
   };
   const n = data.y.length;
   const t0 = performance.now();
-  const info = await compute('data', { x: Float64Array.from(data.x), y: Float64Array.from(data.y), dim: data.dim });
+  const { category } = data;
+  const info = await compute('data', {
+    x: Float64Array.from(data.x),
+    y: Float64Array.from(data.y),
+    dim: data.dim,
+    ...(category && { codes: Float64Array.from(category.codes), labels: category.labels, category: category.name }),
+  });
   state.timings = { ...state.timings, load: performance.now() - t0 };
   state.sampleInfo = info;
   clearError(ui.dataStatus);
@@ -64,7 +76,11 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
     (info.draftN < info.fitN
       ? ` While the slider moves: ${info.draftN.toLocaleString('en')}, refined on release.`
       : '') +
-    (info.spanN < n ? ` Span fits (exact, in double) use ${info.spanN.toLocaleString('en')}.` : '');
+    (info.spanN < n ? ` Span fits (exact, in double) use ${info.spanN.toLocaleString('en')}.` : '') +
+    (category
+      ? ` Category “${category.name}”: ${category.labels.length} levels (${category.labels.join(', ')}), ` +
+        'one curve each, pooled by λ.'
+      : '');
   notify('view');
   if (h === null) {
     await chooseBandwidth();
@@ -84,7 +100,8 @@ export function clearData(message) {
   state.version += 1; // answers still on their way are dropped
   ui.dateNote.hidden = true;
   notify('data');
-  Object.assign(state, { data: null, fit: null, selection: null, hoverRow: null, undo: [] });
+  Object.assign(state, { data: null, fit: null, selection: null, lambda: null, hoverRow: null, undo: [] });
+  delete document.body.dataset.category;
   state.learning = null;
   state.pending = null;
   for (const canvas of [ui.plot, ui.matrix, ui.bars, ui.selection])

@@ -33,7 +33,7 @@ function wire() {
     $('read-date-order').value = ui.dateOrderFlip.dataset.order;
     readAgain();
   });
-  for (const select of [ui.x1, ui.x2, ui.ycol]) select.addEventListener('change', () => selectColumns());
+  for (const select of [ui.x1, ui.x2, ui.ycol, ui.category]) select.addEventListener('change', () => selectColumns());
   for (const radio of document.querySelectorAll('input[name="policy"]'))
     radio.addEventListener('change', () => selectColumns());
   document.addEventListener('dragover', (e) => e.preventDefault());

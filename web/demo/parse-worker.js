@@ -182,14 +182,57 @@ function describe(column, reason, missing) {
   return `${quoted(column)} is not a ${what}${got ? `: ${got}` : ''}`;
 }
 
+const MAX_CATEGORIES = 50; // a category column's levels at most (table-labels.js keeps a text column's up to this)
+
+/**
+ * Column `c` as a category: per row its level's code, −1 where the cell is missing, with the levels' labels in the
+ * library's order (it codes labels in JavaScript's default sort of strings; a column of numbers: its distinct values,
+ * increasing, written as read); or `{ error }`: a text column of too many labels, a column of dates.
+ */
+function categoryOf(c) {
+  const { names, columns, kinds, labels } = table;
+  if (kinds[c] === 'text') {
+    if (!labels[c]) return { error: `${quoted(names[c])} holds more than ${MAX_CATEGORIES} different labels` };
+    const order = labels[c].labels
+      .map((_, k) => k)
+      .sort((a, b) => (labels[c].labels[a] < labels[c].labels[b] ? -1 : 1));
+    const rank = new Int32Array(order.length);
+    order.forEach((k, r) => (rank[k] = r));
+    return {
+      labels: order.map((k) => labels[c].labels[k]),
+      code: (row) => (labels[c].codes[row] < 0 ? -1 : rank[labels[c].codes[row]]),
+    };
+  }
+  if (kinds[c] !== 'number') return { error: `${quoted(names[c])} holds ${kinds[c]}s, not categories` };
+  const values = [...new Set(columns[c].filter((v) => !Number.isNaN(v)))].sort((a, b) => a - b);
+  if (values.length > MAX_CATEGORIES)
+    return { error: `${quoted(names[c])} holds more than ${MAX_CATEGORIES} different values` };
+  const rank = new Map(values.map((v, r) => [v, r]));
+  return { labels: values.map(String), code: (row) => rank.get(columns[c][row]) ?? -1 };
+}
+
 /**
  * The chosen columns as x (n × dim) and y, skipping or rejecting ('reject') rows with a missing or unreadable value
- * in them or the wrong number of fields. Also says which x columns hold dates or times (`xKinds`: seconds).
+ * in them or the wrong number of fields. Also says which x columns hold dates or times (`xKinds`: seconds). With a
+ * `category` column: `category` { name, labels, codes (Float64Array, one per row kept) }, rows without one skipped.
  */
-function select({ id, xColumns, yColumn, policy }) {
+function select({ id, xColumns, yColumn, policy, category = null }) {
   const { names, columns, kinds } = table;
   const used = [...xColumns, yColumn];
-  const { rows, skipped } = selectRows(table, used);
+  const levels = category === null ? null : categoryOf(category);
+  if (levels?.error) {
+    postMessage({ id, op: 'selected', categoryError: levels.error });
+    return;
+  }
+  const selected = selectRows(table, used);
+  const { skipped } = selected;
+  let { rows } = selected;
+  if (levels) {
+    for (const row of rows.filter((r) => levels.code(r) < 0))
+      skipped.push({ line: table.lines[row], column: names[category], reason: 'missing', missing: true });
+    skipped.sort((a, b) => a.line - b.line);
+    rows = rows.filter((r) => levels.code(r) >= 0);
+  }
   const malformed = {
     count: skipped.length,
     listed: skipped
@@ -220,6 +263,11 @@ function select({ id, xColumns, yColumn, policy }) {
       malformed,
       xKinds: xColumns.map((c) => kinds[c]),
       yKind: kinds[yColumn],
+      category: levels && {
+        name: names[category],
+        labels: levels.labels,
+        codes: Float64Array.from(rows, (r) => levels.code(r)),
+      },
     },
     [x.buffer, y.buffer],
   );

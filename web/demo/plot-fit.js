@@ -4,6 +4,7 @@
 import { clip, css, frame, line, prepare } from './plot-frame.js';
 import { coverPixels, paintSurfacePoints, ramp, scale } from './pixels.js';
 import { ticks } from './ticks.js';
+import { drawLevelCurves, scatterLevels } from './plot-categories.js';
 
 /**
  * tens of thousands of points cost one drawImage per frame while the fit changes.
@@ -96,26 +97,29 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
   const color = css('--point');
   const key = `${data.version}|${width}|${height}|${xDomain}|${yDomain}|${color}`;
   const n = data.y.length;
-  const points = pointLayer(
-    cache,
-    key,
-    c,
-    data,
-    () => ({
-      kind: 'scatter',
-      x: data.x,
-      y: data.y,
-      dim: 1,
-      xDomain: sx.domain,
-      xRange: [pad.left, width - pad.right],
-      yDomain: sy.domain,
-      yRange: [height - pad.bottom, pad.top],
-      step: Math.max(1, Math.ceil(n / SCATTER_LIMIT)),
-      r: 1,
-      rgba: rgba(color),
-    }),
-    (g) => scatter(g, sx, sy, data.x, data.y, 1, color),
-  );
+  // With a category the points take their level's colour, painted here (the parse worker paints one colour).
+  const points = data.category
+    ? layer(cache, `${key}|levels`, c, (g) => scatterLevels(g, sx, sy, data, SCATTER_LIMIT))
+    : pointLayer(
+        cache,
+        key,
+        c,
+        data,
+        () => ({
+          kind: 'scatter',
+          x: data.x,
+          y: data.y,
+          dim: 1,
+          xDomain: sx.domain,
+          xRange: [pad.left, width - pad.right],
+          yDomain: sy.domain,
+          yRange: [height - pad.bottom, pad.top],
+          step: Math.max(1, Math.ceil(n / SCATTER_LIMIT)),
+          r: 1,
+          rgba: rgba(color),
+        }),
+        (g) => scatter(g, sx, sy, data.x, data.y, 1, color),
+      );
   if (points) ctx.drawImage(points, 0, 0, width, height);
   if (fit) {
     const q = fit.queries;
@@ -128,7 +132,8 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
         ctx.fillRect(a, height - pad.bottom - 6, b - a + 0.5, 6);
       }
     }
-    if (showBand) {
+    if (fit.curves) drawLevelCurves(ctx, fit, sx, sy, showBand, pad);
+    else if (showBand) {
       ctx.fillStyle = css('--band');
       ctx.beginPath();
       let open = false;
@@ -155,10 +160,12 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
       line(ctx, q, fit.lower, sx, sy);
       line(ctx, q, fit.upper, sx, sy);
     }
-    ctx.strokeStyle = css('--curve');
-    ctx.lineWidth = 2;
-    ctx.lineJoin = 'round';
-    line(ctx, q, fit.mean, sx, sy);
+    if (!fit.curves) {
+      ctx.strokeStyle = css('--curve');
+      ctx.lineWidth = 2;
+      ctx.lineJoin = 'round';
+      line(ctx, q, fit.mean, sx, sy);
+    }
     // LOWESS: the points its robustness weights set below 1/2 are ringed (the outliers the curve discounts).
     // Likewise a robust kernel fit's and a symmetric loess's (the worker sends those points: ringX, ringY).
     if (fit.robust?.ringX) {

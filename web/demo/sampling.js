@@ -91,3 +91,15 @@ export function samplesOf(x, y, dim) {
     queries: queryGrid(bounds(full)),
   };
 }
+
+/**
+ * samplesOf() for one x with a category: each row as [x, its level's code], the layout the library takes with
+ * `types: ['continuous', 'unordered']`, subsampled as one; no LOWESS; the queries a line over x, which the fit
+ * repeats at each level (category-fit.js). `labels`: the levels' names, code k the k-th.
+ */
+export function categorySamples(x, y, codes, labels) {
+  const rows = new Float64Array(2 * y.length);
+  for (let i = 0; i < y.length; i++) [rows[2 * i], rows[2 * i + 1]] = [x[i], codes[i]];
+  const s = samplesOf(rows, y, 2);
+  return { ...s, lowess: null, queries: queryGrid(bounds(s.full).slice(0, 1)), labels };
+}

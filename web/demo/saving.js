@@ -29,6 +29,7 @@ export async function saveObservations() {
   try {
     const at = await compute('observations', {
       h: Array.from(fit.h),
+      lambda: fit.lambda ?? null,
       kernel: fit.kernel,
       estimator: fit.estimator,
       level: fit.level,
@@ -103,7 +104,8 @@ function figureParams() {
   const bandwidth = fit.spanBandwidth
     ? `nearest-neighbour span f = ${fit.spanBandwidth.f.toFixed(2)} (${fit.spanBandwidth.k.toLocaleString('en')} ` +
       `nearest points; median h = ${hText(fit.h, state.data.axes)})`
-    : `h = ${hText(fit.h, state.data.axes)}${how ? ` (${how})` : ''}`;
+    : `h = ${hText(fit.h, state.data.axes)}${fit.curves ? ` and λ = ${fit.lambda.toPrecision(3)} for “${fit.category}”` : ''}` +
+      `${how ? ` (${how})` : ''}`;
   return (
     `${estimatorName(fit.estimator)}, ${kernelName(fit.kernel)} kernel, ${bandwidth}` +
     `, method ${fit.method}, ${fit.n.toLocaleString('en')} points` +
@@ -121,7 +123,9 @@ export async function savePlot(name, format) {
   const color = (v) => style.getPropertyValue(v).trim();
   const { data } = state;
   if (!data) return;
-  const subject = `${data.names[data.dim]} on ${data.names.slice(0, data.dim).join(' and ')}`;
+  const subject =
+    `${data.names[data.dim]} on ${data.names.slice(0, data.dim).join(' and ')}` +
+    (data.category ? ` by ${data.category.name}` : '');
   const lowess = Boolean(state.fit?.lowess);
   const loess = Boolean(state.fit?.loess);
   const titles = {
@@ -136,10 +140,20 @@ export async function savePlot(name, format) {
       { kind: 'point', color: color('--point'), label: 'data' },
       { kind: 'line', color: color('--curve'), label: 'fit' },
     ];
+    if (state.fit?.curves) {
+      // One line per level, in its colour (plot-categories.js), for the one fit line.
+      const levels = state.fit.curves.map((c, k) => ({
+        kind: 'line',
+        color: color(`--level-${k % 6}`),
+        label: `${state.fit.category}: ${c.label}`,
+      }));
+      legend.splice(1, 1, ...levels);
+      legend[0].label = 'data (in its level’s colour)';
+    }
     if (lowess) {
       legend[1].label = 'LOWESS fit (no band)';
       legend.push({ kind: 'ring', color: color('--accent'), label: 'robustness weight < ½' });
-    } else if (ui.band.checked) {
+    } else if (ui.band.checked && !state.fit?.curves) {
       const label = loess ? "confidence band (R's se)" : 'confidence band';
       legend.push({ kind: 'band', color: color('--band'), edge: color('--band-edge'), label });
     }

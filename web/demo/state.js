@@ -8,6 +8,7 @@ export const state = {
   ratios: [1], // h_d / h_1 (from the last selection, else the spread of each column)
   fit: null, // the last fit drawn (the worker's answer)
   selection: null,
+  lambda: null, // with a category: the λ that pools its levels (chosen with h by CV or AICc), else null
   hoverRow: null,
   timings: {},
   worker: null, // { build, threads, simd, isolated }
@@ -107,6 +108,8 @@ export function publish() {
       slopeError: fit.slopeError ?? null,
       spanBandwidth: fit.spanBandwidth ?? null,
       bandwidths: fit.bandwidths ?? null,
+      lambda: fit.lambda ?? null,
+      curves: fit.curves ?? null,
       // loess: its settings, R's statistics and standard errors.
       loessSpan: fit.loessSpan ?? null,
       degree: fit.degree ?? null,
@@ -117,6 +120,7 @@ export function publish() {
       degreesOfFreedom: fit.degreesOfFreedom ?? null,
       quantile: fit.quantile ?? null,
     },
+    category: data?.category ?? null,
     hSource: state.hSource,
     dataset: data?.dataset ?? null,
     selection: state.selection,

@@ -14,6 +14,7 @@ export const ui = {
   x1: $('x1'),
   x2: $('x2'),
   ycol: $('ycol'),
+  category: $('category'),
   dataStatus: $('data-status'),
   malformed: $('malformed'),
   kernel: $('kernel'),

@@ -11,8 +11,9 @@ import {
   spanSummary,
   warningsOf,
 } from './fit-summaries.js';
+import { categoryFit, CATEGORY_TYPES } from './category-fit.js';
 import { loessFit, loessObservations } from './loess-fit.js';
-import { FIT_MAX, samplesOf } from './sampling.js';
+import { categorySamples, FIT_MAX, samplesOf } from './sampling.js';
 
 const LEARNING_RATE = 0.1; // Adam's step on log h: h moves by up to about 10 % a step
 
@@ -55,19 +56,22 @@ function forgetModel() {
  * cannot serve the call (the grid for a span) is refused there, with the plan's reason, and the page shows it.
  */
 const planFor = (ka, { kernel, estimator, method, span }) =>
-  ka.plan('regression', { n: sample.n, dim: sample.dim, kernel, estimator, method, span: span > 0 });
+  ka.plan('regression', { n: sample.n, dim: sample.dim, kernel, estimator, method, span: span > 0, ...types() });
+
+/** With a category (sample.labels): the library's column types of the rows [x, code]; else no option. */
+const types = () => (sample.labels ? { types: CATEGORY_TYPES } : {});
 
 const handlers = {
   hello(ka) {
     return { build: ka.build, threads: ka.threads, simd: ka.simd, isolated: self.crossOriginIsolated === true };
   },
 
-  data(ka, { x, y, dim }) {
+  data(ka, { x, y, dim, codes = null, labels = null, category = null }) {
     searching?.abort();
     learner?.dispose();
     learner = null;
     forgetModel();
-    sample = samplesOf(x, y, dim);
+    sample = codes ? { ...categorySamples(x, y, codes, labels), category } : samplesOf(x, y, dim);
     return { n: sample.n, fitN: sample.full.n, draftN: sample.draft.n, selectN: sample.select.n, spanN: sample.span.n };
   },
 
@@ -88,6 +92,7 @@ const handlers = {
         kernel,
         estimator,
         rule,
+        ...types(),
         ...(rule === 'cv' || rule === 'aicc' ? { method: approximation } : {}),
         ...(rule === 'cv' && exclude > 0 ? { exclude } : {}),
         signal: control.signal,
@@ -115,7 +120,9 @@ const handlers = {
       exclude: undefinedCriterion || method !== 'cv' ? 0 : exclude,
       kernel,
       estimator,
-      bandwidth: Array.from(chosen.bandwidth),
+      // With a category the search's point is (h, λ): h here, λ apart.
+      bandwidth: Array.from(chosen.bandwidth).slice(0, sample.labels ? 1 : undefined),
+      lambda: sample.labels ? chosen.bandwidth[1] : null,
       score: chosen.score,
       curve: chosen.curve,
       criterionMethod: chosen.method, // how the criterion was computed, and why (the library's plan)
@@ -129,7 +136,20 @@ const handlers = {
   /** The fit (same settings and sample as `fit`) at every observation, for the CSV export. */
   observations(
     ka,
-    { h, kernel, estimator, level, method, frac, iterations, robust = 0, variance = 'global', span = 0, ...loess },
+    {
+      h,
+      lambda,
+      kernel,
+      estimator,
+      level,
+      method,
+      frac,
+      iterations,
+      robust = 0,
+      variance = 'global',
+      span = 0,
+      ...loess
+    },
   ) {
     if (estimator === 'loess') return loessObservations(ka, sample, { ...loess, level });
     if (estimator === 'lowess') {
@@ -156,8 +176,9 @@ const handlers = {
       dim: s.dim,
       kernel,
       estimator,
-      bandwidth: span ? { span } : h,
+      bandwidth: span ? { span } : sample.labels ? [h[0], lambda ?? 0] : h,
       method,
+      ...types(),
       ...robustOption(robust),
     });
     try {
@@ -224,32 +245,16 @@ const handlers = {
     };
   },
 
-  fit(
-    ka,
-    {
-      h,
-      kernel,
-      estimator,
-      level,
-      draft,
-      method,
-      attentionMethod = 'exact',
-      tolerance = 1e-2,
-      frac,
-      iterations,
-      robust = 0,
-      variance = 'global',
-      derivative = false,
-      span = 0,
-      loessSpan,
-      degree,
-      family,
-    },
-  ) {
+  fit(ka, settings) {
+    let { h } = settings;
+    const { kernel, estimator, level, draft, method, attentionMethod = 'exact', tolerance = 1e-2 } = settings;
+    const { frac, iterations, robust = 0, variance = 'global', derivative = false, span = 0 } = settings;
+    const { loessSpan, degree, family } = settings;
     // What the fit is doing, for the busy sign at the plot (a draft, while a slider moves, shows none).
     const stage = (text) => draft || postMessage({ op: 'progress', what: 'fit', stage: text });
     if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
     if (estimator === 'loess') return loessFit(ka, sample, { loessSpan, degree, family, level, draft }, stage);
+    if (sample.labels) return categoryFit(ka, sample, modelAt, settings);
     // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging. Any other
     // fit uses a sample (a span's: SPAN_MAX points, each query's h from its nearest ones).
     const grid = planFor(ka, { kernel, estimator, method, span }).method === 'grid';

@@ -6,7 +6,8 @@ import { checkResult, KernelAttentionError } from './errors.js';
 import { gradientSearchSteps } from './gradient-search.js';
 import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
 import { gridTolerance, planRegression, REGRESSION_METHODS } from './plan.js';
-import { fitOptions, readExclude, readSample, regressionKernels, selectRules } from './sample.js';
+import { fitOptions, readExclude, regressionKernels, selectRules } from './sample.js';
+import { discreteOptions, readColumns, readMixedBandwidth, refuseMixed } from './categories.js';
 import { pluginSteps } from './plugin.js';
 import { searchSteps } from './search.js';
 import { readSelection, SELECT_OPTIONS } from './selection.js';
@@ -25,6 +26,8 @@ const CV_SCORE_OPTIONS = [
   'approximation',
   'tolerance',
   'exclude',
+  'types',
+  'orderedKernel',
 ];
 
 /** cvScore()'s options read and checked, and its plan (plan.js): what the score runs on. */
@@ -46,16 +49,24 @@ function readCvScore(engine, x, y, options) {
       methodName,
     );
   }
-  const sample = readSample(x, y, dim, weights);
+  const sample = readColumns(x, y, options, weights); // mixed data: x and dim are the continuous columns'
+  const { mixed } = sample;
   oneOf(kernel, regressionKernels(engine), 'options.kernel');
   oneOf(estimator, engine.estimators, 'options.estimator');
   const exclude = readExclude(options.exclude);
-  const call = { n: sample.n, dim, kernel, estimator, criterion: 'cv', exclude, weights: !!weights };
+  if (mixed) refuseMixed({ exclude });
+  const columns = { dim: sample.dim, weights: !!weights, discrete: !!mixed };
+  const call = { n: sample.n, kernel, estimator, criterion: 'cv', exclude, ...columns };
   const plan = planRegression(engine, method, options.tolerance, call, { method: methodName });
   if (bandwidth === undefined)
     throw new KernelAttentionError('BadArgument', '`options.bandwidth` is required', 'options.bandwidth');
+  if (mixed) {
+    // The core takes (h, λ): the continuous bandwidths, then λ per discrete column (cpp/core/stats/mixed.h).
+    const { h, lambda } = readMixedBandwidth(mixed, bandwidth, 'options.bandwidth');
+    return { ...sample, kernel, estimator, exclude, plan, h: Float64Array.of(...h, ...lambda) };
+  }
   const h = Float64Array.from(bandwidths(bandwidth, dim, 'options.bandwidth'));
-  return { ...sample, dim, kernel, estimator, exclude, plan, h };
+  return { ...sample, kernel, estimator, exclude, plan, h };
 }
 
 export function makeBandwidth(engine, threads = 1) {
@@ -71,6 +82,7 @@ export function makeBandwidth(engine, threads = 1) {
         threads,
         tolerance: gridTolerance(s.plan),
         exclude: s.exclude,
+        discrete: discreteOptions(engine, heap, s.mixed, { codes: s.codes }),
       });
       const frame = sampleFrame(s.x, dim, s.y, width); // CV is invariant to shifting x and y (frame.js)
       const [xp, yp] = [heap.f32Shifted(s.x, dim, frame.x), heap.f32Shifted(s.y, width, frame.y)];

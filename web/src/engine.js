@@ -6,6 +6,8 @@
 import { heapTraffic, openHeap, resident, residentUse, withHeap } from './heap.js';
 
 const engines = new WeakMap();
+// FitOptions without discrete columns (categories.js sets them for mixed data).
+const NO_DISCRETE = { discreteColumns: 0, categories: 0, queryCategories: 0, levels: 0, discreteKernels: 0, lambda: 0 };
 
 /** The names of an embind enum, in the core's order (the enum object also holds `values`, its map by number). */
 const namesOf = (enumType) => Object.keys(enumType).filter((name) => name !== 'values');
@@ -126,7 +128,7 @@ function bind(module, binding, [returns, argumentList], converters, named) {
 
 function createEngine(module) {
   const { Status, KernelKind, EmptyPolicy, Estimator, Rule, Score, LandmarkSampling, Method, Task } = module;
-  const { PlanCriterion, PlanField, PluginIssue } = module;
+  const { PlanCriterion, PlanField, DiscreteKernel, PluginIssue } = module;
   const statusNames = new Map(namesOf(Status).map((name) => [Status[name], name]));
   const issueNames = new Map(namesOf(PluginIssue).map((name) => [PluginIssue[name], name]));
   const named = (result) => ({
@@ -138,6 +140,7 @@ function createEngine(module) {
     call: (o) => ({ ...o, kernel: KernelKind[o.kernel], empty: EmptyPolicy[o.empty] }),
     fit: (o) => ({
       queryScale: 0,
+      ...NO_DISCRETE,
       ...o,
       kernel: KernelKind[o.kernel],
       estimator: Estimator[o.estimator],
@@ -174,6 +177,8 @@ function createEngine(module) {
     emptyPolicies: Object.freeze(namesOf(EmptyPolicy)),
     estimators: Object.freeze(namesOf(Estimator)),
     samplings: Object.freeze(namesOf(LandmarkSampling)),
+    /** A discrete kernel's number in the core (categories.h): 'aitchison-aitken', 'wang-van-ryzin', 'li-racine'. */
+    discreteKernel: (name) => DiscreteKernel[name].value,
     /** How a bandwidth is chosen: the criteria a search minimises ('cv', 'aicc'), then the rules ('scott', 'silverman'). */
     selections: Object.freeze([...namesOf(Score), ...namesOf(Rule)]),
     /**
@@ -215,14 +220,21 @@ function createEngine(module) {
     /**
      * { method, reason, tolerance, refused } (plan.h): the method that runs call `c` ({ task: 'attention' |
      * 'regression', kernel, queries, keys, dims, heads, masked, generalMask, groups, estimator, criterion ('fit', 'cv',
-     * 'aicc', 'cv-gradient', 'plugin'), exclude, weights, span, keyData, bandwidth }, keyData and bandwidth heap
-     * offsets or 0) when `method` is asked for at `tolerance` (0: the method's default, returned). `refused`: 'none',
-     * or the field of the call that keeps the method asked for from it (reason: why). Method 'auto' back means the
-     * decision needs the keys: ask again with keyData and bandwidth.
+     * 'aicc', 'cv-gradient', 'plugin'), exclude, weights, span, discrete, keyData, bandwidth }, keyData and bandwidth
+     * heap offsets or 0) when `method` is asked for at `tolerance` (0: the method's default, returned). `refused`:
+     * 'none', or the field of the call that keeps the method asked for from it (reason: why). Method 'auto' back means
+     * the decision needs the keys: ask again with keyData and bandwidth.
      */
     plan: (c, method, tolerance) => {
       const defaults = { heads: 1, masked: false, generalMask: false, groups: false, keyData: 0, bandwidth: 0 };
-      const regression = { estimator: 'local-linear', criterion: 'fit', exclude: false, weights: false, span: false };
+      const regression = {
+        estimator: 'local-linear',
+        criterion: 'fit',
+        exclude: false,
+        weights: false,
+        span: false,
+        discrete: false,
+      };
       const call = { ...defaults, ...regression, ...c };
       const p = module._plan(
         {

@@ -57,7 +57,7 @@ function allocate(module, bytes) {
 }
 
 /**
- * A long-lived copy of `arrays` (typed arrays of float32 values, or null: offset 0) in the heap, outside any scope:
+ * A long-lived copy of `arrays` (typed arrays of float32 values, Int32Arrays kept as int32, or null: offset 0) in the heap, outside any scope:
  * { offsets, bytes, retain(), release(), attach(free) }. It is reference-counted: retain() adds an owner, release() drops one and
  * frees the blocks with the last (further calls do nothing). On an allocation failure nothing stays allocated.
  */
@@ -76,7 +76,8 @@ export function resident(module, arrays) {
       l.residentBlocks++;
       l.residentBytes += a.length * 4;
       bytes += a.length * 4;
-      module.HEAPF32.set(a, ptr >> 2);
+      // Int32Array: a mixed regression's codes (typed array set() would convert them to float32 values).
+      (a instanceof Int32Array ? module.HEAP32 : module.HEAPF32).set(a, ptr >> 2);
       l.traffic += a.length * 4;
     }
   } catch (e) {

@@ -7,6 +7,7 @@ import { tooLarge } from './heap.js';
 import { planModelFit } from './plan.js';
 import { STEP_WORK } from './progress.js';
 import { fitOptions } from './sample.js';
+import { codedRows, discreteOptions, splitQueries } from './categories.js';
 import { spanDistances, spanEnlargement, spanNeighbours } from './span.js';
 import { numericArray, rowsOf } from './validate.js';
 
@@ -94,7 +95,7 @@ const FITS = {
         I: a.count,
         dim: m.dim,
         width: m.width,
-        options: a.scales ? { ...a.options, queryScale: at(a.scales, 8) } : a.options,
+        options: { ...a.options, queryScale: at(a.scales, 8), queryCategories: at(a.codes, 4 * m.count) },
         mean: at(a.mean, m.width * 4),
         sumSq: at(a.sumSq, 8),
         eff: at(a.eff, 8),
@@ -153,10 +154,13 @@ const FITS = {
  * options32, queryScales, spanBandwidths, live, … }. `live()` throws once `disposed` is set (model.js sets it).
  */
 export function modelFits({ engine, threads }, p, h, store) {
-  const { n, width, dim, kernel, estimator, empty, frame, span } = p;
-  const [xr, yr, wr] = store.offsets;
+  const { n, width, dim, kernel, estimator, empty, frame, span, mixed } = p;
+  const [xr, yr, wr, cr] = store.offsets;
   const h32 = Float32Array.from(h);
   const m = { engine, threads, n, width, dim, kernel, estimator, frame, span, xr, yr, wr, h, h32 };
+  // Mixed data (categories.js): `dim` counts the continuous columns; the sample's levels are resident at cr, and λ
+  // is p.lambda. userDim: the columns of x as the caller gives them.
+  Object.assign(m, { mixed, count: mixed ? mixed.count : 0, lambda: p.lambda, userDim: p.userDim ?? dim });
   m.tolerance = p.plan.tolerance;
   m.fit = planModelFit(engine, p.plan, { xp: xr, n, dim, kernel, estimator, h32, threads });
   m.disposed = false;
@@ -172,10 +176,24 @@ export function modelFits({ engine, threads }, p, h, store) {
       weights: wr,
       threads,
       tolerance: m.fit.gridTolerance,
+      discrete: discreteOptions(engine, heap, mixed, { codes: cr, lambda: p.lambda }),
       ...extra,
     }),
     queryScale: extra.queryScale ?? 0, // span models: the heap offset of the queries' d_i (fitOptions has no field for it)
+    queryCategories: extra.queryCategories ?? 0, // mixed data: the heap offset of the queries' levels
   });
+  /** The queries xq (user layout) as the model's fits take them: { I, x (continuous columns), codes (or null) }. */
+  m.queries = (xq, name = 'xq') => {
+    if (mixed) return splitQueries(mixed, xq, name);
+    const x = numericArray(xq, name);
+    return { I: rowsOf(x, dim, name, 'options.dim'), x, codes: null };
+  };
+  /** The queries xq in the user's layout with labels replaced by their codes (what a model fitted on codes takes). */
+  m.codedQueries = (xq) => {
+    if (!mixed) return xq;
+    const q = splitQueries(mixed, xq);
+    return codedRows(mixed, q.x, q.codes, q.I);
+  };
 
   // The grid (methods/grid/model.h) over the resident sample, made by the first grid fit and shared by every model on
   // it: it keeps the sample's bins (re-binned only for a bandwidth they do not serve) and the moments of the last
@@ -235,8 +253,9 @@ export function modelFits({ engine, threads }, p, h, store) {
    */
   m.fitSteps = function* fitSteps(xq, extra, stepwise, emptyPolicy = empty) {
     m.live();
-    xq = numericArray(xq, 'xq');
-    const I = rowsOf(xq, dim, 'xq', 'options.dim');
+    const queries = m.queries(xq);
+    const { I } = queries;
+    xq = queries.x;
     tooLarge(I * width, 'predict()', 'xq', 'I·D');
     const method = FITS[m.fit.method];
     const perRow = n * (dim + width) * designColumns(estimator, dim);
@@ -250,6 +269,7 @@ export function modelFits({ engine, threads }, p, h, store) {
       heap.setF64(error, 0);
       a.error = extra ? error : 0;
       a.qp = heap.f32Shifted(xq, dim, frame.x);
+      a.codes = queries.codes ? heap.i32(queries.codes) : 0;
       a.scales = span === null ? 0 : m.queryScales(heap, xr, a.qp, I);
       for (let first = 0; first < I || first === 0; first += step) {
         a.count = Math.min(step, I - first);

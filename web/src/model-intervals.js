@@ -82,7 +82,8 @@ const readVariance = ({ variance = 'global' } = {}) => oneOf(variance, ['global'
  * `regressions` ({ kernelRegression, kernelRegressionAsync }) make the variance smoother.
  */
 export function modelIntervals(m, { sample, fitWeights }, regressions) {
-  const { n, dim, width, kernel } = m;
+  const { n, width, kernel, mixed } = m;
+  const dim = m.userDim; // the sample's columns as given (mixed data: discrete ones as codes)
   const sigma2 = () => m.summarize().sigma2;
 
   // The local variance estimate (variance.js), made on first use: the variance smoother (a local-linear
@@ -95,7 +96,14 @@ export function modelIntervals(m, { sample, fitWeights }, regressions) {
     return {
       ...s,
       z: logSquaredResiduals(s.y, s.fitted, sigma2(), s.n, width),
-      options: { dim, kernel, estimator: 'local-linear', bandwidth: 'cv', ...(s.weights && { weights: s.weights }) },
+      options: {
+        dim,
+        kernel,
+        estimator: 'local-linear',
+        bandwidth: 'cv',
+        ...(s.weights && { weights: s.weights }),
+        ...(mixed && { types: mixed.types, orderedKernel: mixed.orderedKernel }),
+      },
     };
   };
   const keepVariance = (smoother, s) => {
@@ -133,8 +141,8 @@ export function modelIntervals(m, { sample, fitWeights }, regressions) {
     }
     return keepVariance(smoother, s);
   };
-  // σ²(q) per query row and column, I × width.
-  const varianceAt = (v, xq) => localVarianceAt(v.smoother.predict(xq), v.scale, sigma2(), width);
+  // σ²(q) per query row and column, I × width. The smoother's sample holds codes where a discrete column had labels.
+  const varianceAt = (v, xq) => localVarianceAt(v.smoother.predict(m.codedQueries(xq)), v.scale, sigma2(), width);
 
   function interval(fit, level, local) {
     const z = normalQuantile(0.5 + level / 2);

@@ -16,7 +16,8 @@ export function* robustFit(p, build) {
   const reweighted = (weights) => ({
     ...p,
     fitWeights: weights,
-    data: ownCopy(sample.x, sample.y, weights, n, dim, width, p.sorted, p.frame),
+    // The continuous columns and the levels (mixed data) as the model keeps them; sample.x is the caller's layout.
+    data: ownCopy(p.columns.x, sample.y, weights, n, dim, width, p.sorted, p.frame, p.columns.codes),
   });
   // A point the fit cannot reach (compact kernel, its own weight 0) gets NaN, not the empty policy's value or error.
   const fit = (weights) => {

@@ -8,6 +8,7 @@ import { modelIntervals } from './model-intervals.js';
 import { robustFit } from './model-robust.js';
 import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
 import { bandwidths, checkOptionNames } from './validate.js';
+import { joinBandwidth, readMixedBandwidth } from './categories.js';
 import { fitWarnings, medianSpacing, precisionWarnings } from './warnings.js';
 
 // The safety net for models dropped without dispose(): gives back their resident sample when the model is collected.
@@ -24,7 +25,7 @@ const NO_CURVE = () => ({ bandwidths: new Float64Array(0), scores: new Float64Ar
  */
 export function buildModel(ctx, p, h, selection, shared = null) {
   const { data } = p;
-  const store = shared?.store ?? ctx.engine.resident([data.x, data.y, data.weights]);
+  const store = shared?.store ?? ctx.engine.resident([data.x, data.y, data.weights, data.codes]);
   if (shared?.store) store.retain();
   try {
     const spacings =
@@ -47,7 +48,7 @@ export const robustModel = (ctx, p, h, selection) => robustFit(p, (q) => buildMo
 
 /** buildModel's model on its resident sample `shared.store`; `lazySummary`: the summary waits for its first read. */
 function residentModel(ctx, p, h, selection, shared, lazySummary) {
-  const { n, width, dim, kernel, estimator, span } = p;
+  const { n, width, dim, kernel, estimator, span, mixed } = p;
   // What the closures below keep (not `p`, whose `stored` holds the caller's own arrays, nor its data: both must not
   // stay alive; the sample lives in the heap).
   const base = { ...p, data: null, stored: null };
@@ -58,10 +59,18 @@ function residentModel(ctx, p, h, selection, shared, lazySummary) {
   let warnings = null;
 
   const model = {
-    dim,
+    dim: m.userDim,
     kernel,
     estimator,
-    bandwidth: span === null ? h : Object.freeze({ span, scale: h, neighbours: m.spanK }),
+    /** Mixed data: the column types (options.types) and the ordered kernel; null when every column is continuous. */
+    types: mixed ? mixed.types : null,
+    orderedKernel: mixed ? mixed.orderedKernel : null,
+    // Mixed data: h for each continuous column and λ for each discrete one, in the columns' order.
+    bandwidth: mixed
+      ? joinBandwidth(mixed, h, p.lambda)
+      : span === null
+        ? h
+        : Object.freeze({ span, scale: h, neighbours: m.spanK }),
     selection,
     /** What predictions run on: 'exact', 'grid' (binned; see docs/regression.md) or 'sparse'. */
     method: m.fit.method,
@@ -118,9 +127,10 @@ function residentModel(ctx, p, h, selection, shared, lazySummary) {
      */
     withBandwidth(h) {
       m.live();
-      const fixed = Float64Array.from(bandwidths(h, dim, 'h'));
+      const given = mixed ? readMixedBandwidth(mixed, h, 'h') : { h: bandwidths(h, dim, 'h'), lambda: null };
+      const fixed = Float64Array.from(given.h);
       const fixedSelection = { rule: 'fixed', score: null, curve: NO_CURVE() };
-      const next = { ...base, span: null };
+      const next = { ...base, span: null, lambda: given.lambda };
       const { spacings, precision } = shared;
       if (!base.robust) return buildModel(ctx, next, fixed, fixedSelection, shared);
       const start = { ...next, fitWeights: base.observationWeights, robustnessWeights: null };

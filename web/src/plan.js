@@ -6,6 +6,7 @@
 import { fail, KernelAttentionError } from './errors.js';
 import { frameOf, readCall, SHARED_OPTIONS } from './options.js';
 import { fitOptions, readExclude, regressionKernels, regressionRules, selectRules } from './sample.js';
+import { readTypes, refuseMixed } from './categories.js';
 import { boolean, checkOptionNames, oneOf, positiveInteger } from './validate.js';
 
 /** attention()'s methods, and the options that choose and tune them. */
@@ -126,8 +127,8 @@ function askAttention(engine, call, method, tolerance) {
  * Reads a regression's method (`names.method`: the option it was given as) and tolerance and asks the core which
  * method runs the call: { method, reason, tolerance } (the tolerance given, or the core's default). `call`: { n, dim,
  * kernel, estimator, criterion ('fit': a model's fits; 'cv', 'aicc', 'cv-gradient': a score or a search; 'plugin':
- * the plug-in rule), exclude (blocked CV's radius), weights (given or not), span (span bandwidths) }. `methods`: the
- * methods the caller takes.
+ * the plug-in rule), exclude (blocked CV's radius), weights (given or not), span (span bandwidths), discrete (discrete
+ * columns: mixed data; dim counts the continuous ones) }. `methods`: the methods the caller takes.
  * `names`: the option each field of the call was given as (a refusal names it).
  */
 export function planRegression(engine, method, tolerance, call, names, methods = REGRESSION_METHODS) {
@@ -142,12 +143,24 @@ export function planRegression(engine, method, tolerance, call, names, methods =
   }
   oneOf(method, methods, names.method);
   readTolerance(tolerance, names.method.replace(/\.[^.]*$/, '.tolerance'));
-  const { n, dim, kernel, estimator, criterion, exclude = 0, weights = false, span = false } = call;
-  const shape = { task: 'regression', kernel, queries: n, keys: n, dims: dim, estimator, criterion, weights, span };
+  const { n, dim, kernel, estimator, criterion, exclude = 0, weights = false, span = false, discrete = false } = call;
+  const shape = {
+    task: 'regression',
+    kernel,
+    queries: n,
+    keys: n,
+    dims: dim,
+    estimator,
+    criterion,
+    weights,
+    span,
+    discrete,
+  };
   const p = engine.plan({ ...shape, exclude: exclude > 0 }, method, tolerance ?? 0);
   if (p.refused !== 'none') {
     const fields = { kernel: 'options.kernel', dims: 'options.dim', estimator: 'options.estimator' };
-    refuse('regression', p, { ...fields, weights: 'options.weights', span: 'options.bandwidth', ...names });
+    const given = { weights: 'options.weights', span: 'options.bandwidth', discrete: 'options.types' };
+    refuse('regression', p, { ...fields, ...given, ...names });
   }
   return { method: p.method, reason: p.reason, tolerance: p.tolerance };
 }
@@ -197,15 +210,17 @@ const PLAN_REGRESSION_OPTIONS = [
   'exclude',
   'weights',
   'span',
+  'types',
 ];
 
 /**
  * plan('attention', queries, keys, options): what attention() with these arguments would run ({ method, reason }).
- * plan('regression', { n, dim, kernel, method, tolerance, estimator, rule, exclude, weights, span }): without `rule`,
- * what kernelRegression() fits a model of n points with (method 'auto', 'exact', 'grid' or 'sparse'; a grid model
- * still fits exactly at a bandwidth no grid serves, and says so in its own `reason`); with `rule`, what
+ * plan('regression', { n, dim, kernel, method, tolerance, estimator, rule, exclude, weights, span, types }): without
+ * `rule`, what kernelRegression() fits a model of n points with (method 'auto', 'exact', 'grid' or 'sparse'; a grid
+ * model still fits exactly at a bandwidth no grid serves, and says so in its own `reason`); with `rule`, what
  * selectBandwidth() with that rule runs (cvScore: rule 'cv'). `weights` and `span` say whether observation weights
- * and span bandwidths are given; `exclude` is blocked CV's radius.
+ * and span bandwidths are given; `exclude` is blocked CV's radius; `types` the column types (discrete columns run
+ * exactly).
  */
 export function makePlan(engine) {
   return function plan(task, ...args) {
@@ -225,6 +240,8 @@ export function makePlan(engine) {
     const { exclude, weights = false, span = false } = options;
     positiveInteger(n, 'options.n');
     positiveInteger(dim, 'options.dim');
+    // Mixed data: the plan counts the continuous columns (categories.js).
+    const mixed = readTypes(options.types, undefined, dim);
     oneOf(kernel, regressionKernels(engine), 'options.kernel');
     if (rule !== undefined) oneOf(rule, selectRules(engine), 'options.rule');
     const { estimator = rule === 'cv-gradient' ? 'nadaraya-watson' : 'local-linear' } = options;
@@ -232,7 +249,9 @@ export function makePlan(engine) {
     boolean(weights, 'options.weights');
     boolean(span, 'options.span');
     const criterion = rule === undefined ? 'fit' : criterionOf(rule);
-    const call = { n, dim, kernel, estimator, criterion, exclude: readExclude(exclude, rule), weights, span };
+    if (mixed) refuseMixed({ rule, exclude: readExclude(exclude, rule) }); // as the call itself refuses
+    const columns = { dim: mixed ? mixed.continuous.length || 1 : dim, discrete: !!mixed };
+    const call = { n, kernel, estimator, criterion, exclude: readExclude(exclude, rule), weights, span, ...columns };
     const names = { method: 'options.method', span: 'options.span', criterion: 'options.rule' };
     const methods = rule === undefined ? MODEL_METHODS : REGRESSION_METHODS;
     const p = planRegression(engine, method, tolerance, call, names, methods);

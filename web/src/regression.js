@@ -6,7 +6,8 @@ import { readSpan, spanScales } from './span.js';
 import { CONTROL_OPTIONS, drive, nextTask, readControl, throwIfAborted } from './progress.js';
 import { criterionOf, MODEL_METHODS, planRegression, sortsSample } from './plan.js';
 import { checkPlugin } from './plugin.js';
-import { ownCopy, readExclude, readSample, regressionKernels, regressionRules } from './sample.js';
+import { ownCopy, readExclude, regressionKernels, regressionRules } from './sample.js';
+import { codedRows, readColumns, readMixedBandwidth, refuseMixed } from './categories.js';
 import { bandwidths, boolean, checkOptionNames, oneOf } from './validate.js';
 import { sampleFrame } from './frame.js';
 import { buildModel, robustModel } from './model.js';
@@ -23,6 +24,8 @@ const REGRESSION_OPTIONS = [
   'tolerance',
   'exclude',
   'robust',
+  'types',
+  'orderedKernel',
 ];
 
 /**
@@ -35,8 +38,10 @@ function regressions(engine, threads, selectBandwidth, selectBandwidthAsync) {
   ctx.kernelRegression = function kernelRegression(x, y, options) {
     const p = readRegression(engine, x, y, options, REGRESSION_OPTIONS);
     const [sx, sy] = searchSample(p);
-    const { h, selection } = p.chosen ?? fromSelection(p, selectBandwidth(sx, sy, selectionOptions(p)));
-    const fitted = drive(robustModel(ctx, p, h, selection), null);
+    const chosen = p.chosen ?? fromSelection(p, selectBandwidth(sx, sy, selectionOptions(p)));
+    const { h, selection } = chosen;
+    const q = { ...p, lambda: chosen.lambda };
+    const fitted = drive(robustModel(ctx, q, h, selection), null);
     return buildModel(ctx, fitted, h, selection);
   };
   ctx.kernelRegressionAsync = (x, y, options) => fitAsync(ctx, selectBandwidthAsync, x, y, options);
@@ -79,7 +84,8 @@ async function fitAsync(ctx, selectBandwidthAsync, x, y, options) {
   // Robustness fits are steps of their own (an early stop, on an exact fit, jumps to the last step).
   const total = steps + iterations + 1;
   const report = onProgress && (({ done }) => onProgress({ done: steps + done, total }));
-  const fitted = await drive(robustModel(ctx, p, chosen.h, chosen.selection), { signal, onProgress: report });
+  const q = { ...p, lambda: chosen.lambda };
+  const fitted = await drive(robustModel(ctx, q, chosen.h, chosen.selection), { signal, onProgress: report });
   if (p.robust) {
     await nextTask();
     throwIfAborted(signal);
@@ -109,21 +115,33 @@ function readRegression(engine, x, y, options, known) {
     perDimension = false,
     method = 'auto',
   } = options;
-  const sample = readSample(x, y, dim, weights);
-  const { n, width } = sample;
-  [x, y, weights] = [sample.x, sample.y, sample.weights];
+  // Mixed data (categories.js): x, dim and the bandwidths below are the continuous columns'; `mixed` has the rest.
+  const sample = readColumns(x, y, options, weights);
+  const { n, width, mixed } = sample;
+  const userDim = dim;
+  [x, y, weights, dim] = [sample.x, sample.y, sample.weights, sample.dim];
   oneOf(kernel, regressionKernels(engine), 'options.kernel');
   oneOf(estimator, engine.estimators, 'options.estimator');
   oneOf(empty, engine.emptyPolicies, 'options.empty');
   boolean(perDimension, 'options.perDimension');
   // What the model's fits run on (plan.js): span bandwidths, observation weights and the estimator decide with the rest.
   const span = readSpan(bandwidth, 'options.bandwidth');
-  const call = { n, dim, kernel, estimator, criterion: 'fit', weights: weights !== undefined, span: span !== null };
+  if (mixed && span !== null) {
+    throw new KernelAttentionError(
+      'BadArgument',
+      '`options.bandwidth` span bandwidths are not supported with discrete columns (`options.types`); ' +
+        'give the bandwidths or choose them by a criterion',
+      'options.bandwidth',
+    );
+  }
+  const fit = { criterion: 'fit', weights: weights !== undefined, span: span !== null, discrete: !!mixed };
+  const call = { n, dim, kernel, estimator, ...fit };
   const names = { method: 'options.method' };
   const plan = planRegression(engine, method, options.tolerance, call, names, MODEL_METHODS);
   let chosen = null;
   if (typeof bandwidth === 'string') {
     oneOf(bandwidth, regressionRules(engine), 'options.bandwidth');
+    if (mixed) refuseMixed({ rule: bandwidth }, 'options.bandwidth'); // before the plug-in rule's own checks
     if (bandwidth === 'plugin') {
       const rule = "`bandwidth: 'plugin'`";
       checkPlugin(engine, { dim, width, estimator, kernel, weights, rule });
@@ -132,6 +150,15 @@ function readRegression(engine, x, y, options, known) {
     chosen = {
       h: spanScales(x, n, dim),
       selection: { rule: 'span', score: null, curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) } },
+    };
+  } else if (mixed) {
+    chosen = {
+      ...readMixedBandwidth(mixed, bandwidth, 'options.bandwidth'),
+      selection: {
+        rule: 'fixed',
+        score: null,
+        curve: { bandwidths: new Float64Array(0), scores: new Float64Array(0) },
+      },
     };
   } else {
     chosen = {
@@ -146,6 +173,7 @@ function readRegression(engine, x, y, options, known) {
   const robust = readRobust(options.robust, width);
   // Blocked CV's radius, for the bandwidth search 'cv' only (a given bandwidth has no search to pass it to).
   const exclude = readExclude(options.exclude, typeof bandwidth === 'string' ? bandwidth : 'fixed');
+  if (mixed && typeof bandwidth === 'string') refuseMixed({ rule: bandwidth, exclude }, 'options.bandwidth');
   // What the bandwidth search computes its criterion on (AICc, or leave-one-out CV, blocked with `exclude`): the plan's
   // answer for the rule's criterion, which kernelRegression asks selectBandwidth for.
   const searchCall = { ...call, criterion: criterionOf(bandwidth), exclude };
@@ -153,12 +181,16 @@ function readRegression(engine, x, y, options, known) {
   // The model's frame, once (frame.js): its sample and every query are shifted by it, predictions shifted back.
   const frame = sampleFrame(x, dim, y, width);
   const sorted = sortsSample(plan);
-  const data = ownCopy(x, y, weights, n, dim, width, sorted, frame);
+  const data = ownCopy(x, y, weights, n, dim, width, sorted, frame, sample.codes);
   const stored = { x, y }; // for the 'precision' warning: what the caller's storage kept
+  const columns = { x: Float64Array.from(x), codes: sample.codes };
   return {
     n,
     width,
     dim,
+    userDim,
+    mixed,
+    lambda: chosen?.lambda ?? null,
     kernel,
     estimator,
     empty,
@@ -175,17 +207,23 @@ function readRegression(engine, x, y, options, known) {
     span,
     // The sample in the input's order, in double (residuals for robustness and local variance): own copies too.
     robust,
-    sample: { x: Float64Array.from(x), y: Float64Array.from(y) },
+    sample: { x: mixed ? codedRows(mixed, x, sample.codes, n) : columns.x, y: Float64Array.from(y) },
+    // The continuous columns (the sample's x without discrete columns) and the levels, input order (robust refits).
+    columns,
     fitWeights: weights && Float64Array.from(weights),
     robustnessWeights: null,
   };
 }
 
-// The sample a search is given: the model's float32 copy, or for the plug-in rule, which computes in double as R's
-// dpill does, the sample in double.
-const searchSample = (p) => (p.bandwidth === 'plugin' ? [p.sample.x, p.sample.y] : [p.data.x, p.data.y]);
+// The sample a search is given: the model's float32 copy (discrete columns as codes in the user layout), or for the
+// plug-in rule, which computes in double as R's dpill does, the sample in double.
+const searchSample = (p) => {
+  if (p.bandwidth === 'plugin') return [p.sample.x, p.sample.y];
+  return [p.mixed ? codedRows(p.mixed, p.data.x, p.data.codes, p.n) : p.data.x, p.data.y];
+};
 const selectionOptions = (p) => ({
-  dim: p.dim,
+  dim: p.userDim,
+  ...(p.mixed && { types: p.mixed.types, orderedKernel: p.mixed.orderedKernel }),
   kernel: p.kernel,
   estimator: p.estimator,
   rule: p.bandwidth,
@@ -196,7 +234,7 @@ const selectionOptions = (p) => ({
   ...(p.exclude > 0 ? { exclude: p.exclude } : {}),
 });
 const fromSelection = (p, chosen) => ({
-  h: chosen.bandwidth,
+  ...(p.mixed ? readMixedBandwidth(p.mixed, chosen.bandwidth, 'bandwidth') : { h: chosen.bandwidth, lambda: null }),
   selection: {
     rule: p.bandwidth,
     score: chosen.score,

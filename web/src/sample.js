@@ -70,8 +70,14 @@ export function fitOptions({
   threads,
   tolerance = 0,
   exclude = 0,
+  discrete = {},
 }) {
-  return { kernel, estimator, bandwidth, weights, empty, threads, tolerance, exclude };
+  // `discrete`: the discrete columns' fields (categories.js discreteOptions), none by default. Without continuous
+  // columns (`standIn`: a column of zeros in their place) local-linear and local-quadratic are Nadaraya–Watson, and run
+  // as such: the stand-in's zero spread would make every such design singular.
+  const { standIn = false, ...fields } = discrete;
+  if (standIn) estimator = 'nadaraya-watson';
+  return { kernel, estimator, bandwidth, weights, empty, threads, tolerance, exclude, ...fields };
 }
 
 /**
@@ -102,21 +108,28 @@ export function readExclude(exclude, rule, name = 'options.exclude') {
 /**
  * The model's own float32 copy of the sample in its frame (x and y minus `frame`'s shifts, frame.js; later changes to
  * the caller's arrays do not change it), in the order of the first coordinate when `sort` (the exact engine then
- * skips the key tiles far from each query; the grid needs no order).
+ * skips the key tiles far from each query; the grid needs no order). `codes` (a mixed regression's levels, n × count,
+ * categories.js) are copied in the same order.
  */
-export function ownCopy(x, y, weights, n, dim, width, sort, frame) {
+export function ownCopy(x, y, weights, n, dim, width, sort, frame, codes = null) {
   const x32 = shifted32(x, dim, frame.x);
-  if (!sort) return { x: x32, y: shifted32(y, width, frame.y), weights: weights && Float32Array.from(weights) };
+  if (!sort) {
+    const data = { x: x32, y: shifted32(y, width, frame.y), weights: weights && Float32Array.from(weights) };
+    return { ...data, codes: codes && Int32Array.from(codes) };
+  }
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => x32[a * dim] - x32[b * dim] || a - b);
+  const count = codes ? codes.length / n : 0;
   const data = {
     x: new Float32Array(n * dim),
     y: new Float32Array(n * width),
     weights: weights && new Float32Array(n),
+    codes: codes && new Int32Array(n * count),
   };
   order.forEach((from, to) => {
     data.x.set(x32.subarray(from * dim, (from + 1) * dim), to * dim);
     for (let c = 0; c < width; c++) data.y[to * width + c] = y[from * width + c] - (frame.y ? frame.y[c] : 0);
     if (weights) data.weights[to] = weights[from];
+    if (codes) data.codes.set(codes.subarray(from * count, (from + 1) * count), to * count);
   });
   return data;
 }

@@ -4,6 +4,7 @@ import { checkResult, KernelAttentionError } from './errors.js';
 import { sampleFrame } from './frame.js';
 import { gridTolerance } from './plan.js';
 import { fitOptions } from './sample.js';
+import { discreteOptions, joinBandwidth } from './categories.js';
 
 // The curve a search reports holds its first evaluations.
 export const CURVE_CAPACITY = 256;
@@ -14,7 +15,9 @@ export const CURVE_CAPACITY = 256;
  * evaluations; `total` is an estimate until the last step. Without `stepwise` the search runs in one call.
  */
 export function* searchSteps(engine, threads, s, stepwise) {
-  const { n, dim, width, x, y, weights, rule, plan } = s;
+  const { n, dim, width, x, y, weights, rule, plan, mixed } = s;
+  // Mixed data: the search's point is (h, λ), dim + count values (cpp/core/stats/mixed.h, select_mixed).
+  const size = dim + (mixed ? mixed.count : 0);
   const heap = engine.openHeap();
   // The core's state of this search across its steps (its sorted and binned sample), freed with the heap.
   let search = 0;
@@ -29,8 +32,9 @@ export function* searchSteps(engine, threads, s, stepwise) {
       threads,
       tolerance: gridTolerance(plan),
       exclude: s.exclude,
+      discrete: discreteOptions(engine, heap, mixed, { codes: s.codes }),
     });
-    const h = heap.alloc(dim * 8);
+    const h = heap.alloc(size * 8);
     const score = heap.alloc(8);
     checkResult(engine.ruleOfThumb({ x: xp, n, dim, rule: rule === 'silverman' ? 'silverman' : 'scott', h }));
     const criterion = rule === 'aicc' ? 'aicc' : 'cv';
@@ -39,11 +43,11 @@ export function* searchSteps(engine, threads, s, stepwise) {
     let curveH = 0;
     let curveScore = 0;
     if (rule === 'cv' || rule === 'aicc') {
-      curveH = heap.alloc(capacity * dim * 8);
+      curveH = heap.alloc(capacity * size * 8);
       curveScore = heap.alloc(capacity * 8);
       // Typical evaluations: a scan of the whole range (7 a decade, about 30) and about 10 of Brent's, then, per
       // dimension, 18 more each.
-      const estimate = 40 + (s.perDimension && dim > 1 ? 18 * dim : 0);
+      const estimate = 40 + (s.perDimension && dim > 1 ? 18 * dim : 0) + (mixed ? 60 * mixed.count : 0);
       if (stepwise) {
         search = engine.cvSearchCreate({});
         if (!search) throw new KernelAttentionError('OutOfMemory', 'could not allocate the search state');
@@ -51,8 +55,8 @@ export function* searchSteps(engine, threads, s, stepwise) {
       for (;;) {
         if (stepwise && count + 1 > capacity) {
           // A resumed search replays its whole curve: it must hold every evaluation.
-          const [bigger, biggerScore] = [heap.alloc(2 * capacity * dim * 8), heap.alloc(2 * capacity * 8)];
-          heap.moveF64(bigger, curveH, count * dim);
+          const [bigger, biggerScore] = [heap.alloc(2 * capacity * size * 8), heap.alloc(2 * capacity * 8)];
+          heap.moveF64(bigger, curveH, count * size);
           heap.moveF64(biggerScore, curveScore, count);
           [curveH, curveScore, capacity] = [bigger, biggerScore, 2 * capacity];
         }
@@ -104,10 +108,10 @@ export function* searchSteps(engine, threads, s, stepwise) {
       rule,
       method: plan.method,
       reason: plan.reason,
-      bandwidth: heap.readF64(h, dim),
+      bandwidth: userLayout(mixed, heap.readF64(h, size), dim),
       score: best,
       curve: {
-        bandwidths: shown ? heap.readF64(curveH, shown * dim) : new Float64Array(0),
+        bandwidths: shown ? userLayout(mixed, heap.readF64(curveH, shown * size), dim) : new Float64Array(0),
         scores: shown ? heap.readF64(curveScore, shown) : new Float64Array(0),
       },
     };
@@ -117,4 +121,16 @@ export function* searchSteps(engine, threads, s, stepwise) {
     if (search) engine.cvSearchFree({ search });
     heap.free();
   }
+}
+
+/** Points (h, λ) of dim + count values each in the user's column order (categories.js); as they are without `mixed`. */
+function userLayout(mixed, points, dim) {
+  if (!mixed) return points;
+  const size = dim + mixed.count;
+  const out = new Float64Array((points.length / size) * mixed.dim);
+  for (let k = 0; k * size < points.length; k++) {
+    const at = points.subarray(k * size, (k + 1) * size);
+    out.set(joinBandwidth(mixed, at.subarray(0, dim), at.subarray(dim)), k * mixed.dim);
+  }
+  return out;
 }

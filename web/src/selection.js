@@ -4,7 +4,8 @@ import { KernelAttentionError } from './errors.js';
 import { smoothCompact } from './attention-gradients.js';
 import { criterionOf, planRegression } from './plan.js';
 import { checkPlugin } from './plugin.js';
-import { readExclude, readSample, regressionKernels, selectRules } from './sample.js';
+import { readExclude, regressionKernels, selectRules } from './sample.js';
+import { readColumns, refuseMixed } from './categories.js';
 import { boolean, checkOptionNames, oneOf, positiveInteger } from './validate.js';
 import { deprecated, renamed } from './deprecate.js';
 
@@ -21,6 +22,8 @@ export const SELECT_OPTIONS = [
   'metric',
   'maxIterations',
   'exclude',
+  'types',
+  'orderedKernel',
 ];
 export const METRICS = ['diagonal', 'full'];
 
@@ -101,7 +104,8 @@ export function readSelection(engine, x, y, options, known) {
     // The gradient search exists for Nadaraya–Watson only (checkGradientSearch): its default, local-linear elsewhere.
     estimator = rule === 'cv-gradient' ? 'nadaraya-watson' : 'local-linear',
   } = options;
-  const sample = readSample(x, y, dim, weights);
+  // Mixed data (categories.js): the sample's x and `dim` below are its continuous columns.
+  const sample = readColumns(x, y, options, weights);
   oneOf(kernel, regressionKernels(engine), 'options.kernel');
   oneOf(estimator, engine.estimators, 'options.estimator');
   oneOf(rule, selectRules(engine), 'options.rule');
@@ -109,6 +113,7 @@ export function readSelection(engine, x, y, options, known) {
   oneOf(metric, METRICS, 'options.metric');
   positiveInteger(maxIterations, 'options.maxIterations');
   const exclude = readExclude(options.exclude, rule);
+  if (sample.mixed) refuseMixed({ rule, exclude });
   const gradient = rule === 'cv-gradient';
   if (gradient) checkGradientSearch(engine, { estimator, kernel, weights });
   if (rule === 'plugin') {
@@ -129,10 +134,19 @@ export function readSelection(engine, x, y, options, known) {
       }
     }
   }
-  const call = { n: sample.n, dim, kernel, estimator, criterion: criterionOf(rule), exclude, weights: !!weights };
+  const call = {
+    n: sample.n,
+    dim: sample.dim,
+    kernel,
+    estimator,
+    criterion: criterionOf(rule),
+    exclude,
+    weights: !!weights,
+    discrete: !!sample.mixed,
+  };
   const plan = planRegression(engine, method, options.tolerance, call, {
     method: methodName,
     criterion: 'options.rule',
   });
-  return { ...sample, dim, kernel, estimator, rule, perDimension, plan, metric, maxIterations, exclude };
+  return { ...sample, kernel, estimator, rule, perDimension, plan, metric, maxIterations, exclude };
 }

@@ -10,6 +10,7 @@ import { KernelAttentionError } from './errors.js';
 import { createDecoder, detectEncoding, ENCODINGS } from './table-decode.js';
 import { delimiterName, detectDialect, DELIMITERS, splitLine } from './table-dialect.js';
 import { isMissing, parseCompactDate, parseDate, parseNumber } from './table-values.js';
+import { LabelCodes } from './table-labels.js';
 
 export { isMissing, parseDate, parseNumber } from './table-values.js';
 export { selectRows } from './table-rows.js';
@@ -234,6 +235,7 @@ export class TableReader {
         : this.names.map((_, k) => k);
       this.keep = keep;
       this.columns = keep.map(() => new Growing(Float64Array));
+      this.labels = keep.map((c) => (d.kinds[c]?.kind === 'text' ? new LabelCodes() : null));
       this.lines = new Growing(Uint32Array);
       this.problems = new Map(); // row → [{ column, reason, text, position }] (column -1: the whole row)
       this.problemCount = 0;
@@ -279,6 +281,7 @@ export class TableReader {
         }
       }
       this.columns[k].push(v);
+      this.labels[k]?.push(cell === undefined || isMissing(cell) ? null : cell.trim());
     });
   }
 
@@ -328,6 +331,7 @@ export class TableReader {
       names: this.names,
       keep: this.keep,
       columns: this.columns.map((g) => g.array()),
+      labels: this.labels.map((l) => l?.result() ?? null),
       kinds: this.keep.map((c) => kinds[c]),
       lines: this.lines.array(),
       rows: this.rows,
@@ -356,9 +360,10 @@ export class TableReader {
 }
 
 /**
- * Reads a whole table from bytes (Uint8Array / ArrayBuffer) or text: `{ names, keep, columns, kinds, lines, rows,
- * problems, preview, settings }`. `columns[k]` is a Float64Array of column `keep[k]` (NaN where a cell is missing or not a
- * value; dates and times in seconds), `kinds[k]` its kind, `lines[r]` the 1-based line where row r starts, `problems`
+ * Reads a whole table from bytes (Uint8Array / ArrayBuffer) or text: `{ names, keep, columns, labels, kinds, lines,
+ * rows, problems, preview, settings }`. `columns[k]` is a Float64Array of column `keep[k]` (NaN where a cell is missing or
+ * not a value; dates and times in seconds), `labels[k]` a text column's labels and codes (table-labels.js; null for
+ * other kinds and past 50 labels), `kinds[k]` its kind, `lines[r]` the 1-based line where row r starts, `problems`
  * a Map from row to `[{ column, reason, line, position }]` (column -1: a row with the wrong number of fields; position:
  * the 1-based character where the field starts, null for a whole row), `preview` the first data rows' cells as text,
  * and `settings` what was detected: `{ encoding, delimiter ('comma', 'tab', 'semicolon', 'bar', 'whitespace' or the

@@ -169,6 +169,15 @@ export function precisionWarnings(inputs) {
 /** A selection's generator (bandwidth.js) whose result gains `warnings` for the sample `s` it selected for. */
 export function* withSelectionWarnings(steps, s) {
   const result = yield* steps;
-  result.warnings = fitWarnings({ x: s.x, y: s.y, n: s.n, dim: s.dim, width: s.width, bandwidth: result.bandwidth });
+  // Mixed data: the continuous columns' bandwidths (s.x holds those columns only).
+  const bandwidth = s.mixed ? Float64Array.from(s.mixed.continuous, (d) => result.bandwidth[d]) : result.bandwidth;
+  result.warnings = fitWarnings({
+    x: s.x,
+    y: s.y,
+    n: s.n,
+    dim: s.mixed?.continuous.length ?? s.dim,
+    width: s.width,
+    bandwidth,
+  });
   return result;
 }

@@ -176,6 +176,8 @@ export interface RegressionPlanOptions {
   weights?: boolean;
   /** Whether the bandwidth is a span (`{ span }`: a bandwidth per query, which only the exact fit serves). Default false. */
   span?: boolean;
+  /** The columns' types, as kernelRegression's: discrete columns run exactly. */
+  types?: readonly ColumnType[];
 }
 
 /** attentionWithInfo()'s result: the output and what computed it. */
@@ -387,7 +389,36 @@ export type StateOptions = Omit<WeightsOptions, 'empty'>;
 /** Distance kernels: every kernel but softmax. */
 export type DistanceKernel = Exclude<Kernel, 'softmax'>;
 
-export interface SelectBandwidthOptions {
+/**
+ * A regression column's type (mixed data, docs/regression.md "Mixed data"): `'continuous'` (a distance kernel with
+ * bandwidth h), `'unordered'` (a category: Aitchison–Aitken kernel, λ in 0 … (c − 1)/c), `'ordered'` (ordered levels:
+ * Wang–van Ryzin or Li–Racine kernel, λ in 0 … 1).
+ */
+export type ColumnType = 'continuous' | 'unordered' | 'ordered';
+/** The ordered columns' kernel: `'wang-van-ryzin'` (statsmodels'), or `'li-racine'`, λ^|a − b| (R np's `'liracine'`). */
+export type OrderedKernel = 'wang-van-ryzin' | 'li-racine';
+/**
+ * A regression sample or queries, n × dim row-major: numbers, or (mixed data, a plain array) labels (strings) in a
+ * discrete column, coded in the sorted order of the sample's labels. A discrete column's numbers are integer codes
+ * 0 … c − 1.
+ */
+export type SampleArray = NumericArray | ReadonlyArray<number | string>;
+
+/** The options that describe mixed data (kernelRegression, selectBandwidth, cvScore and their async forms). */
+export interface ColumnTypeOptions {
+  /**
+   * One type per column of x (default: all continuous). With a discrete column, the bandwidth array carries λ for it
+   * (h for each continuous column), local-linear and local-quadratic fit in the continuous columns only (Li & Racine
+   * 2004; statsmodels also puts the codes in the design), the search covers (h, λ) jointly with λ within its range,
+   * and the rules of thumb, `'plugin'`, `'cv-gradient'`, `exclude`, span bandwidths and the grid and sparse methods
+   * are refused.
+   */
+  types?: readonly ColumnType[];
+  /** Default `'wang-van-ryzin'`. */
+  orderedKernel?: OrderedKernel;
+}
+
+export interface SelectBandwidthOptions extends ColumnTypeOptions {
   /** Columns of x. */
   dim: number;
   /** Default `'gaussian'`. */
@@ -452,12 +483,12 @@ export interface SelectBandwidthOptions {
 }
 
 /** cvScore()'s options. */
-export interface CvScoreOptions {
+export interface CvScoreOptions extends ColumnTypeOptions {
   /** Columns of x. */
   dim: number;
   /** Default `'gaussian'`. */
   kernel?: DistanceKernel;
-  /** One bandwidth, or one per dimension (length dim). Positive and finite. */
+  /** One bandwidth, or one per dimension (length dim). Positive and finite; λ for a discrete column (`types`). */
   bandwidth: number | NumericArray;
   /** Default `'local-linear'` (before 0.2.0 `'nadaraya-watson'`). */
   estimator?: Estimator;
@@ -573,7 +604,7 @@ export interface PluginDetail {
   pilotVariance: number;
 }
 
-export interface KernelRegressionOptions {
+export interface KernelRegressionOptions extends ColumnTypeOptions {
   /** Columns of x (1 for ordinary 1-D regression). */
   dim: number;
   /** Default `'gaussian'`. */
@@ -584,7 +615,8 @@ export interface KernelRegressionOptions {
    * f > 0 (R's `loess` span): each query's bandwidth is the distance to its k-th nearest sample point, k = ⌊f·n⌋ as R's
    * loess counts it (at least the local design's columns + 1: 2 for Nadaraya–Watson, dim + 2 for local-linear; at most
    * n), and above f = 1 the distance to the farthest point times √f (R's loess); in 2-D and above with each column of x first divided by its 10 %-trimmed standard deviation (R's
-   * loess `normalize = TRUE`), times that column's scale. Spans run exactly (`method` `'auto'` or `'exact'`).
+   * loess `normalize = TRUE`), times that column's scale. Spans run exactly (`method` `'auto'` or `'exact'`). With
+   * discrete columns (`types`): one entry per column, λ for a discrete one; `'cv'` or `'aicc'` to choose them.
    */
   bandwidth?: number | NumericArray | BandwidthRule | { span: number };
   /**
@@ -684,7 +716,8 @@ export interface RegressionGradient {
   /**
    * ∂f̂/∂x_d at each query. Local-linear: the fitted slope of the local weighted least-squares fit; Nadaraya–Watson:
    * the derivative of the weighted mean, Σ_j ∂w_j/∂x_d (y_j − f̂) / Σ_j w_j. At the query's own bandwidth (held fixed
-   * for span models). Computed exactly, also for grid and sparse models. NaN where no point is in reach.
+   * for span models). Computed exactly, also for grid and sparse models. NaN where no point is in reach, and along a
+   * discrete column (mixed data): its levels have no derivative.
    */
   gradient: Float64Array<ArrayBuffer>;
   /** σ̂_c · sqrt(Σ_j ℓ'_j²), ℓ' the derivative's own linear-smoother weights (it ignores smoothing bias). */
@@ -748,6 +781,9 @@ export interface KernelRegressionModel<
   readonly dim: number;
   readonly kernel: DistanceKernel;
   readonly estimator: Estimator;
+  /** Mixed data: the columns' types and the ordered kernel; null when every column is continuous. */
+  readonly types: readonly ColumnType[] | null;
+  readonly orderedKernel: OrderedKernel | null;
   /** What the model computes with: `'grid'` only where the grid reaches the tolerance at this bandwidth. */
   readonly method: 'exact' | 'grid' | 'sparse';
   /**
@@ -756,7 +792,7 @@ export interface KernelRegressionModel<
    */
   readonly reason: string;
   /**
-   * One bandwidth per dimension; for a span model `{ span, scale }`, scale the per-dimension factors (the trimmed
+   * One bandwidth per dimension (λ for a discrete column); for a span model `{ span, scale }`, scale the per-dimension factors (the trimmed
    * standard deviations; 1 in 1-D) that each query's neighbour distance multiplies.
    */
   readonly bandwidth: Bandwidth;
@@ -795,24 +831,24 @@ export interface KernelRegressionModel<
    * double before the engine's float32 pass and the fit is shifted back in double (docs/design.md, "The frame"), so
    * x as Unix seconds or milliseconds and y with a large offset keep their precision.
    */
-  predict(xq: NumericArray): Float64Array<ArrayBuffer>;
+  predict(xq: SampleArray): Float64Array<ArrayBuffer>;
   /** Predictions with pointwise standard errors and a confidence band (level default 0.95, variance default 'global'). */
-  predictInterval(xq: NumericArray, intervalOptions?: IntervalOptions): PredictionInterval;
+  predictInterval(xq: SampleArray, intervalOptions?: IntervalOptions): PredictionInterval;
   /**
    * ∂f̂/∂x at xq (I × dim) with standard errors; not for the `'uniform'` kernel (flat: no derivative). A grid model
    * reads its grid's moments where they serve the row (within its tolerance), other rows are exact.
    */
-  gradient(xq: NumericArray): RegressionGradient;
+  gradient(xq: SampleArray): RegressionGradient;
   /**
    * predict() in steps of query rows (an exact fit; a grid fit is one step), with progress in rows and
    * cancellation; resolves to predict()'s bytes.
    */
-  predictAsync(xq: NumericArray, options?: AsyncOptions): Promise<Float64Array<ArrayBuffer>>;
+  predictAsync(xq: SampleArray, options?: AsyncOptions): Promise<Float64Array<ArrayBuffer>>;
   /**
    * predictInterval() in steps, as predictAsync(); resolves to predictInterval()'s bytes. With `variance: 'local'`,
    * the first call also runs the variance smoother's bandwidth search (stopped by `signal`, not counted in progress).
    */
-  predictIntervalAsync(xq: NumericArray, intervalOptions?: IntervalOptions & AsyncOptions): Promise<PredictionInterval>;
+  predictIntervalAsync(xq: SampleArray, intervalOptions?: IntervalOptions & AsyncOptions): Promise<PredictionInterval>;
   /**
    * The model at another fixed bandwidth `h` (one number, or one per dimension), as kernelRegression with `bandwidth:
    * h` and this model's other options fits it (`selection.rule` `'fixed'`), sharing this model's copy of the sample
@@ -1062,44 +1098,44 @@ export interface KernelAttention {
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
    */
   kernelRegression(
-    x: NumericArray,
+    x: SampleArray,
     y: NumericArray,
     options: KernelRegressionOptions & { bandwidth?: BandwidthRule },
   ): KernelRegressionModel<Float64Array<ArrayBuffer>, number>;
   /** A fixed bandwidth: `selection.score` is null. */
   kernelRegression(
-    x: NumericArray,
+    x: SampleArray,
     y: NumericArray,
     options: KernelRegressionOptions & { bandwidth: number | NumericArray },
   ): KernelRegressionModel<Float64Array<ArrayBuffer>, null>;
   /** A nearest-neighbour span: `bandwidth` is `{ span, scale }`, `selection.score` null. */
   kernelRegression(
-    x: NumericArray,
+    x: SampleArray,
     y: NumericArray,
     options: KernelRegressionOptions & { bandwidth: { span: number } },
   ): KernelRegressionModel<SpanBandwidth, null>;
-  kernelRegression(x: NumericArray, y: NumericArray, options: KernelRegressionOptions): KernelRegressionModel;
+  kernelRegression(x: SampleArray, y: NumericArray, options: KernelRegressionOptions): KernelRegressionModel;
   /**
    * kernelRegression() with the bandwidth search run one evaluation per step (as selectBandwidthAsync()) and the fit
    * summary as the last step; resolves to the model kernelRegression() returns (its type follows `bandwidth` as there).
    */
   kernelRegressionAsync(
-    x: NumericArray,
+    x: SampleArray,
     y: NumericArray,
     options: KernelRegressionOptions & AsyncOptions & { bandwidth?: BandwidthRule },
   ): Promise<KernelRegressionModel<Float64Array<ArrayBuffer>, number>>;
   kernelRegressionAsync(
-    x: NumericArray,
+    x: SampleArray,
     y: NumericArray,
     options: KernelRegressionOptions & AsyncOptions & { bandwidth: number | NumericArray },
   ): Promise<KernelRegressionModel<Float64Array<ArrayBuffer>, null>>;
   kernelRegressionAsync(
-    x: NumericArray,
+    x: SampleArray,
     y: NumericArray,
     options: KernelRegressionOptions & AsyncOptions & { bandwidth: { span: number } },
   ): Promise<KernelRegressionModel<SpanBandwidth, null>>;
   kernelRegressionAsync(
-    x: NumericArray,
+    x: SampleArray,
     y: NumericArray,
     options: KernelRegressionOptions & AsyncOptions,
   ): Promise<KernelRegressionModel>;
@@ -1136,7 +1172,7 @@ export interface KernelAttention {
    * Chooses a bandwidth for the sample x (n × dim) with values y (n × D).
    * @throws {KernelAttentionError} on invalid arguments (n must be at least 2).
    */
-  selectBandwidth(x: NumericArray, y: NumericArray, options: SelectBandwidthOptions): BandwidthSelection;
+  selectBandwidth(x: SampleArray, y: NumericArray, options: SelectBandwidthOptions): BandwidthSelection;
   /**
    * Which method attention() would run with these arguments, and why (the core's method table decides method
    * `'auto'`, docs/approximations.md "How 'auto' chooses"), without running it. Throws what attention() throws for bad
@@ -1159,7 +1195,7 @@ export interface KernelAttention {
    * byte for byte (the curve holds the first 256 evaluations).
    */
   selectBandwidthAsync(
-    x: NumericArray,
+    x: SampleArray,
     y: NumericArray,
     options: SelectBandwidthOptions & AsyncOptions,
   ): Promise<BandwidthSelection>;
@@ -1169,7 +1205,7 @@ export interface KernelAttention {
    * than r from x_i along x's first column, computed exactly); Infinity when some point has no admissible point
    * within reach.
    */
-  cvScore(x: NumericArray, y: NumericArray, options: CvScoreOptions): number;
+  cvScore(x: SampleArray, y: NumericArray, options: CvScoreOptions): number;
   /** The SIMD instruction set the core was compiled for, e.g. `'sse4.1'` (WebAssembly SIMD128). */
   readonly simd: string;
   /**

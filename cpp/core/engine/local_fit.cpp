@@ -99,9 +99,10 @@ struct RowScratch {
   bool ok() const { return l.ok() && g.ok() && z.ok() && u.ok() && chosen.ok(); }
 };
 
-// Writes query i's outputs from its moments. `log_omega` is ln of the factor the observation weights were divided by.
-KA_COLD RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Moments& m, const float* omega,
-                             double log_omega, const FitOut& out, RowScratch& r) {
+// Writes query i's outputs from its moments. `log_omega` is ln of the factor the observation weights were divided by;
+// `own` is the key that is query i's own observation (Fit::query_keys).
+KA_COLD RowOutcome write_fit(const Head& hd, int64_t i, int64_t own, const Shape& s, const Moments& m,
+                             const float* omega, double log_omega, const FitOut& out, RowScratch& r) {
   const double *a = m.a(), *b = m.b(), *t = m.t();
   const double s0 = a[0];
   float* mean = out.mean.row(i);
@@ -125,13 +126,13 @@ KA_COLD RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Mo
   }
   if (out.self_weight) {  // ℓ_i(q_i) = w_ii gᵀ z_i
     double v = 0;
-    if (hd.allows(i, i) && omega[i] != 0) {
+    if (hd.allows(i, own) && omega[own] != 0) {
       const float* q = hd.queries.row(i);
-      const float* k = hd.keys.row(i);
+      const float* k = hd.keys.row(own);
       double* z = r.z.get();
       offsets(q, k, hd.kernel.bandwidth, s.dims, r.u.get());
       design_row(s.degree, r.u.get(), s.dims, z);
-      const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) - m.max * kLn2) * double(omega[i]);
+      const double w = std::exp(log_score<double>(hd.kernel, q, k, s.dims) - m.max * kLn2) * double(omega[own]);
       for (int64_t x = 0; x < s.p; ++x) v += w * g[x] * z[x];
     }
     out.self_weight[i] = v;
@@ -146,8 +147,10 @@ KA_COLD RowOutcome write_fit(const Head& hd, int64_t i, const Shape& s, const Mo
 // so the result is unchanged to float32 precision. (Below 126, weights flush to exactly 0 anyway.)
 inline float skip_below(int64_t keys) { return std::min(126.0f, 25.0f + std::log2(float(std::max<int64_t>(keys, 1)))); }
 
-KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double log_omega, const TileBoxes& boxes,
-                   QueryRange range, const FitOut& out, const KernelLoops& loops) {
+// `log2_omega`: log2 of each key's ω, taken once per call (−inf for ω = 0), not once per query block and tile.
+KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, const float* log2_omega, double log_omega,
+                   const int64_t* query_keys, const TileBoxes& boxes, QueryRange range, const FitOut& out,
+                   const KernelLoops& loops) {
   TileWork w(s);
   RowScratch rs(s.p, s.dims, hd.keys.rows);
   const MomentLayout layout = s.layout();
@@ -177,7 +180,7 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double lo
       // row's maximum, so that far tiles are skipped from the first one on.
       const auto middle = [&](int64_t t, float score) {
         const int64_t j = TileBoxes::middle(t, hd.keys.rows);
-        return j < end && hd.allows(i, j) && omega[j] > 0 ? score + std::log2(omega[j])
+        return j < end && hd.allows(i, j) && omega[j] > 0 ? score + log2_omega[j]
                                                           : -std::numeric_limits<float>::infinity();
       };
       const local_fit_tiles::Window win =
@@ -209,7 +212,7 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double lo
       const int64_t j0 = t * kKeyTile;
       pack_tile(hd, j0, std::min(kKeyTile, end - j0), tile);
       float* lw = w.log_omega.get();
-      for (int64_t c = 0; c < tile.count; ++c) lw[c] = std::log2(omega[j0 + c]);  // −inf for ω = 0
+      std::copy(log2_omega + j0, log2_omega + j0 + tile.count, lw);
       std::fill(lw + tile.count, lw + tile.padded, -std::numeric_limits<float>::infinity());
       for (int64_t r = 0; r < count; ++r)
         if (needs(r, t)) add_tile(hd, i0 + r, tile, s, w, loops.key_scores, accumulate, rows[r]);
@@ -219,7 +222,8 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, double lo
       const bool empty = !(m.max > -kInf);
       if (m.redo || (empty && !is_compact(hd.kernel.kind)) || std::fabs(m.max) > kFloatScoreLimit)
         accumulate_double(hd, i0 + r, omega, s, boxes.sorted, m);
-      if (write_fit(hd, i0 + r, s, m, omega, log_omega, out, rs) == RowOutcome::Error)
+      const int64_t own = query_keys ? query_keys[i0 + r] : i0 + r;
+      if (write_fit(hd, i0 + r, own, s, m, omega, log_omega, out, rs) == RowOutcome::Error)
         return {Status::EmptyRow, i0 + r, 0};
     }
   }
@@ -237,10 +241,10 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   if (!known_estimator(f.estimator)) return {Status::BadArgument};
   const int64_t I = p.queries.rows, J = p.keys.rows, dims = p.queries.cols, width = p.values.cols;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
-  if (out.self_weight && I != J) return {Status::BadShape};
+  if (out.self_weight && !f.query_keys && I != J) return {Status::BadShape};
   // Observation weights divided by their maximum, so that float32 weight products cannot overflow.
-  Scratch<float> omega(J);
-  if (!omega.ok()) return {Status::OutOfMemory};
+  Scratch<float> omega(J), log2_omega(J);
+  if (!omega.ok() || !log2_omega.ok()) return {Status::OutOfMemory};
   float top = 0;
   for (int64_t j = 0; j < J; ++j) {
     const float v = f.observation_weights ? f.observation_weights[j] : 1.0f;
@@ -248,7 +252,10 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
     top = std::max(top, v);
   }
   const float scale = top > 0 ? top : 1.0f;
-  for (int64_t j = 0; j < J; ++j) omega.get()[j] = f.observation_weights ? f.observation_weights[j] / scale : 1.0f;
+  for (int64_t j = 0; j < J; ++j) {
+    omega.get()[j] = f.observation_weights ? f.observation_weights[j] / scale : 1.0f;
+    log2_omega.get()[j] = std::log2(omega.get()[j]);  // −inf for ω = 0
+  }
   const Shape s{dims, width, design_columns(f.estimator, dims),
                 out.sum_sq_weights != nullptr || out.effective_keys != nullptr, degree_of(f.estimator)};
   const Head hd = head_of(p, 0);
@@ -263,7 +270,8 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   parallel_for(tasks, threads, [&](int64_t t) {
     const QueryRange range{t * per_task, std::min(I, (t + 1) * per_task)};
     if (range.first >= range.last) return;
-    results[size_t(t)] = run(hd, s, omega.get(), std::log(double(scale)), boxes, range, out, loops);
+    results[size_t(t)] =
+        run(hd, s, omega.get(), log2_omega.get(), std::log(double(scale)), f.query_keys, boxes, range, out, loops);
   });
   // Tasks cover increasing query ranges, so the first failure in task order is the one a single thread meets.
   for (const Result& r : results)

@@ -59,6 +59,9 @@ struct Fit {
   // I entries: query i's bandwidth is kernel.bandwidth times query_scale[i] (nearest-neighbour spans, neighbours.h);
   // null for the fixed bandwidth. Such fits run in double, query by query (local_rows.h).
   const double* query_scale = nullptr;
+  // I entries: query i's own observation is key query_keys[i] (FitOut::self_weight), for fits at a subset of the
+  // sample's points in another order (a mixed regression's groups, stats/mixed.h); null: key i (needs I == J).
+  const int64_t* query_keys = nullptr;
 };
 
 // Per query i; every pointer but mean.data may be null (not computed). Empty rows (no key with w_ij > 0) get the
@@ -66,7 +69,7 @@ struct Fit {
 struct FitOut {
   Matrix mean;                        // I × D: f(q_i)
   double* sum_sq_weights = nullptr;   // Σ_j ℓ_j(q_i)²: Var f(q_i) = σ² times this, for homoscedastic noise
-  double* self_weight = nullptr;      // ℓ_i(q_i), the smoother matrix's diagonal (needs I == J: query i is key i)
+  double* self_weight = nullptr;      // ℓ_i(q_i), the smoother's diagonal (own key: i, or Fit::query_keys[i])
   double* effective_keys = nullptr;   // (Σ_j w_ij)² / Σ_j w_ij², Kish's effective sample size of the row
   double* log_denominator = nullptr;  // ln Σ_j w_ij: where it is very negative, the fit is extrapolating
   uint8_t* guarded = nullptr;         // 1 where the guard below (kPivotFloor) changed the solve, else 0

@@ -20,7 +20,7 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
   const Problem& p = f.problem;
   const int64_t I = p.queries.rows, J = p.keys.rows, dims = p.queries.cols, width = p.values.cols;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
-  if (out.self_weight && I != J) return {Status::BadShape};
+  if (out.self_weight && !f.query_keys && I != J) return {Status::BadShape};
   Context c{p, head_of(p, 0), f.observation_weights, f.query_scale, sorted_by_first(p.keys), log_max(f, p.keys.rows)};
   const int64_t np = design_columns(f.estimator, dims);
   const bool with_b = out.sum_sq_weights || out.effective_keys;
@@ -64,11 +64,12 @@ Result local_fit_scaled(const Fit& f, const FitOut& out) {
     }
     if (out.self_weight) {  // ℓ_i(q_i) = w_ii gᵀ z_i
       double v = 0;
-      if (p.masks.allows(i, i, J) && !(f.observation_weights && !(f.observation_weights[i] > 0))) {
+      const int64_t own = f.query_keys ? f.query_keys[i] : i;
+      if (p.masks.allows(i, own, J) && !(f.observation_weights && !(f.observation_weights[own] > 0))) {
         const float* q = p.queries.row(i);
-        const float* k = p.keys.row(i);
+        const float* k = p.keys.row(own);
         double score = log_kernel(p.kernel.kind, q, k, r.h.data(), dims, nullptr);
-        if (f.observation_weights) score += std::log(double(f.observation_weights[i]));
+        if (f.observation_weights) score += std::log(double(f.observation_weights[own]));
         const double w = std::exp(score - r.sums.max);
         offsets(q, k, r.h.data(), dims, r.u.data());
         design_row(r.degree, r.u.data(), dims, r.z.data());

@@ -101,11 +101,12 @@ struct ExactRowScratch {
 // written) where the design is singular: no admissible key of positive weight, or a pivot after the intercept's at most
 // kSingularDesign times its diagonal (e.g. a held-out point whose only neighbour is one key, or two under
 // local-quadratic in 1-D, or whose neighbours all lie on one line in 2-D). `self_weight`, when given, receives
-// ℓ_i(q_i), the weight of key i in the fit (needs query i to be key i). O(J · dims) per call: for the few rows the
-// guard touched, not for whole fits (compiled for size); with `sorted` (p.keys sorted by their first coordinate, none
-// NaN: keys_in_reach), only the keys whose weight is not exactly 0 in double, the same result.
+// ℓ_i(q_i), the weight of key `own` (query i's own observation; −1: key i) in the fit. O(J · dims) per call: for the
+// few rows the guard touched, not for whole fits (compiled for size); with `sorted` (p.keys sorted by their first
+// coordinate, none NaN: keys_in_reach), only the keys whose weight is not exactly 0 in double, the same result.
 KA_COLD inline bool exact_local_row(const Problem& p, int degree, const float* omega, int64_t i, ExactRowScratch s,
-                                    double* mean, double* self_weight = nullptr, bool sorted = false) {
+                                    double* mean, double* self_weight = nullptr, bool sorted = false,
+                                    int64_t own = -1) {
   const int64_t J = p.keys.rows, dims = p.keys.cols, width = p.values.cols, np = design_columns_of_degree(degree, dims);
   const float* q = p.queries.row(i);
   double top = -std::numeric_limits<double>::infinity();
@@ -165,9 +166,10 @@ KA_COLD inline bool exact_local_row(const Problem& p, int degree, const float* o
   }
   if (self_weight) {  // w_ii gᵀ z_i, z_i the design row of key i
     double v = 0;
-    if (admissible(i)) {
-      const float* k = p.keys.row(i);
-      const double w = std::exp(log_score<double>(p.kernel, q, k, dims) - top) * (omega ? double(omega[i]) : 1.0);
+    if (own < 0) own = i;
+    if (admissible(own)) {
+      const float* k = p.keys.row(own);
+      const double w = std::exp(log_score<double>(p.kernel, q, k, dims) - top) * (omega ? double(omega[own]) : 1.0);
       double* zi = s.a;  // the factor's block (p × p >= p entries) is free once g is solved
       if (degree > 0) offsets(q, k, p.kernel.bandwidth, dims, zi + 1);
       design_row(degree, zi + 1, dims, zi);

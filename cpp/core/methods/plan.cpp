@@ -98,6 +98,7 @@ PlanField sparse_serves(const PlanCall& c, const char*, Text& why) {
   }
   if (c.span)
     return why.answer(PlanField::Span, "span bandwidths: the sparse method serves one bandwidth for every query");
+  if (c.discrete) return why.answer(PlanField::Discrete, "discrete columns: the sparse method does not serve them");
   if (c.dims > kSparseMaxDims)
     return why.answer(PlanField::Dims, "%lld dimensions: the sparse index serves at most %lld", (long long)c.dims,
                       (long long)kSparseMaxDims);
@@ -156,6 +157,7 @@ constexpr int64_t kGridMinPoints = 20000;
 
 PlanField grid_serves(const PlanCall& c, const char*, Text& why) {
   if (c.span) return why.answer(PlanField::Span, "span bandwidths run exactly");
+  if (c.discrete) return why.answer(PlanField::Discrete, "discrete columns: mixed data run exactly");
   if (c.dims > kMaxGridDims)
     return why.answer(PlanField::Dims, "%lld dimensions: the grid serves 1 or 2", (long long)c.dims);
   if (c.estimator == Estimator::LocalQuadratic)

@@ -23,7 +23,19 @@ enum class Task : int32_t { Attention, Regression };
 enum class PlanCriterion : int32_t { Fit, Cv, Aicc, CvGradient, Plugin };
 
 // The field of a call that keeps a method asked for from serving it (Plan::refused).
-enum class PlanField : int32_t { None, Task, Kernel, Dims, Mask, Groups, Estimator, Weights, Span, Criterion };
+enum class PlanField : int32_t {
+  None,
+  Task,
+  Kernel,
+  Dims,
+  Mask,
+  Groups,
+  Estimator,
+  Weights,
+  Span,
+  Criterion,
+  Discrete
+};
 
 // What plan() needs to know of a call. Regression: queries = keys = n sample points, dims = the sample's columns.
 struct PlanCall {
@@ -46,6 +58,9 @@ struct PlanCall {
   bool exclude = false;
   bool weights = false;
   bool span = false;
+  // Regression: discrete (categorical or ordered) columns among the sample's (stats/mixed.h); `dims` counts the
+  // continuous ones.
+  bool discrete = false;
   // The keys (J × dims) and the bandwidths (dims), for the share of keys within the sparse method's reach; may be
   // null (then sparse is judged on the shape alone, as if every key were in reach).
   ConstMatrix key_data;

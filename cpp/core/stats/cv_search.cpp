@@ -179,3 +179,16 @@ Result select_cv(const Problem& p, bool per_dimension, double* h, double* score,
 }
 
 }  // namespace ka
+
+// The pieces the mixed search shares (search_parts.h).
+namespace ka::bandwidth_detail {
+
+double brent_minimum(double (*call)(const void*, double), const void* objective, double a, double b, double tol) {
+  return brent_with(call, objective, a, b, tol);
+}
+
+Status search_scale_range(ConstMatrix x, const double* start, double* lo, double* hi) {
+  return scan_range(x, start, lo, hi);
+}
+
+}  // namespace ka::bandwidth_detail

@@ -1,0 +1,134 @@
+// The CLI's --types (cli/types.mjs) on mtcars (mpg ~ hp + cyl + am) as a CSV file with cyl as 4, 6, 8: predictions
+// against statsmodels' KernelReg (tests/fixtures/mixed.json), fit and select-bandwidth against the API, and the
+// refusals.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { init } from '../../web/src/index.js';
+
+const CLI = fileURLToPath(new URL('../../cli/kernel-attention.mjs', import.meta.url));
+const fixtures = JSON.parse(readFileSync(new URL('../fixtures/mixed.json', import.meta.url), 'utf8'));
+const cars = fixtures.cases.find((c) => c.name === 'mtcars');
+const CYL = [4, 6, 8];
+const TYPES = ['continuous', 'ordered', 'unordered'];
+let dir;
+
+function cli(...args) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 0, `kernel-attention ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+const rows = (text) =>
+  text
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split(','));
+const csv = (x, y) =>
+  ['hp,cyl,am,mpg']
+    .concat(
+      Array.from({ length: x.length / 3 }, (_, i) => [x[3 * i], CYL[x[3 * i + 1]], x[3 * i + 2], y[i] ?? 0].join(',')),
+    )
+    .join('\n') + '\n';
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ka-types-'));
+  writeFileSync(join(dir, 'mtcars.csv'), csv(cars.x, cars.y));
+  writeFileSync(join(dir, 'at.csv'), csv(cars.queries, []));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test("predict --types c,o,u equals statsmodels' Nadaraya–Watson fit, cyl read as its levels 4, 6, 8", () => {
+  const fixed = cars.fixed[0];
+  const out = cli(
+    'predict',
+    'mtcars.csv',
+    '--x',
+    'hp,cyl,am',
+    '--y',
+    'mpg',
+    '--types',
+    'c,o,u',
+    '--estimator',
+    'nadaraya-watson',
+    '--bandwidth',
+    fixed.bandwidth.join(','),
+    '--at',
+    'at.csv',
+    '--gradient',
+  );
+  const table = rows(out);
+  assert.equal(table.length, cars.queries.length / 3);
+  const range = Math.max(...cars.y) - Math.min(...cars.y);
+  table.forEach((r, i) => {
+    assert.equal(Number(r[1]), CYL[cars.queries[3 * i + 1]], 'the level is printed as read');
+    assert.ok(Math.abs(Number(r[3]) - fixed.nw[i]) <= 1e-6 * range, `row ${i}`);
+    assert.equal(r[5], 'NaN', 'no derivative along cyl');
+  });
+});
+
+test('fit and select-bandwidth --types print what the API chooses', async () => {
+  const ka = await init();
+  const model = ka.kernelRegression(cars.x, cars.y, { dim: 3, types: TYPES, orderedKernel: 'li-racine' });
+  try {
+    const fit = JSON.parse(
+      cli(
+        'fit',
+        'mtcars.csv',
+        '--x',
+        'hp,cyl,am',
+        '--y',
+        'mpg',
+        '--types',
+        'c,o,u',
+        '--ordered-kernel',
+        'li-racine',
+        '--format',
+        'json',
+      ),
+    );
+    fit.bandwidth.forEach((h, d) =>
+      assert.ok(Math.abs(h - model.bandwidth[d]) <= 1e-8 * Math.abs(model.bandwidth[d]) + 1e-12),
+    );
+  } finally {
+    model.dispose();
+  }
+  const chosen = ka.selectBandwidth(cars.x, cars.y, { dim: 3, types: TYPES, rule: 'aicc' });
+  const selected = JSON.parse(
+    cli(
+      'select-bandwidth',
+      'mtcars.csv',
+      '--x',
+      'hp,cyl,am',
+      '--y',
+      'mpg',
+      '--types',
+      'c,o,u',
+      '--rule',
+      'aicc',
+      '--format',
+      'json',
+    ),
+  );
+  selected.bandwidth.forEach((h, d) =>
+    assert.ok(Math.abs(h - chosen.bandwidth[d]) <= 1e-8 * Math.abs(chosen.bandwidth[d]) + 1e-12),
+  );
+});
+
+test('--types mistakes are usage errors; a level the sample lacks is refused', () => {
+  const fails = (pattern, ...args) => {
+    const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, pattern);
+  };
+  const base = ['fit', 'mtcars.csv', '--x', 'hp,cyl,am', '--y', 'mpg'];
+  fails(/--types must be 3 of c, u, o/, ...base, '--types', 'c,o');
+  fails(/--types must be 3 of c, u, o/, ...base, '--types', 'c,x,u');
+  fails(/--ordered-kernel needs --types/, ...base, '--ordered-kernel', 'li-racine');
+  writeFileSync(join(dir, 'odd.csv'), 'hp,cyl,am\n100,5,0\n');
+  fails(/level 5, which the sample does not/, 'predict', ...base.slice(1), '--types', 'c,o,u', '--at', 'odd.csv');
+});
