@@ -194,7 +194,7 @@ TEST_CASE("a method asked for that cannot serve the call is refused, with the fi
   CHECK(plan(gaussian, Method::RandomFeatures, 0).refused == PlanField::None);
 }
 
-TEST_CASE("regression criteria: AICc and blocked CV run exactly on a grid asked for; a sparse model's search too") {
+TEST_CASE("regression criteria: AICc and 2-D blocked CV run exactly on a grid asked for; a sparse model's search too") {
   PlanCall c;
   c.task = Task::Regression;
   c.kernel = KernelKind::Gaussian;
@@ -212,8 +212,14 @@ TEST_CASE("regression criteria: AICc and blocked CV run exactly on a grid asked 
     CHECK(std::string(p.reason) == "exact: AICc runs exactly");
   }
   c.criterion = PlanCriterion::Cv;
-  c.exclude = true;
-  CHECK(std::string(plan(c, Method::Grid, 0).reason) == "exact: blocked CV (exclude) runs exactly");
+  c.exclude = true;  // blocked CV: the grid in 1-D (its band left out exactly), exactly in 2-D
+  CHECK(std::string(plan(c, Method::Grid, 0).reason) == "grid: asked for");
+  CHECK(plan(c, Method::Auto, 0).method == Method::Grid);
+  c.dims = 2;
+  CHECK(std::string(plan(c, Method::Grid, 0).reason) ==
+        "exact: blocked CV (exclude) runs exactly in 2-D: the grid leaves its band out in 1-D");
+  CHECK(plan(c, Method::Auto, 0).method == Method::Exact);
+  c.dims = 1;
   c.exclude = false;
   c.criterion = PlanCriterion::CvGradient;  // refused asked for (above); auto runs it exactly
   CHECK(std::string(plan(c, Method::Auto, 0).reason) == "exact: rule 'cv-gradient' runs exactly");

@@ -169,3 +169,19 @@ test('exclude: a finite number >= 0, for CV only; errors name options.exclude', 
   named(() => ka.kernelRegression(x, y, { dim: 1, bandwidth: 'aicc', exclude: 1 }), /'cv' only/);
   named(() => ka.kernelRegression(x, y, { dim: 1, bandwidth: 0.5, exclude: 1 }), /not to a given bandwidth/);
 });
+
+test('1-D blocked CV on a grid asked for follows the float64 loop within the grid tolerance (NW and local-linear)', () => {
+  // 3,000 points on [0, 10], the band 5 spacings: at these bandwidths the grid serves every point (its moments less
+  // the band's exact sums, tests/cpp/grid_blocked_cv_test.cpp checks it is served).
+  const { x, y } = sample(3000, 1, 41);
+  const r = 5 * (10 / 3000);
+  for (const estimator of ['nadaraya-watson', 'local-linear'])
+    for (const bandwidth of [0.2, 0.5, 1.5]) {
+      const got = ka.cvScore(x, y, { dim: 1, bandwidth, estimator, exclude: r, method: 'grid' });
+      const want = blockedCv(x, y, 1, [bandwidth], estimator, r);
+      // At h = 1.5 the grid is coarse (65 nodes over 10): its leave-one-out score, no band, is 4.6e-3 off as well.
+      const tolerance = bandwidth < 1 ? 3e-3 : 6e-3;
+      assert.ok(Math.abs(got - want) <= tolerance * want, `${estimator}, h = ${bandwidth}: ${got} vs ${want}`);
+    }
+  assert.equal(ka.plan('regression', { n: 3000, dim: 1, method: 'grid', rule: 'cv', exclude: r }).method, 'grid');
+});

@@ -170,7 +170,7 @@ export interface RegressionPlanOptions {
    * `'cv'`).
    */
   rule?: SelectBandwidthRule;
-  /** Blocked CV's radius (rule `'cv'`), as selectBandwidth's: a number > 0 runs exactly. */
+  /** Blocked CV's radius (rule `'cv'`), as selectBandwidth's: a number > 0 bins in 1-D only (2-D+ runs exactly). */
   exclude?: number;
   /** Whether observation weights are given (the sparse method serves none). Default false. */
   weights?: boolean;
@@ -477,7 +477,9 @@ export interface SelectBandwidthOptions extends ColumnTypeOptions {
   /**
    * Blocked CV for serial data (Chu & Marron 1991), rule `'cv'` only: each held-out point is fitted without every
    * point within this distance of it along x's first column (in x's units), r ≥ 0, finite. Default 0 (leave-one-out).
-   * Runs exactly, whatever `method` says. Any other rule with r > 0 is a `'BadArgument'` naming `options.exclude`.
+   * In 1-D it runs on the grid where `method` gives leave-one-out CV one (each band left out of the grid's moments
+   * exactly); in 2-D and more it runs exactly, whatever `method` says. Any other rule with r > 0 is a `'BadArgument'`
+   * naming `options.exclude`.
    */
   exclude?: number;
 }

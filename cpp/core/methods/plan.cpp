@@ -165,11 +165,15 @@ PlanField grid_serves(const PlanCall& c, const char*, Text& why) {
   return PlanField::None;
 }
 
-// The grid bins a model's fits and leave-one-out CV; AICc and blocked CV run exactly, CV searched by its gradient
-// (that of the exact CV) refuses a grid asked for, and the plug-in rule runs as it always does (on its own bins).
+// The grid bins a model's fits and leave-one-out CV, and in 1-D blocked CV (its band left out of each point's grid
+// moments exactly, cv_band.h); AICc and 2-D blocked CV run exactly, CV searched by its gradient (that of the exact
+// CV) refuses a grid asked for, and the plug-in rule runs as it always does (on its own bins).
 Verdict grid_computes(const PlanCall& c, Text& why) {
   if (c.criterion == PlanCriterion::CvGradient) return why.answer(Verdict::Refuses, "rule 'cv-gradient' runs exactly");
-  if (c.exclude) return why.answer(Verdict::Exact, "blocked CV (exclude) runs exactly");
+  if (c.exclude && c.dims > 1)
+    return why.answer(Verdict::Exact,
+                      "blocked CV (exclude) runs exactly in %lld-D: the grid leaves its band out in 1-D",
+                      (long long)c.dims);
   if (c.criterion == PlanCriterion::Aicc) return why.answer(Verdict::Exact, "AICc runs exactly");
   if (c.criterion == PlanCriterion::Plugin)
     return why.answer(Verdict::Exact, "rule 'plugin' bins the sample itself, in double, as KernSmooth's dpill");
@@ -184,8 +188,8 @@ bool grid_pays(const PlanCall& c, double tolerance, Text& why, bool*) {
             n.s);
     return false;
   }
-  why.say("%lld-D %s, %s points: binned within %g (from 20,000 points; a bandwidth no grid serves runs exactly)",
-          (long long)c.dims, kernel, n.s, tolerance);
+  why.say("%lld-D %s, %s points: binned within %g (from 20,000 points; a bandwidth no grid serves runs exactly)%s",
+          (long long)c.dims, kernel, n.s, tolerance, c.exclude ? "; blocked CV's band left out exactly" : "");
   return true;
 }
 

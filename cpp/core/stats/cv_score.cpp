@@ -110,8 +110,9 @@ bool float_bandwidth(double h, float* hf) {
 }
 
 KA_COLD GridCv search_grid(const Problem& p, const Criterion& criterion) {
-  const bool grid = criterion.score == Score::LeaveOneOut && p.queries.cols == 1 && !(criterion.exclude > 0);
-  return GridCv(Fit{p, criterion.estimator, criterion.observation_weights}, grid ? criterion.grid_tolerance : 0.0);
+  const bool grid = criterion.score == Score::LeaveOneOut && p.queries.cols == 1;
+  return GridCv(Fit{p, criterion.estimator, criterion.observation_weights}, grid ? criterion.grid_tolerance : 0.0,
+                criterion.exclude);
 }
 
 }  // namespace bandwidth_detail

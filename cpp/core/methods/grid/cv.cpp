@@ -11,6 +11,7 @@
 #include "engine/local_solve.h"
 #include "methods/grid/binning.h"
 #include "methods/grid/convolution.h"
+#include "methods/grid/cv_band.h"
 #include "methods/grid/exact_rows.h"
 #include "methods/grid/grid.h"
 #include "methods/grid/plan.h"
@@ -129,7 +130,7 @@ CellKernel* cell_kernel(int64_t width) {
 
 }  // namespace
 
-GridCv::GridCv(const Fit& f, double tolerance) : fit_(f), tolerance_(tolerance) {
+GridCv::GridCv(const Fit& f, double tolerance, double exclude) : fit_(f), tolerance_(tolerance), exclude_(exclude) {
   Problem& p = fit_.problem;
   const Masks& m = p.masks;
   p.kernel.bandwidth = &h_;
@@ -297,27 +298,48 @@ Result GridCv::score(float h, double* score, bool* served, char* why) {
   const double* at_node = moments.get() + x.L * stride;  // the sample's nodes: L … L + cells of the output
   for (int64_t k = 0; k < cells * stride; ++k) slopes.get()[k] = at_node[k + stride] - at_node[k];
 
+  const bool weighted = fit_.observation_weights;
+  const int shift = kFinestLevel - level;
+  const double served_above = served_share(x.fft, linear) * total_;
+  if (exclude_ > 0) {  // blocked CV: every point on the grid, or h exactly
+    Scratch<double> band(3 + 2 * width);
+    if (!band.ok()) return {Status::OutOfMemory};
+    const BandPass b{at_node,
+                     slopes.get(),
+                     stride,
+                     cells,
+                     width,
+                     shift,
+                     start_.get(),
+                     counted_,
+                     x_.get(),
+                     y_.get(),
+                     weighted ? w_.get() : nullptr,
+                     lo_,
+                     range_,
+                     exclude_,
+                     served_above,
+                     p.kernel.kind,
+                     h,
+                     linear,
+                     band.get()};
+    double sum = 0;
+    *served = band_residuals(b, &sum);
+    if (*served)
+      *score = std::isnan(sum) || !(total_ > 0) ? std::numeric_limits<double>::infinity() : sum / total_;
+    else if (why)
+      format_text(why, kReasonSize, "exact: blocked CV's band leaves a point too little of the grid's weight");
+    return {};
+  }
   // The points, cell by cell (a cell of this grid is a run of the sorted grid's); those the grid cannot serve
   // are fitted exactly, kExactBatch at a time.
-  const bool weighted = fit_.observation_weights;
   CellKernel* kernel =
       simd::keep_out_of_line(linear ? (weighted ? cell_kernel<true, true>(width) : cell_kernel<true, false>(width))
                                     : (weighted ? cell_kernel<false, true>(width) : cell_kernel<false, false>(width)));
-  const int shift = kFinestLevel - level;
   const int64_t* start = start_.get();
   double sum = 0;
   int64_t pending[kExactBatch], waiting = 0;
-  CellPass c{nullptr,
-             nullptr,
-             lo_,
-             double(cells) / range_,
-             0,
-             nullptr,
-             nullptr,
-             nullptr,
-             0,
-             width,
-             served_share(x.fft, linear) * total_};
+  CellPass c{nullptr, nullptr, lo_, double(cells) / range_, 0, nullptr, nullptr, nullptr, 0, width, served_above};
   for (int64_t e = 0; e < cells; ++e) {
     c.at = at_node + e * stride;
     c.slope = slopes.get() + e * stride;

@@ -70,15 +70,17 @@ class GridCv {
  public:
   // `f`: the sample as keys and queries (the same view), 1-D, one head, no masks but leave-one-out, the estimator
   // Nadaraya–Watson or local-linear (local-quadratic never suits), any observation weights; its views must outlive
-  // this object. `tolerance` as in grid_nodes.
-  GridCv(const Fit& f, double tolerance);
+  // this object. `tolerance` as in grid_nodes. `exclude` r > 0: blocked CV (bandwidth.h, Criterion::exclude), each
+  // point's band |x_j − x_i| <= r left out of its fit exactly (cv_band.h).
+  GridCv(const Fit& f, double tolerance, double exclude = 0);
 
   // Whether the sample suits the grid: finite keys spanning a range, valid weights, a kernel with a grid and
   // tolerance > 0. If not, every score() declines.
   bool suits() const { return suits_; }
-  // The leave-one-out CV score of bandwidth h as cv_score defines it (+inf when a counted row is empty or the sum
-  // is NaN), with *served true; *served false (and nothing computed) when the plan runs h exactly
-  // (plan_grid_cv_cells: no grid reaches the tolerance at h, or it costs more than the exact score). `why` (may be
+  // The leave-one-out (or blocked) CV score of bandwidth h as cv_score defines it (+inf when a counted row is empty
+  // or the sum is NaN), with *served true; *served false when the plan runs h exactly (plan_grid_cv_cells: no grid
+  // reaches the tolerance at h, or it costs more than the exact score; nothing computed), or when blocked CV's band
+  // leaves a point too little of the grid's weight (the caller scores h exactly). `why` (may be
   // null; kReasonSize bytes) receives the plan's reason either way.
   Result score(float h, double* score, bool* served, char* why = nullptr);
   // Whether score(h) would run on a grid (the plan gives h cells), without scoring it.
@@ -90,7 +92,7 @@ class GridCv {
   Result exact_rows_into(const int64_t* sorted, int64_t count, double* sum);
 
   Fit fit_;
-  double tolerance_;
+  double tolerance_, exclude_;
   float h_ = 1;  // fit_'s bandwidth
   bool suits_ = false;
   double lo_ = 0, range_ = 0, total_ = 0;
