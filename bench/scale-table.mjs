@@ -239,8 +239,11 @@ export async function benchScaleTable(
     for (const n of sizes) {
       const { x, y } = sample(n, row.dim);
       for (const [k, [label, run]] of row.contenders.entries()) {
-        const last = series[k].points.at(-1);
-        if (last && !(last[1] <= budget)) {
+        const [before, last] = series[k].points.slice(-2);
+        // The next size's cost from the slope of the last two (at least linear): a quadratic contender that took
+        // 2 s at 10⁴ is not asked for 10⁵ (about 200 s).
+        const slope = before && last ? Math.max(1, Math.log(last[1] / before[1]) / Math.log(last[0] / before[0])) : 1;
+        if (last && !(last[1] <= budget && last[1] * (n / last[0]) ** slope <= 15 * budget)) {
           series[k].points.push([n, NaN]);
           continue;
         }
@@ -286,8 +289,8 @@ export async function benchScaleTable(
     '',
     `Seconds against n, one thread, one run, the same sample for every contender (x uniform on [0, 1], y = sin 6x +`,
     `0.3·N(0, 1); 2-D: sin 6x₁ + cos 4x₂ + noise); the median of three calls after a warm-up where a call takes under`,
-    `2 s; "—" where a contender took over ${budget} s at the size before (its order says what the next size would cost)`,
-    `or is not installed. R ${rVersion ?? 'not available'} times inside R, statsmodels inside Python. "order" is the`,
+    `2 s; "—" where a contender took over ${budget} s at the size before or its slope says the next would take over ${15 * budget} s`,
+    `(its order says what it would cost), or is not installed. ${rVersion ?? 'R not available'} times inside R, statsmodels inside Python. "order" is the`,
     'slope of log time against log n over n ≥ 10⁴ (1 is linear, 2 quadratic). The rows:',
     '',
     ...results.map(({ row }) => `- **${row.title}**: ${row.what}.`),
