@@ -188,8 +188,12 @@ TEST_CASE("mixed fits equal float64 loops with product weights") {
             want += ell[size_t(j)] * s.y[size_t(j)];
             squares += ell[size_t(j)] * ell[size_t(j)];
           }
-          CHECK(mean[size_t(i)] == doctest::Approx(want).epsilon(1e-5));
-          CHECK(sum_sq[size_t(i)] == doctest::Approx(squares).epsilon(1e-4));
+          // The 2-D quadratic's 6-column design from float32 moments: on rows that all but interpolate (Σℓ² ≈ 1, a
+          // cell's few points) the summation order (SIMD width: 4 lanes in WebAssembly, 8-16 natively) moves the fit
+          // by up to about 1e-3 relative (6e-4 measured in WebAssembly at i = 11); the other designs hold 1e-5.
+          const double tight = dims == 2 && degree == 2 ? 1e-3 : 1e-5;
+          CHECK(mean[size_t(i)] == doctest::Approx(want).epsilon(tight));
+          CHECK(sum_sq[size_t(i)] == doctest::Approx(squares).epsilon(std::max(tight, 1e-4)));
           CHECK(self[size_t(i)] == doctest::Approx(ell[size_t(i)]).epsilon(1e-4));
         }
         // The gradient along the continuous columns: the fitted slope (local_rows.h).
