@@ -5,7 +5,7 @@
 // median over the rounds (after one warm-up call each), with the CPU seconds beside the elapsed ones: on a shared
 // machine the CPU time is the steadier figure.
 import { init } from '../web/src/index.js';
-import { mulberry32, normal } from './workloads.mjs';
+import { differsOverRange, mulberry32, normal } from './workloads.mjs';
 import { rAvailable, rPeer } from './peers/r.mjs';
 
 // [label, n, dims, span, surface, traceHat, rounds]; degree 2, family gaussian. trace.hat 'approximate' is R's advice
@@ -76,19 +76,7 @@ export async function benchLoess(log = () => {}) {
         ours.push(t);
         if (r) theirs.push(await r.run());
       }
-      let differs = NaN;
-      if (r) {
-        const rFitted = await r.output();
-        let lo = Infinity,
-          hi = -Infinity,
-          worst = 0;
-        for (let i = 0; i < n; i++) {
-          lo = Math.min(lo, y[i]);
-          hi = Math.max(hi, y[i]);
-          worst = Math.max(worst, Math.abs(fitted[i] - rFitted[i]));
-        }
-        differs = worst / (hi - lo);
-      }
+      const differs = r ? differsOverRange(fitted, await r.output(), y) : NaN;
       const [os, oc] = [median(ours.map((t) => t.seconds)), median(ours.map((t) => t.cpu))];
       const [rs, rc] = r ? [median(theirs.map((t) => t.seconds)), median(theirs.map((t) => t.cpu))] : [NaN, NaN];
       const row = `| ${label} | ${n.toLocaleString('en-US')} | ${span} | ${fmt(os)} | ${fmt(oc)} | ${fmt(rs)} | ${fmt(rc)} | ${fmt(rc / oc)} | ${fmt(differs, 2)} |`;

@@ -11,35 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { median } from './measure.mjs';
 import { logLogChart } from './plot.mjs';
 import { rAvailable, rPeer } from './peers/r.mjs';
-import { mulberry32, normal } from './workloads.mjs';
+import { sample, seconds } from './scale.mjs';
 
 const ALL_ROWS = 'default,plugin,loess,span,lowess,binned,fit2';
 const dataDir = fileURLToPath(new URL('../build/bench/data/', import.meta.url));
 const figure = fileURLToPath(new URL('../docs/benchmarks-scale.svg', import.meta.url));
-
-/** x uniform on [0, 1] (unsorted), y = sin 6x + 0.3·N(0, 1); 2-D: y = sin 6x₁ + cos 4x₂ + 0.3·N(0, 1). */
-function sample(n, dim) {
-  const rand = mulberry32(77 + n + dim);
-  const x = Float64Array.from({ length: n * dim }, rand);
-  const y = Float64Array.from({ length: n }, (_, i) =>
-    dim === 1
-      ? Math.sin(6 * x[i]) + 0.3 * normal(rand)
-      : Math.sin(6 * x[2 * i]) + Math.cos(4 * x[2 * i + 1]) + 0.3 * normal(rand),
-  );
-  return { x, y };
-}
-
-/** Seconds of `run`: the median of three calls after a warm-up, or the one call where it takes over 2 s. */
-async function seconds(run) {
-  const once = async () => {
-    const start = performance.now();
-    await run();
-    return (performance.now() - start) / 1e3;
-  };
-  const first = await once();
-  if (first > 2) return first;
-  return median([await once(), await once(), await once()]);
-}
 
 /** statsmodels' lowess on the same sample (bench/statsmodels_lowess.py times it inside Python). */
 function statsmodelsLowess(x, y, n, frac, iterations) {
@@ -237,7 +213,7 @@ export async function benchScaleTable(
     const row = table[id];
     const series = row.contenders.map(([label]) => ({ label, points: [] }));
     for (const n of sizes) {
-      const { x, y } = sample(n, row.dim);
+      const { x, y } = sample(n, row.dim, 77); // the seed of the recorded table
       for (const [k, [label, run]] of row.contenders.entries()) {
         const [before, last] = series[k].points.slice(-2);
         // The next size's cost from the slope of the last two (at least linear): a quadratic contender that took

@@ -16,8 +16,8 @@ const ALL_CASES = 'fit1,fit2,select,far,robust,interval,gradient,async,exclude';
 const dataDir = fileURLToPath(new URL('../build/bench/data/', import.meta.url));
 
 /** x uniform on [0, 1] (unsorted), y = sin(6x) + 0.3·N(0, 1); 2-D: y = sin(6x₁) + cos(4x₂) + 0.3·N(0, 1). */
-function sample(n, dim = 1) {
-  const rand = mulberry32(31 + n + dim);
+export function sample(n, dim = 1, seed = 31) {
+  const rand = mulberry32(seed + n + dim);
   const x = Float64Array.from({ length: n * dim }, rand);
   const y = Float64Array.from({ length: n }, (_, i) =>
     dim === 1
@@ -28,7 +28,7 @@ function sample(n, dim = 1) {
 }
 
 /** Seconds of `run` (sync or async): the median of `runs` calls after one warm-up (none when a call takes > 2 s). */
-async function seconds(run, runs = 3) {
+export async function seconds(run, runs = 3) {
   const once = async () => {
     const start = performance.now();
     await run();

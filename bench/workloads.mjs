@@ -113,6 +113,19 @@ export function naiveRows(c, rows) {
 export const checkedRows = (c) => (c.I <= 1024 ? c.I : 64);
 
 /** max |out − ref| / max |v| over the checked rows; Infinity for a NaN or a missing row. */
+/** max |a − b| over the entries, relative to the range of y: how far two fits of the sample y are apart. */
+export function differsOverRange(a, b, y) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  let worst = 0;
+  for (let i = 0; i < y.length; i++) {
+    lo = Math.min(lo, y[i]);
+    hi = Math.max(hi, y[i]);
+    worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  }
+  return worst / (hi - lo);
+}
+
 export function relativeError(c, reference, out) {
   let scale = 0;
   for (const x of c.v) scale = Math.max(scale, Math.abs(x));
