@@ -128,6 +128,27 @@ TEST_CASE("GridModel re-convolves kept bins for a wider bandwidth and re-bins fo
         Status::BadArgument);
 }
 
+TEST_CASE("GridModel checks its observation weights once: a bad one refuses every call, a call reads none of them") {
+  Data d(5000, 1, 50, 8);
+  const float h = 0.05f;
+  d.w[17] = -1.0f;
+  {
+    GridModel model(d.fit(&h, Estimator::LocalLinear, true));
+    Out out(50);
+    CHECK(model.fit(d.fit(&h, Estimator::LocalLinear, true), 64, out.view(false)).status == Status::BadArgument);
+    CHECK(model.fit(d.fit(&h, Estimator::LocalLinear, true), 64, out.view(false)).status == Status::BadArgument);
+  }
+  d.w[17] = 1.0f;
+  GridModel model(d.fit(&h, Estimator::LocalLinear, true));
+  Out first(50), second(50);
+  REQUIRE(model.fit(d.fit(&h, Estimator::LocalLinear, true), 64, first.view(false)).status == Status::Ok);
+  // The model owns its sample (the JS layer hands it a copy); a weight written behind its back after the first call
+  // is not read again: the check is not an O(n) pass per call.
+  d.w[17] = std::nanf("");
+  REQUIRE(model.fit(d.fit(&h, Estimator::LocalLinear, true), 64, second.view(false)).status == Status::Ok);
+  CHECK(second.mean == first.mean);
+}
+
 TEST_CASE("GridModel serves queries anywhere from its sorted sample: no pass over the sample, the keys in reach only") {
   // 1-D, 20,000 points on [0, 1], h = 0.002 (reach 7.8 h ≈ 310 keys): queries inside, just outside (local-linear's
   // ill-conditioned extrapolations run exactly), beyond the grid's reach (the far rules) and very far, on both sides.
