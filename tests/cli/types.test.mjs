@@ -1,6 +1,6 @@
 // The CLI's --types (cli/types.mjs) on mtcars (mpg ~ hp + cyl + am) as a CSV file with cyl as 4, 6, 8: predictions
 // against statsmodels' KernelReg (tests/fixtures/mixed.json), fit and select-bandwidth against the API, and the
-// refusals.
+// refusals; a text column (ToothGrowth's supp: VC, OJ) read as a category without --types.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -131,4 +131,79 @@ test('--types mistakes are usage errors; a level the sample lacks is refused', (
   fails(/--ordered-kernel needs --types/, ...base, '--ordered-kernel', 'li-racine');
   writeFileSync(join(dir, 'odd.csv'), 'hp,cyl,am\n100,5,0\n');
   fails(/level 5, which the sample does not/, 'predict', ...base.slice(1), '--types', 'c,o,u', '--at', 'odd.csv');
+});
+
+test("a text column is a category: ToothGrowth's supp (VC, OJ) fits and predicts as the API's unordered codes", async () => {
+  const file = fileURLToPath(new URL('../fixtures/files/toothgrowth.csv', import.meta.url));
+  const lines = readFileSync(file, 'utf8').trim().split('\n').slice(1);
+  const supp = ['VC', 'OJ']; // the codes in the order first seen
+  const x = new Float64Array(lines.length * 2);
+  const y = new Float64Array(lines.length);
+  lines.forEach((line, i) => {
+    const [len, s, dose] = line.split(',');
+    x[2 * i] = supp.indexOf(s.replaceAll('"', ''));
+    x[2 * i + 1] = Number(dose);
+    y[i] = Number(len);
+  });
+  assert.ok(!x.some((v, i) => i % 2 === 0 && v < 0));
+  writeFileSync(join(dir, 'at-supp.csv'), 'supp,dose\nOJ,1\nVC,0.5\n"OJ",2\n');
+  const ka = await init();
+  const model = ka.kernelRegression(x, y, { dim: 2, types: ['unordered', 'continuous'] });
+  try {
+    const fit = JSON.parse(cli('fit', file, '--x', 'supp,dose', '--y', 'len', '--format', 'json', '-q'));
+    fit.bandwidth.forEach((h, d) =>
+      assert.ok(Math.abs(h - model.bandwidth[d]) <= 1e-8 * Math.abs(model.bandwidth[d]) + 1e-12, `bandwidth ${d}`),
+    );
+    const want = model.predict(new Float64Array([1, 1, 0, 0.5, 1, 2]));
+    const table = rows(cli('predict', file, '--x', 'supp,dose', '--y', 'len', '--at', 'at-supp.csv', '-q'));
+    assert.deepEqual(
+      table.map((r) => r[0]),
+      ['OJ', 'VC', 'OJ'],
+      'the labels are printed back',
+    );
+    table.forEach((r, i) => assert.ok(Math.abs(Number(r[2]) - want[i]) <= 1e-6 * Math.abs(want[i]), `row ${i}`));
+  } finally {
+    model.dispose();
+  }
+  const fails = (pattern, ...args) => {
+    const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status === 0, false, r.stdout);
+    assert.match(r.stderr, pattern);
+  };
+  writeFileSync(join(dir, 'at-odd.csv'), 'supp,dose\nXX,1\n');
+  fails(
+    /level "XX", which the sample does not \(its levels: VC, OJ\)/,
+    'predict',
+    file,
+    '--x',
+    'supp,dose',
+    '--y',
+    'len',
+    '--at',
+    'at-odd.csv',
+  );
+  fails(
+    /column "supp" holds text, which is read as a category: u/,
+    'fit',
+    file,
+    '--x',
+    'supp,dose',
+    '--y',
+    'len',
+    '--types',
+    'o,c',
+  );
+  fails(
+    /column "supp" holds text, which is read as a category: u/,
+    'fit',
+    file,
+    '--x',
+    'supp,dose',
+    '--y',
+    'len',
+    '--types',
+    'c,c',
+  );
+  // A command without categories (lowess) still refuses text as not a number.
+  fails(/column "supp": expected a finite number; got "VC"/, 'lowess', file, '--x', 'supp', '--y', 'len');
 });
