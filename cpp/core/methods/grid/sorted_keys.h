@@ -48,17 +48,20 @@ class SortedKeys {
  private:
   // The log-weight below a key near q from which keys are left out (local_fit's skip: 25 + log₂ n, in natural log).
   double skip() const;
-  // In 2-D, row's keys, values and weights: the keys gathered from the bands (false where they do not serve q: the
-  // caller reads the x₁ window).
-  bool gather(const Fit& f, const float* q, Fit* row);
+  // Row i's exact fit over the keys of its window, written in its place in out.
+  Result window_row(const Fit& f, int64_t i, const FitOut& out);
+  // Whether f's exact rows read their keys from the bands of x₂ (2-D product kernels; not the Nearest policy, whose
+  // rows read every key, nor Error, whose first empty row in the rows' order is reported): banded_rows, in
+  // banded_rows.cpp.
+  bool banded(const Fit& f) const;
+  Result banded_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& out);
 
   bool ready_ = false;
   int64_t n_ = 0, dims_ = 0, width_ = 0;
   Scratch<float> x_, y_, w_;
   double y_lo_ = 0, y_hi_ = 0, omega_max_ = 1;
   KeyBands bands_;               // 2-D only
-  Scratch<int32_t> picked_;      // n: a row's gathered keys
-  Scratch<float> gx_, gy_, gw_;  // their keys, values and weights, room for held_ rows
+  Scratch<float> gx_, gy_, gw_;  // a group of banded rows' keys, values and weights, room for held_ keys
   int64_t held_ = 0;
 };
 
