@@ -7,10 +7,12 @@
 #include <new>
 
 #include "stats/brent.h"
+#include "stats/cv_band_window.h"
 #include "stats/cv_search_parts.h"
 
 namespace ka {
 
+using bandwidth_detail::band_window_score;
 using bandwidth_detail::cv_score_with;
 using bandwidth_detail::float_bandwidth;
 using bandwidth_detail::search_grid;
@@ -49,6 +51,11 @@ double Search::evaluate(const double* bandwidth, bool scan) {
     float hf;
     if (screening && scan && bandwidth[0] >= screen_from && float_bandwidth(bandwidth[0], &hf)) {
       const Result r = keep.screen.score(hf, &s, &served);
+      if (r.status != Status::Ok) failure = r;
+    }
+    // A descending scan's point where the float32 windowed criterion costs less than the grid (cv_band_window.h).
+    if (!served && failure.status == Status::Ok && scan && descends && float_bandwidth(bandwidth[0], &hf)) {
+      const Result r = band_window_score(keep.sorted, p, criterion, hf, &s, &served);
       if (r.status != Status::Ok) failure = r;
     }
     if (!served && failure.status == Status::Ok) {
