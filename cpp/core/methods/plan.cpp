@@ -380,12 +380,14 @@ int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t point
   return cells;
 }
 
-// Measured (a native timing driver, SSE4.1, 10⁵ and 10⁶ uniform points, local-linear, on this 2-core machine shared
-// with other jobs, 2026-12-06): the windowed criterion costs about 2 ns a key in reach and 150 ns a row (kBandRowKeys
-// keys' worth); the grid's score about 40 ns per N·log₂N of its transforms' size N (kGridTransformKeys keys' worth),
-// the pass over the points little beside it (2^16: 38 ms, 2^17: 100, 2^18: 220, 2^19: 409 at both sizes). At 10⁵
-// points the windowed criterion then wins below about 25 spacings, where the grid needs 2^17 cells and more.
-constexpr double kBandRowKeys = 75, kGridTransformKeys = 20;
+// Measured in WebAssembly (a timing driver built with the module's flags, run by node, on this 2-core machine shared
+// with other jobs, 2026-12-06; 10⁵ uniform points, local-linear): the windowed criterion costs about 5 ns a key in reach
+// and 100 ns a row (kBandRowKeys keys' worth); the grid's score about 30–40 ns per N·log₂N of its transforms' size N
+// (kGridTransformKeys keys' worth; 2^16: 45 ms, 2^17: 60–71, 2^18: 200), the pass over the points little beside it.
+// The windowed criterion then wins below about 12 spacings at 10⁵ points (10: 91 ms against the grid's 200; 15: 128
+// against 60), where the grid needs 2^18 cells. (Natively the grid costs 4 times as many keys: 2 ns a key, 40 ns per
+// N·log₂N.)
+constexpr double kBandRowKeys = 20, kGridTransformKeys = 7;
 bool plan_band_cv(double range, KernelKind kind, float h, int64_t points, double tolerance) {
   if (kind != KernelKind::Gaussian || !(range > 0) || !(h > 0) || points < 3) return false;
   const double ln2 = 0.6931471805599453, n = double(points);
