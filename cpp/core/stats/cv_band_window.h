@@ -1,9 +1,10 @@
 // The exact band of a large 1-D CV scan (docs/regression.md, "The lower end"): leave-one-out CV of the Gaussian
 // estimator over each held-out row's window of sorted keys, its weights in float32 SIMD (4 keys an instruction), where
 // the tiled fit reads whole tiles of 256 keys a row and the windowed criterion (cv_window.h) computes one double
-// exponential a key. Only the descent's scan points below the grid's reach use it: none of them is returned (the
-// refinement's evaluations are the tiled or windowed criterion's, as before), so it decides only which points
-// bracket the minimum, as those did, to float32 rounding.
+// exponential a key. Only the descent's scan points use it, below the grid's reach and where it costs less than the
+// grid (plan_band_cv, methods/plan.h): the refinement's evaluations are the tiled or windowed criterion's, as before,
+// so it decides which points bracket the minimum, as those did, to float32 rounding (a band point is returned only
+// where it is itself the best point evaluated).
 #pragma once
 #include <cstdint>
 
