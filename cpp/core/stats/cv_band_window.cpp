@@ -25,6 +25,8 @@ constexpr float kHalfLog2e = 0.72134752044448170f;
 // Keys summed in float32 lanes before their sums move to double: 64 terms of at most 1 each keep every lane's
 // rounding below 64 · 2^-24 of the row's largest weight.
 constexpr int64_t kFlush = 64;
+// 0, 1, 2, …: each lane's offset in a batch (as many as the widest batch has lanes).
+alignas(64) constexpr float kLaneIndex[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
 // Σw, Σw·t, Σw·t², Σw·y, Σw·t·y over a row's keys, t = (x − x_i)/h.
 struct Moments {
@@ -40,9 +42,7 @@ void row_moments(const float* x, const float* y, int64_t n, int64_t lo, int64_t 
   const simd::ExpConstants& k = simd::exp_constants();
   const float xi = x[i];
   const Batch bxi(xi), binv(inv_h), bc(kHalfLog2e), btop(top), one(1.0f), zero(0.0f);
-  alignas(64) float lane_index[kLanes];
-  for (int64_t l = 0; l < kLanes; ++l) lane_index[l] = float(l);
-  const Batch lanes = simd::load(lane_index);
+  const Batch lanes = simd::load(kLaneIndex);
   Batch s0(0.0f), s1(0.0f), s2(0.0f), t0(0.0f), t1(0.0f);
   const auto weigh = [&](Batch xs, Batch ys, Batch keep) {
     const Batch t = (xs - bxi) * binv;
@@ -91,6 +91,70 @@ void row_moments(const float* x, const float* y, int64_t n, int64_t lo, int64_t 
 
 }  // namespace
 
+namespace {
+
+// Rows scored per call of score_rows: V8 optimises a WebAssembly function between its calls, so the loop over rows is
+// a function called n/kRowBlock times per score rather than one that runs once.
+constexpr int64_t kRowBlock = 1024;
+
+// What the rows of one score share, and the window's ends carried from row to row.
+struct BandRows {
+  const Problem& p;
+  const float* x;
+  const float* y;
+  int64_t n;
+  double h, cut;
+  float inv_h;
+  bool linear;
+  int64_t lo = 0, hi = 0;
+};
+
+// Adds (y_i − f_{−i}(x_i))² of rows [first, last) to *sum; false where a held-out design is singular in float64.
+bool score_rows(BandRows& b, int64_t first, int64_t last, double* sum) {
+  const auto moments = simd::keep_out_of_line(&row_moments);
+  const float* x = b.x;
+  const int64_t n = b.n;
+  // The textbook rows: the float64 solve over the keys in reach (exact_local_row).
+  double work[4 + 2 + 2 + 1];
+  const ExactRowScratch rows{work, work + 4, work + 6};
+  double* exact = work + 8;
+  const float far = std::numeric_limits<float>::infinity();
+  for (int64_t i = first; i < last; ++i) {
+    const float xi = x[i];
+    const float nearest =
+        std::min(i > 0 ? (xi - x[i - 1]) * b.inv_h : far, i + 1 < n ? (x[i + 1] - xi) * b.inv_h : far);
+    const float top = nearest * nearest * kHalfLog2e;
+    double fit = 0;
+    bool textbook = !(top <= kBandTopLimit);
+    if (!textbook) {
+      // Keys with t²·log₂e/2 − top <= cut: |x − x_i| <= r. Walked from the previous row's ends (rows come in order of
+      // x).
+      const double r = b.h * std::sqrt((b.cut + double(top)) / double(kHalfLog2e)), c = double(xi);
+      int64_t lo = std::min(b.lo, i), hi = std::max(b.hi, i + 1);
+      while (lo < i && double(x[lo]) < c - r) ++lo;
+      while (lo > 0 && !(double(x[lo - 1]) < c - r)) --lo;
+      while (hi < n && !(c + r < double(x[hi]))) ++hi;
+      while (hi > i + 1 && c + r < double(x[hi - 1])) --hi;
+      b.lo = lo;
+      b.hi = hi;
+      Moments m;
+      moments(x, b.y, n, lo, hi, i, b.inv_h, top, &m);
+      const double pivot = b.linear ? m.s2 - m.s1 / m.s0 * m.s1 : 0;
+      textbook = !(m.s0 > 0) || (b.linear && !(pivot > kPivotFloor * m.s2));
+      fit = b.linear ? m.t0 / m.s0 + m.s1 / m.s0 * (m.s1 / m.s0 * m.t0 - m.t1) / pivot : m.t0 / m.s0;
+    }
+    if (textbook) {
+      if (!exact_local_row(b.p, b.linear ? 1 : 0, nullptr, i, rows, exact, nullptr, true)) return false;
+      fit = exact[0];
+    }
+    const double e = double(b.y[i]) - fit;
+    *sum += e * e;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool band_window_cv(const Problem& p, Estimator estimator, double* score) {
   const int64_t n = p.keys.rows;
   const bool linear = estimator == Estimator::LocalLinear;
@@ -102,53 +166,15 @@ bool band_window_cv(const Problem& p, Estimator estimator, double* score) {
     return false;
   const float hf = p.kernel.bandwidth[0];
   if (!(hf > 0) || !std::isfinite(hf)) return false;
-  const float* x = p.keys.data;
-  const float* y = p.values.data;
-  const double h = double(hf);
-  const float inv_h = float(1 / h);
   // local_fit's tile skip (log₂ units): keys below it add less than float32 rounding to the row's sums.
-  const double cut = 25 + std::log2(double(n));
-  const auto moments = simd::keep_out_of_line(&row_moments);
-  // The textbook rows: the float64 solve over the keys in reach (exact_local_row).
-  double work[4 + 2 + 2 + 1];
-  const ExactRowScratch rows{work, work + 4, work + 6};
-  double* exact = work + 8;
-  const int degree = linear ? 1 : 0;
+  BandRows rows{p, p.keys.data, p.values.data, n, double(hf), 25 + std::log2(double(n)), float(1 / double(hf)), linear};
+  const auto score_block = simd::keep_out_of_line(&score_rows);
   double sum = 0;
-  int64_t lo = 0, hi = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const float xi = x[i];
-    const float far = std::numeric_limits<float>::infinity();
-    const float nearest = std::min(i > 0 ? (xi - x[i - 1]) * inv_h : far, i + 1 < n ? (x[i + 1] - xi) * inv_h : far);
-    const float top = nearest * nearest * kHalfLog2e;
-    double fit;
-    bool textbook = !(top <= kBandTopLimit);
-    if (!textbook) {
-      // Keys with t²·log₂e/2 − top <= cut: |x − x_i| <= r. Walked from the previous row's ends (rows come in order of
-      // x).
-      const double r = h * std::sqrt((cut + double(top)) / double(kHalfLog2e)), c = double(xi);
-      lo = std::min(lo, i);
-      while (lo < i && double(x[lo]) < c - r) ++lo;
-      while (lo > 0 && !(double(x[lo - 1]) < c - r)) --lo;
-      hi = std::max(hi, i + 1);
-      while (hi < n && !(c + r < double(x[hi]))) ++hi;
-      while (hi > i + 1 && c + r < double(x[hi - 1])) --hi;
-      Moments m;
-      moments(x, y, n, lo, hi, i, inv_h, top, &m);
-      const double pivot = linear ? m.s2 - m.s1 / m.s0 * m.s1 : 0;
-      textbook = !(m.s0 > 0) || (linear && !(pivot > kPivotFloor * m.s2));
-      fit = linear ? m.t0 / m.s0 + m.s1 / m.s0 * (m.s1 / m.s0 * m.t0 - m.t1) / pivot : m.t0 / m.s0;
+  for (int64_t i = 0; i < n; i += kRowBlock)
+    if (!score_block(rows, i, std::min(n, i + kRowBlock), &sum)) {
+      *score = kNoReach;  // singular even in float64: +inf, as cv_score gives
+      return true;
     }
-    if (textbook) {
-      if (!exact_local_row(p, degree, nullptr, i, rows, exact, nullptr, true)) {
-        *score = kNoReach;  // singular even in float64: +inf, as cv_score gives
-        return true;
-      }
-      fit = exact[0];
-    }
-    const double e = double(y[i]) - fit;
-    sum += e * e;
-  }
   *score = std::isnan(sum) ? kNoReach : sum / double(n);
   return true;
 }
