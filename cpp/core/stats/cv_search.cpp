@@ -7,10 +7,12 @@
 #include <new>
 
 #include "stats/brent.h"
+#include "stats/cv_band_window.h"
 #include "stats/cv_search_parts.h"
 
 namespace ka {
 
+using bandwidth_detail::band_window_score;
 using bandwidth_detail::cv_score_with;
 using bandwidth_detail::float_bandwidth;
 using bandwidth_detail::search_grid;
@@ -40,6 +42,10 @@ double Search::evaluate(const double* bandwidth, bool scan) {
     float hf;
     if (screening && scan && bandwidth[0] >= screen_from && float_bandwidth(bandwidth[0], &hf))
       if (const Result r = keep.screen.score(hf, out, &served); r.status != Status::Ok) return r;
+    // A descending scan's point where the float32 windowed criterion costs less than the grid (cv_band_window.h).
+    if (!served && scan && descends && float_bandwidth(bandwidth[0], &hf))
+      if (const Result r = band_window_score(keep.sorted, p, criterion, hf, out, &served); r.status != Status::Ok)
+        return r;
     return served ? Result{} : cv_score_with(keep.grid, p, bandwidth, out, criterion, &keep.sorted);
   });
   const bool holdable = std::all_of(bandwidth, bandwidth + dims, [](double v) { return v > 0 && std::isfinite(v); });

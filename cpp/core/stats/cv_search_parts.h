@@ -84,6 +84,8 @@ struct Search {
   // The smallest bandwidth screened: below it the exact fit of a scan point costs about as little as the grid's.
   double screen_from = kInf;
   double y_range = 0;
+  // The scan descends from the top (cv_scan.cpp): its points below the grid's reach are the exact band.
+  const bool descends;
 
   Search(const Problem& p_, const Criterion& c, const SearchProgress& progress_, CvCurve* curve_, const double* start_,
          CvSearchKeep& keep_)
@@ -97,7 +99,9 @@ struct Search {
         best_h(dims),
         replay(curve_, p_.queries.cols, progress_),
         keep(keep_),
-        screening(keep_.screen.suits() && p_.keys.rows >= kScreenMinPoints) {
+        screening(keep_.screen.suits() && p_.keys.rows >= kScreenMinPoints),
+        descends(dims == 1 && c.score == Score::LeaveOneOut && !(c.exclude > 0) && p_.keys.rows >= kScreenMinPoints &&
+                 (screening || keep_.grid.suits())) {
     if (screening) {
       float low = p.keys.row(0)[0], high = low;
       for (int64_t i = 1; i < p.keys.rows; ++i) {
