@@ -1,6 +1,7 @@
 // The demo's compute worker: every call into kernel-attention runs here, so the page's main thread only draws.
 // Messages are { id, op, ... }; each answer carries the id it answers. The samples are sampling.js's, the attention
-// views attention-views.js's, what is said of a model besides its curve fit-summaries.js's, loess loess-fit.js's.
+// views attention-views.js's, what is said of a model besides its curve fit-summaries.js's, loess loess-fit.js's,
+// LOWESS lowess-fit.js's.
 import { init } from '../src/index.js';
 import { APPROX_METHODS, approximateView, attentionMatrix, attentionView, timed } from './attention-views.js';
 import {
@@ -13,7 +14,8 @@ import {
 } from './fit-summaries.js';
 import { categoryFit, CATEGORY_TYPES } from './category-fit.js';
 import { loessFit, loessObservations } from './loess-fit.js';
-import { categorySamples, curvePoints, DRAFT_BAND_MAX, sampleSizes, samplesOf } from './sampling.js';
+import { lowessFit } from './lowess-fit.js';
+import { categorySamples, DRAFT_BAND_MAX, sampleSizes, samplesOf } from './sampling.js';
 
 const LEARNING_RATE = 0.1; // Adam's step on log h: h moves by up to about 10 % a step
 
@@ -226,47 +228,6 @@ const handlers = {
     return { h, loss: loss / n, next: Array.from(learner.parameters.bandwidth) };
   },
 
-  /**
-   * LOWESS (R's lowess(): tricube local-linear fits over the nearest f·n points, `iterations` rounds of bisquare
-   * robustness weights, delta 1 % of the range of x) on every point, float64, sorted by x: the curve is drawn
-   * through the fitted values at the observations (beyond CURVE_POINTS_MAX, at that many of them, evenly spaced in
-   * x order: between R's interpolation anchors, delta apart, the fit is a straight line). The points the robustness
-   * weights set below ½ are ringed (robustSummary: at most 2,000). No band (LOWESS has no standard errors) and no
-   * attention views.
-   */
-  lowess(ka, { frac, iterations, draft }) {
-    const s = sample.lowess;
-    if (!s) throw new Error('LOWESS takes one x; this data has two');
-    const [r, ms] = timed(() => ka.lowess(s.x, s.y, { frac, iterations }));
-    const drawn = curvePoints(s.n);
-    const at = (values) => (drawn ? Float64Array.from(drawn, (i) => values[i]) : values);
-    return {
-      lowess: true,
-      estimator: 'lowess',
-      kernel: 'tricube',
-      n: s.n,
-      dim: 1,
-      h: [],
-      frac,
-      iterations,
-      draft,
-      method: 'lowess',
-      queries: at(s.x),
-      mean: at(r.fitted),
-      weights: at(r.weights),
-      robust: robustSummary({ robustnessWeights: r.weights }, iterations, s),
-      lower: null,
-      upper: null,
-      effectiveKeys: null,
-      level: null,
-      span: Math.max(2, Math.floor(frac * s.n + 1e-7)),
-      warnings: [],
-      view: null,
-      matrix: null,
-      timings: { fit: ms },
-    };
-  },
-
   /** While a slider moves: the curve alone at the queries, from the kept model at the new h (no band, no summary). */
   curveAt(ka, s, { h, kernel, estimator, level, method, variance = 'global', draft }) {
     const options = { dim: s.dim, kernel, estimator, method, ...robustOption(0) };
@@ -305,7 +266,7 @@ const handlers = {
     const { loessSpan, degree, family } = settings;
     // What the fit is doing, for the busy sign at the plot (a draft, while a slider moves, shows none).
     const stage = (text) => draft || postMessage({ op: 'progress', what: 'fit', stage: text });
-    if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
+    if (estimator === 'lowess') return lowessFit(ka, sample, { frac, iterations, draft });
     if (estimator === 'loess') return loessFit(ka, sample, { loessSpan, degree, family, level, draft }, stage);
     if (sample.labels) return categoryFit(ka, sample, modelAt, settings);
     // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
