@@ -16,8 +16,9 @@ const SELECT_MAX = 4_000;
 // The local-σ band where the fit runs exactly: its variance smoother chooses a bandwidth by CV on the log squared
 // residuals (7.4 s for the fit with the band at 10⁴ points, exact).
 const LOCAL_MAX = 10_000;
-// The bandwidth search (CV) and the local-σ band where the plan is the grid: the CV search took 0.25 s at 2·10⁴ points,
-// 1.5 s at 10⁵ and 11.5 s at 10⁶; the fit with the local-σ band 0.17 s, 1.6 s and 20 s.
+// The bandwidth search (CV) and the local-σ band where the plan is the grid, in 1-D: the CV search took 0.25 s at 2·10⁴
+// points, 1.5 s at 10⁵ and 11.5 s at 10⁶; the fit with the local-σ band 0.17 s, 1.6 s and 20 s. (2-D searches keep
+// SELECT_MAX and LOCAL_MAX: the grid's 2-D CV search took 10 s at 2·10⁴ points.)
 const GRID_SEARCH_MAX = 100_000;
 // Span fits run exactly, each point's fit over its own k = ⌊f·n⌋ nearest. A kernel whose weights reach every point
 // (Gaussian, Laplacian, Cauchy) costs n² terms: 1.5 s at 4,000 points, 6.6 s at 10⁴; one of bounded reach, from

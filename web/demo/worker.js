@@ -80,7 +80,8 @@ const types = () => (sample.labels ? { types: CATEGORY_TYPES } : {});
 function fitSample({ kernel, span, variance, robust, grid, draft }) {
   if (draft && (!grid || span || robust > 0)) return sample.draft;
   if (span) return sample.spanOf(kernel);
-  if (variance === 'local') return grid ? sample.wide : sample.local;
+  // The wide sample is for one x: in 2-D the variance smoother's search on the grid took 10 s at 2·10⁴ points.
+  if (variance === 'local') return grid && sample.dim === 1 ? sample.wide : sample.local;
   return grid ? sample.all : sample.full;
 }
 
@@ -106,11 +107,12 @@ const handlers = {
     searching?.abort();
     const control = new AbortController();
     searching = control;
-    // Where the library's plan for the search over every point is the grid, it searches up to GRID_SEARCH_MAX points;
-    // an exact search (AICc, a kernel without a grid, below 20,000 points) and blocked CV search the SELECT_MAX
-    // sample (sampling.js says what each cost).
+    // Where the library's plan for the search over every point is the grid, a 1-D search takes up to GRID_SEARCH_MAX
+    // points; an exact search (AICc, a kernel without a grid, below 20,000 points), blocked CV and 2-D searches (the
+    // grid's CV took 10 s at 2·10⁴ points) take the SELECT_MAX sample (sampling.js says what each cost).
     const plan = planFor(ka, { kernel, estimator, method: approximation, rule: method });
-    const s = plan.method === 'grid' && !(method === 'cv' && exclude > 0) ? sample.wide : sample.select;
+    const wide = plan.method === 'grid' && sample.dim === 1 && !(method === 'cv' && exclude > 0);
+    const s = wide ? sample.wide : sample.select;
     // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
     // (exclude: r > 0) applies to the CV criterion only; how it is computed is the library's plan (its `reason`).
     const select = (rule) =>
