@@ -425,14 +425,20 @@ test(
       await waitForFit(page, problems, 's.fit.iterations === 2');
       assert.equal(await page.isVisible('#iterations-note'), false);
 
-      // A refusal to save is about the fit it was asked for: gone once another fit is shown.
+      // A refusal to save is about the fit it was asked for: gone once another fit is shown. (LOWESS runs on every
+      // point, so its fit at the observations is saved at any size; a Gaussian span fit of 60,000 points runs on a
+      // sample of 4,000, so its is refused.)
       await page.fill('#example-n', '60000');
       await page.click('#generate');
-      await waitForFit(page, problems, 's.n === 60000 && s.fit.estimator === "lowess"');
-      await page.click('#save-observations');
-      await page.waitForFunction(() => /^Not saved: /.test(document.getElementById('save-status').textContent));
+      await waitForFit(page, problems, 's.n === 60000 && s.fit.estimator === "lowess" && s.fit.n === 60000');
       await page.selectOption('#estimator', 'local-linear');
       await waitForFit(page, problems, 's.fit.estimator === "local-linear"');
+      await page.selectOption('#bandwidth-kind', 'span');
+      await waitForFit(page, problems, 'Boolean(s.fit.spanBandwidth)');
+      await page.click('#save-observations');
+      await page.waitForFunction(() => /^Not saved: /.test(document.getElementById('save-status').textContent));
+      await page.selectOption('#bandwidth-kind', 'h');
+      await waitForFit(page, problems, '!s.fit.spanBandwidth');
       assert.equal(await page.textContent('#save-status'), '');
 
       await page.fill('#exclude', '-5');

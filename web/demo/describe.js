@@ -35,14 +35,22 @@ export function describeFit(ui, fit, thinBelow, axes) {
     ui.fitStatus.textContent = loessText(fit);
     return;
   }
+  const name =
+    { 'local-linear': 'Local-linear', 'local-quadratic': 'Local-quadratic' }[fit.estimator] ?? 'Nadaraya–Watson';
+  if (fit.curveOnly) {
+    // A live fit while the slider moves over many points: the curve alone (worker.js, curveAt).
+    ui.fitStatus.textContent =
+      `${name}, ${fit.kernel} kernel, h = ${hText(fit.h, axes)} on ${fit.n.toLocaleString('en')} points, ` +
+      `${fit.method === 'grid' ? 'on a grid' : 'exactly'}: the curve while the slider moves; the band and the ` +
+      'statistics follow on release.';
+    return;
+  }
   let thin = 0;
   let minEff = Infinity;
   for (const e of fit.effectiveKeys) {
     if (e < thinBelow) thin++;
     minEff = Math.min(minEff, e);
   }
-  const name =
-    { 'local-linear': 'Local-linear', 'local-quadratic': 'Local-quadratic' }[fit.estimator] ?? 'Nadaraya–Watson';
   ui.fitStatus.textContent =
     `${name}, ${fit.kernel} kernel, ` +
     (fit.spanBandwidth ? `${spanText(fit.spanBandwidth, fit.n, axes)},` : `h = ${hText(fit.h, axes)}`) +
@@ -101,12 +109,11 @@ export const spanText = (span, n, axes) =>
 
 /** The status line of a LOWESS fit: span, iterations, the points the robustness weights set aside, and no band. */
 function describeLowess(ui, fit) {
-  let low = 0;
-  for (const w of fit.weights) if (w < 0.5) low++;
+  const low = fit.robust?.low ?? 0;
   ui.fitStatus.textContent =
     `LOWESS (Cleveland 1979, as R's lowess(): tricube-weighted local-linear fits), span f = ` +
     `${fit.frac.toFixed(2)}: each local fit uses the ${fit.span.toLocaleString('en')} nearest of ` +
-    `${fit.n.toLocaleString('en')} points${fit.n < window.demoState.n ? ' (a random sample of the data)' : ''}; ` +
+    `${fit.n.toLocaleString('en')} points; ` +
     `${fit.iterations} robustness iteration${fit.iterations === 1 ? '' : 's'}` +
     (fit.iterations
       ? `, which gave ${low.toLocaleString('en')} point${low === 1 ? '' : 's'} a weight below 0.5 (ringed)`
@@ -268,7 +275,8 @@ export function describeHover(ui, fit, hover, row, showBand, inspected = true, a
   const at = xText(hover.query, axes);
   const band = showBand ? ` [${fit.lower[i].toFixed(3)}, ${fit.upper[i].toFixed(3)}]` : '';
   ui.hoverStatus.textContent = inspected
-    ? `query ${at}: fit ${fit.mean[i].toFixed(4)}${band}, ` + `${fit.effectiveKeys[i].toFixed(1)} effective points`
+    ? `query ${at}: fit ${fit.mean[i].toFixed(4)}${band}` +
+      (fit.effectiveKeys ? `, ${fit.effectiveKeys[i].toFixed(1)} effective points` : '')
     : '';
   const top = hover.top
     .slice(0, 3)

@@ -47,7 +47,7 @@ export function paintPlot(name, target, cache, { hover: withHover = true } = {})
     ? drawFit(target, {
         data,
         fit: fit && fit.dim === 1 ? fit : null,
-        showBand: ui.band.checked && !fit?.lowess,
+        showBand: ui.band.checked && !fit?.lowess && Boolean(fit?.lower),
         hover,
         thin: THIN,
         ...view,
@@ -102,7 +102,15 @@ function draw() {
     drawBars(ui.bars, fit?.matrix, shown?.row ?? null, data.axes?.[0]);
   }
   if (changed('hover', fit, state.hoverRow, ui.band.checked))
-    describeHover(ui, fit, shown, shown?.row ?? null, ui.band.checked, state.hoverRow !== null, data.axes);
+    describeHover(
+      ui,
+      fit,
+      shown,
+      shown?.row ?? null,
+      ui.band.checked && Boolean(fit?.lower),
+      state.hoverRow !== null,
+      data.axes,
+    );
   if (changed('selection', state.selection, h1(), ui.selection.clientWidth)) {
     // A rule (Scott, Silverman) has no search curve: no empty box for it.
     const curve = Boolean(state.selection?.curve?.scores.length);

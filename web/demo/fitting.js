@@ -99,6 +99,10 @@ async function pump() {
           viewH: state.fit?.viewH,
         });
       else answer.viewH = answer.h;
+      // A curve drawn alone while the slider moves (worker.js, curveAt) keeps the derivative's panel as it was until
+      // the release redraws it, rather than hiding it mid-drag.
+      if (answer.curveOnly && state.fit?.slope)
+        for (const key of ['slope', 'slopeLower', 'slopeUpper']) answer[key] = state.fit[key];
       state.fit = answer;
       state.error = null;
       clearError(ui.fitStatus);

@@ -70,13 +70,14 @@ export async function setData(data, { h = null, hBy = null, edit = false } = {})
     `${n.toLocaleString('en')} points, ${data.dim === 1 ? 'one input' : 'two inputs'} ` +
     `(${data.names.join(', ')}) from ${data.source}.` +
     (info.fitN < n
-      ? ` Exact fits and the attention views use a random ${info.fitN.toLocaleString('en')} of them` +
-        (data.dim === 1 ? '; fits on the grid use all.' : '.')
+      ? ` Exact fits and the attention views use a random ${info.fitN.toLocaleString('en')} of them; fits on the ` +
+        `grid${data.dim === 1 ? ', LOWESS' : ''} and loess use all.`
       : '') +
-    (info.draftN < info.fitN
-      ? ` While the slider moves: ${info.draftN.toLocaleString('en')}, refined on release.`
+    (info.draftN < n ? ` While the slider moves, an exact fit uses ${info.draftN.toLocaleString('en')}.` : '') +
+    (info.spanN < n
+      ? ` Span fits (exact, in double) use ${info.spanN.toLocaleString('en')} with a kernel that reaches every ` +
+        `point, ${info.spanBoundedN.toLocaleString('en')} with one of bounded reach.`
       : '') +
-    (info.spanN < n ? ` Span fits (exact, in double) use ${info.spanN.toLocaleString('en')}.` : '') +
     (category
       ? ` Category “${category.name}”: ${category.labels.length} levels (${category.labels.join(', ')}), ` +
         'one curve each, pooled by λ.'

@@ -166,24 +166,14 @@ export function drawFit(canvas, { data, fit, showBand, hover, thin, xDomain, yDo
       ctx.lineJoin = 'round';
       line(ctx, q, fit.mean, sx, sy);
     }
-    // LOWESS: the points its robustness weights set below 1/2 are ringed (the outliers the curve discounts).
-    // Likewise a robust kernel fit's and a symmetric loess's (the worker sends those points: ringX, ringY).
+    // The points robustness weights set below 1/2 are ringed (the outliers the curve discounts): LOWESS's, a robust
+    // kernel fit's and a symmetric loess's (the worker sends those points: ringX, ringY).
     if (fit.robust?.ringX) {
       ctx.strokeStyle = css('--accent');
       ctx.lineWidth = 1.5;
       for (let i = 0; i < fit.robust.ringX.length; i++) {
         ctx.beginPath();
         ctx.arc(sx(fit.robust.ringX[i]), sy(fit.robust.ringY[i]), 5, 0, 2 * Math.PI);
-        ctx.stroke();
-      }
-    }
-    if (fit.weights && fit.observed) {
-      ctx.strokeStyle = css('--accent');
-      ctx.lineWidth = 1.5;
-      for (let i = 0; i < q.length; i++) {
-        if (!(fit.weights[i] < 0.5)) continue;
-        ctx.beginPath();
-        ctx.arc(sx(q[i]), sy(fit.observed[i]), 5, 0, 2 * Math.PI);
         ctx.stroke();
       }
     }

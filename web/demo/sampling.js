@@ -1,17 +1,40 @@
-// The compute worker's samples of the data: seeded subsamples (sorted by x) for the fits that cannot take every point,
-// and the queries the curve or surface is drawn at.
+// The compute worker's samples of the data: seeded subsamples (sorted by x) for the fits that still cannot take every
+// point in time, and the queries the curve or surface is drawn at. Each cap is a measured cost (bench/demo-paths.mjs,
+// one thread, on the "Sine + noise" example; docs/demo.md, "What runs on every point"); everything else takes every
+// point: fits on the grid (1-D and 2-D, from 20,000 points), their derivative and robust refits, LOWESS and loess.
 
-export const FIT_MAX = 50_000; // points an exact fit and the attention views use (a seeded subsample beyond that)
-const DRAFT_MAX = 2_000; // points a live fit uses while the slider is dragged
-const SELECT_MAX = 4_000; // points the bandwidth search uses (each CV pass is O(n²))
-// Points a fit with the local-σ band uses: its variance smoother chooses a bandwidth by CV on the log squared
-// residuals, which took 2 s on 10,000 points and over a minute on 100,000 (Node, one thread).
+// Exact fits and the attention views: an exact fit at one h costs about n² kernel terms in reach (local-linear + band
+// at h = 0.1: 0.14 s at 10⁴ points, 12.9 s at 10⁵); the views are 340 × n terms at any h (0.46 s at 10⁵, 2.7 s at 10⁶).
+export const FIT_MAX = 50_000;
+// A live fit while the slider is dragged, where it runs exactly (a fit on the grid takes every point), and "Learn h"'s
+// steps (each a leave-one-out pass over n² pairs).
+const DRAFT_MAX = 2_000;
+// The bandwidth search where the library's plan for it is exact (below 20,000 points, AICc, a kernel without a grid)
+// and blocked CV: CV took 0.37 s at 4,000 points and 1.9 s at 10⁴, AICc 1.8 s and 13 s, blocked CV 1.3 s and 10 s
+// (5.7 s at 2·10⁴ and 96 s at 10⁵, where its plan is the grid: the left-out band runs exactly).
+const SELECT_MAX = 4_000;
+// The local-σ band where the fit runs exactly: its variance smoother chooses a bandwidth by CV on the log squared
+// residuals (7.4 s for the fit with the band at 10⁴ points, exact).
 const LOCAL_MAX = 10_000;
-// Points a span fit uses (a draft: DRAFT_MAX): it runs exactly in double, each point's fit over its own k = ⌊f·n⌋
-// nearest, and the Gaussian kernel reaches every point: 10,000 points took 6–10 s, 2,000 0.3–0.4 s (Node, one thread).
+// The bandwidth search (CV) and the local-σ band where the plan is the grid, in 1-D: the CV search took 0.25 s at 2·10⁴
+// points, 1.5 s at 10⁵ and 11.5 s at 10⁶; the fit with the local-σ band 0.17 s, 1.6 s and 20 s. (2-D searches keep
+// SELECT_MAX and LOCAL_MAX: the grid's 2-D CV search took 10 s at 2·10⁴ points.)
+const GRID_SEARCH_MAX = 100_000;
+// Span fits run exactly, each point's fit over its own k = ⌊f·n⌋ nearest. A kernel whose weights reach every point
+// (Gaussian, Laplacian, Cauchy) costs n² terms: 1.5 s at 4,000 points, 6.6 s at 10⁴; one of bounded reach, from
+// window moments: 0.05 s at 4,000, 0.2 s at 10⁴, 1.3–1.8 s at 2·10⁴ (span 0.3, local-linear, with the band).
 const SPAN_MAX = 4_000;
+const SPAN_BOUNDED_MAX = 10_000;
+// A live fit while a slider moves, on the grid, draws its band too up to this many points (10⁵: 67 ms with the band);
+// beyond, the curve alone (10⁶: 12–95 ms against 0.6–2 s with the band; worker.js).
+export const DRAFT_BAND_MAX = 100_000;
+// LOWESS's curve joins its fitted values at the observations: beyond this many, at this many of them.
+const CURVE_POINTS_MAX = 20_000;
 const CURVE_QUERIES = 300; // 1-D: queries on a grid across the data
 const SURFACE_SIDE = 48; // 2-D: SURFACE_SIDE² queries
+
+/** The kernels whose weights reach every point: their span fits keep the smaller cap (SPAN_MAX). */
+const REACH_EVERYWHERE = ['gaussian', 'laplacian', 'cauchy'];
 
 /**
  * A seeded subsample of at most `max` rows, in the order of the first coordinate (keys sorted by x), in float64 as
@@ -67,29 +90,62 @@ function queryGrid(box) {
   return q;
 }
 
+/** `object` with a getter `name` that computes its value on first use and keeps it (a sample only where one runs). */
+function lazy(object, name, make) {
+  Object.defineProperty(object, name, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = make();
+      Object.defineProperty(object, name, { value, enumerable: true });
+      return value;
+    },
+  });
+}
+
 /**
- * The samples of x (n × dim, float64 as read) and y that the fits use: `all` (the grid and loess take every point), `full`
- * (exact fits, the attention views and LOWESS: at most FIT_MAX), `draft` (while a slider moves), `select` (the
- * bandwidth search), `local` (the local-σ band), `span` (span fits), and the `queries` of the curve or surface.
+ * The samples of x (n × dim, float64 as read) and y that the fits use, each made on first use: `all` (every point),
+ * `full` (exact fits and the attention views: at most FIT_MAX), `draft` (an exact fit while a slider moves; "Learn
+ * h"), `select` and `local` (the bandwidth search and the local-σ band where they run exactly), `wide` (both where
+ * the plan is the grid), `spanOf(kernel)` (span fits), `lowess` (every point, sorted by x), and the `queries` of the
+ * curve or surface. Every sample is drawn from all the points, sorted by x.
  */
 export function samplesOf(x, y, dim) {
   const all = { x, y, n: y.length, dim };
-  const full = subsample(all, FIT_MAX, 1);
-  return {
-    n: all.n,
-    dim,
-    x64: x,
-    y64: y,
-    all,
-    full,
-    draft: subsample(full, DRAFT_MAX, 2),
-    select: subsample(full, SELECT_MAX, 3),
-    local: subsample(full, LOCAL_MAX, 4),
-    span: subsample(full, SPAN_MAX, 5),
-    // LOWESS (1-D): the same rows as the exact fits (the same seed), sorted by x.
-    lowess: dim === 1 ? full : null,
-    queries: queryGrid(bounds(full)),
-  };
+  const samples = { n: all.n, dim, x64: x, y64: y, all, lowess: null };
+  lazy(samples, 'full', () => subsample(all, FIT_MAX, 1));
+  lazy(samples, 'draft', () => subsample(all, DRAFT_MAX, 2));
+  lazy(samples, 'select', () => subsample(all, SELECT_MAX, 3));
+  lazy(samples, 'local', () => subsample(all, LOCAL_MAX, 4));
+  lazy(samples, 'wide', () => subsample(all, GRID_SEARCH_MAX, 6));
+  lazy(samples, 'spanAll', () => subsample(all, SPAN_MAX, 5));
+  lazy(samples, 'spanBounded', () => subsample(all, SPAN_BOUNDED_MAX, 5));
+  // LOWESS (1-D): every point, sorted by x.
+  if (dim === 1) lazy(samples, 'lowess', () => subsample(all, all.n, 0));
+  samples.spanOf = (kernel) => (REACH_EVERYWHERE.includes(kernel) ? samples.spanAll : samples.spanBounded);
+  samples.queries = queryGrid(bounds(all));
+  return samples;
+}
+
+/** How many points each sample of n holds, for the data's status line (loading.js). */
+export const sampleSizes = (n) => ({
+  n,
+  fitN: Math.min(n, FIT_MAX),
+  draftN: Math.min(n, DRAFT_MAX),
+  selectN: Math.min(n, SELECT_MAX),
+  wideN: Math.min(n, GRID_SEARCH_MAX),
+  localN: Math.min(n, LOCAL_MAX),
+  spanN: Math.min(n, SPAN_MAX),
+  spanBoundedN: Math.min(n, SPAN_BOUNDED_MAX),
+});
+
+/**
+ * The indices (in x order) of the n sorted observations a curve through them is drawn at: null for all of them, else
+ * CURVE_POINTS_MAX evenly spaced, the first and the last among them.
+ */
+export function curvePoints(n) {
+  if (n <= CURVE_POINTS_MAX) return null;
+  return Uint32Array.from({ length: CURVE_POINTS_MAX }, (_, k) => Math.round((k * (n - 1)) / (CURVE_POINTS_MAX - 1)));
 }
 
 /**
@@ -101,5 +157,6 @@ export function categorySamples(x, y, codes, labels) {
   const rows = new Float64Array(2 * y.length);
   for (let i = 0; i < y.length; i++) [rows[2 * i], rows[2 * i + 1]] = [x[i], codes[i]];
   const s = samplesOf(rows, y, 2);
-  return { ...s, lowess: null, queries: queryGrid(bounds(s.full).slice(0, 1)), labels };
+  s.queries = queryGrid(bounds(s.all).slice(0, 1));
+  return Object.assign(s, { lowess: null, labels });
 }

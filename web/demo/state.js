@@ -82,6 +82,7 @@ export function publish() {
       estimator: fit.estimator,
       level: fit.level,
       draft: fit.draft,
+      curveOnly: Boolean(fit.curveOnly),
       method: fit.method,
       errorEstimate: fit.errorEstimate,
       queries: fit.queries,

@@ -1,6 +1,7 @@
 // The demo's compute worker: every call into kernel-attention runs here, so the page's main thread only draws.
 // Messages are { id, op, ... }; each answer carries the id it answers. The samples are sampling.js's, the attention
-// views attention-views.js's, what is said of a model besides its curve fit-summaries.js's, loess loess-fit.js's.
+// views attention-views.js's, what is said of a model besides its curve fit-summaries.js's, loess loess-fit.js's,
+// LOWESS lowess-fit.js's.
 import { init } from '../src/index.js';
 import { APPROX_METHODS, approximateView, attentionMatrix, attentionView, timed } from './attention-views.js';
 import {
@@ -13,7 +14,8 @@ import {
 } from './fit-summaries.js';
 import { categoryFit, CATEGORY_TYPES } from './category-fit.js';
 import { loessFit, loessObservations } from './loess-fit.js';
-import { categorySamples, FIT_MAX, samplesOf } from './sampling.js';
+import { lowessFit } from './lowess-fit.js';
+import { categorySamples, DRAFT_BAND_MAX, sampleSizes, samplesOf } from './sampling.js';
 
 const LEARNING_RATE = 0.1; // Adam's step on log h: h moves by up to about 10 % a step
 
@@ -55,11 +57,33 @@ function forgetModel() {
  * whether a fit takes every point (on the grid) or a sample, with no rule of the demo's own; a method asked for that
  * cannot serve the call (the grid for a span) is refused there, with the plan's reason, and the page shows it.
  */
-const planFor = (ka, { kernel, estimator, method, span }) =>
-  ka.plan('regression', { n: sample.n, dim: sample.dim, kernel, estimator, method, span: span > 0, ...types() });
+const planFor = (ka, { kernel, estimator, method, span = 0, rule }) =>
+  ka.plan('regression', {
+    n: sample.n,
+    dim: sample.dim,
+    kernel,
+    estimator,
+    method,
+    span: span > 0,
+    ...(rule && { rule }),
+    ...types(),
+  });
 
 /** With a category (sample.labels): the library's column types of the rows [x, code]; else no option. */
 const types = () => (sample.labels ? { types: CATEGORY_TYPES } : {});
+
+/**
+ * The sample a kernel fit takes (sampling.js says what each cap costs): every point on the grid and a sample where
+ * the fit runs exactly; a span fit's by its kernel's reach; the local-σ band's; while a slider moves, the draft sample
+ * where the fit runs exactly or refits robustly, else the committed fit's own.
+ */
+function fitSample({ kernel, span, variance, robust, grid, draft }) {
+  if (draft && (!grid || span || robust > 0)) return sample.draft;
+  if (span) return sample.spanOf(kernel);
+  // The wide sample is for one x: in 2-D the variance smoother's search on the grid took 10 s at 2·10⁴ points.
+  if (variance === 'local') return grid && sample.dim === 1 ? sample.wide : sample.local;
+  return grid ? sample.all : sample.full;
+}
 
 const handlers = {
   hello(ka) {
@@ -71,8 +95,8 @@ const handlers = {
     learner?.dispose();
     learner = null;
     forgetModel();
-    sample = codes ? { ...categorySamples(x, y, codes, labels), category } : samplesOf(x, y, dim);
-    return { n: sample.n, fitN: sample.full.n, draftN: sample.draft.n, selectN: sample.select.n, spanN: sample.span.n };
+    sample = codes ? Object.assign(categorySamples(x, y, codes, labels), { category }) : samplesOf(x, y, dim);
+    return sampleSizes(sample.n);
   },
 
   /**
@@ -83,7 +107,12 @@ const handlers = {
     searching?.abort();
     const control = new AbortController();
     searching = control;
-    const s = sample.select;
+    // Where the library's plan for the search over every point is the grid, a 1-D search takes up to GRID_SEARCH_MAX
+    // points; an exact search (AICc, a kernel without a grid, below 20,000 points), blocked CV and 2-D searches (the
+    // grid's CV took 10 s at 2·10⁴ points) take the SELECT_MAX sample (sampling.js says what each cost).
+    const plan = planFor(ka, { kernel, estimator, method: approximation, rule: method });
+    const wide = plan.method === 'grid' && sample.dim === 1 && !(method === 'cv' && exclude > 0);
+    const s = wide ? sample.wide : sample.select;
     // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
     // (exclude: r > 0) applies to the CV criterion only; how it is computed is the library's plan (its `reason`).
     const select = (rule) =>
@@ -153,25 +182,17 @@ const handlers = {
   ) {
     if (estimator === 'loess') return loessObservations(ka, sample, { ...loess, level });
     if (estimator === 'lowess') {
-      if (sample.n > FIT_MAX) {
-        throw new Error(
-          `the LOWESS fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points; ` +
-            `the curve drawn here uses a sample of ${FIT_MAX.toLocaleString('en')}`,
-        );
-      }
       // In the data's order, as lowess() answers; float64, so written with all its digits.
       return { mean: ka.lowess(sample.x64, sample.y64, { frac, iterations }).fitted, float64: true, level };
     }
     const plan = planFor(ka, { kernel, estimator, method, span });
-    const grid = plan.method === 'grid' && variance !== 'local';
-    if (!grid && sample.n > FIT_MAX && (variance !== 'local' || span)) {
+    const s = fitSample({ kernel, span, variance, robust, grid: plan.method === 'grid', draft: false });
+    if (s.n < sample.n && !(variance === 'local' && !span)) {
       throw new Error(
-        `the fit at the observations is offered for up to ${FIT_MAX.toLocaleString('en')} points, or for a fit ` +
-          `on the grid (this one: ${plan.reason}); exact fits here use a sample of ${FIT_MAX.toLocaleString('en')}`,
+        `the fit at the observations is offered where the fit takes every point (this one uses a sample of ` +
+          `${s.n.toLocaleString('en')}: ${plan.reason})`,
       );
     }
-    // A span fit's sample is the fit's (SPAN_MAX), whatever the band.
-    const s = span ? sample.span : variance === 'local' ? sample.local : grid ? sample.all : sample.full;
     const model = ka.kernelRegression(s.x, s.y, {
       dim: s.dim,
       kernel,
@@ -209,39 +230,34 @@ const handlers = {
     return { h, loss: loss / n, next: Array.from(learner.parameters.bandwidth) };
   },
 
-  /**
-   * LOWESS (R's lowess(): tricube local-linear fits over the nearest f·n points, `iterations` rounds of bisquare
-   * robustness weights, delta 1 % of the range of x) on the float64 sample sorted by x: the curve is drawn through
-   * the fitted values at the observations. No band (LOWESS has no standard errors) and no attention views.
-   */
-  lowess(ka, { frac, iterations, draft }) {
-    const s = sample.lowess;
-    if (!s) throw new Error('LOWESS takes one x; this data has two');
-    const [r, ms] = timed(() => ka.lowess(s.x, s.y, { frac, iterations }));
+  /** While a slider moves: the curve alone at the queries, from the kept model at the new h (no band, no summary). */
+  curveAt(ka, s, { h, kernel, estimator, level, method, variance = 'global', draft }) {
+    const options = { dim: s.dim, kernel, estimator, method, ...robustOption(0) };
+    const [{ model, owned }, fitMs] = timed(() => modelAt(ka, s, options, h));
+    const [mean, predictMs] = timed(() => model.predict(sample.queries));
+    const { method: used, reason } = model;
+    if (owned) model.dispose();
     return {
-      lowess: true,
-      estimator: 'lowess',
-      kernel: 'tricube',
       n: s.n,
-      dim: 1,
-      h: [],
-      frac,
-      iterations,
+      dim: s.dim,
+      h,
+      kernel,
+      estimator,
+      level,
       draft,
-      method: 'lowess',
-      queries: s.x,
-      observed: s.y,
-      mean: r.fitted,
-      weights: r.weights,
+      curveOnly: true, // the band, its statistics and the views follow on release
+      queries: sample.queries,
+      mean,
       lower: null,
       upper: null,
+      stderr: null,
       effectiveKeys: null,
-      level: null,
-      span: Math.max(2, Math.floor(frac * s.n + 1e-7)),
-      warnings: [],
+      method: used,
+      reason,
+      variance,
       view: null,
       matrix: null,
-      timings: { fit: ms },
+      timings: { fit: fitMs, predict: predictMs },
     };
   },
 
@@ -252,23 +268,16 @@ const handlers = {
     const { loessSpan, degree, family } = settings;
     // What the fit is doing, for the busy sign at the plot (a draft, while a slider moves, shows none).
     const stage = (text) => draft || postMessage({ op: 'progress', what: 'fit', stage: text });
-    if (estimator === 'lowess') return handlers.lowess(ka, { frac, iterations, draft });
+    if (estimator === 'lowess') return lowessFit(ka, sample, { frac, iterations, draft });
     if (estimator === 'loess') return loessFit(ka, sample, { loessSpan, degree, family, level, draft }, stage);
     if (sample.labels) return categoryFit(ka, sample, modelAt, settings);
-    // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging. Any other
-    // fit uses a sample (a span's: SPAN_MAX points, each query's h from its nearest ones).
+    // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
     const grid = planFor(ka, { kernel, estimator, method, span }).method === 'grid';
-    // The local-σ band on at most LOCAL_MAX points (a draft: DRAFT_MAX), even where the grid could take them all.
-    const s =
-      draft && (variance === 'local' || !grid)
-        ? sample.draft
-        : span
-          ? sample.span
-          : variance === 'local'
-            ? sample.local
-            : grid
-              ? sample.all
-              : sample.full;
+    const s = fitSample({ kernel, span, variance, robust, grid, draft });
+    // While a slider moves over many points (or with the local σ(x), whose smoother searches its own h), the drawn
+    // curve alone follows: a new h on the grid is a re-convolution and 300 predictions (under 100 ms at 10⁶ points),
+    // while the band's summary and checks cost a pass over every point (0.6–2 s at 10⁶). The release draws the band.
+    if (draft && grid && (variance === 'local' || s.n > DRAFT_BAND_MAX)) return handlers.curveAt(ka, s, settings);
     const { dim } = s;
     const queries = sample.queries;
     const timings = {};
