@@ -19,8 +19,8 @@ bool moment_fit(const BlockMoments& moments, const double* x, int64_t begin, int
   const int64_t mid = std::lower_bound(x + begin, x + end, z) - x;
   const double h = std::sqrt(rho);
   PolynomialSums sums;
-  moments.add_side(begin, mid, z, h, -1, &sums);
-  moments.add_side(mid, end, z, h, 1, &sums);
+  moments.add_side(begin, mid, z, h, -1, &sums, degree);
+  moments.add_side(mid, end, z, h, 1, &sums, degree);
   const int k = degree + 1;
   double g[9], b[3];
   for (int a = 0; a < k; ++a) {
