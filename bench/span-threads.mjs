@@ -2,8 +2,10 @@
 // bit-identical"): the pthreads build with threads: 2 against the single-thread build, rounds alternating which goes
 // first, elapsed seconds (performance.now) of the same calls as bench/span.mjs and bench/loess.mjs time. Each row gives
 // the medians, the median of the rounds' ratios with their range, and whether the two gave the same bytes.
-// `node bench/span-threads.mjs [--rounds=N]`. On a shared machine the ratio is what another process leaves free: run
-// it when the machine is idle, and read the range.
+// `node bench/span-threads.mjs [--rounds=N]`. On a shared machine the ratio is what other processes leave free: the
+// first row is the control, a plain JavaScript loop on two worker threads against one (twice the work; 2 on an idle
+// 2-core machine), so a table is read against what the machine gave at the time.
+import { Worker } from 'node:worker_threads';
 import { init } from '../web/src/index.js';
 import { mulberry32, normal } from './workloads.mjs';
 import { median } from './measure.mjs';
@@ -47,6 +49,38 @@ const CASES = [
   ['loess interpolate, degree 2, approximate trace', 1_000_000, loessFit({ traceHat: 'approximate' })],
 ];
 
+const LOOP = `const { parentPort } = require('node:worker_threads');
+let s = 0;
+for (let i = 0; i < 2e8; i++) s += i % 7;
+parentPort.postMessage(s);`;
+
+/** Seconds for `workers` worker threads each running LOOP. */
+function loopSeconds(workers) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    let done = 0;
+    for (let w = 0; w < workers; w++) {
+      const worker = new Worker(LOOP, { eval: true });
+      worker.on('error', reject);
+      worker.on('message', () => {
+        worker.terminate();
+        if (++done === workers) resolve((performance.now() - t0) / 1000);
+      });
+    }
+  });
+}
+
+/** The control row: 2 × the seconds of one loop over those of two at once, per round. */
+async function controlRow() {
+  const ratios = [];
+  for (let k = 0; k < rounds; k++) {
+    const one = await loopSeconds(1);
+    ratios.push((2 * one) / (await loopSeconds(2)));
+  }
+  ratios.sort((p, q) => p - q);
+  return `| control: a JavaScript loop, 2 workers against 1 (twice the work) | – | – | – | ${fmt(median(ratios))} (${fmt(ratios[0])}–${fmt(ratios[ratios.length - 1])}) | – |`;
+}
+
 const bytes = (r) => Buffer.concat([Buffer.from(r.fitted.buffer), Buffer.from(Float64Array.of(r.trace).buffer)]);
 const fmt = (v, digits = 3) => v.toPrecision(digits);
 
@@ -57,6 +91,9 @@ export async function benchSpanThreads(log = () => {}) {
     '| case | n | 1 thread (s) | 2 threads (s) | speed-up (median, range) | same bytes |',
     '|---|---|---|---|---|---|',
   ];
+  const control = await controlRow();
+  lines.push(control);
+  log(control);
   for (const [label, n, call] of CASES) {
     const { x, y } = sample(n);
     const time = (ka) => {
