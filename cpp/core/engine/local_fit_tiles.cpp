@@ -109,10 +109,10 @@ void accumulate_fused(const KeyTile& tile, const float* scores, const float* q, 
 }
 
 // 2-D local-quadratic, one value column (design [1, u₁, u₂, u₁², u₁u₂, u₂²]): its 21 moments Σw·z·zᵀ are 15
-// monomials Σw·u₁^i·u₂^j (i + j <= 4), the same again in w² with WITH_B, and 6 value sums: too many accumulators for
+// monomials Σw·u₁^i·u₂^j (i + j <= 4), the same again in w² for Σw², and 6 value sums: too many accumulators for
 // one pass in registers (V8 keeps about 15 SIMD registers), so the tile is walked in passes of at most 9: the
 // weights and offsets (kept in w.wz / w.z) with Σw, Σw·u and the value sums; then the monomials of degree 2 and 3;
-// then those of degree 4 (and the same three in w² with WITH_B).
+// then those of degree 4 (and the same three in w² with Σw² asked for).
 template <bool Square>
 void monomials_2d(const float* wb, const float* u1b, const float* u2b, int64_t padded, double* m) {
   Batch m20(0.0f), m11(0.0f), m02(0.0f), m30(0.0f), m21(0.0f), m12(0.0f), m03(0.0f);
@@ -144,8 +144,7 @@ void monomials_2d(const float* wb, const float* u1b, const float* u2b, int64_t p
   for (int k = 0; k < 12; ++k) m[k] = double(simd::sum(all[k]));
 }
 
-template <bool WITH_B>
-void accumulate_quadratic_2d(const KeyTile& tile, const float* scores, const float* q, TileWork& w, const Shape&,
+void accumulate_quadratic_2d(const KeyTile& tile, const float* scores, const float* q, TileWork& w, const Shape& s,
                              Moments& m) {
   const simd::ExpConstants& ek = simd::exp_constants();
   const Batch shift(float(m.max)), q1(q[0]), q2(q[1]), i1(w.inv_h.get()[0]), i2(w.inv_h.get()[1]);
@@ -183,7 +182,7 @@ void accumulate_quadratic_2d(const KeyTile& tile, const float* scores, const flo
   flush(sums, m.a());
   double* mt = m.t();
   for (int x = 0; x < 6; ++x) mt[x] += double(simd::sum(t[x]));
-  if constexpr (WITH_B) {
+  if (s.with_b) {
     Batch b0(0.0f), b1(0.0f), b2(0.0f);
     for (int64_t c = 0; c < tile.padded; c += kLanes) {
       const Batch wt = simd::load(wb + c), w2 = wt * wt;
@@ -223,7 +222,7 @@ Accumulate accumulate_for(const Shape& s) {
     if (s.p == 2) fn = s.with_b ? &accumulate_fused<2, true> : &accumulate_fused<2, false>;
     if (s.p == 3 && s.degree == 1) fn = s.with_b ? &accumulate_fused<3, true> : &accumulate_fused<3, false>;
     if (s.p == 3 && s.degree == 2) fn = s.with_b ? &accumulate_fused<3, true, true> : &accumulate_fused<3, false, true>;
-    if (s.p == 6 && s.dims == 2) fn = s.with_b ? &accumulate_quadratic_2d<true> : &accumulate_quadratic_2d<false>;
+    if (s.p == 6 && s.dims == 2) fn = &accumulate_quadratic_2d;
   }
   return simd::keep_out_of_line(fn);
 }
