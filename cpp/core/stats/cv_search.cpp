@@ -35,35 +35,13 @@ CvSearchState::~CvSearchState() = default;
 namespace cv_search {
 
 double Search::evaluate(const double* bandwidth, bool scan) {
-  if (failure.status != Status::Ok) return kInf;
-  double s = kInf;
-  if (evaluations < recorded) {
-    const double* was = curve->bandwidths + int64_t(evaluations) * dims;
-    if (!std::equal(bandwidth, bandwidth + dims, was)) {
-      failure = {Status::BadArgument};  // not the same search: the curve is of other inputs
-      return kInf;
-    }
-    s = curve->scores[evaluations++];
-  } else {
+  const double s = replay.score(bandwidth, &failure, [&](double* out) -> Result {
     bool served = false;
     float hf;
-    if (screening && scan && bandwidth[0] >= screen_from && float_bandwidth(bandwidth[0], &hf)) {
-      const Result r = keep.screen.score(hf, &s, &served);
-      if (r.status != Status::Ok) failure = r;
-    }
-    if (!served && failure.status == Status::Ok) {
-      const Result r = cv_score_with(keep.grid, p, bandwidth, &s, criterion, &keep.sorted);
-      if (r.status != Status::Ok) failure = r;
-    }
-    if (curve && curve->count < curve->capacity) {
-      std::copy(bandwidth, bandwidth + dims, curve->bandwidths + int64_t(curve->count) * dims);
-      curve->scores[curve->count++] = s;
-    }
-    ++evaluations;
-    if (failure.status == Status::Ok && progress.after_evaluation &&
-        !progress.after_evaluation(progress.context, evaluations))
-      failure = {Status::Cancelled};
-  }
+    if (screening && scan && bandwidth[0] >= screen_from && float_bandwidth(bandwidth[0], &hf))
+      if (const Result r = keep.screen.score(hf, out, &served); r.status != Status::Ok) return r;
+    return served ? Result{} : cv_score_with(keep.grid, p, bandwidth, out, criterion, &keep.sorted);
+  });
   const bool holdable = std::all_of(bandwidth, bandwidth + dims, [](double v) { return v > 0 && std::isfinite(v); });
   // All +inf: the latest, whose score that is.
   if (holdable && !(screening && scan) && (s < best_score || best_score == kInf)) {

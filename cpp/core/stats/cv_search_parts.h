@@ -10,6 +10,7 @@
 #include "base/scratch.h"
 #include "stats/bandwidth_detail.h"
 #include "stats/cv_scan_bound.h"
+#include "stats/search_parts.h"
 
 namespace ka {
 
@@ -74,9 +75,8 @@ struct Search {
   double best_score = kInf;
   bool any_holdable = false;  // some evaluated bandwidth was positive and finite (else the scan overflowed)
   Result failure;
-  // Evaluations a resumed search takes from the curve (CvCurve), and the evaluations made so far.
-  const int32_t recorded;
-  int32_t evaluations = 0;
+  // The evaluations: a resumed search's first ones read back from the curve (CvCurve), the rest computed.
+  bandwidth_detail::CurveReplay replay;
   CvSearchKeep& keep;
   // Leave-one-out CV in 1-D: one grid for the whole search, binned once (keep.grid); the exact evaluations' sorted
   // sample, sorted once for the whole search (keep.sorted); the screen (keep.screen).
@@ -95,7 +95,7 @@ struct Search {
         start(start_),
         trial(dims),
         best_h(dims),
-        recorded(curve_ ? std::clamp(curve_->count, 0, curve_->capacity) : 0),
+        replay(curve_, p_.queries.cols, progress_),
         keep(keep_),
         screening(keep_.screen.suits() && p_.keys.rows >= kScreenMinPoints) {
     if (screening) {

@@ -44,9 +44,42 @@ Status SortedKeys::prepare(const Fit& f) {
       y_hi_ = std::max(y_hi_, double(p.values.row(j)[c]));
     }
   }
+  if (dims_ == 2 && bands_.prepare(x_.get(), n_) && !picked_.reset_zeroed(n_)) return Status::OutOfMemory;
   ++sorts;
   ready_ = true;
   return Status::Ok;
+}
+
+double SortedKeys::skip() const {
+  const double ln2 = 0.6931471805599453;  // log2 by log: libm's log2 is not linked (docs/package.md)
+  return std::min(126.0, 25 + std::log(double(std::max<int64_t>(n_, 1))) / ln2) * ln2;
+}
+
+bool SortedKeys::gather(const Fit& f, const float* q, Fit* row) {
+  const Problem& p = f.problem;
+  if (dims_ != 2 || !bands_.ready() || !KeyBands::serves(p.kernel.kind) || p.empty == EmptyPolicy::Nearest ||
+      !std::isfinite(q[0]) || !std::isfinite(q[1]))
+    return false;
+  const bool weighted = f.observation_weights;
+  const int64_t k = bands_.gather(p.kernel, q, weighted ? w_.get() : nullptr, omega_max_, skip(), picked_.get());
+  keys_read += k;
+  if (k > held_) {
+    held_ = std::max(k, std::min(n_, 2 * held_));
+    if (!gx_.reset_zeroed(held_ * 2) || !gy_.reset_zeroed(held_ * width_) || !gw_.reset_zeroed(weighted ? held_ : 0)) {
+      held_ = 0;
+      return false;
+    }
+  }
+  for (int64_t r = 0; r < k; ++r) {
+    const int64_t j = picked_.get()[r];
+    std::copy(x_.get() + 2 * j, x_.get() + 2 * j + 2, gx_.get() + 2 * r);
+    std::copy(y_.get() + j * width_, y_.get() + (j + 1) * width_, gy_.get() + r * width_);
+    if (weighted) gw_.get()[r] = w_.get()[j];
+  }
+  row->problem.keys = {gx_.get(), k, 2, 2};
+  row->problem.values = {gy_.get(), k, width_, width_};
+  row->observation_weights = weighted ? gw_.get() : nullptr;
+  return true;
 }
 
 Fit SortedKeys::sorted(const Fit& f) const {
@@ -91,9 +124,7 @@ void SortedKeys::window(const Fit& f, const float* q, int64_t* first, int64_t* l
     keys_read += n_;
     return;
   }
-  const double ln2 = 0.6931471805599453;  // log2 by log: libm's log2 is not linked (docs/package.md)
-  const double skip = std::min(126.0, 25 + std::log(double(std::max<int64_t>(n_, 1))) / ln2) * ln2;
-  const double drop = skip - near, h0 = double(p.kernel.bandwidth[0]);
+  const double drop = skip() - near, h0 = double(p.kernel.bandwidth[0]);
   double reach = std::numeric_limits<double>::infinity();
   if (p.kernel.kind == KernelKind::Gaussian) reach = h0 * std::sqrt(2 * drop);
   if (p.kernel.kind == KernelKind::Laplacian) reach = h0 * drop;
@@ -119,13 +150,15 @@ Result SortedKeys::exact_rows(const Fit& f, const int64_t* rows, int64_t count, 
   for (int64_t r = 0; r < count; ++r) {
     const int64_t i = rows[r];
     const float* q = f.problem.queries.row(i);
-    int64_t first = 0, last = 0;
-    window(f, q, &first, &last);
     Fit row = all;
     row.problem.queries = {q, 1, dims_, dims_};
-    row.problem.keys = {x_.get() + first * dims_, last - first, dims_, dims_};
-    row.problem.values = {y_.get() + first * width_, last - first, width_, width_};
-    row.observation_weights = f.observation_weights ? w_.get() + first : nullptr;
+    if (!gather(f, q, &row)) {
+      int64_t first = 0, last = 0;
+      window(f, q, &first, &last);
+      row.problem.keys = {x_.get() + first * dims_, last - first, dims_, dims_};
+      row.problem.values = {y_.get() + first * width_, last - first, width_, width_};
+      row.observation_weights = f.observation_weights ? w_.get() + first : nullptr;
+    }
     const FitOut one{Matrix{out.mean.row(i), 1, width_, out.mean.stride},
                      at(out.sum_sq_weights, i),
                      nullptr,

@@ -6,6 +6,7 @@
 
 #include "base/scratch.h"
 #include "engine/local_fit.h"
+#include "methods/grid/key_bands.h"
 
 namespace ka {
 
@@ -35,6 +36,7 @@ class SortedKeys {
 
   // The exact fit (local_fit) of each of `count` rows of f's queries over the keys in its window, written in its own
   // place in `out` (as exact_rows, grid/exact_rows.h): the full exact fit to float32 rounding, at O(log n + k) a row.
+  // In 2-D the keys come from bands of x₂ (key_bands.h): those within the row's reach along both axes.
   // f must have no mask.
   Result exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& out);
 
@@ -44,10 +46,20 @@ class SortedKeys {
   int64_t sorts = 0;
 
  private:
+  // The log-weight below a key near q from which keys are left out (local_fit's skip: 25 + log₂ n, in natural log).
+  double skip() const;
+  // In 2-D, row's keys, values and weights: the keys gathered from the bands (false where they do not serve q: the
+  // caller reads the x₁ window).
+  bool gather(const Fit& f, const float* q, Fit* row);
+
   bool ready_ = false;
   int64_t n_ = 0, dims_ = 0, width_ = 0;
   Scratch<float> x_, y_, w_;
   double y_lo_ = 0, y_hi_ = 0, omega_max_ = 1;
+  KeyBands bands_;               // 2-D only
+  Scratch<int32_t> picked_;      // n: a row's gathered keys
+  Scratch<float> gx_, gy_, gw_;  // their keys, values and weights, room for held_ rows
+  int64_t held_ = 0;
 };
 
 }  // namespace ka
