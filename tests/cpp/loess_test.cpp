@@ -284,9 +284,9 @@ TEST_CASE("a point of prior weight 0 leaves every fit and standard error as its 
 }
 
 TEST_CASE("loess on 2 and 3 threads gives one thread's bytes: fits, statistics, predictions, standard errors") {
-  // Every third fixture case (both surfaces, 1-D and 2-D, both families; one thread's results are R's above), and a
-  // 1-D direct fit whose values and diagonal come from block moments (its predictions with standard errors sum
-  // point by point).
+  // Every third fixture case (both surfaces, 1-D and 2-D, both families; one thread's results are R's above: the
+  // larger ones run on the threads, fits of under 2^15 operations in all on one), and 6,000 points on both surfaces
+  // (the direct one's values and diagonal from block moments; its predictions with standard errors point by point).
   const auto same = [](const std::vector<double>& a, const std::vector<double>& b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
                                               [](double u, double v) { return std::memcmp(&u, &v, sizeof u) == 0; });
@@ -320,10 +320,15 @@ TEST_CASE("loess on 2 and 3 threads gives one thread's bytes: fits, statistics, 
     x[size_t(i)] = std::fmod(i * 0.618034, 1.0) * 10;
     y[size_t(i)] = std::sin(x[size_t(i)]) + 0.1 * std::fmod(i * 0.414214, 1.0);
   }
-  LoessOptions o;
-  o.span = 0.3;
-  o.degree = 1;
-  o.surface = LoessSurface::Direct;
-  const auto one = outputs(x.data(), y.data(), nullptr, n, x.data(), 100, o, 1);
-  CHECK(same(outputs(x.data(), y.data(), nullptr, n, x.data(), 100, o, 2), one));
+  for (const LoessSurface surface : {LoessSurface::Direct, LoessSurface::Interpolate}) {
+    for (const int32_t degree : {1, 2}) {
+      CAPTURE(degree);
+      LoessOptions o;
+      o.span = 0.3;
+      o.degree = degree;
+      o.surface = surface;
+      const auto one = outputs(x.data(), y.data(), nullptr, n, x.data(), 100, o, 1);
+      CHECK(same(outputs(x.data(), y.data(), nullptr, n, x.data(), 100, o, 2), one));
+    }
+  }
 }

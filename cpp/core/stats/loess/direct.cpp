@@ -82,9 +82,9 @@ Status direct_fit(const Sample& sample, const FitSpec& spec, const double* y, co
   const int64_t block = sample.dims == 1 && !out->rows && !out->variance ? moment_block_size(spec.q) : 0;
   BlockMoments moments;
   if (block) moments.build(sample.x.data(), y, rw, sample.n, block);
-  const int64_t tasks = fit_tasks(m, spec.threads);
+  const int64_t tasks = fit_tasks(m, spec.q, spec.threads);
   std::vector<uint8_t> failed(size_t(tasks), 0), pseudo(size_t(tasks), 0);
-  for_fit_tasks(m, spec.threads, [&](int64_t begin, int64_t end, int64_t task) {
+  for_fit_tasks(m, spec.q, spec.threads, [&](int64_t begin, int64_t end, int64_t task) {
     bool singular = false;
     failed[size_t(task)] =
         !direct_points(sample, spec, y, rw, z, begin, end, block ? &moments : nullptr, out, &singular);

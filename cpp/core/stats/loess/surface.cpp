@@ -14,10 +14,10 @@ KA_COLD Status fit_vertices(const Sample& sample, const KdTree& tree, const FitS
                             const double* rw, double* values, std::vector<VertexOperator>* ops, bool* pseudo_inverse) {
   const int32_t d = sample.dims, nv = tree.vertex_count();
   if (ops) ops->assign(size_t(nv), VertexOperator{});
-  const int64_t tasks = fit_tasks(nv, spec.threads);
+  const int64_t tasks = fit_tasks(nv, spec.q, spec.threads);
   std::vector<Status> status(size_t(tasks), Status::Ok);
   std::vector<uint8_t> pseudo(size_t(tasks), 0);
-  for_fit_tasks(nv, spec.threads, [&](int64_t begin, int64_t end, int64_t task) {
+  for_fit_tasks(nv, spec.q, spec.threads, [&](int64_t begin, int64_t end, int64_t task) {
     NeighbourFinder finder(sample, spec.q, spec.span);
     LocalSolver solver;
     Neighbourhood hood;
@@ -49,7 +49,7 @@ KA_COLD Status fit_vertices(const Sample& sample, const KdTree& tree, const FitS
 }
 
 void surface_at_data(const Sample& sample, const KdTree& tree, const double* values, int32_t threads, double* out) {
-  for_fit_tasks(sample.n, threads, [&](int64_t begin, int64_t end, int64_t) {
+  for_fit_tasks(sample.n, kMaxBlendTerms, threads, [&](int64_t begin, int64_t end, int64_t) {
     BlendTerm terms[kMaxBlendTerms];
     for (int64_t i = begin; i < end; ++i) {
       const int count = blend_terms(tree, sample.point(i), terms);

@@ -21,15 +21,21 @@ struct FitSpec {
   int32_t threads = 1;  // the fits (vertices, direct points) run on up to this many; each is the same arithmetic
 };
 
-// The fits' split over `threads`: `count` fits in `tasks` runs of consecutive ones (4 per thread, 1 on one thread),
-// each run as body(begin, end, task) on whichever thread is free.
-inline int64_t fit_tasks(int64_t count, int32_t threads) {
-  return std::min<int64_t>(count, threads > 1 ? int64_t(threads) * 4 : 1);
+// The fits' split over `threads`: `count` fits of about `work` operations each in `tasks` runs of consecutive ones
+// (4 per thread), each run as body(begin, end, task) on whichever thread is free. Below 2^15 operations in all, one
+// run on the calling thread: starting a thread (waking a pool worker, in WebAssembly) costs tens of microseconds.
+inline int32_t fit_threads(int64_t count, int64_t work, int32_t threads) {
+  return count * work < (int64_t(1) << 15) ? 1 : threads;
+}
+inline int64_t fit_tasks(int64_t count, int64_t work, int32_t threads) {
+  const int32_t used = fit_threads(count, work, threads);
+  return std::min<int64_t>(count, used > 1 ? int64_t(used) * 4 : 1);
 }
 template <class Body>
-void for_fit_tasks(int64_t count, int32_t threads, Body&& body) {
-  const int64_t tasks = fit_tasks(count, threads), per = tasks ? (count + tasks - 1) / tasks : 0;
-  parallel_for(tasks, threads, [&](int64_t t) { body(t * per, std::min(count, (t + 1) * per), t); });
+void for_fit_tasks(int64_t count, int64_t work, int32_t threads, Body&& body) {
+  const int64_t tasks = fit_tasks(count, work, threads), per = tasks ? (count + tasks - 1) / tasks : 0;
+  parallel_for(tasks, fit_threads(count, work, threads),
+               [&](int64_t t) { body(t * per, std::min(count, (t + 1) * per), t); });
 }
 
 // What a vertex's fit does to the data, kept for the statistics and standard errors: the entries of the value and
