@@ -17,6 +17,7 @@ const ROWS = [
   [10_000, 0.3, 1, 5],
   [10_000, 0.3, 0, 5],
   [10_000, 0.75, 1, 3],
+  [10_000, 0.75, 0, 3],
 ];
 const ESTIMATORS = ['nadaraya-watson', 'local-linear'];
 

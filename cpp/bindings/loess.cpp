@@ -53,8 +53,9 @@ void loess_free(uintptr_t m) {
   delete model_of(m);
 }
 
-// x: n × dims doubles, y: n doubles, weights: n doubles or 0.
-LoessFitResult loess_fit_js(uintptr_t m, uintptr_t x, uintptr_t y, uintptr_t weights, int32_t n, LoessCallOptions o) {
+// x: n × dims doubles, y: n doubles, weights: n doubles or 0; threads: the model's fits and predictions.
+LoessFitResult loess_fit_js(uintptr_t m, uintptr_t x, uintptr_t y, uintptr_t weights, int32_t n, LoessCallOptions o,
+                            int32_t threads) {
   LoessOptions options;
   options.dims = o.dims;
   options.span = o.span;
@@ -66,6 +67,7 @@ LoessFitResult loess_fit_js(uintptr_t m, uintptr_t x, uintptr_t y, uintptr_t wei
   options.cell = o.cell;
   options.statistics = o.statistics;
   options.trace_hat = o.traceHat;
+  options.threads = threads;
   const Status s = model_of(m)->fit(ptr<const double>(x), ptr<const double>(y), ptr<const double>(weights), n, options);
   return {s, model_of(m)->problem()};
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -280,4 +281,54 @@ TEST_CASE("a point of prior weight 0 leaves every fit and standard error as its 
   std::vector<double> zero(size_t(set.n), 0.0);
   LoessModel m;
   CHECK(m.fit(set.x, set.y, zero.data(), set.n, LoessOptions{}) == Status::BadArgument);
+}
+
+TEST_CASE("loess on 2 and 3 threads gives one thread's bytes: fits, statistics, predictions, standard errors") {
+  // Every third fixture case (both surfaces, 1-D and 2-D, both families; one thread's results are R's above: the
+  // larger ones run on the threads, fits of under 2^15 operations in all on one), and 6,000 points on both surfaces
+  // (the direct one's values and diagonal from block moments; its predictions with standard errors point by point).
+  const auto same = [](const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                              [](double u, double v) { return std::memcmp(&u, &v, sizeof u) == 0; });
+  };
+  const auto outputs = [](const double* x, const double* y, const double* w, int64_t n, const double* q, int64_t m,
+                          LoessOptions o, int32_t threads) {
+    o.threads = threads;
+    LoessModel model;
+    std::vector<double> out(size_t(n + 2 * m + 5));
+    REQUIRE(model.fit(x, y, w, n, o) == Status::Ok);
+    model.fitted(out.data());
+    REQUIRE(model.predict(q, m, out.data() + n, out.data() + n + m) == Status::Ok);
+    const LoessSummary& s = model.summary();
+    std::copy_n(&s.enp, 5, out.data() + n + 2 * m);  // enp … trace_hat: five doubles
+    return out;
+  };
+  int cases = 0;
+  for (const auto& c : loess_fixture::kCases) {
+    if (cases++ % 3) continue;
+    const auto& set = loess_fixture::kDatasets[c.dataset];
+    CAPTURE(set.name);
+    CAPTURE(c.surface);
+    const LoessOptions o = options_of(c, set.dims);
+    const auto one = outputs(set.x, set.y, c.weights, set.n, set.q, set.queries, o, 1);
+    for (const int32_t threads : {2, 3})
+      CHECK(same(outputs(set.x, set.y, c.weights, set.n, set.q, set.queries, o, threads), one));
+  }
+  const int64_t n = 6000;
+  std::vector<double> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    x[size_t(i)] = std::fmod(i * 0.618034, 1.0) * 10;
+    y[size_t(i)] = std::sin(x[size_t(i)]) + 0.1 * std::fmod(i * 0.414214, 1.0);
+  }
+  for (const LoessSurface surface : {LoessSurface::Direct, LoessSurface::Interpolate}) {
+    for (const int32_t degree : {1, 2}) {
+      CAPTURE(degree);
+      LoessOptions o;
+      o.span = 0.3;
+      o.degree = degree;
+      o.surface = surface;
+      const auto one = outputs(x.data(), y.data(), nullptr, n, x.data(), 100, o, 1);
+      CHECK(same(outputs(x.data(), y.data(), nullptr, n, x.data(), 100, o, 2), one));
+    }
+  }
 }

@@ -1,5 +1,6 @@
-// The pthreads build in Node: outputs are byte-identical for 1 (the single-thread module), 2 and 4 threads; init()
-// validates `threads`, caches one API per build and thread count, and a script using threads exits by itself.
+// The pthreads build in Node: outputs are byte-identical for 1 (the single-thread module), 2 and 4 threads (attention,
+// bandwidth selection, span fits, loess); init() validates `threads`, caches one API per build and thread count, and
+// a script using threads exits by itself.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -118,6 +119,44 @@ test('selectBandwidth and cvScore: bytes do not depend on the thread count', () 
     const r = ka.selectBandwidth(x2, y2, { dim: 2, perDimension: true });
     return { bandwidth: r.bandwidth, score: r.score };
   });
+});
+
+// 1-D span fits over windows of 1,800 keys sum from block moments (engine/window_blocks.h), the model's summary with
+// the squared weights' sums too; loess fits its vertices, the surface at the data and the direct surface's points
+// in runs over the threads.
+test('span fits and loess: bytes do not depend on the thread count', () => {
+  const rand = mulberry32(13);
+  const x = Float64Array.from({ length: 6000 }, () => 10 * rand());
+  const y = Float64Array.from(x, (v) => Math.sin(v) + 0.3 * (rand() - 0.5));
+  const xq = Float64Array.from({ length: 500 }, () => 11 * rand() - 0.5);
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    sameBytes(`span 0.3 ${estimator}`, (ka) => {
+      const model = ka.kernelRegression(x, y, { dim: 1, kernel: 'tricube', estimator, bandwidth: { span: 0.3 } });
+      try {
+        const { mean, lower } = model.predictInterval(xq);
+        return { mean, lower, edf: model.effectiveDegreesOfFreedom, sigma2: model.residualVariance };
+      } finally {
+        model.dispose();
+      }
+    });
+  }
+  const inside = xq.map((v) => Math.min(Math.max(v, 0.1), 9.9));
+  for (const surface of ['direct', 'interpolate']) {
+    for (const [degree, family] of [
+      [1, 'gaussian'],
+      [2, 'symmetric'],
+    ]) {
+      sameBytes(`loess ${surface} degree ${degree} ${family}`, (ka) => {
+        const model = ka.loess(x, y, { span: 0.3, degree, family, surface });
+        try {
+          const { mean, stderr } = model.predictInterval(inside);
+          return { fitted: model.fitted, mean, stderr, enp: model.enp, scale: model.residualScale };
+        } finally {
+          model.dispose();
+        }
+      });
+    }
+  }
 });
 
 test('a bad `threads` is a BadArgument naming options.threads', async () => {

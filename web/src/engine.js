@@ -38,9 +38,10 @@ const BINDINGS = {
   /**
    * R's loess (cpp/bindings/loess.cpp), a model by handle (loessCreate, below): x n × dim, y and weights n, q m × dim,
    * fit and se m, out n doubles. `options` carries dim, span, degree, family, surface, normalize, iterations, cell,
-   * statistics and traceHat (the enumerated ones as their JS names). loessFit's result: { status, problem }.
+   * statistics and traceHat (the enumerated ones as their JS names); `threads`, the model's fits and predictions
+   * (the same results on any number). loessFit's result: { status, problem }.
    */
-  loessFit: ['result', 'model x y weights? n options:loess'],
+  loessFit: ['result', 'model x y weights? n options:loess threads'],
   loessSummary: ['value', 'model'],
   loessFitted: ['value', 'model out'],
   loessResiduals: ['value', 'model out'],

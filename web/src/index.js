@@ -71,7 +71,7 @@ function api(build, threads) {
         bandwidth.selectBandwidth,
       ),
       lowess: makeLowess(engine, threads),
-      loess: makeLoess(engine),
+      loess: makeLoess(engine, threads),
       plan: makePlan(engine),
       simd: engine.simdName(),
       build,

@@ -117,8 +117,8 @@ function spanTooSmall(o, n, q) {
   );
 }
 
-/** The loess() function of the API. */
-export function makeLoess(engine) {
+/** The loess() function of the API; its local fits run on up to `threads` threads (the same results). */
+export function makeLoess(engine, threads = 1) {
   return function loess(x, y, options) {
     const o = readOptions(options);
     const { xs, ys, ws, n } = readData(x, y, options?.weights, o.dim);
@@ -128,7 +128,7 @@ export function makeLoess(engine) {
     if (!handle) throw new KernelAttentionError('OutOfMemory', 'could not allocate a loess model');
     try {
       return engine.withHeap((heap) => {
-        const fields = { model: handle, x: heap.f64(xs), y: heap.f64(ys), n, options: o };
+        const fields = { model: handle, x: heap.f64(xs), y: heap.f64(ys), n, options: o, threads };
         if (ws) fields.weights = heap.f64(ws);
         const result = engine.loessFit(fields);
         if (result.status !== 'Ok') fitError(result, o, n);

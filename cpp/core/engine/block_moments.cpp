@@ -56,59 +56,126 @@ void BlockMoments::build(const double* x, const double* y, const double* rw, int
   }
 }
 
-void BlockMoments::add_points(int64_t a, int64_t b, double z, double inv_h, PolynomialSums* m) const {
+namespace {
+
+// The sums of a fit of `Degree` over the points [a, b): s[0 … 2·Degree] and t[0 … Degree] (each in the order
+// and arithmetic of the full set, so a fit reads the same sums whichever degree asked for them); with Squares, the
+// squared weights' Σ rw² t⁶ d^e (e <= 2·Degree) into q.
+template <int Degree, bool Squares>
+void add_points_of(const double* x, const double* y, const double* rw, int64_t a, int64_t b, double z, double inv_h,
+                   PolynomialSums* m, double* q) {
+  double s0 = m->s[0], s1 = m->s[1], s2 = m->s[2], s3 = m->s[3], s4 = m->s[4];
+  double t0 = m->t[0], t1 = m->t[1], t2 = m->t[2];
+  double q0 = 0, q1 = 0, q2 = 0;
+  if constexpr (Squares) {
+    q0 = q[0];
+    if constexpr (Degree >= 1) q1 = q[1], q2 = q[2];
+  }
   for (int64_t j = a; j < b; ++j) {
-    const double d = x_[j] - z, u = std::fabs(d) * inv_h, t = 1 - u * u * u;
-    const double w = t * t * t * rw_[j], wd = w * d, wd2 = wd * d, wy = w * y_[j];
-    m->s[0] += w;
-    m->s[1] += wd;
-    m->s[2] += wd2;
-    m->s[3] += wd2 * d;
-    m->s[4] += wd2 * d * d;
-    m->t[0] += wy;
-    m->t[1] += wy * d;
-    m->t[2] += wy * d * d;
+    const double d = x[j] - z, u = std::fabs(d) * inv_h, t = 1 - u * u * u, t3 = t * t * t;
+    const double w = t3 * rw[j], wy = w * y[j];
+    s0 += w;
+    t0 += wy;
+    if constexpr (Degree >= 1) {
+      const double wd = w * d, wd2 = wd * d;
+      s1 += wd;
+      s2 += wd2;
+      t1 += wy * d;
+      if constexpr (Degree >= 2) {
+        s3 += wd2 * d;
+        s4 += wd2 * d * d;
+        t2 += wy * d * d;
+      }
+    }
+    if constexpr (Squares) {
+      const double w2 = t3 * t3 * rw[j] * rw[j];
+      q0 += w2;
+      if constexpr (Degree >= 1) {
+        q1 += w2 * d;
+        q2 += w2 * d * d;
+      }
+    }
+  }
+  m->s[0] = s0, m->s[1] = s1, m->s[2] = s2, m->s[3] = s3, m->s[4] = s4;
+  m->t[0] = t0, m->t[1] = t1, m->t[2] = t2;
+  if constexpr (Squares) {
+    q[0] = q0;
+    if constexpr (Degree >= 1) q[1] = q1, q[2] = q2;
   }
 }
 
-void BlockMoments::add_side(int64_t a, int64_t b, double z, double h, double sigma, PolynomialSums* m) const {
-  if (a >= b) return;
-  const double inv_h = 1 / h;
-  const int64_t first = block_ ? (a + block_ - 1) / block_ : 0, end = block_ ? b / block_ : 0;
-  if (first >= end) {
-    add_points(a, b, z, inv_h, m);
-    return;
-  }
-  add_points(a, first * block_, z, inv_h, m);
-  add_points(end * block_, b, z, inv_h, m);
-  // D_l = Σ rw d^l and E_l = Σ rw y d^l over the whole blocks.
-  double D[kWeightMoments] = {}, E[kValueMoments] = {};
+// The whole blocks' share for a fit of `Degree`: of the shifted moments D_l = Σ rw d^l and E_l = Σ rw y d^l, only
+// those the weight's powers d^(3p) times s's d^e (e <= 2·Degree) and t's (e <= Degree) reach.
+template <int Degree>
+void add_blocks_of(const double* centre, const double* moments, int64_t first, int64_t end, double z, double inv_h,
+                   double sigma, PolynomialSums* m) {
+  constexpr int kS = 2 * Degree + 1, kT = Degree + 1;  // the sums s and t a fit of Degree reads
+  constexpr int kD = 9 + kS, kE = 9 + kT;              // the moments they reach
+  static_assert(kD <= kWeightMoments && kE <= kValueMoments, "the blocks keep moments to degree 2");
+  double D[kD] = {}, E[kE] = {};
   for (int64_t k = first; k < end; ++k) {
-    const double* am = moments_.data() + k * kStride;
+    const double* am = moments + k * kStride;
     const double* em = am + kWeightMoments;
-    double power[kWeightMoments];  // (c − z)^l
+    double power[kD];  // (c − z)^l
     power[0] = 1;
-    const double shift = centre_[size_t(k)] - z;
-    for (int l = 1; l < kWeightMoments; ++l) power[l] = power[l - 1] * shift;
-    for (int l = 0; l < kWeightMoments; ++l) {
+    const double shift = centre[k] - z;
+    for (int l = 1; l < kD; ++l) power[l] = power[l - 1] * shift;
+    for (int l = 0; l < kD; ++l) {
+      const bool weight = l % 3 < kS, value = l < kE && l % 3 < kT;
+      if (!weight && !value) continue;
       const double* binomial = kBinomials.c[l];
       double da = 0, de = 0;
       for (int q = 0; q <= l; ++q) {
         const double f = binomial[q] * power[l - q];
-        da += f * am[q];
-        if (l < kValueMoments) de += f * em[q];
+        if (weight) da += f * am[q];
+        if (value) de += f * em[q];
       }
-      D[l] += da;
-      if (l < kValueMoments) E[l] += de;
+      if (weight) D[l] += da;
+      if (value) E[l] += de;
     }
   }
   // w = 1 − 3σ (d/h)³ + 3 (d/h)⁶ − σ (d/h)⁹ on this side.
   const double v3 = inv_h * inv_h * inv_h;
   const double c[4] = {1, -3 * sigma * v3, 3 * v3 * v3, -sigma * v3 * v3 * v3};
   for (int p = 0; p < 4; ++p) {
-    for (int l = 0; l < 5; ++l) m->s[l] += c[p] * D[3 * p + l];
-    for (int l = 0; l < 3; ++l) m->t[l] += c[p] * E[3 * p + l];
+    for (int l = 0; l < kS; ++l) m->s[l] += c[p] * D[3 * p + l];
+    for (int l = 0; l < kT; ++l) m->t[l] += c[p] * E[3 * p + l];
   }
+}
+
+}  // namespace
+
+void BlockMoments::add_points(int64_t a, int64_t b, double z, double inv_h, int degree, PolynomialSums* m,
+                              double* squares) const {
+  // (Squares to degree 2 would need Σ rw² t⁶ d³ and d⁴, which no caller asks for: degree 2 takes them point by point.)
+  if (squares && degree == 0) return add_points_of<0, true>(x_, y_, rw_, a, b, z, inv_h, m, squares);
+  if (squares) return add_points_of<1, true>(x_, y_, rw_, a, b, z, inv_h, m, squares);
+  if (degree == 0) return add_points_of<0, false>(x_, y_, rw_, a, b, z, inv_h, m, nullptr);
+  if (degree == 1) return add_points_of<1, false>(x_, y_, rw_, a, b, z, inv_h, m, nullptr);
+  add_points_of<2, false>(x_, y_, rw_, a, b, z, inv_h, m, nullptr);
+}
+
+void BlockMoments::add_blocks(int64_t first, int64_t end, double z, double h, double sigma, int degree,
+                              PolynomialSums* m) const {
+  if (first >= end) return;
+  const double inv_h = 1 / h;
+  if (degree == 0) return add_blocks_of<0>(centre_.data(), moments_.data(), first, end, z, inv_h, sigma, m);
+  if (degree == 1) return add_blocks_of<1>(centre_.data(), moments_.data(), first, end, z, inv_h, sigma, m);
+  add_blocks_of<2>(centre_.data(), moments_.data(), first, end, z, inv_h, sigma, m);
+}
+
+void BlockMoments::add_side(int64_t a, int64_t b, double z, double h, double sigma, PolynomialSums* m,
+                            int degree) const {
+  if (a >= b) return;
+  const double inv_h = 1 / h;
+  const int64_t first = block_ ? (a + block_ - 1) / block_ : 0, end = block_ ? b / block_ : 0;
+  if (first >= end) {
+    add_points(a, b, z, inv_h, degree, m);
+    return;
+  }
+  add_points(a, first * block_, z, inv_h, degree, m);
+  add_points(end * block_, b, z, inv_h, degree, m);
+  add_blocks(first, end, z, h, sigma, degree, m);
 }
 
 }  // namespace ka

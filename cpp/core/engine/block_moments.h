@@ -23,12 +23,21 @@ class BlockMoments {
   // none, and every sum runs point by point.
   void build(const double* x, const double* y, const double* rw, int64_t n, int64_t block);
 
-  // Adds the sums over the points [a, b), all on one side of z (sigma −1: x <= z; +1: x >= z), with |x − z| < h.
-  void add_side(int64_t a, int64_t b, double z, double h, double sigma, PolynomialSums* sums) const;
+  // Adds the sums over the points [a, b), all on one side of z (sigma −1: x <= z; +1: x >= z), with |x − z| < h:
+  // those a fit of `degree` reads, s[0 … 2·degree] and t[0 … degree] (the others are left as they were).
+  void add_side(int64_t a, int64_t b, double z, double h, double sigma, PolynomialSums* sums, int degree = 2) const;
+
+  // The same sums over the whole blocks [first, end) alone (the points [first·block, end·block)).
+  void add_blocks(int64_t first, int64_t end, double z, double h, double sigma, int degree, PolynomialSums* sums) const;
+
+  // The same sums over the points [a, b) one by one (inv_h = 1/h); with `squares`, also the squared weights' sums
+  // Σ rw² (1 − (|d|/h)³)⁶ d^e (e <= 2·degree) into squares[e], in the same pass.
+  void add_points(int64_t a, int64_t b, double z, double inv_h, int degree, PolynomialSums* sums,
+                  double* squares = nullptr) const;
+
+  int64_t block() const { return block_; }
 
  private:
-  void add_points(int64_t a, int64_t b, double z, double inv_h, PolynomialSums* sums) const;
-
   const double *x_ = nullptr, *y_ = nullptr, *rw_ = nullptr;
   int64_t n_ = 0, block_ = 0;
   std::vector<double> centre_;   // per block

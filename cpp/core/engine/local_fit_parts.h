@@ -54,7 +54,7 @@ struct TileWork {
 // Adds one tile's weights 2^(score − max)·ω, and their products with the design and the values, to the moments.
 using Accumulate = void (*)(const KeyTile&, const float* scores, const float* q, TileWork&, const Shape&, Moments&);
 // The instance for a shape: fused in registers for the common ones (p <= 3, one value column: degrees 0 and 1 in 1-D
-// and 2-D, degree 2 in 1-D), else any.
+// and 2-D, degree 2 in 1-D), in passes of registers for degree 2 in 2-D with one value column, else any.
 Accumulate accumulate_for(const Shape& s);
 
 // scores[c] = log2 K((q − key c)/h) for a packed tile's keys.

@@ -108,6 +108,94 @@ void accumulate_fused(const KeyTile& tile, const float* scores, const float* q, 
   }
 }
 
+// 2-D local-quadratic, one value column (design [1, u₁, u₂, u₁², u₁u₂, u₂²]): its 21 moments Σw·z·zᵀ are 15
+// monomials Σw·u₁^i·u₂^j (i + j <= 4), the same again in w² for Σw², and 6 value sums: too many accumulators for
+// one pass in registers (V8 keeps about 15 SIMD registers), so the tile is walked in passes of at most 9: the
+// weights and offsets (kept in w.wz / w.z) with Σw, Σw·u and the value sums; then the monomials of degree 2 and 3;
+// then those of degree 4 (and the same three in w² with Σw² asked for).
+template <bool Square>
+void monomials_2d(const float* wb, const float* u1b, const float* u2b, int64_t padded, double* m) {
+  Batch m20(0.0f), m11(0.0f), m02(0.0f), m30(0.0f), m21(0.0f), m12(0.0f), m03(0.0f);
+  for (int64_t c = 0; c < padded; c += kLanes) {
+    Batch wt = simd::load(wb + c);
+    if constexpr (Square) wt = wt * wt;
+    const Batch u1 = simd::load(u1b + c), u2 = simd::load(u2b + c), w1 = wt * u1, w2 = wt * u2;
+    m20 = xsimd::fma(w1, u1, m20);
+    m11 = xsimd::fma(w1, u2, m11);
+    m02 = xsimd::fma(w2, u2, m02);
+    const Batch w11 = w1 * u1, w22 = w2 * u2;
+    m30 = xsimd::fma(w11, u1, m30);
+    m21 = xsimd::fma(w11, u2, m21);
+    m12 = xsimd::fma(w22, u1, m12);
+    m03 = xsimd::fma(w22, u2, m03);
+  }
+  Batch m40(0.0f), m31(0.0f), m22(0.0f), m13(0.0f), m04(0.0f);
+  for (int64_t c = 0; c < padded; c += kLanes) {
+    Batch wt = simd::load(wb + c);
+    if constexpr (Square) wt = wt * wt;
+    const Batch u1 = simd::load(u1b + c), u2 = simd::load(u2b + c), w11 = wt * u1 * u1, w22 = wt * u2 * u2;
+    m40 = xsimd::fma(w11 * u1, u1, m40);
+    m31 = xsimd::fma(w11 * u1, u2, m31);
+    m22 = xsimd::fma(w11, u2 * u2, m22);
+    m13 = xsimd::fma(w22 * u2, u1, m13);
+    m04 = xsimd::fma(w22 * u2, u2, m04);
+  }
+  const Batch all[12] = {m20, m11, m02, m30, m21, m12, m03, m40, m31, m22, m13, m04};
+  for (int k = 0; k < 12; ++k) m[k] = double(simd::sum(all[k]));
+}
+
+void accumulate_quadratic_2d(const KeyTile& tile, const float* scores, const float* q, TileWork& w, const Shape& s,
+                             Moments& m) {
+  const simd::ExpConstants& ek = simd::exp_constants();
+  const Batch shift(float(m.max)), q1(q[0]), q2(q[1]), i1(w.inv_h.get()[0]), i2(w.inv_h.get()[1]);
+  float *wb = w.wz.get(), *u1b = w.z.get() + kKeyTile, *u2b = w.z.get() + 2 * kKeyTile;
+  Batch s0(0.0f), s1(0.0f), s2(0.0f), t[6];
+  for (Batch& v : t) v = Batch(0.0f);
+  for (int64_t c = 0; c < tile.padded; c += kLanes) {
+    const Batch wt = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek);
+    // Centred at the query before any product, so float32 keeps the local design's relative accuracy.
+    const Batch u1 = (simd::load(tile.keys_t + c) - q1) * i1, u2 = (simd::load(tile.keys_t + kKeyTile + c) - q2) * i2;
+    simd::store(wb + c, wt);
+    simd::store(u1b + c, u1);
+    simd::store(u2b + c, u2);
+    s0 = s0 + wt;
+    s1 = xsimd::fma(wt, u1, s1);
+    s2 = xsimd::fma(wt, u2, s2);
+    const Batch wy = wt * simd::load(tile.values_t + c), wy1 = wy * u1, wy2 = wy * u2;
+    t[0] = t[0] + wy;
+    t[1] = t[1] + wy1;
+    t[2] = t[2] + wy2;
+    t[3] = xsimd::fma(wy1, u1, t[3]);
+    t[4] = xsimd::fma(wy1, u2, t[4]);
+    t[5] = xsimd::fma(wy2, u2, t[5]);
+  }
+  // The design's pairs (x <= v; z = 1, u₁, u₂, u₁², u₁u₂, u₂²) as monomials, in the order of `sums` below: Σw,
+  // Σw·u₁, Σw·u₂, then monomials_2d's twelve.
+  static constexpr int8_t kPair[21] = {0, 1, 2, 3, 4, 5, 3, 4, 6, 7, 8, 5, 7, 8, 9, 10, 11, 12, 12, 13, 14};
+  const auto flush = [](const double* sums, double* into) {
+    int k = 0;
+    for (int x = 0; x < 6; ++x)
+      for (int v = x; v < 6; ++v, ++k) into[x * 6 + v] += sums[kPair[k]];
+  };
+  double sums[15] = {double(simd::sum(s0)), double(simd::sum(s1)), double(simd::sum(s2))};
+  monomials_2d<false>(wb, u1b, u2b, tile.padded, sums + 3);
+  flush(sums, m.a());
+  double* mt = m.t();
+  for (int x = 0; x < 6; ++x) mt[x] += double(simd::sum(t[x]));
+  if (s.with_b) {
+    Batch b0(0.0f), b1(0.0f), b2(0.0f);
+    for (int64_t c = 0; c < tile.padded; c += kLanes) {
+      const Batch wt = simd::load(wb + c), w2 = wt * wt;
+      b0 = b0 + w2;
+      b1 = xsimd::fma(w2, simd::load(u1b + c), b1);
+      b2 = xsimd::fma(w2, simd::load(u2b + c), b2);
+    }
+    sums[0] = double(simd::sum(b0)), sums[1] = double(simd::sum(b1)), sums[2] = double(simd::sum(b2));
+    monomials_2d<true>(wb, u1b, u2b, tile.padded, sums + 3);
+    flush(sums, m.b());
+  }
+}
+
 // scores[c] = log2 K((q − key c)/h) for the packed tile's `padded` keys: the one loop over keys that depends on the
 // kernel, compiled once per kernel (factors[d] = BatchScore<K>::dimension_factor(h_d)).
 template <KernelKind K>
@@ -134,6 +222,7 @@ Accumulate accumulate_for(const Shape& s) {
     if (s.p == 2) fn = s.with_b ? &accumulate_fused<2, true> : &accumulate_fused<2, false>;
     if (s.p == 3 && s.degree == 1) fn = s.with_b ? &accumulate_fused<3, true> : &accumulate_fused<3, false>;
     if (s.p == 3 && s.degree == 2) fn = s.with_b ? &accumulate_fused<3, true, true> : &accumulate_fused<3, false, true>;
+    if (s.p == 6 && s.dims == 2) fn = &accumulate_quadratic_2d;
   }
   return simd::keep_out_of_line(fn);
 }

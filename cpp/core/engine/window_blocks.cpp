@@ -36,7 +36,6 @@ const Binomials kBinomials;
 }  // namespace
 
 void SquaredBlockMoments::build(const double* x, const double* omega, int64_t n, int64_t block) {
-  x_ = x, omega_ = omega, block_ = block;
   const int64_t blocks = n / block;
   centre_.assign(size_t(blocks), 0.0);
   moments_.assign(size_t(blocks * kMoments), 0.0);
@@ -52,23 +51,12 @@ void SquaredBlockMoments::build(const double* x, const double* omega, int64_t n,
   }
 }
 
-void SquaredBlockMoments::add_side(int64_t a, int64_t b, double q, double h, double sigma, double sums[3]) const {
-  if (a >= b) return;
+void SquaredBlockMoments::add_blocks(int64_t first, int64_t end, double q, double h, double sigma, int degree,
+                                     double sums[3]) const {
+  if (first >= end) return;
   const double inv = 1 / h;
-  const auto points = [&](int64_t from, int64_t to) {
-    for (int64_t j = from; j < to; ++j) {
-      const double d = x_[j] - q, u = std::fabs(d) * inv, t = 1 - u * u * u, t3 = t * t * t;
-      const double w2 = t3 * t3 * omega_[j] * omega_[j];
-      sums[0] += w2;
-      sums[1] += w2 * d;
-      sums[2] += w2 * d * d;
-    }
-  };
-  const int64_t first = (a + block_ - 1) / block_, end = b / block_;
-  if (first >= end) return points(a, b);
-  points(a, first * block_);
-  points(end * block_, b);
-  double D[kMoments] = {};  // Σ ω² d^l over the whole blocks
+  const int powers = 2 * degree + 1;  // the sums read: d^e for e < powers
+  double D[kMoments] = {};            // Σ ω² d^l over the whole blocks, for the l = 3m + e the sums reach
   for (int64_t k = first; k < end; ++k) {
     const double* m = moments_.data() + k * kMoments;
     double power[kMoments];  // (c − q)^l
@@ -76,6 +64,7 @@ void SquaredBlockMoments::add_side(int64_t a, int64_t b, double q, double h, dou
     const double shift = centre_[size_t(k)] - q;
     for (int l = 1; l < kMoments; ++l) power[l] = power[l - 1] * shift;
     for (int l = 0; l < kMoments; ++l) {
+      if (l % 3 >= powers) continue;
       double s = 0;
       for (int e = 0; e <= l; ++e) s += kBinomials.c[l][e] * power[l - e] * m[e];
       D[l] += s;
@@ -85,7 +74,7 @@ void SquaredBlockMoments::add_side(int64_t a, int64_t b, double q, double h, dou
   const double v3 = -sigma * inv * inv * inv;
   double coefficient = 1;
   for (int m = 0; m <= 6; ++m, coefficient *= v3)
-    for (int p = 0; p < 3; ++p) sums[p] += kBinomials.c[6][m] * coefficient * D[3 * m + p];
+    for (int p = 0; p < powers; ++p) sums[p] += kBinomials.c[6][m] * coefficient * D[3 * m + p];
 }
 
 std::unique_ptr<WindowBlocks> window_blocks(const Context& c, bool with_b) {
@@ -119,15 +108,37 @@ std::unique_ptr<WindowBlocks> window_blocks(const Context& c, bool with_b) {
   return b;
 }
 
+namespace {
+
+// The sums of one side's keys [a, b) of a fit of `degree`: the keys outside whole blocks one by one (with the
+// squared weights' sums in the same pass when `squares`), then the whole blocks from their moments.
+void add_side(const WindowBlocks& blocks, int64_t a, int64_t b, double q, double h, double sigma, int degree,
+              PolynomialSums* s, double* squares) {
+  if (a >= b) return;
+  const int64_t block = blocks.moments.block();
+  const int64_t first = (a + block - 1) / block, end = b / block;
+  const double inv = 1 / h;
+  if (first >= end) return blocks.moments.add_points(a, b, q, inv, degree, s, squares);
+  blocks.moments.add_points(a, first * block, q, inv, degree, s, squares);
+  blocks.moments.add_points(end * block, b, q, inv, degree, s, squares);
+  blocks.moments.add_blocks(first, end, q, h, sigma, degree, s);
+  if (squares) blocks.squared.add_blocks(first, end, q, h, sigma, degree, squares);
+}
+
+}  // namespace
+
 bool accumulate_blocks(const Context& c, const WindowBlocks& blocks, int64_t i, Row& r) {
   const double q = double(c.p.queries.row(i)[0]), h = r.h[0], inv = 1 / h;
   // (Degree 2 needs Σw d³, Σw d⁴ and Σw y d² in its design: point by point.)
   if (!std::isfinite(inv * inv * inv) || (r.with_b && !blocks.with_b) || r.p > 2) return false;
   r.sums.clear();
   const Run run = run_of(blocks.x, q, h);
+  const int degree = int(r.p) - 1;  // 1-D: the design's columns are 1 … degree + 1
   PolynomialSums s;
-  blocks.moments.add_side(run.first, run.mid, q, h, -1, &s);
-  blocks.moments.add_side(run.mid, run.last, q, h, 1, &s);
+  double b[3] = {};
+  double* squares = r.with_b ? b : nullptr;
+  add_side(blocks, run.first, run.mid, q, h, -1, degree, &s, squares);
+  add_side(blocks, run.mid, run.last, q, h, 1, degree, &s, squares);
   if (run.first == run.last || !(s.s[0] > 0)) return true;  // an empty row: r.sums as cleared
   r.sums.max = 0;
   // The sums are in powers of d = x − q; the design's column is d/h.
@@ -139,9 +150,6 @@ bool accumulate_blocks(const Context& c, const WindowBlocks& blocks, int64_t i, 
     r.t[1] = s.t[1] * inv;
   }
   if (!r.with_b) return true;
-  double b[3] = {};
-  blocks.squared.add_side(run.first, run.mid, q, h, -1, b);
-  blocks.squared.add_side(run.mid, run.last, q, h, 1, b);
   r.b[0] = b[0];
   if (r.p == 2) {
     r.b[1] = r.b[2] = b[1] * inv;

@@ -18,13 +18,13 @@ namespace ka::row_sums {
 class SquaredBlockMoments {
  public:
   void build(const double* x, const double* omega, int64_t n, int64_t block);
-  // Adds the sums over the keys [a, b), all on one side of q (sigma −1: x <= q; +1: x >= q), with |x − q| < h.
-  void add_side(int64_t a, int64_t b, double q, double h, double sigma, double sums[3]) const;
+  // Adds the sums over the whole blocks [first, end), all on one side of q (sigma −1: x <= q; +1: x >= q), with
+  // |x − q| < h: those a fit of `degree` (0 or 1) reads, sums[0 … 2·degree]. (BlockMoments::add_points sums the
+  // keys outside whole blocks in its pass.)
+  void add_blocks(int64_t first, int64_t end, double q, double h, double sigma, int degree, double sums[3]) const;
 
  private:
   static constexpr int kMoments = 21;
-  const double *x_ = nullptr, *omega_ = nullptr;
-  int64_t block_ = 0;
   std::vector<double> centre_, moments_;  // per block: its centre, Σ ω² (x − c)^l for l = 0 … 20
 };
 

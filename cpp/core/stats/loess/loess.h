@@ -37,6 +37,7 @@ struct LoessOptions {
   double cell = 0.2;       // interpolate: leaves hold at most ⌊n·span·cell⌋ points, > 0
   LoessStatistics statistics = LoessStatistics::Approximate;
   LoessTraceHat trace_hat = LoessTraceHat::Exact;  // interpolate with approximate statistics
+  int32_t threads = 1;  // >= 1: the local fits run on up to this many threads (fit and predict; the same results)
 };
 
 // R's statistics: enp = δ1 + 2·trace − n, s = √(Σ w·r²/δ1) (r the residuals, or for the symmetric family those of

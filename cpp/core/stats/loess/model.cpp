@@ -38,7 +38,7 @@ bool valid(const LoessOptions& o) {
   return o.degree >= 0 && o.degree <= 2 && o.span > 0 && std::isfinite(o.span) && o.cell > 0 && std::isfinite(o.cell) &&
          o.iterations >= 1 && int32_t(o.family) >= 0 && int32_t(o.family) <= 1 && int32_t(o.surface) >= 0 &&
          int32_t(o.surface) <= 1 && int32_t(o.statistics) >= 0 && int32_t(o.statistics) <= 2 &&
-         int32_t(o.trace_hat) >= 0 && int32_t(o.trace_hat) <= 1;
+         int32_t(o.trace_hat) >= 0 && int32_t(o.trace_hat) <= 1 && o.threads >= 1;
 }
 
 // One fit of the surface to y with weights rw: the values at the data (working order). With `first`, also keeps
@@ -57,7 +57,7 @@ Status fit_surface(ModelState& m, const double* y, const double* rw, bool first,
     Status st =
         fit_vertices(s, m.tree, m.spec, y, rw, values.data(), first ? &m.prior_ops : nullptr, &m.pseudo_inverse);
     if (st != Status::Ok) return st;
-    surface_at_data(s, m.tree, values.data(), fitted);
+    surface_at_data(s, m.tree, values.data(), m.spec.threads, fitted);
     if (approximate)
       sum.trace_hat = o.trace_hat == LoessTraceHat::Exact
                           ? interpolated_trace(s, m.tree, m.prior_ops, m.spec.degree, rw)
@@ -147,6 +147,7 @@ Status LoessModel::fit(const double* x, const double* y, const double* weights, 
   if (st != Status::Ok) return st;
   m.spec.span = options.span;
   m.spec.degree = options.degree;
+  m.spec.threads = options.threads;
   m.spec.q = std::min<int64_t>(n, int64_t(std::floor(double(n) * options.span)));
   if (m.spec.q < 1 || loess::design_columns(options.dims, options.degree) > m.spec.q - 1) {
     m.problem = LoessProblem::SpanTooSmall;

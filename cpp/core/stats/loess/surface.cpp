@@ -13,35 +13,49 @@ namespace ka::loess {
 KA_COLD Status fit_vertices(const Sample& sample, const KdTree& tree, const FitSpec& spec, const double* y,
                             const double* rw, double* values, std::vector<VertexOperator>* ops, bool* pseudo_inverse) {
   const int32_t d = sample.dims, nv = tree.vertex_count();
-  NeighbourFinder finder(sample, spec.q, spec.span);
-  LocalSolver solver;
-  Neighbourhood hood;
-  LocalFit fit;
   if (ops) ops->assign(size_t(nv), VertexOperator{});
-  for (int32_t v = 0; v < nv; ++v) {
-    const double* z = tree.vertex(v);
-    if (!finder.find(z, rw, &hood)) return Status::BadArgument;
-    solver.fit(sample, hood, y, z, spec.degree, &fit);
-    if (pseudo_inverse) *pseudo_inverse |= fit.pseudo_inverse;
-    double* out = values + size_t(v) * size_t(d + 1);
-    for (int32_t c = 0; c <= d; ++c) out[c] = c < fit.k ? fit.coef[c] : 0;
-    if (ops) {
-      VertexOperator& op = (*ops)[size_t(v)];
-      op.rho = hood.rho;
-      op.k = fit.k;
-      for (int32_t c = 0; c <= d && c < fit.k; ++c)
-        std::copy(fit.inverse + c * fit.k, fit.inverse + (c + 1) * fit.k, op.rows + c * fit.k);
+  const int64_t tasks = fit_tasks(nv, spec.q, spec.threads);
+  std::vector<Status> status(size_t(tasks), Status::Ok);
+  std::vector<uint8_t> pseudo(size_t(tasks), 0);
+  for_fit_tasks(nv, spec.q, spec.threads, [&](int64_t begin, int64_t end, int64_t task) {
+    NeighbourFinder finder(sample, spec.q, spec.span);
+    LocalSolver solver;
+    Neighbourhood hood;
+    LocalFit fit;
+    for (int64_t v = begin; v < end; ++v) {
+      const double* z = tree.vertex(int32_t(v));
+      if (!finder.find(z, rw, &hood)) {
+        status[size_t(task)] = Status::BadArgument;
+        return;
+      }
+      solver.fit(sample, hood, y, z, spec.degree, &fit);
+      pseudo[size_t(task)] |= fit.pseudo_inverse;
+      double* out = values + size_t(v) * size_t(d + 1);
+      for (int32_t c = 0; c <= d; ++c) out[c] = c < fit.k ? fit.coef[c] : 0;
+      if (ops) {
+        VertexOperator& op = (*ops)[size_t(v)];
+        op.rho = hood.rho;
+        op.k = fit.k;
+        for (int32_t c = 0; c <= d && c < fit.k; ++c)
+          std::copy(fit.inverse + c * fit.k, fit.inverse + (c + 1) * fit.k, op.rows + c * fit.k);
+      }
     }
+  });
+  for (int64_t t = 0; t < tasks; ++t) {
+    if (pseudo_inverse) *pseudo_inverse |= pseudo[size_t(t)] != 0;
+    if (status[size_t(t)] != Status::Ok) return status[size_t(t)];
   }
   return Status::Ok;
 }
 
-void surface_at_data(const Sample& sample, const KdTree& tree, const double* values, double* out) {
-  BlendTerm terms[kMaxBlendTerms];
-  for (int64_t i = 0; i < sample.n; ++i) {
-    const int count = blend_terms(tree, sample.point(i), terms);
-    out[i] = blend_value(terms, count, values, sample.dims);
-  }
+void surface_at_data(const Sample& sample, const KdTree& tree, const double* values, int32_t threads, double* out) {
+  for_fit_tasks(sample.n, kMaxBlendTerms, threads, [&](int64_t begin, int64_t end, int64_t) {
+    BlendTerm terms[kMaxBlendTerms];
+    for (int64_t i = begin; i < end; ++i) {
+      const int count = blend_terms(tree, sample.point(i), terms);
+      out[i] = blend_value(terms, count, values, sample.dims);
+    }
+  });
 }
 
 bool vertex_operator_entries(const Sample& sample, const KdTree& tree, const VertexOperator& op, int32_t v, int64_t i,
