@@ -1,6 +1,8 @@
 // Which method computes a call, decided in one place: one table of methods (exact, grid, sparse, top-k, random
 // features, Nyström), each saying whether it serves a call and whether it costs less than exact, and method 'auto'
-// as one loop over that table. Every decision comes with a short sentence saying why.
+// as one loop over that table (plan.cpp); and the choices inside a fit or a search: a grid's size and which CV
+// evaluations bin, run the windowed exact criterion or run exactly (plan_search.cpp). Every decision comes with a
+// short sentence saying why.
 #pragma once
 #include <cstdint>
 
