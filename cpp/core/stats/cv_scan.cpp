@@ -115,7 +115,8 @@ int descend(Search& se, Scan& sc, int low, int high) {
         if (std::isnan(ruled)) ruled = nearest->lower_bound(s);
         if (ruled * (1 - kBoundMargin) - margin(ruled) > won + margin(won)) break;  // and every lower point
       } else {
-        if (std::isnan(ruled)) ruled = probe->singular(float(h)) ? 1 : 0;
+        const float hf = float(h);
+        if (std::isnan(ruled)) ruled = probe->singular(&hf) ? 1 : 0;
         if (ruled == 1) continue;
       }
     }
@@ -123,6 +124,18 @@ int descend(Search& se, Scan& sc, int low, int high) {
     if (chosen < 0 || at(k) <= at(chosen)) chosen = k;  // ties to the smaller bandwidth, as the upward scan
   }
   return std::max(chosen, low);
+}
+
+// The 2-D singular probe, made once per search on its sorted sample (null without memory for it: every point is then
+// evaluated).
+const SingularProbe* planar_probe(Search& se) {
+  CvSearchKeep& keep = se.keep;
+  if (!keep.probe) {
+    const Problem* q = keep.sorted.sorted_problem(se.p, se.criterion);
+    if (!q) return nullptr;
+    keep.probe.reset(new (std::nothrow) SingularProbe(*q, se.criterion, se.start));
+  }
+  return keep.probe && keep.probe->status() == Status::Ok ? keep.probe.get() : nullptr;
 }
 
 }  // namespace
@@ -171,8 +184,17 @@ Result scan(Search& se, Scan& sc) {
   } else if (descending) {
     best = descend(se, sc, lo, hi);
   } else {
+    // 2-D local-linear: a point where the singular probe (cv_scan_bound.h) finds a held-out design singular scores
+    // +inf, as its evaluation would; it is not evaluated (nor on the curve).
+    const SingularProbe* probe = se.dims == 2 ? planar_probe(se) : nullptr;
+    const auto shown_singular = [&](double log_scale) {
+      float hf[2];
+      for (int64_t d = 0; d < 2; ++d)
+        if (!float_bandwidth(se.start[d] * std::exp(log_scale), hf + d)) return false;
+      return probe->singular(hf);
+    };
     for (int k = lo; k <= hi; ++k) {
-      score_at(k) = scan_at(first + k * step);
+      score_at(k) = probe && probe->active() && shown_singular(first + k * step) ? kInf : scan_at(first + k * step);
       if (score_at(k) < score_at(best)) best = k;
     }
   }

@@ -1,0 +1,38 @@
+// The 2-D exact leave-one-out pass of a CV score on the sample in cells: strips along x₁, each sorted along x₂, so
+// that each block of held-out points (64 consecutive points of a strip, a small box) is fitted on the keys within the
+// kernel's reach of its box only. On the sample sorted by x₁ alone each key tile spans the whole range of x₂, and a
+// held-out point visits every key of a strip along x₁.
+#pragma once
+#include <cstdint>
+
+#include "base/scratch.h"
+#include "engine/local_fit.h"
+
+namespace ka {
+
+// A 2-D sample sorted by its first coordinate (`sorted`: keys, queries and values the same rows, every coordinate
+// finite), reordered: strips of about √(64 n) consecutive points (x₁ quantiles, so that 64 points of a strip make an
+// about square box where the density is even), each sorted by x₂. ok() is false where a coordinate is not finite or
+// memory ran out: the caller fits on the sorted sample instead.
+class PlanarSample {
+ public:
+  PlanarSample(const Problem& sorted, const float* observation_weights);
+  bool ok() const { return ok_; }
+  // The float32 leave-one-out fit of `loo` (the sorted sample at bandwidths loo.problem.kernel.bandwidth, its mask
+  // leave_one_out and nothing else), block by block: each block's held-out points against the keys of the strips in
+  // reach whose x₂ lies within D bandwidths of the block's box, D² = F² + 2·ln 2·(25 + log₂ n), F (in bandwidths) the
+  // largest distance from a block point to its neighbour along its strip, which bounds its nearest key's. Every key
+  // left out then weighs less than 2^−(25 + log₂ n) of that row's largest weight: the tiles the fit of the whole
+  // sample skips (local_fit.cpp), so the means agree to float32 rounding. Own keys are left out by a band mask. Means
+  // (and guard flags) are written back in the sorted order into `out` (mean and guarded only).
+  Result leave_one_out(const Fit& loo, const FitOut& out) const;
+
+ private:
+  bool ok_ = false;
+  int64_t n_ = 0, per_ = 0;
+  Scratch<int64_t> order_;
+  Scratch<float> x_, y_, weights_;
+  Scratch<double> strip_lo_, strip_hi_;  // per strip: its x₁ range
+};
+
+}  // namespace ka
