@@ -11,6 +11,7 @@
 #include "stats/bandwidth.h"
 #include "reference.h"
 #include "stats/cv_scan_bound.h"
+#include "stats/cv_search_parts.h"
 
 using namespace ka;
 
@@ -77,7 +78,8 @@ TEST_CASE("in 2-D the singular probe shows local-linear CV +inf only where the e
 }
 
 TEST_CASE("a 2-D local-linear search returns no worse than the minimum of a fine exact scan") {
-  const int64_t n = 1500;
+  // 2,500 points: an exact search screens its scan on the 2-D grid (kPlanarScreenTolerance) and refines exactly.
+  const int64_t n = 2500;
   const Planar s(n, 8, false);  // unsorted: the search sorts its own copy
   Criterion c;
   c.estimator = Estimator::LocalLinear;
@@ -135,4 +137,28 @@ TEST_CASE("2-D leave-one-out CV on the sample in cells matches the float64 loop"
       CHECK(got == doctest::Approx(want).epsilon(1e-5));
     }
   }
+}
+
+TEST_CASE("the 2-D screen's grid scores lie within the screen's margin of the exact scores") {
+  // What the 2-D screen's brackets rest on (cv_search_parts.h): a scan point scored on the 2-D grid at
+  // kPlanarScreenTolerance differs from its exact score by less than screen_margin, 2·√(s·W)·e + W·e² with
+  // e = 5e-5·range(y) (kScreenFitError), at every bandwidth the grid serves.
+  const int64_t n = 3000;
+  const Planar s(n, 21, false);
+  const auto [low, high] = std::minmax_element(s.y.begin(), s.y.end());
+  const double e = 5e-5 * (double(*high) - double(*low));
+  Criterion exact, grid;
+  exact.estimator = grid.estimator = Estimator::LocalLinear;
+  grid.grid_tolerance = kPlanarScreenTolerance;
+  int served = 0;
+  for (double h = 0.02; h < 5; h *= 1.5) {
+    const double hh[2] = {h, 0.9 * h};
+    double a = 0, b = 0;
+    REQUIRE(cv_score(s.p, hh, &a, exact).status == Status::Ok);
+    REQUIRE(cv_score(s.p, hh, &b, grid).status == Status::Ok);
+    CAPTURE(h);
+    CHECK(std::fabs(a - b) <= 2 * std::sqrt(a) * e + e * e);
+    served += a != b;  // the grid scored it (an exact score is the same bytes)
+  }
+  CHECK(served >= 4);
 }

@@ -162,8 +162,19 @@ Result scan(Search& se, Scan& sc) {
   // way where a lower bound on CV (cv_scan_bound.h: near the mean going up, near the nearest-neighbour fit going
   // down; each only rises further that way) exceeds the best score found: those points are not the scan's minimum,
   // and they are its costly ones (reaching every key above, rows redone in double below the spacing). Ties go to
-  // the smaller bandwidth, as in the upward scan.
+  // the smaller bandwidth, as in the upward scan. A 2-D local-linear point where the singular probe
+  // (cv_scan_bound.h) finds a held-out design singular scores +inf, as its evaluation would, without being evaluated
+  // (nor on the curve).
   const NearestBound& bound = se.keep.bound;
+  const SingularProbe* probe =
+      se.dims == 2 && se.criterion.estimator == Estimator::LocalLinear && !bound.active() ? planar_probe(se) : nullptr;
+  const auto shown_singular = [&](double log_scale) {
+    if (!probe) return false;
+    float hf[2];
+    for (int64_t d = 0; d < 2; ++d)
+      if (!float_bandwidth(se.start[d] * std::exp(log_scale), hf + d)) return false;
+    return probe->singular(hf);
+  };
   const bool descending = se.dims == 1 && se.criterion.score == Score::LeaveOneOut && !(se.criterion.exclude > 0) &&
                           p.keys.rows >= kScreenMinPoints && (se.screening || se.keep.grid.suits());
   if (!se.screening && bound.active()) {
@@ -184,17 +195,8 @@ Result scan(Search& se, Scan& sc) {
   } else if (descending) {
     best = descend(se, sc, lo, hi);
   } else {
-    // 2-D local-linear: a point where the singular probe (cv_scan_bound.h) finds a held-out design singular scores
-    // +inf, as its evaluation would; it is not evaluated (nor on the curve).
-    const SingularProbe* probe = se.dims == 2 ? planar_probe(se) : nullptr;
-    const auto shown_singular = [&](double log_scale) {
-      float hf[2];
-      for (int64_t d = 0; d < 2; ++d)
-        if (!float_bandwidth(se.start[d] * std::exp(log_scale), hf + d)) return false;
-      return probe->singular(hf);
-    };
     for (int k = lo; k <= hi; ++k) {
-      score_at(k) = probe && probe->active() && shown_singular(first + k * step) ? kInf : scan_at(first + k * step);
+      score_at(k) = shown_singular(first + k * step) ? kInf : scan_at(first + k * step);
       if (score_at(k) < score_at(best)) best = k;
     }
   }
