@@ -7,6 +7,7 @@
 
 #include "base/scratch.h"
 #include "engine/local_fit.h"
+#include "engine/local_solve.h"
 
 namespace ka {
 
@@ -26,11 +27,28 @@ class PlanarSample {
   // sample skips (local_fit.cpp), so the means agree to float32 rounding. Own keys are left out by a band mask. Means
   // (and guard flags) are written back in the sorted order into `out` (mean and guarded only).
   Result leave_one_out(const Fit& loo, const FitOut& out) const;
+  // exact_local_row (local_solve.h) of the sorted sample's row i under `loo`, over the keys of the cells within
+  // D² = F² + 2·kDoubleUnderflow bandwidths of it: every key whose weight is not exactly 0 in double, the same terms
+  // as over every key, summed in the cells' order. 1: written to `mean`; 0: the design is singular; −1: no memory.
+  // `work`: a window's room, made once per pass (RowWork).
+  struct RowWork {
+    Scratch<float> x, y, weights;
+    RowWork(int64_t n, int64_t width, bool weighted) : x(2 * n), y(n * width), weights(weighted ? n : 0) {}
+    bool ok() const { return x.ok() && y.ok() && weights.ok(); }
+  };
+  int textbook_row(const Fit& loo, int64_t i, ExactRowScratch rows, double* mean, RowWork& work) const;
 
  private:
+  struct Window {  // where gather copies a window's keys, values and weights, and each row's own key's place
+    float *x, *y, *weights;
+    int64_t* own;
+    int64_t width;
+  };
+  int64_t gather(int64_t s, int64_t c0, int64_t c1, const float* h, double reach2, bool weighted, Window& w) const;
+
   bool ok_ = false;
   int64_t n_ = 0, per_ = 0;
-  Scratch<int64_t> order_;
+  Scratch<int64_t> order_, cell_;  // cell row → sorted row, and back
   Scratch<float> x_, y_, weights_;
   Scratch<double> strip_lo_, strip_hi_;  // per strip: its x₁ range
 };

@@ -218,12 +218,21 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
   const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
   double* exact = solve.get() + np * np + np * width + np;
   double sum = 0, total = 0;
+  std::unique_ptr<PlanarSample::RowWork> row_work;  // made at the first guarded row
   for (int64_t i = 0; i < n; ++i) {
     const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
     total += omega;
     const bool textbook = into.guarded && guarded.get()[i] && omega > 0;
-    if (textbook &&
-        !exact_local_row(q, degree_of(f.estimator), f.observation_weights, i, rows, exact, nullptr, sorted.ordered)) {
+    if (textbook && planar && !row_work) {
+      row_work.reset(new (std::nothrow) PlanarSample::RowWork(n, width, f.observation_weights != nullptr));
+      if (!row_work) return {Status::OutOfMemory};
+    }
+    const int solved = !textbook ? 1
+                       : planar  ? planar->textbook_row(loo, i, rows, exact, *row_work)
+                                 : int(exact_local_row(q, degree_of(f.estimator), f.observation_weights, i, rows, exact,
+                                                       nullptr, sorted.ordered));
+    if (solved < 0) return {Status::OutOfMemory};
+    if (solved == 0) {
       *score = kInf;
       return {};
     }
