@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stats/bandwidth.h"
+#include "stats/regression.h"
 #include "reference.h"
 #include "stats/cv_scan_bound.h"
 #include "stats/cv_search_parts.h"
@@ -234,4 +235,34 @@ TEST_CASE("2-D local-linear CV near the spacing matches the textbook float64 loo
     }
   }
   CHECK(finite >= 2);
+}
+
+TEST_CASE("a 2-D fit's summary on the sample in cells matches the float64 loop") {
+  // summarize_fit of 1,500 points (2-D exact, float32): rss, trace Σℓ_i(x_i) and Σ_i Σ_j ℓ_j(x_i)² against the
+  // smoother's weights in float64, both estimators, unsorted x.
+  const int64_t n = 1500;
+  const Planar s(n, 29, false);
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    const float hf[2] = {0.05f, 0.07f};
+    Problem p = s.p;
+    p.kernel.bandwidth = hf;
+    double rss = 0, trace = 0, trace_sq = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const reference::LocalWeights lw = reference::local_weights(p, i, est == Estimator::LocalLinear ? 1 : 0, {});
+      REQUIRE(!lw.ell.empty());
+      double fit = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        fit += lw.ell[size_t(j)] * double(s.y[size_t(j)]);
+        trace_sq += lw.ell[size_t(j)] * lw.ell[size_t(j)];
+      }
+      trace += lw.ell[size_t(i)];
+      rss += (double(s.y[size_t(i)]) - fit) * (double(s.y[size_t(i)]) - fit);
+    }
+    FitSummary got;
+    REQUIRE(summarize_fit(Fit{p, est}, &got).status == Status::Ok);
+    CAPTURE(int(est));
+    CHECK(got.rss == doctest::Approx(rss).epsilon(1e-5));
+    CHECK(got.trace == doctest::Approx(trace).epsilon(1e-5));
+    CHECK(got.trace_sq == doctest::Approx(trace_sq).epsilon(1e-5));
+  }
 }

@@ -10,37 +10,41 @@
 
 namespace ka {
 
-PlanarSample::PlanarSample(const Problem& sorted, const float* observation_weights)
-    : n_(sorted.keys.rows),
+PlanarSample::PlanarSample(const Problem& sample, const float* observation_weights)
+    : n_(sample.keys.rows),
       per_(std::max<int64_t>(kKeyTile, int64_t(std::ceil(std::sqrt(double(kKeyTile) * double(n_)))))),
       order_(n_),
       cell_(n_),
       x_(2 * n_),
-      y_(n_ * sorted.values.cols),
+      y_(n_ * sample.values.cols),
       weights_(observation_weights ? n_ : 0),
       strip_lo_((n_ + per_ - 1) / per_),
       strip_hi_((n_ + per_ - 1) / per_) {
-  const int64_t n = n_, width = sorted.values.cols;
-  Scratch<double> along(per_);
+  const int64_t n = n_, width = sample.values.cols;
+  Scratch<double> along(n);
+  Scratch<int64_t> by_x1(n);
   if (!order_.ok() || !cell_.ok() || !x_.ok() || !y_.ok() || !weights_.ok() || !strip_lo_.ok() || !strip_hi_.ok() ||
-      !along.ok() || sorted.keys.cols != 2)
+      !along.ok() || !by_x1.ok() || sample.keys.cols != 2 || sample.queries.rows != n)
     return;
   for (int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(sorted.keys.row(i)[0]) || !std::isfinite(sorted.keys.row(i)[1])) return;
+    if (!std::isfinite(sample.keys.row(i)[0]) || !std::isfinite(sample.keys.row(i)[1])) return;
+  for (int64_t i = 0; i < n; ++i) along.get()[i] = double(sample.keys.row(i)[0]);
+  order_by(along.get(), by_x1.get(), n);  // a sample sorted by x₁ keeps its order
   for (int64_t first = 0, s = 0; first < n; first += per_, ++s) {
     const int64_t count = std::min(per_, n - first);
-    for (int64_t k = 0; k < count; ++k) along.get()[k] = double(sorted.keys.row(first + k)[1]);
+    const int64_t* rows = by_x1.get() + first;
+    for (int64_t k = 0; k < count; ++k) along.get()[k] = double(sample.keys.row(rows[k])[1]);
     int64_t* o = order_.get() + first;
     order_by(along.get(), o, count);
-    for (int64_t k = 0; k < count; ++k) o[k] += first;
-    strip_lo_.get()[s] = double(sorted.keys.row(first)[0]);
-    strip_hi_.get()[s] = double(sorted.keys.row(first + count - 1)[0]);
+    for (int64_t k = 0; k < count; ++k) o[k] = rows[o[k]];
+    strip_lo_.get()[s] = double(sample.keys.row(rows[0])[0]);
+    strip_hi_.get()[s] = double(sample.keys.row(rows[count - 1])[0]);
   }
   for (int64_t c = 0; c < n; ++c) {
     const int64_t i = order_.get()[c];
     cell_.get()[i] = c;
-    std::copy(sorted.keys.row(i), sorted.keys.row(i) + 2, x_.get() + 2 * c);
-    std::copy(sorted.values.row(i), sorted.values.row(i) + width, y_.get() + c * width);
+    std::copy(sample.keys.row(i), sample.keys.row(i) + 2, x_.get() + 2 * c);
+    std::copy(sample.values.row(i), sample.values.row(i) + width, y_.get() + c * width);
     if (observation_weights) weights_.get()[c] = observation_weights[i];
   }
   ok_ = true;
@@ -97,20 +101,23 @@ int64_t PlanarSample::gather(int64_t s, int64_t c0, int64_t c1, const float* h, 
   return m;
 }
 
-Result PlanarSample::leave_one_out(const Fit& loo, const FitOut& out) const {
-  const int64_t n = n_, width = loo.problem.values.cols, strips = (n + per_ - 1) / per_;
-  const float* h = loo.problem.kernel.bandwidth;
-  const bool weighted = loo.observation_weights != nullptr;
+Result PlanarSample::fit(const Fit& f, const FitOut& out, bool leave_one_out) const {
+  const int64_t n = n_, width = f.problem.values.cols, strips = (n + per_ - 1) / per_;
+  const float* h = f.problem.kernel.bandwidth;
+  const bool weighted = f.observation_weights != nullptr;
   const double ln2 = 0.6931471805599453, reach2 = 2 * ln2 * (25 + std::log(double(n)) / ln2);
+  if (out.mean_double || f.query_scale || f.query_keys) return {Status::BadArgument};
   Scratch<float> sub_x(2 * n), sub_y(n * width), sub_w(weighted ? n : 0), mean(kKeyTile * width);
   Scratch<int64_t> own(kKeyTile);
   Scratch<uint8_t> guarded(kKeyTile);
-  if (!sub_x.ok() || !sub_y.ok() || !sub_w.ok() || !mean.ok() || !own.ok() || !guarded.ok())
+  Scratch<double> rows(4 * kKeyTile);  // sum_sq_weights, self_weight, effective_keys, log_denominator
+  if (!sub_x.ok() || !sub_y.ok() || !sub_w.ok() || !mean.ok() || !own.ok() || !guarded.ok() || !rows.ok())
     return {Status::OutOfMemory};
   Window w{sub_x.get(), sub_y.get(), sub_w.get(), own.get(), width};
-  Problem q = loo.problem;
+  Problem q = f.problem;
   q.masks = Masks{};
-  q.masks.band_first = q.masks.band_last = own.get();
+  if (leave_one_out) q.masks.band_first = q.masks.band_last = own.get();
+  double* const outputs[4] = {out.sum_sq_weights, out.self_weight, out.effective_keys, out.log_denominator};
   for (int64_t s = 0; s < strips; ++s) {
     const int64_t strip_end = std::min(n, (s + 1) * per_);
     for (int64_t c0 = s * per_; c0 < strip_end; c0 += kKeyTile) {
@@ -121,12 +128,18 @@ Result PlanarSample::leave_one_out(const Fit& loo, const FitOut& out) const {
       q.values = {sub_y.get(), m, width, width};
       FitOut block{Matrix{mean.get(), c1 - c0, width, width}};
       block.guarded = out.guarded ? guarded.get() : nullptr;
-      const Result r = local_fit(Fit{q, loo.estimator, weighted ? sub_w.get() : nullptr}, block);
+      double** fields[4] = {&block.sum_sq_weights, &block.self_weight, &block.effective_keys, &block.log_denominator};
+      for (int k = 0; k < 4; ++k) *fields[k] = outputs[k] ? rows.get() + k * kKeyTile : nullptr;
+      Fit g{q, f.estimator, weighted ? sub_w.get() : nullptr};
+      g.query_keys = own.get();  // each row's own observation, for its self weight
+      const Result r = local_fit(g, block);
       if (r.status != Status::Ok) return {r.status, r.row >= 0 ? order_.get()[c0 + r.row] : r.row, r.head};
       for (int64_t c = c0; c < c1; ++c) {
         const int64_t i = order_.get()[c];
         std::copy(mean.get() + (c - c0) * width, mean.get() + (c - c0 + 1) * width, out.mean.row(i));
         if (out.guarded) out.guarded[i] = guarded.get()[c - c0];
+        for (int k = 0; k < 4; ++k)
+          if (outputs[k]) outputs[k][i] = rows.get()[k * kKeyTile + (c - c0)];
       }
     }
   }

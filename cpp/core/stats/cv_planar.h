@@ -11,23 +11,23 @@
 
 namespace ka {
 
-// A 2-D sample sorted by its first coordinate (`sorted`: keys, queries and values the same rows, every coordinate
-// finite), reordered: strips of about √(64 n) consecutive points (x₁ quantiles, so that 64 points of a strip make an
-// about square box where the density is even), each sorted by x₂. ok() is false where a coordinate is not finite or
-// memory ran out: the caller fits on the sorted sample instead.
+// A 2-D sample (keys, queries and values the same rows, every coordinate finite), reordered: sorted by x₁, cut into
+// strips of about √(64 n) consecutive points (x₁ quantiles, so that 64 points of a strip make an about square box
+// where the density is even), each sorted by x₂. ok() is false where a coordinate is not finite or memory ran out:
+// the caller fits on the sample as it is instead.
 class PlanarSample {
  public:
-  PlanarSample(const Problem& sorted, const float* observation_weights);
+  PlanarSample(const Problem& sample, const float* observation_weights);
   bool ok() const { return ok_; }
-  // The float32 leave-one-out fit of `loo` (the sorted sample at bandwidths loo.problem.kernel.bandwidth, its mask
-  // leave_one_out and nothing else), block by block: each block's held-out points against the keys of the strips in
+  // The float32 fit of `f` (the sample at bandwidths f.problem.kernel.bandwidth, at itself; no mask, or with
+  // `leave_one_out` each row's own key left out), block by block: each block's rows against the keys of the strips in
   // reach whose x₂ lies within D bandwidths of the block's box, D² = F² + 2·ln 2·(25 + log₂ n), F (in bandwidths) the
-  // largest distance from a block point to its neighbour along its strip, which bounds its nearest key's. Every key
-  // left out then weighs less than 2^−(25 + log₂ n) of that row's largest weight: the tiles the fit of the whole
-  // sample skips (local_fit.cpp), so the means agree to float32 rounding. Own keys are left out by a band mask. Means
-  // (and guard flags) are written back in the sorted order into `out` (mean and guarded only).
-  Result leave_one_out(const Fit& loo, const FitOut& out) const;
-  // exact_local_row (local_solve.h) of the sorted sample's row i under `loo`, over the keys of the cells within
+  // largest distance from a block point to its neighbour along its strip, which bounds its nearest other key's. Every
+  // key left out then weighs less than 2^−(25 + log₂ n) of that row's largest weight: the tiles the fit of the whole
+  // sample skips (local_fit.cpp), so the outputs agree to float32 rounding. Written back in the sample's order into
+  // `out` (mean, guarded, sum_sq_weights, self_weight, effective_keys, log_denominator; not mean_double).
+  Result fit(const Fit& f, const FitOut& out, bool leave_one_out) const;
+  // exact_local_row (local_solve.h) of the sample's row i under `loo`, over the keys of the cells within
   // D² = F² + 2·kDoubleUnderflow bandwidths of it: every key whose weight is not exactly 0 in double, the same terms
   // as over every key, summed in the cells' order. 1: written to `mean`; 0: the design is singular; −1: no memory.
   // `work`: a window's room, made once per pass (RowWork).
@@ -48,7 +48,7 @@ class PlanarSample {
 
   bool ok_ = false;
   int64_t n_ = 0, per_ = 0;
-  Scratch<int64_t> order_, cell_;  // cell row → sorted row, and back
+  Scratch<int64_t> order_, cell_;  // cell row → sample row, and back
   Scratch<float> x_, y_, weights_;
   Scratch<double> strip_lo_, strip_hi_;  // per strip: its x₁ range
 };

@@ -206,7 +206,7 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     if (own_planar && own_planar->ok()) planar = own_planar.get();
   }
   const Result r = nodes > 0 ? grid_local_fit(loo, nodes, into)
-                   : planar  ? planar->leave_one_out(loo, into)
+                   : planar  ? planar->fit(loo, into, true)
                              : local_fit(loo, into);
   if (r.status != Status::Ok) return r;
   // The textbook criterion: where the guard changed a held-out point's solve, its fit comes from the float64
