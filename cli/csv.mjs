@@ -59,12 +59,35 @@ function resolve(names, header, specs, what, file) {
 }
 
 /**
- * Reads the columns `groups` (`{ flag: specs }`, specs a list or a function of `{ header }` giving one) of `file` with the reader's `options`, keeping only those columns.
- * Returns `{ file, names, header, settings, groups: { flag: { columns: [0-based], data: row-major Float64Array } }, n,
- * lines }` for the rows kept under `missing` ('skip' drops rows with an empty or NA cell in these columns; 'error'
- * refuses them); a cell that is not a value is always an InputError.
+ * The table with the text columns `asLabels` (0-based file columns, each with its labels: table-labels.js) read as
+ * categories: each cell its label's code (a missing cell NaN), and their cells no longer problems.
  */
-export async function readColumns(path, groups, { missing = 'error', ...options }) {
+function withLabelCodes(table, asLabels) {
+  const labelled = (k) => asLabels.has(table.keep[k]);
+  const problems = new Map();
+  for (const [row, list] of table.problems) {
+    const kept = list.filter((p) => p.column < 0 || !asLabels.has(p.column));
+    if (kept.length) problems.set(row, kept);
+  }
+  return {
+    ...table,
+    columns: table.columns.map((col, k) =>
+      labelled(k) ? Float64Array.from(table.labels[k].codes, (c) => (c < 0 ? NaN : c)) : col,
+    ),
+    kinds: table.kinds.map((kind, k) => (labelled(k) ? 'label' : kind)),
+    problems,
+  };
+}
+
+/**
+ * Reads the columns `groups` (`{ flag: specs }`, specs a list or a function of `{ header }` giving one) of `file` with the reader's `options`, keeping only those columns.
+ * Returns `{ file, names, header, settings, groups: { flag: { columns: [0-based], data: row-major Float64Array,
+ * labels } }, n, lines }` for the rows kept under `missing` ('skip' drops rows with an empty or NA cell in these
+ * columns; 'error' refuses them); a cell that is not a value is always an InputError. The text columns of the flags in
+ * `labelled` (at most 50 distinct labels: table-labels.js) are read as their labels' codes: `labels[k]` lists the
+ * group's k-th column's labels in the order first seen (null for a column of numbers).
+ */
+export async function readColumns(path, groups, { missing = 'error', labelled = [], ...options }) {
   const file = path === '-' ? 'stdin' : path;
   const picked = {};
   let header = false;
@@ -88,6 +111,10 @@ export async function readColumns(path, groups, { missing = 'error', ...options 
     if (e instanceof KernelAttentionError) throw new InputError(file, null, null, asFlags(e.message));
     throw e;
   }
+  const asLabels = new Set(
+    labelled.flatMap((flag) => picked[flag] ?? []).filter((c) => table.labels[table.keep.indexOf(c)]),
+  );
+  if (asLabels.size) table = withLabelCodes(table, asLabels);
   const used = Object.values(picked)
     .flat()
     .map((c) => table.keep.indexOf(c));
@@ -109,7 +136,8 @@ export async function readColumns(path, groups, { missing = 'error', ...options 
     const sources = cols.map((c) => table.columns[table.keep.indexOf(c)]);
     for (let i = 0; i < rows.length; i++)
       for (let k = 0; k < cols.length; k++) data[i * cols.length + k] = sources[k][rows[i]];
-    out[flag] = { columns: cols, data };
+    const labels = cols.map((c) => (asLabels.has(c) ? table.labels[table.keep.indexOf(c)].labels : null));
+    out[flag] = { columns: cols, data, labels };
   }
   return {
     file,

@@ -50,12 +50,12 @@ export async function queryPoints(values, s, grid) {
   const at = await readColumns(
     values.at,
     { '--at-x': (found) => specs ?? (found.header && s.header ? s.xNames : s.xCols.map((c) => String(c + 1))) },
-    readerOptions(values),
+    { ...readerOptions(values), labelled: s.levels.some((l) => typeof l?.[0] === 'string') ? ['--at-x'] : [] },
   );
   const cols = at.groups['--at-x'].columns;
   if (cols.length !== s.dim) throw new UsageError(`--at-x names ${cols.length} columns; --x has ${s.dim}`);
   const xq = at.groups['--at-x'].data;
   for (let i = 0; i < xq.length; i++) xq[i] -= s.centre[i % s.dim];
-  // Discrete columns (--types, regression commands) coded as the sample's levels.
-  return s.levels ? codeQueries(s, xq) : xq;
+  // Discrete columns (--types or text, regression commands) coded as the sample's levels.
+  return codeQueries(s, xq, at.groups['--at-x'].labels);
 }

@@ -3,20 +3,20 @@
 import { parseNumber } from '../web/src/table-values.js';
 import { choice, number, UsageError } from './args.mjs';
 import { round } from './output.mjs';
-import { typesFields, typesOption } from './types.mjs';
+import { typesFields } from './types.mjs';
 
 export const KERNELS = ['gaussian', 'laplacian', 'cauchy', 'epanechnikov', 'tricube', 'uniform'];
 export const ESTIMATORS = ['local-linear', 'nadaraya-watson', 'local-quadratic'];
 // The bandwidth rules --bandwidth (fit, predict) and --rule (select-bandwidth) take.
 export const RULES = ['cv', 'aicc', 'scott', 'silverman', 'plugin'];
 
-/** --bandwidth: a rule, one positive number, or one per x column (`dim` of them). */
-export function bandwidthOption(values, dim) {
+/** --bandwidth: a rule, one positive number, or one per x column (`dim` of them; `types`: the sample's). */
+export function bandwidthOption(values, dim, types = null) {
   const text = values.bandwidth ?? 'cv';
   if (RULES.includes(text)) return text;
   const list = text.split(',').map((h) => parseNumber(h));
-  // A discrete column's entry (--types) is λ, which may be 0 (the library checks its range).
-  const discrete = typesOption(values, dim) ?? [];
+  // A discrete column's entry is λ, which may be 0 (the library checks its range).
+  const discrete = types ?? [];
   const bad = (h, d) => !(discrete[d] && discrete[d] !== 'continuous' ? h >= 0 : h > 0) || !Number.isFinite(h);
   if (list.some(bad) || (list.length !== 1 && list.length !== dim)) {
     const expected =
@@ -46,17 +46,18 @@ function excludeOption(values) {
   return { exclude };
 }
 
-/** kernelRegression's options from the flags, for a sample with `dim` x columns. */
-export function regressionOptions(values, dim) {
+/** kernelRegression's options from the flags, for the sample `s` (loadSample's: its dim and types). */
+export function regressionOptions(values, s) {
+  const { dim, types } = s;
   const iterations = number(values, 'robust', { positive: true, integer: true });
   return {
     dim,
     kernel: choice(values, 'kernel', KERNELS, 'gaussian'),
     estimator: choice(values, 'estimator', ESTIMATORS, 'local-linear'),
-    bandwidth: spanOption(values) ?? bandwidthOption(values, dim),
+    bandwidth: spanOption(values) ?? bandwidthOption(values, dim, types),
     ...(iterations !== undefined && { robust: { iterations } }),
     ...excludeOption(values),
-    ...typesFields(values, dim),
+    ...typesFields(values, types),
   };
 }
 

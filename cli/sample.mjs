@@ -72,9 +72,11 @@ function formatter(kind) {
 
 /**
  * The sample of a file: x (n × dim, dates centred), y (n × width), the column names and x's formats for output; with
- * --weights (a command that takes it), `weights`, that column's values in the rows kept (else null).
+ * --weights (a command that takes it), `weights`, that column's values in the rows kept (else null). With
+ * `categories` (the commands that take --types), a text --x column is read as a category (types.mjs); else it is
+ * refused as not a number.
  */
-export async function loadSample(file, values) {
+export async function loadSample(file, values, { categories = false } = {}) {
   const t = await readColumns(
     file,
     {
@@ -82,7 +84,7 @@ export async function loadSample(file, values) {
       '--y': columnList(values, 'y'),
       ...(values.weights !== undefined && { '--weights': columnList(values, 'weights') }),
     },
-    readerOptions(values),
+    { ...readerOptions(values), labelled: categories ? ['--x'] : [] },
   );
   const x = t.groups['--x'];
   const y = t.groups['--y'];
@@ -100,7 +102,7 @@ export async function loadSample(file, values) {
     return Math.round((lo + hi) / 2);
   });
   for (let i = 0; i < x.data.length; i++) x.data[i] -= centre[i % dim];
-  // Discrete columns (--types) coded 0 … c − 1: types.mjs.
+  // Discrete columns (--types, text) coded 0 … c − 1 where the command takes them (`categories`): types.mjs.
   const sample = {
     file,
     header: t.header,
@@ -120,7 +122,7 @@ export async function loadSample(file, values) {
       return (v) => f(v + centre[d]);
     }),
   };
-  return codeSample(sample, values);
+  return codeSample(sample, values, categories ? x.labels : []);
 }
 
 /** Column `c` of the sample's y (row-major, `yNames.length` columns). */

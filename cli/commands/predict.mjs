@@ -86,12 +86,12 @@ export async function run(argv, api) {
   if (values.help) return help;
   const file = dataFile(positionals);
   const { format, level, variance, grid } = readRequest(values, file);
-  const s = await loadSample(file, values);
+  const s = await loadSample(file, values, { categories: true });
   const xq = await queryPoints(values, s, grid);
 
   const ka = await api();
   const model = await withProgress('fit', values, (onProgress) =>
-    apiCall(() => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s.dim), onProgress }), s),
+    apiCall(() => ka.kernelRegressionAsync(s.x, s.y, { ...regressionOptions(values, s), onProgress }), s),
   );
   const result = await withProgress('predict', values, (onProgress) =>
     apiCall(async () =>

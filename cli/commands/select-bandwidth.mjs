@@ -53,8 +53,8 @@ export async function run(argv, api) {
   if (values.span !== undefined) throw new UsageError('select-bandwidth takes --rule, not --span');
   const format = outputFormat(values);
   const rule = readRule(values);
-  const s = await loadSample(file, values);
-  const { kernel, estimator, exclude, types, orderedKernel } = regressionOptions(values, s.dim);
+  const s = await loadSample(file, values, { categories: true });
+  const { kernel, estimator, exclude, types, orderedKernel } = regressionOptions(values, s);
   const ka = await api();
   const r = await withProgress('select-bandwidth', values, (onProgress) =>
     apiCall(

@@ -2,62 +2,33 @@
 // fitted values in the file's order, predictions at the rows of another file with R's se.fit and t band, and the
 // statistics of --summary, for 1-D to 4-D data, both surfaces and families, prior weights and exact statistics; then
 // R's NA outside the box, the flags refused by name, and the API's refusals in the flags' words.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { at, cli, ok, okWarnedWith, parseCsv, useTempDir } from './run.mjs';
 
-const CLI = fileURLToPath(new URL('../../cli/kernel-attention.mjs', import.meta.url));
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/loess_r.json', import.meta.url), 'utf8'));
 const sets = new Map(fixture.datasets.map((s) => [s.name, s]));
-let dir;
 
-function cli(...args) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function ok(...args) {
-  const r = cli(...args);
-  assert.equal(r.code, 0, `kernel-attention ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  assert.equal(r.stderr, '');
-  return r.stdout;
-}
-
-/** As ok(), but stderr may hold R's warnings (`warning [outside|pseudoinverse]: …` lines), returned with stdout. */
-function okWarned(...args) {
-  const r = cli(...args);
-  assert.equal(r.code, 0, `kernel-attention ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  const warnings = r.stderr.split('\n').filter(Boolean);
-  for (const line of warnings) assert.match(line, /^warning \[(outside|pseudoinverse)\]: \S/);
-  return { stdout: r.stdout, warnings };
-}
+/** R's warnings (`warning [outside|pseudoinverse]: …` lines) the loess command may print on stderr. */
+const LOESS_WARNINGS = ['outside', 'pseudoinverse'];
 
 const names = (set) => Array.from({ length: set.dims }, (_, d) => `x${d + 1}`);
 const rangeOf = (v) => Math.max(...v) - Math.min(...v);
 const relative = (a, b) => Math.abs(a - b) / Math.abs(b);
 
 /** Each data set as data.csv (x1 … xd, y, and w, the prior weights of the weighted cases) and queries.csv. */
-before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ka-loess-cli-'));
+useTempDir('ka-loess-cli-', () => {
   for (const set of sets.values()) {
     const d = set.dims;
     const weights = fixture.cases.find((c) => c.dataset === set.name && c.weights)?.weights;
     const head = [...names(set), 'y', ...(weights ? ['w'] : [])].join(',');
     const lines = set.y.map((y, i) => [...set.x.slice(i * d, (i + 1) * d), y, ...(weights ? [weights[i]] : [])]);
-    writeFileSync(join(dir, `${set.name}.csv`), `${head}\n${lines.map((l) => l.join(',')).join('\n')}\n`);
+    writeFileSync(at(`${set.name}.csv`), `${head}\n${lines.map((l) => l.join(',')).join('\n')}\n`);
     const queries = Array.from({ length: set.queries.length / d }, (_, i) => set.queries.slice(i * d, (i + 1) * d));
-    writeFileSync(
-      join(dir, `${set.name}-q.csv`),
-      `${names(set).join(',')}\n${queries.map((q) => q.join(',')).join('\n')}\n`,
-    );
+    writeFileSync(at(`${set.name}-q.csv`), `${names(set).join(',')}\n${queries.map((q) => q.join(',')).join('\n')}\n`);
   }
 });
-
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The flags of a fixture case. */
 const flagsOf = (c, set) => [
@@ -110,10 +81,7 @@ test("loess matches R's loess(): fitted values in the file's order, predict(se =
     const tol = 1e-7 * rangeOf(set.y); // 9 digits of range(y) are printed; the target is 1e-6 of it
 
     // The fitted values, one row per data row in the file's order: x, y, fitted, residual (and robustness).
-    const rows = ok('loess', ...flagsOf(c, set))
-      .trim()
-      .split('\n')
-      .map((l) => l.split(','));
+    const rows = parseCsv(ok('loess', ...flagsOf(c, set)));
     const head = [...names(set), 'y', 'fitted', 'residual', ...(family === 'symmetric' ? ['robustness'] : [])];
     assert.deepEqual(rows[0], head, what);
     assert.equal(rows.length, set.y.length + 1, what);
@@ -124,7 +92,16 @@ test("loess matches R's loess(): fitted values in the file's order, predict(se =
     });
 
     // Predictions at the rows of another file with R's se.fit and its t band (JSON: R's NA is null).
-    const answer = okWarned('loess', ...flagsOf(c, set), '--at', `${dataset}-q.csv`, '--se', '--format', 'json');
+    const answer = okWarnedWith(
+      LOESS_WARNINGS,
+      'loess',
+      ...flagsOf(c, set),
+      '--at',
+      `${dataset}-q.csv`,
+      '--se',
+      '--format',
+      'json',
+    );
     const predicted = JSON.parse(answer.stdout);
     assert.equal(predicted.length, c.predict.length, what);
     const outside = c.predict.filter((p) => p === null).length;
@@ -174,10 +151,7 @@ test("loess defaults are R's (span 0.75, degree 2, gaussian, interpolate); --se 
       k.statistics === 'approximate' &&
       !k.weights,
   );
-  const rows = ok('loess', 'cars.csv', '--x', 'x1', '--y', 'y', '--se', '--level', '0.95')
-    .trim()
-    .split('\n')
-    .map((l) => l.split(','));
+  const rows = parseCsv(ok('loess', 'cars.csv', '--x', 'x1', '--y', 'y', '--se', '--level', '0.95'));
   assert.deepEqual(rows[0], ['x1', 'y', 'fitted', 'residual', 'lower', 'upper', 'stderr']);
   // The first and the last query are the smallest and largest speed, which are data rows (4 and 25).
   for (const [j, x] of [
@@ -240,7 +214,7 @@ test('loess: bad flags are refused naming the flag (exit code 2) before the file
   const small = cli('loess', 'cars.csv', '--x', 'x1', '--y', 'y', '--span', '0.05');
   assert.equal(small.code, 1);
   assert.match(small.stderr, /^kernel-attention: --span must give at least 4 points per fit for degree 2 in 1-D/);
-  writeFileSync(join(dir, 'negative.csv'), 'x,y,w\n1,2,1\n2,3,-1\n3,5,1\n4,4,1\n5,6,1\n6,7,1\n7,9,1\n8,8,1\n');
+  writeFileSync(at('negative.csv'), 'x,y,w\n1,2,1\n2,3,-1\n3,5,1\n4,4,1\n5,6,1\n6,7,1\n7,9,1\n8,8,1\n');
   const negative = cli('loess', 'negative.csv', '--x', 'x', '--y', 'y', '--weights', 'w', '--span', '1');
   assert.equal(negative.code, 1);
   assert.match(negative.stderr, /--weights must be numbers ≥ 0; got -1 at index 1/);

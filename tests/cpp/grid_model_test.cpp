@@ -128,6 +128,27 @@ TEST_CASE("GridModel re-convolves kept bins for a wider bandwidth and re-bins fo
         Status::BadArgument);
 }
 
+TEST_CASE("GridModel checks its observation weights once: a bad one refuses every call, a call reads none of them") {
+  Data d(5000, 1, 50, 8);
+  const float h = 0.05f;
+  d.w[17] = -1.0f;
+  {
+    GridModel model(d.fit(&h, Estimator::LocalLinear, true));
+    Out out(50);
+    CHECK(model.fit(d.fit(&h, Estimator::LocalLinear, true), 64, out.view(false)).status == Status::BadArgument);
+    CHECK(model.fit(d.fit(&h, Estimator::LocalLinear, true), 64, out.view(false)).status == Status::BadArgument);
+  }
+  d.w[17] = 1.0f;
+  GridModel model(d.fit(&h, Estimator::LocalLinear, true));
+  Out first(50), second(50);
+  REQUIRE(model.fit(d.fit(&h, Estimator::LocalLinear, true), 64, first.view(false)).status == Status::Ok);
+  // The model owns its sample (the JS layer hands it a copy); a weight written behind its back after the first call
+  // is not read again: the check is not an O(n) pass per call.
+  d.w[17] = std::nanf("");
+  REQUIRE(model.fit(d.fit(&h, Estimator::LocalLinear, true), 64, second.view(false)).status == Status::Ok);
+  CHECK(second.mean == first.mean);
+}
+
 TEST_CASE("GridModel serves queries anywhere from its sorted sample: no pass over the sample, the keys in reach only") {
   // 1-D, 20,000 points on [0, 1], h = 0.002 (reach 7.8 h ≈ 310 keys): queries inside, just outside (local-linear's
   // ill-conditioned extrapolations run exactly), beyond the grid's reach (the far rules) and very far, on both sides.
@@ -440,5 +461,63 @@ TEST_CASE("GridModel in 2-D beyond the data left and right: float64's fit, each 
       const double want = float64_fit_2d(d, d.q.data() + 2 * i, double(h[0]), est);
       CHECK(std::fabs(double(got.mean[size_t(i)]) - want) < 1e-3 * (double(yhi) - double(ylo)));
     }
+  }
+}
+
+TEST_CASE(
+    "GridModel in 2-D beyond the data along x₂ and at the corners: float64's fit from the bands of keys in reach") {
+  // 20,000 points on [0, 1]², h = 0.03: queries 8, 20 and 50 h above and below the data, and beyond two corners. Each
+  // row reads only the keys of the bands of x₂ within its reach (key_bands.h), each band's run of x₁ within it: a
+  // crescent of the sample near the edge it faces, not a strip of x₁ across every x₂.
+  const int64_t n = 20000, I = 24;
+  Data d(n, 2, I, 13);
+  const float h[2] = {0.03f, 0.03f};
+  float ylo = d.y[0], yhi = d.y[0];
+  for (float v : d.y) ylo = std::min(ylo, v), yhi = std::max(yhi, v);
+  const double outside[] = {8, 20, 50};
+  for (int64_t i = 0; i < I; ++i) {
+    const double by = outside[size_t(i / 2) % 3] * double(h[0]);
+    const bool corner = i >= 18;
+    d.q[size_t(2 * i + 1)] = float(i % 2 ? 1.0 + by : -by);
+    d.q[size_t(2 * i)] = corner ? float(i % 2 ? 1.0 + by : -by) : 0.1f + 0.8f * d.q[size_t(2 * i)];
+  }
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    CAPTURE(int(est));
+    const Fit f = d.fit(h, est, false);
+    GridModel model(f);
+    const int64_t nodes = grid_nodes(f.problem.keys, KernelKind::Gaussian, h, 1e-3);
+    REQUIRE(nodes > 0);
+    Out got(I);
+    REQUIRE(model.fit(f, nodes, got.view(false)).status == Status::Ok);
+    CHECK(model.sorts() == 1);
+    // Measured: 427 keys a row, a fiftieth of the sample.
+    CHECK(model.keys_read() < I * n / 20);
+    for (int64_t i = 0; i < I; ++i) {
+      CAPTURE(i);
+      const double want = float64_fit_2d(d, d.q.data() + 2 * i, double(h[0]), est);
+      CHECK(std::fabs(double(got.mean[size_t(i)]) - want) < 1e-3 * (double(yhi) - double(ylo)));
+    }
+  }
+  // Observation weights and the Laplacian and Epanechnikov kernels: the gathered rows (SortedKeys::exact_rows, what a
+  // model runs for the rows its grid does not serve) give the exact fit over every key to float32 rounding.
+  for (const KernelKind kind : {KernelKind::Laplacian, KernelKind::Epanechnikov}) {
+    CAPTURE(int(kind));
+    const float hk[2] = {0.05f, 0.08f};
+    Data e(n, 2, I, 14);
+    for (int64_t i = 0; i < I; ++i) {  // beyond the top edge (Laplacian), or inside near it (Epanechnikov)
+      e.q[size_t(2 * i + 1)] = kind == KernelKind::Laplacian ? 1.0f + 0.05f * float(i % 6) : 0.97f;
+    }
+    const Fit f = e.fit(hk, Estimator::LocalLinear, true, kind);
+    SortedKeys sorted;
+    std::vector<int64_t> rows(static_cast<size_t>(I));
+    for (int64_t i = 0; i < I; ++i) rows[size_t(i)] = i;
+    Out got(I), want(I);
+    REQUIRE(sorted.exact_rows(f, rows.data(), I, got.view(false)).status == Status::Ok);
+    // The Epanechnikov's rows read the keys within h along both axes; the Laplacian's reach, where e^−|u| falls by
+    // the skip (27 h at this n), spans the sample.
+    if (kind == KernelKind::Epanechnikov) CHECK(sorted.keys_read < I * n / 4);
+    REQUIRE(local_fit(f, want.view(false)).status == Status::Ok);
+    for (int64_t i = 0; i < I; ++i)
+      CHECK(double(got.mean[size_t(i)]) == doctest::Approx(double(want.mean[size_t(i)])).epsilon(1e-5));
   }
 }

@@ -8,6 +8,7 @@
 
 #include "base/text.h"
 #include "kernel/traits.h"
+#include "methods/grid/fft.h"
 #include "methods/grid/grid.h"
 #include "methods/grid/plan.h"
 #include "methods/sparse.h"
@@ -389,6 +390,26 @@ int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t point
     format_text(why, kReasonSize, "grid: 1-D %s, %lld points on %lld nodes, within %g", kernel_traits(kind).name,
                 (long long)points, (long long)(cells + 1), tolerance);
   return cells;
+}
+
+// Measured in WebAssembly (a timing driver built with the module's flags, run by node, on this 2-core machine shared
+// with other jobs, 2026-12-06; 10⁵ uniform points, local-linear): the windowed criterion costs about 5 ns a key in reach
+// and 100 ns a row (kBandRowKeys keys' worth); the grid's score about 30–40 ns per N·log₂N of its transforms' size N
+// (kGridTransformKeys keys' worth; 2^16: 45 ms, 2^17: 60–71, 2^18: 200), the pass over the points little beside it.
+// The windowed criterion then wins below about 12 spacings at 10⁵ points (10: 91 ms against the grid's 200; 15: 128
+// against 60), where the grid needs 2^18 cells. (Natively the grid costs 4 times as many keys: 2 ns a key, 40 ns per
+// N·log₂N.)
+constexpr double kBandRowKeys = 20, kGridTransformKeys = 7;
+bool plan_band_cv(double range, KernelKind kind, float h, int64_t points, double tolerance) {
+  if (kind != KernelKind::Gaussian || !(range > 0) || !(h > 0) || points < 3) return false;
+  const double ln2 = 0.6931471805599453, n = double(points);
+  const double reach = std::sqrt(2 * ln2 * (25 + std::log(n) / ln2));  // cv_band_window.h's window, in bandwidths
+  const double band = n * (kBandRowKeys + std::min(n, 2 * reach * double(h) * n / range));
+  const int64_t cells = plan_grid_cv_cells(range, kind, h, points, tolerance);
+  if (cells == 0) return true;
+  const double taps = 2 * std::ceil(reach_of(kind) * double(h) * double(cells) / range) + 1;
+  const double size = double(convolution_size(cells + 1, int64_t(std::min(taps, double(2 * cells + 1)))));
+  return band < kGridTransformKeys * size * std::log(size) / ln2;
 }
 
 }  // namespace ka

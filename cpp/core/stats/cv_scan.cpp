@@ -141,7 +141,6 @@ const SingularProbe* planar_probe(Search& se) {
 }  // namespace
 
 Result scan(Search& se, Scan& sc) {
-  const Problem& p = se.p;
   const auto scan_at = [&](double log_scale) { return se.scale_to(log_scale, true); };
   const double scale_lo = se.keep.scale_lo, scale_hi = se.keep.scale_hi;
   const int count = std::max(2, int(std::ceil(std::log10(scale_hi / scale_lo) * kScanPerDecade)) + 1);
@@ -175,8 +174,7 @@ Result scan(Search& se, Scan& sc) {
       if (!float_bandwidth(se.start[d] * std::exp(log_scale), hf + d)) return false;
     return probe->singular(hf);
   };
-  const bool descending = se.dims == 1 && se.criterion.score == Score::LeaveOneOut && !(se.criterion.exclude > 0) &&
-                          p.keys.rows >= kScreenMinPoints && (se.screening || se.keep.grid.suits());
+  const bool descending = se.descends;
   if (!se.screening && bound.active()) {
     best = -1;
     const auto take = [&](int k) {

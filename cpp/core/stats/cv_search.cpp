@@ -7,10 +7,12 @@
 #include <new>
 
 #include "stats/brent.h"
+#include "stats/cv_band_window.h"
 #include "stats/cv_search_parts.h"
 
 namespace ka {
 
+using bandwidth_detail::band_window_score;
 using bandwidth_detail::cv_score_with;
 using bandwidth_detail::float_bandwidth;
 using bandwidth_detail::search_grid;
@@ -35,37 +37,20 @@ CvSearchState::~CvSearchState() = default;
 namespace cv_search {
 
 double Search::evaluate(const double* bandwidth, bool scan) {
-  if (failure.status != Status::Ok) return kInf;
-  double s = kInf;
-  if (evaluations < recorded) {
-    const double* was = curve->bandwidths + int64_t(evaluations) * dims;
-    if (!std::equal(bandwidth, bandwidth + dims, was)) {
-      failure = {Status::BadArgument};  // not the same search: the curve is of other inputs
-      return kInf;
-    }
-    s = curve->scores[evaluations++];
-  } else {
+  const double s = replay.score(bandwidth, &failure, [&](double* out) -> Result {
     bool served = false;
     float hf;
-    if (screening && scan && bandwidth[0] >= screen_from && float_bandwidth(bandwidth[0], &hf)) {
-      const Result r = keep.screen.score(hf, &s, &served);
-      if (r.status != Status::Ok) failure = r;
-    }
-    if (!served && failure.status == Status::Ok) {
-      Criterion c = criterion;
-      if (planar_screening && scan) c.grid_tolerance = kPlanarScreenTolerance;  // the grid where it serves and pays
-      const Result r = cv_score_with(keep.grid, p, bandwidth, &s, c, &keep.sorted);
-      if (r.status != Status::Ok) failure = r;
-    }
-    if (curve && curve->count < curve->capacity) {
-      std::copy(bandwidth, bandwidth + dims, curve->bandwidths + int64_t(curve->count) * dims);
-      curve->scores[curve->count++] = s;
-    }
-    ++evaluations;
-    if (failure.status == Status::Ok && progress.after_evaluation &&
-        !progress.after_evaluation(progress.context, evaluations))
-      failure = {Status::Cancelled};
-  }
+    if (screening && scan && bandwidth[0] >= screen_from && float_bandwidth(bandwidth[0], &hf))
+      if (const Result r = keep.screen.score(hf, out, &served); r.status != Status::Ok) return r;
+    // A descending scan's point where the float32 windowed criterion costs less than the grid (cv_band_window.h).
+    if (!served && scan && descends && float_bandwidth(bandwidth[0], &hf))
+      if (const Result r = band_window_score(keep.sorted, p, criterion, hf, out, &served); r.status != Status::Ok)
+        return r;
+    if (served) return Result{};
+    Criterion c = criterion;
+    if (planar_screening && scan) c.grid_tolerance = kPlanarScreenTolerance;  // the grid where it serves and pays
+    return cv_score_with(keep.grid, p, bandwidth, out, c, &keep.sorted);
+  });
   const bool holdable = std::all_of(bandwidth, bandwidth + dims, [](double v) { return v > 0 && std::isfinite(v); });
   // All +inf: the latest, whose score that is.
   if (holdable && !((screening || planar_screening) && scan) && (s < best_score || best_score == kInf)) {

@@ -10,6 +10,7 @@
 #include "base/scratch.h"
 #include "stats/bandwidth_detail.h"
 #include "stats/cv_scan_bound.h"
+#include "stats/search_parts.h"
 
 namespace ka {
 
@@ -80,9 +81,8 @@ struct Search {
   double best_score = kInf;
   bool any_holdable = false;  // some evaluated bandwidth was positive and finite (else the scan overflowed)
   Result failure;
-  // Evaluations a resumed search takes from the curve (CvCurve), and the evaluations made so far.
-  const int32_t recorded;
-  int32_t evaluations = 0;
+  // The evaluations: a resumed search's first ones read back from the curve (CvCurve), the rest computed.
+  bandwidth_detail::CurveReplay replay;
   CvSearchKeep& keep;
   // Leave-one-out CV in 1-D: one grid for the whole search, binned once (keep.grid); the exact evaluations' sorted
   // sample, sorted once for the whole search (keep.sorted); the screen (keep.screen).
@@ -93,6 +93,8 @@ struct Search {
   // The smallest bandwidth screened: below it the exact fit of a scan point costs about as little as the grid's.
   double screen_from = kInf;
   double y_range = 0;
+  // The scan descends from the top (cv_scan.cpp): its points below the grid's reach are the exact band.
+  const bool descends;
 
   Search(const Problem& p_, const Criterion& c, const SearchProgress& progress_, CvCurve* curve_, const double* start_,
          CvSearchKeep& keep_)
@@ -104,12 +106,14 @@ struct Search {
         start(start_),
         trial(dims),
         best_h(dims),
-        recorded(curve_ ? std::clamp(curve_->count, 0, curve_->capacity) : 0),
+        replay(curve_, p_.queries.cols, progress_),
         keep(keep_),
         screening(keep_.screen.suits() && p_.keys.rows >= kScreenMinPoints),
         planar_screening(p_.queries.cols == 2 && c.score == Score::LeaveOneOut &&
                          c.estimator == Estimator::LocalLinear && !(c.grid_tolerance > 0) && !(c.exclude > 0) &&
-                         !p_.masks.any() && p_.keys.rows >= kScreenMinPoints) {
+                         !p_.masks.any() && p_.keys.rows >= kScreenMinPoints),
+        descends(dims == 1 && c.score == Score::LeaveOneOut && !(c.exclude > 0) && p_.keys.rows >= kScreenMinPoints &&
+                 (screening || keep_.grid.suits())) {
     if (screening) {
       float low = p.keys.row(0)[0], high = low;
       for (int64_t i = 1; i < p.keys.rows; ++i) {

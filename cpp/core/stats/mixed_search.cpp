@@ -15,6 +15,7 @@ namespace ka {
 namespace {
 
 using bandwidth_detail::brent_of;
+using bandwidth_detail::CurveReplay;
 using bandwidth_detail::kInf;
 
 // Scan points of a λ range (endpoints included: λ = 0, the cell-by-cell fit, and λ = lambda_max, pooling across
@@ -28,36 +29,12 @@ class Evaluator {
  public:
   Evaluator(mixed_detail::MixedCriterion& cv, int64_t size, CvCurve* curve, const SearchProgress& progress,
             double* best)
-      : cv_(cv),
-        size_(size),
-        curve_(curve),
-        progress_(progress),
-        recorded_(curve ? std::clamp(curve->count, 0, curve->capacity) : 0),
-        best_(best) {}
+      : cv_(cv), size_(size), replay_(curve, size, progress), best_(best) {}
 
   // The criterion at bw (size_ values), recorded and kept when best; +inf after a failure or cancellation.
   double operator()(const double* bw) {
+    const double s = replay_.score(bw, &failure, [&](double* out) { return cv_.score(bw, out); });
     if (failure.status != Status::Ok) return kInf;
-    double s = kInf;
-    if (evaluations_ < recorded_) {
-      const double* was = curve_->bandwidths + int64_t(evaluations_) * size_;
-      if (!std::equal(bw, bw + size_, was)) {
-        failure = {Status::BadArgument};  // not the same search: the curve is of other inputs
-        return kInf;
-      }
-      s = curve_->scores[evaluations_++];
-    } else {
-      const Result r = cv_.score(bw, &s);
-      if (r.status != Status::Ok) failure = r;
-      if (curve_ && curve_->count < curve_->capacity) {
-        std::copy(bw, bw + size_, curve_->bandwidths + int64_t(curve_->count) * size_);
-        curve_->scores[curve_->count++] = s;
-      }
-      ++evaluations_;
-      if (failure.status == Status::Ok && progress_.after_evaluation &&
-          !progress_.after_evaluation(progress_.context, evaluations_))
-        failure = {Status::Cancelled};
-    }
     if (!any_ || s < score) {
       any_ = true;
       score = s;
@@ -72,9 +49,7 @@ class Evaluator {
  private:
   mixed_detail::MixedCriterion& cv_;
   int64_t size_;
-  CvCurve* curve_;
-  SearchProgress progress_;
-  int32_t recorded_, evaluations_ = 0;
+  CurveReplay replay_;
   double* best_;
   bool any_ = false;
 };

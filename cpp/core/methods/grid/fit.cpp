@@ -15,12 +15,20 @@
 
 namespace ka {
 
-Status check_grid_fit(const Fit& f, int64_t nodes, const FitOut& out) {
+Status check_grid_weights(const Fit& f) {
+  const float* omega = f.observation_weights;
+  if (!omega) return Status::Ok;
+  for (int64_t j = 0; j < f.problem.keys.rows; ++j)
+    if (!(omega[j] >= 0) || !std::isfinite(omega[j])) return Status::BadArgument;
+  return Status::Ok;
+}
+
+Status check_grid_fit(const Fit& f, int64_t nodes, const FitOut& out, bool weights_checked) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return st;
-  const int64_t n = p.keys.rows, I = p.queries.rows, width = p.values.cols, dims = p.queries.cols;
+  const int64_t I = p.queries.rows, width = p.values.cols, dims = p.queries.cols;
   const Masks& m = p.masks;
-  if (out.self_weight && I != n) return Status::BadShape;
+  if (out.self_weight && I != p.keys.rows) return Status::BadShape;
   // Local-quadratic has no binned moments (plan() refuses the grid for it; grid_serves, methods/plan.cpp).
   if (f.estimator == Estimator::LocalQuadratic) return Status::BadArgument;
   if (dims > kMaxGridDims || p.heads != 1 || p.kernel.kind == KernelKind::Softmax ||
@@ -28,12 +36,7 @@ Status check_grid_fit(const Fit& f, int64_t nodes, const FitOut& out) {
       nodes < 2 || nodes > kMaxGridNodes || (dims == 2 && nodes * nodes > kMaxGridNodes))
     return Status::BadArgument;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return Status::BadShape;
-  const float* omega = f.observation_weights;
-  for (int64_t j = 0; j < n; ++j) {
-    const double w = omega ? double(omega[j]) : 1.0;
-    if (!(w >= 0) || !std::isfinite(w)) return Status::BadArgument;
-  }
-  return Status::Ok;
+  return weights_checked ? Status::Ok : check_grid_weights(f);
 }
 
 bool key_ranges(ConstMatrix keys, float* lo, float* hi) {

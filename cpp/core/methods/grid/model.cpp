@@ -74,6 +74,7 @@ Status GridModel::ready(const Fit& f) {
   if (!ranged_) {
     finite_ = key_ranges(keys_, lo_, hi_);
     sample_totals(f, &total_, &total_sq_);
+    weights_status_ = check_grid_weights(f);
     ranged_ = true;
   }
   return Status::Ok;
@@ -81,7 +82,8 @@ Status GridModel::ready(const Fit& f) {
 
 Result GridModel::fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate) {
   if (const Status st = ready(f); st != Status::Ok) return {st};
-  if (const Status st = check_grid_fit(f, nodes, out); st != Status::Ok) return {st};
+  if (weights_status_ != Status::Ok) return {weights_status_};
+  if (const Status st = check_grid_fit(f, nodes, out, true); st != Status::Ok) return {st};
   if (!finite_) {  // NaN or infinite keys: the exact engine knows what they give (as grid_local_fit)
     if (error_estimate) *error_estimate = 0;
     return local_fit(f, out);
@@ -105,8 +107,10 @@ Result GridModel::gradient(const Fit& f, int64_t nodes, const GradientOut& out) 
   if (const Status st = ready(f); st != Status::Ok) return {st};
   const Problem& p = f.problem;
   float unread = 0;  // check_grid_fit checks a mean's shape; the derivative writes none
-  if (nodes <= 0 || !finite_ || p.masks.any() || f.query_scale || !grid_serves_gradient(p.kernel.kind, f.estimator) ||
-      check_grid_fit(f, nodes, FitOut{Matrix{&unread, p.queries.rows, p.values.cols, p.values.cols}}) != Status::Ok)
+  if (nodes <= 0 || !finite_ || weights_status_ != Status::Ok || p.masks.any() || f.query_scale ||
+      !grid_serves_gradient(p.kernel.kind, f.estimator) ||
+      check_grid_fit(f, nodes, FitOut{Matrix{&unread, p.queries.rows, p.values.cols, p.values.cols}}, true) !=
+          Status::Ok)
     return exact_gradient(f, out);
   // The local-linear moments with their squares (both estimators read them: gradient.h), kept as a fit's are.
   Fit linear = f;

@@ -59,7 +59,7 @@ class GridModel {
   };
 
   bool same_sample(const Fit& f) const;
-  // Checks f's sample and, once, finds its key ranges and totals.
+  // Checks f's sample and, once, finds its key ranges, totals and whether its observation weights are valid.
   Status ready(const Fit& f);
   // The moments of f's estimator (with the Σ K²·ω² moments when `squares`) on the grid for `nodes`: the layer's bins
   // kept or made again, convolved again only when something changed; `axis` receives the grid's axes.
@@ -69,6 +69,7 @@ class GridModel {
   ConstMatrix keys_, values_;
   const float* weights_;
   bool ranged_ = false, finite_ = true;
+  Status weights_status_ = Status::Ok;  // check_grid_weights, once
   float lo_[2] = {0, 0}, hi_[2] = {0, 0};
   double total_ = 0, total_sq_ = 0;
   Layer layers_[2];  // without, with the Σ K²·ω² moments

@@ -44,9 +44,15 @@ Status SortedKeys::prepare(const Fit& f) {
       y_hi_ = std::max(y_hi_, double(p.values.row(j)[c]));
     }
   }
+  if (dims_ == 2) bands_.prepare(x_.get(), n_);  // where it cannot, rows read x₁ windows
   ++sorts;
   ready_ = true;
   return Status::Ok;
+}
+
+double SortedKeys::skip() const {
+  const double ln2 = 0.6931471805599453;  // log2 by log: libm's log2 is not linked (docs/package.md)
+  return std::min(126.0, 25 + std::log(double(std::max<int64_t>(n_, 1))) / ln2) * ln2;
 }
 
 Fit SortedKeys::sorted(const Fit& f) const {
@@ -91,9 +97,7 @@ void SortedKeys::window(const Fit& f, const float* q, int64_t* first, int64_t* l
     keys_read += n_;
     return;
   }
-  const double ln2 = 0.6931471805599453;  // log2 by log: libm's log2 is not linked (docs/package.md)
-  const double skip = std::min(126.0, 25 + std::log(double(std::max<int64_t>(n_, 1))) / ln2) * ln2;
-  const double drop = skip - near, h0 = double(p.kernel.bandwidth[0]);
+  const double drop = skip() - near, h0 = double(p.kernel.bandwidth[0]);
   double reach = std::numeric_limits<double>::infinity();
   if (p.kernel.kind == KernelKind::Gaussian) reach = h0 * std::sqrt(2 * drop);
   if (p.kernel.kind == KernelKind::Laplacian) reach = h0 * drop;
@@ -112,29 +116,32 @@ void SortedKeys::window(const Fit& f, const float* q, int64_t* first, int64_t* l
   keys_read += *last - *first;
 }
 
+Result SortedKeys::window_row(const Fit& f, int64_t i, const FitOut& out) {
+  const float* q = f.problem.queries.row(i);
+  int64_t first = 0, last = 0;
+  window(f, q, &first, &last);
+  Fit row = sorted(f);
+  row.problem.queries = {q, 1, dims_, dims_};
+  row.problem.keys = {x_.get() + first * dims_, last - first, dims_, dims_};
+  row.problem.values = {y_.get() + first * width_, last - first, width_, width_};
+  row.observation_weights = f.observation_weights ? w_.get() + first : nullptr;
+  const auto at = [](auto* v, int64_t k) { return v ? v + k : nullptr; };
+  const FitOut one{Matrix{out.mean.row(i), 1, width_, out.mean.stride},
+                   at(out.sum_sq_weights, i),
+                   nullptr,
+                   at(out.effective_keys, i),
+                   at(out.log_denominator, i),
+                   at(out.guarded, i)};
+  const Result res = local_fit(row, one);
+  if (res.status != Status::Ok) return {res.status, res.status == Status::EmptyRow ? i : -1, 0};
+  return {};
+}
+
 Result SortedKeys::exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& out) {
   if (const Status st = prepare(f); st != Status::Ok) return {st};
-  const Fit all = sorted(f);
-  const auto at = [](auto* v, int64_t i) { return v ? v + i : nullptr; };
-  for (int64_t r = 0; r < count; ++r) {
-    const int64_t i = rows[r];
-    const float* q = f.problem.queries.row(i);
-    int64_t first = 0, last = 0;
-    window(f, q, &first, &last);
-    Fit row = all;
-    row.problem.queries = {q, 1, dims_, dims_};
-    row.problem.keys = {x_.get() + first * dims_, last - first, dims_, dims_};
-    row.problem.values = {y_.get() + first * width_, last - first, width_, width_};
-    row.observation_weights = f.observation_weights ? w_.get() + first : nullptr;
-    const FitOut one{Matrix{out.mean.row(i), 1, width_, out.mean.stride},
-                     at(out.sum_sq_weights, i),
-                     nullptr,
-                     at(out.effective_keys, i),
-                     at(out.log_denominator, i),
-                     at(out.guarded, i)};
-    const Result res = local_fit(row, one);
-    if (res.status != Status::Ok) return {res.status, res.status == Status::EmptyRow ? i : -1, 0};
-  }
+  if (banded(f)) return banded_rows(f, rows, count, out);
+  for (int64_t r = 0; r < count; ++r)
+    if (const Result res = window_row(f, rows[r], out); res.status != Status::Ok) return res;
   return {};
 }
 

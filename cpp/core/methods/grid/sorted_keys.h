@@ -6,6 +6,7 @@
 
 #include "base/scratch.h"
 #include "engine/local_fit.h"
+#include "methods/grid/key_bands.h"
 
 namespace ka {
 
@@ -35,6 +36,7 @@ class SortedKeys {
 
   // The exact fit (local_fit) of each of `count` rows of f's queries over the keys in its window, written in its own
   // place in `out` (as exact_rows, grid/exact_rows.h): the full exact fit to float32 rounding, at O(log n + k) a row.
+  // In 2-D the keys come from bands of x₂ (key_bands.h): those within the row's reach along both axes.
   // f must have no mask.
   Result exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& out);
 
@@ -44,10 +46,23 @@ class SortedKeys {
   int64_t sorts = 0;
 
  private:
+  // The log-weight below a key near q from which keys are left out (local_fit's skip: 25 + log₂ n, in natural log).
+  double skip() const;
+  // Row i's exact fit over the keys of its window, written in its place in out.
+  Result window_row(const Fit& f, int64_t i, const FitOut& out);
+  // Whether f's exact rows read their keys from the bands of x₂ (2-D product kernels; not the Nearest policy, whose
+  // rows read every key, nor Error, whose first empty row in the rows' order is reported): banded_rows, in
+  // banded_rows.cpp.
+  bool banded(const Fit& f) const;
+  Result banded_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& out);
+
   bool ready_ = false;
   int64_t n_ = 0, dims_ = 0, width_ = 0;
   Scratch<float> x_, y_, w_;
   double y_lo_ = 0, y_hi_ = 0, omega_max_ = 1;
+  KeyBands bands_;               // 2-D only
+  Scratch<float> gx_, gy_, gw_;  // a group of banded rows' keys, values and weights, room for held_ keys
+  int64_t held_ = 0;
 };
 
 }  // namespace ka
