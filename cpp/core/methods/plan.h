@@ -108,6 +108,12 @@ const char* method_name(Method m);
 // decides grid-or-exact for a bandwidth: predictions, CV scores, fit summaries and the search call it.
 int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance, char* why = nullptr);
 
+// Leave-one-out CV of a 2-D sample sorted by its first coordinate (a search's), per bandwidth: plan_grid_nodes, and 0
+// where the estimator is local-linear and the exact score, whose held-out points visit only the keys within the
+// kernel's reach along x₁, costs less than the grid's convolutions (grid_cv_pays_2d, grid/plan.h). `why` as there.
+int64_t plan_grid_cv_nodes(ConstMatrix x, KernelKind kind, Estimator estimator, const float* h, double tolerance,
+                           char* why = nullptr);
+
 // Leave-one-out CV of a 1-D sample over a bandwidth search (GridCv, grid.h), per bandwidth: the cells of the grid that
 // scores bandwidth h for `points` points (those with weight > 0) spread over `range` (> 0), a power of two of at least
 // 64 (a grid of 2^k + 1 nodes, at least grid_nodes(range, h, tolerance) of them, derived from the search's finest

@@ -30,6 +30,18 @@ int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double t
   return nodes;
 }
 
+int64_t plan_grid_cv_nodes(ConstMatrix x, KernelKind kind, Estimator estimator, const float* h, double tolerance,
+                           char* why) {
+  const int64_t nodes = plan_grid_nodes(x, kind, h, tolerance, why);
+  if (nodes == 0 || x.cols != 2 || estimator != Estimator::LocalLinear) return nodes;
+  if (grid_cv_pays_2d(x, kind, nodes, h)) return nodes;
+  if (why)
+    format_text(why, kReasonSize,
+                "exact: the convolutions on %lld² nodes cost more than the exact CV of %lld points sorted along x1",
+                (long long)nodes, (long long)x.rows);
+  return 0;
+}
+
 int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t points, double tolerance, char* why) {
   const int64_t wanted = grid_nodes(range, double(h), tolerance);
   if (wanted == 0) {  // no grid reaches the tolerance: the caller runs exactly

@@ -8,6 +8,7 @@
 #include "stats/bandwidth.h"
 
 namespace ka {
+class PlanarSample;  // cv_planar.h
 namespace bandwidth_detail {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -48,9 +49,12 @@ class SearchSample {
   const SortedSample* sorted(const Problem& p, const Criterion& c);
   // Its problem (keys, queries and values sorted by the first coordinate; p's kernel and masks), or nullptr.
   const Problem* sorted_problem(const Problem& p, const Criterion& c);
+  // The 2-D sorted sample in cells (cv_planar.h), made from sorted(p, c); nullptr when it cannot be allocated.
+  const PlanarSample* planar(const Problem& p, const Criterion& c);
 
  private:
   std::unique_ptr<SortedSample> sorted_;
+  std::unique_ptr<PlanarSample> planar_;
 };
 
 // CV(h) on the search's grid where it serves h, else by the exact (or grid_local_fit) evaluation; `sample`, when

@@ -115,7 +115,8 @@ int descend(Search& se, Scan& sc, int low, int high) {
         if (std::isnan(ruled)) ruled = nearest->lower_bound(s);
         if (ruled * (1 - kBoundMargin) - margin(ruled) > won + margin(won)) break;  // and every lower point
       } else {
-        if (std::isnan(ruled)) ruled = probe->singular(float(h)) ? 1 : 0;
+        const float hf = float(h);
+        if (std::isnan(ruled)) ruled = probe->singular(&hf) ? 1 : 0;
         if (ruled == 1) continue;
       }
     }
@@ -123,6 +124,18 @@ int descend(Search& se, Scan& sc, int low, int high) {
     if (chosen < 0 || at(k) <= at(chosen)) chosen = k;  // ties to the smaller bandwidth, as the upward scan
   }
   return std::max(chosen, low);
+}
+
+// The 2-D singular probe, made once per search on its sorted sample (null without memory for it: every point is then
+// evaluated).
+const SingularProbe* planar_probe(Search& se) {
+  CvSearchKeep& keep = se.keep;
+  if (!keep.probe) {
+    const Problem* q = keep.sorted.sorted_problem(se.p, se.criterion);
+    if (!q) return nullptr;
+    keep.probe.reset(new (std::nothrow) SingularProbe(*q, se.criterion, se.start));
+  }
+  return keep.probe && keep.probe->status() == Status::Ok ? keep.probe.get() : nullptr;
 }
 
 }  // namespace
@@ -148,8 +161,19 @@ Result scan(Search& se, Scan& sc) {
   // way where a lower bound on CV (cv_scan_bound.h: near the mean going up, near the nearest-neighbour fit going
   // down; each only rises further that way) exceeds the best score found: those points are not the scan's minimum,
   // and they are its costly ones (reaching every key above, rows redone in double below the spacing). Ties go to
-  // the smaller bandwidth, as in the upward scan.
+  // the smaller bandwidth, as in the upward scan. A 2-D local-linear point where the singular probe
+  // (cv_scan_bound.h) finds a held-out design singular scores +inf, as its evaluation would, without being evaluated
+  // (nor on the curve).
   const NearestBound& bound = se.keep.bound;
+  const SingularProbe* probe =
+      se.dims == 2 && se.criterion.estimator == Estimator::LocalLinear && !bound.active() ? planar_probe(se) : nullptr;
+  const auto shown_singular = [&](double log_scale) {
+    if (!probe) return false;
+    float hf[2];
+    for (int64_t d = 0; d < 2; ++d)
+      if (!float_bandwidth(se.start[d] * std::exp(log_scale), hf + d)) return false;
+    return probe->singular(hf);
+  };
   const bool descending = se.descends;
   if (!se.screening && bound.active()) {
     best = -1;
@@ -170,7 +194,7 @@ Result scan(Search& se, Scan& sc) {
     best = descend(se, sc, lo, hi);
   } else {
     for (int k = lo; k <= hi; ++k) {
-      score_at(k) = scan_at(first + k * step);
+      score_at(k) = shown_singular(first + k * step) ? kInf : scan_at(first + k * step);
       if (score_at(k) < score_at(best)) best = k;
     }
   }

@@ -204,39 +204,49 @@ double NearestBound::lower_bound_far(double s) const {
 
 namespace ka {
 
-SingularProbe::SingularProbe(const Problem& sorted, const Criterion& c) : problem_(sorted) {
-  const int64_t n = sorted.keys.rows;
+void SingularProbe::keep(double spread[kProbes], double v, int64_t k) {
+  // The kProbes points of largest spread (ties to the earlier point), kept in decreasing order by insertion.
+  int64_t r = count_;
+  if (r == kProbes && !(v > spread[kProbes - 1])) return;
+  if (r == kProbes) --r;
+  for (; r > 0 && v > spread[r - 1]; --r) {
+    spread[r] = spread[r - 1];
+    rows_[r] = rows_[r - 1];
+  }
+  spread[r] = v;
+  rows_[r] = k;
+  count_ = std::min(count_ + 1, kProbes);
+}
+
+SingularProbe::SingularProbe(const Problem& sorted, const Criterion& c, const double* start) : problem_(sorted) {
+  const int64_t n = sorted.keys.rows, dims = sorted.keys.cols;
   if (c.estimator != Estimator::LocalLinear || c.score != Score::LeaveOneOut || c.observation_weights ||
-      c.exclude > 0 || sorted.keys.cols != 1 || n < 3 || sorted.masks.any() ||
+      c.exclude > 0 || dims > 2 || (dims == 2 && !start) || n < 4 || sorted.masks.any() ||
       !sorted_by_first_coordinate(sorted.keys))
     return;
-  const auto at = [&](int64_t j) { return double(sorted.keys.row(j)[0]); };
-  // The kProbes points of largest D2² − D1² (ties to the earlier point), kept in decreasing order by insertion.
-  double spread[kProbes];
-  for (int64_t k = 0; k < n; ++k) {
-    // The distances to the two nearest points, among the two on either side in sorted order.
-    double d1 = std::numeric_limits<double>::infinity(), d2 = d1;
-    for (const int64_t j : {k - 2, k - 1, k + 1, k + 2}) {
-      if (j < 0 || j >= n) continue;
-      const double d = std::fabs(at(j) - at(k));
-      if (d < d1) {
-        d2 = d1;
-        d1 = d;
-      } else if (d < d2) {
-        d2 = d;
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t d = 0; d < dims; ++d)
+      if (!std::isfinite(sorted.keys.row(j)[d])) return;
+  if (dims == 2) {
+    choose_planar(start);
+  } else {
+    const auto at = [&](int64_t j) { return double(sorted.keys.row(j)[0]); };
+    double spread[kProbes];
+    for (int64_t k = 0; k < n; ++k) {
+      // The distances to the two nearest points, among the two on either side in sorted order.
+      double d1 = std::numeric_limits<double>::infinity(), d2 = d1;
+      for (const int64_t j : {k - 2, k - 1, k + 1, k + 2}) {
+        if (j < 0 || j >= n) continue;
+        const double d = std::fabs(at(j) - at(k));
+        if (d < d1) {
+          d2 = d1;
+          d1 = d;
+        } else if (d < d2) {
+          d2 = d;
+        }
       }
+      keep(spread, std::isfinite(d2) ? d2 * d2 - d1 * d1 : 0, k);
     }
-    const double v = std::isfinite(d2) ? d2 * d2 - d1 * d1 : 0;
-    int64_t r = count_;
-    if (r == kProbes && !(v > spread[kProbes - 1])) continue;
-    if (r == kProbes) --r;
-    for (; r > 0 && v > spread[r - 1]; --r) {
-      spread[r] = spread[r - 1];
-      rows_[r] = rows_[r - 1];
-    }
-    spread[r] = v;
-    rows_[r] = k;
-    count_ = std::min(count_ + 1, kProbes);
   }
   problem_.queries = problem_.keys;
   problem_.masks = Masks{};
@@ -244,15 +254,40 @@ SingularProbe::SingularProbe(const Problem& sorted, const Criterion& c) : proble
   active_ = true;
 }
 
-bool SingularProbe::singular(float h) const {
+// The 2-D choice: per point, the three smallest squared distances D1² <= D2² <= D3² to other points (in units of
+// `start`), by a sweep outward along x₁ that stops where x₁'s term alone exceeds D3²; the points of largest D3² − D1².
+void SingularProbe::choose_planar(const double* start) {
+  const ConstMatrix x = problem_.keys;
+  const int64_t n = x.rows;
+  const double inverse[2] = {1 / start[0], 1 / start[1]};
+  double spread[kProbes];
+  for (int64_t k = 0; k < n; ++k) {
+    const double a = double(x.row(k)[0]), b = double(x.row(k)[1]);
+    double d[3] = {std::numeric_limits<double>::infinity(), d[0], d[0]};
+    for (const int64_t dir : {int64_t(-1), int64_t(1)}) {
+      for (int64_t j = k + dir; j >= 0 && j < n; j += dir) {
+        const double u = (double(x.row(j)[0]) - a) * inverse[0];
+        if (u * u > d[2]) break;
+        const double v = (double(x.row(j)[1]) - b) * inverse[1], dd = u * u + v * v;
+        if (dd >= d[2]) continue;
+        d[2] = dd;
+        if (d[2] < d[1]) std::swap(d[1], d[2]);
+        if (d[1] < d[0]) std::swap(d[0], d[1]);
+      }
+    }
+    keep(spread, std::isfinite(d[2]) ? d[2] - d[0] : 0, k);
+  }
+}
+
+bool SingularProbe::singular(const float* h) const {
   if (!active_) return false;
   Problem p = problem_;
-  p.kernel.bandwidth = &h;
-  const int64_t width = p.values.cols;
-  Scratch<double> work(4 + 2 * width + 2 + width);
+  p.kernel.bandwidth = h;
+  const int64_t width = p.values.cols, np = 1 + p.keys.cols;
+  Scratch<double> work(np * np + np * width + np + width);
   if (!work.ok()) return false;
-  const ExactRowScratch s{work.get(), work.get() + 4, work.get() + 4 + 2 * width};
-  double* mean = work.get() + 4 + 2 * width + 2;
+  const ExactRowScratch s{work.get(), work.get() + np * np, work.get() + np * np + np * width};
+  double* mean = work.get() + np * np + np * width + np;
   for (int64_t r = 0; r < count_; ++r)
     if (!exact_local_row(p, 1, nullptr, rows_[r], s, mean, nullptr, true)) return true;
   return false;

@@ -45,19 +45,22 @@ class NearestBound {
 
 // Local-linear leave-one-out CV is +inf at a bandwidth where some held-out point's float64 design is singular
 // (bandwidth.h; the float32 pass's guard, whose floor is 10⁸ times the singular threshold, flags such a row, and the
-// score's textbook re-solve refuses it). Below the spacing of a large 1-D sample most scan points are such: some point
-// has one neighbour that outweighs every other key by a factor beyond 1e10. The probe tries the few points whose
-// nearest neighbour is closest against their second nearest (the largest D2² − D1², in sorted order), each by the
-// textbook solve over the keys in its reach: one singular design proves the score +inf without the O(n) pass.
+// score's textbook re-solve refuses it). Below the spacing of a large sample most scan points are such: some point's
+// design rests on too few keys, every other key outweighed by a factor beyond 1e10 — in 1-D one neighbour (the
+// design has 2 columns), in 2-D two (3 columns: two keys and the point span one line). The probe tries the few points
+// whose last such key is closest against the next one (the largest D2² − D1² in 1-D, D3² − D1² in 2-D, the distances
+// in units of the search's start), each by the textbook solve over the keys in its reach: one singular design proves
+// the score +inf without the O(n) pass.
 class SingularProbe {
  public:
-  // `sorted`: the sample sorted by x (a search's, keys_in_reach's `sorted`), leave-one-out, 1-D. active() is false
-  // unless: local-linear, leave-one-out, no observation weights, no blocked band, at least 3 points.
-  SingularProbe(const Problem& sorted, const Criterion& c);
+  // `sorted`: the sample sorted by its first coordinate (a search's, keys_in_reach's `sorted`), leave-one-out, 1-D or
+  // 2-D; `start` (dims values, may be null in 1-D): the search's start, whose units rank the 2-D distances. active()
+  // is false unless: local-linear, leave-one-out, no observation weights, no blocked band, at least 4 points.
+  SingularProbe(const Problem& sorted, const Criterion& c, const double* start = nullptr);
   Status status() const { return status_; }
   bool active() const { return active_; }
-  // Whether CV at bandwidth h is shown to be +inf (false: not shown, the score must be evaluated).
-  bool singular(float h) const;
+  // Whether CV at bandwidths h (dims values) is shown to be +inf (false: not shown, the score must be evaluated).
+  bool singular(const float* h) const;
 
  private:
   static constexpr int64_t kProbes = 16;
@@ -66,6 +69,8 @@ class SingularProbe {
   Problem problem_;
   int64_t rows_[kProbes];
   int64_t count_ = 0;
+  void keep(double spread[kProbes], double v, int64_t k);
+  void choose_planar(const double* start);
 };
 
 }  // namespace ka

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <new>
 
 #include "methods/plan.h"
@@ -10,6 +11,7 @@
 #include "stats/regression.h"
 #include "base/scratch.h"
 #include "stats/bandwidth_detail.h"
+#include "stats/cv_planar.h"
 #include "stats/cv_window.h"
 
 namespace ka {
@@ -98,6 +100,16 @@ KA_COLD const SortedSample* SearchSample::sorted(const Problem& p, const Criteri
   return sorted_.get();
 }
 
+KA_COLD const PlanarSample* SearchSample::planar(const Problem& p, const Criterion& c) {
+  if (!planar_) {
+    const SortedSample* s = sorted(p, c);
+    if (!s) return nullptr;
+    planar_.reset(new (std::nothrow) PlanarSample(s->problem, s->criterion.observation_weights));
+    if (planar_ && !planar_->ok()) planar_.reset();
+  }
+  return planar_.get();
+}
+
 KA_COLD const Problem* SearchSample::sorted_problem(const Problem& p, const Criterion& c) {
   const SortedSample* s = sorted(p, c);
   return s ? &s->problem : nullptr;
@@ -138,9 +150,10 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     }
   // Leave-one-out CV in 1-D or 2-D may run on a grid, which needs no sorting and takes no mask but its own
   // leave-one-out; everything else (blocked CV too) runs exactly, on the sample sorted by its first coordinate.
-  const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any() && !(criterion.exclude > 0) && !planned
-                            ? plan_grid_nodes(p.keys, p.kernel.kind, hf.get(), criterion.grid_tolerance)
-                            : 0;
+  const int64_t nodes =
+      criterion.score == Score::LeaveOneOut && !p.masks.any() && !(criterion.exclude > 0) && !planned
+          ? plan_grid_cv_nodes(p.keys, p.kernel.kind, criterion.estimator, hf.get(), criterion.grid_tolerance)
+          : 0;
   const SortedSample* kept = nodes == 0 && sample ? sample->sorted(p, criterion) : nullptr;
   if (nodes == 0 && sample && !kept) return {Status::OutOfMemory};
   const SortedSample own(p, criterion, nodes == 0 && !kept);
@@ -181,7 +194,20 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
   Scratch<double> fit64(in_double ? n * width : 0);
   if (!fit64.ok()) return {Status::OutOfMemory};
   if (in_double) into.mean_double = fit64.get();
-  const Result r = nodes > 0 ? grid_local_fit(loo, nodes, into) : local_fit(loo, into);
+  // 2-D: the float32 pass block by block on the sample in cells (cv_planar.h), whose blocks visit the keys in reach
+  // in both coordinates, not a strip along x₁; on the sample sorted by x₁ where the cells cannot be made (a
+  // coordinate not finite, no memory).
+  const bool cells =
+      nodes == 0 && dims == 2 && !in_double && sorted.ordered && !(criterion.exclude > 0) && !p.masks.any();
+  const PlanarSample* planar = cells && sample ? sample->planar(p, criterion) : nullptr;
+  std::unique_ptr<PlanarSample> own_planar;
+  if (cells && !sample) {
+    own_planar.reset(new (std::nothrow) PlanarSample(q, f.observation_weights));
+    if (own_planar && own_planar->ok()) planar = own_planar.get();
+  }
+  const Result r = nodes > 0 ? grid_local_fit(loo, nodes, into)
+                   : planar  ? planar->fit(loo, into, true)
+                             : local_fit(loo, into);
   if (r.status != Status::Ok) return r;
   // The textbook criterion: where the guard changed a held-out point's solve, its fit comes from the float64
   // solve without the guard, and a design singular even there scores +inf, as a point with no neighbour does
@@ -192,12 +218,21 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
   const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
   double* exact = solve.get() + np * np + np * width + np;
   double sum = 0, total = 0;
+  std::unique_ptr<PlanarSample::RowWork> row_work;  // made at the first guarded row
   for (int64_t i = 0; i < n; ++i) {
     const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
     total += omega;
     const bool textbook = into.guarded && guarded.get()[i] && omega > 0;
-    if (textbook &&
-        !exact_local_row(q, degree_of(f.estimator), f.observation_weights, i, rows, exact, nullptr, sorted.ordered)) {
+    if (textbook && planar && !row_work) {
+      row_work.reset(new (std::nothrow) PlanarSample::RowWork(n, width, f.observation_weights != nullptr));
+      if (!row_work) return {Status::OutOfMemory};
+    }
+    const int solved = !textbook ? 1
+                       : planar  ? planar->textbook_row(loo, i, rows, exact, *row_work)
+                                 : int(exact_local_row(q, degree_of(f.estimator), f.observation_weights, i, rows, exact,
+                                                       nullptr, sorted.ordered));
+    if (solved < 0) return {Status::OutOfMemory};
+    if (solved == 0) {
       *score = kInf;
       return {};
     }

@@ -46,11 +46,14 @@ double Search::evaluate(const double* bandwidth, bool scan) {
     if (!served && scan && descends && float_bandwidth(bandwidth[0], &hf))
       if (const Result r = band_window_score(keep.sorted, p, criterion, hf, out, &served); r.status != Status::Ok)
         return r;
-    return served ? Result{} : cv_score_with(keep.grid, p, bandwidth, out, criterion, &keep.sorted);
+    if (served) return Result{};
+    Criterion c = criterion;
+    if (planar_screening && scan) c.grid_tolerance = kPlanarScreenTolerance;  // the grid where it serves and pays
+    return cv_score_with(keep.grid, p, bandwidth, out, c, &keep.sorted);
   });
   const bool holdable = std::all_of(bandwidth, bandwidth + dims, [](double v) { return v > 0 && std::isfinite(v); });
   // All +inf: the latest, whose score that is.
-  if (holdable && !(screening && scan) && (s < best_score || best_score == kInf)) {
+  if (holdable && !((screening || planar_screening) && scan) && (s < best_score || best_score == kInf)) {
     any_holdable = true;
     best_score = s;
     std::copy(bandwidth, bandwidth + dims, best_h.get());
@@ -74,7 +77,7 @@ Result refine(Search& se, const Scan& sc) {
   const auto local_minimum = [&](int k) {
     return (k == lo || score_at(k) <= score_at(k - 1)) && (k == hi || score_at(k) <= score_at(k + 1));
   };
-  while (se.screening && brackets < kScreenBrackets && std::isfinite(best_scan)) {
+  while ((se.screening || se.planar_screening) && brackets < kScreenBrackets && std::isfinite(best_scan)) {
     int next = -1;
     for (int k = lo; k <= hi; ++k) {
       const bool apart = std::all_of(chosen, chosen + brackets, [&](int c) { return std::abs(k - c) >= 2; });

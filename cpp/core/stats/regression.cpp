@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <new>
 
 #include "methods/grid/grid.h"
 #include "methods/plan.h"
 #include "engine/online_softmax.h"
+#include "engine/key_tile.h"
+#include "stats/cv_planar.h"
 #include "stats/summary_parts.h"
 
 namespace ka {
@@ -98,7 +102,17 @@ KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma
   Fit g = f;
   g.problem.masks = {};
   g.problem.empty = EmptyPolicy::NaN;
-  const Result r = nodes > 0 ? grid_local_fit(g, nodes, fit.out) : local_fit(g, fit.out);
+  // 2-D exact fits in float32 run on the sample in cells (cv_planar.h): each block of 64 points visits the keys in
+  // reach in both coordinates, not every key.
+  std::unique_ptr<PlanarSample> cells;
+  if (nodes == 0 && p.queries.cols == 2 && !fit.out.mean_double && !p.masks.any() && !f.query_scale && !f.query_keys &&
+      n > 2 * kKeyTile) {
+    cells.reset(new (std::nothrow) PlanarSample(g.problem, f.observation_weights));
+    if (cells && !cells->ok()) cells.reset();
+  }
+  const Result r = nodes > 0 ? grid_local_fit(g, nodes, fit.out)
+                   : cells   ? cells->fit(g, fit.out, false)
+                             : local_fit(g, fit.out);
   if (r.status != Status::Ok) return r;
   // Guarded observations: the textbook fit and self weight replace the guard's (see regression.h), and the change
   // is measured against the range of each column of y.

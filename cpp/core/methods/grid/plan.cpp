@@ -85,6 +85,27 @@ double exact_cv_cost(KernelKind kind, double h, double range, int64_t points) {
   return kExactPairTaps * n * std::min(n, n * 2 * reach * h / range + 2 * kTileKeys);
 }
 
+// kLinearGridTap (plan.h): 2-D local-linear CV of 10⁴ uniform points, y = sin 6x₁ + cos 4x₂ + noise, one native
+// thread (g++ -O2 -mavx2, a timing driver, 2026-12-06, on this 2-core machine shared with other jobs, load 6-7, two
+// runs each): on the grid 0.28 s at h = 0.0213 (430² nodes), 0.066-0.091 s at 0.031, 0.084-0.126 s at 0.037 (248²),
+// 0.050-0.072 s at 0.045, about 1.6e-8 s per tap of grid_cost; exactly, on the cells, 0.061-0.077, 0.054-0.075,
+// 0.058-0.086 and 0.087-0.093 s, about 2e-9 s per pair of exact_cv_cost: the two cross near h = 0.04. Nadaraya–Watson's
+// three channels cost a fifth as much on the grid, where grid_nodes' comparison with every pair stands.
+bool grid_cv_pays_2d(ConstMatrix x, KernelKind kind, int64_t nodes, const float* h) {
+  double grid = 0, range[2] = {0, 0};
+  for (int64_t d = 0; d < 2; ++d) {
+    float lo = x.row(0)[d], hi = lo;
+    for (int64_t i = 1; i < x.rows; ++i) {
+      lo = std::min(lo, x.row(i)[d]);
+      hi = std::max(hi, x.row(i)[d]);
+    }
+    range[d] = double(hi) - double(lo);
+    const double step = range[d] > 0 ? range[d] / double(nodes - 1) : double(h[d]);  // as grid_nodes lays it out
+    grid = std::max(grid, grid_cost(kind, nodes, 2, double(h[d]), step));
+  }
+  return kLinearGridTap * grid <= exact_cv_cost(kind, double(h[0]), range[0], x.rows);
+}
+
 int64_t grid_nodes(double range, double h, double tolerance) {
   if (!(h > 0) || !(tolerance > 0)) return 0;
   const double spacing = h * std::sqrt(12 * tolerance);

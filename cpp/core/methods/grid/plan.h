@@ -25,6 +25,13 @@ bool convolutions_pay(KernelKind kind, int64_t nodes, int64_t dims, double h, do
 // held-out point visits only the keys within the kernel's reach (plan.cpp).
 double grid_cost(KernelKind kind, int64_t nodes, int64_t dims, double h, double step);
 double exact_cv_cost(KernelKind kind, double h, double range, int64_t points);
+// Whether a 2-D local-linear leave-one-out CV score of the sample x (bandwidths h) costs less on a grid of `nodes`
+// nodes per axis than exactly on a search's copy of x, counted as exact_cv_cost counts a sample sorted by x₁ (each
+// held-out point visiting the keys within the kernel's reach along x₁; the exact score visits fewer, the keys of its
+// block's cells in reach: cv_planar.h). Measured (plan.cpp): a tap of the grid's nine local-linear channels costs
+// about kLinearGridTap of those pairs.
+constexpr double kLinearGridTap = 8;
+bool grid_cv_pays_2d(ConstMatrix x, KernelKind kind, int64_t nodes, const float* h);
 
 // The weights the grid serves a row with must carry at least this share of the sample's total weight; below it
 // (a query beyond the data, an isolated point in leave-one-out) the row is computed exactly. The direct sums round

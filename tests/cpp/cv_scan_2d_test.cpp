@@ -1,0 +1,268 @@
+// The 2-D scan of a CV search: the singular probe skips only points whose exact local-linear score is +inf, and the
+// search still returns the minimum of a fine exact scan.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "stats/bandwidth.h"
+#include "stats/regression.h"
+#include "reference.h"
+#include "stats/cv_scan_bound.h"
+#include "stats/cv_search_parts.h"
+
+using namespace ka;
+
+namespace {
+
+// n points uniform on [0, 1]² (sorted by x₁ with `sort`), y = sin 6x₁ + cos 4x₂ + noise.
+struct Planar {
+  std::vector<float> x, y;
+  Problem p;
+  Planar(int64_t n, uint32_t seed, bool sort) : x(size_t(2 * n)), y(size_t(n)) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    std::normal_distribution<float> z(0.0f, 1.0f);
+    std::vector<float> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      a[size_t(i)] = u(rng);
+      b[size_t(i)] = u(rng);
+    }
+    std::vector<size_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), size_t(0));
+    if (sort) std::sort(order.begin(), order.end(), [&](size_t i, size_t j) { return a[i] < a[j]; });
+    for (int64_t i = 0; i < n; ++i) {
+      x[size_t(2 * i)] = a[order[size_t(i)]];
+      x[size_t(2 * i + 1)] = b[order[size_t(i)]];
+      y[size_t(i)] = std::sin(6 * x[size_t(2 * i)]) + std::cos(4 * x[size_t(2 * i + 1)]) + 0.3f * z(rng);
+    }
+    p.queries = p.keys = {x.data(), n, 2, 2};
+    p.values = {y.data(), n, 1, 1};
+    p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("in 2-D the singular probe shows local-linear CV +inf only where the exact score is +inf") {
+  const int64_t n = 2000;
+  const Planar s(n, 5, true);
+  Criterion ll;
+  ll.estimator = Estimator::LocalLinear;
+  const double start[2] = {1.0, 0.8};  // units that differ per axis, as a search's start does
+  const SingularProbe probe(s.p, ll, start);
+  REQUIRE(probe.active());
+  int shown = 0, finite = 0;
+  // From far below the spacing (1/√n ≈ 0.022) to above it.
+  for (double scale = 2e-4; scale < 0.05; scale *= 1.3) {
+    const double h[2] = {scale * start[0], scale * start[1]};
+    const float hf[2] = {float(h[0]), float(h[1])};
+    double cv = 0;
+    REQUIRE(cv_score(s.p, h, &cv, ll).status == Status::Ok);
+    CAPTURE(scale);
+    if (probe.singular(hf)) {
+      ++shown;
+      CHECK(std::isinf(cv));
+    } else if (std::isfinite(cv)) {
+      ++finite;
+    }
+  }
+  CHECK(shown >= 5);   // the premise: below the spacing the probe finds a singular design
+  CHECK(finite >= 3);  // and above it, finite scores it does not claim
+  CHECK(!SingularProbe(s.p, Criterion{}, start).active());  // Nadaraya–Watson has no singular design
+  CHECK(!SingularProbe(s.p, ll).active());                  // 2-D needs the search's units
+  const Planar unsorted(n, 5, false);
+  CHECK(!SingularProbe(unsorted.p, ll, start).active());  // the keys must be sorted by x₁ (keys_in_reach)
+}
+
+TEST_CASE("a 2-D local-linear search returns no worse than the minimum of a fine exact scan") {
+  // 2,500 points: an exact search screens its scan on the 2-D grid (kPlanarScreenTolerance) and refines exactly.
+  const int64_t n = 2500;
+  const Planar s(n, 8, false);  // unsorted: the search sorts its own copy
+  Criterion c;
+  c.estimator = Estimator::LocalLinear;
+  double h[2] = {0, 0}, score = 0;
+  REQUIRE(rule_of_thumb(s.p.keys, Rule::Scott, h) == Status::Ok);
+  const double start[2] = {h[0], h[1]};
+  // The fine exact scan: 24 points a decade of the common scale, from far below the spacing to 4 times the range.
+  double best = HUGE_VAL;
+  int infinite = 0;
+  for (double scale = 1e-3; scale * std::min(start[0], start[1]) < 4; scale *= std::pow(10.0, 1.0 / 24)) {
+    const double g[2] = {scale * start[0], scale * start[1]};
+    double cv = 0;
+    REQUIRE(cv_score(s.p, g, &cv, c).status == Status::Ok);
+    best = std::min(best, cv);
+    infinite += std::isinf(cv);
+  }
+  REQUIRE(infinite > 0);  // the premise: the scan has points the probe can skip
+  std::vector<double> bw(512), scores(256);
+  CvCurve curve{bw.data(), scores.data(), 256, 0};
+  REQUIRE(select_cv(s.p, false, h, &score, &curve, c).status == Status::Ok);
+  CHECK(std::isfinite(score));
+  CHECK(score <= best * (1 + 1e-6));
+  int evaluated_infinite = 0;
+  for (int32_t k = 0; k < curve.count; ++k) evaluated_infinite += std::isinf(scores[size_t(k)]);
+  CHECK(evaluated_infinite < infinite);  // the probe left out points that would have scored +inf
+}
+
+TEST_CASE("2-D leave-one-out CV on the sample in cells matches the float64 loop") {
+  // 2,000 points (above the float64 criterion's 500), bandwidths whose reach along x₁ holds more than an eighth of
+  // the sample: the float32 pass runs on the cells (cv_planar.h), both estimators.
+  const int64_t n = 2000;
+  const Planar s(n, 13, false);
+  Problem loo = s.p;
+  loo.masks.leave_one_out = true;
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    for (const double scale : {0.02, 0.045, 0.1}) {
+      const double h[2] = {scale, 1.3 * scale};
+      const float hf[2] = {float(h[0]), float(h[1])};
+      loo.kernel.bandwidth = hf;
+      double want = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const reference::LocalWeights lw = reference::local_weights(loo, i, est == Estimator::LocalLinear ? 1 : 0, {});
+        REQUIRE(!lw.ell.empty());
+        double fit = 0;
+        for (int64_t j = 0; j < n; ++j) fit += lw.ell[size_t(j)] * double(s.y[size_t(j)]);
+        const double e = double(s.y[size_t(i)]) - fit;
+        want += e * e / double(n);
+      }
+      Criterion c;
+      c.estimator = est;
+      double got = 0;
+      REQUIRE(cv_score(s.p, h, &got, c).status == Status::Ok);
+      CAPTURE(int(est));
+      CAPTURE(scale);
+      CHECK(got == doctest::Approx(want).epsilon(1e-5));
+    }
+  }
+}
+
+TEST_CASE("the 2-D screen's grid scores lie within the screen's margin of the exact scores") {
+  // What the 2-D screen's brackets rest on (cv_search_parts.h): a scan point scored on the 2-D grid at
+  // kPlanarScreenTolerance differs from its exact score by less than screen_margin, 2·√(s·W)·e + W·e² with
+  // e = 5e-5·range(y) (kScreenFitError), at every bandwidth the grid serves.
+  const int64_t n = 3000;
+  const Planar s(n, 21, false);
+  const auto [low, high] = std::minmax_element(s.y.begin(), s.y.end());
+  const double e = 5e-5 * (double(*high) - double(*low));
+  Criterion exact, grid;
+  exact.estimator = grid.estimator = Estimator::LocalLinear;
+  grid.grid_tolerance = kPlanarScreenTolerance;
+  int served = 0;
+  for (double h = 0.02; h < 5; h *= 1.5) {
+    const double hh[2] = {h, 0.9 * h};
+    double a = 0, b = 0;
+    REQUIRE(cv_score(s.p, hh, &a, exact).status == Status::Ok);
+    REQUIRE(cv_score(s.p, hh, &b, grid).status == Status::Ok);
+    CAPTURE(h);
+    CHECK(std::fabs(a - b) <= 2 * std::sqrt(a) * e + e * e);
+    served += a != b;  // the grid scored it (an exact score is the same bytes)
+  }
+  CHECK(served >= 4);
+}
+
+TEST_CASE("2-D local-linear CV near the spacing matches the textbook float64 loop") {
+  // Where held-out designs are nearly singular the guard acts and the score re-solves those rows by the textbook
+  // solve on the cells (PlanarSample::textbook_row); +inf where one is singular (pivot <= 1e-10 of its diagonal).
+  const int64_t n = 2000;
+  const Planar s(n, 17, false);
+  int finite = 0, infinite = 0;
+  for (const double scale : {0.003, 0.004, 0.006, 0.008, 0.012}) {
+    const double h[2] = {scale, 1.2 * scale};
+    double want = 0;
+    for (int64_t i = 0; i < n && std::isfinite(want); ++i) {
+      double a[9] = {}, t[3] = {}, top = -HUGE_VAL;
+      const auto u = [&](int64_t j, int d) {
+        return (double(s.x[size_t(2 * j + d)]) - double(s.x[size_t(2 * i + d)])) / h[d];
+      };
+      for (int64_t j = 0; j < n; ++j)
+        if (j != i) top = std::max(top, -(u(j, 0) * u(j, 0) + u(j, 1) * u(j, 1)) / 2);
+      for (int64_t j = 0; j < n; ++j) {
+        if (j == i) continue;
+        const double w = std::exp(-(u(j, 0) * u(j, 0) + u(j, 1) * u(j, 1)) / 2 - top), z[3] = {1, u(j, 0), u(j, 1)};
+        for (int r = 0; r < 3; ++r) {
+          for (int c = 0; c < 3; ++c) a[r * 3 + c] += w * z[r] * z[c];
+          t[r] += w * z[r] * double(s.y[size_t(j)]);
+        }
+      }
+      // Cholesky, refusing a pivot after the first at or below 1e-10 of its diagonal (kSingularDesign).
+      double l[9] = {};
+      bool singular = false;
+      for (int c = 0; c < 3 && !singular; ++c) {
+        double pivot = a[c * 3 + c];
+        for (int k = 0; k < c; ++k) pivot -= l[c * 3 + k] * l[c * 3 + k];
+        singular = !(pivot > (c ? 1e-10 * a[c * 3 + c] : 0.0));
+        if (singular) break;
+        l[c * 3 + c] = std::sqrt(pivot);
+        for (int r = c + 1; r < 3; ++r) {
+          double v = a[r * 3 + c];
+          for (int k = 0; k < c; ++k) v -= l[r * 3 + k] * l[c * 3 + k];
+          l[r * 3 + c] = v / l[c * 3 + c];
+        }
+      }
+      if (singular) {
+        want = HUGE_VAL;
+        break;
+      }
+      double v[3], g[3];  // L v = t, Lᵀ g = v; the fit at x_i is g[0]
+      for (int r = 0; r < 3; ++r) {
+        v[r] = t[r];
+        for (int k = 0; k < r; ++k) v[r] -= l[r * 3 + k] * v[k];
+        v[r] /= l[r * 3 + r];
+      }
+      for (int r = 2; r >= 0; --r) {
+        g[r] = v[r];
+        for (int k = r + 1; k < 3; ++k) g[r] -= l[k * 3 + r] * g[k];
+        g[r] /= l[r * 3 + r];
+      }
+      const double e = double(s.y[size_t(i)]) - g[0];
+      want += e * e / double(n);
+    }
+    Criterion c;
+    c.estimator = Estimator::LocalLinear;
+    double got = 0;
+    REQUIRE(cv_score(s.p, h, &got, c).status == Status::Ok);
+    CAPTURE(scale);
+    if (std::isinf(want)) {
+      ++infinite;
+      CHECK(std::isinf(got));
+    } else {
+      ++finite;
+      CHECK(got == doctest::Approx(want).epsilon(1e-5));
+    }
+  }
+  CHECK(finite >= 2);
+}
+
+TEST_CASE("a 2-D fit's summary on the sample in cells matches the float64 loop") {
+  // summarize_fit of 1,500 points (2-D exact, float32): rss, trace Σℓ_i(x_i) and Σ_i Σ_j ℓ_j(x_i)² against the
+  // smoother's weights in float64, both estimators, unsorted x.
+  const int64_t n = 1500;
+  const Planar s(n, 29, false);
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    const float hf[2] = {0.05f, 0.07f};
+    Problem p = s.p;
+    p.kernel.bandwidth = hf;
+    double rss = 0, trace = 0, trace_sq = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const reference::LocalWeights lw = reference::local_weights(p, i, est == Estimator::LocalLinear ? 1 : 0, {});
+      REQUIRE(!lw.ell.empty());
+      double fit = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        fit += lw.ell[size_t(j)] * double(s.y[size_t(j)]);
+        trace_sq += lw.ell[size_t(j)] * lw.ell[size_t(j)];
+      }
+      trace += lw.ell[size_t(i)];
+      rss += (double(s.y[size_t(i)]) - fit) * (double(s.y[size_t(i)]) - fit);
+    }
+    FitSummary got;
+    REQUIRE(summarize_fit(Fit{p, est}, &got).status == Status::Ok);
+    CAPTURE(int(est));
+    CHECK(got.rss == doctest::Approx(rss).epsilon(1e-5));
+    CHECK(got.trace == doctest::Approx(trace).epsilon(1e-5));
+    CHECK(got.trace_sq == doctest::Approx(trace_sq).epsilon(1e-5));
+  }
+}
