@@ -99,7 +99,8 @@ Result estimate_error(const Fit& f, const FitOut& out, SortedKeys* by_x, double*
         y_hi = std::max(y_hi, double(p.values.row(j)[col]));
       }
   }
-  const Result r = exact_of(f, by_x, rows.get(), probes, FitOut{out.mean});
+  const Result r = by_x ? by_x->exact_rows_together(f, rows.get(), probes, FitOut{out.mean})
+                        : exact_rows(f, rows.get(), probes, FitOut{out.mean});
   if (r.status != Status::Ok) return r;
   double worst = 0;
   for (int64_t k = 0; k < probes; ++k)

@@ -145,4 +145,46 @@ Result SortedKeys::exact_rows(const Fit& f, const int64_t* rows, int64_t count, 
   return {};
 }
 
+Result SortedKeys::exact_rows_together(const Fit& f, const int64_t* rows, int64_t count, const FitOut& out) {
+  if (const Status st = prepare(f); st != Status::Ok) return {st};
+  const Problem& p = f.problem;
+  if (dims_ != 1 || p.empty == EmptyPolicy::Error) return exact_rows(f, rows, count, out);  // Error: the first in order
+  Scratch<int64_t> order(count);
+  Scratch<float> q(count), mean(count * width_);
+  Scratch<double> sum_sq(count), effective(count), log_den(count);
+  Scratch<uint8_t> guarded(count);
+  if (!order.ok() || !q.ok() || !mean.ok() || !sum_sq.ok() || !effective.ok() || !log_den.ok() || !guarded.ok())
+    return {Status::OutOfMemory};
+  std::copy(rows, rows + count, order.get());
+  const auto x_of = [&](int64_t i) { return p.queries.row(i)[0]; };
+  std::sort(order.get(), order.get() + count, [&](int64_t a, int64_t b) {  // by x₁, NaN last, ties by row
+    const float xa = x_of(a), xb = x_of(b);
+    if (std::isnan(xa) != std::isnan(xb)) return std::isnan(xb);
+    return xa != xb && !std::isnan(xa) ? xa < xb : a < b;
+  });
+  for (int64_t r = 0; r < count; ++r) {
+    q.get()[r] = x_of(order.get()[r]);
+    int64_t first = 0, last = 0;
+    window(f, q.get() + r, &first, &last);  // keys_read as exact_rows counts them
+  }
+  Fit all = sorted(f);
+  all.problem.queries = {q.get(), count, 1, 1};
+  const FitOut into{Matrix{mean.get(), count, width_, width_},
+                    out.sum_sq_weights ? sum_sq.get() : nullptr,
+                    nullptr,
+                    out.effective_keys ? effective.get() : nullptr,
+                    out.log_denominator ? log_den.get() : nullptr,
+                    out.guarded ? guarded.get() : nullptr};
+  if (const Result res = local_fit(all, into); res.status != Status::Ok) return {res.status};
+  for (int64_t r = 0; r < count; ++r) {
+    const int64_t i = order.get()[r];
+    std::copy(mean.get() + r * width_, mean.get() + (r + 1) * width_, out.mean.row(i));
+    if (out.sum_sq_weights) out.sum_sq_weights[i] = sum_sq.get()[r];
+    if (out.effective_keys) out.effective_keys[i] = effective.get()[r];
+    if (out.log_denominator) out.log_denominator[i] = log_den.get()[r];
+    if (out.guarded) out.guarded[i] = guarded.get()[r];
+  }
+  return {};
+}
+
 }  // namespace ka
