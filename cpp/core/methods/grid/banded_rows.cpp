@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "methods/grid/exact_rows.h"
 #include "methods/grid/sorted_keys.h"
 
 namespace ka {
@@ -29,11 +30,9 @@ Result SortedKeys::banded_rows(const Fit& f, const int64_t* rows, int64_t count,
   const int32_t* order = bands_.order();
   Scratch<int64_t> ord(count), from(bands), to(bands), touched(bands), group(kGroupRows);
   Scratch<KeyBands::Run> runs(bands);
-  Scratch<float> gq(kGroupRows * 2), mean(kGroupRows * width_);
-  Scratch<double> sum_sq(kGroupRows), effective(kGroupRows), log_den(kGroupRows);
-  Scratch<uint8_t> guarded(kGroupRows);
-  if (!ord.ok() || !from.ok() || !to.ok() || !touched.ok() || !group.ok() || !runs.ok() || !gq.ok() || !mean.ok() ||
-      !sum_sq.ok() || !effective.ok() || !log_den.ok() || !guarded.ok())
+  Scratch<float> gq(kGroupRows * 2);
+  PackedRows packed(kGroupRows, width_);
+  if (!ord.ok() || !from.ok() || !to.ok() || !touched.ok() || !group.ok() || !runs.ok() || !gq.ok() || !packed.ok())
     return {Status::OutOfMemory};
   std::fill(from.get(), from.get() + bands, int64_t(-1));
   std::copy(rows, rows + count, ord.get());
@@ -76,21 +75,8 @@ Result SortedKeys::banded_rows(const Fit& f, const int64_t* rows, int64_t count,
     sub.problem.keys = {gx_.get(), k, 2, 2};
     sub.problem.values = {gy_.get(), k, width_, width_};
     sub.observation_weights = weighted ? gw_.get() : nullptr;
-    const FitOut into{Matrix{mean.get(), members, width_, width_},
-                      out.sum_sq_weights ? sum_sq.get() : nullptr,
-                      nullptr,
-                      out.effective_keys ? effective.get() : nullptr,
-                      out.log_denominator ? log_den.get() : nullptr,
-                      out.guarded ? guarded.get() : nullptr};
-    if (const Result res = local_fit(sub, into); res.status != Status::Ok) return {res.status};
-    for (int64_t g = 0; g < members; ++g) {
-      const int64_t i = group.get()[g];
-      std::copy(mean.get() + g * width_, mean.get() + (g + 1) * width_, out.mean.row(i));
-      if (out.sum_sq_weights) out.sum_sq_weights[i] = sum_sq.get()[g];
-      if (out.effective_keys) out.effective_keys[i] = effective.get()[g];
-      if (out.log_denominator) out.log_denominator[i] = log_den.get()[g];
-      if (out.guarded) out.guarded[i] = guarded.get()[g];
-    }
+    if (const Result res = local_fit(sub, packed.view(members, &out)); res.status != Status::Ok) return {res.status};
+    packed.scatter(group.get(), members, out);
     members = hull = largest = touched_count = 0;
     return {};
   };

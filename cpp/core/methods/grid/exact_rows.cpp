@@ -42,24 +42,11 @@ Result fit_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& 
 }
 
 Result exact_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& out) {
-  const int64_t width = f.problem.values.cols;
-  Scratch<float> mean(count * width);
-  Scratch<double> sum_sq(count), eff(count), logden(count);
-  Scratch<uint8_t> guarded(count);
-  if (!mean.ok() || !sum_sq.ok() || !eff.ok() || !logden.ok() || !guarded.ok()) return {Status::OutOfMemory};
-  std::fill(guarded.get(), guarded.get() + count, uint8_t(0));
-  const Result r = fit_rows(
-      f, rows, count,
-      {Matrix{mean.get(), count, width, width}, sum_sq.get(), nullptr, eff.get(), logden.get(), guarded.get()});
-  if (r.status != Status::Ok) return r;
-  for (int64_t k = 0; k < count; ++k) {
-    const int64_t i = rows[k];
-    std::copy(mean.get() + k * width, mean.get() + (k + 1) * width, out.mean.row(i));
-    if (out.sum_sq_weights) out.sum_sq_weights[i] = sum_sq.get()[k];
-    if (out.effective_keys) out.effective_keys[i] = eff.get()[k];
-    if (out.log_denominator) out.log_denominator[i] = logden.get()[k];
-    if (out.guarded) out.guarded[i] = guarded.get()[k];
-  }
+  PackedRows packed(count, f.problem.values.cols);
+  if (!packed.ok()) return {Status::OutOfMemory};
+  std::fill(packed.guarded(), packed.guarded() + count, uint8_t(0));
+  if (const Result r = fit_rows(f, rows, count, packed.view(count)); r.status != Status::Ok) return r;
+  packed.scatter(rows, count, out);
   return {};
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "engine/neighbours.h"
+#include "methods/grid/exact_rows.h"
 #include "kernel/kernels.h"
 
 namespace ka {
@@ -150,11 +151,9 @@ Result SortedKeys::exact_rows_together(const Fit& f, const int64_t* rows, int64_
   const Problem& p = f.problem;
   if (dims_ != 1 || p.empty == EmptyPolicy::Error) return exact_rows(f, rows, count, out);  // Error: the first in order
   Scratch<int64_t> order(count);
-  Scratch<float> q(count), mean(count * width_);
-  Scratch<double> sum_sq(count), effective(count), log_den(count);
-  Scratch<uint8_t> guarded(count);
-  if (!order.ok() || !q.ok() || !mean.ok() || !sum_sq.ok() || !effective.ok() || !log_den.ok() || !guarded.ok())
-    return {Status::OutOfMemory};
+  Scratch<float> q(count);
+  PackedRows packed(count, width_);
+  if (!order.ok() || !q.ok() || !packed.ok()) return {Status::OutOfMemory};
   std::copy(rows, rows + count, order.get());
   const auto x_of = [&](int64_t i) { return p.queries.row(i)[0]; };
   std::sort(order.get(), order.get() + count, [&](int64_t a, int64_t b) {  // by x₁, NaN last, ties by row
@@ -169,21 +168,8 @@ Result SortedKeys::exact_rows_together(const Fit& f, const int64_t* rows, int64_
   }
   Fit all = sorted(f);
   all.problem.queries = {q.get(), count, 1, 1};
-  const FitOut into{Matrix{mean.get(), count, width_, width_},
-                    out.sum_sq_weights ? sum_sq.get() : nullptr,
-                    nullptr,
-                    out.effective_keys ? effective.get() : nullptr,
-                    out.log_denominator ? log_den.get() : nullptr,
-                    out.guarded ? guarded.get() : nullptr};
-  if (const Result res = local_fit(all, into); res.status != Status::Ok) return {res.status};
-  for (int64_t r = 0; r < count; ++r) {
-    const int64_t i = order.get()[r];
-    std::copy(mean.get() + r * width_, mean.get() + (r + 1) * width_, out.mean.row(i));
-    if (out.sum_sq_weights) out.sum_sq_weights[i] = sum_sq.get()[r];
-    if (out.effective_keys) out.effective_keys[i] = effective.get()[r];
-    if (out.log_denominator) out.log_denominator[i] = log_den.get()[r];
-    if (out.guarded) out.guarded[i] = guarded.get()[r];
-  }
+  if (const Result res = local_fit(all, packed.view(count, &out)); res.status != Status::Ok) return {res.status};
+  packed.scatter(order.get(), count, out);
   return {};
 }
 
