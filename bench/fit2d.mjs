@@ -1,7 +1,8 @@
 // The 2-D default fit (issue 31): `kernelRegression(x, y, { dim: 2 })` (CV bandwidth, local-linear, method auto)
 // against R's 2-D loess with its defaults (approximate trace), and optionally a reference copy of web/src, called in
 // turn each round on the same sample (bench/scale.mjs's) so that the shared machine's load falls on all alike; prints
-// each one's median seconds, spread and the load average.
+// each one's median seconds, spread and the load average, then the same of CPU seconds (ours: this process's user +
+// system time over the call; R's: its own proc.time), which a machine loaded beyond its cores inflates far less.
 //   node bench/fit2d.mjs [--sizes=1e4,1e5] [--rounds=5] [--reference=<web/src>] [--reference-up-to=1e4]
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -20,10 +21,12 @@ const reference = refDir ? await load(refDir) : null;
 const r = rPeer();
 console.log(`R: ${await r.start()}`);
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+// Wall and CPU seconds of one call.
 const seconds = async (run) => {
-  const t0 = performance.now();
+  const [t0, c0] = [performance.now(), process.cpuUsage()];
   await run();
-  return (performance.now() - t0) / 1e3;
+  const c = process.cpuUsage(c0);
+  return { seconds: (performance.now() - t0) / 1e3, cpu: (c.user + c.system) / 1e6 };
 };
 
 for (const n of sizes) {
@@ -32,25 +35,33 @@ for (const n of sizes) {
   const runs = [
     ['ours', () => tested.kernelRegression(x, y, { dim: 2 }).dispose()],
     ...(reference && n <= refUpTo ? [['reference', () => reference.kernelRegression(x, y, { dim: 2 }).dispose()]] : []),
-    ['R loess', async () => (await r.run()).seconds],
+    ['R loess', () => r.run()],
   ];
   const times = runs.map(() => []);
+  const cpus = runs.map(() => []);
   const loads = [];
   for (let round = 0; round < rounds; round++) {
     loads.push(loadavg()[0]);
     for (let k = 0; k < runs.length; k++) {
       const j = (k + round) % runs.length;
       // R's own timing (inside R); ours from the call's start to its end.
-      times[j].push(runs[j][0] === 'R loess' ? await runs[j][1]() : await seconds(runs[j][1]));
+      const t = runs[j][0] === 'R loess' ? await runs[j][1]() : await seconds(runs[j][1]);
+      times[j].push(t.seconds);
+      cpus[j].push(t.cpu);
     }
   }
-  const line = runs.map(
-    ([name], j) =>
-      `${name} ${median(times[j]).toFixed(3)} s (${Math.min(...times[j]).toFixed(3)}–${Math.max(...times[j]).toFixed(3)})`,
-  );
+  const summary = (of) =>
+    runs
+      .map(
+        ([name], j) =>
+          `${name} ${median(of[j]).toFixed(3)} s (${Math.min(...of[j]).toFixed(3)}–${Math.max(...of[j]).toFixed(3)})`,
+      )
+      .join(', ');
+  const ratio = (of) => (median(of[0]) / median(of.at(-1))).toFixed(1);
   console.log(
-    `n = ${n}: ${line.join(', ')}; ours ÷ R ${(median(times[0]) / median(times.at(-1))).toFixed(1)}; load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`,
+    `n = ${n}: ${summary(times)}; ours ÷ R ${ratio(times)}; load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`,
   );
+  console.log(`  CPU seconds: ${summary(cpus)}; ours ÷ R ${ratio(cpus)}`);
 }
 r.close();
 process.exit(0);

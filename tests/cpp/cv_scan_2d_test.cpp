@@ -266,3 +266,42 @@ TEST_CASE("a 2-D fit's summary on the sample in cells matches the float64 loop")
     CHECK(got.trace_sq == doctest::Approx(trace_sq).epsilon(1e-5));
   }
 }
+
+TEST_CASE("the singular probe's spreads D3² − D1² match every pair's distances") {
+  // planar_spreads (cv_scan_bound.h) buckets the points on cells and falls back to a sweep along x₁ where they crowd
+  // a few cells: uniform points, a far outlier (the sweep), points on a line (no area), ties on a lattice, a thin
+  // strip.
+  const double start[2] = {0.1, 0.07};
+  for (int shape = 0; shape < 5; ++shape) {
+    const int64_t n = 3000;
+    Planar s(n, uint32_t(40 + shape), true);
+    std::vector<float>& x = s.x;
+    for (int64_t i = 0; i < n; ++i) {
+      float& b = x[size_t(2 * i + 1)];
+      if (shape == 2) b = 0.5f;
+      if (shape == 3) b = std::round(b * 20) / 20;
+      if (shape == 4) b *= 1e-3f;
+    }
+    if (shape == 1) x[size_t(2 * (n - 1))] = 1e6f;  // the last in x₁ order stays last
+    std::vector<double> got(static_cast<size_t>(n)), want(static_cast<size_t>(n)), third(static_cast<size_t>(n));
+    REQUIRE(planar_spreads(s.p.keys, start, got.data()));
+    for (int64_t k = 0; k < n; ++k) {
+      double d[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL};
+      for (int64_t j = 0; j < n; ++j) {
+        if (j == k) continue;
+        const double u = (double(x[size_t(2 * j)]) - double(x[size_t(2 * k)])) * (1 / start[0]);
+        const double v = (double(x[size_t(2 * j + 1)]) - double(x[size_t(2 * k + 1)])) * (1 / start[1]);
+        const double dd = u * u + v * v;
+        if (dd < d[2]) d[2] = dd;
+        std::sort(d, d + 3);
+      }
+      want[size_t(k)] = d[2] - d[0];
+      third[size_t(k)] = d[2];
+    }
+    CAPTURE(shape);
+    int64_t differ = 0;
+    for (int64_t k = 0; k < n; ++k)
+      differ += !(std::fabs(got[size_t(k)] - want[size_t(k)]) <= 1e-14 * third[size_t(k)]);
+    CHECK(differ == 0);
+  }
+}

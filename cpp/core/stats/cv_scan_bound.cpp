@@ -228,7 +228,10 @@ SingularProbe::SingularProbe(const Problem& sorted, const Criterion& c, const do
     for (int64_t d = 0; d < dims; ++d)
       if (!std::isfinite(sorted.keys.row(j)[d])) return;
   if (dims == 2) {
-    choose_planar(start);
+    if (!choose_planar(start)) {
+      status_ = Status::OutOfMemory;
+      return;
+    }
   } else {
     const auto at = [&](int64_t j) { return double(sorted.keys.row(j)[0]); };
     double spread[kProbes];
@@ -254,29 +257,102 @@ SingularProbe::SingularProbe(const Problem& sorted, const Criterion& c, const do
   active_ = true;
 }
 
-// The 2-D choice: per point, the three smallest squared distances D1² <= D2² <= D3² to other points (in units of
-// `start`), by a sweep outward along x₁ that stops where x₁'s term alone exceeds D3²; the points of largest D3² − D1².
-void SingularProbe::choose_planar(const double* start) {
-  const ConstMatrix x = problem_.keys;
+bool planar_spreads(ConstMatrix x, const double* start, double* spread) {
   const int64_t n = x.rows;
   const double inverse[2] = {1 / start[0], 1 / start[1]};
-  double spread[kProbes];
+  double lo[2], range[2];
+  for (int d = 0; d < 2; ++d) {
+    double a = HUGE_VAL, b = -HUGE_VAL;
+    for (int64_t k = 0; k < n; ++k) {
+      a = std::min(a, double(x.row(k)[d]));
+      b = std::max(b, double(x.row(k)[d]));
+    }
+    lo[d] = a;
+    range[d] = (b - a) * inverse[d];
+  }
+  // The cells' side: about two points a cell over the box (a line of points where the box has no area).
+  const double area = range[0] * range[1], longest = std::max(range[0], range[1]);
+  double side = area > 0 ? std::sqrt(2 * area / double(n)) : 2 * longest / double(n);
+  if (!(side > 0) || !std::isfinite(side)) side = 1;  // every point at one place: one cell
+  int64_t cells[2];
+  for (int d = 0; d < 2; ++d) cells[d] = std::clamp<int64_t>(int64_t(range[d] / side) + 1, 1, n);
+  const int64_t count = cells[0] * cells[1];
+  Scratch<int64_t> cell_of(n), first(count + 1), member(n), fill(count);
+  if (!cell_of.ok() || !first.ok() || !member.ok() || !fill.ok()) return false;
+  const auto axis_cell = [&](int64_t k, int d) {
+    return std::min(cells[d] - 1, int64_t((double(x.row(k)[d]) - lo[d]) * inverse[d] / side));
+  };
+  std::fill(first.get(), first.get() + count + 1, int64_t(0));
+  for (int64_t k = 0; k < n; ++k) {
+    cell_of.get()[k] = axis_cell(k, 0) + cells[0] * axis_cell(k, 1);
+    ++first.get()[cell_of.get()[k] + 1];
+  }
+  std::partial_sum(first.get(), first.get() + count + 1, first.get());
+  std::copy(first.get(), first.get() + count, fill.get());
+  for (int64_t k = 0; k < n; ++k) member.get()[fill.get()[cell_of.get()[k]]++] = k;
+  // Clustered points (a far outlier stretches the box) crowd a few cells: there the sweep along x₁ serves.
+  double crowding = 0;
+  for (int64_t c = 0; c < count; ++c) {
+    const double in_cell = double(first.get()[c + 1] - first.get()[c]);
+    crowding += in_cell * in_cell;
+  }
+  const bool bucketed = crowding <= 16 * double(n);
   for (int64_t k = 0; k < n; ++k) {
     const double a = double(x.row(k)[0]), b = double(x.row(k)[1]);
     double d[3] = {std::numeric_limits<double>::infinity(), d[0], d[0]};
-    for (const int64_t dir : {int64_t(-1), int64_t(1)}) {
-      for (int64_t j = k + dir; j >= 0 && j < n; j += dir) {
-        const double u = (double(x.row(j)[0]) - a) * inverse[0];
-        if (u * u > d[2]) break;
-        const double v = (double(x.row(j)[1]) - b) * inverse[1], dd = u * u + v * v;
-        if (dd >= d[2]) continue;
-        d[2] = dd;
-        if (d[2] < d[1]) std::swap(d[1], d[2]);
-        if (d[1] < d[0]) std::swap(d[0], d[1]);
+    const auto take = [&](int64_t j) {
+      const double u = (double(x.row(j)[0]) - a) * inverse[0], v = (double(x.row(j)[1]) - b) * inverse[1];
+      const double dd = u * u + v * v;
+      if (dd >= d[2]) return;
+      d[2] = dd;
+      if (d[2] < d[1]) std::swap(d[1], d[2]);
+      if (d[1] < d[0]) std::swap(d[0], d[1]);
+    };
+    const auto visit = [&](int64_t c0, int64_t c1) {
+      if (c0 < 0 || c1 < 0 || c0 >= cells[0] || c1 >= cells[1]) return;
+      const int64_t c = c0 + cells[0] * c1;
+      for (int64_t m = first.get()[c]; m < first.get()[c + 1]; ++m)
+        if (member.get()[m] != k) take(member.get()[m]);
+    };
+    bool found = false;
+    const int64_t k0 = cell_of.get()[k] % cells[0], k1 = cell_of.get()[k] / cells[0];
+    for (int64_t r = 0; bucketed && r <= kMaxRings; ++r) {  // the ring of cells r away from the point's own
+      if (r == 0) visit(k0, k1);
+      for (int64_t t = -r; r > 0 && t <= r; ++t) {
+        visit(k0 + t, k1 - r);
+        visit(k0 + t, k1 + r);
+        if (t > -r && t < r) {
+          visit(k0 - r, k1 + t);
+          visit(k0 + r, k1 + t);
+        }
       }
+      // Every point not yet visited lies beyond r whole cells along an axis (less a rounding's share).
+      const double beyond = double(r) * side * (1 - 1e-9);
+      found = d[2] < beyond * beyond || (r >= cells[0] && r >= cells[1]);
+      if (found) break;
     }
-    keep(spread, std::isfinite(d[2]) ? d[2] - d[0] : 0, k);
+    if (!found) {  // outward along x₁ (the sample's order) until x₁'s term alone exceeds D3²
+      d[0] = d[1] = d[2] = std::numeric_limits<double>::infinity();
+      for (const int64_t dir : {int64_t(-1), int64_t(1)})
+        for (int64_t j = k + dir; j >= 0 && j < n; j += dir) {
+          const double u = (double(x.row(j)[0]) - a) * inverse[0];
+          if (u * u > d[2]) break;
+          take(j);
+        }
+    }
+    spread[k] = std::isfinite(d[2]) ? d[2] - d[0] : 0;
   }
+  return true;
+}
+
+// The 2-D choice: the points of largest D3² − D1² (planar_spreads). Returns false without memory.
+bool SingularProbe::choose_planar(const double* start) {
+  const int64_t n = problem_.keys.rows;
+  Scratch<double> spreads(n);
+  if (!spreads.ok() || !planar_spreads(problem_.keys, start, spreads.get())) return false;
+  double spread[kProbes];
+  for (int64_t k = 0; k < n; ++k) keep(spread, spreads.get()[k], k);
+  return true;
 }
 
 bool SingularProbe::singular(const float* h) const {

@@ -39,10 +39,15 @@ constexpr double kScreenFrom = 1.0 / 64;
 constexpr int64_t kScreenMinPoints = 2000;
 // An exact 2-D local-linear leave-one-out search of at least kScreenMinPoints points scores its scan points on the 2-D
 // grid at this tolerance where one serves h and costs less than the exact score (plan_grid_cv_nodes): the scan's
-// upper decades, whose bandwidths reach every key (at 10⁴ uniform points, h from about a fifth of the range). Its
-// scores lie within the 1-D screen's margins of the exact ones (measured on 3,000 and 10,000 points: at most 0.19 of
-// screen_margin; at tolerance 1e-3, 1.3 times it: cv_scan_2d_test.cpp), so the screen's brackets are the 1-D ones.
-constexpr double kPlanarScreenTolerance = 1e-4;
+// upper decades, whose bandwidths reach every key (at 10⁴ uniform points, h from about a tenth of the range). Its
+// scores lie within the 1-D screen's margins of the exact ones (measured on 3,000 and 10,000 points, two samples each,
+// h in steps of 1.2: at most 0.48 and 0.52 of screen_margin; at tolerance 1e-4 0.10 and 0.18, at 2e-4 0.19 and 0.35,
+// at 1e-3 1.3 times it: cv_scan_2d_test.cpp checks it), so the screen's brackets are the 1-D ones. 3e-4 rather than
+// 1e-4: the Gaussian's taps reach 7.8/√(12·tolerance) nodes either way, 225 at 1e-4 and 130 at 3e-4, and the nodes per
+// axis shrink by √3 as well, so each 2-D transform has about a third of the entries and the grid pays from a bandwidth
+// about √3 times smaller: at 10⁴ uniform points from 0.09 of the range instead of 0.2 (the scan's points at 0.09 and
+// 0.14 took 0.4–0.7 s each exactly in WebAssembly, 0.10–0.17 s on the grid; at 2e-4 only the one at 0.14 moves).
+constexpr double kPlanarScreenTolerance = 3e-4;
 
 // The range of the common scale s (h_d = s · start_d) that the scan covers (cv_scan.cpp).
 Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi);
