@@ -103,6 +103,10 @@ class GridCv {
   Scratch<int64_t> start_;
   Scratch<float> x_, y_, w_;
   Scratch<double> bins_;
+  // The bins of every coarser level, level 17 first, each channel-major as bins_ (level_offset(l) nodes per channel
+  // before level l's; level_offset(−1) in all).
+  Scratch<double> levels_;
+  static int64_t level_offset(int level);
 };
 
 }  // namespace ka
