@@ -1,0 +1,41 @@
+// A lower bound on 1-D Nadaraya–Watson leave-one-out CV at large bandwidths, within rounding of the criterion itself:
+// the upward scan of a small 1-D search (cv_scan.cpp) skips the points it rules out, each of which would cost an
+// O(n²) evaluation (every key in reach of every row).
+#pragma once
+#include <cstdint>
+
+#include "base/scratch.h"
+#include "stats/bandwidth.h"
+
+namespace ka {
+
+// For the Gaussian kernel, with u = (x − c)/h about the sample's centre c and U = max |u|,
+//   exp(−(u_i − u_j)²/2) = e^(−u_i²/2) e^(−u_j²/2) Σ_k (u_i u_j)^k / k!,
+// so the held-out sums S_i = Σ_{j≠i} K_ij ỹ_j (ỹ: y less its mean; and ỹ ≡ 1 for the weights' sum) take p moments
+// M_k = Σ_j e^(−u_j²/2) u_j^k ỹ_j / √k! and O(n·p) work, less the point itself (K_ii = 1). Each pair's term beyond p
+// is at most e^(−(u_i²+u_j²)/2) T^p/p! / (1 − T/(p+1)), T = U² < p + 1, and each pair's terms sum in absolute value
+// to at most e^(−(|u_i|−|u_j|)²/2) <= 1; so with Y1 = Σ_j |ỹ_j| (n for the weights) every computed sum lies within
+//   Y1 · (T^p/p! / (1 − T/(p+1)) + 2(n + 2p + 8T + 16)·ε)
+// of the exact one: the tail, the rounding of the moments and sums (γ of their length times the absolute sums), and
+// of u and the exponentials (a weight's exponent moves by at most 8Tε). The held-out fit f₋ᵢ = N/D then lies in an
+// interval, and CV(h) >= Σ_i Σ_col dist(0, ỹ_i − f₋ᵢ)² / n. p is the least giving a tail below 1e-13 (about 90 terms
+// at h = range/10, 20 at h = range); beyond kMaxTerms, no bound (0).
+class ExpansionBound {
+ public:
+  // active() is false unless: 1-D, Gaussian, Nadaraya–Watson, leave-one-out without a band (exclude), no observation
+  // weights, no other mask, every x and y finite, at least 2 points, and `wanted`.
+  ExpansionBound(const Problem& p, const Criterion& c, bool wanted);
+  Status status() const { return status_; }
+  bool active() const { return active_; }
+  // A lower bound on the textbook criterion at bandwidth h (0 where none is shown).
+  double lower_bound(double h) const;
+  static constexpr int kMaxTerms = 160;
+
+ private:
+  Status status_ = Status::Ok;
+  bool active_ = false;
+  int64_t n_ = 0, width_ = 0;
+  Scratch<double> x_, y_, absolute_;  // per point: x − c; n × width: ỹ; per column: Σ_j |ỹ_j|
+};
+
+}  // namespace ka
