@@ -94,39 +94,42 @@ double ExpansionBound::lower_bound(double h) const {
     const double scale = 1 / std::sqrt(double(k));
     for (int64_t j = 0; j < n; ++j) at[j] *= ut[j] * scale;
   };
-  std::fill(st, st + n * columns, 0.0);
-  // Per term: its moments over the sources (one pass), then its share of every target's sums (a second pass with
-  // the same a_k, recomputed: the targets are the sources).
+  std::fill(st, st + n * columns, 0.0);  // column-major: sums[col · n + i]
+  // Per term: its moments over the sources, then its share of every target's sums (the targets are the sources).
+  // Four partial sums a moment: any order of summation is within the rounding the bound allows.
+  const auto moment = [&](const double* weight, int64_t stride) {
+    double part[4] = {0, 0, 0, 0};
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4)
+      for (int l = 0; l < 4; ++l) part[l] += at[j + l] * (weight ? weight[(j + l) * stride] : 1.0);
+    for (; j < n; ++j) part[0] += at[j] * (weight ? weight[j * stride] : 1.0);
+    return (part[0] + part[1]) + (part[2] + part[3]);
+  };
   for (int k = 0; k < p; ++k) {
     if (k == 0)
       first();
     else
       next(k);
-    double m0 = 0;
-    for (int64_t j = 0; j < n; ++j) m0 += at[j];
-    mt[0] = m0;
-    for (int64_t col = 0; col < width; ++col) {
-      double m = 0;
-      for (int64_t j = 0; j < n; ++j) m += at[j] * y[j * width + col];
-      mt[col + 1] = m;
+    mt[0] = moment(nullptr, 0);
+    for (int64_t col = 0; col < width; ++col) mt[col + 1] = moment(y + col, width);
+    for (int64_t col = 0; col < columns; ++col) {
+      double* sc = st + col * n;
+      const double m = mt[col];
+      for (int64_t i = 0; i < n; ++i) sc[i] += at[i] * m;
     }
-    for (int64_t i = 0; i < n; ++i) st[i * columns] += at[i] * mt[0];
-    for (int64_t col = 0; col < width; ++col)
-      for (int64_t i = 0; i < n; ++i) st[i * columns + col + 1] += at[i] * mt[col + 1];
   }
   const double relative = tail + 2 * (double(n) + 2 * p + 8 * reach + 16) * kEpsilon;
   double total = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const double* si = st + i * columns;
     // The held-out point's own term is exactly 1 (its weight) and ỹ_i.
-    const double d = si[0] - 1;
-    const double d_error = double(n) * relative + 2 * kEpsilon * (std::fabs(si[0]) + 1);
+    const double d = st[i] - 1;
+    const double d_error = double(n) * relative + 2 * kEpsilon * (std::fabs(st[i]) + 1);
     const double d_low = d - d_error, d_high = d + d_error;
     if (!(d_low > 0)) continue;  // the fit's weights may vanish: nothing shown for this point
     for (int64_t col = 0; col < width; ++col) {
       const double yi = y[i * width + col];
-      const double v = si[col + 1] - yi;
-      const double v_error = absolute_.get()[col] * relative + 2 * kEpsilon * (std::fabs(si[col + 1]) + std::fabs(yi));
+      const double sum = st[(col + 1) * n + i], v = sum - yi;
+      const double v_error = absolute_.get()[col] * relative + 2 * kEpsilon * (std::fabs(sum) + std::fabs(yi));
       const double v_low = v - v_error, v_high = v + v_error;
       // f = v/d over the box [v_low, v_high] × [d_low, d_high], d > 0.
       const double f_low = v_low >= 0 ? v_low / d_high : v_low / d_low;
