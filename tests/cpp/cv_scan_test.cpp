@@ -241,3 +241,38 @@ TEST_CASE("the expansion bound never exceeds the float64 CV and is tight at larg
   planar.values = {y.data(), n / 2, 1, 1};
   CHECK(!ExpansionBound(planar, Criterion{}, true).active());
 }
+
+TEST_CASE("a 1,000-point Nadaraya–Watson search skips the start and the points above it and keeps the minimum") {
+  // x uniform on [0, 1], y = sin 2πx + 0.3·N(0, 1): the minimum near h = 0.026, the start (Scott's rule) near 0.07.
+  const int64_t n = 1000;
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> z(0.0f, 1.0f);
+  std::vector<float> x(n), y(n);
+  for (auto& v : x) v = u(rng);
+  for (int64_t i = 0; i < n; ++i) y[size_t(i)] = std::sin(6.2831853f * x[size_t(i)]) + 0.3f * z(rng);
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  double best = HUGE_VAL;
+  for (double h = 0.25 / n; h < 4; h *= std::pow(10.0, 1.0 / 24)) {
+    double cv = 0;
+    REQUIRE(cv_score(p, &h, &cv, Criterion{}).status == Status::Ok);
+    best = std::min(best, cv);
+  }
+  double h = 0, score = 0;
+  REQUIRE(rule_of_thumb(p.keys, Rule::Scott, &h) == Status::Ok);
+  const double start = h;
+  std::vector<double> bw(256), scores(256);
+  CvCurve curve{bw.data(), scores.data(), 256, 0};
+  REQUIRE(select_cv(p, false, &h, &score, &curve, Criterion{}).status == Status::Ok);
+  CHECK(score <= best * (1 + 1e-5));
+  double exact = 0;
+  REQUIRE(cv_score(p, &h, &exact, Criterion{}).status == Status::Ok);
+  CHECK(exact == score);
+  // The scan's point just below the start first, then none at or above the start: the expansion bound ruled them out.
+  CHECK(bw[0] < start);
+  CHECK(*std::max_element(bw.begin(), bw.begin() + curve.count) < start);
+  CHECK(curve.count <= 26);
+}

@@ -202,6 +202,11 @@ Result scan(Search& se, Scan& sc) {
       return beaten(floor);
     };
     const int mid = std::clamp(int(std::lround(-first / step)), lo, hi);
+    // With the expansion bound, the point just below the start comes first (the downward scan evaluates it unless the
+    // nearest-neighbour bound is decisive that high), so that the start, whose bandwidth reaches every key, can be
+    // ruled out too.
+    const int below = expansion.active() && mid > lo ? mid - 1 : mid;
+    if (below < mid) take(below);
     int k = mid;
     for (; k <= hi && !beaten(bound.lower_bound_far(std::exp(first + k * step))); ++k) {
       if (ruled_out(k))
@@ -210,7 +215,7 @@ Result scan(Search& se, Scan& sc) {
         take(k);
     }
     for (int j = k; j <= hi; ++j) score_at(j) = kInf;
-    for (k = mid - 1; k >= lo && !beaten(bound.lower_bound(std::exp(first + k * step))); --k) take(k);
+    for (k = below - 1; k >= lo && !beaten(bound.lower_bound(std::exp(first + k * step))); --k) take(k);
     for (int j = k; j >= lo; --j) score_at(j) = kInf;
   } else if (descending) {
     best = descend(se, sc, lo, hi);

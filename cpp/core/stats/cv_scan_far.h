@@ -18,8 +18,8 @@ namespace ka {
 //   Y1 · (T^p/p! / (1 − T/(p+1)) + 2(n + 2p + 8T + 16)·ε)
 // of the exact one: the tail, the rounding of the moments and sums (γ of their length times the absolute sums), and
 // of u and the exponentials (a weight's exponent moves by at most 8Tε). The held-out fit f₋ᵢ = N/D then lies in an
-// interval, and CV(h) >= Σ_i Σ_col dist(0, ỹ_i − f₋ᵢ)² / n. p is the least giving a tail below 1e-13 (about 90 terms
-// at h = range/10, 20 at h = range); beyond kMaxTerms, no bound (0).
+// interval, and CV(h) >= Σ_i Σ_col dist(0, ỹ_i − f₋ᵢ)² / n. p is the least giving a tail below 1e-10 (about 85 terms
+// at h = range/10, 170 at range/15, 20 at range); beyond kMaxTerms (T above about 95), no bound (0).
 class ExpansionBound {
  public:
   // active() is false unless: 1-D, Gaussian, Nadaraya–Watson, leave-one-out without a band (exclude), no observation
@@ -29,7 +29,7 @@ class ExpansionBound {
   bool active() const { return active_; }
   // A lower bound on the textbook criterion at bandwidth h (0 where none is shown).
   double lower_bound(double h) const;
-  static constexpr int kMaxTerms = 160;
+  static constexpr int kMaxTerms = 256;
 
  private:
   Status status_ = Status::Ok;
