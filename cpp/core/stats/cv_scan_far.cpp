@@ -118,7 +118,9 @@ double ExpansionBound::lower_bound(double h) const {
       for (int64_t i = 0; i < n; ++i) sc[i] += at[i] * m;
     }
   }
-  const double relative = tail + 2 * (double(n) + 2 * p + 8 * reach + 16) * kEpsilon;
+  // The rounding (cv_scan_far.h): n + p for the two sums' lengths, 12 per term for each pair's factors, 8T for the
+  // weights' exponents; doubled.
+  const double relative = tail + 2 * (double(n) + 12 * p + 8 * reach + 16) * kEpsilon;
   double total = 0;
   for (int64_t i = 0; i < n; ++i) {
     // The held-out point's own term is exactly 1 (its weight) and ỹ_i.

@@ -11,15 +11,18 @@ namespace ka {
 
 // For the Gaussian kernel, with u = (x − c)/h about the sample's centre c and U = max |u|,
 //   exp(−(u_i − u_j)²/2) = e^(−u_i²/2) e^(−u_j²/2) Σ_k (u_i u_j)^k / k!,
-// so the held-out sums S_i = Σ_{j≠i} K_ij ỹ_j (ỹ: y less its mean; and ỹ ≡ 1 for the weights' sum) take p moments
-// M_k = Σ_j e^(−u_j²/2) u_j^k ỹ_j / √k! and O(n·p) work, less the point itself (K_ii = 1). Each pair's term beyond p
-// is at most e^(−(u_i²+u_j²)/2) T^p/p! / (1 − T/(p+1)), T = U² < p + 1, and each pair's terms sum in absolute value
-// to at most e^(−(|u_i|−|u_j|)²/2) <= 1; so with Y1 = Σ_j |ỹ_j| (n for the weights) every computed sum lies within
-//   Y1 · (T^p/p! / (1 − T/(p+1)) + 2(n + 2p + 8T + 16)·ε)
-// of the exact one: the tail, the rounding of the moments and sums (γ of their length times the absolute sums), and
-// of u and the exponentials (a weight's exponent moves by at most 8Tε). The held-out fit f₋ᵢ = N/D then lies in an
-// interval, and CV(h) >= Σ_i Σ_col dist(0, ỹ_i − f₋ᵢ)² / n. p is the least giving a tail below 1e-10 (about 85 terms
-// at h = range/10, 170 at range/15, 20 at range); beyond kMaxTerms (T above about 95), no bound (0).
+// so the held-out sums S_i = Σ_{j≠i} K_ij ỹ_j take p moments M_k = Σ_j e^(−u_j²/2) u_j^k ỹ_j / √k! and O(n·p) work,
+// less the point itself, whose weight is 1 (ỹ: y less its computed mean, a shift the fit follows exactly; ỹ ≡ 1 for
+// the weights' sum). Each pair's terms beyond p are at most e^(−(u_i²+u_j²)/2) T^p/p! / (1 − T/(p+1)), T = U² < p + 1,
+// and each pair's terms sum in absolute value to at most e^(−(|u_i|−|u_j|)²/2) <= 1; so with Y1 = Σ_j |ỹ_j| (n for
+// the weights) every computed sum lies within
+//   Y1 · (T^p/p! / (1 − T/(p+1)) + 2(n + 12p + 8T + 16)·ε)
+// of the exact one: the tail, the rounding of the moments and sums (γ of their length times the absolute sums), of
+// each term's factors (a_k(u) from a_(k−1)(u) by two products and a rounded 1/√k: 4kε a side, 8kε a pair; u's own
+// rounding raised to the k-th power: 4kε a pair), and of u in the exponentials (a weight's exponent moves by at most
+// 8Tε). The held-out fit f₋ᵢ = N/D then lies in an interval, and CV(h) >= Σ_i Σ_col dist(0, ỹ_i − f₋ᵢ)² / n. p is
+// the least giving a tail below 1e-10 (about 85 terms at h = range/10, 170 at range/15, 20 at range); beyond
+// kMaxTerms (T above about 95), no bound (0).
 class ExpansionBound {
  public:
   // active() is false unless: 1-D, Gaussian, Nadaraya–Watson, leave-one-out without a band (exclude), no observation
