@@ -19,7 +19,8 @@ if [[ $what == all || $what == native ]]; then
   cmake --build build/native -j "$jobs"
 fi
 if [[ $what == all || $what == sanitize ]]; then
-  cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKA_SANITIZE=ON >/dev/null
+  cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
+    -DKA_SANITIZE=ON >/dev/null
   cmake --build build/sanitize -j "$jobs" --target ka_tests
 fi
 if [[ $what == all || $what == wasm || $what == package || $what == sizes ]]; then

@@ -2,22 +2,97 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
 
 namespace ka {
+
+namespace {
+
+// Values (complex) a block holds when it runs its remaining stages at once: 2^11 of them are 32 KB, within L1.
+constexpr int64_t kBlock = int64_t(1) << 11;
+
+// One decimation-in-frequency stage on the n values at z: butterflies of values `span` apart, (a, b) → (a + b,
+// (a − b)·w_k), w_k = e^{−iπk/span} from `w`.
+void dif_stage(double* z, int64_t n, int64_t span, const double* w) {
+  for (int64_t base = 0; base < n; base += 2 * span) {
+    double* a = z + 2 * base;
+    double* b = a + 2 * span;
+    for (int64_t k = 0; k < span; ++k) {
+      const double wr = w[2 * k], wi = w[2 * k + 1];
+      const double dr = a[2 * k] - b[2 * k], di = a[2 * k + 1] - b[2 * k + 1];
+      a[2 * k] += b[2 * k];
+      a[2 * k + 1] += b[2 * k + 1];
+      b[2 * k] = dr * wr - di * wi;
+      b[2 * k + 1] = dr * wi + di * wr;
+    }
+  }
+}
+
+// One decimation-in-time stage of the inverse: (a, b) → (a + b·w̄_k, a − b·w̄_k), w̄_k = e^{+iπk/span}.
+void dit_stage(double* z, int64_t n, int64_t span, const double* w) {
+  for (int64_t base = 0; base < n; base += 2 * span) {
+    double* a = z + 2 * base;
+    double* b = a + 2 * span;
+    for (int64_t k = 0; k < span; ++k) {
+      const double wr = w[2 * k], wi = w[2 * k + 1];
+      const double br = b[2 * k] * wr + b[2 * k + 1] * wi, bi = b[2 * k + 1] * wr - b[2 * k] * wi;
+      b[2 * k] = a[2 * k] - br;
+      b[2 * k + 1] = a[2 * k + 1] - bi;
+      a[2 * k] += br;
+      a[2 * k + 1] += bi;
+    }
+  }
+}
+
+// The stage of span 1, whose twiddle is 1: additions only.
+void unit_stage(double* z, int64_t n) {
+  for (int64_t s = 0; s + 1 < n; s += 2) {
+    double* a = z + 2 * s;
+    const double br = a[2], bi = a[3];
+    a[2] = a[0] - br;
+    a[3] = a[1] - bi;
+    a[0] += br;
+    a[1] += bi;
+  }
+}
+
+// Depth first: a block larger than kBlock runs its first stage, then each half whole, so that every stage below
+// kBlock reads values already in cache.
+void forward_block(double* z, int64_t n, const double* tw) {
+  int64_t span = n / 2;
+  for (; span >= 2 && n > kBlock; n /= 2, span /= 2) {
+    dif_stage(z, n, span, tw + 2 * span);
+    forward_block(z + n, n / 2, tw);  // the second half, whole; the first continues in this loop
+  }
+  for (; span >= 2; span /= 2) dif_stage(z, n, span, tw + 2 * span);
+  unit_stage(z, n);
+}
+
+void inverse_block(double* z, int64_t n, const double* tw) {
+  if (n > kBlock) {
+    inverse_block(z, n / 2, tw);
+    inverse_block(z + n, n / 2, tw);
+    dit_stage(z, n, n / 2, tw + n);
+    return;
+  }
+  unit_stage(z, n);
+  for (int64_t span = 2; span < n; span *= 2) dit_stage(z, n, span, tw + 2 * span);
+}
+
+}  // namespace
 
 Status Fft::plan(int64_t size) {
   int64_t n = 1;
   while (n < size) n *= 2;
   if (n <= size_) return Status::Ok;
   const int64_t half = n / 2, eighth = n / 8, quarter = n / 4;
-  if (!twiddles_.reset_zeroed(2 * std::max<int64_t>(half, 1))) {
+  if (!twiddles_.reset_zeroed(2 * std::max<int64_t>(n, 2))) {
     size_ = 0;
     return Status::OutOfMemory;
   }
-  // cos and sin for angles up to π/4, the rest by the symmetries of the circle, exactly: sin/cos swap at π/2 − θ,
-  // and e^{i(π/2 + φ)} = (−sin φ, cos φ). A quarter of the library calls, and the symmetric entries agree bit for bit.
-  double* w = twiddles_.get();
+  // The largest span's table, e^{−2πik/n} for k < n/2: cos and sin of the angles up to π/4, the rest by the
+  // symmetries of the circle, exactly (sin and cos swap at π/2 − θ, and e^{i(π/2 + φ)} = (−sin φ, cos φ)), then
+  // conjugated: a quarter of the library calls, and the symmetric entries agree bit for bit.
+  double* w = twiddles_.get() + 2 * half;
   const double turn = 2 * std::acos(-1.0) / double(n);
   for (int64_t k = 0; k < half; ++k) {
     if (k <= eighth) {
@@ -31,47 +106,26 @@ Status Fft::plan(int64_t size) {
       w[2 * k + 1] = w[2 * (k - quarter)];
     }
   }
+  for (int64_t k = 0; k < half; ++k) w[2 * k + 1] = -w[2 * k + 1];  // e^{−iθ}
+  // Each smaller span's twiddle k is the next larger one's 2k: copies, exact.
+  for (int64_t span = half / 2; span >= 1; span /= 2) {
+    double* to = twiddles_.get() + 2 * span;
+    const double* from = twiddles_.get() + 4 * span;
+    for (int64_t k = 0; k < span; ++k) {
+      to[2 * k] = from[4 * k];
+      to[2 * k + 1] = from[4 * k + 1];
+    }
+  }
   size_ = n;
   return Status::Ok;
 }
 
-void Fft::transform(double* z, int64_t n, bool inverse) const {
-  // Decimation in time: the bit-reversal permutation, then log₂n stages of butterflies on runs of 2·half.
-  for (int64_t i = 1, j = 0; i < n; ++i) {
-    int64_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      std::swap(z[2 * i], z[2 * j]);
-      std::swap(z[2 * i + 1], z[2 * j + 1]);
-    }
-  }
-  const double* tw = twiddles_.get();
-  const double sign = inverse ? 1.0 : -1.0;
-  // The first stage's twiddle is 1: additions only.
-  for (int64_t s = 0; s + 1 < n; s += 2) {
-    double* a = z + 2 * s;
-    const double br = a[2], bi = a[3];
-    a[2] = a[0] - br;
-    a[3] = a[1] - bi;
-    a[0] += br;
-    a[1] += bi;
-  }
-  for (int64_t half = 2; half < n; half *= 2) {
-    const int64_t step = 2 * (size_ / (2 * half));  // twiddle k of this stage, e^{∓πik/half}, is entry k·size/(2·half)
-    for (int64_t s = 0; s < n; s += 2 * half) {
-      double* a = z + 2 * s;
-      double* b = a + 2 * half;
-      for (int64_t k = 0; k < half; ++k) {
-        const double wr = tw[k * step], wi = sign * tw[k * step + 1];
-        const double br = b[2 * k] * wr - b[2 * k + 1] * wi, bi = b[2 * k] * wi + b[2 * k + 1] * wr;
-        b[2 * k] = a[2 * k] - br;
-        b[2 * k + 1] = a[2 * k + 1] - bi;
-        a[2 * k] += br;
-        a[2 * k + 1] += bi;
-      }
-    }
-  }
+void Fft::forward(double* z, int64_t n) const {
+  if (n > 1) forward_block(z, n, twiddles_.get());
+}
+
+void Fft::inverse(double* z, int64_t n) const {
+  if (n > 1) inverse_block(z, n, twiddles_.get());
 }
 
 int64_t convolution_size(int64_t length, int64_t taps) {
@@ -98,7 +152,7 @@ Status RowConvolution::prepare(const Fft& fft, const double* filter, int64_t tap
   std::fill(f, f + 2 * n, 0.0);
   const double scale = 1.0 / double(n);  // exact: n is a power of two
   for (int64_t j = 0; j < taps; ++j) f[2 * j] = filter[j] * scale;
-  fft.transform(f, n, false);
+  fft.forward(f, n);
   return Status::Ok;
 }
 
@@ -111,14 +165,14 @@ void RowConvolution::apply(const double* a, const double* b, int64_t in_stride, 
     z[2 * j + 1] = b ? b[j * in_stride] : 0.0;
   }
   std::fill(z + 2 * length_, z + 2 * n, 0.0);
-  fft_->transform(z, n, false);
+  fft_->forward(z, n);
   const double* f = spectrum_.get();
   for (int64_t k = 0; k < n; ++k) {
     const double zr = z[2 * k], zi = z[2 * k + 1], fr = f[2 * k], fi = f[2 * k + 1];
     z[2 * k] = zr * fr - zi * fi;
     z[2 * k + 1] = zr * fi + zi * fr;
   }
-  fft_->transform(z, n, true);
+  fft_->inverse(z, n);
   for (int64_t k = 0; k < out_length_; ++k) out_a[k * out_stride] = z[2 * k];
   if (out_b)
     for (int64_t k = 0; k < out_length_; ++k) out_b[k * out_stride] = z[2 * k + 1];

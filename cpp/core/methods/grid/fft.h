@@ -10,21 +10,29 @@
 
 namespace ka {
 
-// Transforms of power-of-two sizes up to size(): the twiddles e^{−2πik/size()}, k < size()/2, computed once (each
-// from cos/sin, not by recurrence, so they carry one rounding each); a smaller transform reads every (size()/n)-th.
+// Transforms of power-of-two sizes up to size(), for convolution: the forward transform leaves its output in
+// bit-reversed order and the inverse reads its input in that order, so that neither pays the permutation (a pass of
+// scattered reads that cost more than a butterfly stage once a transform leaves the caches), and a pointwise product
+// of two forward transforms is in the order the inverse reads. Each stage reads its own twiddles contiguously, and
+// blocks of kBlock values run all their remaining stages while they are in cache.
 class Fft {
  public:
   // Plans for transforms of up to `size` points (rounded up to a power of two); keeps the current twiddles when
   // they already serve that size. OutOfMemory (and no plan) when they cannot be had.
   Status plan(int64_t size);
   int64_t size() const { return size_; }
-  // In place, on n complex values (re, im interleaved; n a power of two, 1 ≤ n ≤ size()):
-  // X_k = Σ_j x_j e^{∓2πijk/n}, − forward and + inverse. The inverse does not divide by n.
-  void transform(double* data, int64_t n, bool inverse) const;
+  // In place, on n complex values (re, im interleaved; n a power of two, 1 ≤ n ≤ size()): X_k = Σ_j x_j e^{−2πijk/n},
+  // X_k left at position bitreverse(k) (log₂n bits).
+  void forward(double* data, int64_t n) const;
+  // The inverse of forward without its factor 1/n: x_j = Σ_k X_k e^{+2πijk/n}, X_k read at position bitreverse(k),
+  // x_j written at position j.
+  void inverse(double* data, int64_t n) const;
 
  private:
   int64_t size_ = 0;
-  Scratch<double> twiddles_;  // (cos, sin) of 2πk/size_ for k < size_/2
+  // The twiddles of the stage whose butterflies pair values `span` apart: e^{−iπk/span}, k < span, as (cos, sin) at
+  // entries span + k (span = 1, 2, 4, …, size_/2), each from the largest span's table, which cos/sin computed once.
+  Scratch<double> twiddles_;
 };
 
 // The transform size for a linear convolution of `length` entries by `taps` taps: the smallest power of two

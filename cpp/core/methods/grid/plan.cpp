@@ -35,7 +35,10 @@ namespace {
 // much per N·log₂N: measured natively (a timing driver against Fft::transform, best of 7, on this 2-core machine
 // shared with other jobs, 2026-12-06) 1.6–2.5 ns per N·log₂N up to 2^17, 2.4–6.8 at 2^18, 6–10 from 2^19. A 1-D
 // CV search then scores on its finest grids (2^18 + 1 nodes) in 0.2–0.7 s per bandwidth at 10⁵ points, where its
-// exact score took 0.1–0.2 s.
+// exact score took 0.1–0.2 s. Since the transform leaves out the bit-reversal permutation and runs blocks of 2^11
+// values through their last stages in cache (fft.h), a row pair costs 1.3–1.5 times less up to 2^17 and 1.8–2.2
+// times less from 2^18 (the same driver, best of 7, 2026-12-06: 1.4 ns per N·log₂N natively up to 2^16, 2.4–3.0 from
+// 2^18; as WebAssembly 2.1–2.4 and 6–9): the costs below, from the earlier transform, now overstate the FFT a little.
 constexpr double kFftPairCost = 3.5, kFftFilterCost = 1.5, kFftOutOfCache = 3;
 constexpr int64_t kFftCachedSize = int64_t(1) << 18;
 double direct_cost(double rows, double nodes, double L) { return rows * nodes * (2 * L + 1); }
