@@ -9,6 +9,7 @@
 
 #include "stats/bandwidth.h"
 #include "stats/cv_scan_bound.h"
+#include "stats/cv_scan_far.h"
 
 using namespace ka;
 
@@ -163,4 +164,115 @@ TEST_CASE("a search resumed in steps with its CvSearchState gives the bytes of o
     CHECK(h2 == h);
     CHECK(score2 == score);
   }
+}
+
+namespace {
+
+// Nadaraya–Watson leave-one-out CV in float64, the textbook way: Σ_i Σ_col (y_i − Σ_{j≠i} w_ij y_j / Σ_{j≠i} w_ij)²/n.
+double textbook_cv(const std::vector<float>& x, const std::vector<float>& y, int64_t width, double h) {
+  const size_t n = x.size();
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<double> num(size_t(width), 0.0);
+    double den = 0;
+    for (size_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      const double d = (double(x[i]) - double(x[j])) / h, w = std::exp(-d * d / 2);
+      den += w;
+      for (int64_t c = 0; c < width; ++c) num[size_t(c)] += w * double(y[j * size_t(width) + size_t(c)]);
+    }
+    for (int64_t c = 0; c < width; ++c) {
+      const double e = double(y[i * size_t(width) + size_t(c)]) - num[size_t(c)] / den;
+      sum += e * e;
+    }
+  }
+  return sum / double(n);
+}
+
+}  // namespace
+
+TEST_CASE("the expansion bound never exceeds the float64 CV and is tight at large bandwidths") {
+  // Unsorted x on [2, 7] (a centre away from 0), two columns of y; then the same with one far outlier in x, whose
+  // expansion needs more terms than the bound allows at the smaller bandwidths.
+  const int64_t n = 700, width = 2;
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> z(0.0f, 1.0f);
+  std::vector<float> x(n), y(n * width);
+  for (auto& v : x) v = 2 + 5 * u(rng);
+  for (int64_t i = 0; i < n; ++i) {
+    y[size_t(i * width)] = std::sin(1.3f * x[size_t(i)]) + 0.3f * z(rng);
+    y[size_t(i * width + 1)] = 40 + 0.2f * x[size_t(i)] * x[size_t(i)] + z(rng);
+  }
+  for (const bool outlier : {false, true}) {
+    if (outlier) x[17] = 20;  // 13 beyond the rest: every weight of it is still a double
+    Problem p;
+    p.queries = p.keys = {x.data(), n, 1, 1};
+    p.values = {y.data(), n, width, width};
+    p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+    const ExpansionBound bound(p, Criterion{}, true);
+    REQUIRE(bound.active());
+    int tight = 0;
+    for (double h = outlier ? 1.0 : 0.05; h < 40; h *= 1.25) {
+      const double cv = textbook_cv(x, y, width, h), lb = bound.lower_bound(h);
+      CAPTURE(outlier);
+      CAPTURE(h);
+      CHECK(lb <= cv);
+      if (lb >= cv * (1 - 1e-6)) ++tight;
+      if (!outlier && h >= 5.0 / 8) CHECK(lb >= cv * (1 - 1e-6));  // range/8 and up: the criterion within rounding
+    }
+    CHECK(tight >= (outlier ? 8 : 12));
+  }
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 1, 1};
+  p.values = {y.data(), n, width, width};
+  p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  CHECK(!ExpansionBound(p, Criterion{}, false).active());
+  CHECK(!ExpansionBound(p, Criterion{Estimator::LocalLinear}, true).active());
+  Criterion blocked;
+  blocked.exclude = 0.1;
+  CHECK(!ExpansionBound(p, blocked, true).active());
+  std::vector<float> w(size_t(n), 1.0f);
+  Criterion weighted;
+  weighted.observation_weights = w.data();
+  CHECK(!ExpansionBound(p, weighted, true).active());
+  Problem planar = p;
+  planar.queries = planar.keys = {x.data(), n / 2, 2, 2};
+  planar.values = {y.data(), n / 2, 1, 1};
+  CHECK(!ExpansionBound(planar, Criterion{}, true).active());
+}
+
+TEST_CASE("a 1,000-point Nadaraya–Watson search skips the start and the points above it and keeps the minimum") {
+  // x uniform on [0, 1], y = sin 2πx + 0.3·N(0, 1): the minimum near h = 0.026, the start (Scott's rule) near 0.07.
+  const int64_t n = 1000;
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> z(0.0f, 1.0f);
+  std::vector<float> x(n), y(n);
+  for (auto& v : x) v = u(rng);
+  for (int64_t i = 0; i < n; ++i) y[size_t(i)] = std::sin(6.2831853f * x[size_t(i)]) + 0.3f * z(rng);
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  double best = HUGE_VAL;
+  for (double h = 0.25 / n; h < 4; h *= std::pow(10.0, 1.0 / 24)) {
+    double cv = 0;
+    REQUIRE(cv_score(p, &h, &cv, Criterion{}).status == Status::Ok);
+    best = std::min(best, cv);
+  }
+  double h = 0, score = 0;
+  REQUIRE(rule_of_thumb(p.keys, Rule::Scott, &h) == Status::Ok);
+  const double start = h;
+  std::vector<double> bw(256), scores(256);
+  CvCurve curve{bw.data(), scores.data(), 256, 0};
+  REQUIRE(select_cv(p, false, &h, &score, &curve, Criterion{}).status == Status::Ok);
+  CHECK(score <= best * (1 + 1e-5));
+  double exact = 0;
+  REQUIRE(cv_score(p, &h, &exact, Criterion{}).status == Status::Ok);
+  CHECK(exact == score);
+  // The scan's point just below the start first, then none at or above the start: the expansion bound ruled them out.
+  CHECK(bw[0] < start);
+  CHECK(*std::max_element(bw.begin(), bw.begin() + curve.count) < start);
+  CHECK(curve.count <= 26);
 }

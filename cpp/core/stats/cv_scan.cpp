@@ -188,11 +188,38 @@ Result scan(Search& se, Scan& sc) {
     const auto beaten = [&](double floor) {
       return best >= 0 && std::isfinite(score_at(best)) && floor > score_at(best) * (1 + kBoundMargin);
     };
+    // Going up, a point the expansion bound (cv_scan_far.h: the criterion itself within rounding, O(n·p)) rules out
+    // is skipped as +inf, and the scan goes on; each point's bound once per search (a resumed search replays it).
+    CvSearchKeep& keep = se.keep;
+    const ExpansionBound& expansion = keep.expansion;
+    if (expansion.active() && !keep.expanded.get()) {
+      if (!keep.expanded.reset_zeroed(count + 2 * kScanExtra)) return {Status::OutOfMemory};
+      std::fill(keep.expanded.get(), keep.expanded.get() + count + 2 * kScanExtra,
+                std::numeric_limits<double>::quiet_NaN());
+    }
+    const auto ruled_out = [&](int k) {
+      float hf;
+      if (!expansion.active() || best < 0 || !float_bandwidth(se.start[0] * std::exp(first + k * step), &hf))
+        return false;
+      double& floor = keep.expanded.get()[k + kScanExtra];
+      if (std::isnan(floor)) floor = expansion.lower_bound(double(hf));
+      return beaten(floor);
+    };
     const int mid = std::clamp(int(std::lround(-first / step)), lo, hi);
+    // With the expansion bound, the point just below the start comes first (the downward scan evaluates it unless the
+    // nearest-neighbour bound is decisive that high), so that the start, whose bandwidth reaches every key, can be
+    // ruled out too.
+    const int below = expansion.active() && mid > lo ? mid - 1 : mid;
+    if (below < mid) take(below);
     int k = mid;
-    for (; k <= hi && !beaten(bound.lower_bound_far(std::exp(first + k * step))); ++k) take(k);
+    for (; k <= hi && !beaten(bound.lower_bound_far(std::exp(first + k * step))); ++k) {
+      if (ruled_out(k))
+        score_at(k) = kInf;
+      else
+        take(k);
+    }
     for (int j = k; j <= hi; ++j) score_at(j) = kInf;
-    for (k = mid - 1; k >= lo && !beaten(bound.lower_bound(std::exp(first + k * step))); --k) take(k);
+    for (k = below - 1; k >= lo && !beaten(bound.lower_bound(std::exp(first + k * step))); --k) take(k);
     for (int j = k; j >= lo; --j) score_at(j) = kInf;
   } else if (descending) {
     best = descend(se, sc, lo, hi);

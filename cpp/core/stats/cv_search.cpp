@@ -26,8 +26,9 @@ CvSearchKeep::CvSearchKeep(const Problem& p, const Criterion& criterion, const d
                  : 0.0),
       // The bounded scan up and down from the start: in 2-D and more, and in 1-D below the size whose scan
       // descends (where the bounds are made on the sorted sample at the first exact point).
-      bound(p, criterion, start, p.keys.rows < kScreenMinPoints ? 1 : 2) {
-  status = bound.status();
+      bound(p, criterion, start, p.keys.rows < kScreenMinPoints ? 1 : 2),
+      expansion(p, criterion, p.keys.rows < kScreenMinPoints) {
+  status = bound.status() != Status::Ok ? bound.status() : expansion.status();
   if (status == Status::Ok) status = scan_range(p.keys, start, &scale_lo, &scale_hi);
 }
 

@@ -10,6 +10,7 @@
 #include "base/scratch.h"
 #include "stats/bandwidth_detail.h"
 #include "stats/cv_scan_bound.h"
+#include "stats/cv_scan_far.h"
 #include "stats/search_parts.h"
 
 namespace ka {
@@ -59,6 +60,8 @@ struct CvSearchKeep {
   GridCv grid, screen;
   bandwidth_detail::SearchSample sorted;
   NearestBound bound;
+  ExpansionBound expansion;               // the small 1-D scan's upward points (cv_scan_far.h)
+  Scratch<double> expanded;               // per scan point going up: its expansion bound, NaN until asked
   std::unique_ptr<NearestBound> nearest;  // the 1-D descent's bounds, made at its first exact point
   std::unique_ptr<SingularProbe> probe;
   Scratch<double> ruled;  // per scan point of the descent: its bound or probe's answer, NaN until asked
