@@ -28,6 +28,11 @@ Status rule_of_thumb_js(uintptr_t x, int32_t n, int32_t dims, Rule rule, uintptr
   return rule_of_thumb(ConstMatrix{ptr<const float>(x), n, dims, dims}, rule, ptr<double>(h));
 }
 
+// x: n values `stride` doubles apart (a column of a row-major sample); out: 1 double.
+Status median_spacing_js(uintptr_t x, int32_t n, int32_t stride, uintptr_t out) {
+  return median_spacing(ptr<const double>(x), n, stride, ptr<double>(out));
+}
+
 // mean: I × width floats; sum_sq, self, eff, logden: I doubles each, or 0 to skip (self needs q = x).
 CallResult local_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_t I, int32_t dims, int32_t width,
                         FitOptions o, uintptr_t mean, uintptr_t sum_sq, uintptr_t self, uintptr_t eff,
@@ -245,6 +250,7 @@ EMSCRIPTEN_BINDINGS(regression) {
       .field("count", &SelectResult::count)
       .field("iterations", &SelectResult::iterations);
   function("_ruleOfThumb", &rule_of_thumb_js);
+  function("_medianSpacing", &median_spacing_js);
   function("_selectCv", &select_cv_js);
   function("_cvSearchCreate", &cv_search_create);
   function("_cvSearchFree", &cv_search_free);

@@ -60,6 +60,43 @@ double loo_cv(const Sample& s, const std::vector<double>& h) {
 
 }  // namespace
 
+TEST_CASE("median_spacing is the median gap between sorted distinct finite values, read with a stride") {
+  // The reference: std::sort of the finite values, the positive gaps, their median by linear interpolation.
+  const auto reference = [](std::vector<double> v) {
+    v.erase(std::remove_if(v.begin(), v.end(), [](double t) { return !std::isfinite(t); }), v.end());
+    std::sort(v.begin(), v.end());
+    std::vector<double> gaps;
+    for (size_t i = 1; i < v.size(); ++i)
+      if (v[i] > v[i - 1]) gaps.push_back(v[i] - v[i - 1]);
+    if (gaps.empty()) return 0.0;
+    std::sort(gaps.begin(), gaps.end());
+    const double at = 0.5 * double(gaps.size() - 1);
+    const size_t lo = size_t(at);
+    return gaps[lo] + (at - double(lo)) * (gaps[std::min(lo + 1, gaps.size() - 1)] - gaps[lo]);
+  };
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> u(-3, 5);
+  for (const int64_t n : {0, 1, 2, 7, 100, 5000}) {  // 5,000: past order_by's switch to the radix sort
+    // Column 1 of an n × 2 array: ties (values rounded to 1/64), a NaN, infinities and negative zero among them.
+    std::vector<double> x(size_t(2 * n), 1e300), column;
+    for (int64_t i = 0; i < n; ++i) x[size_t(2 * i + 1)] = std::round(u(rng) * 64) / 64;
+    if (n > 5) {
+      x[3] = std::numeric_limits<double>::quiet_NaN();
+      x[5] = std::numeric_limits<double>::infinity();
+      x[7] = -0.0;
+    }
+    for (int64_t i = 0; i < n; ++i) column.push_back(x[size_t(2 * i + 1)]);
+    double got = -1;
+    REQUIRE(median_spacing(x.data() + 1, n, 2, &got) == Status::Ok);
+    CAPTURE(n);
+    CHECK(got == reference(column));
+  }
+  const double same[] = {2.5, 2.5, 2.5};
+  double got = -1;
+  REQUIRE(median_spacing(same, 3, 1, &got) == Status::Ok);
+  CHECK(got == 0);
+}
+
 TEST_CASE("rules of thumb follow their documented formulas") {
   const Sample s(101, 2, 3);
   for (const Rule rule : {Rule::Scott, Rule::Silverman}) {

@@ -94,6 +94,7 @@ export function makeBandwidth(engine, threads = 1) {
 
   const steps = (s, stepwise) =>
     withSelectionWarnings(
+      engine,
       (s.rule === 'cv-gradient' ? gradientSearchSteps : s.rule === 'plugin' ? pluginSteps : searchSteps)(
         engine,
         threads,

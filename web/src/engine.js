@@ -54,6 +54,8 @@ const BINDINGS = {
   lowess: ['status', 'x y n frac iterations delta threads fitted weights'],
   /** `rule`: 'scott' or 'silverman'; h: dim doubles. */
   ruleOfThumb: ['status', 'x n dim rule:Rule h'],
+  /** The median gap between sorted distinct values (bandwidth.h): x, n doubles `stride` apart; out, 1 double. */
+  medianSpacing: ['status', 'x n stride out'],
   /**
    * `score`: 'cv' (leave-one-out) or 'aicc'; a search resumed from `recorded` evaluations, stopped at `stopAt`;
    * `search`: a cvSearchCreate handle kept across the calls of one search resumed in steps (its sorted and binned

@@ -9,7 +9,7 @@ import { robustFit } from './model-robust.js';
 import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
 import { bandwidths, checkOptionNames } from './validate.js';
 import { joinBandwidth, readMixedBandwidth } from './categories.js';
-import { fitWarnings, medianSpacing, precisionWarnings } from './warnings.js';
+import { fitWarnings, medianSpacings, precisionWarnings } from './warnings.js';
 
 // The safety net for models dropped without dispose(): gives back their resident sample when the model is collected.
 // dispose() is the way (collection may come late, or never, while the heap stays full).
@@ -28,8 +28,7 @@ export function buildModel(ctx, p, h, selection, shared = null) {
   const store = shared?.store ?? ctx.engine.resident([data.x, data.y, data.weights, data.codes]);
   if (shared?.store) store.retain();
   try {
-    const spacings =
-      shared?.spacings ?? Float64Array.from({ length: p.dim }, (_, d) => medianSpacing(data.x, p.n, p.dim, d));
+    const spacings = shared?.spacings ?? medianSpacings(ctx.engine, data.x, p.n, p.dim);
     const precision =
       shared?.precision ??
       precisionWarnings([

@@ -1,5 +1,7 @@
 // Warnings on fitted models and bandwidth selections: what the numbers cannot say themselves (docs/regression.md,
 // "Warnings"). Each is { code, message }; an empty array when nothing is wrong.
+import { checkResult } from './errors.js';
+
 /** The warning codes, in the order they are reported. */
 export const WARNING_CODES = ['interpolating', 'precision', 'guard'];
 
@@ -23,52 +25,19 @@ function columnStats(a, n, cols, c) {
 }
 
 /**
- * The k-th smallest entry of `a` (0-based), by Hoare's selection with a median-of-three pivot; `a` is reordered so
- * that every entry after index k is at least that value. O(n) expected, against a sort's O(n log n).
+ * The median gap between the sorted distinct values of each of the dim columns of x (n × dim, row-major; 0 where all
+ * are equal), as the core's search computes its lower end (bandwidth.h's median_spacing: a radix sort in the module,
+ * where a sort in JS cost a fit's first call 0.15 s at 10⁵ points until it was optimised).
  */
-function select(a, k) {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (hi > lo) {
-    const mid = (lo + hi) >> 1;
-    const pivot = Math.max(Math.min(a[lo], a[mid]), Math.min(Math.max(a[lo], a[mid]), a[hi]));
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] < pivot) i++;
-      while (a[j] > pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i++] = a[j];
-        a[j--] = t;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else break;
-  }
-  return a[k];
-}
-
-/** The median gap between the sorted distinct values of column c (0 when all are equal), as the core's search. */
-export function medianSpacing(x, n, dim, c) {
-  // Float64Array's own sort: V8's compiled code, as fast at the first call as at the tenth, where a radix sort in JS
-  // ran interpreted until optimised (a fit's first call: 0.15 s at 10⁵ points, against 0.03 s).
-  const v = new Float64Array(n);
-  for (let i = 0; i < n; i++) v[i] = x[i * dim + c];
-  v.sort();
-  const all = new Float64Array(Math.max(n - 1, 0));
-  let count = 0;
-  for (let i = 1; i < n; i++) if (v[i] > v[i - 1]) all[count++] = v[i] - v[i - 1];
-  if (!count) return 0;
-  const gaps = all.subarray(0, count);
-  const at = 0.5 * (count - 1);
-  const k = Math.floor(at);
-  const low = select(gaps, k);
-  if (k + 1 >= count) return low;
-  let next = Infinity; // the (k + 1)-th smallest: the least of the entries select() left after k
-  for (let i = k + 1; i < count; i++) if (gaps[i] < next) next = gaps[i];
-  return low + (at - k) * (next - low);
+export function medianSpacings(engine, x, n, dim) {
+  return engine.withHeap((heap) => {
+    const xp = heap.f64(x);
+    const out = heap.alloc(8);
+    return Float64Array.from({ length: dim }, (_, c) => {
+      checkResult(engine.medianSpacing({ x: xp + 8 * c, n, stride: dim, out }));
+      return heap.readF64(out, 1)[0];
+    });
+  });
 }
 
 const fmt = (v) => Number(v.toPrecision(4));
@@ -80,8 +49,8 @@ const fmt = (v) => Number(v.toPrecision(4));
  *   Float32Array and spreads over less than 1e-5 of its magnitude (precisionWarnings());
  * - 'guard': guardChanged (the core's count of fitted values the guard moved by > 1e-3 of range(y)) > 1 % of n; its
  *   advice names the lower degree of `estimator` (the guard pulls toward it).
- * `spacings` (dim median spacings) and `precision` (the 'precision' warnings), when given, stand for those computed
- * from x and `stored`: a model refitted at another bandwidth (withBandwidth) reuses its sample's.
+ * `spacings`: the dim median spacings of x (medianSpacings()). `precision` (the 'precision' warnings), when given,
+ * stands for those computed from `stored`: a model refitted at another bandwidth (withBandwidth) reuses its sample's.
  */
 export function fitWarnings({
   x,
@@ -94,7 +63,7 @@ export function fitWarnings({
   guardChanged,
   estimator = 'local-linear',
   stored = { x, y },
-  spacings = null,
+  spacings,
   precision = null,
 }) {
   const warnings = [];
@@ -103,7 +72,7 @@ export function fitWarnings({
     reasons.push(`${fmt(effectiveParameters)} effective parameters on ${n} points`);
   }
   for (let d = 0; d < dim; d++) {
-    const spacing = spacings ? spacings[d] : medianSpacing(x, n, dim, d);
+    const spacing = spacings[d];
     if (bandwidth[d] < spacing) {
       reasons.push(
         `the bandwidth ${fmt(bandwidth[d])}${dim > 1 ? ` of x[${d}]` : ''} is below the median spacing ${fmt(spacing)}`,
@@ -168,17 +137,19 @@ export function precisionWarnings(inputs) {
 }
 
 /** A selection's generator (bandwidth.js) whose result gains `warnings` for the sample `s` it selected for. */
-export function* withSelectionWarnings(steps, s) {
+export function* withSelectionWarnings(engine, steps, s) {
   const result = yield* steps;
   // Mixed data: the continuous columns' bandwidths (s.x holds those columns only).
   const bandwidth = s.mixed ? Float64Array.from(s.mixed.continuous, (d) => result.bandwidth[d]) : result.bandwidth;
+  const dim = s.mixed?.continuous.length ?? s.dim;
   result.warnings = fitWarnings({
     x: s.x,
     y: s.y,
     n: s.n,
-    dim: s.mixed?.continuous.length ?? s.dim,
+    dim,
     width: s.width,
     bandwidth,
+    spacings: medianSpacings(engine, s.x, s.n, dim),
   });
   return result;
 }

@@ -19,6 +19,11 @@ enum class Rule : int32_t { Scott, Silverman };
 // n must be >= 2. Writes dims values into h.
 Status rule_of_thumb(ConstMatrix x, Rule rule, double* h);
 
+// The median gap between the sorted distinct finite values v_i = values[i·stride], i < n (0 when fewer than two
+// distinct ones): the spacing below which a bandwidth interpolates (the CV scan's lower end, the 'interpolating'
+// warning). Sorts a copy (order_by's radix sort from 4,096 values).
+Status median_spacing(const double* values, int64_t n, int64_t stride, double* spacing);
+
 // What a bandwidth is chosen for (the estimator, the observation weights) and judged by.
 enum class Score : int32_t { LeaveOneOut, AICc };
 struct Criterion {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "base/scratch.h"
+#include "engine/neighbours.h"
 #include "stats/bandwidth_detail.h"
 
 namespace ka {
@@ -19,6 +20,24 @@ double quantile(double* values, int64_t n, double q) {
 }  // namespace bandwidth_detail
 
 using bandwidth_detail::quantile;
+
+Status median_spacing(const double* values, int64_t n, int64_t stride, double* spacing) {
+  *spacing = 0;
+  Scratch<double> v(n), gap(n);
+  Scratch<int64_t> order(n);
+  if (!v.ok() || !gap.ok() || !order.ok()) return Status::OutOfMemory;
+  int64_t m = 0;  // the finite values only: NaN has no place in a sort
+  for (int64_t i = 0; i < n; ++i)
+    if (std::isfinite(values[i * stride])) v.get()[m++] = values[i * stride];
+  order_by(v.get(), order.get(), m);
+  const double* s = v.get();
+  const int64_t* o = order.get();
+  int64_t gaps = 0;
+  for (int64_t i = 1; i < m; ++i)
+    if (s[o[i]] > s[o[i - 1]]) gap.get()[gaps++] = s[o[i]] - s[o[i - 1]];
+  if (gaps > 0) *spacing = quantile(gap.get(), gaps, 0.5);
+  return Status::Ok;
+}
 
 Status rule_of_thumb(ConstMatrix x, Rule rule, double* h) {
   const int64_t n = x.rows, dims = x.cols;
