@@ -8,7 +8,7 @@
 #include "engine/local_fit.h"
 #include "engine/local_rows.h"
 #include "methods/grid/plan.h"
-#include "methods/grid/far_table.h"
+#include "methods/grid/far2d.h"
 #include "methods/grid/sorted_keys.h"
 
 namespace ka {

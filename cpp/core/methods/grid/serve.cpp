@@ -146,7 +146,7 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
   if (!far.ok()) return {Status::OutOfMemory};
   int64_t far_count = 0;
   const bool laplacian = p.kernel.kind == KernelKind::Laplacian, compact = is_compact(p.kernel.kind);
-  const bool gaussian_1d = p.kernel.kind == KernelKind::Gaussian && dims == 1;
+  const bool gaussian = p.kernel.kind == KernelKind::Gaussian;
   for (int64_t i = 0; i < I; ++i) {
     const GridQuery at = locate(p.queries.row(i), axis, dims, laplacian, compact);
     const bool inside = at.inside;
@@ -177,7 +177,7 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
     if (linear && !inside && edge_amplification(S, dims, s0) > kEdgeAmplification) {
       // An extrapolation that would amplify the grid's errors (accuracy rule): exactly, or a 1-D Gaussian's by the
       // far rules (its far table, far.cpp), which fit it from the keys behind the end at any distance.
-      (gaussian_1d ? far : exact).get()[(gaussian_1d ? far_count : exact_count)++] = i;
+      (gaussian ? far : exact).get()[(gaussian ? far_count : exact_count)++] = i;
       continue;
     }
     for (int64_t r = 0; r < p_cols; ++r)

@@ -1,0 +1,174 @@
+// The fit beyond one corner of a 2-D Gaussian sample as a function of the two distances (far_corner.h).
+#include "methods/grid/far_corner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/local_solve.h"
+#include "engine/online_softmax.h"
+#include "methods/grid/query.h"
+
+namespace ka {
+
+bool FarCorner::keep(const double* edge, const bool* low, const double* h, double eps, double total, int64_t keys,
+                     int64_t width) {
+  const bool same = std::equal(edge, edge + 2, edge_) && std::equal(low, low + 2, low_) && std::equal(h, h + 2, h_);
+  if (reach_[0] >= 0 && same && eps == eps_ && total == total_ && width == width_) return true;
+  std::copy(edge, edge + 2, edge_);
+  std::copy(low, low + 2, low_);
+  std::copy(h, h + 2, h_);
+  eps_ = eps;
+  total_ = total;
+  width_ = width;
+  reach_[0] = reach_[1] = -1;
+  wanted_[0] = wanted_[1] = 0;
+  keys_.count = 0;
+  log_gather_ = log_guess_ = std::log(4 * double(std::max<int64_t>(keys, 1)) / eps) + 8;
+  ok_ = nodes_.reset(kTiltNodes, kTiltNodes * stride());
+  return false;
+}
+
+void FarCorner::held(double r1, double r2) {
+  const bool more = reach_[0] >= 0 && (r1 > reach_[0] || r2 > reach_[1]);
+  reach_[0] = r1;
+  reach_[1] = r2;
+  wanted_[0] = wanted_[1] = 0;
+  if (more) ok_ = nodes_.reset(kTiltNodes, kTiltNodes * stride());  // nodes made with fewer keys: made again
+}
+
+double FarCorner::reach_for(double s) const {
+  return tilt_cut(tilt_node(std::max<int64_t>(tilt_cell(s), 0)), log_gather_);
+}
+
+const double* FarCorner::node(int64_t k1, int64_t k2) {
+  double* row = nodes_.make(k1);
+  if (!row) return nullptr;
+  double* v = row + k2 * stride();
+  if (v[stride() - 1] != 0) return v;  // made: 1 usable, −1 not
+  const double s[2] = {tilt_node(k1), tilt_node(k2)};
+  const int64_t W = width_;
+  double M[4][4], Y[8][3][3];
+  if (W > 8) return nullptr;
+  double cut[2] = {std::min(reach_[0], tilt_cut(s[0], log_guess_)), std::min(reach_[1], tilt_cut(s[1], log_guess_))};
+  bool enough = false;
+  for (int pass = 0; pass < 4 && !enough; ++pass) {
+    const int64_t matter = std::upper_bound(keys_.t1.get(), keys_.t1.get() + keys_.count, cut[0]) - keys_.t1.get();
+    const auto exponent = [&](int64_t j) {
+      const double t1 = keys_.t1.get()[j], t2 = keys_.t2.get()[j];
+      return -t1 * (s[0] + t1 / 2) - t2 * (s[1] + t2 / 2);
+    };
+    double top = -std::numeric_limits<double>::infinity();  // the largest log-weight: the shift
+    for (int64_t j = 0; j < matter; ++j)
+      if (keys_.t2.get()[j] <= cut[1] && keys_.w.get()[j] > 0)
+        top = std::max(top, exponent(j) + std::log(double(keys_.w.get()[j])));
+    if (!std::isfinite(top)) {  // no key of weight within the cut: all the keys held, then more of them
+      if (cut[0] < reach_[0] || cut[1] < reach_[1]) {
+        std::copy(reach_, reach_ + 2, cut);
+        continue;
+      }
+      for (int d = 0; d < 2; ++d) wanted_[d] = std::max(wanted_[d], 4 * std::max(reach_[d], 0.01));
+      break;
+    }
+    std::fill(&M[0][0], &M[0][0] + 16, 0.0);
+    std::fill(&Y[0][0][0], &Y[0][0][0] + 8 * 9, 0.0);
+    for (int64_t j = 0; j < matter; ++j) {
+      const double t1 = keys_.t1.get()[j], t2 = keys_.t2.get()[j];
+      if (!(t2 <= cut[1])) continue;
+      const double w = double(keys_.w.get()[j]) * std::exp(exponent(j) - top);
+      double p1[4] = {1, t1, t1 * t1, t1 * t1 * t1}, p2[4] = {1, t2, t2 * t2, t2 * t2 * t2};
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) M[a][b] += w * p1[a] * p2[b];
+      for (int64_t c = 0; c < W; ++c) {
+        const double wy = w * double(keys_.y.get()[j * W + c]);
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b) Y[c][a][b] += wy * p1[a] * p2[b];
+      }
+    }
+    // In the shifted units the keys left out weigh at most 2W·e^{−top}·e^{−(s·τ_c + τ_c²/2)} (far_corner.h).
+    const double L = std::log(2 * total_ / (eps_ * M[0][0])) - top;
+    log_guess_ = L;
+    const double need[2] = {tilt_cut(s[0], L), tilt_cut(s[1], L)};
+    enough = need[0] <= cut[0] && need[1] <= cut[1];
+    if (need[0] > reach_[0] || need[1] > reach_[1]) {  // beyond the keys held: asked for (far2d.cpp), else exactly
+      for (int d = 0; d < 2; ++d) wanted_[d] = std::max(wanted_[d], need[d]);
+      break;
+    }
+    for (int d = 0; d < 2; ++d) cut[d] = std::max(cut[d], need[d]);
+  }
+  v[stride() - 1] = enough ? 1 : -1;
+  if (!enough) return v;
+  const double A = M[0][0];
+  const double m1 = M[1][0] / A, m2 = M[0][1] / A, m12 = M[1][1] / A;
+  // Value and derivatives of E[g] for g = τ₁ᵃτ₂ᵇ (times y_c where c ≥ 0), written at entry q.
+  const auto put = [&](int64_t q, int64_t c, int a, int b) {
+    const auto e = [&](int x, int y) { return (c < 0 ? M[x][y] : Y[c][x][y]) / A; };
+    const double g = e(a, b), g1 = e(a + 1, b), g2 = e(a, b + 1), g12 = e(a + 1, b + 1);
+    double* out = v + 4 * q;
+    out[0] = g;
+    out[1] = -(g1 - m1 * g);
+    out[2] = -(g2 - m2 * g);
+    out[3] = g12 - m1 * g2 - m2 * g1 - m12 * g + 2 * m1 * m2 * g;
+  };
+  put(0, -1, 1, 0);
+  put(1, -1, 0, 1);
+  put(2, -1, 2, 0);
+  put(3, -1, 1, 1);
+  put(4, -1, 0, 2);
+  for (int64_t c = 0; c < W; ++c) {
+    put(5 + 3 * c, c, 0, 0);
+    put(6 + 3 * c, c, 1, 0);
+    put(7 + 3 * c, c, 0, 1);
+  }
+  return v;
+}
+
+bool FarCorner::fit(double s1, double s2, Estimator estimator, float* mean, bool* guarded) {
+  *guarded = false;
+  if (!ok_ || width_ > 8) return false;
+  const int64_t k1 = tilt_cell(s1), k2 = tilt_cell(s2);
+  if (k1 < 0 || k2 < 0) return false;
+  const double* at[2][2];
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      at[i][j] = node(k1 + i, k2 + j);
+      if (!at[i][j] || at[i][j][stride() - 1] < 0) return false;
+    }
+  const double a1 = tilt_node(k1), d1 = tilt_node(k1 + 1) - a1, a2 = tilt_node(k2), d2 = tilt_node(k2 + 1) - a2;
+  const Hermite x(std::clamp((s1 - a1) / d1, 0.0, 1.0)), y(std::clamp((s2 - a2) / d2, 0.0, 1.0));
+  // The bicubic Hermite weights of each corner's value, ∂₁, ∂₂ and ∂₁₂ (scaled by the cell's sides).
+  const double v1[2] = {x.v0, x.v1}, t1[2] = {x.d0 * d1, x.d1 * d1}, v2[2] = {y.v0, y.v1},
+               t2[2] = {y.d0 * d2, y.d1 * d2};
+  double q[5 + 3 * 8];
+  for (int64_t m = 0; m < quantities(); ++m) {
+    double sum = 0;
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j) {
+        const double* e = at[i][j] + 4 * m;
+        sum += v1[i] * v2[j] * e[0] + t1[i] * v2[j] * e[1] + v1[i] * t2[j] * e[2] + t1[i] * t2[j] * e[3];
+      }
+    q[m] = sum;
+  }
+  // The moments about the query in bandwidths, u_d = s_d + τ_d (a column's sign leaves the intercept as it is), in
+  // kPowers order: 1, u₁, u₂, u₁², u₁u₂, u₂².
+  const double S[6] = {1,
+                       s1 + q[0],
+                       s2 + q[1],
+                       s1 * s1 + 2 * s1 * q[0] + q[2],
+                       s1 * s2 + s1 * q[1] + s2 * q[0] + q[3],
+                       s2 * s2 + 2 * s2 * q[1] + q[4]};
+  const bool linear = estimator == Estimator::LocalLinear;
+  double a[9], l[9], g[3] = {1, 0, 0};
+  if (linear) {
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t c = 0; c < 3; ++c) a[r * 3 + c] = S[product_power(r, c, 2)];
+    *guarded = first_column_of_inverse(a, 3, l, g);
+  }
+  for (int64_t c = 0; c < width_; ++c) {
+    const double yv = q[5 + 3 * c], t[3] = {yv, s1 * yv + q[6 + 3 * c], s2 * yv + q[7 + 3 * c]};
+    mean[c] = mean_to_float(linear ? fitted_value(g, t, 3, 1) : yv);
+  }
+  return true;
+}
+
+}  // namespace ka
