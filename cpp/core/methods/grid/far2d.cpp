@@ -71,17 +71,21 @@ Status gather_side(SortedKeys* sorted, int64_t width, int64_t d, double e, bool 
   const int64_t b0 = std::min(edge_band, inner), b1 = std::max(edge_band, inner);
   const int64_t begin = bands.start(b0), end = bands.start(b1 + 1);
   sorted->keys_read += end - begin;
-  Scratch<int64_t> found(end - begin);
+  struct Found {
+    double tau;
+    int64_t j;
+  };
+  Scratch<Found> found(end - begin);
   if (!found.ok()) return Status::OutOfMemory;
   int64_t k = 0;
-  for (int64_t at = begin; at < end; ++at)
-    if (tau_of(bands.order()[at]) <= reach) found.get()[k++] = bands.order()[at];
-  std::sort(found.get(), found.get() + k, [&](int64_t a, int64_t b) {
-    const double ta = tau_of(a), tb = tau_of(b);
-    return ta < tb || (ta == tb && a < b);
-  });
+  for (int64_t at = begin; at < end; ++at) {
+    const int64_t j = bands.order()[at];
+    if (tau_of(j) <= reach) found.get()[k++] = {tau_of(j), j};
+  }
+  std::sort(found.get(), found.get() + k,
+            [](const Found& a, const Found& b) { return a.tau < b.tau || (a.tau == b.tau && a.j < b.j); });
   if (!room(keys, k, width)) return Status::OutOfMemory;
-  for (int64_t r = 0; r < k; ++r) put(r, found.get()[r]);
+  for (int64_t r = 0; r < k; ++r) put(r, found.get()[r].j);
   keys->count = k;
   return Status::Ok;
 }

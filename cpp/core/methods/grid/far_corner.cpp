@@ -10,6 +10,12 @@
 #include "methods/grid/query.h"
 
 namespace ka {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kGuessMargin = 1.0;
+
+}  // namespace
 
 bool FarCorner::keep(const double* edge, const bool* low, const double* h, double eps, double total, int64_t keys,
                      int64_t width) {
@@ -50,18 +56,20 @@ const double* FarCorner::node(int64_t k1, int64_t k2) {
   const int64_t W = width_;
   double M[4][4], Y[8][3][3];
   if (W > 8) return nullptr;
-  double cut[2] = {std::min(reach_[0], tilt_cut(s[0], log_guess_)), std::min(reach_[1], tilt_cut(s[1], log_guess_))};
+  // The first pass's cut: the last node's exponent with a margin (e¹ of weight), which spares most nodes a second pass.
+  const double guess = log_guess_ + kGuessMargin;
+  double cut[2] = {std::min(reach_[0], tilt_cut(s[0], guess)), std::min(reach_[1], tilt_cut(s[1], guess))};
   bool enough = false;
+  Scratch<double> power(keys_.count);  // each key's log-tilt, then its shifted weight
+  if (!power.ok()) return nullptr;
   for (int pass = 0; pass < 4 && !enough; ++pass) {
     const int64_t matter = std::upper_bound(keys_.t1.get(), keys_.t1.get() + keys_.count, cut[0]) - keys_.t1.get();
-    const auto exponent = [&](int64_t j) {
+    double top = -std::numeric_limits<double>::infinity();  // the largest log-tilt of a key with weight: the shift
+    for (int64_t j = 0; j < matter; ++j) {
       const double t1 = keys_.t1.get()[j], t2 = keys_.t2.get()[j];
-      return -t1 * (s[0] + t1 / 2) - t2 * (s[1] + t2 / 2);
-    };
-    double top = -std::numeric_limits<double>::infinity();  // the largest log-weight: the shift
-    for (int64_t j = 0; j < matter; ++j)
-      if (keys_.t2.get()[j] <= cut[1] && keys_.w.get()[j] > 0)
-        top = std::max(top, exponent(j) + std::log(double(keys_.w.get()[j])));
+      power.get()[j] = t2 <= cut[1] ? -t1 * (s[0] + t1 / 2) - t2 * (s[1] + t2 / 2) : -kInf;
+      if (keys_.w.get()[j] > 0) top = std::max(top, power.get()[j]);
+    }
     if (!std::isfinite(top)) {  // no key of weight within the cut: all the keys held, then more of them
       if (cut[0] < reach_[0] || cut[1] < reach_[1]) {
         std::copy(reach_, reach_ + 2, cut);
@@ -73,16 +81,16 @@ const double* FarCorner::node(int64_t k1, int64_t k2) {
     std::fill(&M[0][0], &M[0][0] + 16, 0.0);
     std::fill(&Y[0][0][0], &Y[0][0][0] + 8 * 9, 0.0);
     for (int64_t j = 0; j < matter; ++j) {
+      if (power.get()[j] == -kInf) continue;
       const double t1 = keys_.t1.get()[j], t2 = keys_.t2.get()[j];
-      if (!(t2 <= cut[1])) continue;
-      const double w = double(keys_.w.get()[j]) * std::exp(exponent(j) - top);
-      double p1[4] = {1, t1, t1 * t1, t1 * t1 * t1}, p2[4] = {1, t2, t2 * t2, t2 * t2 * t2};
-      for (int a = 0; a < 4; ++a)
-        for (int b = 0; b < 4; ++b) M[a][b] += w * p1[a] * p2[b];
+      const double w = double(keys_.w.get()[j]) * std::exp(power.get()[j] - top);
+      const double p1[4] = {w, w * t1, w * t1 * t1, w * t1 * t1 * t1}, p2[4] = {1, t2, t2 * t2, t2 * t2 * t2};
+      for (int a = 0; a < 4; ++a)  // a + b ≤ 4: the entries the means and their derivatives read
+        for (int b = 0; b + a <= 4 && b < 4; ++b) M[a][b] += p1[a] * p2[b];
       for (int64_t c = 0; c < W; ++c) {
-        const double wy = w * double(keys_.y.get()[j * W + c]);
+        const double y = double(keys_.y.get()[j * W + c]);
         for (int a = 0; a < 3; ++a)
-          for (int b = 0; b < 3; ++b) Y[c][a][b] += wy * p1[a] * p2[b];
+          for (int b = 0; b + a <= 3 && b < 3; ++b) Y[c][a][b] += y * p1[a] * p2[b];
       }
     }
     // In the shifted units the keys left out weigh at most 2W·e^{−top}·e^{−(s·τ_c + τ_c²/2)} (far_corner.h).

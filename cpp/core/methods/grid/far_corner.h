@@ -20,13 +20,13 @@ struct CornerKeys {
 // A row s_d = D_d/h_d beyond the corner along each axis weighs key j by ω_j·e^{−s₁τ₁ − τ₁²/2 − s₂τ₂ − τ₂²/2}
 // (far_tilt.h, along both axes): its fit depends on (s₁, s₂) through the tilted means E[τ₁ᵃτ₂ᵇ] (a + b ≤ 2) and
 // E[y·τ₁ᵃτ₂ᵇ] (a + b ≤ 1). Each node (s₁, s₂) on the tilt nodes' lattice sums, exactly over the keys within its cut,
-// ω·tilt·τ₁ᵃτ₂ᵇ (a, b ≤ 3) and ω·tilt·y·τ₁ᵃτ₂ᵇ (a, b ≤ 2), shifted by the largest key's log-weight so that no distance
-// underflows them, and keeps those means with their derivatives ∂/∂s₁, ∂/∂s₂ and ∂²/∂s₁∂s₂ (the tilt's cumulants:
-// −Cov(τ_d, g) and the third joint central moment of τ₁, τ₂, g); a row interpolates them by bicubic Hermite in the cell
-// around (s₁, s₂), then solves as the exact fit does, guard included. The cut: keys beyond τ_d,c along either axis
-// weigh together at most 2W·e^{−(s_d·τ_d,c + τ_d,c²/2)} (W the sample's Σω), kept below ε times the node's weight (a
-// lower bound of the row's): τ_d,c = tilt_cut(s_d, ln(2W/(ε·Σw))), found in at most three passes; a node that would
-// need keys beyond those held is marked, and rows around it run exactly.
+// ω·tilt·τ₁ᵃτ₂ᵇ (a, b ≤ 3) and ω·tilt·y·τ₁ᵃτ₂ᵇ (a, b ≤ 2), shifted by the largest log-tilt of a key with weight so that
+// no distance underflows them, and keeps those means with their derivatives ∂/∂s₁, ∂/∂s₂ and ∂²/∂s₁∂s₂ (the tilt's
+// cumulants: −Cov(τ_d, g) and the third joint central moment of τ₁, τ₂, g); a row interpolates them by bicubic Hermite
+// in the cell around (s₁, s₂), then solves as the exact fit does, guard included. The cut: keys beyond τ_d,c along
+// either axis weigh together at most 2W·e^{−(s_d·τ_d,c + τ_d,c²/2)} (W the sample's Σω), kept below ε times the node's
+// weight (a lower bound of the row's): τ_d,c = tilt_cut(s_d, ln(2W/(ε·Σw))), found in at most three passes; a node that
+// would need keys beyond those held is marked, and rows around it run exactly.
 class FarCorner {
  public:
   // Forgets the keys and nodes unless made for these edges (e₁, e₂ and their sides), bandwidths, ε, total, keys and

@@ -24,8 +24,8 @@ enum YSum { kY, kYU, kYT, kYTU, kYT2 };
 // The tilted means at one node from its sums there (linearly interpolated along v): the values a row interpolates in
 // s, [E τ, E τ², E u, E τu, E u², then per column E y, E yτ, E yu], and their derivatives in s, −Cov(τ, ·).
 void means_of(const double* x, int64_t width, double* value, double* slope) {
-  const double a = x[kA];
-  const auto e = [&](int64_t k) { return x[k] / a; };
+  const double inv = 1 / x[kA];
+  const auto e = [&](int64_t k) { return x[k] * inv; };
   const double t = e(kT);
   const auto put = [&](int64_t k, double v, double v_tau) {  // E g and E τg
     value[k] = v;
@@ -37,7 +37,7 @@ void means_of(const double* x, int64_t width, double* value, double* slope) {
   put(3, e(kTU), e(kT2U));
   put(4, e(kU2), e(kTU2));
   for (int64_t c = 0; c < width; ++c) {
-    const auto ey = [&](int64_t k) { return x[9 + 5 * c + k] / a; };
+    const auto ey = [&](int64_t k) { return x[9 + 5 * c + k] * inv; };
     put(5 + 3 * c, ey(kY), ey(kYT));
     put(6 + 3 * c, ey(kYT), ey(kYT2));
     put(7 + 3 * c, ey(kYU), ey(kYTU));
@@ -91,7 +91,7 @@ const double* FarSide::node(int64_t k) {
   Scratch<double> count(G), count_t(G), sums_a(G * cols), sums_b(G * width_), mom_a(E * stride_a), mom_b(E * stride_b);
   if (!count.ok() || !count_t.ok() || !sums_a.ok() || !sums_b.ok() || !mom_a.ok() || !mom_b.ok()) return nullptr;
   const double s = tilt_node(k);
-  double cut = std::min(reach_, tilt_cut(s, log_guess_));
+  double cut = std::min(reach_, tilt_cut(s, log_guess_ + 1.0));  // the last node's exponent, a margin of e¹: one pass
   const int64_t first = ax.L, last = ax.L + G;  // the output nodes over the sample's range: the rows' v
   for (int pass = 0; pass < 3; ++pass) {
     std::fill(count.get(), count.get() + G, 0.0);

@@ -2,7 +2,8 @@
 // sample along an axis weighs a key τ = t/h behind that edge by e^{−(s + τ)²/2} = e^{−s²/2}·e^{−sτ − τ²/2}; the first
 // factor is common to the row and cancels in every fit, so the row sees the keys through the tilt e^{−sτ − τ²/2}, a
 // smooth function of s that the tables sample at nodes in s and interpolate by cubic Hermite from exact derivatives
-// (d E[g]/ds = −Cov(τ, g) under the tilted weights), as the 1-D far table does (far_table.h).
+// (d E[g]/ds = −Cov(τ, g) under the tilted weights), as the 1-D far table does (far_table.h), whose header this one
+// reads for the scratch types.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -12,15 +13,33 @@
 
 namespace ka {
 
-// Nodes in s: s₀ = 0, then s_k = e^{(k − 1 + kFarFirst)·kFarStep} (the 1-D table's nodes, 5 % apart from e^−3 to e^24):
-// a row just beyond an edge (s below e^−3) interpolates between 0 and the first.
-constexpr int64_t kTiltNodes = kFarNodes + 1;
-inline double tilt_node(int64_t k) { return k == 0 ? 0.0 : std::exp(double(k - 1 + kFarFirst) * kFarStep); }
+// Nodes in s: s₀ = 0, then s_k = e^{(k − 1 + kTiltFirst)·kTiltStep}, from e^−3 to e^24 (a row just beyond an edge, s
+// below e^−3, interpolates between 0 and the first). The step is four times the 1-D table's (far_table.h): a 2-D node
+// costs a pass over the keys in its reach (a side's also its convolution), and a padded chart's rows fall in a cell
+// each near the edge, so the nodes' count is the first call's cost. The cubic Hermite error, about (Δs)⁴/384 times a
+// fourth derivative that for a tilt is a cumulant of τ of order s⁻⁵, is then about 1e-4/s bandwidths in the means
+// (4e-7/s at the 1-D table's 5 %): the tests (grid_model_far2d_test.cpp) measure the fits from 0.3 to 10⁴ h out within
+// 1e-3 of range(y) of float64's.
+constexpr double kTiltStep = 0.2;
+constexpr int64_t kTiltFirst = -15;
+constexpr int64_t kTiltNodes = 1 + 27 * 5 + 1;  // s₀ = 0, then e^−3 … e^24
+// The nodes' positions, computed once (a row reads four to eight of them).
+struct TiltNodes {
+  double at[kTiltNodes];
+  TiltNodes() {
+    at[0] = 0;
+    for (int64_t k = 1; k < kTiltNodes; ++k) at[k] = std::exp(double(k - 1 + kTiltFirst) * kTiltStep);
+  }
+};
+inline double tilt_node(int64_t k) {
+  static const TiltNodes nodes;
+  return nodes.at[k];
+}
 // The node below s ≥ 0 (its cell is [s_k, s_{k+1}]), or −1 beyond the last cell.
 inline int64_t tilt_cell(double s) {
   if (!(s >= 0)) return -1;
   if (s < tilt_node(1)) return 0;
-  int64_t k = int64_t(std::floor(std::log(s) / kFarStep)) - kFarFirst + 1;
+  int64_t k = int64_t(std::floor(std::log(s) / kTiltStep)) - kTiltFirst + 1;
   if (k >= 1 && tilt_node(k) > s) --k;  // the logarithm's rounding at a node
   if (k + 1 < kTiltNodes && tilt_node(k + 1) <= s) ++k;
   return k + 1 < kTiltNodes ? k : -1;
