@@ -180,6 +180,7 @@ Result far_rows_2d(const Fit& f, const Axis* axis, double total, const int64_t* 
   double tol = kInf;  // the tolerance the nodes were sized for, along the finer axis (grid_nodes)
   for (int64_t d = 0; d < 2; ++d) tol = std::min(tol, (axis[d].step / axis[d].h) * (axis[d].step / axis[d].h) / 12);
   const double eps = kPivotFloor * tol;
+  const double omega_max = sorted->omega_max();  // direct fits bound the keys they leave out by it
   Scratch<Place> at(far_count);
   if (!at.ok()) return {Status::OutOfMemory};
   double least[8][2];  // per table, the smallest distance of its rows (per axis for corners)
@@ -211,7 +212,7 @@ Result far_rows_2d(const Fit& f, const Axis* axis, double total, const int64_t* 
       other.fft = fft_pays(2, double(other.nodes), double(other.L));
       if (!(other.hi > other.lo)) continue;
       const double e = low ? axis[d].lo : axis[d].hi;
-      side.keep(e, low, axis[d].h, other, eps, total, n, width);
+      side.keep(d, e, low, axis[d].h, other, eps, total, n, omega_max, width);
       ready[t] = true;
       const double need = side.reach_for(least[t][0]);
       if (need <= side.reach()) continue;
@@ -223,7 +224,7 @@ Result far_rows_2d(const Fit& f, const Axis* axis, double total, const int64_t* 
       FarCorner& corner = tables->corner[!low[0]][!low[1]];
       const double e[2] = {low[0] ? axis[0].lo : axis[0].hi, low[1] ? axis[1].lo : axis[1].hi};
       const double h[2] = {axis[0].h, axis[1].h};
-      corner.keep(e, low, h, eps, total, n, width);
+      corner.keep(e, low, h, eps, total, n, omega_max, sorted->y_hi() - sorted->y_lo(), width);
       ready[t] = true;
       const double need[2] = {corner.reach_for(least[t][0]), corner.reach_for(least[t][1])};
       if (need[0] <= corner.reach()[0] && need[1] <= corner.reach()[1]) continue;

@@ -31,8 +31,10 @@ class FarCorner {
  public:
   // Forgets the keys and nodes unless made for these edges (e₁, e₂ and their sides), bandwidths, ε, total, keys and
   // `width` columns; returns whether it kept them.
+  // `keys`: the sample's size; omega_max its largest observation weight (1 without); `y_range`: max y − min y over
+  // it (the tolerance's scale, cell_holds).
   bool keep(const double* edge, const bool* low, const double* h, double eps, double total, int64_t keys,
-            int64_t width);
+            double omega_max, double y_range, int64_t width);
   // The reach (bandwidths behind the edge along axis d) the keys must cover for rows from s on; the reaches held.
   double reach_for(double s) const;
   const double* reach() const { return reach_; }
@@ -54,13 +56,30 @@ class FarCorner {
   // made now if not yet; null where memory was short.
   const double* node(int64_t k1, int64_t k2);
   int64_t stride() const { return 4 * quantities() + 1; }
+  // The quantities with their derivatives at (s₁, s₂) from the keys held within the cut, into v (4 per quantity);
+  // false where the cut reaches beyond the keys held (wanted_ says how far) or memory was short (*status).
+  bool exact_at(const double* s, double* v, Status* status);
+  // The bicubic Hermite interpolation in cell (k₁, k₂) at (s₁, s₂) of its corners' nodes `at` into q.
+  void interpolate(const double* const* at, int64_t k1, int64_t k2, double s1, double s2, double* q) const;
+  // The fit (width means) from the quantities q at (s₁, s₂); returns whether the guard acted.
+  bool solve(double s1, double s2, const double* q, Estimator estimator, double* mean) const;
+  // Whether cell (k₁, k₂) serves its rows, checked once per estimator: at its centre, the fit from the interpolated
+  // quantities against the fit from the exact ones, within kCellCheck times the tolerance times range(y). A cell where
+  // the tilt's weight moves between distant groups of keys (a wedge-shaped sample beyond its empty corner, or far out,
+  // where one key or another nearest the corner takes all the weight) fails, and its rows are fitted directly.
+  bool cell_holds(const double* const* at, int64_t k1, int64_t k2, Estimator estimator);
+  // The row fitted directly over the keys held, as FarSide::direct: O(k) for the k keys within its cut; false where
+  // those reach beyond the keys held (wanted_ says how far).
+  bool direct(double s1, double s2, Estimator estimator, float* mean, bool* guarded);
 
   double edge_[2] = {0, 0}, h_[2] = {0, 0}, eps_ = 0, total_ = 0, reach_[2] = {-1, -1};
   double log_gather_ = 0, log_guess_ = 0, wanted_[2] = {0, 0};  // as FarSide's
   bool low_[2] = {true, true}, ok_ = false;
   int64_t width_ = 0;
   CornerKeys keys_;
-  LazyRows nodes_;  // row k₁: kTiltNodes nodes k₂ of stride() each
+  LazyRows nodes_;            // row k₁: kTiltNodes nodes k₂ of stride() each
+  Scratch<uint8_t> checked_;  // per cell and estimator: 0 not checked, 1 serves, 2 runs exactly
+  double y_range_ = 0, tolerance_ = 0, skip_ = 0, omega_max_ = 1;
 };
 
 }  // namespace ka

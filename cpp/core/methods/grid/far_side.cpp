@@ -15,6 +15,9 @@ namespace ka {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// The largest amplification of the bins' error a local-linear row read from the table may have (as serve.cpp's
+// kEdgeAmplification for the grid's own rows outside the box).
+constexpr double kSideAmplification = 5.5;
 
 // Where each sum sits in a node's entry (far_side.h): Σw·{1, u, u²}, Σw·τ·{1, u, u²}, Σw·τ²·{1, u}, Σw·τ³, then per
 // column c at 9 + 5c: Σw·y·{1, u}, Σw·y·τ·{1, u}, Σw·y·τ².
@@ -46,13 +49,14 @@ void means_of(const double* x, int64_t width, double* value, double* slope) {
 
 }  // namespace
 
-bool FarSide::keep(double edge, bool low, double h, const Axis& other, double eps, double total, int64_t keys,
-                   int64_t width) {
+bool FarSide::keep(int64_t far_axis, double edge, bool low, double h, const Axis& other, double eps, double total,
+                   int64_t keys, double omega_max, int64_t width) {
   const bool same_axis = other.lo == other_.lo && other.hi == other_.hi && other.nodes == other_.nodes &&
                          other.h == other_.h && other.L == other_.L;
-  if (reach_ >= 0 && same_axis && edge == edge_ && low == low_ && h == h_ && eps == eps_ && total == total_ &&
-      width == width_)
+  if (reach_ >= 0 && same_axis && far_axis == far_axis_ && edge == edge_ && low == low_ && h == h_ && eps == eps_ &&
+      total == total_ && width == width_)
     return true;
+  far_axis_ = far_axis;
   edge_ = edge;
   low_ = low;
   h_ = h;
@@ -65,6 +69,9 @@ bool FarSide::keep(double edge, bool low, double h, const Axis& other, double ep
   keys_.count = 0;
   // The first guess of the cut's exponent: every output node holding at least e^−8 of an average key's weight.
   log_gather_ = log_guess_ = std::log(2 * double(std::max<int64_t>(keys, 1)) / eps) + 8;
+  const double ln2 = 0.6931471805599453;  // as SortedKeys::skip: 25 + log₂ n bits, in natural log
+  skip_ = std::min(126.0, 25 + std::log(double(std::max<int64_t>(keys, 1))) / ln2) * ln2;
+  omega_max_ = omega_max;
   ok_ = nodes_.reset(kTiltNodes, other_.E * sums());
   return false;
 }
@@ -191,10 +198,23 @@ bool FarSide::fit(double s, double v, Estimator estimator, float* mean, bool* gu
   double q[5 + 3 * 8];
   for (int64_t m = 0; m < count; ++m)
     q[m] = b.v0 * value[0][m] + b.d0 * step * slope[0][m] + b.v1 * value[1][m] + b.d1 * step * slope[1][m];
-  // The moments about the query in bandwidths (u₁ = s + τ along the far axis; a column's sign leaves the intercept as
-  // it is), in kPowers order: 1, u₁, u₂, u₁², u₁u₂, u₂².
-  const double S[6] = {1, s + q[0], q[2], s * s + 2 * s * q[0] + q[1], s * q[2] + q[3], q[4]};
+  // The moments about the query in bandwidths (s + τ along the far axis, u along the other; a column's sign leaves the
+  // intercept as it is), in kPowers order with x₁'s column first, as the exact fit's (its guard acts column by column):
+  // 1, u₁, u₂, u₁², u₁u₂, u₂².
+  const double far_1 = s + q[0], far_2 = s * s + 2 * s * q[0] + q[1], cross = s * q[2] + q[3];
+  const bool first = far_axis_ == 0;
+  const double S[6] = {1,     first ? far_1 : q[2], first ? q[2] : far_1, first ? far_2 : q[4],
+                       cross, first ? q[4] : far_2};
   const bool linear = estimator == Estimator::LocalLinear;
+  if (linear) {
+    // The bins along v err by O((spacing/h)²) relative to the weights; local-linear's solve amplifies that by about
+    // (1 + |E u|)/pivot, the pivot of u once τ is fitted (the variance of u left after its regression on τ): where it
+    // exceeds what the grid allows its own rows (kEdgeAmplification, serve.cpp), the row is fitted directly.
+    const double var_t = q[1] - q[0] * q[0], var_u = q[4] - q[2] * q[2], cov = q[3] - q[0] * q[2];
+    const double pivot = var_t > 0 ? var_u - cov * cov / var_t : var_u;
+    if (!(pivot > 0) || (1 + std::fabs(q[2])) / pivot > kSideAmplification)
+      return direct(s, v, estimator, mean, guarded);
+  }
   double a[9], l[9], g[3] = {1, 0, 0};
   if (linear) {
     for (int64_t r = 0; r < 3; ++r)
@@ -202,7 +222,8 @@ bool FarSide::fit(double s, double v, Estimator estimator, float* mean, bool* gu
     *guarded = first_column_of_inverse(a, 3, l, g);
   }
   for (int64_t c = 0; c < width_; ++c) {
-    const double y = q[5 + 3 * c], t[3] = {y, s * y + q[6 + 3 * c], q[7 + 3 * c]};
+    const double y = q[5 + 3 * c], along_far = s * y + q[6 + 3 * c], along_other = q[7 + 3 * c];
+    const double t[3] = {y, first ? along_far : along_other, first ? along_other : along_far};
     mean[c] = mean_to_float(linear ? fitted_value(g, t, 3, 1) : y);
   }
   return true;
@@ -214,30 +235,27 @@ namespace ka {
 
 bool FarSide::direct(double s, double v, Estimator estimator, float* mean, bool* guarded) {
   // The row's own log-weights, e^{−sτ − τ²/2 − u²/2} with u = (v_j − v)/h_o, shifted by the largest: no distance
-  // underflows them. The keys beyond the cut weigh together at most W·e^{−(sτ_c + τ_c²/2)}, kept below ε times the
-  // row's weight; the cut grows until it is, within the keys held.
+  // underflows them. As the exact rows do (SortedKeys::window), the keys whose log-weight falls more than the skip
+  // (25 + log₂ n bits) below the largest are left out: those beyond the cut where the tilt alone falls that far below
+  // the largest key's weight, which grows until no key held within it is larger.
   const double* tau = keys_.tau.get();
   const auto exponent = [&](int64_t j) {
     const double u = (double(keys_.v.get()[j]) - v) / other_.h;
     return -tau[j] * (s + tau[j] / 2) - u * u / 2;
   };
-  double cut = std::min(reach_, tilt_cut(s, log_guess_));
+  double cut = std::min(reach_, tilt_cut(s, skip_));
   for (int pass = 0; pass < 4; ++pass) {
     const int64_t matter = std::upper_bound(tau, tau + keys_.count, cut) - tau;
     double top = -kInf;
     for (int64_t j = 0; j < matter; ++j)
       if (keys_.w.get()[j] > 0) top = std::max(top, exponent(j) + std::log(double(keys_.w.get()[j])));
-    if (!std::isfinite(top)) return false;
-    double A[9] = {}, t[3 * 8] = {};
-    for (int64_t j = 0; j < matter; ++j) {
-      const double w = double(keys_.w.get()[j]) * std::exp(exponent(j) - top);
-      const double z[3] = {1, s + tau[j], (double(keys_.v.get()[j]) - v) / other_.h};
-      for (int64_t r = 0; r < 3; ++r) {
-        for (int64_t c = 0; c < 3; ++c) A[r * 3 + c] += w * z[r] * z[c];
-        for (int64_t c = 0; c < width_; ++c) t[c * 3 + r] += w * z[r] * double(keys_.y.get()[j * width_ + c]);
-      }
+    if (!std::isfinite(top)) {
+      if (cut >= reach_) return false;
+      cut = reach_;
+      continue;
     }
-    const double need = tilt_cut(s, std::log(2 * total_ / (eps_ * A[0])) - top);
+    // ω ≤ omega_max_: a key beyond the cut weighs at most ω_max·e^{−(sτ + τ²/2)}.
+    const double need = tilt_cut(s, skip_ + std::log(omega_max_) - top);
     if (need > cut) {
       if (need > reach_) {  // beyond the keys held: asked for (far2d.cpp), else the row runs exactly
         wanted_ = std::max(wanted_, need);
@@ -245,6 +263,18 @@ bool FarSide::direct(double s, double v, Estimator estimator, float* mean, bool*
       }
       cut = need;
       continue;
+    }
+    double A[9] = {}, t[3 * 8] = {};
+    for (int64_t j = 0; j < matter; ++j) {
+      const double e = exponent(j) - top;
+      if (!(e >= -skip_)) continue;
+      const double w = double(keys_.w.get()[j]) * std::exp(e);
+      const double far = s + tau[j], other = (double(keys_.v.get()[j]) - v) / other_.h;  // x₁'s column first
+      const double z[3] = {1, far_axis_ == 0 ? far : other, far_axis_ == 0 ? other : far};
+      for (int64_t r = 0; r < 3; ++r) {
+        for (int64_t c = 0; c < 3; ++c) A[r * 3 + c] += w * z[r] * z[c];
+        for (int64_t c = 0; c < width_; ++c) t[c * 3 + r] += w * z[r] * double(keys_.y.get()[j * width_ + c]);
+      }
     }
     const bool linear = estimator == Estimator::LocalLinear;
     double l[9], g[3] = {1 / A[0], 0, 0};

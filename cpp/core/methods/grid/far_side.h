@@ -38,7 +38,9 @@ class FarSide {
  public:
   // Forgets the keys and the nodes unless they were made for this edge (its value along the far axis, `low` side),
   // far bandwidth h, other axis, ε, total and `width` columns; returns whether it kept them.
-  bool keep(double edge, bool low, double h, const Axis& other, double eps, double total, int64_t keys, int64_t width);
+  // `keys`: the sample's size; omega_max its largest observation weight (1 without).
+  bool keep(int64_t far_axis, double edge, bool low, double h, const Axis& other, double eps, double total,
+            int64_t keys, double omega_max, int64_t width);
   // The reach (bandwidths behind the edge) the keys must cover for rows from s on, and the reach held now.
   double reach_for(double s) const;
   double reach() const { return reach_; }
@@ -57,9 +59,11 @@ class FarSide {
   int64_t sums() const { return 9 + 5 * width_; }
 
  private:
-  // The row fitted directly over the keys held within its own cut, exact Gaussian along v: where the nodes around
-  // it cannot serve it (far beyond, where the tilt leaves a few keys at the edge and the taps' reach along v misses
-  // them), O(k) for the k keys within the cut; false where those reach beyond the keys held.
+  // The row fitted directly over the keys held within its reach, exact Gaussian along v, leaving out what the exact
+  // rows leave out (keys more than 25 + log₂ n bits below the largest weight): where the nodes around it cannot serve
+  // it (far beyond, where the tilt leaves a few keys at the edge that the taps along v do not reach; or a local-linear
+  // row the bins' error would reach through its solve), O(k) for the k keys within the cut; false where those reach
+  // beyond the keys held.
   bool direct(double s, double v, Estimator estimator, float* mean, bool* guarded);
   // Node k's sums at every output node (E × sums()), made now if not yet; null where memory was short.
   const double* node(int64_t k);
@@ -69,8 +73,9 @@ class FarSide {
   // The cut's exponent (far_side.h): the guess the keys are gathered for, and the last node's, which the next starts
   // from.
   double log_gather_ = 0, log_guess_ = 0, wanted_ = 0;
+  double skip_ = 0, omega_max_ = 1;  // direct(): the exact rows' skip (nats) and the largest ω
   bool low_ = true, ok_ = false;
-  int64_t width_ = 0;
+  int64_t width_ = 0, far_axis_ = 0;
   Axis other_;
   SideKeys keys_;
   LazyRows nodes_;
