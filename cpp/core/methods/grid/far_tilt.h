@@ -5,6 +5,7 @@
 // (d E[g]/ds = −Cov(τ, g) under the tilted weights), as the 1-D far table does (far_table.h), whose header this one
 // reads for the scratch types.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -13,22 +14,28 @@
 
 namespace ka {
 
-// Nodes in s: s₀ = 0, then s_k = e^{(k − 1 + kTiltFirst)·kTiltStep}, from e^−3 to e^24 (a row just beyond an edge, s
-// below e^−3, interpolates between 0 and the first). The step is four times the 1-D table's (far_table.h): a 2-D node
-// costs a pass over the keys in its reach (a side's also its convolution), and a padded chart's rows fall in a cell
-// each near the edge, so the nodes' count is the first call's cost. The cubic Hermite error, about (Δs)⁴/384 times a
-// fourth derivative that for a tilt is a cumulant of τ of order s⁻⁵, is then about 1e-4/s bandwidths in the means
-// (4e-7/s at the 1-D table's 5 %): the tests (grid_model_far2d_test.cpp) measure the fits from 0.3 to 10⁴ h out within
-// 1e-3 of range(y) of float64's.
+// Nodes in s: evenly kTiltEven apart from 0 to kTiltSwitch, then 20 % apart (kTiltStep in ln s) up to e^24. Near the
+// edge the tilted means are smooth in s with derivatives of order 1 (the tilt is nearly the Gaussian itself), so even
+// steps of 0.5 err by about 0.5⁴/384 ≈ 1.6e-4 times a fourth derivative of order 1; farther out a fourth derivative is
+// a cumulant of τ of order s⁻⁵ and the 20 % steps err by about 1e-4/s bandwidths in the means (the 1-D table,
+// far_table.h, steps 5 %). A 2-D node costs a pass over the keys in its reach (a side's also a convolution), and a
+// padded chart's rows near an edge fall in a cell each, so the nodes' count is a first call's cost: at 10⁶ points and
+// h = 0.05, a 100 × 100 lattice padded 10 % made its tables in 3.2 s natively with 20 % steps from e^−3, 1.3 s with
+// even steps of 0.3, 0.8 s with 0.5 (the model's fit: 0.5-0.7 s). The tests (grid_model_far2d_test.cpp) measure the
+// fits 0.3 to 10⁴ h out within 1e-3 of range(y) of float64's (at most 3.2e-4 seen), and a corner checks each cell it
+// serves (FarCorner::cell_holds).
 constexpr double kTiltStep = 0.2;
-constexpr int64_t kTiltFirst = -15;
-constexpr int64_t kTiltNodes = 1 + 27 * 5 + 1;  // s₀ = 0, then e^−3 … e^24
+constexpr double kTiltSwitch = 2.5;
+constexpr double kTiltEven = kTiltStep * kTiltSwitch;  // the even step, continuous with the logarithmic one
+constexpr int64_t kTiltEvenNodes = 5;                  // s = 0, 0.5, …, 2; then 2.5·e^(0.2m)
+constexpr int64_t kTiltNodes = kTiltEvenNodes + 116;   // up to 2.5·e^(0.2·115) ≈ e^23.9
 // The nodes' positions, computed once (a row reads four to eight of them).
 struct TiltNodes {
   double at[kTiltNodes];
   TiltNodes() {
-    at[0] = 0;
-    for (int64_t k = 1; k < kTiltNodes; ++k) at[k] = std::exp(double(k - 1 + kTiltFirst) * kTiltStep);
+    for (int64_t k = 0; k < kTiltNodes; ++k)
+      at[k] =
+          k < kTiltEvenNodes ? double(k) * kTiltEven : kTiltSwitch * std::exp(double(k - kTiltEvenNodes) * kTiltStep);
   }
 };
 inline double tilt_node(int64_t k) {
@@ -38,9 +45,10 @@ inline double tilt_node(int64_t k) {
 // The node below s ≥ 0 (its cell is [s_k, s_{k+1}]), or −1 beyond the last cell.
 inline int64_t tilt_cell(double s) {
   if (!(s >= 0)) return -1;
-  if (s < tilt_node(1)) return 0;
-  int64_t k = int64_t(std::floor(std::log(s) / kTiltStep)) - kTiltFirst + 1;
-  if (k >= 1 && tilt_node(k) > s) --k;  // the logarithm's rounding at a node
+  int64_t k = s < kTiltSwitch ? int64_t(s / kTiltEven)
+                              : kTiltEvenNodes + int64_t(std::floor(std::log(s / kTiltSwitch) / kTiltStep));
+  k = std::min<int64_t>(k, kTiltNodes - 1);
+  if (k > 0 && tilt_node(k) > s) --k;  // the division's or the logarithm's rounding at a node
   if (k + 1 < kTiltNodes && tilt_node(k + 1) <= s) ++k;
   return k + 1 < kTiltNodes ? k : -1;
 }
