@@ -106,7 +106,7 @@ function statsmodelsSeconds(x, y, n, log) {
 /**
  * A 2-D grid model's predictions beyond the data against those inside (issue 31): 512 rows 15 h right of the data
  * against 512 inside, and a 100 × 100 grid over the data padded 10 % on every side against one over the data, all
- * interleaved on one model (Gaussian, local-linear, bandwidth h on both axes); then a fresh model's fit and its first
+ * interleaved on one model (21 rounds: the shared machine's load moves these millisecond calls by 2-3×) (Gaussian, local-linear, bandwidth h on both axes); then a fresh model's fit and its first
  * padded grid (which makes the far tables), each the median of three models.
  */
 async function farRows2d(ka, n, h, row) {
@@ -126,7 +126,7 @@ async function farRows2d(ka, n, h, row) {
   const model = ka.kernelRegression(x, y, options);
   const [a, b, c, d] = await interleavedSeconds(
     [() => model.predict(inside), () => model.predict(right), () => model.predict(within), () => model.predict(padded)],
-    7,
+    21,
   );
   row(n, `2-D h=${h}: predict 512 15 h right of the data`, b, a, 'predict 512 inside');
   row(n, `2-D h=${h}: predict 100 x 100 padded 10 %`, d, c, 'predict 100 x 100 over the data');

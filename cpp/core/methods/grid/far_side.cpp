@@ -72,7 +72,7 @@ bool FarSide::keep(int64_t far_axis, double edge, bool low, double h, const Axis
   const double ln2 = 0.6931471805599453;  // as SortedKeys::skip: 25 + log₂ n bits, in natural log
   skip_ = std::min(126.0, 25 + std::log(double(std::max<int64_t>(keys, 1))) / ln2) * ln2;
   omega_max_ = omega_max;
-  ok_ = nodes_.reset(kTiltNodes, other_.E * sums());
+  ok_ = nodes_.reset(kSideBlocks, other_.E * kSideBlock * sums()) && made_.reset_zeroed(kTiltNodes);
   return false;
 }
 
@@ -80,7 +80,8 @@ void FarSide::held(double reach) {
   const bool more = reach_ >= 0 && reach > reach_;
   reach_ = reach;
   wanted_ = 0;
-  if (more) ok_ = nodes_.reset(kTiltNodes, other_.E * sums());  // nodes made with fewer keys: made again
+  if (more)  // nodes made with fewer keys: made again
+    ok_ = nodes_.reset(kSideBlocks, other_.E * kSideBlock * sums()) && made_.reset_zeroed(kTiltNodes);
 }
 
 double FarSide::reach_for(double s) const {
@@ -88,15 +89,19 @@ double FarSide::reach_for(double s) const {
   return tilt_cut(tilt_node(std::max<int64_t>(k, 0)), log_gather_);
 }
 
-const double* FarSide::node(int64_t k) {
-  if (double* made = nodes_.made(k)) return made;
-  double* v = nodes_.make(k);
-  if (!v) return nullptr;
+double* FarSide::entry(int64_t k, int64_t e) const {
+  double* block = nodes_.made(k / kSideBlock);
+  return block ? block + (e * kSideBlock + k % kSideBlock) * sums() : nullptr;
+}
+
+bool FarSide::node(int64_t k) {
+  if (made_.get()[k]) return true;
+  if (!nodes_.make(k / kSideBlock)) return false;
   const Axis& ax = other_;
   const int64_t G = ax.nodes, E = ax.E, cols = 2 + 2 * width_, stride_a = 6 + 2 * cols, stride_b = 6 + 2 * width_;
   // Binned: count (ω·tilt), cols [τ², τ³, y per column, yτ² per column]; then count τ·ω·tilt with cols y·τ.
   Scratch<double> count(G), count_t(G), sums_a(G * cols), sums_b(G * width_), mom_a(E * stride_a), mom_b(E * stride_b);
-  if (!count.ok() || !count_t.ok() || !sums_a.ok() || !sums_b.ok() || !mom_a.ok() || !mom_b.ok()) return nullptr;
+  if (!count.ok() || !count_t.ok() || !sums_a.ok() || !sums_b.ok() || !mom_a.ok() || !mom_b.ok()) return false;
   const double s = tilt_node(k);
   double cut = std::min(reach_, tilt_cut(s, log_guess_ + 1.0));  // the last node's exponent, a margin of e¹: one pass
   const int64_t first = ax.L, last = ax.L + G;  // the output nodes over the sample's range: the rows' v
@@ -132,7 +137,7 @@ const double* FarSide::node(int64_t k) {
                          mom_a.get()) != Status::Ok ||
         convolve_moments(KernelKind::Gaussian, &ax, 1, width_, true, false, count_t.get(), count_t.get(), sums_b.get(),
                          mom_b.get()) != Status::Ok)
-      return nullptr;
+      return false;
     // The weight each row within the sample's range keeps at least: the cut it needs (far_side.h).
     double least = std::numeric_limits<double>::infinity();
     for (int64_t e = first; e < last; ++e) least = std::min(least, mom_a.get()[e * stride_a]);
@@ -144,7 +149,7 @@ const double* FarSide::node(int64_t k) {
   for (int64_t e = 0; e < E; ++e) {
     const double* a = mom_a.get() + e * stride_a;
     const double* b = mom_b.get() + e * stride_b;
-    double* x = v + e * sums();
+    double* x = entry(k, e);
     x[kA] = a[0];
     x[kU] = a[1];
     x[kU2] = a[2];
@@ -168,7 +173,8 @@ const double* FarSide::node(int64_t k) {
     const double taps = double(ax.L) * ax.step / ax.h;
     if (!(tilt_cut(s, log_need) <= reach_ && log_need <= taps * taps / 2)) x[kA] = 0;
   }
-  return v;
+  made_.get()[k] = 1;
+  return true;
 }
 
 bool FarSide::fit(double s, double v, Estimator estimator, float* mean, bool* guarded) {
@@ -185,10 +191,9 @@ bool FarSide::fit(double s, double v, Estimator estimator, float* mean, bool* gu
   double value[2][5 + 3 * 8], slope[2][5 + 3 * 8], x[9 + 5 * 8];
   if (width_ > 8) return false;  // more value columns than the stack holds: exactly
   for (int64_t side = 0; side < 2; ++side) {
-    const double* nd = node(k + side);
-    if (!nd) return false;
-    const double* lo = nd + e * n_sums;
-    const double* hi = lo + n_sums;
+    if (!node(k + side)) return false;
+    const double* lo = entry(k + side, e);
+    const double* hi = entry(k + side, e + 1);
     if (!usable(lo) || (fr > 0 && !usable(hi))) return direct(s, v, estimator, mean, guarded);
     for (int64_t m = 0; m < n_sums; ++m) x[m] = lo[m] + fr * (hi[m] - lo[m]);
     means_of(x, width_, value[side], slope[side]);

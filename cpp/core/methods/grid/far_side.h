@@ -33,6 +33,8 @@ struct SideKeys {
 // bounds of it): τ_c = tilt_cut(s, ln(2W/(ε·min Σw))). Nodes are made with the keys held (the caller gathers them up to
 // reach_for(s)); an output node that would need keys beyond those is marked, and rows there run exactly.
 constexpr int64_t kSideRefine = 2;
+constexpr int64_t kSideBlock = 8;
+constexpr int64_t kSideBlocks = (kTiltNodes + kSideBlock - 1) / kSideBlock;
 
 class FarSide {
  public:
@@ -65,8 +67,13 @@ class FarSide {
   // row the bins' error would reach through its solve), O(k) for the k keys within the cut; false where those reach
   // beyond the keys held.
   bool direct(double s, double v, Estimator estimator, float* mean, bool* guarded);
-  // Node k's sums at every output node (E × sums()), made now if not yet; null where memory was short.
-  const double* node(int64_t k);
+  // Makes node k's sums at every output node if not yet; false where memory was short.
+  bool node(int64_t k);
+  // Node k's sums at output node e: nodes are stored in blocks of kSideBlock consecutive nodes, the block's nodes side
+  // by side at each output node, so that the rows of a chart's columns beyond an edge (one position, several
+  // distances) and a row's two nodes read neighbouring memory (measured natively: the rows missed the cache on their
+  // first read of a node, 37 % of their time, with each node apart). Null where the block is not made.
+  double* entry(int64_t k, int64_t e) const;
   bool usable(const double* at) const { return at[0] > 0; }
 
   double edge_ = 0, h_ = 0, eps_ = 0, total_ = 0, reach_ = -1;
@@ -78,7 +85,8 @@ class FarSide {
   int64_t width_ = 0, far_axis_ = 0;
   Axis other_;
   SideKeys keys_;
-  LazyRows nodes_;
+  LazyRows nodes_;         // blocks of kSideBlock nodes: E × kSideBlock × sums() each
+  Scratch<uint8_t> made_;  // per node: made
 };
 
 }  // namespace ka
