@@ -14,6 +14,16 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kRegathers = 6;
 
+// A gathered key: its distance behind the edge (τ, or τ₁ for a corner) and its place in the sorted sample; the keys
+// of a table are sorted by it, ties in sample order (one comparator: one sort in the module).
+struct Found {
+  double tau;
+  int64_t j;
+};
+struct ByTau {
+  bool operator()(const Found& a, const Found& b) const { return a.tau < b.tau || (a.tau == b.tau && a.j < b.j); }
+};
+
 // The run of the sorted sample (by x₁) whose x₁ lies within `reach` bandwidths behind edge e: [*from, *to), found by
 // bisection.
 void x1_run(const SortedKeys& sorted, double e, bool low, double reach, double h, int64_t* from, int64_t* to) {
@@ -71,10 +81,6 @@ Status gather_side(SortedKeys* sorted, int64_t width, int64_t d, double e, bool 
   const int64_t b0 = std::min(edge_band, inner), b1 = std::max(edge_band, inner);
   const int64_t begin = bands.start(b0), end = bands.start(b1 + 1);
   sorted->keys_read += end - begin;
-  struct Found {
-    double tau;
-    int64_t j;
-  };
   Scratch<Found> found(end - begin);
   if (!found.ok()) return Status::OutOfMemory;
   int64_t k = 0;
@@ -82,8 +88,7 @@ Status gather_side(SortedKeys* sorted, int64_t width, int64_t d, double e, bool 
     const int64_t j = bands.order()[at];
     if (tau_of(j) <= reach) found.get()[k++] = {tau_of(j), j};
   }
-  std::sort(found.get(), found.get() + k,
-            [](const Found& a, const Found& b) { return a.tau < b.tau || (a.tau == b.tau && a.j < b.j); });
+  std::sort(found.get(), found.get() + k, ByTau());
   if (!room(keys, k, width)) return Status::OutOfMemory;
   for (int64_t r = 0; r < k; ++r) put(r, found.get()[r].j);
   keys->count = k;
@@ -111,21 +116,17 @@ Status gather_corner(SortedKeys* sorted, int64_t width, const double* e, const b
   const bool by_bands = banded && end - begin < to - from;
   const int64_t candidates = by_bands ? end - begin : to - from;
   sorted->keys_read += candidates;
-  Scratch<int64_t> found(candidates);
+  Scratch<Found> found(candidates);
   if (!found.ok()) return Status::OutOfMemory;
   int64_t k = 0;
   for (int64_t m = 0; m < candidates; ++m) {
     const int64_t j = by_bands ? int64_t(bands.order()[begin + m]) : low[0] ? from + m : to - 1 - m;
-    if (tau(j, 0) <= reach[0] && tau(j, 1) <= reach[1]) found.get()[k++] = j;
+    if (tau(j, 0) <= reach[0] && tau(j, 1) <= reach[1]) found.get()[k++] = {tau(j, 0), j};
   }
-  if (by_bands)
-    std::sort(found.get(), found.get() + k, [&](int64_t a, int64_t b) {
-      const double ta = tau(a, 0), tb = tau(b, 0);
-      return ta < tb || (ta == tb && a < b);
-    });
+  if (by_bands) std::sort(found.get(), found.get() + k, ByTau());
   if (!room(keys, k, width)) return Status::OutOfMemory;
   for (int64_t r = 0; r < k; ++r) {
-    const int64_t j = found.get()[r];
+    const int64_t j = found.get()[r].j;
     keys->t1.get()[r] = tau(j, 0);
     keys->t2.get()[r] = tau(j, 1);
     std::copy(sorted->y() + j * width, sorted->y() + (j + 1) * width, keys->y.get() + r * width);
