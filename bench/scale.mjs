@@ -2,7 +2,8 @@
 // locpoly in 1-D, loess in 2-D; the R peer, bench/peers/r.mjs), the n = 1,000 selection against statsmodels' KernelReg cv_ls, and each
 // other entry point as a ratio to the plain fit or prediction of the same model, at n = 10⁴, 10⁵, 10⁶: one thread,
 // one run, the same data for every contender. `npm run bench` includes it (bench/run.mjs, section 'scale').
-//   node bench/scale.mjs [--sizes=1e4,1e5,1e6] [--cases=fit1,fit2,select,far,robust,interval,gradient,async,exclude]
+//   node bench/scale.mjs [--sizes=1e4,1e5,1e6] [--cases=fit1,fit2,select,far,far2,robust,interval,gradient,async,
+//                        exclude] [--far2-h=0.02,0.05 (far2's bandwidths)]
 //                        [--src=DIR (web/src by default: another build to compare)] [--no-peers]
 //                        [--fit-rounds=3 (interleaved rounds of the fits and searches compared)]
 import { execFileSync } from 'node:child_process';
@@ -12,7 +13,7 @@ import { median } from './measure.mjs';
 import { rAvailable, rPeer } from './peers/r.mjs';
 import { mulberry32, normal } from './workloads.mjs';
 
-const ALL_CASES = 'fit1,fit2,select,far,robust,interval,gradient,async,exclude';
+const ALL_CASES = 'fit1,fit2,select,far,far2,robust,interval,gradient,async,exclude';
 const dataDir = fileURLToPath(new URL('../build/bench/data/', import.meta.url));
 
 /** x uniform on [0, 1] (unsorted), y = sin(6x) + 0.3·N(0, 1); 2-D: y = sin(6x₁) + cos(4x₂) + 0.3·N(0, 1). */
@@ -102,13 +103,69 @@ function statsmodelsSeconds(x, y, n, log) {
   }
 }
 
+/**
+ * A 2-D grid model's predictions beyond the data against those inside (issue 31): 512 rows 15 h right of the data
+ * against 512 inside, and a 100 × 100 grid over the data padded 10 % on every side against one over the data, all
+ * interleaved on one model (21 rounds: the shared machine's load moves these millisecond calls by 2-3×) (Gaussian, local-linear, bandwidth h on both axes); then a fresh model's fit and its first
+ * padded grid (which makes the far tables), each the median of three models.
+ */
+async function farRows2d(ka, n, h, row) {
+  const { x, y } = sample(n, 2);
+  const rand = mulberry32(7 + n);
+  const inside = Float64Array.from({ length: 1024 }, () => 0.1 + 0.8 * rand());
+  const right = Float64Array.from(inside, (q, i) => (i % 2 ? q : 1 + 15 * h * (1 + 0.2 * q)));
+  const lattice = (lo, hi) =>
+    Float64Array.from({ length: 2e4 }, (_, k) => {
+      const i = Math.floor(k / 2) % 100,
+        j = Math.floor(k / 200);
+      return lo + ((hi - lo) * (k % 2 ? j : i)) / 99;
+    });
+  const within = lattice(0, 1),
+    padded = lattice(-0.1, 1.1);
+  const options = { dim: 2, bandwidth: [h, h] };
+  const model = ka.kernelRegression(x, y, options);
+  const [a, b, c, d] = await interleavedSeconds(
+    [() => model.predict(inside), () => model.predict(right), () => model.predict(within), () => model.predict(padded)],
+    21,
+  );
+  row(n, `2-D h=${h}: predict 512 15 h right of the data`, b, a, 'predict 512 inside');
+  row(n, `2-D h=${h}: predict 100 x 100 padded 10 %`, d, c, 'predict 100 x 100 over the data');
+  model.dispose();
+  const fits = [],
+    firsts = [];
+  for (let k = 0; k < 3; k++) {
+    let start = performance.now();
+    const fresh = ka.kernelRegression(x, y, options);
+    fresh.predict(within);
+    fits.push((performance.now() - start) / 1e3);
+    start = performance.now();
+    fresh.predict(padded);
+    firsts.push((performance.now() - start) / 1e3);
+    fresh.dispose();
+  }
+  row(
+    n,
+    `2-D h=${h}: a model's first padded 100 x 100 (far tables made)`,
+    median(firsts),
+    median(fits),
+    'fit + predict 100 x 100 over the data',
+  );
+}
+
 const fmt = (s) => (Number.isFinite(s) ? (s < 0.01 ? s.toPrecision(2) : s.toFixed(3)) : '—');
 const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? (a / b).toFixed(2) : '—');
 
 /** Runs the rows and returns their Markdown table; `log` receives a line per row. */
 export async function benchScale(
   log,
-  { sizes = [1e4, 1e5, 1e6], cases = ALL_CASES.split(','), src = null, peers = true, fitRounds = 3 } = {},
+  {
+    sizes = [1e4, 1e5, 1e6],
+    cases = ALL_CASES.split(','),
+    src = null,
+    peers = true,
+    fitRounds = 3,
+    far2h = [0.02, 0.05],
+  } = {},
 ) {
   const index = src ? pathToFileURL(`${src}/index.js`).href : new URL('../web/src/index.js', import.meta.url).href;
   const ka = await (await import(index)).init({ threads: 1 });
@@ -136,6 +193,9 @@ export async function benchScale(
       const ours = await seconds(() => ka.kernelRegression(s2.x, s2.y, { dim: 2 }).dispose(), 1);
       row(n, '2-D default fit', ours, await rSeconds(r, 'loess', s2.x, s2.y, n, 2), 'R loess (2-D)');
     }
+    // The grid model's far tables: from 10⁵ points (at 10⁴ the model is exact under 'auto', and 21 rounds of exact
+    // padded lattices would take minutes).
+    if (has('far2') && n >= 1e5) for (const h of far2h) await farRows2d(ka, n, h, row);
     if (['far', 'robust', 'interval', 'gradient'].some(has)) {
       const fitted = () => ka.kernelRegression(x, y, { dim: 1 });
       const model = fitted();
@@ -262,6 +322,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     src: option('src', null),
     peers: !args.includes('--no-peers'),
     fitRounds: Number(option('fit-rounds', '3')),
+    far2h: option('far2-h', '0.02,0.05').split(',').map(Number),
   });
   console.log(markdown);
 }

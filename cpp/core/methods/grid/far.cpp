@@ -7,6 +7,7 @@
 
 #include "base/scratch.h"
 #include "engine/online_softmax.h"
+#include "methods/grid/far2d.h"
 #include "methods/grid/far_table.h"
 #include "methods/grid/sorted_keys.h"
 
@@ -127,6 +128,8 @@ Result far_rows(const Fit& f, const Axis* axis, int64_t dims, double total, cons
   const Axis& x1 = axis[0];
   *empty_row = -1;
   *range_count = 0;
+  if (dims == 2 && p.kernel.kind == KernelKind::Gaussian)  // the side and corner tables (far2d.h)
+    return far_rows_2d(f, axis, total, far, far_count, out, exact, exact_count, range_count, sorted, tables);
   // Rows outside the box the grid does not serve (beyond its output nodes, or with too little weight there).
   // A compact kernel with no key within h along some axis: the empty row, by the policy. In 1-D, the Gaussian at a
   // distance D beyond an end: only the keys within far_reach(D) behind it matter (far_table.h), t_cut below, where

@@ -1,5 +1,6 @@
 // The rows beyond a 1-D or 2-D grid's sample that the grid itself cannot serve (grid_local_fit): the empty row of a
-// compact kernel out of reach, and a 1-D Gaussian's fit over the keys near the nearer end, or its far limit.
+// compact kernel out of reach, a 1-D Gaussian's fit over the keys near the nearer end, or its far limit, and a 2-D
+// Gaussian's from a model's side and corner tables (far2d.h).
 #pragma once
 #include <cstdint>
 

@@ -74,9 +74,4 @@ class FarTable {
   Scratch<uint8_t> made_;  // kFarNodes
 };
 
-// A model's tables, one per end.
-struct FarTables {
-  FarTable low, high;
-};
-
 }  // namespace ka

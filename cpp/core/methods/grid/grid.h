@@ -44,11 +44,14 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
 // reads the end's far table (grid/far_table.h: the fit as a function of the distance, exact at nodes 5 % apart and
 // interpolated between them), O(1); a row asking for more is fitted exactly over those keys, O(k); where only the
 // end's own keys matter it gets the far limit, the ω-weighted mean of y over them, in O(1); a pass over the keys per
-// call (not per row) gathers and sorts them. 2-D Gaussian rows beyond the grid, the Nearest policy in
-// 2-D and ends whose keys all have ω = 0 still run exactly. Rows not served by the grid get NaN self_weight and
+// call (not per row) gathers and sorts them. 2-D Gaussian rows beyond the grid run exactly here; a grid model
+// (model.h) serves those asking for their means alone from its side and corner far tables (grid/far2d.h), every
+// local-linear row outside the box among them. The Nearest policy in 2-D and ends whose keys all have ω = 0 still run
+// exactly. Rows not served by the grid get NaN self_weight and
 // sum_sq_weights when self_weight is asked for (summarize_fit then counts them as empty rows). `exact_rows`, when
 // given, receives how many rows ran exactly through local_fit over all keys (not counting error_estimate's probes);
-// `range_rows` how many 1-D Gaussian rows beyond the grid were fitted over the keys near an end.
+// `range_rows` how many Gaussian rows beyond the grid were fitted over the keys near an end (1-D) or from a model's
+// far tables (2-D).
 //
 // `error_estimate`, when given, receives max_i |f_grid(q_i) − f_exact(q_i)| / (max y − min y) over up to 64 of the
 // queries spread evenly through them (exact fits of those rows), or 0 when there are no queries.

@@ -38,6 +38,8 @@ class KeyBands {
   const int32_t* order() const { return order_.get(); }
   // The band of x₂ = v (clamped to the first and last).
   int64_t band_of(double v) const;
+  // Band b's keys: order()[start(b), start(b + 1)).
+  int64_t start(int64_t b) const { return start_.get()[b]; }
 
  private:
   // The first place in band b's run of order_ whose key has x₁ at or above v (`above`: above v).

@@ -8,7 +8,7 @@
 #include "engine/local_fit.h"
 #include "engine/local_rows.h"
 #include "methods/grid/plan.h"
-#include "methods/grid/far_table.h"
+#include "methods/grid/far2d.h"
 #include "methods/grid/sorted_keys.h"
 
 namespace ka {
@@ -77,8 +77,8 @@ class GridModel {
   // The sample in the order of its first coordinate, for the rows the grid does not serve (beyond the data, too
   // little weight): their keys in O(log n + k) instead of a pass over the sample per call.
   SortedKeys sorted_;
-  // The rows beyond the grid's reach: the keys near each end and the fits there as a function of the distance
-  // (far_table.h), kept while the bandwidth and tolerance stay.
+  // The rows beyond the grid's reach: the keys near each end (1-D), side and corner (2-D) and the fits there as a
+  // function of the distance (far_table.h, far2d.h), kept while the bandwidth and tolerance stay.
   FarTables far_;
 };
 
