@@ -1,8 +1,11 @@
-// medianSpacing (warnings.js), which the 'interpolating' warning compares bandwidths with: the median gap between
-// sorted distinct values, against a plain sort-everything reference on random samples with ties and repeats.
+// medianSpacings (warnings.js, the module's median_spacing), which the 'interpolating' warning compares bandwidths
+// with: the median gap between sorted distinct values, against a plain sort-everything reference on random samples with
+// ties and repeats, and past the size where the module's radix sort takes over.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { medianSpacing } from '../../web/src/warnings.js';
+import { makeEngine } from '../../web/src/engine.js';
+import { medianSpacings } from '../../web/src/warnings.js';
+import { countedModule } from './counted.mjs';
 import { mulberry32 } from './reference.mjs';
 
 function reference(x, n, dim, c) {
@@ -16,15 +19,20 @@ function reference(x, n, dim, c) {
   return gaps[k] + (at - k) * ((gaps[k + 1] ?? gaps[k]) - gaps[k]);
 }
 
-test('medianSpacing is the median gap between sorted distinct values (ties, repeats, 2-D columns)', () => {
+test('medianSpacings is the median gap between sorted distinct values (ties, repeats, 2-D columns), memory given back', async () => {
+  const { module, live } = await countedModule();
+  const engine = makeEngine(module);
   const rand = mulberry32(41);
+  const spacings = (x, n, dim) => Array.from(medianSpacings(engine, x, n, dim));
   for (let t = 0; t < 2000; t++) {
-    const n = 1 + Math.floor(rand() * 80);
+    const n = t % 500 === 0 ? 5000 + t : 1 + Math.floor(rand() * 80);
     const dim = 1 + (t % 2);
     const levels = 1 + (t % 25);
     const x = Float64Array.from({ length: n * dim }, () => Math.floor(rand() * levels) * 0.37 + (t % 3 ? rand() : 0));
-    for (let c = 0; c < dim; c++) assert.equal(medianSpacing(x, n, dim, c), reference(x, n, dim, c), `case ${t}`);
+    const want = Array.from({ length: dim }, (_, c) => reference(x, n, dim, c));
+    assert.deepEqual(spacings(x, n, dim), want, `case ${t}`);
   }
-  assert.equal(medianSpacing([5, 5, 5], 3, 1, 0), 0);
-  assert.equal(medianSpacing([0, 1, 3, 6], 4, 1, 0), 2);
+  assert.deepEqual(spacings([5, 5, 5], 3, 1), [0]);
+  assert.deepEqual(spacings([0, 1, 3, 6], 4, 1), [2]);
+  assert.equal(live.size, 0);
 });
