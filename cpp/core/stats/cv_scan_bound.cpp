@@ -275,12 +275,15 @@ bool planar_spreads(ConstMatrix x, const double* start, double* spread) {
   double side = area > 0 ? std::sqrt(2 * area / double(n)) : 2 * longest / double(n);
   if (!(side > 0) || !std::isfinite(side)) side = 1;  // every point at one place: one cell
   int64_t cells[2];
-  for (int d = 0; d < 2; ++d) cells[d] = std::clamp<int64_t>(int64_t(range[d] / side) + 1, 1, n);
+  // Counts and indices bounded in double before they become integers (one axis's range can be 10^170 sides; NaN goes
+  // to the bound).
+  const auto index = [](double v, int64_t top) { return v >= 0 && v < double(top) ? int64_t(v) : v >= 0 ? top : 0; };
+  for (int d = 0; d < 2; ++d) cells[d] = index(range[d] / side, n - 1) + 1;
   const int64_t count = cells[0] * cells[1];
   Scratch<int64_t> cell_of(n), first(count + 1), member(n), fill(count);
   if (!cell_of.ok() || !first.ok() || !member.ok() || !fill.ok()) return false;
   const auto axis_cell = [&](int64_t k, int d) {
-    return std::min(cells[d] - 1, int64_t((double(x.row(k)[d]) - lo[d]) * inverse[d] / side));
+    return index((double(x.row(k)[d]) - lo[d]) * inverse[d] / side, cells[d] - 1);
   };
   std::fill(first.get(), first.get() + count + 1, int64_t(0));
   for (int64_t k = 0; k < n; ++k) {
