@@ -11,6 +11,7 @@
 #include "engine/local_fit.h"
 #include "methods/grid/grid.h"
 #include "methods/grid/model.h"
+#include "reference.h"
 
 using namespace ka;
 
@@ -67,31 +68,7 @@ double float64_fit(const Sample& d, const float* q, const float* h, Estimator es
       for (int b = 0; b < 3; ++b) A[a][b] += w * z[a] * z[b];
     }
   }
-  if (est == Estimator::NadarayaWatson) return t[0] / A[0][0];
-  double L[3][3] = {};
-  for (int c = 0; c < 3; ++c) {
-    double pivot = A[c][c];
-    for (int k = 0; k < c; ++k) pivot -= L[c][k] * L[c][k];
-    if (c > 0) pivot = std::max(pivot, 1e-2 * A[c][c]);
-    L[c][c] = std::sqrt(pivot);
-    for (int r = c + 1; r < 3; ++r) {
-      double v = A[r][c];
-      for (int k = 0; k < c; ++k) v -= L[r][k] * L[c][k];
-      L[r][c] = v / L[c][c];
-    }
-  }
-  double g[3];
-  for (int r = 0; r < 3; ++r) {  // L y = e₁, then Lᵀ g = y
-    double v = r == 0 ? 1.0 : 0.0;
-    for (int k = 0; k < r; ++k) v -= L[r][k] * g[k];
-    g[r] = v / L[r][r];
-  }
-  for (int r = 2; r >= 0; --r) {
-    double v = g[r];
-    for (int k = r + 1; k < 3; ++k) v -= L[k][r] * g[k];
-    g[r] = v / L[r][r];
-  }
-  return g[0] * t[0] + g[1] * t[1] + g[2] * t[2];
+  return est == Estimator::NadarayaWatson ? t[0] / A[0][0] : reference::guarded_planar_intercept(A, t);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The independent oracle: float64 naive loops straight from the formulas, two passes (global max, then weights).
 // No SIMD, no tiling, no online softmax, and kernels written here from their definitions, not taken from the core.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -13,6 +14,35 @@
 namespace ka::reference {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The intercept of a 2-D local-linear fit, gᵀt with g = A⁻¹e₁, A = Σ w·z·zᵀ and t = Σ w·z·y for z = (1, u₁, u₂), by
+// Cholesky with the engine's guard written out: each later pivot at least 1 % of its diagonal.
+inline double guarded_planar_intercept(const double (&A)[3][3], const double (&t)[3]) {
+  double L[3][3] = {};
+  for (int c = 0; c < 3; ++c) {
+    double pivot = A[c][c];
+    for (int k = 0; k < c; ++k) pivot -= L[c][k] * L[c][k];
+    if (c > 0) pivot = std::max(pivot, 1e-2 * A[c][c]);
+    L[c][c] = std::sqrt(pivot);
+    for (int r = c + 1; r < 3; ++r) {
+      double v = A[r][c];
+      for (int k = 0; k < c; ++k) v -= L[r][k] * L[c][k];
+      L[r][c] = v / L[c][c];
+    }
+  }
+  double g[3];
+  for (int r = 0; r < 3; ++r) {  // L y = e₁, then Lᵀ g = y
+    double v = r == 0 ? 1.0 : 0.0;
+    for (int k = 0; k < r; ++k) v -= L[r][k] * g[k];
+    g[r] = v / L[r][r];
+  }
+  for (int r = 2; r >= 0; --r) {
+    double v = g[r];
+    for (int k = r + 1; k < 3; ++k) v -= L[k][r] * g[k];
+    g[r] = v / L[r][r];
+  }
+  return g[0] * t[0] + g[1] * t[1] + g[2] * t[2];
+}
 
 // Returns log w for exponential-family kernels, and log of the product weight (−inf outside the support) otherwise.
 inline double log_weight(const Problem& p, int64_t head, int64_t i, int64_t j) {

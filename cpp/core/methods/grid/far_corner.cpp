@@ -257,21 +257,14 @@ bool FarCorner::direct(double s1, double s2, Estimator estimator, float* mean, b
       for (int d = 0; d < 2; ++d) cut[d] = std::max(cut[d], need[d]);
       continue;
     }
-    double A[9] = {}, t[3 * 8] = {};
+    DirectRow row;
     for (int64_t j = 0; j < matter; ++j) {
       const double e = exponent(j) - top;
       if (!(t2[j] <= cut[1]) || !(e >= -skip_)) continue;
-      const double w = double(keys_.w.get()[j]) * std::exp(e);
       const double z[3] = {1, s1 + t1[j], s2 + t2[j]};
-      for (int64_t r = 0; r < 3; ++r) {
-        for (int64_t c = 0; c < 3; ++c) A[r * 3 + c] += w * z[r] * z[c];
-        for (int64_t c = 0; c < width_; ++c) t[c * 3 + r] += w * z[r] * double(keys_.y.get()[j * width_ + c]);
-      }
+      row.add(double(keys_.w.get()[j]) * std::exp(e), z, keys_.y.get() + j * width_, width_);
     }
-    const bool linear = estimator == Estimator::LocalLinear;
-    double l[9], g[3] = {1 / A[0], 0, 0};
-    if (linear) *guarded = first_column_of_inverse(A, 3, l, g);
-    for (int64_t c = 0; c < width_; ++c) mean[c] = mean_to_float(fitted_value(g, t + 3 * c, linear ? 3 : 1, 1));
+    row.fit(estimator, width_, mean, guarded);
     return true;
   }
   return false;

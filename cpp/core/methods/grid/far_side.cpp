@@ -269,22 +269,15 @@ bool FarSide::direct(double s, double v, Estimator estimator, float* mean, bool*
       cut = need;
       continue;
     }
-    double A[9] = {}, t[3 * 8] = {};
+    DirectRow row;
     for (int64_t j = 0; j < matter; ++j) {
       const double e = exponent(j) - top;
       if (!(e >= -skip_)) continue;
-      const double w = double(keys_.w.get()[j]) * std::exp(e);
       const double far = s + tau[j], other = (double(keys_.v.get()[j]) - v) / other_.h;  // x₁'s column first
       const double z[3] = {1, far_axis_ == 0 ? far : other, far_axis_ == 0 ? other : far};
-      for (int64_t r = 0; r < 3; ++r) {
-        for (int64_t c = 0; c < 3; ++c) A[r * 3 + c] += w * z[r] * z[c];
-        for (int64_t c = 0; c < width_; ++c) t[c * 3 + r] += w * z[r] * double(keys_.y.get()[j * width_ + c]);
-      }
+      row.add(double(keys_.w.get()[j]) * std::exp(e), z, keys_.y.get() + j * width_, width_);
     }
-    const bool linear = estimator == Estimator::LocalLinear;
-    double l[9], g[3] = {1 / A[0], 0, 0};
-    if (linear) *guarded = first_column_of_inverse(A, 3, l, g);
-    for (int64_t c = 0; c < width_; ++c) mean[c] = mean_to_float(fitted_value(g, t + 3 * c, linear ? 3 : 1, 1));
+    row.fit(estimator, width_, mean, guarded);
     return true;
   }
   return false;

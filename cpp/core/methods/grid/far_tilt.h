@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "engine/local_solve.h"
+#include "engine/online_softmax.h"
 #include "methods/grid/far_table.h"
 
 namespace ka {
@@ -66,6 +68,25 @@ struct Hermite {
     d0 = x3 - 2 * x2 + x;
     v1 = 3 * x2 - 2 * x3;
     d1 = x3 - x2;
+  }
+};
+
+// A row a table cannot vouch for, fitted directly over the keys it holds (FarSide::direct, FarCorner::direct): the
+// weighted design Σ w·z·zᵀ with z = (1, u₁, u₂) and Σ w·z·y per column of y (at most 8), then the engine's guarded
+// solve, Nadaraya–Watson's mean from its first entries.
+struct DirectRow {
+  double A[9] = {}, t[3 * 8] = {};
+  void add(double w, const double (&z)[3], const float* y, int64_t width) {
+    for (int64_t r = 0; r < 3; ++r) {
+      for (int64_t c = 0; c < 3; ++c) A[r * 3 + c] += w * z[r] * z[c];
+      for (int64_t c = 0; c < width; ++c) t[c * 3 + r] += w * z[r] * double(y[c]);
+    }
+  }
+  void fit(Estimator estimator, int64_t width, float* mean, bool* guarded) const {
+    const bool linear = estimator == Estimator::LocalLinear;
+    double l[9], g[3] = {1 / A[0], 0, 0};
+    if (linear) *guarded = first_column_of_inverse(A, 3, l, g);
+    for (int64_t c = 0; c < width; ++c) mean[c] = mean_to_float(fitted_value(g, t + 3 * c, linear ? 3 : 1, 1));
   }
 };
 

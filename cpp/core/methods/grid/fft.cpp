@@ -56,14 +56,15 @@ void unit_stage(double* z, int64_t n) {
 }
 
 // Depth first: a block larger than kBlock runs its first stage, then each half whole, so that every stage below
-// kBlock reads values already in cache.
+// kBlock reads values already in cache; the inverse mirrors it.
 void forward_block(double* z, int64_t n, const double* tw) {
-  int64_t span = n / 2;
-  for (; span >= 2 && n > kBlock; n /= 2, span /= 2) {
-    dif_stage(z, n, span, tw + 2 * span);
-    forward_block(z + n, n / 2, tw);  // the second half, whole; the first continues in this loop
+  if (n > kBlock) {
+    dif_stage(z, n, n / 2, tw + n);
+    forward_block(z, n / 2, tw);
+    forward_block(z + n, n / 2, tw);
+    return;
   }
-  for (; span >= 2; span /= 2) dif_stage(z, n, span, tw + 2 * span);
+  for (int64_t span = n / 2; span >= 2; span /= 2) dif_stage(z, n, span, tw + 2 * span);
   unit_stage(z, n);
 }
 
