@@ -1,9 +1,12 @@
-// The exact band's windowed CV in float32 SIMD (cv_band_window.h): per held-out row, the window of sorted keys in
-// reach walked from the previous row's, the Gaussian weights four keys an instruction, the moments in double per row.
+// The exact band's windowed CV in float32 SIMD (cv_band_window.h). The Gaussian is symmetric, so each pair of rows
+// within reach is weighed once and serves both: kLanes consecutive held-out rows at a time, each against the key a
+// places after it (a = 1, 2, … up to the reach), its weight added to the row's moments in registers and to the key's
+// own moments in a column of float32 sums, each moved to double every 64 terms.
 #include "stats/cv_band_window.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "base/scratch.h"
@@ -22,140 +25,186 @@ using simd::kLanes;
 constexpr double kNoReach = std::numeric_limits<double>::infinity();
 // log₂ e / 2: the Gaussian's exponent t²/2 in log₂ units, for exp2_neg.
 constexpr float kHalfLog2e = 0.72134752044448170f;
-// Keys summed in float32 lanes before their sums move to double: 64 terms of at most 1 each keep every lane's
-// rounding below 64 · 2^-24 of the row's largest weight.
+// Terms a float32 sum takes before it moves to double: 64 terms of at most the row's largest weight each keep its
+// rounding below 64 · 2^-24 of that weight.
 constexpr int64_t kFlush = 64;
-// 0, 1, 2, …: each lane's offset in a batch (as many as the widest batch has lanes).
-alignas(64) constexpr float kLaneIndex[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-
-// Σw, Σw·t, Σw·t², Σw·y, Σw·t·y over a row's keys, t = (x − x_i)/h.
-struct Moments {
-  double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
-};
-
-// The moments of row i over keys [lo, hi) but i itself: w = 2^−(t²·log₂e/2 − top), `top` the nearest key's exponent.
-// Whole batches of keys where they are all in [lo, hi) and not i; the batch that holds i or passes hi is masked, and
-// one that would read past the sample's end is copied. Out of line (called through keep_out_of_line): V8 optimises a
-// WebAssembly function between calls, so the hot loop must be a function of its own.
-void row_moments(const float* x, const float* y, int64_t n, int64_t lo, int64_t hi, int64_t i, float inv_h, float top,
-                 Moments* m) {
-  const simd::ExpConstants& k = simd::exp_constants();
-  const float xi = x[i];
-  const Batch bxi(xi), binv(inv_h), bc(kHalfLog2e), btop(top), one(1.0f), zero(0.0f);
-  const Batch lanes = simd::load(kLaneIndex);
-  Batch s0(0.0f), s1(0.0f), s2(0.0f), t0(0.0f), t1(0.0f);
-  const auto weigh = [&](Batch xs, Batch ys, Batch keep) {
-    const Batch t = (xs - bxi) * binv;
-    const Batch w = simd::exp2_neg(t * t * bc - btop, k) * keep;
-    const Batch wt = w * t;
-    s0 += w;
-    s1 += wt;
-    s2 += wt * t;
-    t0 += w * ys;
-    t1 += wt * ys;
-  };
-  const auto flush = [&] {
-    m->s0 += double(simd::sum(s0));
-    m->s1 += double(simd::sum(s1));
-    m->s2 += double(simd::sum(s2));
-    m->t0 += double(simd::sum(t0));
-    m->t1 += double(simd::sum(t1));
-    s0 = s1 = s2 = t0 = t1 = zero;
-  };
-  int64_t since_flush = 0;
-  for (int64_t j = lo; j < hi; j += kLanes) {
-    if (j + kLanes <= hi && (i < j || i >= j + kLanes)) {
-      weigh(simd::load(x + j), simd::load(y + j), one);
-    } else if (j + kLanes <= n) {  // lanes past hi, or lane i - j: weight 0
-      // Offsets from j, clamped to [-1, kLanes]: exact in float32 at any n.
-      const float end = float(std::min<int64_t>(hi - j, kLanes)), own = float(std::clamp<int64_t>(i - j, -1, kLanes));
-      const auto in = (lanes < Batch(end)) & (lanes != Batch(own));
-      weigh(simd::load(x + j), simd::load(y + j), xsimd::select(in, one, zero));
-    } else {  // the sample's last keys: copied, padded with x_i (t = 0) at weight 0
-      alignas(64) float xs[kLanes], ys[kLanes], keep[kLanes];
-      for (int64_t l = 0; l < kLanes; ++l) {
-        const bool in = j + l < hi && j + l != i;
-        xs[l] = j + l < n ? x[j + l] : xi;
-        ys[l] = j + l < n ? y[j + l] : 0.0f;
-        keep[l] = in ? 1.0f : 0.0f;
-      }
-      weigh(simd::load(xs), simd::load(ys), simd::load(keep));
-    }
-    if ((since_flush += kLanes) >= kFlush) {
-      flush();
-      since_flush = 0;
-    }
-  }
-  flush();
-}
-
-}  // namespace
-
-namespace {
-
 // Rows scored per call of score_rows: V8 optimises a WebAssembly function between its calls, so the loop over rows is
-// a function called n/kRowBlock times per score rather than one that runs once.
+// a function called n/kRowBlock times per score rather than one that runs once (and the pair loop one called per
+// group of kLanes rows).
 constexpr int64_t kRowBlock = 1024;
 
-// What the rows of one score share, and the window's ends carried from row to row.
+// Σw, Σw·t, Σw·t², Σw·y, Σw·t·y over a row's keys, t = (x − x_i)/h.
+enum Channel { kS0, kS1, kS2, kT0, kT1, kChannels };
+
+// What the rows of one score share. The columns hold the key side's sums of rows [base, base + width), in float32
+// since their last flush and in double before it. The tail is a copy of the sample's last keys from tail_start on,
+// followed by 2·kLanes keys far beyond the last (weight exactly 0, y = 0), for the groups that read past the end.
 struct BandRows {
   const Problem& p;
   const float* x;
   const float* y;
   int64_t n;
-  double h, cut;
   float inv_h;
-  bool linear;
-  int64_t lo = 0, hi = 0;
+  double reach;  // in x units: the keys of every row within 2^-(25 + log₂ n) of its nearest key's weight
+  int64_t width = 0, base = 0, hi = 0;  // hi: the first key beyond the reach of the rows done so far
+  float* column[kChannels] = {};
+  double* column64[kChannels] = {};
+  const float* tail_x = nullptr;
+  const float* tail_y = nullptr;
+  int64_t tail_start = 0;
 };
 
+// The pairs of rows [i0, i0 + kLanes) with the keys a = 1 … ahead places after each: the rows' moments added to
+// `rows` (channel-major, kLanes a channel), the keys' to their columns. Offsets run in kLanes residues, so that
+// consecutive iterations read and write disjoint columns (an overlapping store then load would stall). Out of line:
+// V8 optimises a WebAssembly function between calls (keep_out_of_line).
+// x and y start at the group's first row, and so do the columns.
+template <bool kLinear>
+void pair_group(const float* x, const float* y, float* const* columns, float inv_h, int64_t ahead, double* rows) {
+  const simd::ExpConstants& k = simd::exp_constants();
+  const Batch xi = simd::load(x), yi = simd::load(y), inv(inv_h), c(kHalfLog2e), zero(0.0f);
+  Batch s0 = zero, s1 = zero, s2 = zero, t0 = zero, t1 = zero;
+  float *const c0 = columns[kS0], *const c1 = columns[kS1], *const c2 = columns[kS2];
+  float *const d0 = columns[kT0], *const d1 = columns[kT1];
+  const auto flush = [&] {
+    alignas(64) float lanes[kChannels][kLanes];
+    simd::store(lanes[kS0], s0);
+    simd::store(lanes[kT0], t0);
+    if (kLinear) {
+      simd::store(lanes[kS1], s1);
+      simd::store(lanes[kS2], s2);
+      simd::store(lanes[kT1], t1);
+    }
+    for (int ch = 0; ch < kChannels; ++ch)
+      if (kLinear || ch == kS0 || ch == kT0)
+        for (int64_t l = 0; l < kLanes; ++l) rows[ch * kLanes + l] += double(lanes[ch][l]);
+    s0 = s1 = s2 = t0 = t1 = zero;
+  };
+  int64_t terms = 0;
+  for (int64_t r = 1; r <= std::min(kLanes, ahead); ++r)
+    for (int64_t a = r; a <= ahead; a += kLanes) {
+      const Batch xs = simd::load(x + a), ys = simd::load(y + a);
+      const Batch t = (xs - xi) * inv;
+      const Batch w = simd::exp2_neg(t * t * c, k);
+      s0 += w;
+      t0 += w * ys;
+      simd::store(c0 + a, simd::load(c0 + a) + w);
+      simd::store(d0 + a, simd::load(d0 + a) + w * yi);
+      if (kLinear) {  // the key sees the row at −t
+        const Batch wt = w * t, wtt = wt * t;
+        s1 += wt;
+        s2 += wtt;
+        t1 += wt * ys;
+        simd::store(c1 + a, simd::load(c1 + a) - wt);
+        simd::store(c2 + a, simd::load(c2 + a) + wtt);
+        simd::store(d1 + a, simd::load(d1 + a) - wt * yi);
+      }
+      if (++terms == kFlush) {
+        flush();
+        terms = 0;
+      }
+    }
+  flush();
+}
+
+// Moves columns [from, to) (sample indices) from float32 to double.
+void flush_columns(const BandRows& b, int64_t from, int64_t to) {
+  for (int ch = 0; ch < kChannels; ++ch)
+    for (int64_t j = from - b.base; j < to - b.base; ++j) {
+      b.column64[ch][j] += double(b.column[ch][j]);
+      b.column[ch][j] = 0;
+    }
+}
+
 // Adds (y_i − f_{−i}(x_i))² of rows [first, last) to *sum; false where a held-out design is singular in float64.
+template <bool kLinear>
 bool score_rows(BandRows& b, int64_t first, int64_t last, double* sum) {
-  const auto moments = simd::keep_out_of_line(&row_moments);
+  const auto pairs = simd::keep_out_of_line(&pair_group<kLinear>);
   const float* x = b.x;
   const int64_t n = b.n;
   // The textbook rows: the float64 solve over the keys in reach (exact_local_row).
   double work[4 + 2 + 2 + 1];
-  const ExactRowScratch rows{work, work + 4, work + 6};
+  const ExactRowScratch scratch{work, work + 4, work + 6};
   double* exact = work + 8;
   const float far = std::numeric_limits<float>::infinity();
-  for (int64_t i = first; i < last; ++i) {
-    const float xi = x[i];
-    const float nearest =
-        std::min(i > 0 ? (xi - x[i - 1]) * b.inv_h : far, i + 1 < n ? (x[i + 1] - xi) * b.inv_h : far);
-    const float top = nearest * nearest * kHalfLog2e;
-    double fit = 0;
-    bool textbook = !(top <= kBandTopLimit);
-    if (!textbook) {
-      // Keys with t²·log₂e/2 − top <= cut: |x − x_i| <= r. Walked from the previous row's ends (rows come in order of
-      // x).
-      const double r = b.h * std::sqrt((b.cut + double(top)) / double(kHalfLog2e)), c = double(xi);
-      int64_t lo = std::min(b.lo, i), hi = std::max(b.hi, i + 1);
-      while (lo < i && double(x[lo]) < c - r) ++lo;
-      while (lo > 0 && !(double(x[lo - 1]) < c - r)) --lo;
-      while (hi < n && !(c + r < double(x[hi]))) ++hi;
-      while (hi > i + 1 && c + r < double(x[hi - 1])) --hi;
-      b.lo = lo;
-      b.hi = hi;
-      Moments m;
-      moments(x, b.y, n, lo, hi, i, b.inv_h, top, &m);
-      const double pivot = b.linear ? m.s2 - m.s1 / m.s0 * m.s1 : 0;
-      textbook = !(m.s0 > 0) || (b.linear && !(pivot > kPivotFloor * m.s2));
-      fit = b.linear ? m.t0 / m.s0 + m.s1 / m.s0 * (m.s1 / m.s0 * m.t0 - m.t1) / pivot : m.t0 / m.s0;
+  for (int64_t i0 = first; i0 < last; i0 += kLanes) {
+    const int64_t lanes = std::min(kLanes, last - i0);
+    const double edge = double(x[i0 + lanes - 1]) + b.reach;
+    while (b.hi < n && !(edge < double(x[b.hi]))) ++b.hi;
+    const int64_t ahead = b.hi - 1 - i0;
+    const bool tail = i0 + ahead + kLanes > n;  // it reads keys past the end: from the tail's copy
+    float* columns[kChannels];
+    for (int ch = 0; ch < kChannels; ++ch) columns[ch] = b.column[ch] + (i0 - b.base);
+    double rows[kChannels * kLanes] = {};
+    pairs(tail ? b.tail_x + (i0 - b.tail_start) : x + i0, tail ? b.tail_y + (i0 - b.tail_start) : b.y + i0, columns,
+          b.inv_h, ahead, rows);
+    for (int64_t l = 0; l < lanes; ++l) {
+      const int64_t i = i0 + l, column = i - b.base;
+      double m[kChannels];
+      for (int ch = 0; ch < kChannels; ++ch)
+        m[ch] = rows[ch * kLanes + l] + b.column64[ch][column] + double(b.column[ch][column]);
+      const float nearest =
+          std::min(i > 0 ? (x[i] - x[i - 1]) * b.inv_h : far, i + 1 < n ? (x[i + 1] - x[i]) * b.inv_h : far);
+      const double pivot = kLinear ? m[kS2] - m[kS1] / m[kS0] * m[kS1] : 0;
+      const bool textbook = !(nearest * nearest * kHalfLog2e <= kBandTopLimit) || !(m[kS0] > 0) ||
+                            (kLinear && !(pivot > kPivotFloor * m[kS2]));
+      double fit =
+          kLinear ? m[kT0] / m[kS0] + m[kS1] / m[kS0] * (m[kS1] / m[kS0] * m[kT0] - m[kT1]) / pivot : m[kT0] / m[kS0];
+      if (textbook) {
+        if (!exact_local_row(b.p, kLinear ? 1 : 0, nullptr, i, scratch, exact, nullptr, true)) return false;
+        fit = exact[0];
+      }
+      const double e = double(b.y[i]) - fit;
+      *sum += e * e;
     }
-    if (textbook) {
-      if (!exact_local_row(b.p, b.linear ? 1 : 0, nullptr, i, rows, exact, nullptr, true)) return false;
-      fit = exact[0];
+    // A column takes at most one term per row: kFlush rows' worth, then double.
+    if ((i0 - first) % kFlush == kFlush - kLanes) flush_columns(b, i0 + kLanes, b.hi + kLanes);
+  }
+  return true;
+}
+
+// The largest exponent (log₂ units) of a row's nearest key over rows [first, last) (1 <= first, last < n: the first
+// and last rows are the caller's), textbook rows' (kBandTopLimit) left out; kLanes rows an instruction.
+float nearest_top(const float* x, float inv_h, int64_t first, int64_t last) {
+  const Batch inv(inv_h), c(kHalfLog2e), limit(kBandTopLimit), zero(0.0f);
+  Batch top = zero;
+  int64_t i = first;
+  for (; i + kLanes <= last; i += kLanes) {
+    const Batch mid = simd::load(x + i);
+    const Batch t = xsimd::min(mid - simd::load(x + i - 1), simd::load(x + i + 1) - mid) * inv;
+    const Batch e = t * t * c;
+    top = xsimd::max(top, xsimd::select(e <= limit, e, zero));
+  }
+  float most = simd::max(top);
+  for (; i < last; ++i) {
+    const float t = std::min(x[i] - x[i - 1], x[i + 1] - x[i]) * inv_h, e = t * t * kHalfLog2e;
+    if (e <= kBandTopLimit) most = std::max(most, e);
+  }
+  return most;
+}
+
+template <bool kLinear>
+bool score(BandRows& b, double* sum) {
+  const auto block = simd::keep_out_of_line(&score_rows<kLinear>);
+  for (int64_t i = 0; i < b.n; i += kRowBlock) {
+    if (!block(b, i, std::min(b.n, i + kRowBlock), sum)) return false;
+    // The next block's columns to the front: those written so far (up to hi + kLanes − 2), then zeros.
+    const int64_t kept = std::max<int64_t>(0, b.hi + kLanes - (b.base + kRowBlock));
+    const int64_t stale = std::min(b.width, kRowBlock + kept);
+    for (int ch = 0; ch < kChannels; ++ch) {
+      std::memmove(b.column[ch], b.column[ch] + kRowBlock, sizeof(float) * size_t(kept));
+      std::memmove(b.column64[ch], b.column64[ch] + kRowBlock, sizeof(double) * size_t(kept));
+      std::fill(b.column[ch] + kept, b.column[ch] + stale, 0.0f);
+      std::fill(b.column64[ch] + kept, b.column64[ch] + stale, 0.0);
     }
-    const double e = double(b.y[i]) - fit;
-    *sum += e * e;
+    b.base += kRowBlock;
   }
   return true;
 }
 
 }  // namespace
 
-bool band_window_cv(const Problem& p, Estimator estimator, double* score) {
+bool band_window_cv(const Problem& p, Estimator estimator, double* score_out) {
   const int64_t n = p.keys.rows;
   const bool linear = estimator == Estimator::LocalLinear;
   if (p.kernel.kind != KernelKind::Gaussian || (!linear && estimator != Estimator::NadarayaWatson) || n < 3 ||
@@ -166,16 +215,56 @@ bool band_window_cv(const Problem& p, Estimator estimator, double* score) {
     return false;
   const float hf = p.kernel.bandwidth[0];
   if (!(hf > 0) || !std::isfinite(hf)) return false;
-  // local_fit's tile skip (log₂ units): keys below it add less than float32 rounding to the row's sums.
-  BandRows rows{p, p.keys.data, p.values.data, n, double(hf), 25 + std::log2(double(n)), float(1 / double(hf)), linear};
-  const auto score_block = simd::keep_out_of_line(&score_rows);
+  const float* x = p.keys.data;
+  const double h = double(hf);
+  const float inv_h = float(1 / h);
+  // Every row's keys within 2^-(25 + log₂ n) of its nearest key's weight (local_fit's tile skip: keys below it add
+  // less than float32 rounding to the row's sums), the nearest key's exponent at most the largest of any row.
+  const auto tops = simd::keep_out_of_line(&nearest_top);
+  float top = 0;
+  for (const float gap : {x[1] - x[0], x[n - 1] - x[n - 2]}) {  // the first and last rows' only neighbours
+    const float t = gap * inv_h, e = t * t * kHalfLog2e;
+    if (e <= kBandTopLimit) top = std::max(top, e);
+  }
+  for (int64_t i = 1; i < n - 1; i += kRowBlock) top = std::max(top, tops(x, inv_h, i, std::min(n - 1, i + kRowBlock)));
+  const double reach = h * std::sqrt((25 + std::log2(double(n)) + double(top)) / double(kHalfLog2e));
+  // The most keys a group of rows pairs with: at most those from a block's first row to the last's reach.
+  int64_t ahead = 0;
+  for (int64_t i = 0; i < n; i += kRowBlock) {
+    const double edge = double(x[std::min(n, i + kRowBlock) - 1]) + reach;
+    const float* end = std::upper_bound(x + i, x + n, edge, [](double e, float v) { return e < double(v); });
+    ahead = std::max(ahead, int64_t(end - x) - i);
+  }
+
+  const int64_t width = kRowBlock + ahead + 2 * kLanes, tail = std::min(n, ahead + 2 * kLanes);
+  Scratch<float> tails(2 * (tail + 2 * kLanes)), columns;
+  Scratch<double> columns64;
+  if (!tails.ok() || !columns.reset_zeroed(kChannels * width) || !columns64.reset_zeroed(kChannels * width))
+    return false;  // no memory for the band's columns: the caller's other criteria serve
+  float* tail_x = tails.get();
+  float* tail_y = tail_x + tail + 2 * kLanes;
+  std::copy(x + n - tail, x + n, tail_x);
+  std::copy(p.values.data + n - tail, p.values.data + n, tail_y);
+  // Keys at least 64 bandwidths beyond the last: exp2_neg gives them exactly 0, and t stays finite (0 · t = 0).
+  const float beyond = float(double(x[n - 1]) + 64 * h + std::fabs(double(x[n - 1])) / 1024);
+  std::fill(tail_x + tail, tail_x + tail + 2 * kLanes, beyond);
+  std::fill(tail_y + tail, tail_y + tail + 2 * kLanes, 0.0f);
+
+  BandRows b{p, x, p.values.data, n, inv_h, reach};
+  b.width = width;
+  for (int ch = 0; ch < kChannels; ++ch) {
+    b.column[ch] = columns.get() + ch * width;
+    b.column64[ch] = columns64.get() + ch * width;
+  }
+  b.tail_x = tail_x;
+  b.tail_y = tail_y;
+  b.tail_start = n - tail;
   double sum = 0;
-  for (int64_t i = 0; i < n; i += kRowBlock)
-    if (!score_block(rows, i, std::min(n, i + kRowBlock), &sum)) {
-      *score = kNoReach;  // singular even in float64: +inf, as cv_score gives
-      return true;
-    }
-  *score = std::isnan(sum) ? kNoReach : sum / double(n);
+  if (!(linear ? score<true>(b, &sum) : score<false>(b, &sum))) {
+    *score_out = kNoReach;  // singular even in float64: +inf, as cv_score gives
+    return true;
+  }
+  *score_out = std::isnan(sum) ? kNoReach : sum / double(n);
   return true;
 }
 
