@@ -12,7 +12,9 @@ namespace ka::simd {
 
 using Batch = xsimd::batch<float>;
 using IntBatch = xsimd::batch<int32_t>;
+using DoubleBatch = xsimd::batch<double>;
 constexpr int64_t kLanes = int64_t(Batch::size);
+constexpr int64_t kDoubleLanes = int64_t(DoubleBatch::size);
 
 // Calls a hot per-tile kernel through a pointer the optimiser cannot see through, so it stays a function of its own.
 // Under WebAssembly, V8 tiers a function up to optimised code only between calls; a kernel inlined into a caller
@@ -27,6 +29,8 @@ F* keep_out_of_line(F* fn) {
 inline int64_t round_up(int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
 
 inline Batch load(const float* p) { return Batch::load_unaligned(p); }
+inline DoubleBatch load(const double* p) { return DoubleBatch::load_unaligned(p); }
+inline void store(double* p, DoubleBatch x) { x.store_unaligned(p); }
 inline void store(float* p, Batch x) { x.store_unaligned(p); }
 inline float sum(Batch x) { return xsimd::hadd(x); }
 inline float max(Batch x) {

@@ -3,9 +3,44 @@
 
 #include <cmath>
 
+#include "base/simd.h"
 #include "kernel/kernels.h"
 
 namespace ka {
+namespace {
+
+using simd::DoubleBatch;
+using simd::kDoubleLanes;
+
+// out[e] = Σ_{m = 0 … taps − 1} tap[m] · in[e + m] for e in [0, count): every output's terms in the order of m, from
+// 0, as the scalar loop adds them (the same bits without fused multiply-adds), kDoubleLanes outputs an instruction.
+// Out of line: V8 optimises a WebAssembly function between calls (simd.h, keep_out_of_line).
+void correlate_line(const double* in, const double* tap, int64_t taps, double* out, int64_t count) {
+  int64_t e = 0;
+  constexpr int64_t kBlock = 4 * kDoubleLanes;  // four independent sums hide the adds' latency
+  for (; e + kBlock <= count; e += kBlock) {
+    DoubleBatch a0(0.0), a1(0.0), a2(0.0), a3(0.0);
+    for (int64_t m = 0; m < taps; ++m) {
+      const DoubleBatch t(tap[m]);
+      const double* at = in + e + m;
+      a0 += t * simd::load(at);
+      a1 += t * simd::load(at + kDoubleLanes);
+      a2 += t * simd::load(at + 2 * kDoubleLanes);
+      a3 += t * simd::load(at + 3 * kDoubleLanes);
+    }
+    simd::store(out + e, a0);
+    simd::store(out + e + kDoubleLanes, a1);
+    simd::store(out + e + 2 * kDoubleLanes, a2);
+    simd::store(out + e + 3 * kDoubleLanes, a3);
+  }
+  for (; e < count; ++e) {
+    double acc = 0;
+    for (int64_t m = 0; m < taps; ++m) acc += tap[m] * in[e + m];
+    out[e] = acc;
+  }
+}
+
+}  // namespace
 
 double kernel_weight(KernelKind kind, float h, double offset) {
   const float zero = 0.0f, at = float(offset);
@@ -32,13 +67,22 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
                        pair ? across + x1.E * (g2 + 1) : nullptr, 1);
     }
   } else {
-    for (int64_t g2 = 0; g2 < x2.nodes; ++g2)
-      for (int64_t e = 0; e < x1.E; ++e) {
+    const auto line_pass = simd::keep_out_of_line(&correlate_line);
+    // Outputs [2L, nodes) read every tap, in[e − 2L … e]; the few at either end fewer.
+    const int64_t first = std::min(2 * x1.L, x1.E), last = std::max(first, x1.nodes);
+    for (int64_t g2 = 0; g2 < x2.nodes; ++g2) {
+      const double* line = in + x1.nodes * g2;
+      double* to = across + x1.E * g2;
+      const auto end_output = [&](int64_t e) {
         const int64_t m_lo = std::max(-x1.L, x1.L - e), m_hi = std::min(x1.L, x1.nodes - 1 - e + x1.L);
         double acc = 0;
-        for (int64_t m = m_lo; m <= m_hi; ++m) acc += tap1[m + x1.L] * in[e - x1.L + m + x1.nodes * g2];
-        across[e + x1.E * g2] = acc;
-      }
+        for (int64_t m = m_lo; m <= m_hi; ++m) acc += tap1[m + x1.L] * line[e - x1.L + m];
+        to[e] = acc;
+      };
+      for (int64_t e = 0; e < first; ++e) end_output(e);
+      line_pass(line + first - 2 * x1.L, tap1, 2 * x1.L + 1, to + first, last - first);
+      for (int64_t e = last; e < x1.E; ++e) end_output(e);
+    }
   }
   if (x2.fft) {
     if (const Status st = work->prepare(tap2, x2.L, x2.nodes); st != Status::Ok) return st;
