@@ -43,11 +43,12 @@ int64_t plan_grid_cv_nodes(ConstMatrix x, KernelKind kind, Estimator estimator, 
 }
 
 int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t points, double tolerance, char* why) {
-  const int64_t wanted = grid_nodes(range, double(h), tolerance);
+  const int64_t most = int64_t(1) << cv_finest_level(points);
+  const int64_t wanted = grid_nodes(range, double(h), tolerance, most);
   if (wanted == 0) {  // no grid reaches the tolerance: the caller runs exactly
     if (why)
       format_text(why, kReasonSize, "exact: at this bandwidth no grid of at most %lld nodes reaches %g",
-                  (long long)kMaxGridNodes, tolerance);
+                  (long long)most, tolerance);
     return 0;
   }
   int level = 6;  // at least grid_nodes' 64 nodes; more only make the grid more accurate
@@ -66,24 +67,26 @@ int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t point
   return cells;
 }
 
-// Measured in WebAssembly (a timing driver built with the module's flags, run by node, on this 2-core machine shared
-// with other jobs, 2026-12-06; 10⁵ uniform points, local-linear): the windowed criterion costs about 5 ns a key in
-// reach and 100 ns a row (kBandRowKeys keys' worth); the grid's score about 30–40 ns per N·log₂N of its transforms'
-// size N (kGridTransformKeys keys' worth; 2^16: 45 ms, 2^17: 60–71, 2^18: 200), the pass over the points little beside
-// it. The windowed criterion then wins below about 12 spacings at 10⁵ points (10: 91 ms against the grid's 200; 15: 128
-// against 60), where the grid needs 2^18 cells. (Natively the grid costs 4 times as many keys: 2 ns a key, 40 ns per
-// N·log₂N.)
-constexpr double kBandRowKeys = 20, kGridTransformKeys = 7;
-bool plan_band_cv(double range, KernelKind kind, float h, int64_t points, double tolerance) {
+// Measured in WebAssembly (node, one thread, 10⁶ uniform points, local-linear, on this 2-core machine, 2026-12-06):
+// the band's criterion (cv_band_window.h, each pair of rows weighed once) costs about 1.3 ns a key in reach (both
+// sides) and 60 ns a row (kBandRowKeys keys' worth): 759 ms at 35 spacings, 86 ms at 1.2; a grid's score about 0.4 ns
+// per multiply-add of its direct convolutions (kGridTapKeys keys' worth: five lines of 2^19 + 1 nodes by 143 taps in
+// 150 ms, 2^18 in 67–100 ms) and 20 ns a point for the pass over the sample (kGridPointKeys). The grid then wins above
+// about ten spacings, at 10⁵ points as at 10⁶.
+constexpr double kBandRowKeys = 47, kGridTapKeys = 0.32, kGridPointKeys = 16;
+bool plan_band_cv(double range, KernelKind kind, Estimator estimator, float h, int64_t points, double tolerance) {
   if (kind != KernelKind::Gaussian || !(range > 0) || !(h > 0) || points < 3) return false;
   const double ln2 = 0.6931471805599453, n = double(points);
   const double reach = std::sqrt(2 * ln2 * (25 + std::log(n) / ln2));  // cv_band_window.h's window, in bandwidths
   const double band = n * (kBandRowKeys + std::min(n, 2 * reach * double(h) * n / range));
   const int64_t cells = plan_grid_cv_cells(range, kind, h, points, tolerance);
   if (cells == 0) return true;
-  const double taps = 2 * std::ceil(reach_of(kind) * double(h) * double(cells) / range) + 1;
-  const double size = double(convolution_size(cells + 1, int64_t(std::min(taps, double(2 * cells + 1)))));
-  return band < kGridTransformKeys * size * std::log(size) / ln2;
+  const double taps =
+      std::min(2 * std::ceil(reach_of(kind) * double(h) * double(cells) / range) + 1, double(2 * cells + 1));
+  const double lines = estimator == Estimator::LocalLinear ? 5 : 2;  // S₀…S₂, T₀, T₁; or S₀, T₀
+  // Counted as direct convolutions: where the grid runs an FFT instead, it costs less (fft_pays, grid/plan.h).
+  const double grid = kGridTapKeys * lines * double(cells + 1) * taps + kGridPointKeys * n;
+  return band < grid;
 }
 
 }  // namespace ka

@@ -278,7 +278,7 @@ Result band_window_score(SearchSample& sample, const Problem& p, const Criterion
   if (!sorted) return {Status::OutOfMemory};
   const int64_t n = sorted->keys.rows;
   const double range = n > 0 ? double(sorted->keys.row(n - 1)[0]) - double(sorted->keys.row(0)[0]) : 0;
-  if (!plan_band_cv(range, p.kernel.kind, h, n, c.grid_tolerance)) return {};
+  if (!plan_band_cv(range, p.kernel.kind, c.estimator, h, n, c.grid_tolerance)) return {};
   Problem q = *sorted;
   q.kernel.bandwidth = &h;
   q.masks.leave_one_out = true;

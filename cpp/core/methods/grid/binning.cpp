@@ -228,12 +228,12 @@ void bin_cells(const Cells& grid, const int64_t* start, const float* x, const fl
 
 }  // namespace
 
-Status sort_and_bin_cells(const Fit& f, double lo, double range, int64_t counted, Scratch<int64_t>* start,
+Status sort_and_bin_cells(const Fit& f, double lo, double range, int64_t counted, int level, Scratch<int64_t>* start,
                           Scratch<float>* x, Scratch<float>* y, Scratch<float>* w, Scratch<double>* bins) {
   const Problem& p = f.problem;
-  const int64_t n = p.keys.rows, width = p.values.cols, cells = int64_t(1) << kFinestLevel;
+  const int64_t n = p.keys.rows, width = p.values.cols, cells = int64_t(1) << level;
   const bool weighted = f.observation_weights;
-  const int low_bits = kFinestLevel - 8;  // 256 buckets
+  const int low_bits = level - 8;  // 256 buckets
   const int64_t buckets = cells >> low_bits;
   const int64_t room = std::min(counted, kSpareRoom);
   Scratch<int64_t> next(std::max(buckets, int64_t(1) << low_bits));

@@ -30,16 +30,16 @@ void bin_sample(const Fit& f, const Axis* axis, int64_t dims, bool squares, doub
 // (c[j] is written after the last read of f[j]).
 void halve_bins(const double* f, int64_t cells, double* c);
 
-// log2 of the cells of the grid GridCv sorts and bins on: kMaxGridNodes cells, so every grid_nodes count fits in a
-// grid of 2^k + 1 nodes derived from it (k ≤ kFinestLevel).
+// log2 of the fewest cells of the grid GridCv sorts and bins on (cv_finest_level, grid.h): kMaxGridNodes cells, so
+// every grid_nodes count fits in a grid of 2^k + 1 nodes derived from it (k ≤ the finest level).
 constexpr int kFinestLevel = 18;
 static_assert(int64_t(1) << kFinestLevel == kMaxGridNodes);
 
-// The 1-D sample f's points with ω > 0 sorted by their cell on the finest grid (2^kFinestLevel cells from lo over
-// `range`) and binned there: `counted` points (those with ω > 0) into x, y (width per point) and w (only with
-// observation weights), cell g holding start[g] … start[g + 1] − 1, and bins, channel-major, Σω then Σω·y per
-// column, on the finest grid's nodes. A radix sort in two cache-friendly steps (binning.cpp).
-Status sort_and_bin_cells(const Fit& f, double lo, double range, int64_t counted, Scratch<int64_t>* start,
+// The 1-D sample f's points with ω > 0 sorted by their cell on the finest grid (2^level cells from lo over `range`) and
+// binned there: `counted` points (those with ω > 0) into x, y (width per point) and w (only with observation weights),
+// cell g holding start[g] … start[g + 1] − 1, and bins, channel-major, Σω then Σω·y per column, on the finest grid's
+// nodes. A radix sort in two cache-friendly steps (binning.cpp).
+Status sort_and_bin_cells(const Fit& f, double lo, double range, int64_t counted, int level, Scratch<int64_t>* start,
                           Scratch<float>* x, Scratch<float>* y, Scratch<float>* w, Scratch<double>* bins);
 
 }  // namespace ka

@@ -156,22 +156,23 @@ GridCv::GridCv(const Fit& f, double tolerance, double exclude) : fit_(f), tolera
   range_ = double(hi) - double(lo);
   p.masks.leave_one_out = true;
   p.empty = EmptyPolicy::NaN;
+  finest_ = cv_finest_level(counted_);
   suits_ = range_ > 0;
 }
 
 Result GridCv::sort_and_bin() {
-  if (const Status st = sort_and_bin_cells(fit_, lo_, range_, counted_, &start_, &x_, &y_, &w_, &bins_);
+  if (const Status st = sort_and_bin_cells(fit_, lo_, range_, counted_, finest_, &start_, &x_, &y_, &w_, &bins_);
       st != Status::Ok)
     return {st};
-  // Every coarser level's bins, halved once from the finest (level 17 first, each from the one above): a search
-  // scores its bandwidths on a few levels, each many times, and halving 2^18 nodes per score took 5 % of a 10⁵-point
-  // fit. The same arithmetic as halving at each score, so the same bytes.
+  // Every coarser level's bins, halved once from the finest (the one below it first, each from the one above): a
+  // search scores its bandwidths on a few levels, each many times, and halving 2^18 nodes per score took 5 % of a
+  // 10⁵-point fit. The same arithmetic as halving at each score, so the same bytes.
   const int64_t channels = 1 + fit_.problem.values.cols;
   if (!levels_.reset_zeroed(channels * level_offset(-1))) return {Status::OutOfMemory};
-  const int64_t fine_nodes = (int64_t(1) << kFinestLevel) + 1;
+  const int64_t fine_nodes = (int64_t(1) << finest_) + 1;
   for (int64_t ch = 0; ch < channels; ++ch) {
     const double* from = bins_.get() + ch * fine_nodes;
-    for (int level = kFinestLevel - 1; level >= 0; --level) {
+    for (int level = finest_ - 1; level >= 0; --level) {
       double* into = levels_.get() + channels * level_offset(level) + ch * ((int64_t(1) << level) + 1);
       halve_bins(from, int64_t(1) << level, into);
       from = into;
@@ -181,9 +182,9 @@ Result GridCv::sort_and_bin() {
   return {};
 }
 
-int64_t GridCv::level_offset(int level) {
+int64_t GridCv::level_offset(int level) const {
   int64_t offset = 0;  // nodes per channel of the levels above `level`, finest excluded
-  for (int l = kFinestLevel - 1; l > level; --l) offset += (int64_t(1) << l) + 1;
+  for (int l = finest_ - 1; l > level; --l) offset += (int64_t(1) << l) + 1;
   return offset;
 }
 
@@ -271,11 +272,11 @@ Result GridCv::score(float h, double* score, bool* served, char* why) {
   x.fft = fft_pays(2, double(nodes), double(x.L));  // S_a and T_a of column 0 share a transform
 
   // The bins at this level: the sorted grid's, or the level's halved copy (sort_and_bin).
-  const int64_t fine_nodes = (int64_t(1) << kFinestLevel) + 1;
+  const int64_t fine_nodes = (int64_t(1) << finest_) + 1;
   Scratch<double> taps(s_count * (2 * x.L + 1)), across(x.E), moments(x.E * stride), slopes(cells * stride);
   if (!taps.ok() || !across.ok() || !moments.ok() || !slopes.ok()) return {Status::OutOfMemory};
-  const double* bins = level < kFinestLevel ? levels_.get() + channels * level_offset(level) : bins_.get();
-  const int64_t bin_stride = level < kFinestLevel ? nodes : fine_nodes;
+  const double* bins = level < finest_ ? levels_.get() + channels * level_offset(level) : bins_.get();
+  const int64_t bin_stride = level < finest_ ? nodes : fine_nodes;
 
   // Taps K(u)·uᵃ at u = m·step/h, m = −L … L, and the moments S_a (channel Σω) and T_a (channels Σω·y).
   const int64_t tap_len = 2 * x.L + 1;
@@ -308,30 +309,15 @@ Result GridCv::score(float h, double* score, bool* served, char* why) {
   for (int64_t k = 0; k < cells * stride; ++k) slopes.get()[k] = at_node[k + stride] - at_node[k];
 
   const bool weighted = fit_.observation_weights;
-  const int shift = kFinestLevel - level;
+  const int shift = finest_ - level;
   const double served_above = served_share(x.fft, linear) * total_;
   if (exclude_ > 0) {  // blocked CV: every point on the grid, or h exactly
     Scratch<double> band(3 + 2 * width);
     if (!band.ok()) return {Status::OutOfMemory};
-    const BandPass b{at_node,
-                     slopes.get(),
-                     stride,
-                     cells,
-                     width,
-                     shift,
-                     start_.get(),
-                     counted_,
-                     x_.get(),
-                     y_.get(),
-                     weighted ? w_.get() : nullptr,
-                     lo_,
-                     range_,
-                     exclude_,
-                     served_above,
-                     p.kernel.kind,
-                     h,
-                     linear,
-                     band.get()};
+    const BandPass b{at_node, slopes.get(), stride,   cells,        width,         shift,
+                     finest_, start_.get(), counted_, x_.get(),     y_.get(),      weighted ? w_.get() : nullptr,
+                     lo_,     range_,       exclude_, served_above, p.kernel.kind, h,
+                     linear,  band.get()};
     double sum = 0;
     *served = band_residuals(b, &sum);
     if (*served)

@@ -52,10 +52,10 @@ void band_sums(const BandPass& b, int64_t j0, int64_t j1, double xi, double reac
 
 bool band_residuals(const BandPass& b, double* sum) {
   const int64_t width = b.width, s_count = b.linear ? 3 : 1, t_count = b.linear ? 2 : 1;
-  const int64_t fine = int64_t(1) << kFinestLevel;
+  const int64_t fine = int64_t(1) << b.finest;
   // The band's keys are looked up on cells about as many as the points (finer ones would be mostly empty).
   int scan_shift = 0;
-  while ((fine >> scan_shift) > 2 * b.points && scan_shift < kFinestLevel) ++scan_shift;
+  while ((fine >> scan_shift) > 2 * b.points && scan_shift < b.finest) ++scan_shift;
   const int64_t scan_cells = fine >> scan_shift;
   const double per_scan = double(scan_cells) / b.range, per_cell = double(b.cells) / b.range, h = double(b.h);
   const auto scan_cell = [&](double v) {

@@ -14,6 +14,7 @@ struct BandPass {
   const double* slopes;   // per cell: the next node's moments less this node's
   int64_t stride, cells, width;
   int shift;             // log2 of the finest cells in one cell of this grid
+  int finest;            // log2 of the finest grid's cells
   const int64_t* start;  // the finest cells' runs of sorted points (binning.h)
   int64_t points;        // the sorted points (those with ω > 0)
   const float* x;

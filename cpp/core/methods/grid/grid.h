@@ -15,11 +15,16 @@ namespace ka {
 
 // Grid nodes along one axis for a sample spread over `range` and bandwidth h at relative tolerance `tolerance`: a
 // node spacing of about h·sqrt(12·tolerance) (binning and interpolation errors are O((spacing/h)²)), at least 64
-// nodes and at most kMaxGridNodes. Returns 0 when that many nodes would not reach the tolerance: the caller should
-// run exactly.
+// nodes and at most `most` (kMaxGridNodes, or a CV search's finest grid). Returns 0 when that many nodes would not
+// reach the tolerance: the caller should run exactly.
 constexpr int64_t kMaxGridNodes = int64_t(1) << 18;  // per grid: along the axis in 1-D, in all in 2-D
 constexpr int64_t kMaxGridDims = 2;
-int64_t grid_nodes(double range, double h, double tolerance);
+int64_t grid_nodes(double range, double h, double tolerance, int64_t most = kMaxGridNodes);
+// log2 of the cells of a 1-D CV search's finest grid (GridCv) for `points` points: about as many cells as points,
+// from kMaxGridNodes up to 2^kMaxCvLevel. A search's grid then serves bandwidths down to about ten spacings, where its
+// convolutions and the exact band's keys in reach cost alike (plan_band_cv); a model keeps kMaxGridNodes.
+constexpr int kMaxCvLevel = 20;
+int cv_finest_level(int64_t points);
 // Nodes per axis for a sample x (its keys) and bandwidths h (one per column): the most any axis needs, the same
 // count along both axes in 2-D; 0 unless tolerance > 0, x has 1 or 2 columns and at least 2 rows, the kernel has a
 // grid (a distance kernel other than Cauchy, which is not a product over dimensions), the grid stays within
@@ -59,7 +64,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
                       int64_t* exact_rows = nullptr, int64_t* range_rows = nullptr);
 
 // Leave-one-out CV of one 1-D sample at many bandwidths (a bandwidth search), on grids of 2^k + 1 nodes over the
-// sample's range. The points are sorted by their cell on the finest grid, of kMaxGridNodes cells, and linearly binned
+// sample's range. The points are sorted by their cell on the finest grid (cv_finest_level), and linearly binned
 // there, once; a coarser grid's bins are derived from those exactly (halve_bins), and its cells are runs of the
 // finest ones. The grid of a bandwidth is therefore a function of the sample and the bandwidth alone: a score does
 // not depend on which bandwidths were scored before it (a search resumed in steps gives the bytes of one call). An
@@ -106,10 +111,11 @@ class GridCv {
   Scratch<int64_t> start_;
   Scratch<float> x_, y_, w_;
   Scratch<double> bins_;
-  // The bins of every coarser level, level 17 first, each channel-major as bins_ (level_offset(l) nodes per channel
-  // before level l's; level_offset(−1) in all).
+  int finest_ = 0;  // log2 of the finest grid's cells (cv_finest_level)
+  // The bins of every coarser level, the one below the finest first, each channel-major as bins_ (level_offset(l)
+  // nodes per channel before level l's; level_offset(−1) in all).
   Scratch<double> levels_;
-  static int64_t level_offset(int level);
+  int64_t level_offset(int level) const;
 };
 
 }  // namespace ka

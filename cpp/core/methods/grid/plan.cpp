@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "methods/grid/binning.h"
 #include "methods/grid/fft.h"
 #include "methods/grid/grid.h"
 
@@ -109,12 +110,18 @@ bool grid_cv_pays_2d(ConstMatrix x, KernelKind kind, int64_t nodes, const float*
   return kLinearGridTap * grid <= exact_cv_cost(kind, double(h[0]), range[0], x.rows);
 }
 
-int64_t grid_nodes(double range, double h, double tolerance) {
+int64_t grid_nodes(double range, double h, double tolerance, int64_t most) {
   if (!(h > 0) || !(tolerance > 0)) return 0;
   const double spacing = h * std::sqrt(12 * tolerance);
   const double nodes = std::ceil(range / spacing) + 1;
-  if (!(nodes <= double(kMaxGridNodes))) return 0;
+  if (!(nodes <= double(most))) return 0;
   return std::max<int64_t>(64, int64_t(nodes));
+}
+
+int cv_finest_level(int64_t points) {
+  int level = kFinestLevel;
+  while (level < kMaxCvLevel && (int64_t(1) << level) < points) ++level;
+  return level;
 }
 
 int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance) {

@@ -26,8 +26,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // (1 + |ū|)/var(u) over the row's weights measures that amplification (u in bandwidths; ū = S₁/S₀, var(u) =
 // S₂/S₀ − ū²): about 1 in the middle of the data, about 5 at its edge (a Gaussian's half window), and growing fast
 // beyond it. Rows outside the box above kEdgeAmplification, a little above the edge's, run exactly (a Gaussian's by
-// the far rules, far.cpp and far2d.cpp): outside, the grid serves no row worse conditioned than those it serves inside. Measured
-// (Gaussian, tolerance 1e-3; grid_test.cpp, grid.test.mjs): served at 0.14 h and 0.49 h out (amplification 5.7
+// the far rules, far.cpp and far2d.cpp): outside, the grid serves no row worse conditioned than those it serves inside.
+// Measured (Gaussian, tolerance 1e-3; grid_test.cpp, grid.test.mjs): served at 0.14 h and 0.49 h out (amplification 5.7
 // and 7.9), rows erred 1e-3 and 1.9e-3 of range(y) on 6,000 points, against 4e-4 for rows inside at the edge. The
 // Laplacian's rows too (their moments shifted from the box: the slope's error times the distance, 1.5e-3 of
 // range(y) 6.7 h out on those points).

@@ -27,7 +27,9 @@ class SortedKeys {
   double y_lo() const { return y_lo_; }        // the smallest and largest value over every column
   double y_hi() const { return y_hi_; }
   const KeyBands& bands() const { return bands_; }
-  double omega_max() const { return omega_max_; }  // the largest observation weight (1 without)  // 2-D: the keys in bands of x₂ (key_bands.h)
+  double omega_max() const {
+    return omega_max_;
+  }  // the largest observation weight (1 without)  // 2-D: the keys in bands of x₂ (key_bands.h)
 
   // The keys [first, last) that can weigh in the exact fit of query q (f's kernel and bandwidths): every key whose
   // first coordinate lies within R of q's, R where that coordinate's term alone falls below the score of a key near q
