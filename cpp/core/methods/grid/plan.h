@@ -14,8 +14,9 @@ namespace ka {
 // whose tail never does (its taps span the whole grid).
 double reach_of(KernelKind kind);
 
-// Whether a pass over `rows` rows of `nodes` bins by 2L + 1 taps costs less by FFT than directly (plan.cpp).
-bool fft_pays(double rows, double nodes, double L);
+// Whether a pass over `rows` rows of `nodes` bins by 2L + 1 taps costs less by FFT than directly (plan.cpp): along
+// the first axis's lines (`lines`), whose direct pass runs in SIMD, or down the second's columns.
+bool fft_pays(double rows, double nodes, double L, bool lines = true);
 
 // Whether the convolutions on `nodes` nodes per axis (spacing `step`, bandwidth h along that axis) of a `dims`-D
 // grid cost less than the exact fit of n points at themselves (plan.cpp says how each is counted).
