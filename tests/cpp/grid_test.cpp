@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stats/bandwidth.h"
+#include "stats/cv_band_window.h"
 #include "engine/local_solve.h"
 #include "methods/grid/grid.h"
 #include "methods/plan.h"
@@ -530,6 +531,41 @@ TEST_CASE("grid CV over a search (GridCv) follows a float64 leave-one-out loop a
       CHECK(score == doctest::Approx(grid_local_fit_cv(p, w, float(h), est, 1e-3)).epsilon(1e-6));
       CHECK(score == doctest::Approx(naive).epsilon(3e-3));  // 64 nodes at h = 0.1 and 0.3: about 1e-3 off
     }
+  }
+}
+
+TEST_CASE("GridCv of more than 2^18 points bins on a finer grid: a bandwidth of 15 spacings on 2^19 cells") {
+  // 600,000 points: the finest grid has 2^20 cells (cv_finest_level), so h = 15 spacings, which wants about 3.7·10⁵
+  // nodes at tolerance 1e-3, runs on 2^19 cells; a sample of 2^18 points has no grid for it. The reference is the
+  // exact band criterion on the sorted sample (within 2e-6 of a float64 loop: cv_band_window_test.cpp).
+  const int64_t n = 600000;
+  Sample s(n, 1, 17);
+  std::sort(s.x.begin(), s.x.end());  // y as a function of the sorted x: the band criterion reads the sample sorted
+  std::mt19937 rng(3);
+  std::normal_distribution<float> noise(0.0f, 0.2f);
+  for (size_t j = 0; j < s.x.size(); ++j) s.y[j] = std::sin(6.0f * s.x[j]) + noise(rng);
+  const double range = double(s.x.back()) - double(s.x.front());
+  const float h = float(15 * range / double(n)), h0 = 1;
+  CHECK(cv_finest_level(n) == 20);
+  CHECK(cv_finest_level(int64_t(1) << 18) == 18);
+  CHECK(plan_grid_cv_cells(range, KernelKind::Gaussian, h, n, 1e-3) == (int64_t(1) << 19));
+  CHECK(plan_grid_cv_cells(range, KernelKind::Gaussian, h, int64_t(1) << 18, 1e-3) == 0);
+  Problem p;
+  p.keys = p.queries = {s.x.data(), n, 1, 1};
+  p.values = {s.y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, &h0};
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    GridCv grid({p, est}, 1e-3);
+    double score = 0, exact = 0;
+    bool served = false;
+    REQUIRE(grid.score(h, &score, &served).status == Status::Ok);
+    CHECK(served);
+    Problem q = p;
+    q.kernel.bandwidth = &h;
+    q.masks.leave_one_out = true;
+    REQUIRE(bandwidth_detail::band_window_cv(q, est, &exact));
+    CAPTURE(int(est));
+    CHECK(score == doctest::Approx(exact).epsilon(3e-3));
   }
 }
 

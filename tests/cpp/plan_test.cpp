@@ -280,27 +280,32 @@ TEST_CASE("plan_grid_nodes is grid_nodes, with a reason") {
 }
 
 TEST_CASE("plan_grid_cv_cells: the smallest power of two of at least 64 cells holding grid_nodes, and GridCv asks it") {
-  // The rule as plan.h states it, computed here from grid_nodes: 2^k + 1 >= grid_nodes(range, h, tolerance), k >= 6.
-  const auto smallest = [](double range, float h, double tolerance) {
-    const int64_t wanted = grid_nodes(range, double(h), tolerance);
+  // The rule as plan.h states it, computed here from grid_nodes: 2^k + 1 >= grid_nodes(range, h, tolerance), k >= 6,
+  // within the search's finest grid: 2^18 cells up to 2^18 points, as many as the points above, at most 2^20.
+  const auto smallest = [](double range, float h, double tolerance, int64_t points) {
+    const int64_t finest = points <= (1 << 18) ? 1 << 18 : points <= (1 << 19) ? 1 << 19 : 1 << 20;
+    const int64_t wanted = grid_nodes(range, double(h), tolerance, finest);
     if (wanted == 0) return int64_t(0);
     int64_t cells = 64;
     while (cells + 1 < wanted) cells *= 2;
     return cells;
   };
-  for (float h : {0.5f, 0.05f, 0.003f, 1e-7f}) {
+  for (float h : {0.5f, 0.05f, 0.003f, 0.0008f, 1e-7f}) {
     for (double tolerance : {1e-3, 1e-6}) {
       CAPTURE(h);
       CAPTURE(tolerance);
       char why[kReasonSize];
       const int64_t cells = plan_grid_cv_cells(2.0, KernelKind::Gaussian, h, 1000000, tolerance, why);
-      CHECK(cells == smallest(2.0, h, tolerance));
+      CHECK(cells == smallest(2.0, h, tolerance, 1000000));
       CHECK(starts(why, cells > 0 ? "grid: 1-D gaussian, 1000000 points on " : "exact: at this bandwidth no grid"));
     }
   }
+  // h = 0.0008 at 1e-6 wants about 7.2·10⁵ nodes: a million points' finest grid holds them, 1,000 points' does not.
+  CHECK(plan_grid_cv_cells(2.0, KernelKind::Gaussian, 0.0008f, 1000000, 1e-6) == (1 << 20));
+  CHECK(plan_grid_cv_cells(2.0, KernelKind::Gaussian, 0.0008f, 1000, 1e-6) == 0);
   // A wide Laplacian against a fine grid on 200 points: the convolutions cost more than 200² exact pairs.
   char why[kReasonSize];
-  CHECK(smallest(2.0, 0.5f, 1e-6) > 0);
+  CHECK(smallest(2.0, 0.5f, 1e-6, 200) > 0);
   CHECK(plan_grid_cv_cells(2.0, KernelKind::Laplacian, 0.5f, 200, 1e-6, why) == 0);
   CHECK(starts(why, "exact: the convolutions on "));
 
