@@ -36,6 +36,14 @@ constexpr int64_t kRowBlock = 1024;
 // Σw, Σw·t, Σw·t², Σw·y, Σw·t·y over a row's keys, t = (x − x_i)/h.
 enum Channel { kS0, kS1, kS2, kT0, kT1, kChannels };
 
+// The exponent (log₂ units, t²·log₂e/2) of row i's nearest key: the row is fitted by the textbook solve above
+// kBandTopLimit.
+inline float nearest_exponent(const float* x, int64_t n, float inv_h, int64_t i) {
+  const float far = std::numeric_limits<float>::infinity();
+  const float t = std::min(i > 0 ? (x[i] - x[i - 1]) * inv_h : far, i + 1 < n ? (x[i + 1] - x[i]) * inv_h : far);
+  return t * t * kHalfLog2e;
+}
+
 // What the rows of one score share. The columns hold the key side's sums of rows [base, base + width), in float32
 // since their last flush and in double before it. The tail is a copy of the sample's last keys from tail_start on,
 // followed by 2·kLanes keys far beyond the last (weight exactly 0, y = 0), for the groups that read past the end.
@@ -126,7 +134,6 @@ bool score_rows(BandRows& b, int64_t first, int64_t last, double* sum) {
   double work[4 + 2 + 2 + 1];
   const ExactRowScratch scratch{work, work + 4, work + 6};
   double* exact = work + 8;
-  const float far = std::numeric_limits<float>::infinity();
   for (int64_t i0 = first; i0 < last; i0 += kLanes) {
     const int64_t lanes = std::min(kLanes, last - i0);
     const double edge = double(x[i0 + lanes - 1]) + b.reach;
@@ -143,10 +150,8 @@ bool score_rows(BandRows& b, int64_t first, int64_t last, double* sum) {
       double m[kChannels];
       for (int ch = 0; ch < kChannels; ++ch)
         m[ch] = rows[ch * kLanes + l] + b.column64[ch][column] + double(b.column[ch][column]);
-      const float nearest =
-          std::min(i > 0 ? (x[i] - x[i - 1]) * b.inv_h : far, i + 1 < n ? (x[i + 1] - x[i]) * b.inv_h : far);
       const double pivot = kLinear ? m[kS2] - m[kS1] / m[kS0] * m[kS1] : 0;
-      const bool textbook = !(nearest * nearest * kHalfLog2e <= kBandTopLimit) || !(m[kS0] > 0) ||
+      const bool textbook = !(nearest_exponent(x, n, b.inv_h, i) <= kBandTopLimit) || !(m[kS0] > 0) ||
                             (kLinear && !(pivot > kPivotFloor * m[kS2]));
       double fit =
           kLinear ? m[kT0] / m[kS0] + m[kS1] / m[kS0] * (m[kS1] / m[kS0] * m[kT0] - m[kT1]) / pivot : m[kT0] / m[kS0];
@@ -163,23 +168,24 @@ bool score_rows(BandRows& b, int64_t first, int64_t last, double* sum) {
   return true;
 }
 
-// The largest exponent (log₂ units) of a row's nearest key over rows [first, last) (1 <= first, last < n: the first
-// and last rows are the caller's), textbook rows' (kBandTopLimit) left out; kLanes rows an instruction.
-float nearest_top(const float* x, float inv_h, int64_t first, int64_t last) {
+// The largest nearest_exponent of rows [first, last), textbook rows' (kBandTopLimit) left out; kLanes rows an
+// instruction between the sample's first and last rows.
+float nearest_top(const float* x, int64_t n, float inv_h, int64_t first, int64_t last) {
   const Batch inv(inv_h), c(kHalfLog2e), limit(kBandTopLimit), zero(0.0f);
   Batch top = zero;
   int64_t i = first;
-  for (; i + kLanes <= last; i += kLanes) {
+  float most = 0;
+  for (; i < std::min<int64_t>(1, last); ++i)
+    if (const float e = nearest_exponent(x, n, inv_h, i); e <= kBandTopLimit) most = std::max(most, e);
+  for (; i + kLanes <= std::min(last, n - 1); i += kLanes) {
     const Batch mid = simd::load(x + i);
     const Batch t = xsimd::min(mid - simd::load(x + i - 1), simd::load(x + i + 1) - mid) * inv;
     const Batch e = t * t * c;
     top = xsimd::max(top, xsimd::select(e <= limit, e, zero));
   }
-  float most = simd::max(top);
-  for (; i < last; ++i) {
-    const float t = std::min(x[i] - x[i - 1], x[i + 1] - x[i]) * inv_h, e = t * t * kHalfLog2e;
-    if (e <= kBandTopLimit) most = std::max(most, e);
-  }
+  most = std::max(most, simd::max(top));
+  for (; i < last; ++i)
+    if (const float e = nearest_exponent(x, n, inv_h, i); e <= kBandTopLimit) most = std::max(most, e);
   return most;
 }
 
@@ -222,11 +228,7 @@ bool band_window_cv(const Problem& p, Estimator estimator, double* score_out) {
   // less than float32 rounding to the row's sums), the nearest key's exponent at most the largest of any row.
   const auto tops = simd::keep_out_of_line(&nearest_top);
   float top = 0;
-  for (const float gap : {x[1] - x[0], x[n - 1] - x[n - 2]}) {  // the first and last rows' only neighbours
-    const float t = gap * inv_h, e = t * t * kHalfLog2e;
-    if (e <= kBandTopLimit) top = std::max(top, e);
-  }
-  for (int64_t i = 1; i < n - 1; i += kRowBlock) top = std::max(top, tops(x, inv_h, i, std::min(n - 1, i + kRowBlock)));
+  for (int64_t i = 0; i < n; i += kRowBlock) top = std::max(top, tops(x, n, inv_h, i, std::min(n, i + kRowBlock)));
   const double reach = h * std::sqrt((25 + std::log2(double(n)) + double(top)) / double(kHalfLog2e));
   // The most keys a group of rows pairs with: at most those from a block's first row to the last's reach.
   int64_t ahead = 0;
