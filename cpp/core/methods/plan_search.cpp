@@ -5,7 +5,6 @@
 
 #include "base/text.h"
 #include "kernel/traits.h"
-#include "methods/grid/fft.h"
 #include "methods/grid/grid.h"
 #include "methods/grid/plan.h"
 #include "methods/plan.h"
