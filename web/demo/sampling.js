@@ -9,9 +9,10 @@ export const FIT_MAX = 50_000;
 // A live fit while the slider is dragged, where it runs exactly (a fit on the grid takes every point), and "Learn h"'s
 // steps (each a leave-one-out pass over n² pairs).
 const DRAFT_MAX = 2_000;
-// The bandwidth search where the library's plan for it is exact (below 20,000 points, AICc, a kernel without a grid)
-// and blocked CV: CV took 0.37 s at 4,000 points and 1.9 s at 10⁴, AICc 1.8 s and 13 s, blocked CV 1.3 s and 10 s
-// (5.7 s at 2·10⁴ and 96 s at 10⁵, where its plan is the grid: the left-out band runs exactly).
+// The bandwidth search where the library's plan for it is exact (AICc, a 1-D CV search below 5,000 points or a 2-D one
+// below 20,000, a kernel without a grid) and blocked CV: CV took 0.37 s at 4,000 points and 1.9 s at 10⁴, AICc 1.8 s
+// and 13 s, blocked CV 1.3 s and 10 s (5.7 s at 2·10⁴ and 96 s at 10⁵, where its plan is the grid: the left-out band
+// runs exactly).
 const SELECT_MAX = 4_000;
 // The local-σ band where the fit runs exactly: its variance smoother chooses a bandwidth by CV on the log squared
 // residuals (7.4 s for the fit with the band at 10⁴ points, exact).

@@ -108,7 +108,7 @@ const handlers = {
     const control = new AbortController();
     searching = control;
     // Where the library's plan for the search over every point is the grid, a 1-D search takes up to GRID_SEARCH_MAX
-    // points; an exact search (AICc, a kernel without a grid, below 20,000 points), blocked CV and 2-D searches (the
+    // points; an exact search (AICc, a kernel without a grid, a 1-D CV search below 5,000 points), blocked CV and 2-D searches (the
     // grid's CV took 10 s at 2·10⁴ points) take the SELECT_MAX sample (sampling.js says what each cost).
     const plan = planFor(ka, { kernel, estimator, method: approximation, rule: method });
     const wide = plan.method === 'grid' && sample.dim === 1 && !(method === 'cv' && exclude > 0);

@@ -460,7 +460,7 @@ export interface SelectBandwidthOptions extends ColumnTypeOptions {
   weights?: NumericArray;
   /**
    * How leave-one-out CV is computed: `'exact'`, `'grid'` (1-D and 2-D, binned; not for `'cauchy'`), or `'auto'` (default:
-   * the grid from 20,000 points on in 1-D and 2-D). AICc always runs exactly. The same word as kernelRegression's and
+   * the grid from 20,000 points on in 1-D and 2-D, and a 1-D leave-one-out search from 5,000). AICc always runs exactly. The same word as kernelRegression's and
    * attention's `method`.
    *
    * A rule name here (`method: 'cv'`) is the spelling before 0.2.0: still read as `rule`, with a one-time deprecation
@@ -637,7 +637,7 @@ export interface KernelRegressionOptions extends ColumnTypeOptions {
   perDimension?: boolean;
   /**
    * `'exact'`, `'grid'` (1-D and 2-D, binned: the sample is binned onto a grid once per call and the fit is a convolution;
-   * not for `'cauchy'` nor `'local-quadratic'`), or `'auto'` (default: the grid from 20,000 points on in 1-D and 2-D). Used for the bandwidth search,
+   * not for `'cauchy'` nor `'local-quadratic'`), or `'auto'` (default: the grid from 20,000 points on in 1-D and 2-D; a 1-D CV search from 5,000). Used for the bandwidth search,
    * the fit statistics and every prediction. `'sparse'` (Nadaraya–Watson only, up to 3 dimensions, no `weights`): the
    * predictions visit only the points that can matter (certified sparsity, as attention()'s `'sparse'`); the bandwidth
    * search and the fit statistics run exactly.
