@@ -76,7 +76,7 @@ TEST_CASE("median_spacing is the median gap between sorted distinct finite value
   };
   std::mt19937 rng(17);
   std::uniform_real_distribution<double> u(-3, 5);
-  for (const int64_t n : {0, 1, 2, 7, 100, 5000}) {  // 5,000: past order_by's switch to the radix sort
+  for (const int64_t n : {0, 1, 2, 7, 100, 5000}) {  // 5,000: past sort_values' switch to the radix sort
     // Column 1 of an n × 2 array: ties (values rounded to 1/64), a NaN, infinities and negative zero among them.
     std::vector<double> x(size_t(2 * n), 1e300), column;
     for (int64_t i = 0; i < n; ++i) x[size_t(2 * i + 1)] = std::round(u(rng) * 64) / 64;

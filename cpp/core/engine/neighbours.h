@@ -23,4 +23,8 @@ Status kth_neighbour_distances(ConstMatrix keys, ConstMatrix queries, const floa
 // the keys' bits from 4,096 points (std::stable_sort below that, or when its 3n words of scratch cannot be had).
 void order_by(const double* key, int64_t* idx, int64_t n);
 
+// Sorts n values (no NaN) in place into increasing order, by the same radix sort from 4,096 values (std::sort below
+// that): for a sorted copy of a column, twice as fast as order_by with no gather after it (median_spacing).
+void sort_values(double* values, int64_t n);
+
 }  // namespace ka

@@ -23,19 +23,20 @@ using bandwidth_detail::quantile;
 
 Status median_spacing(const double* values, int64_t n, int64_t stride, double* spacing) {
   *spacing = 0;
-  Scratch<double> v(n), gap(n);
-  Scratch<int64_t> order(n);
-  if (!v.ok() || !gap.ok() || !order.ok()) return Status::OutOfMemory;
+  Scratch<double> v(n);
+  if (!v.ok()) return Status::OutOfMemory;
+  double* s = v.get();
   int64_t m = 0;  // the finite values only: NaN has no place in a sort
   for (int64_t i = 0; i < n; ++i)
-    if (std::isfinite(values[i * stride])) v.get()[m++] = values[i * stride];
-  order_by(v.get(), order.get(), m);
-  const double* s = v.get();
-  const int64_t* o = order.get();
+    if (std::isfinite(values[i * stride])) s[m++] = values[i * stride];
+  sort_values(s, m);
+  // The gaps between distinct values, written over the sorted values already read.
   int64_t gaps = 0;
-  for (int64_t i = 1; i < m; ++i)
-    if (s[o[i]] > s[o[i - 1]]) gap.get()[gaps++] = s[o[i]] - s[o[i - 1]];
-  if (gaps > 0) *spacing = quantile(gap.get(), gaps, 0.5);
+  for (int64_t i = 1; i < m; ++i) {
+    const double previous = s[i - 1], next = s[i];  // s[i − 1] itself may take a gap below
+    if (next > previous) s[gaps++] = next - previous;
+  }
+  if (gaps > 0) *spacing = quantile(s, gaps, 0.5);
   return Status::Ok;
 }
 
