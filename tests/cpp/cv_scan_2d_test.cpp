@@ -140,6 +140,105 @@ TEST_CASE("2-D leave-one-out CV on the sample in cells matches the float64 loop"
   }
 }
 
+namespace {
+
+// The textbook held-out fit at point i of a 2-D sample (bandwidths h, observation weights ω or none), in double:
+// weights shifted by the largest, the 1 × 1 (degree 0) or 3 × 3 (degree 1) moments and their Cholesky solve without
+// any guard. NaN where a pivot after the first is at or below 1e-10 of its diagonal (kSingularDesign).
+double textbook_fit(const std::vector<float>& x, const std::vector<float>& y, int64_t i, const double* h,
+                    const std::vector<float>& omega, int degree) {
+  const int64_t n = int64_t(y.size()), p = degree == 0 ? 1 : 3;
+  const auto u = [&](int64_t j, int d) { return (double(x[size_t(2 * j + d)]) - double(x[size_t(2 * i + d)])) / h[d]; };
+  const auto omega_of = [&](int64_t j) { return omega.empty() ? 1.0 : double(omega[size_t(j)]); };
+  double top = -HUGE_VAL, a[9] = {}, t[3] = {};
+  for (int64_t j = 0; j < n; ++j)
+    if (j != i && omega_of(j) > 0) top = std::max(top, -(u(j, 0) * u(j, 0) + u(j, 1) * u(j, 1)) / 2);
+  for (int64_t j = 0; j < n; ++j) {
+    if (j == i || !(omega_of(j) > 0)) continue;
+    const double w = omega_of(j) * std::exp(-(u(j, 0) * u(j, 0) + u(j, 1) * u(j, 1)) / 2 - top);
+    const double z[3] = {1, u(j, 0), u(j, 1)};
+    for (int r = 0; r < p; ++r) {
+      for (int c = 0; c < p; ++c) a[r * p + c] += w * z[r] * z[c];
+      t[r] += w * z[r] * double(y[size_t(j)]);
+    }
+  }
+  double l[9] = {}, v[3], g[3];
+  for (int c = 0; c < p; ++c) {
+    double pivot = a[c * p + c];
+    for (int k = 0; k < c; ++k) pivot -= l[c * p + k] * l[c * p + k];
+    if (!(pivot > (c ? 1e-10 * a[c * p + c] : 0.0))) return std::nan("");
+    l[c * p + c] = std::sqrt(pivot);
+    for (int r = c + 1; r < p; ++r) {
+      double s = a[r * p + c];
+      for (int k = 0; k < c; ++k) s -= l[r * p + k] * l[c * p + k];
+      l[r * p + c] = s / l[c * p + c];
+    }
+  }
+  for (int r = 0; r < p; ++r) {  // L v = t, Lᵀ g = v: the fit is g[0]
+    v[r] = t[r];
+    for (int k = 0; k < r; ++k) v[r] -= l[r * p + k] * v[k];
+    v[r] /= l[r * p + r];
+  }
+  for (int r = p - 1; r >= 0; --r) {
+    g[r] = v[r];
+    for (int k = r + 1; k < p; ++k) g[r] -= l[k * p + r] * g[k];
+    g[r] /= l[r * p + r];
+  }
+  return g[0];
+}
+
+}  // namespace
+
+TEST_CASE("2-D leave-one-out CV on the cells matches the textbook loop with far points and observation weights") {
+  // The held-out pass on the cells (PlanarSample::held_out_fit) weighs keys absolutely, 2^−c·r²: points 0.6 beyond
+  // the unit square are 12 bandwidths from every other key, their largest weight below 2^−96, and are solved in
+  // double; observation weights spread over four decades, some zero (no weight, and not counted).
+  const int64_t n = 1500;
+  Planar s(n, 29, false);
+  const float far[4][2] = {{1.6f, 0.5f}, {-0.6f, 0.2f}, {0.4f, 1.65f}, {1.7f, 1.7f}};
+  for (int k = 0; k < 4; ++k) {
+    s.x[size_t(2 * (10 * k + 3))] = far[k][0];
+    s.x[size_t(2 * (10 * k + 3) + 1)] = far[k][1];
+  }
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> decades(-2.0f, 2.0f);
+  std::vector<float> omega(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) omega[size_t(i)] = i % 97 == 5 ? 0.0f : std::pow(10.0f, decades(rng));
+  int finite = 0;
+  for (const bool weighted : {false, true}) {
+    for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+      for (const double scale : {0.02, 0.05}) {
+        const double h[2] = {scale, 1.1 * scale};
+        double want = 0, total = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const double w = weighted ? double(omega[size_t(i)]) : 1.0;
+          if (!(w > 0)) continue;
+          const double e = double(s.y[size_t(i)]) - textbook_fit(s.x, s.y, i, h, weighted ? omega : std::vector<float>{},
+                                                                 est == Estimator::LocalLinear ? 1 : 0);
+          want += w * e * e;
+          total += w;
+        }
+        want = std::isnan(want) ? HUGE_VAL : want / total;
+        Criterion c;
+        c.estimator = est;
+        if (weighted) c.observation_weights = omega.data();
+        double got = 0;
+        REQUIRE(cv_score(s.p, h, &got, c).status == Status::Ok);
+        CAPTURE(weighted);
+        CAPTURE(int(est));
+        CAPTURE(scale);
+        if (std::isinf(want)) {
+          CHECK(std::isinf(got));
+        } else {
+          ++finite;
+          CHECK(got == doctest::Approx(want).epsilon(1e-5));
+        }
+      }
+    }
+  }
+  CHECK(finite >= 6);
+}
+
 TEST_CASE("the 2-D screen's grid scores lie within the screen's margin of the exact scores") {
   // What the 2-D screen's brackets rest on (cv_search_parts.h): a scan point scored on the 2-D grid at
   // kPlanarScreenTolerance differs from its exact score by less than screen_margin, 2·√(s·W)·e + W·e² with
