@@ -28,13 +28,13 @@ class PlanarSample {
   // `out` (mean, guarded, sum_sq_weights, self_weight, effective_keys, log_denominator; not mean_double).
   Result fit(const Fit& f, const FitOut& out, bool leave_one_out) const;
   // fit(loo, out, true) where held_out_suits: the Gaussian kernel, Nadaraya–Watson or local-linear, one column of y,
-  // `out` asking for mean (and guarded) only. Each held-out row sweeps the chunks of its block's window (64 keys, a
+  // `out` asking for mean (and guarded) only. Each held-out row sweeps the chunks of its block's window (32 keys, a
   // box each) that lie within its own D (F its nearer strip neighbour's distance), at absolute weights 2^−c·r² (the
   // window holds every key in reach: no running shift), its own key at ω = 0, the sums in float32 lanes moved to
   // double every 64 terms; where a row's largest weight is below 2^−96 it is solved in double (exact_local_row;
   // local-linear: marked guarded with a NaN mean, for the caller's textbook re-solve). The same fits as fit() to
   // float32 rounding, with per chunk a loop of weights and one of sums where local_fit has three loops a tile (scores,
-  // their maximum, the sums) and its bounds: 2-D CV 1.5x faster in WebAssembly (cv_planar_rows.cpp).
+  // their maximum, the sums) and its bounds: one exact 2-D CV point 1.7x faster in WebAssembly (cv_planar_rows.cpp).
   static bool held_out_suits(const Fit& loo, const FitOut& out);
   Result held_out_fit(const Fit& loo, const FitOut& out) const;
   // exact_local_row (local_solve.h) of the sample's row i under `loo`, over the keys of the cells within
