@@ -213,8 +213,9 @@ TEST_CASE("2-D leave-one-out CV on the cells matches the textbook loop with far 
         for (int64_t i = 0; i < n; ++i) {
           const double w = weighted ? double(omega[size_t(i)]) : 1.0;
           if (!(w > 0)) continue;
-          const double e = double(s.y[size_t(i)]) - textbook_fit(s.x, s.y, i, h, weighted ? omega : std::vector<float>{},
-                                                                 est == Estimator::LocalLinear ? 1 : 0);
+          const double e =
+              double(s.y[size_t(i)]) - textbook_fit(s.x, s.y, i, h, weighted ? omega : std::vector<float>{},
+                                                    est == Estimator::LocalLinear ? 1 : 0);
           want += w * e * e;
           total += w;
         }

@@ -119,9 +119,15 @@ Result PlanarSample::held_out_fit(const Fit& loo, const FitOut& out) const {
   const float omega_scale = omega_top > 0 ? 1 / omega_top : 1.0f;
   Window w{sub_x.get(), sub_y.get(), sub_w.get(), own.get(), 1};
   const int64_t chunk_room = room / kChunk + 1;
-  Columns k{columns.get(),     columns.get() + room,         columns.get() + 2 * room,     columns.get() + 3 * room,
-            boxes.get(),       boxes.get() + chunk_room,     boxes.get() + 2 * chunk_room, boxes.get() + 3 * chunk_room,
-            0};
+  Columns k{};
+  k.x1 = columns.get();
+  k.x2 = k.x1 + room;
+  k.y = k.x2 + room;
+  k.omega = k.y + room;
+  k.lo1 = boxes.get();
+  k.hi1 = k.lo1 + chunk_room;
+  k.lo2 = k.hi1 + chunk_room;
+  k.hi2 = k.lo2 + chunk_room;
   const auto moments = simd::keep_out_of_line(linear ? &row_moments<true> : &row_moments<false>);
   const float* x = x_.get();
   const auto u2 = [&](int64_t a, int64_t b) {  // squared distance of cell rows a and b, in bandwidths (as gather's)
@@ -170,8 +176,8 @@ Result PlanarSample::held_out_fit(const Fit& loo, const FitOut& out) const {
         moments(k, x[2 * c], x[2 * c + 1], 1 / h[0], 1 / h[1], float(f + reach2), sums, &top);
         k.omega[self] = kept;
         float* mean = out.mean.row(i);
-        if (!(top >= kSmallestTop)) {  // NaN data too: the textbook row decides
-          if (linear) {  // the caller re-solves a guarded row in double (cv_score.cpp)
+        if (!(top >= kSmallestTop)) {  // its keys too far for float32 weights
+          if (linear) {                // the caller re-solves a guarded row in double (cv_score.cpp)
             mean[0] = std::numeric_limits<float>::quiet_NaN();
             if (out.guarded) out.guarded[i] = 1;
             continue;

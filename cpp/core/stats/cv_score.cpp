@@ -205,7 +205,7 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     own_planar.reset(new (std::nothrow) PlanarSample(q, f.observation_weights));
     if (own_planar && own_planar->ok()) planar = own_planar.get();
   }
-  const Result r = nodes > 0                                          ? grid_local_fit(loo, nodes, into)
+  const Result r = nodes > 0                                           ? grid_local_fit(loo, nodes, into)
                    : planar && PlanarSample::held_out_suits(loo, into) ? planar->held_out_fit(loo, into)
                    : planar                                            ? planar->fit(loo, into, true)
                                                                        : local_fit(loo, into);
