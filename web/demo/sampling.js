@@ -18,9 +18,13 @@ const SELECT_MAX = 4_000;
 // residuals (7.4 s for the fit with the band at 10⁴ points, exact).
 const LOCAL_MAX = 10_000;
 // The bandwidth search (CV) and the local-σ band where the plan is the grid, in 1-D: the CV search took 0.25 s at 2·10⁴
-// points, 1.5 s at 10⁵ and 11.5 s at 10⁶; the fit with the local-σ band 0.17 s, 1.6 s and 20 s. (2-D searches keep
-// SELECT_MAX and LOCAL_MAX: the grid's 2-D CV search took 10 s at 2·10⁴ points.)
+// points, 1.5 s at 10⁵ and 11.5 s at 10⁶; the fit with the local-σ band 0.17 s, 1.6 s and 20 s.
 const GRID_SEARCH_MAX = 100_000;
+// In 2-D (Gaussian, no category), the local-linear CV search and, where the plan is the grid, the local-σ band ("2-D
+// surface" example, one thread): the search took 0.47 s at 4,000 points, 1.1 s at 10⁴ and 2.3 s at 19,000 (exact),
+// 1.7 s at 2·10⁴ (the grid), 2.7 s at 5·10⁴ and 6.2 s at 10⁵; the local-σ band on the grid 1.5 s at 2·10⁴ (1.7 s
+// Nadaraya–Watson), 3.2 s at 5·10⁴ (exactly, 4.9 s at 10⁴).
+const PLANAR_SEARCH_MAX = 20_000;
 // Span fits run exactly, each point's fit over its own k = ⌊f·n⌋ nearest. A kernel whose weights reach every point
 // (Gaussian, Laplacian, Cauchy) costs n² terms: 1.5 s at 4,000 points, 6.6 s at 10⁴; one of bounded reach, from
 // window moments: 0.05 s at 4,000, 0.2 s at 10⁴, 1.3–1.8 s at 2·10⁴ (span 0.3, local-linear, with the band).
@@ -108,7 +112,7 @@ function lazy(object, name, make) {
  * The samples of x (n × dim, float64 as read) and y that the fits use, each made on first use: `all` (every point),
  * `full` (exact fits and the attention views: at most FIT_MAX), `draft` (an exact fit while a slider moves; "Learn
  * h"), `select` and `local` (the bandwidth search and the local-σ band where they run exactly), `wide` (both where
- * the plan is the grid), `spanOf(kernel)` (span fits), `lowess` (every point, sorted by x), and the `queries` of the
+ * the plan is the grid, 1-D), `planar` (2-D: the CV search, and the local-σ band on the grid), `spanOf(kernel)` (span fits), `lowess` (every point, sorted by x), and the `queries` of the
  * curve or surface. Every sample is drawn from all the points, sorted by x.
  */
 export function samplesOf(x, y, dim) {
@@ -119,6 +123,7 @@ export function samplesOf(x, y, dim) {
   lazy(samples, 'select', () => subsample(all, SELECT_MAX, 3));
   lazy(samples, 'local', () => subsample(all, LOCAL_MAX, 4));
   lazy(samples, 'wide', () => subsample(all, GRID_SEARCH_MAX, 6));
+  lazy(samples, 'planar', () => subsample(all, PLANAR_SEARCH_MAX, 7));
   lazy(samples, 'spanAll', () => subsample(all, SPAN_MAX, 5));
   lazy(samples, 'spanBounded', () => subsample(all, SPAN_BOUNDED_MAX, 5));
   // LOWESS (1-D): every point, sorted by x.
@@ -135,6 +140,7 @@ export const sampleSizes = (n) => ({
   draftN: Math.min(n, DRAFT_MAX),
   selectN: Math.min(n, SELECT_MAX),
   wideN: Math.min(n, GRID_SEARCH_MAX),
+  planarN: Math.min(n, PLANAR_SEARCH_MAX),
   localN: Math.min(n, LOCAL_MAX),
   spanN: Math.min(n, SPAN_MAX),
   spanBoundedN: Math.min(n, SPAN_BOUNDED_MAX),

@@ -72,6 +72,9 @@ const planFor = (ka, { kernel, estimator, method, span = 0, rule }) =>
 /** With a category (sample.labels): the library's column types of the rows [x, code]; else no option. */
 const types = () => (sample.labels ? { types: CATEGORY_TYPES } : {});
 
+/** Two continuous x (no category): the 2-D searches' own sample (sampling.js's `planar`). */
+const planar = () => sample.dim === 2 && !sample.labels;
+
 /**
  * The sample a kernel fit takes (sampling.js says what each cap costs): every point on the grid and a sample where
  * the fit runs exactly; a span fit's by its kernel's reach; the local-σ band's; while a slider moves, the draft sample
@@ -80,8 +83,11 @@ const types = () => (sample.labels ? { types: CATEGORY_TYPES } : {});
 function fitSample({ kernel, span, variance, robust, grid, draft }) {
   if (draft && (!grid || span || robust > 0)) return sample.draft;
   if (span) return sample.spanOf(kernel);
-  // The wide sample is for one x: in 2-D the variance smoother's search on the grid took 10 s at 2·10⁴ points.
-  if (variance === 'local') return grid && sample.dim === 1 ? sample.wide : sample.local;
+  // On the grid, the wide sample for one x, the planar one for two (Gaussian, no category).
+  if (variance === 'local') {
+    if (grid && sample.dim === 1) return sample.wide;
+    return grid && planar() && kernel === 'gaussian' ? sample.planar : sample.local;
+  }
   return grid ? sample.all : sample.full;
 }
 
@@ -108,11 +114,15 @@ const handlers = {
     const control = new AbortController();
     searching = control;
     // Where the library's plan for the search over every point is the grid, a 1-D search takes up to GRID_SEARCH_MAX
-    // points; an exact search (AICc, a kernel without a grid, a 1-D CV search below 5,000 points), blocked CV and 2-D searches (the
-    // grid's CV took 10 s at 2·10⁴ points) take the SELECT_MAX sample (sampling.js says what each cost).
+    // points; a 2-D local-linear Gaussian CV search (exact below 20,000 points, the grid from there) up to
+    // PLANAR_SEARCH_MAX; other exact searches (AICc, a kernel without a grid, a 1-D CV search below 5,000 points,
+    // 2-D Nadaraya–Watson: 6.5 s at 19,000 points), and blocked CV take the SELECT_MAX sample (sampling.js says what
+    // each cost).
     const plan = planFor(ka, { kernel, estimator, method: approximation, rule: method });
-    const wide = plan.method === 'grid' && sample.dim === 1 && !(method === 'cv' && exclude > 0);
-    const s = wide ? sample.wide : sample.select;
+    const blocked = method === 'cv' && exclude > 0;
+    const wide = plan.method === 'grid' && sample.dim === 1 && !blocked;
+    const planarCv = planar() && method === 'cv' && !blocked && kernel === 'gaussian' && estimator === 'local-linear';
+    const s = wide ? sample.wide : planarCv ? sample.planar : sample.select;
     // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
     // (exclude: r > 0) applies to the CV criterion only; how it is computed is the library's plan (its `reason`).
     const select = (rule) =>
