@@ -108,6 +108,40 @@ TEST_CASE("a 2-D local-linear search returns no worse than the minimum of a fine
   CHECK(evaluated_infinite < infinite);  // the probe left out points that would have scored +inf
 }
 
+TEST_CASE("a 2-D Nadaraya-Watson search screened on the grid returns the minimum of a fine exact scan") {
+  // 3,000 points: the bounded scan's upper points are scored on the 2-D grid (kPlanarScreenTolerance), its bounds
+  // compared with the screened best plus its margin, and Brent's points are exact.
+  const int64_t n = 3000;
+  const Planar s(n, 19, false);
+  Criterion c;
+  c.estimator = Estimator::NadarayaWatson;
+  double h[2] = {0, 0}, score = 0;
+  REQUIRE(rule_of_thumb(s.p.keys, Rule::Scott, h) == Status::Ok);
+  const double start[2] = {h[0], h[1]};
+  double best = HUGE_VAL;
+  for (double scale = 0.05; scale * std::min(start[0], start[1]) < 4; scale *= std::pow(10.0, 1.0 / 24)) {
+    const double g[2] = {scale * start[0], scale * start[1]};
+    double cv = 0;
+    REQUIRE(cv_score(s.p, g, &cv, c).status == Status::Ok);
+    best = std::min(best, cv);
+  }
+  std::vector<double> bw(512), scores(256);
+  CvCurve curve{bw.data(), scores.data(), 256, 0};
+  REQUIRE(select_cv(s.p, false, h, &score, &curve, c).status == Status::Ok);
+  double exact = 0;
+  REQUIRE(cv_score(s.p, h, &exact, c).status == Status::Ok);
+  CHECK(score == exact);  // the score returned is the exact one at h
+  CHECK(score <= best * (1 + 1e-6));
+  // The premise: some scan point was scored on the grid (its curve score differs from the exact one).
+  int screened = 0;
+  for (int32_t k = 0; k < curve.count; ++k) {
+    double cv = 0;
+    REQUIRE(cv_score(s.p, bw.data() + 2 * k, &cv, c).status == Status::Ok);
+    screened += cv != scores[size_t(k)];
+  }
+  CHECK(screened > 0);
+}
+
 TEST_CASE("2-D leave-one-out CV on the sample in cells matches the float64 loop") {
   // 2,000 points (above the float64 criterion's 500), bandwidths whose reach along x₁ holds more than an eighth of
   // the sample: the float32 pass runs on the cells (cv_planar.h), both estimators.

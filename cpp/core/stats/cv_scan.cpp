@@ -159,8 +159,9 @@ Result scan(Search& se, Scan& sc) {
   best = 0;
   // A multi-dimensional Nadaraya–Watson scan runs from the start (s = 1) up, then from there down, and stops each
   // way where a lower bound on CV (cv_scan_bound.h: near the mean going up, near the nearest-neighbour fit going
-  // down; each only rises further that way) exceeds the best score found: those points are not the scan's minimum,
-  // and they are its costly ones (reaching every key above, rows redone in double below the spacing). Ties go to
+  // down; each only rises further that way) exceeds the best score found (a score on the 2-D screen's grid plus its
+  // margin): those points are not the scan's minimum, and they are its costly ones (reaching every key above, rows
+  // redone in double below the spacing). Ties go to
   // the smaller bandwidth, as in the upward scan. A 2-D local-linear point where the singular probe
   // (cv_scan_bound.h) finds a held-out design singular scores +inf, as its evaluation would, without being evaluated
   // (nor on the curve).
@@ -181,8 +182,11 @@ Result scan(Search& se, Scan& sc) {
       score_at(k) = scan_at(first + k * step);
       if (best < 0 || score_at(k) < score_at(best) || (score_at(k) == score_at(best) && k < best)) best = k;
     };
+    // A bound is on the exact score; a screened best point's own exact score is within screen_margin of its score.
     const auto beaten = [&](double floor) {
-      return best >= 0 && std::isfinite(score_at(best)) && floor > score_at(best) * (1 + kBoundMargin);
+      if (best < 0 || !std::isfinite(score_at(best))) return false;
+      const double won = score_at(best), margin = se.planar_screening ? se.screen_margin(won) : 0.0;
+      return floor > (won + margin) * (1 + kBoundMargin);
     };
     // Going up, a point the expansion bound (cv_scan_far.h: the criterion itself within rounding, O(n·p)) rules out
     // is skipped as +inf, and the scan goes on; each point's bound once per search (a resumed search replays it).
