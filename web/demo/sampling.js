@@ -20,10 +20,11 @@ const LOCAL_MAX = 10_000;
 // The bandwidth search (CV) and the local-σ band where the plan is the grid, in 1-D: the CV search took 0.25 s at 2·10⁴
 // points, 1.5 s at 10⁵ and 11.5 s at 10⁶; the fit with the local-σ band 0.17 s, 1.6 s and 20 s.
 const GRID_SEARCH_MAX = 100_000;
-// In 2-D (Gaussian, no category), the local-linear CV search and, where the plan is the grid, the local-σ band ("2-D
-// surface" example, one thread): the search took 0.47 s at 4,000 points, 1.1 s at 10⁴ and 2.3 s at 19,000 (exact),
-// 1.7 s at 2·10⁴ (the grid), 2.7 s at 5·10⁴ and 6.2 s at 10⁵; the local-σ band on the grid 1.5 s at 2·10⁴ (1.7 s
-// Nadaraya–Watson), 3.2 s at 5·10⁴ (exactly, 4.9 s at 10⁴).
+// In 2-D (Gaussian, no category), the CV search and, where the plan is the grid, the local-σ band ("2-D surface"
+// example, one thread): the local-linear search took 0.47 s at 4,000 points, 1.1 s at 10⁴ and 2.3 s at 19,000
+// (exact), 1.7 s at 2·10⁴ (the grid), 2.7 s at 5·10⁴ and 6.2 s at 10⁵; Nadaraya–Watson's 1.4 s at 19,000 and 1.1 s
+// at 2·10⁴; the local-σ band on the grid 1.5 s at 2·10⁴ (1.7 s Nadaraya–Watson), 3.2 s at 5·10⁴ (exactly, 4.9 s at
+// 10⁴).
 const PLANAR_SEARCH_MAX = 20_000;
 // Span fits run exactly, each point's fit over its own k = ⌊f·n⌋ nearest. A kernel whose weights reach every point
 // (Gaussian, Laplacian, Cauchy) costs n² terms: 1.5 s at 4,000 points, 6.6 s at 10⁴; one of bounded reach, from

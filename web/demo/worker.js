@@ -114,14 +114,13 @@ const handlers = {
     const control = new AbortController();
     searching = control;
     // Where the library's plan for the search over every point is the grid, a 1-D search takes up to GRID_SEARCH_MAX
-    // points; a 2-D local-linear Gaussian CV search (exact below 20,000 points, the grid from there) up to
-    // PLANAR_SEARCH_MAX; other exact searches (AICc, a kernel without a grid, a 1-D CV search below 5,000 points,
-    // 2-D Nadaraya–Watson: 6.5 s at 19,000 points), and blocked CV take the SELECT_MAX sample (sampling.js says what
-    // each cost).
+    // points; a 2-D Gaussian CV search, local-linear or Nadaraya–Watson (exact below 20,000 points, the grid from
+    // there), up to PLANAR_SEARCH_MAX; other exact searches (AICc, a kernel without a grid, a 1-D CV search below
+    // 5,000 points, 2-D local-quadratic) and blocked CV take the SELECT_MAX sample (sampling.js says what each cost).
     const plan = planFor(ka, { kernel, estimator, method: approximation, rule: method });
     const blocked = method === 'cv' && exclude > 0;
     const wide = plan.method === 'grid' && sample.dim === 1 && !blocked;
-    const planarCv = planar() && method === 'cv' && !blocked && kernel === 'gaussian' && estimator === 'local-linear';
+    const planarCv = planar() && method === 'cv' && !blocked && kernel === 'gaussian' && estimator !== 'local-quadratic';
     const s = wide ? sample.wide : planarCv ? sample.planar : sample.select;
     // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
     // (exclude: r > 0) applies to the CV criterion only; how it is computed is the library's plan (its `reason`).
