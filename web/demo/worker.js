@@ -120,7 +120,8 @@ const handlers = {
     const plan = planFor(ka, { kernel, estimator, method: approximation, rule: method });
     const blocked = method === 'cv' && exclude > 0;
     const wide = plan.method === 'grid' && sample.dim === 1 && !blocked;
-    const planarCv = planar() && method === 'cv' && !blocked && kernel === 'gaussian' && estimator !== 'local-quadratic';
+    const planarCv =
+      planar() && method === 'cv' && !blocked && kernel === 'gaussian' && estimator !== 'local-quadratic';
     const s = wide ? sample.wide : planarCv ? sample.planar : sample.select;
     // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
     // (exclude: r > 0) applies to the CV criterion only; how it is computed is the library's plan (its `reason`).
