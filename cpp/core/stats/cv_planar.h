@@ -27,16 +27,18 @@ class PlanarSample {
   // sample skips (local_fit.cpp), so the outputs agree to float32 rounding. Written back in the sample's order into
   // `out` (mean, guarded, sum_sq_weights, self_weight, effective_keys, log_denominator; not mean_double).
   Result fit(const Fit& f, const FitOut& out, bool leave_one_out) const;
-  // fit(loo, out, true) where held_out_suits: the Gaussian kernel, Nadaraya–Watson or local-linear, one column of y,
-  // `out` asking for mean (and guarded) only. Each held-out row sweeps the chunks of its block's window (32 keys, a
-  // box each) that lie within its own D (F its nearer strip neighbour's distance), at absolute weights 2^−c·r² (the
-  // window holds every key in reach: no running shift), its own key at ω = 0, the sums in float32 lanes moved to
-  // double every 64 terms; where a row's largest weight is below 2^−96 it is solved in double (exact_local_row;
-  // local-linear: marked guarded with a NaN mean, for the caller's textbook re-solve). The same fits as fit() to
-  // float32 rounding, with per chunk a loop of weights and one of sums where local_fit has three loops a tile (scores,
-  // their maximum, the sums) and its bounds: one exact 2-D CV point 1.7x faster in WebAssembly (cv_planar_rows.cpp).
-  static bool held_out_suits(const Fit& loo, const FitOut& out);
-  Result held_out_fit(const Fit& loo, const FitOut& out) const;
+  // fit(f, out, leave_one_out) where sweep_suits: the Gaussian kernel, Nadaraya–Watson or local-linear, one column of
+  // y; `out` asks for mean and guarded, and, held in without observation weights, sum_sq_weights and self_weight (a
+  // fit's summary). Each row sweeps the chunks of its block's window (32 keys, a box each) that lie within its own D
+  // (F its nearer strip neighbour's distance), at absolute weights 2^−c·r² (the window holds every key in reach: no
+  // running shift), held out with its own key at ω = 0, the sums in float32 lanes moved to double every 64 terms;
+  // where a held-out row's largest weight is below 2^−96 it is solved in double (exact_local_row; local-linear:
+  // marked guarded with a NaN mean, for the caller's textbook re-solve). The same fits as fit() to float32 rounding,
+  // with per chunk a loop of weights and one of sums (and one of squares' sums) where local_fit has three loops a tile
+  // (scores, their maximum, the sums) and its bounds: one exact 2-D CV point 1.7x faster in WebAssembly
+  // (cv_planar_rows.cpp).
+  static bool sweep_suits(const Fit& f, const FitOut& out, bool leave_one_out);
+  Result sweep_fit(const Fit& f, const FitOut& out, bool leave_one_out) const;
   // exact_local_row (local_solve.h) of the sample's row i under `loo`, over the keys of the cells within
   // D² = F² + 2·kDoubleUnderflow bandwidths of it: every key whose weight is not exactly 0 in double, the same terms
   // as over every key, summed in the cells' order. 1: written to `mean`; 0: the design is singular; −1: no memory.

@@ -1,5 +1,5 @@
-// The 2-D leave-one-out pass of a Gaussian CV score, one sweep over its block's window per held-out row
-// (PlanarSample::held_out_fit, cv_planar.h).
+// The 2-D Gaussian fit of a sample at itself, held out (a CV score) or not (a fit's summary), one sweep over its
+// block's window per row (PlanarSample::sweep_fit, cv_planar.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -35,18 +35,19 @@ struct Columns {
   int64_t chunks;
 };
 
-// Moments of the held-out point q over the window's chunks whose box lies within `limit` squared bandwidths of it:
-// Σw and Σw·y (Nadaraya–Watson), and with kLinear Σw·(u, v, u², uv, v²) and Σw·(u, v)·y, u and v the keys' offsets
-// in bandwidths. `top` receives the largest weight.
-template <bool kLinear>
+// Moments of the point q over the window's chunks whose box lies within `limit` squared bandwidths of it: Σw and
+// Σw·y (Nadaraya–Watson), and with kLinear Σw·(u, v, u², uv, v²) and Σw·(u, v)·y, u and v the keys' offsets in
+// bandwidths; with kSquares then the same sums of w² over (1, u, v, u², uv, v²) (Nadaraya–Watson: Σw²). `top`
+// receives the largest weight.
+template <bool kLinear, bool kSquares>
 void row_moments(const Columns& k, float q1, float q2, float inv1, float inv2, float limit, double* m, float* top) {
-  constexpr int kSums = kLinear ? 9 : 2;
+  constexpr int kSums = kLinear ? 9 : 2, kAll = kSums + (kSquares ? (kLinear ? 6 : 1) : 0);
   const simd::ExpConstants& e = simd::exp_constants();
   const Batch b1(q1), b2(q2), i1(inv1), i2(inv2), c(kHalfLog2e);
-  Batch sum[kSums], most(0.0f);
-  for (int s = 0; s < kSums; ++s) sum[s] = Batch(0.0f);
+  Batch sum[kAll], most(0.0f);
+  for (int s = 0; s < kAll; ++s) sum[s] = Batch(0.0f);
   const auto flush = [&] {
-    for (int s = 0; s < kSums; ++s) {
+    for (int s = 0; s < kAll; ++s) {
       m[s] += double(simd::sum(sum[s]));
       sum[s] = Batch(0.0f);
     }
@@ -56,7 +57,8 @@ void row_moments(const Columns& k, float q1, float q2, float inv1, float inv2, f
     const float d1 = std::max({0.0f, k.lo1[t] - q1, q1 - k.hi1[t]}) * inv1;
     const float d2 = std::max({0.0f, k.lo2[t] - q2, q2 - k.hi2[t]}) * inv2;
     if (d1 * d1 + d2 * d2 > limit) continue;
-    // Two loops a chunk, so that neither holds more registers than V8 has: the weights, then the sums.
+    // A loop a chunk for each group of sums, so that none holds more registers than V8 has: the weights, the sums,
+    // then the squares' sums.
     alignas(64) float weights[kChunk];
     const int64_t j0 = t * kChunk;
     for (int64_t j = 0; j < kChunk; j += kLanes) {
@@ -83,6 +85,21 @@ void row_moments(const Columns& k, float q1, float q2, float inv1, float inv2, f
         sum[1] = xsimd::fma(w, y, sum[1]);
       }
     }
+    if constexpr (kSquares) {
+      for (int64_t j = 0; j < kChunk; j += kLanes) {
+        const Batch w = simd::load(weights + j), ww = w * w;
+        sum[kSums] += ww;
+        if constexpr (kLinear) {
+          const Batch u = (simd::load(k.x1 + j0 + j) - b1) * i1, v = (simd::load(k.x2 + j0 + j) - b2) * i2;
+          const Batch wu = ww * u, wv = ww * v;
+          sum[kSums + 1] += wu;
+          sum[kSums + 2] += wv;
+          sum[kSums + 3] = xsimd::fma(wu, u, sum[kSums + 3]);
+          sum[kSums + 4] = xsimd::fma(wu, v, sum[kSums + 4]);
+          sum[kSums + 5] = xsimd::fma(wv, v, sum[kSums + 5]);
+        }
+      }
+    }
     if (++pending == kFlushChunks) {
       flush();
       pending = 0;
@@ -94,20 +111,23 @@ void row_moments(const Columns& k, float q1, float q2, float inv1, float inv2, f
 
 }  // namespace
 
-bool PlanarSample::held_out_suits(const Fit& loo, const FitOut& out) {
-  const Problem& p = loo.problem;
+bool PlanarSample::sweep_suits(const Fit& f, const FitOut& out, bool leave_one_out) {
+  const Problem& p = f.problem;
+  // Held in, without observation weights: each row's own key weighs 1, so no row is too far from its keys for
+  // float32 (a guarded row's textbook re-solve gives its fit and self weight: summarize_fit).
   return p.kernel.kind == KernelKind::Gaussian &&
-         (loo.estimator == Estimator::NadarayaWatson || loo.estimator == Estimator::LocalLinear) &&
-         p.values.cols == 1 && !loo.query_scale && !loo.query_keys && !out.mean_double && !out.sum_sq_weights &&
-         !out.self_weight && !out.effective_keys && !out.log_denominator;
+         (f.estimator == Estimator::NadarayaWatson || f.estimator == Estimator::LocalLinear) && p.values.cols == 1 &&
+         !f.query_scale && !f.query_keys && !out.mean_double && !out.effective_keys && !out.log_denominator &&
+         (leave_one_out ? !out.sum_sq_weights && !out.self_weight : !f.observation_weights);
 }
 
-Result PlanarSample::held_out_fit(const Fit& loo, const FitOut& out) const {
+Result PlanarSample::sweep_fit(const Fit& f, const FitOut& out, bool leave_one_out) const {
   const int64_t n = n_, strips = (n + per_ - 1) / per_, room = n + kChunk;
-  const float* h = loo.problem.kernel.bandwidth;
-  const bool weighted = loo.observation_weights != nullptr, linear = loo.estimator == Estimator::LocalLinear;
+  const float* h = f.problem.kernel.bandwidth;
+  const bool weighted = f.observation_weights != nullptr, linear = f.estimator == Estimator::LocalLinear;
+  const bool squares = out.sum_sq_weights != nullptr || out.self_weight != nullptr;
   const double ln2 = 0.6931471805599453, reach2 = 2 * ln2 * (25 + std::log(double(n)) / ln2);
-  if (!held_out_suits(loo, out)) return {Status::BadArgument};
+  if (!sweep_suits(f, out, leave_one_out)) return {Status::BadArgument};
   Scratch<float> sub_x(2 * n), sub_y(n), sub_w(weighted ? n : 0), columns(4 * room), boxes(4 * (room / kChunk + 1));
   Scratch<int64_t> own(kKeyTile);
   Scratch<double> solve(9 + 3 + 3 + 1);  // exact_local_row's a, t, z and its mean
@@ -128,15 +148,18 @@ Result PlanarSample::held_out_fit(const Fit& loo, const FitOut& out) const {
   k.hi1 = k.lo1 + chunk_room;
   k.lo2 = k.hi1 + chunk_room;
   k.hi2 = k.lo2 + chunk_room;
-  const auto moments = simd::keep_out_of_line(linear ? &row_moments<true> : &row_moments<false>);
+  using Moments = void (*)(const Columns&, float, float, float, float, float, double*, float*);
+  const Moments kernel = linear ? (squares ? &row_moments<true, true> : &row_moments<true, false>)
+                                : (squares ? &row_moments<false, true> : &row_moments<false, false>);
+  const auto moments = simd::keep_out_of_line(kernel);
   const float* x = x_.get();
   const auto u2 = [&](int64_t a, int64_t b) {  // squared distance of cell rows a and b, in bandwidths (as gather's)
     const double u = (double(x[2 * a]) - double(x[2 * b])) / h[0],
                  v = (double(x[2 * a + 1]) - double(x[2 * b + 1])) / h[1];
     return u * u + v * v;
   };
-  // A row too far from its keys for float32 weights: exact_local_row over its window, as the textbook rows.
-  Problem row = loo.problem;
+  // A held-out row too far from its keys for float32 weights: exact_local_row over its window, as the textbook rows.
+  Problem row = f.problem;
   row.masks = Masks{};
   const ExactRowScratch scratch{solve.get(), solve.get() + 9, solve.get() + 12};
   double* exact = solve.get() + 15;
@@ -168,15 +191,15 @@ Result PlanarSample::held_out_fit(const Fit& loo, const FitOut& out) const {
       for (int64_t c = c0; c < c1; ++c) {
         const int64_t i = order_.get()[c], self = own.get()[c - c0];
         // The row's reach, as gather's for the block: its nearer strip neighbour bounds its nearest key.
-        double f = c > s * per_ ? u2(c, c - 1) : HUGE_VAL;
-        if (c + 1 < strip_end) f = std::min(f, u2(c, c + 1));
-        const float kept = std::exchange(k.omega[self], 0.0f);
-        double sums[9] = {};
+        double f2 = c > s * per_ ? u2(c, c - 1) : HUGE_VAL;
+        if (c + 1 < strip_end) f2 = std::min(f2, u2(c, c + 1));
+        const float kept = leave_one_out ? std::exchange(k.omega[self], 0.0f) : 0.0f;
+        double sums[15] = {};
         float top = 0;
-        moments(k, x[2 * c], x[2 * c + 1], 1 / h[0], 1 / h[1], float(f + reach2), sums, &top);
-        k.omega[self] = kept;
+        moments(k, x[2 * c], x[2 * c + 1], 1 / h[0], 1 / h[1], float(f2 + reach2), sums, &top);
+        if (leave_one_out) k.omega[self] = kept;
         float* mean = out.mean.row(i);
-        if (!(top >= kSmallestTop)) {  // its keys too far for float32 weights
+        if (!(top >= kSmallestTop)) {  // its keys too far for float32 weights (held out only: see sweep_suits)
           if (linear) {                // the caller re-solves a guarded row in double (cv_score.cpp)
             mean[0] = std::numeric_limits<float>::quiet_NaN();
             if (out.guarded) out.guarded[i] = 1;
@@ -189,8 +212,12 @@ Result PlanarSample::held_out_fit(const Fit& loo, const FitOut& out) const {
           mean[0] = solved ? mean_to_float(exact[0]) : std::numeric_limits<float>::quiet_NaN();
           continue;
         }
+        const double* b = sums + (linear ? 9 : 2);  // the squares' sums
         if (!linear) {
           mean[0] = mean_to_float(sums[1] / sums[0]);
+          // ℓ_ii = K(0)/Σw and Σℓ² = Σw²/(Σw)², as local_fit's write_fit gives them for one design column.
+          if (out.self_weight) out.self_weight[i] = 1 / sums[0];
+          if (out.sum_sq_weights) out.sum_sq_weights[i] = b[0] / (sums[0] * sums[0]);
           continue;
         }
         // The upper triangle of the 3 × 3 design moments (1, u, v) and its solve with local_fit's guard.
@@ -199,6 +226,14 @@ Result PlanarSample::held_out_fit(const Fit& loo, const FitOut& out) const {
         const bool guarded = first_column_of_inverse(a, 3, l, g);
         if (out.guarded) out.guarded[i] = guarded;
         mean[0] = mean_to_float(g[0] * sums[6] + g[1] * sums[7] + g[2] * sums[8]);
+        if (out.self_weight) out.self_weight[i] = g[0];  // ℓ_ii = K(0)·gᵀz_i, z_i = e₁ at the row itself
+        if (out.sum_sq_weights) {  // gᵀ B g, B symmetric with its upper triangle in b (as write_fit)
+          const double B[9] = {b[0], b[1], b[2], b[1], b[3], b[4], b[2], b[4], b[5]};
+          double v = 0;
+          for (int r = 0; r < 3; ++r)
+            for (int q = 0; q < 3; ++q) v += g[r] * g[q] * B[r * 3 + q];
+          out.sum_sq_weights[i] = v > 0 ? v : b[0] / (sums[0] * sums[0]);
+        }
       }
     }
   }

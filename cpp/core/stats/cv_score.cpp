@@ -205,10 +205,10 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     own_planar.reset(new (std::nothrow) PlanarSample(q, f.observation_weights));
     if (own_planar && own_planar->ok()) planar = own_planar.get();
   }
-  const Result r = nodes > 0                                           ? grid_local_fit(loo, nodes, into)
-                   : planar && PlanarSample::held_out_suits(loo, into) ? planar->held_out_fit(loo, into)
-                   : planar                                            ? planar->fit(loo, into, true)
-                                                                       : local_fit(loo, into);
+  const Result r = nodes > 0                                              ? grid_local_fit(loo, nodes, into)
+                   : planar && PlanarSample::sweep_suits(loo, into, true) ? planar->sweep_fit(loo, into, true)
+                   : planar                                               ? planar->fit(loo, into, true)
+                                                                          : local_fit(loo, into);
   if (r.status != Status::Ok) return r;
   // The textbook criterion: where the guard changed a held-out point's solve, its fit comes from the float64
   // solve without the guard, and a design singular even there scores +inf, as a point with no neighbour does

@@ -110,9 +110,10 @@ KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma
     cells.reset(new (std::nothrow) PlanarSample(g.problem, f.observation_weights));
     if (cells && !cells->ok()) cells.reset();
   }
-  const Result r = nodes > 0 ? grid_local_fit(g, nodes, fit.out)
-                   : cells   ? cells->fit(g, fit.out, false)
-                             : local_fit(g, fit.out);
+  const Result r = nodes > 0                                               ? grid_local_fit(g, nodes, fit.out)
+                   : cells && PlanarSample::sweep_suits(g, fit.out, false) ? cells->sweep_fit(g, fit.out, false)
+                   : cells                                                 ? cells->fit(g, fit.out, false)
+                                                                           : local_fit(g, fit.out);
   if (r.status != Status::Ok) return r;
   // Guarded observations: the textbook fit and self weight replace the guard's (see regression.h), and the change
   // is measured against the range of each column of y.
