@@ -1,8 +1,10 @@
 // The grid's convolutions (convolution.h).
 #include "methods/grid/convolution.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "base/scratch.h"
 #include "base/simd.h"
 #include "kernel/kernels.h"
 
@@ -67,21 +69,19 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
                        pair ? across + x1.E * (g2 + 1) : nullptr, 1);
     }
   } else {
+    // Output e reads in[e − 2L … e]: each line with 2L zeros either side, so that the outputs near its ends (a
+    // 2-D grid's margins, 2L of its E, which a scalar loop over their partial taps made most of this pass's time) run
+    // in the same SIMD loop. A zero adds nothing to a sum that starts at +0, and the other terms come in the same
+    // order: the same bits.
     const auto line_pass = simd::keep_out_of_line(&correlate_line);
-    // Outputs [2L, nodes) read every tap, in[e − 2L … e]; the few at either end fewer.
-    const int64_t first = std::min(2 * x1.L, x1.E), last = std::max(first, x1.nodes);
+    Scratch<double> padded(x1.nodes + 4 * x1.L);
+    if (!padded.ok()) return Status::OutOfMemory;
+    double* const line = padded.get() + 2 * x1.L;
+    std::fill(padded.get(), line, 0.0);
+    std::fill(line + x1.nodes, padded.get() + x1.nodes + 4 * x1.L, 0.0);
     for (int64_t g2 = 0; g2 < x2.nodes; ++g2) {
-      const double* line = in + x1.nodes * g2;
-      double* to = across + x1.E * g2;
-      const auto end_output = [&](int64_t e) {
-        const int64_t m_lo = std::max(-x1.L, x1.L - e), m_hi = std::min(x1.L, x1.nodes - 1 - e + x1.L);
-        double acc = 0;
-        for (int64_t m = m_lo; m <= m_hi; ++m) acc += tap1[m + x1.L] * line[e - x1.L + m];
-        to[e] = acc;
-      };
-      for (int64_t e = 0; e < first; ++e) end_output(e);
-      line_pass(line + first - 2 * x1.L, tap1, 2 * x1.L + 1, to + first, last - first);
-      for (int64_t e = last; e < x1.E; ++e) end_output(e);
+      std::copy(in + x1.nodes * g2, in + x1.nodes * (g2 + 1), line);
+      line_pass(padded.get(), tap1, 2 * x1.L + 1, across + x1.E * g2, x1.E);
     }
   }
   if (x2.fft) {
