@@ -50,17 +50,11 @@ double kernel_weight(KernelKind kind, float h, double offset) {
   return std::exp(log_score<double>(unit, &at, &zero, 1));
 }
 
-Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* tap1, const double* tap2,
-                double* across, double* out, int64_t stride, FftWork* work, const double* in_b, double* out_b) {
-  const bool flat = x2.nodes == 1 && x2.L == 0;
-  if (flat && x1.fft) {  // 1-D: straight into out, in and in_b as one complex line (tap2 is the single 1)
-    if (const Status st = work->prepare(tap1, x1.L, x1.nodes); st != Status::Ok) return st;
-    work->rows.apply(in, in_b, 1, out, out_b, stride);
-    return Status::Ok;
-  }
-  if (in_b) {
-    if (const Status st = convolve(in_b, x1, x2, tap1, tap2, across, out_b, stride, work); st != Status::Ok) return st;
-  }
+namespace {
+
+// The first pass of a 2-D convolution (or the only one of a 1-D one): each of x2.nodes lines of `in` (x1.nodes bins)
+// correlated with tap1 into x1.E outputs of `across`.
+Status row_pass(const double* in, const Axis& x1, const Axis& x2, const double* tap1, double* across, FftWork* work) {
   if (x1.fft) {
     if (const Status st = work->prepare(tap1, x1.L, x1.nodes); st != Status::Ok) return st;
     for (int64_t g2 = 0; g2 < x2.nodes; g2 += 2) {
@@ -68,22 +62,29 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
       work->rows.apply(in + x1.nodes * g2, pair ? in + x1.nodes * (g2 + 1) : nullptr, 1, across + x1.E * g2,
                        pair ? across + x1.E * (g2 + 1) : nullptr, 1);
     }
-  } else {
-    // Output e reads in[e − 2L … e]: each line with 2L zeros either side, so that the outputs near its ends (a
-    // 2-D grid's margins, 2L of its E, which a scalar loop over their partial taps made most of this pass's time) run
-    // in the same SIMD loop. A zero adds nothing to a sum that starts at +0, and the other terms come in the same
-    // order: the same bits.
-    const auto line_pass = simd::keep_out_of_line(&correlate_line);
-    Scratch<double> padded(x1.nodes + 4 * x1.L);
-    if (!padded.ok()) return Status::OutOfMemory;
-    double* const line = padded.get() + 2 * x1.L;
-    std::fill(padded.get(), line, 0.0);
-    std::fill(line + x1.nodes, padded.get() + x1.nodes + 4 * x1.L, 0.0);
-    for (int64_t g2 = 0; g2 < x2.nodes; ++g2) {
-      std::copy(in + x1.nodes * g2, in + x1.nodes * (g2 + 1), line);
-      line_pass(padded.get(), tap1, 2 * x1.L + 1, across + x1.E * g2, x1.E);
-    }
+    return Status::Ok;
   }
+  // Output e reads in[e − 2L … e]: each line with 2L zeros either side, so that the outputs near its ends (a 2-D
+  // grid's margins, 2L of its E, which a scalar loop over their partial taps made most of this pass's time) run in
+  // the same SIMD loop. A zero adds nothing to a sum that starts at +0, and the other terms come in the same order:
+  // the same bits.
+  const auto line_pass = simd::keep_out_of_line(&correlate_line);
+  Scratch<double> padded(x1.nodes + 4 * x1.L);
+  if (!padded.ok()) return Status::OutOfMemory;
+  double* const line = padded.get() + 2 * x1.L;
+  std::fill(padded.get(), line, 0.0);
+  std::fill(line + x1.nodes, padded.get() + x1.nodes + 4 * x1.L, 0.0);
+  for (int64_t g2 = 0; g2 < x2.nodes; ++g2) {
+    std::copy(in + x1.nodes * g2, in + x1.nodes * (g2 + 1), line);
+    line_pass(padded.get(), tap1, 2 * x1.L + 1, across + x1.E * g2, x1.E);
+  }
+  return Status::Ok;
+}
+
+// The second pass: each of the x1.E columns of `across` correlated with tap2 into x2.E outputs, written to out at
+// (e1 + x1.E·e2)·stride.
+Status column_pass(const double* across, const Axis& x1, const Axis& x2, const double* tap2, double* out,
+                   int64_t stride, FftWork* work) {
   if (x2.fft) {
     if (const Status st = work->prepare(tap2, x2.L, x2.nodes); st != Status::Ok) return st;
     for (int64_t e1 = 0; e1 < x1.E; e1 += 2) {
@@ -104,6 +105,23 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
   return Status::Ok;
 }
 
+}  // namespace
+
+Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* tap1, const double* tap2,
+                double* across, double* out, int64_t stride, FftWork* work, const double* in_b, double* out_b) {
+  const bool flat = x2.nodes == 1 && x2.L == 0;
+  if (flat && x1.fft) {  // 1-D: straight into out, in and in_b as one complex line (tap2 is the single 1)
+    if (const Status st = work->prepare(tap1, x1.L, x1.nodes); st != Status::Ok) return st;
+    work->rows.apply(in, in_b, 1, out, out_b, stride);
+    return Status::Ok;
+  }
+  if (in_b) {
+    if (const Status st = convolve(in_b, x1, x2, tap1, tap2, across, out_b, stride, work); st != Status::Ok) return st;
+  }
+  if (const Status st = row_pass(in, x1, x2, tap1, across, work); st != Status::Ok) return st;
+  return column_pass(across, x1, x2, tap2, out, stride, work);
+}
+
 Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t width, bool linear, bool squares,
                         const double* count, const double* count_sq, const double* sums, double* moments) {
   const Axis& x1 = axis[0];
@@ -113,7 +131,7 @@ Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t
   const auto power_at = [&](int64_t k) { return dims == 2 ? kPowers[k] : Power{int(k), 0}; };
   const int64_t stride = 2 * powers_2 + width * powers_1;
   const int64_t cells = x1.nodes * x2.nodes;
-  Scratch<double> columns(cells * width), across(x1.E * x2.nodes);
+  Scratch<double> columns(cells * width), across(dims == 2 ? 0 : x1.E);  // 1-D: one line
   Scratch<double> taps(kMaxGridDims * 6 * (std::max(x1.L, x2.L) * 2 + 1));
   if (!columns.ok() || !across.ok() || !taps.ok()) return Status::OutOfMemory;
 
@@ -139,8 +157,37 @@ Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t
     for (int64_t c = 0; c < cells; ++c) columns.get()[col * cells + c] = sums[c * width + col];
   const auto column = [&](int64_t col) { return columns.get() + col * cells; };
   const auto t_moment = [&](int64_t col, int64_t k) { return mom + 2 * powers_2 + col * powers_1 + k; };
-  // Σ K·ω·uᵏ with Σ K·ω·y·uᵏ of column 0 (the same taps: one transform in 1-D), then the other columns in pairs.
   FftWork work;
+  if (dims == 2) {
+    // Each row pass once, then a column pass per moment: S_ab and T_ab read their input's row pass by K·u₁ᵃ, which
+    // S₀₀, S₀₁ and S₀₂ share (T₀₀ and T₀₁ too), where a convolve per moment redid it (9 row passes instead of 5, local-
+    // linear). The same passes, so the same bits.
+    const int64_t lines = x1.E * x2.nodes, count_rows = linear ? 3 : 1, sum_rows = linear ? 2 : 1;
+    Scratch<double> rows(count_rows * lines);
+    if (!rows.ok()) return Status::OutOfMemory;
+    const auto passes = [&](const double* in, bool squared, int64_t each, int64_t count, double* first) -> Status {
+      for (int64_t a = 0; a < each; ++a)
+        if (const Status st = row_pass(in, x1, x2, tap(0, squared, int(a)), rows.get() + a * lines, &work);
+            st != Status::Ok)
+          return st;
+      for (int64_t k = 0; k < count; ++k) {
+        const Power pw = power_at(k);
+        if (const Status st =
+                column_pass(rows.get() + pw.a * lines, x1, x2, tap(1, squared, pw.b), first + k, stride, &work);
+            st != Status::Ok)
+          return st;
+      }
+      return Status::Ok;
+    };
+    if (const Status st = passes(count, false, count_rows, powers_2, mom); st != Status::Ok) return st;
+    if (squares)
+      if (const Status st = passes(count_sq, true, count_rows, powers_2, mom + powers_2); st != Status::Ok) return st;
+    for (int64_t col = 0; col < width; ++col)
+      if (const Status st = passes(column(col), false, sum_rows, powers_1, t_moment(col, 0)); st != Status::Ok)
+        return st;
+    return Status::Ok;
+  }
+  // 1-D: Σ K·ω·uᵏ with Σ K·ω·y·uᵏ of column 0 (the same taps: one transform), then the other columns in pairs.
   for (int64_t k = 0; k < powers_2; ++k) {
     const Power pw = power_at(k);
     const bool pair = k < powers_1 && width > 0;
