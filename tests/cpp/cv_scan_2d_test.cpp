@@ -45,6 +45,24 @@ struct Planar {
   }
 };
 
+// The fine exact scan: 24 points a decade of the common scale h = scale·start, from `from` up to 4 times the range;
+// its smallest score and how many of its points scored +inf.
+struct FineScan {
+  double best = HUGE_VAL;
+  int infinite = 0;
+};
+FineScan fine_scan(const Problem& p, const Criterion& c, const double* start, double from) {
+  FineScan scan;
+  for (double scale = from; scale * std::min(start[0], start[1]) < 4; scale *= std::pow(10.0, 1.0 / 24)) {
+    const double g[2] = {scale * start[0], scale * start[1]};
+    double cv = 0;
+    REQUIRE(cv_score(p, g, &cv, c).status == Status::Ok);
+    scan.best = std::min(scan.best, cv);
+    scan.infinite += std::isinf(cv);
+  }
+  return scan;
+}
+
 }  // namespace
 
 TEST_CASE("in 2-D the singular probe shows local-linear CV +inf only where the exact score is +inf") {
@@ -87,16 +105,8 @@ TEST_CASE("a 2-D local-linear search returns no worse than the minimum of a fine
   double h[2] = {0, 0}, score = 0;
   REQUIRE(rule_of_thumb(s.p.keys, Rule::Scott, h) == Status::Ok);
   const double start[2] = {h[0], h[1]};
-  // The fine exact scan: 24 points a decade of the common scale, from far below the spacing to 4 times the range.
-  double best = HUGE_VAL;
-  int infinite = 0;
-  for (double scale = 1e-3; scale * std::min(start[0], start[1]) < 4; scale *= std::pow(10.0, 1.0 / 24)) {
-    const double g[2] = {scale * start[0], scale * start[1]};
-    double cv = 0;
-    REQUIRE(cv_score(s.p, g, &cv, c).status == Status::Ok);
-    best = std::min(best, cv);
-    infinite += std::isinf(cv);
-  }
+  // The fine exact scan from far below the spacing.
+  const auto [best, infinite] = fine_scan(s.p, c, start, 1e-3);
   REQUIRE(infinite > 0);  // the premise: the scan has points the probe can skip
   std::vector<double> bw(512), scores(256);
   CvCurve curve{bw.data(), scores.data(), 256, 0};
@@ -118,13 +128,7 @@ TEST_CASE("a 2-D Nadaraya-Watson search screened on the grid returns the minimum
   double h[2] = {0, 0}, score = 0;
   REQUIRE(rule_of_thumb(s.p.keys, Rule::Scott, h) == Status::Ok);
   const double start[2] = {h[0], h[1]};
-  double best = HUGE_VAL;
-  for (double scale = 0.05; scale * std::min(start[0], start[1]) < 4; scale *= std::pow(10.0, 1.0 / 24)) {
-    const double g[2] = {scale * start[0], scale * start[1]};
-    double cv = 0;
-    REQUIRE(cv_score(s.p, g, &cv, c).status == Status::Ok);
-    best = std::min(best, cv);
-  }
+  const double best = fine_scan(s.p, c, start, 0.05).best;
   std::vector<double> bw(512), scores(256);
   CvCurve curve{bw.data(), scores.data(), 256, 0};
   REQUIRE(select_cv(s.p, false, h, &score, &curve, c).status == Status::Ok);

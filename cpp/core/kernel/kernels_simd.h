@@ -13,6 +13,9 @@
 namespace ka {
 
 constexpr double kLog2e = 1.4426950408889634;
+// log₂ e / 2: the Gaussian's exponent u²/2 in log₂ units (its weight is exp2_neg(u²·kHalfLog2e)), for loops that
+// square their own offsets (the 1-D band, the 2-D sweep).
+constexpr float kHalfLog2e = float(kLog2e / 2);
 
 template <KernelKind K>
 struct BatchScore {

@@ -13,6 +13,7 @@
 #include "base/simd.h"
 #include "engine/key_reach.h"
 #include "engine/local_solve.h"
+#include "kernel/kernels_simd.h"
 #include "methods/plan.h"
 
 namespace ka {
@@ -23,8 +24,6 @@ using simd::Batch;
 using simd::kLanes;
 
 constexpr double kNoReach = std::numeric_limits<double>::infinity();
-// log₂ e / 2: the Gaussian's exponent t²/2 in log₂ units, for exp2_neg.
-constexpr float kHalfLog2e = 0.72134752044448170f;
 // Terms a float32 sum takes before it moves to double: 64 terms of at most the row's largest weight each keep its
 // rounding below 64 · 2^-24 of that weight.
 constexpr int64_t kFlush = 64;

@@ -8,6 +8,7 @@
 #include "engine/key_tile.h"
 #include "engine/local_solve.h"
 #include "engine/online_softmax.h"
+#include "kernel/kernels_simd.h"
 #include "stats/cv_planar.h"
 
 namespace ka {
@@ -16,12 +17,11 @@ namespace {
 using simd::Batch;
 using simd::kLanes;
 
-constexpr float kHalfLog2e = 0.72134752044448170f;  // the Gaussian's −log2 K per squared bandwidth
 // Keys per chunk: the unit a row skips when the chunk's box lies beyond the row's reach. 32 rather than 64: a chunk
 // of a strip is then about as tall as the strip is wide, and a row visits fewer keys beyond its reach (WebAssembly,
 // 10^5 uniform points, interleaved: 0.0032 242 -> 166 ms, 0.0143 1,049 -> 910 ms; 16: 185 and 1,147 ms).
 constexpr int64_t kChunk = 32;
-// The float32 lane sums move to double every 64 terms a lane (kLanes chunks of kChunk / kLanes terms).
+// The float32 lane sums move to double every 64 terms a lane (64·kLanes/kChunk chunks of kChunk/kLanes terms each).
 constexpr int64_t kFlushChunks = 64 * kLanes / kChunk;
 // A row whose largest weight (2^−c·r², r its nearest key's distance in bandwidths) is below 2^−96 is solved in double:
 // its keys within 2^−24 of that weight, those that matter in float32, would fall below float32's normal range.
