@@ -16,37 +16,40 @@ using namespace ka;
 
 namespace {
 
-// CV by a float64 loop over every key: weights exp(−(d² − d1²)/2h²) (d1 the nearest key's distance, so that no row
-// underflows), Σw, Σw·u, Σw·u², Σw·y, Σw·u·y with u = d/h, the 2 × 2 solve; +inf where the slope pivot is at most
-// 1e-10 of its diagonal (the singular design of local_solve.h).
-double float64_cv(const std::vector<float>& x, const std::vector<float>& y, double h, bool linear) {
+// Row i's held-out squared residual by a float64 loop over every key: weights exp(−(d² − d1²)/2h²) (d1 the nearest
+// key's distance, so that no row underflows), Σw, Σw·u, Σw·u², Σw·y, Σw·u·y with u = d/h, the 2 × 2 solve; +inf where
+// the slope pivot is at most 1e-10 of its diagonal (the singular design of local_solve.h).
+double float64_residual(const std::vector<float>& x, const std::vector<float>& y, double h, bool linear, size_t i) {
   const size_t n = x.size();
-  double sum = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double d1 = std::numeric_limits<double>::infinity();
-    for (size_t j = 0; j < n; ++j)
-      if (j != i) d1 = std::min(d1, std::fabs(double(x[j]) - double(x[i])));
-    double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
-    for (size_t j = 0; j < n; ++j) {
-      if (j == i) continue;
-      const double d = double(x[j]) - double(x[i]), u = d / h;
-      const double w = std::exp(-(d * d - d1 * d1) / (2 * h * h));
-      s0 += w;
-      s1 += w * u;
-      s2 += w * u * u;
-      t0 += w * double(y[j]);
-      t1 += w * u * double(y[j]);
-    }
-    double fit = t0 / s0;
-    if (linear) {
-      const double pivot = s2 - s1 * s1 / s0;
-      if (!(pivot > 1e-10 * s2)) return std::numeric_limits<double>::infinity();
-      fit = t0 / s0 + s1 / s0 * (s1 / s0 * t0 - t1) / pivot;
-    }
-    const double e = double(y[i]) - fit;
-    sum += e * e;
+  double d1 = std::numeric_limits<double>::infinity();
+  for (size_t j = 0; j < n; ++j)
+    if (j != i) d1 = std::min(d1, std::fabs(double(x[j]) - double(x[i])));
+  double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
+  for (size_t j = 0; j < n; ++j) {
+    if (j == i) continue;
+    const double d = double(x[j]) - double(x[i]), u = d / h;
+    const double w = std::exp(-(d * d - d1 * d1) / (2 * h * h));
+    s0 += w;
+    s1 += w * u;
+    s2 += w * u * u;
+    t0 += w * double(y[j]);
+    t1 += w * u * double(y[j]);
   }
-  return sum / double(n);
+  double fit = t0 / s0;
+  if (linear) {
+    const double pivot = s2 - s1 * s1 / s0;
+    if (!(pivot > 1e-10 * s2)) return std::numeric_limits<double>::infinity();
+    fit = t0 / s0 + s1 / s0 * (s1 / s0 * t0 - t1) / pivot;
+  }
+  const double e = double(y[i]) - fit;
+  return e * e;
+}
+
+// CV by the float64 loop.
+double float64_cv(const std::vector<float>& x, const std::vector<float>& y, double h, bool linear) {
+  double sum = 0;
+  for (size_t i = 0; i < x.size(); ++i) sum += float64_residual(x, y, h, linear, i);
+  return sum / double(x.size());
 }
 
 struct Sample {
@@ -95,6 +98,40 @@ TEST_CASE("the band's float32 windowed CV is the float64 textbook criterion") {
         }
       }
       CHECK(finite >= 3);  // the premise: the comparison is of numbers, not only of +inf
+    }
+  }
+}
+
+TEST_CASE("the band's residuals of a subsample of rows are the float64 textbook residuals") {
+  for (const bool gaps : {false, true}) {
+    Sample s(2500, 13, gaps);
+    std::vector<int64_t> rows;
+    for (int64_t i = 0; i < 2500; i += 7) rows.push_back(i);
+    rows.push_back(2499);  // the last row: keys on one side only
+    std::vector<double> out(rows.size());
+    for (const Estimator estimator : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+      const bool linear = estimator == Estimator::LocalLinear;
+      for (const double spacings : {0.03, 1.3, 7.0, 60.0}) {
+        s.h = float(spacings / 2500);
+        REQUIRE(bandwidth_detail::band_window_residuals(s.p, estimator, rows.data(), int64_t(rows.size()), out.data()));
+        int singular = 0;
+        for (size_t r = 0; r < rows.size(); ++r) {
+          const double expected = float64_residual(s.x, s.y, double(s.h), linear, size_t(rows[r]));
+          CAPTURE(gaps);
+          CAPTURE(linear);
+          CAPTURE(spacings);
+          CAPTURE(rows[r]);
+          if (std::isinf(expected)) {
+            ++singular;
+            CHECK(std::isinf(out[r]));
+          } else {
+            // Float32 weights: a residual near 0 keeps the fit's absolute error, and a design near the guard's pivot
+            // floor (kPivotFloor) multiplies it.
+            CHECK(std::fabs(out[r] - expected) <= 1e-4 * (expected + 1e-2));
+          }
+        }
+        if (linear && spacings < 0.1) CHECK(singular > 0);  // the premise: some design is singular there
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 // The 1-D scan of a large CV search (select_cv's descent): what it skips is provably not its minimum (the singular
-// probe's +inf, the nearest-neighbour bound), and the search reaches the minimum of a fine exact scan.
+// probe's +inf, the nearest-neighbour bound) or, on a large sample, shown not to be by the band screen's subsample;
+// the search reaches the minimum of a fine exact scan.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include "stats/bandwidth.h"
+#include "stats/cv_band_screen.h"
+#include "stats/cv_band_window.h"
 #include "stats/cv_scan_bound.h"
 #include "stats/cv_scan_far.h"
 
@@ -275,4 +278,97 @@ TEST_CASE("a 1,000-point Nadaraya–Watson search skips the start and the points
   CHECK(bw[0] < start);
   CHECK(*std::max_element(bw.begin(), bw.begin() + curve.count) < start);
   CHECK(curve.count <= 26);
+}
+
+namespace {
+
+// The band's exact CV of a sorted sample at h (cv_band_window.h).
+double band_cv(const Problem& sorted, Estimator estimator, double h) {
+  Problem q = sorted;
+  const float hf = float(h);
+  q.kernel.bandwidth = &hf;
+  q.masks.leave_one_out = true;
+  double score = 0;
+  REQUIRE(bandwidth_detail::band_window_cv(q, estimator, &score));
+  return score;
+}
+
+}  // namespace
+
+TEST_CASE("the band screen's lower difference lies below the exact difference of CV") {
+  // 2^17 points: noisy, where CV rises as h falls below the grid's reach (the screen shows it), and without noise,
+  // where it falls (the screen must not show it rising).
+  const int64_t n = kBandScreenMinPoints;
+  for (const float noise : {0.3f, 0.0f}) {
+    const Sorted s(n, 21, noise);
+    for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+      BandScreen screen(s.p, Criterion{est});
+      REQUIRE(screen.active());
+      const double reference = 24.0 / double(n);
+      REQUIRE(screen.set_reference(float(reference)));
+      const double at_reference = band_cv(s.p, est, reference);
+      for (const double spacings : {16.0, 8.0, 4.0, 2.0}) {
+        const double h = spacings / double(n), difference = band_cv(s.p, est, h) - at_reference;
+        const double lower = screen.lower_difference(float(h));
+        CAPTURE(noise);
+        CAPTURE(int(est));
+        CAPTURE(spacings);
+        CHECK(lower <= difference);
+        if (noise > 0)
+          CHECK(lower > 0);  // the screen shows the rise: the search skips these points
+        else
+          CHECK(difference < 0);  // the premise: without noise the band's points are better
+      }
+    }
+  }
+}
+
+TEST_CASE("a large search skips the band above its minimum and finds a minimum inside the band") {
+  // As a user's data come: x unsorted (the search sorts its own copy), y = sin 6x + noise.
+  const int64_t n = kBandScreenMinPoints;
+  for (const float noise : {0.3f, 0.0f}) {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    std::normal_distribution<float> z(0.0f, 1.0f);
+    std::vector<float> x(n), y(n);
+    for (int64_t i = 0; i < n; ++i) {
+      x[size_t(i)] = u(rng);
+      y[size_t(i)] = std::sin(6 * x[size_t(i)]) + noise * z(rng);
+    }
+    Problem p;
+    p.queries = p.keys = {x.data(), n, 1, 1};
+    p.values = {y.data(), n, 1, 1};
+    p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+    Criterion c{Estimator::LocalLinear};
+    c.grid_tolerance = 1e-3;  // the default fit's search (its refinement exact would take seconds)
+    double h = 0, score = 0;
+    REQUIRE(rule_of_thumb(p.keys, Rule::Scott, &h) == Status::Ok);
+    std::vector<double> bw(256), scores(256);
+    CvCurve curve{bw.data(), scores.data(), 256, 0};
+    REQUIRE(select_cv(p, false, &h, &score, &curve, c).status == Status::Ok);
+    CAPTURE(noise);
+    const double lowest = *std::min_element(bw.begin(), bw.begin() + curve.count);
+    if (noise > 0) {
+      // Every point below the grid's reach screened: none evaluated at 20 spacings or less.
+      CHECK(lowest > 20.0 / double(n));
+      CHECK(h > 1000.0 / double(n));
+    } else {
+      // The minimum lies in the band (about 4.5 spacings), below every grid-served point: the screen let the search
+      // evaluate it. Float32 rounding is all of CV there: without the screen's rounding allowance it skipped those
+      // points and returned the grid's at 11.6 spacings, with 2.8 times the score.
+      std::vector<float> sorted_x = x, sorted_y(x.size());
+      std::vector<int64_t> order(x.size());
+      for (int64_t i = 0; i < n; ++i) order[size_t(i)] = i;
+      std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return x[size_t(a)] < x[size_t(b)]; });
+      for (int64_t i = 0; i < n; ++i) {
+        sorted_x[size_t(i)] = x[size_t(order[size_t(i)])];
+        sorted_y[size_t(i)] = y[size_t(order[size_t(i)])];
+      }
+      Problem q = p;
+      q.queries = q.keys = {sorted_x.data(), n, 1, 1};
+      q.values = {sorted_y.data(), n, 1, 1};
+      CHECK(h < 8.0 / double(n));
+      CHECK(score <= band_cv(q, c.estimator, 5.0 / double(n)));
+    }
+  }
 }

@@ -43,6 +43,26 @@ inline float nearest_exponent(const float* x, int64_t n, float inv_h, int64_t i)
   return t * t * kHalfLog2e;
 }
 
+// Row i's held-out fit from its moments m (Channel order): the 2 × 2 solve in double, or the float64 textbook solve over
+// the keys in reach (exact_local_row) where the row lies far from every key (kBandTopLimit), has no weight, or its
+// slope pivot is at the float32 guard's floor. False where that is singular.
+template <bool kLinear>
+bool held_out_fit(const Problem& p, float inv_h, int64_t i, const double* m, double* fit) {
+  const double pivot = kLinear ? m[kS2] - m[kS1] / m[kS0] * m[kS1] : 0;
+  const bool textbook = !(nearest_exponent(p.keys.data, p.keys.rows, inv_h, i) <= kBandTopLimit) || !(m[kS0] > 0) ||
+                        (kLinear && !(pivot > kPivotFloor * m[kS2]));
+  if (!textbook) {
+    *fit = kLinear ? m[kT0] / m[kS0] + m[kS1] / m[kS0] * (m[kS1] / m[kS0] * m[kT0] - m[kT1]) / pivot
+                   : m[kT0] / m[kS0];
+    return true;
+  }
+  double work[4 + 2 + 2 + 1];
+  const ExactRowScratch scratch{work, work + 4, work + 6};
+  if (!exact_local_row(p, kLinear ? 1 : 0, nullptr, i, scratch, work + 8, nullptr, true)) return false;
+  *fit = work[8];
+  return true;
+}
+
 // What the rows of one score share. The columns hold the key side's sums of rows [base, base + width), in float32
 // since their last flush and in double before it. The tail is a copy of the sample's last keys from tail_start on,
 // followed by 2·kLanes keys far beyond the last (weight exactly 0, y = 0), for the groups that read past the end.
@@ -129,10 +149,6 @@ bool score_rows(BandRows& b, int64_t first, int64_t last, double* sum) {
   const auto pairs = simd::keep_out_of_line(&pair_group<kLinear>);
   const float* x = b.x;
   const int64_t n = b.n;
-  // The textbook rows: the float64 solve over the keys in reach (exact_local_row).
-  double work[4 + 2 + 2 + 1];
-  const ExactRowScratch scratch{work, work + 4, work + 6};
-  double* exact = work + 8;
   for (int64_t i0 = first; i0 < last; i0 += kLanes) {
     const int64_t lanes = std::min(kLanes, last - i0);
     const double edge = double(x[i0 + lanes - 1]) + b.reach;
@@ -149,15 +165,8 @@ bool score_rows(BandRows& b, int64_t first, int64_t last, double* sum) {
       double m[kChannels];
       for (int ch = 0; ch < kChannels; ++ch)
         m[ch] = rows[ch * kLanes + l] + b.column64[ch][column] + double(b.column[ch][column]);
-      const double pivot = kLinear ? m[kS2] - m[kS1] / m[kS0] * m[kS1] : 0;
-      const bool textbook = !(nearest_exponent(x, n, b.inv_h, i) <= kBandTopLimit) || !(m[kS0] > 0) ||
-                            (kLinear && !(pivot > kPivotFloor * m[kS2]));
-      double fit =
-          kLinear ? m[kT0] / m[kS0] + m[kS1] / m[kS0] * (m[kS1] / m[kS0] * m[kT0] - m[kT1]) / pivot : m[kT0] / m[kS0];
-      if (textbook) {
-        if (!exact_local_row(b.p, kLinear ? 1 : 0, nullptr, i, scratch, exact, nullptr, true)) return false;
-        fit = exact[0];
-      }
+      double fit;
+      if (!held_out_fit<kLinear>(b.p, b.inv_h, i, m, &fit)) return false;
       const double e = double(b.y[i]) - fit;
       *sum += e * e;
     }
@@ -207,19 +216,107 @@ bool score(BandRows& b, double* sum) {
   return true;
 }
 
-}  // namespace
-
-bool band_window_cv(const Problem& p, Estimator estimator, double* score_out) {
+// Whether band_window_cv (and band_window_residuals) apply to p and the estimator.
+bool band_applies(const Problem& p, Estimator estimator) {
   const int64_t n = p.keys.rows;
-  const bool linear = estimator == Estimator::LocalLinear;
-  if (p.kernel.kind != KernelKind::Gaussian || (!linear && estimator != Estimator::NadarayaWatson) || n < 3 ||
-      p.heads != 1 || p.keys.cols != 1 || p.keys.stride != 1 || p.values.cols != 1 || p.values.stride != 1 ||
+  if (p.kernel.kind != KernelKind::Gaussian ||
+      (estimator != Estimator::LocalLinear && estimator != Estimator::NadarayaWatson) || n < 3 || p.heads != 1 ||
+      p.keys.cols != 1 || p.keys.stride != 1 || p.values.cols != 1 || p.values.stride != 1 ||
       p.queries.data != p.keys.data || p.queries.rows != n || p.values.rows != n || !p.kernel.bandwidth ||
       !p.masks.leave_one_out || p.masks.causal || p.masks.key_padding || p.masks.general || p.masks.query_groups ||
       p.masks.band_first || !sorted_by_first_coordinate(p.keys))
     return false;
   const float hf = p.kernel.bandwidth[0];
-  if (!(hf > 0) || !std::isfinite(hf)) return false;
+  return hf > 0 && std::isfinite(hf);
+}
+
+// The moments (Channel order) of a row at x0 over keys [from, to): weights in float32 lanes, moved to double every
+// kFlush terms, added to m.
+template <bool kLinear>
+void window_moments(const float* x, const float* y, int64_t from, int64_t to, float x0, float inv_h, double* m) {
+  const simd::ExpConstants& k = simd::exp_constants();
+  const Batch xi(x0), inv(inv_h), c(kHalfLog2e), zero(0.0f);
+  Batch s0 = zero, s1 = zero, s2 = zero, t0 = zero, t1 = zero;
+  const auto flush = [&] {
+    m[kS0] += double(simd::sum(s0));
+    m[kT0] += double(simd::sum(t0));
+    if (kLinear) {
+      m[kS1] += double(simd::sum(s1));
+      m[kS2] += double(simd::sum(s2));
+      m[kT1] += double(simd::sum(t1));
+    }
+    s0 = s1 = s2 = t0 = t1 = zero;
+  };
+  int64_t j = from, terms = 0;
+  for (; j + kLanes <= to; j += kLanes) {
+    const Batch t = (simd::load(x + j) - xi) * inv, ys = simd::load(y + j);
+    const Batch w = simd::exp2_neg(t * t * c, k);
+    s0 += w;
+    t0 += w * ys;
+    if (kLinear) {
+      const Batch wt = w * t;
+      s1 += wt;
+      s2 += wt * t;
+      t1 += wt * ys;
+    }
+    if (++terms == kFlush) {
+      flush();
+      terms = 0;
+    }
+  }
+  flush();
+  for (; j < to; ++j) {
+    const float t = (x[j] - x0) * inv_h;
+    const double w = std::exp2(-double(t * t * kHalfLog2e)), wt = w * double(t);
+    m[kS0] += w;
+    m[kT0] += w * double(y[j]);
+    if (kLinear) {
+      m[kS1] += wt;
+      m[kS2] += wt * double(t);
+      m[kT1] += wt * double(y[j]);
+    }
+  }
+}
+
+template <bool kLinear>
+bool residuals(const Problem& p, const int64_t* rows, int64_t m, double* out) {
+  const auto moments = simd::keep_out_of_line(&window_moments<kLinear>);
+  const float* x = p.keys.data;
+  const float* y = p.values.data;
+  const int64_t n = p.keys.rows;
+  const double h = double(p.kernel.bandwidth[0]);
+  const float inv_h = float(1 / h);
+  const auto before = [](double e, float v) { return e < double(v); };
+  const auto after = [](float v, double e) { return double(v) < e; };
+  for (int64_t r = 0; r < m; ++r) {
+    const int64_t i = rows[r];
+    const double reach =
+        h * std::sqrt((25 + std::log2(double(n)) + double(std::min(nearest_exponent(x, n, inv_h, i), kBandTopLimit))) /
+                      double(kHalfLog2e));
+    const int64_t lo = std::lower_bound(x, x + n, double(x[i]) - reach, after) - x;
+    const int64_t hi = std::upper_bound(x, x + n, double(x[i]) + reach, before) - x;
+    double mo[kChannels] = {};
+    moments(x, y, lo, i, x[i], inv_h, mo);
+    moments(x, y, i + 1, hi, x[i], inv_h, mo);
+    double fit;
+    const double e = held_out_fit<kLinear>(p, inv_h, i, mo, &fit) ? double(y[i]) - fit : kNoReach;
+    out[r] = e * e;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool band_window_residuals(const Problem& p, Estimator estimator, const int64_t* rows, int64_t m, double* out) {
+  if (!band_applies(p, estimator)) return false;
+  return estimator == Estimator::LocalLinear ? residuals<true>(p, rows, m, out) : residuals<false>(p, rows, m, out);
+}
+
+bool band_window_cv(const Problem& p, Estimator estimator, double* score_out) {
+  if (!band_applies(p, estimator)) return false;
+  const int64_t n = p.keys.rows;
+  const bool linear = estimator == Estimator::LocalLinear;
+  const float hf = p.kernel.bandwidth[0];
   const float* x = p.keys.data;
   const double h = double(hf);
   const float inv_h = float(1 / h);
@@ -269,9 +366,8 @@ bool band_window_cv(const Problem& p, Estimator estimator, double* score_out) {
   return true;
 }
 
-Result band_window_score(SearchSample& sample, const Problem& p, const Criterion& c, float h, double* score,
-                         bool* served) {
-  *served = false;
+Result band_window_plan(SearchSample& sample, const Problem& p, const Criterion& c, float h, bool* planned) {
+  *planned = false;
   if (c.observation_weights || c.exclude > 0 || c.score != Score::LeaveOneOut || p.masks.any() ||
       p.kernel.kind != KernelKind::Gaussian || p.keys.cols != 1 || p.values.cols != 1)
     return {};
@@ -279,8 +375,16 @@ Result band_window_score(SearchSample& sample, const Problem& p, const Criterion
   if (!sorted) return {Status::OutOfMemory};
   const int64_t n = sorted->keys.rows;
   const double range = n > 0 ? double(sorted->keys.row(n - 1)[0]) - double(sorted->keys.row(0)[0]) : 0;
-  if (!plan_band_cv(range, p.kernel.kind, c.estimator, h, n, c.grid_tolerance)) return {};
-  Problem q = *sorted;
+  *planned = plan_band_cv(range, p.kernel.kind, c.estimator, h, n, c.grid_tolerance);
+  return {};
+}
+
+Result band_window_score(SearchSample& sample, const Problem& p, const Criterion& c, float h, double* score,
+                         bool* served) {
+  *served = false;
+  bool planned;
+  if (const Result r = band_window_plan(sample, p, c, h, &planned); r.status != Status::Ok || !planned) return r;
+  Problem q = *sample.sorted_problem(p, c);
   q.kernel.bandwidth = &h;
   q.masks.leave_one_out = true;
   q.empty = EmptyPolicy::NaN;

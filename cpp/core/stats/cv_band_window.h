@@ -31,6 +31,16 @@ constexpr float kBandTopLimit = 16;
 // or estimator, weights, masks but leave-one-out, several columns of y, unsorted keys, fewer than 3 points).
 bool band_window_cv(const Problem& sorted, Estimator estimator, double* score);
 
+// The squared held-out residuals (y_i − f_{−i}(x_i))² of rows `rows[0 … m)` of `sorted` (as band_window_cv takes it),
+// each row over its own keys within 2^-(25 + log₂ n) of its nearest key's weight, summed as band_window_cv sums them
+// (float32 lanes, double every 64 terms; the textbook solve where it takes that), into out: +inf where the held-out
+// design is singular. O(keys in reach) a row, for a subsample (cv_band_screen.h). False, nothing computed, where
+// band_window_cv does not apply.
+bool band_window_residuals(const Problem& sorted, Estimator estimator, const int64_t* rows, int64_t m, double* out);
+
+// Whether band_window_score would take bandwidth h (*planned): it applies, and plan_band_cv prefers it to the grid.
+Result band_window_plan(SearchSample& sample, const Problem& p, const Criterion& c, float h, bool* planned);
+
 // band_window_cv of a search's sample (p, c as select_cv takes them) at bandwidth h, on the search's sorted sample
 // (`sample`, sorted once): *served false, nothing computed, where it does not apply (observation weights, blocked CV,
 // any score but leave-one-out, several columns; or as band_window_cv declines).

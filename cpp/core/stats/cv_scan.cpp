@@ -6,10 +6,12 @@
 #include <memory>
 #include <new>
 
+#include "stats/cv_band_window.h"
 #include "stats/cv_search_parts.h"
 
 namespace ka {
 
+using bandwidth_detail::band_window_plan;
 using bandwidth_detail::float_bandwidth;
 using bandwidth_detail::kInf;
 using bandwidth_detail::quantile;
@@ -59,8 +61,10 @@ namespace {
 // (Gaussian): the lower bound near the nearest-neighbour fit, which only rises as h falls, so the descent ends
 // where it exceeds the best score (with the screen's margin both ways, and kBoundMargin for float32 rounding).
 // Local-linear: a point where the probe finds a singular held-out design scores +inf, as its evaluation would.
-// Skipped points are not evaluated (nor on the curve); the scan's minimum is the one the whole scan gives. Returns
-// the best point of [low, high].
+// On a sample of kBandScreenMinPoints or more, an exact point whose subsample (cv_band_screen.h), paired with the
+// lowest point evaluated above it, shows its score above the best one's is skipped too. Skipped points are not
+// evaluated (nor on the curve); the scan's minimum is the one the whole scan gives (the band screen's: but for its
+// chance of error). Returns the best point of [low, high].
 int descend(Search& se, Scan& sc, int low, int high) {
   const Problem& p = se.p;
   const Criterion& criterion = se.criterion;
@@ -75,18 +79,31 @@ int descend(Search& se, Scan& sc, int low, int high) {
   const auto scan_at = [&](double log_scale) { return se.scale_to(log_scale, true); };
   std::unique_ptr<NearestBound>& nearest = keep.nearest;
   std::unique_ptr<SingularProbe>& probe = keep.probe;
+  std::unique_ptr<BandScreen>& band = keep.band;
   const auto runs_exactly = [&](double h) {
     float hf;
     if (!float_bandwidth(h, &hf)) return false;
     return !(screening && h >= screen_from && screen.serves(hf)) && !grid.serves(hf);
   };
+  // The band's points the grid serves too, where plan_band_cv prefers the band: screened on a large sample.
+  const auto by_band = [&](double h) {
+    float hf;
+    bool planned = false;
+    if (p.keys.rows < kBandScreenMinPoints || !float_bandwidth(h, &hf) ||
+        (screening && h >= screen_from && screen.serves(hf)))
+      return false;
+    if (const Result r = band_window_plan(keep.sorted, p, criterion, hf, &planned); r.status != Status::Ok)
+      failure = r;
+    return planned;
+  };
   const auto margin = [&](double v) { return screening && std::isfinite(v) ? se.screen_margin(v) : 0.0; };
-  int chosen = -1;
+  int chosen = -1, lowest = -1;  // the best point, and the lowest evaluated with a finite score (the screen's reference)
   for (int k = low; k <= high; ++k) at(k) = kInf;
   for (int k = high; k >= low; --k) {
     const double s = std::exp(first + k * step), h = se.start[0] * s;
     if (failure.status != Status::Ok) continue;
-    if (chosen >= 0 && std::isfinite(at(chosen)) && runs_exactly(h)) {
+    const bool exactly = chosen >= 0 && std::isfinite(at(chosen)) && runs_exactly(h);
+    if (exactly || (chosen >= 0 && std::isfinite(at(chosen)) && by_band(h))) {
       if (!nearest && !probe) {
         const Problem* q = keep.sorted.sorted_problem(p, criterion);
         if (!q) {
@@ -95,23 +112,26 @@ int descend(Search& se, Scan& sc, int low, int high) {
         }
         nearest.reset(new (std::nothrow) NearestBound(*q, criterion, se.start, 1));
         probe.reset(new (std::nothrow) SingularProbe(*q, criterion));
-        if (!nearest || !probe || nearest->status() != Status::Ok || probe->status() != Status::Ok) {
+        band.reset(new (std::nothrow) BandScreen(*q, criterion));
+        if (!nearest || !probe || !band || nearest->status() != Status::Ok || probe->status() != Status::Ok) {
           failure = {Status::OutOfMemory};
           continue;
         }
       }
       // Each point's bound or probe once per search (a search resumed in steps replays its descent every step).
       if (keep.ruled_points < count) {
-        if (!keep.ruled.reset_zeroed(count)) {
+        if (!keep.ruled.reset_zeroed(count) || !keep.screened.reset_zeroed(count)) {
           failure = {Status::OutOfMemory};
           continue;
         }
         std::fill(keep.ruled.get(), keep.ruled.get() + count, std::numeric_limits<double>::quiet_NaN());
+        std::fill(keep.screened.get(), keep.screened.get() + count, std::numeric_limits<double>::quiet_NaN());
         keep.ruled_points = count;
       }
       double& ruled = keep.ruled.get()[k];  // the bound (Nadaraya–Watson), or 1 where the probe shows +inf
       const double won = at(chosen);
-      if (nearest->active()) {
+      if (!exactly) {
+      } else if (nearest->active()) {
         if (std::isnan(ruled)) ruled = nearest->lower_bound(s);
         if (ruled * (1 - kBoundMargin) - margin(ruled) > won + margin(won)) break;  // and every lower point
       } else {
@@ -119,8 +139,21 @@ int descend(Search& se, Scan& sc, int low, int high) {
         if (std::isnan(ruled)) ruled = probe->singular(&hf) ? 1 : 0;
         if (ruled == 1) continue;
       }
+      // The band screen's reference: the lowest point evaluated when it is first asked.
+      float hf, ref;
+      if (!band->has_reference() && lowest >= 0 &&
+          float_bandwidth(se.start[0] * std::exp(first + lowest * step), &ref) && band->set_reference(ref))
+        keep.band_reference = lowest;
+      if (band->has_reference() && float_bandwidth(h, &hf)) {
+        double& lower = keep.screened.get()[k];  // a lower bound on CV(h) − CV(reference), NaN until asked
+        if (std::isnan(lower)) lower = band->lower_difference(hf);
+        const double reference = at(keep.band_reference);
+        const double rounding = band->rounding(std::max(reference, reference + lower));
+        if (reference - margin(reference) + lower - rounding > (won + margin(won)) * (1 + kBoundMargin)) continue;
+      }
     }
     at(k) = scan_at(first + k * step);
+    if (std::isfinite(at(k))) lowest = k;
     if (chosen < 0 || at(k) <= at(chosen)) chosen = k;  // ties to the smaller bandwidth, as the upward scan
   }
   return std::max(chosen, low);

@@ -9,6 +9,7 @@
 
 #include "base/scratch.h"
 #include "stats/bandwidth_detail.h"
+#include "stats/cv_band_screen.h"
 #include "stats/cv_scan_bound.h"
 #include "stats/cv_scan_far.h"
 #include "stats/search_parts.h"
@@ -66,7 +67,10 @@ struct CvSearchKeep {
   Scratch<double> expanded;               // per scan point going up: its expansion bound, NaN until asked
   std::unique_ptr<NearestBound> nearest;  // the 1-D descent's bounds, made at its first exact point
   std::unique_ptr<SingularProbe> probe;
-  Scratch<double> ruled;  // per scan point of the descent: its bound or probe's answer, NaN until asked
+  std::unique_ptr<BandScreen> band;  // the descent's band screen (cv_band_screen.h), made with its bounds
+  Scratch<double> ruled;     // per scan point of the descent: its bound or probe's answer, NaN until asked
+  Scratch<double> screened;  // per scan point of the descent: the band screen's lower difference, NaN until asked
+  int band_reference = 0;    // the scan point whose rows the band screen holds
   int ruled_points = 0;
   double scale_lo = 0, scale_hi = 0;
   Status status = Status::Ok;

@@ -1,0 +1,55 @@
+// The screen of a large 1-D descent's exact band (cv_scan.cpp): a scan point below the grid's reach costs
+// O(n · keys in reach) exactly (cv_band_window.h), and on a large sample those few points are most of the search (8 of
+// 49 evaluations, about 55 % of a 10⁶-point default fit), though the criterion there mostly rises as h falls. Each is
+// first scored on a stratified subsample of m = kBandScreenRows rows (the ⌊(k + ½)·n/m⌋-th of the sorted sample), paired
+// with the same rows at a reference point the descent evaluated above it: the mean D̂ and standard deviation σ̂ of the
+// rows' differences of squared residuals give CV(h) − CV(reference) >= D̂ − z·σ̂/√m (z = kBandScreenDeviations), and a
+// point whose score that shows above the best found (with the search's margins) is skipped, nor on the curve, as the
+// nearest-neighbour bound skips. Paired, the differences spread far less than either residual (both are mostly the
+// row's own noise). The skip is statistical, not proven: the n rows' mean difference would have to lie more than z
+// standard errors below the subsample's, a chance under 1e-15 in the normal approximation at m = 16,384; a held-out
+// design singular on the subsample proves the score +inf.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "base/scratch.h"
+#include "engine/problem.h"
+#include "stats/bandwidth.h"
+
+namespace ka {
+
+// Below kBandScreenMinPoints the band costs little and the subsample would be most of the rows.
+constexpr int64_t kBandScreenMinPoints = int64_t(1) << 17, kBandScreenRows = int64_t(1) << 14;
+constexpr double kBandScreenDeviations = 8;
+
+class BandScreen {
+ public:
+  // `sorted`: the search's sample sorted by x (its kernel's bandwidth is ignored). active() is false unless: at least
+  // kBandScreenMinPoints points, and band_window_cv applies to the search (Gaussian, Nadaraya–Watson or local-linear,
+  // leave-one-out, no observation weights, no other mask, one column of y).
+  BandScreen(const Problem& sorted, const Criterion& c);
+  bool active() const { return active_; }
+  bool has_reference() const { return referenced_; }
+  // Scores the rows at the reference bandwidth h; false (the screen then inactive) without memory, or where some
+  // row's design is singular at h.
+  bool set_reference(float h);
+  // The lower bound D̂ − z·σ̂/√m on CV(h) − CV(reference): +inf where a row's held-out design is singular at h, NaN
+  // where it cannot tell (no reference, no memory, a NaN row).
+  double lower_difference(float h);
+  // What float32 rounding may move the scores compared about a score s: the band's at h, the reference's, and the
+  // subsample's two, each by at most 2·√s·e + e², e = 2^-16 · max|y| (256 float32 steps of the largest value a fit
+  // weighs: without noise, CV is that rounding, and the subsample's differ from the band's sums).
+  double rounding(double s) const { return 4 * (2 * std::sqrt(s) * rounding_ + rounding_ * rounding_); }
+
+ private:
+  Problem problem_;
+  Estimator estimator_;
+  bool active_ = false, referenced_ = false;
+  double rounding_ = 0;
+  Scratch<int64_t> rows_;
+  Scratch<double> reference_, trial_;
+  bool residuals(float h, double* out);
+};
+
+}  // namespace ka
