@@ -534,6 +534,44 @@ TEST_CASE("grid CV over a search (GridCv) follows a float64 leave-one-out loop a
   }
 }
 
+TEST_CASE("GridCv fits the points it cannot serve over their own window of keys, as over every key") {
+  // 2,988 uniform points, a dense cluster of 500 in 1e-4 beside an empty stretch, and 12 points 0.05 apart (the last
+  // three 1e-4) beyond the rest with y around 50: at h = 0.004 each such point's keys weigh e^-78 of the bulk's, so
+  // the grid hands it to exact_rows_into, and its residual (about 1) is a large share of the score. The reference is
+  // the per-evaluation grid, whose exact rows run over every key.
+  const int64_t n = 3500;
+  Sample s(n, 1, 19);
+  for (int64_t i = 0; i < 500; ++i) s.x[size_t(i)] = 0.3f + 1e-4f * float(i) / 500;
+  for (int64_t k = 0; k < 12; ++k) {  // the last three 1e-4 apart: no held-out design is singular
+    s.x[size_t(500 + k)] = k < 9 ? 1.05f + 0.05f * float(k) : 1.5f + 1e-4f * float(k - 9);
+    s.y[size_t(500 + k)] = 50.0f + float(k % 3);
+  }
+  for (size_t i = 512; i < s.x.size(); ++i) s.x[i] = s.x[i] < 0.3f && s.x[i] > 0.2f ? s.x[i] - 0.1f : s.x[i];
+  const std::vector<float> w(size_t(n), 1.0f);
+  const float h0 = 1.0f;
+  for (const KernelKind kind : {KernelKind::Gaussian, KernelKind::Laplacian}) {
+    Problem p;
+    p.keys = p.queries = {s.x.data(), n, 1, 1};
+    p.values = {s.y.data(), n, 1, 1};
+    p.kernel = {kind, 1.0, &h0};
+    for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+      GridCv grid({p, est, nullptr}, 1e-3);
+      for (const double h : {0.004, 0.01}) {
+        double score = 0;
+        bool served = false;
+        REQUIRE(grid.score(float(h), &score, &served).status == Status::Ok);
+        CAPTURE(int(kind));
+        CAPTURE(int(est));
+        CAPTURE(h);
+        REQUIRE(served);
+        const double old = grid_local_fit_cv(p, w, float(h), est, 1e-3);
+        CHECK(score > 0.01);  // the premise: the isolated points' residuals count
+        CHECK(score == doctest::Approx(old).epsilon(1e-6));
+      }
+    }
+  }
+}
+
 TEST_CASE("GridCv of more than 2^18 points bins on a finer grid: a bandwidth of 15 spacings on 2^19 cells") {
   // 600,000 points: the finest grid has 2^20 cells (cv_finest_level), so h = 15 spacings, which wants about 3.7·10⁵
   // nodes at tolerance 1e-3, runs on 2^19 cells; a sample of 2^18 points has no grid for it. The reference is the

@@ -190,47 +190,59 @@ int64_t GridCv::level_offset(int level) const {
 
 Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum) {
   if (count == 0 || std::isnan(*sum)) return {};  // a row is already empty: the score is +inf whatever these give
-  const Problem& p = fit_.problem;
-  const int64_t n = p.keys.rows, width = p.values.cols;
-  const float* omega = fit_.observation_weights;
-  Scratch<int64_t> rows(count);
-  Scratch<float> fits(count * width);
-  if (!rows.ok() || !fits.ok()) return {Status::OutOfMemory};
-  // The sorted points keep no index into the sample (4 bytes a point saved): each row is the first point with the
-  // same x, y and ω, whose leave-one-out fit is the same. The scan costs less than the exact fit of the row.
-  const auto same = [](float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); };
-  for (int64_t r = 0; r < count; ++r) {
-    const int64_t k = sorted[r];
-    const float* y = y_.get() + k * width;
-    int64_t i = 0;
-    while (i < n && !(same(p.keys.row(i)[0], x_.get()[k]) && (!omega || omega[i] == w_.get()[k]) &&
-                      std::equal(y, y + width, p.values.row(i), same)))
-      ++i;
-    rows.get()[r] = i;
-  }
-  Scratch<uint8_t> guarded(count);
-  if (!guarded.ok()) return {Status::OutOfMemory};
-  std::fill(guarded.get(), guarded.get() + count, uint8_t(0));
-  FitOut into{Matrix{fits.get(), count, width, width}};
-  into.guarded = guarded.get();
-  const Result r = fit_rows(fit_, rows.get(), count, into);
-  if (r.status != Status::Ok) return r;
+  const int64_t width = fit_.problem.values.cols, cells = int64_t(1) << finest_;
   const int64_t np = fit_.estimator == Estimator::LocalLinear ? 2 : 1;
+  const double h = double(h_), cell = range_ / double(cells), scale = double(cells) / range_;
+  const float* omega = fit_.observation_weights ? w_.get() : nullptr;
   double a[4], z[2];
   Scratch<double> t(np * width), exact(width);
   if (!t.ok() || !exact.ok()) return {Status::OutOfMemory};
-  for (int64_t k = 0; k < count; ++k) {
-    const int64_t i = rows.get()[k];
-    const float* fit = fits.get() + k * width;
-    // Where the guard acted, the textbook solve (or +inf for a singular design: NaN here), as cv_score_direct.
-    const bool textbook = guarded.get()[k] != 0;
-    if (textbook && !exact_local_row(fit_.problem, int(np - 1), omega, i, {a, t.get(), z}, exact.get())) {
+  const auto cell_of = [&](double v) {
+    return std::clamp<int64_t>(int64_t(std::floor((v - lo_) * scale)), 0, cells - 1);
+  };
+  // Where a key's weight stops mattering, given the nearest key's distance d1: below 2^-(25 + log₂ n) of the
+  // nearest's (the keys left out then weigh less than float32 rounding of the row's sum, as local_fit's tile skip),
+  // or the support's end; without such a bound, every key.
+  const double cut = std::log(2.0) * (25 + std::log2(double(counted_)));
+  const auto reach = [&](double d1) {
+    switch (fit_.problem.kernel.kind) {
+      case KernelKind::Gaussian: return std::sqrt(d1 * d1 + 2 * cut * h * h);
+      case KernelKind::Laplacian: return d1 + cut * h;
+      default: return reach_of(fit_.problem.kernel.kind) > 0 ? reach_of(fit_.problem.kernel.kind) * h : range_;
+    }
+  };
+  for (int64_t r = 0; r < count; ++r) {
+    const int64_t k = sorted[r];
+    const double x = double(x_.get()[k]);
+    const int64_t home = cell_of(x);
+    // The nearest other point: the cells out from the point's own until the next ring lies beyond it (a point in cell
+    // home ± ring is at least (ring − 1) cells away).
+    double d1 = std::numeric_limits<double>::infinity();
+    for (int64_t ring = 0; (double(ring) - 1) * cell <= d1 && (home - ring >= 0 || home + ring < cells); ++ring)
+      for (const int64_t c : {home - ring, home + ring}) {
+        if (c < 0 || c >= cells || (ring == 0 && c != home)) continue;
+        for (int64_t j = start_.get()[c]; j < start_.get()[c + 1]; ++j)
+          if (j != k) d1 = std::min(d1, std::fabs(double(x_.get()[j]) - x));
+        if (ring == 0) break;
+      }
+    // Its window: the cells within reach, one more each way for the cells' rounding.
+    const double r_x = reach(d1);
+    const int64_t first = start_.get()[std::max<int64_t>(0, cell_of(x - r_x) - 1)];
+    const int64_t last = start_.get()[std::min(cells, cell_of(x + r_x) + 2)];
+    Problem window = fit_.problem;
+    window.keys = window.queries = ConstMatrix{x_.get() + first, last - first, 1, 1};
+    window.values = ConstMatrix{y_.get() + first * width, last - first, width, width};
+    window.masks = Masks{};
+    window.masks.leave_one_out = true;
+    // The textbook solve (+inf for a singular design: NaN here), as cv_score's exact rows.
+    if (!exact_local_row(window, int(np - 1), omega ? omega + first : nullptr, k - first, {a, t.get(), z},
+                         exact.get())) {
       *sum = std::numeric_limits<double>::quiet_NaN();
       return {};
     }
     for (int64_t c = 0; c < width; ++c) {
-      const double e = double(p.values.row(i)[c]) - (textbook ? exact.get()[c] : double(fit[c]));
-      *sum += (omega ? double(omega[i]) : 1.0) * e * e;
+      const double e = double(y_.get()[k * width + c]) - exact.get()[c];
+      *sum += (omega ? double(omega[k]) : 1.0) * e * e;
     }
   }
   return {};

@@ -70,7 +70,8 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
 // not depend on which bandwidths were scored before it (a search resumed in steps gives the bytes of one call). An
 // evaluation then costs O(G·L) for the convolutions plus one sequential pass over the points, cell by cell, that reads
 // each cell's moments as lines across it, removes each point's own weight and sums the squared residuals. Rows the grid
-// cannot serve are fitted exactly, as grid_local_fit does (kServedShare). The sorted copy costs 8 bytes a point (12
+// cannot serve (kServedShare, or a local-linear pivot the guard would raise) are fitted exactly over the keys in their
+// reach, which the sorted points give (a pass over the sample each had cost a clustered sample most of its search). The sorted copy costs 8 bytes a point (12
 // with observation weights) and, at 10⁷ points natively, about 0.25 s once; it makes a pass about 8× cheaper than
 // reading the moments in sample order (≈ 10 ms instead of ≈ 80). 2-D samples keep, for now, the per-evaluation path
 // (cv_score through grid_local_fit).
@@ -96,7 +97,9 @@ class GridCv {
 
  private:
   Result sort_and_bin();
-  // Adds ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² of the exact fits of these sorted points to *sum.
+  // Adds ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² of the exact fits of these sorted points to *sum: the float64 textbook solve
+  // over each point's window of the sorted points (the cells within reach of the keys whose weight exceeds
+  // 2^-(25 + log₂ n) of the nearest key's, or the support), not a pass over the sample.
   Result exact_rows_into(const int64_t* sorted, int64_t count, double* sum);
 
   Fit fit_;
