@@ -192,7 +192,7 @@ Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum
   if (count == 0 || std::isnan(*sum)) return {};  // a row is already empty: the score is +inf whatever these give
   const int64_t width = fit_.problem.values.cols, cells = int64_t(1) << finest_;
   const int64_t np = fit_.estimator == Estimator::LocalLinear ? 2 : 1;
-  const double h = double(h_), cell = range_ / double(cells), scale = double(cells) / range_;
+  const double h = double(h_), scale = double(cells) / range_;
   const float* omega = fit_.observation_weights ? w_.get() : nullptr;
   double a[4], z[2];
   Scratch<double> t(np * width), exact(width);
@@ -215,16 +215,18 @@ Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum
     const int64_t k = sorted[r];
     const double x = double(x_.get()[k]);
     const int64_t home = cell_of(x);
-    // The nearest other point: the cells out from the point's own until the next ring lies beyond it (a point in cell
-    // home ± ring is at least (ring − 1) cells away).
+    // The nearest other point: in the point's own cell or the nearest occupied cell either way, whose points are the
+    // runs just before and after the own cell's (the cells are in order). Were a point binned a cell off by rounding,
+    // d1 would only come out larger, and the window with it.
     double d1 = std::numeric_limits<double>::infinity();
-    for (int64_t ring = 0; (double(ring) - 1) * cell <= d1 && (home - ring >= 0 || home + ring < cells); ++ring)
-      for (const int64_t c : {home - ring, home + ring}) {
-        if (c < 0 || c >= cells || (ring == 0 && c != home)) continue;
-        for (int64_t j = start_.get()[c]; j < start_.get()[c + 1]; ++j)
-          if (j != k) d1 = std::min(d1, std::fabs(double(x_.get()[j]) - x));
-        if (ring == 0) break;
-      }
+    const auto nearest_in = [&](int64_t from, int64_t to) {
+      for (int64_t j = from; j < to; ++j)
+        if (j != k) d1 = std::min(d1, std::fabs(double(x_.get()[j]) - x));
+    };
+    const int64_t own_first = start_.get()[home], own_last = start_.get()[home + 1];
+    nearest_in(own_first, own_last);
+    if (own_first > 0) nearest_in(start_.get()[std::min(home - 1, cell_of(double(x_.get()[own_first - 1])))], own_first);
+    if (own_last < counted_) nearest_in(own_last, start_.get()[std::max(home + 1, cell_of(double(x_.get()[own_last]))) + 1]);
     // Its window: the cells within reach, one more each way for the cells' rounding.
     const double r_x = reach(d1);
     const int64_t first = start_.get()[std::max<int64_t>(0, cell_of(x - r_x) - 1)];
