@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stats/bandwidth.h"
+#include "methods/plan.h"
 #include "stats/cv_band_window.h"
 
 using namespace ka;
@@ -164,4 +165,37 @@ TEST_CASE("the band's windowed CV declines what it does not compute") {
   p.queries = p.keys = {unsorted.data(), 100, 1, 1};
   CHECK(!bandwidth_detail::band_window_cv(p, Estimator::LocalLinear, &score));
   CHECK(score == -1);
+}
+
+TEST_CASE("a clustered sample's band bandwidths run on the grid where its keys in reach cost more") {
+  // 10⁵ points, half of them in N(0.2, 0.001²): at h = 8.5e-5 the band's rows there have about 5,000 keys in reach,
+  // where a uniform spread over the range would give 160; the plan counts the sample's own.
+  const int64_t n = 100000;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> z(0.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    x[size_t(i)] = i % 2 ? 0.2f + 0.001f * z(rng) : 0.8f + 0.05f * z(rng);
+    y[size_t(i)] = std::sin(6 * x[size_t(i)]) + 0.3f * z(rng);
+  }
+  const float h0 = 1;
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, &h0};
+  Criterion c{Estimator::LocalLinear};
+  c.grid_tolerance = 1e-3;
+  bandwidth_detail::SearchSample sample;
+  const float h = 8.5e-5f;
+  bool uniform = false, counted = true;
+  REQUIRE(bandwidth_detail::band_window_plan(sample, p, c, h, &uniform, false).status == Status::Ok);
+  REQUIRE(bandwidth_detail::band_window_plan(sample, p, c, h, &counted).status == Status::Ok);
+  CHECK(uniform);   // the uniform estimate takes the band
+  CHECK(!counted);  // the sample's own count gives it to the grid
+  // A uniform sample's count agrees with the estimate: the band keeps its bandwidths.
+  for (auto& v : x) v = u(rng);
+  bandwidth_detail::SearchSample again;
+  REQUIRE(bandwidth_detail::band_window_plan(again, p, c, 3e-5f, &counted).status == Status::Ok);
+  CHECK(counted);
 }

@@ -126,7 +126,12 @@ int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t point
 // A descending 1-D scan's point (select_cv's exact band, docs/regression.md "The lower end"): whether the float32
 // windowed criterion (stats/cv_band_window.h) scores Gaussian bandwidth h of `points` points spread over `range`,
 // rather than the grid plan_grid_cv_cells gives h (or the exact fit, where it gives none): where its keys in reach cost
-// less than the grid's convolutions and its pass over the points.
-bool plan_band_cv(double range, KernelKind kind, Estimator estimator, float h, int64_t points, double tolerance);
+// less than the grid's convolutions and its pass over the points. `keys_in_reach` (when >= 0): the sample's own count
+// of (row, key) pairs within the band's reach, for the uniform spread's estimate, which a clustered sample exceeds many
+// times.
+bool plan_band_cv(double range, KernelKind kind, Estimator estimator, float h, int64_t points, double tolerance,
+                  double keys_in_reach = -1);
+// The band's reach in bandwidths on `points` points: its keys within 2^-(25 + log₂ n) of a row's nearest key's weight.
+double band_reach(double points);
 
 }  // namespace ka

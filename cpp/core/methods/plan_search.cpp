@@ -73,11 +73,16 @@ int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t point
 // 150 ms, 2^18 in 67–100 ms) and 20 ns a point for the pass over the sample (kGridPointKeys). The grid then wins above
 // about ten spacings, at 10⁵ points as at 10⁶.
 constexpr double kBandRowKeys = 47, kGridTapKeys = 0.32, kGridPointKeys = 16;
-bool plan_band_cv(double range, KernelKind kind, Estimator estimator, float h, int64_t points, double tolerance) {
+double band_reach(double points) {
+  const double ln2 = 0.6931471805599453;
+  return std::sqrt(2 * ln2 * (25 + std::log(points) / ln2));  // cv_band_window.h's window, in bandwidths
+}
+bool plan_band_cv(double range, KernelKind kind, Estimator estimator, float h, int64_t points, double tolerance,
+                  double keys_in_reach) {
   if (kind != KernelKind::Gaussian || !(range > 0) || !(h > 0) || points < 3) return false;
-  const double ln2 = 0.6931471805599453, n = double(points);
-  const double reach = std::sqrt(2 * ln2 * (25 + std::log(n) / ln2));  // cv_band_window.h's window, in bandwidths
-  const double band = n * (kBandRowKeys + std::min(n, 2 * reach * double(h) * n / range));
+  const double n = double(points);
+  const double band = n * kBandRowKeys +
+                      (keys_in_reach >= 0 ? keys_in_reach : n * std::min(n, 2 * band_reach(n) * double(h) * n / range));
   const int64_t cells = plan_grid_cv_cells(range, kind, h, points, tolerance);
   if (cells == 0) return true;
   const double taps =

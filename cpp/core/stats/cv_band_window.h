@@ -38,8 +38,11 @@ bool band_window_cv(const Problem& sorted, Estimator estimator, double* score);
 // band_window_cv does not apply.
 bool band_window_residuals(const Problem& sorted, Estimator estimator, const int64_t* rows, int64_t m, double* out);
 
-// Whether band_window_score would take bandwidth h (*planned): it applies, and plan_band_cv prefers it to the grid.
-Result band_window_plan(SearchSample& sample, const Problem& p, const Criterion& c, float h, bool* planned);
+// Whether band_window_score would take bandwidth h (*planned): it applies, and plan_band_cv prefers it to the grid
+// with the sample's own count of keys in reach (`counted`), or with the uniform spread's estimate (the band's
+// bandwidths, as a descent screens them: cv_scan.cpp).
+Result band_window_plan(SearchSample& sample, const Problem& p, const Criterion& c, float h, bool* planned,
+                        bool counted = true);
 
 // band_window_cv of a search's sample (p, c as select_cv takes them) at bandwidth h, on the search's sorted sample
 // (`sample`, sorted once): *served false, nothing computed, where it does not apply (observation weights, blocked CV,

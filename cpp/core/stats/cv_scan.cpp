@@ -86,16 +86,16 @@ int descend(Search& se, Scan& sc, int low, int high) {
     if (!float_bandwidth(h, &hf)) return false;
     return !(screening && h >= screen_from && screen.serves(hf)) && !grid.serves(hf);
   };
-  // The band's points the grid serves too, where plan_band_cv prefers the band: bounded, probed and screened as the
-  // exact ones on a large sample (a clustered one's band costs O(n · cluster) a point: one shown +inf by the probe
-  // had cost 2 of a 3.5 s search at 2·10⁵ points).
+  // The band's points the grid serves too (where plan_band_cv prefers the band on a uniform spread: a clustered
+  // sample's may run on the grid): bounded, probed and screened as the exact ones on a large sample (a clustered one's
+  // band costs O(n · cluster) a point: one shown +inf by the probe had cost 2 of a 3.5 s search at 2·10⁵ points).
   const auto by_band = [&](double h) {
     float hf;
     bool planned = false;
     if (p.keys.rows < kBandScreenMinPoints || !float_bandwidth(h, &hf) ||
         (screening && h >= screen_from && screen.serves(hf)))
       return false;
-    if (const Result r = band_window_plan(keep.sorted, p, criterion, hf, &planned); r.status != Status::Ok)
+    if (const Result r = band_window_plan(keep.sorted, p, criterion, hf, &planned, false); r.status != Status::Ok)
       failure = r;
     return planned;
   };
