@@ -11,6 +11,7 @@
 #include "stats/bandwidth.h"
 #include "stats/cv_band_screen.h"
 #include "stats/cv_band_window.h"
+#include "methods/grid/grid.h"
 #include "stats/cv_scan_bound.h"
 #include "stats/cv_scan_far.h"
 
@@ -61,6 +62,30 @@ TEST_CASE("the singular probe shows local-linear CV +inf only where the exact sc
   Criterion weighted = ll;
   weighted.observation_weights = w.data();
   CHECK(!SingularProbe(s.p, weighted).active());
+}
+
+TEST_CASE("the singular probe finds a held-out point whose two nearest keys are tied") {
+  // 1,000 evenly spaced points, then one at 2 and two tied at 2.001: at h = 0.001 the point at 2 sees its two tied
+  // keys and nothing else (the rest weigh e^-500000 of them), one value of x, a singular design. Counted by point, its
+  // nearest two were at one distance (D2² − D1² = 0) and the probe never tried it.
+  std::vector<float> x, y;
+  for (int i = 0; i < 1000; ++i) x.push_back(float(i) / 1000);
+  for (const float v : {2.0f, 2.001f, 2.001f}) x.push_back(v);
+  for (size_t i = 0; i < x.size(); ++i) y.push_back(std::sin(6 * x[i]) + 0.01f * float(i % 7));
+  const int64_t n = int64_t(x.size());
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  Criterion ll{Estimator::LocalLinear};
+  const SingularProbe probe(p, ll);
+  REQUIRE(probe.active());
+  const double h = 0.001;
+  const float hf = float(h);
+  double cv = 0;
+  REQUIRE(cv_score(p, &h, &cv, ll).status == Status::Ok);
+  CHECK(std::isinf(cv));
+  CHECK(probe.singular(&hf));
 }
 
 TEST_CASE("in 1-D the nearest-neighbour bound never exceeds the CV score") {
@@ -128,12 +153,17 @@ TEST_CASE("a large 1-D search descends its scan and returns no worse than the mi
 }
 
 TEST_CASE("a search resumed in steps with its CvSearchState gives the bytes of one call") {
+  // Uniform x; and lognormal x with y about a line, whose scan defers its upper points (rows of the far tail the grid
+  // cannot serve) and completes those that could be the best after its descent.
   const int64_t n = 3000;
   std::mt19937 rng(12);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> z(0.0f, 1.0f);
   std::vector<float> x(n), y(n);
-  for (auto& v : x) v = u(rng);
-  for (int64_t i = 0; i < n; ++i) y[size_t(i)] = std::cos(5 * x[size_t(i)]) + 0.2f * (u(rng) - 0.5f);
+  for (const bool lognormal : {false, true}) {
+  for (auto& v : x) v = lognormal ? std::exp(z(rng)) : u(rng);
+  for (int64_t i = 0; i < n; ++i)
+    y[size_t(i)] = lognormal ? 2 * x[size_t(i)] + 0.3f * z(rng) : std::cos(5 * x[size_t(i)]) + 0.2f * (u(rng) - 0.5f);
   Problem p;
   p.queries = p.keys = {x.data(), n, 1, 1};
   p.values = {y.data(), n, 1, 1};
@@ -159,6 +189,7 @@ TEST_CASE("a search resumed in steps with its CvSearchState gives the bytes of o
       r = select_cv(p, false, &h2, &score2, &curve2, c, {pause, &stop_at}, &state);
       REQUIRE((r.status == Status::Ok || r.status == Status::Cancelled));
     }
+    CAPTURE(lognormal);
     CAPTURE(tolerance);
     CHECK(calls == curve.count + 1);
     CHECK(curve2.count == curve.count);
@@ -166,6 +197,48 @@ TEST_CASE("a search resumed in steps with its CvSearchState gives the bytes of o
     CHECK(std::equal(scores.begin(), scores.begin() + curve.count, scores2.begin()));
     CHECK(h2 == h);
     CHECK(score2 == score);
+  }
+  }
+}
+
+TEST_CASE("a descent defers grid points with rows the grid cannot serve and completes those that could be best") {
+  // Lognormal x (a far right tail), y about a line with noise: CV falls towards the line's, so the minimum lies among
+  // the scan's upper points (from about range/4 on: 21.9 to 166 on this sample), each with tail rows the grid hands
+  // to exact fits over every key; skipped, not completed, the search would stop at 14.6, 1e-4 of CV above them.
+  const int64_t n = 3000;
+  std::mt19937 rng(4);
+  std::normal_distribution<float> z(0.0f, 1.0f);
+  std::vector<float> x(n), y(n);
+  for (int64_t i = 0; i < n; ++i) {
+    x[size_t(i)] = std::exp(z(rng));
+    y[size_t(i)] = 2 * x[size_t(i)] + 3 * z(rng);
+  }
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 1, 1};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  Criterion c{Estimator::LocalLinear};
+  c.grid_tolerance = 1e-3;
+  const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
+  const double range = double(*hi) - double(*lo);
+  // The premise: the grid defers the range's bandwidth, and its full score is what a search must not miss.
+  GridCv grid({p, c.estimator, nullptr}, 1e-3);
+  double partial = 0, full = 0;
+  bool served = false, deferred = false;
+  REQUIRE(grid.score(float(range), &partial, &served, nullptr, &deferred).status == Status::Ok);
+  REQUIRE(served);
+  CHECK(deferred);
+  REQUIRE(grid.score(float(range), &full, &served).status == Status::Ok);
+  CHECK(partial < full);  // the rows left out add their squares
+  double h = 0, score = 0;
+  REQUIRE(rule_of_thumb(p.keys, Rule::Scott, &h) == Status::Ok);
+  REQUIRE(select_cv(p, false, &h, &score, nullptr, c).status == Status::Ok);
+  // No upper point scores less than the search's best.
+  for (double above = range / 4; above < 4 * range; above *= 1.5) {
+    double v = 0;
+    REQUIRE(grid.score(float(above), &v, &served).status == Status::Ok);
+    CAPTURE(above);
+    CHECK(score <= v * (1 + 1e-12));
   }
 }
 

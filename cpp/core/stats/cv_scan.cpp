@@ -102,6 +102,21 @@ int descend(Search& se, Scan& sc, int low, int high) {
   const auto margin = [&](double v) { return screening && std::isfinite(v) ? se.screen_margin(v) : 0.0; };
   int chosen = -1, lowest = -1;  // the best point, and the lowest evaluated with a finite score (the screen's reference)
   for (int k = low; k <= high; ++k) at(k) = kInf;
+  // Each point's deferral once per search (a search resumed in steps replays its descent every step).
+  if (keep.partial_points < count) {
+    if (!keep.partial.reset_zeroed(count)) return failure = {Status::OutOfMemory}, low;
+    std::fill(keep.partial.get(), keep.partial.get() + count, std::numeric_limits<double>::quiet_NaN());
+    keep.partial_points = count;
+  }
+  const auto take = [&](int k) {
+    if (std::isfinite(at(k))) lowest = std::min(lowest < 0 ? k : lowest, k);
+    if (chosen < 0 || at(k) < at(chosen) || (at(k) == at(chosen) && k < chosen)) chosen = k;  // ties: smaller h
+  };
+  // A point beaten, by a bound on its score, by the best one evaluated (with the margins of both).
+  const auto beaten = [&](double bound) {
+    const double won = chosen >= 0 ? at(chosen) : kInf;
+    return std::isfinite(won) && bound * (1 - kBoundMargin) - margin(bound) > won + margin(won);
+  };
   for (int k = high; k >= low; --k) {
     const double s = std::exp(first + k * step), h = se.start[0] * s;
     if (failure.status != Status::Ok) continue;
@@ -153,9 +168,50 @@ int descend(Search& se, Scan& sc, int low, int high) {
         if (reference - margin(reference) + lower - rounding > (won + margin(won)) * (1 + kBoundMargin)) continue;
       }
     }
+    // A grid-served point is scored first without the rows the grid cannot serve (grid.h: each fitted exactly over
+    // its keys in reach, at large bandwidths every key); where there are such rows, that lower bound (the rows add
+    // squares) defers the point, and it is completed after the descent only where it could be the best.
+    double& partial = keep.partial.get()[k];
+    if (std::isnan(partial)) {
+      partial = -kInf;
+      if (GridCv* g = se.scan_grid(h)) {
+        double v;
+        bool served = false, deferred = false;
+        if (const Result r = g->score(float(h), &v, &served, nullptr, &deferred); r.status != Status::Ok) {
+          failure = r;
+          continue;
+        }
+        if (served && deferred) {
+          partial = v;
+          continue;
+        }
+        if (served) {  // no such rows: v is its score, recorded as its evaluation
+          at(k) = se.scale_to(first + k * step, true, &v);
+          take(k);
+          continue;
+        }
+      }
+    }
+    if (partial > -kInf) continue;
     at(k) = scan_at(first + k * step);
-    if (std::isfinite(at(k))) lowest = k;
-    if (chosen < 0 || at(k) <= at(chosen)) chosen = k;  // ties to the smaller bandwidth, as the upward scan
+    take(k);
+  }
+  // The deferred points, least bound first (the same order when a resumed search replays it): each completed where
+  // its bound does not show it beaten by the best point evaluated.
+  Scratch<uint8_t> decided(count);
+  if (!decided.ok()) return failure = {Status::OutOfMemory}, std::max(chosen, low);
+  std::fill(decided.get(), decided.get() + count, uint8_t(0));
+  for (;;) {
+    int next = -1;
+    for (int k = low; k <= high; ++k) {
+      const double v = keep.partial.get()[k];
+      if (!decided.get()[k] && v > -kInf && !std::isnan(v) && (next < 0 || v < keep.partial.get()[next])) next = k;
+    }
+    if (next < 0 || failure.status != Status::Ok) break;
+    decided.get()[next] = 1;
+    if (beaten(keep.partial.get()[next])) continue;
+    at(next) = scan_at(first + next * step);
+    take(next);
   }
   return std::max(chosen, low);
 }

@@ -48,7 +48,8 @@ class NearestBound {
 // score's textbook re-solve refuses it). Below the spacing of a large sample most scan points are such: some point's
 // design rests on too few keys, every other key outweighed by a factor beyond 1e10 — in 1-D one neighbour (the
 // design has 2 columns), in 2-D two (3 columns: two keys and the point span one line). The probe tries the few points
-// whose last such key is closest against the next one (the largest D2² − D1² in 1-D, D3² − D1² in 2-D, the distances
+// whose last such key is closest against the next one (the largest D2² − D1² in 1-D, over the distinct values of x and
+// one point a value, D3² − D1² in 2-D, the distances
 // in units of the search's start), each by the textbook solve over the keys in its reach: one singular design proves
 // the score +inf without the O(n) pass.
 // Per point k of a 2-D sample x sorted by its first coordinate, every coordinate finite: D3² − D1², its third and

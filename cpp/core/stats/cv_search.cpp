@@ -12,6 +12,7 @@
 
 namespace ka {
 
+using bandwidth_detail::band_window_plan;
 using bandwidth_detail::band_window_score;
 using bandwidth_detail::cv_score_with;
 using bandwidth_detail::float_bandwidth;
@@ -37,8 +38,12 @@ CvSearchState::~CvSearchState() = default;
 
 namespace cv_search {
 
-double Search::evaluate(const double* bandwidth, bool scan) {
+double Search::evaluate(const double* bandwidth, bool scan, const double* known) {
   const double s = replay.score(bandwidth, &failure, [&](double* out) -> Result {
+    if (known) {
+      *out = *known;
+      return {};
+    }
     bool served = false;
     float hf;
     if (screening && scan && bandwidth[0] >= screen_from && float_bandwidth(bandwidth[0], &hf))
@@ -60,6 +65,17 @@ double Search::evaluate(const double* bandwidth, bool scan) {
     std::copy(bandwidth, bandwidth + dims, best_h.get());
   }
   return s;
+}
+
+GridCv* Search::scan_grid(double h) {
+  float hf;
+  if (!float_bandwidth(h, &hf)) return nullptr;
+  if (screening && h >= screen_from && keep.screen.serves(hf)) return &keep.screen;
+  if (descends) {
+    bool planned = false;
+    if (band_window_plan(keep.sorted, p, criterion, hf, &planned).status != Status::Ok || planned) return nullptr;
+  }
+  return keep.grid.suits() && keep.grid.serves(hf) ? &keep.grid : nullptr;
 }
 
 namespace {

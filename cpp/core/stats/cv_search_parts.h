@@ -71,6 +71,10 @@ struct CvSearchKeep {
   Scratch<double> ruled;     // per scan point of the descent: its bound or probe's answer, NaN until asked
   Scratch<double> screened;  // per scan point of the descent: the band screen's lower difference, NaN until asked
   int band_reference = 0;    // the scan point whose rows the band screen holds
+  // Per scan point of the descent: NaN until scored; −inf where evaluated in full; else the score without the rows
+  // the grid could not serve, the point deferred (cv_scan.cpp).
+  Scratch<double> partial;
+  int partial_points = 0;
   int ruled_points = 0;
   double scale_lo = 0, scale_hi = 0;
   Status status = Status::Ok;
@@ -157,12 +161,16 @@ struct Search {
   // neighbourhoods). The search returns the best point it evaluated, so no evaluation is repeated at the end.
   // A scan point while screening (`scan`) is scored on the screening grid where that serves h, and is never kept.
   // After a failure (or a cancellation) nothing more is evaluated: the loops run out on +inf and the search returns.
-  double evaluate(const double* bandwidth, bool scan);
+  // `known` (may be null): the score, already computed as the evaluation would (scan_grid's), recorded as it.
+  double evaluate(const double* bandwidth, bool scan, const double* known = nullptr);
+  // The grid that scores scan point h as evaluate routes it (the screen's, or the search's where neither the screen
+  // nor the band takes h), or null.
+  GridCv* scan_grid(double h);
 
   // The start times e^log_scale.
-  double scale_to(double log_scale, bool scan) {
+  double scale_to(double log_scale, bool scan, const double* known = nullptr) {
     for (int64_t d = 0; d < dims; ++d) trial.get()[d] = start[d] * std::exp(log_scale);
-    return evaluate(trial.get(), scan);
+    return evaluate(trial.get(), scan, known);
   }
 };
 

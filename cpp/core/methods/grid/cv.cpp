@@ -254,8 +254,9 @@ bool GridCv::serves(float h) const {
   return suits_ && plan_grid_cv_cells(range_, fit_.problem.kernel.kind, h, counted_, tolerance_) > 0;
 }
 
-Result GridCv::score(float h, double* score, bool* served, char* why) {
+Result GridCv::score(float h, double* score, bool* served, char* why, bool* deferred) {
   *served = false;
+  if (deferred) *deferred = false;
   if (!suits_) {
     if (why) format_text(why, kReasonSize, "exact: the sample does not suit the grid");
     return {};
@@ -360,7 +361,12 @@ Result GridCv::score(float h, double* score, bool* served, char* why) {
       c.count = end - k;
       k += kernel(c, &sum);
       if (k == end) break;
-      pending[waiting++] = k++;  // a point the grid cannot serve
+      ++k;  // a point the grid cannot serve
+      if (deferred) {
+        *deferred = true;
+        continue;
+      }
+      pending[waiting++] = k - 1;
       if (waiting == kExactBatch) {
         if (const Result r = exact_rows_into(pending, waiting, &sum); r.status != Status::Ok) return r;
         waiting = 0;

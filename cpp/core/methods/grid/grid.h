@@ -91,7 +91,9 @@ class GridCv {
   // reaches the tolerance at h, or it costs more than the exact score; nothing computed), or when blocked CV's band
   // leaves a point too little of the grid's weight (the caller scores h exactly). `why` (may be
   // null; kReasonSize bytes) receives the plan's reason either way.
-  Result score(float h, double* score, bool* served, char* why = nullptr);
+  // `deferred` (may be null): where given, the points the grid cannot serve are left out (*deferred true where there
+  // are any): *score is then the others' sum over the total weight, a lower bound on the score.
+  Result score(float h, double* score, bool* served, char* why = nullptr, bool* deferred = nullptr);
   // Whether score(h) would run on a grid (the plan gives h cells), without scoring it.
   bool serves(float h) const;
 
