@@ -63,9 +63,10 @@ namespace {
 // where it exceeds the best score (with the screen's margin both ways, and kBoundMargin for float32 rounding).
 // Local-linear: a point where the probe finds a singular held-out design scores +inf, as its evaluation would.
 // On a sample of kBandScreenMinPoints or more, an exact point whose subsample (cv_band_screen.h), paired with the
-// lowest point evaluated above it, shows its score above the best one's is skipped too. Skipped points are not
-// evaluated (nor on the curve); the scan's minimum is the one the whole scan gives (the band screen's: but for its
-// chance of error). Returns the best point of [low, high].
+// lowest point evaluated above it, shows its score above the best one's is skipped too; and a grid point with rows the
+// grid cannot serve is deferred, then completed only where the others' sum, a lower bound, does not show it beaten.
+// Skipped points are not evaluated (nor on the curve); the scan's minimum is the one the whole scan gives (the band
+// screen's: but for its chance of error). Returns the best point of [low, high].
 int descend(Search& se, Scan& sc, int low, int high) {
   const Problem& p = se.p;
   const Criterion& criterion = se.criterion;
@@ -104,7 +105,10 @@ int descend(Search& se, Scan& sc, int low, int high) {
   for (int k = low; k <= high; ++k) at(k) = kInf;
   // Each point's deferral once per search (a search resumed in steps replays its descent every step).
   if (keep.partial_points < count) {
-    if (!keep.partial.reset_zeroed(count)) return failure = {Status::OutOfMemory}, low;
+    if (!keep.partial.reset_zeroed(count)) {
+      failure = {Status::OutOfMemory};
+      return low;
+    }
     std::fill(keep.partial.get(), keep.partial.get() + count, std::numeric_limits<double>::quiet_NaN());
     keep.partial_points = count;
   }
@@ -199,7 +203,10 @@ int descend(Search& se, Scan& sc, int low, int high) {
   // The deferred points, least bound first (the same order when a resumed search replays it): each completed where
   // its bound does not show it beaten by the best point evaluated.
   Scratch<uint8_t> decided(count);
-  if (!decided.ok()) return failure = {Status::OutOfMemory}, std::max(chosen, low);
+  if (!decided.ok()) {
+    failure = {Status::OutOfMemory};
+    return std::max(chosen, low);
+  }
   std::fill(decided.get(), decided.get() + count, uint8_t(0));
   for (;;) {
     int next = -1;
