@@ -161,43 +161,43 @@ TEST_CASE("a search resumed in steps with its CvSearchState gives the bytes of o
   std::normal_distribution<float> z(0.0f, 1.0f);
   std::vector<float> x(n), y(n);
   for (const bool lognormal : {false, true}) {
-  for (auto& v : x) v = lognormal ? std::exp(z(rng)) : u(rng);
-  for (int64_t i = 0; i < n; ++i)
-    y[size_t(i)] = lognormal ? 2 * x[size_t(i)] + 0.3f * z(rng) : std::cos(5 * x[size_t(i)]) + 0.2f * (u(rng) - 0.5f);
-  Problem p;
-  p.queries = p.keys = {x.data(), n, 1, 1};
-  p.values = {y.data(), n, 1, 1};
-  p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
-  for (const double tolerance : {0.0, 1e-3}) {
-    Criterion c;
-    c.estimator = Estimator::LocalLinear;
-    c.grid_tolerance = tolerance;
-    double h = 0, score = 0;
-    REQUIRE(rule_of_thumb(p.keys, Rule::Scott, &h) == Status::Ok);
-    const double start = h;
-    std::vector<double> bw(256), scores(256);
-    CvCurve curve{bw.data(), scores.data(), 256, 0};
-    REQUIRE(select_cv(p, false, &h, &score, &curve, c).status == Status::Ok);
-    double h2 = start, score2 = -1;
-    std::vector<double> bw2(256), scores2(256);
-    CvCurve curve2{bw2.data(), scores2.data(), 256, 0};
-    CvSearchState state;
-    int32_t stop_at = 0, calls = 0;
-    const auto pause = [](void* ctx, int32_t e) { return e < *static_cast<int32_t*>(ctx); };
-    for (Result r{Status::Cancelled}; r.status == Status::Cancelled; ++calls) {
-      stop_at = curve2.count + 1;
-      r = select_cv(p, false, &h2, &score2, &curve2, c, {pause, &stop_at}, &state);
-      REQUIRE((r.status == Status::Ok || r.status == Status::Cancelled));
+    for (auto& v : x) v = lognormal ? std::exp(z(rng)) : u(rng);
+    for (int64_t i = 0; i < n; ++i)
+      y[size_t(i)] = lognormal ? 2 * x[size_t(i)] + 0.3f * z(rng) : std::cos(5 * x[size_t(i)]) + 0.2f * (u(rng) - 0.5f);
+    Problem p;
+    p.queries = p.keys = {x.data(), n, 1, 1};
+    p.values = {y.data(), n, 1, 1};
+    p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+    for (const double tolerance : {0.0, 1e-3}) {
+      Criterion c;
+      c.estimator = Estimator::LocalLinear;
+      c.grid_tolerance = tolerance;
+      double h = 0, score = 0;
+      REQUIRE(rule_of_thumb(p.keys, Rule::Scott, &h) == Status::Ok);
+      const double start = h;
+      std::vector<double> bw(256), scores(256);
+      CvCurve curve{bw.data(), scores.data(), 256, 0};
+      REQUIRE(select_cv(p, false, &h, &score, &curve, c).status == Status::Ok);
+      double h2 = start, score2 = -1;
+      std::vector<double> bw2(256), scores2(256);
+      CvCurve curve2{bw2.data(), scores2.data(), 256, 0};
+      CvSearchState state;
+      int32_t stop_at = 0, calls = 0;
+      const auto pause = [](void* ctx, int32_t e) { return e < *static_cast<int32_t*>(ctx); };
+      for (Result r{Status::Cancelled}; r.status == Status::Cancelled; ++calls) {
+        stop_at = curve2.count + 1;
+        r = select_cv(p, false, &h2, &score2, &curve2, c, {pause, &stop_at}, &state);
+        REQUIRE((r.status == Status::Ok || r.status == Status::Cancelled));
+      }
+      CAPTURE(lognormal);
+      CAPTURE(tolerance);
+      CHECK(calls == curve.count + 1);
+      CHECK(curve2.count == curve.count);
+      CHECK(std::equal(bw.begin(), bw.begin() + curve.count, bw2.begin()));
+      CHECK(std::equal(scores.begin(), scores.begin() + curve.count, scores2.begin()));
+      CHECK(h2 == h);
+      CHECK(score2 == score);
     }
-    CAPTURE(lognormal);
-    CAPTURE(tolerance);
-    CHECK(calls == curve.count + 1);
-    CHECK(curve2.count == curve.count);
-    CHECK(std::equal(bw.begin(), bw.begin() + curve.count, bw2.begin()));
-    CHECK(std::equal(scores.begin(), scores.begin() + curve.count, scores2.begin()));
-    CHECK(h2 == h);
-    CHECK(score2 == score);
-  }
   }
 }
 

@@ -8,8 +8,7 @@
 
 namespace ka {
 
-BandScreen::BandScreen(const Problem& sorted, const Criterion& c)
-    : problem_(sorted), estimator_(c.estimator) {
+BandScreen::BandScreen(const Problem& sorted, const Criterion& c) : problem_(sorted), estimator_(c.estimator) {
   const int64_t n = sorted.keys.rows;
   if (n < kBandScreenMinPoints || c.observation_weights || c.exclude > 0 || c.score != Score::LeaveOneOut ||
       sorted.masks.any())

@@ -43,8 +43,8 @@ inline float nearest_exponent(const float* x, int64_t n, float inv_h, int64_t i)
   return t * t * kHalfLog2e;
 }
 
-// Row i's held-out fit from its moments m (Channel order): the 2 × 2 solve in double, or the float64 textbook solve over
-// the keys in reach (exact_local_row) where the row lies far from every key (kBandTopLimit), has no weight, or its
+// Row i's held-out fit from its moments m (Channel order): the 2 × 2 solve in double, or the float64 textbook solve
+// over the keys in reach (exact_local_row) where the row lies far from every key (kBandTopLimit), has no weight, or its
 // slope pivot is at the float32 guard's floor. False where that is singular.
 template <bool kLinear>
 bool held_out_fit(const Problem& p, float inv_h, int64_t i, const double* m, double* fit) {
@@ -52,8 +52,7 @@ bool held_out_fit(const Problem& p, float inv_h, int64_t i, const double* m, dou
   const bool textbook = !(nearest_exponent(p.keys.data, p.keys.rows, inv_h, i) <= kBandTopLimit) || !(m[kS0] > 0) ||
                         (kLinear && !(pivot > kPivotFloor * m[kS2]));
   if (!textbook) {
-    *fit = kLinear ? m[kT0] / m[kS0] + m[kS1] / m[kS0] * (m[kS1] / m[kS0] * m[kT0] - m[kT1]) / pivot
-                   : m[kT0] / m[kS0];
+    *fit = kLinear ? m[kT0] / m[kS0] + m[kS1] / m[kS0] * (m[kS1] / m[kS0] * m[kT0] - m[kT1]) / pivot : m[kT0] / m[kS0];
     return true;
   }
   double work[4 + 2 + 2 + 1];

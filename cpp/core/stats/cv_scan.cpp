@@ -101,7 +101,8 @@ int descend(Search& se, Scan& sc, int low, int high) {
     return planned;
   };
   const auto margin = [&](double v) { return screening && std::isfinite(v) ? se.screen_margin(v) : 0.0; };
-  int chosen = -1, lowest = -1;  // the best point, and the lowest evaluated with a finite score (the screen's reference)
+  int chosen = -1,
+      lowest = -1;  // the best point, and the lowest evaluated with a finite score (the screen's reference)
   for (int k = low; k <= high; ++k) at(k) = kInf;
   // Each point's deferral once per search (a search resumed in steps replays its descent every step).
   if (keep.partial_points < count) {

@@ -68,7 +68,7 @@ struct CvSearchKeep {
   std::unique_ptr<NearestBound> nearest;  // the 1-D descent's bounds, made at its first exact point
   std::unique_ptr<SingularProbe> probe;
   std::unique_ptr<BandScreen> band;  // the descent's band screen (cv_band_screen.h), made with its bounds
-  Scratch<double> ruled;     // per scan point of the descent: its bound or probe's answer, NaN until asked
+  Scratch<double> ruled;             // per scan point of the descent: its bound or probe's answer, NaN until asked
   Scratch<double> screened;  // per scan point of the descent: the band screen's lower difference, NaN until asked
   int band_reference = 0;    // the scan point whose rows the band screen holds
   // Per scan point of the descent: NaN until scored; −inf where evaluated in full; else the score without the rows

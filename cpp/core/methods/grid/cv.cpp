@@ -225,8 +225,10 @@ Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum
     };
     const int64_t own_first = start_.get()[home], own_last = start_.get()[home + 1];
     nearest_in(own_first, own_last);
-    if (own_first > 0) nearest_in(start_.get()[std::min(home - 1, cell_of(double(x_.get()[own_first - 1])))], own_first);
-    if (own_last < counted_) nearest_in(own_last, start_.get()[std::max(home + 1, cell_of(double(x_.get()[own_last]))) + 1]);
+    if (own_first > 0)
+      nearest_in(start_.get()[std::min(home - 1, cell_of(double(x_.get()[own_first - 1])))], own_first);
+    if (own_last < counted_)
+      nearest_in(own_last, start_.get()[std::max(home + 1, cell_of(double(x_.get()[own_last]))) + 1]);
     // Its window: the cells within reach, one more each way for the cells' rounding.
     const double r_x = reach(d1);
     const int64_t first = start_.get()[std::max<int64_t>(0, cell_of(x - r_x) - 1)];
