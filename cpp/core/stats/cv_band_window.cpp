@@ -62,6 +62,12 @@ bool held_out_fit(const Problem& p, float inv_h, int64_t i, const double* m, dou
   return true;
 }
 
+// The reach (in x units) of a row whose nearest key's exponent is `top`: its keys within 2^-(25 + log₂ n) of that key's
+// weight (local_fit's tile skip: keys below it add less than float32 rounding to the row's sums).
+inline double window_reach(double h, int64_t n, float top) {
+  return h * std::sqrt((25 + std::log2(double(n)) + double(top)) / double(kHalfLog2e));
+}
+
 // What the rows of one score share. The columns hold the key side's sums of rows [base, base + width), in float32
 // since their last flush and in double before it. The tail is a copy of the sample's last keys from tail_start on,
 // followed by 2·kLanes keys far beyond the last (weight exactly 0, y = 0), for the groups that read past the end.
@@ -289,9 +295,7 @@ bool residuals(const Problem& p, const int64_t* rows, int64_t m, double* out) {
   const auto after = [](float v, double e) { return double(v) < e; };
   for (int64_t r = 0; r < m; ++r) {
     const int64_t i = rows[r];
-    const double reach =
-        h * std::sqrt((25 + std::log2(double(n)) + double(std::min(nearest_exponent(x, n, inv_h, i), kBandTopLimit))) /
-                      double(kHalfLog2e));
+    const double reach = window_reach(h, n, std::min(nearest_exponent(x, n, inv_h, i), kBandTopLimit));
     const int64_t lo = std::lower_bound(x, x + n, double(x[i]) - reach, after) - x;
     const int64_t hi = std::upper_bound(x, x + n, double(x[i]) + reach, before) - x;
     double mo[kChannels] = {};
@@ -319,12 +323,11 @@ bool band_window_cv(const Problem& p, Estimator estimator, double* score_out) {
   const float* x = p.keys.data;
   const double h = double(hf);
   const float inv_h = float(1 / h);
-  // Every row's keys within 2^-(25 + log₂ n) of its nearest key's weight (local_fit's tile skip: keys below it add
-  // less than float32 rounding to the row's sums), the nearest key's exponent at most the largest of any row.
+  // One reach for every row (window_reach), at the largest exponent of any row's nearest key.
   const auto tops = simd::keep_out_of_line(&nearest_top);
   float top = 0;
   for (int64_t i = 0; i < n; i += kRowBlock) top = std::max(top, tops(x, n, inv_h, i, std::min(n, i + kRowBlock)));
-  const double reach = h * std::sqrt((25 + std::log2(double(n)) + double(top)) / double(kHalfLog2e));
+  const double reach = window_reach(h, n, top);
   // The most keys a group of rows pairs with: at most those from a block's first row to the last's reach.
   int64_t ahead = 0;
   for (int64_t i = 0; i < n; i += kRowBlock) {
