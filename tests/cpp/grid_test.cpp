@@ -413,7 +413,9 @@ TEST_CASE("2-D grids: queries outside the sample's box run exactly; sizes and re
   const float narrow[2] = {0.3f, 0.002f};
   CHECK(grid_nodes(box, KernelKind::Gaussian, narrow, 1e-3) == 0);  // 4,565² nodes would exceed kMaxGridNodes
   CHECK(grid_nodes(box, KernelKind::Cauchy, h, 1e-3) == 0);
-  CHECK(grid_local_fit({p, Estimator::LocalLinear}, 600, {Matrix{grid.data(), 3, 1, 1}}).status == Status::BadArgument);
+  // A fit's grid holds up to 2^kMaxCvLevel nodes in all (a CV score's, cv_grid_nodes_2d): 1,025² is refused.
+  CHECK(grid_local_fit({p, Estimator::LocalLinear}, 1025, {Matrix{grid.data(), 3, 1, 1}}).status ==
+        Status::BadArgument);
   std::vector<float> x3(18, 0.5f), q3(3, 0.5f);
   const float h3[3] = {0.3f, 0.3f, 0.3f};
   CHECK(grid_nodes(ConstMatrix{x3.data(), 6, 3, 3}, KernelKind::Gaussian, h3, 1e-3) == 0);  // 3-D: no grid
@@ -488,6 +490,42 @@ double grid_local_fit_cv(const Problem& p, const std::vector<float>& w, float h,
 }
 
 }  // namespace
+
+TEST_CASE("a 2-D CV score of 2^19 points or more bins on a grid finer than a model's, within its tolerance") {
+  // About as many nodes as points, from kMaxGridNodes up to 2^20: at h = 0.012 of a unit square a 762² grid reaches
+  // 1e-3, which a model (2^18 nodes) and a CV score of 2^18 points do not take; one of 600,000 points does.
+  CHECK(cv_grid_nodes_2d(1000) == kMaxGridNodes);
+  CHECK(cv_grid_nodes_2d(int64_t(1) << 18) == kMaxGridNodes);
+  CHECK(cv_grid_nodes_2d((int64_t(1) << 18) + 1) == (int64_t(1) << 19));
+  CHECK(cv_grid_nodes_2d(1000000) == (int64_t(1) << 20));
+  CHECK(cv_grid_nodes_2d(int64_t(1) << 30) == (int64_t(1) << 20));
+  const int64_t n = 600000;
+  Surface s(n, 0, 21);
+  const float h[2] = {0.012f, 0.012f};
+  const ConstMatrix x{s.x.data(), n, 2, 2}, quarter{s.x.data(), int64_t(1) << 18, 2, 2};
+  const int64_t nodes = plan_grid_cv_nodes(x, KernelKind::Gaussian, Estimator::LocalLinear, h, 1e-3);
+  CHECK(nodes == grid_nodes(x, KernelKind::Gaussian, h, 1e-3, int64_t(1) << 20));
+  CHECK(nodes * nodes > (int64_t(1) << 19));
+  CHECK(plan_grid_nodes(x, KernelKind::Gaussian, h, 1e-3) == 0);
+  CHECK(plan_grid_cv_nodes(quarter, KernelKind::Gaussian, Estimator::LocalLinear, h, 1e-3) == 0);
+  // That grid's leave-one-out fits against the exact ones, on 20,000 of the points.
+  const int64_t m = 20000;
+  Problem p;
+  p.keys = p.queries = {s.x.data(), m, 2, 2};
+  p.values = {s.y.data(), m, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, h};
+  p.masks.leave_one_out = true;
+  std::vector<float> exact(static_cast<size_t>(m)), grid(static_cast<size_t>(m));
+  REQUIRE(local_fit({p, Estimator::LocalLinear}, {Matrix{exact.data(), m, 1, 1}}).status == Status::Ok);
+  REQUIRE(grid_local_fit({p, Estimator::LocalLinear}, nodes, {Matrix{grid.data(), m, 1, 1}}).status == Status::Ok);
+  double cv_exact = 0, cv_grid = 0;
+  for (size_t i = 0; i < size_t(m); ++i) {
+    cv_exact += std::pow(double(s.y[i]) - double(exact[i]), 2);
+    cv_grid += std::pow(double(s.y[i]) - double(grid[i]), 2);
+  }
+  CHECK(max_diff(exact, grid) / 4.0 < 5e-3);  // y spans about 4
+  CHECK(cv_grid == doctest::Approx(cv_exact).epsilon(5e-3));
+}
 
 TEST_CASE("grid CV over a search (GridCv) follows a float64 leave-one-out loop and the per-evaluation grid") {
   const int64_t n = 3000;

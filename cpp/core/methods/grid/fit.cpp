@@ -33,7 +33,7 @@ Status check_grid_fit(const Fit& f, int64_t nodes, const FitOut& out, bool weigh
   if (f.estimator == Estimator::LocalQuadratic) return Status::BadArgument;
   if (dims > kMaxGridDims || p.heads != 1 || p.kernel.kind == KernelKind::Softmax ||
       p.kernel.kind == KernelKind::Cauchy || m.causal || m.key_padding || m.general || m.query_groups || m.band_first ||
-      nodes < 2 || nodes > kMaxGridNodes || (dims == 2 && nodes * nodes > kMaxGridNodes))
+      nodes < 2 || nodes > kMaxGridNodes || (dims == 2 && nodes * nodes > (int64_t(1) << kMaxCvLevel)))
     return Status::BadArgument;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return Status::BadShape;
   return weights_checked ? Status::Ok : check_grid_weights(f);
