@@ -413,7 +413,7 @@ TEST_CASE("2-D grids: queries outside the sample's box run exactly; sizes and re
   const float narrow[2] = {0.3f, 0.002f};
   CHECK(grid_nodes(box, KernelKind::Gaussian, narrow, 1e-3) == 0);  // 4,565² nodes would exceed kMaxGridNodes
   CHECK(grid_nodes(box, KernelKind::Cauchy, h, 1e-3) == 0);
-  // A fit's grid holds up to 2^kMaxCvLevel nodes in all (a CV score's, cv_grid_nodes_2d): 1,025² is refused.
+  // A fit's grid holds up to 2^kMaxCvLevel nodes in all (a CV score's, most_grid_nodes_2d): 1,025² is refused.
   CHECK(grid_local_fit({p, Estimator::LocalLinear}, 1025, {Matrix{grid.data(), 3, 1, 1}}).status ==
         Status::BadArgument);
   std::vector<float> x3(18, 0.5f), q3(3, 0.5f);
@@ -491,22 +491,22 @@ double grid_local_fit_cv(const Problem& p, const std::vector<float>& w, float h,
 
 }  // namespace
 
-TEST_CASE("a 2-D CV score of 2^19 points or more bins on a grid finer than a model's, within its tolerance") {
+TEST_CASE("a 2-D grid of 2^19 points or more holds more than 2^18 nodes, within its tolerance") {
   // About as many nodes as points, from kMaxGridNodes up to 2^20: at h = 0.012 of a unit square a 762² grid reaches
-  // 1e-3, which a model (2^18 nodes) and a CV score of 2^18 points do not take; one of 600,000 points does.
-  CHECK(cv_grid_nodes_2d(1000) == kMaxGridNodes);
-  CHECK(cv_grid_nodes_2d(int64_t(1) << 18) == kMaxGridNodes);
-  CHECK(cv_grid_nodes_2d((int64_t(1) << 18) + 1) == (int64_t(1) << 19));
-  CHECK(cv_grid_nodes_2d(1000000) == (int64_t(1) << 20));
-  CHECK(cv_grid_nodes_2d(int64_t(1) << 30) == (int64_t(1) << 20));
+  // 1e-3, which a fit or a CV score of 2^18 points does not take; one of 600,000 points does.
+  CHECK(most_grid_nodes_2d(1000) == kMaxGridNodes);
+  CHECK(most_grid_nodes_2d(int64_t(1) << 18) == kMaxGridNodes);
+  CHECK(most_grid_nodes_2d((int64_t(1) << 18) + 1) == (int64_t(1) << 19));
+  CHECK(most_grid_nodes_2d(1000000) == (int64_t(1) << 20));
+  CHECK(most_grid_nodes_2d(int64_t(1) << 30) == (int64_t(1) << 20));
   const int64_t n = 600000;
   Surface s(n, 0, 21);
   const float h[2] = {0.012f, 0.012f};
   const ConstMatrix x{s.x.data(), n, 2, 2}, quarter{s.x.data(), int64_t(1) << 18, 2, 2};
   const int64_t nodes = plan_grid_cv_nodes(x, KernelKind::Gaussian, Estimator::LocalLinear, h, 1e-3);
-  CHECK(nodes == grid_nodes(x, KernelKind::Gaussian, h, 1e-3, int64_t(1) << 20));
-  CHECK(nodes * nodes > (int64_t(1) << 19));
-  CHECK(plan_grid_nodes(x, KernelKind::Gaussian, h, 1e-3) == 0);
+  CHECK(nodes == 762);
+  CHECK(plan_grid_nodes(x, KernelKind::Gaussian, h, 1e-3) == nodes);
+  CHECK(plan_grid_nodes(quarter, KernelKind::Gaussian, h, 1e-3) == 0);
   CHECK(plan_grid_cv_nodes(quarter, KernelKind::Gaussian, Estimator::LocalLinear, h, 1e-3) == 0);
   // That grid's leave-one-out fits against the exact ones, on 20,000 of the points.
   const int64_t m = 20000;

@@ -9,7 +9,6 @@
 #include "base/views.h"
 #include "engine/local_fit.h"
 #include "kernel/kernels.h"
-#include "methods/grid/grid.h"
 
 namespace ka {
 
@@ -107,12 +106,9 @@ const char* method_name(Method m);
 // Regression on a grid, per bandwidth: grid_nodes (grid.h) of the sample x at bandwidths h, and in `why` (may be
 // null) a sentence saying whether the grid runs or, when it returns 0, why the fit runs exactly. The one place that
 // decides grid-or-exact for a bandwidth: predictions, CV scores, fit summaries and the search call it.
-// `most_2d`: the nodes in all a 2-D grid may have (grid_nodes, grid.h).
-int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance, char* why = nullptr,
-                        int64_t most_2d = kMaxGridNodes);
+int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance, char* why = nullptr);
 
-// Leave-one-out CV of a 2-D sample sorted by its first coordinate (a search's), per bandwidth: plan_grid_nodes on a
-// grid of up to cv_grid_nodes_2d(n) nodes (grid.h; more than a model's kMaxGridNodes on 2^19 points or more), and 0
+// Leave-one-out CV of a 2-D sample sorted by its first coordinate (a search's), per bandwidth: plan_grid_nodes, and 0
 // where the estimator is local-linear and the exact score, whose held-out points visit only the keys within the
 // kernel's reach along x₁, costs less than the grid's convolutions (grid_cv_pays_2d, grid/plan.h). `why` as there.
 int64_t plan_grid_cv_nodes(ConstMatrix x, KernelKind kind, Estimator estimator, const float* h, double tolerance,

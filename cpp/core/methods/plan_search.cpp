@@ -11,8 +11,8 @@
 
 namespace ka {
 
-int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance, char* why, int64_t most_2d) {
-  const int64_t nodes = grid_nodes(x, kind, h, tolerance, most_2d);
+int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance, char* why) {
+  const int64_t nodes = grid_nodes(x, kind, h, tolerance);
   if (why) {
     if (nodes > 0) {
       format_text(why, kReasonSize, "grid: %lld-D %s, %lld points on %lld nodes per axis, within %g", (long long)x.cols,
@@ -23,7 +23,7 @@ int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double t
       format_text(why, kReasonSize,
                   "exact: at this bandwidth no grid of at most %lld nodes reaches %g, or its "
                   "convolutions cost more than the exact fit of %lld points",
-                  (long long)(x.cols == 2 ? most_2d : kMaxGridNodes), tolerance, (long long)x.rows);
+                  (long long)(x.cols == 2 ? most_grid_nodes_2d(x.rows) : kMaxGridNodes), tolerance, (long long)x.rows);
     }
   }
   return nodes;
@@ -31,8 +31,7 @@ int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double t
 
 int64_t plan_grid_cv_nodes(ConstMatrix x, KernelKind kind, Estimator estimator, const float* h, double tolerance,
                            char* why) {
-  const int64_t nodes =
-      plan_grid_nodes(x, kind, h, tolerance, why, x.cols == 2 ? cv_grid_nodes_2d(x.rows) : kMaxGridNodes);
+  const int64_t nodes = plan_grid_nodes(x, kind, h, tolerance, why);
   if (nodes == 0 || x.cols != 2 || estimator != Estimator::LocalLinear) return nodes;
   if (grid_cv_pays_2d(x, kind, nodes, h)) return nodes;
   if (why)

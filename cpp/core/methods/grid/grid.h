@@ -25,18 +25,19 @@ int64_t grid_nodes(double range, double h, double tolerance, int64_t most = kMax
 // convolutions and the exact band's keys in reach cost alike (plan_band_cv); a model keeps kMaxGridNodes.
 constexpr int kMaxCvLevel = 20;
 int cv_finest_level(int64_t points);
-// Nodes in all of the grid a 2-D CV score may take (plan_grid_cv_nodes) for `points` points: about as many as points,
-// from kMaxGridNodes up to 2^kMaxCvLevel (1024², 9 channels of doubles: 75 MB). The CV minimum falls as n^(-1/6) and
-// the grid's spacing with it; at kMaxGridNodes alone a 10⁶-point search's minimum (h ≈ 1.5 % of the range) lay
-// below the grid's reach, and its exact scores, O(n²h²), cost 996 s where R's loess takes 3.5.
-int64_t cv_grid_nodes_2d(int64_t points);
+// Nodes in all of a 2-D grid for `points` points (a model's or a CV score's): about as many as points, from
+// kMaxGridNodes up to 2^kMaxCvLevel (1024²: 9 channels of doubles take 75 MB; a model's 15, with standard errors, 126).
+// The CV minimum falls as n^(-1/6) and the grid's spacing with it: at kMaxGridNodes alone a 10⁶-point search's
+// minimum (h ≈ 1.6 % of the range) lay below the grid's reach, and its exact scores and the model's exact fit,
+// O(n²h²), took 996 s where R's loess takes 3.5.
+int64_t most_grid_nodes_2d(int64_t points);
 // Nodes per axis for a sample x (its keys) and bandwidths h (one per column): the most any axis needs, the same
 // count along both axes in 2-D; 0 unless tolerance > 0, x has 1 or 2 columns and at least 2 rows, the kernel has a
 // grid (a distance kernel other than Cauchy, which is not a product over dimensions), the grid stays within
-// `most_2d` nodes in all (kMaxGridNodes; a 2-D CV score's cv_grid_nodes_2d), and its convolutions cost less than the
-// exact fit of the sample at itself (a kernel wide against a fine grid, on a small sample, runs exactly;
-// convolutions_pay in grid/plan.h).
-int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance, int64_t most_2d = kMaxGridNodes);
+// kMaxGridNodes along an axis and most_grid_nodes_2d(n) in all in 2-D, and its convolutions cost less than the exact
+// fit of the sample at itself (a kernel wide against a fine grid, on a small sample, runs exactly; convolutions_pay in
+// grid/plan.h).
+int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance);
 
 // The fit of local_fit(f, out), computed on a grid of `nodes` nodes per axis over the bounding box of
 // f.problem.keys, whose output nodes extend the kernel's reach (reach_of × h) beyond the box on each side. Needs 1 or

@@ -132,13 +132,13 @@ int cv_finest_level(int64_t points) {
   return level;
 }
 
-int64_t cv_grid_nodes_2d(int64_t points) {
+int64_t most_grid_nodes_2d(int64_t points) {
   int64_t nodes = kMaxGridNodes;
   while (nodes < (int64_t(1) << kMaxCvLevel) && nodes < points) nodes *= 2;
   return nodes;
 }
 
-int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance, int64_t most_2d) {
+int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance) {
   const int64_t dims = x.cols;
   if (!(tolerance > 0) || dims < 1 || dims > kMaxGridDims || x.rows < 2 || kind == KernelKind::Cauchy ||
       kind == KernelKind::Softmax || !h)
@@ -156,7 +156,7 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
     if (axis == 0) return 0;
     nodes = std::max(nodes, axis);
   }
-  if (dims == 2 && nodes * nodes > most_2d) return 0;
+  if (dims == 2 && nodes * nodes > most_grid_nodes_2d(x.rows)) return 0;
   // Every axis, a flat one too: grid_local_fit spaces its nodes by h (and convolves them) when all points share
   // that coordinate, which a 64² grid of 30 taps a side did for 6 points, thousands of times in a search.
   for (int64_t d = 0; d < dims; ++d) {
