@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "methods/plan.h"
 #include "stats/bandwidth.h"
 #include "stats/regression.h"
 #include "reference.h"
@@ -442,4 +443,49 @@ TEST_CASE("the singular probe's spreads D3² − D1² match every pair's distanc
       differ += !(std::fabs(got[size_t(k)] - want[size_t(k)]) <= 1e-14 * third[size_t(k)]);
     CHECK(differ == 0);
   }
+}
+
+TEST_CASE("a 2-D search on the grid scores its scan points below the grid's reach on coarser grids, never kept") {
+  // 10⁵ points: the grid at 1e-3 (at most 512² nodes) serves h from about 0.018; below, scan points where a coarser
+  // grid (up to 2^kCoarseScanSteps times the tolerance) costs less than the exact score run there, and their scores
+  // lie within coarse_margin of the exact ones. The search's score is one of its evaluations at its own tolerance,
+  // and no coarse point is its best.
+  const int64_t n = 100000;
+  const Planar s(n, 12, false);
+  Criterion c;
+  c.estimator = Estimator::LocalLinear;
+  c.grid_tolerance = 1e-3;
+  double h[2] = {0, 0}, score = 0;
+  REQUIRE(rule_of_thumb(s.p.keys, Rule::Scott, h) == Status::Ok);
+  std::vector<double> bw(512), scores(256);
+  CvCurve curve{bw.data(), scores.data(), 256, 0};
+  REQUIRE(select_cv(s.p, false, h, &score, &curve, c).status == Status::Ok);
+  int coarse = 0;
+  double best_coarse = HUGE_VAL;
+  for (int32_t k = 0; k < curve.count; ++k) {
+    const double* g = bw.data() + 2 * k;
+    const float hf[2] = {float(g[0]), float(g[1])};
+    const double t = plan_scan_tolerance(s.p.keys, KernelKind::Gaussian, c.estimator, hf, 1e-3, kCoarseScanSteps);
+    if (!(t > 1e-3)) continue;
+    ++coarse;
+    Criterion at = c, exact = c;
+    at.grid_tolerance = t;
+    exact.grid_tolerance = 0;
+    double on_grid = 0, exactly = 0;
+    REQUIRE(cv_score(s.p, g, &on_grid, at).status == Status::Ok);
+    REQUIRE(cv_score(s.p, g, &exactly, exact).status == Status::Ok);
+    CAPTURE(g[0]);
+    CAPTURE(t);
+    CHECK(scores[size_t(k)] == on_grid);  // scored on the coarser grid
+    CHECK(on_grid != exactly);
+    // Within coarse_margin (cv_search_parts.h): m points a bandwidth square (the sample spans about the unit square).
+    const double m = double(n) * g[0] * g[1];
+    CHECK(std::fabs(on_grid - exactly) <= t * exactly * (kCoarseMarginFloor + kCoarseMarginPerPoint / m));
+    best_coarse = std::min(best_coarse, on_grid);
+  }
+  CHECK(coarse >= 2);
+  CHECK(score < best_coarse);
+  double at_h = 0;
+  REQUIRE(cv_score(s.p, h, &at_h, c).status == Status::Ok);
+  CHECK(score == at_h);
 }

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "methods/grid/convolution.h"
 #include "methods/grid/fft.h"
 
 using namespace ka;
@@ -132,4 +133,56 @@ TEST_CASE("FFT transform: forward then inverse returns n times the input; an imp
       CHECK(worst < 1e-14);
     }
   }
+}
+
+TEST_CASE("a 2-D convolution's direct passes match the double loop") {
+  // Both passes direct (the column pass weighs whole rows, SIMD along them): each output the sum over m = −L … L of
+  // tap[m]·in, m ascending from +0, as written here (natively the compiler may fuse a product into its sum, so to
+  // rounding: 1e-15 of the terms' magnitudes); odd widths leave a scalar tail, L > nodes − 1 cuts the taps.
+  std::mt19937 rng(5);
+  for (const int64_t g1 : {3, 19, 40})
+    for (const int64_t g2 : {1, 7, 33})
+      for (const int64_t L : {0, 2, 9}) {
+        Axis x1, x2;
+        x1.nodes = g1;
+        x1.L = L;
+        x1.E = g1 + 2 * L;
+        x2.nodes = g2;
+        x2.L = L + 1;
+        x2.E = g2 + 2 * x2.L;
+        const std::vector<double> in = random_row(size_t(g1 * g2), rng), t1 = random_row(size_t(2 * x1.L + 1), rng),
+                                  t2 = random_row(size_t(2 * x2.L + 1), rng);
+        std::vector<double> across(size_t(x1.E * g2)), out(size_t(x1.E * x2.E * 3), -7.0);
+        FftWork work;
+        REQUIRE(convolve(in.data(), x1, x2, t1.data(), t2.data(), across.data(), out.data(), 3, &work) == Status::Ok);
+        std::vector<double> rows(size_t(x1.E * g2)), row_size(rows.size());
+        for (int64_t b = 0; b < g2; ++b)
+          for (int64_t e = 0; e < x1.E; ++e) {
+            double acc = 0, size = 0;
+            for (int64_t m = -x1.L; m <= x1.L; ++m) {
+              const int64_t g = e - x1.L + m;
+              if (g < 0 || g >= g1) continue;
+              acc += t1[size_t(m + x1.L)] * in[size_t(g + g1 * b)];
+              size += std::fabs(t1[size_t(m + x1.L)] * in[size_t(g + g1 * b)]);
+            }
+            rows[size_t(e + x1.E * b)] = acc;
+            row_size[size_t(e + x1.E * b)] = size;
+          }
+        bool same = true;
+        for (int64_t e2 = 0; e2 < x2.E; ++e2)
+          for (int64_t e1 = 0; e1 < x1.E; ++e1) {
+            double acc = 0, size = 0;
+            for (int64_t m = -x2.L; m <= x2.L; ++m) {
+              const int64_t g = e2 - x2.L + m;
+              if (g < 0 || g >= g2) continue;
+              acc += t2[size_t(m + x2.L)] * rows[size_t(e1 + x1.E * g)];
+              size += std::fabs(t2[size_t(m + x2.L)]) * row_size[size_t(e1 + x1.E * g)];
+            }
+            same = same && std::fabs(out[size_t((e1 + x1.E * e2) * 3)] - acc) <= 1e-15 * size;
+          }
+        CAPTURE(g1);
+        CAPTURE(g2);
+        CAPTURE(L);
+        CHECK(same);
+      }
 }

@@ -114,6 +114,12 @@ int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double t
 int64_t plan_grid_cv_nodes(ConstMatrix x, KernelKind kind, Estimator estimator, const float* h, double tolerance,
                            char* why = nullptr);
 
+// A 2-D leave-one-out search's scan point (cv_search_parts.h, kCoarseScanSteps): the tolerance its score runs at.
+// `tolerance` where plan_grid_cv_nodes gives a grid there; else the finest of 2·tolerance, 4·tolerance, … (`steps`
+// doublings at most) that it gives one for; else 0 (the point runs exactly).
+double plan_scan_tolerance(ConstMatrix x, KernelKind kind, Estimator estimator, const float* h, double tolerance,
+                           int steps);
+
 // Leave-one-out CV of a 1-D sample over a bandwidth search (GridCv, grid.h), per bandwidth: the cells of the grid that
 // scores bandwidth h for `points` points (those with weight > 0) spread over `range` (> 0), a power of two of at least
 // 64 (a grid of 2^k + 1 nodes, at least grid_nodes(range, h, tolerance) of them, derived from the search's finest

@@ -41,6 +41,14 @@ int64_t plan_grid_cv_nodes(ConstMatrix x, KernelKind kind, Estimator estimator, 
   return 0;
 }
 
+double plan_scan_tolerance(ConstMatrix x, KernelKind kind, Estimator estimator, const float* h, double tolerance,
+                           int steps) {
+  double t = tolerance;
+  for (int k = 0; k <= steps && tolerance > 0; ++k, t *= 2)
+    if (plan_grid_cv_nodes(x, kind, estimator, h, t) > 0) return t;
+  return 0;
+}
+
 int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t points, double tolerance, char* why) {
   const int64_t most = int64_t(1) << cv_finest_level(points);
   const int64_t wanted = grid_nodes(range, double(h), tolerance, most);

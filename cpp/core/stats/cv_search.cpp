@@ -8,6 +8,7 @@
 
 #include "stats/brent.h"
 #include "stats/cv_band_window.h"
+#include "methods/plan.h"
 #include "stats/cv_search_parts.h"
 
 namespace ka {
@@ -38,7 +39,26 @@ CvSearchState::~CvSearchState() = default;
 
 namespace cv_search {
 
+double Search::scan_tolerance(const double* bandwidth) const {
+  if (!coarse_scan) return criterion.grid_tolerance;
+  float hf[2];
+  for (int64_t d = 0; d < 2; ++d)
+    if (!float_bandwidth(bandwidth[d], hf + d)) return criterion.grid_tolerance;
+  return plan_scan_tolerance(p.keys, p.kernel.kind, criterion.estimator, hf, criterion.grid_tolerance,
+                             kCoarseScanSteps);
+}
+
+double Search::coarse_margin(const double* bandwidth, double s) const {
+  const double t = scan_tolerance(bandwidth);
+  if (!(t > criterion.grid_tolerance) || !std::isfinite(s)) return 0;
+  const double per_square = double(p.keys.rows) * bandwidth[0] * bandwidth[1] / box;
+  return t * s * (kCoarseMarginFloor + kCoarseMarginPerPoint / per_square);
+}
+
 double Search::evaluate(const double* bandwidth, bool scan, const double* known) {
+  // A scan point below the grid's reach scored on a coarser grid: never kept (the same choice when replayed).
+  const double tolerance = scan && coarse_scan ? scan_tolerance(bandwidth) : criterion.grid_tolerance;
+  const bool coarse = tolerance > criterion.grid_tolerance;
   const double s = replay.score(bandwidth, &failure, [&](double* out) -> Result {
     if (known) {
       *out = *known;
@@ -55,11 +75,12 @@ double Search::evaluate(const double* bandwidth, bool scan, const double* known)
     if (served) return Result{};
     Criterion c = criterion;
     if (planar_screening && scan) c.grid_tolerance = kPlanarScreenTolerance;  // the grid where it serves and pays
+    if (coarse) c.grid_tolerance = tolerance;
     return cv_score_with(keep.grid, p, bandwidth, out, c, &keep.sorted);
   });
   const bool holdable = std::all_of(bandwidth, bandwidth + dims, [](double v) { return v > 0 && std::isfinite(v); });
   // All +inf: the latest, whose score that is.
-  if (holdable && !((screening || planar_screening) && scan) && (s < best_score || best_score == kInf)) {
+  if (holdable && !((screening || planar_screening) && scan) && !coarse && (s < best_score || best_score == kInf)) {
     any_holdable = true;
     best_score = s;
     std::copy(bandwidth, bandwidth + dims, best_h.get());
@@ -102,6 +123,25 @@ Result refine(Search& se, const Scan& sc) {
         next = k;
     }
     if (next < 0 || score_at(next) - se.screen_margin(score_at(next)) > best_scan + se.screen_margin(best_scan)) break;
+    chosen[brackets++] = next;
+  }
+  // A coarse scan point (coarse_scan) that its margin shows could be below the best scan point: refined too, the
+  // lowest bound first, apart from those taken.
+  while (se.coarse_scan && brackets < kScreenBrackets && std::isfinite(best_scan)) {
+    int next = -1;
+    double next_bound = best_scan;
+    for (int k = lo; k <= hi; ++k) {
+      const bool apart = std::all_of(chosen, chosen + brackets, [&](int c) { return std::abs(k - c) >= 2; });
+      if (!apart || !std::isfinite(score_at(k))) continue;
+      double g[2];
+      for (int64_t d = 0; d < 2; ++d) g[d] = se.start[d] * std::exp(first + k * step);
+      const double bound = score_at(k) - se.coarse_margin(g, score_at(k));
+      if (bound <= next_bound && (next < 0 || bound < next_bound)) {
+        next = k;
+        next_bound = bound;
+      }
+    }
+    if (next < 0) break;
     chosen[brackets++] = next;
   }
   for (int b = 0; b < brackets; ++b) {

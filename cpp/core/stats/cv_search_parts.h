@@ -53,6 +53,19 @@ constexpr int64_t kScreenMinPoints = 2000;
 // 0.14 took 0.4–0.7 s each exactly in WebAssembly, 0.10–0.17 s on the grid; at 2e-4 only the one at 0.14 moves).
 constexpr double kPlanarScreenTolerance = 3e-4;
 
+// A 2-D leave-one-out search on the grid (grid_tolerance > 0, at least kScreenMinPoints points) scores a scan point the
+// grid cannot serve at that tolerance on the finest grid, up to 2^kCoarseScanSteps times coarser, that serves it and
+// costs less than the exact score (plan_scan_tolerance), and never keeps it: such points lie below the grid's reach
+// (h under about range/(9·√n) on a uniform sample: most_grid_nodes_2d), where an exact score visits n·π(7.9h)² keys a
+// row (at 10⁶ points, h = 0.0067: 8.4 s natively, 0.86 s on a 965² grid at 2e-3). Binning inflates such a score s
+// at tolerance t by about t·s/m, m = n·h₁h₂/(range₁·range₂) points a bandwidth square (a point's own weight, binned,
+// no longer cancels exactly; measured on uniform samples of 10⁵ and 10⁶ points, m = 2 … 45, t = 2e-3 … 3.2e-2: 0.9 to
+// 1 times it, plus up to 0.05·t·s): coarse_margin allows kCoarseMarginPerPoint·t·s/m + kCoarseMarginFloor·t·s. A coarse
+// point whose score, less that margin, is not above the best scan point's is refined too (refine, cv_search.cpp).
+// Averaged over the points, 1/m of the local density is at most the box's (∫ f·(1/f) is the support's area).
+constexpr double kCoarseMarginPerPoint = 2, kCoarseMarginFloor = 0.1;
+constexpr int kCoarseScanSteps = 5;
+
 // The range of the common scale s (h_d = s · start_d) that the scan covers (cv_scan.cpp).
 Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi);
 
@@ -113,6 +126,9 @@ struct Search {
   double y_range = 0;
   // The scan descends from the top (cv_scan.cpp): its points below the grid's reach are the exact band.
   const bool descends;
+  // A 2-D search on the grid: its scan points below the grid's reach run on a coarser grid (kCoarseScanSteps).
+  const bool coarse_scan;
+  double box = 0;  // coarse_scan: the area of the sample's bounding box, range₁·range₂
 
   Search(const Problem& p_, const Criterion& c, const SearchProgress& progress_, CvCurve* curve_, const double* start_,
          CvSearchKeep& keep_)
@@ -132,7 +148,9 @@ struct Search {
                          !(c.grid_tolerance > 0) && !(c.exclude > 0) && !p_.masks.any() &&
                          p_.keys.rows >= kScreenMinPoints),
         descends(dims == 1 && c.score == Score::LeaveOneOut && !(c.exclude > 0) && p_.keys.rows >= kScreenMinPoints &&
-                 (screening || keep_.grid.suits())) {
+                 (screening || keep_.grid.suits())),
+        coarse_scan(dims == 2 && c.score == Score::LeaveOneOut && c.grid_tolerance > 0 && !(c.exclude > 0) &&
+                    !p_.masks.any() && p_.keys.rows >= kScreenMinPoints) {
     if (screening) {
       float low = p.keys.row(0)[0], high = low;
       for (int64_t i = 1; i < p.keys.rows; ++i) {
@@ -140,6 +158,14 @@ struct Search {
         high = std::max(high, p.keys.row(i)[0]);
       }
       screen_from = kScreenFrom * (double(high) - double(low));
+    }
+    for (int64_t d = 0; coarse_scan && d < 2; ++d) {
+      float low = p.keys.row(0)[d], high = low;
+      for (int64_t i = 1; i < p.keys.rows; ++i) {
+        low = std::min(low, p.keys.row(i)[d]);
+        high = std::max(high, p.keys.row(i)[d]);
+      }
+      box = d == 0 ? double(high) - double(low) : box * (double(high) - double(low));
     }
     for (int64_t c = 0; (screening || planar_screening) && c < p.values.cols; ++c) {
       double low = kInf, high = -kInf;
@@ -163,6 +189,10 @@ struct Search {
   // After a failure (or a cancellation) nothing more is evaluated: the loops run out on +inf and the search returns.
   // `known` (may be null): the score, already computed as the evaluation would (scan_grid's), recorded as it.
   double evaluate(const double* bandwidth, bool scan, const double* known = nullptr);
+  // The tolerance a scan point of a coarse_scan search runs at (plan_scan_tolerance; the criterion's elsewhere), and
+  // how far above the exact score s its score may lie (kCoarseMarginPerPoint; 0 at the criterion's tolerance).
+  double scan_tolerance(const double* bandwidth) const;
+  double coarse_margin(const double* bandwidth, double s) const;
   // The grid that scores scan point h as evaluate routes it (the screen's, or the search's where neither the screen
   // nor the band takes h), or null.
   GridCv* scan_grid(double h);

@@ -42,6 +42,34 @@ void correlate_line(const double* in, const double* tap, int64_t taps, double* o
   }
 }
 
+// out[e] = Σ_{m = 0 … taps − 1} tap[m] · in[e + m·stride] for e in [0, count): `taps` rows of `in`, `stride` apart,
+// weighed into one, each output's terms in the order of m from 0 (the same bits as the scalar loop), kDoubleLanes
+// outputs an instruction: the column pass of a 2-D grid, its columns side by side in each row.
+void weigh_rows(const double* in, int64_t stride, const double* tap, int64_t taps, double* out, int64_t count) {
+  int64_t e = 0;
+  constexpr int64_t kBlock = 4 * kDoubleLanes;
+  for (; e + kBlock <= count; e += kBlock) {
+    DoubleBatch a0(0.0), a1(0.0), a2(0.0), a3(0.0);
+    for (int64_t m = 0; m < taps; ++m) {
+      const DoubleBatch t(tap[m]);
+      const double* at = in + e + m * stride;
+      a0 += t * simd::load(at);
+      a1 += t * simd::load(at + kDoubleLanes);
+      a2 += t * simd::load(at + 2 * kDoubleLanes);
+      a3 += t * simd::load(at + 3 * kDoubleLanes);
+    }
+    simd::store(out + e, a0);
+    simd::store(out + e + kDoubleLanes, a1);
+    simd::store(out + e + 2 * kDoubleLanes, a2);
+    simd::store(out + e + 3 * kDoubleLanes, a3);
+  }
+  for (; e < count; ++e) {
+    double acc = 0;
+    for (int64_t m = 0; m < taps; ++m) acc += tap[m] * in[e + m * stride];
+    out[e] = acc;
+  }
+}
+
 }  // namespace
 
 double kernel_weight(KernelKind kind, float h, double offset) {
@@ -82,7 +110,7 @@ Status row_pass(const double* in, const Axis& x1, const Axis& x2, const double* 
 }
 
 // The second pass: each of the x1.E columns of `across` correlated with tap2 into x2.E outputs, written to out at
-// (e1 + x1.E·e2)·stride.
+// (e1 + x1.E·e2)·stride: by FFT, a pair of columns a transform; directly, a row of outputs at a time.
 Status column_pass(const double* across, const Axis& x1, const Axis& x2, const double* tap2, double* out,
                    int64_t stride, FftWork* work) {
   if (x2.fft) {
@@ -94,13 +122,19 @@ Status column_pass(const double* across, const Axis& x1, const Axis& x2, const d
     }
     return Status::Ok;
   }
+  // Each output row weighs the rows of `across` in reach, all x1.E columns at once (SIMD along the row), into `row`,
+  // then strides into out.
+  const auto rows_pass = simd::keep_out_of_line(&weigh_rows);
+  Scratch<double> row(x1.E);
+  if (!row.ok()) return Status::OutOfMemory;
   for (int64_t e2 = 0; e2 < x2.E; ++e2) {
     const int64_t m_lo = std::max(-x2.L, x2.L - e2), m_hi = std::min(x2.L, x2.nodes - 1 - e2 + x2.L);
-    for (int64_t e1 = 0; e1 < x1.E; ++e1) {
-      double acc = 0;
-      for (int64_t m = m_lo; m <= m_hi; ++m) acc += tap2[m + x2.L] * across[e1 + x1.E * (e2 - x2.L + m)];
-      out[(e1 + x1.E * e2) * stride] = acc;
+    if (m_hi < m_lo) {
+      for (int64_t e1 = 0; e1 < x1.E; ++e1) out[(e1 + x1.E * e2) * stride] = 0;
+      continue;
     }
+    rows_pass(across + x1.E * (e2 - x2.L + m_lo), x1.E, tap2 + m_lo + x2.L, m_hi - m_lo + 1, row.get(), x1.E);
+    for (int64_t e1 = 0; e1 < x1.E; ++e1) out[(e1 + x1.E * e2) * stride] = row.get()[e1];
   }
   return Status::Ok;
 }

@@ -73,7 +73,7 @@ void lay_axes(const Fit& f, int64_t nodes, const float* lo, const float* hi, Axi
   // Which passes run by FFT: axis 1 has G₂ rows (in 1-D, two lines that share taps share a transform), axis 2 E₁.
   if (dims == 2) {
     axis[0].fft = fft_pays(double(axis[1].nodes), double(axis[0].nodes), double(axis[0].L));
-    axis[1].fft = fft_pays(double(axis[0].E), double(axis[1].nodes), double(axis[1].L), false);
+    axis[1].fft = fft_pays(double(axis[0].E), double(axis[1].nodes), double(axis[1].L));
   } else {
     axis[0].fft = fft_pays(2, double(axis[0].nodes), double(axis[0].L));
   }

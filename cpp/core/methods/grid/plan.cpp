@@ -87,22 +87,39 @@ bool convolutions_pay(KernelKind kind, int64_t nodes, int64_t dims, double h, do
 // ln 2·(25 + log₂ n) for the Laplacian, 1 for compact kernels, plus about a tile (64 keys) at each end. Counted at
 // the sample's average density over its range, at kExactPairTaps a pair.
 constexpr double kTileKeys = 64;
-double exact_cv_cost(KernelKind kind, double h, double range, int64_t points) {
+namespace {
+double exact_reach(KernelKind kind, double n) {
   const double ln2 = 0.6931471805599453;  // log2 by log: libm's log2 is not linked (docs/package.md)
-  const double n = double(points), skip = std::min(126.0, 25 + std::log(std::max(n, 1.0)) / ln2);
-  const double reach = kind == KernelKind::Gaussian    ? std::sqrt(2 * ln2 * skip)
-                       : kind == KernelKind::Laplacian ? ln2 * skip
-                       : is_compact(kind)              ? 1.0
-                                                       : std::numeric_limits<double>::infinity();
-  return kExactPairTaps * n * std::min(n, n * 2 * reach * h / range + 2 * kTileKeys);
+  const double skip = std::min(126.0, 25 + std::log(std::max(n, 1.0)) / ln2);
+  return kind == KernelKind::Gaussian    ? std::sqrt(2 * ln2 * skip)
+         : kind == KernelKind::Laplacian ? ln2 * skip
+         : is_compact(kind)              ? 1.0
+                                         : std::numeric_limits<double>::infinity();
+}
+}  // namespace
+
+double exact_cv_cost(KernelKind kind, double h, double range, int64_t points) {
+  const double n = double(points);
+  return kExactPairTaps * n * std::min(n, n * 2 * exact_reach(kind, n) * h / range + 2 * kTileKeys);
 }
 
-// kLinearGridTap (plan.h): 2-D local-linear CV of 10⁴ uniform points, y = sin 6x₁ + cos 4x₂ + noise, one native
-// thread (g++ -O2 -mavx2, a timing driver, 2026-12-06, on this 2-core machine shared with other jobs, load 6-7, two
-// runs each): on the grid 0.28 s at h = 0.0213 (430² nodes), 0.066-0.091 s at 0.031, 0.084-0.126 s at 0.037 (248²),
-// 0.050-0.072 s at 0.045, about 1.6e-8 s per tap of grid_cost; exactly, on the cells, 0.061-0.077, 0.054-0.075,
-// 0.058-0.086 and 0.087-0.093 s, about 2e-9 s per pair of exact_cv_cost: the two cross near h = 0.04. Nadaraya–Watson's
-// three channels cost a fifth as much on the grid, where grid_nodes' comparison with every pair stands.
+// The exact 2-D score on the sample in cells (cv_planar.h): each held-out point visits the keys within the reach
+// exact_cv_cost takes along both axes (a disc for the Gaussian, a box otherwise), at the sample's average density over
+// its box, plus kPlanarRowKeys keys' worth (its window's gathering, its solve).
+double exact_planar_cost(KernelKind kind, const float* h, const double* range, int64_t points) {
+  const double n = double(points), reach = exact_reach(kind, n);
+  const double area = (kind == KernelKind::Gaussian ? 3.141592653589793 : 4) * reach * reach * double(h[0]) *
+                      double(h[1]) / std::max(range[0] * range[1], std::numeric_limits<double>::min());
+  return kExactPairTaps * n * (kPlanarRowKeys + std::min(n, n * area));
+}
+
+// kLinearGridTap and kPlanarRowKeys (plan.h): 2-D local-linear CV of uniform points, y = sin 6x₁ + cos 4x₂ + noise,
+// one native thread (g++ -O2 -mavx2, a timing driver, 2026-12-07, best of two), n = 2·10⁴ … 10⁶ and h = 0.002 … 0.08
+// on grids of 116² … 1,010² nodes at tolerances 1e-3 … 3.2e-2: on the grid about 0.4 µs a point plus 5.7 ns per tap
+// of grid_cost (the larger axis's); exactly, on the sample in cells, about 0.7 µs a point plus 0.4–0.9 ns (rising
+// with n) per key in reach: in pairs of 0.7 ns, 570 a point plus 8 a tap against 1,000 plus the keys a point. So the
+// grid pays where 8 taps cost less than the exact score's points times (430 + their keys in reach): at 10⁵ points from
+// h ≈ 0.008, at 10⁶ below 0.002 (exactly 8.4 s at h = 0.0067, on a 965² grid 0.86 s).
 bool grid_cv_pays_2d(ConstMatrix x, KernelKind kind, int64_t nodes, const float* h) {
   double grid = 0, range[2] = {0, 0};
   for (int64_t d = 0; d < 2; ++d) {
@@ -115,7 +132,7 @@ bool grid_cv_pays_2d(ConstMatrix x, KernelKind kind, int64_t nodes, const float*
     const double step = range[d] > 0 ? range[d] / double(nodes - 1) : double(h[d]);  // as grid_nodes lays it out
     grid = std::max(grid, grid_cost(kind, nodes, 2, double(h[d]), step));
   }
-  return kLinearGridTap * grid <= exact_cv_cost(kind, double(h[0]), range[0], x.rows);
+  return kLinearGridTap * grid <= exact_planar_cost(kind, h, range, x.rows);
 }
 
 int64_t grid_nodes(double range, double h, double tolerance, int64_t most) {

@@ -26,11 +26,14 @@ bool convolutions_pay(KernelKind kind, int64_t nodes, int64_t dims, double h, do
 // held-out point visits only the keys within the kernel's reach (plan.cpp).
 double grid_cost(KernelKind kind, int64_t nodes, int64_t dims, double h, double step);
 double exact_cv_cost(KernelKind kind, double h, double range, int64_t points);
+// What a 2-D leave-one-out CV of `points` points spread over the box range[0] × range[1] costs exactly on a search's
+// sample in cells (cv_planar.h), in exact_cv_cost's pairs: each held-out point visits the keys within the kernel's
+// reach along both axes, plus kPlanarRowKeys keys' worth.
+constexpr double kPlanarRowKeys = 430;
+double exact_planar_cost(KernelKind kind, const float* h, const double* range, int64_t points);
 // Whether a 2-D local-linear leave-one-out CV score of the sample x (bandwidths h) costs less on a grid of `nodes`
-// nodes per axis than exactly on a search's copy of x, counted as exact_cv_cost counts a sample sorted by x₁ (each
-// held-out point visiting the keys within the kernel's reach along x₁; the exact score visits fewer, the keys of its
-// block's cells in reach: cv_planar.h). Measured (plan.cpp): a tap of the grid's nine local-linear channels costs
-// about kLinearGridTap of those pairs.
+// nodes per axis than exactly (exact_planar_cost). Measured (plan.cpp): a tap of the grid's nine local-linear
+// channels costs about kLinearGridTap of those pairs.
 constexpr double kLinearGridTap = 8;
 bool grid_cv_pays_2d(ConstMatrix x, KernelKind kind, int64_t nodes, const float* h);
 
