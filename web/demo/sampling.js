@@ -1,7 +1,9 @@
 // The compute worker's samples of the data: seeded subsamples (sorted by x) for the fits that still cannot take every
 // point in time, and the queries the curve or surface is drawn at. Each cap is a measured cost (bench/demo-paths.mjs,
 // one thread, on the "Sine + noise" example; docs/demo.md, "What runs on every point"); everything else takes every
-// point: fits on the grid (1-D and 2-D, from 20,000 points), their derivative and robust refits, LOWESS and loess.
+// point: fits on the grid (1-D and 2-D, from 20,000 points), their derivative and robust refits, in 1-D the bandwidth
+// search and the local-σ band where the plan is the grid (the search 0.16 s at 10⁵ points and 0.85 s at 10⁶, the fit
+// with the band 0.22 s and 1.6 s: they had taken 100,000 points at most, 11.5 s and 20 s at 10⁶), LOWESS and loess.
 
 // Exact fits and the attention views: an exact fit at one h costs about n² kernel terms in reach (local-linear + band
 // at h = 0.1: 0.14 s at 10⁴ points, 12.9 s at 10⁵); the views are 340 × n terms at any h (0.46 s at 10⁵, 2.7 s at 10⁶).
@@ -17,9 +19,6 @@ const SELECT_MAX = 4_000;
 // The local-σ band where the fit runs exactly: its variance smoother chooses a bandwidth by CV on the log squared
 // residuals (7.4 s for the fit with the band at 10⁴ points, exact).
 const LOCAL_MAX = 10_000;
-// The bandwidth search (CV) and the local-σ band where the plan is the grid, in 1-D: the CV search took 0.25 s at 2·10⁴
-// points, 1.5 s at 10⁵ and 11.5 s at 10⁶; the fit with the local-σ band 0.17 s, 1.6 s and 20 s.
-const GRID_SEARCH_MAX = 100_000;
 // In 2-D (Gaussian, no category), the CV search and, where the plan is the grid, the local-σ band ("2-D surface"
 // example, one thread): the local-linear search took 0.47 s at 4,000 points, 1.1 s at 10⁴ and 2.3 s at 19,000
 // (exact), 1.7 s at 2·10⁴ (the grid), 2.7 s at 5·10⁴ and 6.2 s at 10⁵; Nadaraya–Watson's 1.4 s at 19,000 and 1.1 s
@@ -113,7 +112,7 @@ function lazy(object, name, make) {
  * The samples of x (n × dim, float64 as read) and y that the fits use, each made on first use: `all` (every point),
  * `full` (exact fits and the attention views: at most FIT_MAX), `draft` (an exact fit while a slider moves; "Learn
  * h"), `select` and `local` (the bandwidth search and the local-σ band where they run exactly), `wide` (both where
- * the plan is the grid, 1-D), `planar` (2-D: the CV search, and the local-σ band on the grid), `spanOf(kernel)` (span fits), `lowess` (every point, sorted by x), and the `queries` of the
+ * the plan is the grid, 1-D: every point), `planar` (2-D: the CV search, and the local-σ band on the grid), `spanOf(kernel)` (span fits), `lowess` (every point, sorted by x), and the `queries` of the
  * curve or surface. Every sample is drawn from all the points, sorted by x.
  */
 export function samplesOf(x, y, dim) {
@@ -123,7 +122,7 @@ export function samplesOf(x, y, dim) {
   lazy(samples, 'draft', () => subsample(all, DRAFT_MAX, 2));
   lazy(samples, 'select', () => subsample(all, SELECT_MAX, 3));
   lazy(samples, 'local', () => subsample(all, LOCAL_MAX, 4));
-  lazy(samples, 'wide', () => subsample(all, GRID_SEARCH_MAX, 6));
+  samples.wide = all;
   lazy(samples, 'planar', () => subsample(all, PLANAR_SEARCH_MAX, 7));
   lazy(samples, 'spanAll', () => subsample(all, SPAN_MAX, 5));
   lazy(samples, 'spanBounded', () => subsample(all, SPAN_BOUNDED_MAX, 5));
@@ -140,7 +139,6 @@ export const sampleSizes = (n) => ({
   fitN: Math.min(n, FIT_MAX),
   draftN: Math.min(n, DRAFT_MAX),
   selectN: Math.min(n, SELECT_MAX),
-  wideN: Math.min(n, GRID_SEARCH_MAX),
   planarN: Math.min(n, PLANAR_SEARCH_MAX),
   localN: Math.min(n, LOCAL_MAX),
   spanN: Math.min(n, SPAN_MAX),

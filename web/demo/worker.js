@@ -113,10 +113,10 @@ const handlers = {
     searching?.abort();
     const control = new AbortController();
     searching = control;
-    // Where the library's plan for the search over every point is the grid, a 1-D search takes up to GRID_SEARCH_MAX
-    // points; a 2-D Gaussian CV search, local-linear or Nadaraya–Watson (exact below 20,000 points, the grid from
-    // there), up to PLANAR_SEARCH_MAX; other exact searches (AICc, a kernel without a grid, a 1-D CV search below
-    // 5,000 points, 2-D local-quadratic) and blocked CV take the SELECT_MAX sample (sampling.js says what each cost).
+    // Where the library's plan for the search over every point is the grid, a 1-D search takes every point; a 2-D
+    // Gaussian CV search, local-linear or Nadaraya–Watson (exact below 20,000 points, the grid from there), up to
+    // PLANAR_SEARCH_MAX; other exact searches (AICc, a kernel without a grid, a 1-D CV search below 5,000 points, 2-D
+    // local-quadratic) and blocked CV take the SELECT_MAX sample (sampling.js says what each cost).
     const plan = planFor(ka, { kernel, estimator, method: approximation, rule: method });
     const blocked = method === 'cv' && exclude > 0;
     const wide = plan.method === 'grid' && sample.dim === 1 && !blocked;
