@@ -1,7 +1,7 @@
 // The demo on the whole sample (issue 31, item 5; issue 30, item 6), in Debian's Chromium under the demo's CSP: a
 // 120,000-row file (beyond every cap it lifts: 100,000 for the search and drafts, 50,000 for LOWESS) is fitted on
-// every point (the grid), its bandwidth searched on every point, by LOWESS on every point, and dragged with the curve drawn alone from every point; the busy
-// sign shows while the search and a fit run. References: the library run here in Node on the same rows
+// every point (the grid), its bandwidth searched on every point, by LOWESS on every point, and dragged with the curve
+// drawn alone from every point; the busy sign shows while the search and a fit run. References: the library run here in Node on the same rows
 // (kernelRegression, lowess), as the file's text reads. Then a 2-D example of 30,000 points: its CV search on 20,000.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

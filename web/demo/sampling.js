@@ -6,7 +6,8 @@
 // with the band 0.22 s and 1.6 s: they had taken 100,000 points at most, 11.5 s and 20 s at 10⁶), LOWESS and loess.
 
 // Exact fits and the attention views: an exact fit at one h costs about n² kernel terms in reach (local-linear + band
-// at h = 0.1: 0.14 s at 10⁴ points, 12.9 s at 10⁵); the views are 340 × n terms at any h (0.46 s at 10⁵, 2.7 s at 10⁶).
+// at h = 0.1: 0.042 s at 10⁴ points, 3.3 s at 10⁵); the views are 340 × n terms at any h (0.073 s at 10⁵, 0.78 s at
+// 10⁶).
 export const FIT_MAX = 50_000;
 // A live fit while the slider is dragged, where it runs exactly (a fit on the grid takes every point), and "Learn h"'s
 // steps (each a leave-one-out pass over n² pairs).
@@ -17,7 +18,7 @@ const DRAFT_MAX = 2_000;
 // runs exactly).
 const SELECT_MAX = 4_000;
 // The local-σ band where the fit runs exactly: its variance smoother chooses a bandwidth by CV on the log squared
-// residuals (7.4 s for the fit with the band at 10⁴ points, exact).
+// residuals (0.48 s for the fit with the band at 10⁴ points, exact).
 const LOCAL_MAX = 10_000;
 // In 2-D (Gaussian, no category), the CV search and, where the plan is the grid, the local-σ band ("2-D surface"
 // example, one thread): the local-linear search took 0.47 s at 4,000 points, 1.1 s at 10⁴ and 2.3 s at 19,000
@@ -111,9 +112,10 @@ function lazy(object, name, make) {
 /**
  * The samples of x (n × dim, float64 as read) and y that the fits use, each made on first use: `all` (every point),
  * `full` (exact fits and the attention views: at most FIT_MAX), `draft` (an exact fit while a slider moves; "Learn
- * h"), `select` and `local` (the bandwidth search and the local-σ band where they run exactly), `wide` (both where
- * the plan is the grid, 1-D: every point), `planar` (2-D: the CV search, and the local-σ band on the grid), `spanOf(kernel)` (span fits), `lowess` (every point, sorted by x), and the `queries` of the
- * curve or surface. Every sample is drawn from all the points, sorted by x.
+ * h"), `select` and `local` (the bandwidth search and the local-σ band where they run exactly; on the grid in 1-D
+ * they take `all`), `planar` (2-D: the CV search, and the local-σ band on the grid), `spanOf(kernel)` (span fits),
+ * `lowess` (every point, sorted by x), and the `queries` of the curve or surface. Every sample is drawn from all the
+ * points, sorted by x.
  */
 export function samplesOf(x, y, dim) {
   const all = { x, y, n: y.length, dim };
@@ -122,7 +124,6 @@ export function samplesOf(x, y, dim) {
   lazy(samples, 'draft', () => subsample(all, DRAFT_MAX, 2));
   lazy(samples, 'select', () => subsample(all, SELECT_MAX, 3));
   lazy(samples, 'local', () => subsample(all, LOCAL_MAX, 4));
-  samples.wide = all;
   lazy(samples, 'planar', () => subsample(all, PLANAR_SEARCH_MAX, 7));
   lazy(samples, 'spanAll', () => subsample(all, SPAN_MAX, 5));
   lazy(samples, 'spanBounded', () => subsample(all, SPAN_BOUNDED_MAX, 5));

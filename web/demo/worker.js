@@ -83,9 +83,9 @@ const planar = () => sample.dim === 2 && !sample.labels;
 function fitSample({ kernel, span, variance, robust, grid, draft }) {
   if (draft && (!grid || span || robust > 0)) return sample.draft;
   if (span) return sample.spanOf(kernel);
-  // On the grid, the wide sample for one x, the planar one for two (Gaussian, no category).
+  // On the grid, every point for one x, the planar sample for two (Gaussian, no category).
   if (variance === 'local') {
-    if (grid && sample.dim === 1) return sample.wide;
+    if (grid && sample.dim === 1) return sample.all;
     return grid && planar() && kernel === 'gaussian' ? sample.planar : sample.local;
   }
   return grid ? sample.all : sample.full;
@@ -122,7 +122,7 @@ const handlers = {
     const wide = plan.method === 'grid' && sample.dim === 1 && !blocked;
     const planarCv =
       planar() && method === 'cv' && !blocked && kernel === 'gaussian' && estimator !== 'local-quadratic';
-    const s = wide ? sample.wide : planarCv ? sample.planar : sample.select;
+    const s = wide ? sample.all : planarCv ? sample.planar : sample.select;
     // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
     // (exclude: r > 0) applies to the CV criterion only; how it is computed is the library's plan (its `reason`).
     const select = (rule) =>

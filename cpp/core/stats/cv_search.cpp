@@ -6,9 +6,9 @@
 #include <memory>
 #include <new>
 
+#include "methods/plan.h"
 #include "stats/brent.h"
 #include "stats/cv_band_window.h"
-#include "methods/plan.h"
 #include "stats/cv_search_parts.h"
 
 namespace ka {
@@ -48,11 +48,10 @@ double Search::scan_tolerance(const double* bandwidth) const {
                              kCoarseScanSteps);
 }
 
-double Search::coarse_margin(const double* bandwidth, double s) const {
-  const double t = scan_tolerance(bandwidth);
-  if (!(t > criterion.grid_tolerance) || !std::isfinite(s)) return 0;
+double Search::coarse_margin(const double* bandwidth, double s, double tolerance) const {
+  if (!(tolerance > criterion.grid_tolerance) || !std::isfinite(s)) return 0;
   const double per_square = double(p.keys.rows) * bandwidth[0] * bandwidth[1] / box;
-  return t * s * (kCoarseMarginFloor + kCoarseMarginPerPoint / per_square);
+  return tolerance * s * (kCoarseMarginFloor + kCoarseMarginPerPoint / per_square);
 }
 
 double Search::evaluate(const double* bandwidth, bool scan, const double* known) {
@@ -126,7 +125,9 @@ Result refine(Search& se, const Scan& sc) {
     chosen[brackets++] = next;
   }
   // A coarse scan point (coarse_scan) that its margin shows could be below the best scan point: refined too, the
-  // lowest bound first, apart from those taken.
+  // lowest bound first, apart from those taken. The plan (an O(n) pass or more) is asked only for a point that the
+  // widest margin, at the coarsest tolerance, would not rule out.
+  const double coarsest = se.criterion.grid_tolerance * double(int64_t(1) << kCoarseScanSteps);
   while (se.coarse_scan && brackets < kScreenBrackets && std::isfinite(best_scan)) {
     int next = -1;
     double next_bound = best_scan;
@@ -135,7 +136,8 @@ Result refine(Search& se, const Scan& sc) {
       if (!apart || !std::isfinite(score_at(k))) continue;
       double g[2];
       for (int64_t d = 0; d < 2; ++d) g[d] = se.start[d] * std::exp(first + k * step);
-      const double bound = score_at(k) - se.coarse_margin(g, score_at(k));
+      if (score_at(k) - se.coarse_margin(g, score_at(k), coarsest) > next_bound) continue;
+      const double bound = score_at(k) - se.coarse_margin(g, score_at(k), se.scan_tolerance(g));
       if (bound <= next_bound && (next < 0 || bound < next_bound)) {
         next = k;
         next_bound = bound;

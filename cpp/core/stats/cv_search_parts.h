@@ -151,22 +151,17 @@ struct Search {
                  (screening || keep_.grid.suits())),
         coarse_scan(dims == 2 && c.score == Score::LeaveOneOut && c.grid_tolerance > 0 && !(c.exclude > 0) &&
                     !p_.masks.any() && p_.keys.rows >= kScreenMinPoints) {
-    if (screening) {
-      float low = p.keys.row(0)[0], high = low;
-      for (int64_t i = 1; i < p.keys.rows; ++i) {
-        low = std::min(low, p.keys.row(i)[0]);
-        high = std::max(high, p.keys.row(i)[0]);
-      }
-      screen_from = kScreenFrom * (double(high) - double(low));
-    }
-    for (int64_t d = 0; coarse_scan && d < 2; ++d) {
+    // The range of x_d, max − min of its float32 values, in double.
+    const auto extent = [&](int64_t d) {
       float low = p.keys.row(0)[d], high = low;
       for (int64_t i = 1; i < p.keys.rows; ++i) {
         low = std::min(low, p.keys.row(i)[d]);
         high = std::max(high, p.keys.row(i)[d]);
       }
-      box = d == 0 ? double(high) - double(low) : box * (double(high) - double(low));
-    }
+      return double(high) - double(low);
+    };
+    if (screening) screen_from = kScreenFrom * extent(0);
+    if (coarse_scan) box = extent(0) * extent(1);
     for (int64_t c = 0; (screening || planar_screening) && c < p.values.cols; ++c) {
       double low = kInf, high = -kInf;
       for (int64_t i = 0; i < p.values.rows; ++i) {
@@ -190,9 +185,9 @@ struct Search {
   // `known` (may be null): the score, already computed as the evaluation would (scan_grid's), recorded as it.
   double evaluate(const double* bandwidth, bool scan, const double* known = nullptr);
   // The tolerance a scan point of a coarse_scan search runs at (plan_scan_tolerance; the criterion's elsewhere), and
-  // how far above the exact score s its score may lie (kCoarseMarginPerPoint; 0 at the criterion's tolerance).
+  // how far above the exact score s its score at that tolerance may lie (kCoarseMarginPerPoint; 0 at the criterion's).
   double scan_tolerance(const double* bandwidth) const;
-  double coarse_margin(const double* bandwidth, double s) const;
+  double coarse_margin(const double* bandwidth, double s, double tolerance) const;
   // The grid that scores scan point h as evaluate routes it (the screen's, or the search's where neither the screen
   // nor the band takes h), or null.
   GridCv* scan_grid(double h);

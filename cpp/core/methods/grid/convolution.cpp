@@ -14,40 +14,14 @@ namespace {
 using simd::DoubleBatch;
 using simd::kDoubleLanes;
 
-// out[e] = Σ_{m = 0 … taps − 1} tap[m] · in[e + m] for e in [0, count): every output's terms in the order of m, from
-// 0, as the scalar loop adds them (the same bits without fused multiply-adds), kDoubleLanes outputs an instruction.
-// Out of line: V8 optimises a WebAssembly function between calls (simd.h, keep_out_of_line).
-void correlate_line(const double* in, const double* tap, int64_t taps, double* out, int64_t count) {
+// out[e] = Σ_{m = 0 … taps − 1} tap[m] · in[e + m·stride] for e in [0, count): every output's terms in the order of m,
+// from 0, as the scalar loop adds them (the same bits without fused multiply-adds), kDoubleLanes outputs an
+// instruction. Stride 1 correlates a line (the row pass); stride E₁ weighs `taps` rows of cells into one, the columns
+// side by side (the column pass). Out of line: V8 optimises a WebAssembly function between calls (simd.h,
+// keep_out_of_line).
+void correlate(const double* in, int64_t stride, const double* tap, int64_t taps, double* out, int64_t count) {
   int64_t e = 0;
   constexpr int64_t kBlock = 4 * kDoubleLanes;  // four independent sums hide the adds' latency
-  for (; e + kBlock <= count; e += kBlock) {
-    DoubleBatch a0(0.0), a1(0.0), a2(0.0), a3(0.0);
-    for (int64_t m = 0; m < taps; ++m) {
-      const DoubleBatch t(tap[m]);
-      const double* at = in + e + m;
-      a0 += t * simd::load(at);
-      a1 += t * simd::load(at + kDoubleLanes);
-      a2 += t * simd::load(at + 2 * kDoubleLanes);
-      a3 += t * simd::load(at + 3 * kDoubleLanes);
-    }
-    simd::store(out + e, a0);
-    simd::store(out + e + kDoubleLanes, a1);
-    simd::store(out + e + 2 * kDoubleLanes, a2);
-    simd::store(out + e + 3 * kDoubleLanes, a3);
-  }
-  for (; e < count; ++e) {
-    double acc = 0;
-    for (int64_t m = 0; m < taps; ++m) acc += tap[m] * in[e + m];
-    out[e] = acc;
-  }
-}
-
-// out[e] = Σ_{m = 0 … taps − 1} tap[m] · in[e + m·stride] for e in [0, count): `taps` rows of `in`, `stride` apart,
-// weighed into one, each output's terms in the order of m from 0 (the same bits as the scalar loop), kDoubleLanes
-// outputs an instruction: the column pass of a 2-D grid, its columns side by side in each row.
-void weigh_rows(const double* in, int64_t stride, const double* tap, int64_t taps, double* out, int64_t count) {
-  int64_t e = 0;
-  constexpr int64_t kBlock = 4 * kDoubleLanes;
   for (; e + kBlock <= count; e += kBlock) {
     DoubleBatch a0(0.0), a1(0.0), a2(0.0), a3(0.0);
     for (int64_t m = 0; m < taps; ++m) {
@@ -96,7 +70,7 @@ Status row_pass(const double* in, const Axis& x1, const Axis& x2, const double* 
   // grid's margins, 2L of its E, which a scalar loop over their partial taps made most of this pass's time) run in
   // the same SIMD loop. A zero adds nothing to a sum that starts at +0, and the other terms come in the same order:
   // the same bits.
-  const auto line_pass = simd::keep_out_of_line(&correlate_line);
+  const auto line_pass = simd::keep_out_of_line(&correlate);
   Scratch<double> padded(x1.nodes + 4 * x1.L);
   if (!padded.ok()) return Status::OutOfMemory;
   double* const line = padded.get() + 2 * x1.L;
@@ -104,7 +78,7 @@ Status row_pass(const double* in, const Axis& x1, const Axis& x2, const double* 
   std::fill(line + x1.nodes, padded.get() + x1.nodes + 4 * x1.L, 0.0);
   for (int64_t g2 = 0; g2 < x2.nodes; ++g2) {
     std::copy(in + x1.nodes * g2, in + x1.nodes * (g2 + 1), line);
-    line_pass(padded.get(), tap1, 2 * x1.L + 1, across + x1.E * g2, x1.E);
+    line_pass(padded.get(), 1, tap1, 2 * x1.L + 1, across + x1.E * g2, x1.E);
   }
   return Status::Ok;
 }
@@ -124,7 +98,7 @@ Status column_pass(const double* across, const Axis& x1, const Axis& x2, const d
   }
   // Each output row weighs the rows of `across` in reach, all x1.E columns at once (SIMD along the row), into `row`,
   // then strides into out.
-  const auto rows_pass = simd::keep_out_of_line(&weigh_rows);
+  const auto rows_pass = simd::keep_out_of_line(&correlate);
   Scratch<double> row(x1.E);
   if (!row.ok()) return Status::OutOfMemory;
   for (int64_t e2 = 0; e2 < x2.E; ++e2) {
