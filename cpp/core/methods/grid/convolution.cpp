@@ -55,14 +55,17 @@ double kernel_weight(KernelKind kind, float h, double offset) {
 namespace {
 
 // The first pass of a 2-D convolution (or the only one of a 1-D one): each of x2.nodes lines of `in` (x1.nodes bins)
-// correlated with tap1 into x1.E outputs of `across`.
-Status row_pass(const double* in, const Axis& x1, const Axis& x2, const double* tap1, double* across, FftWork* work) {
+// correlated with each of `count` taps tap1[k] into x1.E outputs of across[k] (by FFT, each pair of lines transformed
+// once for all of them).
+Status row_pass(const double* in, const Axis& x1, const Axis& x2, const double* const* tap1, int count,
+                double* const* across, FftWork* work) {
   if (x1.fft) {
-    if (const Status st = work->prepare(tap1, x1.L, x1.nodes); st != Status::Ok) return st;
+    if (const Status st = work->prepare(tap1, count, x1.L, x1.nodes); st != Status::Ok) return st;
     for (int64_t g2 = 0; g2 < x2.nodes; g2 += 2) {
       const bool pair = g2 + 1 < x2.nodes;
-      work->rows.apply(in + x1.nodes * g2, pair ? in + x1.nodes * (g2 + 1) : nullptr, 1, across + x1.E * g2,
-                       pair ? across + x1.E * (g2 + 1) : nullptr, 1);
+      work->rows.load(in + x1.nodes * g2, pair ? in + x1.nodes * (g2 + 1) : nullptr, 1);
+      for (int k = 0; k < count; ++k)
+        work->rows.emit(k, across[k] + x1.E * g2, pair ? across[k] + x1.E * (g2 + 1) : nullptr, 1);
     }
     return Status::Ok;
   }
@@ -78,7 +81,7 @@ Status row_pass(const double* in, const Axis& x1, const Axis& x2, const double* 
   std::fill(line + x1.nodes, padded.get() + x1.nodes + 4 * x1.L, 0.0);
   for (int64_t g2 = 0; g2 < x2.nodes; ++g2) {
     std::copy(in + x1.nodes * g2, in + x1.nodes * (g2 + 1), line);
-    line_pass(padded.get(), 1, tap1, 2 * x1.L + 1, across + x1.E * g2, x1.E);
+    for (int k = 0; k < count; ++k) line_pass(padded.get(), 1, tap1[k], 2 * x1.L + 1, across[k] + x1.E * g2, x1.E);
   }
   return Status::Ok;
 }
@@ -113,6 +116,66 @@ Status column_pass(const double* across, const Axis& x1, const Axis& x2, const d
   return Status::Ok;
 }
 
+// One row pass's output (x1.E × x2.nodes, in `across`) and the moments its column passes give: out[k] by tap[k].
+struct ColumnJob {
+  const double* across = nullptr;
+  int count = 0;
+  const double* tap[3] = {};
+  double* out[3] = {};
+};
+
+// The second pass of every job. By FFT, a pair of columns at a time through every job (each column transformed once
+// for all of its taps), staged contiguously, then written node by node: a node's moments are interleaved, and a pass
+// per moment, writing one entry per node down the columns, had touched a cache line and a page per output, once per
+// moment (most of a 2-D score's time at 10⁵ points). The same transforms, so the same bits.
+Status column_passes(const ColumnJob* jobs, int64_t job_count, const Axis& x1, const Axis& x2, int64_t stride,
+                     FftWork* work) {
+  if (!x2.fft) {
+    for (int64_t j = 0; j < job_count; ++j)
+      for (int k = 0; k < jobs[j].count; ++k)
+        if (const Status st = column_pass(jobs[j].across, x1, x2, jobs[j].tap[k], jobs[j].out[k], stride, work);
+            st != Status::Ok)
+          return st;
+    return Status::Ok;
+  }
+  // The distinct taps (the K·u₂ᵇ of S or B), and each moment's index among them and its place in the stage.
+  constexpr int64_t kMostJobs = 3;
+  if (job_count > kMostJobs) return Status::BadArgument;
+  const double* bank[RowConvolution::kMaxFilters];
+  double* target[kMostJobs * 3];
+  int filters = 0, index[kMostJobs * 3], moments = 0;
+  for (int64_t j = 0; j < job_count; ++j)
+    for (int k = 0; k < jobs[j].count; ++k, ++moments) {
+      int f = 0;
+      while (f < filters && bank[f] != jobs[j].tap[k]) ++f;
+      if (f == filters) {
+        if (filters == RowConvolution::kMaxFilters) return Status::BadArgument;
+        bank[filters++] = jobs[j].tap[k];
+      }
+      index[moments] = f;
+      target[moments] = jobs[j].out[k];
+    }
+  if (const Status st = work->prepare(bank, filters, x2.L, x2.nodes); st != Status::Ok) return st;
+  const int64_t E2 = x2.E;
+  Scratch<double> staged(2 * moments * E2);  // moment m's outputs for the pair's columns at 2m·E₂ and (2m + 1)·E₂
+  if (!staged.ok()) return Status::OutOfMemory;
+  const double* const stage = staged.get();
+  for (int64_t e1 = 0; e1 < x1.E; e1 += 2) {
+    const bool pair = e1 + 1 < x1.E;
+    for (int64_t j = 0, m = 0; j < job_count; ++j) {
+      work->rows.load(jobs[j].across + e1, pair ? jobs[j].across + e1 + 1 : nullptr, x1.E);
+      for (int k = 0; k < jobs[j].count; ++k, ++m)
+        work->rows.emit(index[m], staged.get() + 2 * m * E2, pair ? staged.get() + (2 * m + 1) * E2 : nullptr, 1);
+    }
+    for (int64_t e2 = 0; e2 < E2; ++e2)
+      for (int64_t c = 0; c < (pair ? 2 : 1); ++c) {
+        const int64_t at = (e1 + c + x1.E * e2) * stride;
+        for (int m = 0; m < moments; ++m) target[m][at] = stage[(2 * m + c) * E2 + e2];
+      }
+  }
+  return Status::Ok;
+}
+
 }  // namespace
 
 Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* tap1, const double* tap2,
@@ -126,7 +189,7 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
   if (in_b) {
     if (const Status st = convolve(in_b, x1, x2, tap1, tap2, across, out_b, stride, work); st != Status::Ok) return st;
   }
-  if (const Status st = row_pass(in, x1, x2, tap1, across, work); st != Status::Ok) return st;
+  if (const Status st = row_pass(in, x1, x2, &tap1, 1, &across, work); st != Status::Ok) return st;
   return column_pass(across, x1, x2, tap2, out, stride, work);
 }
 
@@ -169,23 +232,27 @@ Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t
   if (dims == 2) {
     // Each row pass once, then a column pass per moment: S_ab and T_ab read their input's row pass by K·u₁ᵃ, which
     // S₀₀, S₀₁ and S₀₂ share (T₀₀ and T₀₁ too), where a convolve per moment redid it (9 row passes instead of 5, local-
-    // linear). The same passes, so the same bits.
+    // linear). The same passes, so the same bits. One input's row passes, then their column passes (column_passes).
     const int64_t lines = x1.E * x2.nodes, count_rows = linear ? 3 : 1, sum_rows = linear ? 2 : 1;
     Scratch<double> rows(count_rows * lines);
     if (!rows.ok()) return Status::OutOfMemory;
     const auto passes = [&](const double* in, bool squared, int64_t each, int64_t count, double* first) -> Status {
-      for (int64_t a = 0; a < each; ++a)
-        if (const Status st = row_pass(in, x1, x2, tap(0, squared, int(a)), rows.get() + a * lines, &work);
-            st != Status::Ok)
-          return st;
+      ColumnJob jobs[3];
+      const double* taps[3];
+      double* across[3];
+      for (int64_t a = 0; a < each; ++a) {
+        taps[a] = tap(0, squared, int(a));
+        across[a] = rows.get() + a * lines;
+        jobs[a].across = across[a];
+      }
+      if (const Status st = row_pass(in, x1, x2, taps, int(each), across, &work); st != Status::Ok) return st;
       for (int64_t k = 0; k < count; ++k) {
         const Power pw = power_at(k);
-        if (const Status st =
-                column_pass(rows.get() + pw.a * lines, x1, x2, tap(1, squared, pw.b), first + k, stride, &work);
-            st != Status::Ok)
-          return st;
+        ColumnJob& job = jobs[pw.a];
+        job.tap[job.count] = tap(1, squared, pw.b);
+        job.out[job.count++] = first + k;
       }
-      return Status::Ok;
+      return column_passes(jobs, each, x1, x2, stride, &work);
     };
     if (const Status st = passes(count, false, count_rows, powers_2, mom); st != Status::Ok) return st;
     if (squares)

@@ -28,18 +28,24 @@ struct FftWork {
   Scratch<double> reversed;
   int64_t reversed_room = 0;
 
-  // Prepares rows for lines of `nodes` bins by these 2L + 1 taps. convolve correlates (out[e] reads
-  // in[e − L + m]·tap[L + m]); the FFT convolves, so it takes the taps reversed (K(u)·uᵃ is odd for odd a).
-  Status prepare(const double* tap, int64_t L, int64_t nodes) {
-    const int64_t taps = 2 * L + 1;
-    if (taps > reversed_room) {
-      if (!reversed.reset_zeroed(taps)) return Status::OutOfMemory;
-      reversed_room = taps;
+  // Prepares rows for lines of `nodes` bins by each of `count` sets of 2L + 1 taps. convolve correlates (out[e]
+  // reads in[e − L + m]·tap[L + m]); the FFT convolves, so it takes the taps reversed (K(u)·uᵃ is odd for odd a).
+  Status prepare(const double* const* taps, int count, int64_t L, int64_t nodes) {
+    const int64_t length = 2 * L + 1;
+    if (count < 1 || count > RowConvolution::kMaxFilters) return Status::BadArgument;
+    if (count * length > reversed_room) {
+      if (!reversed.reset_zeroed(count * length)) return Status::OutOfMemory;
+      reversed_room = count * length;
     }
-    std::reverse_copy(tap, tap + taps, reversed.get());
-    if (const Status st = fft.plan(convolution_size(nodes, taps)); st != Status::Ok) return st;
-    return rows.prepare(fft, reversed.get(), taps, nodes);
+    const double* filters[RowConvolution::kMaxFilters];
+    for (int k = 0; k < count; ++k) {
+      std::reverse_copy(taps[k], taps[k] + length, reversed.get() + k * length);
+      filters[k] = reversed.get() + k * length;
+    }
+    if (const Status st = fft.plan(convolution_size(nodes, length)); st != Status::Ok) return st;
+    return rows.prepare(fft, filters, count, length, nodes);
   }
+  Status prepare(const double* tap, int64_t L, int64_t nodes) { return prepare(&tap, 1, L, nodes); }
 };
 
 // out[(e₁ + E₁·e₂)·stride] = Σ_m₁ Σ_m₂ tap1[m₁] tap2[m₂] in[(e₁ − L₁ + m₁) + G₁·(e₂ − L₂ + m₂)]: the separable

@@ -135,11 +135,11 @@ int64_t convolution_size(int64_t length, int64_t taps) {
   return n;
 }
 
-Status RowConvolution::prepare(const Fft& fft, const double* filter, int64_t taps, int64_t length) {
+Status RowConvolution::prepare(const Fft& fft, const double* const* filters, int count, int64_t taps, int64_t length) {
   const int64_t n = convolution_size(length, taps);
-  if (n > fft.size()) return Status::BadArgument;
+  if (n > fft.size() || count < 1 || count > kMaxFilters) return Status::BadArgument;
   if (n > capacity_) {
-    if (!spectrum_.reset_zeroed(2 * n) || !work_.reset_zeroed(2 * n)) {
+    if (!spectra_.reset_zeroed(2 * n * kMaxFilters) || !loaded_.reset_zeroed(2 * n) || !work_.reset_zeroed(2 * n)) {
       capacity_ = 0;
       return Status::OutOfMemory;
     }
@@ -149,34 +149,39 @@ Status RowConvolution::prepare(const Fft& fft, const double* filter, int64_t tap
   n_ = n;
   length_ = length;
   out_length_ = length + taps - 1;
-  double* f = spectrum_.get();
-  std::fill(f, f + 2 * n, 0.0);
   const double scale = 1.0 / double(n);  // exact: n is a power of two
-  for (int64_t j = 0; j < taps; ++j) f[2 * j] = filter[j] * scale;
-  fft.forward(f, n);
+  for (int k = 0; k < count; ++k) {
+    double* f = spectra_.get() + 2 * n * k;
+    std::fill(f, f + 2 * n, 0.0);
+    for (int64_t j = 0; j < taps; ++j) f[2 * j] = filters[k][j] * scale;
+    fft.forward(f, n);
+  }
   return Status::Ok;
 }
 
-void RowConvolution::apply(const double* a, const double* b, int64_t in_stride, double* out_a, double* out_b,
-                           int64_t out_stride) {
-  double* z = work_.get();
-  const int64_t n = n_;
+void RowConvolution::load(const double* a, const double* b, int64_t in_stride) {
+  double* z = loaded_.get();
   for (int64_t j = 0; j < length_; ++j) {
     z[2 * j] = a[j * in_stride];
     z[2 * j + 1] = b ? b[j * in_stride] : 0.0;
   }
-  std::fill(z + 2 * length_, z + 2 * n, 0.0);
-  fft_->forward(z, n);
-  const double* f = spectrum_.get();
-  for (int64_t k = 0; k < n; ++k) {
+  std::fill(z + 2 * length_, z + 2 * n_, 0.0);
+  fft_->forward(z, n_);
+}
+
+void RowConvolution::emit(int filter, double* out_a, double* out_b, int64_t out_stride) {
+  const double* z = loaded_.get();
+  const double* f = spectra_.get() + 2 * n_ * filter;
+  double* p = work_.get();
+  for (int64_t k = 0; k < n_; ++k) {
     const double zr = z[2 * k], zi = z[2 * k + 1], fr = f[2 * k], fi = f[2 * k + 1];
-    z[2 * k] = zr * fr - zi * fi;
-    z[2 * k + 1] = zr * fi + zi * fr;
+    p[2 * k] = zr * fr - zi * fi;
+    p[2 * k + 1] = zr * fi + zi * fr;
   }
-  fft_->inverse(z, n);
-  for (int64_t k = 0; k < out_length_; ++k) out_a[k * out_stride] = z[2 * k];
+  fft_->inverse(p, n_);
+  for (int64_t k = 0; k < out_length_; ++k) out_a[k * out_stride] = p[2 * k];
   if (out_b)
-    for (int64_t k = 0; k < out_length_; ++k) out_b[k * out_stride] = z[2 * k + 1];
+    for (int64_t k = 0; k < out_length_; ++k) out_b[k * out_stride] = p[2 * k + 1];
 }
 
 }  // namespace ka

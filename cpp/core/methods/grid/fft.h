@@ -39,26 +39,41 @@ class Fft {
 // ≥ length + taps − 1, so that the circular convolution does not wrap.
 int64_t convolution_size(int64_t length, int64_t taps);
 
-// Linear convolution of real rows of one length by one real filter. Two rows go through one complex transform, as
-// its real and imaginary parts: the filter is real, so the real part of the product's inverse is row a * filter
-// and the imaginary part row b * filter, for the price of one row.
+// Linear convolution of real rows of one length by up to kMaxFilters real filters of one length. Two rows go
+// through one complex transform, as its real and imaginary parts: a filter is real, so the real part of the product's
+// inverse is row a * filter and the imaginary part row b * filter, for the price of one row. A loaded pair is
+// transformed once and multiplied by each filter's spectrum in turn (the grid's moments convolve one row pass by
+// K·uᵇ for b = 0, 1, 2).
 class RowConvolution {
  public:
-  // The filter (`taps` entries, copied) for rows of `length` entries, with `fft` planned to at least
-  // convolution_size(length, taps); `fft` must outlive the calls to apply. Reuses the buffers of an earlier prepare
-  // when they are large enough. OutOfMemory when they cannot be had.
-  Status prepare(const Fft& fft, const double* filter, int64_t taps, int64_t length);
+  static constexpr int kMaxFilters = 6;
+  // The filters (`count` of them, `taps` entries each, copied) for rows of `length` entries, with `fft` planned to at
+  // least convolution_size(length, taps); `fft` must outlive the calls to load and emit. Reuses the buffers of an
+  // earlier prepare when they are large enough. OutOfMemory when they cannot be had; BadArgument for more than
+  // kMaxFilters or a transform larger than fft's.
+  Status prepare(const Fft& fft, const double* const* filters, int count, int64_t taps, int64_t length);
+  Status prepare(const Fft& fft, const double* filter, int64_t taps, int64_t length) {
+    return prepare(fft, &filter, 1, taps, length);
+  }
+  // Transforms rows a and b (`length` entries, in_stride apart; b may be null: a alone, at the same cost).
+  void load(const double* a, const double* b, int64_t in_stride);
   // out_a[k·out_stride] = Σ_j filter[j]·a[(k − j)·in_stride] for 0 ≤ k < length + taps − 1 (the full linear
-  // convolution; a is 0 outside its `length` entries), and the same of b into out_b. b and out_b may be null (a
-  // alone, at the same cost). Rounding: about 1e-16·log₂N of the largest |a|·|filter| sums, at every k, including
+  // convolution of the loaded rows by filter `filter`; a is 0 outside its `length` entries), and the same of b into
+  // out_b (skipped when null). Rounding: about 1e-16·log₂N of the largest |a|·|filter| sums, at every k, including
   // those the exact sum leaves 0.
-  void apply(const double* a, const double* b, int64_t in_stride, double* out_a, double* out_b, int64_t out_stride);
+  void emit(int filter, double* out_a, double* out_b, int64_t out_stride);
+  // load, then emit by the first filter.
+  void apply(const double* a, const double* b, int64_t in_stride, double* out_a, double* out_b, int64_t out_stride) {
+    load(a, b, in_stride);
+    emit(0, out_a, out_b, out_stride);
+  }
 
  private:
   const Fft* fft_ = nullptr;
   int64_t n_ = 0, length_ = 0, out_length_ = 0, capacity_ = 0;
-  Scratch<double> spectrum_;  // the filter's transform, divided by n_ (the inverse's missing factor)
-  Scratch<double> work_;      // the transform of one row pair
+  Scratch<double> spectra_;  // each filter's transform, divided by n_ (the inverse's missing factor), 2·n_ apart
+  Scratch<double> loaded_;   // the transform of the loaded pair
+  Scratch<double> work_;     // its product with one spectrum, then that product's inverse
 };
 
 }  // namespace ka
