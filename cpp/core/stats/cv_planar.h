@@ -50,6 +50,18 @@ class PlanarSample {
   };
   int textbook_row(const Fit& loo, int64_t i, ExactRowScratch rows, double* mean, RowWork& work) const;
 
+  // The sample in cell order as a problem (keys, queries and values; `like`'s kernel, masks and empty policy), its
+  // observation weights (null without), and the cell row of the sample's row i: a grid's fit of the sample in cells
+  // reads the moments of each point near the last one's (the grid CV of a 2-D search, cv_score.cpp).
+  Problem cells(const Problem& like) const {
+    Problem q = like;
+    q.keys = q.queries = ConstMatrix{x_.get(), n_, 2, 2};
+    q.values = ConstMatrix{y_.get(), n_, like.values.cols, like.values.cols};
+    return q;
+  }
+  const float* cell_weights() const { return weights_.get(); }
+  int64_t cell_of(int64_t i) const { return cell_.get()[i]; }
+
  private:
   struct Window {  // where gather copies a window's keys, values and weights, and each row's own key's place
     float *x, *y, *weights;
