@@ -12,6 +12,7 @@
 
 #include "cases.h"
 #include "engine/local_fit.h"
+#include "engine/local_solve.h"
 #include "reference.h"
 #include "stats/regression.h"
 
@@ -165,6 +166,68 @@ TEST_CASE("degenerate local designs fall back to Nadaraya-Watson instead of garb
     REQUIRE(local_fit({p, Estimator::LocalLinear}, {Matrix{out.data(), n, 1, 1}}).status == Status::Ok);
     for (int64_t i = 0; i < n; i += 7) CHECK(std::isfinite(out[size_t(i)]));
   }
+}
+
+// The weighted least-squares intercept of y on (1, u₁, u₂) by Gaussian elimination with partial pivoting in double,
+// from the normal equations written out: the reference for the closed form below.
+static double planar_intercept(const double A[3][3], const double t[3]) {
+  double m[3][4];
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) m[r][c] = A[r][c];
+    m[r][3] = t[r];
+  }
+  for (int c = 0; c < 3; ++c) {
+    int pivot = c;
+    for (int r = c + 1; r < 3; ++r)
+      if (std::fabs(m[r][c]) > std::fabs(m[pivot][c])) pivot = r;
+    std::swap(m[c], m[pivot]);
+    for (int r = c + 1; r < 3; ++r) {
+      const double f = m[r][c] / m[c][c];
+      for (int k = c; k < 4; ++k) m[r][k] -= f * m[c][k];
+    }
+  }
+  double b[3];
+  for (int r = 2; r >= 0; --r) {
+    double v = m[r][3];
+    for (int k = r + 1; k < 3; ++k) v -= m[r][k] * b[k];
+    b[r] = v / m[r][r];
+  }
+  return b[0];
+}
+
+TEST_CASE("2-D local-linear in closed form: the least-squares intercept where the guard would not act, else declined") {
+  std::mt19937_64 g(7);
+  std::uniform_real_distribution<double> u(-2, 2);
+  // Moments of `count` weighted points about the query, in the grid's power order, their u₂ = slope·u₁ + spread·noise.
+  const auto moments = [&](int count, double slope, double spread, double* S, double* t, double A[3][3]) {
+    std::fill(S, S + 6, 0.0);
+    std::fill(t, t + 3, 0.0);
+    for (int k = 0; k < count; ++k) {
+      const double u1 = u(g), u2 = slope * u1 + spread * u(g), w = std::exp(-0.5 * (u1 * u1 + u2 * u2));
+      const double y = 3 + 2 * u1 - u2 + 0.5 * u(g);
+      const double z[6] = {1, u1, u2, u1 * u1, u1 * u2, u2 * u2};
+      for (int i = 0; i < 6; ++i) S[i] += w * z[i];
+      for (int i = 0; i < 3; ++i) t[i] += w * y * z[i];
+    }
+    const double a[3][3] = {{S[0], S[1], S[2]}, {S[1], S[3], S[4]}, {S[2], S[4], S[5]}};
+    std::copy(&a[0][0], &a[0][0] + 9, &A[0][0]);
+  };
+  double S[6], t[3], A[3][3], value = 0, l[9], col[3];
+  for (int trial = 0; trial < 200; ++trial) {  // spread designs: served, the intercept to rounding
+    moments(5 + trial % 40, u(g), 1.0, S, t, A);
+    const double upper[9] = {A[0][0], A[0][1], A[0][2], 0, A[1][1], A[1][2], 0, 0, A[2][2]};
+    if (first_column_of_inverse(upper, 3, l, col)) continue;  // the guard acted (few points): not this case
+    REQUIRE(planar_linear_value(S, t, &value));
+    CHECK(value == doctest::Approx(planar_intercept(A, t)).epsilon(1e-11));
+  }
+  for (int trial = 0; trial < 50; ++trial) {  // points nearly on a line: the guard acts, the closed form declines
+    moments(30, u(g), 1e-4, S, t, A);
+    const double upper[9] = {A[0][0], A[0][1], A[0][2], 0, A[1][1], A[1][2], 0, 0, A[2][2]};
+    CHECK(first_column_of_inverse(upper, 3, l, col));
+    CHECK_FALSE(planar_linear_value(S, t, &value));
+  }
+  moments(30, 0, 0, S, t, A);  // no spread along u₂ at all
+  CHECK_FALSE(planar_linear_value(S, t, &value));
 }
 
 TEST_CASE("queries far from the data are fitted in double, and empty rows follow the policy") {

@@ -71,6 +71,23 @@ inline bool first_column_of_inverse(const double* a, int64_t p, double* l, doubl
   return guarded;
 }
 
+// 2-D local-linear's value e₁ᵀA⁻¹t at its query, A = [[S₀, S₁, S₂], [S₁, S₃, S₄], [S₂, S₄, S₅]] (the moments
+// Σw·u₁ᵃu₂ᵇ in the grid's power order: 1, u₁, u₂, u₁², u₁u₂, u₂²) and t = (Σw·y, Σw·y·u₁, Σw·y·u₂): the elimination of
+// first_column_of_inverse in closed form, three divisions where the Cholesky takes three square roots and nine (the
+// per-point cost of a 2-D grid's CV score), the same to rounding. False, nothing written, where its guard would act
+// (a slope pivot below kPivotFloor of its diagonal, or not positive): the caller solves by first_column_of_inverse.
+inline bool planar_linear_value(const double* S, const double* t, double* value) {
+  const double i0 = 1 / S[0], q1 = S[1] * i0, q2 = S[2] * i0;
+  const double p11 = S[3] - q1 * S[1], p12 = S[4] - q1 * S[2], p22 = S[5] - q2 * S[2];
+  if (!(p11 >= kPivotFloor * S[3]) || !(p11 > 0)) return false;
+  const double r = p12 / p11, pivot = p22 - r * p12;
+  if (!(pivot >= kPivotFloor * S[5]) || !(pivot > 0)) return false;
+  const double t1 = t[1] - q1 * t[0], t2 = t[2] - q2 * t[0];
+  const double b2 = (t2 - r * t1) / pivot, b1 = (t1 - p12 * b2) / p11;
+  *value = (t[0] - S[1] * b1 - S[2] * b2) * i0;
+  return true;
+}
+
 // A local fit's value at its query for one value column: gᵀ t, with g = A⁻¹ e₁ (first_column_of_inverse) and t
 // that column's Σw·z·y, entry x at t[x·stride]. As float32 it is written by mean_to_float (online_softmax.h), as every
 // mean is.

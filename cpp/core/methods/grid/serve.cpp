@@ -42,6 +42,18 @@ double edge_amplification(const double* S, int64_t dims, double s0) {
   return worst;
 }
 
+// moments_at (query.h) of a 2-D local-linear query inside the box (δ = 0), S and T alone (v's B left as they are):
+// what serve_grid's hot path reads, the same sums in the same order.
+void planar_moments_at(const GridQuery& g, const double* mom, int64_t E1, int64_t stride, int64_t t_end, double* v) {
+  const double f1 = g.frac[0], f2 = g.frac[1];
+  const double w00 = (1 - f1) * (1 - f2), w10 = f1 * (1 - f2), w01 = (1 - f1) * f2, w11 = f1 * f2;
+  const double* a = mom + (g.e[0] + E1 * g.e[1]) * stride;
+  const double *b = a + stride, *c = a + E1 * stride, *d = c + stride;
+  const auto at = [&](int64_t k) { v[k] = w00 * a[k] + w10 * b[k] + w01 * c[k] + w11 * d[k]; };
+  for (int64_t k = 0; k < 6; ++k) at(k);
+  for (int64_t k = 12; k < t_end; ++k) at(k);
+}
+
 // The exact rows over the keys in each one's reach, where a model keeps its sample sorted (`by_x`, null where there
 // is none or a mask to index), else over every key.
 Result exact_of(const Fit& f, SortedKeys* by_x, const int64_t* rows, int64_t count, const FitOut& into) {
@@ -154,6 +166,10 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
   // lattice over the data with the far rows' work left out, the moments read for rows then handed over).
   const bool tables_2d = dims == 2 && linear && gaussian && sorted && tables && !m.any() && !out.sum_sq_weights &&
                          !out.effective_keys && !out.log_denominator;
+  // 2-D local-linear rows asking for their means alone: S and T read without B, solved in closed form where the guard
+  // would not act (planar_linear_value).
+  const bool planar = dims == 2 && linear && !squares && !out.sum_sq_weights && !out.effective_keys &&
+                      !out.log_denominator && !out.self_weight;
   for (int64_t i = 0; i < I; ++i) {
     const GridQuery at = locate(p.queries.row(i), axis, dims, laplacian, compact);
     const bool inside = at.inside;
@@ -170,7 +186,10 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
       continue;
     }
     double* v = interp.get();
-    moments_at(at, mom, axis, dims, width, stride, powers_2, powers_1, v);
+    if (planar && at.delta[0] == 0 && at.delta[1] == 0)
+      planar_moments_at(at, mom, x1.E, stride, stride, v);
+    else
+      moments_at(at, mom, axis, dims, width, stride, powers_2, powers_1, v);
     const double* S = v;
     double* B = v + powers_2;
     double* T = v + 2 * powers_2;
@@ -190,6 +209,13 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
       // far rules (its far table, far.cpp), which fit it from the keys behind the end at any distance.
       (gaussian ? far : exact).get()[(gaussian ? far_count : exact_count)++] = i;
       continue;
+    }
+    if (planar) {  // the closed form where the guard would not act (the hot path of a 2-D CV score)
+      int64_t col = 0;
+      double value = 0;
+      for (; col < width && planar_linear_value(S, T + col * powers_1, &value); ++col)
+        out.mean.row(i)[col] = mean_to_float(value);
+      if (col == width) continue;
     }
     for (int64_t r = 0; r < p_cols; ++r)
       for (int64_t c = 0; c < p_cols; ++c) a.get()[r * p_cols + c] = S[product_power(r, c, dims)];
