@@ -9,6 +9,7 @@
 #include "base/views.h"
 #include "engine/local_fit.h"
 #include "kernel/kernels.h"
+#include "methods/grid/grid.h"
 
 namespace ka {
 
@@ -106,19 +107,19 @@ const char* method_name(Method m);
 // Regression on a grid, per bandwidth: grid_nodes (grid.h) of the sample x at bandwidths h, and in `why` (may be
 // null) a sentence saying whether the grid runs or, when it returns 0, why the fit runs exactly. The one place that
 // decides grid-or-exact for a bandwidth: predictions, CV scores, fit summaries and the search call it.
-int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance, char* why = nullptr);
+int64_t plan_grid_nodes(const SampleExtent& x, KernelKind kind, const float* h, double tolerance, char* why = nullptr);
 
 // Leave-one-out CV of a 2-D sample sorted by its first coordinate (a search's), per bandwidth: plan_grid_nodes, and 0
 // where the estimator is local-linear and the exact score, whose held-out points visit only the keys within the
 // kernel's reach along x₁, costs less than the grid's convolutions (grid_cv_pays_2d, grid/plan.h). `why` as there.
-int64_t plan_grid_cv_nodes(ConstMatrix x, KernelKind kind, Estimator estimator, const float* h, double tolerance,
-                           char* why = nullptr);
+int64_t plan_grid_cv_nodes(const SampleExtent& x, KernelKind kind, Estimator estimator, const float* h,
+                           double tolerance, char* why = nullptr);
 
 // A 2-D leave-one-out search's scan point (cv_search_parts.h, kCoarseScanSteps): the tolerance its score runs at.
 // `tolerance` where plan_grid_cv_nodes gives a grid there; else the finest of 2·tolerance, 4·tolerance, … (`steps`
 // doublings at most) that it gives one for; else 0 (the point runs exactly).
-double plan_scan_tolerance(ConstMatrix x, KernelKind kind, Estimator estimator, const float* h, double tolerance,
-                           int steps);
+double plan_scan_tolerance(const SampleExtent& x, KernelKind kind, Estimator estimator, const float* h,
+                           double tolerance, int steps);
 
 // Leave-one-out CV of a 1-D sample over a bandwidth search (GridCv, grid.h), per bandwidth: the cells of the grid that
 // scores bandwidth h for `points` points (those with weight > 0) spread over `range` (> 0), a power of two of at least

@@ -11,7 +11,7 @@
 
 namespace ka {
 
-int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance, char* why) {
+int64_t plan_grid_nodes(const SampleExtent& x, KernelKind kind, const float* h, double tolerance, char* why) {
   const int64_t nodes = grid_nodes(x, kind, h, tolerance);
   if (why) {
     if (nodes > 0) {
@@ -29,8 +29,8 @@ int64_t plan_grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double t
   return nodes;
 }
 
-int64_t plan_grid_cv_nodes(ConstMatrix x, KernelKind kind, Estimator estimator, const float* h, double tolerance,
-                           char* why) {
+int64_t plan_grid_cv_nodes(const SampleExtent& x, KernelKind kind, Estimator estimator, const float* h,
+                           double tolerance, char* why) {
   const int64_t nodes = plan_grid_nodes(x, kind, h, tolerance, why);
   if (nodes == 0 || x.cols != 2 || estimator != Estimator::LocalLinear) return nodes;
   if (grid_cv_pays_2d(x, kind, nodes, h)) return nodes;
@@ -41,8 +41,8 @@ int64_t plan_grid_cv_nodes(ConstMatrix x, KernelKind kind, Estimator estimator, 
   return 0;
 }
 
-double plan_scan_tolerance(ConstMatrix x, KernelKind kind, Estimator estimator, const float* h, double tolerance,
-                           int steps) {
+double plan_scan_tolerance(const SampleExtent& x, KernelKind kind, Estimator estimator, const float* h,
+                           double tolerance, int steps) {
   double t = tolerance;
   for (int k = 0; k <= steps && tolerance > 0; ++k, t *= 2)
     if (plan_grid_cv_nodes(x, kind, estimator, h, t) > 0) return t;

@@ -51,10 +51,14 @@ class SearchSample {
   const Problem* sorted_problem(const Problem& p, const Criterion& c);
   // The 2-D sorted sample in cells (cv_planar.h), made from sorted(p, c); nullptr when it cannot be allocated.
   const PlanarSample* planar(const Problem& p, const Criterion& c);
+  // The extent of p's keys that the plan reads at every bandwidth (grid.h), made once.
+  const SampleExtent& extent(const Problem& p);
 
  private:
   std::unique_ptr<SortedSample> sorted_;
   std::unique_ptr<PlanarSample> planar_;
+  SampleExtent extent_;
+  bool extent_made_ = false;
 };
 
 // CV(h) on the search's grid where it serves h, else by the exact (or grid_local_fit) evaluation; `sample`, when

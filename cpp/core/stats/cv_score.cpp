@@ -110,6 +110,12 @@ KA_COLD const PlanarSample* SearchSample::planar(const Problem& p, const Criteri
   return planar_.get();
 }
 
+const SampleExtent& SearchSample::extent(const Problem& p) {
+  if (!extent_made_) extent_ = SampleExtent(p.keys);
+  extent_made_ = true;
+  return extent_;
+}
+
 KA_COLD const Problem* SearchSample::sorted_problem(const Problem& p, const Criterion& c) {
   const SortedSample* s = sorted(p, c);
   return s ? &s->problem : nullptr;
@@ -173,10 +179,10 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
     }
   // Leave-one-out CV in 1-D or 2-D may run on a grid, which needs no sorting and takes no mask but its own
   // leave-one-out; everything else (blocked CV too) runs exactly, on the sample sorted by its first coordinate.
-  const int64_t nodes =
-      criterion.score == Score::LeaveOneOut && !p.masks.any() && !(criterion.exclude > 0) && !planned
-          ? plan_grid_cv_nodes(p.keys, p.kernel.kind, criterion.estimator, hf.get(), criterion.grid_tolerance)
-          : 0;
+  const int64_t nodes = criterion.score == Score::LeaveOneOut && !p.masks.any() && !(criterion.exclude > 0) && !planned
+                            ? plan_grid_cv_nodes(sample ? sample->extent(p) : SampleExtent(p.keys), p.kernel.kind,
+                                                 criterion.estimator, hf.get(), criterion.grid_tolerance)
+                            : 0;
   // A 2-D search's grid score fits the sample in cells (cv_planar.h), made once for the search: each point then reads
   // the moments of the nodes near the last one's, where in the sample's order each read nodes anywhere in the grid
   // (natively at 10⁶ points, h = 0.016: 0.45 s a score in the sample's order, 0.27 in cells). The bins then sum the

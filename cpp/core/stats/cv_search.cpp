@@ -44,7 +44,7 @@ double Search::scan_tolerance(const double* bandwidth) const {
   float hf[2];
   for (int64_t d = 0; d < 2; ++d)
     if (!float_bandwidth(bandwidth[d], hf + d)) return criterion.grid_tolerance;
-  return plan_scan_tolerance(p.keys, p.kernel.kind, criterion.estimator, hf, criterion.grid_tolerance,
+  return plan_scan_tolerance(keep.sorted.extent(p), p.kernel.kind, criterion.estimator, hf, criterion.grid_tolerance,
                              kCoarseScanSteps);
 }
 

@@ -151,17 +151,9 @@ struct Search {
                  (screening || keep_.grid.suits())),
         coarse_scan(dims == 2 && c.score == Score::LeaveOneOut && c.grid_tolerance > 0 && !(c.exclude > 0) &&
                     !p_.masks.any() && p_.keys.rows >= kScreenMinPoints) {
-    // The range of x_d, max − min of its float32 values, in double.
-    const auto extent = [&](int64_t d) {
-      float low = p.keys.row(0)[d], high = low;
-      for (int64_t i = 1; i < p.keys.rows; ++i) {
-        low = std::min(low, p.keys.row(i)[d]);
-        high = std::max(high, p.keys.row(i)[d]);
-      }
-      return double(high) - double(low);
-    };
-    if (screening) screen_from = kScreenFrom * extent(0);
-    if (coarse_scan) box = extent(0) * extent(1);
+    const SampleExtent& x = keep.sorted.extent(p);
+    if (screening) screen_from = kScreenFrom * x.range[0];
+    if (coarse_scan) box = x.range[0] * x.range[1];
     for (int64_t c = 0; (screening || planar_screening) && c < p.values.cols; ++c) {
       double low = kInf, high = -kInf;
       for (int64_t i = 0; i < p.values.rows; ++i) {

@@ -31,13 +31,24 @@ int cv_finest_level(int64_t points);
 // minimum (h ≈ 1.6 % of the range) lay below the grid's reach, and its exact scores and the model's exact fit,
 // O(n²h²), took 996 s where R's loess takes 3.5.
 int64_t most_grid_nodes_2d(int64_t points);
+// What the plan reads of a sample x (grid_nodes, grid_cv_pays_2d, the plan_* rules of methods/plan.h): its rows,
+// columns and, for up to kMaxGridDims columns, each one's range (max − min of its float32 values, in double). Made
+// from x in one pass, implicitly, where a plan is asked once; a search makes it once and asks the plan at every
+// bandwidth (a pass per question, up to a dozen an evaluation, had been 8 % of a 10⁶-point 2-D search).
+struct SampleExtent {
+  int64_t rows = 0, cols = 0;
+  double range[kMaxGridDims] = {0, 0};
+  SampleExtent() = default;
+  SampleExtent(ConstMatrix x);  // implicit: a sample stands for its extent
+};
+
 // Nodes per axis for a sample x (its keys) and bandwidths h (one per column): the most any axis needs, the same
 // count along both axes in 2-D; 0 unless tolerance > 0, x has 1 or 2 columns and at least 2 rows, the kernel has a
 // grid (a distance kernel other than Cauchy, which is not a product over dimensions), the grid stays within
 // kMaxGridNodes along an axis and most_grid_nodes_2d(n) in all in 2-D, and its convolutions cost less than the exact
 // fit of the sample at itself (a kernel wide against a fine grid, on a small sample, runs exactly; convolutions_pay in
 // grid/plan.h).
-int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance);
+int64_t grid_nodes(const SampleExtent& x, KernelKind kind, const float* h, double tolerance);
 
 // The fit of local_fit(f, out), computed on a grid of `nodes` nodes per axis over the bounding box of
 // f.problem.keys, whose output nodes extend the kernel's reach (reach_of × h) beyond the box on each side. Needs 1 or

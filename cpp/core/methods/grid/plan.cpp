@@ -120,19 +120,13 @@ double exact_planar_cost(KernelKind kind, const float* h, const double* range, i
 // with n) per key in reach: in pairs of 0.7 ns, 570 a point plus 8 a tap against 1,000 plus the keys a point. So the
 // grid pays where 8 taps cost less than the exact score's points times (430 + their keys in reach): at 10⁵ points from
 // h ≈ 0.008, at 10⁶ below 0.002 (exactly 8.4 s at h = 0.0067, on a 965² grid 0.86 s).
-bool grid_cv_pays_2d(ConstMatrix x, KernelKind kind, int64_t nodes, const float* h) {
-  double grid = 0, range[2] = {0, 0};
+bool grid_cv_pays_2d(const SampleExtent& x, KernelKind kind, int64_t nodes, const float* h) {
+  double grid = 0;
   for (int64_t d = 0; d < 2; ++d) {
-    float lo = x.row(0)[d], hi = lo;
-    for (int64_t i = 1; i < x.rows; ++i) {
-      lo = std::min(lo, x.row(i)[d]);
-      hi = std::max(hi, x.row(i)[d]);
-    }
-    range[d] = double(hi) - double(lo);
-    const double step = range[d] > 0 ? range[d] / double(nodes - 1) : double(h[d]);  // as grid_nodes lays it out
+    const double step = x.range[d] > 0 ? x.range[d] / double(nodes - 1) : double(h[d]);  // as grid_nodes lays it out
     grid = std::max(grid, grid_cost(kind, nodes, 2, double(h[d]), step));
   }
-  return kLinearGridTap * grid <= exact_planar_cost(kind, h, range, x.rows);
+  return kLinearGridTap * grid <= exact_planar_cost(kind, h, x.range, x.rows);
 }
 
 int64_t grid_nodes(double range, double h, double tolerance, int64_t most) {
@@ -155,21 +149,25 @@ int64_t most_grid_nodes_2d(int64_t points) {
   return nodes;
 }
 
-int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolerance) {
-  const int64_t dims = x.cols;
-  if (!(tolerance > 0) || dims < 1 || dims > kMaxGridDims || x.rows < 2 || kind == KernelKind::Cauchy ||
-      kind == KernelKind::Softmax || !h)
-    return 0;
-  int64_t nodes = 0;
-  double range[kMaxGridDims] = {0, 0};
-  for (int64_t d = 0; d < dims; ++d) {
+SampleExtent::SampleExtent(ConstMatrix x) : rows(x.rows), cols(x.cols) {
+  for (int64_t d = 0; d < std::min<int64_t>(x.cols, kMaxGridDims) && x.rows > 0; ++d) {
     float lo = x.row(0)[d], hi = lo;
     for (int64_t i = 1; i < x.rows; ++i) {
       lo = std::min(lo, x.row(i)[d]);
       hi = std::max(hi, x.row(i)[d]);
     }
     range[d] = double(hi) - double(lo);
-    const int64_t axis = grid_nodes(range[d], double(h[d]), tolerance);
+  }
+}
+
+int64_t grid_nodes(const SampleExtent& x, KernelKind kind, const float* h, double tolerance) {
+  const int64_t dims = x.cols;
+  if (!(tolerance > 0) || dims < 1 || dims > kMaxGridDims || x.rows < 2 || kind == KernelKind::Cauchy ||
+      kind == KernelKind::Softmax || !h)
+    return 0;
+  int64_t nodes = 0;
+  for (int64_t d = 0; d < dims; ++d) {
+    const int64_t axis = grid_nodes(x.range[d], double(h[d]), tolerance);
     if (axis == 0) return 0;
     nodes = std::max(nodes, axis);
   }
@@ -177,7 +175,7 @@ int64_t grid_nodes(ConstMatrix x, KernelKind kind, const float* h, double tolera
   // Every axis, a flat one too: grid_local_fit spaces its nodes by h (and convolves them) when all points share
   // that coordinate, which a 64² grid of 30 taps a side did for 6 points, thousands of times in a search.
   for (int64_t d = 0; d < dims; ++d) {
-    const double step = range[d] > 0 ? range[d] / double(nodes - 1) : double(h[d]);
+    const double step = x.range[d] > 0 ? x.range[d] / double(nodes - 1) : double(h[d]);
     if (!convolutions_pay(kind, nodes, dims, double(h[d]), step, x.rows)) return 0;
   }
   return nodes;

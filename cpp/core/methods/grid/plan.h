@@ -35,7 +35,7 @@ double exact_planar_cost(KernelKind kind, const float* h, const double* range, i
 // nodes per axis than exactly (exact_planar_cost). Measured (plan.cpp): a tap of the grid's nine local-linear
 // channels costs about kLinearGridTap of those pairs.
 constexpr double kLinearGridTap = 8;
-bool grid_cv_pays_2d(ConstMatrix x, KernelKind kind, int64_t nodes, const float* h);
+bool grid_cv_pays_2d(const SampleExtent& x, KernelKind kind, int64_t nodes, const float* h);
 
 // The weights the grid serves a row with must carry at least this share of the sample's total weight; below it
 // (a query beyond the data, an isolated point in leave-one-out) the row is computed exactly. The direct sums round
