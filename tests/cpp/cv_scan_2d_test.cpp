@@ -12,6 +12,7 @@
 #include "stats/bandwidth.h"
 #include "stats/regression.h"
 #include "reference.h"
+#include "stats/cv_planar.h"
 #include "stats/cv_scan_bound.h"
 #include "stats/cv_search_parts.h"
 
@@ -23,7 +24,7 @@ namespace {
 struct Planar {
   std::vector<float> x, y;
   Problem p;
-  Planar(int64_t n, uint32_t seed, bool sort) : x(size_t(2 * n)), y(size_t(n)) {
+  Planar(int64_t n, uint32_t seed, bool sort, float noise = 0.3f) : x(size_t(2 * n)), y(size_t(n)) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
     std::normal_distribution<float> z(0.0f, 1.0f);
@@ -38,7 +39,7 @@ struct Planar {
     for (int64_t i = 0; i < n; ++i) {
       x[size_t(2 * i)] = a[order[size_t(i)]];
       x[size_t(2 * i + 1)] = b[order[size_t(i)]];
-      y[size_t(i)] = std::sin(6 * x[size_t(2 * i)]) + std::cos(4 * x[size_t(2 * i + 1)]) + 0.3f * z(rng);
+      y[size_t(i)] = std::sin(6 * x[size_t(2 * i)]) + std::cos(4 * x[size_t(2 * i + 1)]) + noise * z(rng);
     }
     p.queries = p.keys = {x.data(), n, 2, 2};
     p.values = {y.data(), n, 1, 1};
@@ -489,4 +490,38 @@ TEST_CASE("a 2-D search on the grid scores its scan points below the grid's reac
   double at_h = 0;
   REQUIRE(cv_score(s.p, h, &at_h, c).status == Status::Ok);
   CHECK(score == doctest::Approx(at_h).epsilon(1e-13));
+}
+
+TEST_CASE("the 2-D band screen's lower difference lies below the exact difference of CV") {
+  // kPlanarScreenMinPoints uniform points sorted by x₁, local-linear: noisy, where CV rises as h falls below its
+  // minimum (the screen shows it), and without noise, where it falls (the screen must not show it rising).
+  const int64_t n = kPlanarScreenMinPoints;
+  for (const float noise : {0.3f, 0.0f}) {
+    const Planar s(n, 31, true, noise);
+    const PlanarSample cells(s.p, nullptr);
+    REQUIRE(cells.ok());
+    Criterion c{Estimator::LocalLinear}, exact = c;
+    c.grid_tolerance = 1e-3;
+    exact.grid_tolerance = 0;
+    BandScreen screen(s.p, c, &cells);
+    REQUIRE(screen.active());
+    const float reference[2] = {0.012f, 0.012f};
+    REQUIRE(screen.set_reference(reference));
+    const double ref[2] = {reference[0], reference[1]};
+    double at_reference = 0;
+    REQUIRE(cv_score(s.p, ref, &at_reference, exact).status == Status::Ok);
+    for (const float h : {0.008f, 0.005f, 0.003f}) {
+      const float hf[2] = {h, h};
+      const double hd[2] = {h, h};
+      double at_h = 0;
+      REQUIRE(cv_score(s.p, hd, &at_h, exact).status == Status::Ok);
+      const double lower = screen.lower_difference(hf), difference = at_h - at_reference;
+      CAPTURE(noise);
+      CAPTURE(h);
+      CAPTURE(difference);
+      CHECK(lower <= difference);
+      if (noise > 0 && h < 0.006f) CHECK(lower > 0);  // the screen shows the rise: the search skips such points
+      if (noise == 0) CHECK(lower < 0);               // CV falls: the screen must not skip
+    }
+  }
 }

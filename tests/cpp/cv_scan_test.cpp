@@ -378,11 +378,13 @@ TEST_CASE("the band screen's lower difference lies below the exact difference of
       BandScreen screen(s.p, Criterion{est});
       REQUIRE(screen.active());
       const double reference = 24.0 / double(n);
-      REQUIRE(screen.set_reference(float(reference)));
+      const float reference_f = float(reference);
+      REQUIRE(screen.set_reference(&reference_f));
       const double at_reference = band_cv(s.p, est, reference);
       for (const double spacings : {16.0, 8.0, 4.0, 2.0}) {
         const double h = spacings / double(n), difference = band_cv(s.p, est, h) - at_reference;
-        const double lower = screen.lower_difference(float(h));
+        const float hf = float(h);
+        const double lower = screen.lower_difference(&hf);
         CAPTURE(noise);
         CAPTURE(int(est));
         CAPTURE(spacings);

@@ -21,22 +21,33 @@ namespace ka {
 
 // Below kBandScreenMinPoints the band costs little and the subsample would be most of the rows.
 constexpr int64_t kBandScreenMinPoints = int64_t(1) << 17, kBandScreenRows = int64_t(1) << 14;
+// A 2-D search's exact points (cv_scan.cpp: below the coarsest grid's reach) each cost a pass of the sample in cells
+// (cv_planar.h), O(n·(kPlanarRowKeys + keys in reach)): about 40 % of a 10⁶-point search. Their subsample is about
+// kPlanarScreenBlocks of the pass's blocks of 64 neighbouring rows, evenly through the cells' order, fitted by the same
+// sweep (a row of the float64 textbook over its window cost 20–40 times a swept row): rows of one block share their
+// keys, so the standard error comes from the blocks' sums (cluster-robust), not the rows'. From kPlanarScreenMinPoints
+// points, where those blocks are a quarter of the sample at most.
+constexpr int64_t kPlanarScreenBlocks = 256, kPlanarScreenMinPoints = 4 * kBandScreenRows;
 constexpr double kBandScreenDeviations = 8;
+
+class PlanarSample;
 
 class BandScreen {
  public:
-  // `sorted`: the search's sample sorted by x (its kernel's bandwidth is ignored). active() is false unless: at least
-  // kBandScreenMinPoints points, and band_window_cv applies to the search (Gaussian, Nadaraya–Watson or local-linear,
-  // leave-one-out, no observation weights, no other mask, one column of y).
-  BandScreen(const Problem& sorted, const Criterion& c);
+  // `sorted`: the search's sample sorted by x₁ (its kernel's bandwidth is ignored). active() is false unless: the
+  // leave-one-out criterion, no observation weights, no other mask, and in 1-D at least kBandScreenMinPoints points
+  // where band_window_cv applies (Gaussian, Nadaraya–Watson or local-linear, one column of y); in 2-D at least
+  // kPlanarScreenMinPoints points where `cells`, the sample in cells made from `sorted` (cv_planar.h), sweeps the
+  // criterion (PlanarSample::sweep_suits), whose fits it takes: the swept rows', the textbook re-solve of the guarded.
+  BandScreen(const Problem& sorted, const Criterion& c, const PlanarSample* cells = nullptr);
   bool active() const { return active_; }
   bool has_reference() const { return referenced_; }
-  // Scores the rows at the reference bandwidth h; false (the screen then inactive) without memory, or where some
-  // row's design is singular at h.
-  bool set_reference(float h);
+  // Scores the rows at the reference bandwidths h (one per dimension); false (the screen then inactive) without
+  // memory, or where some row's design is singular at h.
+  bool set_reference(const float* h);
   // The lower bound D̂ − z·σ̂/√m on CV(h) − CV(reference): +inf where a row's held-out design is singular at h, NaN
   // where it cannot tell (no reference, no memory, a NaN row).
-  double lower_difference(float h);
+  double lower_difference(const float* h);
   // What float32 rounding may move the scores compared about a score s: the band's at h, the reference's, and the
   // subsample's two, each by at most 2·√s·e + e², e = 2^-16 · max|y| (256 float32 steps of the largest value a fit
   // weighs: without noise, CV is that rounding, and the subsample's differ from the band's sums).
@@ -45,11 +56,15 @@ class BandScreen {
  private:
   Problem problem_;
   Estimator estimator_;
+  const PlanarSample* cells_;
   bool active_ = false, referenced_ = false;
   double rounding_ = 0;
-  Scratch<int64_t> rows_;
+  int64_t m_ = 0;                   // rows
+  int64_t every_ = 1, blocks_ = 0;  // 2-D: every every_-th block of the sweep, blocks_ of them, each ending at ends_
+  Scratch<int64_t> rows_, ends_;
   Scratch<double> reference_, trial_;
-  bool residuals(float h, double* out);
+  bool residuals(const float* h, double* out);
+  bool planar_residuals(const float* h, double* out);
 };
 
 }  // namespace ka

@@ -105,7 +105,7 @@ Result PlanarSample::fit(const Fit& f, const FitOut& out, bool leave_one_out) co
   const int64_t n = n_, width = f.problem.values.cols, strips = (n + per_ - 1) / per_;
   const float* h = f.problem.kernel.bandwidth;
   const bool weighted = f.observation_weights != nullptr;
-  const double ln2 = 0.6931471805599453, reach2 = 2 * ln2 * (25 + std::log(double(n)) / ln2);
+  const double reach2 = float_reach2();
   if (out.mean_double || f.query_scale || f.query_keys) return {Status::BadArgument};
   Scratch<float> sub_x(2 * n), sub_y(n * width), sub_w(weighted ? n : 0), mean(kKeyTile * width);
   Scratch<int64_t> own(kKeyTile);
@@ -146,14 +146,19 @@ Result PlanarSample::fit(const Fit& f, const FitOut& out, bool leave_one_out) co
   return {};
 }
 
-int PlanarSample::textbook_row(const Fit& loo, int64_t i, ExactRowScratch rows, double* mean, RowWork& work) const {
+double PlanarSample::float_reach2() const {
+  const double ln2 = 0.6931471805599453;  // log2 by log: libm's log2 is not linked (docs/package.md)
+  return 2 * ln2 * (25 + std::log(double(n_)) / ln2);
+}
+
+int PlanarSample::textbook_row(const Fit& loo, int64_t i, ExactRowScratch rows, double* mean, RowWork& work,
+                               double reach2) const {
   const int64_t width = loo.problem.values.cols, c = cell_.get()[i], s = c / per_;
   const bool weighted = loo.observation_weights != nullptr;
   int64_t own = 0;
   if (!work.ok()) return -1;
   Window w{work.x.get(), work.y.get(), work.weights.get(), &own, width};
-  // Every key whose weight is not exactly 0 in double (kDoubleUnderflow: key_reach.h) lies within the window.
-  const int64_t m = gather(s, c, c + 1, loo.problem.kernel.bandwidth, 2 * kDoubleUnderflow, weighted, w);
+  const int64_t m = gather(s, c, c + 1, loo.problem.kernel.bandwidth, reach2, weighted, w);
   Problem q = loo.problem;
   q.queries = {x_.get() + 2 * c, 1, 2, 2};
   q.keys = {work.x.get(), m, 2, 2};

@@ -38,17 +38,29 @@ class PlanarSample {
   // (scores, their maximum, the sums) and its bounds: one exact 2-D CV point 1.7x faster in WebAssembly
   // (cv_planar_rows.cpp).
   static bool sweep_suits(const Fit& f, const FitOut& out, bool leave_one_out);
-  Result sweep_fit(const Fit& f, const FitOut& out, bool leave_one_out) const;
+  // `every` > 1: only every `every`-th block of kKeyTile rows (counted through the strips in order) is fitted, the
+  // others' rows left as they are (a screen's subsample: cv_band_screen.h).
+  Result sweep_fit(const Fit& f, const FitOut& out, bool leave_one_out, int64_t every = 1) const;
+  // The blocks of kKeyTile rows sweep_fit runs (blocks()), and the sample rows of every `every`-th one, in the cells'
+  // order, into `rows` (room for n), with where each block's rows end into `ends` (room for blocks()); returns how
+  // many blocks.
+  int64_t blocks() const;
+  int64_t block_rows(int64_t every, int64_t* rows, int64_t* ends) const;
   // exact_local_row (local_solve.h) of the sample's row i under `loo`, over the keys of the cells within
-  // D² = F² + 2·kDoubleUnderflow bandwidths of it: every key whose weight is not exactly 0 in double, the same terms
-  // as over every key, summed in the cells' order. 1: written to `mean`; 0: the design is singular; −1: no memory.
+  // D² = F² + reach2 bandwidths of it: by default 2·kDoubleUnderflow, every key whose weight is not exactly 0 in
+  // double, the same terms as over every key, summed in the cells' order; float_reach2() for the keys the float32
+  // pass weighs (a screen's rows, cv_band_screen.h). 1: written to `mean`; 0: the design is singular; −1: no memory.
   // `work`: a window's room, made once per pass (RowWork).
   struct RowWork {
     Scratch<float> x, y, weights;
     RowWork(int64_t n, int64_t width, bool weighted) : x(2 * n), y(n * width), weights(weighted ? n : 0) {}
     bool ok() const { return x.ok() && y.ok() && weights.ok(); }
   };
-  int textbook_row(const Fit& loo, int64_t i, ExactRowScratch rows, double* mean, RowWork& work) const;
+  int textbook_row(const Fit& loo, int64_t i, ExactRowScratch rows, double* mean, RowWork& work,
+                   double reach2 = 2 * kDoubleUnderflow) const;
+  // The float32 pass's reach beyond F, squared (fit, sweep_fit): 2·ln 2·(25 + log₂ n), where a key weighs 2^−(25 + log₂
+  // n) of the nearest one's.
+  double float_reach2() const;
 
   // The sample in cell order as a problem (keys, queries and values; `like`'s kernel, masks and empty policy), its
   // observation weights (null without), and the cell row of the sample's row i: a grid's fit of the sample in cells

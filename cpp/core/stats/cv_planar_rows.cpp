@@ -121,12 +121,31 @@ bool PlanarSample::sweep_suits(const Fit& f, const FitOut& out, bool leave_one_o
          (leave_one_out ? !out.sum_sq_weights && !out.self_weight : !f.observation_weights);
 }
 
-Result PlanarSample::sweep_fit(const Fit& f, const FitOut& out, bool leave_one_out) const {
+int64_t PlanarSample::blocks() const {
+  int64_t count = 0;
+  for (int64_t first = 0; first < n_; first += per_) count += (std::min(per_, n_ - first) + kKeyTile - 1) / kKeyTile;
+  return count;
+}
+
+int64_t PlanarSample::block_rows(int64_t every, int64_t* rows, int64_t* ends) const {
+  int64_t block = 0, taken = 0, m = 0;
+  for (int64_t first = 0; first < n_; first += per_) {
+    const int64_t strip_end = std::min(n_, first + per_);
+    for (int64_t c0 = first; c0 < strip_end; c0 += kKeyTile)
+      if (block++ % every == 0) {
+        for (int64_t c = c0; c < std::min(c0 + kKeyTile, strip_end); ++c) rows[m++] = order_.get()[c];
+        ends[taken++] = m;
+      }
+  }
+  return taken;
+}
+
+Result PlanarSample::sweep_fit(const Fit& f, const FitOut& out, bool leave_one_out, int64_t every) const {
   const int64_t n = n_, strips = (n + per_ - 1) / per_, room = n + kChunk;
   const float* h = f.problem.kernel.bandwidth;
   const bool weighted = f.observation_weights != nullptr, linear = f.estimator == Estimator::LocalLinear;
   const bool squares = out.sum_sq_weights != nullptr || out.self_weight != nullptr;
-  const double ln2 = 0.6931471805599453, reach2 = 2 * ln2 * (25 + std::log(double(n)) / ln2);
+  const double reach2 = float_reach2();
   if (!sweep_suits(f, out, leave_one_out)) return {Status::BadArgument};
   Scratch<float> sub_x(2 * n), sub_y(n), sub_w(weighted ? n : 0), columns(4 * room), boxes(4 * (room / kChunk + 1));
   Scratch<int64_t> own(kKeyTile);
@@ -163,9 +182,11 @@ Result PlanarSample::sweep_fit(const Fit& f, const FitOut& out, bool leave_one_o
   row.masks = Masks{};
   const ExactRowScratch scratch{solve.get(), solve.get() + 9, solve.get() + 12};
   double* exact = solve.get() + 15;
+  int64_t block = 0;
   for (int64_t s = 0; s < strips; ++s) {
     const int64_t strip_end = std::min(n, (s + 1) * per_);
     for (int64_t c0 = s * per_; c0 < strip_end; c0 += kKeyTile) {
+      if (block++ % every != 0) continue;
       const int64_t c1 = std::min(c0 + kKeyTile, strip_end);
       const int64_t m = gather(s, c0, c1, h, reach2, weighted, w);
       // The window as columns, padded to whole chunks with its last key at ω = 0; each chunk's box.

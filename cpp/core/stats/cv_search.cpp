@@ -48,10 +48,14 @@ double Search::scan_tolerance(const double* bandwidth) const {
                              kCoarseScanSteps);
 }
 
-double Search::coarse_margin(const double* bandwidth, double s, double tolerance) const {
-  if (!(tolerance > criterion.grid_tolerance) || !std::isfinite(s)) return 0;
+double Search::grid_margin(const double* bandwidth, double s, double tolerance) const {
+  if (!(tolerance > 0) || !std::isfinite(s)) return 0;
   const double per_square = double(p.keys.rows) * bandwidth[0] * bandwidth[1] / box;
   return tolerance * s * (kCoarseMarginFloor + kCoarseMarginPerPoint / per_square);
+}
+
+double Search::coarse_margin(const double* bandwidth, double s, double tolerance) const {
+  return tolerance > criterion.grid_tolerance ? grid_margin(bandwidth, s, tolerance) : 0.0;
 }
 
 double Search::evaluate(const double* bandwidth, bool scan, const double* known) {

@@ -180,6 +180,9 @@ struct Search {
   // how far above the exact score s its score at that tolerance may lie (kCoarseMarginPerPoint; 0 at the criterion's).
   double scan_tolerance(const double* bandwidth) const;
   double coarse_margin(const double* bandwidth, double s, double tolerance) const;
+  // How far the exact score may lie from a score s on the grid at `tolerance` either way (coarse_margin's rule at any
+  // tolerance): the exact scan points' screen (cv_scan.cpp) compares exact scores with the grid's.
+  double grid_margin(const double* bandwidth, double s, double tolerance) const;
   // The grid that scores scan point h as evaluate routes it (the screen's, or the search's where neither the screen
   // nor the band takes h), or null.
   GridCv* scan_grid(double h);
