@@ -124,23 +124,16 @@ struct ColumnJob {
   double* out[3] = {};
 };
 
-// The second pass of every job. By FFT, a pair of columns at a time through every job (each column transformed once
-// for all of its taps), staged contiguously, then written node by node: a node's moments are interleaved, and a pass
-// per moment, writing one entry per node down the columns, had touched a cache line and a page per output, once per
-// moment (most of a 2-D score's time at 10⁵ points). The same transforms, so the same bits.
+// The second pass of every job, staged contiguously and then written node by node: a node's moments are
+// interleaved, and a pass per moment, writing one entry per node down the columns, had touched a cache line and a page
+// per output, once per moment (most of a 2-D score's time at 10⁵ points). By FFT, a pair of columns at a time through
+// every job (each column transformed once for all of its taps); directly, a row of outputs at a time (column_pass's
+// sums). The same sums, so the same bits.
 Status column_passes(const ColumnJob* jobs, int64_t job_count, const Axis& x1, const Axis& x2, int64_t stride,
                      FftWork* work) {
-  if (!x2.fft) {
-    for (int64_t j = 0; j < job_count; ++j)
-      for (int k = 0; k < jobs[j].count; ++k)
-        if (const Status st = column_pass(jobs[j].across, x1, x2, jobs[j].tap[k], jobs[j].out[k], stride, work);
-            st != Status::Ok)
-          return st;
-    return Status::Ok;
-  }
-  // The distinct taps (the K·u₂ᵇ of S or B), and each moment's index among them and its place in the stage.
   constexpr int64_t kMostJobs = 3;
   if (job_count > kMostJobs) return Status::BadArgument;
+  // The distinct taps (the K·u₂ᵇ of S or B), and each moment's index among them and its place in the stage.
   const double* bank[RowConvolution::kMaxFilters];
   double* target[kMostJobs * 3];
   int filters = 0, index[kMostJobs * 3], moments = 0;
@@ -155,21 +148,40 @@ Status column_passes(const ColumnJob* jobs, int64_t job_count, const Axis& x1, c
       index[moments] = f;
       target[moments] = jobs[j].out[k];
     }
+  const int64_t E1 = x1.E, E2 = x2.E;
+  if (!x2.fft) {
+    const auto rows_pass = simd::keep_out_of_line(&correlate);
+    Scratch<double> staged(moments * E1);  // moment m's row of outputs at m·E₁
+    if (!staged.ok()) return Status::OutOfMemory;
+    for (int64_t e2 = 0; e2 < E2; ++e2) {
+      const int64_t m_lo = std::max(-x2.L, x2.L - e2), m_hi = std::min(x2.L, x2.nodes - 1 - e2 + x2.L);
+      if (m_hi < m_lo) {
+        std::fill(staged.get(), staged.get() + moments * E1, 0.0);
+      } else {
+        for (int64_t j = 0, m = 0; j < job_count; ++j)
+          for (int k = 0; k < jobs[j].count; ++k, ++m)
+            rows_pass(jobs[j].across + E1 * (e2 - x2.L + m_lo), E1, jobs[j].tap[k] + m_lo + x2.L, m_hi - m_lo + 1,
+                      staged.get() + m * E1, E1);
+      }
+      for (int64_t e1 = 0; e1 < E1; ++e1)
+        for (int m = 0; m < moments; ++m) target[m][(e1 + E1 * e2) * stride] = staged.get()[m * E1 + e1];
+    }
+    return Status::Ok;
+  }
   if (const Status st = work->prepare(bank, filters, x2.L, x2.nodes); st != Status::Ok) return st;
-  const int64_t E2 = x2.E;
   Scratch<double> staged(2 * moments * E2);  // moment m's outputs for the pair's columns at 2m·E₂ and (2m + 1)·E₂
   if (!staged.ok()) return Status::OutOfMemory;
   const double* const stage = staged.get();
-  for (int64_t e1 = 0; e1 < x1.E; e1 += 2) {
-    const bool pair = e1 + 1 < x1.E;
+  for (int64_t e1 = 0; e1 < E1; e1 += 2) {
+    const bool pair = e1 + 1 < E1;
     for (int64_t j = 0, m = 0; j < job_count; ++j) {
-      work->rows.load(jobs[j].across + e1, pair ? jobs[j].across + e1 + 1 : nullptr, x1.E);
+      work->rows.load(jobs[j].across + e1, pair ? jobs[j].across + e1 + 1 : nullptr, E1);
       for (int k = 0; k < jobs[j].count; ++k, ++m)
         work->rows.emit(index[m], staged.get() + 2 * m * E2, pair ? staged.get() + (2 * m + 1) * E2 : nullptr, 1);
     }
     for (int64_t e2 = 0; e2 < E2; ++e2)
       for (int64_t c = 0; c < (pair ? 2 : 1); ++c) {
-        const int64_t at = (e1 + c + x1.E * e2) * stride;
+        const int64_t at = (e1 + c + E1 * e2) * stride;
         for (int m = 0; m < moments; ++m) target[m][at] = stage[(2 * m + c) * E2 + e2];
       }
   }
