@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -386,6 +387,39 @@ TEST_CASE("2-D grid fits (separable product-kernel convolutions) are within thei
       }
       CHECK(cv_grid == doctest::Approx(cv_exact).epsilon(5e-3));
     }
+}
+
+TEST_CASE("a 2-D fit of the sample at itself convolves the box's nodes alone, to the same bits") {
+  // The same queries as a copy (another view: every output node convolved) and as the keys themselves (box_only),
+  // leave-one-out and not, at bandwidths whose passes run directly, by FFT (columns from an odd node too) and capped at
+  // the grid's width.
+  const int64_t n = 5000;
+  Surface s(n, 1, 4);
+  const std::vector<float> copy = s.x;
+  for (const KernelKind kind : {KernelKind::Gaussian, KernelKind::Epanechnikov})
+    for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
+      for (const float width : {0.01f, 0.02f, 0.023f, 0.06f, 0.6f})
+        for (const bool loo : {false, true})
+          for (const bool wide_first : {false, true}) {  // an odd number of taps along x₁ too (93 at 1.3·width)
+            const float h[2] = {wide_first ? 1.3f * width : width, wide_first ? width : 1.3f * width};
+            Problem p;
+            p.keys = {s.x.data(), n, 2, 2};
+            p.values = {s.y.data(), n, 1, 1};
+            p.kernel = {kind, 1.0, h};
+            p.masks.leave_one_out = loo;
+            const int64_t nodes = std::max<int64_t>(grid_nodes(p.keys, kind, h, 1e-3), 64);
+            std::vector<float> full(static_cast<size_t>(n)), box(static_cast<size_t>(n));
+            p.queries = {copy.data(), n, 2, 2};
+            REQUIRE(grid_local_fit({p, est}, nodes, {Matrix{full.data(), n, 1, 1}}).status == Status::Ok);
+            p.queries = p.keys;
+            REQUIRE(grid_local_fit({p, est}, nodes, {Matrix{box.data(), n, 1, 1}}).status == Status::Ok);
+            CAPTURE(int(kind));
+            CAPTURE(int(est));
+            CAPTURE(width);
+            CAPTURE(loo);
+            CAPTURE(wide_first);
+            CHECK(std::memcmp(full.data(), box.data(), full.size() * sizeof(float)) == 0);
+          }
 }
 
 TEST_CASE("2-D grids: queries outside the sample's box run exactly; sizes and refusals") {

@@ -54,18 +54,25 @@ double kernel_weight(KernelKind kind, float h, double offset) {
 
 namespace {
 
+// The output nodes e₁ ∈ [from1, to1), e₂ ∈ [from2, to2) a 2-D convolution computes: all of them, or those a query
+// inside the box reads (box_only).
+struct Window {
+  int64_t from1, to1, from2, to2;
+};
+
 // The first pass of a 2-D convolution (or the only one of a 1-D one): each of x2.nodes lines of `in` (x1.nodes bins)
-// correlated with each of `count` taps tap1[k] into x1.E outputs of across[k] (by FFT, each pair of lines transformed
-// once for all of them).
+// correlated with each of `count` taps tap1[k] into outputs [from, to) of x1.E (all: to < 0) of across[k] (by FFT, each
+// pair of lines transformed once for all of them).
 Status row_pass(const double* in, const Axis& x1, const Axis& x2, const double* const* tap1, int count,
-                double* const* across, FftWork* work) {
+                double* const* across, FftWork* work, int64_t from = 0, int64_t to = -1) {
+  if (to < 0) to = x1.E;
   if (x1.fft) {
     if (const Status st = work->prepare(tap1, count, x1.L, x1.nodes); st != Status::Ok) return st;
     for (int64_t g2 = 0; g2 < x2.nodes; g2 += 2) {
       const bool pair = g2 + 1 < x2.nodes;
       work->rows.load(in + x1.nodes * g2, pair ? in + x1.nodes * (g2 + 1) : nullptr, 1);
       for (int k = 0; k < count; ++k)
-        work->rows.emit(k, across[k] + x1.E * g2, pair ? across[k] + x1.E * (g2 + 1) : nullptr, 1);
+        work->rows.emit(k, across[k] + x1.E * g2, pair ? across[k] + x1.E * (g2 + 1) : nullptr, 1, from, to - from);
     }
     return Status::Ok;
   }
@@ -81,7 +88,8 @@ Status row_pass(const double* in, const Axis& x1, const Axis& x2, const double* 
   std::fill(line + x1.nodes, padded.get() + x1.nodes + 4 * x1.L, 0.0);
   for (int64_t g2 = 0; g2 < x2.nodes; ++g2) {
     std::copy(in + x1.nodes * g2, in + x1.nodes * (g2 + 1), line);
-    for (int k = 0; k < count; ++k) line_pass(padded.get(), 1, tap1[k], 2 * x1.L + 1, across[k] + x1.E * g2, x1.E);
+    for (int k = 0; k < count; ++k)
+      line_pass(padded.get() + from, 1, tap1[k], 2 * x1.L + 1, across[k] + x1.E * g2 + from, to - from);
   }
   return Status::Ok;
 }
@@ -130,7 +138,7 @@ struct ColumnJob {
 // every job (each column transformed once for all of its taps); directly, a row of outputs at a time (column_pass's
 // sums). The same sums, so the same bits.
 Status column_passes(const ColumnJob* jobs, int64_t job_count, const Axis& x1, const Axis& x2, int64_t stride,
-                     FftWork* work) {
+                     FftWork* work, const Window& w) {
   constexpr int64_t kMostJobs = 3;
   if (job_count > kMostJobs) return Status::BadArgument;
   // The distinct taps (the K·u₂ᵇ of S or B), and each moment's index among them and its place in the stage.
@@ -148,23 +156,23 @@ Status column_passes(const ColumnJob* jobs, int64_t job_count, const Axis& x1, c
       index[moments] = f;
       target[moments] = jobs[j].out[k];
     }
-  const int64_t E1 = x1.E, E2 = x2.E;
+  const int64_t E1 = x1.E, E2 = x2.E, width = w.to1 - w.from1;
   if (!x2.fft) {
     const auto rows_pass = simd::keep_out_of_line(&correlate);
-    Scratch<double> staged(moments * E1);  // moment m's row of outputs at m·E₁
+    Scratch<double> staged(moments * width);  // moment m's row of outputs e₁ ∈ [from1, to1) at m·width
     if (!staged.ok()) return Status::OutOfMemory;
-    for (int64_t e2 = 0; e2 < E2; ++e2) {
+    for (int64_t e2 = w.from2; e2 < w.to2; ++e2) {
       const int64_t m_lo = std::max(-x2.L, x2.L - e2), m_hi = std::min(x2.L, x2.nodes - 1 - e2 + x2.L);
       if (m_hi < m_lo) {
-        std::fill(staged.get(), staged.get() + moments * E1, 0.0);
+        std::fill(staged.get(), staged.get() + moments * width, 0.0);
       } else {
         for (int64_t j = 0, m = 0; j < job_count; ++j)
           for (int k = 0; k < jobs[j].count; ++k, ++m)
-            rows_pass(jobs[j].across + E1 * (e2 - x2.L + m_lo), E1, jobs[j].tap[k] + m_lo + x2.L, m_hi - m_lo + 1,
-                      staged.get() + m * E1, E1);
+            rows_pass(jobs[j].across + E1 * (e2 - x2.L + m_lo) + w.from1, E1, jobs[j].tap[k] + m_lo + x2.L,
+                      m_hi - m_lo + 1, staged.get() + m * width, width);
       }
-      for (int64_t e1 = 0; e1 < E1; ++e1)
-        for (int m = 0; m < moments; ++m) target[m][(e1 + E1 * e2) * stride] = staged.get()[m * E1 + e1];
+      for (int64_t e1 = w.from1; e1 < w.to1; ++e1)
+        for (int m = 0; m < moments; ++m) target[m][(e1 + E1 * e2) * stride] = staged.get()[m * width + (e1 - w.from1)];
     }
     return Status::Ok;
   }
@@ -172,14 +180,14 @@ Status column_passes(const ColumnJob* jobs, int64_t job_count, const Axis& x1, c
   Scratch<double> staged(2 * moments * E2);  // moment m's outputs for the pair's columns at 2m·E₂ and (2m + 1)·E₂
   if (!staged.ok()) return Status::OutOfMemory;
   const double* const stage = staged.get();
-  for (int64_t e1 = 0; e1 < E1; e1 += 2) {
+  for (int64_t e1 = w.from1; e1 < w.to1; e1 += 2) {  // pairs from an even column (box_only's window)
     const bool pair = e1 + 1 < E1;
     for (int64_t j = 0, m = 0; j < job_count; ++j) {
       work->rows.load(jobs[j].across + e1, pair ? jobs[j].across + e1 + 1 : nullptr, E1);
       for (int k = 0; k < jobs[j].count; ++k, ++m)
         work->rows.emit(index[m], staged.get() + 2 * m * E2, pair ? staged.get() + (2 * m + 1) * E2 : nullptr, 1);
     }
-    for (int64_t e2 = 0; e2 < E2; ++e2)
+    for (int64_t e2 = w.from2; e2 < w.to2; ++e2)
       for (int64_t c = 0; c < (pair ? 2 : 1); ++c) {
         const int64_t at = (e1 + c + E1 * e2) * stride;
         for (int m = 0; m < moments; ++m) target[m][at] = stage[(2 * m + c) * E2 + e2];
@@ -206,7 +214,8 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
 }
 
 Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t width, bool linear, bool squares,
-                        const double* count, const double* count_sq, const double* sums, double* moments) {
+                        const double* count, const double* count_sq, const double* sums, double* moments,
+                        bool box_only) {
   const Axis& x1 = axis[0];
   const Axis x2 = dims == 2 ? axis[1] : Axis{};
   const int64_t powers_2 = linear ? (dims == 2 ? 6 : 3) : 1;
@@ -246,6 +255,15 @@ Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t
     // S₀₀, S₀₁ and S₀₂ share (T₀₀ and T₀₁ too), where a convolve per moment redid it (9 row passes instead of 5, local-
     // linear). The same passes, so the same bits. One input's row passes, then their column passes (column_passes).
     const int64_t lines = x1.E * x2.nodes, count_rows = linear ? 3 : 1, sum_rows = linear ? 2 : 1;
+    // A query inside the box reads the output nodes L … L + nodes − 1 of each axis and the next (its weight 0 at the
+    // box's far edge): the rest, the margins a query beyond the data reads, are left as they are. Along x₁ from an
+    // even node to an even one: the FFT's column pairs stay the pairs of the whole pass (a pair's transform rounds
+    // each column with the other's terms), so the nodes computed get the same bits.
+    Window box{0, x1.E, 0, x2.E};
+    if (box_only) {
+      box = {x1.L - x1.L % 2, std::min(x1.E, x1.L + x1.nodes + 1 + (x1.L + x1.nodes + 1) % 2), x2.L,
+             std::min(x2.E, x2.L + x2.nodes + 1)};
+    }
     Scratch<double> rows(count_rows * lines);
     if (!rows.ok()) return Status::OutOfMemory;
     const auto passes = [&](const double* in, bool squared, int64_t each, int64_t count, double* first) -> Status {
@@ -257,14 +275,15 @@ Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t
         across[a] = rows.get() + a * lines;
         jobs[a].across = across[a];
       }
-      if (const Status st = row_pass(in, x1, x2, taps, int(each), across, &work); st != Status::Ok) return st;
+      if (const Status st = row_pass(in, x1, x2, taps, int(each), across, &work, box.from1, box.to1); st != Status::Ok)
+        return st;
       for (int64_t k = 0; k < count; ++k) {
         const Power pw = power_at(k);
         ColumnJob& job = jobs[pw.a];
         job.tap[job.count] = tap(1, squared, pw.b);
         job.out[job.count++] = first + k;
       }
-      return column_passes(jobs, each, x1, x2, stride, &work);
+      return column_passes(jobs, each, x1, x2, stride, &work, box);
     };
     if (const Status st = passes(count, false, count_rows, powers_2, mom); st != Status::Ok) return st;
     if (squares)

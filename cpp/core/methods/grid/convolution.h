@@ -62,7 +62,11 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
 // kPowers order, Σ K²·ω²·uᵏ (B) likewise (only when `squares`; otherwise left as they are), then per column
 // Σ K·ω·y·uᵏ (T) for the P₁ powers up to degree 1 or 0; from the bins Σω (count), Σω² (count_sq) and Σω·y (sums,
 // width per node) of bin_sample.
+// `box_only` (2-D): only the output nodes a query inside the sample's box reads (those of the box and the next along
+// each axis), the margins left as they are: the fit of the sample at itself (a CV score), where the margins were up to
+// two thirds of the outputs.
 Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t width, bool linear, bool squares,
-                        const double* count, const double* count_sq, const double* sums, double* moments);
+                        const double* count, const double* count_sq, const double* sums, double* moments,
+                        bool box_only = false);
 
 }  // namespace ka

@@ -169,7 +169,7 @@ void RowConvolution::load(const double* a, const double* b, int64_t in_stride) {
   fft_->forward(z, n_);
 }
 
-void RowConvolution::emit(int filter, double* out_a, double* out_b, int64_t out_stride) {
+void RowConvolution::emit(int filter, double* out_a, double* out_b, int64_t out_stride, int64_t first, int64_t count) {
   const double* z = loaded_.get();
   const double* f = spectra_.get() + 2 * n_ * filter;
   double* p = work_.get();
@@ -179,9 +179,10 @@ void RowConvolution::emit(int filter, double* out_a, double* out_b, int64_t out_
     p[2 * k + 1] = zr * fi + zi * fr;
   }
   fft_->inverse(p, n_);
-  for (int64_t k = 0; k < out_length_; ++k) out_a[k * out_stride] = p[2 * k];
+  const int64_t end = count < 0 ? out_length_ : std::min(out_length_, first + count);
+  for (int64_t k = first; k < end; ++k) out_a[k * out_stride] = p[2 * k];
   if (out_b)
-    for (int64_t k = 0; k < out_length_; ++k) out_b[k * out_stride] = p[2 * k + 1];
+    for (int64_t k = first; k < end; ++k) out_b[k * out_stride] = p[2 * k + 1];
 }
 
 }  // namespace ka

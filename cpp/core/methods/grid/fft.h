@@ -60,8 +60,8 @@ class RowConvolution {
   // out_a[k·out_stride] = Σ_j filter[j]·a[(k − j)·in_stride] for 0 ≤ k < length + taps − 1 (the full linear
   // convolution of the loaded rows by filter `filter`; a is 0 outside its `length` entries), and the same of b into
   // out_b (skipped when null). Rounding: about 1e-16·log₂N of the largest |a|·|filter| sums, at every k, including
-  // those the exact sum leaves 0.
-  void emit(int filter, double* out_a, double* out_b, int64_t out_stride);
+  // those the exact sum leaves 0. `first`, `count` (−1: to the end): only those k.
+  void emit(int filter, double* out_a, double* out_b, int64_t out_stride, int64_t first = 0, int64_t count = -1);
   // load, then emit by the first filter.
   void apply(const double* a, const double* b, int64_t in_stride, double* out_a, double* out_b, int64_t out_stride) {
     load(a, b, in_stride);

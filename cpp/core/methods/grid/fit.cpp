@@ -131,8 +131,11 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   if (!squares) std::fill(moments.get(), moments.get() + out_cells * stride, 0.0);
   std::fill(sums.get(), sums.get() + cells * width, 0.0);
   bin_sample(f, axis, dims, squares, count.get(), count_sq.get(), sums.get());
+  // The sample fitted at itself (a 2-D CV score): every query lies in the box, and only its nodes are convolved.
+  const bool box_only = dims == 2 && p.queries.data == p.keys.data && p.queries.rows == p.keys.rows &&
+                        p.queries.cols == p.keys.cols && p.queries.stride == p.keys.stride;
   if (const Status st = convolve_moments(p.kernel.kind, axis, dims, width, linear, squares, count.get(), count_sq.get(),
-                                         sums.get(), moments.get());
+                                         sums.get(), moments.get(), box_only);
       st != Status::Ok)
     return {st};
   return serve_grid(f, axis, moments.get(), total, total_sq, squares, out, error_estimate, exact_rows_out,
