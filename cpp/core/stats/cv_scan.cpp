@@ -226,13 +226,12 @@ int descend(Search& se, Scan& sc, int low, int high) {
 
 // A 2-D search on the grid (coarse_scan) scores the scan points its grids serve first, from the top down, then those
 // below the coarsest grid's reach, which run exactly (a pass of the sample in cells each, O(n·(kPlanarRowKeys + keys
-// in reach)): about 40 % of a 10⁶-point search, though the criterion there mostly rises as h falls. Going down, an
-// exact point where the singular probe finds a held-out design singular scores +inf, as its evaluation would, and so
-// does every point below it (above, each held-out point's keys weigh ever more evenly); on kPlanarScreenMinPoints or
-// more, one whose subsample (cv_band_screen.h), paired with the lowest point scored above it, shows its score above the
-// best one's is skipped: the reference's exact score within grid_margin of its grid score, the best one's within
-// coarse_margin of what the search takes it for. Skipped points are not evaluated (nor on the curve). Returns the
-// best point of [low, high].
+// in reach)): about 40 % of a 10⁶-point search, though the criterion there mostly rises as h falls. The singular probe
+// runs first, as in the upward scan: the points from the bottom up to the first it does not show singular score +inf,
+// not evaluated. Going down, on kPlanarScreenMinPoints or more, an exact point whose subsample (cv_band_screen.h),
+// paired with the lowest point scored above it, shows its score above the best one's is skipped: the reference's exact
+// score within grid_margin of its grid score, the best one's within coarse_margin of what the search takes it for.
+// Skipped points are not evaluated (nor on the curve). Returns the best point of [low, high].
 int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe* probe) {
   CvSearchKeep& keep = se.keep;
   const double first = sc.first, step = sc.step;
@@ -255,23 +254,26 @@ int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe*
     if (std::isfinite(at(k))) lowest = std::min(lowest < 0 ? k : lowest, k);
     if (chosen < 0 || at(k) < at(chosen) || (at(k) == at(chosen) && k < chosen)) chosen = k;  // ties: smaller h
   };
+  // The probe first, as the upward scan runs it: from the bottom until a point is not shown singular.
+  int floor = low;
+  for (int k = low; probe && k <= high; ++k, ++floor) {
+    double b[2];
+    float hf[2];
+    bandwidth(k, b);
+    if (!floats(b, hf) || !probe->singular(hf)) break;
+  }
   for (int k = high; k >= low; --k) {
     at(k) = kInf;
-    if (exact(k)) continue;
+    if (k < floor || exact(k)) continue;
     at(k) = se.scale_to(first + k * step, true);
     take(k);
   }
   std::unique_ptr<BandScreen>& band = keep.band;
-  bool singular = false;
-  for (int k = high; k >= low && failure.status == Status::Ok; --k) {
+  for (int k = high; k >= floor && failure.status == Status::Ok; --k) {
     if (!exact(k)) continue;
     double b[2];
     float hf[2];
     bandwidth(k, b);
-    if (singular || (probe && floats(b, hf) && probe->singular(hf))) {
-      singular = true;
-      continue;
-    }
     if (!band && lowest >= 0 && chosen >= 0 && std::isfinite(at(chosen))) {
       const Problem* q = keep.sorted.sorted_problem(se.p, se.criterion);
       const PlanarSample* cells = keep.sorted.planar(se.p, se.criterion);
