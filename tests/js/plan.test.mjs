@@ -115,16 +115,20 @@ test('a method asked for runs, and says so', () => {
   }
 });
 
-test("regression: 'auto' bins a 1-D CV search from 5,000 points, its model from 20,000", () => {
+test("regression: 'auto' bins a CV search from 5,000 points in 1-D and 2-D, its model from 20,000", () => {
   const search = (n, dim = 1, extra = {}) => ka.plan('regression', { n, dim, rule: 'cv', ...extra });
   assert.equal(search(4999).method, 'exact');
   assert.match(search(4999).reason, /^exact: 1-D gaussian, 4999 points: below 5,000 a CV search runs exactly/);
   assert.equal(search(5000).method, 'grid');
   assert.match(search(5000).reason, /^grid: 1-D gaussian, 5000 points: a CV search binned within 0\.001 \(from 5,000/);
   assert.equal(search(19999).method, 'grid');
-  // Not 2-D searches, blocked CV, AICc, nor the model's own fit.
-  assert.equal(search(10000, 2).method, 'exact');
+  assert.equal(search(4999, 2).method, 'exact');
+  assert.equal(search(10000, 2).method, 'grid');
+  assert.match(search(10000, 2).reason, /^grid: 2-D gaussian, 10000 points: a CV search binned within 0\.001/);
+  // Not 3-D searches, blocked CV, AICc, nor the model's own fit.
+  assert.equal(search(10000, 3).method, 'exact');
   assert.equal(search(10000, 1, { exclude: 0.01 }).method, 'exact');
+  assert.equal(search(10000, 2, { exclude: 0.01 }).method, 'exact');
   assert.equal(ka.plan('regression', { n: 10000, dim: 1, rule: 'aicc' }).method, 'exact');
   assert.equal(ka.plan('regression', { n: 10000, dim: 1 }).method, 'exact');
 });

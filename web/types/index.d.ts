@@ -460,7 +460,7 @@ export interface SelectBandwidthOptions extends ColumnTypeOptions {
   weights?: NumericArray;
   /**
    * How leave-one-out CV is computed: `'exact'`, `'grid'` (1-D and 2-D, binned; not for `'cauchy'`), or `'auto'` (default:
-   * the grid from 20,000 points on in 1-D and 2-D, and a 1-D leave-one-out search from 5,000). AICc always runs exactly. The same word as kernelRegression's and
+   * the grid from 20,000 points on in 1-D and 2-D, and a leave-one-out search, 1-D or 2-D, from 5,000). AICc always runs exactly. The same word as kernelRegression's and
    * attention's `method`.
    *
    * A rule name here (`method: 'cv'`) is the spelling before 0.2.0: still read as `rule`, with a one-time deprecation

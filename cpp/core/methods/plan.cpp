@@ -180,15 +180,16 @@ Verdict grid_computes(const PlanCall& c, Text& why) {
   return Verdict::Computes;
 }
 
-// A 1-D leave-one-out search scores dozens of bandwidths, each exactly an O(n·k) pass, k the keys in reach (at 10⁴
-// points Brent's points near h = 0.02 took 55–95 ms each, the search 0.75 s, 2.25 s at 19,000): from this many points
-// it bins, its model's fit at the chosen h staying exact below kGridMinPoints.
+// A leave-one-out search scores dozens of bandwidths, each exactly an O(n·k) pass, k the keys in reach (1-D: at 10⁴
+// points Brent's points near h = 0.02 took 55–95 ms each, the search 0.75 s, 2.25 s at 19,000; 2-D: 2.0 s at 19,000,
+// 1.05 s on the grid): from this many points it bins, where each bandwidth's plan finds the grid cheaper
+// (plan_grid_cv_nodes), its model's fit at the chosen h staying exact below kGridMinPoints.
 constexpr int64_t kGridMinSearchPoints = 5000;
 
 bool grid_pays(const PlanCall& c, double tolerance, Text& why, bool*) {
   const Count n(double(c.keys));
   const char* kernel = kernel_traits(c.kernel).name;
-  const bool search = c.criterion == PlanCriterion::Cv && c.dims == 1 && !c.exclude;
+  const bool search = c.criterion == PlanCriterion::Cv && c.dims <= 2 && !c.exclude;
   if (search && c.keys >= kGridMinSearchPoints && c.keys < kGridMinPoints) {
     why.say(
         "%lld-D %s, %s points: a CV search binned within %g (from 5,000 points; its model's fit is exact below "
