@@ -255,8 +255,8 @@ int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe*
     if (chosen < 0 || at(k) < at(chosen) || (at(k) == at(chosen) && k < chosen)) chosen = k;  // ties: smaller h
   };
   // The probe first, as the upward scan runs it: from the bottom until a point is not shown singular.
-  int floor = low;
-  for (int k = low; probe && k <= high; ++k, ++floor) {
+  int singular_below = low;  // the points below it are shown singular
+  for (int k = low; probe && k <= high; ++k, ++singular_below) {
     double b[2];
     float hf[2];
     bandwidth(k, b);
@@ -264,12 +264,12 @@ int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe*
   }
   for (int k = high; k >= low; --k) {
     at(k) = kInf;
-    if (k < floor || exact(k)) continue;
+    if (k < singular_below || exact(k)) continue;
     at(k) = se.scale_to(first + k * step, true);
     take(k);
   }
   std::unique_ptr<BandScreen>& band = keep.band;
-  for (int k = high; k >= floor && failure.status == Status::Ok; --k) {
+  for (int k = high; k >= singular_below && failure.status == Status::Ok; --k) {
     if (!exact(k)) continue;
     double b[2];
     float hf[2];
@@ -299,9 +299,9 @@ int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe*
       bandwidth(keep.band_reference, r);
       bandwidth(chosen, w);
       const double reference = at(keep.band_reference), won = at(chosen);
-      const double floor = reference - se.grid_margin(r, reference, se.scan_tolerance(r)) + lower -
+      const double shown = reference - se.grid_margin(r, reference, se.scan_tolerance(r)) + lower -
                            band->rounding(std::max(reference, reference + lower));
-      if (floor > (won + se.coarse_margin(w, won, se.scan_tolerance(w))) * (1 + kBoundMargin)) continue;
+      if (shown > (won + se.coarse_margin(w, won, se.scan_tolerance(w))) * (1 + kBoundMargin)) continue;
     }
     at(k) = se.scale_to(first + k * step, true);
     take(k);
