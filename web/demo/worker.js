@@ -114,7 +114,7 @@ const handlers = {
     const control = new AbortController();
     searching = control;
     // Where the library's plan for the search over every point is the grid, a 1-D search takes every point; a 2-D
-    // Gaussian CV search, local-linear or Nadaraya–Watson (exact below 20,000 points, the grid from there), up to
+    // Gaussian CV search, local-linear or Nadaraya–Watson (exact below 5,000 points, the grid from there), up to
     // PLANAR_SEARCH_MAX; other exact searches (AICc, a kernel without a grid, a 1-D CV search below 5,000 points, 2-D
     // local-quadratic) and blocked CV take the SELECT_MAX sample (sampling.js says what each cost).
     const plan = planFor(ka, { kernel, estimator, method: approximation, rule: method });

@@ -151,14 +151,14 @@ double PlanarSample::float_reach2() const {
   return 2 * ln2 * (25 + std::log(double(n_)) / ln2);
 }
 
-int PlanarSample::textbook_row(const Fit& loo, int64_t i, ExactRowScratch rows, double* mean, RowWork& work,
-                               double reach2) const {
+int PlanarSample::textbook_row(const Fit& loo, int64_t i, ExactRowScratch rows, double* mean, RowWork& work) const {
   const int64_t width = loo.problem.values.cols, c = cell_.get()[i], s = c / per_;
   const bool weighted = loo.observation_weights != nullptr;
   int64_t own = 0;
   if (!work.ok()) return -1;
   Window w{work.x.get(), work.y.get(), work.weights.get(), &own, width};
-  const int64_t m = gather(s, c, c + 1, loo.problem.kernel.bandwidth, reach2, weighted, w);
+  // Every key whose weight is not exactly 0 in double (kDoubleUnderflow: key_reach.h) lies within the window.
+  const int64_t m = gather(s, c, c + 1, loo.problem.kernel.bandwidth, 2 * kDoubleUnderflow, weighted, w);
   Problem q = loo.problem;
   q.queries = {x_.get() + 2 * c, 1, 2, 2};
   q.keys = {work.x.get(), m, 2, 2};

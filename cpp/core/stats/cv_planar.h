@@ -47,17 +47,15 @@ class PlanarSample {
   int64_t blocks() const;
   int64_t block_rows(int64_t every, int64_t* rows, int64_t* ends) const;
   // exact_local_row (local_solve.h) of the sample's row i under `loo`, over the keys of the cells within
-  // D² = F² + reach2 bandwidths of it: by default 2·kDoubleUnderflow, every key whose weight is not exactly 0 in
-  // double, the same terms as over every key, summed in the cells' order; float_reach2() for the keys the float32
-  // pass weighs (a screen's rows, cv_band_screen.h). 1: written to `mean`; 0: the design is singular; −1: no memory.
+  // D² = F² + 2·kDoubleUnderflow bandwidths of it: every key whose weight is not exactly 0 in double, the same terms
+  // as over every key, summed in the cells' order. 1: written to `mean`; 0: the design is singular; −1: no memory.
   // `work`: a window's room, made once per pass (RowWork).
   struct RowWork {
     Scratch<float> x, y, weights;
     RowWork(int64_t n, int64_t width, bool weighted) : x(2 * n), y(n * width), weights(weighted ? n : 0) {}
     bool ok() const { return x.ok() && y.ok() && weights.ok(); }
   };
-  int textbook_row(const Fit& loo, int64_t i, ExactRowScratch rows, double* mean, RowWork& work,
-                   double reach2 = 2 * kDoubleUnderflow) const;
+  int textbook_row(const Fit& loo, int64_t i, ExactRowScratch rows, double* mean, RowWork& work) const;
   // The float32 pass's reach beyond F, squared (fit, sweep_fit): 2·ln 2·(25 + log₂ n), where a key weighs 2^−(25 + log₂
   // n) of the nearest one's.
   double float_reach2() const;

@@ -94,36 +94,6 @@ Status row_pass(const double* in, const Axis& x1, const Axis& x2, const double* 
   return Status::Ok;
 }
 
-// The second pass: each of the x1.E columns of `across` correlated with tap2 into x2.E outputs, written to out at
-// (e1 + x1.E·e2)·stride: by FFT, a pair of columns a transform; directly, a row of outputs at a time.
-Status column_pass(const double* across, const Axis& x1, const Axis& x2, const double* tap2, double* out,
-                   int64_t stride, FftWork* work) {
-  if (x2.fft) {
-    if (const Status st = work->prepare(tap2, x2.L, x2.nodes); st != Status::Ok) return st;
-    for (int64_t e1 = 0; e1 < x1.E; e1 += 2) {
-      const bool pair = e1 + 1 < x1.E;
-      work->rows.apply(across + e1, pair ? across + e1 + 1 : nullptr, x1.E, out + e1 * stride,
-                       pair ? out + (e1 + 1) * stride : nullptr, x1.E * stride);
-    }
-    return Status::Ok;
-  }
-  // Each output row weighs the rows of `across` in reach, all x1.E columns at once (SIMD along the row), into `row`,
-  // then strides into out.
-  const auto rows_pass = simd::keep_out_of_line(&correlate);
-  Scratch<double> row(x1.E);
-  if (!row.ok()) return Status::OutOfMemory;
-  for (int64_t e2 = 0; e2 < x2.E; ++e2) {
-    const int64_t m_lo = std::max(-x2.L, x2.L - e2), m_hi = std::min(x2.L, x2.nodes - 1 - e2 + x2.L);
-    if (m_hi < m_lo) {
-      for (int64_t e1 = 0; e1 < x1.E; ++e1) out[(e1 + x1.E * e2) * stride] = 0;
-      continue;
-    }
-    rows_pass(across + x1.E * (e2 - x2.L + m_lo), x1.E, tap2 + m_lo + x2.L, m_hi - m_lo + 1, row.get(), x1.E);
-    for (int64_t e1 = 0; e1 < x1.E; ++e1) out[(e1 + x1.E * e2) * stride] = row.get()[e1];
-  }
-  return Status::Ok;
-}
-
 // One row pass's output (x1.E × x2.nodes, in `across`) and the moments its column passes give: out[k] by tap[k].
 struct ColumnJob {
   const double* across = nullptr;
@@ -135,8 +105,8 @@ struct ColumnJob {
 // The second pass of every job, staged contiguously and then written node by node: a node's moments are
 // interleaved, and a pass per moment, writing one entry per node down the columns, had touched a cache line and a page
 // per output, once per moment (most of a 2-D score's time at 10⁵ points). By FFT, a pair of columns at a time through
-// every job (each column transformed once for all of its taps); directly, a row of outputs at a time (column_pass's
-// sums). The same sums, so the same bits.
+// every job (each column transformed once for all of its taps); directly, a row of outputs at a time, each weighing
+// the rows of `across` in reach, all the window's columns at once (SIMD along the row).
 Status column_passes(const ColumnJob* jobs, int64_t job_count, const Axis& x1, const Axis& x2, int64_t stride,
                      FftWork* work, const Window& w) {
   constexpr int64_t kMostJobs = 3;
@@ -210,7 +180,12 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
     if (const Status st = convolve(in_b, x1, x2, tap1, tap2, across, out_b, stride, work); st != Status::Ok) return st;
   }
   if (const Status st = row_pass(in, x1, x2, &tap1, 1, &across, work); st != Status::Ok) return st;
-  return column_pass(across, x1, x2, tap2, out, stride, work);
+  ColumnJob job;
+  job.across = across;
+  job.count = 1;
+  job.tap[0] = tap2;
+  job.out[0] = out;
+  return column_passes(&job, 1, x1, x2, stride, work, Window{0, x1.E, 0, x2.E});
 }
 
 Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t width, bool linear, bool squares,

@@ -42,16 +42,16 @@ double edge_amplification(const double* S, int64_t dims, double s0) {
   return worst;
 }
 
-// moments_at (query.h) of a 2-D local-linear query inside the box (δ = 0), S and T alone (v's B left as they are):
-// what serve_grid's hot path reads, the same sums in the same order.
-void planar_moments_at(const GridQuery& g, const double* mom, int64_t E1, int64_t stride, int64_t t_end, double* v) {
+// moments_at (query.h) of a 2-D local-linear query inside the box (δ = 0), S (its six entries) and T (from entry 12,
+// after B's six) alone, v's B left as they are: what serve_grid's hot path reads, the same sums in the same order.
+void planar_moments_at(const GridQuery& g, const double* mom, int64_t E1, int64_t stride, double* v) {
   const double f1 = g.frac[0], f2 = g.frac[1];
   const double w00 = (1 - f1) * (1 - f2), w10 = f1 * (1 - f2), w01 = (1 - f1) * f2, w11 = f1 * f2;
   const double* a = mom + (g.e[0] + E1 * g.e[1]) * stride;
   const double *b = a + stride, *c = a + E1 * stride, *d = c + stride;
   const auto at = [&](int64_t k) { v[k] = w00 * a[k] + w10 * b[k] + w01 * c[k] + w11 * d[k]; };
   for (int64_t k = 0; k < 6; ++k) at(k);
-  for (int64_t k = 12; k < t_end; ++k) at(k);
+  for (int64_t k = 12; k < stride; ++k) at(k);
 }
 
 // The exact rows over the keys in each one's reach, where a model keeps its sample sorted (`by_x`, null where there
@@ -187,7 +187,7 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
     }
     double* v = interp.get();
     if (planar && at.delta[0] == 0 && at.delta[1] == 0)
-      planar_moments_at(at, mom, x1.E, stride, stride, v);
+      planar_moments_at(at, mom, x1.E, stride, v);
     else
       moments_at(at, mom, axis, dims, width, stride, powers_2, powers_1, v);
     const double* S = v;
