@@ -59,7 +59,6 @@ class NearestBound {
 // stretches the box) or a point's nearest lie beyond kMaxRings rings, it sweeps outward along x₁ instead, until x₁'s
 // term alone exceeds D3². Either way the same values as over every point (the sweep alone visited about 2·D3·n points
 // a point: 0.8 s of a 10⁵-point search, profiled in WebAssembly). Returns false without memory for the cells.
-constexpr int64_t kMaxRings = 64;
 bool planar_spreads(ConstMatrix x, const double* start, double* spread);
 
 class SingularProbe {

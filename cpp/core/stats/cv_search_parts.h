@@ -208,5 +208,15 @@ struct Scan {
 // end while the best point sits there (cv_scan.cpp).
 Result scan(Search& se, Scan& sc);
 
+// A 2-D search on the grid (coarse_scan) scores the scan points its grids serve first, from the top down, then those
+// below the coarsest grid's reach, which run exactly (a pass of the sample in cells each, O(n·(kPlanarRowKeys + keys
+// in reach)): about 40 % of a 10⁶-point search, though the criterion there mostly rises as h falls. The singular probe
+// runs first, as in the upward scan: the points from the bottom up to the first it does not show singular score +inf,
+// not evaluated. Going down, on kPlanarScreenMinPoints or more, an exact point whose subsample (cv_band_screen.h),
+// paired with the lowest point scored above it, shows its score above the best one's is skipped: the reference's exact
+// score within grid_margin of its grid score, the best one's within coarse_margin of what the search takes it for.
+// Skipped points are not evaluated (nor on the curve). Returns the best point of [low, high] (cv_scan_planar.cpp).
+int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe* probe);
+
 }  // namespace cv_search
 }  // namespace ka
