@@ -103,7 +103,7 @@ struct CvSearchState {
 // score found: the points it leaves out cannot be the scan's minimum. A 1-D leave-one-out scan of 2^17 points or more
 // screens its exact points below the grid's reach on a subsample of rows (cv_band_screen.h): statistically, not
 // provably, not its minimum; so does a 2-D one on the grid from 65,536 points (its grid points first, then its exact
-// ones, each from the top down: cv_scan.cpp). Per dimension: then coordinate descent, each h_d
+// ones, each from the top down: cv_scan_planar.cpp). Per dimension: then coordinate descent, each h_d
 // by Brent's method within a factor 4 (later 2) of its current value, the bracket moving while the minimum sits at its
 // edge, sweeping until CV improves by less than 1e-7 (at most 12 sweeps). h stays positive and finite; `score` receives
 // CV(h). `progress` may stop the search between evaluations (Cancelled; h and score are then left alone). `state`

@@ -21,12 +21,12 @@ namespace ka {
 
 // Below kBandScreenMinPoints the band costs little and the subsample would be most of the rows.
 constexpr int64_t kBandScreenMinPoints = int64_t(1) << 17, kBandScreenRows = int64_t(1) << 14;
-// A 2-D search's exact points (cv_scan.cpp: below the coarsest grid's reach) each cost a pass of the sample in cells
-// (cv_planar.h), O(n·(kPlanarRowKeys + keys in reach)): about 40 % of a 10⁶-point search. Their subsample is about
-// kPlanarScreenBlocks of the pass's blocks of 64 neighbouring rows, evenly through the cells' order, fitted by the same
-// sweep (a row of the float64 textbook over its window cost 20–40 times a swept row): rows of one block share their
-// keys, so the standard error comes from the blocks' sums (cluster-robust), not the rows'. From kPlanarScreenMinPoints
-// points, where those blocks are a quarter of the sample at most.
+// A 2-D search's exact points (cv_scan_planar.cpp: below the coarsest grid's reach) each cost a pass of the sample in
+// cells (cv_planar.h), O(n·(kPlanarRowKeys + keys in reach)): about 40 % of a 10⁶-point search. Their subsample is
+// about kPlanarScreenBlocks of the pass's blocks of 64 neighbouring rows, evenly through the cells' order, fitted by
+// the same sweep (a row of the float64 textbook over its window cost 20–40 times a swept row): rows of one block share
+// their keys, so the standard error comes from the blocks' sums (cluster-robust), not the rows'. From
+// kPlanarScreenMinPoints points, where those blocks are a quarter of the sample at most.
 constexpr int64_t kPlanarScreenBlocks = 256, kPlanarScreenMinPoints = 4 * kBandScreenRows;
 constexpr double kBandScreenDeviations = 8;
 

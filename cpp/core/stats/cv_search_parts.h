@@ -1,7 +1,7 @@
 // What the scan-and-refine search of the CV (or AICc) bandwidth shares between its files: the scan's constants, what a
 // search keeps across its calls (CvSearchKeep), one call's state (Search: the evaluations and the best point) and
-// the scan's points (Scan). cv_scan.cpp scans the common scale; cv_search.cpp refines, descends per dimension and is
-// select_cv (bandwidth.h).
+// the scan's points (Scan). cv_scan.cpp scans the common scale (cv_scan_planar.cpp a 2-D search on the grid);
+// cv_search.cpp refines, descends per dimension and is select_cv (bandwidth.h).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -181,7 +181,7 @@ struct Search {
   double scan_tolerance(const double* bandwidth) const;
   double coarse_margin(const double* bandwidth, double s, double tolerance) const;
   // How far the exact score may lie from a score s on the grid at `tolerance` either way (coarse_margin's rule at any
-  // tolerance): the exact scan points' screen (cv_scan.cpp) compares exact scores with the grid's.
+  // tolerance): the exact scan points' screen (cv_scan_planar.cpp) compares exact scores with the grid's.
   double grid_margin(const double* bandwidth, double s, double tolerance) const;
   // The grid that scores scan point h as evaluate routes it (the screen's, or the search's where neither the screen
   // nor the band takes h), or null.
