@@ -230,6 +230,39 @@ TEST_CASE("2-D local-linear in closed form: the least-squares intercept where th
   CHECK_FALSE(planar_linear_value(S, t, &value));
 }
 
+TEST_CASE("1-D local-linear in closed form: A⁻¹e₁ by Cramer's rule where the guard would not act, else declined") {
+  std::mt19937_64 g(11);
+  std::uniform_real_distribution<double> u(-2, 2);
+  // Moments Σw, Σw·u, Σw·u² of `count` weighted points about the query, u = centre + spread·noise.
+  const auto moments = [&](int count, double centre, double spread, double* S) {
+    std::fill(S, S + 3, 0.0);
+    for (int k = 0; k < count; ++k) {
+      const double v = centre + spread * u(g), w = std::exp(-0.5 * v * v);
+      S[0] += w;
+      S[1] += w * v;
+      S[2] += w * v * v;
+    }
+  };
+  double S[3], gc[2], l[4], col[2];
+  for (int trial = 0; trial < 200; ++trial) {  // spread designs: (S₂, −S₁)/(S₀S₂ − S₁²) to rounding
+    moments(3 + trial % 40, u(g), 1.0, S);
+    const double upper[4] = {S[0], S[1], 0, S[2]};
+    if (first_column_of_inverse(upper, 2, l, col)) continue;  // the guard acted (few points): not this case
+    REQUIRE(linear_first_column(S, gc));
+    const double det = S[0] * S[2] - S[1] * S[1];
+    CHECK(gc[0] == doctest::Approx(S[2] / det).epsilon(1e-11));
+    CHECK(gc[1] == doctest::Approx(-S[1] / det).epsilon(1e-11));
+  }
+  for (int trial = 0; trial < 50; ++trial) {  // points nearly at one u: the guard acts, the closed form declines
+    moments(30, u(g), 1e-7, S);
+    const double upper[4] = {S[0], S[1], 0, S[2]};
+    CHECK(first_column_of_inverse(upper, 2, l, col));
+    CHECK_FALSE(linear_first_column(S, gc));
+  }
+  moments(30, 0.5, 0, S);  // no spread at all
+  CHECK_FALSE(linear_first_column(S, gc));
+}
+
 TEST_CASE("queries far from the data are fitted in double, and empty rows follow the policy") {
   std::vector<float> x = {0.0f, 1.0f, 2.0f, 3.0f}, y = {1.0f, 3.0f, 5.0f, 7.0f}, q = {300.0f, -1e4f};
   const float h = 0.5f;

@@ -71,6 +71,18 @@ inline bool first_column_of_inverse(const double* a, int64_t p, double* l, doubl
   return guarded;
 }
 
+// 1-D local-linear's g = A⁻¹e₁, A = [[S₀, S₁], [S₁, S₂]]: first_column_of_inverse in closed form, two divisions where
+// the Cholesky takes two square roots and four (the per-query cost of a 1-D grid fit's summary at its sample), the
+// same to rounding. False, nothing written, where its guard would act (the slope pivot below kPivotFloor of its
+// diagonal, or not positive): the caller solves by first_column_of_inverse.
+inline bool linear_first_column(const double* S, double* g) {
+  const double i0 = 1 / S[0], q = S[1] * i0, pivot = S[2] - q * S[1];
+  if (!(pivot >= kPivotFloor * S[2]) || !(pivot > 0)) return false;
+  g[1] = -q / pivot;
+  g[0] = i0 - q * g[1];
+  return true;
+}
+
 // 2-D local-linear's value e₁ᵀA⁻¹t at its query, A = [[S₀, S₁, S₂], [S₁, S₃, S₄], [S₂, S₄, S₅]] (the moments
 // Σw·u₁ᵃu₂ᵇ in the grid's power order: 1, u₁, u₂, u₁², u₁u₂, u₂²) and t = (Σw·y, Σw·y·u₁, Σw·y·u₂): the elimination of
 // first_column_of_inverse in closed form, three divisions where the Cholesky takes three square roots and nine (the

@@ -217,12 +217,13 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
         out.mean.row(i)[col] = mean_to_float(value);
       if (col == width) continue;
     }
-    for (int64_t r = 0; r < p_cols; ++r)
-      for (int64_t c = 0; c < p_cols; ++c) a.get()[r * p_cols + c] = S[product_power(r, c, dims)];
-    if (p_cols == 1)
+    if (p_cols == 1) {
       g.get()[0] = 1 / S[0];  // Nadaraya–Watson, inline: once per query, the hot path of grid CV
-    else if (first_column_of_inverse(a.get(), p_cols, l.get(), g.get()) && out.guarded)
-      out.guarded[i] = 1;
+    } else if (!(dims == 1 && p_cols == 2 && linear_first_column(S, g.get()))) {  // 1-D local-linear's closed form
+      for (int64_t r = 0; r < p_cols; ++r)
+        for (int64_t c = 0; c < p_cols; ++c) a.get()[r * p_cols + c] = S[product_power(r, c, dims)];
+      if (first_column_of_inverse(a.get(), p_cols, l.get(), g.get()) && out.guarded) out.guarded[i] = 1;
+    }
     const double* gg = g.get();
     float* mean = out.mean.row(i);
     for (int64_t col = 0; col < width; ++col)
