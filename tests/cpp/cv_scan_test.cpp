@@ -201,6 +201,38 @@ TEST_CASE("a search resumed in steps with its CvSearchState gives the bytes of o
   }
 }
 
+TEST_CASE("a screened search resumed in steps gives the bytes of one call") {
+  // kBandScreenMinPoints points: the descent's band and lowest grid points screened (each screen's reference moved to
+  // the last screened point evaluated, a quarter of the rows looked at first), replayed at every step.
+  const Sorted s(kBandScreenMinPoints, 29, 0.3f);
+  Criterion c{Estimator::LocalLinear};
+  c.grid_tolerance = 1e-3;
+  double start = 0;
+  REQUIRE(rule_of_thumb(s.p.keys, Rule::Scott, &start) == Status::Ok);
+  double h = start, score = 0;
+  std::vector<double> bw(256), scores(256);
+  CvCurve curve{bw.data(), scores.data(), 256, 0};
+  REQUIRE(select_cv(s.p, false, &h, &score, &curve, c).status == Status::Ok);
+  double h2 = start, score2 = -1;
+  std::vector<double> bw2(256), scores2(256);
+  CvCurve curve2{bw2.data(), scores2.data(), 256, 0};
+  CvSearchState state;
+  int32_t stop_at = 0;
+  const auto pause = [](void* ctx, int32_t e) { return e < *static_cast<int32_t*>(ctx); };
+  for (Result r{Status::Cancelled}; r.status == Status::Cancelled;) {
+    stop_at = curve2.count + 1;
+    r = select_cv(s.p, false, &h2, &score2, &curve2, c, {pause, &stop_at}, &state);
+    REQUIRE((r.status == Status::Ok || r.status == Status::Cancelled));
+  }
+  CHECK(curve2.count == curve.count);
+  CHECK(std::equal(bw.begin(), bw.begin() + curve.count, bw2.begin()));
+  CHECK(std::equal(scores.begin(), scores.begin() + curve.count, scores2.begin()));
+  CHECK(h2 == h);
+  CHECK(score2 == score);
+  // The scan's points below 12 spacings (the band, where CV rises as h falls) were screened out.
+  CHECK(*std::min_element(bw.begin(), bw.begin() + curve.count) > 12.0 / double(kBandScreenMinPoints));
+}
+
 TEST_CASE("a descent defers grid points with rows the grid cannot serve and completes those that could be best") {
   // Lognormal x (a far right tail), y about a line with noise: CV falls towards the line's, so the minimum lies among
   // the scan's upper points (from about range/4 on: 21.9 to 166 on this sample), each with tail rows the grid hands
@@ -398,9 +430,32 @@ TEST_CASE("the band screen's lower difference lies below the exact difference of
   }
 }
 
-TEST_CASE("a large search skips the band above its minimum and finds a minimum inside the band") {
-  // As a user's data come: x unsorted (the search sorts its own copy), y = sin 6x + noise.
+TEST_CASE("the band screen moved to a point it scored compares with that point, as one made there") {
   const int64_t n = kBandScreenMinPoints;
+  const Sorted s(n, 23, 0.3f);
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear}) {
+    CAPTURE(int(est));
+    const float first = 24.0f / float(n), second = 12.0f / float(n), below = 6.0f / float(n), other = 9.0f / float(n);
+    BandScreen moved(s.p, Criterion{est}), made(s.p, Criterion{est});
+    REQUIRE(moved.set_reference(&first));
+    REQUIRE(made.set_reference(&second));
+    const double from_first = moved.lower_difference(&second);
+    REQUIRE(moved.move_reference(&second));  // the rows it just scored
+    const double lower = moved.lower_difference(&below);
+    CHECK(lower == made.lower_difference(&below));  // the same rows, the same sums: the same bits
+    CHECK(lower <= band_cv(s.p, est, below) - band_cv(s.p, est, second));
+    CHECK(from_first <= band_cv(s.p, est, second) - band_cv(s.p, est, first));
+    // A bandwidth it did not just score is scored for the move.
+    REQUIRE(moved.move_reference(&other));
+    REQUIRE(made.set_reference(&other));
+    CHECK(moved.lower_difference(&below) == made.lower_difference(&below));
+  }
+}
+
+TEST_CASE("a large search skips the band above its minimum and finds a minimum inside the band") {
+  // As a user's data come: x unsorted (the search sorts its own copy), y = sin 6x + noise; 2^17 points, screened.
+  const int64_t n = int64_t(1) << 17;
+  REQUIRE(n >= kBandScreenMinPoints);
   for (const float noise : {0.3f, 0.0f}) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(0.0f, 1.0f);

@@ -363,3 +363,33 @@ TEST_CASE("a 2-D local-linear CV score runs on the grid only where it costs less
   CHECK(exact_planar_cost(KernelKind::Gaussian, small, range, n) ==
         doctest::Approx(double(n) * (kPlanarRowKeys + keys)).epsilon(1e-3));
 }
+
+TEST_CASE("a descent's grid point is screened first where its screen costs at most 0.35 of its grid score") {
+  // The uniform spread over [0, 1], local-linear, the default fit's tolerance. The grid's score costs its direct
+  // convolutions (five lines of cells + 1 nodes by 2⌈7.8·h·cells⌉ + 1 taps, 0.32 a multiply-add) and 16 a point; the
+  // screen 47 a row and each row's keys within 2·√(2 ln 2 (25 + log₂ n)) bandwidths.
+  const auto expected = [](float h, int64_t n, int64_t rows) {
+    const int64_t cells = plan_grid_cv_cells(1.0, KernelKind::Gaussian, h, n, 1e-3);
+    if (cells == 0) return false;
+    const double taps = std::min(2 * std::ceil(7.8 * double(h) * double(cells)) + 1, double(2 * cells + 1));
+    const double grid = 0.32 * 5 * double(cells + 1) * taps + 16 * double(n);
+    const double reach = std::sqrt(2 * std::log(2.0) * (25 + std::log2(double(n))));
+    const double screen = double(rows) * (47 + std::min(double(n), 2 * reach * double(h) * double(n)));
+    return screen < 0.35 * grid;
+  };
+  int screened = 0;
+  for (const int64_t n : {int64_t(1) << 17, int64_t(1000000)})
+    for (float h = 1e-6f; h < 1; h *= 1.5f) {
+      CAPTURE(n);
+      CAPTURE(h);
+      const bool first = plan_band_screen(1.0, KernelKind::Gaussian, Estimator::LocalLinear, h, n, 16384, 1e-3);
+      CHECK(first == expected(h, n, 16384));
+      screened += first;
+      if (h > 1e-3f)
+        CHECK(!first);  // far below the minimum only (about 0.01 here): the screen outweighs the grid above
+    }
+  CHECK(plan_band_screen(1.0, KernelKind::Gaussian, Estimator::LocalLinear, 3.5e-5f, 1000000, 16384, 1e-3));
+  CHECK(screened >= 2);
+  // Only the Gaussian's band (cv_band_window.h) screens.
+  CHECK(!plan_band_screen(1.0, KernelKind::Epanechnikov, Estimator::LocalLinear, 3.5e-5f, 1000000, 16384, 1e-3));
+}

@@ -22,6 +22,14 @@ class Scratch {
     data_ = count > 0 ? static_cast<T*>(std::calloc(size_t(count), sizeof(T))) : nullptr;
     return ok_ = count <= 0 || data_ != nullptr;
   }
+  void swap(Scratch& other) {
+    T* const data = data_;
+    const bool ok = ok_;
+    data_ = other.data_;
+    ok_ = other.ok_;
+    other.data_ = data;
+    other.ok_ = ok;
+  }
   bool ok() const { return ok_; }
   T* get() const { return data_; }
 

@@ -138,6 +138,12 @@ int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t point
 // times.
 bool plan_band_cv(double range, KernelKind kind, Estimator estimator, float h, int64_t points, double tolerance,
                   double keys_in_reach = -1);
+// A descending 1-D scan's grid point on a large sample (its band screen, stats/cv_band_screen.h): whether the band's
+// criterion on `rows` of the `points` rows costs less than kScreenShare of the grid's score at h, so that screening
+// the point first pays, and costs little where the screen does not skip it (the grid's cost grows as h falls, the
+// screen's shrinks: the scan's lowest grid points, far below the minimum at 10⁶ points).
+bool plan_band_screen(double range, KernelKind kind, Estimator estimator, float h, int64_t points, int64_t rows,
+                      double tolerance);
 // The band's reach in bandwidths on `points` points: its keys within 2^-(25 + log₂ n) of a row's nearest key's weight.
 double band_reach(double points);
 

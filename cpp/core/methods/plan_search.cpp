@@ -81,24 +81,47 @@ int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t point
 // 150 ms, 2^18 in 67–100 ms) and 20 ns a point for the pass over the sample (kGridPointKeys). The grid then wins above
 // about ten spacings, at 10⁵ points as at 10⁶.
 constexpr double kBandRowKeys = 47, kGridTapKeys = 0.32, kGridPointKeys = 16;
+// A grid point is screened first where the screen costs at most this share of its score: one the screen does not skip
+// then costs at most that much more.
+constexpr double kScreenShare = 0.35;
 double band_reach(double points) {
   const double ln2 = 0.6931471805599453;
   return std::sqrt(2 * ln2 * (25 + std::log(points) / ln2));  // cv_band_window.h's window, in bandwidths
 }
-bool plan_band_cv(double range, KernelKind kind, Estimator estimator, float h, int64_t points, double tolerance,
-                  double keys_in_reach) {
-  if (kind != KernelKind::Gaussian || !(range > 0) || !(h > 0) || points < 3) return false;
-  const double n = double(points);
-  const double band = n * kBandRowKeys +
-                      (keys_in_reach >= 0 ? keys_in_reach : n * std::min(n, 2 * band_reach(n) * double(h) * n / range));
+namespace {
+
+// A 1-D grid's score at h in keys' worth (its direct convolutions and its pass over the points); 0 where no grid
+// scores h.
+double grid_cv_keys(double range, KernelKind kind, Estimator estimator, float h, int64_t points, double tolerance) {
   const int64_t cells = plan_grid_cv_cells(range, kind, h, points, tolerance);
-  if (cells == 0) return true;
+  if (cells == 0) return 0;
   const double taps =
       std::min(2 * std::ceil(reach_of(kind) * double(h) * double(cells) / range) + 1, double(2 * cells + 1));
   const double lines = estimator == Estimator::LocalLinear ? 5 : 2;  // S₀…S₂, T₀, T₁; or S₀, T₀
   // Counted as direct convolutions: where the grid runs an FFT instead, it costs less (fft_pays, grid/plan.h).
-  const double grid = kGridTapKeys * lines * double(cells + 1) * taps + kGridPointKeys * n;
-  return band < grid;
+  return kGridTapKeys * lines * double(cells + 1) * taps + kGridPointKeys * double(points);
+}
+
+// The band's keys in reach of one row (both sides) on the uniform spread.
+double band_row_keys(double range, float h, double n) { return std::min(n, 2 * band_reach(n) * double(h) * n / range); }
+
+}  // namespace
+
+bool plan_band_cv(double range, KernelKind kind, Estimator estimator, float h, int64_t points, double tolerance,
+                  double keys_in_reach) {
+  if (kind != KernelKind::Gaussian || !(range > 0) || !(h > 0) || points < 3) return false;
+  const double n = double(points);
+  const double band = n * kBandRowKeys + (keys_in_reach >= 0 ? keys_in_reach : n * band_row_keys(range, h, n));
+  const double grid = grid_cv_keys(range, kind, estimator, h, points, tolerance);
+  return grid == 0 || band < grid;
+}
+
+bool plan_band_screen(double range, KernelKind kind, Estimator estimator, float h, int64_t points, int64_t rows,
+                      double tolerance) {
+  if (kind != KernelKind::Gaussian || !(range > 0) || !(h > 0) || points < 3) return false;
+  const double grid = grid_cv_keys(range, kind, estimator, h, points, tolerance);
+  const double screen = double(rows) * (kBandRowKeys + band_row_keys(range, h, double(points)));
+  return grid > 0 && screen < kScreenShare * grid;
 }
 
 }  // namespace ka

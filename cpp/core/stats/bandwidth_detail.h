@@ -17,6 +17,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // type 7), by selection; reorders `values`.
 double quantile(double* values, int64_t n, double q);
 
+// median_spacing (bandwidth.h) of values already sorted ascending (NaN nowhere among them): the same number without
+// the sort.
+Status median_spacing_sorted(const float* sorted, int64_t n, double* spacing);
+
 // Criterion::exclude is finite and >= 0, and > 0 only with the leave-one-out score (bandwidth.h).
 inline bool exclude_ok(const Criterion& c) {
   return c.exclude >= 0 && c.exclude < kInf && (c.exclude == 0 || c.score == Score::LeaveOneOut);
@@ -49,6 +53,8 @@ class SearchSample {
   const SortedSample* sorted(const Problem& p, const Criterion& c);
   // Its problem (keys, queries and values sorted by the first coordinate; p's kernel and masks), or nullptr.
   const Problem* sorted_problem(const Problem& p, const Criterion& c);
+  // The first coordinate of the sorted keys, where none is NaN (the rows' order then sorts it), else nullptr.
+  const float* ordered_first(const Problem& p, const Criterion& c);
   // The 2-D sorted sample in cells (cv_planar.h), made from sorted(p, c); nullptr when it cannot be allocated.
   const PlanarSample* planar(const Problem& p, const Criterion& c);
   // The extent of p's keys that the plan reads at every bandwidth (grid.h), made once.

@@ -21,7 +21,11 @@ BandScreen::BandScreen(const Problem& sorted, const Criterion& c, const PlanarSa
   if (dims == 1 && n >= kBandScreenMinPoints) {
     m_ = kBandScreenRows;
     if (!rows_.reset_zeroed(m_)) return;
-    for (int64_t k = 0; k < m_; ++k) rows_.get()[k] = int64_t((double(k) + 0.5) * double(n) / double(m_));
+    // The ⌊(k + ½)·n/m⌋-th rows, those of k ≡ 0 (mod 4) first (lower_difference's first look).
+    for (int64_t k = 0, at = 0; k < m_; ++k) {
+      const int64_t j = k < m_ / 4 ? 4 * k : (k - m_ / 4) / 3 * 4 + (k - m_ / 4) % 3 + 1;
+      rows_.get()[at++] = int64_t((double(j) + 0.5) * double(n) / double(m_));
+    }
     problem_.kernel.bandwidth = one;
     active_ = bandwidth_detail::band_window_residuals(problem_, estimator_, rows_.get(), 0, nullptr);  // applies?
   } else if (dims == 2 && n >= kPlanarScreenMinPoints && cells_) {
@@ -45,10 +49,11 @@ BandScreen::BandScreen(const Problem& sorted, const Criterion& c, const PlanarSa
   rounding_ *= std::ldexp(1.0, -16);
 }
 
-bool BandScreen::residuals(const float* h, double* out) {
+bool BandScreen::residuals(const float* h, double* out, int64_t from, int64_t to) {
   if (cells_) return planar_residuals(h, out);
   problem_.kernel.bandwidth = h;
-  const bool done = bandwidth_detail::band_window_residuals(problem_, estimator_, rows_.get(), m_, out);
+  const bool done =
+      bandwidth_detail::band_window_residuals(problem_, estimator_, rows_.get() + from, to - from, out + from);
   problem_.kernel.bandwidth = nullptr;
   return done;
 }
@@ -89,6 +94,20 @@ bool BandScreen::planar_residuals(const float* h, double* out) {
   return true;
 }
 
+bool BandScreen::move_reference(const float* h) {
+  if (!referenced_) return false;
+  const int64_t dims = problem_.keys.cols;
+  if (!(trial_dims_ == dims && std::equal(h, h + dims, trial_h_))) {
+    trial_dims_ = 0;
+    if (!residuals(h, trial_.get())) return false;
+  }
+  trial_dims_ = 0;
+  const double* t = trial_.get();
+  if (!std::all_of(t, t + m_, [](double v) { return std::isfinite(v); })) return false;
+  reference_.swap(trial_);
+  return true;
+}
+
 bool BandScreen::set_reference(const float* h) {
   if (!active_) return false;
   double* r = reference_.get();
@@ -98,16 +117,13 @@ bool BandScreen::set_reference(const float* h) {
   return referenced_;
 }
 
-double BandScreen::lower_difference(const float* h) {
-  const double unknown = std::numeric_limits<double>::quiet_NaN();
-  double* d = trial_.get();
-  if (!referenced_ || !residuals(h, d)) return unknown;
-  const int64_t m = m_;
+double BandScreen::bound(int64_t m) const {
+  const double* d = trial_.get();
+  const double* r = reference_.get();
   double mean = 0;
   for (int64_t k = 0; k < m; ++k) {
     if (d[k] == std::numeric_limits<double>::infinity()) return d[k];  // a singular design: CV(h) is +inf
-    d[k] -= reference_.get()[k];
-    mean += d[k];
+    mean += d[k] - r[k];
   }
   mean /= double(m);
   // The standard error of the mean: from the rows (independent), or from the blocks' sums (rows of a block share keys).
@@ -115,16 +131,34 @@ double BandScreen::lower_difference(const float* h) {
   if (blocks_ > 0) {
     for (int64_t b = 0, k = 0; b < blocks_; ++b) {
       double sum = 0;
-      for (; k < ends_.get()[b]; ++k) sum += d[k] - mean;
+      for (; k < ends_.get()[b]; ++k) sum += d[k] - r[k] - mean;
       squares += sum * sum;
     }
     variance = squares * double(blocks_) / double(blocks_ - 1) / (double(m) * double(m));
   } else {
-    for (int64_t k = 0; k < m; ++k) squares += (d[k] - mean) * (d[k] - mean);
+    for (int64_t k = 0; k < m; ++k) squares += (d[k] - r[k] - mean) * (d[k] - r[k] - mean);
     variance = squares / double(m - 1) / double(m);
   }
   const double lower = mean - kBandScreenDeviations * std::sqrt(variance);
-  return std::isnan(lower) ? unknown : lower;
+  return std::isnan(lower) ? std::numeric_limits<double>::quiet_NaN() : lower;
+}
+
+double BandScreen::lower_difference(const float* h, double enough) {
+  const double unknown = std::numeric_limits<double>::quiet_NaN();
+  trial_dims_ = 0;
+  if (!referenced_) return unknown;
+  // 1-D: the first quarter of the rows (every fourth of the sorted sample's) first, the rest only where their bound
+  // does not reach `enough`.
+  const int64_t first = blocks_ == 0 && enough < std::numeric_limits<double>::infinity() ? m_ / 4 : 0;
+  if (first > 1) {
+    if (!residuals(h, trial_.get(), 0, first)) return unknown;
+    const double lower = bound(first);
+    if (lower >= enough) return lower;
+  }
+  if (!residuals(h, trial_.get(), first, m_)) return unknown;
+  trial_dims_ = problem_.keys.cols;
+  std::copy(h, h + trial_dims_, trial_h_);
+  return bound(m_);
 }
 
 }  // namespace ka

@@ -283,6 +283,28 @@ void window_moments(const float* x, const float* y, int64_t from, int64_t to, fl
   }
 }
 
+// The window [lo, hi) of keys within `reach` of row i's key in sorted x: the bisections of the whole sample, found by
+// galloping out from i (a subsample's rows are far apart, and bisecting 10⁶ keys from the ends missed the cache at
+// every step).
+void window_around(const float* x, int64_t n, int64_t i, double reach, int64_t* lo, int64_t* hi) {
+  const double left = double(x[i]) - reach, right = double(x[i]) + reach;
+  int64_t a = i, step = 1;  // x[a] >= left
+  while (a >= step && double(x[a - step]) >= left) {
+    a -= step;
+    step *= 2;
+  }
+  const int64_t low = a >= step ? a - step : 0;
+  *lo = std::lower_bound(x + low, x + a, left, [](float v, double e) { return double(v) < e; }) - x;
+  int64_t b = i;  // x[b] <= right
+  step = 1;
+  while (b + step < n && double(x[b + step]) <= right) {
+    b += step;
+    step *= 2;
+  }
+  const int64_t high = std::min(n, b + step);
+  *hi = std::upper_bound(x + b + 1, x + high, right, [](double e, float v) { return e < double(v); }) - x;
+}
+
 template <bool kLinear>
 bool residuals(const Problem& p, const int64_t* rows, int64_t m, double* out) {
   const auto moments = simd::keep_out_of_line(&window_moments<kLinear>);
@@ -291,13 +313,10 @@ bool residuals(const Problem& p, const int64_t* rows, int64_t m, double* out) {
   const int64_t n = p.keys.rows;
   const double h = double(p.kernel.bandwidth[0]);
   const float inv_h = float(1 / h);
-  const auto before = [](double e, float v) { return e < double(v); };
-  const auto after = [](float v, double e) { return double(v) < e; };
   for (int64_t r = 0; r < m; ++r) {
     const int64_t i = rows[r];
-    const double reach = window_reach(h, n, std::min(nearest_exponent(x, n, inv_h, i), kBandTopLimit));
-    const int64_t lo = std::lower_bound(x, x + n, double(x[i]) - reach, after) - x;
-    const int64_t hi = std::upper_bound(x, x + n, double(x[i]) + reach, before) - x;
+    int64_t lo, hi;
+    window_around(x, n, i, window_reach(h, n, std::min(nearest_exponent(x, n, inv_h, i), kBandTopLimit)), &lo, &hi);
     double mo[kChannels] = {};
     moments(x, y, lo, i, x[i], inv_h, mo);
     moments(x, y, i + 1, hi, x[i], inv_h, mo);

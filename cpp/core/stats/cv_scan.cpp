@@ -6,6 +6,7 @@
 #include <memory>
 #include <new>
 
+#include "methods/plan.h"
 #include "stats/cv_band_window.h"
 #include "stats/cv_search_parts.h"
 
@@ -20,8 +21,9 @@ using bandwidth_detail::quantile;
 // the median gap between sorted distinct values of x_d (below it a fit interpolates) up to kScanHigh times the
 // range of x_d (there every weight is within e^(−1/32) of the largest: Nadaraya–Watson is within a few % of the
 // constant and local-linear of the least-squares line; a criterion still falling there extends the scan), over every
-// dimension with a spread. Without any spread (or a range no double holds): 2^-5 … 1.
-Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
+// dimension with a spread (in 1-D, `sorted` when given holds x sorted, NaN nowhere: the spacing without a sort).
+// Without any spread (or a range no double holds): 2^-5 … 1.
+Status scan_range(ConstMatrix x, const float* sorted, const double* start, double* lo, double* hi) {
   const int64_t n = x.rows, dims = x.cols;
   Scratch<double> column(n);
   if (!column.ok()) return Status::OutOfMemory;
@@ -38,7 +40,10 @@ Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi) {
     const double range = most - least;
     if (!(range > 0) || !std::isfinite(range)) continue;
     double spacing;
-    if (const Status st = median_spacing(column.get(), n, 1, &spacing); st != Status::Ok) return st;
+    if (const Status st = dims == 1 && sorted ? bandwidth_detail::median_spacing_sorted(sorted, n, &spacing)
+                                              : median_spacing(column.get(), n, 1, &spacing);
+        st != Status::Ok)
+      return st;
     low = std::min(low, kScanLow * spacing / start[d]);
     high = std::max(high, kScanHigh * range / start[d]);
   }
@@ -100,6 +105,15 @@ int descend(Search& se, Scan& sc, int low, int high) {
       failure = r;
     return planned;
   };
+  // A grid point whose screen costs far less than its grid score (plan_band_screen: the scan's lowest grid points on a
+  // large sample) is bounded, probed and screened first, as the band's.
+  const auto screened_first = [&](double h) {
+    float hf;
+    return p.keys.rows >= kBandScreenMinPoints && float_bandwidth(h, &hf) &&
+           !(screening && h >= screen_from && screen.serves(hf)) && grid.serves(hf) &&
+           plan_band_screen(keep.sorted.extent(p).range[0], p.kernel.kind, criterion.estimator, hf, p.keys.rows,
+                            kBandScreenRows, criterion.grid_tolerance);
+  };
   const auto margin = [&](double v) { return screening && std::isfinite(v) ? se.screen_margin(v) : 0.0; };
   int chosen = -1,
       lowest = -1;  // the best point, and the lowest evaluated with a finite score (the screen's reference)
@@ -117,6 +131,14 @@ int descend(Search& se, Scan& sc, int low, int high) {
     if (std::isfinite(at(k))) lowest = std::min(lowest < 0 ? k : lowest, k);
     if (chosen < 0 || at(k) < at(chosen) || (at(k) == at(chosen) && k < chosen)) chosen = k;  // ties: smaller h
   };
+  // A screened point evaluated becomes the screen's reference (where its rows are all finite).
+  const auto refer = [&](int k) {
+    float hf;
+    if (band && band->has_reference() && keep.ruled_points >= count && !std::isnan(keep.screened.get()[k]) &&
+        keep.band_reference != k && std::isfinite(at(k)) && failure.status == Status::Ok &&
+        float_bandwidth(se.start[0] * std::exp(first + k * step), &hf) && band->move_reference(&hf))
+      keep.band_reference = k;
+  };
   // A point beaten, by a bound on its score, by the best one evaluated (with the margins of both).
   const auto beaten = [&](double bound) {
     const double won = chosen >= 0 ? at(chosen) : kInf;
@@ -125,7 +147,7 @@ int descend(Search& se, Scan& sc, int low, int high) {
   for (int k = high; k >= low; --k) {
     const double s = std::exp(first + k * step), h = se.start[0] * s;
     if (failure.status != Status::Ok) continue;
-    if (chosen >= 0 && std::isfinite(at(chosen)) && (runs_exactly(h) || by_band(h))) {
+    if (chosen >= 0 && std::isfinite(at(chosen)) && (runs_exactly(h) || by_band(h) || screened_first(h))) {
       if (!nearest && !probe) {
         const Problem* q = keep.sorted.sorted_problem(p, criterion);
         if (!q) {
@@ -160,17 +182,23 @@ int descend(Search& se, Scan& sc, int low, int high) {
         if (std::isnan(ruled)) ruled = probe->singular(&hf) ? 1 : 0;
         if (ruled == 1) continue;
       }
-      // The band screen's reference: the lowest point evaluated when it is first asked.
+      // The band screen's reference: the lowest point evaluated when it is first asked, then each screened point
+      // evaluated (the nearest above the next: paired rows of nearby bandwidths differ least).
       float hf, ref;
       if (!band->has_reference() && lowest >= 0 &&
           float_bandwidth(se.start[0] * std::exp(first + lowest * step), &ref) && band->set_reference(&ref))
         keep.band_reference = lowest;
       if (band->has_reference() && float_bandwidth(h, &hf)) {
-        double& lower = keep.screened.get()[k];  // a lower bound on CV(h) − CV(reference), NaN until asked
-        if (std::isnan(lower)) lower = band->lower_difference(&hf);
-        const double reference = at(keep.band_reference);
-        const double rounding = band->rounding(std::max(reference, reference + lower));
-        if (reference - margin(reference) + lower - rounding > (won + margin(won)) * (1 + kBoundMargin)) continue;
+        double& floor =
+            keep.screened.get()[k];  // a lower bound on CV(h) (the reference's and the rows'), NaN until asked
+        const double needed = (won + margin(won)) * (1 + kBoundMargin);  // what the floor must exceed to skip h
+        if (std::isnan(floor)) {
+          const double reference = at(keep.band_reference), base = reference - margin(reference);
+          // A quarter of the rows is enough where it shows the floor above `needed` (its rounding as far up).
+          const double lower = band->lower_difference(&hf, needed - base + band->rounding(std::max(reference, needed)));
+          floor = base + lower - band->rounding(std::max(reference, reference + lower));
+        }
+        if (floor > needed) continue;
       }
     }
     // A grid-served point is scored first without the rows the grid cannot serve (grid.h: each fitted exactly over
@@ -193,6 +221,7 @@ int descend(Search& se, Scan& sc, int low, int high) {
         if (served) {  // no such rows: v is its score, recorded as its evaluation
           at(k) = se.scale_to(first + k * step, true, &v);
           take(k);
+          refer(k);
           continue;
         }
       }
@@ -200,6 +229,7 @@ int descend(Search& se, Scan& sc, int low, int high) {
     if (partial > -kInf) continue;
     at(k) = scan_at(first + k * step);
     take(k);
+    refer(k);
   }
   // The deferred points, least bound first (the same order when a resumed search replays it): each completed where
   // its bound does not show it beaten by the best point evaluated.

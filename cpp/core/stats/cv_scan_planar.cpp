@@ -74,14 +74,18 @@ int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe*
       if (band->active() && floats(r, rf) && band->set_reference(rf)) keep.band_reference = lowest;
     }
     if (band && band->has_reference() && floats(b, hf)) {
-      double& lower = keep.screened.get()[k];  // a lower bound on CV(h) − CV(reference), NaN until asked
-      if (std::isnan(lower)) lower = band->lower_difference(hf);
-      double r[2], w[2];
-      bandwidth(keep.band_reference, r);
+      double& shown =
+          keep.screened.get()[k];  // a lower bound on CV(h) (the reference's and the rows'), NaN until asked
+      if (std::isnan(shown)) {
+        double r[2];
+        bandwidth(keep.band_reference, r);
+        const double lower = band->lower_difference(hf), reference = at(keep.band_reference);
+        shown = reference - se.grid_margin(r, reference, se.scan_tolerance(r)) + lower -
+                band->rounding(std::max(reference, reference + lower));
+      }
+      double w[2];
       bandwidth(chosen, w);
-      const double reference = at(keep.band_reference), won = at(chosen);
-      const double shown = reference - se.grid_margin(r, reference, se.scan_tolerance(r)) + lower -
-                           band->rounding(std::max(reference, reference + lower));
+      const double won = at(chosen);
       if (shown > (won + se.coarse_margin(w, won, se.scan_tolerance(w))) * (1 + kBoundMargin)) continue;
     }
     at(k) = se.scale_to(first + k * step, true);

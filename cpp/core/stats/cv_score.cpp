@@ -100,6 +100,11 @@ KA_COLD const SortedSample* SearchSample::sorted(const Problem& p, const Criteri
   return sorted_.get();
 }
 
+const float* SearchSample::ordered_first(const Problem& p, const Criterion& c) {
+  const SortedSample* s = sorted(p, c);
+  return s && s->ordered && p.keys.cols == 1 ? s->x.get() : nullptr;
+}
+
 KA_COLD const PlanarSample* SearchSample::planar(const Problem& p, const Criterion& c) {
   if (!planar_) {
     const SortedSample* s = sorted(p, c);

@@ -31,7 +31,10 @@ CvSearchKeep::CvSearchKeep(const Problem& p, const Criterion& criterion, const d
       bound(p, criterion, start, p.keys.rows < kScreenMinPoints ? 1 : 2),
       expansion(p, criterion, p.keys.rows < kScreenMinPoints) {
   status = bound.status() != Status::Ok ? bound.status() : expansion.status();
-  if (status == Status::Ok) status = scan_range(p.keys, start, &scale_lo, &scale_hi);
+  // 1-D: the spacing from the search's sorted sample, which its exact points and bounds sort anyway.
+  if (status == Status::Ok)
+    status = scan_range(p.keys, p.keys.cols == 1 ? sorted.ordered_first(p, criterion) : nullptr, start, &scale_lo,
+                        &scale_hi);
 }
 
 CvSearchState::CvSearchState() = default;
@@ -238,7 +241,7 @@ double brent_minimum(double (*call)(const void*, double), const void* objective,
 }
 
 Status search_scale_range(ConstMatrix x, const double* start, double* lo, double* hi) {
-  return scan_range(x, start, lo, hi);
+  return scan_range(x, nullptr, start, lo, hi);
 }
 
 }  // namespace ka::bandwidth_detail

@@ -67,7 +67,7 @@ constexpr double kCoarseMarginPerPoint = 2, kCoarseMarginFloor = 0.1;
 constexpr int kCoarseScanSteps = 5;
 
 // The range of the common scale s (h_d = s · start_d) that the scan covers (cv_scan.cpp).
-Status scan_range(ConstMatrix x, const double* start, double* lo, double* hi);
+Status scan_range(ConstMatrix x, const float* sorted, const double* start, double* lo, double* hi);
 
 // What one search keeps (CvSearchState, bandwidth.h). An exact 1-D leave-one-out search screens its scan on a fine
 // grid of its own (kScreenTolerance); then only the refinement's evaluations, all exact, can be returned. Whether the
@@ -82,8 +82,9 @@ struct CvSearchKeep {
   std::unique_ptr<SingularProbe> probe;
   std::unique_ptr<BandScreen> band;  // the descent's band screen (cv_band_screen.h), made with its bounds
   Scratch<double> ruled;             // per scan point of the descent: its bound or probe's answer, NaN until asked
-  Scratch<double> screened;  // per scan point of the descent: the band screen's lower difference, NaN until asked
-  int band_reference = 0;    // the scan point whose rows the band screen holds
+  Scratch<double>
+      screened;            // per scan point of the descent: the band screen's lower bound on its score, NaN until asked
+  int band_reference = 0;  // the scan point whose rows the band screen holds
   // Per scan point of the descent: NaN until scored; −inf where evaluated in full; else the score without the rows
   // the grid could not serve, the point deferred (cv_scan.cpp).
   Scratch<double> partial;
