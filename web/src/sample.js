@@ -105,6 +105,12 @@ export function readExclude(exclude, rule, name = 'options.exclude') {
   return exclude;
 }
 
+// The x columns ownCopy made: never written after they are made, so what is computed from one (warnings.js's median
+// spacings) holds for as long as it lives.
+const ownCopies = new WeakSet();
+/** Whether `x` is the x of a sample copy made by ownCopy (read-only from then on). */
+export const isOwnCopy = (x) => ownCopies.has(x);
+
 /**
  * The model's own float32 copy of the sample in its frame (x and y minus `frame`'s shifts, frame.js; later changes to
  * the caller's arrays do not change it), in the order of the first coordinate when `sort` (the exact engine then
@@ -115,6 +121,7 @@ export function ownCopy(x, y, weights, n, dim, width, sort, frame, codes = null)
   const x32 = shifted32(x, dim, frame.x);
   if (!sort) {
     const data = { x: x32, y: shifted32(y, width, frame.y), weights: weights && Float32Array.from(weights) };
+    ownCopies.add(data.x);
     return { ...data, codes: codes && Int32Array.from(codes) };
   }
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => x32[a * dim] - x32[b * dim] || a - b);
@@ -125,6 +132,7 @@ export function ownCopy(x, y, weights, n, dim, width, sort, frame, codes = null)
     weights: weights && new Float32Array(n),
     codes: codes && new Int32Array(n * count),
   };
+  ownCopies.add(data.x);
   order.forEach((from, to) => {
     data.x.set(x32.subarray(from * dim, (from + 1) * dim), to * dim);
     for (let c = 0; c < width; c++) data.y[to * width + c] = y[from * width + c] - (frame.y ? frame.y[c] : 0);

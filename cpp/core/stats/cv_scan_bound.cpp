@@ -256,8 +256,8 @@ SingularProbe::SingularProbe(const Problem& sorted, const Criterion& c, const do
     };
     const double none = std::numeric_limits<double>::quiet_NaN();
     double spread[kProbes], before = none, before2 = none;
-    for (int64_t a = 0; a < n;) {
-      const int64_t b = run_end(a), c = b < n ? run_end(b) : n;
+    // Runs [a, b), [b, c) and the one from c: each run's end found once.
+    for (int64_t a = 0, b = run_end(0), c = b < n ? run_end(b) : n; a < n; a = b, b = c, c = c < n ? run_end(c) : n) {
       const double v = at(a);
       double d1 = std::numeric_limits<double>::infinity(), d2 = d1;
       const auto add = [&](double d) {
@@ -274,7 +274,6 @@ SingularProbe::SingularProbe(const Problem& sorted, const Criterion& c, const do
       keep(spread, std::isfinite(d2) ? d2 * d2 - d1 * d1 : 0, a);
       before2 = before;
       before = v;
-      a = b;
     }
   }
   problem_.queries = problem_.keys;
