@@ -53,7 +53,7 @@ bool BandScreen::residuals(const float* h, double* out, int64_t from, int64_t to
   if (cells_) return planar_residuals(h, out);
   problem_.kernel.bandwidth = h;
   const bool done =
-      bandwidth_detail::band_window_residuals(problem_, estimator_, rows_.get() + from, to - from, out + from);
+      bandwidth_detail::band_window_residuals(problem_, estimator_, rows_.get() + from, to - from, out + from, true);
   problem_.kernel.bandwidth = nullptr;
   return done;
 }

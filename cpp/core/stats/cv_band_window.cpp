@@ -221,15 +221,15 @@ bool score(BandRows& b, double* sum) {
   return true;
 }
 
-// Whether band_window_cv (and band_window_residuals) apply to p and the estimator.
-bool band_applies(const Problem& p, Estimator estimator) {
+// Whether band_window_cv (and band_window_residuals) apply to p and the estimator (`sorted`: the keys known sorted).
+bool band_applies(const Problem& p, Estimator estimator, bool sorted = false) {
   const int64_t n = p.keys.rows;
   if (p.kernel.kind != KernelKind::Gaussian ||
       (estimator != Estimator::LocalLinear && estimator != Estimator::NadarayaWatson) || n < 3 || p.heads != 1 ||
       p.keys.cols != 1 || p.keys.stride != 1 || p.values.cols != 1 || p.values.stride != 1 ||
       p.queries.data != p.keys.data || p.queries.rows != n || p.values.rows != n || !p.kernel.bandwidth ||
       !p.masks.leave_one_out || p.masks.causal || p.masks.key_padding || p.masks.general || p.masks.query_groups ||
-      p.masks.band_first || !sorted_by_first_coordinate(p.keys))
+      p.masks.band_first || !(sorted || sorted_by_first_coordinate(p.keys)))
     return false;
   const float hf = p.kernel.bandwidth[0];
   return hf > 0 && std::isfinite(hf);
@@ -329,8 +329,9 @@ bool residuals(const Problem& p, const int64_t* rows, int64_t m, double* out) {
 
 }  // namespace
 
-bool band_window_residuals(const Problem& p, Estimator estimator, const int64_t* rows, int64_t m, double* out) {
-  if (!band_applies(p, estimator)) return false;
+bool band_window_residuals(const Problem& p, Estimator estimator, const int64_t* rows, int64_t m, double* out,
+                           bool known) {
+  if (!band_applies(p, estimator, known)) return false;
   return estimator == Estimator::LocalLinear ? residuals<true>(p, rows, m, out) : residuals<false>(p, rows, m, out);
 }
 

@@ -35,8 +35,10 @@ bool band_window_cv(const Problem& sorted, Estimator estimator, double* score);
 // each row over its own keys within 2^-(25 + log₂ n) of its nearest key's weight, summed as band_window_cv sums them
 // (float32 lanes, double every 64 terms; the textbook solve where it takes that), into out: +inf where the held-out
 // design is singular. O(keys in reach) a row, for a subsample (cv_band_screen.h). False, nothing computed, where
-// band_window_cv does not apply.
-bool band_window_residuals(const Problem& sorted, Estimator estimator, const int64_t* rows, int64_t m, double* out);
+// band_window_cv does not apply. `known` (a caller that checked this sample before, its keys unchanged): the O(n) check
+// that the keys are sorted is left out (a screen asks for its rows about twice a scan point).
+bool band_window_residuals(const Problem& sorted, Estimator estimator, const int64_t* rows, int64_t m, double* out,
+                           bool known = false);
 
 // Whether band_window_score would take bandwidth h (*planned): it applies, and plan_band_cv prefers it to the grid
 // with the sample's own count of keys in reach (`counted`), or with the uniform spread's estimate (the band's
