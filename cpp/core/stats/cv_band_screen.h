@@ -1,14 +1,16 @@
-// The screen of a large 1-D descent's exact band (cv_scan.cpp): a scan point below the grid's reach costs
-// O(n · keys in reach) exactly (cv_band_window.h), and on a large sample those few points are most of the search (8 of
-// 49 evaluations, about 55 % of a 10⁶-point default fit), though the criterion there mostly rises as h falls. Each is
+// The screen of a large 1-D descent's exact band and lowest grid points (cv_scan.cpp): a scan point below the grid's
+// reach costs O(n · keys in reach) exactly (cv_band_window.h), and on a large sample those few points are most of the
+// search (8 of 49 evaluations, about 55 % of a 10⁶-point default fit), though the criterion there mostly rises as h
+// falls; so do the grid's points far below the minimum, whose convolutions grow as h falls. Each is
 // first scored on a stratified subsample of m = kBandScreenRows rows (the ⌊(k + ½)·n/m⌋-th of the sorted sample),
-// paired with the same rows at a reference point the descent evaluated above it: the mean D̂ and standard deviation σ̂ of
+// paired with the same rows at a reference point the descent evaluated above it (the last screened point evaluated,
+// else the lowest point evaluated when the screen began): the mean D̂ and standard deviation σ̂ of
 // the rows' differences of squared residuals give CV(h) − CV(reference) >= D̂ − z·σ̂/√m (z = kBandScreenDeviations), and
 // a point whose score that shows above the best found (with the search's margins) is skipped, nor on the curve, as the
 // nearest-neighbour bound skips. Paired, the differences spread far less than either residual (both are mostly the
 // row's own noise). The skip is statistical, not proven: the n rows' mean difference would have to lie more than z
-// standard errors below the subsample's, a chance under 1e-15 in the normal approximation at m = 16,384; a held-out
-// design singular on the subsample proves the score +inf.
+// standard errors below the subsample's, a chance under 1e-15 in the normal approximation at m = 16,384 (two looks, a
+// quarter of the rows and then all: 2e-15); a held-out design singular on the subsample proves the score +inf.
 #pragma once
 #include <cmath>
 #include <cstdint>

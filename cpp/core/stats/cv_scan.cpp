@@ -67,9 +67,10 @@ namespace {
 // (Gaussian): the lower bound near the nearest-neighbour fit, which only rises as h falls, so the descent ends
 // where it exceeds the best score (with the screen's margin both ways, and kBoundMargin for float32 rounding).
 // Local-linear: a point where the probe finds a singular held-out design scores +inf, as its evaluation would.
-// On a sample of kBandScreenMinPoints or more, an exact point whose subsample (cv_band_screen.h), paired with the
-// lowest point evaluated above it, shows its score above the best one's is skipped too; and a grid point with rows the
-// grid cannot serve is deferred, then completed only where the others' sum, a lower bound, does not show it beaten.
+// On a sample of kBandScreenMinPoints or more, an exact point (or a grid point whose screen costs far less than its
+// grid score: plan_band_screen) whose subsample (cv_band_screen.h), paired with a point evaluated above it, shows its
+// score above the best one's is skipped too; and a grid point with rows the grid cannot serve is deferred, then
+// completed only where the others' sum, a lower bound, does not show it beaten.
 // Skipped points are not evaluated (nor on the curve); the scan's minimum is the one the whole scan gives (the band
 // screen's: but for its chance of error). Returns the best point of [low, high].
 int descend(Search& se, Scan& sc, int low, int high) {
