@@ -19,7 +19,7 @@ BandScreen::BandScreen(const Problem& sorted, const Criterion& c, const PlanarSa
   problem_.empty = EmptyPolicy::NaN;
   const float one[2] = {1, 1};
   if (dims == 1 && n >= kBandScreenMinPoints) {
-    m_ = kBandScreenRows;
+    m_ = band_screen_rows(n);
     if (!rows_.reset_zeroed(m_)) return;
     // The ⌊(k + ½)·n/m⌋-th rows, those of k ≡ 0 (mod 4) first (lower_difference's first look).
     for (int64_t k = 0, at = 0; k < m_; ++k) {

@@ -113,7 +113,7 @@ int descend(Search& se, Scan& sc, int low, int high) {
     return p.keys.rows >= kBandScreenMinPoints && float_bandwidth(h, &hf) &&
            !(screening && h >= screen_from && screen.serves(hf)) && grid.serves(hf) &&
            plan_band_screen(keep.sorted.extent(p).range[0], p.kernel.kind, criterion.estimator, hf, p.keys.rows,
-                            kBandScreenRows, criterion.grid_tolerance);
+                            band_screen_rows(p.keys.rows), criterion.grid_tolerance);
   };
   const auto margin = [&](double v) { return screening && std::isfinite(v) ? se.screen_margin(v) : 0.0; };
   int chosen = -1,
