@@ -36,6 +36,34 @@ struct Sorted {
   }
 };
 
+// A search of p from `start`, and the same search resumed in steps (a CvSearchState, stopped after each new
+// evaluation): the same curve, h and score, to the byte, in as many calls as evaluations + 1. The curve's bandwidths.
+std::vector<double> check_resumed(const Problem& p, const Criterion& c, double start) {
+  double h = start, score = 0;
+  std::vector<double> bw(256), scores(256);
+  CvCurve curve{bw.data(), scores.data(), 256, 0};
+  REQUIRE(select_cv(p, false, &h, &score, &curve, c).status == Status::Ok);
+  double h2 = start, score2 = -1;
+  std::vector<double> bw2(256), scores2(256);
+  CvCurve curve2{bw2.data(), scores2.data(), 256, 0};
+  CvSearchState state;
+  int32_t stop_at = 0, calls = 0;
+  const auto pause = [](void* ctx, int32_t e) { return e < *static_cast<int32_t*>(ctx); };
+  for (Result r{Status::Cancelled}; r.status == Status::Cancelled; ++calls) {
+    stop_at = curve2.count + 1;
+    r = select_cv(p, false, &h2, &score2, &curve2, c, {pause, &stop_at}, &state);
+    REQUIRE((r.status == Status::Ok || r.status == Status::Cancelled));
+  }
+  CHECK(calls == curve.count + 1);
+  CHECK(curve2.count == curve.count);
+  CHECK(std::equal(bw.begin(), bw.begin() + curve.count, bw2.begin()));
+  CHECK(std::equal(scores.begin(), scores.begin() + curve.count, scores2.begin()));
+  CHECK(h2 == h);
+  CHECK(score2 == score);
+  bw.resize(size_t(curve.count));
+  return bw;
+}
+
 }  // namespace
 
 TEST_CASE("the singular probe shows local-linear CV +inf only where the exact score is +inf") {
@@ -172,31 +200,11 @@ TEST_CASE("a search resumed in steps with its CvSearchState gives the bytes of o
       Criterion c;
       c.estimator = Estimator::LocalLinear;
       c.grid_tolerance = tolerance;
-      double h = 0, score = 0;
-      REQUIRE(rule_of_thumb(p.keys, Rule::Scott, &h) == Status::Ok);
-      const double start = h;
-      std::vector<double> bw(256), scores(256);
-      CvCurve curve{bw.data(), scores.data(), 256, 0};
-      REQUIRE(select_cv(p, false, &h, &score, &curve, c).status == Status::Ok);
-      double h2 = start, score2 = -1;
-      std::vector<double> bw2(256), scores2(256);
-      CvCurve curve2{bw2.data(), scores2.data(), 256, 0};
-      CvSearchState state;
-      int32_t stop_at = 0, calls = 0;
-      const auto pause = [](void* ctx, int32_t e) { return e < *static_cast<int32_t*>(ctx); };
-      for (Result r{Status::Cancelled}; r.status == Status::Cancelled; ++calls) {
-        stop_at = curve2.count + 1;
-        r = select_cv(p, false, &h2, &score2, &curve2, c, {pause, &stop_at}, &state);
-        REQUIRE((r.status == Status::Ok || r.status == Status::Cancelled));
-      }
+      double start = 0;
+      REQUIRE(rule_of_thumb(p.keys, Rule::Scott, &start) == Status::Ok);
       CAPTURE(lognormal);
       CAPTURE(tolerance);
-      CHECK(calls == curve.count + 1);
-      CHECK(curve2.count == curve.count);
-      CHECK(std::equal(bw.begin(), bw.begin() + curve.count, bw2.begin()));
-      CHECK(std::equal(scores.begin(), scores.begin() + curve.count, scores2.begin()));
-      CHECK(h2 == h);
-      CHECK(score2 == score);
+      check_resumed(p, c, start);
     }
   }
 }
@@ -209,28 +217,9 @@ TEST_CASE("a screened search resumed in steps gives the bytes of one call") {
   c.grid_tolerance = 1e-3;
   double start = 0;
   REQUIRE(rule_of_thumb(s.p.keys, Rule::Scott, &start) == Status::Ok);
-  double h = start, score = 0;
-  std::vector<double> bw(256), scores(256);
-  CvCurve curve{bw.data(), scores.data(), 256, 0};
-  REQUIRE(select_cv(s.p, false, &h, &score, &curve, c).status == Status::Ok);
-  double h2 = start, score2 = -1;
-  std::vector<double> bw2(256), scores2(256);
-  CvCurve curve2{bw2.data(), scores2.data(), 256, 0};
-  CvSearchState state;
-  int32_t stop_at = 0;
-  const auto pause = [](void* ctx, int32_t e) { return e < *static_cast<int32_t*>(ctx); };
-  for (Result r{Status::Cancelled}; r.status == Status::Cancelled;) {
-    stop_at = curve2.count + 1;
-    r = select_cv(s.p, false, &h2, &score2, &curve2, c, {pause, &stop_at}, &state);
-    REQUIRE((r.status == Status::Ok || r.status == Status::Cancelled));
-  }
-  CHECK(curve2.count == curve.count);
-  CHECK(std::equal(bw.begin(), bw.begin() + curve.count, bw2.begin()));
-  CHECK(std::equal(scores.begin(), scores.begin() + curve.count, scores2.begin()));
-  CHECK(h2 == h);
-  CHECK(score2 == score);
+  const std::vector<double> bw = check_resumed(s.p, c, start);
   // The scan's points below 12 spacings (the band, where CV rises as h falls) were screened out.
-  CHECK(*std::min_element(bw.begin(), bw.begin() + curve.count) > 12.0 / double(kBandScreenMinPoints));
+  CHECK(*std::min_element(bw.begin(), bw.end()) > 12.0 / double(kBandScreenMinPoints));
 }
 
 TEST_CASE("a descent defers grid points with rows the grid cannot serve and completes those that could be best") {
