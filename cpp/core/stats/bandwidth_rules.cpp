@@ -78,8 +78,8 @@ Status rule_of_thumb(ConstMatrix x, Rule rule, double* h) {
     for (int64_t i = 0; i < n; ++i) ss += (column.get()[i] - mean) * (column.get()[i] - mean);
     const double sd = std::sqrt(ss / double(n - 1));
     double spread = sd;
-    if (rule ==
-        Rule::Silverman) {  // the quantiles' selections only where they count (a tenth of a 10⁶-point fit's setup)
+    // The quartiles' selections only where they count (Scott's rule: a tenth of a 10⁶-point search's setup).
+    if (rule == Rule::Silverman) {
       const double iqr = (quantile(column.get(), n, 0.75) - quantile(column.get(), n, 0.25)) / 1.349;
       spread = 0.9 * (sd > 0 && iqr > 0 ? std::min(sd, iqr) : std::max(sd, iqr));
     }

@@ -22,9 +22,9 @@ BandScreen::BandScreen(const Problem& sorted, const Criterion& c, const PlanarSa
     m_ = band_screen_rows(n);
     if (!rows_.reset_zeroed(m_)) return;
     // The ⌊(k + ½)·n/m⌋-th rows, those of k ≡ 0 (mod 4) first (lower_difference's first look).
-    for (int64_t k = 0, at = 0; k < m_; ++k) {
+    for (int64_t k = 0; k < m_; ++k) {
       const int64_t j = k < m_ / 4 ? 4 * k : (k - m_ / 4) / 3 * 4 + (k - m_ / 4) % 3 + 1;
-      rows_.get()[at++] = int64_t((double(j) + 0.5) * double(n) / double(m_));
+      rows_.get()[k] = int64_t((double(j) + 0.5) * double(n) / double(m_));
     }
     problem_.kernel.bandwidth = one;
     active_ = bandwidth_detail::band_window_residuals(problem_, estimator_, rows_.get(), 0, nullptr);  // applies?

@@ -190,8 +190,8 @@ int descend(Search& se, Scan& sc, int low, int high) {
           float_bandwidth(se.start[0] * std::exp(first + lowest * step), &ref) && band->set_reference(&ref))
         keep.band_reference = lowest;
       if (band->has_reference() && float_bandwidth(h, &hf)) {
-        double& floor =
-            keep.screened.get()[k];  // a lower bound on CV(h) (the reference's and the rows'), NaN until asked
+        // A lower bound on CV(h) (the reference's score and the rows' difference), NaN until asked.
+        double& floor = keep.screened.get()[k];
         const double needed = (won + margin(won)) * (1 + kBoundMargin);  // what the floor must exceed to skip h
         if (std::isnan(floor)) {
           const double reference = at(keep.band_reference), base = reference - margin(reference);

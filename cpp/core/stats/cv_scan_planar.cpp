@@ -74,8 +74,8 @@ int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe*
       if (band->active() && floats(r, rf) && band->set_reference(rf)) keep.band_reference = lowest;
     }
     if (band && band->has_reference() && floats(b, hf)) {
-      double& shown =
-          keep.screened.get()[k];  // a lower bound on CV(h) (the reference's and the rows'), NaN until asked
+      // A lower bound on CV(h) (the reference's score and the rows' difference), NaN until asked.
+      double& shown = keep.screened.get()[k];
       if (std::isnan(shown)) {
         double r[2];
         bandwidth(keep.band_reference, r);
