@@ -22,6 +22,12 @@ class Scratch {
     data_ = count > 0 ? static_cast<T*>(std::calloc(size_t(count), sizeof(T))) : nullptr;
     return ok_ = count <= 0 || data_ != nullptr;
   }
+  // Replaces the contents by `count` entries of `value` (NaN: "not computed yet"); false as reset_zeroed.
+  bool reset_filled(int64_t count, T value) {
+    if (!reset_zeroed(count)) return false;
+    for (int64_t k = 0; k < count; ++k) data_[k] = value;
+    return true;
+  }
   void swap(Scratch& other) {
     T* const data = data_;
     const bool ok = ok_;

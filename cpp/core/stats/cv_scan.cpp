@@ -60,6 +60,53 @@ Status scan_range(ConstMatrix x, const float* sorted, const double* start, doubl
 namespace cv_search {
 namespace {
 
+// How far a descent's score s may lie from its exact score: the screen's margin where the exact search screens its
+// scan on a grid (s finite), else 0.
+double descent_margin(const Search& se, double s) {
+  return se.screening && std::isfinite(s) ? se.screen_margin(s) : 0.0;
+}
+
+// The points a descent deferred (keep.partial: their scores without the rows the grid cannot serve, a lower bound),
+// least bound first (the same order when a resumed search replays it): each completed where its bound, with the
+// margins of both, does not show it beaten by the best point evaluated, `chosen`. Returns the best point then.
+int complete_deferred(Search& se, Scan& sc, int low, int high, int chosen) {
+  const double* partial = se.keep.partial.get();
+  Scratch<uint8_t> decided(sc.count);
+  if (!decided.ok()) {
+    se.failure = {Status::OutOfMemory};
+    return chosen;
+  }
+  std::fill(decided.get(), decided.get() + sc.count, uint8_t(0));
+  for (;;) {
+    int next = -1;
+    for (int k = low; k <= high; ++k) {
+      const double v = partial[k];
+      if (!decided.get()[k] && v > -kInf && !std::isnan(v) && (next < 0 || v < partial[next])) next = k;
+    }
+    if (next < 0 || se.failure.status != Status::Ok) break;
+    decided.get()[next] = 1;
+    const double won = chosen >= 0 ? sc.score_at(chosen) : kInf, bound = partial[next];
+    if (std::isfinite(won) && bound * (1 - kBoundMargin) - descent_margin(se, bound) > won + descent_margin(se, won))
+      continue;
+    sc.score_at(next) = se.scale_to(sc.first + next * sc.step, true);
+    if (sc.better(next, chosen)) chosen = next;
+  }
+  return chosen;
+}
+
+// The descent's bounds, probe and band screen, made on the search's sorted sample at its first exact point; false
+// without memory for them.
+bool make_bounds(Search& se) {
+  CvSearchKeep& keep = se.keep;
+  const Problem* q = keep.sorted.sorted_problem(se.p, se.criterion);
+  if (!q) return false;
+  keep.nearest.reset(new (std::nothrow) NearestBound(*q, se.criterion, se.start, 1));
+  keep.probe.reset(new (std::nothrow) SingularProbe(*q, se.criterion));
+  keep.band.reset(new (std::nothrow) BandScreen(*q, se.criterion));
+  return keep.nearest && keep.probe && keep.band && keep.nearest->status() == Status::Ok &&
+         keep.probe->status() == Status::Ok;
+}
+
 // A large 1-D leave-one-out scan (screened, or on the search's grid) runs from the top down: its grid-served points
 // first, then the exact ones below the grid's reach (on kBandScreenMinPoints or more, also those the grid serves where
 // the band costs less: cv_band_window.h), where the scan stops or skips what cannot be its minimum (the bounds of
@@ -88,10 +135,12 @@ int descend(Search& se, Scan& sc, int low, int high) {
   std::unique_ptr<NearestBound>& nearest = keep.nearest;
   std::unique_ptr<SingularProbe>& probe = keep.probe;
   std::unique_ptr<BandScreen>& band = keep.band;
+  // Whether the exact search's screening grid scores scan point h (hf its float32 bandwidth).
+  const auto screen_takes = [&](double h, float hf) { return screening && h >= screen_from && screen.serves(hf); };
   const auto runs_exactly = [&](double h) {
     float hf;
     if (!float_bandwidth(h, &hf)) return false;
-    return !(screening && h >= screen_from && screen.serves(hf)) && !grid.serves(hf);
+    return !screen_takes(h, hf) && !grid.serves(hf);
   };
   // The band's points the grid serves too (where plan_band_cv prefers the band on a uniform spread: a clustered
   // sample's may run on the grid): bounded, probed and screened as the exact ones on a large sample (a clustered one's
@@ -99,9 +148,7 @@ int descend(Search& se, Scan& sc, int low, int high) {
   const auto by_band = [&](double h) {
     float hf;
     bool planned = false;
-    if (p.keys.rows < kBandScreenMinPoints || !float_bandwidth(h, &hf) ||
-        (screening && h >= screen_from && screen.serves(hf)))
-      return false;
+    if (p.keys.rows < kBandScreenMinPoints || !float_bandwidth(h, &hf) || screen_takes(h, hf)) return false;
     if (const Result r = band_window_plan(keep.sorted, p, criterion, hf, &planned, false); r.status != Status::Ok)
       failure = r;
     return planned;
@@ -110,27 +157,25 @@ int descend(Search& se, Scan& sc, int low, int high) {
   // large sample) is bounded, probed and screened first, as the band's.
   const auto screened_first = [&](double h) {
     float hf;
-    return p.keys.rows >= kBandScreenMinPoints && float_bandwidth(h, &hf) &&
-           !(screening && h >= screen_from && screen.serves(hf)) && grid.serves(hf) &&
+    return p.keys.rows >= kBandScreenMinPoints && float_bandwidth(h, &hf) && !screen_takes(h, hf) && grid.serves(hf) &&
            plan_band_screen(keep.sorted.extent(p).range[0], p.kernel.kind, criterion.estimator, hf, p.keys.rows,
                             band_screen_rows(p.keys.rows), criterion.grid_tolerance);
   };
-  const auto margin = [&](double v) { return screening && std::isfinite(v) ? se.screen_margin(v) : 0.0; };
+  const auto margin = [&](double v) { return descent_margin(se, v); };
   int chosen = -1,
       lowest = -1;  // the best point, and the lowest evaluated with a finite score (the screen's reference)
   for (int k = low; k <= high; ++k) at(k) = kInf;
   // Each point's deferral once per search (a search resumed in steps replays its descent every step).
   if (keep.partial_points < count) {
-    if (!keep.partial.reset_zeroed(count)) {
+    if (!keep.partial.reset_filled(count, std::numeric_limits<double>::quiet_NaN())) {
       failure = {Status::OutOfMemory};
       return low;
     }
-    std::fill(keep.partial.get(), keep.partial.get() + count, std::numeric_limits<double>::quiet_NaN());
     keep.partial_points = count;
   }
   const auto take = [&](int k) {
     if (std::isfinite(at(k))) lowest = std::min(lowest < 0 ? k : lowest, k);
-    if (chosen < 0 || at(k) < at(chosen) || (at(k) == at(chosen) && k < chosen)) chosen = k;  // ties: smaller h
+    if (sc.better(k, chosen)) chosen = k;
   };
   // A screened point evaluated becomes the screen's reference (where its rows are all finite).
   const auto refer = [&](int k) {
@@ -140,37 +185,21 @@ int descend(Search& se, Scan& sc, int low, int high) {
         float_bandwidth(se.start[0] * std::exp(first + k * step), &hf) && band->move_reference(&hf))
       keep.band_reference = k;
   };
-  // A point beaten, by a bound on its score, by the best one evaluated (with the margins of both).
-  const auto beaten = [&](double bound) {
-    const double won = chosen >= 0 ? at(chosen) : kInf;
-    return std::isfinite(won) && bound * (1 - kBoundMargin) - margin(bound) > won + margin(won);
-  };
   for (int k = high; k >= low; --k) {
     const double s = std::exp(first + k * step), h = se.start[0] * s;
     if (failure.status != Status::Ok) continue;
     if (chosen >= 0 && std::isfinite(at(chosen)) && (runs_exactly(h) || by_band(h) || screened_first(h))) {
-      if (!nearest && !probe) {
-        const Problem* q = keep.sorted.sorted_problem(p, criterion);
-        if (!q) {
-          failure = {Status::OutOfMemory};
-          continue;
-        }
-        nearest.reset(new (std::nothrow) NearestBound(*q, criterion, se.start, 1));
-        probe.reset(new (std::nothrow) SingularProbe(*q, criterion));
-        band.reset(new (std::nothrow) BandScreen(*q, criterion));
-        if (!nearest || !probe || !band || nearest->status() != Status::Ok || probe->status() != Status::Ok) {
-          failure = {Status::OutOfMemory};
-          continue;
-        }
+      if (!nearest && !probe && !make_bounds(se)) {
+        failure = {Status::OutOfMemory};
+        continue;
       }
       // Each point's bound or probe once per search (a search resumed in steps replays its descent every step).
       if (keep.ruled_points < count) {
-        if (!keep.ruled.reset_zeroed(count) || !keep.screened.reset_zeroed(count)) {
+        const double unknown = std::numeric_limits<double>::quiet_NaN();
+        if (!keep.ruled.reset_filled(count, unknown) || !keep.screened.reset_filled(count, unknown)) {
           failure = {Status::OutOfMemory};
           continue;
         }
-        std::fill(keep.ruled.get(), keep.ruled.get() + count, std::numeric_limits<double>::quiet_NaN());
-        std::fill(keep.screened.get(), keep.screened.get() + count, std::numeric_limits<double>::quiet_NaN());
         keep.ruled_points = count;
       }
       double& ruled = keep.ruled.get()[k];  // the bound (Nadaraya–Watson), or 1 where the probe shows +inf
@@ -232,27 +261,7 @@ int descend(Search& se, Scan& sc, int low, int high) {
     take(k);
     refer(k);
   }
-  // The deferred points, least bound first (the same order when a resumed search replays it): each completed where
-  // its bound does not show it beaten by the best point evaluated.
-  Scratch<uint8_t> decided(count);
-  if (!decided.ok()) {
-    failure = {Status::OutOfMemory};
-    return std::max(chosen, low);
-  }
-  std::fill(decided.get(), decided.get() + count, uint8_t(0));
-  for (;;) {
-    int next = -1;
-    for (int k = low; k <= high; ++k) {
-      const double v = keep.partial.get()[k];
-      if (!decided.get()[k] && v > -kInf && !std::isnan(v) && (next < 0 || v < keep.partial.get()[next])) next = k;
-    }
-    if (next < 0 || failure.status != Status::Ok) break;
-    decided.get()[next] = 1;
-    if (beaten(keep.partial.get()[next])) continue;
-    at(next) = scan_at(first + next * step);
-    take(next);
-  }
-  return std::max(chosen, low);
+  return std::max(complete_deferred(se, sc, low, high, chosen), low);
 }
 
 // The 2-D singular probe, made once per search on its sorted sample (null without memory for it: every point is then
@@ -309,7 +318,7 @@ Result scan(Search& se, Scan& sc) {
     best = -1;
     const auto take = [&](int k) {
       score_at(k) = scan_at(first + k * step);
-      if (best < 0 || score_at(k) < score_at(best) || (score_at(k) == score_at(best) && k < best)) best = k;
+      if (sc.better(k, best)) best = k;
     };
     // A bound is on the exact score; a screened best point's own exact score is within screen_margin of its score.
     const auto beaten = [&](double floor) {
@@ -322,9 +331,8 @@ Result scan(Search& se, Scan& sc) {
     CvSearchKeep& keep = se.keep;
     const ExpansionBound& expansion = keep.expansion;
     if (expansion.active() && !keep.expanded.get()) {
-      if (!keep.expanded.reset_zeroed(count + 2 * kScanExtra)) return {Status::OutOfMemory};
-      std::fill(keep.expanded.get(), keep.expanded.get() + count + 2 * kScanExtra,
-                std::numeric_limits<double>::quiet_NaN());
+      if (!keep.expanded.reset_filled(count + 2 * kScanExtra, std::numeric_limits<double>::quiet_NaN()))
+        return {Status::OutOfMemory};
     }
     const auto ruled_out = [&](int k) {
       float hf;

@@ -33,7 +33,7 @@ int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe*
   int chosen = -1, lowest = -1;  // the best point, and the lowest evaluated with a finite score (the reference)
   const auto take = [&](int k) {
     if (std::isfinite(at(k))) lowest = std::min(lowest < 0 ? k : lowest, k);
-    if (chosen < 0 || at(k) < at(chosen) || (at(k) == at(chosen) && k < chosen)) chosen = k;  // ties: smaller h
+    if (sc.better(k, chosen)) chosen = k;
   };
   // The probe first, as the upward scan runs it: from the bottom until a point is not shown singular.
   int singular_below = low;  // the points below it are shown singular
@@ -63,11 +63,10 @@ int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe*
         continue;
       }
       band.reset(new (std::nothrow) BandScreen(*q, se.criterion, cells));
-      if (!band || !keep.screened.reset_zeroed(count)) {
+      if (!band || !keep.screened.reset_filled(count, std::numeric_limits<double>::quiet_NaN())) {
         failure = {Status::OutOfMemory};
         continue;
       }
-      std::fill(keep.screened.get(), keep.screened.get() + count, std::numeric_limits<double>::quiet_NaN());
       double r[2];
       float rf[2];
       bandwidth(lowest, r);

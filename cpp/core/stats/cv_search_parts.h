@@ -203,6 +203,10 @@ struct Scan {
   Scratch<double> scores;  // k = -kScanExtra … count − 1 + kScanExtra
   double& score_at(int k) { return scores.get()[k + kScanExtra]; }
   double score_at(int k) const { return scores.get()[k + kScanExtra]; }
+  // Whether point k's score beats point `best`'s (best < 0: none yet); ties go to the smaller bandwidth.
+  bool better(int k, int best) const {
+    return best < 0 || score_at(k) < score_at(best) || (score_at(k) == score_at(best) && k < best);
+  }
 };
 
 // Coarse scan of the common scale over the whole sensible range (scan_range), log-spaced, extended beyond either
