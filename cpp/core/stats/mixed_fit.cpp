@@ -210,8 +210,8 @@ KA_COLD Result mixed_summary(const Fit& f, const Categories& c, FitSummary* out,
     // Guarded observations, re-solved on their group's problem (its key weights): the textbook fit, as summarize_fit.
     for (int64_t r = 0; r < groups.size(g); ++r)
       if (fit.guarded.get()[rows[r]])
-        resolve_guarded(sub.problem, degree_of(f.estimator), sub.observation_weights, r, rows[r], rows[r], resolver,
-                        fit, counts);
+        resolve_guarded(sub.problem, degree_of(f.estimator), sub.observation_weights, r, rows[r], rows[r], false,
+                        resolver, fit, counts);
   }
   *out = sum_up(p.values, f.observation_weights, fit, counts, column_sigma2);
   return {};

@@ -39,9 +39,9 @@ KA_COLD Resolver::Resolver(ConstMatrix y, int64_t np)
 }
 
 KA_COLD void resolve_guarded(const Problem& p, int degree, const float* omega, int64_t row, int64_t own, int64_t at,
-                             Resolver& r, SampleFit& s, FitSummary& counts) {
+                             bool sorted, Resolver& r, SampleFit& s, FitSummary& counts) {
   double self = 0;
-  if (!exact_local_row(p, degree, omega, row, r.rows, r.exact, &self, false, own)) {
+  if (!exact_local_row(p, degree, omega, row, r.rows, r.exact, &self, sorted, own)) {
     ++counts.guard_changed;
     ++counts.singular;
     return;
@@ -120,9 +120,11 @@ KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma
   Resolver resolver(p.values, design_columns(f.estimator, p.queries.cols));
   if (!resolver.ok()) return {Status::OutOfMemory};
   FitSummary counts;
+  const bool any = std::find(fit.guarded.get(), fit.guarded.get() + n, uint8_t(1)) != fit.guarded.get() + n;
+  const bool sorted = any && sorted_by_first_coordinate(p.keys);
   for (int64_t i = 0; i < n; ++i)
     if (fit.guarded.get()[i])
-      resolve_guarded(g.problem, degree_of(f.estimator), f.observation_weights, i, i, i, resolver, fit, counts);
+      resolve_guarded(g.problem, degree_of(f.estimator), f.observation_weights, i, i, i, sorted, resolver, fit, counts);
   *out = sum_up(p.values, f.observation_weights, fit, counts, column_sigma2);
   return {};
 }

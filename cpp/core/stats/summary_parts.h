@@ -36,9 +36,10 @@ struct Resolver {
 
 // Observation `at` of `s`, which is query `row` of `p` (its own key `own`), where the guard acted: the textbook float64
 // solve replaces its fit and self weight, and `counts` records whether that moved the fit (guard_changed) or whether
-// the design is singular (singular, and guard_changed).
+// the design is singular (singular, and guard_changed). `sorted`: p's keys are sorted by their first coordinate
+// (sorted_by_first_coordinate, key_reach.h), so the solve reads only the keys in the row's reach.
 void resolve_guarded(const Problem& p, int degree, const float* omega, int64_t row, int64_t own, int64_t at,
-                     Resolver& r, SampleFit& s, FitSummary& counts);
+                     bool sorted, Resolver& r, SampleFit& s, FitSummary& counts);
 
 // The summary's sums (regression.h) from the outputs, with the guard counts of `counts`; `y` and `omega` the sample's.
 FitSummary sum_up(ConstMatrix y, const float* omega, const SampleFit& s, FitSummary counts, double* column_sigma2);
