@@ -392,6 +392,60 @@ TEST_CASE("sorted keys and small bandwidths: skipped tiles change nothing beyond
     }
 }
 
+TEST_CASE("queries in any order over sorted keys: the bytes of the same queries in order; Error names the first") {
+  // local_fit takes such queries in the order of their first coordinate (a block then reads the key tiles in reach of
+  // its neighbouring queries, not of queries spread over the sample) and writes each row in its own place.
+  const int64_t n = 1500, I = 400;
+  std::vector<float> x(n), y(n), sorted_q(I);
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (auto& v : x) v = u(rng);
+  std::sort(x.begin(), x.end());
+  for (int64_t i = 0; i < n; ++i) y[size_t(i)] = std::sin(20 * x[size_t(i)]) + 0.1f * u(rng);
+  for (int64_t i = 0; i < I; ++i) sorted_q[size_t(i)] = -0.02f + 1.04f * float(i) / float(I - 1);
+  std::vector<int64_t> perm(I);
+  for (int64_t i = 0; i < I; ++i) perm[size_t(i)] = i;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  std::vector<float> q(I);
+  for (int64_t i = 0; i < I; ++i) q[size_t(i)] = sorted_q[size_t(perm[size_t(i)])];
+  for (const KernelKind kind : {KernelKind::Gaussian, KernelKind::Epanechnikov})
+    for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
+      for (const int32_t threads : {1, 3}) {
+        const float h = 0.01f;
+        Problem p;
+        p.keys = {x.data(), n, 1, 1};
+        p.values = {y.data(), n, 1, 1};
+        p.kernel = {kind, 1.0, &h};
+        p.threads = threads;
+        p.queries = {sorted_q.data(), I, 1, 1};
+        Outputs in_order(I, 1), shuffled(I, 1);
+        REQUIRE(local_fit({p, est}, in_order.view(I, 1, false)).status == Status::Ok);
+        p.queries = {q.data(), I, 1, 1};
+        REQUIRE(local_fit({p, est}, shuffled.view(I, 1, false)).status == Status::Ok);
+        CAPTURE(int(kind));
+        CAPTURE(int(est));
+        CAPTURE(threads);
+        for (int64_t i = 0; i < I; ++i) {
+          const size_t at = size_t(i), from = size_t(perm[at]);
+          CHECK(std::memcmp(&shuffled.mean[at], &in_order.mean[from], sizeof(float)) == 0);
+          CHECK(std::memcmp(&shuffled.sum_sq[at], &in_order.sum_sq[from], sizeof(double)) == 0);
+          CHECK(std::memcmp(&shuffled.logden[at], &in_order.logden[from], sizeof(double)) == 0);
+        }
+        if (kind != KernelKind::Epanechnikov) continue;
+        // Two queries out of every key's reach: row 37 beyond the right end, row 100 left of the left end (taken
+        // first in the order of the first coordinate). The error names row 37, as queries in their own order meet it.
+        std::vector<float> empty_rows = q;  // the others inside the sample, where 1,500 keys leave no gap of h
+        for (auto& v : empty_rows) v = std::clamp(v, x.front(), x.back());
+        empty_rows[37] = 2.0f;
+        empty_rows[100] = -1.0f;
+        p.queries = {empty_rows.data(), I, 1, 1};
+        p.empty = EmptyPolicy::Error;
+        const Result r = local_fit({p, est}, shuffled.view(I, 1, false));
+        CHECK(r.status == Status::EmptyRow);
+        CHECK(r.row == 37);
+      }
+}
+
 TEST_CASE("a zero-weight key next to the query does not set the shift") {
   // Without the rule, the zero-weight key's score would be the row's maximum and the real keys, 17 bandwidths away
   // (2^-200 relative weight), would underflow to 0: an empty row instead of about the nearest real key's value.

@@ -148,9 +148,10 @@ KA_COLD RowOutcome write_fit(const Head& hd, int64_t i, int64_t own, const Shape
 inline float skip_below(int64_t keys) { return std::min(126.0f, 25.0f + std::log2(float(std::max<int64_t>(keys, 1)))); }
 
 // `log2_omega`: log2 of each key's ω, taken once per call (−inf for ω = 0), not once per query block and tile.
+// `order`: the queries in the order their blocks take them (rows of `range` index it), or null for their own order.
 KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, const float* log2_omega, double log_omega,
-                   const int64_t* query_keys, const TileBoxes& boxes, QueryRange range, const FitOut& out,
-                   const KernelLoops& loops) {
+                   const int64_t* query_keys, const TileBoxes& boxes, QueryRange range, const int64_t* order,
+                   const FitOut& out, const KernelLoops& loops) {
   TileWork w(s);
   RowScratch rs(s.p, s.dims, hd.keys.rows);
   const MomentLayout layout = s.layout();
@@ -167,14 +168,16 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, const flo
   const Accumulate accumulate = accumulate_for(s);
   Moments rows[kQueryBlock];
   const float skip = skip_below(hd.keys.rows);
+  Result failed;  // with `order`, the failing row of least index (the one the queries' own order meets first)
   for (int64_t i0 = range.first; i0 < range.last; i0 += kQueryBlock) {
     const int64_t count = std::min(kQueryBlock, range.last - i0);
+    const auto query = [&](int64_t r) { return order ? order[i0 + r] : i0 + r; };
     const int64_t end = key_end(hd, i0, count), tiles = (end + kKeyTile - 1) / kKeyTile;
     std::fill(sums.get(), sums.get() + kQueryBlock * per_row, 0.0);
     // The tiles the block tests: the union of its rows' windows (row_window: on sorted keys, the tiles in reach).
     int64_t first = tiles, last = 0, row_first[kQueryBlock], row_last[kQueryBlock];
     for (int64_t r = 0; r < count; ++r) {
-      const int64_t i = i0 + r;
+      const int64_t i = query(r);
       double* base = sums.get() + r * per_row;
       // The shift starts at the best score of the tiles' middle keys that are admissible: a lower bound of the
       // row's maximum, so that far tiles are skipped from the first one on.
@@ -196,11 +199,11 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, const flo
     for (int64_t r = 0; r < count; ++r) {  // every row's bounds over the union
       float* row_bound = bound.get() + r * boxes.padded;
       if (first < row_first[r])
-        loops.tile_bounds(hd.queries.row(i0 + r), boxes, w.factors.get(), row_bound, mid.get(), near.get(), first,
+        loops.tile_bounds(hd.queries.row(query(r)), boxes, w.factors.get(), row_bound, mid.get(), near.get(), first,
                           row_first[r]);
       if (row_last[r] < last)
-        loops.tile_bounds(hd.queries.row(i0 + r), boxes, w.factors.get(), row_bound, mid.get(), near.get(), row_last[r],
-                          last);
+        loops.tile_bounds(hd.queries.row(query(r)), boxes, w.factors.get(), row_bound, mid.get(), near.get(),
+                          row_last[r], last);
     }
     const auto needs = [&](int64_t r, int64_t t) {
       return !rows[r].redo && !(bound.get()[r * boxes.padded + t] < float(rows[r].max) - skip);
@@ -215,19 +218,42 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, const flo
       std::copy(log2_omega + j0, log2_omega + j0 + tile.count, lw);
       std::fill(lw + tile.count, lw + tile.padded, -std::numeric_limits<float>::infinity());
       for (int64_t r = 0; r < count; ++r)
-        if (needs(r, t)) add_tile(hd, i0 + r, tile, s, w, loops.key_scores, accumulate, rows[r]);
+        if (needs(r, t)) add_tile(hd, query(r), tile, s, w, loops.key_scores, accumulate, rows[r]);
     }
     for (int64_t r = 0; r < count; ++r) {
       Moments& m = rows[r];
+      const int64_t i = query(r);
       const bool empty = !(m.max > -kInf);
       if (m.redo || (empty && !is_compact(hd.kernel.kind)) || std::fabs(m.max) > kFloatScoreLimit)
-        accumulate_double(hd, i0 + r, omega, s, boxes.sorted, m);
-      const int64_t own = query_keys ? query_keys[i0 + r] : i0 + r;
-      if (write_fit(hd, i0 + r, own, s, m, omega, log_omega, out, rs) == RowOutcome::Error)
-        return {Status::EmptyRow, i0 + r, 0};
+        accumulate_double(hd, i, omega, s, boxes.sorted, m);
+      const int64_t own = query_keys ? query_keys[i] : i;
+      if (write_fit(hd, i, own, s, m, omega, log_omega, out, rs) == RowOutcome::Error) {
+        if (!order) return {Status::EmptyRow, i, 0};
+        if (failed.status == Status::Ok || i < failed.row) failed = {Status::EmptyRow, i, 0};
+      }
     }
   }
-  return {};
+  return failed;
+}
+
+// The queries in the order of their first coordinate (NaN last, ties in their own order) where the keys are sorted
+// and the queries are not: a block of neighbouring queries then tests the few key tiles in reach of them all, where
+// queries in the caller's order (fitted values at the sample as given, predictions in any order) would test the
+// union of windows spread over the whole sample, O(I·J) again. Empty where their own order serves: unsorted keys,
+// masks (a causal mask's key range follows the query's index), few tiles, or queries already in order.
+std::vector<int64_t> block_order(const Head& hd, const TileBoxes& boxes) {
+  const ConstMatrix& q = hd.queries;
+  if (!boxes.sorted || hd.masks->any() || q.rows < 2 * kQueryBlock || hd.keys.rows < 4 * kKeyTile ||
+      sorted_by_first_coordinate(q))
+    return {};
+  std::vector<int64_t> order(size_t(q.rows));
+  for (int64_t i = 0; i < q.rows; ++i) order[size_t(i)] = i;
+  const auto before = [&](int64_t a, int64_t b) {
+    const float x = q.row(a)[0], y = q.row(b)[0];
+    return x < y || (!(x != x) && y != y);  // NaN last; stable_sort keeps ties in their own order
+  };
+  std::stable_sort(order.begin(), order.end(), before);
+  return order;
 }
 
 }  // namespace
@@ -262,6 +288,7 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   const TileBoxes boxes(hd);
   if (!boxes.ok()) return {Status::OutOfMemory};
 
+  const std::vector<int64_t> order = block_order(hd, boxes);
   const int64_t blocks = (I + kQueryBlock - 1) / kQueryBlock;
   const int64_t tasks = std::min<int64_t>(blocks, threads == 1 ? 1 : int64_t(threads) * 4);
   const int64_t per_task = tasks ? (blocks + tasks - 1) / tasks * kQueryBlock : 0;
@@ -270,13 +297,15 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   parallel_for(tasks, threads, [&](int64_t t) {
     const QueryRange range{t * per_task, std::min(I, (t + 1) * per_task)};
     if (range.first >= range.last) return;
-    results[size_t(t)] =
-        run(hd, s, omega.get(), log2_omega.get(), std::log(double(scale)), f.query_keys, boxes, range, out, loops);
+    results[size_t(t)] = run(hd, s, omega.get(), log2_omega.get(), std::log(double(scale)), f.query_keys, boxes, range,
+                             order.empty() ? nullptr : order.data(), out, loops);
   });
-  // Tasks cover increasing query ranges, so the first failure in task order is the one a single thread meets.
+  // Without an order, tasks cover increasing query ranges, so the first failure in task order is the one a single
+  // thread meets; with one, the failing row of least index.
+  Result failed;
   for (const Result& r : results)
-    if (r.status != Status::Ok) return r;
-  return {};
+    if (r.status != Status::Ok && (failed.status == Status::Ok || r.row < failed.row)) failed = r;
+  return failed;
 }
 
 }  // namespace ka
