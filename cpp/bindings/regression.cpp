@@ -120,6 +120,10 @@ struct SummaryResult {
   double rss = 0, trace = 0, traceSq = 0, sigma2 = 0, emptyRows = 0, guardChanged = 0;
 };
 
+SummaryResult summary_result(const Result& r, const FitSummary& s) {
+  return {r.status, s.rss, s.trace, s.trace_sq, s.sigma2, double(s.empty_rows), double(s.guard_changed)};
+}
+
 // column_sigma2: width doubles.
 SummaryResult fit_summary_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width, FitOptions o,
                              uintptr_t column_sigma2) {
@@ -127,7 +131,21 @@ SummaryResult fit_summary_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, 
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
   const Result r = o.discreteColumns ? mixed_summary(f, make_categories(o), &s, ptr<double>(column_sigma2))
                                      : summarize_fit(f, &s, ptr<double>(column_sigma2), o.tolerance);
-  return {r.status, s.rss, s.trace, s.trace_sq, s.sigma2, double(s.empty_rows), double(s.guard_changed)};
+  return summary_result(r, s);
+}
+
+// fit_summary_js on a model's sample (its keys, values and weights: GridModel::sorted_sample), in the order of the
+// first coordinate: its exact fit at every sample point then reads only the key tiles in reach. Exact (o's tolerance
+// is not read); for a model whose grid does not serve o's bandwidths.
+SummaryResult grid_model_summary_js(uintptr_t model, uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int32_t width,
+                                    FitOptions o, uintptr_t column_sigma2) {
+  Fit f;
+  if (const Status st = reinterpret_cast<GridModel*>(model)->sorted_sample(make_fit(x, y, x, n, n, dims, width, o), &f);
+      st != Status::Ok)
+    return {st};
+  f.problem.queries = f.problem.keys;
+  FitSummary s;
+  return summary_result(summarize_fit(f, &s, ptr<double>(column_sigma2)), s);
 }
 
 struct SelectResult {
@@ -266,6 +284,7 @@ EMSCRIPTEN_BINDINGS(regression) {
   function("_gridModelFree", &grid_model_free);
   function("_gridModelGradient", &grid_model_gradient_js);
   function("_gridModelCounts", &grid_model_counts);
+  function("_gridModelSummary", &grid_model_summary_js);
   function("_lowess", &lowess_js);
   enum_<PluginIssue>("PluginIssue")
       .value("none", PluginIssue::None)

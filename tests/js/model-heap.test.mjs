@@ -279,6 +279,51 @@ test('a grid model predicts beyond its data without a pass over the sample: its 
   }
 });
 
+test('a model planned on the grid, at a bandwidth no grid serves, fits exactly over its sample sorted once', () => {
+  // The grid bins the sample in its own order, so the model keeps it unsorted; its exact fits read the grid model's
+  // sorted copy (each query block the key tiles in its reach), as a model planned exact reads its own: the same bytes.
+  const n = 20000;
+  const { x, y } = sample(n, 1, 23);
+  const h = 2e-5; // 0.4 of the mean spacing: no grid of at most 2^18 nodes serves it
+  const calls = ['_gridModelFit', '_gridModelSummary', '_gridModelGradient'].map((name) => [name, module[name]]);
+  let handle = 0;
+  for (const [name, call] of calls) {
+    module[name] = (model, ...rest) => {
+      handle = model;
+      return call(model, ...rest);
+    };
+  }
+  try {
+    const xq = Float64Array.from(x.subarray(0, 4000)); // the sample's own points, in its (unsorted) order
+    for (const estimator of ['nadaraya-watson', 'local-linear']) {
+      const model = kernelRegression(x, y, { dim: 1, bandwidth: h, estimator });
+      assert.equal(model.method, 'exact');
+      assert.match(model.reason, /no grid/);
+      const exact = kernelRegression(x, y, { dim: 1, bandwidth: h, estimator, method: 'exact' });
+      const got = model.predict(xq);
+      assert.deepEqual(got, exact.predict(xq));
+      assert.equal(model.effectiveDegreesOfFreedom, exact.effectiveDegreesOfFreedom);
+      assert.deepEqual(model.residualVariance, exact.residualVariance);
+      assert.deepEqual(model.gradient(xq.subarray(0, 256)), exact.gradient(xq.subarray(0, 256)));
+      const counts = engine.gridModelCounts({ model: handle });
+      assert.deepEqual([counts.sorts, counts.binnings], [1, 0], 'sorted once, never binned');
+      if (estimator === 'nadaraya-watson') {
+        const some = xq.subarray(0, 64);
+        const want = referenceLocalFit(x, y, some, { dim: 1, estimator, bandwidth: [h] }).mean;
+        assert.ok(
+          maxAbsDiff(got.subarray(0, 64), want) < 1e-4,
+          `the float64 fit: ${maxAbsDiff(got.subarray(0, 64), want)}`,
+        );
+      }
+      model.dispose();
+      exact.dispose();
+    }
+    assert.equal(live.size, 0);
+  } finally {
+    for (const [name, call] of calls) module[name] = call;
+  }
+});
+
 /**
  * The float64 loop of a 1-D Gaussian fit at q over every key, local-linear with the engine's guard written out (the
  * slope pivot raised to at least 1e-2 of its diagonal, docs/regression.md): g = A'⁻¹e₁ for

@@ -101,6 +101,8 @@ const BINDINGS = {
    * other rows exactly over its sorted copy (made once: each query reads the keys in its reach).
    */
   gridModelGradient: ['result', 'model x y q n I dim width options:fit nodes gradient sumSq? mean?'],
+  /** fitSummary on a grid model's sample sorted by its first coordinate (sorted once): exact, for a bandwidth no grid serves. */
+  gridModelSummary: ['result', 'model x y n dim width options:fit sigma2'],
   /** { binnings, convolutions, sorts, keysRead } of a grid model: its passes, and the keys its far rows read. */
   gridModelCounts: ['value', 'model'],
   /** { nodes, reason }: grid nodes per axis for this sample, kernel, bandwidth and tolerance (0: run exactly), and why. */

@@ -83,24 +83,28 @@ function sparseFit(
 const designColumns = (estimator, dim) =>
   estimator === 'nadaraya-watson' ? 1 : estimator === 'local-linear' ? 1 + dim : 1 + dim + (dim * (dim + 1)) / 2;
 
+// The arguments of an exact fit of the rows [first, first + count) over the model's sample (FITS).
+const exactCall = (m, a, at) => ({
+  x: m.xr,
+  y: m.yr,
+  q: at(a.qp, m.dim * 4),
+  n: m.n,
+  I: a.count,
+  dim: m.dim,
+  width: m.width,
+  options: { ...a.options, queryScale: at(a.scales, 8), queryCategories: at(a.codes, 4 * m.count) },
+  mean: at(a.mean, m.width * 4),
+  sumSq: at(a.sumSq, 8),
+  eff: at(a.eff, 8),
+  logden: at(a.logden, 8),
+});
+
 const FITS = {
-  exact: {
+  exact: { stepwise: true, run: (m, a, at) => m.engine.localFit(exactCall(m, a, at)) },
+  // A model planned on the grid at a bandwidth no grid serves: the exact fit over the grid model's sample, sorted once.
+  sorted: {
     stepwise: true,
-    run: (m, a, at) =>
-      m.engine.localFit({
-        x: m.xr,
-        y: m.yr,
-        q: at(a.qp, m.dim * 4),
-        n: m.n,
-        I: a.count,
-        dim: m.dim,
-        width: m.width,
-        options: { ...a.options, queryScale: at(a.scales, 8), queryCategories: at(a.codes, 4 * m.count) },
-        mean: at(a.mean, m.width * 4),
-        sumSq: at(a.sumSq, 8),
-        eff: at(a.eff, 8),
-        logden: at(a.logden, 8),
-      }),
+    run: (m, a, at) => m.engine.gridModelFit({ ...exactCall(m, a, at), model: m.gridModel(), nodes: 0, error: 0 }),
   },
   sparse: {
     stepwise: true,
@@ -163,6 +167,7 @@ export function modelFits({ engine, threads }, p, h, store) {
   Object.assign(m, { mixed, count: mixed ? mixed.count : 0, lambda: p.lambda, userDim: p.userDim ?? dim });
   m.tolerance = p.plan.tolerance;
   m.fit = planModelFit(engine, p.plan, { xp: xr, n, dim, kernel, estimator, h32, threads });
+  const fits = m.fit.onGridModel && !m.fit.nodes ? FITS.sorted : FITS[m.fit.method];
   m.disposed = false;
   m.live = () => {
     if (m.disposed) throw new KernelAttentionError('Disposed', 'this kernelRegression model was disposed', 'model');
@@ -233,7 +238,9 @@ export function modelFits({ engine, threads }, p, h, store) {
       const sigma2 = heap.alloc(width * 8);
       const scales = span === null ? 0 : m.queryScales(heap, xr, xr, n);
       const options = m.options32(heap, { queryScale: scales });
-      const r = engine.fitSummary({ x: xr, y: yr, n, dim, width, options, sigma2 });
+      const call = { x: xr, y: yr, n, dim, width, options, sigma2 };
+      const r =
+        fits === FITS.sorted ? engine.gridModelSummary({ ...call, model: m.gridModel() }) : engine.fitSummary(call);
       checkResult(r);
       // For the warnings, a span fit's bandwidth is the median over the sample of each dimension's h_i.
       const median = scales && heap.readF64(scales, n).sort()[n >> 1];
@@ -257,9 +264,8 @@ export function modelFits({ engine, threads }, p, h, store) {
     const { I } = queries;
     xq = queries.x;
     tooLarge(I * width, 'predict()', 'xq', 'I·D');
-    const method = FITS[m.fit.method];
     const perRow = n * (dim + width) * designColumns(estimator, dim);
-    const step = stepwise && method.stepwise ? Math.max(16, Math.round(STEP_WORK / perRow / 16) * 16) : I;
+    const step = stepwise && fits.stepwise ? Math.max(16, Math.round(STEP_WORK / perRow / 16) * 16) : I;
     const heap = engine.openHeap();
     try {
       const a = { heap, I, options: m.options32(heap, { empty: coreEmpty(emptyPolicy, frame.y) }) };
@@ -274,7 +280,7 @@ export function modelFits({ engine, threads }, p, h, store) {
       for (let first = 0; first < I || first === 0; first += step) {
         a.count = Math.min(step, I - first);
         checkResult(
-          method.run(m, a, (ptr, bytes) => (ptr ? ptr + first * bytes : 0)),
+          fits.run(m, a, (ptr, bytes) => (ptr ? ptr + first * bytes : 0)),
           first,
         );
         if (stepwise) yield { done: first + a.count, total: I };

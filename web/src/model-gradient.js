@@ -34,7 +34,7 @@ export function modelGradient(m, xq) {
     // A grid model serves the derivative from its grid's moments where that serves the row, and the others exactly
     // over its sample sorted once (each query reads the keys in its reach).
     checkResult(
-      m.fit.nodes && !scales
+      m.fit.onGridModel && !scales
         ? engine.gridModelGradient({ ...call, model: m.gridModel(), nodes: m.fit.nodes })
         : engine.localGradient(call),
     );

@@ -183,11 +183,15 @@ export const sortsSample = (plan) => plan.method !== 'grid';
 
 /**
  * A model's fits at bandwidth h (h32: float32 × dim, its sample x at heap offset `xp`): { method, reason, nodes (grid
- * nodes per axis, 0 off the grid), gridTolerance (FitOptions' tolerance) }. A model planned on the grid bins where a
- * grid serves h (the core's plan_grid_nodes) and runs exactly elsewhere; any other model runs as planned.
+ * nodes per axis, 0 off the grid), gridTolerance (FitOptions' tolerance), onGridModel }. A model planned on the grid
+ * bins where a grid serves h (the core's plan_grid_nodes) and runs exactly elsewhere; any other model runs as planned.
+ * `onGridModel`: its fits run on the model's grid (methods/grid/model.h), exact ones over its sample sorted once by
+ * the first coordinate (the grid bins the sample in its own order, so a model planned on the grid keeps it unsorted).
  */
 export function planModelFit(engine, plan, { xp, n, dim, kernel, estimator, h32, threads }) {
-  if (plan.method !== 'grid') return { method: plan.method, reason: plan.reason, nodes: 0, gridTolerance: 0 };
+  if (plan.method !== 'grid') {
+    return { method: plan.method, reason: plan.reason, nodes: 0, gridTolerance: 0, onGridModel: false };
+  }
   const { nodes, reason } = engine.withHeap((heap) =>
     engine.gridNodes({
       x: xp,
@@ -196,7 +200,13 @@ export function planModelFit(engine, plan, { xp, n, dim, kernel, estimator, h32,
       options: fitOptions({ kernel, estimator, bandwidth: heap.f32(h32), threads, tolerance: plan.tolerance }),
     }),
   );
-  return { method: nodes ? 'grid' : 'exact', reason, nodes, gridTolerance: nodes ? plan.tolerance : 0 };
+  return {
+    method: nodes ? 'grid' : 'exact',
+    reason,
+    nodes,
+    gridTolerance: nodes ? plan.tolerance : 0,
+    onGridModel: true,
+  };
 }
 
 const PLAN_REGRESSION_OPTIONS = [

@@ -80,8 +80,24 @@ Status GridModel::ready(const Fit& f) {
   return Status::Ok;
 }
 
+Status GridModel::sorted_sample(const Fit& f, Fit* sorted) {
+  if (const Status st = ready(f); st != Status::Ok) return st;
+  *sorted = f;
+  if (f.problem.masks.any() || f.query_scale) return Status::Ok;
+  const Status st = sorted_.prepare(f);
+  if (st == Status::BadArgument) return Status::Ok;  // a NaN key: no order (the exact pass decides)
+  if (st == Status::Ok) *sorted = sorted_.sorted(f);
+  return st;
+}
+
 Result GridModel::fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate) {
   if (const Status st = ready(f); st != Status::Ok) return {st};
+  if (nodes <= 0) {
+    if (error_estimate) *error_estimate = 0;
+    Fit g;
+    if (const Status st = sorted_sample(f, &g); st != Status::Ok) return {st};
+    return local_fit(g, out);
+  }
   if (weights_status_ != Status::Ok) return {weights_status_};
   if (const Status st = check_grid_fit(f, nodes, out, true); st != Status::Ok) return {st};
   if (!finite_) {  // NaN or infinite keys: the exact engine knows what they give (as grid_local_fit)
@@ -96,11 +112,9 @@ Result GridModel::fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
 }
 
 Result GridModel::exact_gradient(const Fit& f, const GradientOut& out) {
-  if (f.problem.masks.any() || f.query_scale) return local_gradient(f, out);
-  const Status st = sorted_.prepare(f);
-  if (st == Status::BadArgument) return local_gradient(f, out);  // a NaN key: no order (the exact pass decides)
-  if (st != Status::Ok) return {st};
-  return local_gradient(sorted_.sorted(f), out);
+  Fit g;
+  if (const Status st = sorted_sample(f, &g); st != Status::Ok) return {st};
+  return local_gradient(g, out);
 }
 
 Result GridModel::gradient(const Fit& f, int64_t nodes, const GradientOut& out) {

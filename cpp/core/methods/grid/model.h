@@ -29,8 +29,15 @@ class GridModel {
   // kept bins when they hold between `nodes` and kKeptBinsFactor·nodes nodes per axis (then it equals grid_local_fit
   // at their node count), else on bins of `nodes` nodes made now (then it equals grid_local_fit's bytes); the moments
   // are convolved again only when the bandwidths, kernel, estimator or bins changed. Two layers are kept: calls with
-  // standard errors or effective keys (whose binning also sums ω²) and calls without.
+  // standard errors or effective keys (whose binning also sums ω²) and calls without. `nodes` 0 (no grid serves f's
+  // bandwidths): local_fit over sorted_sample(f), *error_estimate 0.
   Result fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate = nullptr);
+
+  // *sorted = f with the model's keys, values and weights in the order of the first coordinate (sorted by the first
+  // call that needs it, then kept), so that an exact pass reads only the key tiles in each query's reach, as for a
+  // model planned exact; f itself where that order cannot serve: a NaN first coordinate, masks, per-query bandwidths.
+  // f's keys, values and weights must be the model's (else BadArgument).
+  Status sorted_sample(const Fit& f, Fit* sorted);
 
   // local_gradient(f, out) (local_rows.h): from the moments of the fit's grid of `nodes` nodes per axis (the plan's
   // node count for f's bandwidths, as fit() takes it; 0: none) where the grid serves the row (grid_gradient,
