@@ -491,6 +491,35 @@ double naive_loo_cv(const std::vector<float>& x, const std::vector<float>& y, co
   return sum / total;
 }
 
+// AICc (Hurvich, Simonoff & Tsai) of a float64 loop: each point's fit with itself included, the smoother's diagonal
+// ℓ_ii = ω_i·(A⁻¹)₀₀, the residuals weighted by ω scaled to a mean of 1 over the m points with ω > 0.
+double naive_aicc(const std::vector<float>& x, const std::vector<float>& y, const std::vector<float>& w, double h,
+                  Estimator est) {
+  double rss = 0, trace = 0, total = 0, m = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    total += w[i];
+    if (w[i] == 0) continue;
+    ++m;
+    double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
+    for (size_t j = 0; j < x.size(); ++j) {
+      const double u = (double(x[j]) - double(x[i])) / h, k = w[j] * std::exp(-0.5 * u * u);
+      s0 += k;
+      s1 += k * u;
+      s2 += k * u * u;
+      t0 += k * y[j];
+      t1 += k * u * y[j];
+    }
+    const double q = s1 / s0, pivot = s2 - q * s1;
+    const bool linear = est == Estimator::LocalLinear;
+    if (linear && !(pivot > kSingularDesign * s2)) return std::numeric_limits<double>::infinity();
+    const double fit = linear ? t0 / s0 + q * (q * t0 - t1) / pivot : t0 / s0;
+    rss += w[i] * (y[i] - fit) * (y[i] - fit);
+    trace += w[i] * (linear ? 1 / s0 + q * q / pivot : 1 / s0);
+  }
+  rss *= m / total;
+  return std::log(rss / m) + (1 + trace / m) / (1 - (trace + 2) / m);
+}
+
 // The old per-evaluation path: grid_local_fit on 2^k + 1 nodes (the grid GridCv picks for h), then the score.
 double grid_local_fit_cv(const Problem& p, const std::vector<float>& w, float h, Estimator est, double tolerance) {
   const int64_t n = p.keys.rows;
@@ -604,6 +633,51 @@ TEST_CASE("grid CV over a search (GridCv) follows a float64 leave-one-out loop a
       CHECK(score == doctest::Approx(naive).epsilon(3e-3));  // 64 nodes at h = 0.1 and 0.3: about 1e-3 off
     }
   }
+}
+
+TEST_CASE("GridCv's AICc follows a float64 AICc loop: the fits with each point included and their diagonal") {
+  const int64_t n = 3000;
+  Sample s(n, 1, 11);
+  std::vector<float> w(static_cast<size_t>(n));
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.5f, 1.5f);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = i % 50 == 7 ? 0.0f : u(rng);  // some points do not count
+  s.x[0] = 1.09f;  // 9 bandwidths beyond the rest at h = 0.01: out of the grid's reach, fitted exactly
+  const float h0 = 1.0f;
+  Problem p;
+  p.keys = p.queries = {s.x.data(), n, 1, 1};
+  p.values = {s.y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, &h0};
+  for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
+    for (const bool weighted : {false, true}) {
+      const std::vector<float> ones(size_t(n), 1.0f), &omega = weighted ? w : ones;
+      GridCv grid({p, est, weighted ? w.data() : nullptr}, 1e-3, 0, true);
+      REQUIRE(grid.suits());
+      for (const double h : {0.01, 0.004, 0.03, 0.1, 0.3, 0.002}) {
+        double score = 0, exact = 0;
+        bool served = false;
+        REQUIRE(grid.score(float(h), &score, &served).status == Status::Ok);
+        const Criterion c{est, Score::AICc, weighted ? w.data() : nullptr};
+        REQUIRE(cv_score(p, &h, &exact, c).status == Status::Ok);
+        const double naive = naive_aicc(s.x, s.y, omega, double(float(h)), est);
+        CAPTURE(int(est));
+        CAPTURE(weighted);
+        CAPTURE(h);
+        REQUIRE(served == (h >= 0.004));  // as leave-one-out CV's grid
+        if (!served) continue;
+        CHECK(exact == doctest::Approx(naive).epsilon(1e-5));  // the premise: the exact AICc is the definition
+        // AICc is ln σ̂² plus a penalty: the grid's fits, within about 1e-3 of range(y), move it by about 1e-3.
+        CHECK(std::fabs(score - naive) < 2e-3);
+      }
+    }
+  // The search asks the same of the grid: a criterion with a grid tolerance scores AICc there, 1-D.
+  double h = 0.03, on_grid = 0;
+  REQUIRE(cv_score(p, &h, &on_grid, {Estimator::LocalLinear, Score::AICc, nullptr, 1e-3}).status == Status::Ok);
+  GridCv grid({p, Estimator::LocalLinear, nullptr}, 1e-3, 0, true);
+  double direct = 0;
+  bool served = false;
+  REQUIRE(grid.score(0.03f, &direct, &served).status == Status::Ok);
+  CHECK(on_grid == direct);
 }
 
 TEST_CASE("GridCv fits the points it cannot serve over their own window of keys, as over every key") {

@@ -195,7 +195,7 @@ TEST_CASE("a method asked for that cannot serve the call is refused, with the fi
   CHECK(plan(gaussian, Method::RandomFeatures, 0).refused == PlanField::None);
 }
 
-TEST_CASE("regression criteria: AICc and 2-D blocked CV run exactly on a grid asked for; a sparse model's search too") {
+TEST_CASE("regression criteria: 2-D AICc and blocked CV run exactly on a grid asked for; a sparse model's search too") {
   PlanCall c;
   c.task = Task::Regression;
   c.kernel = KernelKind::Gaussian;
@@ -205,13 +205,21 @@ TEST_CASE("regression criteria: AICc and 2-D blocked CV run exactly on a grid as
     CHECK(plan(c, Method::Grid, 0).method == Method::Grid);
     CHECK(plan(c, Method::Auto, 0).method == Method::Grid);
   }
-  c.criterion = PlanCriterion::Aicc;
+  c.criterion = PlanCriterion::Aicc;  // the grid in 1-D (GridCv's AICc), exactly in 2-D
+  CHECK(std::string(plan(c, Method::Grid, 0).reason) == "grid: asked for");
+  CHECK(plan(c, Method::Auto, 0).method == Method::Grid);
+  c.dims = 2;
   for (Method m : {Method::Grid, Method::Auto}) {
     const Plan p = plan(c, m, 0);
     CHECK(p.method == Method::Exact);
     CHECK(p.refused == PlanField::None);
-    CHECK(std::string(p.reason) == "exact: AICc runs exactly");
+    CHECK(std::string(p.reason) == "exact: AICc runs exactly in 2-D: the grid scores it in 1-D");
   }
+  c.dims = 1;
+  c.queries = c.keys = 10000;  // an AICc search bins from 5,000 points, as a CV search
+  CHECK(std::string(plan(c, Method::Auto, 0).reason)
+            .rfind("grid: 1-D gaussian, 10000 points: an AICc search binned", 0) == 0);
+  c.queries = c.keys = 50000;
   c.criterion = PlanCriterion::Cv;
   c.exclude = true;  // blocked CV: the grid in 1-D (its band left out exactly), exactly in 2-D
   CHECK(std::string(plan(c, Method::Grid, 0).reason) == "grid: asked for");

@@ -66,6 +66,20 @@ test('the CV search on a grid lands where the exact search does', () => {
   }
 });
 
+test('the 1-D AICc search on a grid lands where the exact AICc search does', () => {
+  // The exact search's upper scan points reach every key (O(n²)); the grid's cost falls as h grows. The definition is
+  // checked against a float64 loop in grid_test.cpp ("GridCv's AICc follows a float64 AICc loop").
+  const { x, y } = sample(6000, 3);
+  for (const estimator of ['nadaraya-watson', 'local-linear']) {
+    const exact = ka.selectBandwidth(x, y, { dim: 1, estimator, rule: 'aicc', method: 'exact' });
+    const binned = ka.selectBandwidth(x, y, { dim: 1, estimator, rule: 'aicc' }); // 'auto': the grid from 5,000 points
+    assert.deepEqual([exact.method, binned.method], ['exact', 'grid']);
+    const off = Math.abs(binned.bandwidth[0] / exact.bandwidth[0] - 1);
+    assert.ok(off < 0.01, `${estimator}: ${binned.bandwidth[0]} vs ${exact.bandwidth[0]}`);
+    assert.ok(Math.abs(binned.score - exact.score) < 1e-3, `${estimator}: AICc ${binned.score} vs ${exact.score}`);
+  }
+});
+
 test("'auto' picks the grid for large 1-D and 2-D samples only, and 'grid' is refused where it cannot run", () => {
   const small = sample(500, 3);
   assert.equal(ka.kernelRegression(small.x, small.y, { dim: 1, bandwidth: 0.05 }).method, 'exact');

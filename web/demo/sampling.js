@@ -12,11 +12,14 @@ export const FIT_MAX = 50_000;
 // A live fit while the slider is dragged, where it runs exactly (a fit on the grid takes every point), and "Learn h"'s
 // steps (each a leave-one-out pass over n² pairs).
 const DRAFT_MAX = 2_000;
-// The bandwidth search where the library's plan for it is exact (AICc, a 1-D CV search below 5,000 points or a 2-D one
-// below 20,000, a kernel without a grid) and blocked CV: CV took 0.37 s at 4,000 points and 1.9 s at 10⁴, AICc 1.8 s
-// and 13 s, blocked CV 1.3 s and 10 s (5.7 s at 2·10⁴ and 96 s at 10⁵, where its plan is the grid: the left-out band
-// runs exactly).
+// The bandwidth search where the library's plan for it is exact (2-D AICc, a 1-D CV or AICc search below 5,000 points
+// or a 2-D CV one below 20,000, a kernel without a grid) and blocked CV: CV took 0.37 s at 4,000 points and 1.9 s at
+// 10⁴, AICc 1.8 s and 13 s, blocked CV 1.3 s and 10 s (5.7 s at 2·10⁴ and 96 s at 10⁵, where its plan is the grid:
+// the left-out band runs exactly).
 const SELECT_MAX = 4_000;
+// A 1-D AICc search where its plan is the grid: 0.08 s at 10⁴ points, 0.67 s at 10⁵, 8.0 s at 10⁶ (its scan's points
+// below the grid's reach run exactly, with no bound to skip them as CV's descent does).
+const AICC_MAX = 100_000;
 // The local-σ band where the fit runs exactly: its variance smoother chooses a bandwidth by CV on the log squared
 // residuals (0.48 s for the fit with the band at 10⁴ points, exact).
 const LOCAL_MAX = 10_000;
@@ -113,7 +116,7 @@ function lazy(object, name, make) {
  * The samples of x (n × dim, float64 as read) and y that the fits use, each made on first use: `all` (every point),
  * `full` (exact fits and the attention views: at most FIT_MAX), `draft` (an exact fit while a slider moves; "Learn
  * h"), `select` and `local` (the bandwidth search and the local-σ band where they run exactly; on the grid in 1-D
- * they take `all`), `planar` (2-D: the CV search, and the local-σ band on the grid), `spanOf(kernel)` (span fits),
+ * they take `all`, AICc's search `aicc`), `planar` (2-D: the CV search, and the local-σ band on the grid), `spanOf(kernel)` (span fits),
  * `lowess` (every point, sorted by x), and the `queries` of the curve or surface. Every sample is drawn from all the
  * points, sorted by x.
  */
@@ -123,6 +126,7 @@ export function samplesOf(x, y, dim) {
   lazy(samples, 'full', () => subsample(all, FIT_MAX, 1));
   lazy(samples, 'draft', () => subsample(all, DRAFT_MAX, 2));
   lazy(samples, 'select', () => subsample(all, SELECT_MAX, 3));
+  lazy(samples, 'aicc', () => subsample(all, AICC_MAX, 8));
   lazy(samples, 'local', () => subsample(all, LOCAL_MAX, 4));
   lazy(samples, 'planar', () => subsample(all, PLANAR_SEARCH_MAX, 7));
   lazy(samples, 'spanAll', () => subsample(all, SPAN_MAX, 5));
@@ -140,6 +144,7 @@ export const sampleSizes = (n) => ({
   fitN: Math.min(n, FIT_MAX),
   draftN: Math.min(n, DRAFT_MAX),
   selectN: Math.min(n, SELECT_MAX),
+  aiccN: Math.min(n, AICC_MAX),
   planarN: Math.min(n, PLANAR_SEARCH_MAX),
   localN: Math.min(n, LOCAL_MAX),
   spanN: Math.min(n, SPAN_MAX),

@@ -133,9 +133,9 @@ bool float_bandwidth(double h, float* hf) {
 }
 
 KA_COLD GridCv search_grid(const Problem& p, const Criterion& criterion) {
-  const bool grid = criterion.score == Score::LeaveOneOut && p.queries.cols == 1;
-  return GridCv(Fit{p, criterion.estimator, criterion.observation_weights}, grid ? criterion.grid_tolerance : 0.0,
-                criterion.exclude);
+  const bool aicc = criterion.score == Score::AICc;
+  return GridCv(Fit{p, criterion.estimator, criterion.observation_weights},
+                p.queries.cols == 1 ? criterion.grid_tolerance : 0.0, criterion.exclude, aicc);
 }
 
 }  // namespace bandwidth_detail

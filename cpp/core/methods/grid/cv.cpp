@@ -16,6 +16,7 @@
 #include "methods/grid/grid.h"
 #include "methods/grid/plan.h"
 #include "methods/plan.h"
+#include "stats/regression.h"
 
 namespace ka {
 namespace {
@@ -35,6 +36,7 @@ struct CellPass {
   const float* w;  // null without observation weights
   int64_t count, width;
   double served_above;  // a point's leave-one-out S₀ must exceed this for the grid to serve it
+  double* trace;        // AICc (cell_fits): Σ ℓ_ii of the points served
 };
 
 // The local-linear fit T₀/S₀ + q(qT₀ − T₁)/π, q = S₁/S₀, from the moments: first_column_of_inverse for 2 × 2 in
@@ -121,23 +123,56 @@ int64_t cell_residuals_batched(const CellPass& c, double* sum) {
   return i + cell_residuals<Linear, Weighted, 1>(rest, sum);
 }
 
+// AICc's sums over the cell's points (summarize_fit's, stats/regression.h): ω_i Σ_c (y_ic − f(x_i)_c)² to *sum and
+// the smoother's diagonal ℓ_ii = ω_i·(A⁻¹)₀₀ to *c.trace, each fit from the moments at x_i with the point included
+// (its offset is 0, so its design row is e₁ and K(0) = 1), stopping at the first point the grid cannot serve.
+template <bool Linear, bool Weighted>
+int64_t cell_fits(const CellPass& c, double* sum) {
+  const int64_t width = c.width, s_count = Linear ? 3 : 1, t_count = Linear ? 2 : 1;
+  const double* at = c.at;
+  const double* slope = c.slope;
+  double acc = 0, trace = 0;
+  int64_t i = 0;
+  for (; i < c.count; ++i) {
+    const double w = Weighted ? double(c.w[i]) : 1.0;
+    const double u = (double(c.x[i]) - c.lo) * c.scale - c.e;
+    const double s0 = at[0] + u * slope[0];
+    if (!(s0 > c.served_above)) break;
+    const double s1 = Linear ? at[1] + u * slope[1] : 0, s2 = Linear ? at[2] + u * slope[2] : 0;
+    if (Linear && !guard_free(s0, s1, s2)) break;
+    const double q = s1 / s0;
+    trace += w * (Linear ? 1 / s0 + q * q / (s2 - q * s1) : 1 / s0);
+    for (int64_t col = 0; col < width; ++col) {
+      const int64_t k = s_count + col * t_count;
+      const double y = double(c.y[i * width + col]), t0 = at[k] + u * slope[k];
+      const double fit = Linear ? linear_fit(s0, s1, s2, t0, at[k + 1] + u * slope[k + 1]) : t0 / s0;
+      acc += w * (y - fit) * (y - fit);
+    }
+  }
+  *sum += acc;
+  *c.trace += trace;
+  return i;
+}
+
 using CellKernel = int64_t(const CellPass&, double*);
 
 template <bool Linear, bool Weighted>
-CellKernel* cell_kernel(int64_t width) {
+CellKernel* cell_kernel(int64_t width, bool aicc) {
+  if (aicc) return &cell_fits<Linear, Weighted>;
   return width == 1 ? &cell_residuals_batched<Linear, Weighted> : &cell_residuals<Linear, Weighted, 0>;
 }
 
 }  // namespace
 
-GridCv::GridCv(const Fit& f, double tolerance, double exclude) : fit_(f), tolerance_(tolerance), exclude_(exclude) {
+GridCv::GridCv(const Fit& f, double tolerance, double exclude, bool aicc)
+    : fit_(f), tolerance_(tolerance), exclude_(exclude), aicc_(aicc) {
   Problem& p = fit_.problem;
   const Masks& m = p.masks;
   p.kernel.bandwidth = &h_;
-  if (!(tolerance > 0) || p.queries.cols != 1 || p.heads != 1 || p.keys.rows < 2 || p.queries.data != p.keys.data ||
-      p.queries.rows != p.keys.rows || p.queries.stride != p.keys.stride || m.causal || m.key_padding || m.general ||
-      m.query_groups || p.kernel.kind == KernelKind::Cauchy || p.kernel.kind == KernelKind::Softmax ||
-      f.estimator == Estimator::LocalQuadratic || check(p, true) != Status::Ok)
+  if (!(tolerance > 0) || (aicc && exclude > 0) || p.queries.cols != 1 || p.heads != 1 || p.keys.rows < 2 ||
+      p.queries.data != p.keys.data || p.queries.rows != p.keys.rows || p.queries.stride != p.keys.stride || m.causal ||
+      m.key_padding || m.general || m.query_groups || p.kernel.kind == KernelKind::Cauchy ||
+      p.kernel.kind == KernelKind::Softmax || f.estimator == Estimator::LocalQuadratic || check(p, true) != Status::Ok)
     return;
   const int64_t n = p.keys.rows;
   const float* omega = f.observation_weights;
@@ -188,7 +223,7 @@ int64_t GridCv::level_offset(int level) const {
   return offset;
 }
 
-Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum) {
+Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum, double* trace) {
   if (count == 0 || std::isnan(*sum)) return {};  // a row is already empty: the score is +inf whatever these give
   const int64_t width = fit_.problem.values.cols, cells = int64_t(1) << finest_;
   const int64_t np = fit_.estimator == Estimator::LocalLinear ? 2 : 1;
@@ -237,13 +272,15 @@ Result GridCv::exact_rows_into(const int64_t* sorted, int64_t count, double* sum
     window.keys = window.queries = ConstMatrix{x_.get() + first, last - first, 1, 1};
     window.values = ConstMatrix{y_.get() + first * width, last - first, width, width};
     window.masks = Masks{};
-    window.masks.leave_one_out = true;
-    // The textbook solve (+inf for a singular design: NaN here), as cv_score's exact rows.
-    if (!exact_local_row(window, int(np - 1), omega ? omega + first : nullptr, k - first, {a, t.get(), z},
-                         exact.get())) {
+    window.masks.leave_one_out = !trace;
+    // The textbook solve (+inf for a singular design: NaN here), as cv_score's exact rows and summarize_fit's.
+    double self = 0;
+    if (!exact_local_row(window, int(np - 1), omega ? omega + first : nullptr, k - first, {a, t.get(), z}, exact.get(),
+                         trace ? &self : nullptr)) {
       *sum = std::numeric_limits<double>::quiet_NaN();
       return {};
     }
+    if (trace) *trace += self;
     for (int64_t c = 0; c < width; ++c) {
       const double e = double(y_.get()[k * width + c]) - exact.get()[c];
       *sum += (omega ? double(omega[k]) : 1.0) * e * e;
@@ -345,13 +382,16 @@ Result GridCv::score(float h, double* score, bool* served, char* why, bool* defe
   }
   // The points, cell by cell (a cell of this grid is a run of the sorted grid's); those the grid cannot serve
   // are fitted exactly, kExactBatch at a time.
-  CellKernel* kernel =
-      simd::keep_out_of_line(linear ? (weighted ? cell_kernel<true, true>(width) : cell_kernel<true, false>(width))
-                                    : (weighted ? cell_kernel<false, true>(width) : cell_kernel<false, false>(width)));
+  CellKernel* kernel = simd::keep_out_of_line(
+      linear ? (weighted ? cell_kernel<true, true>(width, aicc_) : cell_kernel<true, false>(width, aicc_))
+             : (weighted ? cell_kernel<false, true>(width, aicc_) : cell_kernel<false, false>(width, aicc_)));
   const int64_t* start = start_.get();
-  double sum = 0;
+  double sum = 0, trace = 0;
+  double* traced = aicc_ ? &trace : nullptr;
+  if (aicc_) deferred = nullptr;  // AICc's sums have no lower bound: every point is scored
   int64_t pending[kExactBatch], waiting = 0;
-  CellPass c{nullptr, nullptr, lo_, double(cells) / range_, 0, nullptr, nullptr, nullptr, 0, width, served_above};
+  CellPass c{nullptr, nullptr, lo_,   double(cells) / range_, 0,     nullptr, nullptr,
+             nullptr, 0,       width, served_above,           &trace};
   for (int64_t e = 0; e < cells; ++e) {
     c.at = at_node + e * stride;
     c.slope = slopes.get() + e * stride;
@@ -370,13 +410,23 @@ Result GridCv::score(float h, double* score, bool* served, char* why, bool* defe
       }
       pending[waiting++] = k - 1;
       if (waiting == kExactBatch) {
-        if (const Result r = exact_rows_into(pending, waiting, &sum); r.status != Status::Ok) return r;
+        if (const Result r = exact_rows_into(pending, waiting, &sum, traced); r.status != Status::Ok) return r;
         waiting = 0;
       }
     }
   }
-  if (const Result r = exact_rows_into(pending, waiting, &sum); r.status != Status::Ok) return r;
-  *score = std::isnan(sum) || !(total_ > 0) ? std::numeric_limits<double>::infinity() : sum / total_;
+  if (const Result r = exact_rows_into(pending, waiting, &sum, traced); r.status != Status::Ok) return r;
+  if (std::isnan(sum) || !(total_ > 0)) {
+    *score = std::numeric_limits<double>::infinity();
+  } else if (aicc_) {  // summarize_fit's sums: the residuals weighted by ω scaled to a mean of 1
+    FitSummary s;
+    s.rss = sum * double(counted_) / total_;
+    s.trace = trace;
+    s.observations = counted_;
+    *score = aicc(s, width);
+  } else {
+    *score = sum / total_;
+  }
   return {};
 }
 

@@ -98,19 +98,21 @@ class GridCv {
   // `f`: the sample as keys and queries (the same view), 1-D, one head, no masks but leave-one-out, the estimator
   // Nadaraya–Watson or local-linear (local-quadratic never suits), any observation weights; its views must outlive
   // this object. `tolerance` as in grid_nodes. `exclude` r > 0: blocked CV (bandwidth.h, Criterion::exclude), each
-  // point's band |x_j − x_i| <= r left out of its fit exactly (cv_band.h).
-  GridCv(const Fit& f, double tolerance, double exclude = 0);
+  // point's band |x_j − x_i| <= r left out of its fit exactly (cv_band.h). `aicc`: score() gives AICc instead
+  // (stats/regression.h's aicc of summarize_fit's sums: each point's fit and its own weight ℓ_ii in it, the point
+  // included), exclude must be 0.
+  GridCv(const Fit& f, double tolerance, double exclude = 0, bool aicc = false);
 
   // Whether the sample suits the grid: finite keys spanning a range, valid weights, a kernel with a grid and
   // tolerance > 0. If not, every score() declines.
   bool suits() const { return suits_; }
   // The leave-one-out (or blocked) CV score of bandwidth h as cv_score defines it (+inf when a counted row is empty
-  // or the sum is NaN), with *served true; *served false when the plan runs h exactly (plan_grid_cv_cells: no grid
-  // reaches the tolerance at h, or it costs more than the exact score; nothing computed), or when blocked CV's band
-  // leaves a point too little of the grid's weight (the caller scores h exactly). `why` (may be
-  // null; kReasonSize bytes) receives the plan's reason either way.
-  // `deferred` (may be null): where given, the points the grid cannot serve are left out (*deferred true where there
-  // are any): *score is then the others' sum over the total weight, a lower bound on the score.
+  // or the sum is NaN), or its AICc (+inf where a point's design is singular in float64), with *served true; *served
+  // false when the plan runs h exactly (plan_grid_cv_cells: no grid reaches the tolerance at h, or it costs more than
+  // the exact score; nothing computed), or when blocked CV's band leaves a point too little of the grid's weight (the
+  // caller scores h exactly). `why` (may be null; kReasonSize bytes) receives the plan's reason either way. `deferred`
+  // (may be null): where given, the points the grid cannot serve are left out (*deferred true where there are any):
+  // *score is then the others' sum over the total weight, a lower bound on the score.
   Result score(float h, double* score, bool* served, char* why = nullptr, bool* deferred = nullptr);
   // Whether score(h) would run on a grid (the plan gives h cells), without scoring it.
   bool serves(float h) const;
@@ -119,11 +121,13 @@ class GridCv {
   Result sort_and_bin();
   // Adds ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² of the exact fits of these sorted points to *sum: the float64 textbook solve
   // over each point's window of the sorted points (the cells within reach of the keys whose weight exceeds
-  // 2^-(25 + log₂ n) of the nearest key's, or the support), not a pass over the sample.
-  Result exact_rows_into(const int64_t* sorted, int64_t count, double* sum);
+  // 2^-(25 + log₂ n) of the nearest key's, or the support), not a pass over the sample. With `trace` (AICc): the fits
+  // with the point included, their ℓ_ii added to *trace. A singular design makes *sum NaN.
+  Result exact_rows_into(const int64_t* sorted, int64_t count, double* sum, double* trace = nullptr);
 
   Fit fit_;
   double tolerance_, exclude_;
+  bool aicc_;
   float h_ = 1;  // fit_'s bandwidth
   bool suits_ = false;
   double lo_ = 0, range_ = 0, total_ = 0;
