@@ -80,6 +80,22 @@ test('the 1-D AICc search on a grid lands where the exact AICc search does', () 
   }
 });
 
+test('the 2-D AICc search on a grid lands where the exact AICc search does', () => {
+  const rand = mulberry32(4);
+  const n = 6000;
+  const x = Float32Array.from({ length: 2 * n }, rand);
+  const y = Float32Array.from(
+    { length: n },
+    (_, i) => Math.sin(6 * x[2 * i]) + Math.cos(4 * x[2 * i + 1]) + rand() - 0.5,
+  );
+  const exact = ka.selectBandwidth(x, y, { dim: 2, rule: 'aicc', method: 'exact' });
+  const binned = ka.selectBandwidth(x, y, { dim: 2, rule: 'aicc' }); // 'auto': the grid from 5,000 points
+  assert.deepEqual([exact.method, binned.method], ['exact', 'grid']);
+  const off = Math.max(...binned.bandwidth.map((h, d) => Math.abs(h / exact.bandwidth[d] - 1)));
+  assert.ok(off < 0.02, `${binned.bandwidth} vs ${exact.bandwidth}`);
+  assert.ok(Math.abs(binned.score - exact.score) < 2e-3, `AICc ${binned.score} vs ${exact.score}`);
+});
+
 test("'auto' picks the grid for large 1-D and 2-D samples only, and 'grid' is refused where it cannot run", () => {
   const small = sample(500, 3);
   assert.equal(ka.kernelRegression(small.x, small.y, { dim: 1, bandwidth: 0.05 }).method, 'exact');

@@ -170,9 +170,8 @@ function regressionNames(field, api) {
 
 /** What a plan's answer must be for a call it runs: the reason a method asked for, or 'auto''s rules. */
 function expectedMethod(method, s) {
-  // AICc and blocked CV bin in 1-D only (blocked CV with each point's band left out of its grid moments exactly).
-  const oneD = s.rule === 'aicc' || s.exclude !== undefined;
-  const exactCriterion = s.rule === 'cv-gradient' || (oneD && s.dim > 1);
+  // Blocked CV bins in 1-D only (each point's band left out of its grid moments exactly).
+  const exactCriterion = s.rule === 'cv-gradient' || (s.exclude !== undefined && s.dim > 1);
   const grid = s.dim <= 2 && s.kernel !== 'cauchy' && !s.span && s.estimator !== 'local-quadratic';
   if (method === 'sparse') return s.rule === undefined ? 'sparse' : 'exact';
   if (method === 'grid') return exactCriterion ? 'exact' : 'grid';
@@ -270,13 +269,14 @@ test('regression: every method on every shape runs what plan() says, or both ref
   assert.ok(ran > 150 && refusals > 50 && binned >= 6, `${ran} runs, ${refusals} refusals, ${binned} grid models`);
 });
 
-test('regression: plan() says why a criterion runs exactly on a grid asked for (AICc and blocked CV bin in 1-D)', () => {
+test('regression: plan() says why a criterion runs exactly on a grid asked for (AICc bins, blocked CV in 1-D)', () => {
   const base = { n: 50000, dim: 1, method: 'grid' };
-  assert.deepEqual(ka.plan('regression', { ...base, rule: 'aicc' }), { method: 'grid', reason: 'grid: asked for' });
-  assert.deepEqual(ka.plan('regression', { ...base, dim: 2, rule: 'aicc' }), {
-    method: 'exact',
-    reason: 'exact: AICc runs exactly in 2-D: the grid scores it in 1-D',
-  });
+  for (const dim of [1, 2]) {
+    assert.deepEqual(ka.plan('regression', { ...base, dim, rule: 'aicc' }), {
+      method: 'grid',
+      reason: 'grid: asked for',
+    });
+  }
   assert.deepEqual(ka.plan('regression', { ...base, rule: 'cv', exclude: 0.1 }), {
     method: 'grid',
     reason: 'grid: asked for',

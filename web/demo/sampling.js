@@ -12,8 +12,8 @@ export const FIT_MAX = 50_000;
 // A live fit while the slider is dragged, where it runs exactly (a fit on the grid takes every point), and "Learn h"'s
 // steps (each a leave-one-out pass over n² pairs).
 const DRAFT_MAX = 2_000;
-// The bandwidth search where the library's plan for it is exact (2-D AICc, a 1-D CV or AICc search below 5,000 points
-// or a 2-D CV one below 20,000, a kernel without a grid) and blocked CV: CV took 0.37 s at 4,000 points and 1.9 s at
+// The bandwidth search where the library's plan for it is exact (a 1-D search below 5,000 points, a kernel without a
+// grid) and blocked CV: CV took 0.37 s at 4,000 points and 1.9 s at
 // 10⁴, AICc 1.8 s and 13 s, blocked CV 1.3 s and 10 s (5.7 s at 2·10⁴ and 96 s at 10⁵, where its plan is the grid:
 // the left-out band runs exactly).
 const SELECT_MAX = 4_000;
@@ -23,11 +23,12 @@ const AICC_MAX = 100_000;
 // The local-σ band where the fit runs exactly: its variance smoother chooses a bandwidth by CV on the log squared
 // residuals (0.48 s for the fit with the band at 10⁴ points, exact).
 const LOCAL_MAX = 10_000;
-// In 2-D (Gaussian, no category), the CV search and, where the plan is the grid, the local-σ band ("2-D surface"
-// example, one thread): the local-linear search took 0.47 s at 4,000 points, 1.1 s at 10⁴ and 2.3 s at 19,000
-// (exact), 1.7 s at 2·10⁴ (the grid), 2.7 s at 5·10⁴ and 6.2 s at 10⁵; Nadaraya–Watson's 1.4 s at 19,000 and 1.1 s
-// at 2·10⁴; the local-σ band on the grid 1.5 s at 2·10⁴ (1.7 s Nadaraya–Watson), 3.2 s at 5·10⁴ (exactly, 4.9 s at
-// 10⁴).
+// In 2-D (Gaussian, no category), the CV and AICc searches and, where the plan is the grid, the local-σ band ("2-D
+// surface" example, one thread): the local-linear CV search took 0.47 s at 4,000 points, 1.1 s at 10⁴ and 2.3 s at
+// 19,000 (exact), 1.7 s at 2·10⁴ (the grid), 2.7 s at 5·10⁴ and 6.2 s at 10⁵; Nadaraya–Watson's 1.4 s at 19,000 and
+// 1.1 s at 2·10⁴; AICc's (local-linear, uniform points) 0.84 s at 10⁴, 2.0 s at 3·10⁴ and 8.8 s at 10⁵ (the grid
+// from 5,000 points); the local-σ band on the grid 1.5 s at 2·10⁴ (1.7 s Nadaraya–Watson), 3.2 s at 5·10⁴ (exactly,
+// 4.9 s at 10⁴).
 const PLANAR_SEARCH_MAX = 20_000;
 // Span fits run exactly, each point's fit over its own k = ⌊f·n⌋ nearest. A kernel whose weights reach every point
 // (Gaussian, Laplacian, Cauchy) costs n² terms: 1.5 s at 4,000 points, 6.6 s at 10⁴; one of bounded reach, from

@@ -114,15 +114,19 @@ const handlers = {
     const control = new AbortController();
     searching = control;
     // Where the library's plan for the search over every point is the grid, a 1-D search takes every point (AICc's up
-    // to AICC_MAX); a 2-D Gaussian CV search, local-linear or Nadaraya–Watson (exact below 5,000 points, the grid from
-    // there), up to PLANAR_SEARCH_MAX; other exact searches (2-D AICc, a kernel without a grid, a 1-D search below
+    // to AICC_MAX); a 2-D Gaussian CV or AICc search, local-linear or Nadaraya–Watson (exact below 5,000 points, the
+    // grid from there), up to PLANAR_SEARCH_MAX; other exact searches (a kernel without a grid, a 1-D search below
     // 5,000 points, 2-D local-quadratic) and blocked CV take the SELECT_MAX sample (sampling.js says what each cost).
     const plan = planFor(ka, { kernel, estimator, method: approximation, rule: method });
     const blocked = method === 'cv' && exclude > 0;
     const wide = plan.method === 'grid' && sample.dim === 1 && !blocked;
-    const planarCv =
-      planar() && method === 'cv' && !blocked && kernel === 'gaussian' && estimator !== 'local-quadratic';
-    const s = wide ? (method === 'aicc' ? sample.aicc : sample.all) : planarCv ? sample.planar : sample.select;
+    const planarSearch =
+      planar() &&
+      ['cv', 'aicc'].includes(method) &&
+      !blocked &&
+      kernel === 'gaussian' &&
+      estimator !== 'local-quadratic';
+    const s = wide ? (method === 'aicc' ? sample.aicc : sample.all) : planarSearch ? sample.planar : sample.select;
     // The page's `method` is the rule and `approximation` the computation: the API's `rule` and `method`. Blocked CV
     // (exclude: r > 0) applies to the CV criterion only; how it is computed is the library's plan (its `reason`).
     const select = (rule) =>

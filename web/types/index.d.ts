@@ -459,9 +459,9 @@ export interface SelectBandwidthOptions extends ColumnTypeOptions {
   /** Observation weights ω_i ≥ 0 (n entries, not all zero): each point's kernel weight is multiplied by ω_i. */
   weights?: NumericArray;
   /**
-   * How leave-one-out CV or AICc is computed: `'exact'`, `'grid'` (1-D and 2-D, binned; AICc 1-D only; not for
-   * `'cauchy'`), or `'auto'` (default: the grid from 20,000 points on in 1-D and 2-D, and a search, CV 1-D or 2-D, AICc
-   * 1-D, from 5,000). 2-D AICc always runs exactly. The same word as kernelRegression's and
+   * How leave-one-out CV or AICc is computed: `'exact'`, `'grid'` (1-D and 2-D, binned; not for `'cauchy'`), or
+   * `'auto'` (default: the grid from 20,000 points on in 1-D and 2-D, and a CV or AICc search, 1-D or 2-D, from 5,000).
+   * The same word as kernelRegression's and
    * attention's `method`.
    *
    * A rule name here (`method: 'cv'`) is the spelling before 0.2.0: still read as `rule`, with a one-time deprecation

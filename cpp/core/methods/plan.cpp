@@ -165,17 +165,15 @@ PlanField grid_serves(const PlanCall& c, const char*, Text& why) {
   return PlanField::None;
 }
 
-// The grid bins a model's fits and leave-one-out CV, and in 1-D AICc and blocked CV (its band left out of each
-// point's grid moments exactly, cv_band.h); 2-D AICc and blocked CV run exactly, CV searched by its gradient (that of
-// the exact CV) refuses a grid asked for, and the plug-in rule runs as it always does (on its own bins).
+// The grid bins a model's fits, leave-one-out CV and AICc, and in 1-D blocked CV (its band left out of each point's
+// grid moments exactly, cv_band.h); 2-D blocked CV runs exactly, CV searched by its gradient (that of the exact CV)
+// refuses a grid asked for, and the plug-in rule runs as it always does (on its own bins).
 Verdict grid_computes(const PlanCall& c, Text& why) {
   if (c.criterion == PlanCriterion::CvGradient) return why.answer(Verdict::Refuses, "rule 'cv-gradient' runs exactly");
   if (c.exclude && c.dims > 1)
     return why.answer(Verdict::Exact,
                       "blocked CV (exclude) runs exactly in %lld-D: the grid leaves its band out in 1-D",
                       (long long)c.dims);
-  if (c.criterion == PlanCriterion::Aicc && c.dims > 1)
-    return why.answer(Verdict::Exact, "AICc runs exactly in %lld-D: the grid scores it in 1-D", (long long)c.dims);
   if (c.criterion == PlanCriterion::Plugin)
     return why.answer(Verdict::Exact, "rule 'plugin' bins the sample itself, in double, as KernSmooth's dpill");
   return Verdict::Computes;
@@ -190,9 +188,9 @@ constexpr int64_t kGridMinSearchPoints = 5000;
 bool grid_pays(const PlanCall& c, double tolerance, Text& why, bool*) {
   const Count n(double(c.keys));
   const char* kernel = kernel_traits(c.kernel).name;
-  // A 1-D AICc search scans as leave-one-out CV's does (2-D AICc runs exactly: grid_computes).
-  const bool aicc = c.criterion == PlanCriterion::Aicc && c.dims == 1;
-  const bool search = ((c.criterion == PlanCriterion::Cv && c.dims <= 2) || aicc) && !c.exclude;
+  // An AICc search scans as leave-one-out CV's does.
+  const bool aicc = c.criterion == PlanCriterion::Aicc;
+  const bool search = (c.criterion == PlanCriterion::Cv || aicc) && c.dims <= 2 && !c.exclude;
   const char* criterion = aicc ? "an AICc" : "a CV";
   if (search && c.keys >= kGridMinSearchPoints && c.keys < kGridMinPoints) {
     why.say(

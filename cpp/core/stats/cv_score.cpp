@@ -203,8 +203,11 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
   q.empty = EmptyPolicy::NaN;
   const Fit f{q, criterion.estimator, sorted.criterion.observation_weights};
   if (criterion.score == Score::AICc) {
+    // 2-D (and 1-D where GridCv does not suit the sample) on the fit's grid where one serves h and costs less than
+    // the exact fit (summarize_fit's plan: its ℓ_ii from the grid's moments, serve.cpp); exactly elsewhere.
     FitSummary s;
-    const Result r = summarize_fit(f, &s, nullptr, 0, n <= bandwidth_detail::kDoubleCriterionRows);
+    const Result r = summarize_fit(f, &s, nullptr, planned ? 0.0 : criterion.grid_tolerance,
+                                   n <= bandwidth_detail::kDoubleCriterionRows, true);
     if (r.status != Status::Ok) return r;
     // A design singular even in float64 at an observation is never rewarded (bandwidth.h).
     *score = s.empty_rows || s.singular ? kInf : aicc(s, width);

@@ -91,7 +91,7 @@ KA_COLD FitSummary sum_up(ConstMatrix y, const float* omega, const SampleFit& f,
 }  // namespace summary_parts
 
 KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2, double grid_tolerance,
-                             bool in_double) {
+                             bool in_double, bool criterion_only) {
   using namespace summary_parts;
   const Problem& p = f.problem;
   const int64_t n = p.queries.rows, width = p.values.cols;
@@ -122,7 +122,7 @@ KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma
   FitSummary counts;
   const bool any = std::find(fit.guarded.get(), fit.guarded.get() + n, uint8_t(1)) != fit.guarded.get() + n;
   const bool sorted = any && sorted_by_first_coordinate(p.keys);
-  for (int64_t i = 0; i < n; ++i)
+  for (int64_t i = 0; i < n && !(criterion_only && counts.singular); ++i)
     if (fit.guarded.get()[i])
       resolve_guarded(g.problem, degree_of(f.estimator), f.observation_weights, i, i, i, sorted, resolver, fit, counts);
   *out = sum_up(p.values, f.observation_weights, fit, counts, column_sigma2);

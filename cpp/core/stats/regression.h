@@ -34,11 +34,13 @@ constexpr double kGuardChange = 1e-3;
 // (bandwidth.h), so AICc is the textbook criterion; where that solve is singular, the guard's values stay (for the
 // band's statistics) and `singular` counts the point (the AICc criterion is then +inf, bandwidth.h). trace_sq and
 // sigma2's other inputs keep the guard. `column_sigma2`, when given, receives D per-column noise variances rss_c / (m −
-// 2ν + ν̃). With grid_tolerance > 0, a 1-D fit runs on a grid sized for it (grid.h) where one can reach it. With
-// in_double (and no grid), the fit runs in double (FitOut::mean_double) and rss takes the double fitted values: AICc to
-// float64 rounding, not float32's.
+// 2ν + ν̃). With grid_tolerance > 0, the fit runs on a grid sized for it (grid.h) where one can reach it. With in_double
+// (and no grid), the fit runs in double (FitOut::mean_double) and rss takes the double fitted values: AICc to float64
+// rounding, not float32's. `criterion_only`: AICc's inputs alone, the re-solves stopping at the first singular
+// observation (AICc is then +inf whatever the others give: below the spacing most observations are such, each a
+// re-solve over its keys in reach).
 Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma2 = nullptr, double grid_tolerance = 0,
-                     bool in_double = false);
+                     bool in_double = false, bool criterion_only = false);
 
 // AICc (Hurvich, Simonoff & Tsai 1998): ln σ̂² + (1 + ν/m) / (1 − (ν + 2)/m), with σ̂² = rss / (m·D), ν = trace and
 // m = s.observations; +inf when ν + 2 >= m (the fit interpolates), so such a bandwidth is never chosen.
