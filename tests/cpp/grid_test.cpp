@@ -590,19 +590,32 @@ TEST_CASE("a 2-D grid of 2^19 points or more holds more than 2^18 nodes, within 
   CHECK(cv_grid == doctest::Approx(cv_exact).epsilon(5e-3));
 }
 
-TEST_CASE("grid CV over a search (GridCv) follows a float64 leave-one-out loop and the per-evaluation grid") {
-  const int64_t n = 3000;
-  Sample s(n, 1, 11);
-  std::vector<float> w(static_cast<size_t>(n));
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(0.5f, 1.5f);
-  for (size_t i = 0; i < w.size(); ++i) w[i] = i % 50 == 7 ? 0.0f : u(rng);  // some points do not count
-  s.x[0] = 1.09f;  // 9 bandwidths beyond the rest at h = 0.01: out of the grid's reach, fitted exactly
-  const float h0 = 1.0f;
+// 3,000 uniform points with observation weights, every 50th 0 (it does not count), and one point 9 bandwidths (at
+// h = 0.01) beyond the rest: out of the grid's reach, fitted exactly. GridCv's scores against float64 loops read it.
+struct WeightedSample {
+  static constexpr int64_t n = 3000;
+  Sample s{n, 1, 11};
+  std::vector<float> w = std::vector<float>(size_t(n));
+  float h0 = 1.0f;
   Problem p;
-  p.keys = p.queries = {s.x.data(), n, 1, 1};
-  p.values = {s.y.data(), n, 1, 1};
-  p.kernel = {KernelKind::Gaussian, 1.0, &h0};
+  WeightedSample() {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(0.5f, 1.5f);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = i % 50 == 7 ? 0.0f : u(rng);
+    s.x[0] = 1.09f;
+    p.keys = p.queries = {s.x.data(), n, 1, 1};
+    p.values = {s.y.data(), n, 1, 1};
+    p.kernel = {KernelKind::Gaussian, 1.0, &h0};
+  }
+  WeightedSample(const WeightedSample&) = delete;  // p points into s and h0
+};
+
+TEST_CASE("grid CV over a search (GridCv) follows a float64 leave-one-out loop and the per-evaluation grid") {
+  const WeightedSample ws;
+  const int64_t n = ws.n;
+  const Sample& s = ws.s;
+  const std::vector<float>& w = ws.w;
+  const Problem& p = ws.p;
   // Fine to coarse, then finer again: every grid is halved from the one finest grid, so the order does not matter.
   const double bandwidths[] = {0.01, 0.004, 0.03, 0.1, 0.3, 0.002};
   const auto [low, high] = std::minmax_element(s.x.begin(), s.x.end());
@@ -636,18 +649,11 @@ TEST_CASE("grid CV over a search (GridCv) follows a float64 leave-one-out loop a
 }
 
 TEST_CASE("GridCv's AICc follows a float64 AICc loop: the fits with each point included and their diagonal") {
-  const int64_t n = 3000;
-  Sample s(n, 1, 11);
-  std::vector<float> w(static_cast<size_t>(n));
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(0.5f, 1.5f);
-  for (size_t i = 0; i < w.size(); ++i) w[i] = i % 50 == 7 ? 0.0f : u(rng);  // some points do not count
-  s.x[0] = 1.09f;  // 9 bandwidths beyond the rest at h = 0.01: out of the grid's reach, fitted exactly
-  const float h0 = 1.0f;
-  Problem p;
-  p.keys = p.queries = {s.x.data(), n, 1, 1};
-  p.values = {s.y.data(), n, 1, 1};
-  p.kernel = {KernelKind::Gaussian, 1.0, &h0};
+  const WeightedSample ws;
+  const int64_t n = ws.n;
+  const Sample& s = ws.s;
+  const std::vector<float>& w = ws.w;
+  const Problem& p = ws.p;
   for (const Estimator est : {Estimator::NadarayaWatson, Estimator::LocalLinear})
     for (const bool weighted : {false, true}) {
       const std::vector<float> ones(size_t(n), 1.0f), &omega = weighted ? w : ones;
