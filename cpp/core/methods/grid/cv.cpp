@@ -139,7 +139,9 @@ int64_t cell_fits(const CellPass& c, double* sum) {
     const double s0 = at[0] + u * slope[0];
     if (!(s0 > c.served_above)) break;
     const double s1 = Linear ? at[1] + u * slope[1] : 0, s2 = Linear ? at[2] + u * slope[2] : 0;
-    if (Linear && !guard_free(s0, s1, s2)) break;
+    // A point alone within the taps' reach has S₁ = S₂ = 0 on the grid (guard-free, but no slope to solve): its
+    // textbook solve reads the keys beyond, whose weights a double still holds.
+    if (Linear && !(s2 > 0 && guard_free(s0, s1, s2))) break;
     const double q = s1 / s0;
     trace += w * (Linear ? 1 / s0 + q * q / (s2 - q * s1) : 1 / s0);
     for (int64_t col = 0; col < width; ++col) {
