@@ -239,21 +239,22 @@ KA_COLD Result run(const Head& hd, const Shape& s, const float* omega, const flo
 // The queries in the order of their first coordinate (NaN last, ties in their own order) where the keys are sorted
 // and the queries are not: a block of neighbouring queries then tests the few key tiles in reach of them all, where
 // queries in the caller's order (fitted values at the sample as given, predictions in any order) would test the
-// union of windows spread over the whole sample, O(I·J) again. Empty where their own order serves: unsorted keys,
-// masks (a causal mask's key range follows the query's index), few tiles, or queries already in order.
-std::vector<int64_t> block_order(const Head& hd, const TileBoxes& boxes) {
+// union of windows spread over the whole sample, O(I·J) again. Null where their own order serves: unsorted keys,
+// masks (a causal mask's key range follows the query's index), few tiles, queries already in order; or no memory for
+// `order` (then their own order, slower, the same bytes).
+const int64_t* block_order(const Head& hd, const TileBoxes& boxes, Scratch<int64_t>* order) {
   const ConstMatrix& q = hd.queries;
   if (!boxes.sorted || hd.masks->any() || q.rows < 2 * kQueryBlock || hd.keys.rows < 4 * kKeyTile ||
-      sorted_by_first_coordinate(q))
-    return {};
-  std::vector<int64_t> order(size_t(q.rows));
-  for (int64_t i = 0; i < q.rows; ++i) order[size_t(i)] = i;
+      sorted_by_first_coordinate(q) || !order->reset_zeroed(q.rows))
+    return nullptr;
+  int64_t* at = order->get();
+  for (int64_t i = 0; i < q.rows; ++i) at[i] = i;
   const auto before = [&](int64_t a, int64_t b) {
     const float x = q.row(a)[0], y = q.row(b)[0];
     return x < y || (!(x != x) && y != y);  // NaN last; stable_sort keeps ties in their own order
   };
-  std::stable_sort(order.begin(), order.end(), before);
-  return order;
+  std::stable_sort(at, at + q.rows, before);
+  return at;
 }
 
 }  // namespace
@@ -288,7 +289,8 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   const TileBoxes boxes(hd);
   if (!boxes.ok()) return {Status::OutOfMemory};
 
-  const std::vector<int64_t> order = block_order(hd, boxes);
+  Scratch<int64_t> room;
+  const int64_t* order = block_order(hd, boxes, &room);
   const int64_t blocks = (I + kQueryBlock - 1) / kQueryBlock;
   const int64_t tasks = std::min<int64_t>(blocks, threads == 1 ? 1 : int64_t(threads) * 4);
   const int64_t per_task = tasks ? (blocks + tasks - 1) / tasks * kQueryBlock : 0;
@@ -298,7 +300,7 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
     const QueryRange range{t * per_task, std::min(I, (t + 1) * per_task)};
     if (range.first >= range.last) return;
     results[size_t(t)] = run(hd, s, omega.get(), log2_omega.get(), std::log(double(scale)), f.query_keys, boxes, range,
-                             order.empty() ? nullptr : order.data(), out, loops);
+                             order, out, loops);
   });
   // Without an order, tasks cover increasing query ranges, so the first failure in task order is the one a single
   // thread meets; with one, the failing row of least index.
