@@ -457,6 +457,34 @@ TEST_CASE("2-D grids: queries outside the sample's box run exactly; sizes and re
 
 namespace {
 
+// The float64 local design of point i of a 1-D Gaussian-kernel fit: S_a = Σ_j w_j uᵃ, T_a = Σ_j w_j uᵃ y_j over every
+// point j (i itself left out with `held_out`), u = (x_j − x_i)/h, w_j = ω_j e^(−(u² − shift²)/2).
+struct LineDesign {
+  double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
+  LineDesign(const std::vector<float>& x, const std::vector<float>& y, const std::vector<float>& w, size_t i, double h,
+             bool held_out, double shift) {
+    for (size_t j = 0; j < x.size(); ++j) {
+      if (held_out && j == i) continue;
+      const double u = (double(x[j]) - double(x[i])) / h, k = w[j] * std::exp(-0.5 * (u * u - shift * shift));
+      s0 += k;
+      s1 += k * u;
+      s2 += k * u * u;
+      t0 += k * y[j];
+      t1 += k * u * y[j];
+    }
+  }
+  // Local-linear as the textbook solves it (no guard, bandwidth.h): the exact 2 × 2 solve; singular (false) where the
+  // slope's pivot S₂ − S₁²/S₀ is at most kSingularDesign·S₂. *inverse00: (A⁻¹)₀₀, the weight of an own point at u = 0.
+  bool solve(Estimator est, double* fit, double* inverse00) const {
+    const double q = s1 / s0, pivot = s2 - q * s1;
+    const bool linear = est == Estimator::LocalLinear;
+    if (linear && !(pivot > kSingularDesign * s2)) return false;
+    *fit = linear ? t0 / s0 + q * (q * t0 - t1) / pivot : t0 / s0;
+    *inverse00 = linear ? 1 / s0 + q * q / pivot : 1 / s0;
+    return true;
+  }
+};
+
 // Float64 leave-one-out CV of a 1-D Gaussian-kernel fit, point by point: Σ_i ω_i (y_i − f_{−i}(x_i))² / Σ_i ω_i
 // over the points with ω_i > 0 (local-linear: the intercept of the weighted line).
 double naive_loo_cv(const std::vector<float>& x, const std::vector<float>& y, const std::vector<float>& w, double h,
@@ -470,22 +498,9 @@ double naive_loo_cv(const std::vector<float>& x, const std::vector<float>& y, co
     double nearest = std::numeric_limits<double>::infinity();
     for (size_t j = 0; j < x.size(); ++j)
       if (j != i && w[j] > 0) nearest = std::min(nearest, std::fabs(double(x[j]) - double(x[i])) / h);
-    double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
-    for (size_t j = 0; j < x.size(); ++j) {
-      if (j == i) continue;
-      const double u = (double(x[j]) - double(x[i])) / h, k = w[j] * std::exp(-0.5 * (u * u - nearest * nearest));
-      s0 += k;
-      s1 += k * u;
-      s2 += k * u * u;
-      t0 += k * y[j];
-      t1 += k * u * y[j];
-    }
-    // Local-linear as the textbook solves it (leave-one-out CV takes no guard, bandwidth.h): the exact 2 × 2 solve,
-    // +inf where the slope's pivot S₂ − S₁²/S₀ is at most kSingularDesign·S₂.
-    const double q = s1 / s0, pivot = s2 - q * s1;
-    if (est == Estimator::LocalLinear && !(pivot > kSingularDesign * s2))
+    double fit = 0, unused = 0;
+    if (!LineDesign(x, y, w, i, h, true, nearest).solve(est, &fit, &unused))
       return std::numeric_limits<double>::infinity();
-    const double fit = est == Estimator::NadarayaWatson ? t0 / s0 : t0 / s0 + q * (q * t0 - t1) / pivot;
     sum += w[i] * (y[i] - fit) * (y[i] - fit);
   }
   return sum / total;
@@ -500,21 +515,11 @@ double naive_aicc(const std::vector<float>& x, const std::vector<float>& y, cons
     total += w[i];
     if (w[i] == 0) continue;
     ++m;
-    double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0;
-    for (size_t j = 0; j < x.size(); ++j) {
-      const double u = (double(x[j]) - double(x[i])) / h, k = w[j] * std::exp(-0.5 * u * u);
-      s0 += k;
-      s1 += k * u;
-      s2 += k * u * u;
-      t0 += k * y[j];
-      t1 += k * u * y[j];
-    }
-    const double q = s1 / s0, pivot = s2 - q * s1;
-    const bool linear = est == Estimator::LocalLinear;
-    if (linear && !(pivot > kSingularDesign * s2)) return std::numeric_limits<double>::infinity();
-    const double fit = linear ? t0 / s0 + q * (q * t0 - t1) / pivot : t0 / s0;
+    double fit = 0, inverse00 = 0;
+    if (!LineDesign(x, y, w, i, h, false, 0).solve(est, &fit, &inverse00))
+      return std::numeric_limits<double>::infinity();
     rss += w[i] * (y[i] - fit) * (y[i] - fit);
-    trace += w[i] * (linear ? 1 / s0 + q * q / pivot : 1 / s0);
+    trace += w[i] * inverse00;
   }
   rss *= m / total;
   return std::log(rss / m) + (1 + trace / m) / (1 - (trace + 2) / m);
