@@ -4,16 +4,19 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
 
 #include "stats/bandwidth.h"
+#include "stats/bandwidth_detail.h"
 #include "stats/cv_band_screen.h"
 #include "stats/cv_band_window.h"
 #include "methods/grid/grid.h"
 #include "stats/cv_scan_bound.h"
 #include "stats/cv_scan_far.h"
+#include "reference.h"
 
 using namespace ka;
 
@@ -114,6 +117,56 @@ TEST_CASE("the singular probe finds a held-out point whose two nearest keys are 
   REQUIRE(cv_score(p, &h, &cv, ll).status == Status::Ok);
   CHECK(std::isinf(cv));
   CHECK(probe.singular(&hf));
+}
+
+TEST_CASE("the spread probe shows CV +inf only where a held-out design is singular, in 3-D too") {
+  // 300 points uniform in the unit cube, sorted by x₁; bandwidths from far below the spacing (every point's design
+  // rests on its nearest key) to above it. Where the probe claims a singular design, the float64 oracle finds a
+  // held-out point whose pivot ratio is below 1e-8 (kSingularDesign is 1e-10; the margin absorbs the two loops'
+  // rounding) and the full score is +inf; below the spacing it does claim it.
+  const int64_t n = 300, dims = 3;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<std::array<float, 3>> points(static_cast<size_t>(n));
+  for (auto& point : points)
+    for (float& v : point) v = u(rng);
+  std::sort(points.begin(), points.end());
+  std::vector<float> x, y;
+  for (const auto& point : points) {
+    x.insert(x.end(), point.begin(), point.end());
+    y.push_back(std::sin(6 * point[0]) + point[1] + 0.1f * u(rng));
+  }
+  Problem p;
+  p.queries = p.keys = {x.data(), n, dims, dims};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  int shown = 0;
+  for (double h = 1e-4; h < 0.5; h *= 1.6) {
+    CAPTURE(h);
+    const float hs[3] = {float(h), float(h), float(h)};
+    Problem loo = p;
+    loo.kernel.bandwidth = hs;
+    loo.masks.leave_one_out = true;
+    const int claim = bandwidth_detail::spread_singular(Fit{loo, Estimator::LocalLinear}, true);
+    REQUIRE(claim >= 0);
+    if (!claim) continue;
+    ++shown;
+    double least = 1;
+    for (int64_t i = 0; i < n; ++i) least = std::min(least, reference::local_weights(loo, i, 1, {}).conditioning);
+    CHECK(least < 1e-8);
+    const double hd[3] = {h, h, h};
+    double cv = 0;
+    REQUIRE(cv_score(p, hd, &cv, Criterion{Estimator::LocalLinear}).status == Status::Ok);
+    CHECK(std::isinf(cv));
+  }
+  CHECK(shown >= 3);  // the premise: far below the spacing the probe proves +inf
+  // A zero-weight point is never probed: its fit does not count.
+  std::vector<float> omega(static_cast<size_t>(n), 0.0f);
+  const float tiny[3] = {1e-4f, 1e-4f, 1e-4f};
+  Problem loo = p;
+  loo.kernel.bandwidth = tiny;
+  loo.masks.leave_one_out = true;
+  CHECK(bandwidth_detail::spread_singular(Fit{loo, Estimator::LocalLinear, omega.data()}, true) == 0);
 }
 
 TEST_CASE("in 1-D the nearest-neighbour bound never exceeds the CV score") {

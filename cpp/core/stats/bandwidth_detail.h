@@ -67,6 +67,18 @@ class SearchSample {
   bool extent_made_ = false;
 };
 
+// How many held-out points spread_singular solves by the textbook, spread evenly through the sample.
+constexpr int64_t kSpreadProbes = 8;
+
+// Whether one of kSpreadProbes held-out points of `loo` (leave-one-out, local-linear or local-quadratic), spread
+// evenly through its rows, has ω > 0 and a design singular even in float64 (exact_local_row false; `sorted` as its
+// keys_in_reach takes it): such a point's float32 solve is guarded (its slope pivot lies far below kPivotFloor of its
+// diagonal) and its textbook re-solve refuses it, so CV is +inf, as the full pass would find. Below the sample's
+// spacing every point's design rests on its nearest key alone, and one row proves it. The 1-D and 2-D scans'
+// SingularProbe picks its points by their neighbours' distances; this serves any dimension, for a textbook row each.
+// −1: no memory.
+int spread_singular(const Fit& loo, bool sorted);
+
 // CV(h) on the search's grid where it serves h, else by the exact (or grid_local_fit) evaluation; `sample`, when
 // given, holds the search's sorted sample for the exact evaluations (cv_score alone sorts for itself).
 Result cv_score_with(GridCv& grid, const Problem& p, const double* h, double* score, const Criterion& criterion,
