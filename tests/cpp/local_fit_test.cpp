@@ -446,6 +446,58 @@ TEST_CASE("queries in any order over sorted keys: the bytes of the same queries 
       }
 }
 
+TEST_CASE("3-D local-linear: one value column gives the bytes of that column fitted beside another") {
+  // One column takes the single-pass accumulation (accumulate_linear_3d), two the general one: the same sums, term by
+  // term, so the same bytes, with and without Σw² (standard errors), observation weights and leave-one-out; and the
+  // float64 definition to float32 accuracy.
+  const int64_t n = 700, dims = 3;
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(n * dims)), y(static_cast<size_t>(n)), y2(static_cast<size_t>(2 * n));
+  for (auto& v : x) v = u(rng);
+  for (int64_t i = 0; i < n; ++i) {
+    y[size_t(i)] = std::sin(6 * x[size_t(3 * i)]) + x[size_t(3 * i + 1)] + 0.2f * u(rng);
+    y2[size_t(2 * i)] = y[size_t(i)];
+    y2[size_t(2 * i + 1)] = 2 * y[size_t(i)] + 1;
+  }
+  const std::vector<float> omega = random_weights(n, 5);
+  const float h[3] = {0.15f, 0.2f, 0.25f};
+  for (const bool weighted : {false, true})
+    for (const bool held_out : {false, true})
+      for (const bool squares : {false, true}) {
+        CAPTURE(weighted);
+        CAPTURE(held_out);
+        CAPTURE(squares);
+        Problem p;
+        p.queries = p.keys = {x.data(), n, dims, dims};
+        p.kernel = {KernelKind::Gaussian, 1.0, h};
+        p.masks.leave_one_out = held_out;
+        Outputs one(n, 1), two(n, 2);
+        FitOut one_out = one.view(n, 1, false), two_out = two.view(n, 2, false);
+        if (!squares)
+          one_out.sum_sq_weights = two_out.sum_sq_weights = one_out.effective_keys = two_out.effective_keys = nullptr;
+        p.values = {y.data(), n, 1, 1};
+        REQUIRE(local_fit({p, Estimator::LocalLinear, weighted ? omega.data() : nullptr}, one_out).status ==
+                Status::Ok);
+        p.values = {y2.data(), n, 2, 2};
+        REQUIRE(local_fit({p, Estimator::LocalLinear, weighted ? omega.data() : nullptr}, two_out).status ==
+                Status::Ok);
+        for (int64_t i = 0; i < n; ++i) {
+          CAPTURE(i);
+          CHECK(std::memcmp(&one.mean[size_t(i)], &two.mean[size_t(2 * i)], sizeof(float)) == 0);
+          CHECK(std::memcmp(&one.logden[size_t(i)], &two.logden[size_t(i)], sizeof(double)) == 0);
+          if (squares) CHECK(std::memcmp(&one.sum_sq[size_t(i)], &two.sum_sq[size_t(i)], sizeof(double)) == 0);
+        }
+        p.values = {y.data(), n, 1, 1};
+        for (int64_t i = 0; i < n; i += 50) {
+          const auto ref = reference::local_weights(p, i, 1, weighted ? omega : std::vector<float>{});
+          double want = 0;
+          for (int64_t j = 0; j < n; ++j) want += ref.ell[size_t(j)] * double(y[size_t(j)]);
+          CHECK(std::fabs(double(one.mean[size_t(i)]) - want) < 2e-4);
+        }
+      }
+}
+
 TEST_CASE("a zero-weight key next to the query does not set the shift") {
   // Without the rule, the zero-weight key's score would be the row's maximum and the real keys, 17 bandwidths away
   // (2^-200 relative weight), would underflow to 0: an empty row instead of about the nearest real key's value.

@@ -108,6 +108,81 @@ void accumulate_fused(const KeyTile& tile, const float* scores, const float* q, 
   }
 }
 
+// 3-D local-linear, one value column (design [1, u₁, u₂, u₃]): accumulate_any's sums to the same bytes, with fewer
+// passes over the tile. Each moment keeps dot()'s two accumulators (even batches in the first, odd in the second, added
+// at the flush), and each term is dot()'s: fma(w·z_x, z_v, s) as rounded floats, the weight itself for x = 0. One
+// pass sums Σw·z·zᵀ and Σw·z·y; with Σw² a second reads the weighted design back (all 48 accumulators in one pass
+// spill in WebAssembly). accumulate_any's stores and its 14 (24) passes over them had been most of a 3-D fit.
+template <bool WITH_B>
+void accumulate_linear_3d(const KeyTile& tile, const float* scores, const float* q, TileWork& w, const Shape&,
+                          Moments& m) {
+  constexpr int P = 4, kPairs = P * (P + 1) / 2;
+  const simd::ExpConstants& ek = simd::exp_constants();
+  const Batch shift(float(m.max));
+  float* wz_rows = w.wz.get();  // the weighted design, P rows of kKeyTile (with Σw²)
+  Batch qb[P], ih[P];
+  for (int d = 1; d < P; ++d) {
+    qb[d] = Batch(q[d - 1]);
+    ih[d] = Batch(w.inv_h.get()[d - 1]);
+  }
+  struct Sums {
+    Batch a[kPairs], t[P];
+  } even, odd;
+  for (Sums* s : {&even, &odd}) {
+    for (Batch& v : s->a) v = Batch(0.0f);
+    for (Batch& v : s->t) v = Batch(0.0f);
+  }
+  const auto add = [&](int64_t c, Sums& s) {
+    Batch z[P], wz[P];
+    wz[0] = simd::exp2_nonpositive(simd::load(scores + c) - shift, ek);
+    for (int d = 1; d < P; ++d) {
+      z[d] = (simd::load(tile.keys_t + (d - 1) * kKeyTile + c) - qb[d]) * ih[d];
+      wz[d] = wz[0] * z[d];
+    }
+    if constexpr (WITH_B)
+      for (int x = 0; x < P; ++x) simd::store(wz_rows + x * kKeyTile + c, wz[x]);
+    const Batch y = simd::load(tile.values_t + c);
+    int k = 0;
+    for (int x = 0; x < P; ++x) {
+      for (int v = x; v < P; ++v, ++k) s.a[k] = v == 0 ? s.a[k] + wz[0] : xsimd::fma(wz[x], z[v], s.a[k]);
+      s.t[x] = xsimd::fma(wz[x], y, s.t[x]);
+    }
+  };
+  int64_t c = 0;
+  for (; c + 2 * kLanes <= tile.padded; c += 2 * kLanes) {
+    add(c, even);
+    add(c + kLanes, odd);
+  }
+  if (c < tile.padded) add(c, even);
+  double *ma = m.a(), *mt = m.t();
+  int k = 0;
+  for (int x = 0; x < P; ++x) {
+    for (int v = x; v < P; ++v, ++k) ma[x * P + v] += double(simd::sum(even.a[k] + odd.a[k]));
+    mt[x] += double(simd::sum(even.t[x] + odd.t[x]));
+  }
+  if constexpr (WITH_B) {
+    Batch b_even[kPairs], b_odd[kPairs];
+    for (int j = 0; j < kPairs; ++j) b_even[j] = b_odd[j] = Batch(0.0f);
+    const auto add_squares = [&](int64_t at, Batch* b) {
+      Batch wz[P];
+      for (int x = 0; x < P; ++x) wz[x] = simd::load(wz_rows + x * kKeyTile + at);
+      int j = 0;
+      for (int x = 0; x < P; ++x)
+        for (int v = x; v < P; ++v, ++j) b[j] = xsimd::fma(wz[x], wz[v], b[j]);
+    };
+    int64_t e = 0;
+    for (; e + 2 * kLanes <= tile.padded; e += 2 * kLanes) {
+      add_squares(e, b_even);
+      add_squares(e + kLanes, b_odd);
+    }
+    if (e < tile.padded) add_squares(e, b_even);
+    double* mb = m.b();
+    int j = 0;
+    for (int x = 0; x < P; ++x)
+      for (int v = x; v < P; ++v, ++j) mb[x * P + v] += double(simd::sum(b_even[j] + b_odd[j]));
+  }
+}
+
 // 2-D local-quadratic, one value column (design [1, u₁, u₂, u₁², u₁u₂, u₂²]): its 21 moments Σw·z·zᵀ are 15
 // monomials Σw·u₁^i·u₂^j (i + j <= 4), the same again in w² for Σw², and 6 value sums: too many accumulators for
 // one pass in registers (V8 keeps about 15 SIMD registers), so the tile is walked in passes of at most 9: the
@@ -223,6 +298,8 @@ Accumulate accumulate_for(const Shape& s) {
     if (s.p == 3 && s.degree == 1) fn = s.with_b ? &accumulate_fused<3, true> : &accumulate_fused<3, false>;
     if (s.p == 3 && s.degree == 2) fn = s.with_b ? &accumulate_fused<3, true, true> : &accumulate_fused<3, false, true>;
     if (s.p == 6 && s.dims == 2) fn = &accumulate_quadratic_2d;
+    if (s.p == 4 && s.dims == 3 && s.degree == 1)
+      fn = s.with_b ? &accumulate_linear_3d<true> : &accumulate_linear_3d<false>;
   }
   return simd::keep_out_of_line(fn);
 }
