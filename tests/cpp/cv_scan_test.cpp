@@ -167,6 +167,15 @@ TEST_CASE("the spread probe shows CV +inf only where a held-out design is singul
   loo.kernel.bandwidth = tiny;
   loo.masks.leave_one_out = true;
   CHECK(bandwidth_detail::spread_singular(Fit{loo, Estimator::LocalLinear, omega.data()}, true) == 0);
+  // Weights the fit refuses: no claim, and the score reports them (BadArgument), not +inf (found by fuzz_bandwidth).
+  std::vector<float> bad(static_cast<size_t>(n), 1.0f);
+  bad[5] = -1.0f;
+  CHECK(bandwidth_detail::spread_singular(Fit{loo, Estimator::LocalLinear, bad.data()}, true) == 0);
+  Criterion weighted{Estimator::LocalLinear};
+  weighted.observation_weights = bad.data();
+  const double tiny_h[3] = {1e-4, 1e-4, 1e-4};
+  double cv = 0;
+  CHECK(cv_score(p, tiny_h, &cv, weighted).status == Status::BadArgument);
 }
 
 TEST_CASE("in 1-D the nearest-neighbour bound never exceeds the CV score") {

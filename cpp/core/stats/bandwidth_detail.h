@@ -76,7 +76,7 @@ constexpr int64_t kSpreadProbes = 8;
 // diagonal) and its textbook re-solve refuses it, so CV is +inf, as the full pass would find. Below the sample's
 // spacing every point's design rests on its nearest key alone, and one row proves it. The 1-D and 2-D scans'
 // SingularProbe picks its points by their neighbours' distances; this serves any dimension, for a textbook row each.
-// −1: no memory.
+// 0 where an observation weight is negative or not finite (the pass refuses them); −1: no memory.
 int spread_singular(const Fit& loo, bool sorted);
 
 // CV(h) on the search's grid where it serves h, else by the exact (or grid_local_fit) evaluation; `sample`, when

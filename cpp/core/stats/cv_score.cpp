@@ -310,6 +310,10 @@ KA_COLD int spread_singular(const Fit& loo, bool sorted) {
   const Problem& q = loo.problem;
   const int64_t n = q.queries.rows, width = q.values.cols, np = design_columns(loo.estimator, q.keys.cols);
   const int64_t probes = std::min(kSpreadProbes, n);
+  // Weights the fit refuses (negative, NaN, infinite): no claim, so that the pass reports them.
+  if (loo.observation_weights && !std::all_of(loo.observation_weights, loo.observation_weights + q.keys.rows,
+                                              [](float w) { return w >= 0 && std::isfinite(w); }))
+    return 0;
   Scratch<double> solve(np * np + np * width + np + width);
   if (!solve.ok()) return -1;
   const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
