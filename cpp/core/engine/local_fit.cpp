@@ -268,6 +268,14 @@ const int64_t* block_order(const Head& hd, const TileBoxes& boxes, Scratch<int64
 
 }  // namespace
 
+Status check_observation_weights(const Fit& f) {
+  const float* omega = f.observation_weights;
+  if (!omega) return Status::Ok;
+  for (int64_t j = 0; j < f.problem.keys.rows; ++j)
+    if (!(omega[j] >= 0) || !std::isfinite(omega[j])) return Status::BadArgument;
+  return Status::Ok;
+}
+
 KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return {st};
@@ -281,12 +289,8 @@ KA_COLD Result local_fit(const Fit& f, const FitOut& out) {
   // Observation weights divided by their maximum, so that float32 weight products cannot overflow.
   Scratch<float> omega(J), log2_omega(J);
   if (!omega.ok() || !log2_omega.ok()) return {Status::OutOfMemory};
-  float top = 0;
-  for (int64_t j = 0; j < J; ++j) {
-    const float v = f.observation_weights ? f.observation_weights[j] : 1.0f;
-    if (!(v >= 0) || !std::isfinite(v)) return {Status::BadArgument};
-    top = std::max(top, v);
-  }
+  if (const Status st = check_observation_weights(f); st != Status::Ok) return {st};
+  const float top = f.observation_weights ? *std::max_element(f.observation_weights, f.observation_weights + J) : 1.0f;
   const float scale = top > 0 ? top : 1.0f;
   for (int64_t j = 0; j < J; ++j) {
     omega.get()[j] = f.observation_weights ? f.observation_weights[j] / scale : 1.0f;

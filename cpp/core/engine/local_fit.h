@@ -95,4 +95,7 @@ constexpr double kPivotFloor = 1e-2;
 // kFloatScoreLimit are recomputed in double. p.threads splits the queries; outputs do not depend on it.
 Result local_fit(const Fit& f, const FitOut& out);
 
+// Every observation weight finite and >= 0 (none: Ok), as local_fit requires; else BadArgument.
+Status check_observation_weights(const Fit& f);
+
 }  // namespace ka

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "base/scratch.h"
 #include "engine/key_reach.h"
 #include "engine/local_fit.h"
 #include "kernel/kernels.h"
@@ -122,6 +123,20 @@ struct ExactRowScratch {
   double* a;  // p × p
   double* t;  // p × D
   double* z;  // p
+};
+
+// ExactRowScratch and room for a row's D means, in one allocation (ok() false without memory).
+struct ExactRowWork {
+  Scratch<double> room;
+  ExactRowScratch rows{};
+  double* mean = nullptr;
+  ExactRowWork(int64_t p, int64_t width) : room(p * p + p * width + p + width) {
+    if (!room.ok()) return;
+    double* at = room.get();
+    rows = {at, at + p * p, at + p * p + p * width};
+    mean = at + p * p + p * width + p;
+  }
+  bool ok() const { return room.ok(); }
 };
 
 // The fit of `degree` (0, 1 or 2: degree_of, local_fit.h) at query i of p (a distance kernel, every mask of p applied,

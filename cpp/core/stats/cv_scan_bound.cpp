@@ -327,12 +327,10 @@ bool SingularProbe::singular(const float* h) const {
   Problem p = problem_;
   p.kernel.bandwidth = h;
   const int64_t width = p.values.cols, np = 1 + p.keys.cols;
-  Scratch<double> work(np * np + np * width + np + width);
+  ExactRowWork work(np, width);
   if (!work.ok()) return false;
-  const ExactRowScratch s{work.get(), work.get() + np * np, work.get() + np * np + np * width};
-  double* mean = work.get() + np * np + np * width + np;
   for (int64_t r = 0; r < count_; ++r)
-    if (!exact_local_row(p, 1, nullptr, rows_[r], s, mean, nullptr, true)) return true;
+    if (!exact_local_row(p, 1, nullptr, rows_[r], work.rows, work.mean, nullptr, true)) return true;
   return false;
 }
 

@@ -269,10 +269,10 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
   // solve without the guard, and a design singular even there scores +inf, as a point with no neighbour does
   // (bandwidth.h).
   const int64_t np = design_columns(f.estimator, dims);
-  Scratch<double> solve(np * np + np * width + np + width);
-  if (!solve.ok()) return {Status::OutOfMemory};
-  const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
-  double* exact = solve.get() + np * np + np * width + np;
+  ExactRowWork work(np, width);
+  if (!work.ok()) return {Status::OutOfMemory};
+  const ExactRowScratch& rows = work.rows;
+  double* exact = work.mean;
   double sum = 0, total = 0;
   std::unique_ptr<PlanarSample::RowWork> row_work;  // made at the first guarded row
   for (int64_t i = 0; i < n; ++i) {
@@ -311,17 +311,14 @@ KA_COLD int spread_singular(const Fit& loo, bool sorted) {
   const int64_t n = q.queries.rows, width = q.values.cols, np = design_columns(loo.estimator, q.keys.cols);
   const int64_t probes = std::min(kSpreadProbes, n);
   // Weights the fit refuses (negative, NaN, infinite): no claim, so that the pass reports them.
-  if (loo.observation_weights && !std::all_of(loo.observation_weights, loo.observation_weights + q.keys.rows,
-                                              [](float w) { return w >= 0 && std::isfinite(w); }))
-    return 0;
-  Scratch<double> solve(np * np + np * width + np + width);
-  if (!solve.ok()) return -1;
-  const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
-  double* mean = solve.get() + np * np + np * width + np;
+  if (check_observation_weights(loo) != Status::Ok) return 0;
+  ExactRowWork work(np, width);
+  if (!work.ok()) return -1;
   for (int64_t k = 0; k < probes; ++k) {
     const int64_t i = (2 * k + 1) * n / (2 * probes);
     if (loo.observation_weights && !(loo.observation_weights[i] > 0)) continue;
-    if (!exact_local_row(q, degree_of(loo.estimator), loo.observation_weights, i, rows, mean, nullptr, sorted))
+    if (!exact_local_row(q, degree_of(loo.estimator), loo.observation_weights, i, work.rows, work.mean, nullptr,
+                         sorted))
       return 1;
   }
   return 0;

@@ -95,11 +95,12 @@ KA_COLD Result leave_one_out(const Problem& q, GroupedFit& groups, const Criteri
   const bool in_double = n <= bandwidth_detail::kDoubleCriterionRows;
   const int64_t most = groups.largest(), np = design_columns(criterion.estimator, dims);
   Scratch<float> fit(most * width);
-  Scratch<double> fit64(in_double ? most * width : 0), solve(np * np + np * width + np + width);
+  Scratch<double> fit64(in_double ? most * width : 0);
+  ExactRowWork work(np, width);
   Scratch<uint8_t> guarded(linear ? most : 0);
-  if (!fit.ok() || !fit64.ok() || !solve.ok() || !guarded.ok()) return {Status::OutOfMemory};
-  const ExactRowScratch rows{solve.get(), solve.get() + np * np, solve.get() + np * np + np * width};
-  double* exact = solve.get() + np * np + np * width + np;
+  if (!fit.ok() || !fit64.ok() || !work.ok() || !guarded.ok()) return {Status::OutOfMemory};
+  const ExactRowScratch& rows = work.rows;
+  double* exact = work.mean;
   double sum = 0, total = 0;
   for (int64_t g = 0; g < groups.count(); ++g) {
     const Fit& sub = groups.prepare(g);

@@ -15,14 +15,6 @@
 
 namespace ka {
 
-Status check_grid_weights(const Fit& f) {
-  const float* omega = f.observation_weights;
-  if (!omega) return Status::Ok;
-  for (int64_t j = 0; j < f.problem.keys.rows; ++j)
-    if (!(omega[j] >= 0) || !std::isfinite(omega[j])) return Status::BadArgument;
-  return Status::Ok;
-}
-
 Status check_grid_fit(const Fit& f, int64_t nodes, const FitOut& out, bool weights_checked) {
   const Problem& p = f.problem;
   if (const Status st = check(p, true); st != Status::Ok) return st;
@@ -36,7 +28,7 @@ Status check_grid_fit(const Fit& f, int64_t nodes, const FitOut& out, bool weigh
       nodes < 2 || nodes > kMaxGridNodes || (dims == 2 && nodes * nodes > (int64_t(1) << kMaxCvLevel)))
     return Status::BadArgument;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return Status::BadShape;
-  return weights_checked ? Status::Ok : check_grid_weights(f);
+  return weights_checked ? Status::Ok : check_observation_weights(f);
 }
 
 bool key_ranges(ConstMatrix keys, float* lo, float* hi) {

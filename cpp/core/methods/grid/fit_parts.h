@@ -9,11 +9,9 @@
 namespace ka {
 
 // grid_local_fit's argument checks (shape, kernel, masks, node count, observation weights). A model checks its
-// sample's observation weights once (check_grid_weights, GridModel::ready) and each call's shape with
+// sample's observation weights once (check_observation_weights, GridModel::ready) and each call's shape with
 // `weights_checked`, so that a call passes over no n-long array.
 Status check_grid_fit(const Fit& f, int64_t nodes, const FitOut& out, bool weights_checked = false);
-// Every observation weight finite and >= 0 (none: Ok).
-Status check_grid_weights(const Fit& f);
 
 // Each column's smallest and largest key; false when one is NaN or infinite (the fit then runs exactly).
 bool key_ranges(ConstMatrix keys, float* lo, float* hi);

@@ -74,7 +74,7 @@ Status GridModel::ready(const Fit& f) {
   if (!ranged_) {
     finite_ = key_ranges(keys_, lo_, hi_);
     sample_totals(f, &total_, &total_sq_);
-    weights_status_ = check_grid_weights(f);
+    weights_status_ = check_observation_weights(f);
     ranged_ = true;
   }
   return Status::Ok;

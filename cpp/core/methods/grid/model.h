@@ -76,7 +76,7 @@ class GridModel {
   ConstMatrix keys_, values_;
   const float* weights_;
   bool ranged_ = false, finite_ = true;
-  Status weights_status_ = Status::Ok;  // check_grid_weights, once
+  Status weights_status_ = Status::Ok;  // check_observation_weights, once
   float lo_[2] = {0, 0}, hi_[2] = {0, 0};
   double total_ = 0, total_sq_ = 0;
   Layer layers_[2];  // without, with the Σ K²·ω² moments
