@@ -2,7 +2,7 @@
 // locpoly in 1-D, loess in 2-D and 3-D; the R peer, bench/peers/r.mjs), the n = 1,000 selection against statsmodels' KernelReg cv_ls, and each
 // other entry point as a ratio to the plain fit or prediction of the same model, at n = 10⁴, 10⁵, 10⁶: one thread,
 // one run, the same data for every contender. `npm run bench` includes it (bench/run.mjs, section 'scale').
-//   node bench/scale.mjs [--sizes=1e4,1e5,1e6] [--cases=fit1,fit2,fit3,select,far,far2,robust,interval,gradient,async,
+//   node bench/scale.mjs [--sizes=1e4,1e5,1e6] [--cases=fit1,fit2,fit3,mixed,select,far,far2,robust,interval,gradient,async,
 //                        exclude] [--far2-h=0.02,0.05 (far2's bandwidths)]
 //                        [--src=DIR (web/src by default: another build to compare)] [--no-peers]
 //                        [--fit-rounds=3 (interleaved rounds of the fits and searches compared)]
@@ -13,7 +13,7 @@ import { median } from './measure.mjs';
 import { rAvailable, rPeer } from './peers/r.mjs';
 import { mulberry32, normal } from './workloads.mjs';
 
-const ALL_CASES = 'fit1,fit2,fit3,select,far,far2,robust,interval,gradient,async,exclude';
+const ALL_CASES = 'fit1,fit2,fit3,mixed,select,far,far2,robust,interval,gradient,async,exclude';
 const dataDir = fileURLToPath(new URL('../build/bench/data/', import.meta.url));
 
 /**
@@ -29,6 +29,23 @@ export function sample(n, dim = 1, seed = 31) {
       : Math.sin(6 * x[dim * i]) + Math.cos(4 * x[dim * i + 1]) + (dim === 3 ? x[3 * i + 2] : 0) + 0.3 * normal(rand),
   );
   return { x, y };
+}
+
+/**
+ * sample(n)'s x beside an unordered column of 4 levels (x₁, level per row), y shifted by 0.5 per level: mixed data.
+ */
+export function mixedSample(n, seed = 33) {
+  const { x, y } = sample(n);
+  const rand = mulberry32(seed + n);
+  const xm = new Float64Array(2 * n);
+  const ym = Float64Array.from(y);
+  for (let i = 0; i < n; i++) {
+    const level = Math.floor(4 * rand());
+    xm[2 * i] = x[i];
+    xm[2 * i + 1] = level;
+    ym[i] += 0.5 * level;
+  }
+  return { x: xm, y: ym };
 }
 
 /** Seconds of `run` (sync or async): the median of `runs` calls after one warm-up (none when a call takes > 2 s). */
@@ -205,6 +222,20 @@ export async function benchScale(
       const s3 = sample(n, 3);
       const ours = await seconds(() => ka.kernelRegression(s3.x, s3.y, { dim: 3 }).dispose(), 1);
       row(n, '3-D default fit', ours, await rSeconds(r, 'loess', s3.x, s3.y, n, 3), 'R loess (3-D)');
+    }
+    // Mixed data: the joint search over (h, λ) scores on grids per combination of levels; the model's fit and
+    // summary at the chosen point run exactly (every group over the keys in reach), so 10⁶ points are left out.
+    if (has('mixed') && n <= 1e5) {
+      const m = mixedSample(n);
+      const types = ['continuous', 'unordered'];
+      const [mixed, plain] = await interleavedSeconds(
+        [
+          () => ka.kernelRegression(m.x, m.y, { dim: 2, types }).dispose(),
+          () => ka.kernelRegression(x, y, { dim: 1 }).dispose(),
+        ],
+        fitRounds,
+      );
+      row(n, 'default fit, 1 continuous + 1 unordered (4 levels)', mixed, plain, '1-D default fit');
     }
     // The grid model's far tables: from 10⁵ points (at 10⁴ the model is exact under 'auto', and 21 rounds of exact
     // padded lattices would take minutes).

@@ -37,8 +37,9 @@ Result mixed_summary(const Fit& f, const Categories& c, FitSummary* out, double*
 // textbook local-linear solve where the guard acted, +inf where a held-out point has no key of positive weight or a
 // singular design) or AICc, exactly, at bw = (h_1 … h_dims, λ_1 … λ_count) (c.lambda is ignored). p.queries and
 // p.keys must be the same sample; c.queries and c.keys its levels. Up to kDoubleCriterionRows points the fits run in
-// double, as cv_score's do. Blocked CV (criterion.exclude > 0) and a grid tolerance are BadArgument / ignored: mixed
-// criteria run exactly.
+// double, as cv_score's do. Blocked CV (criterion.exclude > 0) is BadArgument. A grid tolerance (criterion.grid_tolerance
+// > 0) scores leave-one-out CV with one continuous column on grids where one serves h (MixedGridCv,
+// methods/grid/cv_mixed.h), its fits within that tolerance; AICc and the other bandwidths run exactly.
 Result mixed_cv_score(const Problem& p, const Categories& c, const double* bw, double* score,
                       const Criterion& criterion = {});
 

@@ -6,8 +6,10 @@
 #include <new>
 
 #include "base/rare.h"
+#include "engine/key_reach.h"
 #include "engine/local_solve.h"
 #include "engine/neighbours.h"
+#include "methods/grid/cv_mixed.h"
 #include "stats/bandwidth_detail.h"
 #include "stats/mixed.h"
 #include "stats/mixed_detail.h"
@@ -33,6 +35,9 @@ struct MixedCriterion::Sorted {
   // Leave-one-out's groups, made by the first evaluation and kept: the grouping depends on the levels alone, and the
   // group fits read h and λ through the pointers above.
   std::unique_ptr<GroupedFit> groups;
+  // Leave-one-out with one continuous column and a grid tolerance (the plan's choice): the grids, made by the first
+  // evaluation, which score the bandwidths they serve (cv_mixed.h); the others run exactly.
+  std::unique_ptr<MixedGridCv> grid;
 
   KA_COLD Sorted(const Problem& p, const Categories& c, const Criterion& crit)
       : order(p.keys.rows),
@@ -101,6 +106,8 @@ KA_COLD Result leave_one_out(const Problem& q, GroupedFit& groups, const Criteri
   if (!fit.ok() || !fit64.ok() || !work.ok() || !guarded.ok()) return {Status::OutOfMemory};
   const ExactRowScratch& rows = work.rows;
   double* exact = work.mean;
+  // The sample is sorted by its first coordinate (Sorted): a guarded row's solve reads only the keys in its reach.
+  const bool sorted = sorted_by_first_coordinate(q.keys);
   double sum = 0, total = 0;
   for (int64_t g = 0; g < groups.count(); ++g) {
     const Fit& sub = groups.prepare(g);
@@ -117,8 +124,8 @@ KA_COLD Result leave_one_out(const Problem& q, GroupedFit& groups, const Criteri
       // The textbook criterion where the guard acted (cv_score's rule, bandwidth.h): the float64 solve on the
       // group's problem, +inf where that design is singular.
       const bool textbook = linear && guarded.get()[r] && omega > 0;
-      if (textbook &&
-          !exact_local_row(sub.problem, degree_of(criterion.estimator), sub.observation_weights, r, rows, exact)) {
+      if (textbook && !exact_local_row(sub.problem, degree_of(criterion.estimator), sub.observation_weights, r, rows,
+                                       exact, nullptr, sorted)) {
         *score = kInf;
         return {};
       }
@@ -151,6 +158,17 @@ KA_COLD Result MixedCriterion::score(const double* bw, double* out) {
       return {};
     }
     s.lambda.get()[d] = lambda;
+  }
+  if (s.criterion.score == Score::LeaveOneOut && s.criterion.grid_tolerance > 0 && dims == 1) {
+    if (!s.grid) {
+      s.grid.reset(new (std::nothrow)
+                       MixedGridCv(Fit{s.problem, s.criterion.estimator, s.criterion.observation_weights}, s.categories,
+                                   s.criterion.grid_tolerance));
+      if (!s.grid) return {Status::OutOfMemory};
+    }
+    bool served = false;
+    if (const Result r = s.grid->score(s.h.get()[0], s.lambda.get(), out, &served); r.status != Status::Ok || served)
+      return r;
   }
   if (s.criterion.score == Score::LeaveOneOut) {
     if (!s.groups) {

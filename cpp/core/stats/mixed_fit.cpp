@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "base/rare.h"
+#include "engine/key_reach.h"
 #include "stats/mixed.h"
 #include "stats/mixed_detail.h"
 #include "stats/summary_parts.h"
@@ -202,6 +203,8 @@ KA_COLD Result mixed_summary(const Fit& f, const Categories& c, FitSummary* out,
   Resolver resolver(p.values, design_columns(f.estimator, p.queries.cols));
   if (!fit.ok() || !buffers.ok() || !resolver.ok()) return {Status::OutOfMemory};
   FitSummary counts;
+  // The groups' problems share the sample's keys: sorted (as a model keeps them), each guarded row reads its reach.
+  const bool sorted = sorted_by_first_coordinate(p.keys);
   for (int64_t g = 0; g < groups.count(); ++g) {
     const Fit& sub = groups.prepare(g);
     if (const Result r = local_fit(sub, buffers.view(fit.out, groups.size(g))); r.status != Status::Ok) return r;
@@ -210,7 +213,7 @@ KA_COLD Result mixed_summary(const Fit& f, const Categories& c, FitSummary* out,
     // Guarded observations, re-solved on their group's problem (its key weights): the textbook fit, as summarize_fit.
     for (int64_t r = 0; r < groups.size(g); ++r)
       if (fit.guarded.get()[rows[r]])
-        resolve_guarded(sub.problem, degree_of(f.estimator), sub.observation_weights, r, rows[r], rows[r], false,
+        resolve_guarded(sub.problem, degree_of(f.estimator), sub.observation_weights, r, rows[r], rows[r], sorted,
                         resolver, fit, counts);
   }
   *out = sum_up(p.values, f.observation_weights, fit, counts, column_sigma2);

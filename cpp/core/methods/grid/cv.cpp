@@ -12,6 +12,7 @@
 #include "methods/grid/binning.h"
 #include "methods/grid/convolution.h"
 #include "methods/grid/cv_band.h"
+#include "methods/grid/cv_parts.h"
 #include "methods/grid/exact_rows.h"
 #include "methods/grid/grid.h"
 #include "methods/grid/plan.h"
@@ -38,16 +39,6 @@ struct CellPass {
   double served_above;  // a point's leave-one-out S₀ must exceed this for the grid to serve it
   double* trace;        // AICc (cell_fits): Σ ℓ_ii of the points served
 };
-
-// The local-linear fit T₀/S₀ + q(qT₀ − T₁)/π, q = S₁/S₀, from the moments: first_column_of_inverse for 2 × 2 in
-// closed form, with its pivot floor π = max(S₂ − qS₁, kPivotFloor·S₂) and no slope where π is not positive.
-// Leave-one-out CV serves only points whose pivot needs no floor (guard_free): the others run exactly, where the
-// textbook solve replaces the guard (bandwidth.h).
-inline bool guard_free(double s0, double s1, double s2) { return s2 - s1 / s0 * s1 >= kPivotFloor * s2; }
-inline double linear_fit(double s0, double s1, double s2, double t0, double t1) {
-  const double q = s1 / s0, pivot = std::max(s2 - q * s1, kPivotFloor * s2);
-  return t0 / s0 + (pivot > 0 ? q * (q * t0 - t1) / pivot : 0.0);
-}
 
 // Adds ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² to *sum over the cell's points, each fit from the moments at x_i less the
 // point's own weight ω_i at offset 0, stopping at the first point the grid cannot serve. Returns the points done
@@ -165,6 +156,60 @@ CellKernel* cell_kernel(int64_t width, bool aicc) {
 }
 
 }  // namespace
+
+Axis cv_axis(double lo, double range, int64_t cells, KernelKind kind, float h) {
+  Axis x;
+  x.lo = lo;
+  x.hi = lo + range;
+  x.step = range / double(cells);
+  x.h = double(h);
+  x.nodes = cells + 1;
+  const double span = std::ceil(reach_of(kind) * x.h / x.step);  // in double: h/step may exceed any integer
+  x.L = span < double(x.nodes) ? int64_t(span) : x.nodes;
+  x.E = x.nodes + 2 * x.L;
+  x.fft = fft_pays(2, double(x.nodes), double(x.L));  // S_a and T_a of column 0 share a transform
+  return x;
+}
+
+Status cv_moments(KernelKind kind, float h, const Axis& x, const double* bins, int64_t bin_stride, int64_t width,
+                  bool linear, Scratch<double>* moments, Scratch<double>* slopes) {
+  const int64_t s_count = linear ? 3 : 1, t_count = linear ? 2 : 1, stride = s_count + width * t_count;
+  const int64_t cells = x.nodes - 1, tap_len = 2 * x.L + 1;
+  Scratch<double> taps(s_count * tap_len), across(x.E), out_moments(x.E * stride), out_slopes(cells * stride);
+  if (!taps.ok() || !across.ok() || !out_moments.ok() || !out_slopes.ok()) return Status::OutOfMemory;
+  moments->swap(out_moments);
+  slopes->swap(out_slopes);
+  // Taps K(u)·uᵃ at u = m·step/h, m = −L … L, and the moments S_a (channel Σω) and T_a (channels Σω·y).
+  for (int64_t m = -x.L; m <= x.L; ++m) {
+    const double u = double(m) * x.step / x.h, k = kernel_weight(kind, h, double(m) * x.step);
+    double ua = 1;  // uᵃ by products, not std::pow (convolution.cpp)
+    for (int64_t a = 0; a < s_count; ++a, ua *= u) taps.get()[a * tap_len + m + x.L] = k * ua;
+  }
+  const double one = 1.0;
+  FftWork work;
+  double* out = moments->get();
+  const auto t_bins = [&](int64_t c) { return bins + (1 + c) * bin_stride; };
+  const auto t_moment = [&](int64_t c, int64_t a) { return out + s_count + c * t_count + a; };
+  for (int64_t a = 0; a < s_count; ++a) {  // S_a with T_a of column 0 (the same taps), then the other columns in pairs
+    const bool pair = a < t_count;
+    if (const Status st = convolve(bins, x, Axis{}, taps.get() + a * tap_len, &one, across.get(), out + a, stride,
+                                   &work, pair ? t_bins(0) : nullptr, pair ? t_moment(0, a) : nullptr);
+        st != Status::Ok)
+      return st;
+  }
+  for (int64_t c = 1; c < width; c += 2)
+    for (int64_t a = 0; a < t_count; ++a) {
+      const bool pair = c + 1 < width;
+      if (const Status st =
+              convolve(t_bins(c), x, Axis{}, taps.get() + a * tap_len, &one, across.get(), t_moment(c, a), stride,
+                       &work, pair ? t_bins(c + 1) : nullptr, pair ? t_moment(c + 1, a) : nullptr);
+          st != Status::Ok)
+        return st;
+    }
+  const double* at_node = out + x.L * stride;
+  for (int64_t k = 0; k < cells * stride; ++k) slopes->get()[k] = at_node[k + stride] - at_node[k];
+  return Status::Ok;
+}
 
 GridCv::GridCv(const Fit& f, double tolerance, double exclude, bool aicc)
     : fit_(f), tolerance_(tolerance), exclude_(exclude), aicc_(aicc) {
@@ -315,54 +360,17 @@ Result GridCv::score(float h, double* score, bool* served, char* why, bool* defe
   const Problem& p = fit_.problem;
   const int64_t width = p.values.cols, nodes = cells + 1, channels = 1 + width;
   const bool linear = fit_.estimator == Estimator::LocalLinear;
-  const int64_t s_count = linear ? 3 : 1, t_count = linear ? 2 : 1, stride = s_count + width * t_count;
-  Axis x;
-  x.lo = lo_;
-  x.hi = lo_ + range_;
-  x.step = range_ / double(cells);
-  x.h = double(h);
-  x.nodes = nodes;
-  const double span = std::ceil(reach_of(p.kernel.kind) * x.h / x.step);  // in double: h/step may exceed any integer
-  x.L = span < double(nodes) ? int64_t(span) : nodes;
-  x.E = nodes + 2 * x.L;
-  x.fft = fft_pays(2, double(nodes), double(x.L));  // S_a and T_a of column 0 share a transform
-
+  const int64_t stride = (linear ? 3 : 1) + width * (linear ? 2 : 1);
+  const Axis x = cv_axis(lo_, range_, cells, p.kernel.kind, h);
   // The bins at this level: the sorted grid's, or the level's halved copy (sort_and_bin).
   const int64_t fine_nodes = (int64_t(1) << finest_) + 1;
-  Scratch<double> taps(s_count * (2 * x.L + 1)), across(x.E), moments(x.E * stride), slopes(cells * stride);
-  if (!taps.ok() || !across.ok() || !moments.ok() || !slopes.ok()) return {Status::OutOfMemory};
   const double* bins = level < finest_ ? levels_.get() + channels * level_offset(level) : bins_.get();
   const int64_t bin_stride = level < finest_ ? nodes : fine_nodes;
-
-  // Taps K(u)·uᵃ at u = m·step/h, m = −L … L, and the moments S_a (channel Σω) and T_a (channels Σω·y).
-  const int64_t tap_len = 2 * x.L + 1;
-  for (int64_t m = -x.L; m <= x.L; ++m) {
-    const double u = double(m) * x.step / x.h, k = kernel_weight(p.kernel.kind, h, double(m) * x.step);
-    double ua = 1;  // uᵃ by products, not std::pow (convolution.cpp)
-    for (int64_t a = 0; a < s_count; ++a, ua *= u) taps.get()[a * tap_len + m + x.L] = k * ua;
-  }
-  const double one = 1.0;
-  FftWork work;
-  const auto t_bins = [&](int64_t c) { return bins + (1 + c) * bin_stride; };
-  const auto t_moment = [&](int64_t c, int64_t a) { return moments.get() + s_count + c * t_count + a; };
-  for (int64_t a = 0; a < s_count; ++a) {  // S_a with T_a of column 0 (the same taps), then the other columns in pairs
-    const bool pair = a < t_count;
-    if (const Status st = convolve(bins, x, Axis{}, taps.get() + a * tap_len, &one, across.get(), moments.get() + a,
-                                   stride, &work, pair ? t_bins(0) : nullptr, pair ? t_moment(0, a) : nullptr);
-        st != Status::Ok)
-      return {st};
-  }
-  for (int64_t c = 1; c < width; c += 2)
-    for (int64_t a = 0; a < t_count; ++a) {
-      const bool pair = c + 1 < width;
-      if (const Status st =
-              convolve(t_bins(c), x, Axis{}, taps.get() + a * tap_len, &one, across.get(), t_moment(c, a), stride,
-                       &work, pair ? t_bins(c + 1) : nullptr, pair ? t_moment(c + 1, a) : nullptr);
-          st != Status::Ok)
-        return {st};
-    }
+  Scratch<double> moments, slopes;
+  if (const Status st = cv_moments(p.kernel.kind, h, x, bins, bin_stride, width, linear, &moments, &slopes);
+      st != Status::Ok)
+    return {st};
   const double* at_node = moments.get() + x.L * stride;  // the sample's nodes: L … L + cells of the output
-  for (int64_t k = 0; k < cells * stride; ++k) slopes.get()[k] = at_node[k + stride] - at_node[k];
 
   const bool weighted = fit_.observation_weights;
   const int shift = finest_ - level;
