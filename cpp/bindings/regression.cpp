@@ -40,7 +40,7 @@ CallResult local_fit_js(uintptr_t x, uintptr_t y, uintptr_t q, int32_t n, int32_
   const FitOut out{Matrix{ptr<float>(mean), I, width, width}, ptr<double>(sum_sq), ptr<double>(self), ptr<double>(eff),
                    ptr<double>(logden)};
   const Fit f = make_fit(x, y, q, n, I, dims, width, o);
-  return to_js(o.discreteColumns ? mixed_fit(f, make_categories(o), out) : local_fit(f, out));
+  return to_js(o.discreteColumns ? mixed_fit(f, make_categories(o), out, o.tolerance) : local_fit(f, out));
 }
 
 // ∂f/∂q (local_rows.h): gradient I × dims × width doubles; sum_sq I × dims doubles and mean I × width doubles, or 0.
@@ -129,8 +129,9 @@ SummaryResult fit_summary_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, 
                              uintptr_t column_sigma2) {
   FitSummary s;
   const Fit f = make_fit(x, y, x, n, n, dims, width, o);
-  const Result r = o.discreteColumns ? mixed_summary(f, make_categories(o), &s, ptr<double>(column_sigma2))
-                                     : summarize_fit(f, &s, ptr<double>(column_sigma2), o.tolerance);
+  const Result r = o.discreteColumns
+                       ? mixed_summary(f, make_categories(o), &s, ptr<double>(column_sigma2), false, o.tolerance)
+                       : summarize_fit(f, &s, ptr<double>(column_sigma2), o.tolerance);
   return summary_result(r, s);
 }
 

@@ -311,12 +311,12 @@ TEST_CASE("mixed calls refuse what they do not serve") {
   CHECK(mixed_fit(f, call.categories, out).status == Status::Ok);
 }
 
-TEST_CASE("plan: discrete columns run exactly; the grid and the sparse method refuse them") {
+TEST_CASE("plan: discrete columns beside two continuous ones run exactly; the grid and the sparse method refuse them") {
   PlanCall call;
   call.task = Task::Regression;
   call.kernel = KernelKind::Gaussian;
   call.queries = call.keys = 50000;
-  call.dims = 1;
+  call.dims = 2;  // one continuous column: the grid serves it (grid_mixed_test.cpp)
   call.discrete = true;
   const Plan automatic = plan(call, Method::Auto, 0);
   CHECK(automatic.method == Method::Exact);

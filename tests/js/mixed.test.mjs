@@ -234,7 +234,11 @@ test('mixed calls refuse what they cannot do, naming the option', () => {
   refused(() => ka.plan('regression', { n: c.y.length, ...base, rule: 'plugin' }), 'options.rule', plugin);
   refused(() => ka.selectBandwidth(c.x, c.y, { ...base, exclude: 10 }), 'options.exclude', /blocked CV/);
   refused(() => ka.kernelRegression(c.x, c.y, { ...base, bandwidth: { span: 0.5 } }), 'options.bandwidth', /span/);
-  refused(() => ka.kernelRegression(c.x, c.y, { ...base, method: 'grid' }), 'options.method', /options\.types/);
+  // The grid serves mixed data with one continuous column (mtcars' x has one): with two, it is refused.
+  const two = { dim: 3, types: ['continuous', 'continuous', 'unordered'] };
+  const x2 = Array.from({ length: 3 * 40 }, (_, k) => (k % 3 === 2 ? k % 2 : Math.sin(k)));
+  const y2 = Array.from({ length: 40 }, (_, i) => Math.cos(i));
+  refused(() => ka.kernelRegression(x2, y2, { ...two, method: 'grid' }), 'options.method', /options\.types/);
   refused(
     () => ka.kernelRegression(c.x, c.y, { ...base, orderedKernel: 'gaussian' }),
     'options.orderedKernel',
@@ -251,7 +255,11 @@ test('mixed calls refuse what they cannot do, naming the option', () => {
     model.dispose();
   }
   assert.equal(ka.plan('regression', { n: 32, dim: 3, types }).method, 'exact');
-  assert.match(ka.plan('regression', { n: 50000, dim: 3, types }).reason, /discrete columns/);
+  const large = ka.plan('regression', { n: 50000, dim: 3, types });
+  assert.equal(large.method, 'grid');
+  assert.match(large.reason, /per combination of levels/);
+  assert.equal(ka.plan('regression', { n: 50000, ...two }).method, 'exact');
+  assert.match(ka.plan('regression', { n: 50000, ...two }).reason, /discrete columns/);
 });
 
 test('a mixed model: predictInterval, robust refits, withBandwidth and the local variance', () => {
@@ -339,4 +347,38 @@ test('mixed fits and scores are the same bytes on 1 and 2 threads (groups large 
     }
   });
   assert.deepEqual(results[1], results[0]);
+});
+
+test('a mixed model of 20,000 points fits on the grid, within its tolerance of the exact fit', () => {
+  const n = 20000;
+  let seed = 7;
+  const rand = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+  const x = new Float64Array(2 * n);
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    x[2 * i] = 1.7e9 + 86400 * 365 * rand(); // timestamps: a year of seconds
+    x[2 * i + 1] = Math.floor(3 * rand());
+    y[i] = 1e4 + 50 * Math.sin((x[2 * i] - 1.7e9) / 5e6) + 20 * x[2 * i + 1] + 5 * rand();
+  }
+  const options = { dim: 2, types: ['continuous', 'unordered'], bandwidth: [3e5, 0.2] };
+  const grid = ka.kernelRegression(x, y, options);
+  const exact = ka.kernelRegression(x, y, { ...options, method: 'exact' });
+  try {
+    assert.equal(grid.method, 'grid');
+    assert.equal(exact.method, 'exact');
+    const xq = Array.from({ length: 600 }, (_, k) =>
+      k % 2 ? k % 3 : 1.7e9 + (86400 * 365 * (Math.floor(k / 2) + 0.5)) / 300,
+    );
+    const [a, b] = [grid.predict(xq), exact.predict(xq)];
+    let worst = 0;
+    for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+    // range(y) ≈ 145: the grid's fits within 1e-3 of it (the plan's tolerance; measured 0.023), not the exact bytes.
+    assert.ok(worst < 0.145, `worst ${worst}`);
+    assert.ok(worst > 0, 'the grid ran');
+    const [s, t] = [grid.residualVariance[0], exact.residualVariance[0]];
+    assert.ok(Math.abs(s / t - 1) < 1e-3, `σ̂² ${s} against ${t}`);
+  } finally {
+    grid.dispose();
+    exact.dispose();
+  }
 });

@@ -101,6 +101,8 @@ const exactCall = (m, a, at) => ({
 
 const FITS = {
   exact: { stepwise: true, run: (m, a, at) => m.engine.localFit(exactCall(m, a, at)) },
+  // Mixed data on the grid: the core bins every group over the whole sample per call (mixed.h), so one step.
+  mixedGrid: { stepwise: false, run: (m, a, at) => m.engine.localFit(exactCall(m, a, at)) },
   // A model planned on the grid at a bandwidth no grid serves: the exact fit over the grid model's sample, sorted once.
   sorted: {
     stepwise: true,
@@ -166,8 +168,14 @@ export function modelFits({ engine, threads }, p, h, store) {
   // is p.lambda. userDim: the columns of x as the caller gives them.
   Object.assign(m, { mixed, count: mixed ? mixed.count : 0, lambda: p.lambda, userDim: p.userDim ?? dim });
   m.tolerance = p.plan.tolerance;
-  m.fit = planModelFit(engine, p.plan, { xp: xr, n, dim, kernel, estimator, h32, threads });
-  const fits = m.fit.onGridModel && !m.fit.nodes ? FITS.sorted : FITS[m.fit.method];
+  m.fit = planModelFit(engine, p.plan, { xp: xr, n, dim, kernel, estimator, h32, threads, mixed: !!mixed });
+  const fits = mixed
+    ? m.fit.nodes
+      ? FITS.mixedGrid
+      : FITS.exact
+    : m.fit.onGridModel && !m.fit.nodes
+      ? FITS.sorted
+      : FITS[m.fit.method];
   m.disposed = false;
   m.live = () => {
     if (m.disposed) throw new KernelAttentionError('Disposed', 'this kernelRegression model was disposed', 'model');

@@ -179,7 +179,7 @@ export const gridTolerance = (plan) => (plan.method === 'grid' ? plan.tolerance 
  * Whether a model planned as `plan` keeps its sample sorted by the first coordinate: the exact engine skips the key
  * tiles far from each query (and the sparse method indexes it); the grid bins the sample in its own order.
  */
-export const sortsSample = (plan) => plan.method !== 'grid';
+export const sortsSample = (plan, mixed = false) => plan.method !== 'grid' || mixed;
 
 /**
  * A model's fits at bandwidth h (h32: float32 × dim, its sample x at heap offset `xp`): { method, reason, nodes (grid
@@ -188,7 +188,7 @@ export const sortsSample = (plan) => plan.method !== 'grid';
  * `onGridModel`: its fits run on the model's grid (methods/grid/model.h), exact ones over its sample sorted once by
  * the first coordinate (the grid bins the sample in its own order, so a model planned on the grid keeps it unsorted).
  */
-export function planModelFit(engine, plan, { xp, n, dim, kernel, estimator, h32, threads }) {
+export function planModelFit(engine, plan, { xp, n, dim, kernel, estimator, h32, threads, mixed = false }) {
   if (plan.method !== 'grid') {
     return { method: plan.method, reason: plan.reason, nodes: 0, gridTolerance: 0, onGridModel: false };
   }
@@ -200,12 +200,14 @@ export function planModelFit(engine, plan, { xp, n, dim, kernel, estimator, h32,
       options: fitOptions({ kernel, estimator, bandwidth: heap.f32(h32), threads, tolerance: plan.tolerance }),
     }),
   );
+  // Mixed data: each fit bins its groups on its own (the core's mixed fits at the tolerance), over the sample sorted
+  // by its continuous column for the rows and bandwidths that run exactly; no grid model.
   return {
     method: nodes ? 'grid' : 'exact',
     reason,
     nodes,
     gridTolerance: nodes ? plan.tolerance : 0,
-    onGridModel: true,
+    onGridModel: !mixed,
   };
 }
 

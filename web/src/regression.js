@@ -180,7 +180,7 @@ function readRegression(engine, x, y, options, known) {
   const search = chosen ? null : planRegression(engine, method, options.tolerance, searchCall, names, MODEL_METHODS);
   // The model's frame, once (frame.js): its sample and every query are shifted by it, predictions shifted back.
   const frame = sampleFrame(x, dim, y, width);
-  const sorted = sortsSample(plan);
+  const sorted = sortsSample(plan, !!mixed);
   const data = ownCopy(x, y, weights, n, dim, width, sorted, frame, sample.codes);
   const stored = { x, y }; // for the 'precision' warning: what the caller's storage kept
   const columns = { x: Float64Array.from(x), codes: sample.codes };

@@ -176,7 +176,10 @@ export interface RegressionPlanOptions {
   weights?: boolean;
   /** Whether the bandwidth is a span (`{ span }`: a bandwidth per query, which only the exact fit serves). Default false. */
   span?: boolean;
-  /** The columns' types, as kernelRegression's: discrete columns run exactly. */
+  /**
+   * The columns' types, as kernelRegression's: with discrete columns, the grid serves one continuous column (its fits
+   * and leave-one-out search); anything else runs exactly.
+   */
   types?: readonly ColumnType[];
 }
 
@@ -410,8 +413,9 @@ export interface ColumnTypeOptions {
    * One type per column of x (default: all continuous). With a discrete column, the bandwidth array carries λ for it
    * (h for each continuous column), local-linear and local-quadratic fit in the continuous columns only (Li & Racine
    * 2004; statsmodels also puts the codes in the design), the search covers (h, λ) jointly with λ within its range,
-   * and the rules of thumb, `'plugin'`, `'cv-gradient'`, `exclude`, span bandwidths and the grid and sparse methods
-   * are refused.
+   * and the rules of thumb, `'plugin'`, `'cv-gradient'`, `exclude`, span bandwidths and the sparse method are refused;
+   * the grid serves one continuous column beside the discrete ones (its fits from 20,000 points and its leave-one-out
+   * search from 5,000 under `'auto'`, each group of levels binned over every point), and is refused with more.
    */
   types?: readonly ColumnType[];
   /** Default `'wang-van-ryzin'`. */

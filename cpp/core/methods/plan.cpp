@@ -157,11 +157,13 @@ constexpr int64_t kGridMinPoints = 20000;
 
 PlanField grid_serves(const PlanCall& c, const char*, Text& why) {
   if (c.span) return why.answer(PlanField::Span, "span bandwidths run exactly");
-  // Mixed data: the leave-one-out search's score is binned per combination of levels (grid/cv_mixed.h).
-  if (c.discrete && !(c.criterion == PlanCriterion::Cv && c.dims == 1 && !c.exclude))
+  // Mixed data with one continuous column: a group's fits binned over every key with its discrete factors
+  // (mixed.h), the leave-one-out search's score per combination of levels (grid/cv_mixed.h).
+  const bool mixed_served = c.criterion == PlanCriterion::Fit || (c.criterion == PlanCriterion::Cv && !c.exclude);
+  if (c.discrete && !(c.dims == 1 && mixed_served))
     return why.answer(PlanField::Discrete,
-                      "discrete columns: the grid serves mixed data's leave-one-out CV search with one continuous "
-                      "column; other mixed fits and criteria run exactly");
+                      "discrete columns: the grid serves mixed data with one continuous column, its fits and "
+                      "leave-one-out CV search; other mixed criteria run exactly");
   if (c.dims > kMaxGridDims)
     return why.answer(PlanField::Dims, "%lld dimensions: the grid serves 1 or 2", (long long)c.dims);
   if (c.estimator == Estimator::LocalQuadratic)
@@ -197,9 +199,10 @@ bool grid_pays(const PlanCall& c, double tolerance, Text& why, bool*) {
   const bool search = (c.criterion == PlanCriterion::Cv || aicc) && c.dims <= 2 && !c.exclude;
   const char* criterion = aicc ? "an AICc" : "a CV";
   if (search && c.keys >= kGridMinSearchPoints && c.keys < kGridMinPoints) {
-    why.say("%lld-D %s, %s points: %s search binned within %g (from 5,000 points%s; its model's fit is exact%s)",
-            (long long)c.dims, kernel, n.s, criterion, tolerance, c.discrete ? ", per combination of levels" : "",
-            c.discrete ? "" : " below 20,000");
+    why.say(
+        "%lld-D %s, %s points: %s search binned within %g (from 5,000 points%s; its model's fit is exact below "
+        "20,000)",
+        (long long)c.dims, kernel, n.s, criterion, tolerance, c.discrete ? ", per combination of levels" : "");
     return true;
   }
   if (c.keys < kGridMinPoints) {
@@ -214,7 +217,7 @@ bool grid_pays(const PlanCall& c, double tolerance, Text& why, bool*) {
   why.say("%lld-D %s, %s points: binned within %g (from 20,000 points; a bandwidth no grid serves runs exactly)%s",
           (long long)c.dims, kernel, n.s, tolerance,
           c.exclude    ? "; blocked CV's band left out exactly"
-          : c.discrete ? "; per combination of levels, the fit exact"
+          : c.discrete ? "; per combination of levels"
                        : "");
   return true;
 }

@@ -23,23 +23,27 @@ namespace ka {
 // is BadArgument, as are span bandwidths (Fit::query_scale) and Fit::query_keys (the groups set it).
 
 // local_fit() of the mixed regression: every output of FitOut, per query (self_weight needs I == J: query i is key i).
-Result mixed_fit(const Fit& f, const Categories& c, const FitOut& out);
+// `grid_tolerance` > 0 (the plan's, for one continuous column and no mask): each group's fit on the grid where the
+// plan gives one at its bandwidth (grid_local_fit over every key with the group's weights, O(n + G log G) a group),
+// else exactly.
+Result mixed_fit(const Fit& f, const Categories& c, const FitOut& out, double grid_tolerance = 0);
 
 // local_gradient() of the mixed regression: the derivatives along the continuous columns (a discrete column has no
 // derivative), I × dims × width, with their Σℓ'² and the fit.
 Result mixed_gradient(const Fit& f, const Categories& c, const GradientOut& out);
 
-// summarize_fit() of the mixed regression (queries = keys, the sample), exactly (no grid); in_double as there.
+// summarize_fit() of the mixed regression (queries = keys, the sample); in_double as there; `grid_tolerance` as in
+// mixed_fit (not with in_double). Rows the grid cannot serve count as empty rows, as in summarize_fit's grid.
 Result mixed_summary(const Fit& f, const Categories& c, FitSummary* out, double* column_sigma2 = nullptr,
-                     bool in_double = false);
+                     bool in_double = false, double grid_tolerance = 0);
 
 // cv_score() of the mixed regression: leave-one-out CV (ω-weighted mean squared error of the held-out fits, the
 // textbook local-linear solve where the guard acted, +inf where a held-out point has no key of positive weight or a
 // singular design) or AICc, exactly, at bw = (h_1 … h_dims, λ_1 … λ_count) (c.lambda is ignored). p.queries and
 // p.keys must be the same sample; c.queries and c.keys its levels. Up to kDoubleCriterionRows points the fits run in
-// double, as cv_score's do. Blocked CV (criterion.exclude > 0) is BadArgument. A grid tolerance (criterion.grid_tolerance
-// > 0) scores leave-one-out CV with one continuous column on grids where one serves h (MixedGridCv,
-// methods/grid/cv_mixed.h), its fits within that tolerance; AICc and the other bandwidths run exactly.
+// double, as cv_score's do. Blocked CV (criterion.exclude > 0) is BadArgument. A grid tolerance
+// (criterion.grid_tolerance > 0) scores leave-one-out CV with one continuous column on grids where one serves h
+// (MixedGridCv, methods/grid/cv_mixed.h), its fits within that tolerance; AICc and the other bandwidths run exactly.
 Result mixed_cv_score(const Problem& p, const Categories& c, const double* bw, double* score,
                       const Criterion& criterion = {});
 

@@ -6,6 +6,8 @@
 
 #include "base/rare.h"
 #include "engine/key_reach.h"
+#include "methods/grid/grid.h"
+#include "methods/plan.h"
 #include "stats/mixed.h"
 #include "stats/mixed_detail.h"
 #include "stats/summary_parts.h"
@@ -137,9 +139,24 @@ struct FirstError {
   }
 };
 
+// A group's fit: on the grid where the plan gives one at `grid_tolerance` (> 0; one continuous column and no mask),
+// else exactly. Its keys are the whole sample, weighted by the group's discrete factors.
+Result group_fit(const Fit& sub, const FitOut& out, double grid_tolerance) {
+  if (grid_tolerance > 0 && !sub.problem.masks.any() && !out.mean_double) {
+    const Problem& p = sub.problem;
+    const int64_t nodes = plan_grid_nodes(p.keys, p.kernel.kind, p.kernel.bandwidth, grid_tolerance);
+    if (nodes > 0) {
+      // The grid marks the rows its guard changed and leaves the others as they are (local_fit writes every row).
+      if (out.guarded) std::fill(out.guarded, out.guarded + p.queries.rows, uint8_t(0));
+      return grid_local_fit(sub, nodes, out);
+    }
+  }
+  return local_fit(sub, out);
+}
+
 }  // namespace
 
-KA_COLD Result mixed_fit(const Fit& f, const Categories& c, const FitOut& out) {
+KA_COLD Result mixed_fit(const Fit& f, const Categories& c, const FitOut& out, double grid_tolerance) {
   if (const Status st = check_mixed(f, c); st != Status::Ok) return {st};
   const int64_t I = f.problem.queries.rows, width = f.problem.values.cols;
   if (out.mean.rows != I || out.mean.cols != width || (I > 0 && !out.mean.data)) return {Status::BadShape};
@@ -151,7 +168,7 @@ KA_COLD Result mixed_fit(const Fit& f, const Categories& c, const FitOut& out) {
   FirstError first;
   for (int64_t g = 0; g < groups.count(); ++g) {
     const Fit& sub = groups.prepare(g);
-    const Result r = local_fit(sub, buffers.view(out, groups.size(g)));
+    const Result r = group_fit(sub, buffers.view(out, groups.size(g)), grid_tolerance);
     first.take(r, groups.members(g));
     if (r.status != Status::Ok && r.status != Status::EmptyRow) return first.result;
     buffers.scatter(groups.members(g), groups.size(g), out);
@@ -186,8 +203,8 @@ KA_COLD Result mixed_gradient(const Fit& f, const Categories& c, const GradientO
   return {};
 }
 
-KA_COLD Result mixed_summary(const Fit& f, const Categories& c, FitSummary* out, double* column_sigma2,
-                             bool in_double) {
+KA_COLD Result mixed_summary(const Fit& f, const Categories& c, FitSummary* out, double* column_sigma2, bool in_double,
+                             double grid_tolerance) {
   using namespace summary_parts;
   if (const Status st = check_mixed(f, c); st != Status::Ok) return {st};
   const Problem& p = f.problem;
@@ -207,7 +224,8 @@ KA_COLD Result mixed_summary(const Fit& f, const Categories& c, FitSummary* out,
   const bool sorted = sorted_by_first_coordinate(p.keys);
   for (int64_t g = 0; g < groups.count(); ++g) {
     const Fit& sub = groups.prepare(g);
-    if (const Result r = local_fit(sub, buffers.view(fit.out, groups.size(g))); r.status != Status::Ok) return r;
+    if (const Result r = group_fit(sub, buffers.view(fit.out, groups.size(g)), grid_tolerance); r.status != Status::Ok)
+      return r;
     const int64_t* rows = groups.members(g);
     buffers.scatter(rows, groups.size(g), fit.out);
     // Guarded observations, re-solved on their group's problem (its key weights): the textbook fit, as summarize_fit.

@@ -18,6 +18,7 @@ Result fit_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& 
     std::copy(p.queries.row(rows[r]), p.queries.row(rows[r]) + dims, q.get() + r * dims);
   Fit sub = f;
   sub.problem.masks.leave_one_out = false;
+  sub.query_keys = nullptr;  // rows of a subset (no self weight asked): their own keys are padded out below
   const auto at = [](auto* v, int64_t first) { return v ? v + first : nullptr; };
   const auto run = [&](int64_t first, int64_t n) {
     sub.problem.queries = {q.get() + first * dims, n, dims, dims};
@@ -29,9 +30,10 @@ Result fit_rows(const Fit& f, const int64_t* rows, int64_t count, const FitOut& 
     std::fill(padding.get(), padding.get() + p.keys.rows, uint8_t(0));
     sub.problem.masks.key_padding = padding.get();
     for (int64_t r = 0; r < count; ++r) {
-      padding.get()[rows[r]] = 1;
+      const int64_t own = f.query_keys ? f.query_keys[rows[r]] : rows[r];
+      padding.get()[own] = 1;
       Result res = run(r, 1);
-      padding.get()[rows[r]] = 0;
+      padding.get()[own] = 0;
       if (res.status != Status::Ok) return {res.status, res.status == Status::EmptyRow ? rows[r] : -1, 0};
     }
     return {};

@@ -20,7 +20,7 @@ Status check_grid_fit(const Fit& f, int64_t nodes, const FitOut& out, bool weigh
   if (const Status st = check(p, true); st != Status::Ok) return st;
   const int64_t I = p.queries.rows, width = p.values.cols, dims = p.queries.cols;
   const Masks& m = p.masks;
-  if (out.self_weight && I != p.keys.rows) return Status::BadShape;
+  if (out.self_weight && I != p.keys.rows && !f.query_keys) return Status::BadShape;
   // Local-quadratic has no binned moments (plan() refuses the grid for it; grid_serves, methods/plan.cpp).
   if (f.estimator == Estimator::LocalQuadratic) return Status::BadArgument;
   if (dims > kMaxGridDims || p.heads != 1 || p.kernel.kind == KernelKind::Softmax ||

@@ -54,12 +54,12 @@ int64_t grid_nodes(const SampleExtent& x, KernelKind kind, const float* h, doubl
 // f.problem.keys, whose output nodes extend the kernel's reach (reach_of × h) beyond the box on each side. Needs 1 or
 // 2 dimensions, a distance kernel other than Cauchy, and of the masks at most leave_one_out (each sample point then
 // loses its own contribution, exactly, from the interpolated moments); `out.self_weight` needs the queries to be the
-// sample. A query within reach of the data is served from the grid, inside the box or outside it; the Laplacian
-// reads the moments at the nearest point of the box and shifts them (beyond the data its weights along an axis share
-// one factor), at any distance. Rows the grid cannot serve within its accuracy run exactly by local_fit: inside the
-// box, those with too little weight for the grid's rounding (kServedShare in grid/plan.h); outside it, local-linear
-// extrapolations worse conditioned than the data's edge (kEdgeAmplification; a 1-D Gaussian's go to the far rules
-// below) and a compact kernel's rows within two
+// sample's points (query i is key i, or key f.query_keys[i]: a mixed regression's groups). A query within reach of the
+// data is served from the grid, inside the box or outside it; the Laplacian reads the moments at the nearest point of
+// the box and shifts them (beyond the data its weights along an axis share one factor), at any distance. Rows the grid
+// cannot serve within its accuracy run exactly by local_fit: inside the box, those with too little weight for the
+// grid's rounding (kServedShare in grid/plan.h); outside it, local-linear extrapolations worse conditioned than the
+// data's edge (kEdgeAmplification; a 1-D Gaussian's go to the far rules below) and a compact kernel's rows within two
 // spacings of its support's end. Every other row outside the box gets an answer without a pass over the sample: a
 // compact kernel with no key within h along an axis gives the empty row by p.empty; a 1-D Gaussian beyond what the
 // grid serves depends only on the keys near the nearer end whose weight still matters (those within t_cut of it,

@@ -148,6 +148,7 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
   const int64_t p_cols = linear ? 1 + dims : 1;
   const float* omega = f.observation_weights;
   const auto weight_of = [&](int64_t j) { return omega ? double(omega[j]) : 1.0; };
+  const auto own_key = [&](int64_t i) { return f.query_keys ? f.query_keys[i] : i; };  // query i's own observation
   const int64_t powers_2 = linear ? (dims == 2 ? 6 : 3) : 1;
   const int64_t powers_1 = linear ? 1 + dims : 1;
   const int64_t stride = 2 * powers_2 + width * powers_1;
@@ -205,10 +206,11 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
     double* B = v + powers_2;
     double* T = v + 2 * powers_2;
     if (m.leave_one_out) {  // the point's own weight K(0)·ω_i = ω_i, at offset u = 0: degree 0 only
-      const double w = weight_of(i);
+      const int64_t own = own_key(i);
+      const double w = weight_of(own);
       v[0] -= w;
       B[0] -= w * w;
-      for (int64_t col = 0; col < width; ++col) T[col * powers_1] -= w * double(p.values.row(i)[col]);
+      for (int64_t col = 0; col < width; ++col) T[col * powers_1] -= w * double(p.values.row(own)[col]);
     }
     const double s0 = S[0], b0 = B[0];
     if (!(s0 > share * total) || (by_fft && squares && !(b0 > share * total_sq))) {
@@ -247,8 +249,8 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
     }
     if (out.effective_keys) out.effective_keys[i] = s0 * s0 / b0;
     if (out.log_denominator) out.log_denominator[i] = std::log(s0) - std::fabs(at.delta[0]) - std::fabs(at.delta[1]);
-    // ℓ_i(x_i) = ω_i K(0) gᵀ z_i with z_i = [1, 0, …]: query i is point i, at its own position.
-    if (out.self_weight) out.self_weight[i] = m.leave_one_out ? 0.0 : weight_of(i) * gg[0];
+    // ℓ_i(x_i) = ω_i K(0) gᵀ z_i with z_i = [1, 0, …]: query i is its own point (own_key), at its own position.
+    if (out.self_weight) out.self_weight[i] = m.leave_one_out ? 0.0 : weight_of(own_key(i)) * gg[0];
   }
   // The exact rows over the keys in each one's reach, where a model keeps its sample sorted (no mask to index).
   SortedKeys* by_x = sorted && !m.any() ? sorted : nullptr;
