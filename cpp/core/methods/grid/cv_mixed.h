@@ -1,9 +1,8 @@
 // Leave-one-out CV of a mixed regression (stats/mixed.h) with one continuous column, over a bandwidth search, on
 // grids. The kernel is a product (categories.h), so a point of group g (its combination of levels) weighs key j by
-// ω_j·W(g, g_j), one discrete factor per pair of groups: its moments are the convolution of the mixed bins
-// Σ_g' W(g, g')·bins_g', each group's points binned on their own. A score costs O(n) to bin and read the points,
-// O(K²·G) to mix K groups' bins on G nodes and K convolutions, where the exact score fits every group over all
-// keys in reach: O(n²) once the bandwidth spans the data.
+// ω_j·W(g, g_j), one discrete factor per pair of groups: its moments are the convolution of its mixed bins, every
+// point binned with that factor. A score costs O(K·n) to bin for each of the K groups, K convolutions and a pass over
+// the points, where the exact score fits every group over all keys in reach: O(n²) once the bandwidth spans the data.
 #pragma once
 #include <cstdint>
 
@@ -25,13 +24,13 @@ class MixedGridCv {
   bool suits() const { return suits_; }
   // The leave-one-out CV score at bandwidth h and λ (c.count values within their ranges) as mixed_cv_score defines it
   // (+inf where a held-out point has no key of positive weight or a singular design), with *served true; *served
-  // false, nothing computed, where the plan runs h exactly (plan_grid_cv_cells) or the groups' bins at h would take
-  // more than kMixedGridEntries doubles (or their mixing kMixedGridWork multiply-adds). Points the grid cannot serve
+  // false, nothing computed, where the plan runs h exactly (plan_grid_cv_cells) or the binning would take more than
+  // K·n = kMixedGridWork points (K groups: a score bins every point once per group). Points the grid cannot serve
   // (plan.h's served share, a local-linear pivot the guard would raise) are fitted exactly over the keys in reach.
   Result score(float h, const double* lambda, double* score, bool* served);
 
-  // The caps above: 32 MB of bins; about a tenth of a second of mixing.
-  static constexpr int64_t kMixedGridEntries = int64_t(1) << 22, kMixedGridWork = int64_t(1) << 27;
+  // The cap above: about 2.7·10⁸ binned points a score (a second or two), 268 groups at 10⁶ points.
+  static constexpr int64_t kMixedGridWork = int64_t(1) << 28;
 
  private:
   Fit fit_;
