@@ -121,31 +121,58 @@ Result MixedGridCv::score(float h, const double* lambda, double* score, bool* se
       factors.get()[g * K + o] = f;
     }
 
+  // Adds group o's points, linearly binned with weights factor·ω, to bins b (each group's run is in order of x, so the
+  // bins are written in order too).
+  const auto bin_group = [&](int64_t o, double factor, double* b) {
+    for (int64_t r = first_.get()[o]; r < first_.get()[o + 1]; ++r) {
+      const int64_t s = members_.get()[r];
+      int64_t e;
+      const double u = locate(s, &e), w = factor * (weighted ? double(w_.get()[s]) : 1.0);
+      b[e] += w * (1 - u);
+      b[e + 1] += w * u;
+      for (int64_t col = 0; col < width; ++col) {
+        const double wy = w * double(y_.get()[s * width + col]);
+        b[(1 + col) * nodes + e] += wy * (1 - u);
+        b[(1 + col) * nodes + e + 1] += wy * u;
+      }
+    }
+  };
+  // Where each group weighs every other group by one value off_g (one unordered column, or λ = 0), its bins are
+  // off_g·(every point's) + (W(g, g) − off_g)·(its own points'): 2n points binned a score instead of K·n.
+  Scratch<double> off(K), all;
+  if (!off.ok()) return {Status::OutOfMemory};
+  bool two_valued = true, any_off = false;
+  for (int64_t g = 0; g < K; ++g) {
+    off.get()[g] = K > 1 ? factors.get()[g * K + (g == 0 ? 1 : 0)] : 0.0;
+    for (int64_t o = 0; o < K; ++o) two_valued = two_valued && (o == g || factors.get()[g * K + o] == off.get()[g]);
+    any_off = any_off || off.get()[g] != 0;
+  }
+  if (two_valued && any_off) {
+    if (!all.reset_zeroed(group_bins)) return {Status::OutOfMemory};
+    for (int64_t o = 0; o < K; ++o) bin_group(o, 1.0, all.get());
+  }
+
   double sum = 0;
   Scratch<double> moments, slopes;
   ExactRowWork work(linear ? 2 : 1, width);
   if (!work.ok()) return {Status::OutOfMemory};
   for (int64_t g = 0; g < K; ++g) {
     const double* W = factors.get() + g * K;
-    // Every group's points linearly binned with their factor: each group's run is in order of x, so the bins are
-    // written in order too.
-    std::fill(mixed.get(), mixed.get() + group_bins, 0.0);
     double reach_weight = 0;  // Σ_j ω_j·W(g, g_j): the total weight the group's points see
-    for (int64_t o = 0; o < K; ++o) {
-      if (!(W[o] > 0)) continue;
-      reach_weight += W[o] * group_weight_.get()[o];
-      for (int64_t r = first_.get()[o]; r < first_.get()[o + 1]; ++r) {
-        const int64_t s = members_.get()[r];
-        int64_t e;
-        const double u = locate(s, &e), w = W[o] * (weighted ? double(w_.get()[s]) : 1.0);
-        double* b = mixed.get();
-        b[e] += w * (1 - u);
-        b[e + 1] += w * u;
-        for (int64_t col = 0; col < width; ++col) {
-          const double wy = w * double(y_.get()[s * width + col]);
-          b[(1 + col) * nodes + e] += wy * (1 - u);
-          b[(1 + col) * nodes + e + 1] += wy * u;
-        }
+    if (two_valued) {
+      const double o = off.get()[g];
+      if (o != 0)
+        for (int64_t k = 0; k < group_bins; ++k) mixed.get()[k] = o * all.get()[k];
+      else
+        std::fill(mixed.get(), mixed.get() + group_bins, 0.0);
+      bin_group(g, W[g] - o, mixed.get());
+      for (int64_t k = 0; k < K; ++k) reach_weight += W[k] * group_weight_.get()[k];
+    } else {
+      std::fill(mixed.get(), mixed.get() + group_bins, 0.0);
+      for (int64_t o = 0; o < K; ++o) {
+        if (!(W[o] > 0)) continue;
+        reach_weight += W[o] * group_weight_.get()[o];
+        bin_group(o, W[o], mixed.get());
       }
     }
     if (const Status st = cv_moments(kind, h, x, mixed.get(), nodes, width, linear, &moments, &slopes);
