@@ -4,6 +4,7 @@
 // (c levels) every point counts the same whatever its level, one curve for all.
 import { timed } from './attention-views.js';
 import { localVarianceSummary, robustOption, robustSummary, warningsOf } from './fit-summaries.js';
+import { DRAFT_BAND_MAX } from './sampling.js';
 
 export const CATEGORY_TYPES = ['continuous', 'unordered'];
 
@@ -25,14 +26,24 @@ function xColumn(s) {
 }
 
 /**
- * The fit at bandwidth h (its first entry) and λ (`lambda`; none chosen yet: 0, each level alone), from `modelAt`
+ * The fit at bandwidth h (its first entry) and λ (`lambda`; none chosen yet: 0, each level alone), `grid` where the
+ * library's plan for it is the grid, from `modelAt`
  * (the worker's kept model when only h moves). Answers as the worker's 1-D fit does, its curve fields those of the
  * first level, plus `curves` (per level: label, mean, lower, upper), `lambda` and `lambdaMax`; the effective points
  * per query are the smallest over the levels. No attention views: they show one curve's weights.
  */
 export function categoryFit(ka, sample, modelAt, settings) {
-  const { h, kernel, estimator, level, draft, method, robust = 0, variance = 'global' } = settings;
-  const s = draft ? sample.draft : variance === 'local' ? sample.local : sample.full;
+  const { h, kernel, estimator, level, draft, method, robust = 0, variance = 'global', grid = false } = settings;
+  // On the grid (the plan's, `grid`) every point, as a continuous fit takes; while a slider moves, up to the draft
+  // band's size (each draft a model with its band at every level); otherwise the exact fits' samples.
+  const s =
+    draft && (!grid || robust > 0 || sample.n > DRAFT_BAND_MAX)
+      ? sample.draft
+      : grid
+        ? sample.all
+        : variance === 'local'
+          ? sample.local
+          : sample.full;
   const options = { dim: 2, types: CATEGORY_TYPES, kernel, estimator, method, ...robustOption(robust) };
   const bandwidth = [h[0], settings.lambda ?? 0];
   const [{ model, owned }, fitMs] = timed(() => modelAt(ka, s, options, bandwidth));

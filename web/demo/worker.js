@@ -113,13 +113,13 @@ const handlers = {
     searching?.abort();
     const control = new AbortController();
     searching = control;
-    // Where the library's plan for the search over every point is the grid, a 1-D search takes every point (AICc's up
-    // to AICC_MAX); a 2-D Gaussian CV or AICc search, local-linear or Nadaraya–Watson (exact below 5,000 points, the
+    // Where the library's plan for the search over every point is the grid, a 1-D search (or one x with a category)
+    // takes every point (AICc's up to AICC_MAX); a 2-D Gaussian CV or AICc search, local-linear or Nadaraya–Watson (exact below 5,000 points, the
     // grid from there), up to PLANAR_SEARCH_MAX; other exact searches (a kernel without a grid, a 1-D search below
     // 5,000 points, 2-D local-quadratic) and blocked CV take the SELECT_MAX sample (sampling.js says what each cost).
     const plan = planFor(ka, { kernel, estimator, method: approximation, rule: method });
     const blocked = method === 'cv' && exclude > 0;
-    const wide = plan.method === 'grid' && sample.dim === 1 && !blocked;
+    const wide = plan.method === 'grid' && (sample.dim === 1 || !!sample.labels) && !blocked;
     const planarSearch =
       planar() &&
       ['cv', 'aicc'].includes(method) &&
@@ -284,7 +284,11 @@ const handlers = {
     const stage = (text) => draft || postMessage({ op: 'progress', what: 'fit', stage: text });
     if (estimator === 'lowess') return lowessFit(ka, sample, { frac, iterations, draft });
     if (estimator === 'loess') return loessFit(ka, sample, { loessSpan, degree, family, level, draft }, stage);
-    if (sample.labels) return categoryFit(ka, sample, modelAt, settings);
+    if (sample.labels) {
+      // With one x, the library bins data with a category as it bins continuous data (its plan: the grid).
+      const grid = planFor(ka, { kernel, estimator, method }).method === 'grid';
+      return categoryFit(ka, sample, modelAt, { ...settings, grid });
+    }
     // On the grid a fit costs O(n) binning plus a convolution: it uses every point, even while dragging.
     const grid = planFor(ka, { kernel, estimator, method, span }).method === 'grid';
     const s = fitSample({ kernel, span, variance, robust, grid, draft });
