@@ -172,10 +172,11 @@ SelectResult select_cv_js(uintptr_t x, uintptr_t y, int32_t n, int32_t dims, int
   CvCurve curve{ptr<double>(curve_h), ptr<double>(curve_score), capacity, recorded};
   const Criterion c{f.estimator, score_kind, f.observation_weights, o.tolerance, o.exclude};
   const SearchProgress progress{stop_at > 0 ? &stop_at_count : nullptr, &stop_at};
-  const Result r = o.discreteColumns ? select_mixed(f.problem, make_categories(o), per_dimension, ptr<double>(h),
-                                                    ptr<double>(score), &curve, c, progress)
-                                     : select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve,
-                                                 c, progress, reinterpret_cast<CvSearchState*>(search));
+  const Result r = o.discreteColumns
+                       ? select_mixed(f.problem, make_categories(o), per_dimension, ptr<double>(h), ptr<double>(score),
+                                      &curve, c, progress, reinterpret_cast<CvSearchState*>(search))
+                       : select_cv(f.problem, per_dimension, ptr<double>(h), ptr<double>(score), &curve, c, progress,
+                                   reinterpret_cast<CvSearchState*>(search));
   return {r.status, curve.count};
 }
 

@@ -290,6 +290,22 @@ TEST_CASE("the joint search finds the minimum of a brute-force scan over (h, lam
             Status::Ok);
     CHECK(resumed[0] == bw[0]);
     CHECK(resumed[1] == bw[1]);
+    // In steps of 7 evaluations with one state kept across the calls (its sorted sample and grids made once), as
+    // selectBandwidthAsync runs it: the same point.
+    CvSearchState state;
+    CvCurve steps{curve_h.data(), curve_s.data(), 1024, 0};
+    double stepped[] = {0.5, 0.0}, score3 = 0;
+    int32_t stop_at = 0;
+    const SearchProgress every7{[](void* at, int32_t done) { return done < *static_cast<int32_t*>(at); }, &stop_at};
+    Result r;
+    do {
+      stop_at = steps.count + 7;
+      r = select_mixed(call.problem, call.categories, false, stepped, &score3, &steps, criterion, every7, &state);
+    } while (r.status == Status::Cancelled);
+    REQUIRE(r.status == Status::Ok);
+    CHECK(stepped[0] == bw[0]);
+    CHECK(stepped[1] == bw[1]);
+    CHECK(score3 == score);
   }
 }
 

@@ -83,10 +83,14 @@ struct SearchProgress {
 // range). Pass the same object to every call of one search (the same problem, criterion and start, whose views must
 // stay valid and unchanged while it is used); the first call fills it. Scores are the same bytes either way.
 struct CvSearchKeep;  // cv_search.cpp
+namespace mixed_detail {
+struct MixedSearchKeep;  // mixed_detail.h: select_mixed's (stats/mixed.h)
+}
 struct CvSearchState {
   CvSearchState();
   ~CvSearchState();
   std::unique_ptr<CvSearchKeep> keep;
+  std::unique_ptr<mixed_detail::MixedSearchKeep> mixed;
 };
 
 // Minimises the criterion's score (CV or AICc) over log h, starting from h (dims values, e.g. a rule of thumb), and

@@ -10,6 +10,7 @@
 #include "stats/brent.h"
 #include "stats/cv_band_window.h"
 #include "stats/cv_search_parts.h"
+#include "stats/mixed_detail.h"
 
 namespace ka {
 

@@ -55,8 +55,10 @@ Result mixed_cv_score(const Problem& p, const Categories& c, const double* bw, d
 // coordinate descent over every h_d (per_dimension; else the common scale) and λ_d, each sweep followed by a line
 // search along its own step, until a sweep improves the criterion by less than 1e-6 (at most 12 sweeps). Continuous
 // columns that are all constant make h irrelevant: it stays at the start. `curve` records (dims + count) values per
-// evaluation and resumes as select_cv's does; `progress` likewise.
+// evaluation and resumes as select_cv's does; `progress` and `state` likewise (state: the sorted sample and grids of
+// the search kept across the calls of one search resumed in steps, as select_cv keeps its own).
 Result select_mixed(const Problem& p, const Categories& c, bool per_dimension, double* bw, double* score,
-                    CvCurve* curve, const Criterion& criterion = {}, const SearchProgress& progress = {});
+                    CvCurve* curve, const Criterion& criterion = {}, const SearchProgress& progress = {},
+                    CvSearchState* state = nullptr);
 
 }  // namespace ka

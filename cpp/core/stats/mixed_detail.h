@@ -55,4 +55,13 @@ class MixedCriterion {
   Status status_ = Status::Ok;
 };
 
+// What select_mixed keeps from one call to the next of a search resumed in steps (CvSearchState): its criterion, with
+// the sorted sample and grids made by its first evaluation, and the range of its scale's scan.
+struct MixedSearchKeep {
+  MixedCriterion cv;
+  double lo = 0, hi = 0;
+  Status status;
+  MixedSearchKeep(const Problem& p, const Categories& c, const Criterion& criterion, const double* start);
+};
+
 }  // namespace ka::mixed_detail

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <new>
 
 #include "base/rare.h"
 #include "base/scratch.h"
@@ -180,13 +182,31 @@ struct Search {
 
 }  // namespace
 
+namespace mixed_detail {
+
+KA_COLD MixedSearchKeep::MixedSearchKeep(const Problem& p, const Categories& c, const Criterion& criterion,
+                                         const double* start)
+    : cv(p, c, criterion), status(cv.status()) {
+  if (status == Status::Ok) status = bandwidth_detail::search_scale_range(p.keys, start, &lo, &hi);
+}
+
+}  // namespace mixed_detail
+
 KA_COLD Result select_mixed(const Problem& p, const Categories& c, bool per_dimension, double* bw, double* score,
-                            CvCurve* curve, const Criterion& criterion, const SearchProgress& progress) {
+                            CvCurve* curve, const Criterion& criterion, const SearchProgress& progress,
+                            CvSearchState* state) {
   const int64_t dims = p.queries.cols, size = dims + c.count;
   for (int64_t d = 0; d < dims; ++d)
     if (!(bw[d] > 0) || !std::isfinite(bw[d])) return {Status::BadArgument};  // the start must be a bandwidth
-  mixed_detail::MixedCriterion cv(p, c, criterion);
-  if (cv.status() != Status::Ok) return {cv.status()};
+  // The criterion (its sorted sample, its grids) and the scan's range: kept in `state` across the steps of a search.
+  std::unique_ptr<mixed_detail::MixedSearchKeep> own;
+  std::unique_ptr<mixed_detail::MixedSearchKeep>& kept = state ? state->mixed : own;
+  if (!kept) {
+    kept.reset(new (std::nothrow) mixed_detail::MixedSearchKeep(p, c, criterion, bw));
+    if (!kept) return {Status::OutOfMemory};
+  }
+  if (kept->status != Status::Ok) return {kept->status};
+  mixed_detail::MixedCriterion& cv = kept->cv;
   Scratch<double> start(dims), best(size), trial(size), base(size);
   if (!start.ok() || !best.ok() || !trial.ok() || !base.ok()) return {Status::OutOfMemory};
   std::copy(bw, bw + dims, start.get());
@@ -195,9 +215,7 @@ KA_COLD Result select_mixed(const Problem& p, const Categories& c, bool per_dime
   Evaluator evaluate(cv, size, curve, progress, best.get());
   Search s{evaluate, c, dims, best.get(), trial.get(), base.get(), start.get()};
   const bool continuous = !all_constant(p.keys);
-  double lo = 0, hi = 0;
-  if (const Status st = bandwidth_detail::search_scale_range(p.keys, start.get(), &lo, &hi); st != Status::Ok)
-    return {st};
+  const double lo = kept->lo, hi = kept->hi;
   const auto failed = [&] { return evaluate.failure.status != Status::Ok; };
   if (!continuous) evaluate(best.get());  // the λ scans compare with it (else the scale's scan makes the first)
   // Scans: the scale over its whole range at the first λ, then each λ over its whole range at that scale.
