@@ -145,11 +145,7 @@ Result group_fit(const Fit& sub, const FitOut& out, double grid_tolerance) {
   if (grid_tolerance > 0 && !sub.problem.masks.any() && !out.mean_double) {
     const Problem& p = sub.problem;
     const int64_t nodes = plan_grid_nodes(p.keys, p.kernel.kind, p.kernel.bandwidth, grid_tolerance);
-    if (nodes > 0) {
-      // The grid marks the rows its guard changed and leaves the others as they are (local_fit writes every row).
-      if (out.guarded) std::fill(out.guarded, out.guarded + p.queries.rows, uint8_t(0));
-      return grid_local_fit(sub, nodes, out);
-    }
+    if (nodes > 0) return grid_local_fit(sub, nodes, out);
   }
   return local_fit(sub, out);
 }

@@ -155,7 +155,9 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
   const Axis& x1 = axis[0];
   const Axis x2 = dims == 2 ? axis[1] : Axis{};
 
-  // Each query: interpolated moments, leave-one-out correction, the same solve as the exact fit.
+  // Each query: interpolated moments, leave-one-out correction, the same solve as the exact fit. `guarded` 1 only where
+  // a guard acts (here, the far rules' or the exact rows'), 0 on every other row, as local_fit writes it.
+  if (out.guarded) std::fill(out.guarded, out.guarded + I, uint8_t(0));
   Scratch<int64_t> exact(I);
   Scratch<double> a(p_cols * p_cols), l(p_cols * p_cols), g(p_cols), interp(stride);
   if (!exact.ok() || !a.ok() || !l.ok() || !g.ok() || !interp.ok()) return {Status::OutOfMemory};
