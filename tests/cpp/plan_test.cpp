@@ -359,8 +359,8 @@ TEST_CASE("a 2-D local-linear CV score runs on the grid only where it costs less
   const float small[2] = {0.0032f, 0.0032f}, larger[2] = {0.0143f, 0.0143f};
   CHECK(plan_grid_cv_nodes(m, KernelKind::Gaussian, Estimator::LocalLinear, small, 3.2e-2) == 0);
   CHECK(plan_grid_cv_nodes(m, KernelKind::Gaussian, Estimator::LocalLinear, larger, 2e-3) > 0);
-  CHECK(plan_scan_tolerance(m, KernelKind::Gaussian, Estimator::LocalLinear, small, 1e-3, 5) == 0);
-  CHECK(plan_scan_tolerance(m, KernelKind::Gaussian, Estimator::LocalLinear, larger, 1e-3, 5) == 2e-3);
+  CHECK(plan_scan_tolerance(m, KernelKind::Gaussian, Estimator::LocalLinear, small, 1e-3, 5, 3.2e-2) == 0);
+  CHECK(plan_scan_tolerance(m, KernelKind::Gaussian, Estimator::LocalLinear, larger, 1e-3, 5, 3.2e-2) == 2e-3);
   const double range[2] = {1, 1};
   const double keys =
       3.141592653589793 * 2 * 0.6931471805599453 * (25 + std::log2(double(n))) * 0.0032 * 0.0032 * double(n);

@@ -117,9 +117,9 @@ int64_t plan_grid_cv_nodes(const SampleExtent& x, KernelKind kind, Estimator est
 
 // A 2-D leave-one-out search's scan point (cv_search_parts.h, kCoarseScanSteps): the tolerance its score runs at.
 // `tolerance` where plan_grid_cv_nodes gives a grid there; else the finest of 2·tolerance, 4·tolerance, … (`steps`
-// doublings at most) that it gives one for; else 0 (the point runs exactly).
+// doublings at most, none above `coarsest`) that it gives one for; else 0 (the point runs exactly).
 double plan_scan_tolerance(const SampleExtent& x, KernelKind kind, Estimator estimator, const float* h,
-                           double tolerance, int steps);
+                           double tolerance, int steps, double coarsest);
 
 // Leave-one-out CV of a 1-D sample over a bandwidth search (GridCv, grid.h), per bandwidth: the cells of the grid that
 // scores bandwidth h for `points` points (those with weight > 0) spread over `range` (> 0), a power of two of at least

@@ -42,9 +42,9 @@ int64_t plan_grid_cv_nodes(const SampleExtent& x, KernelKind kind, Estimator est
 }
 
 double plan_scan_tolerance(const SampleExtent& x, KernelKind kind, Estimator estimator, const float* h,
-                           double tolerance, int steps) {
+                           double tolerance, int steps, double coarsest) {
   double t = tolerance;
-  for (int k = 0; k <= steps && tolerance > 0; ++k, t *= 2)
+  for (int k = 0; k <= steps && tolerance > 0 && (k == 0 || t <= coarsest); ++k, t *= 2)
     if (plan_grid_cv_nodes(x, kind, estimator, h, t) > 0) return t;
   return 0;
 }

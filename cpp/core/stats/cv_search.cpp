@@ -49,7 +49,7 @@ double Search::scan_tolerance(const double* bandwidth) const {
   for (int64_t d = 0; d < 2; ++d)
     if (!float_bandwidth(bandwidth[d], hf + d)) return criterion.grid_tolerance;
   return plan_scan_tolerance(keep.sorted.extent(p), p.kernel.kind, criterion.estimator, hf, criterion.grid_tolerance,
-                             kCoarseScanSteps);
+                             kCoarseScanSteps, kCoarsestScanTolerance);
 }
 
 double Search::grid_margin(const double* bandwidth, double s, double tolerance) const {
@@ -135,7 +135,9 @@ Result refine(Search& se, const Scan& sc) {
   // A coarse scan point (coarse_scan) that its margin shows could be below the best scan point: refined too, the
   // lowest bound first, apart from those taken. The plan (an O(n) pass or more) is asked only for a point that the
   // widest margin, at the coarsest tolerance, would not rule out.
-  const double coarsest = se.criterion.grid_tolerance * double(int64_t(1) << kCoarseScanSteps);
+  const double coarsest =
+      std::max(se.criterion.grid_tolerance,
+               std::min(kCoarsestScanTolerance, se.criterion.grid_tolerance * double(int64_t(1) << kCoarseScanSteps)));
   while (se.coarse_scan && brackets < kScreenBrackets && std::isfinite(best_scan)) {
     int next = -1;
     double next_bound = best_scan;

@@ -57,14 +57,19 @@ constexpr double kPlanarScreenTolerance = 3e-4;
 // grid cannot serve at that tolerance on the finest grid, up to 2^kCoarseScanSteps times coarser, that serves it and
 // costs less than the exact score (plan_scan_tolerance), and never keeps it: such points lie below the grid's reach
 // (h under about range/(9·√n) on a uniform sample: most_grid_nodes_2d), where an exact score visits n·π(7.9h)² keys a
-// row (at 10⁶ points, h = 0.0067: 8.4 s natively, 0.86 s on a 965² grid at 2e-3). Binning inflates such a score s
-// at tolerance t by about t·s/m, m = n·h₁h₂/(range₁·range₂) points a bandwidth square (a point's own weight, binned,
-// no longer cancels exactly; measured on uniform samples of 10⁵ and 10⁶ points, m = 2 … 45, t = 2e-3 … 3.2e-2: 0.9 to
-// 1 times it, plus up to 0.05·t·s): coarse_margin allows kCoarseMarginPerPoint·t·s/m + kCoarseMarginFloor·t·s. A coarse
-// point whose score, less that margin, is not above the best scan point's is refined too (refine, cv_search.cpp).
-// Averaged over the points, 1/m of the local density is at most the box's (∫ f·(1/f) is the support's area).
-constexpr double kCoarseMarginPerPoint = 2, kCoarseMarginFloor = 0.1;
+// row (at 10⁶ points, h = 0.0067: 8.4 s natively, 0.86 s on a 965² grid at 2e-3). Such a score s at tolerance t errs
+// by about 0.4·t·s/m, m = n·h₁h₂/(range₁·range₂) points a bandwidth square, mostly low (the neighbours' binning, the
+// point's own share taken out as binned: OwnShare, grid/query.h; measured on uniform and clustered samples of 10⁵
+// points, m = 2 … 45, t = 2e-3 … 3.2e-2: −0.19·t·s at m = 2 to −0.01·t·s at 45; with K(0) taken out instead, +0.5 and
+// +0.02 on uniform points, up to +5 on clustered ones): coarse_margin allows kCoarseMarginPerPoint·t·s/m +
+// kCoarseMarginFloor·t·s. A coarse point whose score, less that margin, is not above the best scan point's is refined
+// too (refine, cv_search.cpp). Averaged over the points, 1/m of the local density is at most the box's (∫ f·(1/f) is
+// the support's area).
+constexpr double kCoarseMarginPerPoint = 0.5, kCoarseMarginFloor = 0.1;
 constexpr int kCoarseScanSteps = 5;
+// No coarser than this (the measured range above): a search asked for 1e-2 had scored its points at 0.32, with
+// spacings of two bandwidths, and at 10⁵ points refined exactly around a score 10³ times too high (14 s, not 0.2).
+constexpr double kCoarsestScanTolerance = 3.2e-2;
 
 // The range of the common scale s (h_d = s · start_d) that the scan covers (cv_scan.cpp).
 Status scan_range(ConstMatrix x, const float* sorted, const double* start, double* lo, double* hi);

@@ -16,6 +16,7 @@
 #include "methods/grid/exact_rows.h"
 #include "methods/grid/grid.h"
 #include "methods/grid/plan.h"
+#include "methods/grid/query.h"
 #include "methods/plan.h"
 #include "stats/regression.h"
 
@@ -38,11 +39,12 @@ struct CellPass {
   int64_t count, width;
   double served_above;  // a point's leave-one-out S₀ must exceed this for the grid to serve it
   double* trace;        // AICc (cell_fits): Σ ℓ_ii of the points served
+  OwnShare own;         // what leave-one-out takes out of S₀, S₂ and T₀ per unit of a point's weight at u
 };
 
 // Adds ω_i Σ_c (y_ic − f_{−i}(x_i)_c)² to *sum over the cell's points, each fit from the moments at x_i less the
-// point's own weight ω_i at offset 0, stopping at the first point the grid cannot serve. Returns the points done
-// (count, or that point's place). Width 0: any number of columns, else exactly that many (a constant).
+// point's own share of them (OwnShare, grid/query.h), stopping at the first point the grid cannot serve. Returns the
+// points done (count, or that point's place). Width 0: any number of columns, else exactly that many (a constant).
 template <bool Linear, bool Weighted, int64_t Width>
 int64_t cell_residuals(const CellPass& c, double* sum) {
   constexpr int64_t s_count = Linear ? 3 : 1, t_count = Linear ? 2 : 1;
@@ -53,17 +55,15 @@ int64_t cell_residuals(const CellPass& c, double* sum) {
   double acc = 0;
   int64_t i = 0;
   for (; i < count; ++i) {
-    const double w = Weighted ? double(c.w[i]) : 1.0;
     const double u = (double(c.x[i]) - lo) * scale - e;
-    const double s0 = at[0] + u * slope[0] - w;
+    const double w = Weighted ? double(c.w[i]) : 1.0, own = w * c.own.s0(u);
+    const double s0 = at[0] + u * slope[0] - own, s2 = Linear ? at[2] + u * slope[2] - w * c.own.s2(u) : 0;
     if (!(s0 > served_above)) break;
-    if (Linear && !guard_free(s0, at[1] + u * slope[1], at[2] + u * slope[2])) break;
+    if (Linear && !guard_free(s0, at[1] + u * slope[1], s2)) break;
     for (int64_t col = 0; col < width; ++col) {
       const int64_t k = s_count + col * t_count;
-      const double y = double(c.y[i * width + col]), t0 = at[k] + u * slope[k] - w * y;
-      const double fit =
-          Linear ? linear_fit(s0, at[1] + u * slope[1], at[2] + u * slope[2], t0, at[k + 1] + u * slope[k + 1])
-                 : t0 / s0;
+      const double y = double(c.y[i * width + col]), t0 = at[k] + u * slope[k] - own * y;
+      const double fit = Linear ? linear_fit(s0, at[1] + u * slope[1], s2, t0, at[k + 1] + u * slope[k + 1]) : t0 / s0;
       acc += w * (y - fit) * (y - fit);
     }
   }
@@ -80,6 +80,7 @@ int64_t cell_residuals_batched(const CellPass& c, double* sum) {
   const double* at = c.at;
   const double* slope = c.slope;
   const D lo(c.lo), scale(c.scale), e(c.e), served_above(c.served_above), one(1.0), floor(kPivotFloor), zero(0.0);
+  const D own_zero(c.own.zero), own_two(c.own.two);
   const D s0_at(at[0]), s0_slope(slope[0]), t0_at(at[Linear ? 3 : 1]), t0_slope(slope[Linear ? 3 : 1]);
   const D s1_at(Linear ? at[1] : 0), s1_slope(Linear ? slope[1] : 0), s2_at(Linear ? at[2] : 0),
       s2_slope(Linear ? slope[2] : 0), t1_at(Linear ? at[4] : 0), t1_slope(Linear ? slope[4] : 0);
@@ -88,13 +89,13 @@ int64_t cell_residuals_batched(const CellPass& c, double* sum) {
   for (; i + lanes <= c.count; i += lanes) {
     const D x = D::load_unaligned(c.x + i), y = D::load_unaligned(c.y + i);
     const D w = Weighted ? D::load_unaligned(c.w + i) : one;
-    const D u = (x - lo) * scale - e;
-    const D s0 = xsimd::fma(u, s0_slope, s0_at) - w;
+    const D u = (x - lo) * scale - e, f = u * (one - u), own = w * (one - f * own_zero);
+    const D s0 = xsimd::fma(u, s0_slope, s0_at) - own;
     if (!xsimd::all(s0 > served_above)) break;
-    const D t0 = xsimd::fma(u, t0_slope, t0_at) - w * y;
+    const D t0 = xsimd::fma(u, t0_slope, t0_at) - own * y;
     D fit;
     if (Linear) {
-      const D s1 = xsimd::fma(u, s1_slope, s1_at), s2 = xsimd::fma(u, s2_slope, s2_at);
+      const D s1 = xsimd::fma(u, s1_slope, s1_at), s2 = xsimd::fma(u, s2_slope, s2_at) - w * f * own_two;
       const D t1 = xsimd::fma(u, t1_slope, t1_at);
       const D q = s1 / s0, pivot = xsimd::max(s2 - q * s1, floor * s2);
       if (!xsimd::all(s2 - q * s1 >= floor * s2)) break;  // the guard would act: cell_residuals hands it on
@@ -400,8 +401,8 @@ Result GridCv::score(float h, double* score, bool* served, char* why, bool* defe
   double* traced = aicc_ ? &trace : nullptr;
   if (aicc_) deferred = nullptr;  // AICc's sums have no lower bound: every point is scored
   int64_t pending[kExactBatch], waiting = 0;
-  CellPass c{nullptr, nullptr, lo_,   double(cells) / range_, 0,     nullptr, nullptr,
-             nullptr, 0,       width, served_above,           &trace};
+  CellPass c{nullptr, nullptr,      lo_,    double(cells) / range_,    0, nullptr, nullptr, nullptr, 0,
+             width,   served_above, &trace, OwnShare(p.kernel.kind, x)};
   for (int64_t e = 0; e < cells; ++e) {
     c.at = at_node + e * stride;
     c.slope = slopes.get() + e * stride;

@@ -9,6 +9,7 @@
 #include "engine/local_solve.h"
 #include "engine/neighbours.h"
 #include "methods/grid/cv_parts.h"
+#include "methods/grid/query.h"
 #include "methods/plan.h"
 
 namespace ka {
@@ -180,15 +181,17 @@ Result MixedGridCv::score(float h, const double* lambda, double* score, bool* se
       return {st};
     const double* at_node = moments.get() + x.L * stride;
     const double served_above = served_share(x.fft, linear) * reach_weight, own = W[g];
+    const OwnShare share(kind, x);  // the point's own share of its moments (grid/query.h)
     bool weights_made = false;
     for (int64_t r = first_.get()[g]; r < first_.get()[g + 1]; ++r) {
       const int64_t s = members_.get()[r];
       int64_t e;
-      const double u = locate(s, &e), w = weighted ? double(w_.get()[s]) : 1.0, lw = own * w;
+      const double u = locate(s, &e), w = weighted ? double(w_.get()[s]) : 1.0, lw = own * w * share.s0(u);
       const double* at = at_node + e * stride;
       const double* slope = slopes.get() + e * stride;
       const double s0 = at[0] + u * slope[0] - lw;
-      const double s1 = linear ? at[1] + u * slope[1] : 0, s2 = linear ? at[2] + u * slope[2] : 0;
+      const double s1 = linear ? at[1] + u * slope[1] : 0,
+                   s2 = linear ? at[2] + u * slope[2] - own * w * share.s2(u) : 0;
       if (s0 > served_above && (!linear || guard_free(s0, s1, s2))) {
         for (int64_t col = 0; col < width; ++col) {
           const int64_t k = (linear ? 3 : 1) + col * (linear ? 2 : 1);

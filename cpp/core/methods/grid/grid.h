@@ -87,12 +87,12 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
 // finest ones. The grid of a bandwidth is therefore a function of the sample and the bandwidth alone: a score does
 // not depend on which bandwidths were scored before it (a search resumed in steps gives the bytes of one call). An
 // evaluation then costs O(G·L) for the convolutions plus one sequential pass over the points, cell by cell, that reads
-// each cell's moments as lines across it, removes each point's own weight and sums the squared residuals. Rows the grid
-// cannot serve (kServedShare, or a local-linear pivot the guard would raise) are fitted exactly over the keys in their
-// reach, which the sorted points give (a pass over the sample each had cost a clustered sample most of its search). The
-// sorted copy costs 8 bytes a point (12 with observation weights) and, at 10⁷ points natively, about 0.25 s once; it
-// makes a pass about 8× cheaper than reading the moments in sample order (≈ 10 ms instead of ≈ 80). 2-D samples keep,
-// for now, the per-evaluation path (cv_score through grid_local_fit).
+// each cell's moments as lines across it, removes each point's own share (OwnShare, query.h) and sums the squared
+// residuals. Rows the grid cannot serve (kServedShare, or a local-linear pivot the guard would raise) are fitted
+// exactly over the keys in their reach, which the sorted points give (a pass over the sample each had cost a clustered
+// sample most of its search). The sorted copy costs 8 bytes a point (12 with observation weights) and, at 10⁷ points
+// natively, about 0.25 s once; it makes a pass about 8× cheaper than reading the moments in sample order (≈ 10 ms
+// instead of ≈ 80). 2-D samples keep, for now, the per-evaluation path (cv_score through grid_local_fit).
 class GridCv {
  public:
   // `f`: the sample as keys and queries (the same view), 1-D, one head, no masks but leave-one-out, the estimator

@@ -97,4 +97,31 @@ void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t
   }
 }
 
+OwnShare::OwnShare(KernelKind kind, const Axis& axis) {
+  const double k = kernel_weight(kind, float(axis.h), axis.step), r = axis.step / axis.h;
+  zero = 2 * (1 - k);
+  two = 2 * k * r * r;
+  zero_sq = 2 * (1 - k * k);
+  two_sq = 2 * k * k * r * r;
+}
+
+OwnTerms own_terms(const GridQuery& g, const OwnShare* axes, int64_t dims) {
+  double a[2][kMaxGridDims][3] = {};  // [squared][axis][power]: A₀, A₁, A₂
+  for (int64_t d = 0; d < kMaxGridDims; ++d) {
+    const double f = d < dims ? g.frac[d] * (1 - g.frac[d]) : 0;
+    const OwnShare& o = d < dims ? axes[d] : OwnShare{};
+    a[0][d][0] = 1 - f * o.zero;
+    a[0][d][2] = f * o.two;
+    a[1][d][0] = 1 - f * o.zero_sq;
+    a[1][d][2] = f * o.two_sq;
+  }
+  OwnTerms t;
+  for (int64_t j = 0; j < 6; ++j) {
+    const Power pw = dims == 2 ? kPowers[j] : Power{int(j % 3), 0};
+    t.s[j] = a[0][0][pw.a] * a[0][1][pw.b];
+    t.b[j] = a[1][0][pw.a] * a[1][1][pw.b];
+  }
+  return t;
+}
+
 }  // namespace ka

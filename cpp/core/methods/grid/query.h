@@ -24,6 +24,25 @@ GridQuery locate(const float* q, const Axis* axis, int64_t dims, bool laplacian,
 void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t dims, int64_t width, int64_t stride,
                 int64_t powers_2, int64_t powers_1, double* v);
 
+// A sample point's own share of the moments read where it lies (leave-one-out takes it out): binned to the nodes
+// around it by shares (1 − f, f) along an axis and read back by the same shares, it meets itself through the taps
+// K(0) = 1 and K(±r), r = step/h, so its Σ K·uᵃ along that axis is A₀ = 1 − f(1 − f)·zero, A₁ = 0 (the offsets ±r
+// cancel) and A₂ = f(1 − f)·two, where the exact fit's are 1, 0 and 0: the difference, up to (spacing/h)²/4 of its
+// weight, is nothing beside many neighbours but had left a held-out point with few of them most of a 2-D score's error
+// (1.7 times the tolerance on clustered points, 26 where a point has two neighbours; cv_scan_2d_test.cpp). In 2-D the
+// products over the axes; Σ K²·uᵃ (B) through K(r)².
+struct OwnShare {
+  double zero = 0, two = 0, zero_sq = 0, two_sq = 0;  // 2(1 − K(r)), 2K(r)·r², and the same with K(r)²
+  OwnShare() = default;
+  OwnShare(KernelKind kind, const Axis& axis);  // the taps as convolve_moments and cv_moments lay them
+  double s0(double f) const { return 1 - f * (1 - f) * zero; }
+  double s2(double f) const { return f * (1 - f) * two; }
+};
+struct OwnTerms {
+  double s[6], b[6];  // Σ K·uᵏ and Σ K²·uᵏ of a unit weight, kPowers order (1-D: the first three, powers of u)
+};
+OwnTerms own_terms(const GridQuery& g, const OwnShare* axes, int64_t dims);
+
 // The index in kPowers order (convolution.h) of the product of design columns r and c (0: the constant, 1 … dims:
 // the offsets): the moment that sits at (r, c) of A and B.
 inline int64_t product_power(int64_t r, int64_t c, int64_t dims) {

@@ -182,6 +182,8 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
   // would not act (planar_linear_value).
   const bool planar = dims == 2 && linear && !squares && !out.sum_sq_weights && !out.effective_keys &&
                       !out.log_denominator && !out.self_weight;
+  OwnShare own_share[kMaxGridDims];
+  for (int64_t d = 0; d < dims; ++d) own_share[d] = OwnShare(p.kernel.kind, axis[d]);
   for (int64_t i = 0; i < I; ++i) {
     const GridQuery at = locate(p.queries.row(i), axis, dims, laplacian, compact);
     const bool inside = at.inside;
@@ -207,12 +209,15 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
     const double* S = v;
     double* B = v + powers_2;
     double* T = v + 2 * powers_2;
-    if (m.leave_one_out) {  // the point's own weight K(0)·ω_i = ω_i, at offset u = 0: degree 0 only
+    if (m.leave_one_out) {  // the point's own share of the moments, as binning and reading back gave it (own_terms)
       const int64_t own = own_key(i);
       const double w = weight_of(own);
-      v[0] -= w;
-      B[0] -= w * w;
-      for (int64_t col = 0; col < width; ++col) T[col * powers_1] -= w * double(p.values.row(own)[col]);
+      const OwnTerms self = own_terms(at, own_share, dims);
+      for (int64_t k = 0; k < powers_2; ++k) {
+        v[k] -= w * self.s[k];
+        B[k] -= w * w * self.b[k];
+      }
+      for (int64_t col = 0; col < width; ++col) T[col * powers_1] -= w * double(p.values.row(own)[col]) * self.s[0];
     }
     const double s0 = S[0], b0 = B[0];
     if (!(s0 > share * total) || (by_fft && squares && !(b0 > share * total_sq))) {
