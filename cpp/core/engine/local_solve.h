@@ -139,6 +139,43 @@ struct ExactRowWork {
   bool ok() const { return room.ok(); }
 };
 
+// The textbook solve of exact_local_row from its moments: s.a (p × p, upper triangle: Σ w·z zᵀ) and s.t (p × D: Σ w·z
+// yᵀ) by Cholesky without the pivot floor, the D means into `mean` and g = A⁻¹e₁ into s.z (s.a overwritten). False,
+// nothing written, where a pivot after the intercept's is at most kSingularDesign times its diagonal.
+inline bool textbook_solve(int64_t np, int64_t width, ExactRowScratch s, double* mean) {
+  // In-place Cholesky of the upper triangle (A = UᵀU), refusing a pivot at or below kSingularDesign of its diagonal.
+  for (int64_t c = 0; c < np; ++c) {
+    const double diagonal = s.a[c * np + c];
+    double pivot = diagonal;
+    for (int64_t k = 0; k < c; ++k) pivot -= s.a[k * np + c] * s.a[k * np + c];
+    if (!(pivot > (c ? kSingularDesign * diagonal : 0.0))) return false;
+    const double root = std::sqrt(pivot);
+    s.a[c * np + c] = root;
+    for (int64_t r = c + 1; r < np; ++r) {
+      double v = s.a[c * np + r];
+      for (int64_t k = 0; k < c; ++k) v -= s.a[k * np + c] * s.a[k * np + r];
+      s.a[c * np + r] = v / root;
+    }
+  }
+  // g = A⁻¹ e₁: Uᵀ v = e₁, then U g = v (g in s.z); each mean is gᵀ T.
+  for (int64_t r = 0; r < np; ++r) {
+    double v = r == 0 ? 1.0 : 0.0;
+    for (int64_t k = 0; k < r; ++k) v -= s.a[k * np + r] * s.z[k];
+    s.z[r] = v / s.a[r * np + r];
+  }
+  for (int64_t r = np - 1; r >= 0; --r) {
+    double v = s.z[r];
+    for (int64_t k = r + 1; k < np; ++k) v -= s.a[r * np + k] * s.z[k];
+    s.z[r] = v / s.a[r * np + r];
+  }
+  for (int64_t c = 0; c < width; ++c) {
+    double v = 0;
+    for (int64_t x = 0; x < np; ++x) v += s.z[x] * s.t[x * width + c];
+    mean[c] = v;
+  }
+  return true;
+}
+
 // The fit of `degree` (0, 1 or 2: degree_of, local_fit.h) at query i of p (a distance kernel, every mask of p applied,
 // ω the optional observation weights) as a float64 textbook loop computes it: weights exp(log K − max log K) in double,
 // the moment matrix solved by Cholesky without the pivot floor. Writes D means and returns true; returns false (nothing
@@ -178,36 +215,7 @@ KA_COLD inline bool exact_local_row(const Problem& p, int degree, const float* o
       for (int64_t c = 0; c < width; ++c) s.t[x * width + c] += w * s.z[x] * double(p.values.row(j)[c]);
     }
   }
-  // In-place Cholesky of the upper triangle (A = UᵀU), refusing a pivot at or below kSingularDesign of its diagonal.
-  for (int64_t c = 0; c < np; ++c) {
-    const double diagonal = s.a[c * np + c];
-    double pivot = diagonal;
-    for (int64_t k = 0; k < c; ++k) pivot -= s.a[k * np + c] * s.a[k * np + c];
-    if (!(pivot > (c ? kSingularDesign * diagonal : 0.0))) return false;
-    const double root = std::sqrt(pivot);
-    s.a[c * np + c] = root;
-    for (int64_t r = c + 1; r < np; ++r) {
-      double v = s.a[c * np + r];
-      for (int64_t k = 0; k < c; ++k) v -= s.a[k * np + c] * s.a[k * np + r];
-      s.a[c * np + r] = v / root;
-    }
-  }
-  // g = A⁻¹ e₁: Uᵀ v = e₁, then U g = v (g in s.z); each mean is gᵀ T.
-  for (int64_t r = 0; r < np; ++r) {
-    double v = r == 0 ? 1.0 : 0.0;
-    for (int64_t k = 0; k < r; ++k) v -= s.a[k * np + r] * s.z[k];
-    s.z[r] = v / s.a[r * np + r];
-  }
-  for (int64_t r = np - 1; r >= 0; --r) {
-    double v = s.z[r];
-    for (int64_t k = r + 1; k < np; ++k) v -= s.a[r * np + k] * s.z[k];
-    s.z[r] = v / s.a[r * np + r];
-  }
-  for (int64_t c = 0; c < width; ++c) {
-    double v = 0;
-    for (int64_t x = 0; x < np; ++x) v += s.z[x] * s.t[x * width + c];
-    mean[c] = v;
-  }
+  if (!textbook_solve(np, width, s, mean)) return false;
   if (self_weight) {  // w_ii gᵀ z_i, z_i the design row of key i
     double v = 0;
     if (own < 0) own = i;

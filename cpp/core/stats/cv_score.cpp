@@ -8,6 +8,7 @@
 #include "methods/plan.h"
 #include "engine/neighbours.h"
 #include "engine/local_solve.h"
+#include "engine/taylor_rows.h"
 #include "stats/regression.h"
 #include "base/scratch.h"
 #include "stats/bandwidth_detail.h"
@@ -275,18 +276,30 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
   double* exact = work.mean;
   double sum = 0, total = 0;
   std::unique_ptr<PlanarSample::RowWork> row_work;  // made at the first guarded row
+  // Many guarded rows of a wide 2-D Gaussian fit (each O(n) in double): from one expansion of the weights, where it
+  // costs less (taylor_rows.h).
+  int64_t textbook_rows = 0;
+  for (int64_t i = 0; i < n && into.guarded; ++i)
+    textbook_rows += guarded.get()[i] && !(f.observation_weights && !(f.observation_weights[i] > 0));
+  std::unique_ptr<TaylorRows> taylor;
+  if (dims == 2 && textbook_rows >= kTaylorRowsFrom && !(criterion.exclude > 0) && !p.masks.any()) {
+    taylor.reset(new (std::nothrow) TaylorRows(q, f.observation_weights, degree_of(f.estimator), textbook_rows, n));
+    if (taylor && !taylor->ok()) taylor.reset();
+  }
   for (int64_t i = 0; i < n; ++i) {
     const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
     total += omega;
     const bool textbook = into.guarded && guarded.get()[i] && omega > 0;
-    if (textbook && planar && !row_work) {
+    int solved = textbook && taylor ? taylor->row(i, rows, exact) : -1;  // −1: not by the expansion
+    if (textbook && solved < 0 && planar && !row_work) {
       row_work.reset(new (std::nothrow) PlanarSample::RowWork(n, width, f.observation_weights != nullptr));
       if (!row_work) return {Status::OutOfMemory};
     }
-    const int solved = !textbook ? 1
-                       : planar  ? planar->textbook_row(loo, i, rows, exact, *row_work)
-                                 : int(exact_local_row(q, degree_of(f.estimator), f.observation_weights, i, rows, exact,
-                                                       nullptr, sorted.ordered));
+    if (solved < 0)
+      solved = !textbook ? 1
+               : planar  ? planar->textbook_row(loo, i, rows, exact, *row_work)
+                        : int(exact_local_row(q, degree_of(f.estimator), f.observation_weights, i, rows, exact, nullptr,
+                                              sorted.ordered));
     if (solved < 0) return {Status::OutOfMemory};
     if (solved == 0) {
       *score = kInf;

@@ -58,14 +58,15 @@ constexpr double kPlanarScreenTolerance = 3e-4;
 // costs less than the exact score (plan_scan_tolerance), and never keeps it: such points lie below the grid's reach
 // (h under about range/(9·√n) on a uniform sample: most_grid_nodes_2d), where an exact score visits n·π(7.9h)² keys a
 // row (at 10⁶ points, h = 0.0067: 8.4 s natively, 0.86 s on a 965² grid at 2e-3). Such a score s at tolerance t errs
-// by about 0.4·t·s/m, m = n·h₁h₂/(range₁·range₂) points a bandwidth square, mostly low (the neighbours' binning, the
-// point's own share taken out as binned: OwnShare, grid/query.h; measured on uniform and clustered samples of 10⁵
-// points, m = 2 … 45, t = 2e-3 … 3.2e-2: −0.19·t·s at m = 2 to −0.01·t·s at 45; with K(0) taken out instead, +0.5 and
-// +0.02 on uniform points, up to +5 on clustered ones): coarse_margin allows kCoarseMarginPerPoint·t·s/m +
-// kCoarseMarginFloor·t·s. A coarse point whose score, less that margin, is not above the best scan point's is refined
-// too (refine, cv_search.cpp). Averaged over the points, 1/m of the local density is at most the box's (∫ f·(1/f) is
-// the support's area).
-constexpr double kCoarseMarginPerPoint = 0.5, kCoarseMarginFloor = 0.1;
+// low by about 0.4·t·s/m, m = n·h₁h₂/(range₁·range₂) points a bandwidth square (the neighbours' binning, the point's
+// own share taken out as binned: OwnShare, grid/query.h), and high by at most 0.01·t·s (measured on uniform and
+// clustered samples of 10⁵ points, m = 2 … 45, t = 2e-3 … 3.2e-2: −0.19·t·s at m = 2 to +0.01·t·s at 45; with K(0)
+// taken out instead, up to +0.5·t·s on uniform points and +5 on clustered ones, all high): coarse_margin, by which a
+// grid score can lie above the exact one, allows kCoarseMarginPerPoint·t·s/m + kCoarseMarginFloor·t·s. A coarse point
+// whose score, less that margin, is not above the best scan point's is refined too (refine, cv_search.cpp). Averaged
+// over the points, 1/m of the local density is at most the box's (∫ f·(1/f) is the support's area). Samples whose tails
+// leave a global bandwidth few neighbours (lognormal axes) err 1–2·t·s either way, beyond any such margin.
+constexpr double kCoarseMarginPerPoint = 0.1, kCoarseMarginFloor = 0.1;
 constexpr int kCoarseScanSteps = 5;
 // No coarser than this (the measured range above): a search asked for 1e-2 had scored its points at 0.32, with
 // spacings of two bandwidths, and at 10⁵ points refined exactly around a score 10³ times too high (14 s, not 0.2).
