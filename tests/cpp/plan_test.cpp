@@ -347,7 +347,9 @@ TEST_CASE("a 2-D local-linear CV score runs on the grid only where it costs less
   // 10⁵ points uniform on the unit square: exactly, a held-out point visits about π·(7.6h)²·n keys plus
   // kPlanarRowKeys (exact_planar_cost). At h = 0.0032 (186 keys) a 506² grid at tolerance 3.2e-2 costs more (measured
   // natively 0.080 s on it, 0.084 exactly); at h = 0.0143 (3,700 keys) a 453² grid at 2e-3 costs less (0.15 s against
-  // 0.36). A count along x₁ alone (exact_cv_cost: 3,600 keys at 0.0032) had taken the grid for both.
+  // 0.36). A count along x₁ alone (exact_cv_cost: 3,600 keys at 0.0032) had taken the grid for both. The tolerance's
+  // own grid at 0.0143 (639² nodes) is within the sample's 2¹⁹ (most_grid_nodes_2d); at 0.012 (762²) it is not, and a
+  // scan point there runs at 2e-3 (539²).
   const int64_t n = 100000;
   std::vector<float> x(size_t(2 * n));
   uint32_t state = 7;
@@ -356,11 +358,12 @@ TEST_CASE("a 2-D local-linear CV score runs on the grid only where it costs less
     v = float(state >> 8) / float(1 << 24);
   }
   const ConstMatrix m{x.data(), n, 2, 2};
-  const float small[2] = {0.0032f, 0.0032f}, larger[2] = {0.0143f, 0.0143f};
+  const float small[2] = {0.0032f, 0.0032f}, larger[2] = {0.0143f, 0.0143f}, below[2] = {0.012f, 0.012f};
   CHECK(plan_grid_cv_nodes(m, KernelKind::Gaussian, Estimator::LocalLinear, small, 3.2e-2) == 0);
   CHECK(plan_grid_cv_nodes(m, KernelKind::Gaussian, Estimator::LocalLinear, larger, 2e-3) > 0);
   CHECK(plan_scan_tolerance(m, KernelKind::Gaussian, Estimator::LocalLinear, small, 1e-3, 5, 3.2e-2) == 0);
-  CHECK(plan_scan_tolerance(m, KernelKind::Gaussian, Estimator::LocalLinear, larger, 1e-3, 5, 3.2e-2) == 2e-3);
+  CHECK(plan_scan_tolerance(m, KernelKind::Gaussian, Estimator::LocalLinear, larger, 1e-3, 5, 3.2e-2) == 1e-3);
+  CHECK(plan_scan_tolerance(m, KernelKind::Gaussian, Estimator::LocalLinear, below, 1e-3, 5, 3.2e-2) == 2e-3);
   const double range[2] = {1, 1};
   const double keys =
       3.141592653589793 * 2 * 0.6931471805599453 * (25 + std::log2(double(n))) * 0.0032 * 0.0032 * double(n);

@@ -145,7 +145,7 @@ int cv_finest_level(int64_t points) {
 
 int64_t most_grid_nodes_2d(int64_t points) {
   int64_t nodes = kMaxGridNodes;
-  while (nodes < (int64_t(1) << kMaxCvLevel) && nodes < points) nodes *= 2;
+  while (nodes < (int64_t(1) << kMaxCvLevel) && nodes < 4 * points) nodes *= 2;
   return nodes;
 }
 
