@@ -24,10 +24,12 @@ int order_for(double rho) {
 }  // namespace
 
 TaylorRows::TaylorRows(const Problem& p, const float* omega, int degree, int64_t rows, int64_t window)
-    : p_(p), omega_(omega), degree_(degree) {
+    : p_(p), omega_(omega), degree_(degree), leave_one_out_(p.masks.leave_one_out) {
   const int64_t n = p.keys.rows, width = p.values.cols;
+  const Masks& m = p.masks;
   if (p.keys.cols != 2 || p.kernel.kind != KernelKind::Gaussian || degree < 0 || degree > 1 || n < 2 || width < 1 ||
-      width > kMostTaylorColumns)
+      width > kMostTaylorColumns || p.queries.data != p.keys.data || p.queries.rows != n ||
+      p.queries.stride != p.keys.stride || m.causal || m.key_padding || m.general || m.query_groups || m.band_first)
     return;
   double lo[2], hi[2];
   for (int d = 0; d < 2; ++d) {
@@ -78,7 +80,7 @@ TaylorRows::TaylorRows(const Problem& p, const float* omega, int degree, int64_t
   top_ = top;
 }
 
-int TaylorRows::row(int64_t i, ExactRowScratch s, double* mean) const {
+int TaylorRows::row(int64_t i, ExactRowScratch s, double* mean, double* self_weight) const {
   const int64_t width = p_.values.cols, np = degree_ == 0 ? 1 : 3;
   const int shifts = degree_ == 0 ? 1 : 6;  // β of |β| ≤ 2·degree, kPowers order: (0,0) (1,0) (0,1) (2,0) (1,1) (0,2)
   constexpr int kShift[6][2] = {{0, 0}, {1, 0}, {0, 1}, {2, 0}, {1, 1}, {0, 2}};
@@ -100,13 +102,14 @@ int TaylorRows::row(int64_t i, ExactRowScratch s, double* mean) const {
     c1 *= a / double(a1 + 1);
   }
   // The moments about row i, u = v_j − v_i: Σ w (u₁)^a (u₂)^b = e·Σ_β C(a,β₁)C(b,β₂)(−a)^(a−β₁)(−b)^(b−β₂) G[β].
-  const double own = omega_ ? double(omega_[i]) : 1.0;
-  const double S00 = e * G[0] - own;  // less the row's own key: weight K(0)·ω_i, offset 0
-  if (!(S00 > 1e-4 * own)) return -1;
+  // Leave-one-out takes the row's own key out: weight K(0)·ω_i at offset 0.
+  const double own = omega_ ? double(omega_[i]) : 1.0, out = leave_one_out_ ? own : 0.0;
+  const double S00 = e * G[0] - out;
+  if (leave_one_out_ && !(S00 > 1e-4 * own)) return -1;
   double* A = s.a;
   double* T = s.t;
   A[0] = S00;
-  for (int64_t col = 0; col < width; ++col) T[col] = e * H[col * 3] - own * double(p_.values.row(i)[col]);
+  for (int64_t col = 0; col < width; ++col) T[col] = e * H[col * 3] - out * double(p_.values.row(i)[col]);
   if (degree_ == 1) {
     const double S10 = e * (G[1] - a * G[0]), S01 = e * (G[2] - b * G[0]);
     const double S20 = e * (G[3] - 2 * a * G[1] + a * a * G[0]), S02 = e * (G[5] - 2 * b * G[2] + b * b * G[0]);
@@ -122,7 +125,10 @@ int TaylorRows::row(int64_t i, ExactRowScratch s, double* mean) const {
       T[2 * width + col] = e * (h[2] - b * h[0]);
     }
   }
-  return textbook_solve(np, width, s, mean) ? 1 : 0;
+  if (!textbook_solve(np, width, s, mean)) return 0;
+  // ℓ_i(x_i) = ω_i·K(0)·gᵀz_i, z_i = e₁ (its own offset is 0): the weight it would have were it in the fit.
+  if (self_weight) *self_weight = leave_one_out_ ? 0.0 : own * s.z[0];
+  return 1;
 }
 
 }  // namespace ka

@@ -25,21 +25,23 @@ constexpr int64_t kTaylorRowsFrom = 16;
 
 class TaylorRows {
  public:
-  // `p`: the sample as keys and queries (the same rows), 2-D, Gaussian, leave-one-out and no other mask; ω or null;
-  // `degree` 0 or 1. `rows`: how many rows will be asked (the expansion is made only where it costs less than they do
-  // by the textbook loop over `window` keys each).
+  // `p`: the sample as keys and queries (the same rows), 2-D, Gaussian, no mask but leave-one-out (each row's own key
+  // left out) or none (each row's own key in: a fit's summary); ω or null; `degree` 0 or 1. `rows`: how many rows will
+  // be asked (the expansion is made only where it costs less than they do by the textbook loop over `window` keys
+  // each).
   TaylorRows(const Problem& p, const float* omega, int degree, int64_t rows, int64_t window);
   bool ok() const { return order_ >= 0; }  // false also with more than kMostTaylorColumns value columns
   int order() const { return order_; }
-  // Row i's textbook fit with its own key left out: its D means into `mean` and 1; 0 where the design is singular
-  // (kSingularDesign, as exact_local_row); −1 where its neighbours weigh too little beside its own weight for the sums
-  // to hold them in double (the caller runs the textbook row).
-  int row(int64_t i, ExactRowScratch s, double* mean) const;
+  // Row i's textbook fit: its D means into `mean`, its own key's weight in it ℓ_i(x_i) into *self_weight (when given)
+  // and 1; 0 where the design is singular (kSingularDesign, as exact_local_row); −1 where, its own key left out, its
+  // neighbours weigh too little beside that key for the sums to hold them in double (the caller runs the textbook row).
+  int row(int64_t i, ExactRowScratch s, double* mean, double* self_weight = nullptr) const;
 
  private:
   const Problem& p_;
   const float* omega_;
   int degree_;
+  bool leave_one_out_;
   int order_ = -1;  // P
   int top_ = 0;     // the sums' largest total degree, P + 2 (degree 1) or P
   double centre_[2] = {0, 0}, inverse_h_[2] = {1, 1};

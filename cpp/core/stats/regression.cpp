@@ -39,9 +39,11 @@ KA_COLD Resolver::Resolver(ConstMatrix y, int64_t np)
 }
 
 KA_COLD void resolve_guarded(const Problem& p, int degree, const float* omega, int64_t row, int64_t own, int64_t at,
-                             bool sorted, Resolver& r, SampleFit& s, FitSummary& counts) {
+                             bool sorted, Resolver& r, SampleFit& s, FitSummary& counts, const TaylorRows* taylor) {
   double self = 0;
-  if (!exact_local_row(p, degree, omega, row, r.rows, r.exact, &self, sorted, own)) {
+  int solved = taylor ? taylor->row(row, r.rows, r.exact, &self) : -1;  // −1: not by the expansion
+  if (solved < 0) solved = exact_local_row(p, degree, omega, row, r.rows, r.exact, &self, sorted, own);
+  if (!solved) {
     ++counts.guard_changed;
     ++counts.singular;
     return;
@@ -120,11 +122,19 @@ KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma
   Resolver resolver(p.values, design_columns(f.estimator, p.queries.cols));
   if (!resolver.ok()) return {Status::OutOfMemory};
   FitSummary counts;
-  const bool any = std::find(fit.guarded.get(), fit.guarded.get() + n, uint8_t(1)) != fit.guarded.get() + n;
-  const bool sorted = any && sorted_by_first_coordinate(p.keys);
+  const int64_t guarded = std::count(fit.guarded.get(), fit.guarded.get() + n, uint8_t(1));
+  const bool sorted = guarded > 0 && sorted_by_first_coordinate(p.keys);
+  // Many guarded rows of a wide 2-D Gaussian fit: from one expansion of the weights, where it costs less (as
+  // cv_score's leave-one-out rows).
+  std::unique_ptr<TaylorRows> taylor;
+  if (p.queries.cols == 2 && guarded >= kTaylorRowsFrom && !f.query_scale && !f.query_keys) {
+    taylor.reset(new (std::nothrow) TaylorRows(g.problem, f.observation_weights, degree_of(f.estimator), guarded, n));
+    if (taylor && !taylor->ok()) taylor.reset();
+  }
   for (int64_t i = 0; i < n && !(criterion_only && counts.singular); ++i)
     if (fit.guarded.get()[i])
-      resolve_guarded(g.problem, degree_of(f.estimator), f.observation_weights, i, i, i, sorted, resolver, fit, counts);
+      resolve_guarded(g.problem, degree_of(f.estimator), f.observation_weights, i, i, i, sorted, resolver, fit, counts,
+                      taylor.get());
   *out = sum_up(p.values, f.observation_weights, fit, counts, column_sigma2);
   return {};
 }

@@ -6,6 +6,7 @@
 
 #include "base/scratch.h"
 #include "engine/local_solve.h"
+#include "engine/taylor_rows.h"
 #include "stats/regression.h"
 
 namespace ka::summary_parts {
@@ -37,9 +38,10 @@ struct Resolver {
 // Observation `at` of `s`, which is query `row` of `p` (its own key `own`), where the guard acted: the textbook float64
 // solve replaces its fit and self weight, and `counts` records whether that moved the fit (guard_changed) or whether
 // the design is singular (singular, and guard_changed). `sorted`: p's keys are sorted by their first coordinate
-// (sorted_by_first_coordinate, key_reach.h), so the solve reads only the keys in the row's reach.
+// (sorted_by_first_coordinate, key_reach.h), so the solve reads only the keys in the row's reach. `taylor`, where
+// given (row = own = at, p the sample itself), solves the rows it can from its expansion (taylor_rows.h).
 void resolve_guarded(const Problem& p, int degree, const float* omega, int64_t row, int64_t own, int64_t at,
-                     bool sorted, Resolver& r, SampleFit& s, FitSummary& counts);
+                     bool sorted, Resolver& r, SampleFit& s, FitSummary& counts, const TaylorRows* taylor = nullptr);
 
 // The summary's sums (regression.h) from the outputs, with the guard counts of `counts`; `y` and `omega` the sample's.
 FitSummary sum_up(ConstMatrix y, const float* omega, const SampleFit& s, FitSummary counts, double* column_sigma2);
