@@ -275,7 +275,7 @@ TEST_CASE("the Taylor expansion of a wide 2-D Gaussian fit gives each held-out r
           // Each row's own key out (leave-one-out CV) and in (a fit's summary, with the self weight ℓ_i(x_i)).
           p.masks.leave_one_out = weighted == (degree == 1);
           const float* w = weighted ? omega.data() : nullptr;
-          const TaylorRows taylor(p, w, degree, n, n);
+          const TaylorRows taylor(p, w, degree, n);
           CAPTURE(shape);
           CAPTURE(scale);
           CAPTURE(weighted);
@@ -308,6 +308,6 @@ TEST_CASE("the Taylor expansion of a wide 2-D Gaussian fit gives each held-out r
     p.values = {y.data(), n, 1, 1};
     p.kernel = {KernelKind::Gaussian, 1.0, narrow};
     p.masks.leave_one_out = true;
-    CHECK(!TaylorRows(p, nullptr, 1, n, n).ok());
+    CHECK(!TaylorRows(p, nullptr, 1, n).ok());
   }
 }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
+#include <utility>
 
 #include "engine/local_fit.h"
 
@@ -23,7 +25,7 @@ int order_for(double rho) {
 
 }  // namespace
 
-TaylorRows::TaylorRows(const Problem& p, const float* omega, int degree, int64_t rows, int64_t window)
+TaylorRows::TaylorRows(const Problem& p, const float* omega, int degree, int64_t rows)
     : p_(p), omega_(omega), degree_(degree), leave_one_out_(p.masks.leave_one_out) {
   const int64_t n = p.keys.rows, width = p.values.cols;
   const Masks& m = p.masks;
@@ -50,7 +52,7 @@ TaylorRows::TaylorRows(const Problem& p, const float* omega, int degree, int64_t
   // The sums' cost (a product and an add per entry and key) against the rows' by the textbook loop (two passes of
   // about ten operations a key), counted in those operations.
   if (!(double(n) * double(channel) * double(1 + width) + double(rows) * double(terms) * double(3 + 3 * width) <
-        20.0 * double(rows) * double(window)))
+        20.0 * double(rows) * double(n)))
     return;
   if (!sums_.reset_zeroed(channel * (1 + width))) return;
   per_channel_ = channel;
@@ -77,7 +79,6 @@ TaylorRows::TaylorRows(const Problem& p, const float* omega, int degree, int64_t
       }
   }
   order_ = order;
-  top_ = top;
 }
 
 int TaylorRows::row(int64_t i, ExactRowScratch s, double* mean, double* self_weight) const {
@@ -129,6 +130,12 @@ int TaylorRows::row(int64_t i, ExactRowScratch s, double* mean, double* self_wei
   // ℓ_i(x_i) = ω_i·K(0)·gᵀz_i, z_i = e₁ (its own offset is 0): the weight it would have were it in the fit.
   if (self_weight) *self_weight = leave_one_out_ ? 0.0 : own * s.z[0];
   return 1;
+}
+
+std::unique_ptr<TaylorRows> taylor_rows_for(const Problem& p, const float* omega, int degree, int64_t rows) {
+  if (p.keys.cols != 2 || rows < kTaylorRowsFrom) return nullptr;
+  std::unique_ptr<TaylorRows> taylor(new (std::nothrow) TaylorRows(p, omega, degree, rows));
+  return taylor && taylor->ok() ? std::move(taylor) : nullptr;
 }
 
 }  // namespace ka

@@ -12,6 +12,7 @@
 // would cost more than the rows themselves, there is none (ok() false) and the caller runs the textbook rows.
 #pragma once
 #include <cstdint>
+#include <memory>
 
 #include "base/scratch.h"
 #include "engine/local_solve.h"
@@ -27,11 +28,9 @@ class TaylorRows {
  public:
   // `p`: the sample as keys and queries (the same rows), 2-D, Gaussian, no mask but leave-one-out (each row's own key
   // left out) or none (each row's own key in: a fit's summary); ω or null; `degree` 0 or 1. `rows`: how many rows will
-  // be asked (the expansion is made only where it costs less than they do by the textbook loop over `window` keys
-  // each).
-  TaylorRows(const Problem& p, const float* omega, int degree, int64_t rows, int64_t window);
+  // be asked (the expansion is made only where it costs less than they do by the textbook loop over every key).
+  TaylorRows(const Problem& p, const float* omega, int degree, int64_t rows);
   bool ok() const { return order_ >= 0; }  // false also with more than kMostTaylorColumns value columns
-  int order() const { return order_; }
   // Row i's textbook fit: its D means into `mean`, its own key's weight in it ℓ_i(x_i) into *self_weight (when given)
   // and 1; 0 where the design is singular (kSingularDesign, as exact_local_row); −1 where, its own key left out, its
   // neighbours weigh too little beside that key for the sums to hold them in double (the caller runs the textbook row).
@@ -43,12 +42,16 @@ class TaylorRows {
   int degree_;
   bool leave_one_out_;
   int order_ = -1;  // P
-  int top_ = 0;     // the sums' largest total degree, P + 2 (degree 1) or P
   double centre_[2] = {0, 0}, inverse_h_[2] = {1, 1};
-  Scratch<double> sums_;  // per total degree g ≤ top_, the g + 1 sums of v^γ (γ₂ = 0 … g); then per column, with y
+  // Per total degree g up to P + 2·degree, the g + 1 sums of v^γ (γ₂ = 0 … g); then per column, with y.
+  Scratch<double> sums_;
   int64_t per_channel_ = 0;
   double v(int64_t i, int d) const { return (double(p_.keys.row(i)[d]) - centre_[d]) * inverse_h_[d]; }
   static int64_t index(int g1, int g2) { return int64_t(g1 + g2) * (g1 + g2 + 1) / 2 + g2; }
 };
+
+// The expansion for `rows` guarded rows of p (as the constructor's), where one serves them: 2-D, from kTaylorRowsFrom
+// rows, ok(); else null (the caller runs the textbook rows).
+std::unique_ptr<TaylorRows> taylor_rows_for(const Problem& p, const float* omega, int degree, int64_t rows);
 
 }  // namespace ka

@@ -120,6 +120,8 @@ int64_t plan_grid_cv_nodes(const SampleExtent& x, KernelKind kind, Estimator est
 // doublings at most, none above `coarsest`) that it gives one for; else 0 (the point runs exactly).
 double plan_scan_tolerance(const SampleExtent& x, KernelKind kind, Estimator estimator, const float* h,
                            double tolerance, int steps, double coarsest);
+// The coarsest tolerance plan_scan_tolerance can give (the last of its doublings).
+double coarsest_scan_tolerance(double tolerance, int steps, double coarsest);
 
 // Leave-one-out CV of a 1-D sample over a bandwidth search (GridCv, grid.h), per bandwidth: the cells of the grid that
 // scores bandwidth h for `points` points (those with weight > 0) spread over `range` (> 0), a power of two of at least

@@ -43,10 +43,16 @@ int64_t plan_grid_cv_nodes(const SampleExtent& x, KernelKind kind, Estimator est
 
 double plan_scan_tolerance(const SampleExtent& x, KernelKind kind, Estimator estimator, const float* h,
                            double tolerance, int steps, double coarsest) {
-  double t = tolerance;
-  for (int k = 0; k <= steps && tolerance > 0 && (k == 0 || t <= coarsest); ++k, t *= 2)
+  const double most = coarsest_scan_tolerance(tolerance, steps, coarsest);
+  for (double t = tolerance; t <= most && tolerance > 0; t *= 2)
     if (plan_grid_cv_nodes(x, kind, estimator, h, t) > 0) return t;
   return 0;
+}
+
+double coarsest_scan_tolerance(double tolerance, int steps, double coarsest) {
+  double t = tolerance;
+  for (int k = 0; k < steps && 2 * t <= coarsest; ++k) t *= 2;
+  return t;
 }
 
 int64_t plan_grid_cv_cells(double range, KernelKind kind, float h, int64_t points, double tolerance, char* why) {

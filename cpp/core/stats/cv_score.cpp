@@ -281,11 +281,8 @@ KA_COLD Result cv_score_direct(const Problem& p, const double* h, double* score,
   int64_t textbook_rows = 0;
   for (int64_t i = 0; i < n && into.guarded; ++i)
     textbook_rows += guarded.get()[i] && !(f.observation_weights && !(f.observation_weights[i] > 0));
-  std::unique_ptr<TaylorRows> taylor;
-  if (dims == 2 && textbook_rows >= kTaylorRowsFrom && !(criterion.exclude > 0) && !p.masks.any()) {
-    taylor.reset(new (std::nothrow) TaylorRows(q, f.observation_weights, degree_of(f.estimator), textbook_rows, n));
-    if (taylor && !taylor->ok()) taylor.reset();
-  }
+  const std::unique_ptr<TaylorRows> taylor =
+      taylor_rows_for(q, f.observation_weights, degree_of(f.estimator), textbook_rows);
   for (int64_t i = 0; i < n; ++i) {
     const double omega = f.observation_weights ? f.observation_weights[i] : 1.0;
     total += omega;

@@ -136,8 +136,7 @@ Result refine(Search& se, const Scan& sc) {
   // lowest bound first, apart from those taken. The plan (an O(n) pass or more) is asked only for a point that the
   // widest margin, at the coarsest tolerance, would not rule out.
   const double coarsest =
-      std::max(se.criterion.grid_tolerance,
-               std::min(kCoarsestScanTolerance, se.criterion.grid_tolerance * double(int64_t(1) << kCoarseScanSteps)));
+      coarsest_scan_tolerance(se.criterion.grid_tolerance, kCoarseScanSteps, kCoarsestScanTolerance);
   while (se.coarse_scan && brackets < kScreenBrackets && std::isfinite(best_scan)) {
     int next = -1;
     double next_bound = best_scan;

@@ -126,11 +126,10 @@ KA_COLD Result summarize_fit(const Fit& f, FitSummary* out, double* column_sigma
   const bool sorted = guarded > 0 && sorted_by_first_coordinate(p.keys);
   // Many guarded rows of a wide 2-D Gaussian fit: from one expansion of the weights, where it costs less (as
   // cv_score's leave-one-out rows).
-  std::unique_ptr<TaylorRows> taylor;
-  if (p.queries.cols == 2 && guarded >= kTaylorRowsFrom && !f.query_scale && !f.query_keys) {
-    taylor.reset(new (std::nothrow) TaylorRows(g.problem, f.observation_weights, degree_of(f.estimator), guarded, n));
-    if (taylor && !taylor->ok()) taylor.reset();
-  }
+  const std::unique_ptr<TaylorRows> taylor =
+      f.query_scale || f.query_keys
+          ? nullptr
+          : taylor_rows_for(g.problem, f.observation_weights, degree_of(f.estimator), guarded);
   for (int64_t i = 0; i < n && !(criterion_only && counts.singular); ++i)
     if (fit.guarded.get()[i])
       resolve_guarded(g.problem, degree_of(f.estimator), f.observation_weights, i, i, i, sorted, resolver, fit, counts,

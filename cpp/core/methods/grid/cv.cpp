@@ -79,7 +79,7 @@ int64_t cell_residuals_batched(const CellPass& c, double* sum) {
   const double* at = c.at;
   const double* slope = c.slope;
   const D lo(c.lo), scale(c.scale), e(c.e), served_above(c.served_above), one(1.0), floor(kPivotFloor), zero(0.0);
-  const D own_zero(c.own.zero), own_two(c.own.two);
+  const D own_zero(c.own.zero[0]), own_two(c.own.two[0]);
   const D s0_at(at[0]), s0_slope(slope[0]), t0_at(at[Linear ? 3 : 1]), t0_slope(slope[Linear ? 3 : 1]);
   const D s1_at(Linear ? at[1] : 0), s1_slope(Linear ? slope[1] : 0), s2_at(Linear ? at[2] : 0),
       s2_slope(Linear ? slope[2] : 0), t1_at(Linear ? at[4] : 0), t1_slope(Linear ? slope[4] : 0);

@@ -99,22 +99,20 @@ void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t
 
 OwnShare::OwnShare(KernelKind kind, const Axis& axis) {
   const double k = kernel_weight(kind, float(axis.h), axis.step), r = axis.step / axis.h;
-  zero = 2 * (1 - k);
-  two = 2 * k * r * r;
-  zero_sq = 2 * (1 - k * k);
-  two_sq = 2 * k * k * r * r;
+  for (int squared = 0; squared < 2; ++squared) {
+    const double tap = squared ? k * k : k;
+    zero[squared] = 2 * (1 - tap);
+    two[squared] = 2 * tap * r * r;
+  }
 }
 
 OwnTerms own_terms(const GridQuery& g, const OwnShare* axes, int64_t dims) {
-  double a[2][kMaxGridDims][3] = {};  // [squared][axis][power]: A₀, A₁, A₂
-  for (int64_t d = 0; d < kMaxGridDims; ++d) {
-    const double f = d < dims ? g.frac[d] * (1 - g.frac[d]) : 0;
-    const OwnShare& o = d < dims ? axes[d] : OwnShare{};
-    a[0][d][0] = 1 - f * o.zero;
-    a[0][d][2] = f * o.two;
-    a[1][d][0] = 1 - f * o.zero_sq;
-    a[1][d][2] = f * o.two_sq;
-  }
+  double a[2][kMaxGridDims][3] = {};  // [squared][axis][power]: A₀, A₁ = 0, A₂; an axis beyond dims: 1, 0, 0
+  for (int sq = 0; sq < 2; ++sq)
+    for (int64_t d = 0; d < kMaxGridDims; ++d) {
+      a[sq][d][0] = d < dims ? axes[d].s0(g.frac[d], sq) : 1;
+      a[sq][d][2] = d < dims ? axes[d].s2(g.frac[d], sq) : 0;
+    }
   OwnTerms t;
   for (int64_t j = 0; j < 6; ++j) {
     const Power pw = dims == 2 ? kPowers[j] : Power{int(j % 3), 0};

@@ -32,11 +32,11 @@ void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t
 // (1.7 times the tolerance on clustered points, 26 where a point has two neighbours; cv_scan_2d_test.cpp). In 2-D the
 // products over the axes; Σ K²·uᵃ (B) through K(r)².
 struct OwnShare {
-  double zero = 0, two = 0, zero_sq = 0, two_sq = 0;  // 2(1 − K(r)), 2K(r)·r², and the same with K(r)²
+  double zero[2] = {0, 0}, two[2] = {0, 0};  // 2(1 − K(r)) and 2K(r)·r²; [1]: the same with K(r)² (B's taps)
   OwnShare() = default;
   OwnShare(KernelKind kind, const Axis& axis);  // the taps as convolve_moments and cv_moments lay them
-  double s0(double f) const { return 1 - f * (1 - f) * zero; }
-  double s2(double f) const { return f * (1 - f) * two; }
+  double s0(double f, bool squared = false) const { return 1 - f * (1 - f) * zero[squared]; }
+  double s2(double f, bool squared = false) const { return f * (1 - f) * two[squared]; }
 };
 struct OwnTerms {
   double s[6], b[6];  // Σ K·uᵏ and Σ K²·uᵏ of a unit weight, kPowers order (1-D: the first three, powers of u)
