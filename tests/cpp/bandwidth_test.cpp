@@ -10,6 +10,7 @@
 
 #include "methods/grid/grid.h"
 #include "stats/bandwidth.h"
+#include "stats/brent.h"
 #include "stats/cv_scan_bound.h"
 #include "stats/regression.h"
 #include "reference.h"
@@ -95,6 +96,23 @@ TEST_CASE("median_spacing is the median gap between sorted distinct finite value
   double got = -1;
   REQUIRE(median_spacing(same, 3, 1, &got) == Status::Ok);
   CHECK(got == 0);
+}
+
+TEST_CASE("Brent's method from a known interior point never evaluates it again and finds the minimum") {
+  // A smooth, nearly quadratic curve with its minimum at 0.3 of [0, 1]; from x = 0.35 with its value given.
+  std::vector<double> at;
+  const auto f = [&](double x) {
+    at.push_back(x);
+    return (x - 0.3) * (x - 0.3) + 0.1 * (x - 0.3) * (x - 0.3) * (x - 0.3);
+  };
+  const double fx = (0.35 - 0.3) * (0.35 - 0.3) + 0.1 * 0.05 * 0.05 * 0.05;
+  const double from = brent_from(f, 0.0, 0.35, fx, 1.0, 1e-4);
+  CHECK(std::fabs(from - 0.3) < 1e-4);
+  CHECK(std::find(at.begin(), at.end(), 0.35) == at.end());
+  at.clear();
+  const double plain = brent(f, 0.0, 1.0, 1e-4);
+  CHECK(std::fabs(plain - 0.3) < 1e-4);
+  CHECK(at.front() == doctest::Approx(0.3819660112501051));  // plain Brent starts at the golden section point
 }
 
 TEST_CASE("rules of thumb follow their documented formulas") {

@@ -562,6 +562,55 @@ TEST_CASE("a 2-D search on the grid scores its scan points below the grid's reac
   CHECK(score == doctest::Approx(at_h).epsilon(1e-13));
 }
 
+TEST_CASE("a 2-D search refines a further bracket only where its scan point, scored again, is not above the best") {
+  // Eight clusters along a line (correlated predictors), 10⁴ points, grid tolerance 1e-3: the box's density is a
+  // tenth of the clusters', so a coarse scan point's margin keeps a second bracket open below the minimum. Its point is
+  // scored again at the search's tolerance (the only bandwidth the search evaluates twice), above the best the first
+  // bracket found, and nothing more is evaluated within its bracket: Brent's method had crept from there to the
+  // first bracket's end in eleven more scores.
+  const int64_t n = 10000;
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::normal_distribution<float> z(0.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(2 * n)), y(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const int c = int(8 * u(rng));
+    const float a = 0.1f * float(c) + 0.01f * z(rng), b = 0.05f * float(c) + 0.01f * z(rng);
+    x[size_t(2 * i)] = a;
+    x[size_t(2 * i + 1)] = b;
+    y[size_t(i)] = std::sin(6 * a) + std::cos(4 * b) + 0.3f * z(rng);
+  }
+  Problem p;
+  p.queries = p.keys = {x.data(), n, 2, 2};
+  p.values = {y.data(), n, 1, 1};
+  p.kernel = {KernelKind::Gaussian, 1.0, nullptr};
+  Criterion c;
+  c.estimator = Estimator::LocalLinear;
+  c.grid_tolerance = 1e-3;
+  double h[2] = {0, 0}, score = 0;
+  REQUIRE(rule_of_thumb(p.keys, Rule::Scott, h) == Status::Ok);
+  std::vector<double> bw(1024), scores(512);
+  CvCurve curve{bw.data(), scores.data(), 512, 0};
+  REQUIRE(select_cv(p, false, h, &score, &curve, c).status == Status::Ok);
+  const double ratio = bw[0] / bw[2];  // the scan's step: its first two points, descending
+  int rescored = 0;
+  for (int32_t k = 0; k < curve.count; ++k)
+    for (int32_t j = 0; j < k; ++j) {
+      if (bw[size_t(2 * k)] != bw[size_t(2 * j)]) continue;
+      ++rescored;
+      CAPTURE(bw[size_t(2 * k)]);
+      CHECK(scores[size_t(k)] > score);
+      for (int32_t later = k + 1; later < curve.count; ++later) {
+        const double g = bw[size_t(2 * later)];
+        CHECK_FALSE((g > bw[size_t(2 * k)] / ratio && g < bw[size_t(2 * k)] * ratio));
+      }
+    }
+  CHECK(rescored == 1);
+  double at_h = 0;
+  REQUIRE(cv_score(p, h, &at_h, c).status == Status::Ok);
+  CHECK(score == doctest::Approx(at_h).epsilon(1e-13));
+}
+
 TEST_CASE("the 2-D band screen's lower difference lies below the exact difference of CV") {
   // kPlanarScreenMinPoints uniform points sorted by x₁, local-linear: noisy, where CV rises as h falls below its
   // minimum (the screen shows it), and without noise, where it falls (the screen must not show it rising).

@@ -5,11 +5,19 @@
 
 namespace ka {
 
+namespace {
+constexpr double kGolden = 0.3819660112501051;  // 2 − φ
+}  // namespace
+
 double brent_with(double (*call)(const void*, double), const void* objective, double a, double b, double tol) {
-  const auto f = [&](double x) { return call(objective, x); };
-  const double golden = 0.3819660112501051;  // 2 − φ
-  double x = a + golden * (b - a), w = x, v = x;
-  double fx = f(x), fw = fx, fv = fx;
+  const double x = a + kGolden * (b - a);
+  return brent_with(call, objective, a, x, call(objective, x), b, tol);
+}
+
+double brent_with(double (*call)(const void*, double), const void* objective, double a, double x, double fx, double b,
+                  double tol) {
+  const auto f = [&](double at) { return call(objective, at); };
+  double w = x, v = x, fw = fx, fv = fx;
   double step = 0, last_step = 0;
   while (b - a > tol) {
     const double mid = 0.5 * (a + b), eps = 0.25 * tol;
@@ -30,7 +38,7 @@ double brent_with(double (*call)(const void*, double), const void* objective, do
     }
     if (!parabolic) {
       last_step = (x < mid ? b : a) - x;
-      step = golden * last_step;
+      step = kGolden * last_step;
     }
     const double u = std::fabs(step) >= eps ? x + step : x + (step > 0 ? eps : -eps);
     const double fu = f(u);
