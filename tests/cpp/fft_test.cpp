@@ -104,6 +104,48 @@ TEST_CASE("FFT convolution reads and writes with strides, and one plan serves sm
   CHECK(conv.prepare(small, f.data(), int64_t(taps), int64_t(length)) == Status::BadArgument);
 }
 
+TEST_CASE("FFT convolution of a window of outputs: a shorter transform whose wrap-around falls outside it") {
+  // A 2-D CV score's passes read the outputs L − 1 … L + length + 1 of length + 2L (the box's nodes): the transform
+  // need only cover length + L + 2 points. Outputs outside the window are not written.
+  std::mt19937 rng(10);
+  Fft fft;
+  RowConvolution conv;
+  const int lengths[][2] = {{404, 72}, {440, 72}, {365, 71}, {64, 64}, {100, 7}, {9, 30}};
+  for (const auto& lL : lengths) {
+    const int64_t length = lL[0], L = lL[1], taps = 2 * L + 1, first = L - 1, end = L + length + 2;
+    const auto a = random_row(size_t(length), rng), b = random_row(size_t(length), rng),
+               f = random_row(size_t(taps), rng);
+    const int64_t whole = convolution_size(length, taps), window = convolution_size(length, taps, first, end);
+    CAPTURE(length);
+    CAPTURE(L);
+    CHECK(window <= whole);
+    CHECK(window >= end);
+    CHECK(window >= length + L + 1);
+    REQUIRE(fft.plan(window) == Status::Ok);
+    const double* filters[1] = {f.data()};
+    REQUIRE(conv.prepare(fft, filters, 1, taps, length, first, end) == Status::Ok);
+    const size_t out = size_t(length + taps - 1);
+    std::vector<double> got_a(out, -99.0), got_b(out, -99.0);
+    conv.apply(a.data(), b.data(), 1, got_a.data(), got_b.data(), 1);
+    const auto want_a = naive_convolution(a, f), want_b = naive_convolution(b, f);
+    double scale = 0, err = 0;
+    for (size_t k = 0; k < out; ++k) {
+      const bool read = int64_t(k) >= first && int64_t(k) < end;
+      if (!read) {
+        CHECK(got_a[k] == -99.0);
+        CHECK(got_b[k] == -99.0);
+        continue;
+      }
+      scale = std::max(scale, std::fabs(want_a[k]));
+      err = std::max({err, std::fabs(got_a[k] - want_a[k]), std::fabs(got_b[k] - want_b[k])});
+    }
+    CHECK(err < 1e-13 * scale);
+  }
+  // {404, 72}: the whole pass's transform has 1,024 points, the window's 512.
+  CHECK(convolution_size(404, 145) == 1024);
+  CHECK(convolution_size(404, 145, 71, 478) == 512);
+}
+
 TEST_CASE("FFT transform: forward then inverse returns n times the input; an impulse's transform, bit-reversed") {
   std::mt19937 rng(9);
   Fft fft;

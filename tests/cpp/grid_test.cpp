@@ -390,9 +390,9 @@ TEST_CASE("2-D grid fits (separable product-kernel convolutions) are within thei
 }
 
 TEST_CASE("a 2-D fit of the sample at itself convolves the box's nodes alone, to the same bits") {
-  // The same queries as a copy (another view: every output node convolved) and as the keys themselves (box_only),
-  // leave-one-out and not, at bandwidths whose passes run directly, by FFT (columns from an odd node too) and capped at
-  // the grid's width.
+  // The same queries as a copy (another view: every output node convolved) and as the keys themselves (box_only,
+  // whose transforms cover the box's outputs alone), leave-one-out and not, at bandwidths whose passes run directly,
+  // by FFT (columns from an odd node too) and capped at the grid's width.
   const int64_t n = 5000;
   Surface s(n, 1, 4);
   const std::vector<float> copy = s.x;

@@ -55,7 +55,7 @@ double kernel_weight(KernelKind kind, float h, double offset) {
 namespace {
 
 // The output nodes e₁ ∈ [from1, to1), e₂ ∈ [from2, to2) a 2-D convolution computes: all of them, or those a query
-// inside the box reads (box_only).
+// inside the box reads (the nodes the axes hold: Axis::held).
 struct Window {
   int64_t from1, to1, from2, to2;
 };
@@ -67,7 +67,7 @@ Status row_pass(const double* in, const Axis& x1, const Axis& x2, const double* 
                 double* const* across, FftWork* work, int64_t from = 0, int64_t to = -1) {
   if (to < 0) to = x1.E;
   if (x1.fft) {
-    if (const Status st = work->prepare(tap1, count, x1.L, x1.nodes); st != Status::Ok) return st;
+    if (const Status st = work->prepare(tap1, count, x1.L, x1.nodes, from, to); st != Status::Ok) return st;
     for (int64_t g2 = 0; g2 < x2.nodes; g2 += 2) {
       const bool pair = g2 + 1 < x2.nodes;
       work->rows.load(in + x1.nodes * g2, pair ? in + x1.nodes * (g2 + 1) : nullptr, 1);
@@ -142,16 +142,17 @@ Status column_passes(const ColumnJob* jobs, int64_t job_count, const Axis& x1, c
                       m_hi - m_lo + 1, staged.get() + m * width, width);
       }
       for (int64_t e1 = w.from1; e1 < w.to1; ++e1)
-        for (int m = 0; m < moments; ++m) target[m][(e1 + E1 * e2) * stride] = staged.get()[m * width + (e1 - w.from1)];
+        for (int m = 0; m < moments; ++m)
+          target[m][held_node(x1, x2, e1, e2) * stride] = staged.get()[m * width + (e1 - w.from1)];
     }
     return Status::Ok;
   }
-  if (const Status st = work->prepare(bank, filters, x2.L, x2.nodes); st != Status::Ok) return st;
+  if (const Status st = work->prepare(bank, filters, x2.L, x2.nodes, w.from2, w.to2); st != Status::Ok) return st;
   Scratch<double> staged(2 * moments * E2);  // moment m's outputs for the pair's columns at 2m·E₂ and (2m + 1)·E₂
   if (!staged.ok()) return Status::OutOfMemory;
   const double* const stage = staged.get();
-  for (int64_t e1 = w.from1; e1 < w.to1; e1 += 2) {  // pairs from an even column (box_only's window)
-    const bool pair = e1 + 1 < E1;
+  for (int64_t e1 = w.from1; e1 < w.to1; e1 += 2) {  // pairs from an even column (the held window's)
+    const bool pair = e1 + 1 < w.to1;
     for (int64_t j = 0, m = 0; j < job_count; ++j) {
       work->rows.load(jobs[j].across + e1, pair ? jobs[j].across + e1 + 1 : nullptr, E1);
       for (int k = 0; k < jobs[j].count; ++k, ++m)
@@ -159,7 +160,7 @@ Status column_passes(const ColumnJob* jobs, int64_t job_count, const Axis& x1, c
     }
     for (int64_t e2 = w.from2; e2 < w.to2; ++e2)
       for (int64_t c = 0; c < (pair ? 2 : 1); ++c) {
-        const int64_t at = (e1 + c + E1 * e2) * stride;
+        const int64_t at = held_node(x1, x2, e1 + c, e2) * stride;
         for (int m = 0; m < moments; ++m) target[m][at] = stage[(2 * m + c) * E2 + e2];
       }
   }
@@ -189,8 +190,7 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
 }
 
 Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t width, bool linear, bool squares,
-                        const double* count, const double* count_sq, const double* sums, double* moments,
-                        bool box_only) {
+                        const double* count, const double* count_sq, const double* sums, double* moments) {
   const Axis& x1 = axis[0];
   const Axis x2 = dims == 2 ? axis[1] : Axis{};
   const int64_t powers_2 = linear ? (dims == 2 ? 6 : 3) : 1;
@@ -230,15 +230,11 @@ Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t
     // S₀₀, S₀₁ and S₀₂ share (T₀₀ and T₀₁ too), where a convolve per moment redid it (9 row passes instead of 5, local-
     // linear). The same passes, so the same bits. One input's row passes, then their column passes (column_passes).
     const int64_t lines = x1.E * x2.nodes, count_rows = linear ? 3 : 1, sum_rows = linear ? 2 : 1;
-    // A query inside the box reads the output nodes L … L + nodes − 1 of each axis and the next (its weight 0 at the
-    // box's far edge): the rest, the margins a query beyond the data reads, are left as they are. Along x₁ from an
-    // even node to an even one: the FFT's column pairs stay the pairs of the whole pass (a pair's transform rounds
-    // each column with the other's terms), so the nodes computed get the same bits.
-    Window box{0, x1.E, 0, x2.E};
-    if (box_only) {
-      box = {x1.L - x1.L % 2, std::min(x1.E, x1.L + x1.nodes + 1 + (x1.L + x1.nodes + 1) % 2), x2.L,
-             std::min(x2.E, x2.L + x2.nodes + 1)};
-    }
+    // The output nodes the moments hold (all, or the box's: lay_axes). By FFT the transforms then cover those alone
+    // (convolution_size's window, often half the whole pass's length): the box's nodes round differently from the
+    // whole pass's, by about 1e-16·log₂N of a line's largest output (the float32 fits the same bits on grid_test.cpp's
+    // samples).
+    const Window box{x1.first_held, x1.first_held + x1.held_nodes(), x2.first_held, x2.first_held + x2.held_nodes()};
     Scratch<double> rows(count_rows * lines);
     if (!rows.ok()) return Status::OutOfMemory;
     const auto passes = [&](const double* in, bool squared, int64_t each, int64_t count, double* first) -> Status {

@@ -28,9 +28,10 @@ struct FftWork {
   Scratch<double> reversed;
   int64_t reversed_room = 0;
 
-  // Prepares rows for lines of `nodes` bins by each of `count` sets of 2L + 1 taps. convolve correlates (out[e]
-  // reads in[e − L + m]·tap[L + m]); the FFT convolves, so it takes the taps reversed (K(u)·uᵃ is odd for odd a).
-  Status prepare(const double* const* taps, int count, int64_t L, int64_t nodes) {
+  // Prepares rows for lines of `nodes` bins by each of `count` sets of 2L + 1 taps, for the outputs [first, end) alone
+  // (all: end < 0). convolve correlates (out[e] reads in[e − L + m]·tap[L + m]); the FFT convolves, so it takes the
+  // taps reversed (K(u)·uᵃ is odd for odd a).
+  Status prepare(const double* const* taps, int count, int64_t L, int64_t nodes, int64_t first = 0, int64_t end = -1) {
     const int64_t length = 2 * L + 1;
     if (count < 1 || count > RowConvolution::kMaxFilters) return Status::BadArgument;
     if (count * length > reversed_room) {
@@ -42,8 +43,8 @@ struct FftWork {
       std::reverse_copy(taps[k], taps[k] + length, reversed.get() + k * length);
       filters[k] = reversed.get() + k * length;
     }
-    if (const Status st = fft.plan(convolution_size(nodes, length)); st != Status::Ok) return st;
-    return rows.prepare(fft, filters, count, length, nodes);
+    if (const Status st = fft.plan(convolution_size(nodes, length, first, end)); st != Status::Ok) return st;
+    return rows.prepare(fft, filters, count, length, nodes, first, end);
   }
   Status prepare(const double* tap, int64_t L, int64_t nodes) { return prepare(&tap, 1, L, nodes); }
 };
@@ -62,11 +63,9 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
 // kPowers order, Σ K²·ω²·uᵏ (B) likewise (only when `squares`; otherwise left as they are), then per column
 // Σ K·ω·y·uᵏ (T) for the P₁ powers up to degree 1 or 0; from the bins Σω (count), Σω² (count_sq) and Σω·y (sums,
 // width per node) of bin_sample.
-// `box_only` (2-D): only the output nodes a query inside the sample's box reads (those of the box and the next along
-// each axis), the margins left as they are: the fit of the sample at itself (a CV score), where the margins were up to
-// two thirds of the outputs.
+// Only the output nodes the axes hold (Axis::held; 2-D), at held_node: the fit of the sample at itself (a CV score)
+// holds and computes the box's alone, where the margins were up to two thirds of the outputs.
 Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t width, bool linear, bool squares,
-                        const double* count, const double* count_sq, const double* sums, double* moments,
-                        bool box_only = false);
+                        const double* count, const double* count_sq, const double* sums, double* moments);
 
 }  // namespace ka

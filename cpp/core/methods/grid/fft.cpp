@@ -129,14 +129,17 @@ void Fft::inverse(double* z, int64_t n) const {
   if (n > 1) inverse_block(z, n, twiddles_.get());
 }
 
-int64_t convolution_size(int64_t length, int64_t taps) {
+int64_t convolution_size(int64_t length, int64_t taps, int64_t first, int64_t end) {
+  const int64_t full = length + taps - 1;
+  if (end < 0) end = full;
   int64_t n = 1;
-  while (n < length + taps - 1) n *= 2;
+  while (n < end || n < full - first) n *= 2;
   return n;
 }
 
-Status RowConvolution::prepare(const Fft& fft, const double* const* filters, int count, int64_t taps, int64_t length) {
-  const int64_t n = convolution_size(length, taps);
+Status RowConvolution::prepare(const Fft& fft, const double* const* filters, int count, int64_t taps, int64_t length,
+                               int64_t first, int64_t end) {
+  const int64_t n = convolution_size(length, taps, first, end);
   if (n > fft.size() || count < 1 || count > kMaxFilters) return Status::BadArgument;
   if (n > capacity_) {
     if (!spectra_.reset_zeroed(2 * n * kMaxFilters) || !loaded_.reset_zeroed(2 * n) || !work_.reset_zeroed(2 * n)) {
@@ -148,7 +151,8 @@ Status RowConvolution::prepare(const Fft& fft, const double* const* filters, int
   fft_ = &fft;
   n_ = n;
   length_ = length;
-  out_length_ = length + taps - 1;
+  out_first_ = first;
+  out_end_ = end < 0 ? length + taps - 1 : end;
   const double scale = 1.0 / double(n);  // exact: n is a power of two
   for (int k = 0; k < count; ++k) {
     double* f = spectra_.get() + 2 * n * k;
@@ -179,10 +183,10 @@ void RowConvolution::emit(int filter, double* out_a, double* out_b, int64_t out_
     p[2 * k + 1] = zr * fi + zi * fr;
   }
   fft_->inverse(p, n_);
-  const int64_t end = count < 0 ? out_length_ : std::min(out_length_, first + count);
-  for (int64_t k = first; k < end; ++k) out_a[k * out_stride] = p[2 * k];
+  const int64_t from = std::max(first, out_first_), end = count < 0 ? out_end_ : std::min(out_end_, first + count);
+  for (int64_t k = from; k < end; ++k) out_a[k * out_stride] = p[2 * k];
   if (out_b)
-    for (int64_t k = first; k < end; ++k) out_b[k * out_stride] = p[2 * k + 1];
+    for (int64_t k = from; k < end; ++k) out_b[k * out_stride] = p[2 * k + 1];
 }
 
 }  // namespace ka

@@ -35,9 +35,12 @@ class Fft {
   Scratch<double> twiddles_;
 };
 
-// The transform size for a linear convolution of `length` entries by `taps` taps: the smallest power of two
-// ≥ length + taps − 1, so that the circular convolution does not wrap.
-int64_t convolution_size(int64_t length, int64_t taps);
+// The transform size for a linear convolution of `length` entries by `taps` taps whose outputs [first, end) alone are
+// read (all of them: end < 0): the smallest power of two ≥ end and ≥ length + taps − 1 − first, so that the circular
+// convolution's wrap-around falls on outputs not read (all of them: none wraps). A 2-D CV score reads the box's nodes
+// alone, L to L + nodes of nodes + 2L: nodes + L + 2 points, where the whole pass needs nodes + 2L (at 10⁵ points and
+// h = 0.022, 475 against 546: a transform of 512 points instead of 1,024).
+int64_t convolution_size(int64_t length, int64_t taps, int64_t first = 0, int64_t end = -1);
 
 // Linear convolution of real rows of one length by up to kMaxFilters real filters of one length. Two rows go
 // through one complex transform, as its real and imaginary parts: a filter is real, so the real part of the product's
@@ -48,10 +51,12 @@ class RowConvolution {
  public:
   static constexpr int kMaxFilters = 6;
   // The filters (`count` of them, `taps` entries each, copied) for rows of `length` entries, with `fft` planned to at
-  // least convolution_size(length, taps); `fft` must outlive the calls to load and emit. Reuses the buffers of an
-  // earlier prepare when they are large enough. OutOfMemory when they cannot be had; BadArgument for more than
-  // kMaxFilters or a transform larger than fft's.
-  Status prepare(const Fft& fft, const double* const* filters, int count, int64_t taps, int64_t length);
+  // least convolution_size(length, taps, first, end); `fft` must outlive the calls to load and emit. Reuses the
+  // buffers of an earlier prepare when they are large enough. OutOfMemory when they cannot be had; BadArgument for
+  // more than kMaxFilters or a transform larger than fft's. emit then gives the outputs [first, end) alone (all of
+  // them: end < 0).
+  Status prepare(const Fft& fft, const double* const* filters, int count, int64_t taps, int64_t length,
+                 int64_t first = 0, int64_t end = -1);
   Status prepare(const Fft& fft, const double* filter, int64_t taps, int64_t length) {
     return prepare(fft, &filter, 1, taps, length);
   }
@@ -60,7 +65,7 @@ class RowConvolution {
   // out_a[k·out_stride] = Σ_j filter[j]·a[(k − j)·in_stride] for 0 ≤ k < length + taps − 1 (the full linear
   // convolution of the loaded rows by filter `filter`; a is 0 outside its `length` entries), and the same of b into
   // out_b (skipped when null). Rounding: about 1e-16·log₂N of the largest |a|·|filter| sums, at every k, including
-  // those the exact sum leaves 0. `first`, `count` (−1: to the end): only those k.
+  // those the exact sum leaves 0. `first`, `count` (−1: to the end): only those k, within prepare's outputs.
   void emit(int filter, double* out_a, double* out_b, int64_t out_stride, int64_t first = 0, int64_t count = -1);
   // load, then emit by the first filter.
   void apply(const double* a, const double* b, int64_t in_stride, double* out_a, double* out_b, int64_t out_stride) {
@@ -70,7 +75,7 @@ class RowConvolution {
 
  private:
   const Fft* fft_ = nullptr;
-  int64_t n_ = 0, length_ = 0, out_length_ = 0, capacity_ = 0;
+  int64_t n_ = 0, length_ = 0, out_first_ = 0, out_end_ = 0, capacity_ = 0;
   Scratch<double> spectra_;  // each filter's transform, divided by n_ (the inverse's missing factor), 2·n_ apart
   Scratch<double> loaded_;   // the transform of the loaded pair
   Scratch<double> work_;     // its product with one spectrum, then that product's inverse

@@ -44,7 +44,7 @@ bool key_ranges(ConstMatrix keys, float* lo, float* hi) {
   return true;
 }
 
-void lay_axes(const Fit& f, int64_t nodes, const float* lo, const float* hi, Axis* axis) {
+void lay_axes(const Fit& f, int64_t nodes, const float* lo, const float* hi, Axis* axis, bool box_only) {
   const Problem& p = f.problem;
   const int64_t dims = p.queries.cols;
   for (int64_t d = 0; d < dims; ++d) {
@@ -62,10 +62,19 @@ void lay_axes(const Fit& f, int64_t nodes, const float* lo, const float* hi, Axi
     a.capped = double(a.L) != span;  // in double: span may exceed any integer
     a.E = nodes + 2 * a.L;
   }
+  // A query inside the box reads the output nodes L … L + nodes − 1 of each axis and the next (its weight 0 at the
+  // box's far edge). Along x₁ from an even node to an even one: the FFT's column pairs stay those of the whole pass.
+  if (box_only && dims == 2) {
+    Axis &x1 = axis[0], &x2 = axis[1];
+    x1.first_held = x1.L - x1.L % 2;
+    x1.held = std::min(x1.E, x1.L + x1.nodes + 1 + (x1.L + x1.nodes + 1) % 2) - x1.first_held;
+    x2.first_held = x2.L;
+    x2.held = std::min(x2.E, x2.L + x2.nodes + 1) - x2.first_held;
+  }
   // Which passes run by FFT: axis 1 has G₂ rows (in 1-D, two lines that share taps share a transform), axis 2 E₁.
   if (dims == 2) {
-    axis[0].fft = fft_pays(double(axis[1].nodes), double(axis[0].nodes), double(axis[0].L));
-    axis[1].fft = fft_pays(double(axis[0].E), double(axis[1].nodes), double(axis[1].L));
+    axis[0].fft = fft_pays(double(axis[1].nodes), double(axis[0].nodes), double(axis[0].L), true, box_only);
+    axis[1].fft = fft_pays(double(axis[0].held_nodes()), double(axis[1].nodes), double(axis[1].L), true, box_only);
   } else {
     axis[0].fft = fft_pays(2, double(axis[0].nodes), double(axis[0].L));
   }
@@ -102,8 +111,11 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     if (error_estimate) *error_estimate = 0;
     return local_fit(f, out);
   }
+  // The sample fitted at itself (a 2-D CV score): every query lies in the box, and only its nodes are convolved.
+  const bool box_only = dims == 2 && p.queries.data == p.keys.data && p.queries.rows == p.keys.rows &&
+                        p.queries.cols == p.keys.cols && p.queries.stride == p.keys.stride;
   Axis axis[kMaxGridDims];
-  lay_axes(f, nodes, lo, hi, axis);
+  lay_axes(f, nodes, lo, hi, axis, box_only);
   double total = 0, total_sq = 0;  // Σω, Σω²: the scales of the moments' FFT rounding
   sample_totals(f, &total, &total_sq);
   const Axis& x1 = axis[0];
@@ -112,7 +124,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   // The moments, node-major: Σ K·ω·uᵏ (S), Σ K²·ω²·uᵏ (B) for the powers up to degree 2 (local-linear) or 0, and
   // Σ K·ω·y·uᵏ (T) for each column up to degree 1 or 0 (convolve_moments).
   const int64_t stride = moment_stride(f);
-  const int64_t cells = x1.nodes * x2.nodes, out_cells = x1.E * x2.E;
+  const int64_t cells = x1.nodes * x2.nodes, out_cells = x1.held_nodes() * x2.held_nodes();
   Scratch<double> count(cells), count_sq(cells), sums(cells * width);
   Scratch<double> moments(out_cells * stride);
   if (!count.ok() || !count_sq.ok() || !sums.ok() || !moments.ok()) return {Status::OutOfMemory};
@@ -123,11 +135,8 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   if (!squares) std::fill(moments.get(), moments.get() + out_cells * stride, 0.0);
   std::fill(sums.get(), sums.get() + cells * width, 0.0);
   bin_sample(f, axis, dims, squares, count.get(), count_sq.get(), sums.get());
-  // The sample fitted at itself (a 2-D CV score): every query lies in the box, and only its nodes are convolved.
-  const bool box_only = dims == 2 && p.queries.data == p.keys.data && p.queries.rows == p.keys.rows &&
-                        p.queries.cols == p.keys.cols && p.queries.stride == p.keys.stride;
   if (const Status st = convolve_moments(p.kernel.kind, axis, dims, width, linear, squares, count.get(), count_sq.get(),
-                                         sums.get(), moments.get(), box_only);
+                                         sums.get(), moments.get());
       st != Status::Ok)
     return {st};
   return serve_grid(f, axis, moments.get(), total, total_sq, squares, out, error_estimate, exact_rows_out,

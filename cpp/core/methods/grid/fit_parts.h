@@ -17,8 +17,9 @@ Status check_grid_fit(const Fit& f, int64_t nodes, const FitOut& out, bool weigh
 bool key_ranges(ConstMatrix keys, float* lo, float* hi);
 
 // The axes of a grid of `nodes` nodes per axis over the box [lo, hi] at f's kernel and bandwidths: spacing, taps
-// per side (the kernel's reach, capped at the node count), output nodes and which passes run by FFT.
-void lay_axes(const Fit& f, int64_t nodes, const float* lo, const float* hi, Axis* axis);
+// per side (the kernel's reach, capped at the node count), output nodes and which passes run by FFT; `box_only`: a 2-D
+// fit of the sample at itself, whose moments hold the box's output nodes alone (Axis::held).
+void lay_axes(const Fit& f, int64_t nodes, const float* lo, const float* hi, Axis* axis, bool box_only = false);
 
 // Σω and Σω² over the sample (n each without observation weights).
 void sample_totals(const Fit& f, double* total, double* total_sq);

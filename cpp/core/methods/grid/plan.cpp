@@ -49,16 +49,19 @@ constexpr double kLineTapCost = 0.3;
 double direct_cost(double rows, double nodes, double L, bool lines = false) {
   return (lines ? kLineTapCost : 1.0) * rows * nodes * (2 * L + 1);
 }
-double fft_cost(double rows, double nodes, double L) {
-  const int64_t size = convolution_size(int64_t(nodes), 2 * int64_t(L) + 1);
+double fft_cost(double rows, double nodes, double L, bool box) {
+  const int64_t taps = 2 * int64_t(L) + 1;
+  // A box's outputs: L − 1 … L + nodes + 1 (convolve_moments' window).
+  const int64_t size = box ? convolution_size(int64_t(nodes), taps, int64_t(L) - 1, int64_t(L + nodes) + 2)
+                           : convolution_size(int64_t(nodes), taps);
   const double n = double(size), memory = size > kFftCachedSize ? kFftOutOfCache : 1.0;
   return memory * (kFftPairCost * std::ceil(rows / 2) + kFftFilterCost) * n * std::log(n) * 1.4426950408889634;
 }
 
 }  // namespace
 
-bool fft_pays(double rows, double nodes, double L, bool lines) {
-  return fft_cost(rows, nodes, L) < direct_cost(rows, nodes, L, lines);
+bool fft_pays(double rows, double nodes, double L, bool lines, bool box) {
+  return fft_cost(rows, nodes, L, box) < direct_cost(rows, nodes, L, lines);
 }
 
 // Whether the convolutions on `nodes` nodes per axis (spacing `step`, bandwidth h along that axis) cost less than
@@ -70,12 +73,12 @@ bool fft_pays(double rows, double nodes, double L, bool lines) {
 // 2,000 points took 16 ms (local-linear 134 ms) where the exact fit takes 4 (6.4) before the second pass was counted
 // and this was 4.
 constexpr double kExactPairTaps = 1;
-double grid_cost(KernelKind kind, int64_t nodes, int64_t dims, double h, double step) {
+double grid_cost(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, bool box) {
   const double taps = std::min(double(nodes), std::ceil(reach_of(kind) * h / step));
   const auto pass = [&](double rows) {
-    return std::min(direct_cost(rows, double(nodes), taps), fft_cost(rows, double(nodes), taps));
+    return std::min(direct_cost(rows, double(nodes), taps), fft_cost(rows, double(nodes), taps, box));
   };
-  return dims == 2 ? pass(double(nodes)) + pass(double(nodes) + 2 * taps) : pass(1);
+  return dims == 2 ? pass(double(nodes)) + pass(double(nodes) + (box ? 2 : 2 * taps)) : pass(1);
 }
 bool convolutions_pay(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, int64_t n) {
   return grid_cost(kind, nodes, dims, h, step) <= kExactPairTaps * double(n) * double(n);
@@ -119,12 +122,14 @@ double exact_planar_cost(KernelKind kind, const float* h, const double* range, i
 // of grid_cost (the larger axis's); exactly, on the sample in cells, about 0.7 µs a point plus 0.4–0.9 ns (rising
 // with n) per key in reach: in pairs of 0.7 ns, 570 a point plus 8 a tap against 1,000 plus the keys a point. So the
 // grid pays where 8 taps cost less than the exact score's points times (430 + their keys in reach): at 10⁵ points from
-// h ≈ 0.008, at 10⁶ below 0.002 (exactly 8.4 s at h = 0.0067, on a 965² grid 0.86 s).
+// h ≈ 0.008, at 10⁶ below 0.002 (exactly 8.4 s at h = 0.0067, on a 965² grid 0.86 s). Measured when grid_cost counted
+// the whole passes' transforms; it now counts the box's (`box`: the score computes no margin), which are shorter
+// where the whole pass's had just passed a power of two, as the scores' time is.
 bool grid_cv_pays_2d(const SampleExtent& x, KernelKind kind, int64_t nodes, const float* h) {
   double grid = 0;
   for (int64_t d = 0; d < 2; ++d) {
     const double step = x.range[d] > 0 ? x.range[d] / double(nodes - 1) : double(h[d]);  // as grid_nodes lays it out
-    grid = std::max(grid, grid_cost(kind, nodes, 2, double(h[d]), step));
+    grid = std::max(grid, grid_cost(kind, nodes, 2, double(h[d]), step, true));
   }
   return kLinearGridTap * grid <= exact_planar_cost(kind, h, x.range, x.rows);
 }

@@ -15,8 +15,9 @@ namespace ka {
 double reach_of(KernelKind kind);
 
 // Whether a pass over `rows` rows of `nodes` bins by 2L + 1 taps costs less by FFT than directly (plan.cpp): along
-// the first axis's lines (`lines`), whose direct pass runs in SIMD, or down the second's columns.
-bool fft_pays(double rows, double nodes, double L, bool lines = true);
+// the first axis's lines (`lines`), whose direct pass runs in SIMD, or down the second's columns; `box`: only the
+// outputs a query inside the box reads, whose transforms are shorter (convolution_size, fft.h).
+bool fft_pays(double rows, double nodes, double L, bool lines = true, bool box = false);
 
 // Whether the convolutions on `nodes` nodes per axis (spacing `step`, bandwidth h along that axis) of a `dims`-D
 // grid cost less than the exact fit of n points at themselves (plan.cpp says how each is counted).
@@ -24,7 +25,7 @@ bool convolutions_pay(KernelKind kind, int64_t nodes, int64_t dims, double h, do
 // The convolutions' cost (in taps, as convolutions_pay counts them) that convolutions_pay compares, and what a 1-D
 // leave-one-out CV of `points` points spread over `range` costs exactly on a search's sorted sample, where each
 // held-out point visits only the keys within the kernel's reach (plan.cpp).
-double grid_cost(KernelKind kind, int64_t nodes, int64_t dims, double h, double step);
+double grid_cost(KernelKind kind, int64_t nodes, int64_t dims, double h, double step, bool box = false);
 double exact_cv_cost(KernelKind kind, double h, double range, int64_t points);
 // What a 2-D leave-one-out CV of `points` points spread over the box range[0] × range[1] costs exactly on a search's
 // sample in cells (cv_planar.h), in exact_cv_cost's pairs: each held-out point visits the keys within the kernel's
@@ -67,6 +68,15 @@ struct Axis {
   int64_t nodes = 1, L = 0, E = 1;
   bool fft = false;
   bool capped = false;  // L was cut to `nodes`: the taps span the box, not the kernel's reach
+  // The output nodes the moments hold: `held` from `first_held` (0: all E). A 2-D fit of the sample at itself holds
+  // the box's alone (lay_axes), where the margins were up to two thirds of the nodes (at 10⁵ points, 41 MB of 55).
+  int64_t first_held = 0, held = 0;
+  int64_t held_nodes() const { return held > 0 ? held : E; }
 };
+
+// Where the moments of output node (e₁, e₂) lie, in nodes from the first held (axis 1 fastest; 1-D: e₂ = 0).
+inline int64_t held_node(const Axis& x1, const Axis& x2, int64_t e1, int64_t e2) {
+  return (e1 - x1.first_held) + x1.held_nodes() * (e2 - x2.first_held);
+}
 
 }  // namespace ka

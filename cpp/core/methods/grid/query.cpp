@@ -79,13 +79,14 @@ GridQuery locate(const float* q, const Axis* axis, int64_t dims, bool laplacian,
 void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t dims, int64_t width, int64_t stride,
                 int64_t powers_2, int64_t powers_1, double* v) {
   const Axis& x1 = axis[0];
+  const Axis x2 = dims == 2 ? axis[1] : Axis{};
   const int64_t* e = g.e;
   const double* frac = g.frac;
   std::fill(v, v + stride, 0.0);
   for (int c2 = 0; c2 < (dims == 2 ? 2 : 1); ++c2)
     for (int c1 = 0; c1 < 2; ++c1) {
       const double share = (c1 ? frac[0] : 1 - frac[0]) * (dims == 2 ? (c2 ? frac[1] : 1 - frac[1]) : 1.0);
-      const double* at = mom + ((e[0] + c1) + x1.E * (e[1] + c2)) * stride;
+      const double* at = mom + held_node(x1, x2, e[0] + c1, e[1] + c2) * stride;
       for (int64_t k = 0; k < stride; ++k) v[k] += share * at[k];
     }
   double* B = v + powers_2;

@@ -44,11 +44,12 @@ double edge_amplification(const double* S, int64_t dims, double s0) {
 
 // moments_at (query.h) of a 2-D local-linear query inside the box (δ = 0), S (its six entries) and T (from entry 12,
 // after B's six) alone, v's B left as they are: what serve_grid's hot path reads, the same sums in the same order.
-void planar_moments_at(const GridQuery& g, const double* mom, int64_t E1, int64_t stride, double* v) {
+void planar_moments_at(const GridQuery& g, const double* mom, const Axis& x1, const Axis& x2, int64_t stride,
+                       double* v) {
   const double f1 = g.frac[0], f2 = g.frac[1];
   const double w00 = (1 - f1) * (1 - f2), w10 = f1 * (1 - f2), w01 = (1 - f1) * f2, w11 = f1 * f2;
-  const double* a = mom + (g.e[0] + E1 * g.e[1]) * stride;
-  const double *b = a + stride, *c = a + E1 * stride, *d = c + stride;
+  const double* a = mom + held_node(x1, x2, g.e[0], g.e[1]) * stride;
+  const double *b = a + stride, *c = a + x1.held_nodes() * stride, *d = c + stride;
   const auto at = [&](int64_t k) { v[k] = w00 * a[k] + w10 * b[k] + w01 * c[k] + w11 * d[k]; };
   for (int64_t k = 0; k < 6; ++k) at(k);
   for (int64_t k = 12; k < stride; ++k) at(k);
@@ -201,7 +202,7 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
     }
     double* v = interp.get();
     if (planar && at.delta[0] == 0 && at.delta[1] == 0)
-      planar_moments_at(at, mom, x1.E, stride, v);
+      planar_moments_at(at, mom, x1, x2, stride, v);
     else if (dims == 1 && at.delta[0] == 0)
       line_moments_at(at, mom, stride, v);
     else
