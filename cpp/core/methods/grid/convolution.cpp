@@ -158,8 +158,8 @@ Status column_passes(const ColumnJob* jobs, int64_t job_count, const Axis& x1, c
       for (int k = 0; k < jobs[j].count; ++k, ++m)
         work->rows.emit(index[m], staged.get() + 2 * m * E2, pair ? staged.get() + (2 * m + 1) * E2 : nullptr, 1);
     }
-    for (int64_t e2 = w.from2; e2 < w.to2; ++e2)
-      for (int64_t c = 0; c < (pair ? 2 : 1); ++c) {
+    for (int64_t c = 0; c < (pair ? 2 : 1); ++c)
+      for (int64_t e2 = w.from2; e2 < w.to2; ++e2) {
         const int64_t at = held_node(x1, x2, e1 + c, e2) * stride;
         for (int m = 0; m < moments; ++m) target[m][at] = stage[(2 * m + c) * E2 + e2];
       }

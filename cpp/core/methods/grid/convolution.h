@@ -49,10 +49,10 @@ struct FftWork {
   Status prepare(const double* tap, int64_t L, int64_t nodes) { return prepare(&tap, 1, L, nodes); }
 };
 
-// out[(e₁ + E₁·e₂)·stride] = Σ_m₁ Σ_m₂ tap1[m₁] tap2[m₂] in[(e₁ − L₁ + m₁) + G₁·(e₂ − L₂ + m₂)]: the separable
-// convolution of a binned array with a product kernel's taps, axis 1 then axis 2 (`across`, E₁ × G₂, holds the
-// first pass), each pass directly or by FFT as its Axis says (FFT rows in pairs; axis 2's columns read `across` with
-// stride E₁ and write `out` with stride E₁·stride). A 1-D grid has an axis 2 of one node and no taps; there, a
+// out[held_node(x1, x2, e₁, e₂)·stride] = Σ_m₁ Σ_m₂ tap1[m₁] tap2[m₂] in[(e₁ − L₁ + m₁) + G₁·(e₂ − L₂ + m₂)]: the
+// separable convolution of a binned array with a product kernel's taps, axis 1 then axis 2 (`across`, E₁ × G₂, holds
+// the first pass), each pass directly or by FFT as its Axis says (FFT rows in pairs; axis 2's columns read `across`
+// with stride E₁). A 1-D grid has an axis 2 of one node and no taps; there, a
 // second array in_b (may be null) is convolved by the same taps into out_b, in the same transforms.
 Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* tap1, const double* tap2,
                 double* across, double* out, int64_t stride, FftWork* work, const double* in_b = nullptr,

@@ -74,9 +74,11 @@ struct Axis {
   int64_t held_nodes() const { return held > 0 ? held : E; }
 };
 
-// Where the moments of output node (e₁, e₂) lie, in nodes from the first held (axis 1 fastest; 1-D: e₂ = 0).
+// Where the moments of output node (e₁, e₂) lie, in nodes from the first held: axis 2 fastest (1-D: e₂ = 0), as a
+// CV score's points come (strips along x₁, each sorted along x₂: cv_planar.h), so that each reads the nodes next
+// to the last one's, and as the column passes write them.
 inline int64_t held_node(const Axis& x1, const Axis& x2, int64_t e1, int64_t e2) {
-  return (e1 - x1.first_held) + x1.held_nodes() * (e2 - x2.first_held);
+  return (e2 - x2.first_held) + x2.held_nodes() * (e1 - x1.first_held);
 }
 
 }  // namespace ka

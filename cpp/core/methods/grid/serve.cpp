@@ -48,8 +48,8 @@ void planar_moments_at(const GridQuery& g, const double* mom, const Axis& x1, co
                        double* v) {
   const double f1 = g.frac[0], f2 = g.frac[1];
   const double w00 = (1 - f1) * (1 - f2), w10 = f1 * (1 - f2), w01 = (1 - f1) * f2, w11 = f1 * f2;
-  const double* a = mom + held_node(x1, x2, g.e[0], g.e[1]) * stride;
-  const double *b = a + stride, *c = a + x1.held_nodes() * stride, *d = c + stride;
+  const double* a = mom + held_node(x1, x2, g.e[0], g.e[1]) * stride;  // (e₁, e₂); b (e₁ + 1, e₂), c (e₁, e₂ + 1)
+  const double *b = a + x2.held_nodes() * stride, *c = a + stride, *d = b + stride;
   const auto at = [&](int64_t k) { v[k] = w00 * a[k] + w10 * b[k] + w01 * c[k] + w11 * d[k]; };
   for (int64_t k = 0; k < 6; ++k) at(k);
   for (int64_t k = 12; k < stride; ++k) at(k);
