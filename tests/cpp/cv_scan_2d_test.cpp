@@ -515,8 +515,10 @@ TEST_CASE("the singular probe's spreads D3² − D1² match every pair's distanc
 TEST_CASE("a 2-D search on the grid scores its scan points below the grid's reach on coarser grids, never kept") {
   // 10⁵ points: the grid at 1e-3 (at most 512² nodes) serves h from about 0.018; below, scan points where a coarser
   // grid (up to 2^kCoarseScanSteps times the tolerance) costs less than the exact score run there, and their scores
-  // lie within coarse_margin of the exact ones. The search's score is one of its evaluations at its own tolerance (to
-  // the rounding of the bins' order), and no coarse point is its best.
+  // lie within coarse_margin of the exact ones. Past the minimum, points are screened first on a grid up to
+  // kScreenScanCoarser times coarser than their own, and left at that score where it, less its margin, lies above the
+  // best: their exact scores lie above the search's. The search's score is one of its evaluations at its own tolerance
+  // (to the rounding of the bins' order), and no coarse point is its best.
   const int64_t n = 100000;
   const Planar s(n, 12, false);
   Criterion c;
@@ -527,25 +529,34 @@ TEST_CASE("a 2-D search on the grid scores its scan points below the grid's reac
   std::vector<double> bw(512), scores(256);
   CvCurve curve{bw.data(), scores.data(), 256, 0};
   REQUIRE(select_cv(s.p, false, h, &score, &curve, c).status == Status::Ok);
-  int coarse = 0;
+  int coarse = 0, screened = 0;
   double best_coarse = HUGE_VAL;
   for (int32_t k = 0; k < curve.count; ++k) {
     const double* g = bw.data() + 2 * k;
     const float hf[2] = {float(g[0]), float(g[1])};
-    const double t = plan_scan_tolerance(s.p.keys, KernelKind::Gaussian, c.estimator, hf, 1e-3, kCoarseScanSteps,
-                                         kCoarsestScanTolerance);
+    const double own = plan_scan_tolerance(s.p.keys, KernelKind::Gaussian, c.estimator, hf, 1e-3, kCoarseScanSteps,
+                                           kCoarsestScanTolerance);
+    if (!(own > 0)) continue;
+    // The tolerance its score ran at: its own, or a screen's (scored on the grid in cells by the search, by cv_score
+    // alone in the sample's order: the same to the rounding of the bins' order).
+    Criterion at = c;
+    double t = 0, on_grid = 0;
+    for (double f = 1; f <= kScreenScanCoarser && !(t > 0); f *= 2) {
+      at.grid_tolerance = std::min(kCoarsestScanTolerance, f * own);
+      if (f > 1 && !(at.grid_tolerance > own)) break;
+      REQUIRE(cv_score(s.p, g, &on_grid, at).status == Status::Ok);
+      if (scores[size_t(k)] == doctest::Approx(on_grid).epsilon(1e-13)) t = at.grid_tolerance;
+    }
+    CAPTURE(g[0]);
+    CAPTURE(own);
+    REQUIRE(t > 0);
     if (!(t > 1e-3)) continue;
     ++coarse;
-    Criterion at = c, exact = c;
-    at.grid_tolerance = t;
+    Criterion exact = c;
     exact.grid_tolerance = 0;
-    double on_grid = 0, exactly = 0;
-    REQUIRE(cv_score(s.p, g, &on_grid, at).status == Status::Ok);
+    double exactly = 0;
     REQUIRE(cv_score(s.p, g, &exactly, exact).status == Status::Ok);
-    CAPTURE(g[0]);
     CAPTURE(t);
-    // Scored on the coarser grid: the search bins its sample in cells (cv_score.cpp), cv_score alone in its order.
-    CHECK(scores[size_t(k)] == doctest::Approx(on_grid).epsilon(1e-13));
     CHECK(on_grid != exactly);
     // Above the exact score by at most coarse_margin (cv_search_parts.h), which makes the grid's score less the margin
     // a lower bound; below it by about 0.4·t·s/m (measured): m points a bandwidth square (the sample spans about the
@@ -553,20 +564,36 @@ TEST_CASE("a 2-D search on the grid scores its scan points below the grid's reac
     const double m = double(n) * g[0] * g[1];
     CHECK(on_grid - exactly <= t * exactly * (kCoarseMarginFloor + kCoarseMarginPerPoint / m));
     CHECK(exactly - on_grid <= t * exactly * (0.1 + 0.5 / m));
+    if (t > own) {
+      ++screened;
+      CHECK(exactly > score);
+    }
     best_coarse = std::min(best_coarse, on_grid);
   }
   CHECK(coarse >= 2);
+  CHECK(screened >= 2);
   CHECK(score < best_coarse);
   double at_h = 0;
   REQUIRE(cv_score(s.p, h, &at_h, c).status == Status::Ok);
   CHECK(score == doctest::Approx(at_h).epsilon(1e-13));
 }
 
+TEST_CASE("the scan's extrapolation of 2-D CV past its minimum follows sigma^2 + B h^4 + C / h^2") {
+  // Scores of that shape exactly: the next one down is recovered to rounding; a parabola through the three would not.
+  const double r = 1.4559;  // a scan step
+  const auto cv = [](double t) { return 0.09 + 0.002 * t * t * t * t + 0.0004 / (t * t); };
+  for (const double top : {2.0, 1.0, 0.5, 0.3}) {
+    const double s1 = cv(top), s2 = cv(top * r), s3 = cv(top * r * r), want = cv(top / r);
+    CAPTURE(top);
+    CHECK(cv_search::cv_extrapolated(s1, s2, s3, r) == doctest::Approx(want).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("a 2-D search refines a further bracket only where its scan point, scored again, is not above the best") {
   // Eight clusters along a line (correlated predictors), 10⁴ points, grid tolerance 1e-3: the box's density is a
   // tenth of the clusters', so a coarse scan point's margin keeps a second bracket open below the minimum. Its point is
-  // scored again at the search's tolerance (the only bandwidth the search evaluates twice), above the best the first
-  // bracket found, and nothing more is evaluated within its bracket: Brent's method had crept from there to the
+  // scored again at the search's tolerance (after the scan, the only scan point evaluated again), above the best the
+  // first bracket found, and nothing more is evaluated within its bracket: Brent's method had crept from there to the
   // first bracket's end in eleven more scores.
   const int64_t n = 10000;
   std::mt19937 rng(1);
@@ -593,9 +620,12 @@ TEST_CASE("a 2-D search refines a further bracket only where its scan point, sco
   CvCurve curve{bw.data(), scores.data(), 512, 0};
   REQUIRE(select_cv(p, false, h, &score, &curve, c).status == Status::Ok);
   const double ratio = bw[0] / bw[2];  // the scan's step: its first two points, descending
+  // The scan: its points descending, each evaluated once or (screened: kScreenScanCoarser) twice in a row.
+  int32_t scanned = 1;
+  while (scanned < curve.count && bw[size_t(2 * scanned)] <= bw[size_t(2 * (scanned - 1))]) ++scanned;
   int rescored = 0;
-  for (int32_t k = 0; k < curve.count; ++k)
-    for (int32_t j = 0; j < k; ++j) {
+  for (int32_t k = scanned; k < curve.count; ++k)
+    for (int32_t j = 0; j < scanned; ++j) {
       if (bw[size_t(2 * k)] != bw[size_t(2 * j)]) continue;
       ++rescored;
       CAPTURE(bw[size_t(2 * k)]);

@@ -557,7 +557,8 @@ export interface BandwidthSelection {
    */
   score: number | null;
   /**
-   * Every CV evaluation of the search in order (empty for the rules): bandwidths [eval][dim] and their scores. For
+   * Every CV evaluation of the search in order (empty for the rules): bandwidths [eval][dim] and their scores (a
+   * bandwidth first scored on a coarser grid and then at the search's own tolerance appears twice). For
    * `'cv-gradient'` one entry per evaluation, line-search trials included; with `metric: 'full'` the bandwidths are
    * each L's 1/‖L e_d‖ and `transforms` [eval][dim·dim] holds the L themselves.
    */

@@ -287,7 +287,9 @@ Result scan(Search& se, Scan& sc) {
   sc.step = step;
   sc.count = count;
   // Scan points k = lo … hi, k = 0 at scale_lo; kScanExtra more each way where the best point sits at an end.
-  if (!sc.scores.reset_zeroed(count + 2 * kScanExtra)) return {Status::OutOfMemory};
+  if (!sc.scores.reset_zeroed(count + 2 * kScanExtra) ||
+      !sc.tolerances.reset_filled(count + 2 * kScanExtra, std::numeric_limits<double>::quiet_NaN()))
+    return {Status::OutOfMemory};
   const auto score_at = [&](int k) -> double& { return sc.score_at(k); };
   int& lo = sc.lo;
   int& hi = sc.hi;

@@ -13,6 +13,31 @@ namespace cv_search {
 
 using bandwidth_detail::float_bandwidth;
 
+double cv_extrapolated(double s1, double s2, double s3, double ratio) {
+  // s = A + B·t⁴ + C/t² at t = 1, r, r² (the points above, r the scan's ratio), solved by Cramer's rule; then at 1/r.
+  const double t[3] = {1, ratio, ratio * ratio}, v[3] = {s1, s2, s3};
+  double m[3][3];
+  for (int j = 0; j < 3; ++j) {
+    m[j][0] = 1;
+    m[j][1] = t[j] * t[j] * t[j] * t[j];
+    m[j][2] = 1 / (t[j] * t[j]);
+  }
+  const auto det = [](const double(&a)[3][3]) {
+    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+  };
+  const double d = det(m);
+  double c[3];
+  for (int col = 0; col < 3; ++col) {
+    double a[3][3];
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) a[j][i] = i == col ? v[j] : m[j][i];
+    c[col] = det(a) / d;
+  }
+  const double u = 1 / ratio;
+  return c[0] + c[1] * u * u * u * u + c[2] / (u * u);
+}
+
 int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe* probe) {
   CvSearchKeep& keep = se.keep;
   const double first = sc.first, step = sc.step;
@@ -43,9 +68,37 @@ int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe*
     bandwidth(k, b);
     if (!floats(b, hf) || !probe->singular(hf)) break;
   }
+  // The grid's points from the top; where the three above, extrapolated (cv_extrapolated), put a point above the best
+  // so far by more than twice its margin on a coarser grid (the curve has turned up past its minimum), screened there
+  // first (kScreenScanCoarser): while the scan descends towards the minimum, each point would be scored twice. The
+  // screen's tolerance: the coarsest of 8, 4 and 2 times the point's own whose margin the extrapolation clears so; 0
+  // where none does (or there is nothing to extrapolate from).
+  const auto screen_at = [&](int k, const double* b, double own) {
+    if (chosen < 0 || k + 3 > high || !std::isfinite(at(chosen))) return 0.0;
+    const double next = cv_extrapolated(at(k + 1), at(k + 2), at(k + 3), std::exp(step));
+    for (double f = kScreenScanCoarser; f >= 2 && std::isfinite(next); f /= 2) {
+      const double t = std::min(kCoarsestScanTolerance, f * own);
+      if (t > own && next - 2 * se.coarse_margin(b, next, t) > at(chosen)) return t;
+    }
+    return 0.0;
+  };
   for (int k = high; k >= low; --k) {
     at(k) = kInf;
     if (k < singular_below || exact(k)) continue;
+    double b[2], w[2];
+    bandwidth(k, b);
+    const double coarser = screen_at(k, b, se.scan_tolerance(b));
+    if (coarser > 0) {
+      const double s = se.scale_to(first + k * step, true, nullptr, coarser);
+      bandwidth(chosen, w);
+      const double won = at(chosen) + se.coarse_margin(w, at(chosen), sc.tolerance_of(se, chosen, w));
+      if (s - se.coarse_margin(b, s, coarser) > won) {
+        at(k) = s;
+        sc.tolerance_at(k) = coarser;
+        take(k);
+        continue;
+      }
+    }
     at(k) = se.scale_to(first + k * step, true);
     take(k);
   }
@@ -79,13 +132,13 @@ int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe*
         double r[2];
         bandwidth(keep.band_reference, r);
         const double lower = band->lower_difference(hf), reference = at(keep.band_reference);
-        shown = reference - se.grid_margin(r, reference, se.scan_tolerance(r)) + lower -
+        shown = reference - se.grid_margin(r, reference, sc.tolerance_of(se, keep.band_reference, r)) + lower -
                 band->rounding(std::max(reference, reference + lower));
       }
       double w[2];
       bandwidth(chosen, w);
       const double won = at(chosen);
-      if (shown > (won + se.coarse_margin(w, won, se.scan_tolerance(w))) * (1 + kBoundMargin)) continue;
+      if (shown > (won + se.coarse_margin(w, won, sc.tolerance_of(se, chosen, w))) * (1 + kBoundMargin)) continue;
     }
     at(k) = se.scale_to(first + k * step, true);
     take(k);

@@ -62,9 +62,11 @@ double Search::coarse_margin(const double* bandwidth, double s, double tolerance
   return tolerance > criterion.grid_tolerance ? grid_margin(bandwidth, s, tolerance) : 0.0;
 }
 
-double Search::evaluate(const double* bandwidth, bool scan, const double* known) {
+double Search::evaluate(const double* bandwidth, bool scan, const double* known, double asked) {
   // A scan point below the grid's reach scored on a coarser grid: never kept (the same choice when replayed).
-  const double tolerance = scan && coarse_scan ? scan_tolerance(bandwidth) : criterion.grid_tolerance;
+  const double tolerance = asked > 0             ? asked
+                           : scan && coarse_scan ? scan_tolerance(bandwidth)
+                                                 : criterion.grid_tolerance;
   const bool coarse = tolerance > criterion.grid_tolerance;
   const double s = replay.score(bandwidth, &failure, [&](double* out) -> Result {
     if (known) {
@@ -146,7 +148,7 @@ Result refine(Search& se, const Scan& sc) {
       double g[2];
       for (int64_t d = 0; d < 2; ++d) g[d] = se.start[d] * std::exp(first + k * step);
       if (score_at(k) - se.coarse_margin(g, score_at(k), coarsest) > next_bound) continue;
-      const double bound = score_at(k) - se.coarse_margin(g, score_at(k), se.scan_tolerance(g));
+      const double bound = score_at(k) - se.coarse_margin(g, score_at(k), sc.tolerance_of(se, k, g));
       if (bound <= next_bound && (next < 0 || bound < next_bound)) {
         next = k;
         next_bound = bound;
