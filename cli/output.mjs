@@ -47,8 +47,8 @@ export function emitRows(values, format, header, rows) {
 }
 
 /**
- * The result's `warnings` (interpolating, precision, guard: docs/regression.md, "Warnings"), one line each on stderr,
- * so that stdout stays the data.
+ * The result's `warnings` (interpolating, precision, guard, sparse-points: docs/regression.md, "Warnings"), one line
+ * each on stderr, so that stdout stays the data.
  */
 export function printWarnings(result) {
   for (const { code, message } of result.warnings ?? []) process.stderr.write(`warning [${code}]: ${message}\n`);

@@ -273,6 +273,50 @@ test(
   },
 );
 
+test(
+  "demo: a skewed x whose CV choice sits at its sparse tail says so, in the page's controls",
+  { timeout: 2 * TIMEOUT_MS },
+  async () => {
+    const { page, problems } = await openDemo(session, '', DESKTOP);
+    try {
+      // 500 lognormal x (a long right tail), y = log x + noise: CV is infinite below the h the tail needs.
+      const make = () => {
+        let a = 2005;
+        const rand = () => {
+          a = (a + 0x6d2b79f5) >>> 0;
+          let t = a;
+          t = Math.imul(t ^ (t >>> 15), t | 1);
+          t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+          return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+        };
+        const normal = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+        const rows = ['income,spend'];
+        for (let i = 0; i < 500; i++) {
+          const x = Math.exp(normal());
+          rows.push(`${x.toFixed(5)},${(Math.log(x) + 0.3 * normal()).toFixed(5)}`);
+        }
+        return rows.join('\n');
+      };
+      await page.click('#paste-box summary');
+      await copy(page, make);
+      await paste(page);
+      await waitForFit(
+        page,
+        problems,
+        's.n === 500 && (s.selection?.warnings ?? []).some((w) => w.code === a)',
+        'sparse-points',
+      );
+      const warning = await page.textContent('#fit-warnings [data-code="sparse-points"]');
+      assert.match(warning, /infinite for bandwidths just below the chosen/);
+      assert.match(warning, /Estimator “Nadaraya–Watson” or “loess”, or Bandwidth “span \(nearest neighbours\)”/);
+      assert.doesNotMatch(warning, /loess\(x, y|estimator: '|`/);
+      await assertClean(page, problems);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
 /** Records every state of the busy sign at the plot (shown or not, its text and progress) in window.busySeen. */
 const watchBusySign = (page) =>
   page.evaluate(() => {

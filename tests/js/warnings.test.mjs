@@ -36,3 +36,35 @@ test('medianSpacings is the median gap between sorted distinct values (ties, rep
   assert.deepEqual(spacings([0, 1, 3, 6], 4, 1), [2]);
   assert.equal(live.size, 0);
 });
+
+test("'sparse-points': a choice where the criterion turns finite (a skewed x's isolated tail) is flagged, others not", async () => {
+  const { init } = await import('../../web/src/index.js');
+  const ka = await init({ threads: 1 });
+  const rand = mulberry32(2005);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+  const n = 2000;
+  const x = Float64Array.from({ length: n }, () => Math.exp(normal())); // lognormal: a long, sparse right tail
+  const y = Float64Array.from(x, (v) => Math.log(v) + 0.3 * normal());
+  const codes = (warnings) => warnings.map((w) => w.code);
+  const selection = ka.selectBandwidth(x, y, { dim: 1 });
+  const h = selection.bandwidth[0];
+  // The claim itself, by the exact criterion: infinite just below the choice, finite at it.
+  assert.equal(ka.cvScore(x, y, { dim: 1, bandwidth: 0.97 * h }), Infinity);
+  assert.ok(Number.isFinite(ka.cvScore(x, y, { dim: 1, bandwidth: h })));
+  assert.ok(codes(selection.warnings).includes('sparse-points'), JSON.stringify(selection.warnings));
+  const warning = selection.warnings.find((w) => w.code === 'sparse-points');
+  assert.match(warning.message, /median spacings/);
+  assert.match(warning.message, /nadaraya-watson/);
+  // The default fit's model says it too (its bandwidth is the selection's).
+  assert.ok(codes(ka.kernelRegression(x, y, { dim: 1 }).warnings).includes('sparse-points'));
+  // What the advice says works: log x; Nadaraya–Watson (one neighbour suffices); and a sample without such a tail.
+  const logged = Float64Array.from(x, Math.log);
+  assert.ok(!codes(ka.selectBandwidth(logged, y, { dim: 1 }).warnings).includes('sparse-points'));
+  assert.ok(!codes(ka.kernelRegression(logged, y, { dim: 1 }).warnings).includes('sparse-points'));
+  assert.ok(
+    !codes(ka.selectBandwidth(x, y, { dim: 1, estimator: 'nadaraya-watson' }).warnings).includes('sparse-points'),
+  );
+  const uniform = Float64Array.from({ length: n }, () => rand());
+  const wave = Float64Array.from(uniform, (v) => Math.sin(6 * v) + 0.3 * normal());
+  assert.ok(!codes(ka.selectBandwidth(uniform, wave, { dim: 1 }).warnings).includes('sparse-points'));
+});

@@ -147,8 +147,8 @@ function changed(name, ...inputs) {
 }
 
 /**
- * The library's warnings on the fit and on the bandwidth choice (interpolating, precision, guard), listed next to the
- * fit; nothing when the results carry none (or no `warnings` field at all).
+ * The library's warnings on the fit and on the bandwidth choice (interpolating, precision, guard, sparse-points), listed
+ * next to the fit; nothing when the results carry none (or no `warnings` field at all).
  */
 export function renderWarnings() {
   // A LOWESS, loess or span fit uses no chosen h: the bandwidth choice's warnings are about the fit at h, not the

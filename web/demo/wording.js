@@ -21,12 +21,18 @@ export function readerMessage(message, argument) {
 // The 'interpolating' warning (web/src/warnings.js): its reasons with bandwidths in x's units, and its advice.
 const BELOW_SPACING = /the bandwidth ([-+\d.e]+)(?: of x\[(\d+)\])? is below the median spacing ([-+\d.e]+)/g;
 const SERIAL_ADVICE = /With serial data, leave-one-out CV does this: .*$/;
+// The 'sparse-points' warning's advice, in the page's controls.
+const SPARSE_ADVICE = /Transform x \(.*$/;
+const SPARSE_CONTROLS =
+  'Transform x before opening the file (log x for a positive, skewed x), or choose Estimator “Nadaraya–Watson” or ' +
+  '“loess”, or Bandwidth “span (nearest neighbours)”, whose window widens where the points are sparse.';
 
 /**
  * A library warning ({ code, message }) as the page shows it: bandwidths and spacings written by x's axis (`axes`, as
  * the page's data holds them: a duration on a date axis), columns by their names (`names`), and the page's controls.
  */
 export function warningText({ code, message }, axes, names) {
+  if (code === 'sparse-points') return message.replace(SPARSE_ADVICE, SPARSE_CONTROLS);
   if (code !== 'interpolating') return message;
   const axisOf = (d) => axes?.[d] ?? axis();
   const dims = (names?.length ?? 2) - 1;

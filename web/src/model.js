@@ -9,7 +9,7 @@ import { robustFit } from './model-robust.js';
 import { CONTROL_OPTIONS, drive, readControl } from './progress.js';
 import { bandwidths, checkOptionNames } from './validate.js';
 import { joinBandwidth, readMixedBandwidth } from './categories.js';
-import { fitWarnings, medianSpacings, precisionWarnings } from './warnings.js';
+import { fitWarnings, medianSpacings, precisionWarnings, sparsePointsWarnings } from './warnings.js';
 
 // The safety net for models dropped without dispose(): gives back their resident sample when the model is collected.
 // dispose() is the way (collection may come late, or never, while the heap stays full).
@@ -92,17 +92,23 @@ function residentModel(ctx, p, h, selection, shared, lazySummary) {
     },
     get warnings() {
       const summary = m.summarize();
-      warnings ??= fitWarnings({
-        n,
-        dim,
-        width,
-        bandwidth: summary.typical,
-        effectiveParameters: summary.trace,
-        guardChanged: summary.guardChanged,
-        estimator,
-        spacings: shared.spacings,
-        precision: shared.precision,
-      });
+      // The selection's 'sparse-points' too: the bandwidth this model fits at was chosen at the criterion's edge.
+      warnings ??= [
+        ...fitWarnings({
+          n,
+          dim,
+          width,
+          bandwidth: summary.typical,
+          effectiveParameters: summary.trace,
+          guardChanged: summary.guardChanged,
+          estimator,
+          spacings: shared.spacings,
+          precision: shared.precision,
+        }),
+        ...(selection && !mixed && (selection.rule === 'cv' || selection.rule === 'aicc')
+          ? sparsePointsWarnings({ bandwidth: h, curve: selection.curve }, dim, shared.spacings, estimator)
+          : []),
+      ];
       return warnings;
     },
     predict(xq) {

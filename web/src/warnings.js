@@ -4,7 +4,7 @@ import { checkResult } from './errors.js';
 import { isOwnCopy } from './sample.js';
 
 /** The warning codes, in the order they are reported. */
-export const WARNING_CODES = ['interpolating', 'precision', 'guard'];
+export const WARNING_CODES = ['interpolating', 'precision', 'guard', 'sparse-points'];
 
 // An input stored in float32 whose spread is below this share of its magnitude kept few significant bits there.
 const PRECISION_SPREAD = 1e-5;
@@ -12,6 +12,11 @@ const PRECISION_SPREAD = 1e-5;
 const INTERPOLATING_SHARE = 0.9;
 // 'guard': more than this share of the fitted values moved by the singular-design guard (the core's count).
 const GUARD_SHARE = 0.01;
+// 'sparse-points': a search's choice lies within this factor above a bandwidth it scored +inf, and spans at least
+// SPARSE_SPACINGS median spacings along some axis (nearer the spacing, every point runs out of neighbours alike:
+// 'interpolating', yearly sunspots' h = 0.26 years).
+const SPARSE_EDGE = 0.9;
+const SPARSE_SPACINGS = 10;
 
 /** Column c's (min, max, max |v|) of an n × cols row-major array. */
 function columnStats(a, n, cols, c) {
@@ -145,12 +150,60 @@ export function precisionWarnings(inputs) {
   ];
 }
 
+/**
+ * [] or the 'sparse-points' warning for a CV or AICc search's result ({ bandwidth, curve }, dim bandwidths an
+ * evaluation): where its choice lies within 10 % above a bandwidth it scored +inf, the criterion was infinite just
+ * below (a held-out point with too few neighbours in reach for its local polynomial), and the choice is the smallest
+ * bandwidth where it is not: set by the sample's most isolated points (a skewed x's long tail), not by the bulk of the
+ * data, where it spans many of x's median spacings (`spacings`).
+ */
+export function sparsePointsWarnings(result, dim, spacings, estimator) {
+  const { bandwidth: h, curve } = result;
+  const evaluations = curve.scores.length;
+  const wide = Array.from({ length: dim }, (_, d) => h[d] >= SPARSE_SPACINGS * spacings[d]).some(Boolean);
+  let edge = false;
+  for (let k = 0; k < evaluations && wide && !edge; k++) {
+    if (curve.scores[k] !== Infinity) continue;
+    let below = false;
+    let near = true;
+    for (let d = 0; d < dim; d++) {
+      const b = curve.bandwidths[k * dim + d];
+      near &&= b <= h[d] && b >= SPARSE_EDGE * h[d];
+      below ||= b < h[d];
+    }
+    edge = near && below;
+  }
+  if (!edge) return [];
+  const widths = Array.from({ length: dim }, (_, d) =>
+    spacings[d] > 0 ? `${fmt(h[d] / spacings[d])} median spacings${dim > 1 ? ` of x[${d}]` : ''}` : null,
+  ).filter(Boolean);
+  const needs =
+    estimator === 'nadaraya-watson'
+      ? 'no neighbour within reach'
+      : `too few distinct neighbours within reach to fit its local ${estimator === 'local-quadratic' ? 'parabola' : 'line'}`;
+  return [
+    {
+      code: 'sparse-points',
+      message:
+        `the criterion is infinite for bandwidths just below the chosen ${[...h].map(fmt).join(', ')} (some held-out ` +
+        `point has ${needs}), so the choice is the smallest bandwidth where every point has enough: it is set by the ` +
+        `sample's most isolated points (a skewed x's long tail), not by the bulk of the data` +
+        (widths.length ? ` (${widths.join(', ')})` : '') +
+        '. Transform x (log x for a positive, skewed x), ' +
+        (estimator === 'nadaraya-watson' ? '' : "use estimator: 'nadaraya-watson' (one neighbour suffices), ") +
+        'or a nearest-neighbour span (loess(x, y, { span }) or bandwidth: { span }), whose window widens where the ' +
+        'points are sparse.',
+    },
+  ];
+}
+
 /** A selection's generator (bandwidth.js) whose result gains `warnings` for the sample `s` it selected for. */
 export function* withSelectionWarnings(engine, steps, s) {
   const result = yield* steps;
   // Mixed data: the continuous columns' bandwidths (s.x holds those columns only).
   const bandwidth = s.mixed ? Float64Array.from(s.mixed.continuous, (d) => result.bandwidth[d]) : result.bandwidth;
   const dim = s.mixed?.continuous.length ?? s.dim;
+  const spacings = medianSpacings(engine, s.x, s.n, dim);
   result.warnings = fitWarnings({
     x: s.x,
     y: s.y,
@@ -158,7 +211,11 @@ export function* withSelectionWarnings(engine, steps, s) {
     dim,
     width: s.width,
     bandwidth,
-    spacings: medianSpacings(engine, s.x, s.n, dim),
+    spacings,
   });
+  // The criterion's edge: CV and AICc searches of continuous columns (a mixed search's curve holds λ too).
+  if (!s.mixed && (result.rule === 'cv' || result.rule === 'aicc')) {
+    result.warnings.push(...sparsePointsWarnings(result, dim, spacings, s.estimator));
+  }
   return result;
 }

@@ -532,7 +532,7 @@ export type SelectionMethod = BandwidthRule;
 export type SelectBandwidthMethod = SelectBandwidthRule;
 
 /** What a warning on a result is about (docs/regression.md, "Warnings"). */
-export type WarningCode = 'interpolating' | 'precision' | 'guard';
+export type WarningCode = 'interpolating' | 'precision' | 'guard' | 'sparse-points';
 export interface ResultWarning {
   code: WarningCode;
   /** A sentence saying what was seen (with the numbers) and what to do. */
@@ -542,7 +542,10 @@ export interface ResultWarning {
 export interface BandwidthSelection {
   /** The rule used (before 0.2.0 this field was `method`). */
   rule: SelectBandwidthRule;
-  /** `'interpolating'` (a chosen h below the median spacing) and `'precision'`; empty when nothing is wrong. */
+  /**
+   * `'interpolating'` (a chosen h below the median spacing), `'precision'` and `'sparse-points'` (a CV or AICc choice
+   * where the criterion turns finite, set by a few isolated points); empty when nothing is wrong.
+   */
   warnings: ResultWarning[];
   /** How the CV scores were computed (before 0.2.0 this field was `approximation`). */
   method: 'exact' | 'grid';
@@ -821,7 +824,8 @@ export interface KernelRegressionModel<
   readonly residualVariance: Float64Array<ArrayBuffer>;
   /**
    * `'interpolating'` (ν ≥ 0.9·n or h below the median spacing), `'precision'` (x or y given as a Float32Array that
-   * spreads over less than 1e-5 of its magnitude in some column) and `'guard'`; empty when nothing is wrong.
+   * spreads over less than 1e-5 of its magnitude in some column), `'guard'` and, where its bandwidth was chosen by
+   * CV or AICc at the criterion's edge, `'sparse-points'`; empty when nothing is wrong.
    */
   readonly warnings: ResultWarning[];
   /**
