@@ -193,10 +193,9 @@ Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t
                         const double* count, const double* count_sq, const double* sums, double* moments) {
   const Axis& x1 = axis[0];
   const Axis x2 = dims == 2 ? axis[1] : Axis{};
-  const int64_t powers_2 = linear ? (dims == 2 ? 6 : 3) : 1;
-  const int64_t powers_1 = linear ? 1 + dims : 1;
+  const NodeMoments layout(linear, dims, width, squares);
+  const int64_t powers_2 = layout.p2, powers_1 = layout.p1, stride = layout.stride();
   const auto power_at = [&](int64_t k) { return dims == 2 ? kPowers[k] : Power{int(k), 0}; };
-  const int64_t stride = 2 * powers_2 + width * powers_1;
   const int64_t cells = x1.nodes * x2.nodes;
   Scratch<double> columns(cells * width), across(dims == 2 ? 0 : x1.E);  // 1-D: one line
   Scratch<double> taps(kMaxGridDims * 6 * (std::max(x1.L, x2.L) * 2 + 1));
@@ -223,7 +222,7 @@ Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t
   for (int64_t col = 0; col < width; ++col)
     for (int64_t c = 0; c < cells; ++c) columns.get()[col * cells + c] = sums[c * width + col];
   const auto column = [&](int64_t col) { return columns.get() + col * cells; };
-  const auto t_moment = [&](int64_t col, int64_t k) { return mom + 2 * powers_2 + col * powers_1 + k; };
+  const auto t_moment = [&](int64_t col, int64_t k) { return mom + layout.t(col) + k; };
   FftWork work;
   if (dims == 2) {
     // Each row pass once, then a column pass per moment: S_ab and T_ab read their input's row pass by K·u₁ᵃ, which
@@ -258,7 +257,7 @@ Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t
     };
     if (const Status st = passes(count, false, count_rows, powers_2, mom); st != Status::Ok) return st;
     if (squares)
-      if (const Status st = passes(count_sq, true, count_rows, powers_2, mom + powers_2); st != Status::Ok) return st;
+      if (const Status st = passes(count_sq, true, count_rows, powers_2, mom + layout.b()); st != Status::Ok) return st;
     for (int64_t col = 0; col < width; ++col)
       if (const Status st = passes(column(col), false, sum_rows, powers_1, t_moment(col, 0)); st != Status::Ok)
         return st;
@@ -274,7 +273,7 @@ Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t
       return st;
     if (squares)
       if (const Status st = convolve(count_sq, x1, x2, tap(0, true, pw.a), tap2(true, pw.b), across.get(),
-                                     mom + powers_2 + k, stride, &work);
+                                     mom + layout.b() + k, stride, &work);
           st != Status::Ok)
         return st;
   }

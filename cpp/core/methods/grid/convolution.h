@@ -58,13 +58,11 @@ Status convolve(const double* in, const Axis& x1, const Axis& x2, const double* 
                 double* across, double* out, int64_t stride, FftWork* work, const double* in_b = nullptr,
                 double* out_b = nullptr);
 
-// The moments grid_local_fit reads, at every output node of the grid of `axis` (dims of them; axis 1 fastest),
-// `stride` = 2·P₂ + width·P₁ entries per node: Σ K·ω·uᵏ (S) for the P₂ powers up to degree 2 (local-linear) or 0 in
-// kPowers order, Σ K²·ω²·uᵏ (B) likewise (only when `squares`; otherwise left as they are), then per column
-// Σ K·ω·y·uᵏ (T) for the P₁ powers up to degree 1 or 0; from the bins Σω (count), Σω² (count_sq) and Σω·y (sums,
-// width per node) of bin_sample.
-// Only the output nodes the axes hold (Axis::held; 2-D), at held_node: the fit of the sample at itself (a CV score)
-// holds and computes the box's alone, where the margins were up to two thirds of the outputs.
+// The moments grid_local_fit reads, at every output node of the grid of `axis` (dims of them), laid out as
+// NodeMoments(linear, dims, width, squares) says (plan.h); from the bins Σω (count), Σω² (count_sq: read only with
+// `squares`) and Σω·y (sums, width per node) of bin_sample. Only the output nodes the axes hold (Axis::held; 2-D), at
+// held_node: the fit of the sample at itself (a CV score) holds and computes the box's alone, where the margins were up
+// to two thirds of the outputs.
 Status convolve_moments(KernelKind kind, const Axis* axis, int64_t dims, int64_t width, bool linear, bool squares,
                         const double* count, const double* count_sq, const double* sums, double* moments);
 

@@ -98,7 +98,9 @@ bool FarSide::node(int64_t k) {
   if (made_.get()[k]) return true;
   if (!nodes_.make(k / kSideBlock)) return false;
   const Axis& ax = other_;
-  const int64_t G = ax.nodes, E = ax.E, cols = 2 + 2 * width_, stride_a = 6 + 2 * cols, stride_b = 6 + 2 * width_;
+  const int64_t G = ax.nodes, E = ax.E, cols = 2 + 2 * width_;
+  const NodeMoments la(true, 1, cols, false), lb(true, 1, width_, false);  // 1-D local-linear moments, no squares
+  const int64_t stride_a = la.stride(), stride_b = lb.stride();
   // Binned: count (ω·tilt), cols [τ², τ³, y per column, yτ² per column]; then count τ·ω·tilt with cols y·τ.
   Scratch<double> count(G), count_t(G), sums_a(G * cols), sums_b(G * width_), mom_a(E * stride_a), mom_b(E * stride_b);
   if (!count.ok() || !count_t.ok() || !sums_a.ok() || !sums_b.ok() || !mom_a.ok() || !mom_b.ok()) return false;
@@ -156,16 +158,16 @@ bool FarSide::node(int64_t k) {
     x[kT] = b[0];
     x[kTU] = b[1];
     x[kTU2] = b[2];
-    x[kT2] = a[6];
-    x[kT2U] = a[7];
-    x[kT3] = a[8];
+    x[kT2] = a[la.t(0)];
+    x[kT2U] = a[la.t(0) + 1];
+    x[kT3] = a[la.t(1)];
     for (int64_t c = 0; c < width_; ++c) {
       double* y = x + 9 + 5 * c;
-      y[kY] = a[6 + 2 * (2 + c)];
-      y[kYU] = a[6 + 2 * (2 + c) + 1];
-      y[kYT] = b[6 + 2 * c];
-      y[kYTU] = b[6 + 2 * c + 1];
-      y[kYT2] = a[6 + 2 * (2 + width_ + c)];
+      y[kY] = a[la.t(2 + c)];
+      y[kYU] = a[la.t(2 + c) + 1];
+      y[kYT] = b[lb.t(c)];
+      y[kYTU] = b[lb.t(c) + 1];
+      y[kYT2] = a[la.t(2 + width_ + c)];
     }
     // A node whose weight here is too small for the keys held, or for the taps' reach along v (keys beyond it weigh
     // at most W·e^{−reach²/2}), to meet the tolerance: its rows are fitted directly (direct()).

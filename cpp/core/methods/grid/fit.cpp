@@ -92,10 +92,9 @@ void sample_totals(const Fit& f, double* total, double* total_sq) {
     *total = *total_sq = double(f.problem.keys.rows);
 }
 
-int64_t moment_stride(const Fit& f) {
-  const bool linear = f.estimator == Estimator::LocalLinear;
-  const int64_t dims = f.problem.queries.cols;
-  return 2 * (linear ? (dims == 2 ? 6 : 3) : 1) + f.problem.values.cols * (linear ? 1 + dims : 1);
+int64_t moment_stride(const Fit& f, bool squares) {
+  return NodeMoments(f.estimator == Estimator::LocalLinear, f.problem.queries.cols, f.problem.values.cols, squares)
+      .stride();
 }
 
 Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* error_estimate, int64_t* exact_rows_out,
@@ -121,18 +120,16 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
   const Axis& x1 = axis[0];
   const Axis x2 = dims == 2 ? axis[1] : Axis{};
 
-  // The moments, node-major: Σ K·ω·uᵏ (S), Σ K²·ω²·uᵏ (B) for the powers up to degree 2 (local-linear) or 0, and
-  // Σ K·ω·y·uᵏ (T) for each column up to degree 1 or 0 (convolve_moments).
-  const int64_t stride = moment_stride(f);
+  // The moments, node-major, as NodeMoments lays them out (convolve_moments). The Σ K²·ω² moments serve only the
+  // standard errors and effective keys (not a CV score): neither binned nor held otherwise.
+  const bool squares = out.sum_sq_weights || out.effective_keys;
+  const int64_t stride = moment_stride(f, squares);
   const int64_t cells = x1.nodes * x2.nodes, out_cells = x1.held_nodes() * x2.held_nodes();
-  Scratch<double> count(cells), count_sq(cells), sums(cells * width);
+  Scratch<double> count(cells), count_sq(squares ? cells : 0), sums(cells * width);
   Scratch<double> moments(out_cells * stride);
   if (!count.ok() || !count_sq.ok() || !sums.ok() || !moments.ok()) return {Status::OutOfMemory};
   std::fill(count.get(), count.get() + cells, 0.0);
-  std::fill(count_sq.get(), count_sq.get() + cells, 0.0);
-  // The Σ K²·ω² moments serve only the standard errors and effective keys (not a CV score): skipped otherwise.
-  const bool squares = out.sum_sq_weights || out.effective_keys;
-  if (!squares) std::fill(moments.get(), moments.get() + out_cells * stride, 0.0);
+  std::fill(count_sq.get(), count_sq.get() + (squares ? cells : 0), 0.0);
   std::fill(sums.get(), sums.get() + cells * width, 0.0);
   bin_sample(f, axis, dims, squares, count.get(), count_sq.get(), sums.get());
   if (const Status st = convolve_moments(p.kernel.kind, axis, dims, width, linear, squares, count.get(), count_sq.get(),

@@ -24,8 +24,9 @@ void lay_axes(const Fit& f, int64_t nodes, const float* lo, const float* hi, Axi
 // Σω and Σω² over the sample (n each without observation weights).
 void sample_totals(const Fit& f, double* total, double* total_sq);
 
-// Entries per output node of convolve_moments' moments for f's estimator, dimensions and columns.
-int64_t moment_stride(const Fit& f);
+// Entries per output node of convolve_moments' moments for f's estimator, dimensions and columns, with or without
+// the Σ K²·ω² moments (NodeMoments).
+int64_t moment_stride(const Fit& f, bool squares);
 
 // The rest of grid_local_fit from the moments of the grid `axis` (convolve_moments, with the Σ K²·ω² moments when
 // `squares`, as they must be when out asks for standard errors or effective keys): each query from the interpolated

@@ -15,8 +15,9 @@ Result grid_gradient(const Fit& f, const Axis* axis, const double* moments, doub
   const Problem& p = f.problem;
   const int64_t I = p.queries.rows, width = p.values.cols, dims = p.queries.cols;
   const bool linear = f.estimator == Estimator::LocalLinear;
-  const int64_t np = 1 + dims, powers_2 = dims == 2 ? 6 : 3, powers_1 = 1 + dims;
-  const int64_t stride = 2 * powers_2 + width * powers_1;
+  const int64_t np = 1 + dims;
+  const NodeMoments layout(true, dims, width, true);  // the model's local-linear moments with B (model.cpp)
+  const int64_t stride = layout.stride();
   const bool by_fft = axis[0].fft || (dims == 2 && axis[1].fft);
   const double share = served_share(by_fft, linear);
   const bool laplacian = p.kernel.kind == KernelKind::Laplacian, compact = is_compact(p.kernel.kind);
@@ -29,10 +30,9 @@ Result grid_gradient(const Fit& f, const Axis* axis, const double* moments, doub
       exact[(*exact_count)++] = i;
       continue;
     }
-    moments_at(at, moments, axis, dims, width, stride, powers_2, powers_1, v.get());
+    moments_at(at, moments, axis, dims, layout, v.get());
     const double* S = v.get();
-    const double* B = S + powers_2;
-    const double* T = S + 2 * powers_2;
+    const double* B = S + layout.b();
     if (!(S[0] > share * total) || (by_fft && !(B[0] > share * total_sq))) {
       exact[(*exact_count)++] = i;
       continue;
@@ -45,9 +45,9 @@ Result grid_gradient(const Fit& f, const Axis* axis, const double* moments, doub
       guarded_factor(a.get(), np, l.get());
       for (int64_t c = 0; c < np; ++c) solve_factored(l.get(), np, c, g.get() + c * np);
       for (int64_t col = 0; col < width; ++col) {
-        if (out.mean) out.mean[i * width + col] = fitted_value(g.get(), T + col * powers_1, np, 1);
+        if (out.mean) out.mean[i * width + col] = fitted_value(g.get(), S + layout.t(col), np, 1);
         for (int64_t d = 0; d < dims; ++d)
-          grad[d * width + col] = fitted_value(g.get() + (d + 1) * np, T + col * powers_1, np, 1) / axis[d].h;
+          grad[d * width + col] = fitted_value(g.get() + (d + 1) * np, S + layout.t(col), np, 1) / axis[d].h;
       }
       for (int64_t d = 0; ss && d < dims; ++d) {
         const double* gd = g.get() + (d + 1) * np;
@@ -62,7 +62,7 @@ Result grid_gradient(const Fit& f, const Axis* axis, const double* moments, doub
     // first moments.
     const double s0 = S[0];
     for (int64_t col = 0; col < width; ++col) {
-      const double* t = T + col * powers_1;
+      const double* t = S + layout.t(col);
       const double fit = t[0] / s0;
       if (out.mean) out.mean[i * width + col] = fit;
       for (int64_t d = 0; d < dims; ++d) grad[d * width + col] = (t[1 + d] - fit * S[1 + d]) / (axis[d].h * s0);

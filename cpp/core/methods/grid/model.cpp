@@ -45,7 +45,7 @@ Status GridModel::moments(const Fit& f, int64_t nodes, bool squares, Axis* axis,
                     std::equal(p.kernel.bandwidth, p.kernel.bandwidth + dims, layer.h);
   if (same) return Status::Ok;
   layer.convolved = false;
-  const int64_t room = x1.E * x2.E * moment_stride(f);
+  const int64_t room = x1.E * x2.E * moment_stride(f, squares);
   if (room > layer.moment_room) {
     if (!layer.moments.reset_zeroed(room)) {
       layer.moment_room = 0;
@@ -54,8 +54,6 @@ Status GridModel::moments(const Fit& f, int64_t nodes, bool squares, Axis* axis,
     layer.moment_room = room;
   }
   *moments = layer.moments.get();
-  // As grid_local_fit: the Σ K²·ω² moments stay zero when they are not convolved.
-  if (!squares) std::fill(layer.moments.get(), layer.moments.get() + room, 0.0);
   if (const Status st =
           convolve_moments(p.kernel.kind, axis, dims, width, f.estimator == Estimator::LocalLinear, squares,
                            layer.count.get(), layer.count_sq.get(), layer.sums.get(), layer.moments.get());

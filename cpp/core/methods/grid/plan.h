@@ -74,6 +74,21 @@ struct Axis {
   int64_t held_nodes() const { return held > 0 ? held : E; }
 };
 
+// A grid node's moments (convolve_moments; the exact engine's MomentLayout, engine/shifted_sums.h, orders its sums the
+// same way), stride() entries: S = Σ K·ω·uᵏ for the p2 powers up to degree 2 (local-linear) or 0 in kPowers order
+// (convolution.h), then per column of y T = Σ K·ω·y·uᵏ for the p1 powers up to degree 1 or 0, then, only with
+// `squares` (standard errors, effective keys), B = Σ K²·ω²·uᵏ for the p2 powers: a CV score or a fit's means hold
+// none (in 2-D local-linear 9 entries a node instead of 15; at 10⁵ points a model's grid of 2¹⁹ nodes 54 MB, not 90).
+struct NodeMoments {
+  int64_t p2 = 1, p1 = 1, width = 0;
+  bool squares = false;
+  NodeMoments(bool linear, int64_t dims, int64_t width_, bool squares_)
+      : p2(linear ? (dims == 2 ? 6 : 3) : 1), p1(linear ? 1 + dims : 1), width(width_), squares(squares_) {}
+  int64_t t(int64_t col) const { return p2 + col * p1; }
+  int64_t b() const { return p2 + width * p1; }
+  int64_t stride() const { return b() + (squares ? p2 : 0); }
+};
+
 // Where the moments of output node (e₁, e₂) lie, in nodes from the first held: axis 2 fastest (1-D: e₂ = 0), as a
 // CV score's points come (strips along x₁, each sorted along x₂: cv_planar.h), so that each reads the nodes next
 // to the last one's, and as the column passes write them.

@@ -74,10 +74,11 @@ GridQuery locate(const float* q, const Axis* axis, int64_t dims, bool laplacian,
   return g;
 }
 
-// The moments at query g into v (`stride` entries: S, B, then T per column): interpolated between the output nodes
-// around it, then moved to the query by δ where they were read elsewhere (shift_moments).
-void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t dims, int64_t width, int64_t stride,
-                int64_t powers_2, int64_t powers_1, double* v) {
+// The moments at query g into v (S, T per column, then B where held): interpolated between the output nodes around
+// it, then moved to the query by δ where they were read elsewhere (shift_moments).
+void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t dims, const NodeMoments& layout,
+                double* v) {
+  const int64_t stride = layout.stride();
   const Axis& x1 = axis[0];
   const Axis x2 = dims == 2 ? axis[1] : Axis{};
   const int64_t* e = g.e;
@@ -89,12 +90,10 @@ void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t
       const double* at = mom + held_node(x1, x2, e[0] + c1, e[1] + c2) * stride;
       for (int64_t k = 0; k < stride; ++k) v[k] += share * at[k];
     }
-  double* B = v + powers_2;
-  double* T = v + 2 * powers_2;
   if (g.delta[0] != 0 || g.delta[1] != 0) {
-    shift_moments(v, powers_2, dims, g.delta);
-    shift_moments(B, powers_2, dims, g.delta);
-    for (int64_t col = 0; col < width; ++col) shift_moments(T + col * powers_1, powers_1, dims, g.delta);
+    shift_moments(v, layout.p2, dims, g.delta);
+    if (layout.squares) shift_moments(v + layout.b(), layout.p2, dims, g.delta);
+    for (int64_t col = 0; col < layout.width; ++col) shift_moments(v + layout.t(col), layout.p1, dims, g.delta);
   }
 }
 

@@ -19,10 +19,10 @@ struct GridQuery {
 // (query.cpp says why), `compact` marks the rows beyond a compact kernel's support or on its kink.
 GridQuery locate(const float* q, const Axis* axis, int64_t dims, bool laplacian, bool compact);
 
-// The moments at query g into v (`stride` entries: S, B, then T per column, powers_2 and powers_1 entries each):
-// interpolated between the output nodes around it, then moved to the query by δ where they were read elsewhere.
-void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t dims, int64_t width, int64_t stride,
-                int64_t powers_2, int64_t powers_1, double* v);
+// The moments at query g into v (layout.stride() entries, as `layout` lays them out): interpolated between the output
+// nodes around it, then moved to the query by δ where they were read elsewhere.
+void moments_at(const GridQuery& g, const double* mom, const Axis* axis, int64_t dims, const NodeMoments& layout,
+                double* v);
 
 // A sample point's own share of the moments read where it lies (leave-one-out takes it out): binned to the nodes
 // around it by shares (1 − f, f) along an axis and read back by the same shares, it meets itself through the taps

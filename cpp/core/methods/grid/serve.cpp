@@ -42,8 +42,8 @@ double edge_amplification(const double* S, int64_t dims, double s0) {
   return worst;
 }
 
-// moments_at (query.h) of a 2-D local-linear query inside the box (δ = 0), S (its six entries) and T (from entry 12,
-// after B's six) alone, v's B left as they are: what serve_grid's hot path reads, the same sums in the same order.
+// moments_at (query.h) of a 2-D local-linear query inside the box (δ = 0), moments without B (S and T, `stride`
+// entries): what serve_grid's hot path reads, the same sums in the same order.
 void planar_moments_at(const GridQuery& g, const double* mom, const Axis& x1, const Axis& x2, int64_t stride,
                        double* v) {
   const double f1 = g.frac[0], f2 = g.frac[1];
@@ -51,8 +51,7 @@ void planar_moments_at(const GridQuery& g, const double* mom, const Axis& x1, co
   const double* a = mom + held_node(x1, x2, g.e[0], g.e[1]) * stride;  // (e₁, e₂); b (e₁ + 1, e₂), c (e₁, e₂ + 1)
   const double *b = a + x2.held_nodes() * stride, *c = a + stride, *d = b + stride;
   const auto at = [&](int64_t k) { v[k] = w00 * a[k] + w10 * b[k] + w01 * c[k] + w11 * d[k]; };
-  for (int64_t k = 0; k < 6; ++k) at(k);
-  for (int64_t k = 12; k < stride; ++k) at(k);
+  for (int64_t k = 0; k < stride; ++k) at(k);
 }
 
 // moments_at of a 1-D query read where it lies (δ = 0): the same sums in the same order, without the general loops
@@ -150,9 +149,8 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
   const float* omega = f.observation_weights;
   const auto weight_of = [&](int64_t j) { return omega ? double(omega[j]) : 1.0; };
   const auto own_key = [&](int64_t i) { return f.query_keys ? f.query_keys[i] : i; };  // query i's own observation
-  const int64_t powers_2 = linear ? (dims == 2 ? 6 : 3) : 1;
-  const int64_t powers_1 = linear ? 1 + dims : 1;
-  const int64_t stride = 2 * powers_2 + width * powers_1;
+  const NodeMoments layout(linear, dims, width, squares);
+  const int64_t powers_2 = layout.p2, powers_1 = layout.p1, stride = layout.stride();
   const Axis& x1 = axis[0];
   const Axis x2 = dims == 2 ? axis[1] : Axis{};
 
@@ -206,21 +204,19 @@ Result serve_grid(const Fit& f, const Axis* axis, const double* mom, double tota
     else if (dims == 1 && at.delta[0] == 0)
       line_moments_at(at, mom, stride, v);
     else
-      moments_at(at, mom, axis, dims, width, stride, powers_2, powers_1, v);
+      moments_at(at, mom, axis, dims, layout, v);
     const double* S = v;
-    double* B = v + powers_2;
-    double* T = v + 2 * powers_2;
+    double* B = squares ? v + layout.b() : nullptr;  // held only with `squares`
+    double* T = v + layout.t(0);
     if (m.leave_one_out) {  // the point's own share of the moments, as binning and reading back gave it (own_terms)
       const int64_t own = own_key(i);
       const double w = weight_of(own);
       const OwnTerms self = own_terms(at, own_share, dims);
-      for (int64_t k = 0; k < powers_2; ++k) {
-        v[k] -= w * self.s[k];
-        B[k] -= w * w * self.b[k];
-      }
+      for (int64_t k = 0; k < powers_2; ++k) v[k] -= w * self.s[k];
+      for (int64_t k = 0; B && k < powers_2; ++k) B[k] -= w * w * self.b[k];
       for (int64_t col = 0; col < width; ++col) T[col * powers_1] -= w * double(p.values.row(own)[col]) * self.s[0];
     }
-    const double s0 = S[0], b0 = B[0];
+    const double s0 = S[0], b0 = B ? B[0] : 0.0;
     if (!(s0 > share * total) || (by_fft && squares && !(b0 > share * total_sq))) {
       (inside ? exact : far).get()[(inside ? exact_count : far_count)++] = i;
       continue;
