@@ -422,6 +422,38 @@ TEST_CASE("a 2-D fit of the sample at itself convolves the box's nodes alone, to
           }
 }
 
+TEST_CASE("a 2-D leave-one-out fit on the grid: its hot path gives the general path's bits") {
+  // The sample at itself, leave-one-out, local-linear, Gaussian: without observation weights its rows take serve_grid's
+  // hot path (planar_loo_row); with weights all 1 the general one (locate, own_terms, a row's weight), whose arithmetic
+  // is then the same (1·w is exact). Bandwidths from narrow (near-singular designs: rows handed to the guard) to
+  // capped taps, per-dimension, FFT and direct passes.
+  const int64_t n = 4000;
+  Surface s(n, 1, 9);
+  const std::vector<float> ones(static_cast<size_t>(n), 1.0f);
+  for (const float width : {0.004f, 0.02f, 0.06f, 0.6f})
+    for (const bool wide_first : {false, true}) {
+      const float h[2] = {wide_first ? 1.5f * width : width, wide_first ? width : 1.5f * width};
+      Problem p;
+      p.queries = p.keys = {s.x.data(), n, 2, 2};
+      p.values = {s.y.data(), n, 1, 1};
+      p.kernel = {KernelKind::Gaussian, 1.0, h};
+      p.masks.leave_one_out = true;
+      p.empty = EmptyPolicy::NaN;
+      const int64_t nodes = std::max<int64_t>(grid_nodes(p.keys, KernelKind::Gaussian, h, 1e-3), 64);
+      std::vector<float> hot(static_cast<size_t>(n)), general(static_cast<size_t>(n));
+      std::vector<uint8_t> hot_guard(static_cast<size_t>(n)), general_guard(static_cast<size_t>(n));
+      FitOut a{Matrix{hot.data(), n, 1, 1}}, b{Matrix{general.data(), n, 1, 1}};
+      a.guarded = hot_guard.data();
+      b.guarded = general_guard.data();
+      REQUIRE(grid_local_fit({p, Estimator::LocalLinear}, nodes, a).status == Status::Ok);
+      REQUIRE(grid_local_fit({p, Estimator::LocalLinear, ones.data()}, nodes, b).status == Status::Ok);
+      CAPTURE(width);
+      CAPTURE(wide_first);
+      CHECK(std::memcmp(hot.data(), general.data(), hot.size() * sizeof(float)) == 0);
+      CHECK(hot_guard == general_guard);
+    }
+}
+
 TEST_CASE("2-D grids: queries outside the sample's box run exactly; sizes and refusals") {
   std::vector<float> x = {0, 0, 1, 0, 0, 1, 1, 1, 0.5f, 0.5f, 0.2f, 0.7f}, y = {1, 2, 3, 4, 5, 6};
   std::vector<float> q = {3.0f, 0.5f, 0.5f, -2.0f, 0.5f, 0.5f};
