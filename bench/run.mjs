@@ -198,7 +198,11 @@ if (!only || only.includes('scale')) {
 // `--cases=table` runs only this): minutes.
 if (!only || only.includes('table')) {
   log('scale table…');
-  extra.push(await benchScaleTable(log, { write }).catch((error) => `### The scale table\n\nfailed: ${error.message}`));
+  // Its figure whenever the whole table runs (`--cases=table` too), unless --no-write.
+  const figure = !args.includes('--no-write');
+  extra.push(
+    await benchScaleTable(log, { write: figure }).catch((error) => `### The scale table\n\nfailed: ${error.message}`),
+  );
 }
 
 const markdown =

@@ -2,9 +2,11 @@
 // computes the same thing (R's KernSmooth, loess and lowess; statsmodels; d3-regression's and vega-statistics'
 // loess; fast-kde where a binned density applies), one thread, one run, the same data for all. The Markdown table
 // gives seconds and each row's fitted order (the slope of log time against log n over n ≥ 10⁴); the SVG draws them
-// on log–log axes. `npm run bench` includes it (bench/run.mjs, section 'table').
+// on log–log axes (docs/benchmarks-scale.svg, written for a run of every row at every size, unless --no-write).
+// `npm run bench` includes it (bench/run.mjs, section 'table').
 //   node bench/scale-table.mjs [--sizes=1e3,1e4,1e5,1e6] [--rows=default,plugin,loess,span,lowess,binned,fit2]
 //                              [--budget=4 (seconds: a contender slower than this at one n skips the larger ones)]
+//                              [--no-write]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -282,10 +284,14 @@ export async function benchScaleTable(
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const option = (name, fallback) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+  // The figure is the whole table's: a run of fewer rows or sizes leaves it as it is.
+  const sizes = option('sizes', '1e3,1e4,1e5,1e6');
+  const rows = option('rows', ALL_ROWS);
   const markdown = await benchScaleTable((line) => console.error(line), {
-    sizes: option('sizes', '1e3,1e4,1e5,1e6').split(',').map(Number),
-    only: option('rows', ALL_ROWS).split(','),
+    sizes: sizes.split(',').map(Number),
+    only: rows.split(','),
     budget: Number(option('budget', '4')),
+    write: sizes === '1e3,1e4,1e5,1e6' && rows === ALL_ROWS && !args.includes('--no-write'),
   });
   console.log(markdown);
 }
