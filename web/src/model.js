@@ -105,9 +105,7 @@ function residentModel(ctx, p, h, selection, shared, lazySummary) {
           spacings: shared.spacings,
           precision: shared.precision,
         }),
-        ...(selection && !mixed && (selection.rule === 'cv' || selection.rule === 'aicc')
-          ? sparsePointsWarnings({ bandwidth: h, curve: selection.curve }, dim, shared.spacings, estimator)
-          : []),
+        ...sparsePointsWarnings(selection, h, { dim, spacings: shared.spacings, estimator, mixed }),
       ];
       return warnings;
     },

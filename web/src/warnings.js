@@ -151,14 +151,16 @@ export function precisionWarnings(inputs) {
 }
 
 /**
- * [] or the 'sparse-points' warning for a CV or AICc search's result ({ bandwidth, curve }, dim bandwidths an
- * evaluation): where its choice lies within 10 % above a bandwidth it scored +inf, the criterion was infinite just
- * below (a held-out point with too few neighbours in reach for its local polynomial), and the choice is the smallest
- * bandwidth where it is not: set by the sample's most isolated points (a skewed x's long tail), not by the bulk of the
- * data, where it spans many of x's median spacings (`spacings`).
+ * [] or the 'sparse-points' warning for a selection ({ rule, curve }: dim bandwidths an evaluation) that chose `h`:
+ * where a CV or AICc search of continuous columns (not `mixed`: its curve holds λ too) chose within 10 % above a
+ * bandwidth it scored +inf, the criterion was infinite just below (a held-out point with too few neighbours in reach
+ * for its local polynomial), and the choice is the smallest bandwidth where it is not: set by the sample's most
+ * isolated points (a skewed x's long tail), not by the bulk of the data, where it spans many of x's median spacings
+ * (`spacings`).
  */
-export function sparsePointsWarnings(result, dim, spacings, estimator) {
-  const { bandwidth: h, curve } = result;
+export function sparsePointsWarnings(selection, h, { dim, spacings, estimator, mixed }) {
+  if (!selection || mixed || (selection.rule !== 'cv' && selection.rule !== 'aicc')) return [];
+  const { curve } = selection;
   const evaluations = curve.scores.length;
   const wide = Array.from({ length: dim }, (_, d) => h[d] >= SPARSE_SPACINGS * spacings[d]).some(Boolean);
   let edge = false;
@@ -213,9 +215,8 @@ export function* withSelectionWarnings(engine, steps, s) {
     bandwidth,
     spacings,
   });
-  // The criterion's edge: CV and AICc searches of continuous columns (a mixed search's curve holds λ too).
-  if (!s.mixed && (result.rule === 'cv' || result.rule === 'aicc')) {
-    result.warnings.push(...sparsePointsWarnings(result, dim, spacings, s.estimator));
-  }
+  result.warnings.push(
+    ...sparsePointsWarnings(result, result.bandwidth, { dim, spacings, estimator: s.estimator, mixed: s.mixed }),
+  );
   return result;
 }

@@ -53,6 +53,13 @@ struct Problem {
   int32_t threads = 1;
 };
 
+// Whether the queries are the keys themselves (the same rows of the same array): the sample fitted at itself, as a
+// CV score, a fit's summary or a leave-one-out pass asks.
+inline bool queries_are_keys(const Problem& p) {
+  return p.queries.data == p.keys.data && p.queries.rows == p.keys.rows && p.queries.cols == p.keys.cols &&
+         p.queries.stride == p.keys.stride;
+}
+
 // Shape and option checks shared by every entry point (the JS layer checks first and names the argument;
 // this is the core's own guard). `needs_values` is false for weights().
 inline Status check(const Problem& p, bool needs_values) {

@@ -30,8 +30,8 @@ TaylorRows::TaylorRows(const Problem& p, const float* omega, int degree, int64_t
   const int64_t n = p.keys.rows, width = p.values.cols;
   const Masks& m = p.masks;
   if (p.keys.cols != 2 || p.kernel.kind != KernelKind::Gaussian || degree < 0 || degree > 1 || n < 2 || width < 1 ||
-      width > kMostTaylorColumns || p.queries.data != p.keys.data || p.queries.rows != n ||
-      p.queries.stride != p.keys.stride || m.causal || m.key_padding || m.general || m.query_groups || m.band_first)
+      width > kMostTaylorColumns || !queries_are_keys(p) || m.causal || m.key_padding || m.general || m.query_groups ||
+      m.band_first)
     return;
   double lo[2], hi[2];
   for (int d = 0; d < 2; ++d) {

@@ -14,28 +14,11 @@ namespace cv_search {
 using bandwidth_detail::float_bandwidth;
 
 double cv_extrapolated(double s1, double s2, double s3, double ratio) {
-  // s = A + B·t⁴ + C/t² at t = 1, r, r² (the points above, r the scan's ratio), solved by Cramer's rule; then at 1/r.
-  const double t[3] = {1, ratio, ratio * ratio}, v[3] = {s1, s2, s3};
-  double m[3][3];
-  for (int j = 0; j < 3; ++j) {
-    m[j][0] = 1;
-    m[j][1] = t[j] * t[j] * t[j] * t[j];
-    m[j][2] = 1 / (t[j] * t[j]);
-  }
-  const auto det = [](const double(&a)[3][3]) {
-    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-  };
-  const double d = det(m);
-  double c[3];
-  for (int col = 0; col < 3; ++col) {
-    double a[3][3];
-    for (int j = 0; j < 3; ++j)
-      for (int i = 0; i < 3; ++i) a[j][i] = i == col ? v[j] : m[j][i];
-    c[col] = det(a) / d;
-  }
-  const double u = 1 / ratio;
-  return c[0] + c[1] * u * u * u * u + c[2] / (u * u);
+  // s = A + B·t⁴ + C/t² at t = 1, r, r² (the points above, r the scan's ratio). With X = B(r⁴ − 1), Y = C(r⁻² − 1)
+  // the differences are s2 − s1 = X + Y and s3 − s2 = r⁴X + r⁻²Y; one step down, at t = 1/r, s1 − X/r⁴ − Y·r².
+  const double r2 = ratio * ratio, r4 = r2 * r2, d1 = s2 - s1, d2 = s3 - s2;
+  const double x = (d2 - d1 / r2) / (r4 - 1 / r2), y = d1 - x;
+  return s1 - x / r4 - y * r2;
 }
 
 int planar_descend(Search& se, Scan& sc, int low, int high, const SingularProbe* probe) {

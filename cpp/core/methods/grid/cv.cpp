@@ -163,9 +163,9 @@ GridCv::GridCv(const Fit& f, double tolerance, double exclude, bool aicc)
   const Masks& m = p.masks;
   p.kernel.bandwidth = &h_;
   if (!(tolerance > 0) || (aicc && exclude > 0) || p.queries.cols != 1 || p.heads != 1 || p.keys.rows < 2 ||
-      p.queries.data != p.keys.data || p.queries.rows != p.keys.rows || p.queries.stride != p.keys.stride || m.causal ||
-      m.key_padding || m.general || m.query_groups || p.kernel.kind == KernelKind::Cauchy ||
-      p.kernel.kind == KernelKind::Softmax || f.estimator == Estimator::LocalQuadratic || check(p, true) != Status::Ok)
+      !queries_are_keys(p) || m.causal || m.key_padding || m.general || m.query_groups ||
+      p.kernel.kind == KernelKind::Cauchy || p.kernel.kind == KernelKind::Softmax ||
+      f.estimator == Estimator::LocalQuadratic || check(p, true) != Status::Ok)
     return;
   const int64_t n = p.keys.rows;
   const float* omega = f.observation_weights;

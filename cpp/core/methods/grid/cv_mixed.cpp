@@ -18,8 +18,7 @@ MixedGridCv::MixedGridCv(const Fit& f, const Categories& c, double tolerance) : 
   Problem& p = fit_.problem;
   p.kernel.bandwidth = &h_;
   const int64_t n = p.keys.rows;
-  if (!(tolerance > 0) || p.queries.cols != 1 || p.heads != 1 || n < 2 || p.queries.data != p.keys.data ||
-      p.queries.rows != n || p.queries.stride != p.keys.stride || p.masks.any() ||
+  if (!(tolerance > 0) || p.queries.cols != 1 || p.heads != 1 || n < 2 || !queries_are_keys(p) || p.masks.any() ||
       p.kernel.kind == KernelKind::Cauchy || p.kernel.kind == KernelKind::Softmax ||
       f.estimator == Estimator::LocalQuadratic || check(p, true) != Status::Ok ||
       check_categories(c, n, n, false) != Status::Ok)

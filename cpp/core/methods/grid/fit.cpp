@@ -111,8 +111,7 @@ Result grid_local_fit(const Fit& f, int64_t nodes, const FitOut& out, double* er
     return local_fit(f, out);
   }
   // The sample fitted at itself (a 2-D CV score): every query lies in the box, and only its nodes are convolved.
-  const bool box_only = dims == 2 && p.queries.data == p.keys.data && p.queries.rows == p.keys.rows &&
-                        p.queries.cols == p.keys.cols && p.queries.stride == p.keys.stride;
+  const bool box_only = dims == 2 && queries_are_keys(p);
   Axis axis[kMaxGridDims];
   lay_axes(f, nodes, lo, hi, axis, box_only);
   double total = 0, total_sq = 0;  // Σω, Σω²: the scales of the moments' FFT rounding

@@ -51,7 +51,7 @@ double direct_cost(double rows, double nodes, double L, bool lines = false) {
 }
 double fft_cost(double rows, double nodes, double L, bool box) {
   const int64_t taps = 2 * int64_t(L) + 1;
-  // A box's outputs: L − 1 … L + nodes + 1 (convolve_moments' window).
+  // A box's outputs: within L − 1 … L + nodes + 1 (lay_axes' held window, which starts x₁'s on an even node).
   const int64_t size = box ? convolution_size(int64_t(nodes), taps, int64_t(L) - 1, int64_t(L + nodes) + 2)
                            : convolution_size(int64_t(nodes), taps);
   const double n = double(size), memory = size > kFftCachedSize ? kFftOutOfCache : 1.0;
